@@ -1,0 +1,20 @@
+"""ast2graph: a Python-AST source-to-graph compiler lowering to JAX/XLA.
+
+    from ast2graph import to_static, explain
+
+    @to_static
+    def f(x):
+        if x.sum() > 0:          # a traced condition: lax.cond
+            x = x * 2
+        return x
+"""
+
+from .api import Explanation, StaticFunction, explain, to_static
+from .diagnostics import (Ast2GraphError, ConversionError, FullGraphError, Loc,
+                          NoSourceError, UnsupportedSyntaxError)
+
+__all__ = [
+    "Ast2GraphError", "ConversionError", "Explanation", "FullGraphError", "Loc",
+    "NoSourceError", "StaticFunction", "UnsupportedSyntaxError", "explain", "to_static",
+]
+__version__ = "0.1.0"

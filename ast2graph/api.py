@@ -1,0 +1,306 @@
+"""The user API: ``to_static``, ``explain``, and the converted function object.
+
+Requires: every stage.
+Produces: ``StaticFunction``: calls run as compiled segments (one per call
+when the whole function is graph) and interpreted top-level statements, each
+segment specialised per call signature and cached; ``explain(f)(*args)``.
+Invariants: ``to_static(f)(*a)`` equals ``f(*a)``; a function that cannot be
+converted at all runs eagerly with a warning (never a crash) unless
+``full_graph=True``, which turns every fallback into a ``FullGraphError``.
+
+Per call (the pipeline of DESIGN.md)::
+
+    parse → resolve → ssa            once per code object (``unit_of_function``)
+    typeinfer → verify → lower → jit once per segment and call signature
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import os
+import time
+import warnings
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import gast
+import jax
+import numpy as np
+
+from .diagnostics import ConversionError, FullGraphError, NoSourceError
+from .fallback.interpreted import InterpretedNode
+from .fallback.sites import Decision, FallbackCode, FallbackSite, GraphBreak
+from .ir import print_graph, verify
+from .lowering import lower_graph
+from .parser import unwrap_callable
+from .typeinfer import Options, Specialization, specialize, unit_of_function
+from .typeinfer.lattice import array_type_of, is_array
+
+
+def _checks_enabled() -> bool:
+    return os.environ.get("AST2GRAPH_CHECKS", "") not in ("", "0")
+
+
+class _Identity:
+    """Hashes an unhashable static object by identity (and keeps it alive)."""
+
+    __slots__ = ("obj",)
+
+    def __init__(self, obj: Any):
+        self.obj = obj
+
+    def __hash__(self) -> int:
+        return id(self.obj)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Identity) and other.obj is self.obj
+
+
+def _leaf_key(leaf: Any) -> Any:
+    if is_array(leaf):
+        t = array_type_of(leaf)
+        return ("A", t.shape, t.dtype.str, t.weak_type)
+    if isinstance(leaf, (bool, int, float, complex, str, bytes, type(None))):
+        return ("S", type(leaf), leaf)
+    try:
+        hash(leaf)
+        if type(leaf).__eq__ is object.__eq__:
+            return ("O", _Identity(leaf))
+        return ("H", type(leaf), leaf)
+    except TypeError:
+        return ("O", _Identity(leaf))
+
+
+@dataclass
+class GraphPlan:
+    """A compiled segment: top-level statements [start, end) as one jitted graph."""
+
+    start: int
+    spec: Specialization
+    lowered_source: str
+    jitted: Callable[..., Any]
+    conversion_seconds: float
+
+    @property
+    def end(self) -> int:
+        return self.spec.end
+
+    def guards_hold(self) -> bool:
+        return all(g.holds() for g in self.spec.guards)
+
+    def run(self, env: dict[str, Any], leaves: list) -> tuple[bool, Any]:
+        spec = self.spec
+        arrays_in = [leaves[i] for i in spec.arg_positions] + [c.getter() for c in spec.captures]
+        outs = iter(self.jitted(*arrays_in))
+        from .ir.core import Value
+
+        filled = [next(outs) if isinstance(x, Value) else x for x in spec.out_template]
+        result = jax.tree_util.tree_unflatten(spec.out_treedef, filled)
+        if spec.returns:
+            return True, result
+        env.update(result)
+        return False, None
+
+
+@dataclass
+class InterpretedPlan:
+    """A top-level statement that runs in Python (an interpreted node)."""
+
+    start: int
+    node: InterpretedNode
+    site: FallbackSite
+
+    @property
+    def end(self) -> int:
+        return self.start + 1
+
+    def guards_hold(self) -> bool:
+        return True
+
+    def run(self, env: dict[str, Any], leaves: list) -> tuple[bool, Any]:
+        return self.node.run(env)
+
+
+@dataclass
+class CallRecord:
+    """What one call did (``explain``)."""
+
+    plans: list[Any] = field(default_factory=list)
+    compiled: list[Any] = field(default_factory=list)
+
+
+class StaticFunction:
+    """A function converted by ``to_static``."""
+
+    def __init__(self, fn: Callable, options: Options):
+        functools.update_wrapper(self, fn)
+        self._fn = fn
+        self._options = options
+        self._plans: dict[tuple, list[Any]] = {}
+        self._interpreted: dict[int, InterpretedNode] = {}
+        self._record: CallRecord | None = None
+        self.recompiles = 0
+        self.eager_reason: FallbackSite | None = None
+        self._unit = None
+        try:
+            self._target, self._bound_args, self._bound_kwargs = unwrap_callable(fn)
+            self._unit = unit_of_function(self._target)
+        except NoSourceError as e:
+            self._eager(FallbackCode.NO_SOURCE, e, fn)
+            return
+        self._signature = inspect.signature(self._target)
+        self._stmts = list(self._unit.tree.body)
+        self._live_names = [sorted(self._unit.ssa.live_in(s)) for s in self._stmts]
+        if any(isinstance(n, (gast.Yield, gast.YieldFrom)) for n in gast.walk(self._unit.tree)):
+            self._eager(FallbackCode.GENERATOR, ConversionError(f"{self._unit.qualname} is a generator function", self._unit.loc(self._unit.tree)), fn)
+
+    def _eager(self, code: FallbackCode, error: Exception, fn: Callable) -> None:
+        from .diagnostics import UNKNOWN_LOC
+
+        loc = getattr(error, "loc", None) or UNKNOWN_LOC
+        self.eager_reason = FallbackSite(code, loc, "function", str(error).splitlines()[0], "the whole function runs eagerly", "parser")
+        self._unit = None
+        if self._options.full_graph:
+            raise FullGraphError(f"full_graph=True but {getattr(fn, '__qualname__', fn)!r} cannot be converted: {error}", getattr(error, "loc", None))
+        warnings.warn(f"ast2graph: {getattr(fn, '__qualname__', fn)!r} runs eagerly: {error}", stacklevel=3)
+
+    # ----------------------------------------------------------------- calls
+    def __get__(self, obj: Any, objtype: Any = None) -> Any:
+        if obj is None:
+            return self
+        return functools.partial(self, obj)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if self._unit is None:
+            return self._fn(*args, **kwargs)
+        bound = self._signature.bind(*self._bound_args, *args, **{**self._bound_kwargs, **kwargs})
+        bound.apply_defaults()
+        env = dict(bound.arguments)
+        i, n = 0, len(self._stmts)
+        while i < n:
+            names = [x for x in self._live_names[i] if x in env]
+            leaves, treedef = jax.tree_util.tree_flatten([env[x] for x in names])
+            plan = self._plan_for(i, names, leaves, treedef)
+            if self._record is not None:
+                self._record.plans.append(plan)
+            done, value = plan.run(env, leaves)
+            if done:
+                return value
+            i = plan.end
+        return None
+
+    def _plan_for(self, i: int, names: list[str], leaves: list, treedef: Any) -> Any:
+        key = (i, tuple(names), treedef, tuple(_leaf_key(x) for x in leaves))
+        candidates = self._plans.setdefault(key, [])
+        for plan in candidates:
+            if plan.guards_hold():
+                return plan
+        if candidates or any(k[0] == i for k in self._plans if k is not key and self._plans[k]):
+            self.recompiles += 1
+        plan = self._compile(i, names, leaves, treedef)
+        candidates.insert(0, plan)
+        if self._record is not None:
+            self._record.compiled.append(plan)
+        return plan
+
+    def _compile(self, i: int, names: list[str], leaves: list, treedef: Any) -> Any:
+        t0 = time.perf_counter()
+        try:
+            spec = specialize(self._unit, self._stmts, i, len(self._stmts), names, leaves, treedef, self._options)
+        except GraphBreak as e:
+            if self._options.full_graph:
+                raise FullGraphError(f"full_graph=True but this site would fall back to Python:\n{e.site.format()}", e.site.loc) from None
+            k = e.top_index  # type: ignore[attr-defined]
+            if k == i:
+                node = self._interpreted.setdefault(i, InterpretedNode(self._unit, self._stmts[i]))
+                return InterpretedPlan(i, node, e.site)
+            spec = specialize(self._unit, self._stmts, i, k, names, leaves, treedef, self._options)
+        if _checks_enabled():
+            verify(spec.graph)
+        lowered = lower_graph(spec.graph)
+        return GraphPlan(i, spec, lowered.source, jax.jit(lowered.fn), time.perf_counter() - t0)
+
+    # --------------------------------------------------------------- explain
+    def explain(self, *args: Any, **kwargs: Any) -> "Explanation":
+        self._record = CallRecord()
+        t0 = time.perf_counter()
+        try:
+            result = self(*args, **kwargs)
+        finally:
+            record, self._record = self._record, None
+        return Explanation(self, record, result, time.perf_counter() - t0)
+
+
+@dataclass
+class Explanation:
+    """What one call of a converted function did."""
+
+    function: StaticFunction
+    record: CallRecord
+    result: Any
+    seconds: float
+
+    @property
+    def graphs(self) -> list[GraphPlan]:
+        return [p for p in self.record.plans if isinstance(p, GraphPlan)]
+
+    @property
+    def graph_count(self) -> int:
+        return len(self.graphs)
+
+    @property
+    def fallback_sites(self) -> list[FallbackSite]:
+        sites = [p.site for p in self.record.plans if isinstance(p, InterpretedPlan)]
+        if self.function.eager_reason is not None:
+            sites.append(self.function.eager_reason)
+        return sites
+
+    @property
+    def decisions(self) -> list[Decision]:
+        out: list[Decision] = []
+        for p in self.graphs:
+            out.extend(p.spec.decisions)
+        return out
+
+    @property
+    def conversion_seconds(self) -> float:
+        return sum(p.conversion_seconds for p in self.record.compiled if isinstance(p, GraphPlan))
+
+    @property
+    def ir_text(self) -> str:
+        return "\n\n".join(print_graph(p.spec.graph) for p in self.graphs)
+
+    @property
+    def lowered_source(self) -> str:
+        return "\n\n".join(p.lowered_source for p in self.graphs)
+
+    def __str__(self) -> str:
+        fn = self.function
+        lines = [f"ast2graph explain: {getattr(fn, '__qualname__', fn)}",
+                 f"  graphs run: {self.graph_count}; interpreted statements: {len(self.fallback_sites)}; "
+                 f"newly compiled segments: {len(self.record.compiled)}; recompiles so far: {fn.recompiles}; "
+                 f"conversion time: {self.conversion_seconds * 1e3:.1f} ms"]
+        if self.decisions:
+            lines.append("  decisions:")
+            lines.extend("    " + d.format() for d in self.decisions)
+        if self.fallback_sites:
+            lines.append("  fallback sites:")
+            for s in self.fallback_sites:
+                lines.extend("    " + line for line in s.format().splitlines())
+        return "\n".join(lines)
+
+
+def to_static(fn: Callable | None = None, *, full_graph: bool = False, unroll_limit: int = 16,
+              max_unroll: int = 512) -> Any:
+    """Convert ``fn`` to a graph function (usable as ``@to_static`` or ``@to_static(...)``)."""
+    options = Options(full_graph=full_graph, unroll_limit=unroll_limit, max_unroll=max_unroll)
+    if fn is None:
+        return lambda f: StaticFunction(f, options)
+    return StaticFunction(fn, options)
+
+
+def explain(fn: Callable) -> Callable[..., Explanation]:
+    """``explain(f)(*args)``: run one call and return what happened."""
+    static = fn if isinstance(fn, StaticFunction) else to_static(fn)
+    return static.explain

@@ -1,0 +1,104 @@
+"""Interpreted nodes: a top-level statement that runs as Python.
+
+Requires: the unit (tree, scope, globals, closure) and the statement.
+Produces: ``InterpretedNode.run(env)``: the original statement, compiled by
+Python with the user's file name and line numbers (so a traceback points at
+the user's line), with explicit inputs (the bound variables it may read) and
+outputs (every local it leaves bound); a ``return`` inside it returns from
+the converted function.
+Invariants: the statement runs exactly as in eager Python: same globals dict,
+same closure values, same objects (arguments are passed, never copied).
+"""
+
+from __future__ import annotations
+
+import ast
+import types
+from typing import Any
+
+import gast
+
+from ..typeinfer.state import Unit
+
+_RESULT = "__a2g_locals"
+
+
+class _ReturnRewriter(ast.NodeTransformer):
+    """``return v`` → ``return (True, v)``, outside nested scopes."""
+
+    def visit_Return(self, node: ast.Return) -> ast.Return:
+        value = node.value or ast.Constant(None)
+        new = ast.Return(ast.Tuple([ast.Constant(True), value], ast.Load()))
+        return ast.copy_location(new, node)
+
+    def visit_FunctionDef(self, node: ast.AST) -> ast.AST:
+        return node
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+    visit_Lambda = visit_FunctionDef
+    visit_ClassDef = visit_FunctionDef
+
+
+class InterpretedNode:
+    """One statement of a converted function that runs in Python."""
+
+    def __init__(self, unit: Unit, stmt: Any):
+        self.unit = unit
+        self.stmt = stmt
+        self._compiled: dict[frozenset, types.FunctionType] = {}
+
+    def _build(self, inputs: tuple[str, ...]) -> types.FunctionType:
+        unit = self.unit
+        stmt = _ReturnRewriter().visit(gast.gast_to_ast(self.stmt))
+        line = getattr(self.stmt, "lineno", 1)
+        body: list[ast.stmt] = []
+        scope = unit.scope
+        if scope.declared_global:
+            body.append(ast.Global(sorted(scope.declared_global)))
+        locals_ = (set(scope.params) | set(scope.locals)) - set(inputs) - set(scope.declared_global)
+        if locals_:
+            # Make every local of the original function local here too, so an
+            # unbound one raises UnboundLocalError as it does in eager Python.
+            names = [ast.Name(n, ast.Store()) for n in sorted(locals_)]
+            body.append(ast.If(ast.Constant(False), [ast.Assign(names, ast.Constant(None))], []))
+        body.append(stmt)
+        body.append(ast.Assign([ast.Name(_RESULT, ast.Store())],
+                               ast.Call(ast.Name("dict", ast.Load()), [ast.Call(ast.Name("locals", ast.Load()), [], [])], [])))
+        body.append(ast.Return(ast.Tuple([ast.Constant(False), ast.Name(_RESULT, ast.Load())], ast.Load())))
+        args = ast.arguments(posonlyargs=[], args=[ast.arg(n) for n in inputs], vararg=None, kwonlyargs=[],
+                             kw_defaults=[], kwarg=None, defaults=[])
+        fn = ast.FunctionDef(f"<ast2graph interpreted line {line}>", args, body, [], None, None)
+        for node in ast.walk(fn):
+            if not hasattr(node, "lineno") or node.lineno is None:
+                node.lineno, node.col_offset = line, 0
+                node.end_lineno, node.end_col_offset = line, 0
+        module = ast.fix_missing_locations(ast.Module([fn], []))
+        namespace: dict[str, Any] = {}
+        exec(compile(module, unit.filename, "exec"), namespace)  # noqa: S102 - the user's own statement
+        code = namespace[fn.name].__code__
+        return types.FunctionType(code, unit.globals, fn.name)
+
+    def run(self, env: dict[str, Any]) -> tuple[bool, Any]:
+        """Run the statement; (True, value) if it returned, else (False, None) with env updated."""
+        closure = {}
+        for name, cell in self.unit.closure.items():
+            try:
+                closure[name] = cell.cell_contents
+            except ValueError:
+                pass
+        values = {**closure, **env}
+        inputs = tuple(sorted(values))
+        fn = self._compiled.get(frozenset(inputs))
+        if fn is None:
+            fn = self._compiled[frozenset(inputs)] = self._build(inputs)
+        returned, out = fn(*(values[n] for n in inputs))
+        if returned:
+            return True, out
+        out.pop(_RESULT, None)
+        for name in list(env):
+            if name not in out:
+                del env[name]
+        for name, value in out.items():
+            if name not in closure or name in env:
+                env[name] = value
+        return False, None

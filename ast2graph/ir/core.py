@@ -1,0 +1,242 @@
+"""The graph IR: typed SSA values, one class per op, regions for control flow.
+
+Requires: nothing but numpy/jax for dtypes.
+Produces: ``Value``, ``ArrayType``, the op classes, ``Region`` and ``Graph``.
+Invariants (checked by ``ir.verify``):
+  * every ``Value`` is defined once, by a graph parameter, a region argument or
+    one op result, before any use, in the same region or an enclosing one;
+  * every region ends by yielding values whose types equal what its op expects
+    (``IfOp`` results, ``WhileOp``/``ForOp``/``ScanOp`` carried values);
+  * values are compared by identity; names (``%3``) are given by the printer.
+
+The IR is what ``typeinfer`` produces for one call signature: Python values
+known at trace time are already folded away, so only array work remains.
+Regions may read values of enclosing regions (like MLIR regions that are not
+isolated from above); the lowering passes them by closure.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+
+from ..diagnostics import UNKNOWN_LOC, Loc
+
+_SHORT_DTYPES = {
+    "float16": "f16", "bfloat16": "bf16", "float32": "f32", "float64": "f64",
+    "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64",
+    "uint8": "u8", "uint16": "u16", "uint32": "u32", "uint64": "u64",
+    "bool": "bool", "complex64": "c64", "complex128": "c128",
+}
+
+
+@dataclass(frozen=True)
+class ArrayType:
+    """Shape, dtype and JAX weak-typedness of an array value."""
+
+    shape: tuple[int, ...]
+    dtype: np.dtype
+    weak_type: bool = False
+
+    @staticmethod
+    def of(x: Any) -> "ArrayType":
+        """The type of an array, tracer or ``jax.ShapeDtypeStruct``."""
+        return ArrayType(tuple(x.shape), np.dtype(x.dtype), bool(getattr(x, "weak_type", False)))
+
+    def to_sds(self) -> Any:
+        import jax
+
+        return jax.ShapeDtypeStruct(self.shape, self.dtype, weak_type=self.weak_type)
+
+    def __str__(self) -> str:
+        name = _SHORT_DTYPES.get(self.dtype.name, self.dtype.name)
+        dims = ",".join(str(d) for d in self.shape)
+        return f"{name}[{dims}]" + ("~" if self.weak_type else "")
+
+
+class Value:
+    """An SSA value of the graph: an array with a static type."""
+
+    __slots__ = ("type", "hint", "__weakref__")
+
+    def __init__(self, type: ArrayType, hint: str = ""):
+        self.type = type
+        self.hint = hint
+
+    def __repr__(self) -> str:
+        return f"<Value {self.hint or hex(id(self))}: {self.type}>"
+
+    # A Value must never be used as a Python truth value or operand by
+    # accident: the interpreter dispatches on it explicitly.
+    def __bool__(self) -> bool:
+        raise TypeError("ast2graph internal error: truth value of a graph Value")
+
+
+@dataclass(eq=False)
+class Region:
+    """A single-block region: arguments, ops, and the values it yields."""
+
+    args: list[Value] = field(default_factory=list)
+    ops: list["Op"] = field(default_factory=list)
+    yields: list[Value] = field(default_factory=list)
+
+
+@dataclass(eq=False)
+class Op:
+    """Base class. ``results`` are the values the op defines."""
+
+    results: list[Value]
+    loc: Loc
+
+    def operands(self) -> list[Value]:
+        return []
+
+    def regions(self) -> list[Region]:
+        return []
+
+
+@dataclass(eq=False)
+class CallOp(Op):
+    """``fn(*args, **kwargs)`` where ``fn`` is a static callable.
+
+    ``leaves`` is the flattened ``(args, kwargs)`` pytree (``treedef``): each
+    leaf is a ``Value`` or a static Python object. Reference semantics::
+
+        args, kwargs = tree_unflatten(treedef, leaves)
+        results = array leaves of fn(*args, **kwargs)
+    """
+
+    fn: Callable[..., Any] = None  # type: ignore[assignment]
+    treedef: Any = None
+    leaves: list[Any] = field(default_factory=list)
+    name: str = ""
+
+    def operands(self) -> list[Value]:
+        return [x for x in self.leaves if isinstance(x, Value)]
+
+
+@dataclass(eq=False)
+class ConstOp(Op):
+    """An array constant (a literal folded at trace time)."""
+
+    value: Any = None
+
+
+@dataclass(eq=False)
+class IfOp(Op):
+    """``results = then() if pred else orelse()`` on a traced scalar bool."""
+
+    pred: Value = None  # type: ignore[assignment]
+    then_region: Region = field(default_factory=Region)
+    else_region: Region = field(default_factory=Region)
+
+    def operands(self) -> list[Value]:
+        return [self.pred]
+
+    def regions(self) -> list[Region]:
+        return [self.then_region, self.else_region]
+
+
+@dataclass(eq=False)
+class SwitchOp(Op):
+    """``results = branches[clamp(index)]()``: an ``if``/``elif`` chain."""
+
+    index: Value = None  # type: ignore[assignment]
+    branches: list[Region] = field(default_factory=list)
+
+    def operands(self) -> list[Value]:
+        return [self.index]
+
+    def regions(self) -> list[Region]:
+        return list(self.branches)
+
+
+@dataclass(eq=False)
+class WhileOp(Op):
+    """Reference semantics::
+
+        carried = init
+        while cond(*carried): carried = body(*carried)
+        results = carried
+    """
+
+    init: list[Value] = field(default_factory=list)
+    cond: Region = field(default_factory=Region)
+    body: Region = field(default_factory=Region)
+
+    def operands(self) -> list[Value]:
+        return list(self.init)
+
+    def regions(self) -> list[Region]:
+        return [self.cond, self.body]
+
+
+@dataclass(eq=False)
+class ForOp(Op):
+    """Reference semantics (``lower``/``upper`` are Values or ints)::
+
+        carried = init
+        for i in range(lower, upper): carried = body(i, *carried)
+        results = carried
+    """
+
+    lower: Any = 0
+    upper: Any = 0
+    init: list[Value] = field(default_factory=list)
+    body: Region = field(default_factory=Region)
+
+    def operands(self) -> list[Value]:
+        bounds = [b for b in (self.lower, self.upper) if isinstance(b, Value)]
+        return bounds + list(self.init)
+
+    def regions(self) -> list[Region]:
+        return [self.body]
+
+
+@dataclass(eq=False)
+class ScanOp(Op):
+    """Reference semantics::
+
+        carried = init
+        for row in xs: carried = body(*carried, row)
+        results = carried
+    """
+
+    xs: Value = None  # type: ignore[assignment]
+    init: list[Value] = field(default_factory=list)
+    body: Region = field(default_factory=Region)
+
+    def operands(self) -> list[Value]:
+        return [self.xs, *self.init]
+
+    def regions(self) -> list[Region]:
+        return [self.body]
+
+
+@dataclass(eq=False)
+class Graph:
+    """One compiled segment: parameters, a body region, and its outputs.
+
+    ``param_names`` say where each parameter comes from (an argument path or
+    a captured attribute/global) for the printer and for ``explain``.
+    """
+
+    name: str
+    params: list[Value]
+    param_names: list[str]
+    body: Region
+    loc: Loc = UNKNOWN_LOC
+
+    @property
+    def outputs(self) -> list[Value]:
+        return self.body.yields
+
+
+def walk_ops(region: Region):
+    """Every op of a region, nested regions included, in program order."""
+    for op in region.ops:
+        yield op
+        for sub in op.regions():
+            yield from walk_ops(sub)

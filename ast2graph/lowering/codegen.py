@@ -1,0 +1,211 @@
+"""Lowering: the graph IR becomes the source of a Python function of JAX calls.
+
+Requires: a verified ``Graph`` from ``typeinfer``.
+Produces: ``Lowered``: the generated source text (readable: what
+``explain(f).lowered_source`` shows), the function compiled from it, and the
+constant table it reads. ``lower_graph`` does not call ``jax.jit``; the caller
+does, so that the same function can be inspected, jitted or traced.
+Invariants: one op becomes one statement (regions become nested functions
+passed to ``lax.cond``/``lax.switch``/``lax.while_loop``/``lax.fori_loop``/
+``lax.scan``); the generated code has no Python control flow on arrays.
+
+Lowering rules, with the eager Python each one must equal:
+
+* ``IfOp``   ``r = then() if pred else orelse()``   → ``lax.cond``
+* ``SwitchOp`` ``r = branches[i]()``                 → ``lax.switch``
+* ``WhileOp`` ``c = init; while cond(*c): c = body(*c)`` → ``lax.while_loop``
+* ``ForOp``  ``for i in range(lo, hi): c = body(i, *c)`` → ``lax.fori_loop``
+* ``ScanOp`` ``for row in xs: c = body(*c, row)``     → ``lax.scan``
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import jax
+from jax import lax
+
+from ..ir.core import (CallOp, ConstOp, ForOp, Graph, IfOp, Op, Region, ScanOp,
+                       SwitchOp, Value, WhileOp)
+from ..resolver import qualified_name
+
+_LOWERINGS: dict[type, Callable[["_Emitter", Any, str], None]] = {}
+
+
+def register_lowering(op_type: type) -> Callable:
+    """Register the emitter of one op class (a rule table, not an if-chain)."""
+
+    def deco(fn: Callable) -> Callable:
+        _LOWERINGS[op_type] = fn
+        return fn
+
+    return deco
+
+
+@dataclass
+class Lowered:
+    source: str
+    fn: Callable[..., Any]
+    consts: list[Any] = field(default_factory=list)
+
+
+class _Emitter:
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.names: dict[int, str] = {}
+        self.consts: list[Any] = []
+        self.const_ids: dict[int, str] = {}
+        self.counter = 0
+
+    def fresh(self, prefix: str) -> str:
+        self.counter += 1
+        return f"{prefix}{self.counter}"
+
+    def define(self, v: Value) -> str:
+        name = self.fresh("v")
+        self.names[id(v)] = name
+        return name
+
+    def ref(self, v: Value) -> str:
+        return self.names[id(v)]
+
+    def const(self, x: Any) -> str:
+        key = id(x)
+        if key not in self.const_ids:
+            self.const_ids[key] = f"k{len(self.consts)}"
+            self.consts.append(x)
+        return self.const_ids[key]
+
+    def tree(self, x: Any) -> str:
+        """Source text rebuilding a (possibly nested) leaf structure."""
+        if isinstance(x, Value):
+            return self.ref(x)
+        if x is None or isinstance(x, (bool, int, float, str)) and len(repr(x)) < 30:
+            return repr(x)
+        if type(x) is tuple:
+            return "(" + "".join(self.tree(e) + ", " for e in x) + ")"
+        if type(x) is list:
+            return "[" + ", ".join(self.tree(e) for e in x) + "]"
+        if type(x) is dict and all(isinstance(k, str) for k in x):
+            return "{" + ", ".join(f"{k!r}: {self.tree(v)}" for k, v in x.items()) + "}"
+        return self.const(x)
+
+    def emit(self, indent: str, text: str) -> None:
+        self.lines.append(indent + text)
+
+    def region_fn(self, region: Region, indent: str, prefix: str) -> str:
+        """Emit ``def name(args): ops; return yields`` and return its name."""
+        name = self.fresh(prefix)
+        args = ", ".join(self.define(a) for a in region.args)
+        self.emit(indent, f"def {name}({args}):")
+        self.ops(region.ops, indent + "    ")
+        self.emit(indent + "    ", f"return ({''.join(self.ref(v) + ', ' for v in region.yields)})")
+        return name
+
+    def ops(self, ops: list[Op], indent: str) -> None:
+        for op in ops:
+            _LOWERINGS[type(op)](self, op, indent)
+
+    def targets(self, op: Op) -> str:
+        return "".join(self.define(r) + ", " for r in op.results) or "_"
+
+
+def _comment(op: Op) -> str:
+    return f"  # line {op.loc.line}" if op.loc.line else ""
+
+
+@register_lowering(CallOp)
+def _call_lowering(em: _Emitter, op: CallOp, indent: str) -> None:
+    args, kwargs = jax.tree_util.tree_unflatten(op.treedef, op.leaves)
+    parts = [em.tree(a) for a in args] + [f"{k}={em.tree(v)}" for k, v in kwargs.items()]
+    call = f"{em.const(op.fn)}({', '.join(parts)})"
+    n = len(op.results)
+    # The callee returns a pytree; its array leaves are the op's results.
+    em.emit(indent, f"{em.targets(op)} = _array_leaves({call}, {n}){_comment(op)}  # {qualified_name(op.fn)}")
+
+
+@register_lowering(ConstOp)
+def _const_lowering(em: _Emitter, op: ConstOp, indent: str) -> None:
+    em.emit(indent, f"{em.define(op.results[0])} = _asarray({em.const(op.value)}){_comment(op)}")
+
+
+@register_lowering(IfOp)
+def _if_lowering(em: _Emitter, op: IfOp, indent: str) -> None:
+    t = em.region_fn(op.then_region, indent, "then_")
+    e = em.region_fn(op.else_region, indent, "else_")
+    em.emit(indent, f"{em.targets(op)} = lax.cond({em.ref(op.pred)}, {t}, {e}){_comment(op)}")
+
+
+@register_lowering(SwitchOp)
+def _switch_lowering(em: _Emitter, op: SwitchOp, indent: str) -> None:
+    names = [em.region_fn(r, indent, f"case{i}_") for i, r in enumerate(op.branches)]
+    em.emit(indent, f"{em.targets(op)} = lax.switch({em.ref(op.index)}, [{', '.join(names)}]){_comment(op)}")
+
+
+@register_lowering(WhileOp)
+def _while_lowering(em: _Emitter, op: WhileOp, indent: str) -> None:
+    c = em.region_fn(op.cond, indent, "cond_")
+    b = em.region_fn(op.body, indent, "body_")
+    init = "".join(em.ref(v) + ", " for v in op.init)
+    em.emit(indent, f"{em.targets(op)} = lax.while_loop(_splat({c}), _splat_tuple({b}), ({init})){_comment(op)}")
+
+
+@register_lowering(ForOp)
+def _for_lowering(em: _Emitter, op: ForOp, indent: str) -> None:
+    b = em.region_fn(op.body, indent, "body_")
+    init = "".join(em.ref(v) + ", " for v in op.init)
+    lo, hi = (em.ref(x) if isinstance(x, Value) else repr(x) for x in (op.lower, op.upper))
+    em.emit(indent, f"{em.targets(op)} = lax.fori_loop({lo}, {hi}, _index_splat({b}), ({init})){_comment(op)}")
+
+
+@register_lowering(ScanOp)
+def _scan_lowering(em: _Emitter, op: ScanOp, indent: str) -> None:
+    b = em.region_fn(op.body, indent, "body_")
+    init = "".join(em.ref(v) + ", " for v in op.init)
+    em.emit(indent, f"{em.targets(op)} = lax.scan(_scan_body({b}), ({init}), {em.ref(op.xs)})[0]{_comment(op)}")
+
+
+def _array_leaves(out: Any, n: int) -> tuple:
+    leaves = [x for x in jax.tree_util.tree_leaves(out) if isinstance(x, jax.Array)]
+    assert len(leaves) == n, "ast2graph internal error: result count changed between typeinfer and lowering"
+    return tuple(leaves)
+
+
+def _splat(f: Callable) -> Callable:
+    return lambda c: f(*c)[0]
+
+
+def _splat_tuple(f: Callable) -> Callable:
+    return lambda c: tuple(f(*c))
+
+
+def _index_splat(f: Callable) -> Callable:
+    return lambda i, c: tuple(f(i, *c))
+
+
+def _scan_body(f: Callable) -> Callable:
+    return lambda c, x: (tuple(f(*c, x)), None)
+
+
+_RUNTIME = {
+    "lax": lax, "_array_leaves": _array_leaves, "_splat": _splat,
+    "_splat_tuple": _splat_tuple, "_index_splat": _index_splat,
+    "_scan_body": _scan_body, "_asarray": jax.numpy.asarray,
+}
+
+
+def lower_graph(graph: Graph) -> Lowered:
+    """Generate, compile and return the Python/JAX function of ``graph``."""
+    em = _Emitter()
+    params = ", ".join(em.define(p) for p in graph.params)
+    name = "lowered_" + "".join(c if c.isalnum() else "_" for c in graph.name)
+    em.emit("", f"def {name}({params}):")
+    em.ops(graph.body.ops, "    ")
+    em.emit("    ", f"return ({''.join(em.ref(v) + ', ' for v in graph.outputs)})")
+    source = "\n".join(em.lines) + "\n"
+    namespace = dict(_RUNTIME)
+    namespace.update({f"k{i}": c for i, c in enumerate(em.consts)})
+    code = compile(source, f"<ast2graph lowered {graph.name}>", "exec")
+    exec(code, namespace)  # noqa: S102 - our own generated code
+    return Lowered(source, namespace[name], em.consts)

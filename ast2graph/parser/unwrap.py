@@ -1,0 +1,73 @@
+"""Reducing a callable to the plain Python function that holds its code.
+
+Requires: any callable.
+Produces: ``unwrap_callable(obj) -> (fn, bound_args, bound_kwargs)`` such that
+calling ``obj(*a, **k)`` means ``fn(*bound_args, *a, **{**bound_kwargs, **k})``.
+Invariants: ``functools.wraps`` wrappers are plain functions and are returned
+as they are (``__wrapped__`` is never followed); a callable with no Python
+function behind it (builtin, C extension) raises ``NoSourceError``.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import types
+
+from ast2graph.diagnostics import NoSourceError
+from ast2graph.parser.source import describe_callable
+
+Unwrapped = tuple[types.FunctionType, tuple, dict]
+
+_MAX_DEPTH = 32
+
+
+def unwrap_callable(obj: object) -> Unwrapped:
+    """``(function, leading positional args, keyword args)`` behind ``obj``."""
+    found = _unwrap(obj, 0)
+    if found is None:
+        raise NoSourceError(
+            f"{describe_callable(obj)} is a builtin or C function: it has no "
+            "Python source to convert"
+        )
+    return found
+
+
+def _unwrap(obj: object, depth: int) -> Unwrapped | None:
+    if depth > _MAX_DEPTH:
+        return None
+    if isinstance(obj, types.FunctionType):
+        return obj, (), {}
+    if isinstance(obj, types.MethodType):
+        return _prepend(_unwrap(obj.__func__, depth + 1), (obj.__self__,), {})
+    if isinstance(obj, functools.partial):
+        return _prepend(_unwrap(obj.func, depth + 1), obj.args, obj.keywords)
+    if isinstance(obj, (staticmethod, classmethod)):
+        return _unwrap(obj.__func__, depth + 1)
+    if _is_builtin(obj) or isinstance(obj, type):
+        return None
+    return _unwrap_call_method(obj, depth)
+
+
+def _prepend(found: Unwrapped | None, args: tuple, kwargs: dict) -> Unwrapped | None:
+    if found is None:
+        return None
+    fn, inner_args, inner_kwargs = found
+    return fn, inner_args + tuple(args), {**inner_kwargs, **kwargs}
+
+
+def _is_builtin(obj: object) -> bool:
+    return isinstance(obj, (types.BuiltinFunctionType, types.BuiltinMethodType,
+                            types.WrapperDescriptorType, types.MethodWrapperType,
+                            types.MethodDescriptorType, types.ClassMethodDescriptorType))
+
+
+def _unwrap_call_method(obj: object, depth: int) -> Unwrapped | None:
+    """A callable instance: bind ``type(obj).__call__`` the way Python does."""
+    try:
+        raw = inspect.getattr_static(type(obj), "__call__")
+    except AttributeError:
+        return None
+    if not isinstance(raw, (types.FunctionType, staticmethod, classmethod)):
+        return None
+    return _unwrap(raw.__get__(obj, type(obj)), depth + 1)

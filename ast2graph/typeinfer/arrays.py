@@ -1,0 +1,175 @@
+"""Helpers the graph calls on arrays, and the trace-time stand-ins for array
+attributes (``x.sum``, ``x.at[i].set``) that must not leak tracers.
+
+Requires: jax.
+Produces: named functions (so the IR printer shows ``getitem``/``.sum``/
+``truthy``) and the small classes the interpreter returns for method and
+``.at`` lookups on traced values.
+"""
+
+from __future__ import annotations
+
+import functools
+import operator
+from dataclasses import dataclass
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+from jax import lax
+
+from ..ir.core import Value
+
+
+@jax.tree_util.register_pytree_node_class
+@dataclass
+class SliceSpec:
+    """A ``slice`` whose bounds may be traced: a pytree, unlike ``slice``."""
+
+    start: Any
+    stop: Any
+    step: Any
+
+    def tree_flatten(self):
+        return (self.start, self.stop, self.step), None
+
+    @classmethod
+    def tree_unflatten(cls, aux, children):
+        return cls(*children)
+
+
+def _unspec(idx: Any) -> Any:
+    if isinstance(idx, SliceSpec):
+        return slice(idx.start, idx.stop, idx.step)
+    if type(idx) is tuple:
+        return tuple(_unspec(i) for i in idx)
+    return idx
+
+
+def getitem(x: Any, idx: Any) -> Any:
+    return x[_unspec(idx)]
+
+
+def truthy(x: Any) -> Any:
+    """``bool(x)`` of a one-element array, as a traced scalar bool."""
+    return jnp.reshape(x, ()).astype(bool)
+
+
+def logical_not(x: Any) -> Any:
+    return jnp.logical_not(truthy(x))
+
+
+def cast(x: Any, dtype: Any) -> Any:
+    return lax.convert_element_type(x, dtype)
+
+
+def select(pred: Any, a: Any, b: Any) -> Any:
+    """``a if pred else b`` on arrays of one type (both already computed)."""
+    return lax.select(pred, a, b)
+
+
+def trip_count(start: Any, stop: Any, step: int) -> Any:
+    """``len(range(start, stop, step))`` for traced bounds and a static step."""
+    start, stop = jnp.asarray(start), jnp.asarray(stop)
+    if step > 0:
+        n = (stop - start + step - 1) // step
+    else:
+        n = (start - stop - step - 1) // (-step)
+    return jnp.maximum(n, 0).astype(jnp.int32)
+
+
+def range_value(start: Any, k: Any, step: int) -> Any:
+    return start + k * step
+
+
+@functools.lru_cache(maxsize=None)
+def method_caller(name: str):
+    """``x.name(*args, **kwargs)`` as a named function for the IR."""
+
+    def call(self, *args, **kwargs):
+        return getattr(self, name)(*args, **kwargs)
+
+    call.__name__ = call.__qualname__ = f".{name}"
+    return call
+
+
+@functools.lru_cache(maxsize=None)
+def at_updater(name: str):
+    """``x.at[idx].name(*args, **kwargs)`` as a named function for the IR."""
+
+    def update(x, idx, *args, **kwargs):
+        return getattr(x.at[_unspec(idx)], name)(*args, **kwargs)
+
+    update.__name__ = update.__qualname__ = f".at[].{name}"
+    return update
+
+
+def attribute(x: Any, name: str) -> Any:
+    return getattr(x, name)
+
+
+STATIC_ARRAY_ATTRS = {"shape", "dtype", "ndim", "size"}
+
+
+@dataclass
+class ArrayMethod:
+    """``x.name`` for a method of a traced array, before it is called."""
+
+    value: Value
+    name: str
+
+
+@dataclass
+class AtHelper:
+    """``x.at`` of a traced array."""
+
+    value: Value
+
+
+@dataclass
+class AtIndexed:
+    """``x.at[idx]`` of a traced array."""
+
+    value: Value
+    index: Any
+
+
+@dataclass
+class AtMethod:
+    value: Value
+    index: Any
+    name: str
+
+
+@dataclass
+class TracedRange:
+    """``range(start, stop, step)`` with a traced bound (only iterable by a loop)."""
+
+    start: Any
+    stop: Any
+    step: int
+
+
+OPERATORS = {
+    "Add": operator.add, "Sub": operator.sub, "Mult": operator.mul,
+    "Div": operator.truediv, "FloorDiv": operator.floordiv, "Mod": operator.mod,
+    "Pow": operator.pow, "MatMult": operator.matmul, "LShift": operator.lshift,
+    "RShift": operator.rshift, "BitOr": operator.or_, "BitXor": operator.xor,
+    "BitAnd": operator.and_,
+}
+
+INPLACE_OPERATORS = {
+    "Add": operator.iadd, "Sub": operator.isub, "Mult": operator.imul,
+    "Div": operator.itruediv, "FloorDiv": operator.ifloordiv, "Mod": operator.imod,
+    "Pow": operator.ipow, "MatMult": operator.imatmul, "LShift": operator.ilshift,
+    "RShift": operator.irshift, "BitOr": operator.ior, "BitXor": operator.ixor,
+    "BitAnd": operator.iand,
+}
+
+UNARY = {"USub": operator.neg, "UAdd": operator.pos, "Invert": operator.invert}
+
+COMPARE = {
+    "Eq": operator.eq, "NotEq": operator.ne, "Lt": operator.lt, "LtE": operator.le,
+    "Gt": operator.gt, "GtE": operator.ge, "Is": operator.is_, "IsNot": operator.is_not,
+    "In": lambda a, b: operator.contains(b, a), "NotIn": lambda a, b: not operator.contains(b, a),
+}

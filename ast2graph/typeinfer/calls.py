@@ -1,0 +1,211 @@
+"""Calls during specialisation: array ops, builtins, user functions (inlined).
+
+Requires: the ``Specializer`` state (mixed in).
+Produces: the value of a call site; array work becomes ``CallOp``s; user
+functions with source are converted recursively (inlined, with a depth
+guard); effectful callees (``print``, ``np.random``...) raise ``GraphBreak``.
+Invariants: a callee is never run at trace time unless it is pure
+(``resolver.is_pure_static_callable``), a jax/numpy array op, a container
+method on an object created during tracing, or a user function converted
+by this very interpreter.
+"""
+
+from __future__ import annotations
+
+import inspect
+import types
+from typing import Any
+
+import gast
+import jax.numpy as jnp
+import numpy as np
+
+from ..diagnostics import NoSourceError
+from ..fallback.sites import FallbackCode, GraphBreak
+from ..ir.core import Value
+from ..parser import unwrap_callable
+from ..resolver import CallKind, classify_callee, is_effectful, is_pure_static_callable, qualified_name
+from . import arrays
+from .state import Frame, ReturnSignal, unit_of_function
+
+_MUTATING_METHODS = {
+    "append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse",
+    "update", "setdefault", "popitem", "add", "discard", "difference_update",
+    "intersection_update", "symmetric_difference_update", "__setitem__", "__delitem__",
+}
+
+
+def _numpy_to_jnp(fn: Any) -> Any:
+    """``np.sin`` called on a traced array runs as ``jnp.sin``."""
+    module = getattr(fn, "__module__", "") or ""
+    name = getattr(fn, "__name__", None)
+    if isinstance(fn, np.ufunc) or module.startswith("numpy"):
+        if name and hasattr(jnp, name):
+            return getattr(jnp, name)
+    return fn
+
+
+class CallMixin:
+    def eval_Call(self, node: gast.Call) -> Any:
+        callee = self.eval(node.func)
+        args: list = []
+        for a in node.args:
+            if isinstance(a, gast.Starred):
+                args.extend(self.iterate_static(self.eval(a.value), a))
+            else:
+                args.append(self.eval(a))
+        kwargs: dict = {}
+        for kw in node.keywords:
+            if kw.arg is None:
+                kwargs.update(self.eval(kw.value))
+            else:
+                kwargs[kw.arg] = self.eval(kw.value)
+        return self.call(callee, tuple(args), kwargs, node)
+
+    def call(self, callee: Any, args: tuple, kwargs: dict, node: Any) -> Any:
+        from .interpreter import LocalFunction, contains_value
+
+        if isinstance(callee, arrays.ArrayMethod):
+            return self.emit_call(arrays.method_caller(callee.name), (callee.value, *args), kwargs, node, f".{callee.name}")
+        if isinstance(callee, arrays.AtMethod):
+            return self.emit_call(arrays.at_updater(callee.name), (callee.value, callee.index, *args), kwargs, node, f".at[].{callee.name}")
+        if isinstance(callee, LocalFunction):
+            return self.inline_local(callee, args, kwargs, node)
+        if isinstance(callee, Value):
+            raise self.graph_break(FallbackCode.TRACE_ERROR, node, "calling an array (eager raises TypeError)")
+        if is_effectful(callee):
+            raise self.graph_break(FallbackCode.SIDE_EFFECT, node, f"{qualified_name(callee)} has a Python side effect that must run on every call", "call")
+        traced = contains_value((args, kwargs))
+        special = self._special_builtin(callee, args, kwargs, node, traced)
+        if special is not NotImplemented:
+            return special
+        owner = getattr(callee, "__self__", None)
+        if isinstance(owner, (list, dict, set)) and getattr(callee, "__name__", "") in _MUTATING_METHODS:
+            self.check_mutable(owner, node, f"{type(owner).__name__}.{callee.__name__}")
+            return self.static_call(callee, args, kwargs, node)
+        kind = classify_callee(callee)
+        if kind is CallKind.USER_FUNCTION or self._is_user_callable_object(callee):
+            return self.inline_user(callee, args, kwargs, node)
+        if kind is CallKind.ARRAY_OP or traced:
+            fn = _numpy_to_jnp(callee) if traced else callee
+            return self.emit_call(fn, args, kwargs, node)
+        if is_pure_static_callable(callee) or kind is CallKind.BUILTIN or isinstance(callee, type):
+            result = self.static_call(callee, args, kwargs, node)
+            return self.mark_fresh(result) if isinstance(result, (list, dict, set)) else result
+        raise self.graph_break(FallbackCode.OPAQUE_CALL, node, f"{qualified_name(callee)} is not known to be free of side effects", "call")
+
+    def _is_user_callable_object(self, callee: Any) -> bool:
+        if isinstance(callee, (types.FunctionType, types.BuiltinFunctionType, type)):
+            return False
+        call = getattr(type(callee), "__call__", None)
+        return isinstance(call, types.FunctionType) and classify_callee(call) is CallKind.USER_FUNCTION
+
+    def _special_builtin(self, callee: Any, args: tuple, kwargs: dict, node: Any, traced: bool) -> Any:
+        if callee is len and args and isinstance(args[0], Value):
+            shape = args[0].type.shape
+            if not shape:
+                raise self.graph_break(FallbackCode.TRACE_ERROR, node, "len() of a 0-d array (eager raises TypeError)")
+            return shape[0]
+        if callee is range and traced:
+            return self._traced_range(args, node)
+        if callee is isinstance and args and isinstance(args[0], Value):
+            import jax
+
+            return self.static_call(issubclass, (jax.Array, args[1]), {}, node)
+        if callee in (int, float, bool, complex) and traced:
+            raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{callee.__name__}() of a traced array needs its value on the host")
+        if callee in (enumerate, zip, reversed, list, tuple, sorted) and traced:
+            if callee is sorted:
+                raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, "sorted() of traced values")
+            seqs = [self.iterate_static(a, node) if isinstance(a, Value) else a for a in args]
+            result = callee(*seqs, **kwargs)
+            return self.mark_fresh(list(result)) if callee is list else (tuple(result) if callee is tuple else result)
+        return NotImplemented
+
+    def _traced_range(self, args: tuple, node: Any) -> Any:
+        start, stop, step = (0, args[0], 1) if len(args) == 1 else (args + (1,))[:3]
+        if isinstance(step, Value):
+            raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, "range() with a traced step")
+        if step == 0:
+            raise self.graph_break(FallbackCode.TRACE_ERROR, node, "range() arg 3 must not be zero (eager raises ValueError)")
+        return arrays.TracedRange(start, stop, step)
+
+    # ---------------------------------------------------------- inlining
+    def inline_user(self, callee: Any, args: tuple, kwargs: dict, node: Any) -> Any:
+        try:
+            fn, bound_args, bound_kwargs = unwrap_callable(callee)
+            unit = unit_of_function(fn)
+        except NoSourceError:
+            if contains_value_any(args, kwargs):
+                return self.emit_call(callee, args, kwargs, node)
+            raise self.graph_break(FallbackCode.OPAQUE_CALL, node, f"{qualified_name(callee)} has no Python source")
+        except GraphBreak:
+            raise
+        except Exception as e:  # noqa: BLE001 - e.g. async def: runs in Python
+            raise self.graph_break(FallbackCode.UNSUPPORTED_SYNTAX, node, f"{qualified_name(callee)} cannot be converted: {e}")
+        if unit.ssa is not None and _is_generator(unit.tree):
+            raise self.graph_break(FallbackCode.GENERATOR, node, f"{unit.qualname} is a generator function")
+        merged = {**bound_kwargs, **kwargs}
+        try:
+            bound = inspect.signature(fn).bind(*bound_args, *args, **merged)
+        except TypeError as e:
+            raise self.graph_break(FallbackCode.TRACE_ERROR, node, f"calling {unit.qualname}: {e} (eager raises TypeError)")
+        bound.apply_defaults()
+        frame = Frame(unit, dict(bound.arguments))
+        return self._run_frame(frame, node)
+
+    def inline_local(self, fn: Any, args: tuple, kwargs: dict, node: Any) -> Any:
+        sig = _signature_of_local(fn)
+        try:
+            bound = sig.bind(*args, **kwargs)
+        except TypeError as e:
+            raise self.graph_break(FallbackCode.TRACE_ERROR, node, f"calling {fn.unit.qualname}: {e} (eager raises TypeError)")
+        bound.apply_defaults()
+        frame = Frame(fn.unit, dict(bound.arguments), parent=fn.frame)
+        return self._run_frame(frame, node)
+
+    def _run_frame(self, frame: Frame, node: Any) -> Any:
+        if self.inline_depth >= self.options.max_inline_depth:
+            raise self.graph_break(FallbackCode.RECURSION, node, f"calls nested deeper than {self.options.max_inline_depth} (recursion?)")
+        outer = self.frame
+        self.frame = frame
+        self.inline_depth += 1
+        try:
+            self.exec_block(frame.unit.tree.body)
+            return None
+        except ReturnSignal as r:
+            return r.value
+        finally:
+            self.inline_depth -= 1
+            self.frame = outer
+
+
+def contains_value_any(*trees: Any) -> bool:
+    from .interpreter import contains_value
+
+    return any(contains_value(t) for t in trees)
+
+
+def _is_generator(tree: Any) -> bool:
+    for n in gast.walk(tree):
+        if isinstance(n, (gast.Yield, gast.YieldFrom)):
+            return True
+    return False
+
+
+def _signature_of_local(fn: Any) -> inspect.Signature:
+    a = fn.node.args
+    params = []
+    positional = list(a.posonlyargs) + list(a.args)
+    first_default = len(positional) - len(fn.defaults)
+    for i, p in enumerate(positional):
+        kind = inspect.Parameter.POSITIONAL_ONLY if i < len(a.posonlyargs) else inspect.Parameter.POSITIONAL_OR_KEYWORD
+        default = fn.defaults[i - first_default] if i >= first_default else inspect.Parameter.empty
+        params.append(inspect.Parameter(p.id, kind, default=default))
+    if a.vararg is not None:
+        params.append(inspect.Parameter(a.vararg.id, inspect.Parameter.VAR_POSITIONAL))
+    for p, d in zip(a.kwonlyargs, fn.kw_defaults):
+        params.append(inspect.Parameter(p.id, inspect.Parameter.KEYWORD_ONLY, default=inspect.Parameter.empty if d is None else d))
+    if a.kwarg is not None:
+        params.append(inspect.Parameter(a.kwarg.id, inspect.Parameter.VAR_KEYWORD))
+    return inspect.Signature(params)

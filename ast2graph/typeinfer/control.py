@@ -1,0 +1,481 @@
+"""Control flow during specialisation: branches and loops, and their decisions.
+
+Requires: the ``Specializer`` state (mixed in) and the unit's ``SSAInfo``:
+``live_out`` and ``assigned`` give an ``if``'s results, ``loop_carried`` a
+loop's carried values (the phis of the SSA form).
+Produces: for each ``if``: pruned (static predicate) or an ``IfOp``; for each
+loop: unrolled, evaluated at trace time, or a ``ForOp``/``ScanOp``/``WhileOp``
+with carried values solved to a fixpoint with widening.
+Invariants: branch results and carried values have one type on every path
+(conversions are inserted); a variable that cannot have one type, or that is
+defined on one path only, raises ``GraphBreak`` naming it.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import gast
+import jax
+
+from ..fallback.sites import FallbackCode, GraphBreak
+from ..ir.core import ArrayType, ForOp, IfOp, Region, ScanOp, Value, WhileOp, walk_ops
+from . import arrays
+from .lattice import abstract_type, describe, join_types, same_static
+from .state import UNBOUND, BreakSignal, ContinueSignal, ControlSignal
+
+_MAX_FIXPOINT = 6
+
+
+class _Traced:
+    """A carried leaf whose value is known only at run time, of one type."""
+
+    def __init__(self, type: ArrayType):
+        self.type = type
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Traced) and other.type == self.type
+
+    def __repr__(self) -> str:
+        return str(self.type)
+
+
+def _flatten(x: Any):
+    return jax.tree_util.tree_flatten(x, is_leaf=lambda v: isinstance(v, Value) or v is UNBOUND)
+
+
+class ControlMixin:
+    # ----------------------------------------------------------------- if
+    def exec_If(self, stmt: gast.If) -> None:
+        truth = self.truth(self.eval(stmt.test), stmt.test)
+        if not isinstance(truth, Value):
+            self.decide(stmt, "if", "pruned", f"condition is {truth} at trace time")
+            self.exec_block(stmt.body if truth else stmt.orelse)
+            return
+        self.decide(stmt, "if", "lax.cond", "condition is a traced array")
+        ssa = self.frame.unit.ssa
+        names = sorted(ssa.assigned(stmt) & ssa.live_out(stmt))
+        self._traced_branches(stmt, truth, [lambda: self.exec_block(stmt.body), lambda: self.exec_block(stmt.orelse)],
+                              names, ssa.assigned(stmt))
+
+    def traced_ifexp(self, node: gast.IfExp, truth: Value) -> Any:
+        self.decide(node, "ifexp", "lax.cond", "condition is a traced array")
+        box = "<ifexp>"
+        frame = self.frame
+        had = frame.local_names
+
+        def branch(expr: Any) -> Callable[[], None]:
+            return lambda: frame.env.__setitem__(box, self.eval(expr))
+
+        frame.local_names = had | {box}
+        try:
+            self._traced_branches(node, truth, [branch(node.body), branch(node.orelse)], [box], {box})
+            return frame.env.pop(box)
+        finally:
+            frame.local_names = had
+
+    def _traced_branches(self, node: Any, pred: Value, branches: list[Callable[[], None]],
+                         names: list[str], assigned: set[str]) -> None:
+        frame = self.frame
+        env0 = dict(frame.env)
+        outs: list[tuple[Region, dict]] = []
+        for run in branches:
+            frame.env = dict(env0)
+            region = Region()
+            self._run_traced(region, run, node)
+            outs.append((region, frame.env))
+        frame.env = dict(env0)
+        for name in assigned:
+            frame.env.pop(name, None)
+            if name in env0:
+                frame.env[name] = env0[name]
+        templates = [self._join_branch_name(node, name, [env.get(name, UNBOUND) for _, env in outs]) for name in names]
+        results: list[Value] = []
+        for template in templates:
+            results.extend(Value(leaf.type) for leaf in _flatten(template)[0] if isinstance(leaf, _Traced))
+        for region, env in outs:
+            with self.in_region(region):
+                region.yields = self._coerce_all(node, [env.get(n) for n in names], templates)
+        self.region.ops.append(IfOp(results, self.loc(node), pred, outs[0][0], outs[1][0]))
+        self._bind_templates(names, templates, iter(results))
+
+    def _run_traced(self, region: Region, run: Callable[[], None], node: Any) -> None:
+        with self.in_region(region):
+            try:
+                run()
+            except ControlSignal as sig:
+                what = type(sig).__name__.replace("Signal", "").lower()
+                raise self.graph_break(FallbackCode.EARLY_EXIT, sig.node, f"`{what}` under a traced condition or inside a rolled loop", what)
+
+    def _join_branch_name(self, node: Any, name: str, values: list) -> Any:
+        if any(v is UNBOUND for v in values):
+            raise self.graph_break(FallbackCode.BRANCH_MISMATCH, node, f"variable '{name}' is assigned on one branch only and used afterwards", "if")
+        try:
+            return self._join_trees(values)
+        except _JoinError as e:
+            raise self.graph_break(FallbackCode.BRANCH_MISMATCH, node, f"variable '{name}': {e}", "if") from None
+
+    def _join_trees(self, values: list) -> Any:
+        """Template of the join: static leaves where all agree, else ``_Traced``."""
+        flat = [_flatten(v) for v in values]
+        treedef = flat[0][1]
+        if any(f[1] != treedef for f in flat[1:]):
+            raise _JoinError(f"structure differs ({' vs '.join(describe(v) for v in values)})")
+        out = []
+        for leaves in zip(*(f[0] for f in flat)):
+            out.append(self._join_leaves(list(leaves)))
+        return jax.tree_util.tree_unflatten(treedef, out)
+
+    def _join_leaves(self, leaves: list) -> Any:
+        first = leaves[0]
+        if not any(isinstance(x, (Value, _Traced)) for x in leaves) and all(same_static(first, x) for x in leaves[1:]):
+            return first
+        types = []
+        for x in leaves:
+            t = x.type if isinstance(x, (Value, _Traced)) else abstract_type(x)
+            if t is None:
+                raise _JoinError(f"a {describe(x)} cannot be joined with an array")
+            types.append(t)
+        joined = types[0]
+        for t in types[1:]:
+            joined = join_types(joined, t)
+            if joined is None:
+                raise _JoinError(f"shape changes ({' vs '.join(str(t) for t in types)})")
+        return _Traced(joined)
+
+    def _coerce_all(self, node: Any, values: list, templates: list) -> list[Value]:
+        out: list[Value] = []
+        for value, template in zip(values, templates):
+            leaves = _flatten(value)[0]
+            for leaf, t in zip(leaves, _flatten(template)[0]):
+                if isinstance(t, _Traced):
+                    out.append(self.convert(leaf, t.type, node))
+        return out
+
+    def _bind_templates(self, names: list[str], templates: list, results: Any) -> None:
+        for name, template in zip(names, templates):
+            leaves, treedef = _flatten(template)
+            filled = [next(results) if isinstance(x, _Traced) else x for x in leaves]
+            self.frame.env[name] = jax.tree_util.tree_unflatten(treedef, filled)
+
+    # -------------------------------------------------------------- loops
+    def exec_While(self, stmt: gast.While) -> None:
+        start_ops = len(self.region.ops)
+        snapshot = dict(self.frame.env)
+        mutations = self.mutations
+        iterations = 0
+        while True:
+            test_start = len(self.region.ops)
+            truth = self.truth(self.eval(stmt.test), stmt.test)
+            if isinstance(truth, Value):
+                del self.region.ops[test_start:]
+                if iterations:
+                    self.decide(stmt, "while", "peeled", f"{iterations} iterations with a static condition before it became traced")
+                self._rolled_while(stmt)
+                return
+            if not truth:
+                break
+            iterations += 1
+            emitted = len(self.region.ops) > start_ops
+            if emitted and iterations > self.options.unroll_limit and self.mutations == mutations:
+                del self.region.ops[start_ops:]
+                self.frame.env = snapshot
+                self._rolled_while(stmt)
+                return
+            if iterations > self.options.static_iteration_limit:
+                raise self.graph_break(FallbackCode.CONCRETE_VALUE, stmt, f"a while loop with a static condition ran {iterations} iterations at trace time", "while")
+            if self._unrolled_body(stmt):
+                self.decide(stmt, "while", "unrolled" if emitted else "static", f"static condition; {iterations} iterations at trace time")
+                return
+        mode = "unrolled" if len(self.region.ops) > start_ops else "static"
+        self.decide(stmt, "while", mode, f"static condition; {iterations} iterations evaluated at trace time")
+        self.exec_block(stmt.orelse)
+
+    def _unrolled_body(self, stmt: Any) -> bool:
+        """Run one iteration; True if it ended with ``break``."""
+        self.loop_depth += 1
+        try:
+            self.exec_block(stmt.body)
+        except BreakSignal:
+            return True
+        except ContinueSignal:
+            pass
+        finally:
+            self.loop_depth -= 1
+        return False
+
+    def _rolled_while(self, stmt: gast.While) -> None:
+        names = list(self.frame.unit.ssa.loop_carried(stmt))
+        env0 = dict(self.frame.env)
+
+        def one_pass(state: dict, cond: Region, body: Region) -> dict:
+            self.frame.env = dict(env0)
+            self._materialize(names, state, cond)
+            with self.in_region(cond):
+                t = self.truth(self.eval(stmt.test), stmt.test)
+                cond.yields = [self.as_value(t, stmt.test) if isinstance(t, Value) else self.convert(bool(t), ArrayType((), __import__("numpy").dtype(bool)), stmt.test)]
+            self.frame.env = dict(env0)
+            self._materialize(names, state, body)
+            self._run_traced(body, lambda: self.exec_block(stmt.body), stmt)
+            return self.frame.env
+
+        state, (cond, body) = self._solve_loop(stmt, names, env0, one_pass, regions=2)
+        init = self._loop_init(stmt, names, state, env0)
+        results = [Value(a.type) for a in body.args]
+        self.region.ops.append(WhileOp(results, self.loc(stmt), init, cond, body))
+        self.decide(stmt, "while", "lax.while_loop", "condition is a traced array")
+        self.frame.env = dict(env0)
+        self._bind_state(names, state, iter(results))
+        self.exec_block(stmt.orelse)
+
+    def exec_For(self, stmt: gast.For) -> None:
+        iterable = self.eval(stmt.iter)
+        if isinstance(iterable, arrays.TracedRange):
+            self._rolled_range(stmt, iterable, traced=True)
+            return
+        if isinstance(iterable, range) and len(iterable) > self.options.unroll_limit:
+            self._roll_or_unroll(stmt, len(iterable), lambda: self._rolled_range(stmt, iterable, traced=False), iterable)
+            return
+        if isinstance(iterable, Value) and iterable.type.shape and iterable.type.shape[0] > self.options.unroll_limit:
+            self._roll_or_unroll(stmt, iterable.type.shape[0], lambda: self._scan_rows(stmt, iterable), iterable)
+            return
+        items = self.iterate_static(iterable, stmt.iter)
+        what = "array rows" if isinstance(iterable, Value) else type(iterable).__name__
+        self.decide(stmt, "for", "unrolled", f"{len(items)} iterations over a static {what} (limit {self.options.unroll_limit})")
+        self._unrolled_for(stmt, items)
+
+    def _roll_or_unroll(self, stmt: Any, n: int, roll: Callable[[], None], iterable: Any) -> None:
+        env0, start_ops = dict(self.frame.env), len(self.region.ops)
+        try:
+            roll()
+        except _StaticLoop:
+            self.frame.env = env0
+            self.decide(stmt, "for", "static", f"{n} iterations of pure Python work, evaluated at trace time")
+            self._unrolled_for(stmt, self.iterate_static(iterable, stmt.iter))
+        except GraphBreak as e:
+            if n > self.options.max_unroll:
+                raise
+            self.frame.env = env0
+            del self.region.ops[start_ops:]
+            self.decide(stmt, "for", "unrolled", f"{n} iterations; cannot roll ({e.site.cause})")
+            self._unrolled_for(stmt, self.iterate_static(iterable, stmt.iter))
+
+    def _unrolled_for(self, stmt: Any, items: list) -> None:
+        for item in items:
+            self.assign(stmt.target, item, stmt)
+            if self._unrolled_body(stmt):
+                return
+        self.exec_block(stmt.orelse)
+
+    def _rolled_range(self, stmt: gast.For, rng: Any, traced: bool) -> None:
+        start, stop, step = rng.start, rng.stop, rng.step
+        target_live = self._target_names(stmt) & self.frame.unit.ssa.live_out(stmt)
+        if traced:
+            count = self.emit_call(arrays.trip_count, (start, stop, step), {}, stmt, "trip_count")
+            if target_live:
+                raise self.graph_break(FallbackCode.UNDEFINED_AFTER_LOOP, stmt, f"loop variable {sorted(target_live)} is used after a loop whose trip count is traced", "for")
+        else:
+            count = len(rng)
+
+        def bind_target(k: Value) -> None:
+            i = k if (start == 0 and step == 1 and not traced) else self.emit_call(arrays.range_value, (start, k, step), {}, stmt, "range_value")
+            self.assign(stmt.target, i, stmt)
+
+        def finish() -> None:
+            if not traced and count:
+                self.assign(stmt.target, rng[-1], stmt)
+
+        self._rolled_counted(stmt, count, bind_target, finish, "lax.fori_loop", traced)
+
+    def _scan_rows(self, stmt: gast.For, xs: Value) -> None:
+        row = ArrayType(xs.type.shape[1:], xs.type.dtype, xs.type.weak_type)
+
+        def finish() -> None:
+            if self._target_names(stmt) & self.frame.unit.ssa.live_out(stmt):
+                self.assign(stmt.target, self.emit_call(arrays.getitem, (xs, -1), {}, stmt, "getitem"), stmt)
+
+        self._rolled_counted(stmt, xs, None, finish, "lax.scan", False, row)
+
+    def _rolled_counted(self, stmt: gast.For, count: Any, bind_target: Callable | None, finish: Callable,
+                        mode: str, traced_count: bool, row: ArrayType | None = None) -> None:
+        names = [n for n in self.frame.unit.ssa.loop_carried(stmt) if n not in self._target_names(stmt)]
+        env0 = dict(self.frame.env)
+        import numpy as np
+
+        def one_pass(state: dict, body: Region) -> dict:
+            self.frame.env = dict(env0)
+            index = Value(ArrayType((), np.dtype("int32")), "i")
+            if row is None:
+                body.args.append(index)
+            self._materialize(names, state, body)
+            if row is not None:
+                r = Value(row, "row")
+                body.args.append(r)
+                self.assign(stmt.target, r, stmt)
+            else:
+                with self.in_region(body, traced=False):
+                    bind_target(index)
+            self._run_traced(body, lambda: self.exec_block(stmt.body), stmt)
+            return self.frame.env
+
+        state, (body,) = self._solve_loop(stmt, names, env0, one_pass, regions=1, static_check=not traced_count)
+        init = self._loop_init(stmt, names, state, env0)
+        n_index = 0 if row is not None else 1
+        results = [Value(a.type) for a in body.args[n_index:n_index + len(init)]]
+        if row is not None:
+            op = ScanOp(results, self.loc(stmt), count, init, body)
+        else:
+            op = ForOp(results, self.loc(stmt), 0, count, init, body)
+        self.region.ops.append(op)
+        self.decide(stmt, "for", mode, "rolled: trip count is traced" if traced_count else f"rolled: {count if row is None else count.type.shape[0]} iterations exceed the unroll limit {self.options.unroll_limit}")
+        self.frame.env = dict(env0)
+        self._bind_state(names, state, iter(results))
+        finish()
+        self.exec_block(stmt.orelse)
+
+    # ------------------------------------------------------ loop fixpoint
+    def _target_names(self, stmt: Any) -> set[str]:
+        return {n.id for n in gast.walk(stmt.target) if isinstance(n, gast.Name)}
+
+    def _solve_loop(self, stmt: Any, names: list[str], env0: dict, one_pass: Callable, regions: int,
+                    static_check: bool = False) -> tuple[dict, tuple]:
+        """Carried values to a fixpoint: widen until a pass changes nothing."""
+        state = {n: self._abstract(env0.get(n, UNBOUND)) for n in names}
+        self.loop_depth += 1
+        try:
+            for iteration in range(_MAX_FIXPOINT):
+                regs = tuple(Region() for _ in range(regions))
+                env = one_pass(state, *regs)
+                if static_check and iteration == 0 and not any(True for r in regs for _ in walk_ops(r)) \
+                        and not any(isinstance(x, _Traced) for n in names for x in _flatten(state[n])[0]):
+                    raise _StaticLoop()
+                new = {n: self._widen(stmt, n, state[n], env.get(n, UNBOUND)) for n in names}
+                if all(_same_template(new[n], state[n]) for n in names):
+                    self._yield_carried(stmt, names, state, env, regs[-1])
+                    return state, regs
+                state = new
+        finally:
+            self.loop_depth -= 1
+        raise self.graph_break(FallbackCode.LOOP_CARRIED_CHANGE, stmt, "loop-carried values did not settle on one type", "loop")
+
+    def _yield_carried(self, stmt: Any, names: list[str], state: dict, env: dict, body: Region) -> None:
+        live = [n for n in names if state[n] is not UNBOUND]
+        templates = [_unwrap(state[n]) for n in live]
+        with self.in_region(body):
+            body.yields = self._coerce_all(stmt, [env[n] for n in live], templates)
+
+    def _abstract(self, value: Any) -> Any:
+        if value is UNBOUND:
+            return UNBOUND
+        leaves, treedef = _flatten(value)
+        return jax.tree_util.tree_unflatten(treedef, [_Traced(x.type) if isinstance(x, Value) else x for x in leaves])
+
+    def _widen(self, stmt: Any, name: str, old: Any, new: Any) -> Any:
+        if new is UNBOUND:
+            if old is UNBOUND:
+                return UNBOUND
+            raise self.graph_break(FallbackCode.LOOP_CARRIED_CHANGE, stmt, f"variable '{name}' is deleted inside the loop", "loop")
+        new_t = self._abstract(new)
+        if old is UNBOUND:
+            return _PlaceholderOf(self._join_or_break(stmt, name, [new_t]))
+        base = old.template if isinstance(old, _PlaceholderOf) else old
+        joined = self._join_or_break(stmt, name, [base, new_t])
+        return _PlaceholderOf(joined) if isinstance(old, _PlaceholderOf) else joined
+
+    def _join_or_break(self, stmt: Any, name: str, values: list) -> Any:
+        try:
+            return self._join_trees(values)
+        except _JoinError as e:
+            raise self.graph_break(FallbackCode.LOOP_CARRIED_CHANGE, stmt, f"loop-carried variable '{name}': {e}", "loop") from None
+
+    def _materialize(self, names: list[str], state: dict, region: Region) -> None:
+        for n in names:
+            template = state[n]
+            if template is UNBOUND:
+                self.frame.env.pop(n, None)
+                continue
+            if isinstance(template, _PlaceholderOf):
+                template = template.template
+            leaves, treedef = _flatten(template)
+            filled = []
+            for x in leaves:
+                if isinstance(x, _Traced):
+                    v = Value(x.type, n)
+                    region.args.append(v)
+                    filled.append(v)
+                else:
+                    filled.append(x)
+            self.frame.env[n] = jax.tree_util.tree_unflatten(treedef, filled)
+
+    def _loop_init(self, stmt: Any, names: list[str], state: dict, env0: dict) -> list[Value]:
+        """Convert the entry values to the carried types; yield body results."""
+        init: list[Value] = []
+        for n in names:
+            template = state[n]
+            if template is UNBOUND:
+                continue
+            placeholder = isinstance(template, _PlaceholderOf)
+            if placeholder:
+                template = template.template
+                if n in self.frame.unit.ssa.live_out(stmt):
+                    raise self.graph_break(FallbackCode.UNDEFINED_AFTER_LOOP, stmt, f"variable '{n}' is first assigned inside the loop and used after it", "loop")
+            src = _flatten(env0[n])[0] if not placeholder else None
+            for j, t in enumerate(_flatten(template)[0]):
+                if isinstance(t, _Traced):
+                    init.append(self._zeros(t.type, stmt) if placeholder else self.convert(src[j], t.type, stmt))
+        return init
+
+    def _zeros(self, t: ArrayType, node: Any) -> Value:
+        import jax.numpy as jnp
+
+        return self.emit_call(jnp.zeros, (t.shape, t.dtype), {}, node, "zeros")
+
+    def _bind_state(self, names: list[str], state: dict, results: Any) -> None:
+        for n in names:
+            template = state[n]
+            if template is UNBOUND:
+                self.frame.env.pop(n, None)
+                continue
+            if isinstance(template, _PlaceholderOf):
+                template = template.template
+            leaves, treedef = _flatten(template)
+            self.frame.env[n] = jax.tree_util.tree_unflatten(treedef, [next(results) if isinstance(x, _Traced) else x for x in leaves])
+
+
+class _JoinError(Exception):
+    pass
+
+
+class _StaticLoop(Exception):
+    """The loop does no array work: evaluate it at trace time instead."""
+
+
+class _PlaceholderOf:
+    """A carried variable first bound inside the loop (no entry value)."""
+
+    def __init__(self, template: Any):
+        self.template = template
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _PlaceholderOf) and _same_template(self.template, other.template)
+
+
+def _unwrap(template: Any) -> Any:
+    return template.template if isinstance(template, _PlaceholderOf) else template
+
+
+def _same_template(a: Any, b: Any) -> bool:
+    if isinstance(a, _PlaceholderOf) or isinstance(b, _PlaceholderOf):
+        return isinstance(a, _PlaceholderOf) and isinstance(b, _PlaceholderOf) and _same_template(a.template, b.template)
+    if a is UNBOUND or b is UNBOUND:
+        return a is b
+    fa, fb = _flatten(a), _flatten(b)
+    if fa[1] != fb[1]:
+        return False
+    for x, y in zip(fa[0], fb[0]):
+        if isinstance(x, _Traced) or isinstance(y, _Traced):
+            if x != y:
+                return False
+        elif not same_static(x, y):
+            return False
+    return True

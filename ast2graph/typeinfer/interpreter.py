@@ -1,0 +1,692 @@
+"""Type inference by abstract interpretation, emitting the graph IR.
+
+Requires: a ``Unit`` (gast tree, scope, SSA info) and the abstract values of
+one call's arguments (static Python values and IR ``Value`` leaves).
+Produces: a ``Graph`` in SSA form with structured regions, every ``if``/loop
+``Decision`` with its reason, the ``Guard``s on static values read from
+outside, and the ``Capture``s of outside arrays (inputs re-read each call).
+Invariants: static values are computed exactly as eager Python computes them
+(they *are* eager Python, at trace time); every array value has the type
+``jax.eval_shape`` gives its op; a site that cannot be graph raises
+``GraphBreak`` naming its location, never a guess.
+
+The lattice is in ``lattice``; control flow (``if``/``while``/``for``,
+fixpoints of loop-carried values) in ``control``; calls in ``calls``. This
+module holds the state, the emission of ops, expressions and statements.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import operator
+import types
+from typing import Any, Callable, Iterator
+
+import gast
+import jax
+import numpy as np
+
+from ..diagnostics import Loc
+from ..fallback.sites import Decision, FallbackCode, FallbackSite, GraphBreak
+from ..ir.core import ArrayType, CallOp, Region, Value
+from ..resolver import NameKind, qualified_name
+from . import arrays
+from .calls import CallMixin
+from .control import ControlMixin
+from .lattice import is_array, is_static_number
+from .state import (UNBOUND, Capture, ContinueSignal, BreakSignal, Frame, Guard,
+                    Options, ReturnSignal, Unit, builtin_value, unit_of_nested)
+
+_SAFE_STATIC = (bool, int, float, complex, str, bytes, type(None), slice, range,
+                np.ndarray, np.generic, np.dtype, type, type(Ellipsis))
+
+
+def is_value(x: Any) -> bool:
+    return isinstance(x, Value)
+
+
+def tree_flatten(tree: Any):
+    return jax.tree_util.tree_flatten(tree, is_leaf=is_value)
+
+
+def contains_value(tree: Any) -> bool:
+    return any(isinstance(x, Value) for x in tree_flatten(tree)[0])
+
+
+class LocalFunction:
+    """A ``def``/``lambda`` inside a converted function: inlined when called."""
+
+    def __init__(self, node: Any, unit: Unit, frame: Frame, defaults: list, kw_defaults: list):
+        self.node, self.unit, self.frame = node, unit, frame
+        self.defaults, self.kw_defaults = defaults, kw_defaults
+
+    def __repr__(self) -> str:
+        return f"<local function {self.unit.qualname}>"
+
+
+class Specializer(CallMixin, ControlMixin):
+    """Abstract interpreter for one call signature of one segment."""
+
+    def __init__(self, options: Options):
+        self.options = options
+        self.regions: list[Region] = []
+        self.frame: Frame | None = None
+        self.traced_depth = 0
+        self.loop_depth = 0
+        self.inline_depth = 0
+        self.fresh: dict[int, tuple[int, Any]] = {}
+        self.mutations = 0
+        self.decisions: dict[tuple, Decision] = {}
+        self.guards: list[Guard] = []
+        self.guard_keys: set = set()
+        self.captures: list[Capture] = []
+        self.capture_keys: dict = {}
+        self.node_stack: list[Any] = []
+
+    # ----------------------------------------------------------- diagnostics
+    def loc(self, node: Any) -> Loc:
+        return self.frame.unit.loc(node)
+
+    def graph_break(self, code: FallbackCode, node: Any, cause: str, construct: str | None = None) -> GraphBreak:
+        construct = construct or type(node).__name__.lower()
+        return GraphBreak(FallbackSite(code, self.loc(node), construct, cause, loop_depth=self.loop_depth))
+
+    def decide(self, node: Any, construct: str, mode: str, reason: str) -> None:
+        key = (self.loc(node), construct, mode)
+        if key in self.decisions:
+            self.decisions[key].count += 1
+        else:
+            self.decisions[key] = Decision(self.loc(node), construct, mode, reason)
+
+    # ------------------------------------------------------------- emission
+    @property
+    def region(self) -> Region:
+        return self.regions[-1]
+
+    @contextlib.contextmanager
+    def in_region(self, region: Region, traced: bool = True) -> Iterator[None]:
+        self.regions.append(region)
+        self.traced_depth += traced
+        try:
+            yield
+        finally:
+            self.regions.pop()
+            self.traced_depth -= traced
+
+    def emit_call(self, fn: Callable, args: tuple, kwargs: dict, node: Any, name: str = "") -> Any:
+        """Emit ``fn(*args, **kwargs)``; its type comes from ``jax.eval_shape``."""
+        leaves, treedef = tree_flatten((args, kwargs))
+        out_tree, out_leaves = self._abstract_eval(fn, treedef, leaves, node)
+        results = [leaf for leaf in out_leaves if isinstance(leaf, Value)]
+        if results:
+            label = name or qualified_name(fn)
+            self.region.ops.append(CallOp(results, self.loc(node), fn, treedef, leaves, label))
+        return jax.tree_util.tree_unflatten(out_tree, out_leaves)
+
+    def _abstract_eval(self, fn: Callable, treedef: Any, leaves: list, node: Any):
+        positions = [i for i, leaf in enumerate(leaves) if isinstance(leaf, Value)]
+        box: dict[str, Any] = {}
+
+        def run(*arrays_in):
+            filled = list(leaves)
+            for i, a in zip(positions, arrays_in):
+                filled[i] = a
+            args, kwargs = jax.tree_util.tree_unflatten(treedef, filled)
+            out_leaves, out_tree = jax.tree_util.tree_flatten(fn(*args, **kwargs))
+            box["tree"], box["leaves"] = out_tree, out_leaves
+            return [x for x in out_leaves if isinstance(x, jax.Array)]
+
+        try:
+            avals = jax.eval_shape(run, *[leaves[i].type.to_sds() for i in positions])
+        except jax.errors.JAXTypeError as e:  # concretisation, tracer-to-bool, ...
+            raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{qualified_name(fn)} needs a concrete value: {str(e).splitlines()[0]}")
+        except GraphBreak:
+            raise
+        except Exception as e:  # noqa: BLE001 - eager raises it too; run it in Python
+            raise self.graph_break(FallbackCode.TRACE_ERROR, node, f"{qualified_name(fn)} raised {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}")
+        avals = iter(avals)
+        out = []
+        for leaf in box["leaves"]:
+            if isinstance(leaf, jax.Array):
+                out.append(Value(ArrayType.of(next(avals))))
+            elif positions and not isinstance(leaf, _SAFE_STATIC):
+                raise self.graph_break(FallbackCode.OPAQUE_CALL, node, f"{qualified_name(fn)} returned a Python object ({type(leaf).__name__}) built from traced values")
+            else:
+                out.append(leaf)
+        return box["tree"], out
+
+    def as_value(self, x: Any, node: Any) -> Value:
+        """A static number as a graph constant; a Value as itself."""
+        if isinstance(x, Value):
+            return x
+        return self.emit_call(np.asarray if False else _asarray, (x,), {}, node, "asarray")
+
+    def convert(self, x: Any, target: ArrayType, node: Any) -> Value:
+        v = self.as_value(x, node)
+        if v.type == target:
+            return v
+        if v.type.shape != target.shape:
+            raise self.graph_break(FallbackCode.LOOP_CARRIED_CHANGE, node, f"shape {v.type} cannot become {target}")
+        return self.emit_call(arrays.cast, (v, target.dtype), {}, node, "convert")
+
+    # ---------------------------------------------------------------- names
+    def lookup(self, name: str, node: Any, frame: Frame | None = None) -> Any:
+        frame = frame or self.frame
+        if frame.owns(name):
+            value = frame.env.get(name, UNBOUND)
+            if value is UNBOUND:
+                raise self.graph_break(FallbackCode.TRACE_ERROR, node, f"local variable '{name}' is not bound here (eager raises UnboundLocalError)", "name")
+            return value
+        if frame.parent is not None:
+            return self.lookup(name, node, frame.parent)
+        return self._outer_lookup(name, node, frame)
+
+    def _outer_lookup(self, name: str, node: Any, frame: Frame) -> Any:
+        unit = frame.unit
+        if name in unit.closure:
+            cell = unit.closure[name]
+            try:
+                value = cell.cell_contents
+            except ValueError:
+                raise self.graph_break(FallbackCode.TRACE_ERROR, node, f"free variable '{name}' is not bound (eager raises NameError)", "name")
+            return self.external(value, lambda: cell.cell_contents, f"closure variable {name}", ("cell", id(cell)))
+        globs = unit.globals
+        if name in globs:
+            return self.external(globs[name], lambda: globs[name], f"global {name}", ("global", id(globs), name))
+        ok, value = builtin_value(name)
+        if ok:
+            return value
+        raise self.graph_break(FallbackCode.TRACE_ERROR, node, f"name '{name}' is not defined (eager raises NameError)", "name")
+
+    def external(self, value: Any, getter: Callable[[], Any], description: str, key: Any) -> Any:
+        """A value read from outside the arguments: arrays become inputs, the rest is guarded."""
+        if is_array(value):
+            if key not in self.capture_keys:
+                from .lattice import array_type_of
+
+                v = Value(array_type_of(value), description)
+                self.capture_keys[key] = v
+                self.captures.append(Capture(v, getter, description))
+            return self.capture_keys[key]
+        if isinstance(value, types.ModuleType) or key in self.guard_keys:
+            return value
+        self.guard_keys.add(key)
+        self.guards.append(Guard(getter, value, description))
+        return value
+
+    def assign_name(self, name: str, value: Any, node: Any) -> None:
+        frame = self.frame
+        if name in frame.unit.scope.declared_global or name in frame.unit.scope.declared_nonlocal:
+            raise self.graph_break(FallbackCode.MUTATION, node, f"assignment to {'global' if name in frame.unit.scope.declared_global else 'nonlocal'} variable '{name}'")
+        frame.env[name] = value
+
+    # ---------------------------------------------------------- expressions
+    def eval(self, node: Any) -> Any:
+        method = getattr(self, "eval_" + type(node).__name__, None)
+        if method is None:
+            raise self.graph_break(FallbackCode.UNSUPPORTED_SYNTAX, node, f"expression {type(node).__name__} is not supported in a graph")
+        return method(node)
+
+    def eval_Constant(self, node: gast.Constant) -> Any:
+        return node.value
+
+    def eval_Name(self, node: gast.Name) -> Any:
+        return self.lookup(node.id, node)
+
+    def eval_Tuple(self, node: gast.Tuple) -> Any:
+        return tuple(self._elements(node.elts))
+
+    def eval_List(self, node: gast.List) -> Any:
+        return self.mark_fresh(list(self._elements(node.elts)))
+
+    def eval_Set(self, node: gast.Set) -> Any:
+        items = list(self._elements(node.elts))
+        if contains_value(items):
+            raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, "a set of traced arrays needs their hashes")
+        return self.mark_fresh(set(items))
+
+    def eval_Dict(self, node: gast.Dict) -> Any:
+        out: dict = {}
+        for k, v in zip(node.keys, node.values):
+            if k is None:
+                out.update(self.eval(v))
+            else:
+                key = self.eval(k)
+                if isinstance(key, Value):
+                    raise self.graph_break(FallbackCode.CONCRETE_VALUE, k, "a traced array as a dict key")
+                out[key] = self.eval(v)
+        return self.mark_fresh(out)
+
+    def _elements(self, elts: list) -> Iterator[Any]:
+        for e in elts:
+            if isinstance(e, gast.Starred):
+                yield from self.iterate_static(self.eval(e.value), e)
+            else:
+                yield self.eval(e)
+
+    def iterate_static(self, value: Any, node: Any) -> list:
+        """The items of an iterable known at trace time (array rows included)."""
+        if isinstance(value, Value):
+            if not value.type.shape:
+                raise self.graph_break(FallbackCode.TRACE_ERROR, node, "iteration over a 0-d array")
+            n = value.type.shape[0]
+            if n > self.options.max_unroll:
+                raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"unpacking {n} rows of an array")
+            return [self.emit_call(arrays.getitem, (value, k), {}, node, "getitem") for k in range(n)]
+        if isinstance(value, arrays.TracedRange):
+            raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, "a range with a traced bound used outside a for loop")
+        try:
+            return list(value)
+        except Exception as e:  # noqa: BLE001
+            raise self.graph_break(FallbackCode.TRACE_ERROR, node, f"iteration raised {type(e).__name__}: {e}")
+
+    def mark_fresh(self, obj: Any) -> Any:
+        """Objects created during tracing may be mutated at trace time."""
+        self.fresh[id(obj)] = (self.traced_depth, obj)
+        return obj
+
+    def check_mutable(self, obj: Any, node: Any, what: str) -> None:
+        entry = self.fresh.get(id(obj))
+        if entry is None or entry[1] is not obj:
+            raise self.graph_break(FallbackCode.MUTATION, node, f"{what} mutates an object created outside the compiled function")
+        if entry[0] != self.traced_depth:
+            raise self.graph_break(FallbackCode.MUTATION, node, f"{what} mutates a container inside a traced branch or rolled loop")
+        self.mutations += 1
+
+    def eval_BinOp(self, node: gast.BinOp) -> Any:
+        return self.binop(arrays.OPERATORS[type(node.op).__name__], self.eval(node.left), self.eval(node.right), node)
+
+    def binop(self, fn: Callable, left: Any, right: Any, node: Any) -> Any:
+        if isinstance(left, Value) or isinstance(right, Value):
+            return self.emit_call(fn, (left, right), {}, node, fn.__name__)
+        return self.static_call(fn, (left, right), {}, node)
+
+    def static_call(self, fn: Callable, args: tuple, kwargs: dict, node: Any) -> Any:
+        """Eager Python at trace time; an exception is eager's, so it falls back."""
+        try:
+            return fn(*args, **kwargs)
+        except GraphBreak:
+            raise
+        except Exception as e:  # noqa: BLE001
+            raise self.graph_break(FallbackCode.TRACE_ERROR, node, f"{qualified_name(fn)} raised {type(e).__name__}: {e}")
+
+    def eval_UnaryOp(self, node: gast.UnaryOp) -> Any:
+        operand = self.eval(node.operand)
+        if isinstance(node.op, gast.Not):
+            truth = self.truth(operand, node)
+            if isinstance(truth, Value):
+                return self.emit_call(arrays.logical_not, (truth,), {}, node, "not")
+            return not truth
+        fn = arrays.UNARY[type(node.op).__name__]
+        if isinstance(operand, Value):
+            return self.emit_call(fn, (operand,), {}, node, fn.__name__)
+        return self.static_call(fn, (operand,), {}, node)
+
+    def truth(self, value: Any, node: Any) -> Any:
+        """``bool(value)``: a Python bool, or a traced scalar bool ``Value``."""
+        if isinstance(value, Value):
+            if int(np.prod(value.type.shape)) != 1:
+                raise self.graph_break(FallbackCode.TRACE_ERROR, node, f"the truth value of an array of shape {value.type.shape} is ambiguous (eager raises ValueError)")
+            if value.type.shape == () and value.type.dtype == np.dtype(bool):
+                return value
+            return self.emit_call(arrays.truthy, (value,), {}, node, "truthy")
+        if isinstance(value, (LocalFunction,)) or contains_value(value) and not isinstance(value, (tuple, list, dict)):
+            return True
+        return self.static_call(bool, (value,), {}, node)
+
+    def eval_BoolOp(self, node: gast.BoolOp) -> Any:
+        is_and = isinstance(node.op, gast.And)
+        result = self.eval(node.values[0])
+        for i, operand in enumerate(node.values[1:]):
+            truth = self.truth(result, node.values[i])
+            if not isinstance(truth, Value):
+                if truth != is_and:
+                    self.decide(node, "boolop", "static", "left operand known at trace time")
+                    return result
+                result = self.eval(operand)
+                continue
+            other = self.eval(operand)
+            result = self._select_operand(node, truth, other, result, is_and)
+        return result
+
+    def _select_operand(self, node: Any, truth: Value, other: Any, current: Any, is_and: bool) -> Value:
+        """``current and other`` / ``current or other`` with a traced truth value."""
+        from .lattice import abstract_type, join_types
+
+        ta, tb = abstract_type(other), abstract_type(current)
+        joined = join_types(ta, tb) if ta and tb else None
+        if joined is None or ta.dtype != tb.dtype:
+            raise self.graph_break(FallbackCode.BRANCH_MISMATCH, node, "operands of a traced and/or differ in kind, shape or dtype; the result would not be one of them")
+        self.decide(node, "boolop", "select", "traced left operand: both operands computed, one selected")
+        a, b = self.convert(other, joined, node), self.convert(current, joined, node)
+        picked = (a, b) if is_and else (b, a)
+        return self.emit_call(arrays.select, (truth, *picked), {}, node, "select")
+
+    def eval_Compare(self, node: gast.Compare) -> Any:
+        left = self.eval(node.left)
+        result: Any = True
+        for op, comparator in zip(node.ops, node.comparators):
+            right = self.eval(comparator)
+            fn = arrays.COMPARE[type(op).__name__]
+            if isinstance(op, (gast.Is, gast.IsNot)):
+                part = fn(left, right)
+            else:
+                part = self.binop(fn, left, right, node)
+            if result is True:
+                result = part
+            else:
+                result = self._and_values(result, part, node)
+            if not isinstance(result, Value) and not self.truth(result, node):
+                return result
+            left = right
+        return result
+
+    def _and_values(self, a: Any, b: Any, node: Any) -> Any:
+        ta, tb = self.truth(a, node), self.truth(b, node)
+        if not isinstance(ta, Value):
+            return b if ta else a
+        return self.emit_call(jax.numpy.logical_and, (ta, tb), {}, node, "and")
+
+    def eval_IfExp(self, node: gast.IfExp) -> Any:
+        truth = self.truth(self.eval(node.test), node.test)
+        if not isinstance(truth, Value):
+            self.decide(node, "ifexp", "pruned", f"condition is {truth} at trace time")
+            return self.eval(node.body if truth else node.orelse)
+        return self.traced_ifexp(node, truth)
+
+    def eval_Attribute(self, node: gast.Attribute) -> Any:
+        obj = self.eval(node.value)
+        return self.get_attribute(obj, node.attr, node)
+
+    def get_attribute(self, obj: Any, attr: str, node: Any) -> Any:
+        if isinstance(obj, Value):
+            return self._array_attribute(obj, attr, node)
+        if isinstance(obj, arrays.AtIndexed):
+            return arrays.AtMethod(obj.value, obj.index, attr)
+        try:
+            value = getattr(obj, attr)
+        except Exception as e:  # noqa: BLE001
+            raise self.graph_break(FallbackCode.TRACE_ERROR, node, f"attribute {attr!r} raised {type(e).__name__}: {e}")
+        if isinstance(obj, types.ModuleType) or self._is_fresh(obj) or callable(value) and not is_array(value) and isinstance(obj, type):
+            return value
+        return self.external(value, lambda: getattr(obj, attr), f"{type(obj).__name__}.{attr}", ("attr", id(obj), attr))
+
+    def _is_fresh(self, obj: Any) -> bool:
+        entry = self.fresh.get(id(obj))
+        return entry is not None and entry[1] is obj
+
+    def _array_attribute(self, value: Value, attr: str, node: Any) -> Any:
+        t = value.type
+        if attr in arrays.STATIC_ARRAY_ATTRS:
+            return {"shape": t.shape, "dtype": t.dtype, "ndim": len(t.shape), "size": int(np.prod(t.shape))}[attr]
+        if attr == "at":
+            return arrays.AtHelper(value)
+        if callable(getattr(jax.Array, attr, None)):
+            return arrays.ArrayMethod(value, attr)
+        return self.emit_call(arrays.attribute, (value, attr), {}, node, f".{attr}")
+
+    def eval_Subscript(self, node: gast.Subscript) -> Any:
+        obj = self.eval(node.value)
+        idx = self.eval_index(node.slice)
+        if isinstance(obj, arrays.AtHelper):
+            return arrays.AtIndexed(obj.value, idx)
+        if isinstance(obj, Value) or contains_value(idx):
+            return self.emit_call(arrays.getitem, (obj, idx), {}, node, "getitem")
+        value = self.static_call(operator.getitem, (obj, idx), {}, node)
+        if self._is_fresh(obj) or isinstance(obj, (tuple, str, range)) and not is_array(value):
+            return value
+        return self.external(value, lambda: obj[idx], f"{type(obj).__name__}[{idx!r}]", ("item", id(obj), repr(idx)))
+
+    def eval_index(self, node: Any) -> Any:
+        if isinstance(node, gast.Slice):
+            parts = [None if p is None else self.eval(p) for p in (node.lower, node.upper, node.step)]
+            if any(isinstance(p, Value) for p in parts):
+                return arrays.SliceSpec(*parts)
+            return slice(*parts)
+        if isinstance(node, gast.Tuple):
+            return tuple(self.eval_index(e) for e in node.elts)
+        return self.eval(node)
+
+    def eval_Slice(self, node: gast.Slice) -> Any:
+        return self.eval_index(node)
+
+    def eval_Starred(self, node: gast.Starred) -> Any:
+        raise self.graph_break(FallbackCode.UNSUPPORTED_SYNTAX, node, "starred expression outside a call or display")
+
+    def eval_NamedExpr(self, node: gast.NamedExpr) -> Any:
+        value = self.eval(node.value)
+        self.assign(node.target, value, node)
+        return value
+
+    def eval_JoinedStr(self, node: gast.JoinedStr) -> Any:
+        parts = []
+        for v in node.values:
+            if isinstance(v, gast.Constant):
+                parts.append(str(v.value))
+                continue
+            value = self.eval(v.value)
+            if contains_value(value):
+                raise self.graph_break(FallbackCode.CONCRETE_VALUE, v, "formatting a traced array as text")
+            spec = self.eval(v.format_spec) if v.format_spec is not None else ""
+            conv = {-1: lambda x: x, 115: str, 114: repr, 97: ascii}[v.conversion]
+            parts.append(self.static_call(format, (conv(value), spec), {}, v))
+        return "".join(parts)
+
+    def eval_Lambda(self, node: gast.Lambda) -> Any:
+        return self.make_local_function(node)
+
+    def make_local_function(self, node: Any) -> LocalFunction:
+        args = node.args
+        defaults = [self.eval(d) for d in args.defaults]
+        kw_defaults = [None if d is None else self.eval(d) for d in args.kw_defaults]
+        return LocalFunction(node, unit_of_nested(node, self.frame.unit), self.frame, defaults, kw_defaults)
+
+    def eval_ListComp(self, node: Any) -> Any:
+        return self.mark_fresh(self.comprehension(node, lambda f: [f(node.elt)]))
+
+    def eval_GeneratorExp(self, node: Any) -> Any:
+        return self.mark_fresh(self.comprehension(node, lambda f: [f(node.elt)]))
+
+    def eval_SetComp(self, node: Any) -> Any:
+        items = self.comprehension(node, lambda f: [f(node.elt)])
+        if contains_value(items):
+            raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, "a set of traced arrays needs their hashes")
+        return self.mark_fresh(set(items))
+
+    def eval_DictComp(self, node: Any) -> Any:
+        pairs = self.comprehension(node, lambda f: [(f(node.key), f(node.value))])
+        if any(isinstance(k, Value) for k, _ in pairs):
+            raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, "a traced array as a dict key")
+        return self.mark_fresh(dict(pairs))
+
+    def comprehension(self, node: Any, produce: Callable) -> list:
+        """Unrolled evaluation over static iterables, in the comprehension's own scope."""
+        targets: set[str] = set()
+        for gen in node.generators:
+            targets |= {n.id for n in gast.walk(gen.target) if isinstance(n, gast.Name)}
+        outer = self.frame
+        inner = Frame(outer.unit, {}, outer, frozenset(targets))
+        out: list = []
+
+        def loop(i: int) -> None:
+            if i == len(node.generators):
+                out.extend(produce(self.eval))
+                return
+            gen = node.generators[i]
+            iterable = self.eval(gen.iter)
+            for item in self.iterate_static(iterable, gen.iter):
+                self.assign(gen.target, item, gen)
+                if all(self._static_truth(self.eval(c), c) for c in gen.ifs):
+                    loop(i + 1)
+
+        self.frame = inner
+        try:
+            self.decide(node, "comprehension", "unrolled", "comprehension over a static iterable")
+            loop(0)
+        finally:
+            self.frame = outer
+        return out
+
+    def _static_truth(self, value: Any, node: Any) -> bool:
+        truth = self.truth(value, node)
+        if isinstance(truth, Value):
+            raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, "a comprehension filter on a traced value (the result length would depend on data)")
+        return truth
+
+    def eval_Yield(self, node: Any) -> Any:
+        raise self.graph_break(FallbackCode.GENERATOR, node, "yield")
+
+    eval_YieldFrom = eval_Yield
+
+    # -------------------------------------------------------------- targets
+    def assign(self, target: Any, value: Any, node: Any) -> None:
+        if isinstance(target, gast.Name):
+            self.assign_name(target.id, value, target)
+        elif isinstance(target, (gast.Tuple, gast.List)):
+            self._unpack(target, value)
+        elif isinstance(target, gast.Subscript):
+            self._store_subscript(target, value)
+        elif isinstance(target, gast.Attribute):
+            obj = self.eval(target.value)
+            self.check_mutable(obj, target, f"setting attribute {target.attr!r}")
+            self.static_call(setattr, (obj, target.attr, value), {}, target)
+        elif isinstance(target, gast.Starred):
+            self.assign(target.value, value, node)
+        else:
+            raise self.graph_break(FallbackCode.UNSUPPORTED_SYNTAX, target, f"assignment to {type(target).__name__}")
+
+    def _unpack(self, target: Any, value: Any) -> None:
+        items = self.iterate_static(value, target)
+        elts = target.elts
+        star = [i for i, e in enumerate(elts) if isinstance(e, gast.Starred)]
+        if star:
+            s = star[0]
+            after = len(elts) - s - 1
+            if len(items) < len(elts) - 1:
+                raise self.graph_break(FallbackCode.TRACE_ERROR, target, "not enough values to unpack (eager raises ValueError)")
+            middle = self.mark_fresh(list(items[s:len(items) - after]))
+            items = items[:s] + [middle] + items[len(items) - after:]
+        elif len(items) != len(elts):
+            raise self.graph_break(FallbackCode.TRACE_ERROR, target, f"cannot unpack {len(items)} values into {len(elts)} targets (eager raises ValueError)")
+        for e, item in zip(elts, items):
+            self.assign(e, item, target)
+
+    def _store_subscript(self, target: gast.Subscript, value: Any) -> None:
+        obj = self.eval(target.value)
+        idx = self.eval_index(target.slice)
+        if isinstance(obj, Value):
+            raise self.graph_break(FallbackCode.MUTATION, target, "in-place assignment into an array (x[i] = v)")
+        self.check_mutable(obj, target, "item assignment")
+        if contains_value(idx):
+            raise self.graph_break(FallbackCode.CONCRETE_VALUE, target, "a traced index into a Python container")
+        self.static_call(operator.setitem, (obj, idx, value), {}, target)
+
+    # ----------------------------------------------------------- statements
+    def exec_block(self, stmts: list) -> None:
+        for stmt in stmts:
+            self.exec_stmt(stmt)
+
+    def exec_stmt(self, stmt: Any) -> None:
+        method = getattr(self, "exec_" + type(stmt).__name__, None)
+        if method is None:
+            raise self.graph_break(FallbackCode.UNSUPPORTED_SYNTAX, stmt, f"`{type(stmt).__name__.lower()}` statement")
+        method(stmt)
+
+    def exec_Expr(self, stmt: gast.Expr) -> None:
+        self.eval(stmt.value)
+
+    def exec_Pass(self, stmt: Any) -> None:
+        pass
+
+    def exec_Assign(self, stmt: gast.Assign) -> None:
+        value = self.eval(stmt.value)
+        for target in stmt.targets:
+            self.assign(target, value, stmt)
+
+    def exec_AnnAssign(self, stmt: gast.AnnAssign) -> None:
+        if stmt.value is not None:
+            self.assign(stmt.target, self.eval(stmt.value), stmt)
+
+    def exec_AugAssign(self, stmt: gast.AugAssign) -> None:
+        target = stmt.target
+        name = type(stmt.op).__name__
+        if isinstance(target, gast.Name):
+            current = self.lookup(target.id, target)
+            right = self.eval(stmt.value)
+            if isinstance(current, (list, dict, set)):
+                self.check_mutable(current, stmt, f"`{name}=` on a container")
+            fn = arrays.INPLACE_OPERATORS[name]
+            self.assign_name(target.id, self.binop(fn, current, right, stmt), target)
+            return
+        if isinstance(target, gast.Subscript):
+            obj = self.eval(target.value)
+            if isinstance(obj, Value):
+                raise self.graph_break(FallbackCode.MUTATION, target, "in-place update of an array element (x[i] += v)")
+        load = gast.Subscript(value=target.value, slice=target.slice, ctx=gast.Load()) if isinstance(target, gast.Subscript) \
+            else gast.Attribute(value=target.value, attr=target.attr, ctx=gast.Load())
+        gast.copy_location(load, target)
+        current = self.eval(load)
+        new = self.binop(arrays.INPLACE_OPERATORS[name], current, self.eval(stmt.value), stmt)
+        self.assign(target, new, stmt)
+
+    def exec_Return(self, stmt: gast.Return) -> None:
+        value = None if stmt.value is None else self.eval(stmt.value)
+        raise ReturnSignal(stmt, value)
+
+    def exec_Break(self, stmt: Any) -> None:
+        raise BreakSignal(stmt)
+
+    def exec_Continue(self, stmt: Any) -> None:
+        raise ContinueSignal(stmt)
+
+    def exec_Assert(self, stmt: gast.Assert) -> None:
+        truth = self.truth(self.eval(stmt.test), stmt.test)
+        if isinstance(truth, Value):
+            raise self.graph_break(FallbackCode.CONCRETE_VALUE, stmt, "assert on a traced value (eager checks it on every call)")
+        if not truth:
+            raise self.graph_break(FallbackCode.TRACE_ERROR, stmt, "assertion fails (eager raises AssertionError)")
+
+    def exec_FunctionDef(self, stmt: gast.FunctionDef) -> None:
+        if stmt.decorator_list:
+            raise self.graph_break(FallbackCode.UNSUPPORTED_SYNTAX, stmt, "decorated nested function")
+        self.assign_name(stmt.name, self.make_local_function(stmt), stmt)
+
+    def exec_Global(self, stmt: Any) -> None:
+        pass
+
+    def exec_Nonlocal(self, stmt: Any) -> None:
+        pass
+
+    def exec_Import(self, stmt: Any) -> None:
+        import importlib
+
+        for alias in stmt.names:
+            module = self.static_call(importlib.import_module, (alias.name,), {}, stmt)
+            if alias.asname:
+                self.assign_name(alias.asname, module, stmt)
+            else:
+                top = alias.name.split(".")[0]
+                self.assign_name(top, importlib.import_module(top), stmt)
+
+    def exec_ImportFrom(self, stmt: Any) -> None:
+        import importlib
+
+        if stmt.level or any(a.name == "*" for a in stmt.names):
+            raise self.graph_break(FallbackCode.UNSUPPORTED_SYNTAX, stmt, "relative or star import inside a function")
+        module = self.static_call(importlib.import_module, (stmt.module,), {}, stmt)
+        for alias in stmt.names:
+            self.assign_name(alias.asname or alias.name, self.static_call(getattr, (module, alias.name), {}, stmt), stmt)
+
+    def exec_Delete(self, stmt: Any) -> None:
+        for target in stmt.targets:
+            if isinstance(target, gast.Name) and self.frame.owns(target.id) and target.id in self.frame.env:
+                del self.frame.env[target.id]
+            else:
+                raise self.graph_break(FallbackCode.MUTATION, stmt, "`del` of something other than a bound local")
+
+    def exec_Raise(self, stmt: Any) -> None:
+        raise self.graph_break(FallbackCode.TRACE_ERROR, stmt, "raise (eager raises here)", "raise")
+
+
+def _asarray(x: Any) -> Any:
+    return jax.numpy.asarray(x)

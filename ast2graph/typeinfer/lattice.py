@@ -1,0 +1,89 @@
+"""The abstract values of type inference and their join.
+
+Requires: ``ir.core`` for ``Value``/``ArrayType``.
+Produces: the lattice used per call signature::
+
+    Static(python value)  ⊏  Traced(shape, dtype, weak)  ⊏  Opaque
+
+In the interpreter a static value is simply the Python object itself (it is
+known at trace time), a traced value is an IR ``Value`` (an array whose
+contents are known only at run time), and ``Opaque`` is not represented: a
+site that would need it raises ``GraphBreak`` and falls back to Python.
+Containers (tuples, lists, dicts) hold either kind as leaves.
+
+Invariants: ``join`` is commutative and monotone; joining two different static
+numbers widens to an array type (``acc = 0`` then ``acc = acc + x[i]``); a
+shape change or a non-numeric static change has no upper bound below Opaque.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from ..ir.core import ArrayType, Value
+
+_NUMBER_TYPES = (bool, int, float, complex, np.bool_, np.number)
+
+
+def is_array(x: Any) -> bool:
+    """Runtime arrays that become graph inputs (not Python scalars)."""
+    return isinstance(x, (jax.Array, np.ndarray, np.generic))
+
+
+def array_type_of(x: Any) -> ArrayType:
+    """The type JAX gives a runtime array (dtype canonicalised, as jit sees it)."""
+    dtype = jax.dtypes.canonicalize_dtype(np.asarray(x).dtype if isinstance(x, np.generic) else x.dtype)
+    return ArrayType(tuple(np.shape(x)), np.dtype(dtype), bool(getattr(x, "weak_type", False)))
+
+
+def is_static_number(x: Any) -> bool:
+    return isinstance(x, _NUMBER_TYPES) and not isinstance(x, Value)
+
+
+def static_array_type(x: Any) -> ArrayType:
+    """The array type a static Python number takes when it becomes traced."""
+    return ArrayType.of(jax.eval_shape(lambda: jnp.asarray(x)))
+
+
+def join_types(a: ArrayType, b: ArrayType) -> ArrayType | None:
+    """Least upper bound of two array types; None if the shapes differ."""
+    if a == b:
+        return a
+    if a.shape != b.shape:
+        return None
+    out = jax.eval_shape(lambda u, v: jnp.add(u, v), a.to_sds(), b.to_sds())
+    return ArrayType(a.shape, np.dtype(out.dtype), a.weak_type and b.weak_type)
+
+
+def same_static(a: Any, b: Any) -> bool:
+    """Two static values are interchangeable for the graph (same type and value)."""
+    if a is b:
+        return True
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, (bool, int, float, complex, str, bytes)):
+        return a == b or (a != a and b != b)
+    if isinstance(a, (tuple, list)):
+        return len(a) == len(b) and all(same_static(x, y) if not isinstance(x, Value) else x is y for x, y in zip(a, b))
+    return False
+
+
+def abstract_type(x: Any) -> ArrayType | None:
+    """The array type of a leaf if it is (or can widen to) an array."""
+    if isinstance(x, Value):
+        return x.type
+    if is_static_number(x):
+        return static_array_type(x)
+    return None
+
+
+def describe(x: Any) -> str:
+    """Short text of an abstract value for error messages."""
+    if isinstance(x, Value):
+        return str(x.type)
+    text = repr(x)
+    return f"{type(x).__name__} {text if len(text) < 30 else text[:27] + '...'}"

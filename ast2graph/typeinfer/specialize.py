@@ -1,0 +1,112 @@
+"""Entry point of type inference: one segment, one call signature.
+
+Requires: a ``Unit``, the index of the first top-level statement, and the
+runtime values of the variables live there.
+Produces: ``Specialization``: the verified-able ``Graph``, where each graph
+parameter comes from (an input leaf or a capture), the output template, the
+guards and the decisions. Raises ``GraphBreak`` (with ``top_index``, the
+top-level statement that contains the site) when a site cannot be graph.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import jax
+
+from ..fallback.sites import Decision, FallbackCode, FallbackSite, GraphBreak
+from ..ir.core import Graph, Region, Value
+from .interpreter import LocalFunction, Specializer
+from .lattice import array_type_of, is_array
+from .state import Capture, Frame, Guard, Options, ReturnSignal, Unit
+
+
+@dataclass
+class Specialization:
+    graph: Graph
+    arg_positions: list[int]
+    captures: list[Capture]
+    guards: list[Guard]
+    out_treedef: Any
+    out_template: list[Any]
+    returns: bool
+    end: int
+    out_names: list[str] = field(default_factory=list)
+    decisions: list[Decision] = field(default_factory=list)
+
+
+def flatten_inputs(env: dict[str, Any], names: list[str]):
+    """Leaves of the live variables, in a fixed order."""
+    return jax.tree_util.tree_flatten([env[n] for n in names])
+
+
+def specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str], leaves: list, treedef: Any,
+               options: Options) -> Specialization:
+    sp = Specializer(options)
+    params: list[Value] = []
+    positions: list[int] = []
+    abstract = []
+    paths = _leaf_paths(names, treedef, len(leaves))
+    for i, leaf in enumerate(leaves):
+        if is_array(leaf):
+            v = Value(array_type_of(leaf), paths[i])
+            params.append(v)
+            positions.append(i)
+            abstract.append(v)
+        else:
+            abstract.append(leaf)
+    values = jax.tree_util.tree_unflatten(treedef, abstract)
+    body = Region()
+    sp.regions.append(body)
+    sp.frame = Frame(unit, dict(zip(names, values)))
+    returns, out, end = False, None, stop
+    for k in range(start, stop):
+        try:
+            sp.exec_stmt(stmts[k])
+        except GraphBreak as e:
+            e.top_index = k  # type: ignore[attr-defined]
+            raise
+        except ReturnSignal as r:
+            returns, out, end = True, r.value, k + 1
+            break
+    out_names: list[str] = []
+    if not returns:
+        out_names = _segment_outputs(unit, stmts, start, end, sp.frame.env)
+        out = {n: sp.frame.env[n] for n in out_names}
+    out_leaves, out_treedef = jax.tree_util.tree_flatten(out, is_leaf=lambda x: isinstance(x, Value))
+    for leaf in out_leaves:
+        if isinstance(leaf, LocalFunction):
+            site = FallbackSite(FallbackCode.OPAQUE_CALL, unit.loc(stmts[max(end - 1, start)]), "function",
+                                "a nested function escapes the compiled segment")
+            err = GraphBreak(site)
+            err.top_index = max(end - 1, start)  # type: ignore[attr-defined]
+            raise err
+    body.yields = [x for x in out_leaves if isinstance(x, Value)]
+    capture_values = [c.value for c in sp.captures]
+    graph = Graph(unit.qualname, params + capture_values, [v.hint for v in params] + [c.description for c in sp.captures],
+                  body, unit.loc(unit.tree))
+    return Specialization(graph, positions, sp.captures, sp.guards, out_treedef, out_leaves, returns, end,
+                          out_names, list(sp.decisions.values()))
+
+
+def _segment_outputs(unit: Unit, stmts: list, start: int, end: int, env: dict) -> list[str]:
+    if end >= len(stmts):
+        return []
+    assigned: set[str] = set()
+    for s in stmts[start:end]:
+        assigned |= unit.ssa.assigned(s)
+    live = unit.ssa.live_in(stmts[end])
+    return sorted(n for n in assigned & live if n in env)
+
+
+def _leaf_paths(names: list[str], treedef: Any, n: int) -> list[str]:
+    try:
+        dummy = jax.tree_util.tree_unflatten(treedef, list(range(n)))
+        paths = [""] * n
+        for name, sub in zip(names, dummy):
+            for path, idx in jax.tree_util.tree_flatten_with_path(sub)[0]:
+                paths[idx] = name + "".join(str(p) for p in path)
+        return paths
+    except Exception:  # noqa: BLE001 - names are only for printing
+        return [f"arg{i}" for i in range(n)]

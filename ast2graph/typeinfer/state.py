@@ -1,0 +1,165 @@
+"""Interpreter state: function units, frames, options, control signals.
+
+Requires: ``parser``, ``resolver``, ``ssa``.
+Produces: ``Unit`` (a function's tree with its scope and SSA info, cached per
+code object or per nested def node), ``Frame`` (the environment of one
+function activation during specialisation), ``Options`` and the control
+signals ``ReturnSignal``/``BreakSignal``/``ContinueSignal``.
+"""
+
+from __future__ import annotations
+
+import builtins
+import types
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import gast
+
+from ..diagnostics import Loc
+from ..parser import ParsedFunction, parse_function
+from ..resolver import NameKind, Scope, scope_of
+from ..ssa import SSAInfo, analyze
+
+
+@dataclass(frozen=True)
+class Options:
+    full_graph: bool = False
+    unroll_limit: int = 16          # static trip counts up to this unroll
+    max_unroll: int = 512            # beyond this a loop that cannot roll falls back
+    static_iteration_limit: int = 100_000
+    max_inline_depth: int = 32
+
+
+@dataclass(eq=False)
+class Unit:
+    """A function body ready to specialise: syntax-level facts only."""
+
+    tree: gast.FunctionDef
+    ssa: SSAInfo
+    scope: Scope
+    filename: str
+    qualname: str
+    globals: dict
+    closure: dict[str, types.CellType] = field(default_factory=dict)
+    parsed: ParsedFunction | None = None
+
+    def loc(self, node: Any) -> Loc:
+        line = getattr(node, "lineno", None) or getattr(self.tree, "lineno", 0)
+        return Loc(self.filename, line, getattr(node, "col_offset", 0) or 0, self.qualname)
+
+
+_NESTED_UNITS: dict[int, tuple[Any, Unit]] = {}
+
+
+def unit_of_function(fn: types.FunctionType) -> Unit:
+    parsed = parse_function(fn)
+    key = id(parsed.tree)
+    cached = _NESTED_UNITS.get(key)
+    if cached is None or cached[0] is not parsed.tree:
+        ssa = analyze(parsed.tree)
+        scope = scope_of(parsed.tree, fn.__code__.co_freevars)
+        cached = (parsed.tree, Unit(parsed.tree, ssa, scope, parsed.filename, parsed.qualname, parsed.globals))
+        _NESTED_UNITS[key] = cached
+    base = cached[1]
+    return Unit(base.tree, base.ssa, base.scope, base.filename, parsed.qualname, parsed.globals, parsed.closure, parsed)
+
+
+def unit_of_nested(node: Any, outer: Unit) -> Unit:
+    """A nested ``def`` or ``lambda`` (normalised to a def) inside ``outer``."""
+    cached = _NESTED_UNITS.get(id(node))
+    if cached is None or cached[0] is not node:
+        tree = node
+        if isinstance(node, gast.Lambda):
+            tree = gast.FunctionDef(name="<lambda>", args=node.args, body=[gast.Return(value=node.body)],
+                                    decorator_list=[], returns=None, type_comment=None, type_params=[])
+            gast.copy_location(tree, node)
+            gast.copy_location(tree.body[0], node.body)
+        unit = Unit(tree, analyze(tree), scope_of(tree), outer.filename,
+                    f"{outer.qualname}.<locals>.{getattr(tree, 'name', '<lambda>')}", outer.globals)
+        cached = (node, unit)
+        _NESTED_UNITS[id(node)] = cached
+    return cached[1]
+
+
+class Unbound:
+    """Marker of a variable with no value on some path."""
+
+    def __repr__(self) -> str:
+        return "<unbound>"
+
+
+UNBOUND = Unbound()
+
+
+class Frame:
+    """One function activation: its unit, environment, and lexical parent."""
+
+    def __init__(self, unit: Unit, env: dict[str, Any], parent: "Frame | None" = None,
+                 local_names: frozenset[str] | None = None):
+        self.unit = unit
+        self.env = env
+        self.parent = parent
+        # A comprehension frame owns only its targets; a nested def its params and locals.
+        self.local_names = local_names if local_names is not None else (
+            frozenset(unit.scope.params) | unit.scope.locals)
+
+    def owns(self, name: str) -> bool:
+        return name in self.local_names
+
+    def kind(self, name: str) -> NameKind:
+        return self.unit.scope.kind(name)
+
+
+def builtin_value(name: str) -> tuple[bool, Any]:
+    if hasattr(builtins, name):
+        return True, getattr(builtins, name)
+    return False, None
+
+
+class ControlSignal(Exception):
+    def __init__(self, node: Any):
+        super().__init__()
+        self.node = node
+
+
+class ReturnSignal(ControlSignal):
+    def __init__(self, node: Any, value: Any):
+        super().__init__(node)
+        self.value = value
+
+
+class BreakSignal(ControlSignal):
+    pass
+
+
+class ContinueSignal(ControlSignal):
+    pass
+
+
+@dataclass
+class Capture:
+    """An array read from outside the arguments: a graph input re-read per call."""
+
+    value: Any
+    getter: Callable[[], Any]
+    description: str
+
+
+@dataclass
+class Guard:
+    """A static value the graph depends on: re-checked before every call."""
+
+    getter: Callable[[], Any]
+    expected: Any
+    description: str
+
+    def holds(self) -> bool:
+        try:
+            now = self.getter()
+        except Exception:  # noqa: BLE001 - a vanished value fails the guard
+            return False
+        if now is self.expected:
+            return True
+        simple = (bool, int, float, complex, str, bytes, type(None))
+        return type(now) is type(self.expected) and isinstance(now, simple) and now == self.expected
