@@ -165,6 +165,12 @@ class StaticFunction:
             raise FullGraphError(f"full_graph=True but {getattr(fn, '__qualname__', fn)!r} cannot be converted: {error}", getattr(error, "loc", None))
         warnings.warn(f"ast2graph: {getattr(fn, '__qualname__', fn)!r} runs eagerly: {error}", stacklevel=3)
 
+    @property
+    def name(self) -> str:
+        if self._unit is not None:
+            return self._unit.qualname
+        return getattr(self._fn, "__qualname__", type(self._fn).__name__)
+
     # ----------------------------------------------------------------- calls
     def __get__(self, obj: Any, objtype: Any = None) -> Any:
         if obj is None:
@@ -277,7 +283,7 @@ class Explanation:
 
     def __str__(self) -> str:
         fn = self.function
-        lines = [f"ast2graph explain: {getattr(fn, '__qualname__', fn)}",
+        lines = [f"ast2graph explain: {fn.name}",
                  f"  graphs run: {self.graph_count}; interpreted statements: {len(self.fallback_sites)}; "
                  f"newly compiled segments: {len(self.record.compiled)}; recompiles so far: {fn.recompiles}; "
                  f"conversion time: {self.conversion_seconds * 1e3:.1f} ms"]

@@ -81,7 +81,9 @@ class _Emitter:
         """Source text rebuilding a (possibly nested) leaf structure."""
         if isinstance(x, Value):
             return self.ref(x)
-        if x is None or isinstance(x, (bool, int, float, str)) and len(repr(x)) < 30:
+        if x is None or type(x) in (bool, int, str) and len(repr(x)) < 30:
+            return repr(x)
+        if type(x) is float and x == x and abs(x) != float("inf"):
             return repr(x)
         if type(x) is tuple:
             return "(" + "".join(self.tree(e) + ", " for e in x) + ")"

@@ -161,5 +161,7 @@ class Guard:
             return False
         if now is self.expected:
             return True
+        if isinstance(now, types.MethodType) and isinstance(self.expected, types.MethodType):
+            return now.__func__ is self.expected.__func__ and now.__self__ is self.expected.__self__
         simple = (bool, int, float, complex, str, bytes, type(None))
         return type(now) is type(self.expected) and isinstance(now, simple) and now == self.expected

@@ -1,0 +1,78 @@
+"""The one conversion-test helper: run eager, run converted, compare everything.
+
+``check(fn, *args)`` runs ``fn`` eagerly and ``to_static(fn)`` on copies of the
+same arguments and compares: the returned values (structure, and values within
+a float tolerance), what was printed, the exception type and message if eager
+raised, and the arguments afterwards (mutations). With ``full_graph=True`` any
+fallback fails the test; ``graphs=`` asserts how many compiled segments ran.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import io
+from typing import Any, Callable
+
+import jax
+import numpy as np
+
+from ast2graph import explain, to_static
+
+
+def _run(fn: Callable, args: tuple, kwargs: dict) -> tuple[Any, BaseException | None, str]:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        try:
+            return fn(*args, **kwargs), None, out.getvalue()
+        except Exception as e:  # noqa: BLE001
+            return None, e, out.getvalue()
+
+
+def assert_same(eager: Any, converted: Any, rtol: float = 1e-5, atol: float = 1e-6) -> None:
+    le, te = jax.tree_util.tree_flatten(eager)
+    lc, tc = jax.tree_util.tree_flatten(converted)
+    assert te == tc, f"structure differs: eager {te} vs converted {tc}"
+    for a, b in zip(le, lc):
+        if isinstance(a, (jax.Array, np.ndarray, np.generic)) or isinstance(b, (jax.Array, np.ndarray, np.generic)):
+            a, b = np.asarray(a), np.asarray(b)
+            assert a.shape == b.shape, f"shape differs: {a.shape} vs {b.shape}"
+            assert a.dtype == b.dtype or np.can_cast(a.dtype, b.dtype) or np.can_cast(b.dtype, a.dtype), (a.dtype, b.dtype)
+            np.testing.assert_allclose(b, a, rtol=rtol, atol=atol)
+        else:
+            assert type(a) is type(b) or isinstance(a, (int, float, bool)), f"type differs: {type(a)} vs {type(b)}"
+            assert a == b or (a != a and b != b), f"value differs: {a!r} vs {b!r}"
+
+
+def check(fn: Callable, *args: Any, full_graph: bool = True, graphs: int | None = None,
+          rtol: float = 1e-5, atol: float = 1e-6, kwargs: dict | None = None, **options: Any):
+    """Eager vs converted on the same inputs; returns the explanation."""
+    kwargs = kwargs or {}
+    eager_args, conv_args = copy.deepcopy((args, kwargs)), copy.deepcopy((args, kwargs))
+    expected, eager_exc, eager_out = _run(fn, *eager_args)
+    static = to_static(fn, full_graph=full_graph, **options)
+    box: dict = {}
+
+    def call(*a, **k):
+        box["explanation"] = e = explain(static)(*a, **k)
+        return e.result
+
+    got, conv_exc, conv_out = _run(call, *conv_args)
+    if eager_exc is not None:
+        assert conv_exc is not None, f"eager raised {eager_exc!r}, converted returned {got!r}"
+        assert type(conv_exc) is type(eager_exc), f"eager raised {eager_exc!r}, converted raised {conv_exc!r}"
+        assert str(conv_exc) == str(eager_exc)
+    else:
+        assert conv_exc is None, f"converted raised {conv_exc!r}, eager returned {expected!r}"
+        assert_same(expected, got, rtol, atol)
+    assert conv_out == eager_out, f"printed output differs:\neager: {eager_out!r}\nconverted: {conv_out!r}"
+    assert_same(eager_args, conv_args, rtol, atol)
+    explanation = box.get("explanation")
+    if graphs is not None and explanation is not None:
+        assert explanation.graph_count == graphs, str(explanation)
+    return explanation
+
+
+def modes(explanation) -> list[tuple[str, str]]:
+    """(construct, mode) of every decision, in order."""
+    return [(d.construct, d.mode) for d in explanation.decisions]
