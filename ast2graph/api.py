@@ -216,7 +216,7 @@ class StaticFunction:
             spec = specialize(self._unit, self._stmts, i, len(self._stmts), names, leaves, treedef, self._options)
         except GraphBreak as e:
             if self._options.full_graph:
-                raise FullGraphError(f"full_graph=True but this site would fall back to Python:\n{e.site.format()}", e.site.loc) from None
+                raise FullGraphError(f"full_graph=True but this site would fall back to Python:\n{e.site.format()}") from None
             k = e.top_index  # type: ignore[attr-defined]
             if k == i:
                 node = self._interpreted.setdefault(i, InterpretedNode(self._unit, self._stmts[i]))

@@ -136,8 +136,8 @@ def int_vs_array(x):
     if x.sum() > 0:
         y = 0
     else:
-        y = x * 2
-    return y + 1
+        y = x.sum() * 2
+    return x + y
 
 
 @pytest.mark.parametrize("x", [X, NEG], ids=["int", "array"])
@@ -146,12 +146,27 @@ def test_python_int_and_array_joined(x):
     assert ("if", "lax.cond") in modes(e)
 
 
+def int_vs_vector(x):
+    if x.sum() > 0:
+        y = 0
+    else:
+        y = x * 2
+    return x + y
+
+
+@pytest.mark.parametrize("x", [X, NEG], ids=["int", "array"])
+def test_python_int_and_vector_falls_back(x):
+    # a 0-d Python int and an f32[3] cannot be one cond result: the if runs in Python
+    e = check(int_vs_vector, x, full_graph=False)
+    assert [s.code.code for s in e.fallback_sites] == ["A2G004"]
+
+
 def int_vs_float(x):
     if x.sum() > 0:
         y = jnp.arange(3)
     else:
         y = x
-    return y
+    return y * 0.5 + x
 
 
 @pytest.mark.parametrize("x", [X, NEG], ids=["int", "float"])

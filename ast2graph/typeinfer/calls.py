@@ -194,6 +194,8 @@ def _is_generator(tree: Any) -> bool:
 
 
 def _signature_of_local(fn: Any) -> inspect.Signature:
+    from .interpreter import NO_DEFAULT
+
     a = fn.node.args
     params = []
     positional = list(a.posonlyargs) + list(a.args)
@@ -205,7 +207,7 @@ def _signature_of_local(fn: Any) -> inspect.Signature:
     if a.vararg is not None:
         params.append(inspect.Parameter(a.vararg.id, inspect.Parameter.VAR_POSITIONAL))
     for p, d in zip(a.kwonlyargs, fn.kw_defaults):
-        params.append(inspect.Parameter(p.id, inspect.Parameter.KEYWORD_ONLY, default=inspect.Parameter.empty if d is None else d))
+        params.append(inspect.Parameter(p.id, inspect.Parameter.KEYWORD_ONLY, default=inspect.Parameter.empty if d is NO_DEFAULT else d))
     if a.kwarg is not None:
         params.append(inspect.Parameter(a.kwarg.id, inspect.Parameter.VAR_KEYWORD))
     return inspect.Signature(params)

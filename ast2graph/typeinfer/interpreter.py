@@ -41,6 +41,9 @@ _SAFE_STATIC = (bool, int, float, complex, str, bytes, type(None), slice, range,
                 np.ndarray, np.generic, np.dtype, type, type(Ellipsis))
 
 
+NO_DEFAULT = object()
+
+
 def is_value(x: Any) -> bool:
     return isinstance(x, Value)
 
@@ -478,7 +481,7 @@ class Specializer(CallMixin, ControlMixin):
     def make_local_function(self, node: Any) -> LocalFunction:
         args = node.args
         defaults = [self.eval(d) for d in args.defaults]
-        kw_defaults = [None if d is None else self.eval(d) for d in args.kw_defaults]
+        kw_defaults = [NO_DEFAULT if d is None else self.eval(d) for d in args.kw_defaults]
         return LocalFunction(node, unit_of_nested(node, self.frame.unit), self.frame, defaults, kw_defaults)
 
     def eval_ListComp(self, node: Any) -> Any:

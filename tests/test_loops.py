@@ -1,0 +1,454 @@
+"""Loops: for over ranges/arrays/lists, while, carried values, else, break."""
+
+import jax.numpy as jnp
+import pytest
+
+from helpers import check, modes
+
+X = jnp.arange(3.0)
+WS = [jnp.eye(3), 2 * jnp.eye(3), jnp.ones((3, 3)) / 3]
+
+
+def for_modes(e):
+    return [m for c, m in modes(e) if c == "for"]
+
+
+def while_modes(e):
+    return [m for c, m in modes(e) if c == "while"]
+
+
+# ----------------------------------------------------------- range, static n
+def sum_range(x, n):
+    acc = x
+    for i in range(n):
+        acc = acc * 0.5 + i
+    return acc
+
+
+@pytest.mark.parametrize("n", [0, 1, 5])
+def test_static_range_unrolled(n):
+    e = check(sum_range, X, n, graphs=1)
+    assert for_modes(e) == ["unrolled"]
+
+
+def test_static_range_rolled_fori():
+    e = check(sum_range, X, 40, graphs=1)
+    assert for_modes(e) == ["lax.fori_loop"]
+
+
+def range_start_stop_step(x, start, stop, step):
+    acc = x
+    for i in range(start, stop, step):
+        acc = acc + i * x
+    return acc
+
+
+@pytest.mark.parametrize("args", [(2, 7, 1), (1, 10, 3), (5, 0, -1), (10, -3, -2), (3, 3, 1), (5, 6, 1)])
+def test_range_start_stop_step_unrolled(args):
+    e = check(range_start_stop_step, X, *args, graphs=1)
+    assert for_modes(e) == ["unrolled"]
+
+
+@pytest.mark.parametrize("args", [(3, 60, 1), (100, 10, -2), (50, -20, -3)])
+def test_range_start_stop_step_rolled(args):
+    e = check(range_start_stop_step, X, *args, graphs=1)
+    assert for_modes(e) == ["lax.fori_loop"]
+
+
+def loop_var_after(x, n):
+    i = -1
+    for i in range(n):
+        x = x + 1.0
+    return x, i
+
+
+@pytest.mark.parametrize("n", [0, 1, 4, 30])
+def test_loop_variable_used_after_static_range(n):
+    check(loop_var_after, X, n, graphs=1)
+
+
+def loop_var_after_step(x):
+    for j in range(50, 3, -7):
+        x = x + j
+    return x * j
+
+
+def test_loop_variable_after_rolled_negative_step():
+    e = check(loop_var_after_step, X, graphs=1, unroll_limit=2)
+    assert for_modes(e) == ["lax.fori_loop"]
+
+
+# ------------------------------------------------------------ traced bound
+def traced_bound(x, n):
+    acc = x
+    for i in range(n):
+        acc = acc + i
+    return acc
+
+
+@pytest.mark.parametrize("n", [0, 1, 7])
+def test_range_of_traced_int_array(n):
+    # eager: range() accepts a 0-d int array through __index__
+    e = check(traced_bound, X, jnp.int32(n), graphs=1)
+    assert for_modes(e) == ["lax.fori_loop"]
+
+
+def traced_start_step(x, a, b):
+    acc = x
+    for i in range(a, b, 2):
+        acc = acc * 0.5 + i
+    return acc
+
+
+@pytest.mark.parametrize("a,b", [(0, 0), (1, 2), (1, 9), (9, 1)])
+def test_range_traced_start_stop(a, b):
+    e = check(traced_start_step, X, jnp.int32(a), jnp.int32(b), graphs=1)
+    assert for_modes(e) == ["lax.fori_loop"]
+
+
+# ----------------------------------------------------------- rows of arrays
+def over_rows(m):
+    acc = jnp.zeros(m.shape[1:])
+    for row in m:
+        acc = acc * 0.9 + row
+    return acc
+
+
+def test_for_over_rows_small_unrolled():
+    e = check(over_rows, jnp.arange(12.0).reshape(4, 3), graphs=1)
+    assert for_modes(e) == ["unrolled"]
+
+
+def test_for_over_rows_large_scan():
+    e = check(over_rows, jnp.arange(120.0).reshape(40, 3) / 40, graphs=1)
+    assert for_modes(e) == ["lax.scan"]
+
+
+def rows_last(m):
+    total = 0.0
+    for r in m:
+        total = total + r.sum()
+    return total, r
+
+
+def test_scan_row_used_after_loop():
+    e = check(rows_last, jnp.arange(60.0).reshape(20, 3), graphs=1)
+    assert for_modes(e) == ["lax.scan"]
+
+
+# -------------------------------------------------------------- python lists
+def over_weights(x, ws):
+    for w in ws:
+        x = jnp.tanh(w @ x)
+    return x
+
+
+def test_for_over_list_of_weights_unrolled():
+    e = check(over_weights, X, WS, graphs=1)
+    assert for_modes(e) == ["unrolled"]
+
+
+def enumerate_zip(x, ws, scales):
+    out = []
+    for k, (w, s) in enumerate(zip(ws, scales)):
+        out.append(w @ x * s + k)
+    return out
+
+
+def test_enumerate_zip_unrolled():
+    e = check(enumerate_zip, X, WS, (1.0, 2.0, 3.0), graphs=1)
+    assert for_modes(e) == ["unrolled"]
+
+
+# --------------------------------------------------------------- nested loops
+def nested(x):
+    acc = jnp.zeros_like(x)
+    for i in range(3):
+        for j in range(4):
+            if x.sum() > i * j:
+                acc = acc + x * j
+            else:
+                acc = acc - i
+    return acc
+
+
+@pytest.mark.parametrize("x", [X, -X, X * 3])
+def test_nested_loops_with_traced_if(x):
+    e = check(nested, x, graphs=1)
+    assert "lax.cond" in [m for c, m in modes(e) if c == "if"]
+
+
+def nested_rolled(x):
+    acc = x
+    for i in range(20):
+        for j in range(3):
+            if acc.sum() > 10:
+                acc = acc * 0.5
+            else:
+                acc = acc + j
+    return acc
+
+
+def test_nested_rolled_outer_with_unrolled_inner():
+    e = check(nested_rolled, X, graphs=1)
+    assert "lax.fori_loop" in for_modes(e)
+    assert ("if", "lax.cond") in modes(e)
+
+
+def nested_static_if(x, n):
+    for i in range(n):
+        if i % 2 == 0:
+            x = x + i
+        else:
+            x = x * 2
+    return x
+
+
+def test_static_if_in_unrolled_loop():
+    e = check(nested_static_if, X, 5, graphs=1)
+    assert ("if", "pruned") in modes(e)
+
+
+# ---------------------------------------------------------------------- while
+def newton_sqrt(a):
+    x = a
+    while jnp.abs(x * x - a).max() > 1e-3:
+        x = 0.5 * (x + a / x)
+    return x
+
+
+@pytest.mark.parametrize("a", [jnp.array([1.0, 4.0, 9.0]), jnp.array([2.0, 100.0, 0.5])])
+def test_while_traced_newton(a):
+    e = check(newton_sqrt, a, graphs=1)
+    assert while_modes(e) == ["lax.while_loop"]
+
+
+def halve(x):
+    n = 0
+    while x.max() > 1.0:
+        x = x / 2
+        n = n + 1
+    return x, n
+
+
+@pytest.mark.parametrize("x", [X * 0.1, X, X * 100], ids=["zero-trips", "one-trip", "many"])
+def test_while_traced_halving(x):
+    e = check(halve, x, graphs=1)
+    assert while_modes(e) == ["lax.while_loop"]
+
+
+def counter_while(x, n):
+    i = 0
+    while i < n:
+        x = x + i
+        i += 1
+    return x, i
+
+
+@pytest.mark.parametrize("n", [0, 1, 4])
+def test_while_static_counter(n):
+    e = check(counter_while, X, n, graphs=1)
+    assert while_modes(e) == (["static"] if n == 0 else ["unrolled"])
+
+
+def pure_python_while(x, n):
+    k = 1
+    while k < n:
+        k *= 2
+    return x * k
+
+
+def test_while_static_pure_python():
+    e = check(pure_python_while, X, 100, graphs=1)
+    assert while_modes(e) == ["static"]
+
+
+def counter_then_traced(x):
+    i = 0
+    while i < 3 or x.sum() < 100:
+        x = x + 10.0
+        i = i + 1
+    return x
+
+
+def test_while_static_then_traced():
+    e = check(counter_then_traced, X, graphs=1)
+    assert set(while_modes(e)) <= {"peeled", "lax.while_loop"}
+    assert "lax.while_loop" in while_modes(e)
+
+
+# --------------------------------------------------------------- carried values
+def widen(x, n):
+    acc = 0
+    for i in range(n):
+        acc = acc + x * i
+    return acc
+
+
+@pytest.mark.parametrize("n", [0, 3, 30])
+def test_carried_python_int_widens_to_array(n):
+    e = check(widen, X, n, graphs=1)
+    if n == 30:
+        assert for_modes(e) == ["lax.fori_loop"]
+
+
+def widen_while(x):
+    acc = 0
+    while x.sum() < 50:
+        x = x * 2 + 1
+        acc = acc + x.sum()
+    return acc + 1.0
+
+
+def test_carried_widening_in_while():
+    check(widen_while, X, graphs=1)
+
+
+def carried_tuple(x, n):
+    state = (x, jnp.float32(0.0))
+    for i in range(n):
+        a, b = state
+        state = (a * 0.5, b + a.sum())
+    return state
+
+
+@pytest.mark.parametrize("n", [2, 25])
+def test_loop_carried_tuple(n):
+    check(carried_tuple, X, n, graphs=1)
+
+
+def carried_dict(x):
+    d = {"a": x, "b": 0.0}
+    for i in range(20):
+        d = {"a": d["a"] + 1.0, "b": d["b"] + d["a"].sum()}
+    return d
+
+
+def test_loop_carried_dict():
+    e = check(carried_dict, X, graphs=1)
+    assert for_modes(e) == ["lax.fori_loop"]
+
+
+def carried_static_constant(x):
+    k = 2.0
+    for i in range(30):
+        x = x * k - 1.0
+    return x, k
+
+
+def test_unchanged_static_value_in_rolled_loop():
+    check(carried_static_constant, jnp.ones(3) * 0.5, graphs=1)
+
+
+# ----------------------------------------------------------------- else clauses
+def for_else(x, n):
+    for i in range(n):
+        x = x + 1.0
+    else:
+        x = x * 10.0
+    return x
+
+
+@pytest.mark.parametrize("n", [0, 2, 30])
+def test_for_else_without_break(n):
+    check(for_else, X, n, graphs=1)
+
+
+def while_else(x):
+    while x.sum() < 20:
+        x = x + 1.0
+    else:
+        x = -x
+    return x
+
+
+@pytest.mark.parametrize("x", [X, X * 10])
+def test_while_else_without_break(x):
+    e = check(while_else, x, graphs=1)
+    assert while_modes(e) == ["lax.while_loop"]
+
+
+# ------------------------------------------------------------------------ break
+def static_break(x, n):
+    for i in range(10):
+        if i >= n:
+            break
+        x = x + i
+    else:
+        x = x * 100
+    return x
+
+
+@pytest.mark.parametrize("n", [0, 3, 20])
+def test_break_on_static_condition(n):
+    e = check(static_break, X, n, graphs=1)
+    assert for_modes(e) == ["unrolled"]
+
+
+def static_continue(x):
+    for i in range(6):
+        if i % 2:
+            continue
+        x = x * 2 + i
+    return x
+
+
+def test_continue_on_static_condition():
+    check(static_continue, X, graphs=1)
+
+
+def while_true_break(x):
+    i = 0
+    while True:
+        x = x + i
+        i += 1
+        if i == 4:
+            break
+    return x
+
+
+def test_while_true_static_break():
+    check(while_true_break, X, graphs=1)
+
+
+# ------------------------------------------------------------- unroll_limit
+def twelve(x):
+    for i in range(12):
+        x = x * 0.9 + i
+    return x
+
+
+def test_unroll_limit_option_changes_decision():
+    e = check(twelve, X, graphs=1)
+    assert for_modes(e) == ["unrolled"]
+    e = check(twelve, X, graphs=1, unroll_limit=4)
+    assert for_modes(e) == ["lax.fori_loop"]
+
+
+def test_unroll_limit_for_rows():
+    m = jnp.arange(15.0).reshape(5, 3)
+    assert for_modes(check(over_rows, m, graphs=1)) == ["unrolled"]
+    assert for_modes(check(over_rows, m, graphs=1, unroll_limit=2)) == ["lax.scan"]
+
+
+def pure_python_for(x):
+    total = 0
+    for i in range(100):
+        total += i * i
+    return x * total
+
+
+def test_pure_python_for_is_static():
+    e = check(pure_python_for, X, graphs=1)
+    assert for_modes(e) == ["static"]
+
+
+def list_append(x):
+    ys = []
+    for i in range(4):
+        ys.append(x * i)
+    return jnp.stack(ys)
+
+
+def test_list_append_in_unrolled_loop():
+    check(list_append, X, graphs=1)
