@@ -32,6 +32,7 @@ from .diagnostics import ConversionError, FullGraphError, NoSourceError
 from .fallback.interpreted import InterpretedNode
 from .fallback.sites import Decision, FallbackCode, FallbackSite, GraphBreak
 from .ir import print_graph, verify
+from .ir.core import Value
 from .lowering import lower_graph
 from .parser import unwrap_callable
 from .typeinfer import Options, Specialization, specialize, unit_of_function
@@ -40,6 +41,9 @@ from .typeinfer.lattice import array_type_of, is_array
 
 def _checks_enabled() -> bool:
     return os.environ.get("AST2GRAPH_CHECKS", "") not in ("", "0")
+
+
+_ARRAY_IMPL = type(jax.numpy.zeros(()))
 
 
 class _Identity:
@@ -58,9 +62,11 @@ class _Identity:
 
 
 def _leaf_key(leaf: Any) -> Any:
+    if type(leaf) is _ARRAY_IMPL:
+        return ("A", leaf.shape, leaf.dtype, leaf.weak_type)
     if is_array(leaf):
         t = array_type_of(leaf)
-        return ("A", t.shape, t.dtype.str, t.weak_type)
+        return ("A", t.shape, t.dtype, t.weak_type)
     if isinstance(leaf, (bool, int, float, complex, str, bytes, type(None))):
         return ("S", type(leaf), leaf)
     try:
@@ -82,6 +88,9 @@ class GraphPlan:
     jitted: Callable[..., Any]
     conversion_seconds: float
 
+    def __post_init__(self) -> None:
+        self.all_arrays_out = all(isinstance(x, Value) for x in self.spec.out_template)
+
     @property
     def end(self) -> int:
         return self.spec.end
@@ -91,11 +100,15 @@ class GraphPlan:
 
     def run(self, env: dict[str, Any], leaves: list) -> tuple[bool, Any]:
         spec = self.spec
-        arrays_in = [leaves[i] for i in spec.arg_positions] + [c.getter() for c in spec.captures]
-        outs = iter(self.jitted(*arrays_in))
-        from .ir.core import Value
-
-        filled = [next(outs) if isinstance(x, Value) else x for x in spec.out_template]
+        arrays_in = [leaves[i] for i in spec.arg_positions]
+        if spec.captures:
+            arrays_in += [c.getter() for c in spec.captures]
+        outs = self.jitted(*arrays_in)
+        if self.all_arrays_out:
+            filled = outs
+        else:
+            it = iter(outs)
+            filled = [next(it) if isinstance(x, Value) else x for x in spec.out_template]
         result = jax.tree_util.tree_unflatten(spec.out_treedef, filled)
         if spec.returns:
             return True, result
@@ -150,6 +163,10 @@ class StaticFunction:
             self._eager(FallbackCode.NO_SOURCE, e, fn)
             return
         self._signature = inspect.signature(self._target)
+        params = list(self._signature.parameters.values())
+        simple = all(p.kind is p.POSITIONAL_OR_KEYWORD for p in params)
+        self._simple = simple
+        self._simple_params = tuple(p.name for p in params)
         self._stmts = list(self._unit.tree.body)
         self._live_names = [sorted(self._unit.ssa.live_in(s)) for s in self._stmts]
         if any(isinstance(n, (gast.Yield, gast.YieldFrom)) for n in gast.walk(self._unit.tree)):
@@ -180,9 +197,7 @@ class StaticFunction:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if self._unit is None:
             return self._fn(*args, **kwargs)
-        bound = self._signature.bind(*self._bound_args, *args, **{**self._bound_kwargs, **kwargs})
-        bound.apply_defaults()
-        env = dict(bound.arguments)
+        env = self._bind(args, kwargs)
         i, n = 0, len(self._stmts)
         while i < n:
             names = [x for x in self._live_names[i] if x in env]
@@ -195,6 +210,13 @@ class StaticFunction:
                 return value
             i = plan.end
         return None
+
+    def _bind(self, args: tuple, kwargs: dict) -> dict[str, Any]:
+        if self._simple and not kwargs and not self._bound_kwargs and len(args) + len(self._bound_args) == len(self._simple_params):
+            return dict(zip(self._simple_params, self._bound_args + args))
+        bound = self._signature.bind(*self._bound_args, *args, **{**self._bound_kwargs, **kwargs})
+        bound.apply_defaults()
+        return dict(bound.arguments)
 
     def _plan_for(self, i: int, names: list[str], leaves: list, treedef: Any) -> Any:
         key = (i, tuple(names), treedef, tuple(_leaf_key(x) for x in leaves))

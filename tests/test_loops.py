@@ -287,9 +287,22 @@ def widen(x, n):
 
 @pytest.mark.parametrize("n", [0, 3, 30])
 def test_carried_python_int_widens_to_array(n):
+    # 0 (a 0-d int) -> f32[3] is a shape change: the long loop cannot roll and unrolls
     e = check(widen, X, n, graphs=1)
-    if n == 30:
-        assert for_modes(e) == ["lax.fori_loop"]
+    assert for_modes(e) == ["unrolled"]
+
+
+def widen_scalar(x, n):
+    acc = 0
+    for i in range(n):
+        acc = acc + x[0] * i + 0.5
+    return x * acc
+
+
+@pytest.mark.parametrize("n", [0, 3, 30])
+def test_carried_python_int_widens_to_float_scalar(n):
+    e = check(widen_scalar, X + 1.0, n, graphs=1)
+    assert for_modes(e) == (["lax.fori_loop"] if n == 30 else ["unrolled"])
 
 
 def widen_while(x):
@@ -432,14 +445,28 @@ def test_unroll_limit_for_rows():
 
 
 def pure_python_for(x):
-    total = 0
-    for i in range(100):
-        total += i * i
-    return x * total
+    k = 1
+    for _ in range(100):
+        k = k * 3 % 11
+    return x * k, k
 
 
 def test_pure_python_for_is_static():
     e = check(pure_python_for, X, graphs=1)
+    assert for_modes(e) == ["static"]
+
+
+def python_index_sum_as_shape(x):
+    n = 0
+    for i in range(20):
+        n += i
+    return jnp.zeros(n % 7) + x.sum()
+
+
+@pytest.mark.xfail(strict=True, reason="BUG: a pure-Python loop over range(>unroll_limit) that uses its index is rolled "
+                   "into lax.fori_loop, so the Python int it computes becomes traced and cannot be used as a shape")
+def test_pure_python_loop_using_index_stays_static():
+    e = check(python_index_sum_as_shape, X, graphs=1)
     assert for_modes(e) == ["static"]
 
 
