@@ -48,8 +48,15 @@ def is_value(x: Any) -> bool:
     return isinstance(x, Value)
 
 
+_ITERATORS = (zip, enumerate, reversed, map, filter, type(iter([])), type(iter(())), type(iter(range(0))))
+
+
+def _leaf(x: Any) -> bool:
+    return isinstance(x, Value) or isinstance(x, _ITERATORS)
+
+
 def tree_flatten(tree: Any):
-    return jax.tree_util.tree_flatten(tree, is_leaf=is_value)
+    return jax.tree_util.tree_flatten(tree, is_leaf=_leaf)
 
 
 def contains_value(tree: Any) -> bool:

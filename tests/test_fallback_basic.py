@@ -1,0 +1,365 @@
+"""Fallback basics: unsupported sites run in Python, the rest stays compiled;
+``full_graph=True`` turns each of them into a FullGraphError naming the site."""
+
+import inspect
+import os
+
+import jax.numpy as jnp
+import pytest
+
+from ast2graph import FullGraphError, explain, to_static
+from helpers import check, modes
+
+X = jnp.arange(3.0)
+NEG = -jnp.arange(1.0, 4.0)
+THIS_FILE = os.path.basename(__file__)
+
+
+def line_of(fn, marker: str) -> int:
+    """The file line number of the first source line of ``fn`` containing ``marker``."""
+    lines, first = inspect.getsourcelines(fn)
+    for k, text in enumerate(lines):
+        if marker in text:
+            return first + k
+    raise AssertionError(f"{marker!r} not in {fn.__name__}")
+
+
+def assert_full_graph_error(fn, marker, *args):
+    with pytest.raises(FullGraphError) as info:
+        to_static(fn, full_graph=True)(*args)
+    msg = str(info.value)
+    assert THIS_FILE in msg, msg
+    assert f"line {line_of(fn, marker)}" in msg, msg
+    return msg
+
+
+def codes(e):
+    return [s.code.code for s in e.fallback_sites]
+
+
+# ----------------------------------------------------------------------- print
+def with_print(x):
+    y = x * 2
+    print("y is", y.shape, "and", 3)
+    z = y + 1
+    return z
+
+
+def test_print_between_array_statements():
+    e = check(with_print, X, full_graph=False, graphs=2)
+    assert len(e.fallback_sites) == 1
+    assert e.fallback_sites[0].code.code == "A2G002"
+    assert codes(e) == ["A2G002"]
+
+
+def test_print_full_graph_error():
+    msg = assert_full_graph_error(with_print, "print(", X)
+    assert "A2G002" in msg
+
+
+def print_traced_value(x):
+    y = x.sum()
+    print(y)
+    return y * 2
+
+
+def test_print_of_traced_value_prints_eager_text():
+    e = check(print_traced_value, X, full_graph=False, graphs=2)
+    assert codes(e) == ["A2G002"]
+
+
+def test_print_fallback_runs_every_call():
+    f = to_static(with_print, full_graph=False)
+    import contextlib
+    import io
+
+    for _ in range(2):
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            f(X)
+        assert out.getvalue() == "y is (3,) and 3\n"
+
+
+# ---------------------------------------------------------------- try/except
+def with_try(x):
+    y = x + 1
+    try:
+        z = y / 0.0 if y.sum() > 100 else y[5]
+    except IndexError:
+        z = -y
+    return z * 2
+
+
+def test_try_except_top_level():
+    e = check(with_try, X, full_graph=False)
+    assert len(e.fallback_sites) == 1
+    assert e.graph_count == 2
+
+
+def test_try_except_full_graph_error():
+    assert_full_graph_error(with_try, "try:", X)
+
+
+def try_finally(x):
+    out = []
+    try:
+        out.append(x * 2)
+    finally:
+        out.append(x + 1)
+    return out[0] - out[1]
+
+
+def test_try_finally_top_level():
+    e = check(try_finally, X, full_graph=False)
+    assert len(e.fallback_sites) == 1
+
+
+# ---------------------------------------------------------- break under traced
+def traced_break(x):
+    acc = x
+    for i in range(6):
+        if acc.sum() > 20:
+            break
+        acc = acc * 2 + i
+    return acc
+
+
+@pytest.mark.parametrize("x", [X, X * 100, NEG], ids=["breaks-late", "breaks-first", "never"])
+def test_break_under_traced_condition(x):
+    e = check(traced_break, x, full_graph=False)
+    assert "A2G006" in codes(e)
+
+
+def test_break_under_traced_condition_full_graph_error():
+    msg = assert_full_graph_error(traced_break, "break", X)
+    assert "A2G006" in msg
+
+
+def traced_break_while(x):
+    i = 0
+    while i < 10:
+        x = x + 1
+        if x.sum() > 12:
+            break
+        i += 1
+    return x, i
+
+
+@pytest.mark.parametrize("x", [X, NEG * 10])
+def test_break_in_while_under_traced_condition(x):
+    e = check(traced_break_while, x, full_graph=False)
+    assert len(e.fallback_sites) == 1
+
+
+# ------------------------------------------------- defined on one branch only
+def one_branch(x):
+    if x.sum() > 0:
+        y = x * 2
+    return y
+
+
+@pytest.mark.parametrize("x", [X, NEG], ids=["defined", "unbound"])
+def test_variable_assigned_on_one_branch_only(x):
+    # NEG: eager raises UnboundLocalError; the converted function must raise the same type
+    e = check(one_branch, x, full_graph=False)
+    if e is not None:
+        assert "A2G004" in codes(e)
+
+
+def test_variable_assigned_on_one_branch_full_graph_error():
+    msg = assert_full_graph_error(one_branch, "if x.sum() > 0", X)
+    assert "A2G004" in msg and "'y'" in msg
+
+
+def one_branch_then_more(x):
+    z = x + 1
+    if z.sum() > 5:
+        y = z * 2
+    else:
+        w = z
+    return z - 1
+
+
+@pytest.mark.parametrize("x", [X, NEG])
+def test_one_branch_names_not_used_after_stay_graph(x):
+    e = check(one_branch_then_more, x, graphs=1)
+    assert ("if", "lax.cond") in modes(e)
+
+
+# ------------------------------------------------------- loop-carried shape change
+def grows(x, n):
+    for i in range(n):
+        x = jnp.concatenate([x, x])
+    return x
+
+
+def test_loop_carried_shape_change_small():
+    check(grows, X, 3, full_graph=False)
+
+
+def test_loop_carried_shape_change_long():
+    check(grows, jnp.ones(1), 20, full_graph=False, unroll_limit=4)
+
+
+def grows_traced(x, n):
+    for i in range(n):
+        x = jnp.concatenate([x, x])
+    return x
+
+
+def test_loop_carried_shape_change_traced_bound():
+    e = check(grows_traced, X, jnp.int32(2), full_graph=False)
+    assert len(e.fallback_sites) == 1
+    assert "A2G005" in codes(e)
+
+
+def test_loop_carried_shape_change_full_graph_error():
+    msg = assert_full_graph_error(grows_traced, "for i in range(n)", X, jnp.int32(2))
+    assert "A2G005" in msg
+
+
+def while_grows(x):
+    while x.sum() < 50:
+        x = jnp.concatenate([x, x + 1])
+    return x
+
+
+def test_while_loop_carried_shape_change():
+    e = check(while_grows, X + 1, full_graph=False)
+    assert "A2G005" in codes(e)
+
+
+# ------------------------------------------------------------ eager exceptions
+def static_zero_division(x, n):
+    y = x + 1
+    k = 10 // n
+    return y * k
+
+
+def test_zero_division_in_static_code():
+    check(static_zero_division, X, 0, full_graph=False)
+
+
+def test_zero_division_full_graph():
+    # eager raises; with full_graph=True the converted function must raise too
+    with pytest.raises((ZeroDivisionError, FullGraphError)):
+        to_static(static_zero_division, full_graph=True)(X, 0)
+
+
+def matmul_mismatch(a, b):
+    c = a + 1
+    return c @ b
+
+
+def test_matmul_shape_mismatch_raises_same_type():
+    check(matmul_mismatch, jnp.ones((2, 3)), jnp.ones((2, 3)), full_graph=False)
+
+
+def index_error(x):
+    parts = [x, x * 2]
+    return parts[5]
+
+
+def test_static_index_error():
+    check(index_error, X, full_graph=False)
+
+
+def assert_stmt(x, n):
+    assert n > 0, "n must be positive"
+    return x * n
+
+
+def test_static_assert_passes_and_fails():
+    check(assert_stmt, X, 2, graphs=1)
+    check(assert_stmt, X, -1, full_graph=False)
+
+
+def raise_stmt(x, flag):
+    if flag:
+        raise ValueError("bad flag")
+    return x
+
+
+def test_raise_on_static_condition():
+    check(raise_stmt, X, False, graphs=1)
+    check(raise_stmt, X, True, full_graph=False)
+
+
+# -------------------------------------------------- other unsupported statements
+class _Ctx:
+    def __enter__(self):
+        return 2.0
+
+    def __exit__(self, *a):
+        return False
+
+
+def with_stmt(x):
+    y = x - 1
+    with _Ctx() as k:
+        y = y * k
+    return y + 1
+
+
+def test_with_statement_falls_back():
+    e = check(with_stmt, X, full_graph=False)
+    assert len(e.fallback_sites) == 1
+    assert e.graph_count == 2
+
+
+def test_with_statement_full_graph_error():
+    assert_full_graph_error(with_stmt, "with _Ctx()", X)
+
+
+def inplace_list_write(x):
+    ys = [x, x]
+    ys[0] = x * 3
+    return ys[0] + ys[1]
+
+
+def test_list_item_assignment():
+    check(inplace_list_write, X, full_graph=False)
+
+
+def numpy_inplace(x, buf):
+    y = x * 2
+    buf[0] = 5.0
+    return y + buf.sum()
+
+
+def test_inplace_write_to_numpy_argument():
+    import numpy as np
+
+    check(numpy_inplace, X, np.zeros(3, dtype=np.float32), full_graph=False)
+
+
+def traced_concrete(x):
+    y = x * 2
+    n = int(y.sum())
+    return y + n
+
+
+def test_int_of_traced_value():
+    e = check(traced_concrete, X, full_graph=False)
+    assert len(e.fallback_sites) >= 1
+
+
+def test_int_of_traced_value_full_graph_error():
+    assert_full_graph_error(traced_concrete, "int(y.sum())", X)
+
+
+def segments(x):
+    a = x + 1
+    print("one")
+    b = a * 2
+    print("two")
+    c = b - 3
+    return c
+
+
+def test_two_prints_three_segments():
+    e = check(segments, X, full_graph=False, graphs=3)
+    assert codes(e) == ["A2G002", "A2G002"]
+    # second call reuses the cached plans
+    e2 = explain(to_static(segments))(X)
+    assert e2.graph_count == 3
