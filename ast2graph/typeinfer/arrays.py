@@ -50,6 +50,14 @@ def getitem(x: Any, idx: Any) -> Any:
     return x[_unspec(idx)]
 
 
+def branch_index(*preds: Any) -> Any:
+    """Index of the first true condition of an elif chain; ``len(preds)`` if none."""
+    index = jnp.int32(len(preds))
+    for i in reversed(range(len(preds))):
+        index = jnp.where(preds[i], jnp.int32(i), index)
+    return index
+
+
 def truthy(x: Any) -> Any:
     """``bool(x)`` of a one-element array, as a traced scalar bool."""
     return jnp.reshape(x, ()).astype(bool)

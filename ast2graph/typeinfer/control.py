@@ -19,7 +19,7 @@ import gast
 import jax
 
 from ..fallback.sites import FallbackCode, GraphBreak
-from ..ir.core import ArrayType, ForOp, IfOp, Region, ScanOp, Value, WhileOp, walk_ops
+from ..ir.core import ArrayType, ForOp, IfOp, Region, ScanOp, SwitchOp, Value, WhileOp, walk_ops
 from . import arrays
 from .lattice import abstract_type, describe, join_types, same_static
 from .state import UNBOUND, BreakSignal, ContinueSignal, ControlSignal
@@ -52,11 +52,32 @@ class ControlMixin:
             self.decide(stmt, "if", "pruned", f"condition is {truth} at trace time")
             self.exec_block(stmt.body if truth else stmt.orelse)
             return
-        self.decide(stmt, "if", "lax.cond", "condition is a traced array")
+        preds, bodies, orelse = self._elif_chain(stmt, truth)
         ssa = self.frame.unit.ssa
         names = sorted(ssa.assigned(stmt) & ssa.live_out(stmt))
-        self._traced_branches(stmt, truth, [lambda: self.exec_block(stmt.body), lambda: self.exec_block(stmt.orelse)],
-                              names, ssa.assigned(stmt))
+        runs = [lambda b=b: self.exec_block(b) for b in bodies] + [lambda: self.exec_block(orelse)]
+        if len(preds) == 1:
+            self.decide(stmt, "if", "lax.cond", "condition is a traced array")
+            self._traced_branches(stmt, truth, runs, names, ssa.assigned(stmt))
+            return
+        self.decide(stmt, "if", "lax.switch", f"if/elif chain of {len(preds)} traced conditions")
+        index = self.emit_call(arrays.branch_index, tuple(preds), {}, stmt, "branch_index")
+        self._traced_branches(stmt, index, runs, names, ssa.assigned(stmt), switch=True)
+
+    def _elif_chain(self, stmt: gast.If, truth: Value) -> tuple[list[Value], list[list], list]:
+        """``if a: .. elif b: .. else: ..`` with traced a, b: the conditions
+        (evaluated up front: they are pure graph ops), the bodies, the else."""
+        preds, bodies, orelse = [truth], [stmt.body], stmt.orelse
+        while len(orelse) == 1 and isinstance(orelse[0], gast.If):
+            start = len(self.region.ops)
+            nxt = self.truth(self.eval(orelse[0].test), orelse[0].test)
+            if not isinstance(nxt, Value):
+                del self.region.ops[start:]
+                break
+            preds.append(nxt)
+            bodies.append(orelse[0].body)
+            orelse = orelse[0].orelse
+        return preds, bodies, orelse
 
     def traced_ifexp(self, node: gast.IfExp, truth: Value) -> Any:
         self.decide(node, "ifexp", "lax.cond", "condition is a traced array")
@@ -75,7 +96,7 @@ class ControlMixin:
             frame.local_names = had
 
     def _traced_branches(self, node: Any, pred: Value, branches: list[Callable[[], None]],
-                         names: list[str], assigned: set[str]) -> None:
+                         names: list[str], assigned: set[str], switch: bool = False) -> None:
         frame = self.frame
         env0 = dict(frame.env)
         outs: list[tuple[Region, dict]] = []
@@ -96,7 +117,10 @@ class ControlMixin:
         for region, env in outs:
             with self.in_region(region):
                 region.yields = self._coerce_all(node, [env.get(n) for n in names], templates)
-        self.region.ops.append(IfOp(results, self.loc(node), pred, outs[0][0], outs[1][0]))
+        if switch:
+            self.region.ops.append(SwitchOp(results, self.loc(node), pred, [r for r, _ in outs]))
+        else:
+            self.region.ops.append(IfOp(results, self.loc(node), pred, outs[0][0], outs[1][0]))
         self._bind_templates(names, templates, iter(results))
 
     def _run_traced(self, region: Region, run: Callable[[], None], node: Any) -> None:
