@@ -463,8 +463,6 @@ def python_index_sum_as_shape(x):
     return jnp.zeros(n % 7) + x.sum()
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: a pure-Python loop over range(>unroll_limit) that uses its index is rolled "
-                   "into lax.fori_loop, so the Python int it computes becomes traced and cannot be used as a shape")
 def test_pure_python_loop_using_index_stays_static():
     e = check(python_index_sum_as_shape, X, graphs=1)
     assert for_modes(e) == ["static"]
@@ -479,3 +477,74 @@ def list_append(x):
 
 def test_list_append_in_unrolled_loop():
     check(list_append, X, graphs=1)
+
+
+# ------------------------------------------------- static break beyond the limit
+def long_static_break(x, n):
+    for i in range(40):
+        if i >= n:
+            break
+        x = x + i
+    return x
+
+
+@pytest.mark.parametrize("n", [0, 30, 50])
+def test_for_static_break_beyond_unroll_limit_unrolls(n):
+    e = check(long_static_break, X, n, graphs=1)
+    assert for_modes(e) == ["unrolled"]
+
+
+def test_decisions_of_abandoned_roll_are_dropped():
+    e = check(long_static_break, X, 30, graphs=1)
+    assert "lax.cond" not in e.lowered_source
+    assert ("if", "lax.cond") not in modes(e)
+
+
+def long_while_static_break(x, n):
+    i = 0
+    while i < 100:
+        if i >= n:
+            break
+        x = x + i
+        i += 1
+    return x, i
+
+
+def test_while_static_break_within_unroll_limit():
+    e = check(long_while_static_break, X, 5, graphs=1)
+    assert while_modes(e) == ["unrolled"]
+
+
+def test_while_static_break_beyond_unroll_limit_falls_back_correctly():
+    check(long_while_static_break, X, 30, full_graph=False)
+
+
+def test_while_static_break_beyond_unroll_limit_is_graph():
+    check(long_while_static_break, X, 30, graphs=1)
+
+
+# --------------------------------------------------------- Python ints widened
+def python_int_grows(x):
+    k = 1
+    for i in range(30):
+        x = x + 1.0
+        k = k * 3
+    return x, k
+
+
+def test_carried_python_int_does_not_overflow():
+    check(python_int_grows, X, graphs=1)
+
+
+def python_int_small(x):
+    k = 1
+    for i in range(30):
+        x = x + 1.0
+        k = k * 3 % 1000
+    return x, k
+
+
+def test_carried_python_int_unrolls_for_exact_eager_semantics():
+    # Rolling would make k an int32 array; 30 <= max_unroll, so it unrolls and k stays a Python int.
+    e = check(python_int_small, X, graphs=1)
+    assert for_modes(e) == ["unrolled"]

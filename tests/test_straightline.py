@@ -341,3 +341,58 @@ def int_dtype_promotion(x):
 
 def test_int_float_promotion():
     check(int_dtype_promotion, X, graphs=1)
+
+
+def inner_def(x):
+    def g(v, k=2):
+        return v * k
+    return g(x) + g(x, 3)
+
+
+def test_function_defined_inside():
+    check(inner_def, X, graphs=1)
+
+
+def _star_helper(a, b, k=1.0):
+    return a * b + k
+
+
+def star_call(x):
+    args = (x, 2.0)
+    kw = {"k": 3.0}
+    return _star_helper(*args, **kw)
+
+
+def test_star_args_call():
+    check(star_call, X, graphs=1)
+
+
+def python_builtins(x, n):
+    return max(n, 2), min(x.shape), abs(-n), divmod(n, 3), int(3.7), float(n), x.shape == (3,)
+
+
+def test_python_builtins_on_static_values():
+    check(python_builtins, X, 5, graphs=1)
+
+
+GLOBAL_ARRAY = jnp.ones(3) * 2
+
+
+def global_array(x):
+    return x @ GLOBAL_ARRAY
+
+
+def test_global_array_captured():
+    check(global_array, X, graphs=1)
+
+
+def test_global_change_is_seen_on_next_call():
+    global SCALE
+    f = to_static(uses_globals, full_graph=True)
+    old = SCALE
+    try:
+        np.testing.assert_allclose(f(X)[0], uses_globals(X)[0])
+        SCALE = 7.0
+        np.testing.assert_allclose(f(X)[0], uses_globals(X)[0])
+    finally:
+        SCALE = old

@@ -167,8 +167,8 @@ class CallMixin:
     def _run_frame(self, frame: Frame, node: Any) -> Any:
         if self.inline_depth >= self.options.max_inline_depth:
             raise self.graph_break(FallbackCode.RECURSION, node, f"calls nested deeper than {self.options.max_inline_depth} (recursion?)")
-        outer = self.frame
-        self.frame = frame
+        outer, outer_cont = self.frame, self.cont
+        self.frame, self.cont = frame, []
         self.inline_depth += 1
         try:
             self.exec_block(frame.unit.tree.body)
@@ -177,7 +177,7 @@ class CallMixin:
             return r.value
         finally:
             self.inline_depth -= 1
-            self.frame = outer
+            self.frame, self.cont = outer, outer_cont
 
 
 def contains_value_any(*trees: Any) -> bool:

@@ -13,6 +13,7 @@ defined on one path only, raises ``GraphBreak`` naming it.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any, Callable
 
 import gast
@@ -22,7 +23,7 @@ from ..fallback.sites import FallbackCode, GraphBreak
 from ..ir.core import ArrayType, ForOp, IfOp, Region, ScanOp, SwitchOp, Value, WhileOp, walk_ops
 from . import arrays
 from .lattice import abstract_type, describe, join_types, same_static
-from .state import UNBOUND, BreakSignal, ContinueSignal, ControlSignal
+from .state import UNBOUND, BreakSignal, ContinueSignal, ControlSignal, ReturnSignal
 
 _MAX_FIXPOINT = 6
 
@@ -97,20 +98,56 @@ class ControlMixin:
 
     def _traced_branches(self, node: Any, pred: Value, branches: list[Callable[[], None]],
                          names: list[str], assigned: set[str], switch: bool = False) -> None:
+        """Each branch in its own region; results joined. A branch that
+        returns makes the others run the rest of the function (the
+        continuation) so that every branch returns and the op yields the
+        return value: ``if c: return a`` / ``rest`` is ``return a if c else rest``."""
         frame = self.frame
         env0 = dict(frame.env)
-        outs: list[tuple[Region, dict]] = []
-        for run in branches:
-            frame.env = dict(env0)
-            region = Region()
-            self._run_traced(region, run, node)
-            outs.append((region, frame.env))
+        outs = [self._run_branch(run, env0, node, with_rest=False) for run in branches]
+        returned = [ret for _, _, ret in outs]
+        if any(r is not _FELL for r in returned):
+            if not self._continuation_allowed():
+                ret = next(r for r in returned if r is not _FELL)
+                raise self.graph_break(FallbackCode.EARLY_EXIT, ret[0], "`return` under a traced condition inside a loop", "return")
+            outs = [o if o[2] is not _FELL else self._run_branch(run, env0, node, with_rest=True)
+                    for o, run in zip(outs, branches)]
+            self.decide(node, "return", "joined", "early return under a traced condition: the rest of the function runs in the other branch")
+            envs = [{"<return>": ret[1]} for _, _, ret in outs]
+            template = self._join_branch_name(node, "the return value", [e["<return>"] for e in envs])
+            results = self._emit_branch_op(node, pred, [(r, e) for (r, _, _), e in zip(outs, envs)], ["<return>"], [template], switch)
+            leaves, treedef = _flatten(template)
+            value = jax.tree_util.tree_unflatten(treedef, [next(results) if isinstance(x, _Traced) else x for x in leaves])
+            raise ReturnSignal(node, value)
         frame.env = dict(env0)
         for name in assigned:
             frame.env.pop(name, None)
             if name in env0:
                 frame.env[name] = env0[name]
-        templates = [self._join_branch_name(node, name, [env.get(name, UNBOUND) for _, env in outs]) for name in names]
+        envs = [env for _, env, _ in outs]
+        templates = [self._join_branch_name(node, name, [env.get(name, UNBOUND) for env in envs]) for name in names]
+        results = self._emit_branch_op(node, pred, [(r, env) for r, env, _ in outs], names, templates, switch)
+        self._bind_templates(names, templates, results)
+
+    def _run_branch(self, run: Callable[[], None], env0: dict, node: Any, with_rest: bool) -> tuple:
+        self.frame.env = dict(env0)
+        region = Region()
+        returned: Any = _FELL
+
+        def body() -> None:
+            nonlocal returned
+            try:
+                run()
+                if with_rest:
+                    self._run_continuation()
+            except ReturnSignal as r:
+                returned = (r.node, r.value)
+
+        self._run_traced(region, body, node)
+        return region, self.frame.env, returned
+
+    def _emit_branch_op(self, node: Any, pred: Value, outs: list[tuple[Region, dict]], names: list[str],
+                        templates: list, switch: bool) -> Any:
         results: list[Value] = []
         for template in templates:
             results.extend(Value(leaf.type) for leaf in _flatten(template)[0] if isinstance(leaf, _Traced))
@@ -121,7 +158,25 @@ class ControlMixin:
             self.region.ops.append(SwitchOp(results, self.loc(node), pred, [r for r, _ in outs]))
         else:
             self.region.ops.append(IfOp(results, self.loc(node), pred, outs[0][0], outs[1][0]))
-        self._bind_templates(names, templates, iter(results))
+        return iter(results)
+
+    # -------------------------------------------------------- continuations
+    def _continuation_allowed(self) -> bool:
+        """The rest of the function is known: no loop between here and its body."""
+        return all(entry is not None for entry in self.cont)
+
+    def _run_continuation(self) -> None:
+        """Run the statements after the current one, out to the function's
+        end, then return None as falling off the end does."""
+        saved = self.cont
+        try:
+            for j in range(len(saved) - 1, -1, -1):
+                stmts, i = saved[j]
+                self.cont = saved[:j]
+                self.exec_block(stmts[i + 1:])
+        finally:
+            self.cont = saved
+        raise ReturnSignal(None, None)
 
     def _run_traced(self, region: Region, run: Callable[[], None], node: Any) -> None:
         with self.in_region(region):
@@ -137,7 +192,8 @@ class ControlMixin:
         try:
             return self._join_trees(values)
         except _JoinError as e:
-            raise self.graph_break(FallbackCode.BRANCH_MISMATCH, node, f"variable '{name}': {e}", "if") from None
+            what = name if name.startswith("the ") else f"variable '{name}'"
+            raise self.graph_break(FallbackCode.BRANCH_MISMATCH, node, f"{what}: {e}", "if") from None
 
     def _join_trees(self, values: list) -> Any:
         """Template of the join: static leaves where all agree, else ``_Traced``."""
@@ -183,9 +239,12 @@ class ControlMixin:
             self.frame.env[name] = jax.tree_util.tree_unflatten(treedef, filled)
 
     # -------------------------------------------------------------- loops
-    def exec_While(self, stmt: gast.While) -> None:
-        start_ops = len(self.region.ops)
-        snapshot = dict(self.frame.env)
+    def exec_While(self, stmt: gast.While, roll_at: float | None = None, exact: bool = True) -> None:
+        """A static condition runs at trace time (unrolling any array work);
+        past ``roll_at`` iterations with array work the loop is rolled, unless
+        rolling would change what eager computes (then it keeps unrolling)."""
+        roll_at = self.options.unroll_limit if roll_at is None else roll_at
+        start_ops, snapshot, decisions = len(self.region.ops), dict(self.frame.env), self._snapshot_decisions()
         mutations = self.mutations
         iterations = 0
         while True:
@@ -195,17 +254,28 @@ class ControlMixin:
                 del self.region.ops[test_start:]
                 if iterations:
                     self.decide(stmt, "while", "peeled", f"{iterations} iterations with a static condition before it became traced")
-                self._rolled_while(stmt)
+                self._rolled_while(stmt, exact=False)
                 return
             if not truth:
                 break
             iterations += 1
             emitted = len(self.region.ops) > start_ops
-            if emitted and iterations > self.options.unroll_limit and self.mutations == mutations:
-                del self.region.ops[start_ops:]
-                self.frame.env = snapshot
-                self._rolled_while(stmt)
-                return
+            if emitted and iterations > roll_at and self.mutations == mutations:
+                def restore() -> None:
+                    del self.region.ops[start_ops:]
+                    self.frame.env = dict(snapshot)
+                    self._restore_decisions(decisions)
+
+                restore()
+                try:
+                    self._rolled_while(stmt, exact=exact)
+                    return
+                except _UnsafeWidening:
+                    restore()
+                    return self.exec_While(stmt, self.options.max_unroll, exact=False)
+                except GraphBreak:
+                    restore()
+                    return self.exec_While(stmt, float("inf"), exact=False)
             if iterations > self.options.static_iteration_limit:
                 raise self.graph_break(FallbackCode.CONCRETE_VALUE, stmt, f"a while loop with a static condition ran {iterations} iterations at trace time", "while")
             if self._unrolled_body(stmt):
@@ -215,9 +285,16 @@ class ControlMixin:
         self.decide(stmt, "while", mode, f"static condition; {iterations} iterations evaluated at trace time")
         self.exec_block(stmt.orelse)
 
+    def _snapshot_decisions(self) -> dict:
+        return {k: dataclasses.replace(d) for k, d in self.decisions.items()}
+
+    def _restore_decisions(self, snapshot: dict) -> None:
+        self.decisions = {k: dataclasses.replace(d) for k, d in snapshot.items()}
+
     def _unrolled_body(self, stmt: Any) -> bool:
         """Run one iteration; True if it ended with ``break``."""
         self.loop_depth += 1
+        self.cont.append(None)
         try:
             self.exec_block(stmt.body)
         except BreakSignal:
@@ -225,10 +302,11 @@ class ControlMixin:
         except ContinueSignal:
             pass
         finally:
+            self.cont.pop()
             self.loop_depth -= 1
         return False
 
-    def _rolled_while(self, stmt: gast.While) -> None:
+    def _rolled_while(self, stmt: gast.While, exact: bool = False) -> None:
         names = list(self.frame.unit.ssa.loop_carried(stmt))
         env0 = dict(self.frame.env)
 
@@ -243,7 +321,7 @@ class ControlMixin:
             self._run_traced(body, lambda: self.exec_block(stmt.body), stmt)
             return self.frame.env
 
-        state, (cond, body) = self._solve_loop(stmt, names, env0, one_pass, regions=2)
+        state, (cond, body) = self._solve_loop(stmt, names, env0, one_pass, regions=2, exact=exact)
         init = self._loop_init(stmt, names, state, env0)
         results = [Value(a.type) for a in body.args]
         self.region.ops.append(WhileOp(results, self.loc(stmt), init, cond, body))
@@ -258,20 +336,27 @@ class ControlMixin:
             self._rolled_range(stmt, iterable, traced=True)
             return
         if isinstance(iterable, range) and len(iterable) > self.options.unroll_limit:
-            self._roll_or_unroll(stmt, len(iterable), lambda: self._rolled_range(stmt, iterable, traced=False), iterable)
+            self._roll_or_unroll(stmt, len(iterable), lambda exact: self._rolled_range(stmt, iterable, traced=False, exact=exact), iterable)
             return
         if isinstance(iterable, Value) and iterable.type.shape and iterable.type.shape[0] > self.options.unroll_limit:
-            self._roll_or_unroll(stmt, iterable.type.shape[0], lambda: self._scan_rows(stmt, iterable), iterable)
+            self._roll_or_unroll(stmt, iterable.type.shape[0], lambda exact: self._scan_rows(stmt, iterable, exact), iterable)
             return
         items = self.iterate_static(iterable, stmt.iter)
         what = "array rows" if isinstance(iterable, Value) else type(iterable).__name__
         self.decide(stmt, "for", "unrolled", f"{len(items)} iterations over a static {what} (limit {self.options.unroll_limit})")
         self._unrolled_for(stmt, items)
 
-    def _roll_or_unroll(self, stmt: Any, n: int, roll: Callable[[], None], iterable: Any) -> None:
-        env0, start_ops = dict(self.frame.env), len(self.region.ops)
+    def _roll_or_unroll(self, stmt: Any, n: int, roll: Callable[[bool], None], iterable: Any) -> None:
+        env0, start_ops, decisions = dict(self.frame.env), len(self.region.ops), self._snapshot_decisions()
         try:
-            roll()
+            roll(n <= self.options.max_unroll)
+        except _UnsafeWidening as e:
+            self.frame.env = env0
+            del self.region.ops[start_ops:]
+            self._restore_decisions(decisions)
+            self._unrolled_for(stmt, self.iterate_static(iterable, stmt.iter))
+            mode = "unrolled" if len(self.region.ops) > start_ops else "static"
+            self.decide(stmt, "for", mode, f"{n} iterations; rolling would turn Python scalar '{e.name}' into a 32-bit array")
         except _StaticLoop:
             self.frame.env = env0
             self.decide(stmt, "for", "static", f"{n} iterations of pure Python work, evaluated at trace time")
@@ -281,6 +366,7 @@ class ControlMixin:
                 raise
             self.frame.env = env0
             del self.region.ops[start_ops:]
+            self._restore_decisions(decisions)
             self.decide(stmt, "for", "unrolled", f"{n} iterations; cannot roll ({e.site.cause})")
             self._unrolled_for(stmt, self.iterate_static(iterable, stmt.iter))
 
@@ -291,7 +377,7 @@ class ControlMixin:
                 return
         self.exec_block(stmt.orelse)
 
-    def _rolled_range(self, stmt: gast.For, rng: Any, traced: bool) -> None:
+    def _rolled_range(self, stmt: gast.For, rng: Any, traced: bool, exact: bool = False) -> None:
         start, stop, step = rng.start, rng.stop, rng.step
         target_live = self._target_names(stmt) & self.frame.unit.ssa.live_out(stmt)
         if traced:
@@ -309,19 +395,19 @@ class ControlMixin:
             if not traced and count:
                 self.assign(stmt.target, rng[-1], stmt)
 
-        self._rolled_counted(stmt, count, bind_target, finish, "lax.fori_loop", traced)
+        self._rolled_counted(stmt, count, bind_target, finish, "lax.fori_loop", traced, exact=exact)
 
-    def _scan_rows(self, stmt: gast.For, xs: Value) -> None:
+    def _scan_rows(self, stmt: gast.For, xs: Value, exact: bool = False) -> None:
         row = ArrayType(xs.type.shape[1:], xs.type.dtype, xs.type.weak_type)
 
         def finish() -> None:
             if self._target_names(stmt) & self.frame.unit.ssa.live_out(stmt):
                 self.assign(stmt.target, self.emit_call(arrays.getitem, (xs, -1), {}, stmt, "getitem"), stmt)
 
-        self._rolled_counted(stmt, xs, None, finish, "lax.scan", False, row)
+        self._rolled_counted(stmt, xs, None, finish, "lax.scan", False, row, exact=exact)
 
     def _rolled_counted(self, stmt: gast.For, count: Any, bind_target: Callable | None, finish: Callable,
-                        mode: str, traced_count: bool, row: ArrayType | None = None) -> None:
+                        mode: str, traced_count: bool, row: ArrayType | None = None, exact: bool = False) -> None:
         names = [n for n in self.frame.unit.ssa.loop_carried(stmt) if n not in self._target_names(stmt)]
         env0 = dict(self.frame.env)
         import numpy as np
@@ -342,7 +428,7 @@ class ControlMixin:
             self._run_traced(body, lambda: self.exec_block(stmt.body), stmt)
             return self.frame.env
 
-        state, (body,) = self._solve_loop(stmt, names, env0, one_pass, regions=1, static_check=not traced_count)
+        state, (body,) = self._solve_loop(stmt, names, env0, one_pass, regions=1, static_check=not traced_count, exact=exact)
         init = self._loop_init(stmt, names, state, env0)
         n_index = 0 if row is not None else 1
         results = [Value(a.type) for a in body.args[n_index:n_index + len(init)]]
@@ -362,25 +448,47 @@ class ControlMixin:
         return {n.id for n in gast.walk(stmt.target) if isinstance(n, gast.Name)}
 
     def _solve_loop(self, stmt: Any, names: list[str], env0: dict, one_pass: Callable, regions: int,
-                    static_check: bool = False) -> tuple[dict, tuple]:
-        """Carried values to a fixpoint: widen until a pass changes nothing."""
+                    static_check: bool = False, exact: bool = False) -> tuple[dict, tuple]:
+        """Carried values to a fixpoint: widen until a pass changes nothing.
+
+        ``exact``: raise ``_UnsafeWidening`` instead of widening a Python
+        scalar whose eager value stays a Python number (an int that must not
+        overflow int32, a float that must stay float64); the caller unrolls."""
         state = {n: self._abstract(env0.get(n, UNBOUND)) for n in names}
+        decisions = self._snapshot_decisions()
         self.loop_depth += 1
+        self.cont.append(None)
         try:
             for iteration in range(_MAX_FIXPOINT):
+                self._restore_decisions(decisions)
                 regs = tuple(Region() for _ in range(regions))
                 env = one_pass(state, *regs)
                 if static_check and iteration == 0 and not any(True for r in regs for _ in walk_ops(r)) \
                         and not any(isinstance(x, _Traced) for n in names for x in _flatten(state[n])[0]):
                     raise _StaticLoop()
+                if exact and iteration == 0:
+                    self._check_exact_widening(names, env0, env)
                 new = {n: self._widen(stmt, n, state[n], env.get(n, UNBOUND)) for n in names}
                 if all(_same_template(new[n], state[n]) for n in names):
                     self._yield_carried(stmt, names, state, env, regs[-1])
                     return state, regs
                 state = new
         finally:
+            self.cont.pop()
             self.loop_depth -= 1
         raise self.graph_break(FallbackCode.LOOP_CARRIED_CHANGE, stmt, "loop-carried values did not settle on one type", "loop")
+
+    def _check_exact_widening(self, names: list[str], env0: dict, env: dict) -> None:
+        for n in names:
+            old, new = env0.get(n, UNBOUND), env.get(n, UNBOUND)
+            if not isinstance(old, (bool, int, float, complex)):
+                continue
+            if isinstance(new, Value):
+                unsafe = new.type.weak_type or new.type.dtype.kind in "biu" and not isinstance(old, bool)
+            else:
+                unsafe = isinstance(new, (bool, int, float, complex)) and not same_static(old, new)
+            if unsafe:
+                raise _UnsafeWidening(n)
 
     def _yield_carried(self, stmt: Any, names: list[str], state: dict, env: dict, body: Region) -> None:
         live = [n for n in names if state[n] is not UNBOUND]
@@ -466,8 +574,19 @@ class ControlMixin:
             self.frame.env[n] = jax.tree_util.tree_unflatten(treedef, [next(results) if isinstance(x, _Traced) else x for x in leaves])
 
 
+_FELL = object()  # a branch that fell through (did not return)
+
+
 class _JoinError(Exception):
     pass
+
+
+class _UnsafeWidening(Exception):
+    """Rolling would widen a Python scalar whose eager value stays a Python number."""
+
+    def __init__(self, name: str):
+        super().__init__(name)
+        self.name = name
 
 
 class _StaticLoop(Exception):

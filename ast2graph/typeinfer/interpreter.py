@@ -91,7 +91,10 @@ class Specializer(CallMixin, ControlMixin):
         self.guard_keys: set = set()
         self.captures: list[Capture] = []
         self.capture_keys: dict = {}
-        self.node_stack: list[Any] = []
+        # The statements still to run in the current function, innermost
+        # block last: (block, index of the running statement); None marks a
+        # loop body, past which "the rest of the function" is not a sequence.
+        self.cont: list[Any] = []
 
     # ----------------------------------------------------------- diagnostics
     def loc(self, node: Any) -> Loc:
@@ -593,8 +596,12 @@ class Specializer(CallMixin, ControlMixin):
 
     # ----------------------------------------------------------- statements
     def exec_block(self, stmts: list) -> None:
-        for stmt in stmts:
-            self.exec_stmt(stmt)
+        for i, stmt in enumerate(stmts):
+            self.cont.append((stmts, i))
+            try:
+                self.exec_stmt(stmt)
+            finally:
+                self.cont.pop()
 
     def exec_stmt(self, stmt: Any) -> None:
         method = getattr(self, "exec_" + type(stmt).__name__, None)

@@ -62,6 +62,8 @@ def specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str],
     sp.frame = Frame(unit, dict(zip(names, values)))
     returns, out, end = False, None, stop
     for k in range(start, stop):
+        # The rest of the function is a continuation only if this segment runs to its end.
+        sp.cont = [(stmts, k)] if stop == len(stmts) else [None]
         try:
             sp.exec_stmt(stmts[k])
         except GraphBreak as e:

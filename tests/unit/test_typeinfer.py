@@ -30,11 +30,23 @@ def test_same_static_distinguishes_types():
 
 def widen(x):
     acc = 0
-    n = 0
     for i in range(30):
         acc = acc + x[i % 3]
+    return acc
+
+
+def count_up(x):
+    n = 0
+    for i in range(30):
+        x = x + 1.0
         n = n + 1
-    return acc, n
+    return x, n
+
+
+def test_python_int_that_stays_a_python_int_is_not_widened():
+    e = check(count_up, jnp.arange(3.0), graphs=1)
+    assert modes(e) == [("for", "unrolled")]
+    assert isinstance(e.result[1], int)
 
 
 def test_python_int_widens_to_float_array_in_rolled_loop():

@@ -1,0 +1,294 @@
+"""Tests of the ``ast2graph`` command line (report / show / codes).
+
+The report never imports the files it reads: tests/fixtures/report_sample.py
+raises RuntimeError at import, and every report of it must still succeed.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+from ast2graph.cli import main
+from ast2graph.fallback.sites import FallbackCode
+from ast2graph.report import report_path
+
+FIXTURE = str(Path(__file__).parent / "fixtures" / "report_sample.py")
+
+# (qualname, line, code, kind) of every site of the fixture, in order.
+EXPECTED = [
+    ("effects", 13, "A2G002", "always"),
+    ("effects", 14, "A2G002", "always"),
+    ("control", 20, "A2G004", "depends"),
+    ("control", 24, "A2G005", "depends"),
+    ("control", 25, "A2G004", "depends"),
+    ("control", 26, "A2G006", "depends"),
+    ("control", 27, "A2G003", "depends"),
+    ("mutation", 31, "A2G007", "always"),
+    ("mutation", 32, "A2G001", "always"),
+    ("mutation", 35, "A2G008", "always"),
+    ("Model.step", 41, "A2G007", "always"),
+    ("gen", 56, "A2G013", "always"),
+]
+FUNCTIONS = ["effects", "control", "mutation", "Model.step", "Model.forward", "clean", "gen"]
+SITE_KEYS = {"code", "title", "file", "line", "col", "construct", "cause", "effect",
+             "stage", "loop_depth", "hint", "source", "kind"}
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    rc = main(list(argv))
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+def write(tmp_path: Path, name: str, src: str) -> str:
+    path = tmp_path / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(textwrap.dedent(src))
+    return str(path)
+
+
+def sites_of(reports) -> list[tuple[str, int, str, str]]:
+    return [(r.qualname, s.site.loc.line, s.site.code.code, s.kind) for r in reports for s in r.sites]
+
+
+# ------------------------------------------------------------------ report API
+def test_fixture_is_never_imported():
+    assert 'raise RuntimeError("imported")' in Path(FIXTURE).read_text()
+    reports = report_path(FIXTURE)
+    assert "report_sample" not in sys.modules
+    assert [r.qualname for r in reports] == FUNCTIONS
+
+
+def test_report_lists_exact_sites():
+    reports = report_path(FIXTURE)
+    assert sites_of(reports) == EXPECTED
+    site = reports[0].sites[0].site
+    assert site.stage == "report" and site.loc.col == 4 and site.loc.function == "effects"
+    assert "builtins.print" in site.cause
+    loop_break = next(s.site for r in reports for s in r.sites if s.site.loc.line == 26)
+    assert loop_break.loop_depth == 1 and loop_break.construct == "break"
+
+
+def test_static_resolution_through_imports_and_scopes(tmp_path):
+    path = write(tmp_path, "m.py", """\
+        import time as clock
+        from numpy import random as npr
+        import jax.numpy as jnp
+
+        def f(x, print):
+            print(x)
+            t = clock.perf_counter()
+            k = npr.uniform()
+            return jnp.sin(x)
+
+        def g(x):
+            import random
+            def inner():
+                return random.random()
+            return inner
+    """)
+    got = [(r.qualname, s.site.loc.line, s.site.code.code) for r in report_path(path) for s in r.sites]
+    assert got == [("f", 7, "A2G002"), ("f", 8, "A2G002"), ("g.<locals>.inner", 14, "A2G002")]
+
+
+def test_static_conditions_are_not_sites(tmp_path):
+    path = write(tmp_path, "m.py", """\
+        DEBUG = False
+
+        def f(x, n):
+            if DEBUG:
+                x = x + 1
+            if x is None or x.ndim == 2 or isinstance(x, int):
+                return x
+            while True:
+                break
+            return x
+    """)
+    assert report_path(path)[0].sites == []
+
+
+# ------------------------------------------------------------------ text / json / sarif
+def test_text_output(capsys):
+    rc, out, _ = run(capsys, "report", FIXTURE)
+    assert rc == 0
+    assert f"{FIXTURE}:12: effects" in out
+    assert f"{FIXTURE}:13:5: A2G002 [always] call with a Python side effect" in out
+    assert "      print(x)\n      ^\n" in out
+    assert "hint: hoist the call" in out
+    assert "A2G004" not in out  # input-dependent sites need --include-depends
+    assert out.rstrip().splitlines()[-1] == "7 functions, 7 always-fallback sites, 5 input-dependent sites"
+
+
+def test_text_include_depends(capsys):
+    rc, out, _ = run(capsys, "report", FIXTURE, "--include-depends")
+    assert rc == 0
+    assert f"{FIXTURE}:26:13: A2G006 [depends]" in out
+    assert f"{FIXTURE}:27:12: A2G003 [depends]" in out
+
+
+def test_json_output(capsys):
+    rc, out, _ = run(capsys, "report", FIXTURE, "--format", "json", "--include-depends")
+    data = json.loads(out)
+    assert rc == 0 and data["version"] == 1
+    assert data["summary"] == {"functions": 7, "always": 7, "depends": 5, "errors": 0}
+    fns = data["functions"]
+    assert [f["qualname"] for f in fns] == FUNCTIONS
+    assert all(set(f) == {"qualname", "file", "line", "sites"} for f in fns)
+    sites = [(f["qualname"], s["line"], s["code"], s["kind"]) for f in fns for s in f["sites"]]
+    assert sites == EXPECTED
+    first = fns[0]["sites"][0]
+    assert set(first) == SITE_KEYS
+    assert (first["col"], first["source"], first["stage"]) == (5, "print(x)", "report")
+
+
+def test_json_without_depends_lists_always_only(capsys):
+    _, out, _ = run(capsys, "report", FIXTURE, "--format", "json")
+    kinds = {s["kind"] for f in json.loads(out)["functions"] for s in f["sites"]}
+    assert kinds == {"always"}
+
+
+def test_sarif_output(capsys):
+    rc, out, _ = run(capsys, "report", FIXTURE, "--format", "sarif", "--include-depends")
+    log = json.loads(out)
+    assert rc == 0 and log["version"] == "2.1.0" and "sarif" in log["$schema"]
+    driver = log["runs"][0]["tool"]["driver"]
+    assert driver["name"] == "ast2graph"
+    assert [r["id"] for r in driver["rules"]] == [c.code for c in FallbackCode]
+    assert all(r["shortDescription"]["text"] for r in driver["rules"])
+    results = log["runs"][0]["results"]
+    assert len(results) == len(EXPECTED)
+    first = results[0]
+    assert first["ruleId"] == "A2G002" and first["level"] == "warning"
+    assert "side effect" in first["message"]["text"]
+    phys = first["locations"][0]["physicalLocation"]
+    assert phys["artifactLocation"]["uri"].endswith("tests/fixtures/report_sample.py")
+    assert phys["region"] == {"startLine": 13, "startColumn": 5}
+    levels = {(r["ruleId"], r["locations"][0]["physicalLocation"]["region"]["startLine"]): r["level"] for r in results}
+    assert levels[("A2G006", 26)] == "note" and levels[("A2G001", 32)] == "warning"
+
+
+# ------------------------------------------------------------------ exit codes, suppression
+def test_strict_exit_codes(capsys, tmp_path):
+    assert run(capsys, "report", FIXTURE, "--strict")[0] == 1
+    clean = write(tmp_path, "clean.py", """\
+        import jax.numpy as jnp
+
+        def f(x):
+            if x.sum() > 0:
+                x = x * 2
+            return jnp.sin(x)
+    """)
+    rc, out, _ = run(capsys, "report", clean, "--strict")
+    assert rc == 0
+    assert out.rstrip().splitlines()[-1] == "1 functions, 0 always-fallback sites, 1 input-dependent sites"
+
+
+def test_suppression_comments(capsys, tmp_path):
+    reports = report_path(FIXTURE)
+    lines = {s.site.loc.line for r in reports for s in r.sites}
+    assert 15 not in lines and 45 not in lines  # ignore[A2G002] and a bare ignore
+    path = write(tmp_path, "s.py", """\
+        def f(x):
+            print(x)  # ast2graph: ignore[A2G007]
+            print(x)  # ast2graph: ignore[A2G007, A2G002]
+            print(x)  # ast2graph: ignore
+            s = "# ast2graph: ignore"; print(s)
+            return x
+    """)
+    assert [s.site.loc.line for s in report_path(path)[0].sites] == [2, 5]
+
+
+def test_directory_mode(capsys, tmp_path):
+    write(tmp_path, "pkg/a.py", "def a(x):\n    print(x)\n")
+    write(tmp_path, "pkg/sub/b.py", "def b(x):\n    x[0] = 1\n    return x\n")
+    write(tmp_path, "pkg/broken.py", "def oops(:\n")
+    write(tmp_path, "pkg/.hidden/c.py", "def c(x):\n    print(x)\n")
+    rc, out, err = run(capsys, "report", str(tmp_path / "pkg"), "--format", "json")
+    data = json.loads(out)
+    assert rc == 0
+    assert [(Path(f["file"]).name, f["qualname"]) for f in data["functions"]] == [("a.py", "a"), ("b.py", "b")]
+    assert [(Path(e["file"]).name, e["line"]) for e in data["errors"]] == [("broken.py", 1)]
+    assert data["summary"] == {"functions": 2, "always": 2, "depends": 0, "errors": 1}
+    assert "broken.py:1" in err
+    assert run(capsys, "report", str(tmp_path / "pkg"), "--strict")[0] == 1
+
+
+def test_qualname_selection(capsys):
+    rc, out, _ = run(capsys, "report", f"{FIXTURE}::Model.step", "--format", "json")
+    fns = json.loads(out)["functions"]
+    assert rc == 0 and [f["qualname"] for f in fns] == ["Model.step"]
+    assert [(s["line"], s["code"]) for s in fns[0]["sites"]] == [(41, "A2G007")]
+    _, out, _ = run(capsys, "report", f"{FIXTURE}::Model", "--format", "json")
+    assert [f["qualname"] for f in json.loads(out)["functions"]] == ["Model.step", "Model.forward"]
+    rc, out, err = run(capsys, "report", f"{FIXTURE}::nope")
+    assert rc == 2 and "nope" in err and "Traceback" not in err
+
+
+def test_syntax_error_exits_2(capsys, tmp_path):
+    path = write(tmp_path, "bad.py", "x = 1\n\ndef f(:\n    pass\n")
+    rc, out, err = run(capsys, "report", path)
+    assert rc == 2 and out == ""
+    assert f"{path}:3" in err and "Traceback" not in err
+    rc, _, err = run(capsys, "report", str(tmp_path / "missing.py"))
+    assert rc == 2 and "missing.py" in err
+
+
+# ------------------------------------------------------------------ show / codes
+def test_show_prints_cfg_and_phis(capsys):
+    rc, out, _ = run(capsys, "show", f"{FIXTURE}::control", "--ssa")
+    assert rc == 0
+    assert out.startswith("# control (")
+    assert "x.3 = phi(" in out and "live-in:" in out
+    rc, out, _ = run(capsys, "show", f"{FIXTURE}::control")
+    assert rc == 0 and "succs" in out and "phi(" not in out
+    assert "L20: if x.sum() > 0:" in out
+    rc, _, err = run(capsys, "show", f"{FIXTURE}::missing")
+    assert rc == 2 and "missing" in err
+
+
+def test_codes_table(capsys):
+    rc, out, _ = run(capsys, "codes")
+    assert rc == 0
+    for code in FallbackCode:
+        assert code.code in out and code.title in out and code.hint in out
+
+
+# ------------------------------------------------------------------ console script
+def test_console_script_runs_report():
+    script = Path(sys.executable).parent / "ast2graph"
+    assert script.exists(), f"console script not installed next to {sys.executable}"
+    proc = subprocess.run([str(script), "report", FIXTURE, "--strict", "--format", "json"],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 1, proc.stderr
+    assert json.loads(proc.stdout)["summary"]["always"] == 7
+    assert "RuntimeError" not in proc.stderr
+
+
+def test_docs_list_every_code():
+    doc = (Path(__file__).parents[1] / "docs" / "fallback-codes.md").read_text()
+    for code in FallbackCode:
+        assert f"### {code.code} — {code.title}" in doc
+        assert f"| {code.code} | {code.title} | {code.hint} |" in doc
+
+
+def test_local_containers_and_function_level_sites(tmp_path):
+    path = write(tmp_path, "m.py", """\
+        def f(x, n):
+            d = {}
+            d["a"] = x
+            out = []
+            for i in range(n):
+                out.append(x[i])
+            x["k"] = 1
+            return out, d
+
+        async def g(x):
+            return x
+    """)
+    got = [(r.qualname, s.site.loc.line, s.site.code.code, s.kind) for r in report_path(path) for s in r.sites]
+    assert got == [("f", 5, "A2G005", "depends"), ("f", 6, "A2G007", "depends"),
+                   ("f", 7, "A2G007", "always"), ("g", 10, "A2G001", "always")]
