@@ -166,6 +166,9 @@ class StaticFunction:
         params = list(self._signature.parameters.values())
         simple = all(p.kind is p.POSITIONAL_OR_KEYWORD for p in params)
         self._simple = simple
+        self._defaults = tuple(p.default for p in params if p.default is not p.empty)
+        if any(p.default is p.empty for p in params[len(params) - len(self._defaults):]):
+            self._simple = False
         self._simple_params = tuple(p.name for p in params)
         self._stmts = list(self._unit.tree.body)
         self._live_names = [sorted(self._unit.ssa.live_in(s)) for s in self._stmts]
@@ -212,8 +215,13 @@ class StaticFunction:
         return None
 
     def _bind(self, args: tuple, kwargs: dict) -> dict[str, Any]:
-        if self._simple and not kwargs and not self._bound_kwargs and len(args) + len(self._bound_args) == len(self._simple_params):
-            return dict(zip(self._simple_params, self._bound_args + args))
+        if self._simple and not kwargs and not self._bound_kwargs:
+            given = self._bound_args + args
+            missing = len(self._simple_params) - len(given)
+            if missing == 0:
+                return dict(zip(self._simple_params, given))
+            if 0 < missing <= len(self._defaults):
+                return dict(zip(self._simple_params, given + self._defaults[len(self._defaults) - missing:]))
         bound = self._signature.bind(*self._bound_args, *args, **{**self._bound_kwargs, **kwargs})
         bound.apply_defaults()
         return dict(bound.arguments)
