@@ -5,13 +5,12 @@ Run: ``python examples/newton_solver.py``.
 
 from __future__ import annotations
 
-import time
-
 import jax
 import jax.numpy as jnp
 import numpy as np
 
 from ast2graph import explain, to_static
+from timing import median_time
 
 
 def newton_sqrt(a, tol=1e-3, max_iter=50):
@@ -26,16 +25,6 @@ def newton_sqrt(a, tol=1e-3, max_iter=50):
     return x, it
 
 
-def _time(fn, *args, repeat=50):
-    jax.block_until_ready(fn(*args))
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        jax.block_until_ready(fn(*args))
-        times.append(time.perf_counter() - t0)
-    return float(np.median(times))
-
-
 def main() -> int:
     a = jnp.linspace(0.5, 400.0, 1000)
     solver = to_static(newton_sqrt, full_graph=True)
@@ -43,7 +32,7 @@ def main() -> int:
     e = explain(solver)(a)
     x_static, it_static = e.result
     same = bool(jnp.allclose(x_eager, x_static, equal_nan=True)) and int(it_eager) == int(it_static)
-    t_eager, t_static = _time(newton_sqrt, a), _time(solver, a)
+    t_eager, t_static = median_time(newton_sqrt, a, repeat=50), median_time(solver, a, repeat=50)
     print(f"Newton sqrt of 1000 values: {int(it_eager)} iterations")
     print(f"  eager == to_static: {same}")
     print(f"  eager call:     {t_eager * 1e3:8.3f} ms (median of 50)")

@@ -19,6 +19,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ast2graph import explain, to_static
+from timing import median_time
 
 
 def layer_norm(x, gamma, beta, eps=1e-5):
@@ -99,16 +100,6 @@ def build(num_layers=6, d=64, d_ff=256, seed=0):
     return TransformerDecoder(layers, norm=LayerNorm(d))
 
 
-def _time(fn, *args, repeat=20):
-    jax.block_until_ready(fn(*args))
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        jax.block_until_ready(fn(*args))
-        times.append(time.perf_counter() - t0)
-    return float(np.median(times))
-
-
 def main() -> int:
     model = build()
     k1, k2 = jax.random.split(jax.random.PRNGKey(1))
@@ -122,8 +113,8 @@ def main() -> int:
     e = explain(static_model)(tgt, memory, mask)
     first_call = time.perf_counter() - t0
     same = bool(jnp.allclose(eager_out, e.result, rtol=1e-5, atol=1e-5))
-    t_eager = _time(model, tgt, memory, mask)
-    t_static = _time(static_model, tgt, memory, mask)
+    t_eager = median_time(model, tgt, memory, mask)
+    t_static = median_time(static_model, tgt, memory, mask)
     print("Transformer decoder stack: 6 layers, d=64, tgt 16x64, memory 24x64")
     print(f"  eager == to_static: {same} (max abs diff {float(jnp.max(jnp.abs(eager_out - e.result))):.2e})")
     print(f"  eager call:        {t_eager * 1e3:8.3f} ms (median of 20)")
