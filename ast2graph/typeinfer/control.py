@@ -18,6 +18,7 @@ from typing import Any, Callable
 
 import gast
 import jax
+import numpy as np
 
 from ..fallback.sites import FallbackCode, GraphBreak
 from ..ir.core import ArrayType, ForOp, IfOp, Region, ScanOp, SwitchOp, Value, WhileOp, walk_ops
@@ -315,7 +316,7 @@ class ControlMixin:
             self._materialize(names, state, cond)
             with self.in_region(cond):
                 t = self.truth(self.eval(stmt.test), stmt.test)
-                cond.yields = [self.as_value(t, stmt.test) if isinstance(t, Value) else self.convert(bool(t), ArrayType((), __import__("numpy").dtype(bool)), stmt.test)]
+                cond.yields = [t if isinstance(t, Value) else self.convert(bool(t), _BOOL, stmt.test)]
             self.frame.env = dict(env0)
             self._materialize(names, state, body)
             self._run_traced(body, lambda: self.exec_block(stmt.body), stmt)
@@ -410,7 +411,6 @@ class ControlMixin:
                         mode: str, traced_count: bool, row: ArrayType | None = None, exact: bool = False) -> None:
         names = [n for n in self.frame.unit.ssa.loop_carried(stmt) if n not in self._target_names(stmt)]
         env0 = dict(self.frame.env)
-        import numpy as np
 
         def one_pass(state: dict, body: Region) -> dict:
             self.frame.env = dict(env0)
@@ -574,6 +574,7 @@ class ControlMixin:
             self.frame.env[n] = jax.tree_util.tree_unflatten(treedef, [next(results) if isinstance(x, _Traced) else x for x in leaves])
 
 
+_BOOL = ArrayType((), np.dtype(bool))
 _FELL = object()  # a branch that fell through (did not return)
 
 

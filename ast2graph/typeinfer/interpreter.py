@@ -172,7 +172,7 @@ class Specializer(CallMixin, ControlMixin):
         """A static number as a graph constant; a Value as itself."""
         if isinstance(x, Value):
             return x
-        return self.emit_call(np.asarray if False else _asarray, (x,), {}, node, "asarray")
+        return self.emit_call(_asarray, (x,), {}, node, "asarray")
 
     def convert(self, x: Any, target: ArrayType, node: Any) -> Value:
         v = self.as_value(x, node)
