@@ -105,7 +105,7 @@ class Specializer(CallMixin, ControlMixin):
         return GraphBreak(FallbackSite(code, self.loc(node), construct, cause, loop_depth=self.loop_depth))
 
     def decide(self, node: Any, construct: str, mode: str, reason: str) -> None:
-        key = (self.loc(node), construct, mode)
+        key = (self.loc(node), construct, mode, reason)
         if key in self.decisions:
             self.decisions[key].count += 1
         else:
