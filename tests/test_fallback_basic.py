@@ -125,14 +125,9 @@ def traced_break(x):
 
 
 @pytest.mark.parametrize("x", [X, X * 100, NEG], ids=["breaks-late", "breaks-first", "never"])
-def test_break_under_traced_condition(x):
-    e = check(traced_break, x, full_graph=False)
-    assert "A2G006" in codes(e)
-
-
-def test_break_under_traced_condition_full_graph_error():
-    msg = assert_full_graph_error(traced_break, "break", X)
-    assert "A2G006" in msg
+def test_break_under_traced_condition_is_now_one_graph(x):
+    e = check(traced_break, x, graphs=1)
+    assert not codes(e)
 
 
 def traced_break_while(x):
@@ -147,8 +142,8 @@ def traced_break_while(x):
 
 @pytest.mark.parametrize("x", [X, NEG * 10])
 def test_break_in_while_under_traced_condition(x):
-    e = check(traced_break_while, x, full_graph=False)
-    assert len(e.fallback_sites) == 1
+    e = check(traced_break_while, x, graphs=1)
+    assert not e.fallback_sites
 
 
 # ------------------------------------------------- defined on one branch only
@@ -322,10 +317,6 @@ def test_with_statement_full_graph_error():
 
 def test_try_finally_full_graph_error():
     assert_full_graph_error(try_finally, "try:", X)
-
-
-def test_while_break_full_graph_error():
-    assert "A2G006" in assert_full_graph_error(traced_break_while, "break", X)
 
 
 def test_while_shape_change_full_graph_error():

@@ -489,13 +489,24 @@ def long_static_break(x, n):
 
 
 @pytest.mark.parametrize("n", [0, 30, 50])
-def test_for_static_break_beyond_unroll_limit_unrolls(n):
+def test_for_static_break_beyond_unroll_limit_is_one_graph(n):
+    # Rolled, the index is traced, so the break becomes a carried flag.
     e = check(long_static_break, X, n, graphs=1)
-    assert for_modes(e) == ["unrolled"]
+    assert for_modes(e) == ["lax.fori_loop"]
+
+
+def grows_with_parity_test(x):
+    for i in range(20):
+        if i % 2 == 0:
+            x = jnp.concatenate([x, x[:1]])
+    return x
 
 
 def test_decisions_of_abandoned_roll_are_dropped():
-    e = check(long_static_break, X, 30, graphs=1)
+    # Rolling fails (x changes shape), so the loop unrolls; the traced `if`
+    # of the abandoned rolled attempt must not appear in explain.
+    e = check(grows_with_parity_test, X, graphs=1)
+    assert for_modes(e) == ["unrolled"]
     assert "lax.cond" not in e.lowered_source
     assert ("if", "lax.cond") not in modes(e)
 

@@ -58,6 +58,11 @@ def branch_index(*preds: Any) -> Any:
     return index
 
 
+def not_and(broke: Any, test: Any) -> Any:
+    """A loop condition once a break is traced: ``not broke and test``."""
+    return jnp.logical_and(jnp.logical_not(broke), test)
+
+
 def truthy(x: Any) -> Any:
     """``bool(x)`` of a one-element array, as a traced scalar bool."""
     return jnp.reshape(x, ()).astype(bool)

@@ -23,6 +23,7 @@ import numpy as np
 from ..fallback.sites import FallbackCode, GraphBreak
 from ..ir.core import ArrayType, ForOp, IfOp, Region, ScanOp, SwitchOp, Value, WhileOp, walk_ops
 from . import arrays
+from .exits import BodyEnd, ExitsMixin, LoopCtx
 from .lattice import abstract_type, describe, join_types, same_static
 from .state import UNBOUND, BreakSignal, ContinueSignal, ControlSignal, ReturnSignal
 
@@ -46,7 +47,7 @@ def _flatten(x: Any):
     return jax.tree_util.tree_flatten(x, is_leaf=lambda v: isinstance(v, Value) or v is UNBOUND)
 
 
-class ControlMixin:
+class ControlMixin(ExitsMixin):
     # ----------------------------------------------------------------- if
     def exec_If(self, stmt: gast.If) -> None:
         truth = self.truth(self.eval(stmt.test), stmt.test)
@@ -99,53 +100,76 @@ class ControlMixin:
 
     def _traced_branches(self, node: Any, pred: Value, branches: list[Callable[[], None]],
                          names: list[str], assigned: set[str], switch: bool = False) -> None:
-        """Each branch in its own region; results joined. A branch that
-        returns makes the others run the rest of the function (the
-        continuation) so that every branch returns and the op yields the
-        return value: ``if c: return a`` / ``rest`` is ``return a if c else rest``."""
+        """Each branch in its own region; results joined.
+
+        Early exits: a branch that returns, breaks or continues makes every
+        branch run on to where that exit lands (the continuation), so all
+        branches end at one point and the op yields what is live there:
+        ``if c: return a`` / ``rest`` is ``return a if c else rest``; in a loop
+        body the branches run to the end of the body and yield the carried
+        values plus the loop's break/return flags (see ``exits``)."""
         frame = self.frame
         env0 = dict(frame.env)
-        outs = [self._run_branch(run, env0, node, with_rest=False) for run in branches]
-        returned = [ret for _, _, ret in outs]
-        if any(r is not _FELL for r in returned):
-            if not self._continuation_allowed():
-                ret = next(r for r in returned if r is not _FELL)
-                raise self.graph_break(FallbackCode.EARLY_EXIT, ret[0], "`return` under a traced condition inside a loop", "return")
-            outs = [o if o[2] is not _FELL else self._run_branch(run, env0, node, with_rest=True)
-                    for o, run in zip(outs, branches)]
-            self.decide(node, "return", "joined", "early return under a traced condition: the rest of the function runs in the other branch")
-            envs = [{"<return>": ret[1]} for _, _, ret in outs]
-            template = self._join_branch_name(node, "the return value", [e["<return>"] for e in envs])
-            results = self._emit_branch_op(node, pred, [(r, e) for (r, _, _), e in zip(outs, envs)], ["<return>"], [template], switch)
-            leaves, treedef = _flatten(template)
-            value = jax.tree_util.tree_unflatten(treedef, [next(results) if isinstance(x, _Traced) else x for x in leaves])
-            raise ReturnSignal(node, value)
+        outs = [self._run_branch(run, env0, node, rest=None) for run in branches]
+        if any(out is not _FELL for _, _, out in outs):
+            loop = self.nearest_loop()
+            if loop is not None:
+                self._branches_ending_body(node, pred, branches, env0, loop, switch)
+            self._branches_returning(node, pred, branches, env0, outs, switch)
         frame.env = dict(env0)
         for name in assigned:
             frame.env.pop(name, None)
             if name in env0:
                 frame.env[name] = env0[name]
-        envs = [env for _, env, _ in outs]
-        templates = [self._join_branch_name(node, name, [env.get(name, UNBOUND) for env in envs]) for name in names]
-        results = self._emit_branch_op(node, pred, [(r, env) for r, env, _ in outs], names, templates, switch)
+        self._join_and_emit(node, pred, [(r, env) for r, env, _ in outs], names, switch)
+
+    def _join_and_emit(self, node: Any, pred: Value, outs: list[tuple[Region, dict]], names: list[str],
+                       switch: bool) -> None:
+        names = [n for n in names if any(n in env for _, env in outs)]
+        self._fill_placeholders(node, outs, [n for n in names if n.startswith("<retval")])
+        templates = [self._join_branch_name(node, name, [env.get(name, UNBOUND) for _, env in outs]) for name in names]
+        results = self._emit_branch_op(node, pred, outs, names, templates, switch)
         self._bind_templates(names, templates, results)
 
-    def _run_branch(self, run: Callable[[], None], env0: dict, node: Any, with_rest: bool) -> tuple:
+    def _branches_returning(self, node: Any, pred: Value, branches: list, env0: dict, outs: list, switch: bool) -> None:
+        if not self._continuation_allowed():
+            out = next(o for _, _, o in outs if o is not _FELL)
+            raise self.graph_break(FallbackCode.EARLY_EXIT, out[1] or node, f"`{out[0]}` under a traced condition", out[0])
+        outs = [o if o[2] is not _FELL else self._run_branch(run, env0, node, rest="function")
+                for o, run in zip(outs, branches)]
+        self.decide(node, "return", "joined", "early return under a traced condition: the rest of the function runs in the other branch")
+        envs = [{"<return>": out[2]} for _, _, out in outs]
+        template = self._join_branch_name(node, "the return value", [e["<return>"] for e in envs])
+        results = self._emit_branch_op(node, pred, [(r, e) for (r, _, _), e in zip(outs, envs)], ["<return>"], [template], switch)
+        leaves, treedef = _flatten(template)
+        value = jax.tree_util.tree_unflatten(treedef, [next(results) if isinstance(x, _Traced) else x for x in leaves])
+        raise ReturnSignal(node, value)
+
+    def _run_branch(self, run: Callable[[], None], env0: dict, node: Any, rest: Any) -> tuple:
+        """Run one branch; its outcome is ``_FELL`` or (kind, node, value)."""
         self.frame.env = dict(env0)
         region = Region()
-        returned: Any = _FELL
+        outcome: Any = _FELL
 
         def body() -> None:
-            nonlocal returned
+            nonlocal outcome
             try:
                 run()
-                if with_rest:
+                if rest == "function":
                     self._run_continuation()
+                elif rest is not None:
+                    self.run_loop_continuation(rest)
             except ReturnSignal as r:
-                returned = (r.node, r.value)
+                outcome = ("return", r.node, r.value)
+            except BreakSignal as b:
+                outcome = ("break", b.node, None)
+            except ContinueSignal as c:
+                outcome = ("continue", c.node, None)
+            except BodyEnd as e:
+                outcome = ("end", e.node, None)
 
         self._run_traced(region, body, node)
-        return region, self.frame.env, returned
+        return region, self.frame.env, outcome
 
     def _emit_branch_op(self, node: Any, pred: Value, outs: list[tuple[Region, dict]], names: list[str],
                         templates: list, switch: bool) -> Any:
@@ -164,7 +188,7 @@ class ControlMixin:
     # -------------------------------------------------------- continuations
     def _continuation_allowed(self) -> bool:
         """The rest of the function is known: no loop between here and its body."""
-        return all(entry is not None for entry in self.cont)
+        return all(isinstance(entry, tuple) for entry in self.cont)
 
     def _run_continuation(self) -> None:
         """Run the statements after the current one, out to the function's
@@ -246,6 +270,7 @@ class ControlMixin:
         rolling would change what eager computes (then it keeps unrolling)."""
         roll_at = self.options.unroll_limit if roll_at is None else roll_at
         start_ops, snapshot, decisions = len(self.region.ops), dict(self.frame.env), self._snapshot_decisions()
+        ctx = self.new_loop(stmt)
         mutations = self.mutations
         iterations = 0
         while True:
@@ -255,7 +280,7 @@ class ControlMixin:
                 del self.region.ops[test_start:]
                 if iterations:
                     self.decide(stmt, "while", "peeled", f"{iterations} iterations with a static condition before it became traced")
-                self._rolled_while(stmt, exact=False)
+                self._rolled_while(stmt, exact=False, ctx=ctx)
                 return
             if not truth:
                 break
@@ -269,7 +294,7 @@ class ControlMixin:
 
                 restore()
                 try:
-                    self._rolled_while(stmt, exact=exact)
+                    self._rolled_while(stmt, exact=exact, ctx=self.new_loop(stmt))
                     return
                 except _UnsafeWidening:
                     restore()
@@ -279,12 +304,11 @@ class ControlMixin:
                     return self.exec_While(stmt, float("inf"), exact=False)
             if iterations > self.options.static_iteration_limit:
                 raise self.graph_break(FallbackCode.CONCRETE_VALUE, stmt, f"a while loop with a static condition ran {iterations} iterations at trace time", "while")
-            if self._unrolled_body(stmt):
-                self.decide(stmt, "while", "unrolled" if emitted else "static", f"static condition; {iterations} iterations at trace time")
-                return
+            if not self.guarded_iteration(stmt, ctx, lambda: self.run_body(stmt, ctx)) or self.frame.env[ctx.brk] is True:
+                break
         mode = "unrolled" if len(self.region.ops) > start_ops else "static"
         self.decide(stmt, "while", mode, f"static condition; {iterations} iterations evaluated at trace time")
-        self.exec_block(stmt.orelse)
+        self.after_loop(stmt, ctx)
 
     def _snapshot_decisions(self) -> dict:
         return {k: dataclasses.replace(d) for k, d in self.decisions.items()}
@@ -292,23 +316,9 @@ class ControlMixin:
     def _restore_decisions(self, snapshot: dict) -> None:
         self.decisions = {k: dataclasses.replace(d) for k, d in snapshot.items()}
 
-    def _unrolled_body(self, stmt: Any) -> bool:
-        """Run one iteration; True if it ended with ``break``."""
-        self.loop_depth += 1
-        self.cont.append(None)
-        try:
-            self.exec_block(stmt.body)
-        except BreakSignal:
-            return True
-        except ContinueSignal:
-            pass
-        finally:
-            self.cont.pop()
-            self.loop_depth -= 1
-        return False
-
-    def _rolled_while(self, stmt: gast.While, exact: bool = False) -> None:
-        names = list(self.frame.unit.ssa.loop_carried(stmt))
+    def _rolled_while(self, stmt: gast.While, exact: bool = False, ctx: LoopCtx | None = None) -> None:
+        ctx = ctx or self.new_loop(stmt)
+        names = list(self.frame.unit.ssa.loop_carried(stmt)) + [ctx.brk, ctx.ret, ctx.retval]
         env0 = dict(self.frame.env)
 
         def one_pass(state: dict, cond: Region, body: Region) -> dict:
@@ -316,10 +326,14 @@ class ControlMixin:
             self._materialize(names, state, cond)
             with self.in_region(cond):
                 t = self.truth(self.eval(stmt.test), stmt.test)
-                cond.yields = [t if isinstance(t, Value) else self.convert(bool(t), _BOOL, stmt.test)]
+                t = t if isinstance(t, Value) else self.convert(bool(t), _BOOL, stmt.test)
+                broke = self.frame.env[ctx.brk]
+                if isinstance(broke, Value):
+                    t = self.emit_call(arrays.not_and, (broke, t), {}, stmt.test, "not_and")
+                cond.yields = [t]
             self.frame.env = dict(env0)
             self._materialize(names, state, body)
-            self._run_traced(body, lambda: self.exec_block(stmt.body), stmt)
+            self._run_traced(body, lambda: self.run_body(stmt, ctx), stmt)
             return self.frame.env
 
         state, (cond, body) = self._solve_loop(stmt, names, env0, one_pass, regions=2, exact=exact)
@@ -329,7 +343,7 @@ class ControlMixin:
         self.decide(stmt, "while", "lax.while_loop", "condition is a traced array")
         self.frame.env = dict(env0)
         self._bind_state(names, state, iter(results))
-        self.exec_block(stmt.orelse)
+        self.after_loop(stmt, ctx)
 
     def exec_For(self, stmt: gast.For) -> None:
         iterable = self.eval(stmt.iter)
@@ -372,11 +386,16 @@ class ControlMixin:
             self._unrolled_for(stmt, self.iterate_static(iterable, stmt.iter))
 
     def _unrolled_for(self, stmt: Any, items: list) -> None:
-        for item in items:
+        ctx = self.new_loop(stmt)
+
+        def iteration(item: Any) -> None:
             self.assign(stmt.target, item, stmt)
-            if self._unrolled_body(stmt):
-                return
-        self.exec_block(stmt.orelse)
+            self.run_body(stmt, ctx)
+
+        for item in items:
+            if not self.guarded_iteration(stmt, ctx, lambda item=item: iteration(item)):
+                break
+        self.after_loop(stmt, ctx)
 
     def _rolled_range(self, stmt: gast.For, rng: Any, traced: bool, exact: bool = False) -> None:
         start, stop, step = rng.start, rng.stop, rng.step
@@ -409,7 +428,9 @@ class ControlMixin:
 
     def _rolled_counted(self, stmt: gast.For, count: Any, bind_target: Callable | None, finish: Callable,
                         mode: str, traced_count: bool, row: ArrayType | None = None, exact: bool = False) -> None:
+        ctx = self.new_loop(stmt)
         names = [n for n in self.frame.unit.ssa.loop_carried(stmt) if n not in self._target_names(stmt)]
+        names += [ctx.brk, ctx.ret, ctx.retval]
         env0 = dict(self.frame.env)
 
         def one_pass(state: dict, body: Region) -> dict:
@@ -425,10 +446,11 @@ class ControlMixin:
             else:
                 with self.in_region(body, traced=False):
                     bind_target(index)
-            self._run_traced(body, lambda: self.exec_block(stmt.body), stmt)
+            self._run_traced(body, lambda: self.guarded_iteration(stmt, ctx, lambda: self.run_body(stmt, ctx)), stmt)
             return self.frame.env
 
         state, (body,) = self._solve_loop(stmt, names, env0, one_pass, regions=1, static_check=not traced_count, exact=exact)
+        self.check_target_after_break(stmt, ctx, state)
         init = self._loop_init(stmt, names, state, env0)
         n_index = 0 if row is not None else 1
         results = [Value(a.type) for a in body.args[n_index:n_index + len(init)]]
@@ -441,7 +463,7 @@ class ControlMixin:
         self.frame.env = dict(env0)
         self._bind_state(names, state, iter(results))
         finish()
-        self.exec_block(stmt.orelse)
+        self.after_loop(stmt, ctx)
 
     # ------------------------------------------------------ loop fixpoint
     def _target_names(self, stmt: Any) -> set[str]:
@@ -457,7 +479,6 @@ class ControlMixin:
         state = {n: self._abstract(env0.get(n, UNBOUND)) for n in names}
         decisions = self._snapshot_decisions()
         self.loop_depth += 1
-        self.cont.append(None)
         try:
             for iteration in range(_MAX_FIXPOINT):
                 self._restore_decisions(decisions)
@@ -474,7 +495,6 @@ class ControlMixin:
                     return state, regs
                 state = new
         finally:
-            self.cont.pop()
             self.loop_depth -= 1
         raise self.graph_break(FallbackCode.LOOP_CARRIED_CHANGE, stmt, "loop-carried values did not settle on one type", "loop")
 

@@ -1,0 +1,180 @@
+"""Early exits: ``break``, ``continue`` and ``return`` inside loops.
+
+Requires: the ``Specializer`` state (mixed into ``ControlMixin``) and its
+continuation stack ``cont``, on which every loop body pushes its ``LoopCtx``.
+Produces: exits under traced conditions as explicit values. Each loop gets
+three pseudo-variables in the environment: its break flag (set by ``break``
+and by ``return``), its return flag and its return value. A traced ``if``
+whose branches exit differently runs every branch to the end of the loop body
+(the statements after the ``if`` go into the branches that did not exit) and
+yields the carried variables plus the flags. Loops then carry the flags:
+a ``while`` tests ``not broke and test``; a rolled ``for`` and later unrolled
+iterations run their body under ``if not broke``; after the loop, ``else:``
+runs when no break happened and the return flag becomes an ``if`` that
+returns the return value (the rest of the function then runs in the other
+branch, see ``ControlMixin._traced_branches``).
+Invariants: the flags are static ``False`` until an exit is traced, so loops
+without traced exits carry nothing extra.
+
+Reference semantics of a loop body with a traced ``break`` (eager Python)::
+
+    for x in xs:               broke = False
+        a(x)                   for x in xs:
+        if c(x): break             if not broke:
+        b(x)                           a(x)
+                                       if c(x): broke = True
+                                       else:    b(x)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import jax
+import jax.numpy as jnp
+
+from ..fallback.sites import FallbackCode
+from ..ir.core import Region, Value
+from .state import UNBOUND, BreakSignal, ContinueSignal, ControlSignal, ReturnSignal
+
+
+class BodyEnd(ControlSignal):
+    """The rest of a loop body already ran inside the branches of an ``if``."""
+
+
+@dataclass
+class LoopCtx:
+    stmt: Any
+    names: list[str]
+    brk: str
+    ret: str
+    retval: str
+    flags: list[str] = field(default_factory=list)
+
+    @property
+    def all_names(self) -> list[str]:
+        return self.names + [self.brk, self.ret, self.retval]
+
+
+class ExitsMixin:
+    def new_loop(self, stmt: Any) -> LoopCtx:
+        """Start a loop: its flags are static False until an exit is traced."""
+        ssa = self.frame.unit.ssa
+        names = sorted(set(ssa.loop_carried(stmt)) | (ssa.assigned(stmt) & ssa.live_out(stmt)))
+        key = f"{stmt.lineno}:{stmt.col_offset}:{id(stmt)}"
+        ctx = LoopCtx(stmt, names, f"<break {key}>", f"<return {key}>", f"<retval {key}>")
+        env = self.frame.env
+        env[ctx.brk], env[ctx.ret] = False, False
+        env.pop(ctx.retval, None)
+        self.frame.local_names = self.frame.local_names | {ctx.brk, ctx.ret, ctx.retval}
+        return ctx
+
+    def nearest_loop(self) -> LoopCtx | None:
+        for entry in reversed(self.cont):
+            if isinstance(entry, LoopCtx):
+                return entry
+            if not isinstance(entry, tuple):
+                return None
+        return None
+
+    def run_body(self, stmt: Any, ctx: LoopCtx) -> None:
+        """One iteration of the body; an exit sets the loop's flags."""
+        env_of = lambda: self.frame.env  # noqa: E731 - the env is replaced by branches
+        self.loop_depth += 1
+        self.cont.append(ctx)
+        try:
+            self.exec_block(stmt.body)
+        except BreakSignal:
+            env_of()[ctx.brk] = True
+        except ContinueSignal:
+            pass
+        except ReturnSignal as r:
+            env = env_of()
+            env[ctx.brk], env[ctx.ret], env[ctx.retval] = True, True, r.value
+        except BodyEnd:
+            pass
+        finally:
+            self.cont.pop()
+            self.loop_depth -= 1
+
+    def guarded_iteration(self, stmt: Any, ctx: LoopCtx, run: Callable[[], None]) -> bool:
+        """Run one iteration unless the loop has broken; False once it has."""
+        broke = self.frame.env[ctx.brk]
+        if broke is True:
+            return False
+        if isinstance(broke, Value):
+            skip = self.emit_call(jnp.logical_not, (broke,), {}, stmt, "not")
+            self._traced_branches(stmt, skip, [run, lambda: None], ctx.all_names, set(ctx.all_names))
+        else:
+            run()
+        return True
+
+    def run_loop_continuation(self, ctx: LoopCtx) -> None:
+        """Run the rest of the loop body after the current statement."""
+        saved = self.cont
+        depth = saved.index(ctx)
+        try:
+            for j in range(len(saved) - 1, depth, -1):
+                stmts, i = saved[j]
+                self.cont = saved[:j]
+                self.exec_block(stmts[i + 1:])
+        finally:
+            self.cont = saved
+        raise BodyEnd(None)
+
+    def _branches_ending_body(self, node: Any, pred: Value, branches: list, env0: dict, ctx: LoopCtx,
+                              switch: bool) -> None:
+        outs = [self._run_branch(run, env0, node, rest=ctx) for run in branches]
+        kinds = sorted({out[0] for _, _, out in outs})
+        for _, env, (kind, _, value) in outs:
+            if kind in ("break", "return"):
+                env[ctx.brk] = True
+            if kind == "return":
+                env[ctx.ret], env[ctx.retval] = True, value
+        self.decide(node, "exit", "flag", f"{'/'.join(k for k in kinds if k != 'end')} under a traced condition: "
+                    "the rest of the loop body runs in the other branches; a flag is carried")
+        self.frame.env = dict(env0)
+        self._join_and_emit(node, pred, [(r, env) for r, env, _ in outs], ctx.all_names, switch)
+        raise BodyEnd(node)
+
+    def _fill_placeholders(self, node: Any, outs: list[tuple[Region, dict]], names: list[str]) -> None:
+        """A return value bound on some branches only: zeros of its type elsewhere
+        (never observed: the return flag is False on those branches)."""
+        for name in names:
+            bound = [env[name] for _, env in outs if name in env and env[name] is not UNBOUND]
+            if not bound or len(bound) == len(outs):
+                continue
+            leaves, treedef = jax.tree_util.tree_flatten(bound[0], is_leaf=lambda x: isinstance(x, Value))
+            for region, env in outs:
+                if env.get(name, UNBOUND) is UNBOUND:
+                    with self.in_region(region):
+                        dummy = [self._zeros(x.type, node) if isinstance(x, Value) else x for x in leaves]
+                    env[name] = jax.tree_util.tree_unflatten(treedef, dummy)
+
+    def after_loop(self, stmt: Any, ctx: LoopCtx) -> None:
+        """``else:`` when no break happened, then the return flag; drop the flags."""
+        env = self.frame.env
+        broke, returned = env.pop(ctx.brk, False), env.pop(ctx.ret, False)
+        retval = env.pop(ctx.retval, UNBOUND)
+        ssa = self.frame.unit.ssa
+        if stmt.orelse and broke is False:
+            self.exec_block(stmt.orelse)
+        elif stmt.orelse and isinstance(broke, Value):
+            names = sorted(ssa.assigned(stmt.orelse) & ssa.live_out(stmt))
+            self._traced_branches(stmt, broke, [lambda: None, lambda: self.exec_block(stmt.orelse)],
+                                  names, ssa.assigned(stmt.orelse))
+        if returned is True:
+            raise ReturnSignal(stmt, retval)
+        if isinstance(returned, Value):
+            def ret() -> None:
+                raise ReturnSignal(stmt, retval)
+
+            self._traced_branches(stmt, returned, [ret, lambda: None], [], set())
+
+    def check_target_after_break(self, stmt: Any, ctx: LoopCtx, state: dict) -> None:
+        """A rolled ``for`` cannot tell the loop variable's value at a traced break."""
+        target = self._target_names(stmt) & self.frame.unit.ssa.live_out(stmt)
+        flag = state.get(ctx.brk)
+        if target and flag is not False and not (flag is True):
+            raise self.graph_break(FallbackCode.EARLY_EXIT, stmt, f"loop variable {sorted(target)} is used after a rolled loop with a traced break", "for")
