@@ -203,3 +203,34 @@ def test_rolled_loop_variable_after_traced_break_unrolls_or_falls_back():
     assert loop_modes(e) == ["unrolled"]
     e = check(f, X, full_graph=False, max_unroll=8)
     assert [s.code.code for s in e.fallback_sites] == ["A2G006"]
+
+
+def unconditional_return_in_body(x):
+    for i in range(30):
+        x = x * 2
+        return x, i
+    return x, -1
+
+
+def unconditional_return_in_while(x):
+    while x.sum() < 100:
+        x = x + 1
+        return x
+    return -x
+
+
+@pytest.mark.parametrize("fn", [unconditional_return_in_body, unconditional_return_in_while])
+@pytest.mark.parametrize("x", INPUTS, ids=IDS)
+def test_unconditional_return_in_loop_body(fn, x):
+    check(fn, x, graphs=1)
+
+
+def bool_of_array(x):
+    if bool(x.sum() > 3):
+        return x * 2
+    return x
+
+
+@pytest.mark.parametrize("x", INPUTS, ids=IDS)
+def test_bool_of_traced_scalar_is_its_truth_value(x):
+    check(bool_of_array, x, graphs=1)

@@ -112,6 +112,8 @@ class CallMixin:
             import jax
 
             return self.static_call(issubclass, (jax.Array, args[1]), {}, node)
+        if callee is bool and len(args) == 1 and isinstance(args[0], Value):
+            return self.truth(args[0], node)
         if callee in (int, float, bool, complex) and traced:
             raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{callee.__name__}() of a traced array needs its value on the host")
         if callee in (enumerate, zip, reversed, list, tuple, sorted) and traced:

@@ -84,12 +84,15 @@ class ControlMixin(ExitsMixin):
 
     def traced_ifexp(self, node: gast.IfExp, truth: Value) -> Any:
         self.decide(node, "ifexp", "lax.cond", "condition is a traced array")
-        box = "<ifexp>"
+        box = f"<ifexp {id(node)}>"
         frame = self.frame
         had = frame.local_names
 
         def branch(expr: Any) -> Callable[[], None]:
-            return lambda: frame.env.__setitem__(box, self.eval(expr))
+            def run() -> None:
+                value = self.eval(expr)  # may replace frame.env (a nested traced branch)
+                frame.env[box] = value
+            return run
 
         frame.local_names = had | {box}
         try:
