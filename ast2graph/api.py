@@ -152,6 +152,7 @@ class StaticFunction:
         self._options = options
         self._plans: dict[tuple, list[Any]] = {}
         self._interpreted: dict[int, InterpretedNode] = {}
+        self._break_sites: dict[int, FallbackSite] = {}
         self._record: CallRecord | None = None
         self.recompiles = 0
         self.eager_reason: FallbackSite | None = None
@@ -250,7 +251,10 @@ class StaticFunction:
             k = e.top_index  # type: ignore[attr-defined]
             if k == i:
                 node = self._interpreted.setdefault(i, InterpretedNode(self._unit, self._stmts[i]))
-                return InterpretedPlan(i, node, e.site)
+                # The first cause found for this statement is the root one; a later
+                # compile from here sees earlier segments' outputs as outside objects.
+                return InterpretedPlan(i, node, self._break_sites.get(i, e.site))
+            self._break_sites.setdefault(k, e.site)
             spec = specialize(self._unit, self._stmts, i, k, names, leaves, treedef, self._options)
         if _checks_enabled():
             verify(spec.graph)

@@ -100,9 +100,10 @@ class Specializer(CallMixin, ControlMixin):
     def loc(self, node: Any) -> Loc:
         return self.frame.unit.loc(node)
 
-    def graph_break(self, code: FallbackCode, node: Any, cause: str, construct: str | None = None) -> GraphBreak:
+    def graph_break(self, code: FallbackCode, node: Any, cause: str, construct: str | None = None,
+                    hint: str = "") -> GraphBreak:
         construct = construct or type(node).__name__.lower()
-        return GraphBreak(FallbackSite(code, self.loc(node), construct, cause, loop_depth=self.loop_depth))
+        return GraphBreak(FallbackSite(code, self.loc(node), construct, cause, loop_depth=self.loop_depth, hint=hint))
 
     def decide(self, node: Any, construct: str, mode: str, reason: str) -> None:
         key = (self.loc(node), construct, mode, reason)
@@ -300,10 +301,12 @@ class Specializer(CallMixin, ControlMixin):
 
     def check_mutable(self, obj: Any, node: Any, what: str) -> None:
         entry = self.fresh.get(id(obj))
+        hint = ("grow lists only in loops with a static trip count (they unroll), or preallocate an array "
+                "and write rows with x = x.at[i].set(v)") if isinstance(obj, (list, dict, set)) else ""
         if entry is None or entry[1] is not obj:
-            raise self.graph_break(FallbackCode.MUTATION, node, f"{what} mutates an object created outside the compiled function")
+            raise self.graph_break(FallbackCode.MUTATION, node, f"{what} mutates an object created outside this compiled segment (an argument, a global, or a value of an earlier segment)", hint=hint)
         if entry[0] != self.traced_depth:
-            raise self.graph_break(FallbackCode.MUTATION, node, f"{what} mutates a container inside a traced branch or rolled loop")
+            raise self.graph_break(FallbackCode.MUTATION, node, f"{what} mutates a container created outside a traced branch or a rolled loop, from inside it", hint=hint)
         self.mutations += 1
 
     def eval_BinOp(self, node: gast.BinOp) -> Any:
