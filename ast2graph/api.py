@@ -32,7 +32,7 @@ from .diagnostics import ConversionError, FullGraphError, NoSourceError
 from .fallback.interpreted import InterpretedNode
 from .fallback.sites import Decision, FallbackCode, FallbackSite, GraphBreak
 from .ir import print_graph, verify
-from .ir.core import Value
+from .ir.core import Value, walk_ops
 from .lowering import lower_graph
 from .parser import unwrap_callable
 from .typeinfer import Options, Specialization, specialize, unit_of_function
@@ -90,6 +90,8 @@ class GraphPlan:
 
     def __post_init__(self) -> None:
         self.all_arrays_out = all(isinstance(x, Value) for x in self.spec.out_template)
+        self.has_effects = any(getattr(getattr(op, "fn", None), "_a2g_effect", False)
+                               for op in walk_ops(self.spec.graph.body))
 
     @property
     def end(self) -> int:
@@ -104,6 +106,8 @@ class GraphPlan:
         if spec.captures:
             arrays_in += [c.getter() for c in spec.captures]
         outs = self.jitted(*arrays_in)
+        if self.has_effects:
+            jax.effects_barrier()  # host prints finish before the caller goes on
         if self.all_arrays_out:
             filled = outs
         else:
@@ -243,19 +247,22 @@ class StaticFunction:
 
     def _compile(self, i: int, names: list[str], leaves: list, treedef: Any) -> Any:
         t0 = time.perf_counter()
-        try:
-            spec = specialize(self._unit, self._stmts, i, len(self._stmts), names, leaves, treedef, self._options)
-        except GraphBreak as e:
-            if self._options.full_graph:
-                raise FullGraphError(f"full_graph=True but this site would fall back to Python:\n{e.site.format()}") from None
-            k = e.top_index  # type: ignore[attr-defined]
-            if k == i:
-                node = self._interpreted.setdefault(i, InterpretedNode(self._unit, self._stmts[i]))
-                # The first cause found for this statement is the root one; a later
-                # compile from here sees earlier segments' outputs as outside objects.
-                return InterpretedPlan(i, node, self._break_sites.get(i, e.site))
-            self._break_sites.setdefault(k, e.site)
-            spec = specialize(self._unit, self._stmts, i, k, names, leaves, treedef, self._options)
+        stop = len(self._stmts)
+        while True:
+            try:
+                spec = specialize(self._unit, self._stmts, i, stop, names, leaves, treedef, self._options)
+                break
+            except GraphBreak as e:
+                if self._options.full_graph:
+                    raise FullGraphError(f"full_graph=True but this site would fall back to Python:\n{e.site.format()}") from None
+                k = e.top_index  # type: ignore[attr-defined]
+                if k <= i:
+                    node = self._interpreted.setdefault(i, InterpretedNode(self._unit, self._stmts[i]))
+                    # The first cause found for this statement is the root one; a later
+                    # compile from here sees earlier segments' outputs as outside objects.
+                    return InterpretedPlan(i, node, self._break_sites.get(i, e.site))
+                self._break_sites.setdefault(k, e.site)
+                stop = k
         if _checks_enabled():
             verify(spec.graph)
         lowered = lower_graph(spec.graph)

@@ -40,7 +40,7 @@ import gast
 from .diagnostics import Loc
 from .fallback.sites import FallbackCode, FallbackSite
 from .parser.locate import normalise
-from .resolver import is_effectful, qualified_name, resolve_attr_chain, scope_of
+from .resolver import is_effectful, is_host_printer, qualified_name, resolve_attr_chain, scope_of
 from .resolver.scope import outer_parts
 from .ssa import SSAInfo, analyze
 from .ssa.dump import unparse
@@ -658,7 +658,11 @@ class _FunctionScanner:
 
     def _call(self, call: gast.Call) -> None:
         ok, callee = self._resolve(call.func)
-        if ok and _safe_effectful(callee):
+        if ok and is_host_printer(callee):
+            self._add(DEPENDS, FallbackCode.HOST_CALLBACK, call, "call",
+                      f"{qualified_name(callee)} runs on the host as an ordered callback, on every call",
+                      "stays in the graph: an ordered host callback (one host transfer of its array arguments)")
+        elif ok and _safe_effectful(callee):
             self._add(ALWAYS, FallbackCode.SIDE_EFFECT, call, "call",
                       f"{qualified_name(callee)} has a Python side effect that must run on every call")
         elif ok and any(callee is c for c in _CONVERSIONS):

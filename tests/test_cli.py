@@ -20,7 +20,7 @@ FIXTURE = str(Path(__file__).parent / "fixtures" / "report_sample.py")
 
 # (qualname, line, code, kind) of every site of the fixture, in order.
 EXPECTED = [
-    ("effects", 13, "A2G002", "always"),
+    ("effects", 13, "A2G014", "depends"),
     ("effects", 14, "A2G002", "always"),
     ("control", 20, "A2G004", "depends"),
     ("control", 24, "A2G005", "depends"),
@@ -116,11 +116,11 @@ def test_text_output(capsys):
     rc, out, _ = run(capsys, "report", FIXTURE)
     assert rc == 0
     assert f"{FIXTURE}:12: effects" in out
-    assert f"{FIXTURE}:13:5: A2G002 [always] call with a Python side effect" in out
-    assert "      print(x)\n      ^\n" in out
+    assert f"{FIXTURE}:14:9: A2G002 [always] call with a Python side effect" in out
+    assert "      y = np.random.normal(size=3)\n          ^\n" in out
     assert "hint: hoist the call" in out
     assert "A2G004" not in out  # input-dependent sites need --include-depends
-    assert out.rstrip().splitlines()[-1] == "7 functions, 7 always-fallback sites, 5 input-dependent sites"
+    assert out.rstrip().splitlines()[-1] == "7 functions, 6 always-fallback sites, 6 input-dependent sites"
 
 
 def test_text_include_depends(capsys):
@@ -134,7 +134,7 @@ def test_json_output(capsys):
     rc, out, _ = run(capsys, "report", FIXTURE, "--format", "json", "--include-depends")
     data = json.loads(out)
     assert rc == 0 and data["version"] == 1
-    assert data["summary"] == {"functions": 7, "always": 7, "depends": 5, "errors": 0}
+    assert data["summary"] == {"functions": 7, "always": 6, "depends": 6, "errors": 0}
     fns = data["functions"]
     assert [f["qualname"] for f in fns] == FUNCTIONS
     assert all(set(f) == {"qualname", "file", "line", "sites"} for f in fns)
@@ -162,8 +162,8 @@ def test_sarif_output(capsys):
     results = log["runs"][0]["results"]
     assert len(results) == len(EXPECTED)
     first = results[0]
-    assert first["ruleId"] == "A2G002" and first["level"] == "warning"
-    assert "side effect" in first["message"]["text"]
+    assert first["ruleId"] == "A2G014" and first["level"] == "note"
+    assert "host callback" in first["message"]["text"]
     phys = first["locations"][0]["physicalLocation"]
     assert phys["artifactLocation"]["uri"].endswith("tests/fixtures/report_sample.py")
     assert phys["region"] == {"startLine": 13, "startColumn": 5}
@@ -190,11 +190,11 @@ def test_strict_exit_codes(capsys, tmp_path):
 def test_suppression_comments(capsys, tmp_path):
     reports = report_path(FIXTURE)
     lines = {s.site.loc.line for r in reports for s in r.sites}
-    assert 15 not in lines and 45 not in lines  # ignore[A2G002] and a bare ignore
+    assert 15 not in lines and 45 not in lines  # ignore[A2G014] and a bare ignore
     path = write(tmp_path, "s.py", """\
         def f(x):
             print(x)  # ast2graph: ignore[A2G007]
-            print(x)  # ast2graph: ignore[A2G007, A2G002]
+            print(x)  # ast2graph: ignore[A2G007, A2G014]
             print(x)  # ast2graph: ignore
             s = "# ast2graph: ignore"; print(s)
             return x
@@ -212,7 +212,7 @@ def test_directory_mode(capsys, tmp_path):
     assert rc == 0
     assert [(Path(f["file"]).name, f["qualname"]) for f in data["functions"]] == [("a.py", "a"), ("b.py", "b")]
     assert [(Path(e["file"]).name, e["line"]) for e in data["errors"]] == [("broken.py", 1)]
-    assert data["summary"] == {"functions": 2, "always": 2, "depends": 0, "errors": 1}
+    assert data["summary"] == {"functions": 2, "always": 1, "depends": 1, "errors": 1}
     assert "broken.py:1" in err
     assert run(capsys, "report", str(tmp_path / "pkg"), "--strict")[0] == 1
 
@@ -264,7 +264,7 @@ def test_console_script_runs_report():
     proc = subprocess.run([str(script), "report", FIXTURE, "--strict", "--format", "json"],
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 1, proc.stderr
-    assert json.loads(proc.stdout)["summary"]["always"] == 7
+    assert json.loads(proc.stdout)["summary"]["always"] == 6
     assert "RuntimeError" not in proc.stderr
 
 

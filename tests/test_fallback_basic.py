@@ -1,6 +1,7 @@
 """Fallback basics: unsupported sites run in Python, the rest stays compiled;
 ``full_graph=True`` turns each of them into a FullGraphError naming the site."""
 
+import contextlib
 import inspect
 import os
 
@@ -45,16 +46,10 @@ def with_print(x):
     return z
 
 
-def test_print_between_array_statements():
-    e = check(with_print, X, full_graph=False, graphs=2)
-    assert len(e.fallback_sites) == 1
-    assert e.fallback_sites[0].code.code == "A2G002"
-    assert codes(e) == ["A2G002"]
-
-
-def test_print_full_graph_error():
-    msg = assert_full_graph_error(with_print, "print(", X)
-    assert "A2G002" in msg
+def test_print_between_array_statements_is_a_host_callback_in_one_graph():
+    e = check(with_print, X, graphs=1)
+    assert not codes(e)
+    assert ("call", "host callback") in [(d.construct, d.mode) for d in e.decisions]
 
 
 def print_traced_value(x):
@@ -64,8 +59,8 @@ def print_traced_value(x):
 
 
 def test_print_of_traced_value_prints_eager_text():
-    e = check(print_traced_value, X, full_graph=False, graphs=2)
-    assert codes(e) == ["A2G002"]
+    e = check(print_traced_value, X, graphs=1)
+    assert not codes(e)
 
 
 def test_print_fallback_runs_every_call():
@@ -369,16 +364,20 @@ def test_int_of_traced_value_full_graph_error():
 
 def segments(x):
     a = x + 1
-    print("one")
+    with contextlib.suppress(ValueError):
+        a = a * 3
     b = a * 2
-    print("two")
+    try:
+        b = b / 0
+    except ZeroDivisionError:
+        b = -b
     c = b - 3
     return c
 
 
-def test_two_prints_three_segments():
+def test_two_interpreted_statements_three_segments():
     e = check(segments, X, full_graph=False, graphs=3)
-    assert codes(e) == ["A2G002", "A2G002"]
+    assert codes(e) == ["A2G001", "A2G001"]
     # second call reuses the cached plans
     e2 = explain(to_static(segments))(X)
     assert e2.graph_count == 3

@@ -32,6 +32,7 @@ class FallbackCode(Enum):
     RECURSION = ("A2G011", "recursion too deep to unroll", "bound the recursion by a static value")
     NO_SOURCE = ("A2G012", "function without Python source", "define the function in a file")
     GENERATOR = ("A2G013", "generator function", "return a list or an array instead of yielding")
+    HOST_CALLBACK = ("A2G014", "host callback inside the graph", "fine for printing and logging; hoist it out of hot loops if the host transfer matters")
 
     @property
     def code(self) -> str:

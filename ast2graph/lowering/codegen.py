@@ -91,6 +91,10 @@ class _Emitter:
             return "[" + ", ".join(self.tree(e) for e in x) + "]"
         if type(x) is dict and all(isinstance(k, str) for k in x):
             return "{" + ", ".join(f"{k!r}: {self.tree(v)}" for k, v in x.items()) + "}"
+        leaves, treedef = jax.tree_util.tree_flatten(x, is_leaf=lambda v: isinstance(v, Value))
+        if any(isinstance(v, Value) for v in leaves):
+            # A registered pytree holding graph values: rebuild it from its leaves.
+            return f"_unflatten({self.const(treedef)}, [{', '.join(self.tree(v) for v in leaves)}])"
         return self.const(x)
 
     def emit(self, indent: str, text: str) -> None:
@@ -194,6 +198,7 @@ _RUNTIME = {
     "lax": lax, "_array_leaves": _array_leaves, "_splat": _splat,
     "_splat_tuple": _splat_tuple, "_index_splat": _index_splat,
     "_scan_body": _scan_body, "_asarray": jax.numpy.asarray,
+    "_unflatten": jax.tree_util.tree_unflatten,
 }
 
 

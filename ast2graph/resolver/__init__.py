@@ -13,7 +13,7 @@ the function's live globals and closure cells at the moment ``resolve`` runs.
 from __future__ import annotations
 
 from ast2graph.resolver.callees import (
-    CallKind, classify_callee, is_effectful, is_pure_static_callable, qualified_name,
+    CallKind, classify_callee, is_effectful, is_host_printer, is_pure_static_callable, qualified_name,
 )
 from ast2graph.resolver.resolution import Resolution, resolve
 from ast2graph.resolver.scope import NameKind, Scope, scope_of
@@ -21,6 +21,6 @@ from ast2graph.resolver.static import resolve_attr_chain
 
 __all__ = [
     "CallKind", "NameKind", "Resolution", "Scope", "classify_callee",
-    "is_effectful", "is_pure_static_callable", "qualified_name", "resolve",
+    "is_effectful", "is_host_printer", "is_pure_static_callable", "qualified_name", "resolve",
     "resolve_attr_chain", "scope_of",
 ]

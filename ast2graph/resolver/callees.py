@@ -182,3 +182,20 @@ def _exported_as(module: types.ModuleType | None, obj: object, preferred: object
     if isinstance(preferred, str) and space.get(preferred) is obj:
         return preferred
     return next((k for k, v in list(space.items()) if v is obj and not k.startswith("_")), "")
+
+
+_LOG_METHODS = {"debug", "info", "warning", "warn", "error", "critical", "exception", "log"}
+
+
+def is_host_printer(callee: Any) -> bool:
+    """Effects whose only result is text: ``print`` and ``logging`` calls."""
+    import builtins
+    import logging
+
+    if callee is builtins.print:
+        return True
+    name = getattr(callee, "__name__", "")
+    owner = getattr(callee, "__self__", None)
+    if name in _LOG_METHODS and isinstance(owner, (logging.Logger, logging.LoggerAdapter)):
+        return True
+    return name in _LOG_METHODS and getattr(callee, "__module__", "") == "logging"

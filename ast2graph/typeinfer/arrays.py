@@ -38,6 +38,64 @@ class SliceSpec:
         return cls(*children)
 
 
+@jax.tree_util.register_pytree_node_class
+class DeferredStr:
+    """An f-string of traced values, formatted on the host when it is printed.
+
+    ``parts`` are literal strings or ``(conversion, spec)`` slots; ``values``
+    fill the slots (arrays at run time), exactly as eager formats them."""
+
+    def __init__(self, parts: tuple, values: tuple):
+        self.parts, self.values = parts, values
+
+    def tree_flatten(self):
+        return self.values, self.parts
+
+    @classmethod
+    def tree_unflatten(cls, parts, values):
+        return cls(parts, tuple(values))
+
+    def __str__(self) -> str:
+        out, values = [], iter(self.values)
+        for part in self.parts:
+            if isinstance(part, str):
+                out.append(part)
+            else:
+                conv, spec = part
+                value = next(values)
+                value = {"s": str, "r": repr, "a": ascii}.get(conv, lambda v: v)(value)
+                out.append(format(value, spec))
+        return "".join(out)
+
+    def __format__(self, spec: str) -> str:
+        return format(str(self), spec)
+
+
+@functools.lru_cache(maxsize=None)
+def host_effect(fn: Any):
+    """``fn(*args, **kwargs)`` run on the host, in program order, on every call
+    (an ordered ``io_callback``); array arguments arrive as JAX arrays, so
+    printed text is what eager prints."""
+    from jax.experimental import io_callback
+
+    def effect(*args, **kwargs):
+        leaves, treedef = jax.tree_util.tree_flatten((args, kwargs))
+        positions = [i for i, x in enumerate(leaves) if isinstance(x, jax.Array)]
+
+        def callback(*arrays_in):
+            filled = list(leaves)
+            for i, a in zip(positions, arrays_in):
+                filled[i] = jnp.asarray(a)
+            a, k = jax.tree_util.tree_unflatten(treedef, filled)
+            fn(*a, **k)
+
+        io_callback(callback, None, *[leaves[i] for i in positions], ordered=True)
+
+    effect.__name__ = effect.__qualname__ = f"host[{getattr(fn, '__qualname__', fn)}]"
+    effect._a2g_effect = True  # type: ignore[attr-defined]
+    return effect
+
+
 def _unspec(idx: Any) -> Any:
     if isinstance(idx, SliceSpec):
         return slice(idx.start, idx.stop, idx.step)

@@ -24,7 +24,8 @@ from ..diagnostics import NoSourceError
 from ..fallback.sites import FallbackCode, GraphBreak
 from ..ir.core import Value
 from ..parser import unwrap_callable
-from ..resolver import CallKind, classify_callee, is_effectful, is_pure_static_callable, qualified_name
+from ..resolver import (CallKind, classify_callee, is_effectful, is_host_printer, is_pure_static_callable,
+                        qualified_name)
 from . import arrays
 from .state import Frame, ReturnSignal, unit_of_function
 
@@ -73,6 +74,9 @@ class CallMixin:
             return self.inline_local(callee, args, kwargs, node)
         if isinstance(callee, Value):
             raise self.graph_break(FallbackCode.TRACE_ERROR, node, "calling an array (eager raises TypeError)")
+        if is_host_printer(callee):
+            self.decide(node, "call", "host callback", f"{qualified_name(callee)} runs on the host, in order, on every call")
+            return self.emit_call(arrays.host_effect(callee), args, kwargs, node, f"host {qualified_name(callee)}", effect=True)
         if is_effectful(callee):
             raise self.graph_break(FallbackCode.SIDE_EFFECT, node, f"{qualified_name(callee)} has a Python side effect that must run on every call", "call")
         traced = contains_value((args, kwargs))

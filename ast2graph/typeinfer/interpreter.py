@@ -127,12 +127,14 @@ class Specializer(CallMixin, ControlMixin):
             self.regions.pop()
             self.traced_depth -= traced
 
-    def emit_call(self, fn: Callable, args: tuple, kwargs: dict, node: Any, name: str = "") -> Any:
-        """Emit ``fn(*args, **kwargs)``; its type comes from ``jax.eval_shape``."""
+    def emit_call(self, fn: Callable, args: tuple, kwargs: dict, node: Any, name: str = "",
+                  effect: bool = False) -> Any:
+        """Emit ``fn(*args, **kwargs)``; its type comes from ``jax.eval_shape``.
+        An op with no array result is dropped unless it has an ``effect``."""
         leaves, treedef = tree_flatten((args, kwargs))
         out_tree, out_leaves = self._abstract_eval(fn, treedef, leaves, node)
         results = [leaf for leaf in out_leaves if isinstance(leaf, Value)]
-        if results:
+        if results or effect:
             label = name or qualified_name(fn)
             self.region.ops.append(CallOp(results, self.loc(node), fn, treedef, leaves, label))
         return jax.tree_util.tree_unflatten(out_tree, out_leaves)
@@ -481,12 +483,27 @@ class Specializer(CallMixin, ControlMixin):
                 parts.append(str(v.value))
                 continue
             value = self.eval(v.value)
-            if contains_value(value):
-                raise self.graph_break(FallbackCode.CONCRETE_VALUE, v, "formatting a traced array as text")
             spec = self.eval(v.format_spec) if v.format_spec is not None else ""
+            if contains_value(value) or contains_value(spec):
+                return self._deferred_fstring(node)
             conv = {-1: lambda x: x, 115: str, 114: repr, 97: ascii}[v.conversion]
             parts.append(self.static_call(format, (conv(value), spec), {}, v))
         return "".join(parts)
+
+    def _deferred_fstring(self, node: gast.JoinedStr) -> Any:
+        """An f-string of traced values: formatted on the host if printed."""
+        parts: list = []
+        values: list = []
+        for v in node.values:
+            if isinstance(v, gast.Constant):
+                parts.append(str(v.value))
+                continue
+            spec = self.eval(v.format_spec) if v.format_spec is not None else ""
+            if contains_value(spec) or isinstance(spec, arrays.DeferredStr):
+                raise self.graph_break(FallbackCode.CONCRETE_VALUE, v, "a format spec computed from traced values")
+            parts.append(({115: "s", 114: "r", 97: "a"}.get(v.conversion, ""), str(spec)))
+            values.append(self.eval(v.value))
+        return arrays.DeferredStr(tuple(parts), tuple(values))
 
     def eval_Lambda(self, node: gast.Lambda) -> Any:
         return self.make_local_function(node)

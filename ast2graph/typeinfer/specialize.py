@@ -17,6 +17,7 @@ import jax
 
 from ..fallback.sites import Decision, FallbackCode, FallbackSite, GraphBreak
 from ..ir.core import Graph, Region, Value
+from .arrays import DeferredStr
 from .interpreter import LocalFunction, Specializer
 from .lattice import array_type_of, is_array
 from .state import Capture, Frame, Guard, Options, ReturnSignal, Unit
@@ -77,10 +78,12 @@ def specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str],
         out_names = _segment_outputs(unit, stmts, start, end, sp.frame.env)
         out = {n: sp.frame.env[n] for n in out_names}
     out_leaves, out_treedef = jax.tree_util.tree_flatten(out, is_leaf=lambda x: isinstance(x, Value))
-    for leaf in out_leaves:
-        if isinstance(leaf, LocalFunction):
-            site = FallbackSite(FallbackCode.OPAQUE_CALL, unit.loc(stmts[max(end - 1, start)]), "function",
-                                "a nested function escapes the compiled segment")
+    escaping = jax.tree_util.tree_leaves(out, is_leaf=lambda x: isinstance(x, (Value, DeferredStr)))
+    for leaf in out_leaves + [x for x in escaping if isinstance(x, DeferredStr)]:
+        if isinstance(leaf, (LocalFunction, DeferredStr)):
+            code = FallbackCode.OPAQUE_CALL if isinstance(leaf, LocalFunction) else FallbackCode.CONCRETE_VALUE
+            site = FallbackSite(code, unit.loc(stmts[max(end - 1, start)]), "function",
+                                f"a {'nested function' if isinstance(leaf, LocalFunction) else 'string formatted from traced values'} escapes the compiled segment")
             err = GraphBreak(site)
             err.top_index = max(end - 1, start)  # type: ignore[attr-defined]
             raise err

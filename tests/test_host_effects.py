@@ -1,0 +1,107 @@
+"""print and logging of traced values: ordered host callbacks inside the one
+graph, same text and order as eager, on every call (issue 4: no cliff)."""
+
+import logging
+
+import jax.numpy as jnp
+import pytest
+
+from ast2graph import to_static
+from helpers import check, modes
+
+X = jnp.arange(3.0)
+INPUTS = [X, -X - 1, X * 10]
+IDS = ["small", "negative", "large"]
+
+
+def print_in_rolled_loop(x):
+    for i in range(30):
+        x = x * 1.1
+        if i % 10 == 0:
+            print("step", i, x)
+    return x
+
+
+def print_in_traced_branch(x):
+    if x.sum() > 0:
+        print("positive", x.sum())
+        x = x * 2
+    else:
+        print("not positive", x.min(), sep=" | ", end="!\n")
+    return x
+
+
+def print_fstrings(x):
+    s = x.sum()
+    print(f"sum={s:.3f} max={x.max()} first={x[0]!r} shape={x.shape}")
+    return s
+
+
+def print_in_while_with_break(x):
+    n = 0
+    while n < 100:
+        x = x * 2 + 1
+        n += 1
+        print(f"iteration {n}: {x.max():.1f}")
+        if x.max() > 50:
+            print("stop")
+            break
+    return x, n
+
+
+def print_in_helper(x):
+    def report(tag, v):
+        print(tag, v.mean())
+        return v
+    for k in range(3):
+        x = report(f"layer {k}", x + k)
+    return x
+
+
+PROGRAMS = [print_in_rolled_loop, print_in_traced_branch, print_fstrings, print_in_while_with_break,
+            print_in_helper]
+
+
+@pytest.mark.parametrize("fn", PROGRAMS, ids=[f.__name__ for f in PROGRAMS])
+@pytest.mark.parametrize("x", INPUTS, ids=IDS)
+def test_print_is_a_host_callback_in_one_graph(fn, x):
+    e = check(fn, x, graphs=1)
+    assert ("call", "host callback") in modes(e)
+    assert not e.fallback_sites
+
+
+def test_print_runs_on_every_call(capsys):
+    f = to_static(print_in_traced_branch, full_graph=True)
+    for _ in range(3):
+        f(X)
+    assert capsys.readouterr().out == "positive 3.0\n" * 3
+
+
+LOG = logging.getLogger("ast2graph.test_host_effects")
+
+
+def log_values(x):
+    for i in range(20):
+        x = x + 1
+        LOG.warning("x is %s at %d", x, 7)
+    return x
+
+
+def test_logging_of_traced_values(caplog):
+    with caplog.at_level(logging.WARNING, logger=LOG.name):
+        expected = log_values(X)
+        eager_records = [r.getMessage() for r in caplog.records]
+        caplog.clear()
+        got = to_static(log_values, full_graph=True)(X)
+        assert [r.getMessage() for r in caplog.records] == eager_records
+    assert jnp.allclose(expected, got)
+
+
+def fstring_escapes(x):
+    label = f"total {x.sum()}"
+    return label
+
+
+def test_fstring_of_traced_value_used_as_a_value_falls_back():
+    e = check(fstring_escapes, X, full_graph=False)
+    assert [s.code.code for s in e.fallback_sites] == ["A2G003"]
