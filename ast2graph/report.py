@@ -67,9 +67,8 @@ _SKIP_DIRS = frozenset({"__pycache__", "site-packages", "node_modules"})
 _NOT_STATIC: tuple[bool, object] = (False, None)
 _IGNORE = re.compile(r"#\s*ast2graph:\s*ignore(?:\[([^\]]*)\])?")
 _STMT_CAUSES = {
-    "Try": "`try` statement: exception handling has no graph form",
     "TryStar": "`try`/`except*` statement: exception handling has no graph form",
-    "With": "`with` statement: a context manager runs Python code on entry and exit",
+    "With": "`with` on a context manager whose __enter__/__exit__ must run on every call",
     "AsyncWith": "`async with` statement",
     "AsyncFor": "`async for` statement",
     "Match": "`match` statement has no graph form",
@@ -453,6 +452,18 @@ class _FunctionScanner:
         if not hasattr(Specializer, "exec_" + name):
             cause = _STMT_CAUSES.get(name, f"`{name.lower()}` statement has no graph form")
             self._add(ALWAYS, FallbackCode.UNSUPPORTED_SYNTAX, stmt, name.lower(), cause)
+        self._generic(stmt)
+
+    def _s_With(self, stmt: gast.With) -> None:
+        """Context managers that only affect tracing stay in the graph."""
+        from .typeinfer.blocks import _TRACE_TIME_CONTEXTS
+
+        for item in stmt.items:
+            expr = item.context_expr
+            ok, callee = self._resolve(expr.func) if isinstance(expr, gast.Call) else _NOT_STATIC
+            if not (ok and any(callee is c for c in _TRACE_TIME_CONTEXTS)):
+                self._add(ALWAYS, FallbackCode.UNSUPPORTED_SYNTAX, stmt, "with", _STMT_CAUSES["With"])
+                break
         self._generic(stmt)
 
     def _generic(self, node: gast.AST) -> None:

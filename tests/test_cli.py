@@ -28,7 +28,6 @@ EXPECTED = [
     ("control", 26, "A2G006", "depends"),
     ("control", 27, "A2G003", "depends"),
     ("mutation", 31, "A2G007", "always"),
-    ("mutation", 32, "A2G001", "always"),
     ("mutation", 35, "A2G008", "always"),
     ("Model.step", 41, "A2G007", "always"),
     ("gen", 56, "A2G013", "always"),
@@ -120,7 +119,7 @@ def test_text_output(capsys):
     assert "      y = np.random.normal(size=3)\n          ^\n" in out
     assert "hint: hoist the call" in out
     assert "A2G004" not in out  # input-dependent sites need --include-depends
-    assert out.rstrip().splitlines()[-1] == "7 functions, 6 always-fallback sites, 6 input-dependent sites"
+    assert out.rstrip().splitlines()[-1] == "7 functions, 5 always-fallback sites, 6 input-dependent sites"
 
 
 def test_text_include_depends(capsys):
@@ -134,7 +133,7 @@ def test_json_output(capsys):
     rc, out, _ = run(capsys, "report", FIXTURE, "--format", "json", "--include-depends")
     data = json.loads(out)
     assert rc == 0 and data["version"] == 1
-    assert data["summary"] == {"functions": 7, "always": 6, "depends": 6, "errors": 0}
+    assert data["summary"] == {"functions": 7, "always": 5, "depends": 6, "errors": 0}
     fns = data["functions"]
     assert [f["qualname"] for f in fns] == FUNCTIONS
     assert all(set(f) == {"qualname", "file", "line", "sites"} for f in fns)
@@ -168,7 +167,7 @@ def test_sarif_output(capsys):
     assert phys["artifactLocation"]["uri"].endswith("tests/fixtures/report_sample.py")
     assert phys["region"] == {"startLine": 13, "startColumn": 5}
     levels = {(r["ruleId"], r["locations"][0]["physicalLocation"]["region"]["startLine"]): r["level"] for r in results}
-    assert levels[("A2G006", 26)] == "note" and levels[("A2G001", 32)] == "warning"
+    assert levels[("A2G006", 26)] == "note" and levels[("A2G007", 31)] == "warning"
 
 
 # ------------------------------------------------------------------ exit codes, suppression
@@ -264,7 +263,7 @@ def test_console_script_runs_report():
     proc = subprocess.run([str(script), "report", FIXTURE, "--strict", "--format", "json"],
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 1, proc.stderr
-    assert json.loads(proc.stdout)["summary"]["always"] == 6
+    assert json.loads(proc.stdout)["summary"]["always"] == 5
     assert "RuntimeError" not in proc.stderr
 
 

@@ -31,6 +31,7 @@ from ..fallback.sites import Decision, FallbackCode, FallbackSite, GraphBreak
 from ..ir.core import ArrayType, CallOp, Region, Value
 from ..resolver import NameKind, qualified_name
 from . import arrays
+from .blocks import BlocksMixin
 from .calls import CallMixin
 from .control import ControlMixin
 from .lattice import is_array, is_static_number
@@ -74,7 +75,7 @@ class LocalFunction:
         return f"<local function {self.unit.qualname}>"
 
 
-class Specializer(CallMixin, ControlMixin):
+class Specializer(CallMixin, ControlMixin, BlocksMixin):
     """Abstract interpreter for one call signature of one segment."""
 
     def __init__(self, options: Options):
@@ -101,9 +102,13 @@ class Specializer(CallMixin, ControlMixin):
         return self.frame.unit.loc(node)
 
     def graph_break(self, code: FallbackCode, node: Any, cause: str, construct: str | None = None,
-                    hint: str = "") -> GraphBreak:
+                    hint: str = "", exc: BaseException | None = None) -> GraphBreak:
+        """``exc``: the exception eager Python raises here, when it is known at
+        trace time (a ``try`` on the same path may then handle it statically)."""
         construct = construct or type(node).__name__.lower()
-        return GraphBreak(FallbackSite(code, self.loc(node), construct, cause, loop_depth=self.loop_depth, hint=hint))
+        err = GraphBreak(FallbackSite(code, self.loc(node), construct, cause, loop_depth=self.loop_depth, hint=hint))
+        err.exc, err.traced_depth = exc, self.traced_depth  # type: ignore[attr-defined]
+        return err
 
     def decide(self, node: Any, construct: str, mode: str, reason: str) -> None:
         key = (self.loc(node), construct, mode, reason)
@@ -159,7 +164,7 @@ class Specializer(CallMixin, ControlMixin):
         except GraphBreak:
             raise
         except Exception as e:  # noqa: BLE001 - eager raises it too; run it in Python
-            raise self.graph_break(FallbackCode.TRACE_ERROR, node, f"{qualified_name(fn)} raised {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}")
+            raise self.graph_break(FallbackCode.TRACE_ERROR, node, f"{qualified_name(fn)} raised {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}", exc=e)
         avals = iter(avals)
         out = []
         for leaf in box["leaves"]:
@@ -294,7 +299,7 @@ class Specializer(CallMixin, ControlMixin):
         try:
             return list(value)
         except Exception as e:  # noqa: BLE001
-            raise self.graph_break(FallbackCode.TRACE_ERROR, node, f"iteration raised {type(e).__name__}: {e}")
+            raise self.graph_break(FallbackCode.TRACE_ERROR, node, f"iteration raised {type(e).__name__}: {e}", exc=e)
 
     def mark_fresh(self, obj: Any) -> Any:
         """Objects created during tracing may be mutated at trace time."""
@@ -326,7 +331,7 @@ class Specializer(CallMixin, ControlMixin):
         except GraphBreak:
             raise
         except Exception as e:  # noqa: BLE001
-            raise self.graph_break(FallbackCode.TRACE_ERROR, node, f"{qualified_name(fn)} raised {type(e).__name__}: {e}")
+            raise self.graph_break(FallbackCode.TRACE_ERROR, node, f"{qualified_name(fn)} raised {type(e).__name__}: {e}", exc=e)
 
     def eval_UnaryOp(self, node: gast.UnaryOp) -> Any:
         operand = self.eval(node.operand)
@@ -424,7 +429,7 @@ class Specializer(CallMixin, ControlMixin):
         try:
             value = getattr(obj, attr)
         except Exception as e:  # noqa: BLE001
-            raise self.graph_break(FallbackCode.TRACE_ERROR, node, f"attribute {attr!r} raised {type(e).__name__}: {e}")
+            raise self.graph_break(FallbackCode.TRACE_ERROR, node, f"attribute {attr!r} raised {type(e).__name__}: {e}", exc=e)
         if isinstance(obj, types.ModuleType) or self._is_fresh(obj) or callable(value) and not is_array(value) and isinstance(obj, type):
             return value
         return self.external(value, lambda: getattr(obj, attr), f"{type(obj).__name__}.{attr}", ("attr", id(obj), attr))
@@ -722,7 +727,13 @@ class Specializer(CallMixin, ControlMixin):
                 raise self.graph_break(FallbackCode.MUTATION, stmt, "`del` of something other than a bound local")
 
     def exec_Raise(self, stmt: Any) -> None:
-        raise self.graph_break(FallbackCode.TRACE_ERROR, stmt, "raise (eager raises here)", "raise")
+        exc = None
+        if stmt.exc is not None and stmt.cause is None:
+            value = self.eval(stmt.exc)
+            if isinstance(value, type) and issubclass(value, BaseException):
+                value = self.static_call(value, (), {}, stmt)
+            exc = value if isinstance(value, BaseException) and not contains_value(value.args) else None
+        raise self.graph_break(FallbackCode.TRACE_ERROR, stmt, "raise (eager raises here)", "raise", exc=exc)
 
 
 def _asarray(x: Any) -> Any:
