@@ -17,6 +17,7 @@ import types
 from typing import Any
 
 import gast
+import jax
 import jax.numpy as jnp
 import numpy as np
 
@@ -27,6 +28,7 @@ from ..parser import unwrap_callable
 from ..resolver import (CallKind, classify_callee, is_effectful, is_host_printer, is_pure_static_callable,
                         qualified_name)
 from . import arrays
+from .closures import TracedClosure, factory_for, free_names
 from .state import Frame, ReturnSignal, unit_of_function
 
 _MUTATING_METHODS = {
@@ -92,11 +94,40 @@ class CallMixin:
             return self.inline_user(callee, args, kwargs, node)
         if kind is CallKind.ARRAY_OP or traced:
             fn = _numpy_to_jnp(callee) if traced else callee
+            args, kwargs = self._closures_for_jax((args, kwargs), node)
             return self.emit_call(fn, args, kwargs, node)
         if is_pure_static_callable(callee) or kind is CallKind.BUILTIN or isinstance(callee, type):
             result = self.static_call(callee, args, kwargs, node)
             return self.mark_fresh(result) if isinstance(result, (list, dict, set)) else result
         raise self.graph_break(FallbackCode.OPAQUE_CALL, node, f"{qualified_name(callee)} is not known to be free of side effects", "call")
+
+    def _closures_for_jax(self, tree: Any, node: Any) -> Any:
+        """Local functions passed to JAX become plain Python closures."""
+        from .interpreter import LocalFunction
+
+        leaves, treedef = jax.tree_util.tree_flatten(tree, is_leaf=lambda x: isinstance(x, (Value, LocalFunction)))
+        if not any(isinstance(x, LocalFunction) for x in leaves):
+            return tree
+        converted = [self.traced_closure(x, node) if isinstance(x, LocalFunction) else x for x in leaves]
+        return jax.tree_util.tree_unflatten(treedef, converted)
+
+    def traced_closure(self, fn: Any, node: Any) -> TracedClosure:
+        from .interpreter import LocalFunction
+
+        own = set(fn.unit.scope.params) | set(fn.unit.scope.locals)
+        names, values = [], []
+        for name in free_names(fn.node, own):
+            frame = fn.frame
+            while frame is not None and not frame.owns(name):
+                frame = frame.parent
+            if frame is None or name not in frame.env:
+                continue  # a global or builtin: the closure's globals have it
+            value = frame.env[name]
+            names.append(name)
+            values.append(self.traced_closure(value, node) if isinstance(value, LocalFunction) else value)
+        factory = factory_for(fn.node, tuple(names), fn.unit.filename, fn.unit.globals)
+        self.decide(node, "call", "closure", f"{fn.unit.qualname} passed to JAX as a Python closure")
+        return TracedClosure(factory, tuple(names), tuple(values))
 
     def _is_user_callable_object(self, callee: Any) -> bool:
         if isinstance(callee, (types.FunctionType, types.BuiltinFunctionType, type)):
@@ -116,6 +147,8 @@ class CallMixin:
             import jax
 
             return self.static_call(issubclass, (jax.Array, args[1]), {}, node)
+        if callee in (max, min) and traced and len(args) >= 2 and not kwargs:
+            return self._select_extreme(callee is max, args, node)
         if callee is bool and len(args) == 1 and isinstance(args[0], Value):
             return self.truth(args[0], node)
         if callee in (int, float, bool, complex) and traced:
@@ -127,6 +160,20 @@ class CallMixin:
             result = callee(*seqs, **kwargs)
             return self.mark_fresh(list(result)) if callee is list else (tuple(result) if callee is tuple else result)
         return NotImplemented
+
+    def _select_extreme(self, is_max: bool, args: tuple, node: Any) -> Any:
+        """``max(a, b, ...)``/``min`` of scalars, keeping Python's choice of
+        operand: a later one wins only if strictly greater (smaller)."""
+        import operator
+
+        result = args[0]
+        for other in args[1:]:
+            better = self.truth(self.binop(operator.gt if is_max else operator.lt, other, result, node), node)
+            if not isinstance(better, Value):
+                result = other if better else result
+            else:
+                result = self._select_operand(node, better, other, result, True)
+        return result
 
     def _traced_range(self, args: tuple, node: Any) -> Any:
         start, stop, step = (0, args[0], 1) if len(args) == 1 else (args + (1,))[:3]

@@ -1,0 +1,75 @@
+"""Local functions handed to JAX (``jax.grad(f)``, ``lax.scan(step, ...)``,
+``jax.vmap(lambda r: ...)``): compiled as plain Python closures.
+
+Requires: a ``LocalFunction`` (a nested ``def``/``lambda`` of a converted
+function) and the interpreter's frames, to read its free variables.
+Produces: ``TracedClosure``, a pytree whose children are the values of the
+free variables (graph values become operands of the op that receives it) and
+which, called, runs the original ``def`` compiled by Python with those values
+bound. JAX then traces it like any function; Python control flow on traced
+values inside it raises and the call site falls back.
+Invariants: the closure's code is the user's own, compiled with the user's
+file name and line numbers; free variables are read when the closure is
+passed (eager closures read them when called: equal unless the variable is
+rebound in between, which a JAX transform call does not do).
+"""
+
+from __future__ import annotations
+
+import ast
+import types
+from typing import Any, Callable
+
+import gast
+import jax
+
+_FACTORIES: dict[tuple, Callable[..., Any]] = {}
+
+
+@jax.tree_util.register_pytree_node_class
+class TracedClosure:
+    def __init__(self, factory: Callable[..., Any], names: tuple[str, ...], values: tuple):
+        self.factory, self.names, self.values = factory, names, tuple(values)
+
+    def tree_flatten(self):
+        return self.values, (self.factory, self.names)
+
+    @classmethod
+    def tree_unflatten(cls, aux, children):
+        return cls(aux[0], aux[1], children)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.factory(*self.values)(*args, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"<closure {getattr(self.factory, '__qualname__', '?')}>"
+
+
+def free_names(node: Any, own: set[str]) -> list[str]:
+    """Names read inside ``node`` that are not its own parameters or locals."""
+    names = {n.id for n in gast.walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
+    return sorted(names - own)
+
+
+def factory_for(node: Any, names: tuple[str, ...], filename: str, globals_: dict) -> Callable[..., Any]:
+    """``def factory(*names): <the def>; return it``, compiled once per node."""
+    key = (id(node), names)
+    cached = _FACTORIES.get(key)
+    if cached is not None:
+        return cached
+    inner = gast.gast_to_ast(node)
+    if isinstance(inner, ast.Lambda):
+        body: list[ast.stmt] = [ast.Return(inner)]
+    else:
+        inner.decorator_list = []
+        body = [inner, ast.Return(ast.Name(inner.name, ast.Load()))]
+    args = ast.arguments(posonlyargs=[], args=[ast.arg(n) for n in names], vararg=None, kwonlyargs=[],
+                         kw_defaults=[], kwarg=None, defaults=[])
+    fn = ast.FunctionDef("__ast2graph_closure", args, body, [], None, None)
+    ast.copy_location(fn, inner)
+    module = ast.fix_missing_locations(ast.Module([fn], []))
+    namespace: dict[str, Any] = {}
+    exec(compile(module, filename, "exec"), namespace)  # noqa: S102 - the user's own def
+    factory = types.FunctionType(namespace[fn.name].__code__, globals_, fn.name)
+    _FACTORIES[key] = factory
+    return factory
