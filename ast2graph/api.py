@@ -246,6 +246,23 @@ class StaticFunction:
         return plan
 
     def _compile(self, i: int, names: list[str], leaves: list, treedef: Any) -> Any:
+        try:
+            return self._compile_plan(i, names, leaves, treedef)
+        except (FullGraphError, GraphBreak):
+            raise
+        except Exception as e:  # noqa: BLE001 - a bug of ours must not break the user's program
+            if _checks_enabled():
+                raise
+            site = FallbackSite(FallbackCode.INTERNAL_ERROR, self._unit.loc(self._stmts[i]), type(self._stmts[i]).__name__.lower(),
+                                f"{type(e).__name__}: {e}", "this statement runs in Python", "ast2graph")
+            if self._options.full_graph:
+                raise FullGraphError(f"full_graph=True but ast2graph failed on this statement:\n{site.format()}") from e
+            warnings.warn(f"ast2graph internal error on {self.name}, statement at line {site.loc.line}: {e!r}; "
+                          "it runs in Python", stacklevel=4)
+            node = self._interpreted.setdefault(i, InterpretedNode(self._unit, self._stmts[i]))
+            return InterpretedPlan(i, node, site)
+
+    def _compile_plan(self, i: int, names: list[str], leaves: list, treedef: Any) -> Any:
         t0 = time.perf_counter()
         stop = len(self._stmts)
         while True:
@@ -266,7 +283,10 @@ class StaticFunction:
         if _checks_enabled():
             verify(spec.graph)
         lowered = lower_graph(spec.graph)
-        return GraphPlan(i, spec, lowered.source, jax.jit(lowered.fn), time.perf_counter() - t0)
+        jitted = jax.jit(lowered.fn)
+        # Trace now: an error here is ours, and nothing of the user's has run yet.
+        jitted.lower(*[leaves[k] for k in spec.arg_positions], *[c.getter() for c in spec.captures])
+        return GraphPlan(i, spec, lowered.source, jitted, time.perf_counter() - t0)
 
     # --------------------------------------------------------------- explain
     def explain(self, *args: Any, **kwargs: Any) -> "Explanation":

@@ -326,3 +326,25 @@ def mutates_list_arg(x, out):
 def test_argument_mutation_is_visible():
     # check compares the argument after the call too
     check(mutates_list_arg, X, [], full_graph=False)
+
+
+def internal_error_victim(x):
+    y = x * 2
+    return y + 1
+
+
+def test_internal_error_falls_back_with_a_warning(monkeypatch):
+    import ast2graph.api as api
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("simulated bug")
+
+    monkeypatch.delenv("AST2GRAPH_CHECKS", raising=False)
+    monkeypatch.setattr(api, "specialize", broken)
+    f = to_static(internal_error_victim)
+    with pytest.warns(UserWarning, match="internal error"):
+        e = explain(f)(X)
+    assert_same(internal_error_victim(X), e.result)
+    assert {s.code.code for s in e.fallback_sites} == {"A2G015"}
+    with pytest.raises(FullGraphError, match="A2G015"):
+        to_static(internal_error_victim, full_graph=True)(X)

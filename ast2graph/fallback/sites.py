@@ -33,6 +33,7 @@ class FallbackCode(Enum):
     NO_SOURCE = ("A2G012", "function without Python source", "define the function in a file")
     GENERATOR = ("A2G013", "generator function", "return a list or an array instead of yielding")
     HOST_CALLBACK = ("A2G014", "host callback inside the graph", "fine for printing and logging; hoist it out of hot loops if the host transfer matters")
+    INTERNAL_ERROR = ("A2G015", "internal error of ast2graph", "please report it with the function; the statement runs in Python meanwhile")
 
     @property
     def code(self) -> str:
