@@ -28,7 +28,7 @@ import gast
 import jax
 import numpy as np
 
-from .diagnostics import ConversionError, FullGraphError, NoSourceError
+from .diagnostics import ConversionError, FullGraphError, NoSourceError, UnsupportedSyntaxError
 from .fallback.interpreted import InterpretedNode
 from .fallback.sites import Decision, FallbackCode, FallbackSite, GraphBreak
 from .ir import print_graph, verify
@@ -166,6 +166,13 @@ class StaticFunction:
             self._unit = unit_of_function(self._target)
         except NoSourceError as e:
             self._eager(FallbackCode.NO_SOURCE, e, fn)
+            return
+        except UnsupportedSyntaxError:
+            raise
+        except Exception as e:  # noqa: BLE001 - an analysis bug must not break the user's program
+            if _checks_enabled():
+                raise
+            self._eager(FallbackCode.INTERNAL_ERROR, e, fn)
             return
         self._signature = inspect.signature(self._target)
         params = list(self._signature.parameters.values())
