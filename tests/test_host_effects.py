@@ -4,6 +4,7 @@ graph, same text and order as eager, on every call (issue 4: no cliff)."""
 import logging
 
 import jax.numpy as jnp
+import numpy as np
 import pytest
 
 from ast2graph import to_static
@@ -105,3 +106,49 @@ def fstring_escapes(x):
 def test_fstring_of_traced_value_used_as_a_value_falls_back():
     e = check(fstring_escapes, X, full_graph=False)
     assert [s.code.code for s in e.fallback_sites] == ["A2G003"]
+
+
+def opaque_numpy(v):
+    return np.asarray([float(np.prod(np.asarray(v)))] * 3, dtype=np.float32)
+
+
+def declared_host_call(x):
+    for i in range(20):
+        y = opaque_numpy(x)  # ast2graph: returns f32[3]
+        x = x + y * 1e-3
+    return x
+
+
+def undeclared_host_call(x):
+    for i in range(20):
+        y = opaque_numpy(x)
+        x = x + y * 1e-3
+    return x
+
+
+def test_declared_result_type_makes_a_host_callback_in_the_loop():
+    e = check(declared_host_call, X + 1, graphs=1, rtol=1e-4)
+    assert ("call", "host callback") in modes(e)
+
+
+def test_undeclared_opaque_call_falls_back():
+    e = check(undeclared_host_call, X + 1, full_graph=False, rtol=1e-4)
+    assert [s.code.code for s in e.fallback_sites] == ["A2G003"]
+
+
+def test_returns_annotation_parser():
+    from ast2graph.typeinfer.arrays import parse_returns_annotation
+
+    (t,) = parse_returns_annotation("y = f(x)  # ast2graph: returns f32[3, 4]")
+    assert t.shape == (3, 4) and str(t.dtype) == "float32"
+    assert len(parse_returns_annotation("# ast2graph: returns f32[], i32[2]")) == 2
+    assert parse_returns_annotation("y = f(x)  # returns f32[3]") is None
+    assert parse_returns_annotation("# ast2graph: returns q7[3]") is None
+
+
+def numpy_namespaces(x):
+    return np.linalg.norm(x), np.fft.fft(x).real, np.sum(x ** 2)
+
+
+def test_numpy_submodules_on_traced_values_run_as_jnp():
+    check(numpy_namespaces, X, graphs=1, rtol=1e-4)

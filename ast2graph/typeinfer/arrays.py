@@ -16,6 +16,7 @@ from typing import Any
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 from jax import lax
 
 from ..ir.core import Value
@@ -244,3 +245,50 @@ COMPARE = {
     "Gt": operator.gt, "GtE": operator.ge, "Is": operator.is_, "IsNot": operator.is_not,
     "In": lambda a, b: operator.contains(b, a), "NotIn": lambda a, b: not operator.contains(b, a),
 }
+
+
+_DTYPES = {
+    "f16": "float16", "bf16": "bfloat16", "f32": "float32", "f64": "float64",
+    "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64",
+    "u8": "uint8", "u32": "uint32", "bool": "bool", "c64": "complex64", "c128": "complex128",
+}
+_ANNOTATION = __import__("re").compile(r"#\s*ast2graph:\s*returns\s+(.+?)\s*$")
+_TYPE = __import__("re").compile(r"(\w+)\[([\d,\s]*)\]")
+
+
+def parse_returns_annotation(line: str) -> list | None:
+    """``# ast2graph: returns f32[3]`` (or several, comma-separated) on a source line."""
+    match = _ANNOTATION.search(line)
+    if not match:
+        return None
+    types = []
+    for name, dims in _TYPE.findall(match.group(1)):
+        if name not in _DTYPES:
+            return None
+        shape = tuple(int(d) for d in dims.replace(" ", "").split(",") if d)
+        types.append(jax.ShapeDtypeStruct(shape, _DTYPES[name]))
+    return types or None
+
+
+@functools.lru_cache(maxsize=None)
+def host_function(fn: Any, single: bool):
+    """``fn`` run on the host by ``jax.pure_callback`` with declared result types."""
+
+    def call(result_types, *args, **kwargs):
+        leaves, treedef = jax.tree_util.tree_flatten((args, kwargs))
+        positions = [i for i, x in enumerate(leaves) if isinstance(x, jax.Array)]
+
+        def callback(*arrays_in):
+            filled = list(leaves)
+            for i, a in zip(positions, arrays_in):
+                filled[i] = a
+            a, k = jax.tree_util.tree_unflatten(treedef, filled)
+            out = fn(*a, **k)
+            outs = (out,) if single else tuple(out)
+            return tuple(np.asarray(o, dtype=t.dtype).reshape(t.shape) for o, t in zip(outs, result_types))
+
+        outs = jax.pure_callback(callback, tuple(result_types), *[leaves[i] for i in positions])
+        return outs[0] if single else tuple(outs)
+
+    call.__name__ = call.__qualname__ = f"host[{getattr(fn, '__qualname__', fn)}]"
+    return call

@@ -39,12 +39,27 @@ _MUTATING_METHODS = {
 
 
 def _numpy_to_jnp(fn: Any) -> Any:
-    """``np.sin`` called on a traced array runs as ``jnp.sin``."""
+    """``np.sin`` called on a traced array runs as ``jnp.sin``; ``scipy.special.erf``
+    as ``jax.scipy.special.erf`` (same results within float tolerance)."""
     module = getattr(fn, "__module__", "") or ""
     name = getattr(fn, "__name__", None)
-    if isinstance(fn, np.ufunc) or module.startswith("numpy"):
-        if name and hasattr(jnp, name):
-            return getattr(jnp, name)
+    if isinstance(fn, np.ufunc) and name and hasattr(jnp, name):
+        return getattr(jnp, name)
+    if module.startswith("numpy") and name:
+        sub = module.split(".")[1] if module.count(".") else ""
+        target = getattr(jnp, sub, None) if sub in ("linalg", "fft") else jnp
+        if target is not None and hasattr(target, name):
+            return getattr(target, name)
+    if module.startswith("scipy.") and name:
+        import importlib
+
+        for candidate in (module.replace("scipy", "jax.scipy", 1), "jax.scipy." + module.split(".")[1]):
+            try:
+                mod = importlib.import_module(candidate.replace("._", ".").split("._")[0])
+            except ImportError:
+                continue
+            if hasattr(mod, name):
+                return getattr(mod, name)
     return fn
 
 
@@ -91,15 +106,37 @@ class CallMixin:
             return self.static_call(callee, args, kwargs, node)
         kind = classify_callee(callee)
         if kind is CallKind.USER_FUNCTION or self._is_user_callable_object(callee):
-            return self.inline_user(callee, args, kwargs, node)
+            start = len(self.region.ops)
+            try:
+                return self.inline_user(callee, args, kwargs, node)
+            except GraphBreak:
+                declared = arrays.parse_returns_annotation(self.loc(node).source_line()) if traced else None
+                if declared is None:
+                    raise
+                del self.region.ops[start:]
+                return self._host_call(callee, args, kwargs, declared, node)
         if kind is CallKind.ARRAY_OP or traced:
             fn = _numpy_to_jnp(callee) if traced else callee
             args, kwargs = self._closures_for_jax((args, kwargs), node)
-            return self.emit_call(fn, args, kwargs, node)
+            try:
+                return self.emit_call(fn, args, kwargs, node)
+            except GraphBreak:
+                declared = arrays.parse_returns_annotation(self.loc(node).source_line()) if traced else None
+                if declared is None:
+                    raise
+                return self._host_call(callee, args, kwargs, declared, node)
         if is_pure_static_callable(callee) or kind is CallKind.BUILTIN or isinstance(callee, type):
             result = self.static_call(callee, args, kwargs, node)
             return self.mark_fresh(result) if isinstance(result, (list, dict, set)) else result
         raise self.graph_break(FallbackCode.OPAQUE_CALL, node, f"{qualified_name(callee)} is not known to be free of side effects", "call")
+
+    def _host_call(self, callee: Any, args: tuple, kwargs: dict, declared: list, node: Any) -> Any:
+        """A call that needs concrete values, with result types written by the
+        user (``# ast2graph: returns f32[3]``): a ``jax.pure_callback``."""
+        self.decide(node, "call", "host callback", f"{qualified_name(callee)} runs on the host with the declared result types {declared}")
+        single = len(declared) == 1
+        fn = arrays.host_function(callee, single)
+        return self.emit_call(fn, (tuple(declared), *args), kwargs, node, f"host {qualified_name(callee)}")
 
     def _closures_for_jax(self, tree: Any, node: Any) -> Any:
         """Local functions passed to JAX become plain Python closures."""
