@@ -290,10 +290,11 @@ class StaticFunction:
         if _checks_enabled():
             verify(spec.graph)
         lowered = lower_graph(spec.graph)
+        conversion = time.perf_counter() - t0  # parse .. lowered function; JAX tracing and XLA excluded
         jitted = jax.jit(lowered.fn)
         # Trace now: an error here is ours, and nothing of the user's has run yet.
         jitted.lower(*[leaves[k] for k in spec.arg_positions], *[c.getter() for c in spec.captures])
-        return GraphPlan(i, spec, lowered.source, jitted, time.perf_counter() - t0)
+        return GraphPlan(i, spec, lowered.source, jitted, conversion)
 
     # --------------------------------------------------------------- explain
     def explain(self, *args: Any, **kwargs: Any) -> "Explanation":
