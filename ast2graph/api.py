@@ -36,6 +36,7 @@ from .ir.core import Value, walk_ops
 from .lowering import lower_graph
 from .parser import unwrap_callable
 from .typeinfer import Options, Specialization, specialize, unit_of_function
+from .typeinfer.arrays import HostErrors
 from .typeinfer.lattice import array_type_of, is_array
 
 
@@ -105,9 +106,15 @@ class GraphPlan:
         arrays_in = [leaves[i] for i in spec.arg_positions]
         if spec.captures:
             arrays_in += [c.getter() for c in spec.captures]
-        outs = self.jitted(*arrays_in)
-        if self.has_effects:
-            jax.effects_barrier()  # host prints finish before the caller goes on
+        try:
+            outs = self.jitted(*arrays_in)
+            if self.has_effects:
+                jax.effects_barrier()  # host prints finish before the caller goes on
+        except Exception:
+            error = HostErrors.take()
+            if error is not None:
+                raise error from None  # what the user's callback raised, as eager raises it
+            raise
         if self.all_arrays_out:
             filled = outs
         else:

@@ -152,3 +152,18 @@ def numpy_namespaces(x):
 
 def test_numpy_submodules_on_traced_values_run_as_jnp():
     check(numpy_namespaces, X, graphs=1, rtol=1e-4)
+
+
+def failing_opaque(v):
+    raise ValueError(f"bad value {np.asarray(v).shape}")
+
+
+def host_call_raises(x):
+    for i in range(20):
+        y = failing_opaque(x)  # ast2graph: returns f32[3]
+        x = x + y
+    return x
+
+
+def test_exception_in_a_host_callback_keeps_its_type_and_message():
+    check(host_call_raises, X, graphs=None)  # check compares exception type and message with eager

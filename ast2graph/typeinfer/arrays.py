@@ -72,6 +72,36 @@ class DeferredStr:
         return format(str(self), spec)
 
 
+class HostErrors:
+    """The first exception a host callback raised during a graph call: the
+    caller re-raises it as is (same type, the user's traceback) instead of
+    XLA's wrapper error."""
+
+    pending: BaseException | None = None
+
+    @classmethod
+    def record(cls, error: BaseException) -> None:
+        if cls.pending is None:
+            cls.pending = error
+
+    @classmethod
+    def take(cls) -> BaseException | None:
+        error, cls.pending = cls.pending, None
+        return error
+
+
+def _guarded(callback):
+    @functools.wraps(callback)
+    def run(*args):
+        try:
+            return callback(*args)
+        except BaseException as e:
+            HostErrors.record(e)
+            raise
+
+    return run
+
+
 @functools.lru_cache(maxsize=None)
 def host_effect(fn: Any):
     """``fn(*args, **kwargs)`` run on the host, in program order, on every call
@@ -90,7 +120,7 @@ def host_effect(fn: Any):
             a, k = jax.tree_util.tree_unflatten(treedef, filled)
             fn(*a, **k)
 
-        io_callback(callback, None, *[leaves[i] for i in positions], ordered=True)
+        io_callback(_guarded(callback), None, *[leaves[i] for i in positions], ordered=True)
 
     effect.__name__ = effect.__qualname__ = f"host[{getattr(fn, '__qualname__', fn)}]"
     effect._a2g_effect = True  # type: ignore[attr-defined]
@@ -287,7 +317,7 @@ def host_function(fn: Any, single: bool):
             outs = (out,) if single else tuple(out)
             return tuple(np.asarray(o, dtype=t.dtype).reshape(t.shape) for o, t in zip(outs, result_types))
 
-        outs = jax.pure_callback(callback, tuple(result_types), *[leaves[i] for i in positions])
+        outs = jax.pure_callback(_guarded(callback), tuple(result_types), *[leaves[i] for i in positions])
         return outs[0] if single else tuple(outs)
 
     call.__name__ = call.__qualname__ = f"host[{getattr(fn, '__qualname__', fn)}]"
