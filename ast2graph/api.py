@@ -181,6 +181,12 @@ class StaticFunction:
                 raise
             self._eager(FallbackCode.INTERNAL_ERROR, e, fn)
             return
+        if self._unit.scope.declared_nonlocal:
+            # An interpreted statement cannot rebind the enclosing function's cell.
+            self._eager(FallbackCode.MUTATION, ConversionError(
+                f"{self._unit.qualname} assigns nonlocal variables {sorted(self._unit.scope.declared_nonlocal)}",
+                self._unit.loc(self._unit.tree)), fn)
+            return
         self._signature = inspect.signature(self._target)
         params = list(self._signature.parameters.values())
         simple = all(p.kind is p.POSITIONAL_OR_KEYWORD for p in params)

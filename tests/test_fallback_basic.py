@@ -9,7 +9,7 @@ import jax.numpy as jnp
 import pytest
 
 from ast2graph import FullGraphError, explain, to_static
-from helpers import check, modes
+from helpers import assert_same, check, modes
 
 X = jnp.arange(3.0)
 NEG = -jnp.arange(1.0, 4.0)
@@ -378,3 +378,22 @@ def test_two_interpreted_statements_three_segments():
     # second call reuses the cached plans
     e2 = explain(to_static(segments))(X)
     assert e2.graph_count == 3
+
+
+def make_counter():
+    count = 0
+
+    def bump(x):
+        nonlocal count
+        count += 1
+        return x * count
+
+    return bump
+
+
+def test_nonlocal_write_runs_the_function_eagerly():
+    eager, converted = make_counter(), make_counter()
+    with pytest.warns(UserWarning, match="nonlocal"):
+        static = to_static(converted)
+    for _ in range(3):
+        assert_same(eager(X), static(X))
