@@ -7,8 +7,11 @@ Produces: ``main(argv=None) -> int``, the console script::
     ast2graph report PATH[::QUALNAME] [--format text|json|sarif] [--strict] [--include-depends]
     ast2graph show FILE::QUALNAME [--ssa]
     ast2graph codes
+    ast2graph explain FILE::QUALNAME --args 'jnp.ones(3), 2' [--format text|json] [--ir] [--lowered]
 
-Invariants: the user's files are parsed, never imported or executed. Exit
+Invariants: ``report``/``show`` parse the user's files, never import or run
+them; only ``explain`` (the opt-in mode) imports the module and calls the
+function on the example arguments given. Exit
 status: 0 done; 1 ``report --strict`` found an always-fallback site; 2 a
 usage error, a missing path, a file that does not parse, or an unknown
 qualname -- reported as one ``ast2graph: error: ...`` line on stderr naming
@@ -38,7 +41,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     parser = argparse.ArgumentParser(prog="ast2graph", description="ast2graph: Python AST -> JAX/XLA graph compiler tools")
     parser.add_argument("--version", action="version", version=f"ast2graph {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="{report,show,codes}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="{report,show,codes,explain}")
     rep = sub.add_parser("report", help="list the sites that fall back to Python, without running the code")
     rep.add_argument("target", metavar="PATH[::QUALNAME]", help="a .py file or a directory; ::Qual.name selects one function")
     rep.add_argument("--format", choices=("text", "json", "sarif"), default="text")
@@ -48,6 +51,12 @@ def build_parser() -> argparse.ArgumentParser:
     show.add_argument("target", metavar="FILE::QUALNAME")
     show.add_argument("--ssa", action="store_true", help="print the full SSA dump: phis, versions and liveness")
     sub.add_parser("codes", help="print the table of fallback codes")
+    exp = sub.add_parser("explain", help="import a module and convert one function on example inputs: the decisions of a real call")
+    exp.add_argument("target", metavar="FILE::QUALNAME", help="a function, a callable object or a bound method path in the module")
+    exp.add_argument("--args", default="", help="Python expression of the example arguments, evaluated in the module's namespace with jax, jnp and np available, e.g. 'jnp.ones(3), 2'")
+    exp.add_argument("--format", choices=("text", "json"), default="text")
+    exp.add_argument("--ir", action="store_true", help="also print the graph IR of each compiled segment")
+    exp.add_argument("--lowered", action="store_true", help="also print the generated JAX code")
     return parser
 
 
@@ -80,6 +89,75 @@ def cmd_report(args: argparse.Namespace, out: TextIO) -> int:
             print(f"ast2graph: warning: skipped {r.error}", file=sys.stderr)
     found = any(s.kind == ALWAYS for r in reports for s in r.sites)
     return EXIT_SITES if args.strict and found else EXIT_OK
+
+
+# ----------------------------------------------------------------- explain
+def cmd_explain(args: argparse.Namespace, out: TextIO) -> int:
+    """The opt-in mode that imports and runs the user's code."""
+    import importlib.util
+    import os
+
+    path, qualname = split_target(args.target)
+    if not qualname:
+        raise ReportError(f"{args.target}: name a function as FILE::QUALNAME")
+    if not os.path.isfile(path):
+        raise ReportError(f"{path}: no such file")
+    module = _import_file(path, importlib.util)
+    target = module
+    for part in qualname.split("."):
+        if not hasattr(target, part):
+            raise ReportError(f"{path}: no attribute {qualname!r} in the module")
+        target = getattr(target, part)
+    example = _example_args(args.args, module)
+    from .api import explain
+
+    e = explain(target)(*example)
+    if args.format == "json":
+        out.write(json.dumps(_explanation_json(e), indent=2) + "\n")
+        return EXIT_OK
+    out.write(str(e) + "\n")
+    if args.ir:
+        out.write("\n" + e.ir_text + "\n")
+    if args.lowered:
+        out.write("\n" + e.lowered_source)
+    return EXIT_OK
+
+
+def _import_file(path: str, util) -> object:
+    import os
+
+    name = "_ast2graph_explain_" + os.path.splitext(os.path.basename(path))[0]
+    spec = util.spec_from_file_location(name, path)
+    module = util.module_from_spec(spec)
+    sys.modules[name] = module
+    sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
+    spec.loader.exec_module(module)
+    return module
+
+
+def _example_args(text: str, module: object) -> tuple:
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+
+    if not text.strip():
+        return ()
+    namespace = {"jax": jax, "jnp": jnp, "np": np, **vars(module)}
+    try:
+        value = eval(f"({text},)", namespace)  # noqa: S307 - the user's own expression, opt-in
+    except SyntaxError as e:
+        raise ReportError(f"--args: not a Python expression: {e.msg}") from None
+    return tuple(value)
+
+
+def _explanation_json(e) -> dict:
+    return {
+        "function": e.function.name, "graphs": e.graph_count, "recompiles": e.function.recompiles,
+        "conversion_seconds": e.conversion_seconds,
+        "decisions": [{"file": d.loc.file, "line": d.loc.line, "col": d.loc.col + 1, "construct": d.construct,
+                       "mode": d.mode, "reason": d.reason, "count": d.count} for d in e.decisions],
+        "fallback_sites": [s.to_json() for s in e.fallback_sites],
+    }
 
 
 # -------------------------------------------------------------------- show
@@ -127,7 +205,7 @@ def codes_table() -> str:
     return "\n".join(rows) + "\n"
 
 
-_COMMANDS = {"report": cmd_report, "show": cmd_show, "codes": cmd_codes}
+_COMMANDS = {"report": cmd_report, "show": cmd_show, "codes": cmd_codes, "explain": cmd_explain}
 
 
 if __name__ == "__main__":

@@ -291,3 +291,32 @@ def test_local_containers_and_function_level_sites(tmp_path):
     got = [(r.qualname, s.site.loc.line, s.site.code.code, s.kind) for r in report_path(path) for s in r.sites]
     assert got == [("f", 5, "A2G005", "depends"), ("f", 6, "A2G007", "depends"),
                    ("f", 7, "A2G007", "always"), ("g", 10, "A2G001", "always")]
+
+
+# ------------------------------------------------------------------ explain (opt-in import mode)
+def test_explain_imports_and_reports_a_real_call(capsys, tmp_path):
+    path = write(tmp_path, "mod_explain.py", """\
+        import jax.numpy as jnp
+
+        def f(x, n):
+            for i in range(n):
+                if x.sum() > 3:
+                    x = x / 2
+            return x
+    """)
+    rc, out, _ = run(capsys, "explain", f"{path}::f", "--args", "jnp.ones(4), 3", "--ir", "--lowered")
+    assert rc == 0
+    assert "graphs run: 1" in out and "if -> lax.cond" in out and "for -> unrolled" in out
+    assert "graph f(" in out and "lax.cond" in out
+    rc, out, _ = run(capsys, "explain", f"{path}::f", "--args", "jnp.ones(4), 40", "--format", "json")
+    data = json.loads(out)
+    assert data["graphs"] == 1 and data["fallback_sites"] == []
+    assert {d["mode"] for d in data["decisions"]} >= {"lax.cond", "lax.fori_loop"}
+
+
+def test_explain_bad_input_is_one_line_error(capsys, tmp_path):
+    path = write(tmp_path, "mod_explain2.py", "def f(x):\n    return x\n")
+    rc, _, err = run(capsys, "explain", f"{path}::g", "--args", "1")
+    assert rc == 2 and "no attribute 'g'" in err
+    rc, _, err = run(capsys, "explain", f"{path}::f", "--args", "1 +")
+    assert rc == 2 and "--args" in err
