@@ -79,6 +79,19 @@ def _leaf_key(leaf: Any) -> Any:
         return ("O", _Identity(leaf))
 
 
+def _signature_change(old: tuple, new: tuple) -> str:
+    """Which input of a segment changed between two cache keys."""
+    _, names_old, _, leaves_old = old
+    _, names_new, _, leaves_new = new
+    if names_old != names_new or len(leaves_old) != len(leaves_new):
+        return f"new inputs {list(names_new)} (were {list(names_old)})"
+    for k, (a, b) in enumerate(zip(leaves_old, leaves_new)):
+        if a != b:
+            what = lambda x: f"{x[2]}[{','.join(map(str, x[1]))}]" if x[0] == "A" else repr(x[-1])  # noqa: E731
+            return f"input leaf {k} changed: {what(a)} -> {what(b)}"
+    return "input structure changed"
+
+
 @dataclass
 class GraphPlan:
     """A compiled segment: top-level statements [start, end) as one jitted graph."""
@@ -166,6 +179,9 @@ class StaticFunction:
         self._break_sites: dict[int, FallbackSite] = {}
         self._record: CallRecord | None = None
         self.recompiles = 0
+        self.recompile_reasons: list[str] = []
+        self._scalar_values: dict[str, set] = {}
+        self._traced_params: set[str] = set()
         self.eager_reason: FallbackSite | None = None
         self._unit = None
         try:
@@ -226,6 +242,7 @@ class StaticFunction:
         if self._unit is None:
             return self._fn(*args, **kwargs)
         env = self._bind(args, kwargs)
+        self._trace_busy_scalars(env)
         i, n = 0, len(self._stmts)
         while i < n:
             names = [x for x in self._live_names[i] if x in env]
@@ -251,14 +268,36 @@ class StaticFunction:
         bound.apply_defaults()
         return dict(bound.arguments)
 
+    def _trace_busy_scalars(self, env: dict[str, Any]) -> None:
+        """A Python number argument is static (specialised on its value) until
+        it has taken ``static_values`` different values; from then on it is
+        passed as a traced scalar, so new values do not recompile."""
+        limit = self._options.static_values
+        for name in self._simple_params or env:
+            value = env.get(name)
+            if type(value) not in (int, float):
+                continue
+            if name in self._traced_params:
+                env[name] = jax.numpy.asarray(value)
+                continue
+            seen = self._scalar_values.setdefault(name, set())
+            seen.add((type(value), value))
+            if len(seen) > limit:
+                self._traced_params.add(name)
+                self.recompile_reasons.append(f"argument {name!r} took more than {limit} values: now traced")
+                env[name] = jax.numpy.asarray(value)
+
     def _plan_for(self, i: int, names: list[str], leaves: list, treedef: Any) -> Any:
         key = (i, tuple(names), treedef, tuple(_leaf_key(x) for x in leaves))
         candidates = self._plans.setdefault(key, [])
         for plan in candidates:
             if plan.guards_hold():
                 return plan
-        if candidates or any(k[0] == i for k in self._plans if k is not key and self._plans[k]):
+        others = [k for k in self._plans if k[0] == i and k is not key and self._plans[k]]
+        if candidates or others:
             self.recompiles += 1
+            self.recompile_reasons.append(
+                f"statement {i}: a guarded static value changed" if candidates else f"statement {i}: {_signature_change(others[-1], key)}")
         plan = self._compile(i, names, leaves, treedef)
         candidates.insert(0, plan)
         if self._record is not None:
@@ -369,6 +408,8 @@ class Explanation:
                  f"  graphs run: {self.graph_count}; interpreted statements: {len(self.fallback_sites)}; "
                  f"newly compiled segments: {len(self.record.compiled)}; recompiles so far: {fn.recompiles}; "
                  f"conversion time: {self.conversion_seconds * 1e3:.1f} ms"]
+        if fn.recompile_reasons:
+            lines.append("  recompile reasons (latest last): " + "; ".join(fn.recompile_reasons[-3:]))
         if self.decisions:
             lines.append("  decisions:")
             lines.extend("    " + d.format() for d in self.decisions)
@@ -380,9 +421,15 @@ class Explanation:
 
 
 def to_static(fn: Callable | None = None, *, full_graph: bool = False, unroll_limit: int = 16,
-              max_unroll: int = 512) -> Any:
-    """Convert ``fn`` to a graph function (usable as ``@to_static`` or ``@to_static(...)``)."""
-    options = Options(full_graph=full_graph, unroll_limit=unroll_limit, max_unroll=max_unroll)
+              max_unroll: int = 512, static_values: int = 4) -> Any:
+    """Convert ``fn`` to a graph function (usable as ``@to_static`` or ``@to_static(...)``).
+
+    ``unroll_limit``: static trip counts up to this unroll, above it loops roll.
+    ``max_unroll``: a loop that cannot roll unrolls up to this many iterations.
+    ``static_values``: a Python number argument is static until it has taken
+    this many different values, then traced (no recompile storms)."""
+    options = Options(full_graph=full_graph, unroll_limit=unroll_limit, max_unroll=max_unroll,
+                      static_values=static_values)
     if fn is None:
         return lambda f: StaticFunction(f, options)
     return StaticFunction(fn, options)

@@ -348,3 +348,27 @@ def test_internal_error_falls_back_with_a_warning(monkeypatch):
     assert {s.code.code for s in e.fallback_sites} == {"A2G015"}
     with pytest.raises(FullGraphError, match="A2G015"):
         to_static(internal_error_victim, full_graph=True)(X)
+
+
+def scaled(x, scale, n=3):
+    for i in range(n):
+        x = x * scale
+    return x
+
+
+def test_python_scalar_argument_becomes_traced_after_several_values():
+    f = to_static(scaled, full_graph=True)
+    for k in range(10):
+        e = explain(f)(X, 1.0 + k * 0.1)
+        assert_same(scaled(X, 1.0 + k * 0.1), e.result)
+    # static for the first 4 values (3 recompiles), then one recompile to a traced scalar
+    assert f.recompiles == 4
+    assert any("now traced" in r for r in f.recompile_reasons)
+    assert "recompile reasons" in str(e)
+
+
+def test_static_values_option():
+    f = to_static(scaled, static_values=1)
+    for k in range(4):
+        assert_same(scaled(X, 2.0 + k), f(X, 2.0 + k))
+    assert f.recompiles == 1

@@ -29,6 +29,7 @@ class Options:
     max_unroll: int = 512            # beyond this a loop that cannot roll falls back
     static_iteration_limit: int = 100_000
     max_inline_depth: int = 32
+    static_values: int = 4           # distinct values of a Python number argument before it is traced
 
 
 @dataclass(eq=False)
