@@ -103,7 +103,7 @@ class GraphPlan:
     conversion_seconds: float
 
     def __post_init__(self) -> None:
-        self.all_arrays_out = all(isinstance(x, Value) for x in self.spec.out_template)
+        self.all_arrays_out = False  # the output tree also carries lifted attribute writes
         self.has_effects = any(getattr(getattr(op, "fn", None), "_a2g_effect", False)
                                for op in walk_ops(self.spec.graph.body))
 
@@ -133,7 +133,9 @@ class GraphPlan:
         else:
             it = iter(outs)
             filled = [next(it) if isinstance(x, Value) else x for x in spec.out_template]
-        result = jax.tree_util.tree_unflatten(spec.out_treedef, filled)
+        result, written = jax.tree_util.tree_unflatten(spec.out_treedef, filled)
+        for (obj, attr), value in zip(spec.attr_writes, written):
+            setattr(obj, attr, value)
         if spec.returns:
             return True, result
         env.update(result)

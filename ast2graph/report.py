@@ -629,9 +629,10 @@ class _FunctionScanner:
         elif isinstance(target, gast.Subscript):
             self._subscript_target(target, augmented)
         elif isinstance(target, gast.Attribute):
-            self._add(ALWAYS, FallbackCode.MUTATION, target, "attribute store",
-                      f"setting attribute {target.attr!r} on `{unparse(target.value)}`, an object created "
-                      "outside the compiled function")
+            self._add(DEPENDS, FallbackCode.MUTATION, target, "attribute store",
+                      f"setting attribute {target.attr!r} on `{unparse(target.value)}`",
+                      "on a static path the write is lifted out of the graph (set after each call); under a "
+                      "traced condition or in a rolled loop the enclosing top-level statement runs in Python")
 
     def _name_target(self, target: gast.Name) -> None:
         for kind, names in (("global", self.names.declared_global), ("nonlocal", self.names.declared_nonlocal)):

@@ -29,7 +29,7 @@ EXPECTED = [
     ("control", 27, "A2G003", "depends"),
     ("mutation", 31, "A2G007", "always"),
     ("mutation", 35, "A2G008", "always"),
-    ("Model.step", 41, "A2G007", "always"),
+    ("Model.step", 41, "A2G007", "depends"),
     ("gen", 56, "A2G013", "always"),
 ]
 FUNCTIONS = ["effects", "control", "mutation", "Model.step", "Model.forward", "clean", "gen"]
@@ -119,7 +119,7 @@ def test_text_output(capsys):
     assert "      y = np.random.normal(size=3)\n          ^\n" in out
     assert "hint: hoist the call" in out
     assert "A2G004" not in out  # input-dependent sites need --include-depends
-    assert out.rstrip().splitlines()[-1] == "7 functions, 5 always-fallback sites, 6 input-dependent sites"
+    assert out.rstrip().splitlines()[-1] == "7 functions, 4 always-fallback sites, 7 input-dependent sites"
 
 
 def test_text_include_depends(capsys):
@@ -133,7 +133,7 @@ def test_json_output(capsys):
     rc, out, _ = run(capsys, "report", FIXTURE, "--format", "json", "--include-depends")
     data = json.loads(out)
     assert rc == 0 and data["version"] == 1
-    assert data["summary"] == {"functions": 7, "always": 5, "depends": 6, "errors": 0}
+    assert data["summary"] == {"functions": 7, "always": 4, "depends": 7, "errors": 0}
     fns = data["functions"]
     assert [f["qualname"] for f in fns] == FUNCTIONS
     assert all(set(f) == {"qualname", "file", "line", "sites"} for f in fns)
@@ -217,7 +217,7 @@ def test_directory_mode(capsys, tmp_path):
 
 
 def test_qualname_selection(capsys):
-    rc, out, _ = run(capsys, "report", f"{FIXTURE}::Model.step", "--format", "json")
+    rc, out, _ = run(capsys, "report", f"{FIXTURE}::Model.step", "--format", "json", "--include-depends")
     fns = json.loads(out)["functions"]
     assert rc == 0 and [f["qualname"] for f in fns] == ["Model.step"]
     assert [(s["line"], s["code"]) for s in fns[0]["sites"]] == [(41, "A2G007")]
@@ -263,7 +263,7 @@ def test_console_script_runs_report():
     proc = subprocess.run([str(script), "report", FIXTURE, "--strict", "--format", "json"],
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 1, proc.stderr
-    assert json.loads(proc.stdout)["summary"]["always"] == 5
+    assert json.loads(proc.stdout)["summary"]["always"] == 4
     assert "RuntimeError" not in proc.stderr
 
 

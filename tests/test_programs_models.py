@@ -160,3 +160,55 @@ def abs_round(x):
 @pytest.mark.parametrize("x", [X, -X - 0.5, X * 7], ids=["small", "negative", "large"])
 def test_program_one_graph(name, x):
     check(progs[name], x, graphs=1)
+
+
+class Stateful:
+    def __init__(self):
+        self.w = jnp.ones(4)
+        self.calls = 0
+        self.cache = None
+
+    def __call__(self, x):
+        self.calls += 1
+        h = x * self.w
+        if self.cache is not None:
+            h = h + self.cache
+        self.cache = h
+        if h.sum() > 10:
+            h = h / 2
+        self.last_sum = h.sum()
+        return h
+
+
+def test_self_attribute_writes_are_lifted_and_visible_after_each_call():
+    from ast2graph import explain, to_static
+    from helpers import assert_same
+
+    eager_model, model = Stateful(), Stateful()
+    converted = to_static(model, full_graph=True)
+    for _ in range(4):
+        expected = eager_model(X)
+        e = explain(converted)(X)
+        assert e.graph_count == 1
+        assert_same(expected, e.result)
+        assert model.calls == eager_model.calls
+        assert_same(eager_model.cache, model.cache)
+        assert_same(eager_model.last_sum, model.last_sum)
+
+
+def test_attribute_write_under_traced_condition_falls_back():
+    class Box:
+        flag = None
+
+    box_e, box_c = Box(), Box()
+
+    def f(x, box):
+        if x.sum() > 2:
+            box.flag = x.max()
+        return x * 2
+
+    from ast2graph import explain, to_static
+    from helpers import assert_same
+
+    assert_same(f(X, box_e), explain(to_static(f))(X, box_c).result)
+    assert_same(box_e.flag, box_c.flag)

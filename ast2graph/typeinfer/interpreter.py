@@ -96,6 +96,9 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin):
         # block last: (block, index of the running statement); None marks a
         # loop body, past which "the rest of the function" is not a sequence.
         self.cont: list[Any] = []
+        # Attribute writes on outside objects, lifted out of the graph:
+        # (id(obj), attr) -> (obj, attr, value), applied after each call.
+        self.attr_writes: dict[tuple, tuple] = {}
 
     # ----------------------------------------------------------- diagnostics
     def loc(self, node: Any) -> Loc:
@@ -421,9 +424,24 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin):
         obj = self.eval(node.value)
         return self.get_attribute(obj, node.attr, node)
 
+    def _can_lift_attribute_write(self, obj: Any, attr: str) -> bool:
+        """``obj.attr = v`` on an object from outside, on a static path, with
+        plain attribute semantics: the write is lifted out of the graph (the
+        new value is an output, set on the object after every call)."""
+        if self.traced_depth or isinstance(obj, (types.ModuleType, type, Value)):
+            return False
+        cls = type(obj)
+        if cls.__setattr__ is not object.__setattr__ or not hasattr(obj, "__dict__"):
+            return False
+        descriptor = getattr(cls, attr, None)
+        return not hasattr(descriptor, "__set__")
+
     def get_attribute(self, obj: Any, attr: str, node: Any) -> Any:
         if isinstance(obj, Value):
             return self._array_attribute(obj, attr, node)
+        pending = self.attr_writes.get((id(obj), attr))
+        if pending is not None and pending[0] is obj:
+            return pending[2]
         if isinstance(obj, arrays.AtIndexed):
             return arrays.AtMethod(obj.value, obj.index, attr)
         try:
@@ -586,6 +604,9 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin):
             self._store_subscript(target, value)
         elif isinstance(target, gast.Attribute):
             obj = self.eval(target.value)
+            if not self._is_fresh(obj) and self._can_lift_attribute_write(obj, target.attr):
+                self.attr_writes[(id(obj), target.attr)] = (obj, target.attr, value)
+                return
             self.check_mutable(obj, target, f"setting attribute {target.attr!r}")
             self.static_call(setattr, (obj, target.attr, value), {}, target)
         elif isinstance(target, gast.Starred):

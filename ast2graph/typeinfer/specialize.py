@@ -35,6 +35,7 @@ class Specialization:
     end: int
     out_names: list[str] = field(default_factory=list)
     decisions: list[Decision] = field(default_factory=list)
+    attr_writes: list[tuple] = field(default_factory=list)   # (object, attribute) set after each call
 
 
 def flatten_inputs(env: dict[str, Any], names: list[str]):
@@ -77,6 +78,8 @@ def specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str],
     if not returns:
         out_names = _segment_outputs(unit, stmts, start, end, sp.frame.env)
         out = {n: sp.frame.env[n] for n in out_names}
+    writes = list(sp.attr_writes.values())
+    out = (out, [value for _, _, value in writes])
     out_leaves, out_treedef = jax.tree_util.tree_flatten(out, is_leaf=lambda x: isinstance(x, Value))
     escaping = jax.tree_util.tree_leaves(out, is_leaf=lambda x: isinstance(x, (Value, DeferredStr)))
     for leaf in out_leaves + [x for x in escaping if isinstance(x, DeferredStr)]:
@@ -92,7 +95,7 @@ def specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str],
     graph = Graph(unit.qualname, params + capture_values, [v.hint for v in params] + [c.description for c in sp.captures],
                   body, unit.loc(unit.tree))
     return Specialization(graph, positions, sp.captures, sp.guards, out_treedef, out_leaves, returns, end,
-                          out_names, list(sp.decisions.values()))
+                          out_names, list(sp.decisions.values()), [(obj, attr) for obj, attr, _ in writes])
 
 
 def _segment_outputs(unit: Unit, stmts: list, start: int, end: int, env: dict) -> list[str]:

@@ -1,0 +1,825 @@
+"""Differential fuzzer for ast2graph: random programs, eager vs converted.
+
+``generate(seed)`` writes a random, well-formed Python module as *source text*
+(so that ast2graph can read it back): an entry function ``f(x, m, n, c)`` with
+array arguments (``x``: f32[4], ``m``: f32[R, 4]) and static Python scalars
+(``n``: int, ``c``: float), helper functions in the same module, and 2-3
+input sets. The programs cover arithmetic, comparisons, ``jnp`` calls, traced
+and static ``if``/``elif``/``else``, conditional expressions, ``and``/``or``/
+``not``, bounded ``while`` loops on traced conditions, ``for`` over small and
+large ``range``\\ s, over array rows and Python lists, nested loops,
+``break``/``continue``/``return`` at every depth, ``for``/``while ... else``,
+loop-carried Python numbers, tuple state, list appends + ``jnp.stack``,
+``x.at[i].set(v)``, prints of traced values, helper calls, and a few
+constructs that must fall back (``int()`` of a traced value in ``range``,
+``with open(os.devnull)``, ``.item()``, ``raise`` under a traced condition).
+
+``run_program(program, workdir)`` imports the module from a file, runs ``f``
+eagerly and ``to_static(f)`` (``full_graph=False``, one converted function for
+all input sets, so the specialisation cache is exercised too) on every input
+set, and compares what the helpers' ``check`` compares: values (rtol=atol=1e-4),
+printed output, exception type and message, arguments afterwards. It reports
+the first difference (a *mismatch*), an exception that only the converted run
+raised (a *crash*), and whether every call ran as one graph with no fallback.
+
+Values are kept bounded so that eager and compiled float32 results can only
+differ by rounding: every array assignment goes through ``jnp.tanh`` or
+``jnp.clip``, the constants that Python numbers are combined with are dyadic
+(exact in float32 and float64), comparison thresholds are not dyadic, integer
+arithmetic is small, and every loop has a static or counter bound.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import importlib.util
+import io
+import itertools
+import math
+import os
+import random
+import re
+import sys
+import textwrap
+import traceback
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+# --------------------------------------------------------------------------
+# generation
+# --------------------------------------------------------------------------
+
+DYADIC = ["0.5", "0.25", "1.5", "0.75", "2.0", "1.25", "0.125"]
+THRESH = ["0.3", "-0.7", "1.1", "2.3", "-1.9", "0.1", "-0.3", "0.9", "1.7", "-1.3"]
+C_VALUES = [0.5, -1.25, 2.0, 0.75, -0.25]
+N_VALUES = list(range(0, 8))
+ROWS = [3, 5, 20]
+
+ITER_BUDGET = 200      # product of enclosing trip counts (bounds eager run time)
+COPY_BUDGET = 24       # product of unrolled copies (bounds conversion time)
+UNROLL_LIMIT = 16      # ast2graph's default: static loops above it roll
+
+
+@dataclass
+class Program:
+    seed: int
+    source: str
+    inputs: list[tuple]          # (x, m, n, c) as plain Python lists / numbers
+    rows: int
+    features: set[str] = field(default_factory=set)
+
+    def arg_sets(self) -> list[tuple]:
+        out = []
+        for x, m, n, c in self.inputs:
+            out.append((jnp.asarray(x, dtype=jnp.float32), jnp.asarray(m, dtype=jnp.float32), n, c))
+        return out
+
+    def reproducer(self) -> str:
+        """The program plus the input sets, runnable on its own."""
+        lines = [f"# ast2graph fuzz program, seed {self.seed}", self.source.rstrip(), "", "",
+                 "INPUTS = ["]
+        for x, m, n, c in self.inputs:
+            lines.append(f"    ({x!r},\n     {m!r},\n     {n!r}, {c!r}),")
+        lines += ["]", "", "",
+                  "if __name__ == '__main__':",
+                  "    from ast2graph import to_static",
+                  "    g = to_static(f)",
+                  "    for x, m, n, c in INPUTS:",
+                  "        args = (jnp.asarray(x, jnp.float32), jnp.asarray(m, jnp.float32), n, c)",
+                  "        print('eager    :', f(*args))",
+                  "        print('converted:', g(*args))", ""]
+        return "\n".join(lines)
+
+
+class _Scope:
+    """Names of each kind visible at a point of the generated function."""
+
+    def __init__(self, V, S, I, M, SI, assign_V, assign_S, assign_I):
+        self.V, self.S, self.I, self.M, self.SI = V, S, I, M, SI
+        self.assign_V, self.assign_S, self.assign_I = assign_V, assign_S, assign_I
+
+    def child(self, **extra) -> "_Scope":
+        s = _Scope(list(self.V), list(self.S), list(self.I), list(self.M), list(self.SI),
+                   self.assign_V, self.assign_S, self.assign_I)
+        for k, v in extra.items():
+            getattr(s, k).extend(v)
+        return s
+
+
+@dataclass
+class _Ctx:
+    scope: _Scope
+    depth: int = 0            # compound-statement nesting
+    loops: int = 0            # enclosing loops
+    iters: int = 1            # product of enclosing trip counts
+    copies: int = 1           # product of enclosing unrolled copies
+    helper: bool = False      # inside a helper (returns one array)
+    ret: str = ""             # how a `return` in this function reads (filled per use)
+
+    def inner(self, scope=None, loop=False, trips=1, unrolled=True) -> "_Ctx":
+        return _Ctx(scope or self.scope, self.depth + 1, self.loops + (1 if loop else 0),
+                    self.iters * max(trips, 1), self.copies * (max(trips, 1) if unrolled else 1),
+                    self.helper)
+
+
+class Generator:
+    """One random program per seed (deterministic: ``random.Random(seed)``)."""
+
+    MAX_DEPTH = 3
+    COMPOUND_WEIGHT = (1.0, 0.55, 0.3)   # compound statements get rarer with depth
+
+    def __init__(self, seed: int):
+        self.max_expr = 2
+        self.seed = seed
+        self.r = random.Random(seed)
+        self.lines: list[str] = []
+        self.counter = itertools.count()
+        self.helpers: list[tuple[str, int]] = []   # (name, arity) callable from f
+        self.features: set[str] = set()
+        self.rows = self.r.choice(ROWS)
+
+    # ------------------------------------------------------------ helpers
+    def p(self, prob: float) -> bool:
+        return self.r.random() < prob
+
+    def pick(self, seq):
+        return self.r.choice(seq)
+
+    def uid(self) -> int:
+        return next(self.counter)
+
+    def emit(self, indent: int, text: str) -> None:
+        self.lines.append("    " * indent + text)
+
+    # ------------------------------------------------------------ expressions
+    def int_expr(self, sc: _Scope, d: int = 0) -> str:
+        r = self.r.random()
+        if d >= 2 or r < 0.5:
+            return self.pick(sc.I + [str(self.r.randint(0, 5))])
+        a, b = self.int_expr(sc, d + 1), self.int_expr(sc, d + 1)
+        return self.pick([f"({a} + {b})", f"({a} * 2)", f"({a} % 3)", f"({a} - {b})", f"({a} // 2)"])
+
+    def index(self, sc: _Scope, size: int = 4) -> str:
+        if self.p(0.3):
+            return str(self.r.randint(0, size - 1))
+        return f"({self.int_expr(sc)}) % {size}"
+
+    def vexpr(self, sc: _Scope, d: int = 0) -> str:
+        r = self.r.random()
+        if d >= self.max_expr or r < 0.3:
+            atoms = list(sc.V) * 3 + [f"m[{self.index(sc, self.rows)}]", "jnp.ones(4)",
+                                      f"({self.pick(sc.V)} * c)", "(jnp.arange(4.0) * 0.25)"]
+            return self.pick(atoms)
+        d += 1
+        k = self.r.randrange(17)
+        A = lambda: self.vexpr(sc, d)  # noqa: E731
+        if k == 0:
+            return f"({A()} + {A()})"
+        if k == 1:
+            return f"({A()} - {A()})"
+        if k == 2:
+            return f"({A()} * {A()})"
+        if k == 3:
+            return f"({A()} * {self.pick(DYADIC)})"
+        if k == 4:
+            return f"({A()} + {self.sexpr(sc, d)})"
+        if k == 5:
+            a = A()
+            return f"({a} / (1.0 + {a} * {a}))"
+        if k == 6:
+            return f"jnp.{self.pick(['sin', 'tanh', 'abs', 'cos'])}({A()})"
+        if k == 7:
+            return f"jnp.exp(jnp.tanh({A()}))"
+        if k == 8:
+            return f"jnp.clip({A()}, -1.0, 1.0)"
+        if k == 9:
+            return f"jnp.where({A()} > {self.pick(THRESH)}, {A()}, {A()})"
+        if k == 10:
+            return f"jnp.maximum({A()}, {A()})"
+        if k == 11:
+            self.features.add("ifexp")
+            return f"({A()} if {self.cond(sc, d)} else {A()})"
+        if k == 12 and self.helpers:
+            name, arity = self.pick(self.helpers)
+            self.features.add("helper_call")
+            args = [A(), self.sexpr(sc, d)][:arity]
+            return f"{name}({', '.join(args)})"
+        if k == 13:
+            return self.pick(["(m.sum(axis=0) * 0.125)", "jnp.tanh(m).mean(axis=0)", "m.max(axis=0)"])
+        if k == 14:
+            return f"(-{A()})"
+        if k == 15:
+            return f"({A()} * {self.int_expr(sc)})"
+        return f"({A()} - {self.sexpr(sc, d)})"
+
+    def sexpr(self, sc: _Scope, d: int = 0) -> str:
+        r = self.r.random()
+        if d >= self.max_expr or r < 0.3:
+            return self.pick(list(sc.S) * 2 + [self.pick(DYADIC), "c", f"{self.pick(sc.V)}.sum()"])
+        d += 1
+        k = self.r.randrange(14)
+        A = lambda: self.sexpr(sc, d)  # noqa: E731
+        V = lambda: self.vexpr(sc, d)  # noqa: E731
+        if k == 0:
+            return f"({A()} + {A()})"
+        if k == 1:
+            return f"({A()} * {A()})"
+        if k == 2:
+            return f"{V()}.sum()"
+        if k == 3:
+            return f"jnp.max({V()})"
+        if k == 4:
+            return f"{V()}.mean()"
+        if k == 5:
+            return f"{V()}[{self.index(sc)}]"
+        if k == 6:
+            return f"jnp.tanh({A()})"
+        if k == 7:
+            return f"jnp.sum({V()} * {V()})"
+        if k == 8:
+            return f"({A()} - {A()})"
+        if k == 9:
+            self.features.add("ifexp")
+            return f"({A()} if {self.cond(sc, d)} else {A()})"
+        if k == 10:
+            return f"({self.int_expr(sc)} * {self.pick(DYADIC)})"
+        if k == 11:
+            self.features.add("value_and_or")
+            return f"({A()} {self.pick(['and', 'or'])} {A()})"
+        if k == 12:
+            return f"jnp.sin({A()})"
+        return f"m[{self.index(sc, self.rows)}, {self.index(sc)}]"
+
+    def traced_cond(self, sc: _Scope, d: int = 0) -> str:
+        k = self.r.randrange(7)
+        T = self.pick(THRESH)
+        V = lambda: self.vexpr(sc, max(d, 2))  # noqa: E731
+        if k == 0:
+            return f"{V()}.sum() > {T}"
+        if k == 1:
+            return f"jnp.max({V()}) < {T}"
+        if k == 2:
+            return f"{self.sexpr(sc, max(d, 2))} > {T}"
+        if k == 3:
+            return f"{self.pick(sc.V)}[{self.index(sc)}] < {self.sexpr(sc, 3)}"
+        if k == 4:
+            return f"jnp.any({V()} > {T})"
+        if k == 5:
+            self.features.add("chained_compare")
+            return f"-1.5 < {self.sexpr(sc, max(d, 2))} < {T}"
+        return f"{V()}.mean() >= {T}"
+
+    def static_cond(self, sc: _Scope) -> str:
+        k = self.r.randrange(5)
+        name = self.pick(sc.SI) if sc.SI else self.pick(sc.I)
+        if k == 0:
+            return f"{name} > {self.r.randint(0, 4)}"
+        if k == 1:
+            return f"{name} % 2 == 0"
+        if k == 2:
+            return f"c > {self.pick(['0', '0.6', '-1.0'])}"
+        if k == 3:
+            return f"{self.pick(sc.I)} > {self.r.randint(1, 6)}"
+        return f"{name} != {self.r.randint(0, 5)}"
+
+    def cond(self, sc: _Scope, d: int = 0) -> str:
+        r = self.r.random()
+        base = self.traced_cond(sc, d) if self.p(0.65) else self.static_cond(sc)
+        if r < 0.55 or d >= 3:
+            return base
+        other = self.traced_cond(sc, 3) if self.p(0.5) else self.static_cond(sc)
+        if r < 0.7:
+            self.features.add("bool_and")
+            return f"({base}) and ({other})"
+        if r < 0.85:
+            self.features.add("bool_or")
+            return f"({base}) or ({other})"
+        self.features.add("bool_not")
+        return f"not ({base})"
+
+    # ------------------------------------------------------------ statements
+    def bounded_v(self, sc: _Scope) -> str:
+        e = self.vexpr(sc)
+        return self.pick([f"jnp.tanh({e})", f"jnp.clip({e}, -3.0, 3.0)", f"jnp.sin({e})"])
+
+    def bounded_s(self, sc: _Scope) -> str:
+        e = self.sexpr(sc)
+        return self.pick([f"jnp.tanh({e})", f"jnp.clip({e}, -4.0, 4.0)"])
+
+    def ret_value(self, ctx: _Ctx) -> str:
+        sc = ctx.scope
+        if ctx.helper:
+            return self.bounded_v(sc)
+        return f"{self.bounded_v(sc)}, {self.pick(sc.S)}, {self.pick(sc.assign_I)}"
+
+    def block(self, ctx: _Ctx, indent: int, n_min: int = 1, n_max: int = 4) -> None:
+        n = self.r.randint(n_min, n_max)
+        for _ in range(n):
+            self.stmt(ctx, indent)
+
+    def stmt(self, ctx: _Ctx, indent: int) -> None:
+        sc = ctx.scope
+        compound_ok = ctx.depth < self.MAX_DEPTH
+        choices = [("assign_v", 6), ("assign_s", 4), ("counter", 2), ("at_set", 2), ("print", 2),
+                   ("swap", 1)]
+        if compound_ok:
+            w = self.COMPOUND_WEIGHT[ctx.depth]
+            choices += [("if", 5 * w), ("for_range", 4 * w), ("while", 2 * w), ("for_rows", 1.5 * w),
+                        ("for_list", 1.5 * w), ("list_stack", 1 * w), ("tuple_state", 1 * w)]
+            if not ctx.helper:
+                choices += [("fallback", 0.5), ("raise", 0.3)]
+        if ctx.loops:
+            choices += [("break", 1.5), ("continue", 1.5)]
+        choices += [("return", 0.6 if ctx.depth else 0.15)]
+        kind = self.r.choices([c for c, _ in choices], [w for _, w in choices])[0]
+        getattr(self, "s_" + kind)(ctx, indent)
+
+    def s_assign_v(self, ctx, ind):
+        sc = ctx.scope
+        self.emit(ind, f"{self.pick(sc.assign_V)} = {self.bounded_v(sc)}")
+
+    def s_assign_s(self, ctx, ind):
+        sc = ctx.scope
+        target = self.pick(sc.assign_S)
+        r = self.r.random()
+        if r < 0.3:
+            # stays a Python number while everything it meets is Python
+            self.features.add("python_scalar_carry")
+            self.emit(ind, f"{target} = {target} * {self.pick(['0.5', '0.75'])} + {self.pick(DYADIC)}")
+        elif r < 0.5:
+            self.emit(ind, f"{target} = jnp.clip({target} + {self.sexpr(sc, 1)}, -50.0, 50.0)")
+        else:
+            self.emit(ind, f"{target} = {self.bounded_s(sc)}")
+
+    def s_counter(self, ctx, ind):
+        sc = ctx.scope
+        t = self.pick(sc.assign_I)
+        self.emit(ind, self.pick([f"{t} = {t} + 1", f"{t} += {self.pick(sc.I)} % 3",
+                                  f"{t} = ({t} * 3 + 1) % 7", f"{t} -= 1"]))
+
+    def s_at_set(self, ctx, ind):
+        sc = ctx.scope
+        self.features.add("at_set")
+        t = self.pick(sc.assign_V)
+        op = self.pick(["set", "set", "add"])
+        self.emit(ind, f"{t} = {t}.at[{self.index(sc)}].{op}(jnp.tanh({self.sexpr(sc, 1)}))")
+
+    def s_print(self, ctx, ind):
+        sc = ctx.scope
+        tag = f"p{self.uid()}"
+        self.features.add("print")
+        k = self.r.randrange(4)
+        if k == 0:
+            self.emit(ind, f'print(f"{tag} {{{self.pick(sc.V)}.sum():.3f}}")')
+        elif k == 1:
+            self.emit(ind, f"print({self.pick(sc.V)})")
+        elif k == 2:
+            self.emit(ind, f'print(f"{tag} {{{self.pick(sc.S)}:.3f}} {{{self.pick(sc.assign_I)}}}")')
+        else:
+            self.emit(ind, f'print("{tag}", {self.pick(sc.I)}, {self.pick(sc.V)}.max())')
+
+    def s_swap(self, ctx, ind):
+        sc = ctx.scope
+        if len(sc.assign_V) >= 2:
+            a, b = self.r.sample(sc.assign_V, 2)
+            self.features.add("tuple_assign")
+            self.emit(ind, f"{a}, {b} = {b}, jnp.tanh({a} + {b})")
+        else:
+            self.s_assign_v(ctx, ind)
+
+    def s_if(self, ctx, ind):
+        sc = ctx.scope
+        self.features.add("if")
+        self.emit(ind, f"if {self.cond(sc)}:")
+        inner = ctx.inner()
+        self.block(inner, ind + 1, 1, 2)
+        n_elif = self.r.choice([0, 0, 0, 1, 2])
+        for _ in range(n_elif):
+            self.features.add("elif")
+            self.emit(ind, f"elif {self.cond(sc)}:")
+            self.block(inner, ind + 1, 1, 1)
+        if self.p(0.55):
+            self.emit(ind, "else:")
+            self.block(inner, ind + 1, 1, 2)
+
+    def _loop_else(self, ctx, ind):
+        if self.p(0.2):
+            self.features.add("loop_else")
+            self.emit(ind, "else:")
+            self.block(ctx.inner(), ind + 1, 1, 1)
+
+    def s_for_range(self, ctx, ind):
+        sc = ctx.scope
+        var = f"i{self.uid()}"
+        r = self.r.random()
+        room = ITER_BUDGET // ctx.iters
+        if r < 0.15 and room >= 24 and ctx.iters * 2 <= ITER_BUDGET:
+            trips = self.r.randint(UNROLL_LIMIT + 1, min(40, room))   # rolls: lax.fori_loop
+            bound, unrolled, static = str(trips), False, True
+            self.features.add("for_range_rolled")
+        elif r < 0.35:
+            bound, trips, unrolled, static = "n", 7, True, True
+            self.features.add("for_range_n")
+        elif r < 0.45:
+            bound, trips, unrolled, static = f"{self.pick(sc.assign_I)} % 4", 3, False, False
+            self.features.add("for_range_dynamic")
+        else:
+            trips = self.r.randint(0 if self.p(0.1) else 1, 5)
+            bound, unrolled, static = str(trips), True, True
+            self.features.add("for_range_small")
+        if ctx.iters * max(trips, 1) > ITER_BUDGET or (unrolled and ctx.copies * max(trips, 1) > COPY_BUDGET):
+            bound, trips, unrolled = "2", 2, True
+        if self.p(0.15) and bound not in ("n",) and static:
+            start = self.r.randint(0, 2)
+            head = f"range({start}, {bound} + {start})"
+        else:
+            head = f"range({bound})"
+        self.emit(ind, f"for {var} in {head}:")
+        inner = ctx.inner(sc.child(I=[var], SI=[var] if unrolled else []), loop=True, trips=trips,
+                          unrolled=unrolled)
+        self.block(inner, ind + 1, 1, 3)
+        self._loop_else(ctx, ind)
+        if bound.isdigit() and int(bound) >= 1 and self.p(0.2):
+            # the loop variable read after the loop
+            self.features.add("loop_var_after")
+            self.emit(ind, f"{self.pick(sc.assign_I)} += {var}")
+
+    def s_while(self, ctx, ind):
+        sc = ctx.scope
+        self.features.add("while")
+        w = f"w{self.uid()}"
+        K = self.r.randint(2, 8) if self.p(0.8) else self.r.randint(10, 25)
+        if ctx.iters * K > ITER_BUDGET:
+            K = max(1, ITER_BUDGET // ctx.iters)
+        self.emit(ind, f"{w} = 0")
+        r = self.r.random()
+        if r < 0.6:
+            cond = f"{w} < {K} and {self.traced_cond(sc, 2)}"
+        elif r < 0.8:
+            cond = f"{self.traced_cond(sc, 2)} and {w} < {K}"
+        else:
+            cond = f"{w} < {K}"
+        self.emit(ind, f"while {cond}:")
+        self.emit(ind + 1, f"{w} = {w} + 1")      # first, so continue can never skip it
+        inner = ctx.inner(sc.child(I=[w]), loop=True, trips=K, unrolled=False)
+        self.block(inner, ind + 1, 1, 3)
+        self._loop_else(ctx, ind)
+
+    def s_for_rows(self, ctx, ind):
+        sc = ctx.scope
+        self.features.add("for_rows")
+        var = f"r{self.uid()}"
+        trips = self.rows
+        src = "m"
+        if ctx.iters * trips > ITER_BUDGET or ctx.copies * trips > COPY_BUDGET:
+            src, trips = "m[:2]", 2
+        self.emit(ind, f"for {var} in {src}:")
+        inner = ctx.inner(sc.child(V=[var]), loop=True, trips=trips, unrolled=trips <= UNROLL_LIMIT)
+        self.block(inner, ind + 1, 1, 2)
+        self._loop_else(ctx, ind)
+
+    def s_for_list(self, ctx, ind):
+        sc = ctx.scope
+        self.features.add("for_list")
+        var = f"e{self.uid()}"
+        if self.p(0.5):
+            items = self.r.sample(DYADIC + ["c", "-1.0"], self.r.randint(1, 4))
+            self.emit(ind, f"for {var} in [{', '.join(items)}]:")
+            child = sc.child(S=[var])
+        else:
+            items = [self.pick(sc.V) for _ in range(self.r.randint(1, 3))]
+            self.emit(ind, f"for {var} in ({', '.join(items)},):")
+            child = sc.child(V=[var])
+        trips = len(items)
+        inner = ctx.inner(child, loop=True, trips=trips)
+        self.block(inner, ind + 1, 1, 2)
+        self._loop_else(ctx, ind)
+
+    def s_list_stack(self, ctx, ind):
+        sc = ctx.scope
+        self.features.add("list_stack")
+        ys, j = f"ys{self.uid()}", f"j{self.uid()}"
+        trips = self.r.randint(1, 5)
+        bound = str(trips) if self.p(0.7) else "n + 1"
+        self.emit(ind, f"{ys} = []")
+        self.emit(ind, f"for {j} in range({bound}):")
+        child = sc.child(I=[j], SI=[j])
+        self.emit(ind + 1, f"{ys}.append({self.bounded_v(child)} * {j})")
+        if self.p(0.3):
+            self.emit(ind + 1, f"{ys}.append(jnp.tanh({self.pick(sc.V)} + {j}))")
+        t = self.pick(sc.assign_V)
+        self.emit(ind, f"{t} = jnp.tanh(jnp.stack({ys}).{self.pick(['sum', 'mean', 'max'])}(axis=0))")
+
+    def s_tuple_state(self, ctx, ind):
+        sc = ctx.scope
+        self.features.add("tuple_state")
+        st, a, b, i = f"st{self.uid()}", f"ta{self.uid()}", f"tb{self.uid()}", f"q{self.uid()}"
+        v, s = self.pick(sc.assign_V), self.pick(sc.assign_S)
+        trips = self.r.choice([2, 3, 4, 20]) if ctx.depth == 0 else self.r.choice([2, 3])
+        if ctx.iters * trips > ITER_BUDGET or ctx.copies * trips > COPY_BUDGET:
+            trips = 1
+        self.emit(ind, f"{st} = ({v}, {s})")
+        self.emit(ind, f"for {i} in range({trips}):")
+        self.emit(ind + 1, f"{a}, {b} = {st}")
+        child = sc.child(V=[a], S=[b], I=[i])
+        self.emit(ind + 1, f"{st} = (jnp.tanh({a} * 0.5 + {self.vexpr(child, 2)}), "
+                            f"{b} * 0.5 + {self.pick([self.sexpr(child, 2), self.pick(DYADIC)])})")
+        self.emit(ind, f"{v}, {s} = {st}")
+
+    def s_break(self, ctx, ind):
+        self._exit(ctx, ind, "break")
+
+    def s_continue(self, ctx, ind):
+        self._exit(ctx, ind, "continue")
+
+    def s_return(self, ctx, ind):
+        self._exit(ctx, ind, "return " + self.ret_value(ctx))
+
+    def _exit(self, ctx, ind, what):
+        self.features.add(what.split()[0] + ("_in_loop" if ctx.loops else ""))
+        if self.p(0.8):
+            cond = self.cond(ctx.scope)
+            self.emit(ind, f"if {cond}:")
+            self.emit(ind + 1, what)
+        else:
+            # unconditional: the rest of the block is dead code, which is fine
+            self.emit(ind, what)
+
+    def s_fallback(self, ctx, ind):
+        sc = ctx.scope
+        k = self.r.randrange(4)
+        t = self.pick(sc.assign_V)
+        self.features.add("fallback")
+        if k == 0:
+            j = f"j{self.uid()}"
+            self.emit(ind, f"for {j} in range(int(jnp.abs({self.pick(sc.V)}).sum()) % 3 + 1):")
+            self.emit(ind + 1, f"{t} = jnp.tanh({t} + {j} * 0.5)")
+        elif k == 1:
+            self.emit(ind, "with open(os.devnull) as fh:")
+            self.emit(ind + 1, f"{t} = jnp.tanh({self.vexpr(sc, 1)})")
+            if self.p(0.3):
+                self.emit(ind + 1, f'print("in with", fh.closed)')
+        elif k == 2:
+            s = self.pick(sc.assign_S)
+            self.emit(ind, f"{s} = {s} * 0.5 + {self.pick(sc.V)}.sum().item()")
+        else:
+            s = self.pick(sc.assign_S)
+            self.emit(ind, f"{s} = float(jnp.max({self.pick(sc.V)})) * 0.5")
+
+    def s_raise(self, ctx, ind):
+        sc = ctx.scope
+        self.features.add("raise")
+        if self.p(0.6):
+            self.emit(ind, f"if n > {self.r.randint(4, 7)}:")
+            self.emit(ind + 1, f'raise ValueError(f"n too large: {{n}}")')
+        else:
+            self.emit(ind, f"if {self.traced_cond(sc, 2)}:")
+            self.emit(ind + 1, f'raise {self.pick(["ValueError", "RuntimeError"])}("traced condition")')
+
+    # ------------------------------------------------------------ program
+    def helper(self, idx: int) -> None:
+        name = f"h{idx}"
+        arity = self.r.choice([1, 2])
+        params = ["a", "t"][:arity]
+        self.emit(0, f"def {name}({', '.join(params)}):")
+        S = ["t"] if arity == 2 else []
+        sc = _Scope(V=["a", "u"], S=S + ["z"], I=["hk"], M=["m"], SI=[],
+                    assign_V=["a", "u"], assign_S=["z"], assign_I=["hk"])
+        self.emit(1, "u = jnp.tanh(a)")
+        self.emit(1, "z = 0.25")
+        self.emit(1, "hk = 0")
+        # `m` and `c` in a helper are the module-level globals of that name
+        ctx = _Ctx(sc, depth=1, helper=True)
+        saved = self.helpers
+        self.helpers = []     # no recursion between helpers
+        self.block(ctx, 1, 1, 2)
+        self.helpers = saved
+        self.emit(1, f"return {self.bounded_v(sc)}")
+        self.emit(0, "")
+        self.emit(0, "")
+        self.helpers.append((name, arity))
+
+    def generate(self) -> Program:
+        self.emit(0, "import os")
+        self.emit(0, "")
+        self.emit(0, "import jax.numpy as jnp")
+        self.emit(0, "")
+        self.emit(0, f"c = 0.5        # helpers read these module-level names")
+        self.emit(0, f"m = jnp.linspace(-1.0, 1.0, {self.rows * 4}, dtype=jnp.float32).reshape({self.rows}, 4)")
+        self.emit(0, "")
+        self.emit(0, "")
+        for i in range(self.r.choice([0, 1, 1, 2])):
+            self.helper(i)
+        self.emit(0, "def f(x, m, n, c):")
+        sc = _Scope(V=["x", "v0", "v1"], S=["s0", "s1"], I=["k0", "n"], M=["m"], SI=["n"],
+                    assign_V=["x", "v0", "v1"], assign_S=["s0", "s1"], assign_I=["k0"])
+        self.emit(1, "v0 = " + self.pick(["x * 0.5", "jnp.zeros(4)", "jnp.tanh(x)"]))
+        self.emit(1, "v1 = " + self.pick(["m[0]", "jnp.ones(4) * c", "jnp.sin(x)"]))
+        self.emit(1, "s0 = " + self.pick(["0.0", "0", "c", "1.5"]))
+        self.emit(1, "s1 = " + self.pick(["x.sum()", "0.0", "jnp.float32(0.25)"]))
+        self.emit(1, "k0 = 0")
+        ctx = _Ctx(sc)
+        self.block(ctx, 1, 2, 6)
+        self.emit(1, f"return {self.ret_value(ctx)}")
+        source = "\n".join(self.lines) + "\n"
+        inputs = []
+        n_sets = self.r.choice([2, 3])
+        n, cval = self.pick(N_VALUES), self.pick(C_VALUES)
+        for k in range(n_sets):
+            if k == 2:            # the third set re-specialises on new static arguments
+                n, cval = self.pick(N_VALUES), self.pick(C_VALUES)
+            x = [float(np.float32(self.r.uniform(-2, 2))) for _ in range(4)]
+            mm = [[float(np.float32(self.r.uniform(-1.5, 1.5))) for _ in range(4)] for _ in range(self.rows)]
+            inputs.append((x, mm, n, cval))
+        return Program(self.seed, source, inputs, self.rows, set(self.features))
+
+
+def generate(seed: int) -> Program:
+    return Generator(seed).generate()
+
+
+def program_seed(campaign_seed: int, index: int) -> int:
+    """The seed of program ``index`` of a campaign (stable, printable)."""
+    return campaign_seed * 1_000_000 + index
+
+
+# --------------------------------------------------------------------------
+# running and comparing
+# --------------------------------------------------------------------------
+
+RTOL = ATOL = 1e-4
+
+_NUM = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?|nan|inf")
+
+
+def _same_text(eager: str, conv: str) -> bool:
+    """Printed output: exact, or equal up to float32 rounding of the numbers.
+
+    Compiled and eager float32 results may differ in the last bit; a number
+    printed with ``:.3f`` may then differ by one unit in its last digit, and
+    numpy's array printing may pad differently. Text between numbers must be
+    equal (runs of whitespace compare equal); numbers within rtol/atol plus one
+    unit of their last printed digit.
+    """
+    if eager == conv:
+        return True
+    ne, nc = _NUM.findall(eager), _NUM.findall(conv)
+    te = [" ".join(t.split()) for t in _NUM.split(eager)]
+    tc = [" ".join(t.split()) for t in _NUM.split(conv)]
+    if te != tc or len(ne) != len(nc):
+        return False
+    for a, b in zip(ne, nc):
+        if a == b:
+            continue
+        fa, fb = float(a), float(b)
+        if "." not in a + b and "e" not in (a + b).lower() and fa != fb:
+            return False           # integers print exactly
+        decimals = max(len(s.split(".")[1].split("e")[0].split("E")[0]) if "." in s else 0 for s in (a, b))
+        unit = 10.0 ** -decimals
+        if not (abs(fa - fb) <= ATOL + RTOL * abs(fa) + unit * 1.01):
+            return False
+    return True
+
+
+@dataclass
+class Outcome:
+    seed: int
+    status: str                   # "ok" | "mismatch" | "crash"
+    detail: str = ""
+    one_graph: bool | None = None  # None: not applicable (every call raised)
+    fallback_codes: set[str] = field(default_factory=set)
+    program: Program | None = None
+
+    def report(self) -> str:
+        src = self.program.reproducer() if self.program else ""
+        return (f"fuzz {self.status} (program seed {self.seed}): {self.detail}\n"
+                f"--- program ---\n{src}")
+
+
+def _run(fn, args):
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        try:
+            return fn(*args), None, out.getvalue()
+        except Exception as e:  # noqa: BLE001
+            return None, e, out.getvalue()
+
+
+def _import(program: Program, workdir: Path):
+    name = f"a2g_fuzz_{program.seed}"
+    path = Path(workdir) / f"{name}.py"
+    path.write_text(program.source)
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        sys.modules.pop(name, None)
+        raise
+    return name, module
+
+
+def _is_internal(exc: BaseException) -> bool:
+    """Raised on ast2graph's own account (a crash) rather than by the program."""
+    from ast2graph.diagnostics import Ast2GraphError
+    if isinstance(exc, Ast2GraphError):
+        return True
+    tb = traceback.extract_tb(exc.__traceback__)
+    return bool(tb) and "ast2graph" in Path(tb[-1].filename).parts
+
+
+def run_program(program: Program, workdir: Path, compare=None) -> Outcome:
+    """Eager vs ``to_static`` on every input set of ``program``."""
+    from ast2graph import explain, to_static
+    from helpers import assert_same   # the tests' comparison of values
+
+    name, module = _import(program, workdir)
+    try:
+        fn = module.f
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                static = to_static(fn, full_graph=False)
+        except Exception as e:  # noqa: BLE001
+            return Outcome(program.seed, "crash", f"to_static raised {e!r}\n{traceback.format_exc()}",
+                           program=program)
+        one_graph: bool | None = None
+        codes: set[str] = set()
+        for k, args in enumerate(program.arg_sets()):
+            eager_args, conv_args = copy.deepcopy(args), copy.deepcopy(args)
+            expected, eager_exc, eager_out = _run(fn, eager_args)
+            box: dict = {}
+
+            def call(*a):
+                with warnings.catch_warnings(record=True) as caught:
+                    warnings.simplefilter("always")
+                    box["explanation"] = e = explain(static)(*a)
+                box["warnings"] = [str(w.message) for w in caught]
+                return e.result
+
+            got, conv_exc, conv_out = _run(call, conv_args)
+            where = f"input set {k} (n={args[2]}, c={args[3]})"
+            internal = [w for w in box.get("warnings", []) if "A2G015" in w]
+            if internal:
+                return Outcome(program.seed, "crash", f"{where}: internal error fallback: {internal[0]}",
+                               program=program)
+            if eager_exc is not None:
+                if conv_exc is None:
+                    return Outcome(program.seed, "mismatch",
+                                   f"{where}: eager raised {eager_exc!r}, converted returned {got!r}",
+                                   program=program)
+                if type(conv_exc) is not type(eager_exc) or str(conv_exc) != str(eager_exc):
+                    status = "crash" if _is_internal(conv_exc) else "mismatch"
+                    tb = "".join(traceback.format_exception(conv_exc))
+                    return Outcome(program.seed, status,
+                                   f"{where}: eager raised {eager_exc!r}, converted raised {conv_exc!r}\n{tb}",
+                                   program=program)
+            else:
+                if conv_exc is not None:
+                    status = "crash" if _is_internal(conv_exc) else "mismatch"
+                    tb = "".join(traceback.format_exception(conv_exc))
+                    return Outcome(program.seed, status,
+                                   f"{where}: eager returned {expected!r}, converted raised {conv_exc!r}\n{tb}",
+                                   program=program)
+                try:
+                    assert_same(expected, got, RTOL, ATOL)
+                except AssertionError as e:
+                    return Outcome(program.seed, "mismatch",
+                                   f"{where}: result differs: {e}\neager:     {expected!r}\nconverted: {got!r}",
+                                   program=program)
+                e = box["explanation"]
+                this_one = e.graph_count == 1 and not e.fallback_sites
+                codes |= {s.code.code for s in e.fallback_sites}
+                one_graph = this_one if one_graph is None else (one_graph and this_one)
+            if not _same_text(eager_out, conv_out):
+                return Outcome(program.seed, "mismatch",
+                               f"{where}: printed output differs\n--- eager ---\n{eager_out}"
+                               f"--- converted ---\n{conv_out}", program=program)
+            try:
+                assert_same(eager_args, conv_args, RTOL, ATOL)
+            except AssertionError as e:
+                return Outcome(program.seed, "mismatch", f"{where}: arguments afterwards differ: {e}",
+                               program=program)
+        return Outcome(program.seed, "ok", one_graph=one_graph, fallback_codes=codes, program=program)
+    finally:
+        sys.modules.pop(name, None)
+
+
+def run_seed(seed: int, workdir: Path) -> Outcome:
+    program = generate(seed)
+    try:
+        return run_program(program, workdir)
+    except Exception as e:  # noqa: BLE001 - the harness itself must keep going
+        return Outcome(seed, "crash", f"harness error {e!r}\n{traceback.format_exc()}", program=program)
+
+
+if __name__ == "__main__":  # print one program: python tests/fuzz/generator.py SEED
+    print(generate(int(sys.argv[1]) if len(sys.argv) > 1 else 0).reproducer())
