@@ -12,6 +12,7 @@ by this very interpreter.
 
 from __future__ import annotations
 
+import functools
 import inspect
 import types
 from typing import Any
@@ -81,7 +82,13 @@ class CallMixin:
         return self.call(callee, tuple(args), kwargs, node)
 
     def call(self, callee: Any, args: tuple, kwargs: dict, node: Any) -> Any:
+        from ..api import StaticFunction
         from .interpreter import LocalFunction, contains_value
+
+        if isinstance(callee, StaticFunction):  # nested to_static: convert the function itself
+            return self.call(callee._fn, args, kwargs, node)
+        if isinstance(callee, functools.partial) and isinstance(callee.func, StaticFunction):
+            return self.call(functools.partial(callee.func._fn, *callee.args, **callee.keywords), args, kwargs, node)
 
         if isinstance(callee, arrays.ArrayMethod):
             return self.emit_call(arrays.method_caller(callee.name), (callee.value, *args), kwargs, node, f".{callee.name}")
