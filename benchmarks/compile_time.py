@@ -18,19 +18,11 @@ import jax.numpy as jnp
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "examples"))
 from programs import sin_accumulate, sin_accumulate_lax  # noqa: E402
+from timing import median_time  # noqa: E402  (examples/timing.py)
 
 from ast2graph import explain, to_static  # noqa: E402
-
-
-def _median_time(fn, *args, repeat: int = 21) -> float:
-    jax.block_until_ready(fn(*args))
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        jax.block_until_ready(fn(*args))
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
 
 
 def _compile_time(jitted, *args, repeat: int = 5) -> float:
@@ -53,7 +45,7 @@ def main() -> int:
     hand = jax.jit(lambda x: sin_accumulate_lax(x, n))
     same = bool(np.allclose(e.result, hand(x), rtol=1e-4, atol=1e-3))
     c_ours, c_hand = _compile_time(ours, x), _compile_time(hand, x)
-    r_ours, r_hand = _median_time(ours, x), _median_time(hand, x)
+    r_ours, r_hand = median_time(ours, x), median_time(hand, x)
     print(f"10,000-iteration for-range loop, x of 256 floats; jax {jax.__version__}, {jax.devices()[0].platform}")
     print(f"  decisions: {[f'{d.construct} -> {d.mode}' for d in e.decisions]}; graphs: {e.graph_count}; equal: {same}")
     print(f"  conversion (parse -> lowered function): {plan.conversion_seconds * 1e3:.1f} ms")
