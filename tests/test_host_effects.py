@@ -3,6 +3,7 @@ graph, same text and order as eager, on every call (issue 4: no cliff)."""
 
 import logging
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
@@ -167,3 +168,16 @@ def host_call_raises(x):
 
 def test_exception_in_a_host_callback_keeps_its_type_and_message():
     check(host_call_raises, X, graphs=None)  # check compares exception type and message with eager
+
+
+def debug_print_in_loop(x):
+    for i in range(20):
+        x = x * 1.1
+        if i % 7 == 0:
+            jax.debug.print("step {i}: {s}", i=i, s=x.sum())
+    return x
+
+
+def test_jax_debug_print_stays_in_the_graph():
+    e = check(debug_print_in_loop, X, graphs=1)
+    assert ("call", "host callback") in modes(e)

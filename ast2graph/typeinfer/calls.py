@@ -101,6 +101,9 @@ class CallMixin:
         if is_host_printer(callee):
             self.decide(node, "call", "host callback", f"{qualified_name(callee)} runs on the host, in order, on every call")
             return self.emit_call(arrays.host_effect(callee), args, kwargs, node, f"host {qualified_name(callee)}", effect=True)
+        if callee is jax.debug.print or callee is jax.debug.callback:
+            self.decide(node, "call", "host callback", f"{qualified_name(callee)} stays in the graph (JAX's own callback)")
+            return self.emit_call(_debug_effect(callee), args, kwargs, node, qualified_name(callee), effect=True)
         if is_effectful(callee):
             raise self.graph_break(FallbackCode.SIDE_EFFECT, node, f"{qualified_name(callee)} has a Python side effect that must run on every call", "call")
         traced = contains_value((args, kwargs))
@@ -275,6 +278,18 @@ class CallMixin:
         finally:
             self.inline_depth -= 1
             self.frame, self.cont = outer, outer_cont
+
+
+@functools.lru_cache(maxsize=None)
+def _debug_effect(fn: Any) -> Any:
+    """``jax.debug.print``/``callback`` as an effect op (the caller waits for it)."""
+
+    def effect(*args: Any, **kwargs: Any) -> None:
+        fn(*args, **kwargs)
+
+    effect.__name__ = effect.__qualname__ = getattr(fn, "__qualname__", "debug")
+    effect._a2g_effect = True  # type: ignore[attr-defined]
+    return effect
 
 
 def contains_value_any(*trees: Any) -> bool:
