@@ -161,8 +161,16 @@ def logical_not(x: Any) -> Any:
     return jnp.logical_not(truthy(x))
 
 
-def cast(x: Any, dtype: Any) -> Any:
-    return lax.convert_element_type(x, dtype)
+def cast(x: Any, dtype: Any, weak: bool = False) -> Any:
+    """To ``dtype`` with the given weak-typedness (the join of branch and loop
+    types is exact: a weak ``f32[]~`` and a strong ``f32[]`` are different)."""
+    dtype = np.dtype(dtype)
+    try:
+        from jax._src.lax.lax import _convert_element_type
+    except ImportError:  # pragma: no cover - a JAX without the private helper
+        y = lax.convert_element_type(x, dtype)
+        return y + jnp.zeros((), dtype) if not weak and getattr(getattr(y, "aval", y), "weak_type", False) else y
+    return _convert_element_type(x, dtype, weak_type=weak)
 
 
 def select(pred: Any, a: Any, b: Any) -> Any:

@@ -581,9 +581,11 @@ class ControlMixin(ExitsMixin):
         return init
 
     def _zeros(self, t: ArrayType, node: Any) -> Value:
+        """A placeholder of type ``t`` (weak-typedness included)."""
         import jax.numpy as jnp
 
-        return self.emit_call(jnp.zeros, (t.shape, t.dtype), {}, node, "zeros")
+        zeros = self.emit_call(jnp.zeros, (t.shape, t.dtype), {}, node, "zeros")
+        return zeros if zeros.type == t else self.convert(zeros, t, node)
 
     def _bind_state(self, names: list[str], state: dict, results: Any) -> None:
         for n in names:

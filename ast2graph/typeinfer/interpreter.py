@@ -191,7 +191,7 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin):
             return v
         if v.type.shape != target.shape:
             raise self.graph_break(FallbackCode.LOOP_CARRIED_CHANGE, node, f"shape {v.type} cannot become {target}")
-        return self.emit_call(arrays.cast, (v, target.dtype), {}, node, "convert")
+        return self.emit_call(arrays.cast, (v, target.dtype, target.weak_type), {}, node, "convert")
 
     # ---------------------------------------------------------------- names
     def lookup(self, name: str, node: Any, frame: Frame | None = None) -> Any:
