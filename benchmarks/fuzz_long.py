@@ -107,7 +107,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"time         {elapsed:.0f} s ({total / max(elapsed, 1e-9):.1f} programs/s)")
     print(f"ok           {counts['ok']}")
     print(f"mismatches   {counts['mismatch']}")
-    print(f"crashes      {counts['crash']}")
+    verifier_only = sum(1 for f in failures if f.unchecked == "ok")
+    print(f"crashes      {counts['crash']} ({verifier_only} IR-verifier crashes whose results are right "
+          f"with the verifier off)")
     print(f"time-outs    {counts['timeout']}")
     print(f"one graph    {share:.1f}% ({one_graph} of {applicable} programs whose calls all returned)")
     print(f"fallback codes seen: {dict(sorted(codes.items()))}")

@@ -234,3 +234,38 @@ def bool_of_array(x):
 @pytest.mark.parametrize("x", INPUTS, ids=IDS)
 def test_bool_of_traced_scalar_is_its_truth_value(x):
     check(bool_of_array, x, graphs=1)
+
+
+# A body ending in an unconditional `break` has no back edge, so SSA puts no
+# phi at the loop header for what it assigns; the loop state must still carry
+# it out of the loop (found by the differential fuzzer: the graph returned the
+# values from before the loop).
+def unconditional_break_in_while(x):
+    while x[0] < x[1]:
+        x = x + 1.0
+        break
+    return x
+
+
+def unconditional_break_in_while_new_name(x):
+    y = x
+    while x.sum() < 100:
+        y = x * 3
+        x = x + 1
+        break
+    return x, y
+
+
+def unconditional_break_in_rolled_for(x):
+    s = x
+    for i in range(x.shape[0] + jnp.argmax(x) + 20):
+        s = s + i
+        break
+    return s
+
+
+@pytest.mark.parametrize("fn", [unconditional_break_in_while, unconditional_break_in_while_new_name,
+                                unconditional_break_in_rolled_for])
+@pytest.mark.parametrize("x", INPUTS + [jnp.array([2.0, 1.0, 0.0])], ids=IDS + ["no_trip"])
+def test_unconditional_break_in_loop_body(fn, x):
+    check(fn, x, graphs=1)

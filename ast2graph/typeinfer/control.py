@@ -321,7 +321,9 @@ class ControlMixin(ExitsMixin):
 
     def _rolled_while(self, stmt: gast.While, exact: bool = False, ctx: LoopCtx | None = None) -> None:
         ctx = ctx or self.new_loop(stmt)
-        names = list(self.frame.unit.ssa.loop_carried(stmt)) + [ctx.brk, ctx.ret, ctx.retval]
+        # ctx.names: the header's phis plus what the loop assigns and the code
+        # after it reads (a body ending in `break` has no back edge, so no phi)
+        names = ctx.all_names
         env0 = dict(self.frame.env)
 
         def one_pass(state: dict, cond: Region, body: Region) -> dict:
@@ -432,7 +434,7 @@ class ControlMixin(ExitsMixin):
     def _rolled_counted(self, stmt: gast.For, count: Any, bind_target: Callable | None, finish: Callable,
                         mode: str, traced_count: bool, row: ArrayType | None = None, exact: bool = False) -> None:
         ctx = self.new_loop(stmt)
-        names = [n for n in self.frame.unit.ssa.loop_carried(stmt) if n not in self._target_names(stmt)]
+        names = [n for n in ctx.names if n not in self._target_names(stmt)]
         names += [ctx.brk, ctx.ret, ctx.retval]
         env0 = dict(self.frame.env)
 

@@ -422,7 +422,7 @@ class Generator:
             trips = self.r.randint(UNROLL_LIMIT + 1, min(40, room))   # rolls: lax.fori_loop
             bound, unrolled, static = str(trips), False, True
             self.features.add("for_range_rolled")
-        elif r < 0.35:
+        elif r < 0.35 and "n" in sc.SI:        # not in helpers: they have no `n`
             bound, trips, unrolled, static = "n", 7, True, True
             self.features.add("for_range_n")
         elif r < 0.45:
@@ -505,7 +505,7 @@ class Generator:
         self.features.add("list_stack")
         ys, j = f"ys{self.uid()}", f"j{self.uid()}"
         trips = self.r.randint(1, 5)
-        bound = str(trips) if self.p(0.7) else "n + 1"
+        bound = str(trips) if self.p(0.7) or "n" not in sc.SI else "n + 1"
         self.emit(ind, f"{ys} = []")
         self.emit(ind, f"for {j} in range({bound}):")
         child = sc.child(I=[j], SI=[j])
