@@ -2,7 +2,8 @@
 
 Requires: every stage.
 Produces: ``StaticFunction``: calls run as compiled segments (one per call
-when the whole function is graph) and interpreted top-level statements, each
+when the whole function is graph), interpreted statements and Python
+control flow around compiled bodies (``_Block``, ``PythonControl``), each
 segment specialised per call signature and cached; ``explain(f)(*args)``.
 Invariants: ``to_static(f)(*a)`` equals ``f(*a)``; a function that cannot be
 converted at all runs eagerly with a warning (never a crash) unless
@@ -16,6 +17,7 @@ Per call (the pipeline of DESIGN.md)::
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import inspect
 import os
@@ -29,6 +31,7 @@ import jax
 import numpy as np
 
 from .diagnostics import ConversionError, FullGraphError, NoSourceError, UnsupportedSyntaxError
+from .fallback.control import BREAK, CONTINUE, NEXT, RETURN, JumpPlan, PythonControl, escapes, splittable
 from .fallback.interpreted import InterpretedNode
 from .fallback.sites import Decision, FallbackCode, FallbackSite, GraphBreak
 from .ir import print_graph, verify
@@ -94,7 +97,7 @@ def _signature_change(old: tuple, new: tuple) -> str:
 
 @dataclass
 class GraphPlan:
-    """A compiled segment: top-level statements [start, end) as one jitted graph."""
+    """A compiled segment: statements [start, end) of one block as one jitted graph."""
 
     start: int
     spec: Specialization
@@ -114,7 +117,7 @@ class GraphPlan:
     def guards_hold(self) -> bool:
         return all(g.holds() for g in self.spec.guards)
 
-    def run(self, env: dict[str, Any], leaves: list) -> tuple[bool, Any]:
+    def run(self, env: dict[str, Any], leaves: list) -> tuple[str, Any]:
         spec = self.spec
         arrays_in = [leaves[i] for i in spec.arg_positions]
         if spec.captures:
@@ -137,14 +140,14 @@ class GraphPlan:
         for (obj, attr), value in zip(spec.attr_writes, written):
             setattr(obj, attr, value)
         if spec.returns:
-            return True, result
+            return RETURN, result
         env.update(result)
-        return False, None
+        return NEXT, None
 
 
 @dataclass
 class InterpretedPlan:
-    """A top-level statement that runs in Python (an interpreted node)."""
+    """A statement that runs in Python (an interpreted node)."""
 
     start: int
     node: InterpretedNode
@@ -157,8 +160,9 @@ class InterpretedPlan:
     def guards_hold(self) -> bool:
         return True
 
-    def run(self, env: dict[str, Any], leaves: list) -> tuple[bool, Any]:
-        return self.node.run(env)
+    def run(self, env: dict[str, Any], leaves: list) -> tuple[str, Any]:
+        returned, value = self.node.run(env)
+        return (RETURN, value) if returned else (NEXT, None)
 
 
 @dataclass
@@ -169,6 +173,194 @@ class CallRecord:
     compiled: list[Any] = field(default_factory=list)
 
 
+_INT32 = (-2**31, 2**31 - 1)
+_NESTED_COMPILE_CAP = 8   # signatures one statement of a Python-run body compiles before it runs in Python
+
+
+class _Block:
+    """A statement list run as a sequence of plans: compiled segments, statements
+    interpreted by Python and, in bodies run by Python control flow
+    (``PythonControl``), jumps and nested control.
+
+    The function body is the top block. A nested block is the body of an
+    ``if``/``for``/``while`` that runs as Python control flow: its segments
+    never span a statement that jumps out of the block, and a Python number
+    that changes between runs (a loop counter) is passed traced once it has
+    taken two values, so a loop does not compile once per iteration."""
+
+    def __init__(self, owner: "StaticFunction", stmts: list, nested: bool):
+        self.owner, self.stmts_ref, self.nested = owner, stmts, nested
+        self.stmts = list(stmts)
+        self.live_names = [sorted(owner._unit.ssa.live_in(s)) for s in self.stmts]
+        self.plans: dict[tuple, list[Any]] = {}
+        self.interpreted: dict[int, InterpretedNode] = {}
+        self.controls: dict[int, PythonControl] = {}
+        self.break_sites: dict[int, FallbackSite] = {}
+        self.fixed: dict[int, Any] = {}   # plans that do not depend on the inputs
+        self.barriers: list[int] = []
+        for k, stmt in enumerate(self.stmts):
+            if nested and escapes(stmt):
+                self.barriers.append(k)
+                if isinstance(stmt, (gast.Break, gast.Continue)):
+                    self.fixed[k] = JumpPlan(k, BREAK if isinstance(stmt, gast.Break) else CONTINUE)
+                else:  # splittable: the enclosing PythonControl checked it
+                    self.fixed[k] = self._control(k, None)
+        self.scalar_values: dict[tuple[int, str], set] = {}
+        self.traced: dict[int, set[str]] = {}
+        self.untraceable: set[int] = set()
+        self.compiles: dict[int, int] = {}
+
+    def __call__(self, env: dict[str, Any]) -> tuple[str, Any]:
+        record = self.owner._record
+        i, n = 0, len(self.stmts)
+        while i < n:
+            plan, leaves = self.fixed.get(i), None
+            if plan is None:
+                names = [x for x in self.live_names[i] if x in env]
+                values = [env[x] for x in names]
+                while plan is None:
+                    traced = values if not self.nested or i in self.untraceable else self._trace_busy(i, names, values)
+                    leaves, treedef = jax.tree_util.tree_flatten(traced)
+                    plan = self._plan_for(i, names, leaves, treedef)
+            if record is not None:
+                record.plans.append(plan)
+            kind, value = plan.run(env, leaves)
+            if kind != NEXT:
+                return kind, value
+            i = plan.end
+        return NEXT, None
+
+    def _trace_busy(self, i: int, names: list[str], values: list) -> list:
+        traced = self.traced.setdefault(i, set())
+        out = list(values)
+        for k, (name, value) in enumerate(zip(names, values)):
+            if type(value) not in (int, float) or (type(value) is int and not _INT32[0] <= value <= _INT32[1]):
+                continue
+            if name not in traced:
+                seen = self.scalar_values.setdefault((i, name), set())
+                seen.add((type(value), value))
+                if len(seen) < 2:
+                    continue
+                traced.add(name)
+            out[k] = jax.numpy.asarray(value)
+        return out
+
+    def _line(self, i: int) -> int:
+        return getattr(self.stmts[i], "lineno", 0)
+
+    def _plan_for(self, i: int, names: list[str], leaves: list, treedef: Any) -> Any:
+        owner = self.owner
+        key = (i, tuple(names), treedef, tuple(_leaf_key(x) for x in leaves))
+        candidates = self.plans.setdefault(key, [])
+        for plan in candidates:
+            if plan.guards_hold():
+                return plan
+        others = [k for k in self.plans if k[0] == i and k is not key and self.plans[k]]
+        if candidates or others:
+            owner.recompiles += 1
+            owner.recompile_reasons.append(
+                f"line {self._line(i)}: a guarded static value changed" if candidates
+                else f"line {self._line(i)}: {_signature_change(others[-1], key)}")
+        self.compiles[i] = self.compiles.get(i, 0) + 1
+        if self.nested and self.compiles[i] > _NESTED_COMPILE_CAP:
+            site = FallbackSite(FallbackCode.LOOP_CARRIED_CHANGE, owner._unit.loc(self.stmts[i]),
+                                type(self.stmts[i]).__name__.lower(),
+                                f"its inputs changed type or static value {_NESTED_COMPILE_CAP} times in a body that runs as Python control flow",
+                                "this statement runs in Python; the statements around it stay compiled")
+            plan = self.fixed[i] = self._fallback_plan(i, site)
+            return plan
+        plan = self._compile(i, names, leaves, treedef)
+        if plan is None:
+            return None
+        candidates.insert(0, plan)
+        if owner._record is not None:
+            owner._record.compiled.append(plan)
+        return plan
+
+    def _compile(self, i: int, names: list[str], leaves: list, treedef: Any) -> Any:
+        owner = self.owner
+        try:
+            plan = self._compile_plan(i, names, leaves, treedef)
+        except (FullGraphError, GraphBreak):
+            raise
+        except Exception as e:  # noqa: BLE001 - a bug of ours must not break the user's program
+            if _checks_enabled():
+                raise
+            stmt = self.stmts[i]
+            site = FallbackSite(FallbackCode.INTERNAL_ERROR, owner._unit.loc(stmt), type(stmt).__name__.lower(),
+                                f"{type(e).__name__}: {e}", "this statement runs in Python", "ast2graph")
+            if owner._options.full_graph:
+                raise FullGraphError(f"full_graph=True but ast2graph failed on this statement:\n{site.format()}") from e
+            warnings.warn(f"ast2graph internal error on {owner.name}, statement at line {site.loc.line}: {e!r}; "
+                          "it runs in Python", stacklevel=5)
+            return self._interpreted_plan(i, site)
+        if isinstance(plan, GraphPlan) and self.traced.get(i) and _weak_scalar_out(plan):
+            # A traced counter flowed into a Python number the code after this
+            # statement reads (k = i + 1): compile per value instead.
+            self.untraceable.add(i)
+            return None
+        return plan
+
+    def _compile_plan(self, i: int, names: list[str], leaves: list, treedef: Any) -> Any:
+        owner = self.owner
+        t0 = time.perf_counter()
+        stop = next((k for k in self.barriers if k > i), len(self.stmts))
+        while True:
+            try:
+                spec = specialize(owner._unit, self.stmts, i, stop, names, leaves, treedef, owner._options,
+                                  nested=self.nested)
+                break
+            except GraphBreak as e:
+                if owner._options.full_graph:
+                    raise FullGraphError(f"full_graph=True but this site would fall back to Python:\n{e.site.format()}") from None
+                k = e.top_index  # type: ignore[attr-defined]
+                if k <= i:
+                    # The first cause found for this statement is the root one; a later
+                    # compile from here sees earlier segments' outputs as outside objects.
+                    return self._fallback_plan(i, self.break_sites.get(i, e.site))
+                self.break_sites.setdefault(k, e.site)
+                stop = k
+        if _checks_enabled():
+            verify(spec.graph)
+        lowered = lower_graph(spec.graph)
+        conversion = time.perf_counter() - t0  # parse .. lowered function; JAX tracing and XLA excluded
+        jitted = jax.jit(lowered.fn)
+        # Trace now: an error here is ours, and nothing of the user's has run yet.
+        jitted.lower(*[leaves[k] for k in spec.arg_positions], *[c.getter() for c in spec.captures])
+        return GraphPlan(i, spec, lowered.source, jitted, conversion)
+
+    def _fallback_plan(self, i: int, site: FallbackSite) -> Any:
+        """The smallest construct that cannot be graph runs in Python: an
+        ``if``/``for``/``while`` as Python control flow around compiled bodies,
+        any other statement as an interpreted node."""
+        if splittable(self.stmts[i]):
+            return self._control(i, site)
+        return self._interpreted_plan(i, site)
+
+    def _interpreted_plan(self, i: int, site: FallbackSite) -> "InterpretedPlan":
+        node = self.interpreted.setdefault(i, InterpretedNode(self.owner._unit, self.stmts[i]))
+        return InterpretedPlan(i, node, site)
+
+    def _control(self, i: int, site: FallbackSite | None) -> PythonControl:
+        control = self.controls.get(i)
+        if control is None:
+            stmt = self.stmts[i]
+            what = {gast.If: "if", gast.For: "for", gast.While: "while"}[type(stmt)]
+            if site is not None:
+                head = "iterable" if what == "for" else "test"
+                site = dataclasses.replace(
+                    site, loc=self.owner._unit.loc(stmt), construct=what,
+                    cause=f"{site.cause} (line {site.loc.line})",
+                    effect=f"this `{what}` runs as Python control flow: its {head} is evaluated in Python "
+                           f"(a host transfer each time); the statements of its body stay compiled")
+            control = self.controls[i] = PythonControl(self.owner._unit, i, stmt, site, self.owner._block)
+        return control
+
+
+def _weak_scalar_out(plan: "GraphPlan") -> bool:
+    return any(isinstance(v, Value) and v.type.shape == () and v.type.weak_type for v in plan.spec.out_template)
+
+
 class StaticFunction:
     """A function converted by ``to_static``."""
 
@@ -176,9 +368,7 @@ class StaticFunction:
         functools.update_wrapper(self, fn)
         self._fn = fn
         self._options = options
-        self._plans: dict[tuple, list[Any]] = {}
-        self._interpreted: dict[int, InterpretedNode] = {}
-        self._break_sites: dict[int, FallbackSite] = {}
+        self._blocks: dict[int, _Block] = {}
         self._record: CallRecord | None = None
         self.recompiles = 0
         self.recompile_reasons: list[str] = []
@@ -213,8 +403,7 @@ class StaticFunction:
         if any(p.default is p.empty for p in params[len(params) - len(self._defaults):]):
             self._simple = False
         self._simple_params = tuple(p.name for p in params)
-        self._stmts = list(self._unit.tree.body)
-        self._live_names = [sorted(self._unit.ssa.live_in(s)) for s in self._stmts]
+        self._top = _Block(self, self._unit.tree.body, nested=False)
         if any(isinstance(n, (gast.Yield, gast.YieldFrom)) for n in gast.walk(self._unit.tree)):
             self._eager(FallbackCode.GENERATOR, ConversionError(f"{self._unit.qualname} is a generator function", self._unit.loc(self._unit.tree)), fn)
 
@@ -245,18 +434,14 @@ class StaticFunction:
             return self._fn(*args, **kwargs)
         env = self._bind(args, kwargs)
         self._trace_busy_scalars(env)
-        i, n = 0, len(self._stmts)
-        while i < n:
-            names = [x for x in self._live_names[i] if x in env]
-            leaves, treedef = jax.tree_util.tree_flatten([env[x] for x in names])
-            plan = self._plan_for(i, names, leaves, treedef)
-            if self._record is not None:
-                self._record.plans.append(plan)
-            done, value = plan.run(env, leaves)
-            if done:
-                return value
-            i = plan.end
-        return None
+        kind, value = self._top(env)
+        return value if kind == RETURN else None
+
+    def _block(self, stmts: list) -> "_Block":
+        block = self._blocks.get(id(stmts))
+        if block is None or block.stmts_ref is not stmts:
+            block = self._blocks[id(stmts)] = _Block(self, stmts, nested=True)
+        return block
 
     def _bind(self, args: tuple, kwargs: dict) -> dict[str, Any]:
         if self._simple and not kwargs and not self._bound_kwargs:
@@ -289,67 +474,6 @@ class StaticFunction:
                 self.recompile_reasons.append(f"argument {name!r} took more than {limit} values: now traced")
                 env[name] = jax.numpy.asarray(value)
 
-    def _plan_for(self, i: int, names: list[str], leaves: list, treedef: Any) -> Any:
-        key = (i, tuple(names), treedef, tuple(_leaf_key(x) for x in leaves))
-        candidates = self._plans.setdefault(key, [])
-        for plan in candidates:
-            if plan.guards_hold():
-                return plan
-        others = [k for k in self._plans if k[0] == i and k is not key and self._plans[k]]
-        if candidates or others:
-            self.recompiles += 1
-            self.recompile_reasons.append(
-                f"statement {i}: a guarded static value changed" if candidates else f"statement {i}: {_signature_change(others[-1], key)}")
-        plan = self._compile(i, names, leaves, treedef)
-        candidates.insert(0, plan)
-        if self._record is not None:
-            self._record.compiled.append(plan)
-        return plan
-
-    def _compile(self, i: int, names: list[str], leaves: list, treedef: Any) -> Any:
-        try:
-            return self._compile_plan(i, names, leaves, treedef)
-        except (FullGraphError, GraphBreak):
-            raise
-        except Exception as e:  # noqa: BLE001 - a bug of ours must not break the user's program
-            if _checks_enabled():
-                raise
-            site = FallbackSite(FallbackCode.INTERNAL_ERROR, self._unit.loc(self._stmts[i]), type(self._stmts[i]).__name__.lower(),
-                                f"{type(e).__name__}: {e}", "this statement runs in Python", "ast2graph")
-            if self._options.full_graph:
-                raise FullGraphError(f"full_graph=True but ast2graph failed on this statement:\n{site.format()}") from e
-            warnings.warn(f"ast2graph internal error on {self.name}, statement at line {site.loc.line}: {e!r}; "
-                          "it runs in Python", stacklevel=4)
-            node = self._interpreted.setdefault(i, InterpretedNode(self._unit, self._stmts[i]))
-            return InterpretedPlan(i, node, site)
-
-    def _compile_plan(self, i: int, names: list[str], leaves: list, treedef: Any) -> Any:
-        t0 = time.perf_counter()
-        stop = len(self._stmts)
-        while True:
-            try:
-                spec = specialize(self._unit, self._stmts, i, stop, names, leaves, treedef, self._options)
-                break
-            except GraphBreak as e:
-                if self._options.full_graph:
-                    raise FullGraphError(f"full_graph=True but this site would fall back to Python:\n{e.site.format()}") from None
-                k = e.top_index  # type: ignore[attr-defined]
-                if k <= i:
-                    node = self._interpreted.setdefault(i, InterpretedNode(self._unit, self._stmts[i]))
-                    # The first cause found for this statement is the root one; a later
-                    # compile from here sees earlier segments' outputs as outside objects.
-                    return InterpretedPlan(i, node, self._break_sites.get(i, e.site))
-                self._break_sites.setdefault(k, e.site)
-                stop = k
-        if _checks_enabled():
-            verify(spec.graph)
-        lowered = lower_graph(spec.graph)
-        conversion = time.perf_counter() - t0  # parse .. lowered function; JAX tracing and XLA excluded
-        jitted = jax.jit(lowered.fn)
-        # Trace now: an error here is ours, and nothing of the user's has run yet.
-        jitted.lower(*[leaves[k] for k in spec.arg_positions], *[c.getter() for c in spec.captures])
-        return GraphPlan(i, spec, lowered.source, jitted, conversion)
-
     # --------------------------------------------------------------- explain
     def explain(self, *args: Any, **kwargs: Any) -> "Explanation":
         self._record = CallRecord()
@@ -380,7 +504,11 @@ class Explanation:
 
     @property
     def fallback_sites(self) -> list[FallbackSite]:
-        sites = [p.site for p in self.record.plans if isinstance(p, InterpretedPlan)]
+        sites: list[FallbackSite] = []
+        for p in self.record.plans:   # each site once, in the order first run
+            site = getattr(p, "site", None)
+            if site is not None and site not in sites:
+                sites.append(site)
         if self.function.eager_reason is not None:
             sites.append(self.function.eager_reason)
         return sites

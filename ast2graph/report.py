@@ -78,7 +78,7 @@ _STMT_CAUSES = {
 _STMT_EFFECT = FallbackSite.__dataclass_fields__["effect"].default
 _WHOLE_EFFECT = "the whole function runs eagerly (no graph)"
 _ASYNC_EFFECT = "to_static refuses the function (UnsupportedSyntaxError); call it without to_static"
-_DEPENDS_EFFECT = "only when the value is a traced array: the enclosing top-level statement then runs in Python"
+_DEPENDS_EFFECT = "only when the value is a traced array: the enclosing statement then runs in Python"
 
 
 class ReportError(Exception):
@@ -507,8 +507,8 @@ class _FunctionScanner:
             self._add(DEPENDS, FallbackCode.BRANCH_MISMATCH, stmt, "if",
                       f"condition `{unparse(stmt.test)}` is decided per call: pruned when it is a Python value, "
                       f"lax.cond when it is a traced array{_listing('; branch results', results)}",
-                      "only when the condition is traced and the branches disagree: the enclosing top-level "
-                      "statement runs in Python")
+                      "only when the condition is traced and the branches disagree: this `if` then runs as "
+                      "Python control flow, its branches compiled")
         frame = _Frame(stmt, "if", dynamic)
         self._body(stmt.body, frame)
         self._body(stmt.orelse, frame)
@@ -521,8 +521,8 @@ class _FunctionScanner:
             self._add(DEPENDS, FallbackCode.LOOP_CARRIED_CHANGE, stmt, "while",
                       f"condition `{unparse(stmt.test)}` is decided per call: evaluated at trace time when it is a "
                       f"Python value, lax.while_loop when it is a traced array{_listing('; carried', carried)}",
-                      "only when the loop is rolled and a carried variable changes shape or kind: the enclosing "
-                      "top-level statement runs in Python")
+                      "only when the loop is rolled and a carried variable changes shape or kind: the loop then "
+                      "runs as Python control flow, its body compiled")
         self._body(stmt.body, _Frame(stmt, "while", dynamic))
         self._body(stmt.orelse)
 
@@ -537,11 +537,11 @@ class _FunctionScanner:
         if after and not self._static(stmt.iter):
             self._add(DEPENDS, FallbackCode.UNDEFINED_AFTER_LOOP, stmt, "for",
                       f"{loop}; loop variable {', '.join(after)} is used after the loop",
-                      "only when the trip count is traced: the enclosing top-level statement runs in Python")
+                      "only when the trip count is traced: the loop then runs as Python control flow, its body compiled")
         else:
             self._add(DEPENDS, FallbackCode.LOOP_CARRIED_CHANGE, stmt, "for", loop,
-                      "only when the loop is rolled and a carried variable changes shape or kind: the enclosing "
-                      "top-level statement runs in Python")
+                      "only when the loop is rolled and a carried variable changes shape or kind: the loop then "
+                      "runs as Python control flow, its body compiled")
         self._body(stmt.body, _Frame(stmt, "for", True))
         self._body(stmt.orelse)
 
@@ -632,7 +632,7 @@ class _FunctionScanner:
             self._add(DEPENDS, FallbackCode.MUTATION, target, "attribute store",
                       f"setting attribute {target.attr!r} on `{unparse(target.value)}`",
                       "on a static path the write is lifted out of the graph (set after each call); under a "
-                      "traced condition or in a rolled loop the enclosing top-level statement runs in Python")
+                      "traced condition or in a rolled loop the enclosing statement runs in Python")
 
     def _name_target(self, target: gast.Name) -> None:
         for kind, names in (("global", self.names.declared_global), ("nonlocal", self.names.declared_nonlocal)):

@@ -1,4 +1,4 @@
-"""Interpreted nodes: a top-level statement that runs as Python.
+"""Interpreted nodes: a statement that runs as Python.
 
 Requires: the unit (tree, scope, globals, closure) and the statement.
 Produces: ``InterpretedNode.run(env)``: the original statement, compiled by

@@ -54,7 +54,7 @@ class FallbackSite:
     loc: Loc
     construct: str
     cause: str
-    effect: str = "the enclosing top-level statement runs in Python; the statements around it stay compiled"
+    effect: str = "the enclosing statement runs in Python (an enclosing `if`/`for`/`while` as Python control flow around its compiled body); the statements around it stay compiled"
     stage: str = "typeinfer"
     loop_depth: int = 0
     hint: str = ""

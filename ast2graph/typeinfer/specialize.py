@@ -1,11 +1,12 @@
 """Entry point of type inference: one segment, one call signature.
 
-Requires: a ``Unit``, the index of the first top-level statement, and the
+Requires: a ``Unit``, a statement list (the function body or the body of a
+construct run as Python control flow), the index of its first statement, and the
 runtime values of the variables live there.
 Produces: ``Specialization``: the verified-able ``Graph``, where each graph
 parameter comes from (an input leaf or a capture), the output template, the
 guards and the decisions. Raises ``GraphBreak`` (with ``top_index``, the
-top-level statement that contains the site) when a site cannot be graph.
+statement of the list that contains the site) when a site cannot be graph.
 """
 
 from __future__ import annotations
@@ -44,7 +45,10 @@ def flatten_inputs(env: dict[str, Any], names: list[str]):
 
 
 def specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str], leaves: list, treedef: Any,
-               options: Options) -> Specialization:
+               options: Options, nested: bool = False) -> Specialization:
+    """``stmts[start:stop]`` as one graph. ``nested``: ``stmts`` is the body of
+    a construct that runs as Python control flow, not the function body (no
+    continuation after an early exit; outputs are what the code after reads)."""
     sp = Specializer(options)
     params: list[Value] = []
     positions: list[int] = []
@@ -65,7 +69,7 @@ def specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str],
     returns, out, end = False, None, stop
     for k in range(start, stop):
         # The rest of the function is a continuation only if this segment runs to its end.
-        sp.cont = [(stmts, k)] if stop == len(stmts) else [None]
+        sp.cont = [(stmts, k)] if stop == len(stmts) and not nested else [None]
         try:
             sp.exec_stmt(stmts[k])
         except GraphBreak as e:
@@ -76,7 +80,7 @@ def specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str],
             break
     out_names: list[str] = []
     if not returns:
-        out_names = _segment_outputs(unit, stmts, start, end, sp.frame.env)
+        out_names = _segment_outputs(unit, stmts, start, end, sp.frame.env, nested)
         out = {n: sp.frame.env[n] for n in out_names}
     writes = list(sp.attr_writes.values())
     out = (out, [value for _, _, value in writes])
@@ -98,13 +102,13 @@ def specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str],
                           out_names, list(sp.decisions.values()), [(obj, attr) for obj, attr, _ in writes])
 
 
-def _segment_outputs(unit: Unit, stmts: list, start: int, end: int, env: dict) -> list[str]:
-    if end >= len(stmts):
+def _segment_outputs(unit: Unit, stmts: list, start: int, end: int, env: dict, nested: bool) -> list[str]:
+    if end >= len(stmts) and not nested:
         return []
     assigned: set[str] = set()
     for s in stmts[start:end]:
         assigned |= unit.ssa.assigned(s)
-    live = unit.ssa.live_in(stmts[end])
+    live = unit.ssa.live_out(stmts[end - 1])
     return sorted(n for n in assigned & live if n in env)
 
 
