@@ -535,7 +535,7 @@ class Explanation:
     def __str__(self) -> str:
         fn = self.function
         lines = [f"ast2graph explain: {fn.name}",
-                 f"  graphs run: {self.graph_count}; interpreted statements: {len(self.fallback_sites)}; "
+                 f"  graphs run: {self.graph_count}; fallback sites: {len(self.fallback_sites)}; "
                  f"newly compiled segments: {len(self.record.compiled)}; recompiles so far: {fn.recompiles}; "
                  f"conversion time: {self.conversion_seconds * 1e3:.1f} ms"]
         if fn.recompile_reasons:

@@ -163,7 +163,10 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin):
         try:
             avals = jax.eval_shape(run, *[leaves[i].type.to_sds() for i in positions])
         except jax.errors.JAXTypeError as e:  # concretisation, tracer-to-bool, ...
-            raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{qualified_name(fn)} needs a concrete value: {str(e).splitlines()[0]}")
+            name = getattr(fn, "__qualname__", "") if getattr(fn, "__module__", "") == arrays.__name__ else ""
+            what = f"`{name}()`" if name.startswith(".") else qualified_name(fn)
+            raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{what} of a traced array needs its value on the host "
+                                   f"({type(e).__name__})")
         except GraphBreak:
             raise
         except Exception as e:  # noqa: BLE001 - eager raises it too; run it in Python
