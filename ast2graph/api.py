@@ -69,8 +69,8 @@ def _leaf_key(leaf: Any) -> Any:
     if type(leaf) is _ARRAY_IMPL:
         return ("A", leaf.shape, leaf.dtype, leaf.weak_type)
     if is_array(leaf):
-        t = array_type_of(leaf)
-        return ("A", t.shape, t.dtype, t.weak_type)
+        t = array_type_of(leaf)   # an ndarray is a NumPy array in the graph too: its own key
+        return ("N" if type(leaf) is np.ndarray else "A", t.shape, t.dtype, t.weak_type)
     if isinstance(leaf, (bool, int, float, complex, str, bytes, type(None))):
         return ("S", type(leaf), leaf)
     try:
@@ -82,10 +82,19 @@ def _leaf_key(leaf: Any) -> Any:
         return ("O", _Identity(leaf))
 
 
+def _numpy_aliasing(leaves: list) -> tuple:
+    """Which NumPy argument arrays share memory (a write to one shows in the other)."""
+    found = [k for k, x in enumerate(leaves) if type(x) is np.ndarray]
+    if len(found) < 2:
+        return ()
+    return tuple((a, b) for i, a in enumerate(found) for b in found[i + 1:]
+                 if np.may_share_memory(leaves[a], leaves[b]))
+
+
 def _signature_change(old: tuple, new: tuple) -> str:
     """Which input of a segment changed between two cache keys."""
-    _, names_old, _, leaves_old = old
-    _, names_new, _, leaves_new = new
+    _, names_old, _, leaves_old, _ = old
+    _, names_new, _, leaves_new, _ = new
     if names_old != names_new or len(leaves_old) != len(leaves_new):
         return f"new inputs {list(names_new)} (were {list(names_old)})"
     for k, (a, b) in enumerate(zip(leaves_old, leaves_new)):
@@ -107,6 +116,12 @@ class GraphPlan:
 
     def __post_init__(self) -> None:
         self.all_arrays_out = False  # the output tree also carries lifted attribute writes
+        # outputs whose eager value is a NumPy ndarray: handed back as ndarrays
+        self.numpy_out = [k for k, x in enumerate(self.spec.out_template) if isinstance(x, Value) and x.type.numpy]
+        # outputs that are an argument unchanged: the caller's object itself, as in eager
+        param_leaf = {id(v): k for v, k in zip(self.spec.graph.params, self.spec.arg_positions)}
+        self.passthrough = [(j, param_leaf[id(x)]) for j, x in enumerate(self.spec.out_template)
+                            if isinstance(x, Value) and id(x) in param_leaf]
         self.has_effects = any(getattr(getattr(op, "fn", None), "_a2g_effect", False)
                                for op in walk_ops(self.spec.graph.body))
 
@@ -131,12 +146,27 @@ class GraphPlan:
             if error is not None:
                 raise error from None  # what the user's callback raised, as eager raises it
             raise
-        if self.all_arrays_out:
+        if self.all_arrays_out and not self.numpy_out and not self.passthrough:
             filled = outs
         else:
             it = iter(outs)
             filled = [next(it) if isinstance(x, Value) else x for x in spec.out_template]
-        result, written = jax.tree_util.tree_unflatten(spec.out_treedef, filled)
+            made: dict[int, Any] = {}
+            for k in self.numpy_out:   # a writable ndarray, as NumPy gives; one per Value (aliases stay aliases)
+                key = id(spec.out_template[k])
+                if key not in made:
+                    made[key] = np.array(filled[k])
+                filled[k] = made[key]
+            for j, k in self.passthrough:
+                filled[j] = leaves[k]
+            for k, value in zip(spec.input_writes, filled[len(filled) - len(spec.input_writes):]):
+                # a mutated argument: into the caller's array, and every output that is it
+                np.copyto(leaves[k], value, casting="unsafe")
+                final = spec.out_template[len(filled) - len(spec.input_writes) + list(spec.input_writes).index(k)]
+                for j, x in enumerate(spec.out_template):
+                    if x is final:
+                        filled[j] = leaves[k]
+        result, written, _ = jax.tree_util.tree_unflatten(spec.out_treedef, filled)
         for (obj, attr), value in zip(spec.attr_writes, written):
             setattr(obj, attr, value)
         if spec.returns:
@@ -250,7 +280,7 @@ class _Block:
 
     def _plan_for(self, i: int, names: list[str], leaves: list, treedef: Any) -> Any:
         owner = self.owner
-        key = (i, tuple(names), treedef, tuple(_leaf_key(x) for x in leaves))
+        key = (i, tuple(names), treedef, tuple(_leaf_key(x) for x in leaves), _numpy_aliasing(leaves))
         candidates = self.plans.setdefault(key, [])
         for plan in candidates:
             if plan.guards_hold():

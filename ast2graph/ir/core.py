@@ -39,6 +39,10 @@ class ArrayType:
     shape: tuple[int, ...]
     dtype: np.dtype
     weak_type: bool = False
+    # The eager value is a (mutable) NumPy ndarray, not a jax.Array: in-place
+    # writes are allowed (lowered to functional updates) and the segment hands
+    # it back as an ndarray. Not part of type equality: the graph is the same.
+    numpy: bool = field(default=False, compare=False)
 
     @staticmethod
     def of(x: Any) -> "ArrayType":
@@ -53,7 +57,7 @@ class ArrayType:
     def __str__(self) -> str:
         name = _SHORT_DTYPES.get(self.dtype.name, self.dtype.name)
         dims = ",".join(str(d) for d in self.shape)
-        return f"{name}[{dims}]" + ("~" if self.weak_type else "")
+        return f"{name}[{dims}]" + ("~" if self.weak_type else "") + ("np" if self.numpy else "")
 
 
 class Value:

@@ -130,7 +130,7 @@ class _Renamer:
         version = f"{var}.undef" if event.kind == nm.DEL else self.fresh(var)
         self.push(var, version, pushed)
         writes.append(version)
-        if node is not None and event.kind != nm.DEL:
+        if node is not None and event.kind not in (nm.DEL, nm.UPDATE):  # an update's node is the read
             self.res.versions[node] = version
 
     def fill_successor_phis(self, b: int) -> None:

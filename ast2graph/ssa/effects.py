@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable
 
-from .names import BINDING_KINDS, DEF, DEL, MAYBE, READ_KINDS, Event
+from .names import BINDING_KINDS, DEF, DEL, MAYBE, READ_KINDS, UPDATE, Event
 
 
 @dataclass(frozen=True)
@@ -33,12 +33,17 @@ EMPTY = Effects((), frozenset(), frozenset(), frozenset(), frozenset(), frozense
 
 
 def summarize(events: Iterable[Event], locals_: frozenset[str]) -> Effects:
-    kept = tuple(e for e in events if e.name in locals_ and e.kind in BINDING_KINDS | READ_KINDS)
+    kept = tuple(e for e in events if e.name in locals_ and e.kind in BINDING_KINDS | READ_KINDS | {UPDATE})
     uses: set[str] = set()
     last: dict[str, str] = {}  # name -> last certain event kind (def/del)
     maybe_after: set[str] = set()  # maybe-bound after the last certain event
     for event in kept:
-        if event.kind in READ_KINDS:
+        if event.kind == UPDATE:  # read, then a new version
+            if event.name not in last:
+                uses.add(event.name)
+            last[event.name] = DEF
+            maybe_after.discard(event.name)
+        elif event.kind in READ_KINDS:
             if event.name not in last:
                 uses.add(event.name)
         elif event.kind == MAYBE:
@@ -49,7 +54,7 @@ def summarize(events: Iterable[Event], locals_: frozenset[str]) -> Effects:
     kills = frozenset(last)
     gen_def = {n for n, k in last.items() if k == DEF} | maybe_after
     gen_undef = {n for n, k in last.items() if k == DEL}
-    binds = frozenset(e.name for e in kept if e.kind in BINDING_KINDS)
+    binds = frozenset(e.name for e in kept if e.kind in BINDING_KINDS or e.kind == UPDATE)
     return Effects(kept, frozenset(uses), kills, binds, frozenset(gen_def), frozenset(gen_undef))
 
 

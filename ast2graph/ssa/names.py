@@ -34,6 +34,10 @@ from typing import Iterable
 import gast
 
 USE, CAPTURE, DEF, MAYBE, DEL = "use", "capture", "def", "maybe", "del"
+# x[i] = v / x[i] += v on a local x: a read of x and a new version of it (an
+# array written in place is rebound to its functional update), but not a
+# binding that makes x local (a global x stays global)
+UPDATE = "update"
 LOCAL, GLOBAL, NONLOCAL = "local", "global", "nonlocal"
 BINDING_KINDS = frozenset({DEF, MAYBE, DEL})
 READ_KINDS = frozenset({USE, CAPTURE})
@@ -88,6 +92,16 @@ class _Scanner:
             self.emit(DEF, node.id, node)
         elif isinstance(node.ctx, gast.Del):
             self.emit(DEL, node.id, node)
+
+    def _x_Subscript(self, node: gast.Subscript) -> None:
+        self.expr(node.value)
+        self.expr(node.slice)
+        if isinstance(node.ctx, gast.Store):
+            root = node.value
+            while isinstance(root, gast.Subscript):
+                root = root.value
+            if isinstance(root, gast.Name) and root.id not in self.inner:
+                self.events.append(Event(UPDATE, root.id, root))
 
     def _x_NamedExpr(self, node: gast.NamedExpr) -> None:
         self.expr(node.value)
@@ -397,4 +411,4 @@ def local_names(tree: object) -> frozenset[str]:
 
 def bound_names(node: object) -> frozenset[str]:
     """Names bound (def, maybe, del) anywhere inside a statement or body."""
-    return frozenset(e.name for e in stmt_events(node) if e.kind in BINDING_KINDS)
+    return frozenset(e.name for e in stmt_events(node) if e.kind in BINDING_KINDS or e.kind == UPDATE)

@@ -30,6 +30,7 @@ from ..resolver import (CallKind, classify_callee, is_effectful, is_host_printer
                         qualified_name)
 from . import arrays
 from .closures import TracedClosure, factory_for, free_names
+from .mutation import is_numpy_callable
 from .state import Frame, ReturnSignal, unit_of_function
 
 _MUTATING_METHODS = {
@@ -129,7 +130,7 @@ class CallMixin:
             fn = _numpy_to_jnp(callee) if traced else callee
             args, kwargs = self._closures_for_jax((args, kwargs), node)
             try:
-                return self.emit_call(fn, args, kwargs, node)
+                return self.emit_call(fn, args, kwargs, node, numpy_fn=is_numpy_callable(callee))
             except GraphBreak:
                 declared = arrays.parse_returns_annotation(self.loc(node).source_line()) if traced else None
                 if declared is None:
@@ -269,6 +270,7 @@ class CallMixin:
             raise self.graph_break(FallbackCode.RECURSION, node, f"calls nested deeper than {self.options.max_inline_depth} (recursion?)")
         outer, outer_cont = self.frame, self.cont
         self.frame, self.cont = frame, []
+        self.callers.append(outer)
         self.inline_depth += 1
         try:
             self.exec_block(frame.unit.tree.body)
@@ -277,6 +279,7 @@ class CallMixin:
             return r.value
         finally:
             self.inline_depth -= 1
+            self.callers.pop()
             self.frame, self.cont = outer, outer_cont
 
 

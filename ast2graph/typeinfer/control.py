@@ -37,7 +37,7 @@ class _Traced:
         self.type = type
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, _Traced) and other.type == self.type
+        return isinstance(other, _Traced) and other.type == self.type and other.type.numpy == self.type.numpy
 
     def __repr__(self) -> str:
         return str(self.type)

@@ -34,6 +34,7 @@ from . import arrays
 from .blocks import BlocksMixin
 from .calls import CallMixin
 from .control import ControlMixin
+from .mutation import MutationMixin
 from .lattice import is_array, is_static_number
 from .state import (UNBOUND, Capture, ContinueSignal, BreakSignal, Frame, Guard,
                     Options, ReturnSignal, Unit, builtin_value, unit_of_nested)
@@ -75,7 +76,7 @@ class LocalFunction:
         return f"<local function {self.unit.qualname}>"
 
 
-class Specializer(CallMixin, ControlMixin, BlocksMixin):
+class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin):
     """Abstract interpreter for one call signature of one segment."""
 
     def __init__(self, options: Options):
@@ -99,6 +100,15 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin):
         # Attribute writes on outside objects, lifted out of the graph:
         # (id(obj), attr) -> (obj, attr, value), applied after each call.
         self.attr_writes: dict[tuple, tuple] = {}
+        # NumPy arrays written in place (mutation.py): views (id -> (value,
+        # bases)); arguments (id -> (value, leaf index)) and their final
+        # versions to write back; leaf indices sharing memory with another
+        # argument; the frames of the callers of inlined functions.
+        self.view_of: dict[int, tuple] = {}
+        self.input_of: dict[int, tuple] = {}
+        self.input_writes: dict[int, Value] = {}
+        self.input_aliased: set[int] = set()
+        self.callers: list[Frame] = []
 
     # ----------------------------------------------------------- diagnostics
     def loc(self, node: Any) -> Loc:
@@ -136,12 +146,17 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin):
             self.traced_depth -= traced
 
     def emit_call(self, fn: Callable, args: tuple, kwargs: dict, node: Any, name: str = "",
-                  effect: bool = False) -> Any:
+                  effect: bool = False, numpy_fn: bool = False) -> Any:
         """Emit ``fn(*args, **kwargs)``; its type comes from ``jax.eval_shape``.
-        An op with no array result is dropped unless it has an ``effect``."""
+        An op with no array result is dropped unless it has an ``effect``.
+        ``numpy_fn``: the user called a NumPy function (its eager result is an ndarray)."""
         leaves, treedef = tree_flatten((args, kwargs))
         out_tree, out_leaves = self._abstract_eval(fn, treedef, leaves, node)
         results = [leaf for leaf in out_leaves if isinstance(leaf, Value)]
+        self.mark_numpy(fn, name, leaves, results, numpy_fn)
+        for leaf in out_leaves:
+            if type(leaf) is np.ndarray and leaf.base is None and not any(leaf is x for x in leaves):
+                self.mark_fresh(leaf)   # a new NumPy array computed at trace time (np.zeros(n))
         if results or effect:
             label = name or qualified_name(fn)
             self.region.ops.append(CallOp(results, self.loc(node), fn, treedef, leaves, label))
@@ -333,11 +348,14 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin):
     def static_call(self, fn: Callable, args: tuple, kwargs: dict, node: Any) -> Any:
         """Eager Python at trace time; an exception is eager's, so it falls back."""
         try:
-            return fn(*args, **kwargs)
+            out = fn(*args, **kwargs)
         except GraphBreak:
             raise
         except Exception as e:  # noqa: BLE001
             raise self.graph_break(FallbackCode.TRACE_ERROR, node, f"{qualified_name(fn)} raised {type(e).__name__}: {e}", exc=e)
+        if type(out) is np.ndarray and out.base is None and not any(a is out for a in args):
+            self.mark_fresh(out)   # a new NumPy array (not a view): may be written in place
+        return out
 
     def eval_UnaryOp(self, node: gast.UnaryOp) -> Any:
         operand = self.eval(node.operand)
@@ -464,6 +482,8 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin):
         if attr in arrays.STATIC_ARRAY_ATTRS:
             return {"shape": t.shape, "dtype": t.dtype, "ndim": len(t.shape), "size": int(np.prod(t.shape))}[attr]
         if attr == "at":
+            if t.numpy:
+                raise self.graph_break(FallbackCode.TRACE_ERROR, node, "a NumPy array has no attribute 'at' (eager raises AttributeError)")
             return arrays.AtHelper(value)
         if callable(getattr(jax.Array, attr, None)):
             return arrays.ArrayMethod(value, attr)
@@ -636,8 +656,9 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin):
     def _store_subscript(self, target: gast.Subscript, value: Any) -> None:
         obj = self.eval(target.value)
         idx = self.eval_index(target.slice)
-        if isinstance(obj, Value):
-            raise self.graph_break(FallbackCode.MUTATION, target, "in-place assignment into an array (x[i] = v)")
+        if isinstance(obj, Value) or isinstance(obj, np.ndarray) and self.functional_store(obj, idx, value):
+            self.array_store(target, obj, idx, value)
+            return
         self.check_mutable(obj, target, "item assignment")
         if contains_value(idx):
             raise self.graph_break(FallbackCode.CONCRETE_VALUE, target, "a traced index into a Python container")
@@ -686,8 +707,19 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin):
             return
         if isinstance(target, gast.Subscript):
             obj = self.eval(target.value)
+            idx = self.eval_index(target.slice)
             if isinstance(obj, Value):
-                raise self.graph_break(FallbackCode.MUTATION, target, "in-place update of an array element (x[i] += v)")
+                self.array_store(target, obj, idx, self.eval(stmt.value), arrays.INPLACE_OPERATORS[name])
+                return
+            if isinstance(obj, np.ndarray):
+                right = self.eval(stmt.value)
+                if self.functional_store(obj, idx, right):
+                    self.array_store(target, obj, idx, right, arrays.INPLACE_OPERATORS[name])
+                    return
+                current = self.static_call(operator.getitem, (obj, idx), {}, target)
+                self.check_mutable(obj, target, "item assignment")
+                self.static_call(operator.setitem, (obj, idx, self.binop(arrays.INPLACE_OPERATORS[name], current, right, stmt)), {}, target)
+                return
         load = gast.Subscript(value=target.value, slice=target.slice, ctx=gast.Load()) if isinstance(target, gast.Subscript) \
             else gast.Attribute(value=target.value, attr=target.attr, ctx=gast.Load())
         gast.copy_location(load, target)

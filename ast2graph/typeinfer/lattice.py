@@ -18,6 +18,7 @@ shape change or a non-numeric static change has no upper bound below Opaque.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import jax
@@ -50,13 +51,15 @@ def static_array_type(x: Any) -> ArrayType:
 
 
 def join_types(a: ArrayType, b: ArrayType) -> ArrayType | None:
-    """Least upper bound of two array types; None if the shapes differ."""
+    """Least upper bound of two array types; None if the shapes differ. The
+    join is a NumPy array only when both are (else: not known to be mutable)."""
+    numpy = a.numpy and b.numpy
     if a == b:
-        return a
+        return a if a.numpy == numpy else dataclasses.replace(a, numpy=numpy)
     if a.shape != b.shape:
         return None
     out = jax.eval_shape(lambda u, v: jnp.add(u, v), a.to_sds(), b.to_sds())
-    return ArrayType(a.shape, np.dtype(out.dtype), a.weak_type and b.weak_type)
+    return ArrayType(a.shape, np.dtype(out.dtype), a.weak_type and b.weak_type, numpy)
 
 
 def same_static(a: Any, b: Any) -> bool:
@@ -78,6 +81,8 @@ def abstract_type(x: Any) -> ArrayType | None:
         return x.type
     if is_static_number(x):
         return static_array_type(x)
+    if isinstance(x, np.ndarray) and x.dtype.kind in "biufc":
+        return dataclasses.replace(array_type_of(x), numpy=True)
     return None
 
 

@@ -11,10 +11,12 @@ statement of the list that contains the site) when a site cannot be graph.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
 import jax
+import numpy as np
 
 from ..fallback.sites import Decision, FallbackCode, FallbackSite, GraphBreak
 from ..ir.core import Graph, Region, Value
@@ -37,6 +39,7 @@ class Specialization:
     out_names: list[str] = field(default_factory=list)
     decisions: list[Decision] = field(default_factory=list)
     attr_writes: list[tuple] = field(default_factory=list)   # (object, attribute) set after each call
+    input_writes: list[int] = field(default_factory=list)    # leaf indices of argument ndarrays written back
 
 
 def flatten_inputs(env: dict[str, Any], names: list[str]):
@@ -54,9 +57,15 @@ def specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str],
     positions: list[int] = []
     abstract = []
     paths = _leaf_paths(names, treedef, len(leaves))
+    numpy_leaves = [i for i, leaf in enumerate(leaves) if type(leaf) is np.ndarray]
     for i, leaf in enumerate(leaves):
         if is_array(leaf):
             v = Value(array_type_of(leaf), paths[i])
+            if type(leaf) is np.ndarray:
+                v.type = dataclasses.replace(v.type, numpy=True)
+                sp.input_of[id(v)] = (v, i)
+                if any(j != i and np.may_share_memory(leaf, leaves[j]) for j in numpy_leaves):
+                    sp.input_aliased.add(i)
             params.append(v)
             positions.append(i)
             abstract.append(v)
@@ -83,7 +92,8 @@ def specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str],
         out_names = _segment_outputs(unit, stmts, start, end, sp.frame.env, nested)
         out = {n: sp.frame.env[n] for n in out_names}
     writes = list(sp.attr_writes.values())
-    out = (out, [value for _, _, value in writes])
+    input_writes = sorted(sp.input_writes.items())
+    out = (out, [value for _, _, value in writes], [value for _, value in input_writes])
     out_leaves, out_treedef = jax.tree_util.tree_flatten(out, is_leaf=lambda x: isinstance(x, Value))
     escaping = jax.tree_util.tree_leaves(out, is_leaf=lambda x: isinstance(x, (Value, DeferredStr)))
     for leaf in out_leaves + [x for x in escaping if isinstance(x, DeferredStr)]:
@@ -94,12 +104,22 @@ def specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str],
             err = GraphBreak(site)
             err.top_index = max(end - 1, start)  # type: ignore[attr-defined]
             raise err
+    if not returns and any(isinstance(x, Value) and id(x) in sp.view_of and sp.view_of[id(x)][0] is x
+                           for x in out_leaves):
+        # A NumPy view handed to later statements would become a separate
+        # array: end the segment before the statement that made it.
+        site = FallbackSite(FallbackCode.MUTATION, unit.loc(stmts[max(end - 1, start)]), "assignment",
+                            "a view of a NumPy array would leave the compiled segment (writes through it must reach the base)")
+        err = GraphBreak(site)
+        err.top_index = max(end - 1, start)  # type: ignore[attr-defined]
+        raise err
     body.yields = [x for x in out_leaves if isinstance(x, Value)]
     capture_values = [c.value for c in sp.captures]
     graph = Graph(unit.qualname, params + capture_values, [v.hint for v in params] + [c.description for c in sp.captures],
                   body, unit.loc(unit.tree))
     return Specialization(graph, positions, sp.captures, sp.guards, out_treedef, out_leaves, returns, end,
-                          out_names, list(sp.decisions.values()), [(obj, attr) for obj, attr, _ in writes])
+                          out_names, list(sp.decisions.values()), [(obj, attr) for obj, attr, _ in writes],
+                          [k for k, _ in input_writes])
 
 
 def _segment_outputs(unit: Unit, stmts: list, start: int, end: int, env: dict, nested: bool) -> list[str]:
