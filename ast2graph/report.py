@@ -650,9 +650,18 @@ class _FunctionScanner:
                           "time, falls back inside a traced `if` or a rolled loop", _DEPENDS_EFFECT.replace(
                               "the value is a traced array", "the enclosing branch is traced or the loop rolled"))
             return
-        what = "update of an array element" if augmented else "assignment into an array"
+        if isinstance(base, gast.Name):
+            self._add(DEPENDS, FallbackCode.MUTATION, target, "item assignment",
+                      f"in-place write ({form}) into `{base.id}`: a functional update in the graph when it is a NumPy "
+                      "array that no other name, container, attribute or view can see (an argument is written back "
+                      "after the call); a jax.Array raises TypeError as in eager",
+                      "only when the array is aliased, or `{0}` is an object from outside: the enclosing statement "
+                      "then runs in Python".format(base.id))
+            return
+        what = "update of an element" if augmented else "item assignment"
         self._add(ALWAYS, FallbackCode.MUTATION, target, "item assignment",
-                  f"in-place {what} or an outside object ({form}) on `{unparse(base)}`")
+                  f"in-place {what} ({form}) through the expression `{unparse(base)}`",
+                  hint="bind the array to a local name first, or use x = x.at[i].set(v)")
 
     # ------------------------------------------------------- expressions
     def _expr(self, node: gast.AST | None) -> None:
