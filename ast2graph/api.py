@@ -31,7 +31,8 @@ import jax
 import numpy as np
 
 from .diagnostics import ConversionError, FullGraphError, NoSourceError, UnsupportedSyntaxError
-from .fallback.control import BREAK, CONTINUE, NEXT, RETURN, JumpPlan, PythonControl, escapes, splittable
+from .fallback.control import (BREAK, CONTINUE, NEXT, RETURN, JumpPlan, PythonControl, StatementPlan, escapes,
+                               splittable)
 from .fallback.interpreted import InterpretedNode
 from .fallback.sites import Decision, FallbackCode, FallbackSite, GraphBreak
 from .ir import print_graph, verify
@@ -39,6 +40,7 @@ from .ir.core import Value, walk_ops
 from .lowering import lower_graph
 from .parser import unwrap_callable
 from .typeinfer import Options, Specialization, specialize, unit_of_function
+from .typeinfer.specialize import numpy_aliasing
 from .typeinfer.arrays import HostErrors
 from .typeinfer.lattice import array_type_of, is_array
 
@@ -82,15 +84,6 @@ def _leaf_key(leaf: Any) -> Any:
         return ("O", _Identity(leaf))
 
 
-def _numpy_aliasing(leaves: list) -> tuple:
-    """Which NumPy argument arrays share memory (a write to one shows in the other)."""
-    found = [k for k, x in enumerate(leaves) if type(x) is np.ndarray]
-    if len(found) < 2:
-        return ()
-    return tuple((a, b) for i, a in enumerate(found) for b in found[i + 1:]
-                 if np.may_share_memory(leaves[a], leaves[b]))
-
-
 def _signature_change(old: tuple, new: tuple) -> str:
     """Which input of a segment changed between two cache keys."""
     _, names_old, _, leaves_old, _ = old
@@ -115,7 +108,6 @@ class GraphPlan:
     conversion_seconds: float
 
     def __post_init__(self) -> None:
-        self.all_arrays_out = False  # the output tree also carries lifted attribute writes
         # outputs whose eager value is a NumPy ndarray: handed back as ndarrays
         self.numpy_out = [k for k, x in enumerate(self.spec.out_template) if isinstance(x, Value) and x.type.numpy]
         # outputs that are an argument unchanged: the caller's object itself, as in eager
@@ -146,26 +138,24 @@ class GraphPlan:
             if error is not None:
                 raise error from None  # what the user's callback raised, as eager raises it
             raise
-        if self.all_arrays_out and not self.numpy_out and not self.passthrough:
-            filled = outs
-        else:
-            it = iter(outs)
-            filled = [next(it) if isinstance(x, Value) else x for x in spec.out_template]
-            made: dict[int, Any] = {}
-            for k in self.numpy_out:   # a writable ndarray, as NumPy gives; one per Value (aliases stay aliases)
-                key = id(spec.out_template[k])
-                if key not in made:
-                    made[key] = np.array(filled[k])
-                filled[k] = made[key]
-            for j, k in self.passthrough:
-                filled[j] = leaves[k]
-            for k, value in zip(spec.input_writes, filled[len(filled) - len(spec.input_writes):]):
-                # a mutated argument: into the caller's array, and every output that is it
-                np.copyto(leaves[k], value, casting="unsafe")
-                final = spec.out_template[len(filled) - len(spec.input_writes) + list(spec.input_writes).index(k)]
-                for j, x in enumerate(spec.out_template):
-                    if x is final:
-                        filled[j] = leaves[k]
+        it = iter(outs)
+        filled = [next(it) if isinstance(x, Value) else x for x in spec.out_template]
+        made: dict[int, Any] = {}
+        for k in self.numpy_out:   # a writable ndarray, as NumPy gives; one per Value (aliases stay aliases)
+            key = id(spec.out_template[k])
+            if key not in made:
+                made[key] = np.array(filled[k])
+            filled[k] = made[key]
+        for j, k in self.passthrough:
+            filled[j] = leaves[k]
+        tail = len(filled) - len(spec.input_writes)   # the written-back arguments come last
+        for n, k in enumerate(spec.input_writes):
+            # a mutated argument: into the caller's array, and every output that is it
+            np.copyto(leaves[k], filled[tail + n], casting="unsafe")
+            final = spec.out_template[tail + n]
+            for j, x in enumerate(spec.out_template):
+                if x is final:
+                    filled[j] = leaves[k]
         result, written, _ = jax.tree_util.tree_unflatten(spec.out_treedef, filled)
         for (obj, attr), value in zip(spec.attr_writes, written):
             setattr(obj, attr, value)
@@ -176,19 +166,12 @@ class GraphPlan:
 
 
 @dataclass
-class InterpretedPlan:
+class InterpretedPlan(StatementPlan):
     """A statement that runs in Python (an interpreted node)."""
 
     start: int
     node: InterpretedNode
     site: FallbackSite
-
-    @property
-    def end(self) -> int:
-        return self.start + 1
-
-    def guards_hold(self) -> bool:
-        return True
 
     def run(self, env: dict[str, Any], leaves: list) -> tuple[str, Any]:
         returned, value = self.node.run(env)
@@ -219,8 +202,7 @@ class _Block:
     taken two values, so a loop does not compile once per iteration."""
 
     def __init__(self, owner: "StaticFunction", stmts: list, nested: bool):
-        self.owner, self.stmts_ref, self.nested = owner, stmts, nested
-        self.stmts = list(stmts)
+        self.owner, self.stmts, self.nested = owner, stmts, nested
         self.live_names = [sorted(owner._unit.ssa.live_in(s)) for s in self.stmts]
         self.plans: dict[tuple, list[Any]] = {}
         self.interpreted: dict[int, InterpretedNode] = {}
@@ -280,7 +262,7 @@ class _Block:
 
     def _plan_for(self, i: int, names: list[str], leaves: list, treedef: Any) -> Any:
         owner = self.owner
-        key = (i, tuple(names), treedef, tuple(_leaf_key(x) for x in leaves), _numpy_aliasing(leaves))
+        key = (i, tuple(names), treedef, tuple(_leaf_key(x) for x in leaves), numpy_aliasing(leaves))
         candidates = self.plans.setdefault(key, [])
         for plan in candidates:
             if plan.guards_hold():
@@ -469,7 +451,7 @@ class StaticFunction:
 
     def _block(self, stmts: list) -> "_Block":
         block = self._blocks.get(id(stmts))
-        if block is None or block.stmts_ref is not stmts:
+        if block is None or block.stmts is not stmts:
             block = self._blocks[id(stmts)] = _Block(self, stmts, nested=True)
         return block
 

@@ -91,11 +91,10 @@ class _Bind:
         env.pop(_VALUE, None)
 
 
-class JumpPlan:
-    """A bare ``break`` or ``continue`` in a body run by Python control flow."""
+class StatementPlan:
+    """A plan for one statement of a block that does not depend on guards."""
 
-    def __init__(self, start: int, kind: str):
-        self.start, self.kind = start, kind
+    start: int
 
     @property
     def end(self) -> int:
@@ -104,11 +103,18 @@ class JumpPlan:
     def guards_hold(self) -> bool:
         return True
 
+
+class JumpPlan(StatementPlan):
+    """A bare ``break`` or ``continue`` in a body run by Python control flow."""
+
+    def __init__(self, start: int, kind: str):
+        self.start, self.kind = start, kind
+
     def run(self, env: dict[str, Any], leaves: Any) -> tuple[str, Any]:
         return self.kind, None
 
 
-class PythonControl:
+class PythonControl(StatementPlan):
     """An ``if``/``for``/``while`` run as Python control flow around compiled bodies.
 
     ``blocks(stmts)`` gives the runner of a statement list (cached by the
@@ -124,29 +130,21 @@ class PythonControl:
         else:
             self.test = _Eval(unit, stmt.test)
 
-    @property
-    def end(self) -> int:
-        return self.start + 1
-
-    def guards_hold(self) -> bool:
-        return True
-
-    def run(self, env: dict[str, Any], leaves: Any) -> tuple[str, Any]:
-        stmt = self.stmt
-        if isinstance(stmt, gast.If):
-            if self.test(env):
-                return self.body(env)
-            return self.orelse(env) if self.orelse else (NEXT, None)
-        if isinstance(stmt, gast.For):
+    def _iterations(self, env: dict[str, Any]):
+        if isinstance(self.stmt, gast.For):
             for item in self.iterable(env):
                 self.bind(env, item)
-                outcome = self.body(env)
-                if outcome[0] == BREAK:
-                    return NEXT, None
-                if outcome[0] == RETURN:
-                    return outcome
+                yield
         else:
             while self.test(env):
+                yield
+
+    def run(self, env: dict[str, Any], leaves: Any) -> tuple[str, Any]:
+        if isinstance(self.stmt, gast.If):
+            if self.test(env):
+                return self.body(env)
+        else:
+            for _ in self._iterations(env):
                 outcome = self.body(env)
                 if outcome[0] == BREAK:
                     return NEXT, None

@@ -707,18 +707,14 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin):
             return
         if isinstance(target, gast.Subscript):
             obj = self.eval(target.value)
-            idx = self.eval_index(target.slice)
-            if isinstance(obj, Value):
-                self.array_store(target, obj, idx, self.eval(stmt.value), arrays.INPLACE_OPERATORS[name])
-                return
-            if isinstance(obj, np.ndarray):
-                right = self.eval(stmt.value)
-                if self.functional_store(obj, idx, right):
-                    self.array_store(target, obj, idx, right, arrays.INPLACE_OPERATORS[name])
+            if isinstance(obj, (Value, np.ndarray)):   # evaluated once, as Python does
+                idx, right, fn = self.eval_index(target.slice), self.eval(stmt.value), arrays.INPLACE_OPERATORS[name]
+                if isinstance(obj, Value) or self.functional_store(obj, idx, right):
+                    self.array_store(target, obj, idx, right, fn)
                     return
                 current = self.static_call(operator.getitem, (obj, idx), {}, target)
                 self.check_mutable(obj, target, "item assignment")
-                self.static_call(operator.setitem, (obj, idx, self.binop(arrays.INPLACE_OPERATORS[name], current, right, stmt)), {}, target)
+                self.static_call(operator.setitem, (obj, idx, self.binop(fn, current, right, stmt)), {}, target)
                 return
         load = gast.Subscript(value=target.value, slice=target.slice, ctx=gast.Load()) if isinstance(target, gast.Subscript) \
             else gast.Attribute(value=target.value, attr=target.attr, ctx=gast.Load())

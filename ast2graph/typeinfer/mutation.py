@@ -30,16 +30,12 @@ from ..fallback.sites import FallbackCode
 from ..ir.core import Value
 from . import arrays
 
-
-def contains_value(tree: Any) -> bool:
-    return any(isinstance(x, Value) for x in jax.tree_util.tree_leaves(tree, is_leaf=lambda v: isinstance(v, Value)))
-
 # NumPy functions and methods whose result may share memory with an argument.
 VIEW_NAMES = frozenset({
     "reshape", "ravel", "transpose", "swapaxes", "moveaxis", "rollaxis", "squeeze", "expand_dims",
     "atleast_1d", "atleast_2d", "atleast_3d", "broadcast_to", "broadcast_arrays", "diagonal", "asarray",
     "asanyarray", "ascontiguousarray", "real", "imag", "split", "array_split", "hsplit", "vsplit", "dsplit",
-    "flip", "fliplr", "flipud", "rot90", "view", "T", "mT", "squeeze", "getitem", "attribute",
+    "flip", "fliplr", "flipud", "rot90", "view", "T", "mT", "getitem",
 })
 
 
@@ -113,6 +109,8 @@ class MutationMixin:
         """A write into a NumPy array known at trace time that must become a graph
         update: a traced index or value, or a write under a traced condition or
         in a rolled loop (the array's contents then depend on the path)."""
+        from .interpreter import contains_value   # the interpreter imports this module
+
         entry = self.fresh.get(id(obj))
         return contains_value((idx, value)) or (entry is not None and entry[1] is obj and entry[0] != self.traced_depth)
 
@@ -168,7 +166,8 @@ class MutationMixin:
             entry = self.input_of.get(id(obj))
             if entry is not None and entry[1] in self.input_aliased:
                 raise self.graph_break(FallbackCode.MUTATION, node, f"argument array '{name}' shares memory with another argument")
-        for holder in self._references(obj, name):
+        holder = next(self._references(obj, name), None)
+        if holder is not None:
             raise self.graph_break(FallbackCode.MUTATION, node, f"the array in '{name}' is also reachable as {holder}: "
                                    "a write must show through every alias", hint="take a copy (y = x.copy()) or write through one name")
 

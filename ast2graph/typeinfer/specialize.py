@@ -42,6 +42,22 @@ class Specialization:
     input_writes: list[int] = field(default_factory=list)    # leaf indices of argument ndarrays written back
 
 
+def numpy_aliasing(leaves: list) -> tuple:
+    """Pairs of NumPy argument arrays that share memory (a write to one shows in the other)."""
+    found = [k for k, x in enumerate(leaves) if type(x) is np.ndarray]
+    return tuple((a, b) for i, a in enumerate(found) for b in found[i + 1:]
+                 if np.may_share_memory(leaves[a], leaves[b]))
+
+
+def _escape_break(unit: Unit, stmts: list, start: int, end: int, code: FallbackCode, cause: str,
+                  construct: str) -> GraphBreak:
+    """A value that cannot leave the segment: end it before its last statement."""
+    k = max(end - 1, start)
+    err = GraphBreak(FallbackSite(code, unit.loc(stmts[k]), construct, cause))
+    err.top_index = k  # type: ignore[attr-defined]
+    return err
+
+
 def flatten_inputs(env: dict[str, Any], names: list[str]):
     """Leaves of the live variables, in a fixed order."""
     return jax.tree_util.tree_flatten([env[n] for n in names])
@@ -57,15 +73,13 @@ def specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str],
     positions: list[int] = []
     abstract = []
     paths = _leaf_paths(names, treedef, len(leaves))
-    numpy_leaves = [i for i, leaf in enumerate(leaves) if type(leaf) is np.ndarray]
+    sp.input_aliased = {k for pair in numpy_aliasing(leaves) for k in pair}
     for i, leaf in enumerate(leaves):
         if is_array(leaf):
             v = Value(array_type_of(leaf), paths[i])
             if type(leaf) is np.ndarray:
                 v.type = dataclasses.replace(v.type, numpy=True)
                 sp.input_of[id(v)] = (v, i)
-                if any(j != i and np.may_share_memory(leaf, leaves[j]) for j in numpy_leaves):
-                    sp.input_aliased.add(i)
             params.append(v)
             positions.append(i)
             abstract.append(v)
@@ -99,20 +113,13 @@ def specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str],
     for leaf in out_leaves + [x for x in escaping if isinstance(x, DeferredStr)]:
         if isinstance(leaf, (LocalFunction, DeferredStr)):
             code = FallbackCode.OPAQUE_CALL if isinstance(leaf, LocalFunction) else FallbackCode.CONCRETE_VALUE
-            site = FallbackSite(code, unit.loc(stmts[max(end - 1, start)]), "function",
-                                f"a {'nested function' if isinstance(leaf, LocalFunction) else 'string formatted from traced values'} escapes the compiled segment")
-            err = GraphBreak(site)
-            err.top_index = max(end - 1, start)  # type: ignore[attr-defined]
-            raise err
+            raise _escape_break(unit, stmts, start, end, code, f"a {'nested function' if isinstance(leaf, LocalFunction) else 'string formatted from traced values'} escapes the compiled segment", "function")
     if not returns and any(isinstance(x, Value) and id(x) in sp.view_of and sp.view_of[id(x)][0] is x
                            for x in out_leaves):
         # A NumPy view handed to later statements would become a separate
         # array: end the segment before the statement that made it.
-        site = FallbackSite(FallbackCode.MUTATION, unit.loc(stmts[max(end - 1, start)]), "assignment",
-                            "a view of a NumPy array would leave the compiled segment (writes through it must reach the base)")
-        err = GraphBreak(site)
-        err.top_index = max(end - 1, start)  # type: ignore[attr-defined]
-        raise err
+        raise _escape_break(unit, stmts, start, end, FallbackCode.MUTATION, "a view of a NumPy array would leave the "
+                            "compiled segment (writes through it must reach the base)", "assignment")
     body.yields = [x for x in out_leaves if isinstance(x, Value)]
     capture_values = [c.value for c in sp.captures]
     graph = Graph(unit.qualname, params + capture_values, [v.hint for v in params] + [c.description for c in sp.captures],
