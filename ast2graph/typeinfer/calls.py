@@ -126,9 +126,12 @@ class CallMixin:
                     raise
                 del self.region.ops[start:]
                 return self._host_call(callee, args, kwargs, declared, node)
-        if kind is CallKind.ARRAY_OP or traced:
+        holds_arrays = contains_value(callee)   # a pytree callable (an Equinox module) holding traced arrays
+        if kind is CallKind.ARRAY_OP or traced or holds_arrays:
             fn = _numpy_to_jnp(callee) if traced else callee
             args, kwargs = self._closures_for_jax((args, kwargs), node)
+            if holds_arrays:   # its arrays are inputs of the op, not constants
+                fn, args = _apply_callable, (callee, *args)
             try:
                 return self.emit_call(fn, args, kwargs, node, numpy_fn=is_numpy_callable(callee))
             except GraphBreak:
@@ -281,6 +284,11 @@ class CallMixin:
             self.inline_depth -= 1
             self.callers.pop()
             self.frame, self.cont = outer, outer_cont
+
+
+def _apply_callable(fn: Any, *args: Any, **kwargs: Any) -> Any:
+    """``fn(*args, **kwargs)`` with the callable itself a (pytree) argument."""
+    return fn(*args, **kwargs)
 
 
 @functools.lru_cache(maxsize=None)
