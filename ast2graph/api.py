@@ -42,7 +42,7 @@ from .parser import unwrap_callable
 from .typeinfer import Options, Specialization, specialize, unit_of_function
 from .typeinfer.specialize import numpy_aliasing
 from .typeinfer.arrays import HostErrors
-from .typeinfer.lattice import array_type_of, is_array
+from .typeinfer.lattice import TracedNumber, array_type_of, is_array, to_python_number
 
 
 def _checks_enabled() -> bool:
@@ -109,11 +109,17 @@ class GraphPlan:
 
     def __post_init__(self) -> None:
         # outputs whose eager value is a NumPy ndarray: handed back as ndarrays
-        self.numpy_out = [k for k, x in enumerate(self.spec.out_template) if isinstance(x, Value) and x.type.numpy]
+        self.numpy_out = [k for k, x in enumerate(self.spec.out_template)
+                          if isinstance(x, Value) and x.type.numpy and x.type.shape]
+        # a 0-d NumPy result (np.sum of an ndarray, a[i]) is a NumPy scalar in eager
+        self.numpy_scalar_out = [k for k, x in enumerate(self.spec.out_template)
+                                 if isinstance(x, Value) and x.type.numpy and not x.type.shape]
         # outputs that are an argument unchanged: the caller's object itself, as in eager
         param_leaf = {id(v): k for v, k in zip(self.spec.graph.params, self.spec.arg_positions)}
         self.passthrough = [(j, param_leaf[id(x)]) for j, x in enumerate(self.spec.out_template)
                             if isinstance(x, Value) and id(x) in param_leaf]
+        # outputs whose eager value is a Python number: handed back as one
+        self.python_out = [k for k, x in enumerate(self.spec.out_template) if isinstance(x, Value) and x.type.python]
         self.has_effects = any(getattr(getattr(op, "fn", None), "_a2g_effect", False)
                                for op in walk_ops(self.spec.graph.body))
 
@@ -148,6 +154,10 @@ class GraphPlan:
             filled[k] = made[key]
         for j, k in self.passthrough:
             filled[j] = leaves[k]
+        for k in self.python_out:
+            filled[k] = to_python_number(filled[k])
+        for k in self.numpy_scalar_out:
+            filled[k] = np.asarray(filled[k])[()]
         tail = len(filled) - len(spec.input_writes)   # the written-back arguments come last
         for n, k in enumerate(spec.input_writes):
             # a mutated argument: into the caller's array, and every output that is it
@@ -219,7 +229,6 @@ class _Block:
                     self.fixed[k] = self._control(k, None)
         self.scalar_values: dict[tuple[int, str], set] = {}
         self.traced: dict[int, set[str]] = {}
-        self.untraceable: set[int] = set()
         self.compiles: dict[int, int] = {}
 
     def __call__(self, env: dict[str, Any]) -> tuple[str, Any]:
@@ -231,8 +240,7 @@ class _Block:
                 names = [x for x in self.live_names[i] if x in env]
                 values = [env[x] for x in names]
                 while plan is None:
-                    traced = values if not self.nested or i in self.untraceable else self._trace_busy(i, names, values)
-                    leaves, treedef = jax.tree_util.tree_flatten(traced)
+                    leaves, treedef = jax.tree_util.tree_flatten(self._trace_busy(i, names, values))
                     plan = self._plan_for(i, names, leaves, treedef)
             if record is not None:
                 record.plans.append(plan)
@@ -243,18 +251,24 @@ class _Block:
         return NEXT, None
 
     def _trace_busy(self, i: int, names: list[str], values: list) -> list:
+        """The Python numbers to pass traced: the function's busy number
+        arguments and, in a body run by Python control flow, any number that
+        has taken two values here (a loop counter)."""
         traced = self.traced.setdefault(i, set())
+        busy = self.owner._traced_params
         out = list(values)
         for k, (name, value) in enumerate(zip(names, values)):
-            if type(value) not in (int, float) or (type(value) is int and not _INT32[0] <= value <= _INT32[1]):
+            if not _traceable_number(value):
                 continue
-            if name not in traced:
+            if name not in traced and name not in busy:
+                if not self.nested:
+                    continue
                 seen = self.scalar_values.setdefault((i, name), set())
                 seen.add((type(value), value))
                 if len(seen) < 2:
                     continue
                 traced.add(name)
-            out[k] = jax.numpy.asarray(value)
+            out[k] = TracedNumber.of(value)
         return out
 
     def _line(self, i: int) -> int:
@@ -306,11 +320,6 @@ class _Block:
             warnings.warn(f"ast2graph internal error on {owner.name}, statement at line {site.loc.line}: {e!r}; "
                           "it runs in Python", stacklevel=5)
             return self._interpreted_plan(i, site)
-        if isinstance(plan, GraphPlan) and self.traced.get(i) and _weak_scalar_out(plan):
-            # A traced counter flowed into a Python number the code after this
-            # statement reads (k = i + 1): compile per value instead.
-            self.untraceable.add(i)
-            return None
         return plan
 
     def _compile_plan(self, i: int, names: list[str], leaves: list, treedef: Any) -> Any:
@@ -369,8 +378,9 @@ class _Block:
         return control
 
 
-def _weak_scalar_out(plan: "GraphPlan") -> bool:
-    return any(isinstance(v, Value) and v.type.shape == () and v.type.weak_type for v in plan.spec.out_template)
+def _traceable_number(value: Any) -> bool:
+    """A Python int (within int32) or float: exact as a traced scalar."""
+    return type(value) is float or type(value) is int and _INT32[0] <= value <= _INT32[1]
 
 
 class StaticFunction:
@@ -445,7 +455,7 @@ class StaticFunction:
         if self._unit is None:
             return self._fn(*args, **kwargs)
         env = self._bind(args, kwargs)
-        self._trace_busy_scalars(env)
+        self._note_busy_scalars(env)
         kind, value = self._top(env)
         return value if kind == RETURN else None
 
@@ -467,24 +477,21 @@ class StaticFunction:
         bound.apply_defaults()
         return dict(bound.arguments)
 
-    def _trace_busy_scalars(self, env: dict[str, Any]) -> None:
+    def _note_busy_scalars(self, env: dict[str, Any]) -> None:
         """A Python number argument is static (specialised on its value) until
-        it has taken ``static_values`` different values; from then on it is
-        passed as a traced scalar, so new values do not recompile."""
+        it has taken ``static_values`` different values; from then on compiled
+        segments get it as a traced scalar (``_Block._trace_busy``), so new
+        values do not recompile. The function itself still sees the number."""
         limit = self._options.static_values
         for name in self._simple_params or env:
             value = env.get(name)
-            if type(value) not in (int, float):
-                continue
-            if name in self._traced_params:
-                env[name] = jax.numpy.asarray(value)
+            if name in self._traced_params or type(value) not in (int, float):
                 continue
             seen = self._scalar_values.setdefault(name, set())
             seen.add((type(value), value))
             if len(seen) > limit:
                 self._traced_params.add(name)
                 self.recompile_reasons.append(f"argument {name!r} took more than {limit} values: now traced")
-                env[name] = jax.numpy.asarray(value)
 
     # --------------------------------------------------------------- explain
     def explain(self, *args: Any, **kwargs: Any) -> "Explanation":

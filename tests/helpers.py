@@ -2,7 +2,8 @@
 
 ``check(fn, *args)`` runs ``fn`` eagerly and ``to_static(fn)`` on copies of the
 same arguments and compares: the returned values (structure, and values within
-a float tolerance), what was printed, the exception type and message if eager
+a float tolerance, and the kind of every leaf: a Python number, a NumPy array
+or scalar, a jax.Array, as eager returns it), what was printed, the exception type and message if eager
 raised, and the arguments afterwards (mutations). With ``full_graph=True`` any
 fallback fails the test; ``graphs=`` asserts how many compiled segments ran.
 """
@@ -29,11 +30,23 @@ def _run(fn: Callable, args: tuple, kwargs: dict) -> tuple[Any, BaseException | 
             return None, e, out.getvalue()
 
 
-def assert_same(eager: Any, converted: Any, rtol: float = 1e-5, atol: float = 1e-6) -> None:
+def _kind(x: Any) -> str:
+    """What a leaf is, as a user sees it: a jax.Array, a NumPy array or scalar, a Python object."""
+    if isinstance(x, jax.Array):
+        return "jax.Array"
+    if isinstance(x, np.ndarray):
+        return "numpy.ndarray"
+    if isinstance(x, np.generic):
+        return "numpy scalar"
+    return type(x).__name__
+
+
+def assert_same(eager: Any, converted: Any, rtol: float = 1e-5, atol: float = 1e-6, exact_kinds: bool = True) -> None:
     le, te = jax.tree_util.tree_flatten(eager)
     lc, tc = jax.tree_util.tree_flatten(converted)
     assert te == tc, f"structure differs: eager {te} vs converted {tc}"
     for a, b in zip(le, lc):
+        assert not exact_kinds or _kind(a) == _kind(b), f"kind differs: eager {_kind(a)} {a!r} vs converted {_kind(b)} {b!r}"
         if isinstance(a, (jax.Array, np.ndarray, np.generic)) or isinstance(b, (jax.Array, np.ndarray, np.generic)):
             a, b = np.asarray(a), np.asarray(b)
             assert a.shape == b.shape, f"shape differs: {a.shape} vs {b.shape}"
@@ -45,8 +58,11 @@ def assert_same(eager: Any, converted: Any, rtol: float = 1e-5, atol: float = 1e
 
 
 def check(fn: Callable, *args: Any, full_graph: bool = True, graphs: int | None = None,
-          rtol: float = 1e-5, atol: float = 1e-6, kwargs: dict | None = None, **options: Any):
-    """Eager vs converted on the same inputs; returns the explanation."""
+          rtol: float = 1e-5, atol: float = 1e-6, kwargs: dict | None = None, exact_kinds: bool = True,
+          **options: Any):
+    """Eager vs converted on the same inputs; returns the explanation.
+    ``exact_kinds=False`` only where eager's result kind depends on the data
+    path (a Python number on one path, an array on the other)."""
     kwargs = kwargs or {}
     eager_args, conv_args = copy.deepcopy((args, kwargs)), copy.deepcopy((args, kwargs))
     expected, eager_exc, eager_out = _run(fn, *eager_args)
@@ -64,9 +80,9 @@ def check(fn: Callable, *args: Any, full_graph: bool = True, graphs: int | None 
         assert str(conv_exc) == str(eager_exc)
     else:
         assert conv_exc is None, f"converted raised {conv_exc!r}, eager returned {expected!r}"
-        assert_same(expected, got, rtol, atol)
+        assert_same(expected, got, rtol, atol, exact_kinds)
     assert conv_out == eager_out, f"printed output differs:\neager: {eager_out!r}\nconverted: {conv_out!r}"
-    assert_same(eager_args, conv_args, rtol, atol)
+    assert_same(eager_args, conv_args, rtol, atol, exact_kinds)
     explanation = box.get("explanation")
     if graphs is not None and explanation is not None:
         assert explanation.graph_count == graphs, str(explanation)

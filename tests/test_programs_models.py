@@ -159,7 +159,9 @@ def abs_round(x):
 @pytest.mark.parametrize("name", sorted(progs))
 @pytest.mark.parametrize("x", [X, -X - 0.5, X * 7], ids=["small", "negative", "large"])
 def test_program_one_graph(name, x):
-    check(progs[name], x, graphs=1)
+    # max(x.sum(), 1.0): eager returns the Python float 1.0 on one path and a
+    # jax.Array on the other; the graph returns a jax.Array on both (equal value).
+    check(progs[name], x, graphs=1, exact_kinds=name != "min_max_builtin")
 
 
 class Stateful:

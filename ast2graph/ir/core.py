@@ -43,6 +43,10 @@ class ArrayType:
     # writes are allowed (lowered to functional updates) and the segment hands
     # it back as an ndarray. Not part of type equality: the graph is the same.
     numpy: bool = field(default=False, compare=False)
+    # The eager value is a Python number (bool, int, float or complex by the
+    # dtype's kind): a loop counter, a flag, a traced scalar argument. A segment
+    # hands it back as that Python number. Not part of type equality either.
+    python: bool = field(default=False, compare=False)
 
     @staticmethod
     def of(x: Any) -> "ArrayType":
@@ -57,7 +61,7 @@ class ArrayType:
     def __str__(self) -> str:
         name = _SHORT_DTYPES.get(self.dtype.name, self.dtype.name)
         dims = ",".join(str(d) for d in self.shape)
-        return f"{name}[{dims}]" + ("~" if self.weak_type else "") + ("np" if self.numpy else "")
+        return f"{name}[{dims}]" + ("~" if self.weak_type else "") + ("np" if self.numpy else "") + ("py" if self.python else "")
 
 
 class Value:

@@ -30,7 +30,7 @@ from ..resolver import (CallKind, classify_callee, is_effectful, is_host_printer
                         qualified_name)
 from . import arrays
 from .closures import TracedClosure, factory_for, free_names
-from .mutation import is_numpy_callable
+from .mutation import numpy_gives_ndarray
 from .state import Frame, ReturnSignal, unit_of_function
 
 _MUTATING_METHODS = {
@@ -133,7 +133,8 @@ class CallMixin:
             if holds_arrays:   # its arrays are inputs of the op, not constants
                 fn, args = _apply_callable, (callee, *args)
             try:
-                return self.emit_call(fn, args, kwargs, node, numpy_fn=is_numpy_callable(callee))
+                leaves, treedef = jax.tree_util.tree_flatten((args, kwargs), is_leaf=lambda x: isinstance(x, Value))
+                return self.emit_call(fn, args, kwargs, node, numpy_fn=numpy_gives_ndarray(callee, leaves, treedef))
             except GraphBreak:
                 declared = arrays.parse_returns_annotation(self.loc(node).source_line()) if traced else None
                 if declared is None:

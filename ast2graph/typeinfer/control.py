@@ -37,7 +37,7 @@ class _Traced:
         self.type = type
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, _Traced) and other.type == self.type and other.type.numpy == self.type.numpy
+        return isinstance(other, _Traced) and other.type == self.type and (other.type.numpy, other.type.python) == (self.type.numpy, self.type.python)
 
     def __repr__(self) -> str:
         return str(self.type)
@@ -440,7 +440,7 @@ class ControlMixin(ExitsMixin):
 
         def one_pass(state: dict, body: Region) -> dict:
             self.frame.env = dict(env0)
-            index = Value(ArrayType((), np.dtype("int32")), "i")
+            index = Value(ArrayType((), np.dtype("int32"), python=True), "i")   # a Python int in eager
             if row is None:
                 body.args.append(index)
             self._materialize(names, state, body)

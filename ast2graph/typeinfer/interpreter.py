@@ -18,6 +18,7 @@ module holds the state, the emission of ops, expressions and statements.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import operator
 import types
 from typing import Any, Callable, Iterator
@@ -35,7 +36,7 @@ from .blocks import BlocksMixin
 from .calls import CallMixin
 from .control import ControlMixin
 from .mutation import MutationMixin
-from .lattice import is_array, is_static_number
+from .lattice import is_array, is_python_number, is_static_number
 from .state import (UNBOUND, Capture, ContinueSignal, BreakSignal, Frame, Guard,
                     Options, ReturnSignal, Unit, builtin_value, unit_of_nested)
 
@@ -154,6 +155,7 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin):
         out_tree, out_leaves = self._abstract_eval(fn, treedef, leaves, node)
         results = [leaf for leaf in out_leaves if isinstance(leaf, Value)]
         self.mark_numpy(fn, name, leaves, results, numpy_fn)
+        self.mark_python(fn, leaves, results)
         for leaf in out_leaves:
             if type(leaf) is np.ndarray and leaf.base is None and not any(leaf is x for x in leaves):
                 self.mark_fresh(leaf)   # a new NumPy array computed at trace time (np.zeros(n))
@@ -201,7 +203,10 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin):
         """A static number as a graph constant; a Value as itself."""
         if isinstance(x, Value):
             return x
-        return self.emit_call(_asarray, (x,), {}, node, "asarray")
+        v = self.emit_call(_asarray, (x,), {}, node, "asarray")
+        if is_python_number(x):
+            v.type = dataclasses.replace(v.type, python=True)
+        return v
 
     def convert(self, x: Any, target: ArrayType, node: Any) -> Value:
         v = self.as_value(x, node)
@@ -209,7 +214,9 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin):
             return v
         if v.type.shape != target.shape:
             raise self.graph_break(FallbackCode.LOOP_CARRIED_CHANGE, node, f"shape {v.type} cannot become {target}")
-        return self.emit_call(arrays.cast, (v, target.dtype, target.weak_type), {}, node, "convert")
+        out = self.emit_call(arrays.cast, (v, target.dtype, target.weak_type), {}, node, "convert")
+        out.type = dataclasses.replace(out.type, numpy=target.numpy, python=target.python)
+        return out
 
     # ---------------------------------------------------------------- names
     def lookup(self, name: str, node: Any, frame: Frame | None = None) -> Any:

@@ -46,20 +46,65 @@ def is_static_number(x: Any) -> bool:
 
 
 def static_array_type(x: Any) -> ArrayType:
-    """The array type a static Python number takes when it becomes traced."""
-    return ArrayType.of(jax.eval_shape(lambda: jnp.asarray(x)))
+    """The array type a static number takes when it becomes traced (a Python
+    number stays one for the caller: ``ArrayType.python``)."""
+    t = ArrayType.of(jax.eval_shape(lambda: jnp.asarray(x)))
+    return dataclasses.replace(t, python=True) if is_python_number(x) else t
+
+
+def is_python_number(x: Any) -> bool:
+    return type(x) in (bool, int, float, complex)
+
+
+class TracedNumber:
+    """A Python number handed to a compiled segment as a traced scalar (a busy
+    argument, a loop counter of a Python-run loop). A pytree: its array is the
+    leaf, its Python type is in the treedef, so the segment's graph knows the
+    value is a Python number (``ArrayType.python``) and hands results back as one."""
+
+    __slots__ = ("array", "kind")
+
+    def __init__(self, array: Any, kind: type):
+        self.array, self.kind = array, kind
+
+    @staticmethod
+    def of(x: Any) -> "TracedNumber":
+        return TracedNumber(jnp.asarray(x), type(x))
+
+
+jax.tree_util.register_pytree_node(TracedNumber, lambda t: ((t.array,), t.kind),
+                                   lambda kind, children: TracedNumber(children[0], kind))
+
+
+def untrace_numbers(tree: Any) -> Any:
+    """Replace each ``TracedNumber`` holding a graph ``Value`` by that Value,
+    marked as a Python number."""
+    def unwrap(x: Any) -> Any:
+        if isinstance(x, TracedNumber) and isinstance(x.array, Value):
+            x.array.type = dataclasses.replace(x.array.type, python=True)
+            return x.array
+        return x
+
+    return jax.tree_util.tree_map(unwrap, tree, is_leaf=lambda x: isinstance(x, TracedNumber))
+
+
+def to_python_number(x: Any) -> Any:
+    """A scalar array back to the Python number it stands for (by dtype kind)."""
+    kind = np.asarray(x).dtype.kind
+    value = np.asarray(x).item()
+    return bool(value) if kind == "b" else int(value) if kind in "iu" else float(value) if kind == "f" else complex(value)
 
 
 def join_types(a: ArrayType, b: ArrayType) -> ArrayType | None:
     """Least upper bound of two array types; None if the shapes differ. The
     join is a NumPy array only when both are (else: not known to be mutable)."""
-    numpy = a.numpy and b.numpy
+    numpy, python = a.numpy and b.numpy, a.python and b.python
     if a == b:
-        return a if a.numpy == numpy else dataclasses.replace(a, numpy=numpy)
+        return a if (a.numpy, a.python) == (numpy, python) else dataclasses.replace(a, numpy=numpy, python=python)
     if a.shape != b.shape:
         return None
     out = jax.eval_shape(lambda u, v: jnp.add(u, v), a.to_sds(), b.to_sds())
-    return ArrayType(a.shape, np.dtype(out.dtype), a.weak_type and b.weak_type, numpy)
+    return ArrayType(a.shape, np.dtype(out.dtype), a.weak_type and b.weak_type, numpy, python)
 
 
 def same_static(a: Any, b: Any) -> bool:

@@ -71,24 +71,67 @@ def _same_kind(result: np.dtype, target: np.dtype) -> bool:
     return np.can_cast(result, target, casting="same_kind")
 
 
+def numpy_gives_ndarray(fn: Any, leaves: list, treedef: Any) -> bool:
+    """Whether the NumPy function ``fn`` returns NumPy arrays on these operands.
+    A ufunc always does; other NumPy functions on a jax.Array often call its
+    method (``np.sum(x)`` is ``x.sum()``: a jax.Array), so with a jax operand
+    the function is probed once on zeros of the operands' kinds."""
+    if not is_numpy_callable(fn):
+        return False
+    jax_operand = any(isinstance(x, (Value, jax.Array)) and not isinstance(x, np.ndarray)
+                      and not (isinstance(x, Value) and (x.type.numpy or x.type.python)) for x in leaves)
+    if isinstance(fn, np.ufunc) or not jax_operand:
+        return True
+    dummies = [_zeros_like_eager(x) if isinstance(x, Value) else x for x in leaves]
+    try:
+        args, kwargs = jax.tree_util.tree_unflatten(treedef, dummies)
+        out = jax.tree_util.tree_leaves(fn(*args, **kwargs))
+    except Exception:  # noqa: BLE001 - the probe proves nothing: NumPy's usual answer
+        return True
+    return bool(out) and isinstance(out[0], (np.ndarray, np.generic))
+
+
+def _zeros_like_eager(v: Value) -> Any:
+    t = v.type
+    if t.python:
+        return t.dtype.type(0).item()
+    return np.zeros(t.shape, t.dtype) if t.numpy else jnp.zeros(t.shape, t.dtype)
+
+
+def _operator_like(fn: Any) -> bool:
+    """Python operators and our own array helpers: their eager result's kind
+    (Python number, NumPy or jax array) follows their operands'."""
+    module = getattr(fn, "__module__", "") or ""
+    return module == arrays.__name__ or module in ("operator", "_operator") or module == __name__
+
+
 class MutationMixin:
     # ------------------------------------------------------------ kinds
     def numpy_kind(self, fn: Any, leaves: list, numpy_fn: bool) -> bool:
         """Whether ``fn``'s eager result is a NumPy array (not a jax.Array)."""
         if numpy_fn:
             return True
-        module = getattr(fn, "__module__", "") or ""
-        if not (module == arrays.__name__ or module == "operator" or module == __name__):
+        if not _operator_like(fn):
             return False   # jax.numpy, lax, ...: a jax.Array even on NumPy inputs
         kinds = []
         for leaf in leaves:
             if isinstance(leaf, Value):
-                kinds.append(leaf.type.numpy)
+                if not leaf.type.python:   # a Python number defers to a NumPy operand
+                    kinds.append(leaf.type.numpy)
             elif isinstance(leaf, np.ndarray):
                 kinds.append(True)
             elif isinstance(leaf, jax.Array):
                 kinds.append(False)
         return bool(kinds) and all(kinds)   # NumPy defers to a jax.Array operand
+
+    def mark_python(self, fn: Any, leaves: list, results: list) -> None:
+        """An operator on Python numbers only (``i + 1``, ``i < n``, ``not done``)
+        gives a Python number in eager: so do its results here."""
+        values = [x for x in leaves if isinstance(x, Value)]
+        if results and values and all(v.type.python for v in values) and _operator_like(fn):
+            for r in results:
+                if r.type.shape == ():
+                    r.type = dataclasses.replace(r.type, python=True)
 
     def mark_numpy(self, fn: Any, label: str, leaves: list, results: list, numpy_fn: bool) -> None:
         if not results or not self.numpy_kind(fn, leaves, numpy_fn):
@@ -99,10 +142,9 @@ class MutationMixin:
             view = _basic_index(leaves[1]) if len(leaves) > 1 else True
         bases = [x for x in leaves if isinstance(x, Value) and x.type.numpy]
         for r in results:
-            if r.type.shape:   # a 0-d result is a NumPy scalar: immutable
-                r.type = dataclasses.replace(r.type, numpy=True)
-                if view and bases:
-                    self.view_of[id(r)] = (r, bases)
+            r.type = dataclasses.replace(r.type, numpy=True)
+            if view and bases and r.type.shape:   # a 0-d result is a NumPy scalar, not a view
+                self.view_of[id(r)] = (r, bases)
 
     # ------------------------------------------------------------ stores
     def functional_store(self, obj: np.ndarray, idx: Any, value: Any) -> bool:

@@ -22,7 +22,7 @@ from ..fallback.sites import Decision, FallbackCode, FallbackSite, GraphBreak
 from ..ir.core import Graph, Region, Value
 from .arrays import DeferredStr
 from .interpreter import LocalFunction, Specializer
-from .lattice import array_type_of, is_array
+from .lattice import array_type_of, is_array, untrace_numbers
 from .state import Capture, Frame, Guard, Options, ReturnSignal, Unit
 
 
@@ -85,7 +85,7 @@ def specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str],
             abstract.append(v)
         else:
             abstract.append(leaf)
-    values = jax.tree_util.tree_unflatten(treedef, abstract)
+    values = untrace_numbers(jax.tree_util.tree_unflatten(treedef, abstract))
     body = Region()
     sp.regions.append(body)
     sp.frame = Frame(unit, dict(zip(names, values)))
