@@ -42,7 +42,7 @@ from .parser import unwrap_callable
 from .typeinfer import Options, Specialization, specialize, unit_of_function
 from .typeinfer.specialize import numpy_aliasing
 from .typeinfer.arrays import HostErrors
-from .typeinfer.lattice import TracedNumber, array_type_of, is_array, to_python_number
+from .typeinfer.lattice import TracedNumber, array_type_of, is_array, is_traceable_number, to_python_number
 
 
 def _checks_enabled() -> bool:
@@ -146,17 +146,20 @@ class GraphPlan:
             raise
         it = iter(outs)
         filled = [next(it) if isinstance(x, Value) else x for x in spec.out_template]
+        # Under an outer JAX transform (jax.grad of the converted function) the
+        # results are tracers: they stay arrays, as only JAX can trace them.
+        concrete = not any(isinstance(o, jax.core.Tracer) for o in outs)
         made: dict[int, Any] = {}
-        for k in self.numpy_out:   # a writable ndarray, as NumPy gives; one per Value (aliases stay aliases)
+        for k in self.numpy_out if concrete else ():   # a writable ndarray, one per Value (aliases stay aliases)
             key = id(spec.out_template[k])
             if key not in made:
                 made[key] = np.array(filled[k])
             filled[k] = made[key]
         for j, k in self.passthrough:
             filled[j] = leaves[k]
-        for k in self.python_out:
+        for k in self.python_out if concrete else ():
             filled[k] = to_python_number(filled[k])
-        for k in self.numpy_scalar_out:
+        for k in self.numpy_scalar_out if concrete else ():
             filled[k] = np.asarray(filled[k])[()]
         tail = len(filled) - len(spec.input_writes)   # the written-back arguments come last
         for n, k in enumerate(spec.input_writes):
@@ -196,7 +199,6 @@ class CallRecord:
     compiled: list[Any] = field(default_factory=list)
 
 
-_INT32 = (-2**31, 2**31 - 1)
 _NESTED_COMPILE_CAP = 8   # signatures one statement of a Python-run body compiles before it runs in Python
 
 
@@ -258,7 +260,7 @@ class _Block:
         busy = self.owner._traced_params
         out = list(values)
         for k, (name, value) in enumerate(zip(names, values)):
-            if not _traceable_number(value):
+            if not is_traceable_number(value):
                 continue
             if name not in traced and name not in busy:
                 if not self.nested:
@@ -282,6 +284,8 @@ class _Block:
             if plan.guards_hold():
                 return plan
         others = [k for k in self.plans if k[0] == i and k is not key and self.plans[k]]
+        if candidates:
+            owner.note_changed_statics(candidates)
         if candidates or others:
             owner.recompiles += 1
             owner.recompile_reasons.append(
@@ -329,7 +333,7 @@ class _Block:
         while True:
             try:
                 spec = specialize(owner._unit, self.stmts, i, stop, names, leaves, treedef, owner._options,
-                                  nested=self.nested)
+                                  nested=self.nested, traced_statics=frozenset(owner._traced_statics))
                 break
             except GraphBreak as e:
                 if owner._options.full_graph:
@@ -378,11 +382,6 @@ class _Block:
         return control
 
 
-def _traceable_number(value: Any) -> bool:
-    """A Python int (within int32) or float: exact as a traced scalar."""
-    return type(value) is float or type(value) is int and _INT32[0] <= value <= _INT32[1]
-
-
 class StaticFunction:
     """A function converted by ``to_static``."""
 
@@ -396,6 +395,8 @@ class StaticFunction:
         self.recompile_reasons: list[str] = []
         self._scalar_values: dict[str, set] = {}
         self._traced_params: set[str] = set()
+        self._static_values: dict[Any, set] = {}   # guard key -> the Python ints it has held
+        self._traced_statics: set = set()
         self.eager_reason: FallbackSite | None = None
         self._unit = None
         try:
@@ -492,6 +493,23 @@ class StaticFunction:
             if len(seen) > limit:
                 self._traced_params.add(name)
                 self.recompile_reasons.append(f"argument {name!r} took more than {limit} values: now traced")
+
+    def note_changed_statics(self, plans: list) -> None:
+        """Guarded Python ints read from outside (``self.calls``) that changed:
+        once one has taken ``static_values`` values it is read traced."""
+        limit = self._options.static_values
+        for plan in plans:
+            for g in plan.spec.guards:
+                if type(g.expected) is not int or g.key is None or g.key in self._traced_statics or g.holds():
+                    continue
+                seen = self._static_values.setdefault(g.key, {g.expected})
+                try:
+                    seen.add(g.getter())
+                except Exception:  # noqa: BLE001 - a vanished value: nothing to count
+                    continue
+                if len(seen) > limit:
+                    self._traced_statics.add(g.key)
+                    self.recompile_reasons.append(f"{g.description} took more than {limit} values: now traced")
 
     # --------------------------------------------------------------- explain
     def explain(self, *args: Any, **kwargs: Any) -> "Explanation":

@@ -36,7 +36,7 @@ from .blocks import BlocksMixin
 from .calls import CallMixin
 from .control import ControlMixin
 from .mutation import MutationMixin
-from .lattice import is_array, is_python_number, is_static_number
+from .lattice import is_array, is_python_number, is_static_number, is_traceable_number, static_array_type
 from .state import (UNBOUND, Capture, ContinueSignal, BreakSignal, Frame, Guard,
                     Options, ReturnSignal, Unit, builtin_value, unit_of_nested)
 
@@ -110,6 +110,8 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin):
         self.input_writes: dict[int, Value] = {}
         self.input_aliased: set[int] = set()
         self.callers: list[Frame] = []
+        # Keys of outside Python numbers to read traced (they kept changing).
+        self.traced_statics: frozenset = frozenset()
 
     # ----------------------------------------------------------- diagnostics
     def loc(self, node: Any) -> Loc:
@@ -260,8 +262,22 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin):
         if isinstance(value, types.ModuleType) or key in self.guard_keys:
             return value
         self.guard_keys.add(key)
-        self.guards.append(Guard(getter, value, description))
+        if key in self.traced_statics and type(value) is int and is_traceable_number(value):
+            return self._traced_static(value, getter, description, key)
+        self.guards.append(Guard(getter, value, description, key))
         return value
+
+    def _traced_static(self, value: Any, getter: Callable[[], Any], description: str, key: Any) -> Value:
+        """A Python int read from outside that keeps changing between calls
+        (``self.calls += 1``): a traced input of its Python type, guarded on
+        that type only, so a new value does not recompile. (Floats stay static:
+        state kept in float32 across calls would drift from eager's float64.)"""
+        v = Value(static_array_type(value), description)
+        kind = type(value)
+        self.captures.append(Capture(v, lambda: jax.numpy.asarray(getter()), description))
+        self.guards.append(Guard(lambda: type(now := getter()) is kind and is_traceable_number(now), True,
+                                 f"{description} is a {kind.__name__}", key))
+        return v
 
     def assign_name(self, name: str, value: Any, node: Any) -> None:
         frame = self.frame

@@ -56,6 +56,14 @@ def is_python_number(x: Any) -> bool:
     return type(x) in (bool, int, float, complex)
 
 
+_INT32 = (-2**31, 2**31 - 1)
+
+
+def is_traceable_number(x: Any) -> bool:
+    """A Python int within int32, or a float: exact enough as a traced scalar."""
+    return type(x) is float or type(x) is int and _INT32[0] <= x <= _INT32[1]
+
+
 class TracedNumber:
     """A Python number handed to a compiled segment as a traced scalar (a busy
     argument, a loop counter of a Python-run loop). A pytree: its array is the

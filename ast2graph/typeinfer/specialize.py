@@ -64,11 +64,12 @@ def flatten_inputs(env: dict[str, Any], names: list[str]):
 
 
 def specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str], leaves: list, treedef: Any,
-               options: Options, nested: bool = False) -> Specialization:
+               options: Options, nested: bool = False, traced_statics: frozenset = frozenset()) -> Specialization:
     """``stmts[start:stop]`` as one graph. ``nested``: ``stmts`` is the body of
     a construct that runs as Python control flow, not the function body (no
     continuation after an early exit; outputs are what the code after reads)."""
     sp = Specializer(options)
+    sp.traced_statics = traced_statics
     params: list[Value] = []
     positions: list[int] = []
     abstract = []

@@ -154,6 +154,7 @@ class Guard:
     getter: Callable[[], Any]
     expected: Any
     description: str
+    key: Any = None   # where the value is read from (a global, a cell, an attribute)
 
     def holds(self) -> bool:
         try:
