@@ -418,7 +418,7 @@ class StaticFunction:
                 f"{self._unit.qualname} assigns nonlocal variables {sorted(self._unit.scope.declared_nonlocal)}",
                 self._unit.loc(self._unit.tree)), fn)
             return
-        self._signature = inspect.signature(self._target)
+        self._signature = inspect.signature(self._target, follow_wrapped=False)   # a wraps() wrapper runs its own code
         params = list(self._signature.parameters.values())
         simple = all(p.kind is p.POSITIONAL_OR_KEYWORD for p in params)
         self._simple = simple

@@ -84,6 +84,8 @@ def classify_callee(obj: object) -> CallKind:
     """ARRAY_OP, BUILTIN, USER_FUNCTION or OPAQUE (never DYNAMIC)."""
     if isinstance(obj, types.MethodType):
         return classify_callee(obj.__func__)
+    if isinstance(obj, functools.partial):
+        return classify_callee(obj.func)
     mod = module_of(obj)
     if _is_ufunc(obj) or in_module(mod, ARRAY_MODULES):
         return CallKind.ARRAY_OP

@@ -88,8 +88,8 @@ class CallMixin:
 
         if isinstance(callee, StaticFunction):  # nested to_static: convert the function itself
             return self.call(callee._fn, args, kwargs, node)
-        if isinstance(callee, functools.partial) and isinstance(callee.func, StaticFunction):
-            return self.call(functools.partial(callee.func._fn, *callee.args, **callee.keywords), args, kwargs, node)
+        if type(callee) is functools.partial:   # what it wraps decides (a user function, print, jnp.sum)
+            return self.call(callee.func, (*callee.args, *args), {**callee.keywords, **kwargs}, node)
 
         if isinstance(callee, arrays.ArrayMethod):
             return self.emit_call(arrays.method_caller(callee.name), (callee.value, *args), kwargs, node, f".{callee.name}")
@@ -252,7 +252,7 @@ class CallMixin:
             raise self.graph_break(FallbackCode.GENERATOR, node, f"{unit.qualname} is a generator function")
         merged = {**bound_kwargs, **kwargs}
         try:
-            bound = inspect.signature(fn).bind(*bound_args, *args, **merged)
+            bound = inspect.signature(fn, follow_wrapped=False).bind(*bound_args, *args, **merged)
         except TypeError as e:
             raise self.graph_break(FallbackCode.TRACE_ERROR, node, f"calling {unit.qualname}: {e} (eager raises TypeError)")
         bound.apply_defaults()

@@ -1,0 +1,88 @@
+"""Calls from a converted function (issue 5, item 1): helpers wrapped with
+``functools.wraps`` decorators, keyword-only parameters, ``*args``/``**kwargs``,
+``functools.partial`` (of a user function, of ``print``), lambdas with
+defaults, recursion with a static depth (unrolled) and with a data-dependent
+depth (falls back with a reason, never loops forever). Each against eager."""
+
+import functools
+
+import jax.numpy as jnp
+import pytest
+
+from helpers import check
+
+X = jnp.arange(3.0)
+
+
+def logged(fn):
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        return fn(*args, **kwargs)
+    return wrapper
+
+
+@logged
+def scaled(x, *, scale=2.0):
+    if x.sum() > 0:
+        return x * scale
+    return -x
+
+
+def total(*xs, **opts):
+    acc = 0
+    for v in xs:
+        acc = acc + v
+    return acc * opts.get("k", 1)
+
+
+def factorial_scale(n, x):
+    if n == 0:
+        return x
+    return factorial_scale(n - 1, x * n)
+
+
+def halve_until_small(x):
+    if x.sum() > 1:
+        return halve_until_small(x / 2)
+    return x
+
+
+scale4 = functools.partial(scaled, scale=4.0)
+announce = functools.partial(print, "sum:")
+
+
+def wraps_and_keyword_only(x):
+    return scaled(x, scale=3.0) + scaled(-x)
+
+
+def star_args(x):
+    return total(x, x * 2, x * 3, k=2)
+
+
+def static_recursion(x):
+    return factorial_scale(5, x)
+
+
+def partial_and_lambda(x):
+    return scale4(x) + (lambda y, z=2: y * z)(x)
+
+
+def partial_of_print(x):
+    announce(x.sum())
+    return x
+
+
+@pytest.mark.parametrize("fn", [wraps_and_keyword_only, star_args, static_recursion, partial_and_lambda,
+                                partial_of_print])
+@pytest.mark.parametrize("x", [X, -X - 1], ids=["pos", "neg"])
+def test_call_forms_are_one_graph(fn, x):
+    check(fn, x, graphs=1)
+
+
+def test_to_static_on_a_wraps_decorated_function():
+    check(scaled, X, graphs=1, kwargs={"scale": 5.0})
+
+
+def test_recursion_with_a_data_dependent_depth_falls_back_with_a_reason():
+    e = check(halve_until_small, X * 3, full_graph=False)
+    assert [s.code.code for s in e.fallback_sites][:1] == ["A2G011"]
