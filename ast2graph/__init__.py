@@ -11,10 +11,10 @@
 
 from .api import Explanation, StaticFunction, explain, to_static
 from .diagnostics import (Ast2GraphError, ConversionError, FullGraphError, Loc,
-                          NoSourceError, UnsupportedSyntaxError)
+                          LoopBoundError, NoSourceError, UnsupportedSyntaxError)
 
 __all__ = [
     "Ast2GraphError", "ConversionError", "Explanation", "FullGraphError", "Loc",
-    "NoSourceError", "StaticFunction", "UnsupportedSyntaxError", "explain", "to_static",
+    "LoopBoundError", "NoSourceError", "StaticFunction", "UnsupportedSyntaxError", "explain", "to_static",
 ]
 __version__ = "0.1.0"

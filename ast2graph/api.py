@@ -36,7 +36,7 @@ from .fallback.control import (BREAK, CONTINUE, NEXT, RETURN, JumpPlan, PythonCo
 from .fallback.interpreted import InterpretedNode
 from .fallback.sites import Decision, FallbackCode, FallbackSite, GraphBreak
 from .ir import print_graph, verify
-from .ir.core import Value, walk_ops
+from .ir.core import Value, bounded, walk_ops
 from .lowering import lower_graph
 from .parser import unwrap_callable
 from .typeinfer import Options, Specialization, specialize, unit_of_function
@@ -120,7 +120,8 @@ class GraphPlan:
                             if isinstance(x, Value) and id(x) in param_leaf]
         # outputs whose eager value is a Python number: handed back as one
         self.python_out = [k for k, x in enumerate(self.spec.out_template) if isinstance(x, Value) and x.type.python]
-        self.has_effects = any(getattr(getattr(op, "fn", None), "_a2g_effect", False)
+        # host callbacks (prints, loop-bound checks): wait for them after each call
+        self.has_effects = any(getattr(getattr(op, "fn", None), "_a2g_effect", False) or bounded(op)
                                for op in walk_ops(self.spec.graph.body))
 
     @property
@@ -135,6 +136,7 @@ class GraphPlan:
         arrays_in = [leaves[i] for i in spec.arg_positions]
         if spec.captures:
             arrays_in += [c.getter() for c in spec.captures]
+        HostErrors.take()   # one left by a failed call under an outer jax.jit is not this call's
         try:
             outs = self.jitted(*arrays_in)
             if self.has_effects:
@@ -588,15 +590,25 @@ class Explanation:
 
 
 def to_static(fn: Callable | None = None, *, full_graph: bool = False, unroll_limit: int = 16,
-              max_unroll: int = 512, static_values: int = 4) -> Any:
+              max_unroll: int = 512, static_values: int = 4, max_iters: int | None = None) -> Any:
     """Convert ``fn`` to a graph function (usable as ``@to_static`` or ``@to_static(...)``).
 
     ``unroll_limit``: static trip counts up to this unroll, above it loops roll.
     ``max_unroll``: a loop that cannot roll unrolls up to this many iterations.
     ``static_values``: a Python number argument is static until it has taken
-    this many different values, then traced (no recompile storms)."""
+    this many different values, then traced (no recompile storms).
+    ``max_iters``: None (default): a ``while`` with a traced condition becomes
+    ``lax.while_loop`` and a ``for`` over a ``range`` with a traced bound
+    ``lax.fori_loop``, which ``jax.grad`` cannot reverse-differentiate. An int
+    N: each such loop becomes a ``lax.scan`` of N steps, each running the body
+    only while the loop condition holds, so ``jax.grad`` works through it; a
+    loop that would still iterate after N iterations raises ``LoopBoundError``
+    (naming the loop's file and line) instead of returning a truncated result.
+    Loops with a static trip count are unaffected."""
+    if max_iters is not None and (type(max_iters) is not int or max_iters < 1):
+        raise ValueError(f"max_iters must be None or a positive int, not {max_iters!r}")
     options = Options(full_graph=full_graph, unroll_limit=unroll_limit, max_unroll=max_unroll,
-                      static_values=static_values)
+                      static_values=static_values, max_iters=max_iters)
     if fn is None:
         return lambda f: StaticFunction(f, options)
     return StaticFunction(fn, options)

@@ -77,3 +77,9 @@ class FullGraphError(Ast2GraphError):
 
 class VerificationError(Ast2GraphError):
     """The graph IR broke one of its invariants (a bug in ast2graph)."""
+
+
+class LoopBoundError(Ast2GraphError, RuntimeError):
+    """A loop compiled with ``max_iters=N`` still wanted to iterate after N
+    iterations: eager Python would go on, so the call fails instead of
+    returning a truncated result."""

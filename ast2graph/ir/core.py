@@ -7,7 +7,9 @@ Invariants (checked by ``ir.verify``):
     one op result, before any use, in the same region or an enclosing one;
   * every region ends by yielding values whose types equal what its op expects
     (``IfOp`` results, ``WhileOp``/``ForOp``/``ScanOp`` carried values);
-  * values are compared by identity; names (``%3``) are given by the printer.
+  * values are compared by identity; names (``%3``) are given by the printer;
+  * a ``WhileOp``/``ForOp`` with ``max_iters`` has ``max_iters >= 1``; a
+    ``ForOp``'s ``done`` names a carried scalar bool.
 
 The IR is what ``typeinfer`` produces for one call signature: Python values
 known at trace time are already folded away, so only array work remains.
@@ -168,11 +170,16 @@ class WhileOp(Op):
         carried = init
         while cond(*carried): carried = body(*carried)
         results = carried
+
+    ``max_iters=N`` (``to_static(max_iters=N)``): at most N iterations, a
+    ``lax.scan`` of N guarded steps (reverse-differentiable); if ``cond`` still
+    holds after N iterations the call raises ``LoopBoundError``.
     """
 
     init: list[Value] = field(default_factory=list)
     cond: Region = field(default_factory=Region)
     body: Region = field(default_factory=Region)
+    max_iters: int | None = None
 
     def operands(self) -> list[Value]:
         return list(self.init)
@@ -188,12 +195,19 @@ class ForOp(Op):
         carried = init
         for i in range(lower, upper): carried = body(i, *carried)
         results = carried
+
+    ``max_iters=N``: at most N iterations, a ``lax.scan`` of N guarded steps
+    (reverse-differentiable); if iterations remain after N the call raises
+    ``LoopBoundError``, unless ``carried[done]`` (the loop's break flag, a
+    scalar bool, when ``done`` is not None) is true: the loop has exited.
     """
 
     lower: Any = 0
     upper: Any = 0
     init: list[Value] = field(default_factory=list)
     body: Region = field(default_factory=Region)
+    max_iters: int | None = None
+    done: int | None = None
 
     def operands(self) -> list[Value]:
         bounds = [b for b in (self.lower, self.upper) if isinstance(b, Value)]
@@ -240,6 +254,11 @@ class Graph:
     @property
     def outputs(self) -> list[Value]:
         return self.body.yields
+
+
+def bounded(op: Op) -> bool:
+    """A loop of at most ``max_iters`` iterations (its lowering checks the bound)."""
+    return getattr(op, "max_iters", None) is not None
 
 
 def walk_ops(region: Region):

@@ -85,13 +85,21 @@ def _head(op: Op, names: _Names) -> str:
     if isinstance(op, SwitchOp):
         return f"switch {names(op.index)}"
     if isinstance(op, WhileOp):
-        return f"while init({', '.join(names(v) for v in op.init)})"
+        return f"while init({', '.join(names(v) for v in op.init)}){_bound_text(op, names)}"
     if isinstance(op, ForOp):
         lo, hi = (names(b) if isinstance(b, Value) else str(b) for b in (op.lower, op.upper))
-        return f"for {lo} to {hi} init({', '.join(names(v) for v in op.init)})"
+        return f"for {lo} to {hi} init({', '.join(names(v) for v in op.init)}){_bound_text(op, names)}"
     if isinstance(op, ScanOp):
         return f"scan {names(op.xs)} init({', '.join(names(v) for v in op.init)})"
     return type(op).__name__
+
+
+def _bound_text(op: WhileOp | ForOp, names: _Names) -> str:
+    """`` max_iters=N`` (and the carried break flag ``done=%k``) of a bounded loop."""
+    if op.max_iters is None:
+        return ""
+    done = getattr(op, "done", None)
+    return f" max_iters={op.max_iters}" + (f" done={names(op.init[done])}" if done is not None else "")
 
 
 def _print_region(label: str, region: Region, names: _Names, indent: str, out: list[str]) -> None:

@@ -5,7 +5,8 @@ Produces: nothing; raises ``VerificationError`` naming the op's source
 location when an invariant of ``ir.core`` is broken.
 Invariants checked: def-before-use with region scoping, single definition of
 every value, region yield arity and types against the op that owns the region,
-scalar boolean predicates and loop conditions.
+scalar boolean predicates and loop conditions, a loop's ``max_iters`` bound
+(a positive int) and its ``done`` flag (a carried scalar bool).
 Run after ``typeinfer`` when ``AST2GRAPH_CHECKS=1`` and always in tests.
 """
 
@@ -46,11 +47,24 @@ def _check_region_types(op: Op) -> None:
     if isinstance(op, ForOp):
         if len(op.body.args) != len(op.init) + 1 or not _same(op.body.args[1:], op.init) or not _same(op.body.yields, op.init):
             _fail(op, "for body arguments/yields disagree with init")
+    if isinstance(op, (WhileOp, ForOp)):
+        _check_bound(op)
     if isinstance(op, ScanOp):
         row = ArrayType(op.xs.type.shape[1:], op.xs.type.dtype, op.xs.type.weak_type)
         n = len(op.init)
         if not _same(op.body.args[:n], op.init) or op.body.args[n].type != row or not _same(op.body.yields, op.init):
             _fail(op, "scan body arguments/yields disagree with init and rows")
+
+
+def _check_bound(op: WhileOp | ForOp) -> None:
+    n = op.max_iters
+    if n is not None and (type(n) is not int or n < 1):
+        _fail(op, f"max_iters must be a positive int, not {n!r}")
+    done = getattr(op, "done", None)
+    if done is None:
+        return
+    if n is None or not 0 <= done < len(op.init) or op.init[done].type != ArrayType((), np.dtype(bool)):
+        _fail(op, "for `done` must name a carried scalar bool of a loop with max_iters")
 
 
 def _verify_region(region: Region, visible: set[int], defined: set[int]) -> None:

@@ -16,6 +16,9 @@ Lowering rules, with the eager Python each one must equal:
 * ``WhileOp`` ``c = init; while cond(*c): c = body(*c)`` → ``lax.while_loop``
 * ``ForOp``  ``for i in range(lo, hi): c = body(i, *c)`` → ``lax.fori_loop``
 * ``ScanOp`` ``for row in xs: c = body(*c, row)``     → ``lax.scan``
+* ``WhileOp``/``ForOp`` with ``max_iters=N``: the same loop, at most N
+  iterations, else ``LoopBoundError`` → ``lax.scan`` of N steps, each under
+  ``lax.cond`` of the loop condition (reverse-differentiable; ``bounded``)
 """
 
 from __future__ import annotations
@@ -27,8 +30,9 @@ import jax
 from jax import lax
 
 from ..ir.core import (CallOp, ConstOp, ForOp, Graph, IfOp, Op, Region, ScanOp,
-                       SwitchOp, Value, WhileOp)
+                       SwitchOp, Value, WhileOp, bounded, walk_ops)
 from ..resolver import qualified_name
+from .bounded import bounded_fori, bounded_while, case_taken, under
 
 _LOWERINGS: dict[type, Callable[["_Emitter", Any, str], None]] = {}
 
@@ -136,17 +140,26 @@ def _const_lowering(em: _Emitter, op: ConstOp, indent: str) -> None:
     em.emit(indent, f"{em.define(op.results[0])} = _asarray({em.const(op.value)}){_comment(op)}")
 
 
+def _branch(em: _Emitter, region: Region, indent: str, prefix: str, taken: str) -> str:
+    """A branch function; one holding a bounded loop knows when it is taken
+    (``taken``: source of a bool), which masks the loop's check under vmap."""
+    name = em.region_fn(region, indent, prefix)
+    return f"_under({taken}, {name})" if any(bounded(op) for op in walk_ops(region)) else name
+
+
 @register_lowering(IfOp)
 def _if_lowering(em: _Emitter, op: IfOp, indent: str) -> None:
-    t = em.region_fn(op.then_region, indent, "then_")
-    e = em.region_fn(op.else_region, indent, "else_")
-    em.emit(indent, f"{em.targets(op)} = lax.cond({em.ref(op.pred)}, {t}, {e}){_comment(op)}")
+    pred = em.ref(op.pred)
+    t = _branch(em, op.then_region, indent, "then_", pred)
+    e = _branch(em, op.else_region, indent, "else_", f"_not({pred})")
+    em.emit(indent, f"{em.targets(op)} = lax.cond({pred}, {t}, {e}){_comment(op)}")
 
 
 @register_lowering(SwitchOp)
 def _switch_lowering(em: _Emitter, op: SwitchOp, indent: str) -> None:
-    names = [em.region_fn(r, indent, f"case{i}_") for i, r in enumerate(op.branches)]
-    em.emit(indent, f"{em.targets(op)} = lax.switch({em.ref(op.index)}, [{', '.join(names)}]){_comment(op)}")
+    index, n = em.ref(op.index), len(op.branches)
+    names = [_branch(em, r, indent, f"case{i}_", f"_case_taken({index}, {i}, {n})") for i, r in enumerate(op.branches)]
+    em.emit(indent, f"{em.targets(op)} = lax.switch({index}, [{', '.join(names)}]){_comment(op)}")
 
 
 @register_lowering(WhileOp)
@@ -154,7 +167,11 @@ def _while_lowering(em: _Emitter, op: WhileOp, indent: str) -> None:
     c = em.region_fn(op.cond, indent, "cond_")
     b = em.region_fn(op.body, indent, "body_")
     init = "".join(em.ref(v) + ", " for v in op.init)
-    em.emit(indent, f"{em.targets(op)} = lax.while_loop(_splat({c}), _splat_tuple({b}), ({init})){_comment(op)}")
+    if op.max_iters is not None:   # a lax.scan of max_iters guarded steps (bounded.py)
+        call = f"_bounded_while({c}, {b}, ({init}), {op.max_iters}, {em.const(op.loc)})"
+    else:
+        call = f"lax.while_loop(_splat({c}), _splat_tuple({b}), ({init}))"
+    em.emit(indent, f"{em.targets(op)} = {call}{_comment(op)}")
 
 
 @register_lowering(ForOp)
@@ -162,7 +179,11 @@ def _for_lowering(em: _Emitter, op: ForOp, indent: str) -> None:
     b = em.region_fn(op.body, indent, "body_")
     init = "".join(em.ref(v) + ", " for v in op.init)
     lo, hi = (em.ref(x) if isinstance(x, Value) else repr(x) for x in (op.lower, op.upper))
-    em.emit(indent, f"{em.targets(op)} = lax.fori_loop({lo}, {hi}, _index_splat({b}), ({init})){_comment(op)}")
+    if op.max_iters is not None:   # a lax.scan of max_iters guarded steps (bounded.py)
+        call = f"_bounded_fori({lo}, {hi}, {b}, ({init}), {op.max_iters}, {op.done!r}, {em.const(op.loc)})"
+    else:
+        call = f"lax.fori_loop({lo}, {hi}, _index_splat({b}), ({init}))"
+    em.emit(indent, f"{em.targets(op)} = {call}{_comment(op)}")
 
 
 @register_lowering(ScanOp)
@@ -199,6 +220,8 @@ _RUNTIME = {
     "_splat_tuple": _splat_tuple, "_index_splat": _index_splat,
     "_scan_body": _scan_body, "_asarray": jax.numpy.asarray,
     "_unflatten": jax.tree_util.tree_unflatten,
+    "_bounded_while": bounded_while, "_bounded_fori": bounded_fori, "_under": under,
+    "_case_taken": case_taken, "_not": jax.numpy.logical_not,
 }
 
 

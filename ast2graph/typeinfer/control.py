@@ -5,7 +5,9 @@ Requires: the ``Specializer`` state (mixed in) and the unit's ``SSAInfo``:
 loop's carried values (the phis of the SSA form).
 Produces: for each ``if``: pruned (static predicate) or an ``IfOp``; for each
 loop: unrolled, evaluated at trace time, or a ``ForOp``/``ScanOp``/``WhileOp``
-with carried values solved to a fixpoint with widening.
+with carried values solved to a fixpoint with widening; with
+``Options.max_iters`` a ``WhileOp`` and a ``ForOp`` with a traced trip count
+carry that bound (lowered to a reverse-differentiable ``lax.scan``).
 Invariants: branch results and carried values have one type on every path
 (conversions are inserted); a variable that cannot have one type, or that is
 defined on one path only, raises ``GraphBreak`` naming it.
@@ -344,8 +346,12 @@ class ControlMixin(ExitsMixin):
         state, (cond, body) = self._solve_loop(stmt, names, env0, one_pass, regions=2, exact=exact)
         init = self._loop_init(stmt, names, state, env0)
         results = [Value(a.type) for a in body.args]
-        self.region.ops.append(WhileOp(results, self.loc(stmt), init, cond, body))
-        self.decide(stmt, "while", "lax.while_loop", "condition is a traced array")
+        n = self.options.max_iters
+        self.region.ops.append(WhileOp(results, self.loc(stmt), init, cond, body, max_iters=n))
+        if n is None:
+            self.decide(stmt, "while", "lax.while_loop", "condition is a traced array")
+        else:
+            self.decide(stmt, "while", "lax.scan", f"condition is a traced array; {_bounded_scan(n)}")
         self.frame.env = dict(env0)
         self._bind_state(names, state, iter(results))
         self.after_loop(stmt, ctx)
@@ -459,12 +465,17 @@ class ControlMixin(ExitsMixin):
         init = self._loop_init(stmt, names, state, env0)
         n_index = 0 if row is not None else 1
         results = [Value(a.type) for a in body.args[n_index:n_index + len(init)]]
+        n = self.options.max_iters if traced_count else None
         if row is not None:
             op = ScanOp(results, self.loc(stmt), count, init, body)
         else:
-            op = ForOp(results, self.loc(stmt), 0, count, init, body)
+            done = _carried_index(names, state, ctx.brk) if n is not None else None
+            op = ForOp(results, self.loc(stmt), 0, count, init, body, max_iters=n, done=done)
         self.region.ops.append(op)
-        self.decide(stmt, "for", mode, "rolled: trip count is traced" if traced_count else f"rolled: {count if row is None else count.type.shape[0]} iterations exceed the unroll limit {self.options.unroll_limit}")
+        if n is not None:
+            self.decide(stmt, "for", "lax.scan", f"rolled: trip count is traced; {_bounded_scan(n)}")
+        else:
+            self.decide(stmt, "for", mode, "rolled: trip count is traced" if traced_count else f"rolled: {count if row is None else count.type.shape[0]} iterations exceed the unroll limit {self.options.unroll_limit}")
         self.frame.env = dict(env0)
         self._bind_state(names, state, iter(results))
         finish()
@@ -629,6 +640,24 @@ class _PlaceholderOf:
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, _PlaceholderOf) and _same_template(self.template, other.template)
+
+
+def _bounded_scan(n: int) -> str:
+    return f"lax.scan of max_iters={n} steps (reverse-differentiable)"
+
+
+def _carried_index(names: list[str], state: dict, name: str) -> int | None:
+    """Position of ``name``'s value among the carried values (as ``_loop_init``
+    orders them) when it is one traced leaf, else None."""
+    k = 0
+    for n in names:
+        if state[n] is UNBOUND:
+            continue
+        leaves = _flatten(_unwrap(state[n]))[0]
+        if n == name:
+            return k if len(leaves) == 1 and isinstance(leaves[0], _Traced) else None
+        k += sum(isinstance(x, _Traced) for x in leaves)
+    return None
 
 
 def _unwrap(template: Any) -> Any:

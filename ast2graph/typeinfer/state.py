@@ -30,6 +30,7 @@ class Options:
     static_iteration_limit: int = 100_000
     max_inline_depth: int = 32
     static_values: int = 4           # distinct values of a Python number argument before it is traced
+    max_iters: int | None = None     # traced while / traced-bound for: lax.scan of this many steps
 
 
 @dataclass(eq=False)

@@ -1,0 +1,134 @@
+"""Loops of at most ``max_iters`` iterations: a ``lax.scan`` of guarded steps.
+
+Requires: jax; the region functions the emitter generates (``cond(*c)``
+returns ``(pred,)``, a while ``body(*c)`` and a for ``body(i, *c)`` return
+the carried values).
+Produces: ``bounded_while`` and ``bounded_fori``, what a ``WhileOp``/``ForOp``
+with ``max_iters`` lowers to; ``under``, a branch function whose bound checks
+know their branch predicate; ``LoopBoundError`` raised from inside the graph
+(``jax.debug.callback``) when the bound was too small.
+Invariants: a loop that ends within N iterations gives exactly the carried
+values of the eager loop, its body run and its condition evaluated as often as
+eager runs them (the condition once more than the body); a loop that would run
+longer raises instead of returning a truncated result, under ``jax.jit``,
+``jax.grad`` and ``jax.vmap`` (if any element still runs). The error is
+recorded in ``HostErrors`` so that a plain call re-raises it with its type.
+
+Under ``vmap`` a batched ``lax.cond`` runs both branches for every element,
+so a check inside a branch or a bounded loop's step is masked by whether the
+loop really runs for that element: the conjunction of the enclosing branch
+predicates and running flags, kept on a stack while the generated function is
+traced (``under``)::
+
+    c, running = init, cond(*init)
+    repeat N times:  if running: c = body(*c); running = cond(*c)
+    if running (and every enclosing predicate holds): raise LoopBoundError
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import logging
+import threading
+from typing import Any, Callable, Iterator
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+from ..diagnostics import Loc, LoopBoundError
+from ..typeinfer.arrays import _guarded
+
+_ACTIVE = threading.local()
+
+
+def _active_stack() -> list:
+    stack = getattr(_ACTIVE, "stack", None)
+    if stack is None:
+        stack = _ACTIVE.stack = []
+    return stack
+
+
+@contextlib.contextmanager
+def _active(pred: Any) -> Iterator[None]:
+    stack = _active_stack()
+    stack.append(pred)
+    try:
+        yield
+    finally:
+        stack.pop()
+
+
+def under(pred: Any, fn: Callable) -> Callable:
+    """``fn`` (a branch taken when ``pred``) with ``pred`` masking its bound checks."""
+
+    def run(*args: Any) -> Any:
+        with _active(pred):
+            return fn(*args)
+
+    return run
+
+
+def case_taken(index: Any, i: int, n: int) -> Any:
+    """Whether ``lax.switch(index, n branches)`` takes branch ``i`` (it clamps)."""
+    return jnp.clip(index, 0, n - 1) == i
+
+
+def bounded_while(cond: Callable, body: Callable, init: tuple, n: int, loc: Loc) -> tuple:
+    """``while cond(*c): c = body(*c)`` for at most ``n`` iterations."""
+
+    def go(c: tuple) -> tuple:
+        c = tuple(body(*c))
+        return c, cond(*c)[0]
+
+    def step(carry: tuple, _: Any) -> tuple:
+        c, running = carry
+        return lax.cond(running, under(running, go), lambda c: (c, running), c), None
+
+    (final, running), _ = lax.scan(step, (tuple(init), cond(*init)[0]), None, length=n)
+    _check(running, n, loc, "while")
+    return final
+
+
+def bounded_fori(lower: Any, upper: Any, body: Callable, init: tuple, n: int, done: int | None,
+                 loc: Loc) -> tuple:
+    """``for i in range(lower, upper): c = body(i, *c)`` for at most ``n``
+    iterations; ``c[done]`` true means the loop has broken out."""
+
+    def step(c: tuple, k: Any) -> tuple:
+        i = lower + k
+        run = i < upper
+        return lax.cond(run, under(run, lambda c: tuple(body(i, *c))), lambda c: c, c), None
+
+    final, _ = lax.scan(step, tuple(init), jnp.arange(n, dtype=jnp.int32))
+    still = lower + n < upper
+    if done is not None:
+        still = jnp.logical_and(still, jnp.logical_not(final[done]))
+    _check(still, n, loc, "for")
+    return final
+
+
+def _check(still: Any, n: int, loc: Loc, construct: str) -> None:
+    """Raise ``LoopBoundError`` at run time if ``still`` (masked by the
+    enclosing predicates) holds for any element."""
+    mask = functools.reduce(jnp.logical_and, _active_stack(), jnp.asarray(still))
+    jax.debug.callback(_guarded(functools.partial(_raise_if_running, n, loc, construct)), mask)
+
+
+def _raise_if_running(n: int, loc: Loc, construct: str, still: Any) -> None:
+    if np.any(np.asarray(still)):
+        raise LoopBoundError(
+            f"the `{construct}` loop at {loc.file}:{loc.line} still runs after max_iters={n} iterations "
+            f"(eager Python would keep iterating); raise max_iters (to_static(..., max_iters=...))", loc)
+
+
+class _QuietLoopBound(logging.Filter):
+    """JAX logs every exception a debug callback raises; ours reaches the user anyway."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not (record.exc_info and isinstance(record.exc_info[1], LoopBoundError))
+
+
+logging.getLogger("jax._src.debugging").addFilter(_QuietLoopBound())
