@@ -269,3 +269,26 @@ def unconditional_break_in_rolled_for(x):
 @pytest.mark.parametrize("x", INPUTS + [jnp.array([2.0, 1.0, 0.0])], ids=IDS + ["no_trip"])
 def test_unconditional_break_in_loop_body(fn, x):
     check(fn, x, graphs=1)
+
+
+# Found by the fuzzer (campaign seed 1, program 247): a traced `return` in an
+# inner loop whose `else:` breaks the outer loop under a traced condition. The
+# else ran on the path where the inner loop had returned, so the return was lost.
+def return_in_inner_loop_with_breaking_else(x, m):
+    k = 0
+    for _ in range(2):
+        for row in m[:2]:
+            if jnp.any(x > 0.5):
+                return row, k
+            k = k + 1
+        else:
+            if x.sum() > -1:
+                break
+        k = 7
+    return m[0] * 0, k
+
+
+@pytest.mark.parametrize("x", [jnp.array([1.5, -0.3, 1.8]), jnp.array([0.1, 0.2, 0.3]),
+                               jnp.array([-1.0, -2.0, 0.0])], ids=["returns", "else-breaks", "runs-on"])
+def test_return_in_inner_loop_with_breaking_else(x):
+    check(return_in_inner_loop_with_breaking_else, x, jnp.arange(12.0).reshape(4, 3), graphs=1)

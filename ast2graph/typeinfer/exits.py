@@ -153,24 +153,36 @@ class ExitsMixin:
                     env[name] = jax.tree_util.tree_unflatten(treedef, dummy)
 
     def after_loop(self, stmt: Any, ctx: LoopCtx) -> None:
-        """``else:`` when no break happened, then the return flag; drop the flags."""
+        """The return flag, else ``else:`` when no break happened; drop the flags.
+        (A return sets the break flag too, so testing it first is eager's
+        order; and ``else:`` may itself exit an enclosing loop, after which
+        nothing of this statement runs: it must sit in the non-returning branch.)"""
         env = self.frame.env
         broke, returned = env.pop(ctx.brk, False), env.pop(ctx.ret, False)
         retval = env.pop(ctx.retval, UNBOUND)
-        ssa = self.frame.unit.ssa
-        if stmt.orelse and broke is False:
-            self.exec_block(stmt.orelse)
-        elif stmt.orelse and isinstance(broke, Value):
-            names = sorted(ssa.assigned(stmt.orelse) & ssa.live_out(stmt))
-            self._traced_branches(stmt, broke, [lambda: None, lambda: self.exec_block(stmt.orelse)],
-                                  names, ssa.assigned(stmt.orelse))
         if returned is True:
             raise ReturnSignal(stmt, retval)
         if isinstance(returned, Value):
             def ret() -> None:
                 raise ReturnSignal(stmt, retval)
 
-            self._traced_branches(stmt, returned, [ret, lambda: None], [], set())
+            names, assigned = self._else_names(stmt)
+            self._traced_branches(stmt, returned, [ret, lambda: self._loop_else(stmt, broke)], names, assigned)
+            return
+        self._loop_else(stmt, broke)
+
+    def _else_names(self, stmt: Any) -> tuple[list[str], set[str]]:
+        ssa = self.frame.unit.ssa
+        assigned = ssa.assigned(stmt.orelse) if stmt.orelse else set()
+        return sorted(assigned & ssa.live_out(stmt)), assigned
+
+    def _loop_else(self, stmt: Any, broke: Any) -> None:
+        """``else:`` of a loop: when it did not break."""
+        if stmt.orelse and broke is False:
+            self.exec_block(stmt.orelse)
+        elif stmt.orelse and isinstance(broke, Value):
+            names, assigned = self._else_names(stmt)
+            self._traced_branches(stmt, broke, [lambda: None, lambda: self.exec_block(stmt.orelse)], names, assigned)
 
     def check_target_after_break(self, stmt: Any, ctx: LoopCtx, state: dict) -> None:
         """A rolled ``for`` cannot tell the loop variable's value at a traced break."""
