@@ -7,8 +7,10 @@ depth (falls back with a reason, never loops forever). Each against eager."""
 import functools
 
 import jax.numpy as jnp
+import numpy as np
 import pytest
 
+from ast2graph import explain, to_static
 from helpers import check
 
 X = jnp.arange(3.0)
@@ -86,3 +88,19 @@ def test_to_static_on_a_wraps_decorated_function():
 def test_recursion_with_a_data_dependent_depth_falls_back_with_a_reason():
     e = check(halve_until_small, X * 3, full_graph=False)
     assert [s.code.code for s in e.fallback_sites][:1] == ["A2G011"]
+
+
+def noisy(x):
+    y = x * 2
+    noise = np.random.normal(size=x.shape)   # stateful: runs in Python, every call
+    return y + noise.astype(np.float32)
+
+
+def test_stateful_numpy_random_falls_back_and_draws_what_eager_draws():
+    np.random.seed(0)
+    want = noisy(X)
+    np.random.seed(0)
+    e = explain(to_static(noisy))(X)
+    np.testing.assert_allclose(e.result, want, rtol=1e-6)
+    assert [s.code.code for s in e.fallback_sites] == ["A2G002"]   # a call with a Python side effect
+    assert "numpy.random.normal" in e.fallback_sites[0].cause
