@@ -243,9 +243,10 @@ class _Block:
             if plan is None:
                 names = [x for x in self.live_names[i] if x in env]
                 values = [env[x] for x in names]
-                while plan is None:
-                    leaves, treedef = jax.tree_util.tree_flatten(self._trace_busy(i, names, values))
-                    plan = self._plan_for(i, names, leaves, treedef)
+                if self.nested or self.owner._traced_params:
+                    values = self._trace_busy(i, names, values)
+                leaves, treedef = jax.tree_util.tree_flatten(values)
+                plan = self._plan_for(i, names, leaves, treedef)
             if record is not None:
                 record.plans.append(plan)
             kind, value = plan.run(env, leaves)
@@ -302,8 +303,6 @@ class _Block:
             plan = self.fixed[i] = self._fallback_plan(i, site)
             return plan
         plan = self._compile(i, names, leaves, treedef)
-        if plan is None:
-            return None
         candidates.insert(0, plan)
         if owner._record is not None:
             owner._record.compiled.append(plan)
