@@ -58,6 +58,8 @@ def test_fuzz_program(index, workdir):
     if outcome.one_graph is not None:
         _STATS["applicable"] += 1
         _STATS["one_graph"] += outcome.one_graph
+    if outcome.status == "ill-conditioned":
+        pytest.skip(f"eager itself is ill-conditioned on these inputs, program seed {seed}")
     if outcome.status != "ok":
         name = known_bug(outcome.detail)
         if name is not None:

@@ -717,7 +717,7 @@ def compare_values(expected: Any, got: Any) -> None:
 @dataclass
 class Outcome:
     seed: int
-    status: str                   # "ok" | "mismatch" | "crash" (| "timeout", fuzz_long.py)
+    status: str                   # "ok" | "mismatch" | "crash" | "ill-conditioned" (| "timeout", fuzz_long.py)
     detail: str = ""
     one_graph: bool | None = None  # None: not applicable (every call raised)
     fallback_codes: set[str] = field(default_factory=set)
@@ -841,7 +841,8 @@ def _run_program(program: Program, workdir: Path) -> Outcome:
                 try:
                     compare_values(expected, got)
                 except AssertionError as e:
-                    return Outcome(program.seed, "mismatch",
+                    status = "ill-conditioned" if _ill_conditioned(fn, args, expected) else "mismatch"
+                    return Outcome(program.seed, status,
                                    f"{where}: result differs: {e}\neager:     {expected!r}\nconverted: {got!r}",
                                    program=program)
                 e = box["explanation"]
@@ -849,7 +850,8 @@ def _run_program(program: Program, workdir: Path) -> Outcome:
                 codes |= {s.code.code for s in e.fallback_sites}
                 one_graph = this_one if one_graph is None else (one_graph and this_one)
             if not _same_text(eager_out, conv_out):
-                return Outcome(program.seed, "mismatch",
+                status = "ill-conditioned" if _ill_conditioned(fn, args, expected, eager_out) else "mismatch"
+                return Outcome(program.seed, status,
                                f"{where}: printed output differs\n--- eager ---\n{eager_out}"
                                f"--- converted ---\n{conv_out}", program=program)
             try:
@@ -860,6 +862,26 @@ def _run_program(program: Program, workdir: Path) -> Outcome:
         return Outcome(program.seed, "ok", one_graph=one_graph, fallback_codes=codes, program=program)
     finally:
         sys.modules.pop(name, None)
+
+
+def _ill_conditioned(fn: Any, args: tuple, expected: Any, printed: str | None = None) -> bool:
+    """Eager itself moves beyond the tolerance when its float inputs move
+    by one part in 10^6: a chaotic recurrence (``v = sin(k * v + v.sum())``
+    iterated), where XLA's fused float32 rounding and eager's op-by-op rounding
+    legitimately diverge (plain ``jax.jit`` diverges the same way). Such a
+    program proves nothing either way; it is counted apart, never as a pass."""
+    nudged = tuple(a * (1 + 1e-6) if isinstance(a, jax.Array) and a.dtype.kind == "f" or type(a) is float else a
+                   for a in copy.deepcopy(args))
+    again, exc, out = _run(fn, nudged)
+    if exc is not None:
+        return False
+    if printed is not None:
+        return not _same_text(printed, out)
+    try:
+        compare_values(expected, again)
+    except AssertionError:
+        return True
+    return False
 
 
 def run_seed(seed: int, workdir: Path) -> Outcome:
