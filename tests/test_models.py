@@ -257,3 +257,28 @@ def test_python_numbers_and_numpy_scalars_come_back_as_eager_gives_them():
 
     e = check(f, jnp.arange(4.0), np.arange(3, dtype=np.float32), graphs=1)
     assert [type(v).__name__ for v in e.result[1:4]] == ["int", "bool", "float"]
+
+
+class Scaled(eqx.Module):
+    w: jax.Array
+
+    def __init__(self, n):
+        self.w = jnp.arange(float(n))
+
+    def forward(self, x):
+        if x.sum() > 0:           # traced: lax.cond
+            return x * self.w
+        return x - self.w
+
+
+class ScaledStatic(Scaled):
+    forward = to_static(Scaled.forward, full_graph=True)   # decorated in the class body
+
+
+@pytest.mark.parametrize("x", [jnp.ones(3), -jnp.ones(3)], ids=["pos", "neg"])
+def test_equinox_method_converted_in_the_class_body(x):
+    eager, converted = Scaled(3), ScaledStatic(3)
+    np.testing.assert_allclose(converted.forward(x), eager.forward(x))
+    got = jax.grad(lambda m: m.forward(x).sum())(converted).w
+    want = jax.grad(lambda m: m.forward(x).sum())(eager).w   # eager: a concrete branch, differentiable
+    np.testing.assert_allclose(got, want)
