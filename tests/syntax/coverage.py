@@ -13,6 +13,8 @@ Regenerate the table (and check it is current) with::
     python -m tests.syntax.coverage            # writes docs/syntax-coverage.md
     python -m tests.syntax.coverage --check    # exit 1 when the file is stale
 
+(from the repository root; ``python tests/syntax/coverage.py`` works too).
+
 ``tests/syntax/test_coverage_table.py`` fails when the committed table is
 stale or when some Python 3.11 ``ast.stmt``/``ast.expr`` node type has no row.
 """
@@ -162,7 +164,8 @@ def render(records: list[Record]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    text = render(collect())
+    records = collect()
+    text = render(records)
     if "--check" in argv:
         if not DOC.exists() or DOC.read_text() != text:
             print(f"{DOC.relative_to(ROOT)} is stale; run `{COMMAND}`", file=sys.stderr)
@@ -170,7 +173,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{DOC.relative_to(ROOT)} is current")
         return 0
     DOC.write_text(text)
-    print(f"wrote {DOC.relative_to(ROOT)}: {text.count(chr(10) + '| ') } table rows")
+    print(f"wrote {DOC.relative_to(ROOT)}: {len(records)} rows, {len({r.node for r in records})} node types")
     return 0
 
 

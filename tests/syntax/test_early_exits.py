@@ -89,11 +89,11 @@ def break_while(x):
     return x
 
 
-@covers("Break", "lax.while_loop", "`break` out of a traced `while` with an `else` clause")
+@covers("Break", "flag", "`break` out of a traced `while` (`lax.while_loop`) with an `else` clause")
 @pytest.mark.parametrize("x", [X, X * 30, X * 1000], ids=["break", "first", "never"])
 def test_break_in_traced_while(x):
     e = check(break_while, x, graphs=1)
-    assert modes_of(e, "while") == ["lax.while_loop"]
+    assert modes_of(e, "while") == ["lax.while_loop"] and ("exit", "flag") in modes(e)
 
 
 def skip_negative_rows(m):
