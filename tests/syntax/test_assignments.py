@@ -171,6 +171,32 @@ def test_walrus_in_comprehension_falls_back():
     assert codes(e) == ["A2G008"]
 
 
+def walrus_in_traced_while(x):
+    while (s := x.sum()) < 10:
+        x = x + 1
+    return x, s
+
+
+@covers("NamedExpr", "bug", "walrus in a traced `while` test: `while (s := x.sum()) < 10:`",
+        caveat="the graph IR fails verification (AST2GRAPH_CHECKS=1); without checks an A2G015 internal-error fallback")
+@pytest.mark.xfail(strict=True, reason="BUG: a walrus in a traced while test builds invalid graph IR (a value used "
+                   "outside its region): VerificationError under AST2GRAPH_CHECKS=1, internal-error fallback otherwise")
+def test_walrus_in_traced_while_test():
+    check(walrus_in_traced_while, X, full_graph=False)
+
+
+def walrus_in_static_while(x, n):
+    while (n := n - 1) > 0:
+        x = x * 2
+    return x, n
+
+
+@covers("NamedExpr", "unrolled", "walrus in a static `while` test: `while (n := n - 1) > 0:`")
+def test_walrus_in_static_while_test():
+    e = check(walrus_in_static_while, X, 4, graphs=1)
+    assert modes_of(e, "while") == ["unrolled"]
+
+
 # ------------------------------------------------------------------- Delete
 def del_local(x):
     tmp = x * 2

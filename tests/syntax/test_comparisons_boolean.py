@@ -121,3 +121,21 @@ def static_short_circuit(x, layers):
 def test_static_short_circuit(layers):
     e = check(static_short_circuit, X, layers, graphs=1)
     assert modes_of(e, "if") == ["pruned"]
+
+
+def side_effect_in_right_operand(x):
+    return x.sum() > 0 and print("right operand ran") is None
+
+
+@covers("BoolOp", "bug", "traced `a and f()` where `f` prints: eager runs `f` only when `a` is true",
+        caveat="the converted call computes both operands, so the print runs (extra output) when `a` is false")
+@pytest.mark.xfail(strict=True, reason="BUG: the right operand of a traced `and` runs its side effect (a print) "
+                   "even when the left operand is false; eager does not print")
+def test_side_effect_in_short_circuited_operand():
+    check(side_effect_in_right_operand, NEG, full_graph=False)
+
+
+@covers("BoolOp", "select", "traced `a and f()` where `f` prints, `a` true: printed once, as eager")
+def test_side_effect_in_right_operand_when_taken():
+    e = check(side_effect_in_right_operand, X, graphs=1)
+    assert "select" in modes_of(e, "boolop")

@@ -143,6 +143,37 @@ def test_for_else_without_break():
     assert modes_of(e, "for") == ["unrolled"]
 
 
+def enumerate_rows(m):
+    acc = jnp.zeros(3)
+    for i, row in enumerate(m):
+        acc = acc + row * i
+    for i in reversed(range(len(m))):
+        acc = acc * 0.99 + i
+    return acc
+
+
+@covers("For", "unrolled", "`for i, row in enumerate(m)` and `reversed(range(n))` over 40 rows",
+        caveat="should roll (`lax.scan`/`fori_loop`) above the unroll limit: unrolled 40 times today")
+def test_enumerate_and_reversed_over_many_rows_unroll():
+    e = check(enumerate_rows, jnp.arange(120.0).reshape(40, 3) / 40, graphs=1)
+    assert modes_of(e, "for") == ["unrolled", "unrolled"]
+
+
+def grow_dict_while_iterating(x):
+    widths = {"a": 1, "b": 2}
+    for k in widths:
+        widths[k + "_bias"] = 0      # eager: RuntimeError, dictionary changed size during iteration
+    return x * len(widths)
+
+
+@covers("For", "bug", "`for k in d:` that adds keys to `d`",
+        caveat="eager raises RuntimeError (dictionary changed size during iteration); the converted call returns")
+@pytest.mark.xfail(strict=True, reason="BUG: an unrolled loop over a dict that the body grows does not raise "
+                   "RuntimeError('dictionary changed size during iteration') as eager does")
+def test_dict_grown_while_iterating_raises_as_eager():
+    check(grow_dict_while_iterating, X, full_graph=False)
+
+
 # ------------------------------------------------------------------ while
 def newton(a, tol, max_iter):
     x = jnp.where(a > 1.0, a / 2.0, 1.0)

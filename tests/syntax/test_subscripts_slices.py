@@ -138,3 +138,18 @@ def out_of_range(x):
 @covers("Subscript", "error as eager", "a static `IndexError` raises as eager")
 def test_static_index_error_raises_as_eager():
     check(out_of_range, X, full_graph=False)
+
+
+def write_past_the_end(x):
+    out = np.zeros(3)
+    for i in range(3):
+        out[i + 1] = x          # i == 2 writes index 3: NumPy raises IndexError
+    return out
+
+
+@covers("Subscript", "bug", "NumPy write with an out-of-bounds static index inside an unrolled loop",
+        caveat="eager raises IndexError; the converted call returns [0, 1, 1] (the write is dropped)")
+@pytest.mark.xfail(strict=True, reason="BUG: an out-of-bounds NumPy item write inside a loop does not raise "
+                   "IndexError as eager does; the converted call returns an array")
+def test_out_of_bounds_write_in_loop_raises_as_eager():
+    check(write_past_the_end, 1.0, full_graph=False)
