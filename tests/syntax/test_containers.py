@@ -1,6 +1,9 @@
 """Containers: list, tuple, dict and set displays, their methods, nested
 structures returned as pytrees, and mutation of local containers."""
 
+from typing import NamedTuple
+
+import jax
 import jax.numpy as jnp
 import pytest
 
@@ -123,3 +126,19 @@ def set_of_traced(x):
 @covers("Set", "error as eager", "a set holding a traced array (unhashable: TypeError as in eager)")
 def test_set_of_array_raises_as_eager():
     check(set_of_traced, X, full_graph=False)
+
+
+class State(NamedTuple):
+    h: jax.Array
+    step: int
+
+
+def advance(x, state):
+    new = state._replace(h=jnp.tanh(state.h + x), step=state.step + 1)
+    h, step = new
+    return new, State(h * 2, step).h
+
+
+@covers("Tuple", "one graph", "a NamedTuple state argument: `_replace`, unpacking, construction, returned")
+def test_namedtuple_state():
+    check(advance, X, State(NEG, 1), graphs=1)

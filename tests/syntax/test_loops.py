@@ -264,3 +264,15 @@ def test_print_in_rolled_loop():
     e = check(print_in_loop, X, graphs=1)
     assert modes_of(e, "for") == ["lax.fori_loop"]
     assert ("call", "host callback") in modes(e)
+
+
+def over_arange(x):
+    for t in jnp.arange(40):
+        x = x * 0.9 + t
+    return x
+
+
+@covers("For", "lax.scan", "`for t in jnp.arange(40)` (an array: its elements are scanned)")
+def test_for_over_array_elements_scans():
+    e = check(over_arange, X, graphs=1)
+    assert modes_of(e, "for") == ["lax.scan"]
