@@ -11,7 +11,7 @@ from jax import lax
 
 from helpers import check, modes
 
-from .common import NEG, SIGN_IDS, SIGNS, X, codes, modes_of
+from .common import SIGN_IDS, SIGNS, X, codes, modes_of
 from .coverage import covers
 
 

@@ -7,7 +7,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from helpers import check, modes
+from helpers import check
 
 from .common import NEG, SIGN_IDS, SIGNS, X, codes, modes_of
 from .coverage import covers

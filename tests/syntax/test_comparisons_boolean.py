@@ -6,7 +6,7 @@ import pytest
 
 from helpers import check, modes
 
-from .common import NEG, SIGN_IDS, SIGNS, X, modes_of
+from .common import NEG, X, modes_of
 from .coverage import covers
 
 

@@ -6,7 +6,7 @@ import pytest
 
 from helpers import check
 
-from .common import M, X, codes, modes_of
+from .common import X, codes, modes_of
 from .coverage import covers
 
 

@@ -4,10 +4,10 @@ on static and traced paths; exception type and message as eager."""
 import jax.numpy as jnp
 import pytest
 
-from helpers import check, modes
+from helpers import check
 
 from .asserting import assert_traced, checked
-from .common import NEG, SIGN_IDS, SIGNS, X, codes, modes_of
+from .common import X, codes, modes_of
 from .coverage import covers
 
 

@@ -1,8 +1,6 @@
 """Imports inside a converted function: `import m`, `import a.b as c`,
 `from m import name as alias`; they run at trace time."""
 
-import jax.numpy as jnp
-
 from helpers import check
 
 from .common import X

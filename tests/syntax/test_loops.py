@@ -6,7 +6,7 @@ import pytest
 
 from helpers import check, modes
 
-from .common import NEG, SIGN_IDS, SIGNS, X, codes, modes_of
+from .common import X, codes, modes_of
 from .coverage import covers
 
 WS = [jnp.eye(3), 2 * jnp.eye(3), jnp.ones((3, 3)) / 3]

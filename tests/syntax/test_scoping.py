@@ -1,8 +1,6 @@
 """Scoping: globals read and written, closures, `nonlocal`, class-level
 constants, shadowed builtins, names bound in only some paths."""
 
-import warnings
-
 import jax.numpy as jnp
 import pytest
 
@@ -10,7 +8,7 @@ import syntax.common as common_module
 from ast2graph import explain, to_static
 from helpers import check
 
-from .common import NEG, SIGN_IDS, SIGNS, X, codes
+from .common import X, codes
 from .coverage import covers
 
 EPS = 1e-5

@@ -2,7 +2,6 @@
 str.format, string methods, constants of every kind; printed f-strings of traced
 values are host callbacks."""
 
-import jax.numpy as jnp
 import pytest
 
 from helpers import check, modes
