@@ -113,8 +113,36 @@ def bounded_fori(lower: Any, upper: Any, body: Callable, init: tuple, n: int, do
 def _check(still: Any, n: int, loc: Loc, construct: str) -> None:
     """Raise ``LoopBoundError`` at run time if ``still`` (masked by the
     enclosing predicates) holds for any element."""
-    mask = functools.reduce(jnp.logical_and, _active_stack(), jnp.asarray(still))
-    jax.debug.callback(_guarded(functools.partial(_raise_if_running, n, loc, construct)), mask)
+    raise_if(still, functools.partial(_raise_if_running, n, loc, construct))
+
+
+def raise_if(flag: Any, raiser: Callable[..., None], *payload: Any) -> None:
+    """At run time, when ``flag`` (masked by the enclosing branch predicates
+    and running flags) holds for some element, call ``raiser(mask, *payload)``
+    on the host; it raises the error eager Python raises. The host callback
+    only runs when the flag holds (a ``lax.cond``), so a check in a loop body
+    costs a comparison per iteration, not a host transfer."""
+    mask = functools.reduce(jnp.logical_and, _active_stack(), jnp.asarray(flag))
+
+    def call() -> None:
+        jax.debug.callback(_guarded(_quiet(raiser)), mask, *payload)
+
+    lax.cond(jnp.any(mask), call, lambda: None)
+
+
+def _quiet(raiser: Callable[..., None]) -> Callable[..., None]:
+    """Mark what ``raiser`` raises: it reaches the user as it is, so JAX's
+    log of a failed debug callback is noise."""
+
+    @functools.wraps(raiser)
+    def run(*args: Any) -> None:
+        try:
+            raiser(*args)
+        except Exception as e:
+            e._a2g_runtime = True  # type: ignore[attr-defined]
+            raise
+
+    return run
 
 
 def _raise_if_running(n: int, loc: Loc, construct: str, still: Any) -> None:
@@ -124,11 +152,11 @@ def _raise_if_running(n: int, loc: Loc, construct: str, still: Any) -> None:
             f"(eager Python would keep iterating); raise max_iters (to_static(..., max_iters=...))", loc)
 
 
-class _QuietLoopBound(logging.Filter):
-    """JAX logs every exception a debug callback raises; ours reaches the user anyway."""
+class _QuietRuntimeErrors(logging.Filter):
+    """JAX logs every exception a debug callback raises; ours reach the user anyway."""
 
     def filter(self, record: logging.LogRecord) -> bool:
-        return not (record.exc_info and isinstance(record.exc_info[1], LoopBoundError))
+        return not (record.exc_info and getattr(record.exc_info[1], "_a2g_runtime", False))
 
 
-logging.getLogger("jax._src.debugging").addFilter(_QuietLoopBound())
+logging.getLogger("jax._src.debugging").addFilter(_QuietRuntimeErrors())

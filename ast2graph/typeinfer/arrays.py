@@ -139,6 +139,46 @@ def getitem(x: Any, idx: Any) -> Any:
     return x[_unspec(idx)]
 
 
+def traced_int_parts(shape: tuple, idx: Any) -> list[tuple[int, Any]]:
+    """``(axis, index)`` for the traced integer indices of ``x[idx]`` (scalars
+    or integer arrays) before any ``...``: the ones NumPy bounds-checks at run
+    time and XLA clamps or drops."""
+    parts = idx if type(idx) is tuple else (idx,)
+    out, axis = [], 0
+    for p in parts:
+        if p is Ellipsis:
+            break
+        if p is None:
+            continue
+        dtype = getattr(getattr(p, "type", p), "dtype", None)
+        if isinstance(p, Value) and dtype is not None and np.dtype(dtype).kind in "iu" and axis < len(shape):
+            out.append((axis, p))
+        axis += 1
+    return out
+
+
+def numpy_index_check(shape: tuple, axes: tuple, *indices: Any) -> None:
+    """At run time: NumPy's IndexError for an out-of-bounds integer index
+    (``x[i]``, ``x[i] = v`` on a NumPy array with a traced ``i``)."""
+    from ..lowering.bounded import raise_if   # the run-time check machinery
+
+    bad = [jnp.any((i < -shape[a]) | (i >= shape[a])) for a, i in zip(axes, indices)]
+    raise_if(functools.reduce(jnp.logical_or, bad), functools.partial(_raise_index_error, shape, axes), *indices)
+
+
+numpy_index_check._a2g_effect = True  # type: ignore[attr-defined]
+
+
+def _raise_index_error(shape: tuple, axes: tuple, mask: Any, *indices: Any) -> None:
+    if not np.any(np.asarray(mask)):
+        return
+    for a, i in zip(axes, indices):
+        values = np.ravel(np.asarray(i))
+        for v in values:
+            if not -shape[a] <= v < shape[a]:
+                raise IndexError(f"index {int(v)} is out of bounds for axis {a} with size {shape[a]}")
+
+
 def branch_index(*preds: Any) -> Any:
     """Index of the first true condition of an elif chain; ``len(preds)`` if none."""
     index = jnp.int32(len(preds))

@@ -594,11 +594,15 @@ class ControlMixin(ExitsMixin):
         return init
 
     def _zeros(self, t: ArrayType, node: Any) -> Value:
-        """A placeholder of type ``t`` (weak-typedness included)."""
+        """A placeholder of type ``t`` (weak-typedness and eager kind included)."""
+        import dataclasses
+
         import jax.numpy as jnp
 
         zeros = self.emit_call(jnp.zeros, (t.shape, t.dtype), {}, node, "zeros")
-        return zeros if zeros.type == t else self.convert(zeros, t, node)
+        zeros = zeros if zeros.type == t else self.convert(zeros, t, node)
+        zeros.type = dataclasses.replace(zeros.type, numpy=t.numpy, python=t.python)
+        return zeros
 
     def _bind_state(self, names: list[str], state: dict, results: Any) -> None:
         for n in names:

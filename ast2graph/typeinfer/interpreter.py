@@ -29,7 +29,7 @@ import numpy as np
 
 from ..diagnostics import Loc
 from ..fallback.sites import Decision, FallbackCode, FallbackSite, GraphBreak
-from ..ir.core import ArrayType, CallOp, Region, Value
+from ..ir.core import ArrayType, CallOp, Region, Value, walk_ops
 from ..resolver import NameKind, qualified_name
 from . import arrays
 from .blocks import BlocksMixin
@@ -415,7 +415,14 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin):
                     return result
                 result = self.eval(operand)
                 continue
+            start = len(self.region.ops)
             other = self.eval(operand)
+            if any(getattr(getattr(op, "fn", None), "_a2g_effect", False)
+                   for op in walk_ops(Region(ops=self.region.ops[start:]))):
+                raise self.graph_break(FallbackCode.SIDE_EFFECT, operand, "the right operand of a traced "
+                                       f"`{'and' if is_and else 'or'}` has a side effect (a print, a host call) that eager "
+                                       "runs only when the left operand does not decide", "boolop",
+                                       hint="write an `if` around the call")
             result = self._select_operand(node, truth, other, result, is_and)
         return result
 
@@ -518,6 +525,7 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin):
         if isinstance(obj, arrays.AtHelper):
             return arrays.AtIndexed(obj.value, idx)
         if isinstance(obj, Value) or contains_value(idx):
+            self.check_numpy_index(obj, idx, node)
             return self.emit_call(arrays.getitem, (obj, idx), {}, node, "getitem")
         value = self.static_call(operator.getitem, (obj, idx), {}, node)
         if self._is_fresh(obj) or isinstance(obj, (tuple, str, range)) and not is_array(value):

@@ -113,6 +113,9 @@ class MutationMixin:
             return True
         if not _operator_like(fn):
             return False   # jax.numpy, lax, ...: a jax.Array even on NumPy inputs
+        if fn is arrays.getitem and leaves:   # x[i]: the indexed array decides, whatever indexes it
+            first = leaves[0]
+            return isinstance(first, np.ndarray) or isinstance(first, Value) and first.type.numpy
         kinds = []
         for leaf in leaves:
             if isinstance(leaf, Value):
@@ -190,7 +193,22 @@ class MutationMixin:
             self.input_writes[entry[1]] = new
         self.assign_name(name, new, target)
 
+    def check_numpy_index(self, obj: Any, idx: Any, node: Any) -> None:
+        """Traced integer indices into a NumPy array: NumPy raises IndexError
+        when one is out of bounds, XLA would clamp (read) or drop (write), so
+        the graph checks them at run time (a host callback only on failure)."""
+        numpy = isinstance(obj, np.ndarray) or isinstance(obj, Value) and obj.type.numpy
+        shape = obj.shape if isinstance(obj, np.ndarray) else obj.type.shape if isinstance(obj, Value) else None
+        if not numpy:
+            return
+        parts = arrays.traced_int_parts(tuple(shape), idx)
+        if parts:
+            axes, indices = zip(*parts)
+            self.emit_call(arrays.numpy_index_check, (tuple(shape), axes, *indices), {}, node, "index check",
+                           effect=True)
+
     def _check_bounds(self, obj: Value, idx: Any, node: Any) -> None:
+        self.check_numpy_index(obj, idx, node)
         parts = idx if type(idx) is tuple else (idx,)
         for axis, p in enumerate(parts):
             if isinstance(p, (int, np.integer)) and not isinstance(p, bool) and axis < len(obj.type.shape):

@@ -172,5 +172,6 @@ def ifexp_forms(x, flag, scale=None):
 @pytest.mark.parametrize("flag", [True, False])
 @pytest.mark.parametrize("x", [X, NEG, X + 1], ids=["mixed", "neg", "pos"])
 def test_conditional_expressions(x, flag):
-    e = check(ifexp_forms, x, flag, graphs=1)
+    # `x.min() if ... else 0.0`: eager gives a float on one path, an array on the other
+    e = check(ifexp_forms, x, flag, graphs=1, exact_kinds=False)
     assert set(modes_of(e, "ifexp")) == {"pruned", "lax.cond"}

@@ -127,15 +127,9 @@ def side_effect_in_right_operand(x):
     return x.sum() > 0 and print("right operand ran") is None
 
 
-@covers("BoolOp", "bug", "traced `a and f()` where `f` prints: eager runs `f` only when `a` is true",
-        caveat="the converted call computes both operands, so the print runs (extra output) when `a` is false")
-@pytest.mark.xfail(strict=True, reason="BUG: the right operand of a traced `and` runs its side effect (a print) "
-                   "even when the left operand is false; eager does not print")
-def test_side_effect_in_short_circuited_operand():
-    check(side_effect_in_right_operand, NEG, full_graph=False)
-
-
-@covers("BoolOp", "select", "traced `a and f()` where `f` prints, `a` true: printed once, as eager")
-def test_side_effect_in_right_operand_when_taken():
-    e = check(side_effect_in_right_operand, X, graphs=1)
-    assert "select" in modes_of(e, "boolop")
+@covers("BoolOp", "interpreted", "traced `a and f()` where `f` prints: the statement runs in Python, so `f` "
+        "runs only when `a` is true, as in eager", code="A2G002")
+@pytest.mark.parametrize("x", [NEG, X], ids=["left-false", "left-true"])
+def test_side_effect_in_right_operand_runs_only_when_eager_runs_it(x):
+    e = check(side_effect_in_right_operand, x, full_graph=False)
+    assert "A2G002" in [s.code.code for s in e.fallback_sites]

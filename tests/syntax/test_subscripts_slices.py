@@ -147,9 +147,7 @@ def write_past_the_end(x):
     return out
 
 
-@covers("Subscript", "bug", "NumPy write with an out-of-bounds static index inside an unrolled loop",
-        caveat="eager raises IndexError; the converted call returns [0, 1, 1] (the write is dropped)")
-@pytest.mark.xfail(strict=True, reason="BUG: an out-of-bounds NumPy item write inside a loop does not raise "
-                   "IndexError as eager does; the converted call returns an array")
+@covers("Subscript", "error as eager", "NumPy write with an out-of-bounds index inside a loop: IndexError as eager "
+        "(traced indices into NumPy arrays are bounds-checked at run time)")
 def test_out_of_bounds_write_in_loop_raises_as_eager():
     check(write_past_the_end, 1.0, full_graph=False)
