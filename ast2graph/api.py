@@ -383,6 +383,11 @@ class _Block:
         return control
 
 
+def _nested_nonlocals(tree: Any) -> set[str]:
+    """Names that functions nested in ``tree`` declare ``nonlocal``."""
+    return {name for node in gast.walk(tree) if isinstance(node, gast.Nonlocal) for name in node.names}
+
+
 class StaticFunction:
     """A function converted by ``to_static``."""
 
@@ -413,10 +418,13 @@ class StaticFunction:
                 raise
             self._eager(FallbackCode.INTERNAL_ERROR, e, fn)
             return
-        if self._unit.scope.declared_nonlocal:
-            # An interpreted statement cannot rebind the enclosing function's cell.
+        rebound = self._unit.scope.declared_nonlocal or _nested_nonlocals(self._unit.tree)
+        if rebound:
+            # An interpreted statement cannot rebind the enclosing function's
+            # cell, nor can a nested function run by Python rebind a variable
+            # the compiled segments keep: the function runs eagerly.
             self._eager(FallbackCode.MUTATION, ConversionError(
-                f"{self._unit.qualname} assigns nonlocal variables {sorted(self._unit.scope.declared_nonlocal)}",
+                f"{self._unit.qualname} (or a function nested in it) assigns nonlocal variables {sorted(rebound)}",
                 self._unit.loc(self._unit.tree)), fn)
             return
         self._signature = inspect.signature(self._target, follow_wrapped=False)   # a wraps() wrapper runs its own code

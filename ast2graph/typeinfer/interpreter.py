@@ -281,6 +281,17 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin):
 
     def assign_name(self, name: str, value: Any, node: Any) -> None:
         frame = self.frame
+        if name in frame.unit.scope.declared_nonlocal and frame.parent is not None and len(self.regions) == 1:
+            # An inlined local function on a straight path (no traced branch or
+            # rolled loop, whose carried values the enclosing function's own
+            # analysis computed without this write): its enclosing activation
+            # is right here.
+            owner = frame.parent
+            while owner is not None and not owner.owns(name):
+                owner = owner.parent
+            if owner is not None:
+                owner.env[name] = value
+                return
         if name in frame.unit.scope.declared_global or name in frame.unit.scope.declared_nonlocal:
             raise self.graph_break(FallbackCode.MUTATION, node, f"assignment to {'global' if name in frame.unit.scope.declared_global else 'nonlocal'} variable '{name}'")
         frame.env[name] = value

@@ -101,12 +101,22 @@ def nonlocal_in_helper(x):
     return x * count
 
 
-@covers("Nonlocal", "bug", "a nested helper that rebinds a `nonlocal` of the converted function",
-        caveat="the converted call returns x * 0 where eager returns x * 2")
-@pytest.mark.xfail(strict=True, reason="BUG: a nested function's `nonlocal` write to the converted function's "
-                   "local is lost (x * 0 instead of x * 2)")
+@covers("Nonlocal", "eager", "a nested helper that rebinds a `nonlocal` of the converted function: the "
+        "function runs eagerly (a helper run by Python could not rebind a variable the graph keeps)", code="A2G007")
 def test_nonlocal_write_in_nested_helper():
-    check(nonlocal_in_helper, X, full_graph=False)
+    with pytest.warns(UserWarning, match="nonlocal"):
+        e = check(nonlocal_in_helper, X, full_graph=False)
+    assert codes(e) == ["A2G007"]
+
+
+def calls_nonlocal_helper(x):
+    return nonlocal_in_helper(x) + 1
+
+
+@covers("Nonlocal", "one graph", "a helper called from a converted function, whose nested function rebinds "
+        "its `nonlocal` on a straight path: inlined, the write lands in the helper's frame")
+def test_nonlocal_write_in_an_inlined_helper():
+    check(calls_nonlocal_helper, X, graphs=1)
 
 
 class Hyper:
