@@ -16,7 +16,7 @@ defined on one path only, raises ``GraphBreak`` naming it.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Callable
+from typing import Any, Callable, Iterable, Iterator
 
 import gast
 import jax
@@ -370,7 +370,23 @@ class ControlMixin(ExitsMixin):
         items = self.iterate_static(iterable, stmt.iter)
         what = "array rows" if isinstance(iterable, Value) else type(iterable).__name__
         self.decide(stmt, "for", "unrolled", f"{len(items)} iterations over a static {what} (limit {self.options.unroll_limit})")
+        if isinstance(iterable, (list, dict, set)):
+            # the body may change the container: iterate it live, as eager does
+            # (a list grown in the loop is iterated further, a dict or set
+            # changed in size raises RuntimeError)
+            items = self._live_items(iterable, stmt.iter)
         self._unrolled_for(stmt, items)
+
+    def _live_items(self, container: Any, node: Any) -> Iterator[Any]:
+        it = iter(container)
+        while True:
+            try:
+                item = next(it)
+            except StopIteration:
+                return
+            except Exception as e:  # noqa: BLE001 - eager raises it here too
+                raise self.graph_break(FallbackCode.TRACE_ERROR, node, f"iteration raised {type(e).__name__}: {e}", exc=e)
+            yield item
 
     def _roll_or_unroll(self, stmt: Any, n: int, roll: Callable[[bool], None], iterable: Any) -> None:
         env0, start_ops, decisions = dict(self.frame.env), len(self.region.ops), self._snapshot_decisions()
@@ -396,7 +412,7 @@ class ControlMixin(ExitsMixin):
             self.decide(stmt, "for", "unrolled", f"{n} iterations; cannot roll ({e.site.cause})")
             self._unrolled_for(stmt, self.iterate_static(iterable, stmt.iter))
 
-    def _unrolled_for(self, stmt: Any, items: list) -> None:
+    def _unrolled_for(self, stmt: Any, items: Iterable[Any]) -> None:
         ctx = self.new_loop(stmt)
 
         def iteration(item: Any) -> None:

@@ -166,12 +166,24 @@ def grow_dict_while_iterating(x):
     return x * len(widths)
 
 
-@covers("For", "bug", "`for k in d:` that adds keys to `d`",
-        caveat="eager raises RuntimeError (dictionary changed size during iteration); the converted call returns")
-@pytest.mark.xfail(strict=True, reason="BUG: an unrolled loop over a dict that the body grows does not raise "
-                   "RuntimeError('dictionary changed size during iteration') as eager does")
+@covers("For", "error as eager", "`for k in d:` that adds keys to `d`: RuntimeError (dictionary changed size "
+        "during iteration) as eager; static containers are iterated live")
 def test_dict_grown_while_iterating_raises_as_eager():
     check(grow_dict_while_iterating, X, full_graph=False)
+
+
+def worklist(x):
+    todo = [1, 2]
+    for v in todo:
+        x = x + v
+        if v < 3:
+            todo.append(v + 2)      # eager iterates the grown list too
+    return x, todo
+
+
+@covers("For", "unrolled", "`for v in lst:` that appends to `lst`: the new items are iterated, as eager")
+def test_list_grown_while_iterating_is_iterated_further():
+    check(worklist, X, graphs=1)
 
 
 # ------------------------------------------------------------------ while
