@@ -217,7 +217,8 @@ class _Block:
 
     def __init__(self, owner: "StaticFunction", stmts: list, nested: bool):
         self.owner, self.stmts, self.nested = owner, stmts, nested
-        self.live_names = [sorted(owner._unit.ssa.live_in(s)) for s in self.stmts]
+        hidden = _hidden_reads(owner._unit.tree)
+        self.live_names = [sorted(owner._unit.ssa.live_in(s) | hidden) for s in self.stmts]
         self.plans: dict[tuple, list[Any]] = {}
         self.interpreted: dict[int, InterpretedNode] = {}
         self.controls: dict[int, PythonControl] = {}
@@ -381,6 +382,15 @@ class _Block:
                            f"(a host transfer each time); the statements of its body stay compiled")
             control = self.controls[i] = PythonControl(self.owner._unit, i, stmt, site, self.owner._block)
         return control
+
+
+def _hidden_reads(tree: Any) -> set[str]:
+    """Names a statement reads without naming them: zero-argument ``super()``
+    reads the method's first parameter."""
+    positional = tree.args.posonlyargs + tree.args.args
+    uses_super = any(isinstance(n, gast.Call) and isinstance(n.func, gast.Name) and n.func.id == "super"
+                     and not n.args for n in gast.walk(tree))
+    return {positional[0].id} if uses_super and positional else set()
 
 
 def _nested_nonlocals(tree: Any) -> set[str]:

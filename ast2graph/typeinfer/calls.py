@@ -188,6 +188,8 @@ class CallMixin:
         return isinstance(call, types.FunctionType) and classify_callee(call) is CallKind.USER_FUNCTION
 
     def _special_builtin(self, callee: Any, args: tuple, kwargs: dict, node: Any, traced: bool) -> Any:
+        if callee is super and not args and not kwargs:
+            return self._zero_argument_super(node)
         if callee is len and args and isinstance(args[0], Value):
             shape = args[0].type.shape
             if not shape:
@@ -212,6 +214,16 @@ class CallMixin:
             result = callee(*seqs, **kwargs)
             return self.mark_fresh(list(result)) if callee is list else (tuple(result) if callee is tuple else result)
         return NotImplemented
+
+    def _zero_argument_super(self, node: Any) -> Any:
+        """``super()`` in a method: ``super(__class__, <first argument>)``, as
+        the compiler's ``__class__`` cell gives it in eager Python."""
+        frame = self.frame
+        cell = frame.unit.closure.get("__class__")
+        positional = frame.unit.tree.args.posonlyargs + frame.unit.tree.args.args
+        if cell is None or not positional:
+            raise self.graph_break(FallbackCode.TRACE_ERROR, node, "super(): __class__ cell not found (eager raises RuntimeError)")
+        return self.static_call(super, (cell.cell_contents, frame.env[positional[0].id]), {}, node)
 
     def _select_extreme(self, is_max: bool, args: tuple, node: Any) -> Any:
         """``max(a, b, ...)``/``min`` of scalars, keeping Python's choice of

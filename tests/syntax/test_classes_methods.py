@@ -95,19 +95,15 @@ def calls_zero_arg_super(x):
     return SUPER_LAYER(x) * 2
 
 
-@covers("Call", "interpreted", "zero-argument `super()` in a method reached from the converted function",
-        code="A2G008", caveat="should be graph: `super()` raises at trace time (no `__class__` cell), the call runs in Python")
-def test_zero_arg_super_in_callee_falls_back():
-    e = check(calls_zero_arg_super, X, full_graph=False)
-    assert codes(e) == ["A2G008"]
+@covers("Call", "one graph", "zero-argument `super()` in a method reached from the converted function "
+        "(`super(__class__, self)` from the method's `__class__` cell)")
+def test_zero_arg_super_in_callee():
+    check(calls_zero_arg_super, X, graphs=1)
 
 
-@covers("Call", "bug", "zero-argument `super()` in the converted method itself (`to_static(layer)`)",
-        caveat="the converted call raises RuntimeError: super(): __class__ cell not found")
-@pytest.mark.xfail(strict=True, reason="BUG: a method using zero-argument super() converted directly raises "
-                   "RuntimeError('super(): __class__ cell not found') where eager returns")
+@covers("Call", "one graph", "zero-argument `super()` in the converted method itself (`to_static(layer)`)")
 def test_zero_arg_super_in_converted_method():
-    check(SUPER_LAYER, X, full_graph=False)
+    check(SUPER_LAYER, X, graphs=1)
 
 
 def uses_classmethod(x):
