@@ -421,6 +421,12 @@ class _FunctionScanner:
             self._add(ALWAYS, FallbackCode.GENERATOR, self.node, "function",
                       f"{self.entry.qualname} is a generator function (it contains yield)", _WHOLE_EFFECT)
         else:
+            rebound = sorted({n for sub in gast.walk(self.node) if isinstance(sub, gast.Nonlocal)
+                              and sub is not self.node for n in sub.names} - set(self.names.declared_nonlocal))
+            if rebound:
+                self._add(ALWAYS, FallbackCode.MUTATION, self.node, "function",
+                          f"a function nested in {self.entry.qualname} rebinds its variables {rebound} (nonlocal)",
+                          _WHOLE_EFFECT)
             self._body(self.node.body)
         kept = [s for s in self.sites if not _is_suppressed(self.source, s.site)]
         return sorted(kept, key=lambda s: (s.site.loc.line, s.site.loc.col, s.site.code.code))
@@ -523,6 +529,10 @@ class _FunctionScanner:
                       f"Python value, lax.while_loop when it is a traced array{_listing('; carried', carried)}",
                       "only when the loop is rolled and a carried variable changes shape or kind: the loop then "
                       "runs as Python control flow, its body compiled")
+        if dynamic and any(isinstance(n, gast.NamedExpr) for n in gast.walk(stmt.test)):
+            self._add(DEPENDS, FallbackCode.UNSUPPORTED_SYNTAX, stmt.test, "while",
+                      f"an assignment expression (:=) in the test `{unparse(stmt.test)}`: when the condition is "
+                      "traced, the loop runs as Python control flow around its compiled body")
         self._body(stmt.body, _Frame(stmt, "while", dynamic))
         self._body(stmt.orelse)
 

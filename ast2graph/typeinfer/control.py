@@ -322,6 +322,11 @@ class ControlMixin(ExitsMixin):
         self.decisions = {k: dataclasses.replace(d) for k, d in snapshot.items()}
 
     def _rolled_while(self, stmt: gast.While, exact: bool = False, ctx: LoopCtx | None = None) -> None:
+        if any(isinstance(n, gast.NamedExpr) for n in gast.walk(stmt.test)):
+            # the binding would live in the condition's region, which yields only the predicate
+            raise self.graph_break(FallbackCode.UNSUPPORTED_SYNTAX, stmt.test, "an assignment expression (:=) in the "
+                                   "test of a traced `while`", "while", hint="assign before the loop and at the end "
+                                   "of its body instead")
         ctx = ctx or self.new_loop(stmt)
         # ctx.names: the header's phis plus what the loop assigns and the code
         # after it reads (a body ending in `break` has no back edge, so no phi)

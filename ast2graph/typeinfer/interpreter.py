@@ -560,8 +560,17 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin):
         raise self.graph_break(FallbackCode.UNSUPPORTED_SYNTAX, node, "starred expression outside a call or display")
 
     def eval_NamedExpr(self, node: gast.NamedExpr) -> Any:
+        """``(name := value)``; inside a comprehension it binds in the enclosing
+        function's scope (PEP 572), not the comprehension's."""
         value = self.eval(node.value)
-        self.assign(node.target, value, node)
+        inner = target = self.frame
+        while target.parent is not None and target.unit is target.parent.unit:   # a comprehension's scope
+            target = target.parent
+        self.frame = target
+        try:
+            self.assign(node.target, value, node)
+        finally:
+            self.frame = inner
         return value
 
     def eval_JoinedStr(self, node: gast.JoinedStr) -> Any:

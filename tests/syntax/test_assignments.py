@@ -162,13 +162,9 @@ def walrus_in_comprehension(x):
     return scaled, last       # the comprehension's walrus binds in the function scope
 
 
-@covers("NamedExpr", "bug", "walrus inside a comprehension, read after it",
-        caveat="the converted call raises UnboundLocalError where eager returns the value")
-@pytest.mark.xfail(strict=True, reason="BUG: a walrus binding made inside a comprehension is lost; the converted "
-                   "call raises UnboundLocalError where eager returns the value")
-def test_walrus_in_comprehension_falls_back():
-    e = check(walrus_in_comprehension, X, full_graph=False)
-    assert codes(e) == ["A2G008"]
+@covers("NamedExpr", "unrolled", "walrus inside a comprehension, read after it (binds in the function scope)")
+def test_walrus_in_comprehension():
+    check(walrus_in_comprehension, X, graphs=1)
 
 
 def walrus_in_traced_while(x):
@@ -177,12 +173,11 @@ def walrus_in_traced_while(x):
     return x, s
 
 
-@covers("NamedExpr", "bug", "walrus in a traced `while` test: `while (s := x.sum()) < 10:`",
-        caveat="the graph IR fails verification (AST2GRAPH_CHECKS=1); without checks an A2G015 internal-error fallback")
-@pytest.mark.xfail(strict=True, reason="BUG: a walrus in a traced while test builds invalid graph IR (a value used "
-                   "outside its region): VerificationError under AST2GRAPH_CHECKS=1, internal-error fallback otherwise")
+@covers("NamedExpr", "python control", "walrus in a traced `while` test: `while (s := x.sum()) < 10:`: the "
+        "`while` runs as Python control flow around its compiled body", code="A2G001")
 def test_walrus_in_traced_while_test():
-    check(walrus_in_traced_while, X, full_graph=False)
+    e = check(walrus_in_traced_while, X, full_graph=False)
+    assert codes(e)[:1] == ["A2G001"]
 
 
 def walrus_in_static_while(x, n):
