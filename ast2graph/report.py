@@ -23,6 +23,7 @@ mode an unreadable or unparsable file becomes an error entry, not a crash.
 from __future__ import annotations
 
 import builtins
+import contextlib
 import importlib
 import importlib.util
 import io
@@ -467,7 +468,7 @@ class _FunctionScanner:
         for item in stmt.items:
             expr = item.context_expr
             ok, callee = self._resolve(expr.func) if isinstance(expr, gast.Call) else _NOT_STATIC
-            if not (ok and any(callee is c for c in _TRACE_TIME_CONTEXTS)):
+            if not (ok and any(callee is c for c in (*_TRACE_TIME_CONTEXTS, contextlib.suppress))):
                 self._add(ALWAYS, FallbackCode.UNSUPPORTED_SYNTAX, stmt, "with", _STMT_CAUSES["With"])
                 break
         self._generic(stmt)

@@ -5,6 +5,7 @@ eager handles it; trace-time-only context managers are entered while tracing.
 Everything else falls back, with the rest of the function compiled."""
 
 import contextlib
+import logging
 import os
 
 import jax
@@ -104,3 +105,26 @@ def file_context(x):
 def test_runtime_context_manager_falls_back_with_rest_compiled():
     e = check(file_context, X, full_graph=False, graphs=2)
     assert [s.code.code for s in e.fallback_sites] == ["A2G001"]
+
+
+def suppressed(x, cfg):
+    y = x * 2
+    with contextlib.suppress(KeyError):
+        y = y + cfg["bias"]        # a missing key: eager suppresses KeyError on every call
+        y = y * 10
+    return y
+
+
+@pytest.mark.parametrize("cfg", [{"bias": 1.0}, {}], ids=["present", "missing"])
+def test_contextlib_suppress_in_the_graph(cfg):
+    check(suppressed, jnp.arange(3.0), cfg, graphs=1)
+
+
+def logs(x):
+    log = logging.getLogger("ast2graph.tests")
+    log.warning("sum %s", 3)
+    return x + 1
+
+
+def test_logging_getlogger_is_a_lookup_not_a_fallback():
+    check(logs, jnp.arange(3.0), graphs=1)

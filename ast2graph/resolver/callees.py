@@ -124,6 +124,8 @@ def is_effectful(obj: object) -> bool:
     """Calling ``obj`` does I/O, reads a clock/RNG, or touches process state."""
     if id(obj) in _EFFECTFUL_IDS or _is_jax_debug(obj):
         return True
+    if obj is getattr(sys.modules.get("logging"), "getLogger", None):
+        return False   # looks a logger up; its methods are host printers
     if isinstance(obj, types.MethodType):
         return is_effectful(obj.__func__) or in_module(module_of(obj.__self__), EFFECTFUL_MODULES)
     return in_module(module_of(obj), EFFECTFUL_MODULES)
@@ -137,7 +139,7 @@ def _is_jax_debug(obj: object) -> bool:
 
 def is_pure_static_callable(obj: object) -> bool:
     """Safe to call at trace time on static (non-array) arguments."""
-    if id(obj) in _PURE_IDS:
+    if id(obj) in _PURE_IDS or obj is getattr(sys.modules.get("logging"), "getLogger", None):
         return True
     if isinstance(obj, types.MethodType) or not callable(obj):
         return False

@@ -58,6 +58,20 @@ class BlocksMixin:
                 self.cont.pop()
         self.exec_block(stmt.finalbody)
 
+    def _suppress(self, stmt: Any, expr: Any) -> None:
+        """``with contextlib.suppress(E): body``: a compiled graph raises no
+        Python exception; one raised on a static path while tracing (eager
+        raises it on every call) ends the block as eager's suppress does."""
+        types = tuple(self.eval(a) for a in expr.args)
+        depth = self.traced_depth
+        self.decide(stmt, "with", "trace time", "contextlib.suppress: exceptions raised while tracing are suppressed as eager suppresses them")
+        try:
+            self.exec_block(stmt.body)
+        except GraphBreak as e:
+            exc = getattr(e, "exc", None)
+            if exc is None or getattr(e, "traced_depth", -1) != depth or not isinstance(exc, types):
+                raise
+
     def _handle_static_exception(self, stmt: Any, error: GraphBreak, depth: int) -> None:
         exc = getattr(error, "exc", None)
         if exc is None or getattr(error, "traced_depth", -1) != depth:
@@ -80,6 +94,10 @@ class BlocksMixin:
         raise error
 
     def exec_With(self, stmt: Any) -> None:
+        expr = stmt.items[0].context_expr
+        if len(stmt.items) == 1 and isinstance(expr, gast.Call) and self.eval(expr.func) is contextlib.suppress:
+            self._suppress(stmt, expr)
+            return
         managers = []
         for item in stmt.items:
             expr = item.context_expr
