@@ -586,15 +586,17 @@ class _FunctionScanner:
                   _DEPENDS_EFFECT.replace("the value is a traced array", "that happens"))
 
     def _s_Raise(self, stmt: gast.Raise) -> None:
-        self._add(ALWAYS, FallbackCode.TRACE_ERROR, stmt, "raise", "raise (eager raises here)")
+        self._add(ALWAYS, FallbackCode.TRACE_ERROR, stmt, "raise", "raise (eager raises here; under a traced `if` "
+                  "with a static exception it is a run-time check in the graph)")
         self._generic(stmt)
 
     def _s_Assert(self, stmt: gast.Assert) -> None:
         self._generic(stmt)
         if not self._static(stmt.test):
             self._add(DEPENDS, FallbackCode.CONCRETE_VALUE, stmt, "assert",
-                      f"assert on `{unparse(stmt.test)}` needs a Python value if it is a traced array",
-                      _DEPENDS_EFFECT)
+                      f"assert on `{unparse(stmt.test)}`: when it is a traced array, a run-time check in the graph "
+                      "(AssertionError as eager), unless a try/except around it must catch it or its message is "
+                      "formatted from traced values", _DEPENDS_EFFECT)
 
     def _s_Delete(self, stmt: gast.Delete) -> None:
         for target in stmt.targets:

@@ -209,7 +209,7 @@ def raise_under_traced_condition_in_loop(x):
     for i in range(3):
         x = x * 2
         if x.sum() > 100:
-            raise ValueError("diverged")
+            raise ValueError(f"diverged: {x.sum()}")   # a message formatted from traced values
         x = x + 1
     return x
 

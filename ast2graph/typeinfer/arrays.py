@@ -169,6 +169,22 @@ def numpy_index_check(shape: tuple, axes: tuple, *indices: Any) -> None:
 numpy_index_check._a2g_effect = True  # type: ignore[attr-defined]
 
 
+def raise_when(pred: Any, exc_type: type, args: tuple) -> None:
+    """At run time: ``if pred: raise exc_type(*args)`` (a ``raise`` or an
+    ``assert`` under a traced condition)."""
+    from ..lowering.bounded import raise_if   # the run-time check machinery
+
+    raise_if(pred, functools.partial(_raise_exception, exc_type, args))
+
+
+raise_when._a2g_effect = True  # type: ignore[attr-defined]
+
+
+def _raise_exception(exc_type: type, args: tuple, mask: Any) -> None:
+    if np.any(np.asarray(mask)):
+        raise exc_type(*args)
+
+
 def _raise_index_error(shape: tuple, axes: tuple, mask: Any, *indices: Any) -> None:
     if not np.any(np.asarray(mask)):
         return

@@ -44,7 +44,11 @@ class BlocksMixin:
             self.cont.append(None)
         try:
             try:
-                self.exec_block(stmt.body)
+                self.handlers_depth += bool(stmt.handlers)
+                try:
+                    self.exec_block(stmt.body)
+                finally:
+                    self.handlers_depth -= bool(stmt.handlers)
             except GraphBreak as e:
                 self._handle_static_exception(stmt, e, depth)
             else:
@@ -65,12 +69,15 @@ class BlocksMixin:
         types = tuple(self.eval(a) for a in expr.args)
         depth = self.traced_depth
         self.decide(stmt, "with", "trace time", "contextlib.suppress: exceptions raised while tracing are suppressed as eager suppresses them")
+        self.handlers_depth += 1
         try:
             self.exec_block(stmt.body)
         except GraphBreak as e:
             exc = getattr(e, "exc", None)
             if exc is None or getattr(e, "traced_depth", -1) != depth or not isinstance(exc, types):
                 raise
+        finally:
+            self.handlers_depth -= 1
 
     def _handle_static_exception(self, stmt: Any, error: GraphBreak, depth: int) -> None:
         exc = getattr(error, "exc", None)

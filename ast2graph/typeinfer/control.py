@@ -57,6 +57,8 @@ class ControlMixin(ExitsMixin):
             self.decide(stmt, "if", "pruned", f"condition is {truth} at trace time")
             self.exec_block(stmt.body if truth else stmt.orelse)
             return
+        if self._checked_raise(stmt, truth):
+            return
         preds, bodies, orelse = self._elif_chain(stmt, truth)
         ssa = self.frame.unit.ssa
         names = sorted(ssa.assigned(stmt) & ssa.live_out(stmt))
@@ -68,6 +70,31 @@ class ControlMixin(ExitsMixin):
         self.decide(stmt, "if", "lax.switch", f"if/elif chain of {len(preds)} traced conditions")
         index = self.emit_call(arrays.branch_index, tuple(preds), {}, stmt, "branch_index")
         self._traced_branches(stmt, index, runs, names, ssa.assigned(stmt), switch=True)
+
+    def _checked_raise(self, stmt: gast.If, truth: Value) -> bool:
+        """``if c: raise E(...)`` (or ``else: raise``) on a traced ``c`` with a
+        static exception: a run-time check that raises what eager raises, then
+        the other branch runs unconditionally (when the check fires, nothing
+        after it is observable)."""
+        if self.handlers_depth:   # a try/except around it would have to catch it: no run-time check
+            return False
+        for body, other, negate in ((stmt.body, stmt.orelse, False), (stmt.orelse, stmt.body, True)):
+            if len(body) == 1 and isinstance(body[0], gast.Raise) and body[0].exc is not None and body[0].cause is None:
+                start = len(self.region.ops)
+                try:
+                    exc = self.static_exception(body[0].exc, body[0])
+                except GraphBreak:
+                    exc = None
+                if exc is None:
+                    del self.region.ops[start:]
+                    return False
+                pred = self.emit_call(arrays.logical_not, (truth,), {}, stmt, "not") if negate else truth
+                self.emit_call(arrays.raise_when, (pred, type(exc), exc.args), {}, stmt, "raise", effect=True)
+                self.decide(stmt, "if", "checked", f"`raise {type(exc).__name__}` under a traced condition: a run-time "
+                            "check, the call raises as eager does")
+                self.exec_block(other)
+                return True
+        return False
 
     def _elif_chain(self, stmt: gast.If, truth: Value) -> tuple[list[Value], list[list], list]:
         """``if a: .. elif b: .. else: ..`` with traced a, b: the conditions

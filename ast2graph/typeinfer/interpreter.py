@@ -112,6 +112,9 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin):
         self.callers: list[Frame] = []
         # Keys of outside Python numbers to read traced (they kept changing).
         self.traced_statics: frozenset = frozenset()
+        # try/except (and suppress) blocks around the statement being traced:
+        # a run-time check's exception could not reach their handlers
+        self.handlers_depth = 0
 
     # ----------------------------------------------------------- diagnostics
     def loc(self, node: Any) -> Loc:
@@ -787,7 +790,16 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin):
     def exec_Assert(self, stmt: gast.Assert) -> None:
         truth = self.truth(self.eval(stmt.test), stmt.test)
         if isinstance(truth, Value):
-            raise self.graph_break(FallbackCode.CONCRETE_VALUE, stmt, "assert on a traced value (eager checks it on every call)")
+            message = self.eval(stmt.msg) if stmt.msg is not None else None
+            if self.handlers_depth or contains_value(message) or isinstance(message, arrays.DeferredStr):
+                raise self.graph_break(FallbackCode.CONCRETE_VALUE, stmt, "assert on a traced value with a message "
+                                       "formatted from traced values")
+            failed = self.emit_call(arrays.logical_not, (truth,), {}, stmt, "not")
+            args = () if stmt.msg is None else (message,)
+            self.emit_call(arrays.raise_when, (failed, AssertionError, args), {}, stmt, "assert", effect=True)
+            self.decide(stmt, "assert", "checked", "assert on a traced value: a run-time check, the call raises "
+                        "AssertionError as eager does")
+            return
         if not truth:
             raise self.graph_break(FallbackCode.TRACE_ERROR, stmt, "assertion fails (eager raises AssertionError)")
 
@@ -829,13 +841,18 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin):
             else:
                 raise self.graph_break(FallbackCode.MUTATION, stmt, "`del` of something other than a bound local")
 
+    def static_exception(self, node: Any, stmt: Any) -> BaseException | None:
+        """The exception ``raise <node>`` raises, when it is known at trace time."""
+        value = self.eval(node)
+        if isinstance(value, type) and issubclass(value, BaseException):
+            value = self.static_call(value, (), {}, stmt)
+        formatted = any(isinstance(a, arrays.DeferredStr) for a in getattr(value, "args", ()))
+        return value if isinstance(value, BaseException) and not contains_value(value.args) and not formatted else None
+
     def exec_Raise(self, stmt: Any) -> None:
         exc = None
         if stmt.exc is not None and stmt.cause is None:
-            value = self.eval(stmt.exc)
-            if isinstance(value, type) and issubclass(value, BaseException):
-                value = self.static_call(value, (), {}, stmt)
-            exc = value if isinstance(value, BaseException) and not contains_value(value.args) else None
+            exc = self.static_exception(stmt.exc, stmt)
         raise self.graph_break(FallbackCode.TRACE_ERROR, stmt, "raise (eager raises here)", "raise", exc=exc)
 
 

@@ -54,6 +54,7 @@ MODE_MEANING = {
     "python control": "the enclosing `if`/`for`/`while` runs as Python control flow around compiled bodies",
     "eager": "the whole function runs eagerly, with a warning",
     "refused": "`to_static` raises an error",
+    "checked": "`raise`/`assert` under a traced condition: a run-time check inside the graph, raising what eager raises",
     "error as eager": "eager raises; the converted function raises the same exception",
     "bug": "the converted call differs from eager today (a known bug): the test is a strict xfail",
 }
