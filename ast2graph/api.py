@@ -36,6 +36,7 @@ from .fallback.control import (BREAK, CONTINUE, NEXT, RETURN, JumpPlan, PythonCo
 from .fallback.interpreted import InterpretedNode
 from .fallback.sites import Decision, FallbackCode, FallbackSite, GraphBreak
 from .ir import print_graph, verify
+from .jit_options import JitOptions
 from .ir.core import Value, bounded, walk_ops
 from .lowering import lower_graph
 from .parser import unwrap_callable
@@ -351,7 +352,11 @@ class _Block:
             verify(spec.graph)
         lowered = lower_graph(spec.graph)
         conversion = time.perf_counter() - t0  # parse .. lowered function; JAX tracing and XLA excluded
-        jitted = jax.jit(lowered.fn)
+        jit_kwargs = {}
+        if owner._jit is not None and not self.nested and i == 0 and (spec.returns or spec.end == len(self.stmts)):
+            # the whole function is this one graph: jax.jit takes the options
+            jit_kwargs = owner._jit.segment_kwargs(spec, names, leaves, treedef, owner._caller_params)
+        jitted = jax.jit(lowered.fn, **jit_kwargs)
         # Trace now: an error here is ours, and nothing of the user's has run yet.
         jitted.lower(*[leaves[k] for k in spec.arg_positions], *[c.getter() for c in spec.captures])
         return GraphPlan(i, spec, lowered.source, jitted, conversion)
@@ -401,10 +406,12 @@ def _nested_nonlocals(tree: Any) -> set[str]:
 class StaticFunction:
     """A function converted by ``to_static``."""
 
-    def __init__(self, fn: Callable, options: Options):
+    def __init__(self, fn: Callable, options: Options, jit_options: JitOptions | None = None):
         functools.update_wrapper(self, fn)
         self._fn = fn
         self._options = options
+        self._jit = jit_options
+        self._caller_params: tuple[str, ...] = ()
         self._blocks: dict[int, _Block] = {}
         self._record: CallRecord | None = None
         self.recompiles = 0
@@ -445,6 +452,7 @@ class StaticFunction:
         if any(p.default is p.empty for p in params[len(params) - len(self._defaults):]):
             self._simple = False
         self._simple_params = tuple(p.name for p in params)
+        self._caller_params = self._simple_params[len(self._bound_args):]   # what in_shardings/donate_argnums index
         self._top = _Block(self, self._unit.tree.body, nested=False)
         if any(isinstance(n, (gast.Yield, gast.YieldFrom)) for n in gast.walk(self._unit.tree)):
             self._eager(FallbackCode.GENERATOR, ConversionError(f"{self._unit.qualname} is a generator function", self._unit.loc(self._unit.tree)), fn)
@@ -472,12 +480,25 @@ class StaticFunction:
         return functools.partial(self, obj)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if self._jit is not None:
+            return self._call_placed(args, kwargs)
         if self._unit is None:
             return self._fn(*args, **kwargs)
         env = self._bind(args, kwargs)
         self._note_busy_scalars(env)
         kind, value = self._top(env)
         return value if kind == RETURN else None
+
+    def _call_placed(self, args: tuple, kwargs: dict) -> Any:
+        """A call with in_shardings/out_shardings: arguments and result placed
+        (a no-op where the whole-function graph's jax.jit already placed them)."""
+        if self._unit is None:
+            return self._jit.place_result(self._fn(*self._jit.place_args(args), **kwargs))
+        env = self._bind(args, kwargs)
+        self._jit.place_inputs(env, self._caller_params)
+        self._note_busy_scalars(env)
+        kind, value = self._top(env)
+        return self._jit.place_result(value if kind == RETURN else None)
 
     def _block(self, stmts: list) -> "_Block":
         block = self._blocks.get(id(stmts))
@@ -606,8 +627,14 @@ class Explanation:
         return "\n".join(lines)
 
 
+_UNSET = object()
+
+
 def to_static(fn: Callable | None = None, *, full_graph: bool = False, unroll_limit: int = 16,
-              max_unroll: int = 512, static_values: int = 4, max_iters: int | None = None) -> Any:
+              max_unroll: int = 512, static_values: int = 4, max_iters: int | None = None,
+              in_shardings: Any = _UNSET, out_shardings: Any = _UNSET,
+              donate_argnums: int | tuple[int, ...] | None = None,
+              donate_argnames: str | tuple[str, ...] | None = None) -> Any:
     """Convert ``fn`` to a graph function (usable as ``@to_static`` or ``@to_static(...)``).
 
     ``unroll_limit``: static trip counts up to this unroll, above it loops roll.
@@ -621,14 +648,25 @@ def to_static(fn: Callable | None = None, *, full_graph: bool = False, unroll_li
     only while the loop condition holds, so ``jax.grad`` works through it; a
     loop that would still iterate after N iterations raises ``LoopBoundError``
     (naming the loop's file and line) instead of returning a truncated result.
-    Loops with a static trip count are unaffected."""
+    Loops with a static trip count are unaffected.
+
+    ``in_shardings``, ``out_shardings``, ``donate_argnums``, ``donate_argnames``:
+    as for ``jax.jit`` (``in_shardings``/``donate_argnums`` index the
+    parameters the caller fills; a ``Sharding`` or None per parameter, or one
+    for all). Passed to ``jax.jit`` when the whole function is one graph;
+    otherwise the arguments' and the result's ``jax.Array`` leaves are placed
+    with ``jax.device_put`` (``with_sharding_constraint`` under an outer
+    transform) and donation is ignored. NumPy arrays and Python numbers are
+    never moved or donated, nor is an argument the function returns unchanged
+    (``jit_options.py``)."""
     if max_iters is not None and (type(max_iters) is not int or max_iters < 1):
         raise ValueError(f"max_iters must be None or a positive int, not {max_iters!r}")
     options = Options(full_graph=full_graph, unroll_limit=unroll_limit, max_unroll=max_unroll,
                       static_values=static_values, max_iters=max_iters)
+    jit_options = JitOptions.make(in_shardings, out_shardings, donate_argnums, donate_argnames, _UNSET)
     if fn is None:
-        return lambda f: StaticFunction(f, options)
-    return StaticFunction(fn, options)
+        return lambda f: StaticFunction(f, options, jit_options)
+    return StaticFunction(fn, options, jit_options)
 
 
 def explain(fn: Callable) -> Callable[..., Explanation]:

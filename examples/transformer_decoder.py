@@ -7,19 +7,18 @@
 
 Run: ``python examples/transformer_decoder.py``. It converts the model's
 ``__call__`` with ``to_static``, checks the result against eager execution,
-prints the time of each and what ``explain`` says.
+prints the time of each, what ``explain`` says and the ``ast2graph report``
+of the model's ``__call__`` methods.
 """
 
 from __future__ import annotations
-
-import time
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ast2graph import explain, to_static
-from timing import median_time
+from ast2graph import to_static
+from common import compare, print_report
 
 
 def layer_norm(x, gamma, beta, eps=1e-5):
@@ -100,29 +99,19 @@ def build(num_layers=6, d=64, d_ff=256, seed=0):
     return TransformerDecoder(layers, norm=LayerNorm(d))
 
 
-def main() -> int:
-    model = build()
+def main(num_layers=6, d=64, d_ff=256, tgt_len=16, mem_len=24, repeat=20) -> int:
+    model = build(num_layers, d, d_ff)
     k1, k2 = jax.random.split(jax.random.PRNGKey(1))
-    tgt = jax.random.normal(k1, (16, 64))
-    memory = jax.random.normal(k2, (24, 64))
-    mask = jnp.tril(jnp.ones((16, 16), dtype=bool))
-
-    static_model = to_static(model, full_graph=True)
-    eager_out = model(tgt, memory, mask)
-    t0 = time.perf_counter()
-    e = explain(static_model)(tgt, memory, mask)
-    first_call = time.perf_counter() - t0
-    same = bool(jnp.allclose(eager_out, e.result, rtol=1e-5, atol=1e-5))
-    t_eager = median_time(model, tgt, memory, mask)
-    t_static = median_time(static_model, tgt, memory, mask)
-    print("Transformer decoder stack: 6 layers, d=64, tgt 16x64, memory 24x64")
-    print(f"  eager == to_static: {same} (max abs diff {float(jnp.max(jnp.abs(eager_out - e.result))):.2e})")
-    print(f"  eager call:        {t_eager * 1e3:8.3f} ms (median of 20)")
-    print(f"  to_static call:    {t_static * 1e3:8.3f} ms (median of 20; {t_eager / t_static:.1f}x faster)")
-    print(f"  first call (conversion + XLA compile): {first_call * 1e3:.0f} ms")
+    tgt = jax.random.normal(k1, (tgt_len, d))
+    memory = jax.random.normal(k2, (mem_len, d))
+    mask = jnp.tril(jnp.ones((tgt_len, tgt_len), dtype=bool))
+    print(f"Transformer decoder stack: {num_layers} layers, d={d}, tgt {tgt_len}x{d}, memory {mem_len}x{d}")
     print()
-    print(e)
-    return 0 if same and e.graph_count == 1 else 1
+    c = compare("[model(tgt, memory, mask)]", model, to_static(model, full_graph=True), tgt, memory, mask,
+                repeat=repeat)
+    print()
+    print_report(__file__, ["TransformerDecoder.__call__", "DecoderLayer.__call__"])
+    return 0 if c.ok else 1
 
 
 if __name__ == "__main__":
