@@ -36,8 +36,8 @@ from .fallback.control import (BREAK, CONTINUE, NEXT, RETURN, JumpPlan, PythonCo
 from .fallback.interpreted import InterpretedNode
 from .fallback.sites import Decision, FallbackCode, FallbackSite, GraphBreak
 from .ir import print_graph, verify
-from .jit_options import JitOptions
 from .ir.core import Value, bounded, walk_ops
+from .jit_options import JitOptions
 from .lowering import lower_graph
 from .parser import unwrap_callable
 from .typeinfer import Options, Specialization, specialize, unit_of_function
