@@ -613,12 +613,16 @@ class ControlMixin(ExitsMixin):
             if isinstance(template, _PlaceholderOf):
                 template = template.template
             leaves, treedef = _flatten(template)
+            before = _flatten(self.frame.env.get(n))[0]
+            before = before if len(before) == len(leaves) else [None] * len(leaves)
             filled = []
-            for x in leaves:
+            for x, entry in zip(leaves, before):
                 if isinstance(x, _Traced):
                     v = Value(x.type, n)
                     region.args.append(v)
                     filled.append(v)
+                    if isinstance(entry, Value) and id(entry) in self.input_of:   # still the caller's array
+                        self.input_of[id(v)] = (v, self.input_of[id(entry)][1])
                 else:
                     filled.append(x)
             self.frame.env[n] = jax.tree_util.tree_unflatten(treedef, filled)

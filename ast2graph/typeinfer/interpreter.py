@@ -754,6 +754,19 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin):
         if isinstance(target, gast.Name):
             current = self.lookup(target.id, target)
             right = self.eval(stmt.value)
+            numpy = isinstance(current, np.ndarray) or isinstance(current, Value) and current.type.numpy and current.type.shape
+            jax_operand = any(isinstance(x, jax.Array) or isinstance(x, Value) and not (x.type.numpy or x.type.python)
+                              for x in tree_flatten(right)[0])
+            if numpy and not jax_operand:
+                # `x -= v` on a NumPy array is in place (ndarray.__isub__): every
+                # alias, the caller's array included, sees it, as after `x[...] -= v`
+                # (with a jax.Array operand NumPy defers: `x` is rebound to a jax.Array)
+                whole = gast.Subscript(value=gast.Name(id=target.id, ctx=gast.Load(), annotation=None, type_comment=None),
+                                       slice=gast.Constant(value=Ellipsis, kind=None), ctx=gast.Store())
+                gast.copy_location(whole, target)
+                gast.copy_location(whole.value, target)
+                self._aug_subscript(whole, current, stmt, name, right)
+                return
             if isinstance(current, (list, dict, set)):
                 self.check_mutable(current, stmt, f"`{name}=` on a container")
             fn = arrays.INPLACE_OPERATORS[name]
@@ -762,13 +775,7 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin):
         if isinstance(target, gast.Subscript):
             obj = self.eval(target.value)
             if isinstance(obj, (Value, np.ndarray)):   # evaluated once, as Python does
-                idx, right, fn = self.eval_index(target.slice), self.eval(stmt.value), arrays.INPLACE_OPERATORS[name]
-                if isinstance(obj, Value) or self.functional_store(obj, idx, right):
-                    self.array_store(target, obj, idx, right, fn)
-                    return
-                current = self.static_call(operator.getitem, (obj, idx), {}, target)
-                self.check_mutable(obj, target, "item assignment")
-                self.static_call(operator.setitem, (obj, idx, self.binop(fn, current, right, stmt)), {}, target)
+                self._aug_subscript(target, obj, stmt, name)
                 return
         load = gast.Subscript(value=target.value, slice=target.slice, ctx=gast.Load()) if isinstance(target, gast.Subscript) \
             else gast.Attribute(value=target.value, attr=target.attr, ctx=gast.Load())
@@ -776,6 +783,18 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin):
         current = self.eval(load)
         new = self.binop(arrays.INPLACE_OPERATORS[name], current, self.eval(stmt.value), stmt)
         self.assign(target, new, stmt)
+
+    def _aug_subscript(self, target: gast.Subscript, obj: Any, stmt: gast.AugAssign, name: str,
+                       right: Any = NO_DEFAULT) -> None:
+        """``x[i] op= v`` on an array (``obj`` is ``x``, already evaluated)."""
+        idx, fn = self.eval_index(target.slice), arrays.INPLACE_OPERATORS[name]
+        right = self.eval(stmt.value) if right is NO_DEFAULT else right
+        if isinstance(obj, Value) or self.functional_store(obj, idx, right):
+            self.array_store(target, obj, idx, right, fn)
+            return
+        current = self.static_call(operator.getitem, (obj, idx), {}, target)
+        self.check_mutable(obj, target, "item assignment")
+        self.static_call(operator.setitem, (obj, idx, self.binop(fn, current, right, stmt)), {}, target)
 
     def exec_Return(self, stmt: gast.Return) -> None:
         value = None if stmt.value is None else self.eval(stmt.value)

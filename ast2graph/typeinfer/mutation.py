@@ -177,6 +177,12 @@ class MutationMixin:
             obj.type = dataclasses.replace(obj.type, numpy=True)
         else:
             self._check_unaliased(obj, name, target)
+        if id(obj) in self.input_of and len(self.regions) > 1:
+            # the write-back into the caller's array follows the version of the
+            # argument at the segment's end, which a loop's or branch's result
+            # is not: run such a loop unrolled, or the construct in Python
+            raise self.graph_break(FallbackCode.MUTATION, target, "in-place write into an argument's NumPy array inside a "
+                                   "rolled loop or a traced branch")
         if op is not None:
             current = self.emit_call(arrays.getitem, (obj, idx), {}, target, "getitem")
             value = self.binop(op, current, value, target)

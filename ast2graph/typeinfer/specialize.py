@@ -81,6 +81,8 @@ def specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str],
             if type(leaf) is np.ndarray:
                 v.type = dataclasses.replace(v.type, numpy=True)
                 sp.input_of[id(v)] = (v, i)
+            elif isinstance(leaf, np.generic):   # a NumPy scalar: NumPy kind, immutable
+                v.type = dataclasses.replace(v.type, numpy=True)
             params.append(v)
             positions.append(i)
             abstract.append(v)
