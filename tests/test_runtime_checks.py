@@ -71,3 +71,20 @@ def test_vmap_raises_only_when_an_element_would():
                                np.stack([validated(r) for r in fine]))
     with pytest.raises(Exception, match="input has NaNs"):
         jax.vmap(to_static(validated, full_graph=True))(jnp.stack([GOOD, NAN]))
+
+
+# Found by the fuzzer (campaign seed 7, programs 7668 and 7725): a run-time
+# check's callback is not ordered with the prints' callbacks, so eager's output
+# up to the raise was lost or extended. Code that prints keeps `raise` in Python.
+def print_then_raise(x):
+    for i in range(3):
+        print("step", i)
+        if x.sum() > 5 - 2 * i:
+            raise RuntimeError("stop")
+        x = x + 1
+    return x
+
+
+@pytest.mark.parametrize("x", [jnp.array([1.0, 1.0]), jnp.array([-9.0, 0.0])], ids=["raises-at-step-1", "returns"])
+def test_prints_then_raise_keeps_eager_output(x):
+    check(print_then_raise, x, full_graph=False)

@@ -76,7 +76,7 @@ class ControlMixin(ExitsMixin):
         static exception: a run-time check that raises what eager raises, then
         the other branch runs unconditionally (when the check fires, nothing
         after it is observable)."""
-        if self.handlers_depth:   # a try/except around it would have to catch it: no run-time check
+        if not self.raise_checks_allowed():
             return False
         for body, other, negate in ((stmt.body, stmt.orelse, False), (stmt.orelse, stmt.body, True)):
             if len(body) == 1 and isinstance(body[0], gast.Raise) and body[0].exc is not None and body[0].cause is None:

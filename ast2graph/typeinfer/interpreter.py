@@ -810,7 +810,7 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin):
         truth = self.truth(self.eval(stmt.test), stmt.test)
         if isinstance(truth, Value):
             message = self.eval(stmt.msg) if stmt.msg is not None else None
-            if self.handlers_depth or contains_value(message) or isinstance(message, arrays.DeferredStr):
+            if not self.raise_checks_allowed() or contains_value(message) or isinstance(message, arrays.DeferredStr):
                 raise self.graph_break(FallbackCode.CONCRETE_VALUE, stmt, "assert on a traced value with a message "
                                        "formatted from traced values")
             failed = self.emit_call(arrays.logical_not, (truth,), {}, stmt, "not")
@@ -860,6 +860,15 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin):
             else:
                 raise self.graph_break(FallbackCode.MUTATION, stmt, "`del` of something other than a bound local")
 
+    def raise_checks_allowed(self) -> bool:
+        """A ``raise`` may become a run-time check unless a try/except around it
+        must catch it, or the code prints: a check's callback is not ordered
+        with the prints' callbacks, and eager prints exactly up to the raise."""
+        if self.handlers_depth:
+            return False
+        units = [f.unit for f in [self.frame, *self.callers] if f is not None]
+        return not any(_prints(u.tree) for u in units)
+
     def static_exception(self, node: Any, stmt: Any) -> BaseException | None:
         """The exception ``raise <node>`` raises, when it is known at trace time."""
         value = self.eval(node)
@@ -873,6 +882,20 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin):
         if stmt.exc is not None and stmt.cause is None:
             exc = self.static_exception(stmt.exc, stmt)
         raise self.graph_break(FallbackCode.TRACE_ERROR, stmt, "raise (eager raises here)", "raise", exc=exc)
+
+
+_PRINT_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "critical", "exception", "log"})
+
+
+def _prints(tree: Any) -> bool:
+    """The function's source calls ``print`` or a logging method."""
+    cached = getattr(tree, "_a2g_prints", None)
+    if cached is None:
+        cached = any(isinstance(n, gast.Call) and (isinstance(n.func, gast.Name) and n.func.id == "print"
+                                                   or isinstance(n.func, gast.Attribute) and n.func.attr in _PRINT_METHODS)
+                     for n in gast.walk(tree))
+        tree._a2g_prints = cached
+    return cached
 
 
 def _asarray(x: Any) -> Any:
