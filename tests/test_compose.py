@@ -61,3 +61,15 @@ def test_nested_to_static():
         return inner(-x)
 
     np.testing.assert_allclose(to_static(outer, full_graph=True)(X), outer(X), rtol=1e-5)
+
+
+def vmap_and_grad_of_closures(x, w):
+    rows = jax.vmap(lambda r: jnp.tanh(r @ w))(x)           # closes over the traced w
+    loss = lambda v: jnp.sum(jnp.tanh(v @ w) ** 2)          # noqa: E731
+    return rows, jax.grad(loss)(x[0]), jax.value_and_grad(loss)(x[1])
+
+
+def test_jax_transforms_of_closures_over_traced_values_are_one_graph():
+    from helpers import check
+
+    check(vmap_and_grad_of_closures, jnp.ones((2, 3)), jnp.arange(9.0).reshape(3, 3) / 9, graphs=1)

@@ -282,3 +282,17 @@ def test_equinox_method_converted_in_the_class_body(x):
     got = jax.grad(lambda m: m.forward(x).sum())(converted).w
     want = jax.grad(lambda m: m.forward(x).sum())(eager).w   # eager: a concrete branch, differentiable
     np.testing.assert_allclose(got, want)
+
+
+class Batched(eqx.Module):
+    lin: eqx.nn.Linear
+
+    def __init__(self, key):
+        self.lin = eqx.nn.Linear(3, 2, key=key)
+
+    def __call__(self, xs):
+        return jax.vmap(self.lin)(xs).sum()   # the usual Equinox batching
+
+
+def test_equinox_vmap_of_a_submodule_is_one_graph():
+    check(Batched(jax.random.PRNGKey(6)), jnp.arange(12.0).reshape(4, 3), graphs=1, rtol=1e-5)

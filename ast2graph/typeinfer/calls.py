@@ -91,6 +91,9 @@ class CallMixin:
         if type(callee) is functools.partial:   # what it wraps decides (a user function, print, jnp.sum)
             return self.call(callee.func, (*callee.args, *args), {**callee.keywords, **kwargs}, node)
 
+        if isinstance(callee, TransformedFn):   # jax.vmap(f)(x) with f closing over traced values
+            return self.emit_call(_apply_transform, (callee.transform, callee.args, callee.kwargs, *args), kwargs, node,
+                                  qualified_name(callee.transform))
         if isinstance(callee, arrays.ArrayMethod):
             return self.emit_call(arrays.method_caller(callee.name), (callee.value, *args), kwargs, node, f".{callee.name}")
         if isinstance(callee, arrays.AtMethod):
@@ -130,6 +133,11 @@ class CallMixin:
         if kind is CallKind.ARRAY_OP or traced or holds_arrays:
             fn = _numpy_to_jnp(callee) if traced else callee
             args, kwargs = self._closures_for_jax((args, kwargs), node)
+            if any(callee is t for t in _transforms()) and contains_value((args, kwargs)):
+                # the transformed function closes over traced values: it is applied
+                # in the graph when called, not returned as an object from it
+                self.decide(node, "call", "transform", f"{qualified_name(callee)} of a function closing over traced values")
+                return TransformedFn(callee, args, kwargs)
             if holds_arrays:   # its arrays are inputs of the op, not constants
                 fn, args = _apply_callable, (callee, *args)
             try:
@@ -297,6 +305,23 @@ class CallMixin:
             self.inline_depth -= 1
             self.callers.pop()
             self.frame, self.cont = outer, outer_cont
+
+
+class TransformedFn:
+    """``jax.vmap(f, ...)`` (or ``grad``, ...) of a function holding traced values,
+    not yet called: calling it emits one op applying the transform."""
+
+    def __init__(self, transform: Any, args: tuple, kwargs: dict):
+        self.transform, self.args, self.kwargs = transform, args, kwargs
+
+
+def _transforms() -> tuple:
+    return (jax.vmap, jax.grad, jax.value_and_grad, jax.jacfwd, jax.jacrev, jax.hessian, jax.checkpoint)
+
+
+def _apply_transform(transform: Any, targs: tuple, tkwargs: dict, *args: Any, **kwargs: Any) -> Any:
+    """``transform(*targs, **tkwargs)(*args, **kwargs)``."""
+    return transform(*targs, **tkwargs)(*args, **kwargs)
 
 
 def _apply_callable(fn: Any, *args: Any, **kwargs: Any) -> Any:

@@ -21,6 +21,7 @@ import numpy as np
 from ..fallback.sites import Decision, FallbackCode, FallbackSite, GraphBreak
 from ..ir.core import Graph, Region, Value
 from .arrays import DeferredStr
+from .calls import TransformedFn
 from .interpreter import LocalFunction, Specializer
 from .lattice import array_type_of, is_array, untrace_numbers
 from .state import Capture, Frame, Guard, Options, ReturnSignal, Unit
@@ -114,6 +115,9 @@ def specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str],
     out_leaves, out_treedef = jax.tree_util.tree_flatten(out, is_leaf=lambda x: isinstance(x, Value))
     escaping = jax.tree_util.tree_leaves(out, is_leaf=lambda x: isinstance(x, (Value, DeferredStr)))
     for leaf in out_leaves + [x for x in escaping if isinstance(x, DeferredStr)]:
+        if isinstance(leaf, TransformedFn):
+            raise _escape_break(unit, stmts, start, end, FallbackCode.OPAQUE_CALL, "a transformed function (jax.vmap, "
+                                "jax.grad, ...) closing over traced values escapes the compiled segment", "function")
         if isinstance(leaf, (LocalFunction, DeferredStr)):
             code = FallbackCode.OPAQUE_CALL if isinstance(leaf, LocalFunction) else FallbackCode.CONCRETE_VALUE
             raise _escape_break(unit, stmts, start, end, code, f"a {'nested function' if isinstance(leaf, LocalFunction) else 'string formatted from traced values'} escapes the compiled segment", "function")
