@@ -89,8 +89,10 @@ def _signature_change(old: tuple, new: tuple) -> str:
     """Which input of a segment changed between two cache keys."""
     _, names_old, _, leaves_old, _ = old
     _, names_new, _, leaves_new, _ = new
-    if names_old != names_new or len(leaves_old) != len(leaves_new):
+    if names_old != names_new:
         return f"new inputs {list(names_new)} (were {list(names_old)})"
+    if len(leaves_old) != len(leaves_new):
+        return f"the structure of inputs {list(names_new)} changed ({len(leaves_old)} -> {len(leaves_new)} leaves)"
     for k, (a, b) in enumerate(zip(leaves_old, leaves_new)):
         if a != b:
             what = lambda x: f"{x[2]}[{','.join(map(str, x[1]))}]" if x[0] == "A" else repr(x[-1])  # noqa: E731
