@@ -88,3 +88,20 @@ def print_then_raise(x):
 @pytest.mark.parametrize("x", [jnp.array([1.0, 1.0]), jnp.array([-9.0, 0.0])], ids=["raises-at-step-1", "returns"])
 def test_prints_then_raise_keeps_eager_output(x):
     check(print_then_raise, x, full_graph=False)
+
+
+def report(t):
+    print(f"t={t:.3f}")
+    return t
+
+
+# Fuzzer seed 7 program 8926: the print is in a helper called after the raise.
+def raise_then_print_in_helper(x):
+    if jnp.max(x) < 0.9:
+        raise ValueError("traced condition")
+    return report(x.sum())
+
+
+@pytest.mark.parametrize("x", [jnp.array([0.1, 0.2]), jnp.array([1.0, 2.0])], ids=["raises", "prints"])
+def test_raise_before_a_print_in_a_helper(x):
+    check(raise_then_print_in_helper, x, full_graph=False)

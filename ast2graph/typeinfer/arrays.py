@@ -124,6 +124,7 @@ def host_effect(fn: Any):
 
     effect.__name__ = effect.__qualname__ = f"host[{getattr(fn, '__qualname__', fn)}]"
     effect._a2g_effect = True  # type: ignore[attr-defined]
+    effect._a2g_host_print = True  # type: ignore[attr-defined]
     return effect
 
 

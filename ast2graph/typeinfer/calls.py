@@ -338,6 +338,7 @@ def _debug_effect(fn: Any) -> Any:
 
     effect.__name__ = effect.__qualname__ = getattr(fn, "__qualname__", "debug")
     effect._a2g_effect = True  # type: ignore[attr-defined]
+    effect._a2g_host_print = True  # type: ignore[attr-defined]
     return effect
 
 

@@ -115,6 +115,7 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin):
         # try/except (and suppress) blocks around the statement being traced:
         # a run-time check's exception could not reach their handlers
         self.handlers_depth = 0
+        self.raise_checks = True
 
     # ----------------------------------------------------------- diagnostics
     def loc(self, node: Any) -> Loc:
@@ -862,12 +863,10 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin):
 
     def raise_checks_allowed(self) -> bool:
         """A ``raise`` may become a run-time check unless a try/except around it
-        must catch it, or the code prints: a check's callback is not ordered
-        with the prints' callbacks, and eager prints exactly up to the raise."""
-        if self.handlers_depth:
-            return False
-        units = [f.unit for f in [self.frame, *self.callers] if f is not None]
-        return not any(_prints(u.tree) for u in units)
+        must catch it, or the segment prints (``specialize`` then runs again
+        without checks): a check's callback is not ordered with the prints'
+        callbacks, and eager prints exactly up to the raise."""
+        return self.raise_checks and not self.handlers_depth
 
     def static_exception(self, node: Any, stmt: Any) -> BaseException | None:
         """The exception ``raise <node>`` raises, when it is known at trace time."""
@@ -882,20 +881,6 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin):
         if stmt.exc is not None and stmt.cause is None:
             exc = self.static_exception(stmt.exc, stmt)
         raise self.graph_break(FallbackCode.TRACE_ERROR, stmt, "raise (eager raises here)", "raise", exc=exc)
-
-
-_PRINT_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "critical", "exception", "log"})
-
-
-def _prints(tree: Any) -> bool:
-    """The function's source calls ``print`` or a logging method."""
-    cached = getattr(tree, "_a2g_prints", None)
-    if cached is None:
-        cached = any(isinstance(n, gast.Call) and (isinstance(n.func, gast.Name) and n.func.id == "print"
-                                                   or isinstance(n.func, gast.Attribute) and n.func.attr in _PRINT_METHODS)
-                     for n in gast.walk(tree))
-        tree._a2g_prints = cached
-    return cached
 
 
 def _asarray(x: Any) -> Any:

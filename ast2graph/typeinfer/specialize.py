@@ -19,8 +19,8 @@ import jax
 import numpy as np
 
 from ..fallback.sites import Decision, FallbackCode, FallbackSite, GraphBreak
-from ..ir.core import Graph, Region, Value
-from .arrays import DeferredStr
+from ..ir.core import CallOp, Graph, Region, Value, walk_ops
+from .arrays import DeferredStr, raise_when
 from .calls import TransformedFn
 from .interpreter import LocalFunction, Specializer
 from .lattice import array_type_of, is_array, untrace_numbers
@@ -66,11 +66,24 @@ def flatten_inputs(env: dict[str, Any], names: list[str]):
 
 def specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str], leaves: list, treedef: Any,
                options: Options, nested: bool = False, traced_statics: frozenset = frozenset()) -> Specialization:
+    """See ``_specialize``; a segment that both prints and raises through a
+    run-time check is specialised again with the raises kept in Python."""
+    spec = _specialize(unit, stmts, start, stop, names, leaves, treedef, options, nested, traced_statics, True)
+    ops = list(walk_ops(spec.graph.body))
+    if any(op.fn is raise_when for op in ops if isinstance(op, CallOp)) and \
+            any(getattr(op.fn, "_a2g_host_print", False) for op in ops if isinstance(op, CallOp)):
+        spec = _specialize(unit, stmts, start, stop, names, leaves, treedef, options, nested, traced_statics, False)
+    return spec
+
+
+def _specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str], leaves: list, treedef: Any,
+                options: Options, nested: bool, traced_statics: frozenset, raise_checks: bool) -> Specialization:
     """``stmts[start:stop]`` as one graph. ``nested``: ``stmts`` is the body of
     a construct that runs as Python control flow, not the function body (no
     continuation after an early exit; outputs are what the code after reads)."""
     sp = Specializer(options)
     sp.traced_statics = traced_statics
+    sp.raise_checks = raise_checks
     params: list[Value] = []
     positions: list[int] = []
     abstract = []
