@@ -29,7 +29,7 @@ import jax.numpy as jnp
 from jax import lax
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import fmt_ratio, fmt_time, results_equal, time_reps  # noqa: E402
+from bench_common import fmt_ratio, fmt_time, results_equal, time_reps  # noqa: E402
 from programs import sin_accumulate, sin_accumulate_lax  # noqa: E402
 
 from ast2graph import explain, to_static  # noqa: E402

@@ -46,7 +46,7 @@ import jax.numpy as jnp
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import block, loglog_slope, linear_fit, results_equal  # noqa: E402
+from bench_common import block, loglog_slope, linear_fit, results_equal  # noqa: E402
 
 from ast2graph import explain, to_static  # noqa: E402
 

@@ -51,7 +51,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import compile_time  # noqa: E402
 import conversion  # noqa: E402
 import programs  # noqa: E402
-from common import (block, fmt_bytes, fmt_ratio, fmt_time, machine_lines, results_equal,  # noqa: E402,F401
+from bench_common import (block, fmt_bytes, fmt_ratio, fmt_time, machine_lines, results_equal,  # noqa: E402,F401
                     time_reps)
 from ast2graph import explain, to_static  # noqa: E402
 

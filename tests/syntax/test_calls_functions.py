@@ -134,11 +134,11 @@ def grad_closing_over_argument(x, data):
     return jax.grad(loss)(x)
 
 
-@covers("FunctionDef", "interpreted", "local loss function closing over a traced argument, handed to `jax.grad`",
-        code="A2G009", caveat="should be graph: only closures over static values are handed to JAX today")
-def test_grad_of_closure_over_traced_value_falls_back():
-    e = check(grad_closing_over_argument, X, X + 1, full_graph=False)
-    assert codes(e) == ["A2G009"]
+@covers("FunctionDef", "one graph", "local loss function closing over a traced argument, handed to `jax.grad` "
+        "(the transform is applied in the graph where it is called)")
+def test_grad_of_closure_over_traced_value():
+    e = check(grad_closing_over_argument, X, X + 1, graphs=1)
+    assert ("call", "transform") in modes(e)
 
 
 def fact(n):
