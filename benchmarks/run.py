@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import os
 import statistics
 import sys
 import time
@@ -321,9 +322,11 @@ def main(argv: list[str] | None = None) -> int:
         print(line, flush=True)
 
     t_start = time.perf_counter()
+    load_start = os.getloadavg()[0]
     log("ast2graph benchmarks" + (" (--quick)" if quick else ""))
     for line in machine_lines():
         log("  " + line)
+    log(f"  load average (1 min) at the start: {load_start:.2f} (before this run starts: other work competing for the cores)")
     log(f"  repetitions: eager {reps_eager}, ast2graph / hand-written / plain jax.jit {reps_fast} "
         f"(interleaved; each repetition >= {min_rep_s * 1e3:.0f} ms of calls); conversions {conv_reps}; medians")
     log()
@@ -426,9 +429,10 @@ def main(argv: list[str] | None = None) -> int:
 
     elapsed = time.perf_counter() - t_start
     date = datetime.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z")
+    load = f"load average (1 min): {load_start:.2f} at the start, {os.getloadavg()[0]:.2f} at the end"
     sections = build_sections(rows, conv_rows, probe_rows, over, comp_rows, lengths, mem_rows, ag, probe_deadline)
     log("=" * 100)
-    log(f"Command: `{command}` ({elapsed:.0f} s, {date}). Machine: " + "; ".join(machine_lines()) + ".")
+    log(f"Command: `{command}` ({elapsed:.0f} s, {date}). Machine: " + "; ".join(machine_lines() + [load]) + ".")
     for title, lines in sections:
         log()
         log(f"## {title}")
@@ -442,7 +446,7 @@ def main(argv: list[str] | None = None) -> int:
 
     if docs is not None:
         import report
-        md, png = report.write(docs, sections, command, elapsed, date, machine_lines(), rows, conv_rows, lengths,
+        md, png = report.write(docs, sections, command, elapsed, date, machine_lines() + [load], rows, conv_rows, lengths,
                                probe_rows, quick)
         log(f"wrote {md} and {png}")
 
