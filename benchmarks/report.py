@@ -85,7 +85,8 @@ def chart(path: Path, rows: list, conv_rows: list, lengths, probe_rows: list) ->
     lo = min(r.n_lines for r in lengths.rows)
     grid = np.geomspace(lo, xs.max(), 50)
     fit = a + b * grid
-    grid, fit = grid[fit > 0], fit[fit > 0]   # a negative intercept has no place on a log axis
+    keep = fit > 0.5 * min(r.a2g for r in lengths.rows)   # near its zero crossing a line dives on a log axis
+    grid, fit = grid[keep], fit[keep]
     ax.plot(grid, fit, "--", color="tab:red",
             label=f"ast2graph linear fit, {lo:,}+ lines: {b * 1000:.2f} s per 1,000 lines (R² {r2:.3f})")
     ag = [(r.n_lines, r.malt) for r in probe_rows if r.malt is not None]
@@ -99,7 +100,7 @@ def chart(path: Path, rows: list, conv_rows: list, lengths, probe_rows: list) ->
     ax.set_yscale("log")
     ax.set_xlabel("lines of the generated function (log scale)")
     ax.set_ylabel("conversion time, s (log scale)")
-    ax.set_title(f"Conversion time against function length (ast2graph log-log slope {lengths.exp_a2g:.2f})")
+    ax.set_title(f"Conversion time vs function length (ast2graph: log-log slope {lengths.exp_a2g:.2f})")
     ax.legend(loc="lower right", fontsize=8)
     ax.grid(alpha=0.3, which="both")
 

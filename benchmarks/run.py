@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import os
 import statistics
 import sys
 import time
@@ -313,7 +314,7 @@ def main(argv: list[str] | None = None) -> int:
     length_reps = 1 if quick else 3
     check_upto = 500 if quick else 1000
     probe_sizes = [20, 40, 60] if quick else [20, 30, 40, 50, 60, 70, 80]
-    probe_deadline = 15.0 if quick else 40.0
+    probe_deadline = 15.0 if quick else 20.0
     docs = None if args.no_docs else (args.docs or (None if quick else ROOT / "docs"))
     command = ".venv/bin/python benchmarks/run.py" + (" --quick" if quick else "")
 
@@ -321,9 +322,11 @@ def main(argv: list[str] | None = None) -> int:
         print(line, flush=True)
 
     t_start = time.perf_counter()
+    load_start = os.getloadavg()[0]
     log("ast2graph benchmarks" + (" (--quick)" if quick else ""))
     for line in machine_lines():
         log("  " + line)
+    log(f"  load average (1 min) at the start: {load_start:.2f} (before this run starts: other work competing for the cores)")
     log(f"  repetitions: eager {reps_eager}, ast2graph / hand-written / plain jax.jit {reps_fast} "
         f"(interleaved; each repetition >= {min_rep_s * 1e3:.0f} ms of calls); conversions {conv_reps}; medians")
     log()
@@ -413,7 +416,7 @@ def main(argv: list[str] | None = None) -> int:
                                        ag, None),
                 conversion.peak_memory(f"{transformer.name} ({len(t_fns or [])} functions)", transformer.eager,
                                        transformer.args, ag, t_fns)]
-    done_probe = [r for r in probe_rows if r.malt is not None]
+    done_probe = [r for r in probe_rows if r.malt is not None and r.malt <= 1.0]   # tracemalloc slows it several times
     if done_probe:
         g = conversion.load_generated(done_probe[-1].n_lines, folder)
         mem_rows.append(conversion.peak_memory(f"generated function, {g.n_lines} lines", g.fn, conversion.GEN_ARGS,
@@ -426,9 +429,10 @@ def main(argv: list[str] | None = None) -> int:
 
     elapsed = time.perf_counter() - t_start
     date = datetime.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z")
+    load = f"load average (1 min): {load_start:.2f} at the start, {os.getloadavg()[0]:.2f} at the end"
     sections = build_sections(rows, conv_rows, probe_rows, over, comp_rows, lengths, mem_rows, ag, probe_deadline)
     log("=" * 100)
-    log(f"Command: `{command}` ({elapsed:.0f} s, {date}). Machine: " + "; ".join(machine_lines()) + ".")
+    log(f"Command: `{command}` ({elapsed:.0f} s, {date}). Machine: " + "; ".join(machine_lines() + [load]) + ".")
     for title, lines in sections:
         log()
         log(f"## {title}")
@@ -442,7 +446,7 @@ def main(argv: list[str] | None = None) -> int:
 
     if docs is not None:
         import report
-        md, png = report.write(docs, sections, command, elapsed, date, machine_lines(), rows, conv_rows, lengths,
+        md, png = report.write(docs, sections, command, elapsed, date, machine_lines() + [load], rows, conv_rows, lengths,
                                probe_rows, quick)
         log(f"wrote {md} and {png}")
 
