@@ -30,6 +30,7 @@ import gast
 import jax
 import numpy as np
 
+from .fastpath import _MAX_MISSES, MISS, SpecMiss, aval_checked, make_fast_call
 from .diagnostics import ConversionError, FullGraphError, NoSourceError, UnsupportedSyntaxError
 from .fallback.control import (BREAK, CONTINUE, NEXT, RETURN, JumpPlan, PythonControl, StatementPlan, escapes,
                                splittable)
@@ -121,18 +122,28 @@ class GraphPlan:
         param_leaf = {id(v): k for v, k in zip(self.spec.graph.params, self.spec.arg_positions)}
         self.passthrough = [(j, param_leaf[id(x)]) for j, x in enumerate(self.spec.out_template)
                             if isinstance(x, Value) and id(x) in param_leaf]
+        # NumPy arrays the trace made (``np.zeros(3)``): static in the graph, but
+        # eager makes a new one per call, which the caller may write into
+        self.fresh_numpy = [k for k, x in enumerate(self.spec.out_template) if type(x) is np.ndarray]
         # outputs whose eager value is a Python number: handed back as one
         self.python_out = [k for k, x in enumerate(self.spec.out_template) if isinstance(x, Value) and x.type.python]
         # host callbacks (prints, loop-bound checks): wait for them after each call
         self.has_effects = any(getattr(getattr(op, "fn", None), "_a2g_effect", False) or bounded(op)
                                for op in walk_ops(self.spec.graph.body))
+        # where the graph's outputs go in the flat result (the rest are static values)
+        self.output_slots = [j for j, x in enumerate(self.spec.out_template) if isinstance(x, Value)]
+        # outputs handed back as the graph returns them (the fast path's condition)
+        self.plain_outputs = not (self.numpy_out or self.numpy_scalar_out or self.passthrough or self.python_out
+                                  or self.fresh_numpy
+                                  or self.has_effects or self.spec.input_writes or self.spec.attr_writes)
+        self.stale = False   # traced again for inputs of other types (SpecMiss): compile anew
 
     @property
     def end(self) -> int:
         return self.spec.end
 
     def guards_hold(self) -> bool:
-        return all(g.holds() for g in self.spec.guards)
+        return not self.stale and all(g.holds() for g in self.spec.guards)
 
     def run(self, env: dict[str, Any], leaves: list) -> tuple[str, Any]:
         spec = self.spec
@@ -144,6 +155,9 @@ class GraphPlan:
             outs = self.jitted(*arrays_in)
             if self.has_effects:
                 jax.effects_barrier()  # host prints finish before the caller goes on
+        except SpecMiss:
+            self.stale = True   # an array read from outside changed shape or dtype; nothing ran
+            raise
         except Exception:
             error = HostErrors.take()
             if error is not None:
@@ -159,6 +173,11 @@ class GraphPlan:
             key = id(spec.out_template[k])
             if key not in made:
                 made[key] = np.array(filled[k])
+            filled[k] = made[key]
+        for k in self.fresh_numpy:   # a new array per call, as eager makes (aliases stay aliases)
+            key = id(spec.out_template[k])
+            if key not in made:
+                made[key] = spec.out_template[k].copy()
             filled[k] = made[key]
         for j, k in self.passthrough:
             filled[j] = leaves[k]
@@ -253,7 +272,14 @@ class _Block:
                 plan = self._plan_for(i, names, leaves, treedef)
             if record is not None:
                 record.plans.append(plan)
-            kind, value = plan.run(env, leaves)
+            try:
+                kind, value = plan.run(env, leaves)
+            except SpecMiss:   # the plan is stale now: the same statement again, compiled anew
+                if record is not None:
+                    record.plans.pop()
+                continue
+            if i == 0 and not self.nested and isinstance(plan, GraphPlan) and (kind == RETURN or plan.end == n):
+                self.owner._single = (plan, names, leaves, treedef)   # the whole call was this plan
             if kind != NEXT:
                 return kind, value
             i = plan.end
@@ -358,7 +384,7 @@ class _Block:
         if owner._jit is not None and not self.nested and i == 0 and (spec.returns or spec.end == len(self.stmts)):
             # the whole function is this one graph: jax.jit takes the options
             jit_kwargs = owner._jit.segment_kwargs(spec, names, leaves, treedef, owner._caller_params)
-        jitted = jax.jit(lowered.fn, **jit_kwargs)
+        jitted = jax.jit(aval_checked(lowered.fn), **jit_kwargs)
         # Trace now: an error here is ours, and nothing of the user's has run yet.
         jitted.lower(*[leaves[k] for k in spec.arg_positions], *[c.getter() for c in spec.captures])
         return GraphPlan(i, spec, lowered.source, jitted, conversion)
@@ -416,6 +442,9 @@ class StaticFunction:
         self._caller_params: tuple[str, ...] = ()
         self._blocks: dict[int, _Block] = {}
         self._record: CallRecord | None = None
+        self._fast: Callable[[tuple], Any] | None = None   # fastpath.py: the warm call of a one-graph function
+        self._fast_misses = 0
+        self._single: tuple | None = None
         self.recompiles = 0
         self.recompile_reasons: list[str] = []
         self._scalar_values: dict[str, set] = {}
@@ -482,13 +511,25 @@ class StaticFunction:
         return functools.partial(self, obj)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        fast = self._fast
+        if fast is not None and not kwargs:
+            value = fast(args)
+            if value is not MISS:
+                return value
         if self._jit is not None:
             return self._call_placed(args, kwargs)
         if self._unit is None:
             return self._fn(*args, **kwargs)
         env = self._bind(args, kwargs)
         self._note_busy_scalars(env)
+        self._single = None
         kind, value = self._top(env)
+        if self._single is not None:
+            if not kwargs and self._record is None and self._fast_misses < _MAX_MISSES:
+                self._fast = make_fast_call(self, self._single[0], args, *self._single[1:])
+            self._single = None
+        else:
+            self._fast = None
         return value if kind == RETURN else None
 
     def _call_placed(self, args: tuple, kwargs: dict) -> Any:
@@ -555,7 +596,7 @@ class StaticFunction:
 
     # --------------------------------------------------------------- explain
     def explain(self, *args: Any, **kwargs: Any) -> "Explanation":
-        self._record = CallRecord()
+        self._record, self._fast = CallRecord(), None
         t0 = time.perf_counter()
         try:
             result = self(*args, **kwargs)

@@ -59,13 +59,16 @@ def assert_same(eager: Any, converted: Any, rtol: float = 1e-5, atol: float = 1e
 
 def check(fn: Callable, *args: Any, full_graph: bool = True, graphs: int | None = None,
           rtol: float = 1e-5, atol: float = 1e-6, kwargs: dict | None = None, exact_kinds: bool = True,
-          **options: Any):
+          warm: bool = True, **options: Any):
     """Eager vs converted on the same inputs; returns the explanation.
     ``exact_kinds=False`` only where eager's result kind depends on the data
-    path (a Python number on one path, an array on the other)."""
+    path (a Python number on one path, an array on the other).
+
+    The comparison is made twice: the first (explained) call converts and
+    compiles; the second, on fresh copies of the inputs, is a warm call (the
+    fast path of a one-graph function). ``warm=False`` only where a second
+    eager call differs from the first (state kept across calls)."""
     kwargs = kwargs or {}
-    eager_args, conv_args = copy.deepcopy((args, kwargs)), copy.deepcopy((args, kwargs))
-    expected, eager_exc, eager_out = _run(fn, *eager_args)
     static = to_static(fn, full_graph=full_graph, **options)
     box: dict = {}
 
@@ -73,20 +76,29 @@ def check(fn: Callable, *args: Any, full_graph: bool = True, graphs: int | None 
         box["explanation"] = e = explain(static)(*a, **k)
         return e.result
 
-    got, conv_exc, conv_out = _run(call, *conv_args)
-    if eager_exc is not None:
-        assert conv_exc is not None, f"eager raised {eager_exc!r}, converted returned {got!r}"
-        assert type(conv_exc) is type(eager_exc), f"eager raised {eager_exc!r}, converted raised {conv_exc!r}"
-        assert str(conv_exc) == str(eager_exc)
-    else:
-        assert conv_exc is None, f"converted raised {conv_exc!r}, eager returned {expected!r}"
-        assert_same(expected, got, rtol, atol, exact_kinds)
-    assert conv_out == eager_out, f"printed output differs:\neager: {eager_out!r}\nconverted: {conv_out!r}"
-    assert_same(eager_args, conv_args, rtol, atol, exact_kinds)
+    _compare(fn, call, args, kwargs, rtol, atol, exact_kinds)
     explanation = box.get("explanation")
     if graphs is not None and explanation is not None:
         assert explanation.graph_count == graphs, str(explanation)
+    if warm:
+        _compare(fn, static, args, kwargs, rtol, atol, exact_kinds, "(warm call) ")
     return explanation
+
+
+def _compare(fn: Callable, converted: Callable, args: tuple, kwargs: dict, rtol: float, atol: float,
+             exact_kinds: bool, when: str = "") -> None:
+    eager_args, conv_args = copy.deepcopy((args, kwargs)), copy.deepcopy((args, kwargs))
+    expected, eager_exc, eager_out = _run(fn, *eager_args)
+    got, conv_exc, conv_out = _run(converted, *conv_args)
+    if eager_exc is not None:
+        assert conv_exc is not None, f"{when}eager raised {eager_exc!r}, converted returned {got!r}"
+        assert type(conv_exc) is type(eager_exc), f"{when}eager raised {eager_exc!r}, converted raised {conv_exc!r}"
+        assert str(conv_exc) == str(eager_exc)
+    else:
+        assert conv_exc is None, f"{when}converted raised {conv_exc!r}, eager returned {expected!r}"
+        assert_same(expected, got, rtol, atol, exact_kinds)
+    assert conv_out == eager_out, f"{when}printed output differs:\neager: {eager_out!r}\nconverted: {conv_out!r}"
+    assert_same(eager_args, conv_args, rtol, atol, exact_kinds)
 
 
 def modes(explanation) -> list[tuple[str, str]]:

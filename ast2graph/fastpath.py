@@ -1,0 +1,171 @@
+"""The warm-call fast path of a function that is one graph.
+
+Requires: a ``GraphPlan`` that ran as the whole function (``api.py``).
+Produces: ``make_fast_call``: a closure that calls the plan's ``jax.jit``
+directly when the new call's arguments match the plan's specialisation;
+``aval_checked``: the wrapper that makes a jitted graph refuse to be traced
+for other shapes or dtypes than it was specialised for (``SpecMiss``).
+Invariants: the fast path returns exactly what the general path
+(``_Block.__call__`` → ``GraphPlan.run``) would return, or ``MISS`` before
+anything ran; it never hides a specialisation change.
+
+The general path costs several microseconds a call in Python: binding the
+arguments, the live values of the first statement, their pytree, a cache
+key per leaf, the guards, the outputs' kinds. When the whole function is
+one graph whose outputs need no conversion, most of that is constant from
+call to call; what can change is checked here in the cheapest form:
+
+* array arguments: only that each is a ``jax.Array``. Their shapes, dtypes
+  and weak types are checked by ``jax.jit``'s own C++ cache; a call with
+  new ones makes ``jax.jit`` trace again, and the traced function
+  (``aval_checked``) raises ``SpecMiss`` before anything runs, so the call
+  takes the general path, which compiles the new specialisation.
+* static arguments (Python numbers, strings, objects): equal to (numbers,
+  strings) or identical with (objects) the specialised ones;
+* guards (static values read from outside): re-checked, as the general
+  path does;
+* arrays read from outside (model weights): re-read, as graph inputs.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any, Callable
+
+import jax
+
+from .typeinfer.arrays import HostErrors
+
+MISS = object()
+
+_ARRAY_IMPL = type(jax.numpy.zeros(()))
+_STATIC_SCALARS = (bool, int, float, complex, str, bytes, type(None))
+_MAX_MISSES = 3   # trace attempts refused (shape changes) before the fast path is given up
+
+
+class SpecMiss(Exception):
+    """A specialised graph was traced again with inputs of other shapes or
+    dtypes than the ones it was specialised for (nothing ran)."""
+
+
+def aval_checked(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn``, which refuses (``SpecMiss``) to be traced for other input
+    shapes, dtypes or weak types than the ones of its first trace.
+
+    A graph is specialised on its inputs' types: loops unrolled by a shape,
+    static shapes folded. ``jax.jit`` would silently trace it again for new
+    shapes (a model weight replaced by one of another shape, an argument of
+    the fast path); the check makes that a recompile instead. It costs
+    nothing per call: it runs only when ``jax.jit`` traces."""
+    expected: list[tuple] = []
+
+    @functools.wraps(fn)
+    def traced(*args: Any) -> Any:
+        sig = tuple(_aval_key(a) for a in args)
+        if not expected:
+            expected.append(sig)
+        elif sig != expected[0]:
+            raise SpecMiss(f"traced for {sig}, specialised for {expected[0]}")
+        return fn(*args)
+
+    return traced
+
+
+_typeof = getattr(jax, "typeof", None) or jax.core.get_aval   # jax.typeof from JAX 0.4.36
+
+
+def _aval_key(x: Any) -> tuple:
+    aval = _typeof(x)
+    return (tuple(aval.shape), aval.dtype, getattr(aval, "weak_type", False))
+
+
+def make_fast_call(owner: Any, plan: Any, args: tuple, names: list[str], leaves: list,
+                   treedef: Any) -> Callable[[tuple], Any] | None:
+    """A fast call for ``plan`` (a ``GraphPlan`` that was the whole call of
+    ``owner``, a ``StaticFunction``, with positional ``args``), or None where
+    the call needs the general path every time."""
+    spec = plan.spec
+    if not plan.plain_outputs or not (spec.returns or spec.end == len(owner._top.stmts)):
+        return None
+    if owner._jit is not None or owner._traced_params or not owner._simple or owner._bound_kwargs:
+        return None
+    bound = owner._bound_args
+    params = owner._simple_params
+    nb = len(bound)
+    if nb + len(args) != len(params) or treedef != jax.tree_util.tree_structure(list(range(len(names)))):
+        return None   # defaults filled in, or an argument that is a pytree: the general path
+    where = {name: k for k, name in enumerate(params)}
+    arrays: list[int] = []
+    equal: list[tuple[int, type, Any]] = []
+    same: list[tuple[int, Any]] = []
+    arg_of_leaf: dict[int, int] = {}
+    for k, (name, leaf) in enumerate(zip(names, leaves)):
+        p = where.get(name)
+        if p is None:
+            return None
+        if p < nb:
+            if k in spec.arg_positions:
+                return None   # an array bound by functools.partial: the general path
+            continue
+        q = p - nb
+        if type(leaf) is _ARRAY_IMPL:
+            arrays.append(q)
+            arg_of_leaf[k] = q
+        elif k in spec.arg_positions:
+            return None   # a NumPy array or a traced number: converted by the general path
+        elif isinstance(leaf, _STATIC_SCALARS):
+            equal.append((q, type(leaf), leaf))
+        else:
+            same.append((q, leaf))
+    order = [arg_of_leaf[k] for k in spec.arg_positions]
+    guards = list(spec.guards)
+    getters = [c.getter for c in spec.captures]
+    jitted = plan.jitted
+    nargs = len(args)
+    template = spec.out_template
+    all_values = plan.output_slots == list(range(len(template)))
+    slots = plan.output_slots
+    out_treedef = spec.out_treedef
+    unflatten = jax.tree_util.tree_unflatten
+
+    def fast(call_args: tuple) -> Any:
+        if len(call_args) != nargs:
+            return MISS
+        for q in arrays:
+            if type(call_args[q]) is not _ARRAY_IMPL:
+                return MISS
+        for q, kind, value in equal:
+            a = call_args[q]
+            if type(a) is not kind or a != value:
+                return MISS
+        for q, obj in same:
+            if call_args[q] is not obj:
+                return MISS
+        for g in guards:
+            if not g.holds():
+                return MISS
+        inputs = [call_args[q] for q in order]
+        for get in getters:
+            inputs.append(get())
+        if HostErrors.pending is not None:
+            HostErrors.pending = None
+        try:
+            outs = jitted(*inputs)
+        except SpecMiss:
+            owner._fast_misses += 1
+            owner._fast = None
+            return MISS
+        except Exception:
+            error = HostErrors.take()
+            if error is not None:
+                raise error from None
+            raise
+        if all_values:
+            filled = outs
+        else:
+            filled = list(template)
+            for j, o in zip(slots, outs):
+                filled[j] = o
+        return unflatten(out_treedef, filled)[0]
+
+    return fast

@@ -1,0 +1,132 @@
+"""The warm-call fast path of one-graph functions (ast2graph/fastpath.py):
+every way a warm call can differ from the call that compiled the graph
+(shapes, dtypes, static arguments, guarded globals, arrays read from outside,
+methods, run-time checks, outer transforms) gives eager's result."""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from ast2graph import explain, to_static
+from tests.helpers import assert_same
+
+X3 = jnp.arange(3.0)
+X5 = jnp.arange(5.0) + 1
+
+
+def scaled_sum(x, n):
+    acc = x * 0
+    for i in range(n):
+        acc = acc + x * i
+    return acc
+
+
+def test_shapes_dtypes_and_static_arguments_change_between_warm_calls():
+    f = to_static(scaled_sum, full_graph=True)
+    calls = [(X3, 2), (X3, 2), (X5, 2), (X3, 2), (X5, 3), (jnp.arange(3), 2), (X3, True), (X3, np.int32(2)), (X5, 2)]
+    for _ in range(3):
+        for x, n in calls:
+            assert_same(scaled_sum(x, n), f(x, n))
+    assert f._fast_misses <= 3   # alternating shapes gives the fast path up rather than trace each call
+
+
+FLAG = True
+W = jnp.ones(3)
+
+
+def reads_globals(x):
+    acc = x * 0
+    for i in range(W.shape[0]):   # unrolled by W's shape: a new shape must recompile
+        acc = acc + W[i] * x
+    if FLAG:
+        return acc + 1
+    return acc - 1
+
+
+def test_guarded_global_and_replaced_weight_between_warm_calls():
+    global FLAG, W
+    f = to_static(reads_globals, full_graph=True)
+    try:
+        for flag, w in [(True, jnp.ones(3)), (True, jnp.ones(3)), (False, jnp.ones(3)),
+                        (False, jnp.arange(5.0)), (False, jnp.arange(5.0)), (True, jnp.arange(4.0))]:
+            FLAG, W = flag, w
+            assert_same(reads_globals(X3), f(X3))
+            assert_same(reads_globals(X3), f(X3))
+    finally:
+        FLAG, W = True, jnp.ones(3)
+
+
+class Layer:
+    def __init__(self, w, bias):
+        self.w, self.bias = w, bias
+
+    @to_static(full_graph=True)
+    def __call__(self, x):
+        y = x * self.w
+        if self.bias:
+            y = y + 1
+        return y
+
+
+def test_methods_of_two_instances_warm():
+    a, b = Layer(jnp.ones(3) * 2, True), Layer(jnp.ones(3) * 3, False)
+    for _ in range(3):
+        for layer in (a, b):
+            assert_same(Layer.__call__.__wrapped__(layer, X3), layer(X3))
+    a.w = jnp.ones(3) * 5
+    assert_same(Layer.__call__.__wrapped__(a, X3), a(X3))
+
+
+def checked(x):
+    assert jnp.all(x > 0), "inputs must be positive"
+    return jnp.log(x)
+
+
+def test_run_time_check_raises_on_a_warm_call():
+    f = to_static(checked, full_graph=True)
+    assert_same(checked(X5), f(X5))
+    assert_same(checked(X5), f(X5))
+    with pytest.raises(AssertionError, match="inputs must be positive"):
+        checked(-X5)
+    with pytest.raises(AssertionError, match="inputs must be positive"):
+        f(-X5)
+    assert_same(checked(X5), f(X5))
+
+
+def poly(x):
+    y = x
+    if jnp.sum(y) < 100.0:
+        y = y * 2
+    return jnp.sum(y * x)
+
+
+def test_outer_transforms_after_warm_calls_and_keyword_calls():
+    f = to_static(poly, full_graph=True)
+    assert_same(poly(X5), f(X5))
+    assert_same(poly(X5), f(X5))
+    assert_same(poly(x=X5), f(x=X5))
+    assert_same(jax.grad(poly)(X5), jax.grad(f)(X5))
+    rows = [X5, X5 * 30]   # the two branches (eager cannot be vmapped: it runs row by row)
+    assert_same(jnp.stack([poly(r) for r in rows]), jax.vmap(f)(jnp.stack(rows)))
+    assert_same(poly(X5), jax.jit(f)(X5))
+    assert_same(poly(np.asarray(X5)), f(np.asarray(X5)))
+    e = explain(f)(X5)   # explain after warm calls still sees the graph
+    assert e.graph_count == 1
+    assert_same(poly(X5), f(X5))
+
+
+def fresh_buffer(x):
+    out = np.zeros(3, dtype=np.float32)
+    return out, x + 1
+
+
+def test_numpy_array_made_by_the_trace_is_new_per_call():
+    f = to_static(fresh_buffer, full_graph=True)
+    first, _ = f(X3)
+    first[0] = 7.0   # the caller writes into the array it got
+    second, _ = f(X3)
+    assert_same(fresh_buffer(X3), (second, X3 + 1))
+    assert second is not first
