@@ -53,13 +53,15 @@ from ast2graph import explain, to_static  # noqa: E402
 
 # ------------------------------------------------------------------ ast2graph
 def clear_ast2graph_caches(keep_files: bool = False) -> list[str]:
-    """Empty ast2graph's parse caches (per code object, per tree, and per file
-    unless ``keep_files``). Returns the names of the caches emptied."""
+    """Empty ast2graph's caches: parsing (per code object, per tree, and per
+    file unless ``keep_files``) and abstract evaluation (result types of ops,
+    ``typeinfer/interpreter.py``). Returns the names of the caches emptied."""
     import ast2graph.parser as parser
     import ast2graph.parser.source as source
+    import ast2graph.typeinfer.interpreter as interpreter
     import ast2graph.typeinfer.state as state
 
-    targets = [(parser, "_CODE_CACHE"), (state, "_NESTED_UNITS")]
+    targets = [(parser, "_CODE_CACHE"), (state, "_NESTED_UNITS"), (interpreter, "_EVAL_CACHE")]
     if not keep_files:
         targets.append((source, "_FILES"))
     emptied = []

@@ -36,9 +36,45 @@ from .blocks import BlocksMixin
 from .calls import CallMixin
 from .control import ControlMixin
 from .mutation import MutationMixin
+from .elementwise import ELEMENTWISE, elementwise_type
 from .lattice import is_array, is_python_number, is_static_number, is_traceable_number, static_array_type
 from .state import (UNBOUND, Capture, ContinueSignal, BreakSignal, Frame, Guard,
                     Options, ReturnSignal, Unit, builtin_value, unit_of_nested)
+
+# Abstract evaluation (``jax.eval_shape``) is most of the conversion time,
+# and the same op on the same input types recurs: a loop body is evaluated
+# once per fixpoint pass, a Transformer layer once per layer. The result
+# types of functions of JAX, NumPy, ``operator`` and ast2graph itself depend
+# only on the input types and static arguments, so they are kept here, keyed
+# by (function, argument structure, input types, static arguments); calls of
+# user objects (whose behaviour may depend on their state) are never kept.
+_EVAL_CACHE: dict[tuple, tuple] = {}
+_EVAL_CACHE_SIZE = 4096
+_PURE_MODULES = ("jax", "_operator", "operator", "numpy", "ast2graph", "math", "builtins")
+_IMMUTABLE = (bool, int, float, complex, str, bytes, type(None), np.dtype, type(Ellipsis))
+
+
+def _eval_key(fn: Callable, treedef: Any, leaves: list) -> tuple | None:
+    """The abstract-evaluation cache key of ``fn(*leaves)``, or None (not kept)."""
+    module = getattr(fn, "__module__", None)
+    if type(module) is not str or not module.startswith(_PURE_MODULES):
+        return None
+    parts = []
+    for leaf in leaves:
+        if type(leaf) is Value:
+            t = leaf.type
+            parts.append((Value, t.shape, t.dtype, t.weak_type))
+        elif type(leaf) in (float, complex):
+            parts.append((type(leaf), repr(leaf)))   # -0.0 is not 0.0 here
+        else:
+            parts.append((type(leaf), leaf))
+    key = (fn, treedef, tuple(parts), jax.config.jax_enable_x64)   # x64 changes every dtype
+    try:
+        hash(key)
+    except TypeError:   # an unhashable static argument (a NumPy array): not kept
+        return None
+    return key
+
 
 _SAFE_STATIC = (bool, int, float, complex, str, bytes, type(None), slice, range,
                 np.ndarray, np.generic, np.dtype, type, type(Ellipsis))
@@ -171,6 +207,23 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin):
         return jax.tree_util.tree_unflatten(out_tree, out_leaves)
 
     def _abstract_eval(self, fn: Callable, treedef: Any, leaves: list, node: Any):
+        if fn in ELEMENTWISE and len(leaves) in ELEMENTWISE[fn]:
+            out = elementwise_type(fn, treedef, leaves, _EVAL_CACHE)
+            if out is not None:
+                return out
+        key = _eval_key(fn, treedef, leaves)
+        hit = _EVAL_CACHE.get(key) if key is not None else None
+        if hit is not None:
+            out_tree, template = hit
+            return out_tree, [Value(x) if type(x) is ArrayType else x for x in template]
+        out_tree, out = self._jax_eval(fn, treedef, leaves, node)
+        if key is not None and all(isinstance(x, Value) or type(x) in _IMMUTABLE for x in out):
+            if len(_EVAL_CACHE) >= _EVAL_CACHE_SIZE:
+                _EVAL_CACHE.clear()
+            _EVAL_CACHE[key] = (out_tree, [x.type if isinstance(x, Value) else x for x in out])
+        return out_tree, out
+
+    def _jax_eval(self, fn: Callable, treedef: Any, leaves: list, node: Any):
         positions = [i for i, leaf in enumerate(leaves) if isinstance(leaf, Value)]
         box: dict[str, Any] = {}
 

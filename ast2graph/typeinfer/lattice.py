@@ -19,6 +19,7 @@ shape change or a non-numeric static change has no upper bound below Opaque.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from typing import Any
 
 import jax
@@ -48,8 +49,17 @@ def is_static_number(x: Any) -> bool:
 def static_array_type(x: Any) -> ArrayType:
     """The array type a static number takes when it becomes traced (a Python
     number stays one for the caller: ``ArrayType.python``)."""
-    t = ArrayType.of(jax.eval_shape(lambda: jnp.asarray(x)))
+    kind = type(x)
+    if kind in (bool, float, complex) or kind is int and _INT32[0] <= x <= _INT32[1]:
+        t = _static_number_type(kind, jax.config.jax_enable_x64)   # the type of a Python number does not depend on its value
+    else:
+        t = ArrayType.of(jax.eval_shape(lambda: jnp.asarray(x)))
     return dataclasses.replace(t, python=True) if is_python_number(x) else t
+
+
+@functools.lru_cache(maxsize=None)
+def _static_number_type(kind: type, x64: bool) -> ArrayType:
+    return ArrayType.of(jax.eval_shape(lambda: jnp.asarray(kind(1))))
 
 
 def is_python_number(x: Any) -> bool:
@@ -111,8 +121,14 @@ def join_types(a: ArrayType, b: ArrayType) -> ArrayType | None:
         return a if (a.numpy, a.python) == (numpy, python) else dataclasses.replace(a, numpy=numpy, python=python)
     if a.shape != b.shape:
         return None
-    out = jax.eval_shape(lambda u, v: jnp.add(u, v), a.to_sds(), b.to_sds())
-    return ArrayType(a.shape, np.dtype(out.dtype), a.weak_type and b.weak_type, numpy, python)
+    return ArrayType(a.shape, _promoted_dtype(a.dtype, a.weak_type, b.dtype, b.weak_type, jax.config.jax_enable_x64),
+                     a.weak_type and b.weak_type, numpy, python)
+
+
+@functools.lru_cache(maxsize=None)
+def _promoted_dtype(a: np.dtype, weak_a: bool, b: np.dtype, weak_b: bool, x64: bool) -> np.dtype:
+    sds = (jax.ShapeDtypeStruct((), a, weak_type=weak_a), jax.ShapeDtypeStruct((), b, weak_type=weak_b))
+    return np.dtype(jax.eval_shape(lambda u, v: jnp.add(u, v), *sds).dtype)
 
 
 def same_static(a: Any, b: Any) -> bool:
