@@ -28,7 +28,7 @@ def find_node(source: SourceFile, fn: types.FunctionType) -> gast.AST:
     if code.co_name == "<lambda>":
         node = _find_lambda(source, code)
     else:
-        node = source.defs().get((code.co_name, code.co_firstlineno))
+        node = source.function(code.co_name, code.co_firstlineno)
     if node is None:
         raise ConversionError(
             f"cannot find the source of {describe_callable(fn)} in "

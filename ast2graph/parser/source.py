@@ -1,19 +1,22 @@
-"""Reading and parsing the whole source file a function lives in.
+"""Reading and parsing the source file a function lives in.
 
 Requires: a plain Python function whose ``__code__.co_filename`` names a file
 on disk or an entry in ``linecache`` (Jupyter/IPython cells register theirs).
-Produces: ``SourceFile`` -- the file's lines, text and its parsed ``gast``
+Produces: ``SourceFile`` -- the file's lines, text, each function's parsed
+``gast`` node (its block parsed alone) and, on demand, the whole parsed
 module -- via ``load_source``, plus ``describe_callable`` for error messages.
-Invariants: one parsed module per (filename, text); a file whose text changed
-is parsed again. Nodes keep the positions ``ast.parse`` gave them, so every
-``lineno``/``col_offset`` is already a coordinate in the user's file: this is
-the source map. The module tree is shared: callers must never mutate it.
+Invariants: one ``SourceFile`` per (filename, text); a file whose text changed
+is read again. Nodes keep the positions of the file (a block is parsed at its
+own line numbers and columns), so every ``lineno``/``col_offset`` is already a
+coordinate in the user's file: this is the source map. Trees are shared:
+callers must never mutate them.
 """
 
 from __future__ import annotations
 
 import inspect
 import linecache
+import tokenize
 import types
 from dataclasses import dataclass, field
 
@@ -24,38 +27,85 @@ from ast2graph.diagnostics import ConversionError, Loc, NoSourceError
 
 @dataclass(eq=False)
 class SourceFile:
-    """One version of one file, parsed once; shared by all its functions."""
+    """One version of one file; shared by all its functions.
+
+    A function's node comes from parsing only its own block (its lines, at
+    their own line numbers and columns: ``parse_block``); the whole file is
+    parsed only when asked for (``module``: the report, a lambda outside any
+    parsed function, a block that does not parse alone). Every node found is
+    indexed once: a nested function's node is the one in its enclosing
+    function's tree when that was parsed first."""
 
     filename: str
     lines: tuple[str, ...]
     text: str
-    module: gast.Module
-    _defs: dict[tuple[str, int], gast.AST] | None = field(default=None, repr=False)
-    _lambdas: dict[int, list[gast.Lambda]] | None = field(default=None, repr=False)
+    _module: gast.Module | None = field(default=None, repr=False)
+    _defs: dict[tuple[str, int], gast.AST] = field(default_factory=dict, repr=False)
+    _lambdas: dict[int, list[gast.Lambda]] = field(default_factory=dict, repr=False)
+    _blocks: set[int] = field(default_factory=set, repr=False)
+
+    @property
+    def module(self) -> gast.Module:
+        """The whole file, parsed (once)."""
+        if self._module is None:
+            self._module = _parse(self.text, self.filename)
+            self._index(self._module)
+        return self._module
 
     def defs(self) -> dict[tuple[str, int], gast.AST]:
-        """(name, first line incl. decorators) -> (Async)FunctionDef node."""
-        if self._defs is None:
-            self._index()
-        return self._defs  # type: ignore[return-value]
+        """(name, first line incl. decorators) -> (Async)FunctionDef node, of
+        the whole file."""
+        self.module
+        return self._defs
+
+    def function(self, name: str, line: int) -> gast.AST | None:
+        """The def named ``name`` whose first line (incl. decorators) is ``line``."""
+        node = self._defs.get((name, line))
+        if node is None and self._module is None:
+            self.parse_block(line)
+            node = self._defs.get((name, line))
+            if node is None:
+                node = self.defs().get((name, line))
+        return node
 
     def lambdas(self, line: int) -> list[gast.Lambda]:
         """Every ``gast.Lambda`` starting on ``line``, in source order."""
-        if self._lambdas is None:
-            self._index()
-        return self._lambdas.get(line, [])  # type: ignore[union-attr]
+        if line not in self._lambdas and self._module is None:
+            self.module
+        return self._lambdas.get(line, [])
 
-    def _index(self) -> None:
-        defs: dict[tuple[str, int], gast.AST] = {}
+    def parse_block(self, line: int) -> None:
+        """Parse the block (a decorated def) starting on ``line`` alone, with
+        the file's own positions, and index its nodes. A block that does not
+        parse alone is left to the whole-file parse."""
+        if line in self._blocks or not 0 < line <= len(self.lines):
+            return
+        self._blocks.add(line)
+        try:
+            block = inspect.getblock(list(self.lines[line - 1:]))
+        except (SyntaxError, tokenize.TokenError, IndentationError):
+            return
+        first = block[0] if block else ""
+        indented = first[:1] in (" ", "\t")
+        # blank lines keep line numbers; `if 1:` lets an indented block parse
+        # with its columns unchanged
+        head = "\n" * (line - 2) + "if 1:\n" if indented and line > 1 else "\n" * (line - 1)
+        try:
+            tree = gast.parse(head + "".join(block), filename=self.filename)
+        except (SyntaxError, ValueError):
+            return
+        self._index(tree)
+
+    def _index(self, tree: gast.AST) -> None:
         lambdas: dict[int, list[gast.Lambda]] = {}
-        for node in gast.walk(self.module):
+        for node in gast.walk(tree):
             if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef)):
-                defs[(node.name, first_line(node))] = node
+                self._defs.setdefault((node.name, first_line(node)), node)
             elif isinstance(node, gast.Lambda):
                 lambdas.setdefault(node.lineno, []).append(node)
-        for group in lambdas.values():
-            group.sort(key=lambda n: n.col_offset)
-        self._defs, self._lambdas = defs, lambdas
+        for line, group in lambdas.items():
+            if line not in self._lambdas:   # every lambda of a line is in the same tree
+                self._lambdas[line] = sorted(group, key=lambda n: n.col_offset)
 
 
 _FILES: dict[str, SourceFile] = {}
@@ -81,8 +131,7 @@ def load_source(fn: types.FunctionType) -> SourceFile:
     cached = _FILES.get(filename)
     if cached is not None and cached.text == text:
         return cached
-    module = _parse(text, filename)
-    source = SourceFile(filename, tuple(lines), text, module)
+    source = SourceFile(filename, tuple(lines), text)
     _FILES[filename] = source
     return source
 

@@ -137,11 +137,29 @@ def test_decorators_are_stripped_and_source_untouched():
     assert pf.tree.decorator_list == []
     line, col = _def_loc(decorated)
     assert (pf.loc(pf.tree).line, pf.loc(pf.tree).col) == (line, col)
-    # The shared file tree keeps its decorators; the body nodes are shared.
-    (original,) = [n for n in gast.walk(pf._source.module)
-                   if isinstance(n, gast.FunctionDef) and n.name == "decorated"]
+    # The shared parsed def keeps its decorators; the body nodes are shared.
+    original = pf._source.function("decorated", decorated.__code__.co_firstlineno)
     assert len(original.decorator_list) == 2
     assert original.body is pf.tree.body
+    # the block parsed alone has the whole file's positions
+    (whole,) = [n for n in gast.walk(pf._source.module) if isinstance(n, gast.FunctionDef) and n.name == "decorated"]
+    assert (whole.lineno, whole.col_offset, whole.end_lineno) == (original.lineno, original.col_offset, original.end_lineno)
+
+
+class _Indented:
+    @staticmethod
+    def method(x):
+        s = """a string
+at column 0"""
+        return (x,
+                s)
+
+
+def test_an_indented_method_block_parses_alone_at_its_own_columns():
+    pf = parse_function(_Indented.method)
+    ret = pf.tree.body[-1]
+    assert pf.source_segment(ret.value) == "(x,\n                s)"
+    assert pf.loc(pf.tree).line == _Indented.method.__code__.co_firstlineno + 1
 
 
 def _lambda_of(pf: ParsedFunction) -> str:
@@ -284,3 +302,14 @@ def test_notebook_cell_source_from_linecache():
         assert (pf.loc(pf.tree).line, pf.loc(pf.tree).col) == (1, 0)
     finally:
         linecache.cache.pop(name, None)
+
+
+def test_only_the_functions_block_is_parsed(tmp_path, monkeypatch):
+    import importlib
+
+    (tmp_path / "block_mod.py").write_text("import math\n\nBROKEN = 'x'\n\n\ndef f(x):\n    return x + 1\n\n\nclass C:\n    def g(self, x):\n        return x * 2\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    mod = importlib.import_module("block_mod")
+    pf, pg = parse_function(mod.f), parse_function(mod.C.g)
+    assert pf._source._module is None   # the file was not parsed whole
+    assert (pf.loc(pf.tree).line, pg.loc(pg.tree).line, pg.loc(pg.tree).col) == (6, 11, 4)
