@@ -132,10 +132,10 @@ class GraphPlan:
                                for op in walk_ops(self.spec.graph.body))
         # where the graph's outputs go in the flat result (the rest are static values)
         self.output_slots = [j for j, x in enumerate(self.spec.out_template) if isinstance(x, Value)]
-        # outputs handed back as the graph returns them (the fast path's condition)
-        self.plain_outputs = not (self.numpy_out or self.numpy_scalar_out or self.passthrough or self.python_out
-                                  or self.fresh_numpy
-                                  or self.has_effects or self.spec.input_writes or self.spec.attr_writes)
+        # outputs handed back as the graph returns them
+        self.plain_outputs = not (self.numpy_out or self.numpy_scalar_out or self.python_out or self.fresh_numpy)
+        # what only the general path does: arguments handed back or written into, attributes set, host effects
+        self.fast_ok = not (self.passthrough or self.has_effects or self.spec.input_writes or self.spec.attr_writes)
         self.stale = False   # traced again for inputs of other types (SpecMiss): compile anew
 
     @property
@@ -144,6 +144,32 @@ class GraphPlan:
 
     def guards_hold(self) -> bool:
         return not self.stale and all(g.holds() for g in self.spec.guards)
+
+    def converted(self, outs: Any) -> list:
+        """The flat result of the graph's outputs ``outs``, each of eager's
+        kind: NumPy arrays and scalars, Python numbers, new trace-time arrays."""
+        spec = self.spec
+        it = iter(outs)
+        filled = [next(it) if isinstance(x, Value) else x for x in spec.out_template]
+        # Under an outer JAX transform (jax.grad of the converted function) the
+        # results are tracers: they stay arrays, as only JAX can trace them.
+        concrete = not any(isinstance(o, jax.core.Tracer) for o in outs)
+        made: dict[int, Any] = {}
+        for k in self.numpy_out if concrete else ():   # a writable ndarray, one per Value (aliases stay aliases)
+            key = id(spec.out_template[k])
+            if key not in made:
+                made[key] = np.array(filled[k])
+            filled[k] = made[key]
+        for k in self.fresh_numpy:   # a new array per call, as eager makes (aliases stay aliases)
+            key = id(spec.out_template[k])
+            if key not in made:
+                made[key] = spec.out_template[k].copy()
+            filled[k] = made[key]
+        for k in self.python_out if concrete else ():
+            filled[k] = to_python_number(filled[k])
+        for k in self.numpy_scalar_out if concrete else ():
+            filled[k] = np.asarray(filled[k])[()]
+        return filled
 
     def run(self, env: dict[str, Any], leaves: list) -> tuple[str, Any]:
         spec = self.spec
@@ -163,28 +189,9 @@ class GraphPlan:
             if error is not None:
                 raise error from None  # what the user's callback raised, as eager raises it
             raise
-        it = iter(outs)
-        filled = [next(it) if isinstance(x, Value) else x for x in spec.out_template]
-        # Under an outer JAX transform (jax.grad of the converted function) the
-        # results are tracers: they stay arrays, as only JAX can trace them.
-        concrete = not any(isinstance(o, jax.core.Tracer) for o in outs)
-        made: dict[int, Any] = {}
-        for k in self.numpy_out if concrete else ():   # a writable ndarray, one per Value (aliases stay aliases)
-            key = id(spec.out_template[k])
-            if key not in made:
-                made[key] = np.array(filled[k])
-            filled[k] = made[key]
-        for k in self.fresh_numpy:   # a new array per call, as eager makes (aliases stay aliases)
-            key = id(spec.out_template[k])
-            if key not in made:
-                made[key] = spec.out_template[k].copy()
-            filled[k] = made[key]
+        filled = self.converted(outs)
         for j, k in self.passthrough:
             filled[j] = leaves[k]
-        for k in self.python_out if concrete else ():
-            filled[k] = to_python_number(filled[k])
-        for k in self.numpy_scalar_out if concrete else ():
-            filled[k] = np.asarray(filled[k])[()]
         tail = len(filled) - len(spec.input_writes)   # the written-back arguments come last
         for n, k in enumerate(spec.input_writes):
             # a mutated argument: into the caller's array, and every output that is it

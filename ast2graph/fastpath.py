@@ -85,15 +85,16 @@ def make_fast_call(owner: Any, plan: Any, args: tuple, names: list[str], leaves:
     ``owner``, a ``StaticFunction``, with positional ``args``), or None where
     the call needs the general path every time."""
     spec = plan.spec
-    if not plan.plain_outputs or not (spec.returns or spec.end == len(owner._top.stmts)):
+    if not plan.fast_ok or not (spec.returns or spec.end == len(owner._top.stmts)):
         return None
     if owner._jit is not None or owner._traced_params or not owner._simple or owner._bound_kwargs:
         return None
     bound = owner._bound_args
     params = owner._simple_params
     nb = len(bound)
-    if nb + len(args) != len(params) or treedef != jax.tree_util.tree_structure(list(range(len(names)))):
-        return None   # defaults filled in, or an argument that is a pytree: the general path
+    missing = len(params) - nb - len(args)   # parameters left to their defaults
+    if not 0 <= missing <= len(owner._defaults) or treedef != jax.tree_util.tree_structure(list(range(len(names)))):
+        return None   # an argument that is a pytree: the general path
     where = {name: k for k, name in enumerate(params)}
     arrays: list[int] = []
     equal: list[tuple[int, type, Any]] = []
@@ -103,10 +104,10 @@ def make_fast_call(owner: Any, plan: Any, args: tuple, names: list[str], leaves:
         p = where.get(name)
         if p is None:
             return None
-        if p < nb:
+        if p < nb or p >= nb + len(args):
             if k in spec.arg_positions:
-                return None   # an array bound by functools.partial: the general path
-            continue
+                return None   # an array bound by functools.partial or a default: the general path
+            continue   # the same object every call
         q = p - nb
         if type(leaf) is _ARRAY_IMPL:
             arrays.append(q)
@@ -124,6 +125,7 @@ def make_fast_call(owner: Any, plan: Any, args: tuple, names: list[str], leaves:
     nargs = len(args)
     template = spec.out_template
     all_values = plan.output_slots == list(range(len(template)))
+    plain = plan.plain_outputs
     slots = plan.output_slots
     out_treedef = spec.out_treedef
     unflatten = jax.tree_util.tree_unflatten
@@ -160,7 +162,9 @@ def make_fast_call(owner: Any, plan: Any, args: tuple, names: list[str], leaves:
             if error is not None:
                 raise error from None
             raise
-        if all_values:
+        if not plain:
+            filled = plan.converted(outs)
+        elif all_values:
             filled = outs
         else:
             filled = list(template)

@@ -130,3 +130,21 @@ def test_numpy_array_made_by_the_trace_is_new_per_call():
     second, _ = f(X3)
     assert_same(fresh_buffer(X3), (second, X3 + 1))
     assert second is not first
+
+
+def counted(a, tol=1e-3, max_iter=50):
+    x = jnp.where(a > 1.0, a / 2.0, 1.0)
+    it = 0
+    while jnp.max(jnp.abs(x * x - a)) > tol and it < max_iter:
+        x = 0.5 * (x + a / x)
+        it += 1
+    return x, it, np.zeros(2), np.sum(np.ones(3))
+
+
+def test_defaults_and_outputs_of_eager_kinds_on_warm_calls():
+    f = to_static(counted, full_graph=True)
+    for args in [(X5,), (X5,), (X5, 1e-2), (X5,), (X3 + 2, 1e-3, 3), (X5 * 100,), (X5 * 100,)]:
+        want, got = counted(*args), f(*args)
+        assert_same(want, got)
+        assert type(got[1]) is int and type(got[2]) is np.ndarray and type(got[3]) is type(want[3])
+    assert f._fast is not None   # defaults and converted outputs keep the fast path

@@ -108,8 +108,11 @@ def untrace_numbers(tree: Any) -> Any:
 
 def to_python_number(x: Any) -> Any:
     """A scalar array back to the Python number it stands for (by dtype kind)."""
-    kind = np.asarray(x).dtype.kind
-    value = np.asarray(x).item()
+    if isinstance(x, jax.Array):
+        x.block_until_ready()   # waits as jax.block_until_ready does (np.asarray's wait is slower)
+    x = np.asarray(x)
+    kind = x.dtype.kind
+    value = x.item()
     return bool(value) if kind == "b" else int(value) if kind in "iu" else float(value) if kind == "f" else complex(value)
 
 
