@@ -52,7 +52,10 @@ class SSAResult:
 
 def dominance(cfg: CFG) -> tuple[dict[int, int], dict[int, set[int]]]:
     """Immediate dominators (entry excluded) and frontiers, reachable part."""
-    sub = cfg.graph.subgraph(cfg.reachable)
+    reach = cfg.reachable
+    sub = nx.DiGraph()   # (a subgraph view filters every lookup: quadratic on long functions)
+    sub.add_nodes_from(reach)
+    sub.add_edges_from((u, v) for u, v in cfg.graph.edges if u in reach and v in reach)
     idom = dict(nx.immediate_dominators(sub, cfg.entry))
     idom.pop(cfg.entry, None)
     frontiers = {b: set(f) for b, f in nx.dominance_frontiers(sub, cfg.entry).items()}
