@@ -32,7 +32,7 @@ import gast
 import jax
 import numpy as np
 
-from .fastpath import _MAX_MISSES, MISS, SpecMiss, aval_checked, make_fast_call
+from .fastpath import MISS, SpecMiss, aval_checked, make_fast_call
 from .diagnostics import ConversionError, FullGraphError, NoSourceError, UnsupportedSyntaxError
 from .fallback.control import (BREAK, CONTINUE, NEXT, RETURN, JumpPlan, PythonControl, StatementPlan, escapes,
                                splittable)
@@ -149,10 +149,9 @@ class GraphPlan:
         # host callbacks (prints, loop-bound checks): wait for them after each call
         self.has_effects = any(getattr(getattr(op, "fn", None), "_a2g_effect", False) or bounded(op)
                                for op in walk_ops(self.spec.graph.body))
-        # where the graph's outputs go in the flat result (the rest are static values)
-        self.output_slots = [j for j, x in enumerate(self.spec.out_template) if isinstance(x, Value)]
-        # outputs handed back as the graph returns them
-        self.plain_outputs = not (self.numpy_out or self.numpy_scalar_out or self.python_out or self.fresh_numpy)
+        # the graph's outputs are the flat result as they are (no static values, no conversions)
+        self.plain_outputs = (all(isinstance(x, Value) for x in self.spec.out_template)
+                              and not (self.numpy_out or self.numpy_scalar_out or self.python_out))
         # what only the general path does: arguments handed back or written into, attributes set, host effects
         self.fast_ok = not (self.passthrough or self.has_effects or self.spec.input_writes or self.spec.attr_writes)
         self.stale = False   # traced again for inputs of other types (SpecMiss): compile anew
@@ -553,7 +552,7 @@ class StaticFunction:
         self._single = None
         kind, value = self._top(env)
         if self._single is not None:
-            if not kwargs and self._record is None and self._fast_misses < _MAX_MISSES:
+            if not kwargs and self._record is None:
                 self._fast = make_fast_call(self, self._single[0], args, *self._single[1:])
             self._single = None
         else:

@@ -85,7 +85,7 @@ def make_fast_call(owner: Any, plan: Any, args: tuple, names: list[str], leaves:
     ``owner``, a ``StaticFunction``, with positional ``args``), or None where
     the call needs the general path every time."""
     spec = plan.spec
-    if not plan.fast_ok or not (spec.returns or spec.end == len(owner._top.stmts)):
+    if owner._fast_misses >= _MAX_MISSES or not plan.fast_ok or not (spec.returns or spec.end == len(owner._top.stmts)):
         return None
     if owner._jit is not None or owner._traced_params or not owner._simple or owner._bound_kwargs:
         return None
@@ -123,10 +123,7 @@ def make_fast_call(owner: Any, plan: Any, args: tuple, names: list[str], leaves:
     getters = [c.getter for c in spec.captures]
     jitted = plan.jitted
     nargs = len(args)
-    template = spec.out_template
-    all_values = plan.output_slots == list(range(len(template)))
     plain = plan.plain_outputs
-    slots = plan.output_slots
     out_treedef = spec.out_treedef
     unflatten = jax.tree_util.tree_unflatten
 
@@ -162,14 +159,6 @@ def make_fast_call(owner: Any, plan: Any, args: tuple, names: list[str], leaves:
             if error is not None:
                 raise error from None
             raise
-        if not plain:
-            filled = plan.converted(outs)
-        elif all_values:
-            filled = outs
-        else:
-            filled = list(template)
-            for j, o in zip(slots, outs):
-                filled[j] = o
-        return unflatten(out_treedef, filled)[0]
+        return unflatten(out_treedef, outs if plain else plan.converted(outs))[0]
 
     return fast

@@ -36,16 +36,6 @@ class Definition:
 Defs = frozenset[Definition]
 
 
-def transfer(defs: Defs, site: object, eff: Effects) -> Defs:
-    """The definitions after ``site`` (a set of definitions, as ``at`` gives)."""
-    if not (eff.kills or eff.gen_defined or eff.gen_undefined):
-        return defs
-    kept = {d for d in defs if d.name not in eff.kills}
-    kept |= {Definition(n, site) for n in eff.gen_defined}
-    kept |= {Definition(n, site, True) for n in eff.gen_undefined}
-    return frozenset(kept)
-
-
 # The solver works on maps name -> definitions of that name: a statement
 # changes only the entries of the names it binds, so the cost of a transfer
 # is the names it binds, not all names (a function of n lines has O(n) names:

@@ -124,13 +124,13 @@ def join_types(a: ArrayType, b: ArrayType) -> ArrayType | None:
         return a if (a.numpy, a.python) == (numpy, python) else dataclasses.replace(a, numpy=numpy, python=python)
     if a.shape != b.shape:
         return None
-    return ArrayType(a.shape, _promoted_dtype(a.dtype, a.weak_type, b.dtype, b.weak_type, jax.config.jax_enable_x64),
+    return ArrayType(a.shape, _promoted_dtype(a.shape, a.dtype, a.weak_type, b.dtype, b.weak_type, jax.config.jax_enable_x64),
                      a.weak_type and b.weak_type, numpy, python)
 
 
 @functools.lru_cache(maxsize=None)
-def _promoted_dtype(a: np.dtype, weak_a: bool, b: np.dtype, weak_b: bool, x64: bool) -> np.dtype:
-    sds = (jax.ShapeDtypeStruct((), a, weak_type=weak_a), jax.ShapeDtypeStruct((), b, weak_type=weak_b))
+def _promoted_dtype(shape: tuple, a: np.dtype, weak_a: bool, b: np.dtype, weak_b: bool, x64: bool) -> np.dtype:
+    sds = (jax.ShapeDtypeStruct(shape, a, weak_type=weak_a), jax.ShapeDtypeStruct(shape, b, weak_type=weak_b))
     return np.dtype(jax.eval_shape(lambda u, v: jnp.add(u, v), *sds).dtype)
 
 
