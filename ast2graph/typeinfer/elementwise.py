@@ -38,7 +38,9 @@ def _ops() -> tuple[dict, set, set]:
     jnp = jax.numpy
     # (pow, hypot, logical and unary functions are left out: some drop or
     # keep the weak type in ways the promotion table does not tell)
-    promoting = {operator.add, operator.sub, operator.mul, operator.truediv, jnp.add, jnp.subtract,
+    # (``x += y`` on a JAX array is ``x + y``: arrays have no in-place operators)
+    promoting = {operator.add, operator.sub, operator.mul, operator.truediv, operator.iadd, operator.isub,
+                 operator.imul, operator.itruediv, jnp.add, jnp.subtract,
                  jnp.multiply, jnp.divide, jnp.true_divide, jnp.maximum, jnp.minimum}
     comparing = {operator.eq, operator.ne, operator.lt, operator.le, operator.gt, operator.ge, jnp.greater,
                  jnp.greater_equal, jnp.less, jnp.less_equal, jnp.equal, jnp.not_equal}
@@ -48,6 +50,7 @@ def _ops() -> tuple[dict, set, set]:
 
 
 ELEMENTWISE, _PROMOTING, _COMPARING = _ops()
+_DIVIDING = {operator.truediv, operator.itruediv, jax.numpy.divide, jax.numpy.true_divide}
 
 
 def _real_float(dtype: np.dtype) -> bool:
@@ -84,8 +87,10 @@ def _rule(fn: Callable, leaves: list) -> tuple[np.dtype, bool] | None:
     dtype, weak = jax.dtypes.result_type(*reps, return_weak_type_flag=True)
     if fn in _COMPARING:   # a bool, weak where the promoted operands are
         return np.dtype(bool), bool(weak)
+    if np.dtype(dtype).kind in "iu" and fn not in _DIVIDING:
+        return np.dtype(dtype), bool(weak)   # integer +, -, *, max, min: the promoted integer type
     if not _real_float(dtype) or not any(isinstance(r, np.dtype) and _real_float(r) or r is float for r in reps):
-        return None   # integer arithmetic (true division makes floats): the general evaluation
+        return None   # true division of integers makes floats: the general evaluation
     return np.dtype(dtype), bool(weak)
 
 

@@ -37,6 +37,8 @@ from .calls import CallMixin
 from .control import ControlMixin
 from .mutation import MutationMixin
 from .elementwise import ELEMENTWISE, elementwise_type
+from .shaperules import rule_type
+from .tracing import output_types
 from .lattice import is_array, is_python_number, is_static_number, is_traceable_number, static_array_type
 from .state import (UNBOUND, Capture, ContinueSignal, BreakSignal, Frame, Guard,
                     Options, ReturnSignal, Unit, builtin_value, unit_of_nested)
@@ -211,6 +213,9 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin):
             out = elementwise_type(fn, treedef, leaves, _EVAL_CACHE)
             if out is not None:
                 return out
+        out = rule_type(fn, treedef, leaves)
+        if out is not None:
+            return out
         key = _eval_key(fn, treedef, leaves)
         hit = _EVAL_CACHE.get(key) if key is not None else None
         if hit is not None:
@@ -237,7 +242,7 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin):
             return [x for x in out_leaves if isinstance(x, jax.Array)]
 
         try:
-            avals = jax.eval_shape(run, *[leaves[i].type.to_sds() for i in positions])
+            types = output_types(run, [leaves[i].type for i in positions])
         except jax.errors.JAXTypeError as e:  # concretisation, tracer-to-bool, ...
             name = getattr(fn, "__qualname__", "") if getattr(fn, "__module__", "") == arrays.__name__ else ""
             what = f"`{name}()`" if name.startswith(".") else qualified_name(fn)
@@ -247,11 +252,11 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin):
             raise
         except Exception as e:  # noqa: BLE001 - eager raises it too; run it in Python
             raise self.graph_break(FallbackCode.TRACE_ERROR, node, f"{qualified_name(fn)} raised {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}", exc=e)
-        avals = iter(avals)
+        types = iter(types)
         out = []
         for leaf in box["leaves"]:
             if isinstance(leaf, jax.Array):
-                out.append(Value(ArrayType.of(next(avals))))
+                out.append(Value(next(types)))
             elif positions and not isinstance(leaf, _SAFE_STATIC):
                 raise self.graph_break(FallbackCode.OPAQUE_CALL, node, f"{qualified_name(fn)} returned a Python object ({type(leaf).__name__}) built from traced values")
             else:
