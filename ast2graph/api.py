@@ -264,7 +264,7 @@ class _Block:
 
     def __init__(self, owner: "StaticFunction", stmts: list, nested: bool):
         self.owner, self.stmts, self.nested = owner, stmts, nested
-        hidden = _hidden_reads(owner._unit.tree)
+        hidden = _hidden_reads(owner._unit)
         self.live_names = [sorted(owner._unit.ssa.live_in(s) | hidden) for s in self.stmts]
         self.plans: dict[tuple, list[Any]] = {}
         self.interpreted: dict[int, InterpretedNode] = {}
@@ -443,18 +443,11 @@ class _Block:
         return control
 
 
-def _hidden_reads(tree: Any) -> set[str]:
+def _hidden_reads(unit: Any) -> set[str]:
     """Names a statement reads without naming them: zero-argument ``super()``
     reads the method's first parameter."""
-    positional = tree.args.posonlyargs + tree.args.args
-    uses_super = any(isinstance(n, gast.Call) and isinstance(n.func, gast.Name) and n.func.id == "super"
-                     and not n.args for n in gast.walk(tree))
-    return {positional[0].id} if uses_super and positional else set()
-
-
-def _nested_nonlocals(tree: Any) -> set[str]:
-    """Names that functions nested in ``tree`` declare ``nonlocal``."""
-    return {name for node in gast.walk(tree) if isinstance(node, gast.Nonlocal) for name in node.names}
+    positional = unit.tree.args.posonlyargs + unit.tree.args.args
+    return {positional[0].id} if unit.tree_facts.zero_arg_super and positional else set()
 
 
 class StaticFunction:
@@ -493,7 +486,7 @@ class StaticFunction:
                 raise
             self._eager(FallbackCode.INTERNAL_ERROR, e, fn)
             return
-        rebound = self._unit.scope.declared_nonlocal or _nested_nonlocals(self._unit.tree)
+        rebound = self._unit.scope.declared_nonlocal or set(self._unit.tree_facts.nonlocals)
         if rebound:
             # An interpreted statement cannot rebind the enclosing function's
             # cell, nor can a nested function run by Python rebind a variable
@@ -512,7 +505,7 @@ class StaticFunction:
         self._simple_params = tuple(p.name for p in params)
         self._caller_params = self._simple_params[len(self._bound_args):]   # what in_shardings/donate_argnums index
         self._top = _Block(self, self._unit.tree.body, nested=False)
-        if any(isinstance(n, (gast.Yield, gast.YieldFrom)) for n in gast.walk(self._unit.tree)):
+        if self._unit.generator:
             self._eager(FallbackCode.GENERATOR, ConversionError(f"{self._unit.qualname} is a generator function", self._unit.loc(self._unit.tree)), fn)
 
     def _eager(self, code: FallbackCode, error: Exception, fn: Callable) -> None:

@@ -136,6 +136,11 @@ def _unspec(idx: Any) -> Any:
     return idx
 
 
+def constant(x: Any) -> Any:
+    """A static number as a graph constant (``jnp.asarray``)."""
+    return jnp.asarray(x)
+
+
 def getitem(x: Any, idx: Any) -> Any:
     return x[_unspec(idx)]
 

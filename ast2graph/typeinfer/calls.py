@@ -268,7 +268,7 @@ class CallMixin:
             raise
         except Exception as e:  # noqa: BLE001 - e.g. async def: runs in Python
             raise self.graph_break(FallbackCode.UNSUPPORTED_SYNTAX, node, f"{qualified_name(callee)} cannot be converted: {e}")
-        if unit.ssa is not None and _is_generator(unit.tree):
+        if unit.ssa is not None and unit.generator:
             raise self.graph_break(FallbackCode.GENERATOR, node, f"{unit.qualname} is a generator function")
         merged = {**bound_kwargs, **kwargs}
         try:
@@ -346,13 +346,6 @@ def contains_value_any(*trees: Any) -> bool:
     from .interpreter import contains_value
 
     return any(contains_value(t) for t in trees)
-
-
-def _is_generator(tree: Any) -> bool:
-    for n in gast.walk(tree):
-        if isinstance(n, (gast.Yield, gast.YieldFrom)):
-            return True
-    return False
 
 
 def _signature_of_local(fn: Any) -> inspect.Signature:

@@ -267,7 +267,7 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin):
         """A static number as a graph constant; a Value as itself."""
         if isinstance(x, Value):
             return x
-        v = self.emit_call(_asarray, (x,), {}, node, "asarray")
+        v = self.emit_call(arrays.constant, (x,), {}, node, "asarray")
         if is_python_number(x):
             v.type = dataclasses.replace(v.type, python=True)
         return v
@@ -939,7 +939,3 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin):
         if stmt.exc is not None and stmt.cause is None:
             exc = self.static_exception(stmt.exc, stmt)
         raise self.graph_break(FallbackCode.TRACE_ERROR, stmt, "raise (eager raises here)", "raise", exc=exc)
-
-
-def _asarray(x: Any) -> Any:
-    return jax.numpy.asarray(x)

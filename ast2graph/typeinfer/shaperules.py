@@ -72,20 +72,39 @@ def _shape_arg(shape: Any) -> tuple | None:
 
 
 # ------------------------------------------------------------------ indexing
-def _static_index(idx: Any) -> tuple | None:
-    """A basic static index (ints, slices of ints, None, ...) as a tuple."""
+def _traced_int(p: Any, ndim: int) -> bool:
+    return type(p) is Value and p.type.dtype.kind in "iu" and len(p.type.shape) == ndim
+
+
+def _index_parts(idx: Any) -> tuple | None:
+    """A basic index (ints, slices of ints, None, ``...``, traced integer
+    scalars) as a tuple with each traced scalar standing as 0 (the result's
+    shape does not depend on its value); None for anything else."""
     idx = arrays._unspec(idx)
     parts = idx if type(idx) is tuple else (idx,)
+    out = []
     for p in parts:
         if p is None or p is Ellipsis or type(p) is int:
-            continue
-        if type(p) is slice and all(v is None or type(v) is int for v in (p.start, p.stop, p.step)) and p.step != 0:
-            continue
+            out.append(p)
+        elif _traced_int(p, 0):
+            out.append(0)
+        elif type(p) is slice and all(v is None or type(v) is int for v in (p.start, p.stop, p.step)) and p.step != 0:
+            out.append(p)
+        else:
+            return None
+    return tuple(out)
+
+
+def _indexed_shape(shape: tuple, idx: Any) -> tuple | None:
+    """The shape of ``x[idx]`` for ``x`` of ``shape``, or None. A lone traced
+    integer array ``i`` gives ``i.shape + shape[1:]``."""
+    if type(idx) is Value and idx.type.shape:
+        if idx.type.dtype.kind not in "iu" or not shape or shape[0] == 0:
+            return None
+        return tuple(idx.type.shape) + tuple(shape[1:])
+    parts = _index_parts(idx)
+    if parts is None or not shape:
         return None
-    return parts
-
-
-def _indexed_shape(shape: tuple, parts: tuple) -> tuple | None:
     view = np.broadcast_to(np.empty((), np.bool_), shape)   # no memory: every stride is 0
     try:
         return view[parts].shape
@@ -94,13 +113,31 @@ def _indexed_shape(shape: tuple, parts: tuple) -> tuple | None:
 
 
 def _getitem(x: Any, idx: Any) -> list | None:
-    if type(x) is not Value or x.type.shape == ():
+    if type(x) is not Value:
         return None
-    parts = _static_index(idx)
-    if parts is None:
-        return None
-    shape = _indexed_shape(x.type.shape, parts)
+    shape = _indexed_shape(x.type.shape, idx)
     return None if shape is None else [_plain(x.type, shape)]
+
+
+def _at_update(x: Any, idx: Any, value: Any) -> list | None:
+    """``x.at[idx].set(value)`` / ``.add(value)``: ``x``'s type, when ``value``
+    fits ``x[idx]`` (a small number, or an array broadcasting to it)."""
+    if type(x) is not Value or x.type.weak_type or x.type.dtype.kind not in "iuf" and not _real_float(x.type):
+        return None
+    shape = _indexed_shape(x.type.shape, idx)
+    if shape is None:
+        return None
+    if type(value) is Value:
+        if value.type.dtype != x.type.dtype:
+            return None
+        try:
+            if np.broadcast_shapes(value.type.shape, shape) != tuple(shape):
+                return None
+        except ValueError:
+            return None
+    elif not (type(value) is int and 0 <= value < 128 or type(value) is float and _real_float(x.type)):
+        return None
+    return [_plain(x.type)]
 
 
 # ------------------------------------------------------------ casts, select
@@ -119,6 +156,12 @@ def _select(pred: Any, a: Any, b: Any) -> list | None:
     if (a.type.shape, a.type.dtype, a.type.weak_type) != (b.type.shape, b.type.dtype, b.type.weak_type):
         return None
     return [_plain(a.type)]
+
+
+def _truthy(x: Any) -> list | None:
+    if type(x) is not Value or int(np.prod(x.type.shape, dtype=np.int64)) != 1:
+        return None
+    return [ArrayType((), np.dtype(bool))]
 
 
 def _asarray(x: Any) -> list | None:
@@ -277,8 +320,9 @@ def _rules() -> dict[Callable, Callable]:
     jnp = jax.numpy
     rules: dict[Callable, Callable] = {
         arrays.getitem: _getitem,
-        arrays.cast: _cast, arrays.select: _select,
-        jnp.asarray: _asarray, jnp.array: _asarray,
+        arrays.cast: _cast, arrays.select: _select, arrays.truthy: _truthy, arrays.logical_not: _truthy,
+        arrays.at_updater("set"): _at_update, arrays.at_updater("add"): _at_update,
+        arrays.constant: _asarray, jnp.asarray: _asarray, jnp.array: _asarray,
         jnp.zeros: _zeros, jnp.ones: _zeros, jnp.empty: _zeros, jnp.full: _full,
         jnp.zeros_like: _zeros_like, jnp.ones_like: _zeros_like, jnp.full_like: _full_like,
         operator.matmul: _matmul, jnp.matmul: _matmul,

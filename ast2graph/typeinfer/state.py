@@ -33,6 +33,30 @@ class Options:
     max_iters: int | None = None     # traced while / traced-bound for: lax.scan of this many steps
 
 
+@dataclass(frozen=True)
+class TreeFacts:
+    """Facts of a function's whole tree (nested functions included), found
+    in one walk: a ``yield``, a zero-argument ``super()``, ``nonlocal`` names."""
+
+    generator: bool
+    zero_arg_super: bool
+    nonlocals: frozenset
+
+    @staticmethod
+    def of(tree: Any) -> "TreeFacts":
+        generator = zero_arg_super = False
+        nonlocals: set[str] = set()
+        for n in gast.walk(tree):
+            kind = type(n)
+            if kind is gast.Yield or kind is gast.YieldFrom:
+                generator = True
+            elif kind is gast.Nonlocal:
+                nonlocals.update(n.names)
+            elif kind is gast.Call and not n.args and type(n.func) is gast.Name and n.func.id == "super":
+                zero_arg_super = True
+        return TreeFacts(generator, zero_arg_super, frozenset(nonlocals))
+
+
 @dataclass(eq=False)
 class Unit:
     """A function body ready to specialise: syntax-level facts only."""
@@ -45,10 +69,22 @@ class Unit:
     globals: dict
     closure: dict[str, types.CellType] = field(default_factory=dict)
     parsed: ParsedFunction | None = None
+    facts: TreeFacts | None = None   # found when first asked (``tree_facts``)
 
     def loc(self, node: Any) -> Loc:
         line = getattr(node, "lineno", None) or getattr(self.tree, "lineno", 0)
         return Loc(self.filename, line, getattr(node, "col_offset", 0) or 0, self.qualname)
+
+    @property
+    def generator(self) -> bool:
+        """A ``yield`` anywhere in the tree (nested functions included)."""
+        return self.tree_facts.generator
+
+    @property
+    def tree_facts(self) -> TreeFacts:
+        if self.facts is None:
+            self.facts = TreeFacts.of(self.tree)
+        return self.facts
 
 
 _NESTED_UNITS: dict[int, tuple[Any, Unit]] = {}
@@ -64,7 +100,8 @@ def unit_of_function(fn: types.FunctionType) -> Unit:
         cached = (parsed.tree, Unit(parsed.tree, ssa, scope, parsed.filename, parsed.qualname, parsed.globals))
         _NESTED_UNITS[key] = cached
     base = cached[1]
-    return Unit(base.tree, base.ssa, base.scope, base.filename, parsed.qualname, parsed.globals, parsed.closure, parsed)
+    return Unit(base.tree, base.ssa, base.scope, base.filename, parsed.qualname, parsed.globals, parsed.closure, parsed,
+                base.tree_facts)
 
 
 def unit_of_nested(node: Any, outer: Unit) -> Unit:

@@ -33,6 +33,16 @@ DTYPE_ARGS = [None, np.float32, bool, np.int32, jnp.bfloat16, np.float64, int, f
 INDICES = [0, -1, 5, -4, slice(1, 3), slice(None, None, -1), slice(None, None, 2), (0, slice(None)), (None, 0),
            (Ellipsis, 0), (0, 0, 0, 0), (slice(1, None, 2), None, Ellipsis), (), Ellipsis, None, (0, -1),
            arrays.SliceSpec(1, None, -1), (arrays.SliceSpec(0, 2, None), 1)]
+
+
+def traced_indices():
+    """Traced indices: integer scalars and arrays (and a bool scalar: a mask)."""
+    scalars = [Value(ArrayType((), np.dtype(d), w)) for d, w in (("int32", False), ("int32", True), ("uint8", False), (bool, False))]
+    arrays_ = [Value(ArrayType(s, np.dtype("int32"))) for s in ((2,), (2, 2))] + [Value(ArrayType((3,), np.dtype(bool)))]
+    return [*scalars, *arrays_, *[(i, slice(None)) for i in scalars], *[(0, i) for i in scalars],
+            (slice(1, None), scalars[0]), (arrays_[0], 0)]
+
+
 AXES = [None, 0, -1, 1, (0, 1), 5, (0, 0), (-1, 0)]
 
 
@@ -40,7 +50,13 @@ def _cases(fn):
     """(args, kwargs) to try for ``fn``."""
     method = getattr(fn, "__name__", "")
     if fn is arrays.getitem:
-        return [((x, i), {}) for x in values() for i in INDICES]
+        return [((x, i), {}) for x in values() for i in INDICES + traced_indices()]
+    if fn in (arrays.at_updater("set"), arrays.at_updater("add")):
+        updates = [0, 3, 300, -1, 2.5, True, *values([(), (3,), (2, 3), (4,)])]
+        return [((x, i, v), {}) for x in values([(3,), (2, 3)]) for i in INDICES[:8] + traced_indices()
+                for v in updates]
+    if fn in (arrays.truthy, arrays.logical_not):
+        return [((x,), {}) for x in values([(), (1,), (1, 1), (3,), (0,)])]
     if fn is arrays.cast:
         return [((x, d, w), {}) for x in values([(3,)]) for d in DTYPE_ARGS if d is not None for w in (False, True)]
     if fn is arrays.select:
