@@ -52,11 +52,15 @@ def block(x: Any) -> Any:
 def time_reps(fns: list[Callable[[], Any]], reps: int, min_rep_s: float) -> list[float]:
     """Median per-call time of each thunk; repetitions interleaved round-robin.
 
-    Each thunk is called once to warm it and to size the inner loop so that one
-    repetition takes at least ``min_rep_s`` (every call is blocked on).
+    Each thunk is called once to warm it, then once more to size the inner
+    loop so that one repetition takes at least ``min_rep_s`` (every call is
+    blocked on). Sizing on the warm call matters: a first call that compiles
+    or takes a slower path would make the loop a few calls long, and short
+    loops interleaved with other thunks' loops run on cold caches.
     """
     inner = []
     for fn in fns:
+        block(fn())
         t0 = time.perf_counter()
         block(fn())
         dt = time.perf_counter() - t0

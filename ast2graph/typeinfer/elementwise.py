@@ -13,10 +13,11 @@ Abstract evaluation is most of a conversion's time: one ``jax.eval_shape``
 costs 0.1-0.5 ms, and a function has tens of ``+``/``*``/``<``. An
 elementwise op's result shape is its operands' broadcast shape; its dtype
 and weak type depend only on theirs (JAX has no value- or rank-based
-promotion). So for arithmetic with a real floating-point result and for
-comparisons the type comes from JAX's promotion table
-(``jax.dtypes.result_type``, no tracing), kept in the caller's cache per
-dtype signature; every other case is left to ``jax.eval_shape``. (Evaluating
+promotion). So for arithmetic with a real floating-point result, integer
+``+``/``-``/``*``/max/min (in-place forms included) and comparisons the type
+comes from JAX's promotion table (``jax.dtypes.result_type``, no tracing),
+kept in the caller's cache per dtype signature; every other case is left to
+the general evaluation. (Evaluating
 on 0-d operands instead is not exact: ``jnp.logical_not`` of a weak float is
 a weak bool at rank 0 but not at rank 1.)
 """

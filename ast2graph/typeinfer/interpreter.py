@@ -43,8 +43,9 @@ from .lattice import is_array, is_python_number, is_static_number, is_traceable_
 from .state import (UNBOUND, Capture, ContinueSignal, BreakSignal, Frame, Guard,
                     Options, ReturnSignal, Unit, builtin_value, unit_of_nested)
 
-# Abstract evaluation (``jax.eval_shape``) is most of the conversion time,
-# and the same op on the same input types recurs: a loop body is evaluated
+# Abstract evaluation (tracing an op once for its result types) is most of
+# the conversion time where no typing rule applies, and the same op on the
+# same input types recurs: a loop body is evaluated
 # once per fixpoint pass, a Transformer layer once per layer. The result
 # types of functions of JAX, NumPy, ``operator`` and ast2graph itself depend
 # only on the input types and static arguments, so they are kept here, keyed
@@ -192,7 +193,9 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin):
 
     def emit_call(self, fn: Callable, args: tuple, kwargs: dict, node: Any, name: str = "",
                   effect: bool = False, numpy_fn: bool = False) -> Any:
-        """Emit ``fn(*args, **kwargs)``; its type comes from ``jax.eval_shape``.
+        """Emit ``fn(*args, **kwargs)``; its type comes from a typing rule
+        (``elementwise``, ``shaperules``), the cache, or tracing it once
+        (``tracing.output_types``, what ``jax.eval_shape`` gives).
         An op with no array result is dropped unless it has an ``effect``.
         ``numpy_fn``: the user called a NumPy function (its eager result is an ndarray)."""
         leaves, treedef = tree_flatten((args, kwargs))
