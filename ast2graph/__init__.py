@@ -9,12 +9,13 @@
         return x
 """
 
-from .api import Explanation, StaticFunction, explain, to_static
+from .api import Explanation, StaticFunction, clear_caches, explain, to_static
 from .diagnostics import (Ast2GraphError, ConversionError, FullGraphError, Loc,
                           LoopBoundError, NoSourceError, UnsupportedSyntaxError)
 
 __all__ = [
     "Ast2GraphError", "ConversionError", "Explanation", "FullGraphError", "Loc",
-    "LoopBoundError", "NoSourceError", "StaticFunction", "UnsupportedSyntaxError", "explain", "to_static",
+    "LoopBoundError", "NoSourceError", "StaticFunction", "UnsupportedSyntaxError", "clear_caches", "explain",
+    "to_static",
 ]
 __version__ = "0.1.0"

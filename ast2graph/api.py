@@ -736,3 +736,19 @@ def explain(fn: Callable) -> Callable[..., Explanation]:
     """``explain(f)(*args)``: run one call and return what happened."""
     static = fn if isinstance(fn, StaticFunction) else to_static(fn)
     return static.explain
+
+
+def clear_caches(source_files: bool = True) -> None:
+    """Forget what ast2graph keeps between conversions: parsed functions with
+    their CFG/SSA, and the result types of ops; with ``source_files`` also the
+    parsed source files. Functions already converted keep their compiled
+    graphs (as ``jax.clear_caches`` leaves a ``jax.jit`` object usable). For
+    releasing memory in a long-running process, and for measuring a cold
+    conversion (benchmarks/conversion.py)."""
+    from .parser import _CODE_CACHE
+    from .parser.source import _FILES
+    from .typeinfer.interpreter import _EVAL_CACHE
+    from .typeinfer.state import _NESTED_UNITS
+
+    for cache in (_CODE_CACHE, _NESTED_UNITS, _EVAL_CACHE) + ((_FILES,) if source_files else ()):
+        cache.clear()

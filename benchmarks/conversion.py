@@ -48,29 +48,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_common import block, loglog_slope, linear_fit, results_equal  # noqa: E402
 
-from ast2graph import explain, to_static  # noqa: E402
+from ast2graph import clear_caches, explain, to_static  # noqa: E402
 
 
 # ------------------------------------------------------------------ ast2graph
-def clear_ast2graph_caches(keep_files: bool = False) -> list[str]:
-    """Empty ast2graph's caches: parsing (per code object, per tree, and per
-    file unless ``keep_files``) and abstract evaluation (result types of ops,
-    ``typeinfer/interpreter.py``). Returns the names of the caches emptied."""
-    import ast2graph.parser as parser
-    import ast2graph.parser.source as source
-    import ast2graph.typeinfer.interpreter as interpreter
-    import ast2graph.typeinfer.state as state
-
-    targets = [(parser, "_CODE_CACHE"), (state, "_NESTED_UNITS"), (interpreter, "_EVAL_CACHE")]
-    if not keep_files:
-        targets.append((source, "_FILES"))
-    emptied = []
-    for module, name in targets:
-        cache = getattr(module, name, None)
-        if isinstance(cache, dict):
-            cache.clear()
-            emptied.append(f"{module.__name__}.{name}")
-    return emptied
+def clear_ast2graph_caches(keep_files: bool = False) -> None:
+    """Empty ast2graph's caches (``ast2graph.clear_caches``): parsed functions,
+    result types of ops, and the parsed source files unless ``keep_files``."""
+    clear_caches(source_files=not keep_files)
 
 
 class _Stop(Exception):

@@ -372,3 +372,27 @@ def test_static_values_option():
     for k in range(4):
         assert_same(scaled(X, 2.0 + k), f(X, 2.0 + k))
     assert f.recompiles == 1
+
+
+def _clamped_sum(x, lo):
+    total = x.sum()
+    if total < lo:
+        total = jnp.asarray(lo, x.dtype)
+    return total * 2
+
+
+def test_clear_caches_keeps_converted_functions_working():
+    """After ast2graph.clear_caches() a function converted before still runs
+    its graph, and a new conversion parses and types from scratch; both equal
+    eager."""
+    import ast2graph
+
+    x = jnp.arange(4.0)
+    before = to_static(_clamped_sum, full_graph=True)
+    assert float(before(x, 1.0)) == float(_clamped_sum(x, 1.0))
+    ast2graph.clear_caches()
+    assert float(before(x, 100.0)) == float(_clamped_sum(x, 100.0))
+    ast2graph.clear_caches(source_files=False)
+    check(_clamped_sum, x, 100.0)
+    ast2graph.clear_caches()
+    check(_clamped_sum, -x, 1.0)
