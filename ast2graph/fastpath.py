@@ -25,16 +25,22 @@ call to call; what can change is checked here in the cheapest form:
 * guards (static values read from outside): re-checked, as the general
   path does;
 * arrays read from outside (model weights): re-read, as graph inputs.
+
+The last two are one generated function per plan (``make_reader``): a model
+with 60 weights and 40 static attributes would otherwise pay two Python
+calls per value (the guard, its getter's lambda), ~10 us of a 200 us call.
 """
 
 from __future__ import annotations
 
 import functools
+import keyword
 from typing import Any, Callable
 
 import jax
 
 from .typeinfer.arrays import HostErrors
+from .typeinfer.state import guarded_equal
 
 MISS = object()
 
@@ -119,8 +125,7 @@ def make_fast_call(owner: Any, plan: Any, args: tuple, names: list[str], leaves:
         else:
             same.append((q, leaf))
     order = [arg_of_leaf[k] for k in spec.arg_positions]
-    guards = list(spec.guards)
-    getters = [c.getter for c in spec.captures]
+    read = make_reader(spec.guards, spec.captures)
     jitted = plan.jitted
     nargs = len(args)
     plain = plan.plain_outputs
@@ -140,12 +145,11 @@ def make_fast_call(owner: Any, plan: Any, args: tuple, names: list[str], leaves:
         for q, obj in same:
             if call_args[q] is not obj:
                 return MISS
-        for g in guards:
-            if not g.holds():
-                return MISS
+        outside = read()
+        if outside is None:
+            return MISS
         inputs = [call_args[q] for q in order]
-        for get in getters:
-            inputs.append(get())
+        inputs += outside
         if HostErrors.pending is not None:
             HostErrors.pending = None
         try:
@@ -162,3 +166,47 @@ def make_fast_call(owner: Any, plan: Any, args: tuple, names: list[str], leaves:
         return unflatten(out_treedef, outs if plain else plan.converted(outs))[0]
 
     return fast
+
+
+def _read_expression(source: tuple, k: int, names: dict[str, Any]) -> str | None:
+    """Python source reading ``source`` (``Guard.source``), its objects bound
+    in ``names``; None where only the getter can read it."""
+    kind, holder, key = source
+    names[f"h{k}"] = holder
+    if kind == "cell":
+        return f"h{k}.cell_contents"
+    if kind == "attr" and type(key) is str and key.isidentifier() and not key.startswith("__") \
+            and not keyword.iskeyword(key):
+        return f"h{k}.{key}"
+    if kind in ("global", "item", "attr"):
+        names[f"k{k}"] = key
+        return f"_getattr(h{k}, k{k})" if kind == "attr" else f"h{k}[k{k}]"
+    return None
+
+
+def make_reader(guards: list, captures: list) -> Callable[[], list | None]:
+    """One function that checks every guard and reads every capture, as
+    ``[g.holds() for g in guards]`` and ``[c.getter() for c in captures]``
+    would: the captured arrays (a list), or None if a guard fails or a
+    value can no longer be read (the general path then decides, and raises
+    what eager raises)."""
+    names: dict[str, Any] = {"_same": guarded_equal, "_getattr": getattr}
+    lines = ["def read():", "    try:"]
+    for k, g in enumerate(guards):
+        expr = _read_expression(g.source, k, names) if g.source is not None else None
+        if expr is None:
+            names[f"g{k}"] = g.holds
+            lines.append(f"        if not g{k}(): return None")
+            continue
+        names[f"e{k}"] = g.expected
+        lines += [f"        v = {expr}", f"        if v is not e{k} and not _same(v, e{k}): return None"]
+    items = []
+    for k, c in enumerate(captures, start=len(guards)):
+        expr = _read_expression(c.source, k, names) if c.source is not None else None
+        if expr is None:
+            names[f"c{k}"] = c.getter
+            expr = f"c{k}()"
+        items.append(expr)
+    lines += [f"        return [{', '.join(items)}]", "    except Exception:", "        return None"]
+    exec(compile("\n".join(lines) + "\n", "<ast2graph guards and captures>", "exec"), names)  # noqa: S102 - our own code
+    return names["read"]

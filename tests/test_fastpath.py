@@ -10,7 +10,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from ast2graph import explain, to_static
+from ast2graph import FullGraphError, explain, to_static
 from tests.helpers import assert_same
 
 X3 = jnp.arange(3.0)
@@ -148,3 +148,89 @@ def test_defaults_and_outputs_of_eager_kinds_on_warm_calls():
         assert_same(want, got)
         assert type(got[1]) is int and type(got[2]) is np.ndarray and type(got[3]) is type(want[3])
     assert f._fast is not None   # defaults and converted outputs keep the fast path
+
+
+SETTINGS = {"scale": 2.0, "weights": jnp.ones(3)}
+
+
+class Block:
+    """Weights and flags read from attributes, a dict, a global, a closure
+    cell and a bound method: every kind of value the warm call re-reads."""
+
+    def __init__(self):
+        self.w = jnp.ones(3)
+        self.use_bias = True
+        self.count = 0
+
+    def act(self, y):
+        return jnp.tanh(y)
+
+    def make(self):
+        offset = jnp.full(3, 0.5)
+
+        def run(x):
+            y = x * self.w * SETTINGS["scale"] + SETTINGS["weights"] + offset
+            if self.use_bias:
+                y = y + self.count   # an int that keeps changing: traced, guarded on its type
+            return self.act(y)
+
+        return run, lambda v: run.__closure__[0].__setattr__("cell_contents", v)
+
+
+def test_every_outside_value_is_re_read_on_warm_calls():
+    """Each change to a guarded or captured value between warm calls gives
+    eager's result (eager runs a twin object changed the same way)."""
+    eager_block, static_block = Block(), Block()
+    eager_run, _ = eager_block.make()
+    run, _ = static_block.make()
+    f = to_static(run, full_graph=True)
+
+    def both(change):
+        for b in (eager_block, static_block):
+            change(b)
+        assert_same(eager_run(X3), f(X3))
+        assert_same(eager_run(X3), f(X3))
+        assert f._fast is not None   # the second call took the fast path
+
+    both(lambda b: None)
+    both(lambda b: setattr(b, "w", jnp.arange(3.0)))                     # captured attribute
+    both(lambda b: SETTINGS.__setitem__("scale", 3.0))                   # guarded item
+    both(lambda b: SETTINGS.__setitem__("weights", jnp.full(3, 7.0)))    # captured item
+    both(lambda b: setattr(b, "act", lambda y: y * 10))                  # bound method replaced
+    for count in range(1, 7):
+        both(lambda b: setattr(b, "count", count))                       # a Python int, then traced
+    assert f._traced_statics   # the count is now a traced input guarded on its type
+    both(lambda b: setattr(b, "count", 2.5))                             # its type changes
+    both(lambda b: setattr(b, "use_bias", False))                        # guarded attribute
+    try:
+        both(lambda b: SETTINGS.pop("scale"))                            # a value that vanished
+    except KeyError:
+        pass
+    else:
+        raise AssertionError("eager raises KeyError")
+    with pytest.raises(FullGraphError, match="KeyError: 'scale'"):   # the general path decides
+        f(X3)
+    SETTINGS["scale"] = 2.0
+    both(lambda b: None)
+
+
+def test_closure_cell_and_global_re_read_on_warm_calls():
+    global FLAG
+    offset = jnp.ones(3)
+    k = 2
+
+    def g(x):
+        if FLAG:
+            return x * k + offset
+        return x - offset
+
+    f = to_static(g, full_graph=True)
+    try:
+        for flag, new_offset, new_k in [(True, offset, 2), (True, offset * 3, 2), (True, offset * 3, 5),
+                                        (False, offset, 5), (True, jnp.arange(3.0), 2)]:
+            FLAG, offset, k = flag, new_offset, new_k
+            assert_same(g(X3), f(X3))
+            assert_same(g(X3), f(X3))
+            assert f._fast is not None
+    finally:
+        FLAG = True

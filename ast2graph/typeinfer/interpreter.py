@@ -305,31 +305,35 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin):
                 value = cell.cell_contents
             except ValueError:
                 raise self.graph_break(FallbackCode.TRACE_ERROR, node, f"free variable '{name}' is not bound (eager raises NameError)", "name")
-            return self.external(value, lambda: cell.cell_contents, f"closure variable {name}", ("cell", id(cell)))
+            return self.external(value, lambda: cell.cell_contents, f"closure variable {name}", ("cell", id(cell)),
+                                 ("cell", cell, None))
         globs = unit.globals
         if name in globs:
-            return self.external(globs[name], lambda: globs[name], f"global {name}", ("global", id(globs), name))
+            return self.external(globs[name], lambda: globs[name], f"global {name}", ("global", id(globs), name),
+                                 ("global", globs, name))
         ok, value = builtin_value(name)
         if ok:
             return value
         raise self.graph_break(FallbackCode.TRACE_ERROR, node, f"name '{name}' is not defined (eager raises NameError)", "name")
 
-    def external(self, value: Any, getter: Callable[[], Any], description: str, key: Any) -> Any:
-        """A value read from outside the arguments: arrays become inputs, the rest is guarded."""
+    def external(self, value: Any, getter: Callable[[], Any], description: str, key: Any,
+                 source: tuple | None = None) -> Any:
+        """A value read from outside the arguments: arrays become inputs, the rest is guarded.
+        ``source``: what ``getter`` reads (``Guard.source``)."""
         if is_array(value):
             if key not in self.capture_keys:
                 from .lattice import array_type_of
 
                 v = Value(array_type_of(value), description)
                 self.capture_keys[key] = v
-                self.captures.append(Capture(v, getter, description))
+                self.captures.append(Capture(v, getter, description, source))
             return self.capture_keys[key]
         if isinstance(value, types.ModuleType) or key in self.guard_keys:
             return value
         self.guard_keys.add(key)
         if key in self.traced_statics and type(value) is int and is_traceable_number(value):
             return self._traced_static(value, getter, description, key)
-        self.guards.append(Guard(getter, value, description, key))
+        self.guards.append(Guard(getter, value, description, key, source))
         return value
 
     def _traced_static(self, value: Any, getter: Callable[[], Any], description: str, key: Any) -> Value:
@@ -577,7 +581,8 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin):
             raise self.graph_break(FallbackCode.TRACE_ERROR, node, f"attribute {attr!r} raised {type(e).__name__}: {e}", exc=e)
         if isinstance(obj, types.ModuleType) or self._is_fresh(obj) or callable(value) and not is_array(value) and isinstance(obj, type):
             return value
-        return self.external(value, lambda: getattr(obj, attr), f"{type(obj).__name__}.{attr}", ("attr", id(obj), attr))
+        return self.external(value, lambda: getattr(obj, attr), f"{type(obj).__name__}.{attr}", ("attr", id(obj), attr),
+                             ("attr", obj, attr))
 
     def _is_fresh(self, obj: Any) -> bool:
         entry = self.fresh.get(id(obj))
@@ -606,7 +611,8 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin):
         value = self.static_call(operator.getitem, (obj, idx), {}, node)
         if self._is_fresh(obj) or isinstance(obj, (tuple, str, range)) and not is_array(value):
             return value
-        return self.external(value, lambda: obj[idx], f"{type(obj).__name__}[{idx!r}]", ("item", id(obj), repr(idx)))
+        return self.external(value, lambda: obj[idx], f"{type(obj).__name__}[{idx!r}]", ("item", id(obj), repr(idx)),
+                             ("item", obj, idx))
 
     def eval_index(self, node: Any) -> Any:
         if isinstance(node, gast.Slice):

@@ -183,6 +183,7 @@ class Capture:
     value: Any
     getter: Callable[[], Any]
     description: str
+    source: tuple | None = None   # what ``getter`` reads, as ``Guard.source``
 
 
 @dataclass
@@ -193,15 +194,24 @@ class Guard:
     expected: Any
     description: str
     key: Any = None   # where the value is read from (a global, a cell, an attribute)
+    # what ``getter`` reads: ("cell", cell, None), ("global", globals, name),
+    # ("attr", object, name) or ("item", container, index); None: only ``getter``
+    source: tuple | None = None
 
     def holds(self) -> bool:
         try:
             now = self.getter()
         except Exception:  # noqa: BLE001 - a vanished value fails the guard
             return False
-        if now is self.expected:
-            return True
-        if isinstance(now, types.MethodType) and isinstance(self.expected, types.MethodType):
-            return now.__func__ is self.expected.__func__ and now.__self__ is self.expected.__self__
-        simple = (bool, int, float, complex, str, bytes, type(None))
-        return type(now) is type(self.expected) and isinstance(now, simple) and now == self.expected
+        return now is self.expected or guarded_equal(now, self.expected)
+
+
+_SIMPLE = (bool, int, float, complex, str, bytes, type(None))
+
+
+def guarded_equal(now: Any, expected: Any) -> bool:
+    """A guarded value still holds though not identical: a bound method of
+    the same function and object, or an equal number or string of the same type."""
+    if type(now) is types.MethodType and type(expected) is types.MethodType:
+        return now.__func__ is expected.__func__ and now.__self__ is expected.__self__
+    return type(now) is type(expected) and isinstance(now, _SIMPLE) and now == expected
