@@ -146,11 +146,29 @@ def is_pure_static_callable(obj: object) -> bool:
     return module_of(obj) in PURE_MODULES
 
 
+# Names of library functions (their modules' namespaces are searched, ~600
+# entries for jax.numpy): kept per object, which libraries keep alive anyway.
+_LIBRARY_NAMES: dict[int, tuple[object, str]] = {}
+_LIBRARY_ROOTS = ("jax", "jaxlib", "numpy", "operator", "_operator", "builtins", "math", "ast2graph")
+
+
 def qualified_name(obj: object) -> str:
     """Best-effort dotted public name: 'jax.numpy.sum', 'builtins.len', ..."""
     if isinstance(obj, types.ModuleType):
         return obj.__name__
     mod = module_of(obj)
+    library = mod.split(".")[0] in _LIBRARY_ROOTS and not isinstance(obj, types.MethodType)
+    if library:
+        hit = _LIBRARY_NAMES.get(id(obj))
+        if hit is not None and hit[0] is obj:
+            return hit[1]
+    name = _qualified_name(obj, mod)
+    if library and len(_LIBRARY_NAMES) < 4096:
+        _LIBRARY_NAMES[id(obj)] = (obj, name)
+    return name
+
+
+def _qualified_name(obj: object, mod: str) -> str:
     home = _public_home(mod, obj)
     if home:
         return home

@@ -52,6 +52,9 @@ def _ops() -> tuple[dict, set, set]:
 
 ELEMENTWISE, _PROMOTING, _COMPARING = _ops()
 _DIVIDING = {operator.truediv, operator.itruediv, jax.numpy.divide, jax.numpy.true_divide}
+_COMPLEX_OK = {operator.add, operator.sub, operator.mul, operator.truediv, operator.iadd, operator.isub,
+               operator.imul, operator.itruediv, jax.numpy.add, jax.numpy.subtract, jax.numpy.multiply,
+               jax.numpy.divide, jax.numpy.true_divide, jax.numpy.where}
 
 
 def _real_float(dtype: np.dtype) -> bool:
@@ -63,10 +66,12 @@ def _representative(leaf: Any) -> Any:
     a Python type for a weak operand; None for kinds the rules leave to JAX."""
     if type(leaf) is Value:
         t = leaf.type
-        if t.dtype.kind not in "fiu" and t.dtype != jax.numpy.bfloat16:
-            return None   # bool, complex: the general evaluation
+        if t.dtype.kind not in "fiucb" and t.dtype != jax.numpy.bfloat16:
+            return None
         if not t.weak_type:
             return t.dtype
+        if t.dtype.kind in "cb":
+            return None   # a weak complex or bool: the general evaluation
         default = jax.dtypes.canonicalize_dtype(float if t.dtype.kind == "f" else int)
         return (float if t.dtype.kind == "f" else int) if t.dtype == default else None
     if type(leaf) is float:
@@ -88,8 +93,14 @@ def _rule(fn: Callable, leaves: list) -> tuple[np.dtype, bool] | None:
     dtype, weak = jax.dtypes.result_type(*reps, return_weak_type_flag=True)
     if fn in _COMPARING:   # a bool, weak where the promoted operands are
         return np.dtype(bool), bool(weak)
+    if all(r == np.dtype(bool) or r is bool for r in reps) and fn is not jax.numpy.where:
+        return None   # arithmetic on bools alone (logical, or an error): the general evaluation
     if np.dtype(dtype).kind in "iu" and fn not in _DIVIDING:
         return np.dtype(dtype), bool(weak)   # integer +, -, *, max, min: the promoted integer type
+    if np.dtype(dtype).kind == "c" and fn in _COMPLEX_OK:
+        return np.dtype(dtype), bool(weak)   # complex +, -, *, /
+    if fn is jax.numpy.where and all(r == np.dtype(bool) for r in reps):
+        return np.dtype(bool), False
     if not _real_float(dtype) or not any(isinstance(r, np.dtype) and _real_float(r) or r is float for r in reps):
         return None   # true division of integers makes floats: the general evaluation
     return np.dtype(dtype), bool(weak)

@@ -258,6 +258,21 @@ def _reduction(empty_ok: bool) -> Callable:
     return rule
 
 
+def _bool_reduction(x: Any, axis: Any = None, *, keepdims: Any = False) -> list | None:
+    """``any``/``all``: a bool of the reduced shape, for any input dtype."""
+    if type(x) is not Value:
+        return None
+    shape = _reduced(x, axis, keepdims, True)
+    return None if shape is None else [ArrayType(shape, np.dtype(bool))]
+
+
+def _abs(x: Any) -> list | None:
+    """``abs`` of a float keeps its type; of a complex, the real dtype of its precision."""
+    if type(x) is Value and x.type.dtype.kind == "c" and not x.type.weak_type:
+        return [_plain(x.type, dtype=np.dtype(np.float32 if x.type.dtype == np.complex64 else np.float64))]
+    return _same_float(x)
+
+
 def _arg_reduction(x: Any, axis: Any = None, *, keepdims: Any = False) -> list | None:
     if not _strong_float(x) or axis is not None and type(axis) is not int:
         return None
@@ -334,11 +349,13 @@ def _rules() -> dict[Callable, Callable]:
         arrays.method_caller("astype"): _astype, arrays.method_caller("reshape"): _reshape,
         arrays.method_caller("swapaxes"): _swapaxes, jnp.swapaxes: _swapaxes,
         arrays.attribute: _transpose_attr,
-        operator.neg: _same_float, abs: _same_float, operator.abs: _same_float,
+        operator.neg: _same_float, abs: _abs, operator.abs: _abs, jnp.abs: _abs, jnp.absolute: _abs,
+        jnp.any: _bool_reduction, jnp.all: _bool_reduction,
+        arrays.method_caller("any"): _bool_reduction, arrays.method_caller("all"): _bool_reduction,
     }
-    for name in ("tanh", "sin", "cos", "tan", "exp", "log", "log1p", "expm1", "sqrt", "abs", "negative",
+    for name in ("tanh", "sin", "cos", "tan", "exp", "log", "log1p", "expm1", "sqrt", "negative",
                  "sinh", "cosh", "arctan", "arcsin", "arccos", "arcsinh", "arctanh", "exp2", "log2",
-                 "square", "floor", "ceil", "round", "sign", "reciprocal", "cbrt", "absolute", "fabs"):
+                 "square", "floor", "ceil", "round", "sign", "reciprocal", "cbrt", "fabs"):
         rules[getattr(jnp, name)] = _same_float
     for name in ("relu", "sigmoid", "softplus", "silu", "tanh", "log_sigmoid"):
         rules[getattr(jax.nn, name)] = _same_float

@@ -91,6 +91,9 @@ def _cases(fn):
     if fn in (jnp.argmax, jnp.argmin, arrays.method_caller("argmax"), arrays.method_caller("argmin")):
         return [((x,), {"axis": a, "keepdims": k}) for x in values() for a in AXES for k in (False, True)] + \
                [((x, 0), {}) for x in values()]
+    if fn in (jnp.any, jnp.all, arrays.method_caller("any"), arrays.method_caller("all")):
+        return [((x,), {"axis": a, "keepdims": k}) for x in values() for a in AXES for k in (False, True, 1)] + \
+               [((x, 0), {}) for x in values()]
     reductions = [jnp.sum, jnp.mean, jnp.max, jnp.min] + [arrays.method_caller(n) for n in ("sum", "mean", "max", "min")]
     if fn in reductions:
         return [((x,), {"axis": a, "keepdims": k}) for x in values() for a in AXES for k in (False, True, 1)] + \
