@@ -1,7 +1,7 @@
 """``analyze(tree) -> SSAInfo``: the per-statement answers the lowering needs.
 
 Requires: a ``gast.FunctionDef`` (not mutated); ``build_cfg``,
-``compute_liveness``, ``reaching_definitions`` and ``construct_ssa``.
+``compute_liveness``, ``maybe_unbound`` and ``construct_ssa``.
 Produces: ``SSAInfo`` answering, per statement node (nested ones included):
 ``live_in`` / ``live_out`` / ``maybe_undefined``; per ``if``: ``if_results``
 (the names with a phi at its join block); per loop: ``loop_carried`` (the
@@ -24,18 +24,18 @@ from .cfg import CFG, Point, build_cfg
 from .construct import SSAResult, construct_ssa
 from .dump import dump_ssa
 from .liveness import Liveness, compute_liveness
-from .reaching import ReachingDefs, reaching_definitions
+from .unbound import MaybeUnbound, maybe_unbound
 
 Names = frozenset[str]
 _EMPTY: Names = frozenset()
 
 
 class SSAInfo:
-    def __init__(self, cfg: CFG, liveness: Liveness, reaching: ReachingDefs,
+    def __init__(self, cfg: CFG, liveness: Liveness, unbound: MaybeUnbound,
                  ssa: SSAResult) -> None:
         self.cfg = cfg
         self.liveness = liveness
-        self.reaching = reaching
+        self.unbound = unbound
         self.ssa = ssa
 
     # -- locations
@@ -68,7 +68,7 @@ class SSAInfo:
         point = self._loc(stmt)
         if not self._reached(point):
             return _EMPTY
-        return self.liveness.at(*point) & self.reaching.undefined_at(*point)
+        return self.liveness.at(*point) & self.unbound.at(*point)
 
     def if_results(self, node: gast.If) -> tuple[str, ...]:
         join = self.cfg.join[node]
@@ -100,5 +100,4 @@ class SSAInfo:
 def analyze(tree: gast.FunctionDef) -> SSAInfo:
     cfg = build_cfg(tree)
     liveness = compute_liveness(cfg)
-    reaching = reaching_definitions(cfg)
-    return SSAInfo(cfg, liveness, reaching, construct_ssa(cfg, liveness))
+    return SSAInfo(cfg, liveness, maybe_unbound(cfg, liveness), construct_ssa(cfg, liveness))
