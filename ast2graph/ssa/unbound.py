@@ -43,16 +43,15 @@ class MaybeUnbound:
         if cursor is None or cursor[0] != block or cursor[1] > index:
             cursor = (block, 0, set(self._in.get(block, ())))
         _, at, names = cursor
-        for entry in self.cfg.block(block).stmts[at:index]:
-            eff = self.cfg.effect(entry)
-            names.difference_update(eff.kills)
-            names.update(eff.gen_undefined)
+        _through(self.cfg, self.cfg.block(block).stmts[at:index], names)
         self._cursor = (block, index, names)
         return frozenset(names)
 
 
-def _through(cfg: CFG, block: int, names: set[str]) -> set[str]:
-    for entry in cfg.block(block).stmts:
+def _through(cfg: CFG, entries: list, names: set[str]) -> set[str]:
+    """``names`` after ``entries``, in place: a certain binding removes a
+    name, ``del`` adds it."""
+    for entry in entries:
         eff = cfg.effect(entry)
         names.difference_update(eff.kills)
         names.update(eff.gen_undefined)
@@ -76,7 +75,7 @@ def maybe_unbound(cfg: CFG, liveness: Liveness) -> MaybeUnbound:
                 names.update(un_out[p])
         names &= live_in[b]
         un_in[b] = frozenset(names)
-        new_out = frozenset(_through(cfg, b, names) & live_out[b])
+        new_out = frozenset(_through(cfg, cfg.block(b).stmts, names) & live_out[b])
         if new_out != un_out[b]:
             un_out[b] = new_out
             for s in graph.successors(b):

@@ -57,7 +57,8 @@ _COMPLEX_OK = {operator.add, operator.sub, operator.mul, operator.truediv, opera
                jax.numpy.divide, jax.numpy.true_divide, jax.numpy.where}
 
 
-def _real_float(dtype: np.dtype) -> bool:
+def is_real_float(dtype: np.dtype) -> bool:
+    """A real floating-point dtype (bfloat16 included)."""
     return jax.numpy.issubdtype(dtype, jax.numpy.floating)
 
 
@@ -101,7 +102,7 @@ def _rule(fn: Callable, leaves: list) -> tuple[np.dtype, bool] | None:
         return np.dtype(dtype), bool(weak)   # complex +, -, *, /
     if fn is jax.numpy.where and all(r == np.dtype(bool) for r in reps):
         return np.dtype(bool), False
-    if not _real_float(dtype) or not any(isinstance(r, np.dtype) and _real_float(r) or r is float for r in reps):
+    if not is_real_float(dtype) or not any(isinstance(r, np.dtype) and is_real_float(r) or r is float for r in reps):
         return None   # true division of integers makes floats: the general evaluation
     return np.dtype(dtype), bool(weak)
 

@@ -29,6 +29,7 @@ import numpy as np
 
 from ..ir.core import ArrayType, Value
 from . import arrays
+from .elementwise import is_real_float
 
 _SCALAR_TREE = jax.tree_util.tree_structure(0)
 
@@ -42,12 +43,8 @@ def _plain(t: ArrayType, shape: tuple | None = None, dtype: Any = None, weak: bo
                      t.weak_type if weak is None else weak)
 
 
-def _real_float(t: ArrayType) -> bool:
-    return t.dtype.kind == "f" or t.dtype == jax.numpy.bfloat16
-
-
 def _strong_float(x: Any) -> bool:
-    return type(x) is Value and _real_float(x.type) and not x.type.weak_type
+    return type(x) is Value and is_real_float(x.type.dtype) and not x.type.weak_type
 
 
 def _dtype_arg(d: Any) -> np.dtype | None:
@@ -72,8 +69,8 @@ def _shape_arg(shape: Any) -> tuple | None:
 
 
 # ------------------------------------------------------------------ indexing
-def _traced_int(p: Any, ndim: int) -> bool:
-    return type(p) is Value and p.type.dtype.kind in "iu" and len(p.type.shape) == ndim
+def _traced_int_scalar(p: Any) -> bool:
+    return type(p) is Value and p.type.dtype.kind in "iu" and p.type.shape == ()
 
 
 def _index_parts(idx: Any) -> tuple | None:
@@ -86,7 +83,7 @@ def _index_parts(idx: Any) -> tuple | None:
     for p in parts:
         if p is None or p is Ellipsis or type(p) is int:
             out.append(p)
-        elif _traced_int(p, 0):
+        elif _traced_int_scalar(p):
             out.append(0)
         elif type(p) is slice and all(v is None or type(v) is int for v in (p.start, p.stop, p.step)) and p.step != 0:
             out.append(p)
@@ -122,7 +119,7 @@ def _getitem(x: Any, idx: Any) -> list | None:
 def _at_update(x: Any, idx: Any, value: Any) -> list | None:
     """``x.at[idx].set(value)`` / ``.add(value)``: ``x``'s type, when ``value``
     fits ``x[idx]`` (a small number, or an array broadcasting to it)."""
-    if type(x) is not Value or x.type.weak_type or x.type.dtype.kind not in "iuf" and not _real_float(x.type):
+    if type(x) is not Value or x.type.weak_type or x.type.dtype.kind not in "iuf" and not is_real_float(x.type.dtype):
         return None
     shape = _indexed_shape(x.type.shape, idx)
     if shape is None:
@@ -135,7 +132,7 @@ def _at_update(x: Any, idx: Any, value: Any) -> list | None:
                 return None
         except ValueError:
             return None
-    elif not (type(value) is int and 0 <= value < 128 or type(value) is float and _real_float(x.type)):
+    elif not (type(value) is int and 0 <= value < 128 or type(value) is float and is_real_float(x.type.dtype)):
         return None
     return [_plain(x.type)]
 
@@ -279,8 +276,6 @@ def _arg_reduction(x: Any, axis: Any = None, *, keepdims: Any = False) -> list |
     shape = _reduced(x, axis, keepdims, False)
     if shape is None:
         return None
-    if axis is None and keepdims:
-        shape = (1,) * len(x.type.shape)
     return [ArrayType(shape, np.dtype(jax.dtypes.canonicalize_dtype(np.int64)))]
 
 
@@ -322,7 +317,7 @@ def _swapaxes(x: Any, a: Any, b: Any) -> list | None:
 
 
 def _transpose_attr(x: Any, name: Any) -> list | None:
-    if type(x) is not Value or name not in ("T", "mT", "shape", "ndim", "dtype"):
+    if type(x) is not Value:
         return None
     if name == "T":
         return [_plain(x.type, x.type.shape[::-1])]
