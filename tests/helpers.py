@@ -41,20 +41,54 @@ def _kind(x: Any) -> str:
     return type(x).__name__
 
 
-def assert_same(eager: Any, converted: Any, rtol: float = 1e-5, atol: float = 1e-6, exact_kinds: bool = True) -> None:
+def _tolerance(dtype: np.dtype, rtol: float, atol: float) -> tuple[float, float]:
+    """64-bit values must agree to 64-bit precision (a float32 result where
+    eager computes in float64 differs by ~1e-8 and must fail)."""
+    if dtype.kind in "fc" and dtype.itemsize >= (8 if dtype.kind == "f" else 16):
+        return min(rtol, 1e-11), min(atol, 1e-13)
+    return rtol, atol
+
+
+def assert_same(eager: Any, converted: Any, rtol: float = 1e-5, atol: float = 1e-6, exact_kinds: bool = True,
+                path: str = "result") -> None:
+    """``converted`` is what eager returned: the same structure (list vs tuple,
+    dict keys in the same order, namedtuple and dataclass types), the same kind
+    of every leaf (Python number, NumPy array or scalar, jax.Array), the same
+    dtypes, and the same values (floats within a tolerance; 64-bit floats
+    within a 64-bit one)."""
+    if isinstance(eager, dict) and isinstance(converted, dict):
+        assert type(eager) is type(converted), f"{path}: type differs: {type(eager)} vs {type(converted)}"
+        assert list(eager) == list(converted), f"{path}: dict keys (in order) differ: {list(eager)} vs {list(converted)}"
+        for k in eager:
+            assert_same(eager[k], converted[k], rtol, atol, exact_kinds, f"{path}[{k!r}]")
+        return
+    if isinstance(eager, (list, tuple)) and isinstance(converted, (list, tuple)):
+        assert type(eager) is type(converted), f"{path}: type differs: {type(eager)} vs {type(converted)}"
+        assert len(eager) == len(converted), f"{path}: length differs: {len(eager)} vs {len(converted)}"
+        for k, (a, b) in enumerate(zip(eager, converted)):
+            assert_same(a, b, rtol, atol, exact_kinds, f"{path}[{k}]")
+        return
     le, te = jax.tree_util.tree_flatten(eager)
     lc, tc = jax.tree_util.tree_flatten(converted)
-    assert te == tc, f"structure differs: eager {te} vs converted {tc}"
+    assert te == tc, f"{path}: structure differs: eager {te} vs converted {tc}"
+    if te.num_leaves == 1 and len(le) == 1 and le[0] is not eager:   # a registered pytree node (a dataclass, a module)
+        assert type(eager) is type(converted), f"{path}: type differs: {type(eager)} vs {type(converted)}"
     for a, b in zip(le, lc):
-        assert not exact_kinds or _kind(a) == _kind(b), f"kind differs: eager {_kind(a)} {a!r} vs converted {_kind(b)} {b!r}"
+        assert not exact_kinds or _kind(a) == _kind(b), f"{path}: kind differs: eager {_kind(a)} {a!r} vs converted {_kind(b)} {b!r}"
         if isinstance(a, (jax.Array, np.ndarray, np.generic)) or isinstance(b, (jax.Array, np.ndarray, np.generic)):
             a, b = np.asarray(a), np.asarray(b)
-            assert a.shape == b.shape, f"shape differs: {a.shape} vs {b.shape}"
-            assert a.dtype == b.dtype or np.can_cast(a.dtype, b.dtype) or np.can_cast(b.dtype, a.dtype), (a.dtype, b.dtype)
-            np.testing.assert_allclose(b, a, rtol=rtol, atol=atol)
+            assert a.shape == b.shape, f"{path}: shape differs: {a.shape} vs {b.shape}"
+            assert a.dtype == b.dtype or not exact_kinds and (np.can_cast(a.dtype, b.dtype) or np.can_cast(b.dtype, a.dtype)), \
+                f"{path}: dtype differs: eager {a.dtype} vs converted {b.dtype}"
+            r, t = _tolerance(a.dtype, rtol, atol)
+            np.testing.assert_allclose(b, a, rtol=r, atol=t, err_msg=path)
         else:
-            assert type(a) is type(b) or isinstance(a, (int, float, bool)), f"type differs: {type(a)} vs {type(b)}"
-            assert a == b or (a != a and b != b), f"value differs: {a!r} vs {b!r}"
+            assert type(a) is type(b) or not exact_kinds and isinstance(a, (int, float, bool)), \
+                f"{path}: type differs: {type(a)} vs {type(b)}"
+            if type(a) is float and type(b) is float and a == a:
+                assert abs(a - b) <= 1e-11 * abs(a) + 1e-13, f"{path}: value differs: {a!r} vs {b!r}"
+            else:
+                assert a == b or (a != a and b != b), f"{path}: value differs: {a!r} vs {b!r}"
 
 
 def check(fn: Callable, *args: Any, full_graph: bool = True, graphs: int | None = None,
@@ -104,3 +138,43 @@ def _compare(fn: Callable, converted: Callable, args: tuple, kwargs: dict, rtol:
 def modes(explanation) -> list[tuple[str, str]]:
     """(construct, mode) of every decision, in order."""
     return [(d.construct, d.mode) for d in explanation.decisions]
+
+
+def check_sequence(make: Callable[[], Any], steps: list[Callable[..., Any]], full_graph: bool = True,
+                   rtol: float = 1e-5, atol: float = 1e-6, recompiles: int | None = None, **options: Any):
+    """A sequence of calls with the caller's state changed between them,
+    compared with the eager run of the same sequence.
+
+    ``make()`` builds a fresh world (globals reset, objects made) and returns
+    ``(fn, world)``; it is called twice, once for the eager run and once for
+    the converted one (``to_static(fn, full_graph=..., **options)``), so that
+    state the function itself changes (counters, appended lists) is not
+    shared. Each step is ``step(fn, world)``: it may change the world, then
+    calls ``fn`` and returns what to compare (the result, and whatever state
+    should be equal afterwards). Results, printed output and exceptions
+    (type and message) are compared step by step; ``recompiles``: how many
+    recompilations the converted run may make at most. Returns the converted
+    function."""
+    def run(fn: Callable, world: Any) -> list:
+        outs = []
+        for step in steps:
+            outs.append(_run(step, (fn, world), {}))
+        return outs
+
+    fn, world = make()
+    eager = run(fn, world)
+    fn, world = make()
+    static = to_static(fn, full_graph=full_graph, **options)
+    converted = run(static, world)
+    for k, ((e, e_exc, e_out), (c, c_exc, c_out)) in enumerate(zip(eager, converted)):
+        if e_exc is not None:
+            assert c_exc is not None, f"step {k}: eager raised {e_exc!r}, converted returned {c!r}"
+            assert type(c_exc) is type(e_exc) and str(c_exc) == str(e_exc), \
+                f"step {k}: eager raised {e_exc!r}, converted raised {c_exc!r}"
+        else:
+            assert c_exc is None, f"step {k}: converted raised {c_exc!r}, eager returned {e!r}"
+            assert_same(e, c, rtol, atol, path=f"step {k}")
+        assert c_out == e_out, f"step {k}: printed output differs:\neager: {e_out!r}\nconverted: {c_out!r}"
+    if recompiles is not None:
+        assert static.recompiles <= recompiles, static.recompile_reasons
+    return static
