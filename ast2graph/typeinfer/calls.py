@@ -181,10 +181,22 @@ class CallMixin:
             while frame is not None and not frame.owns(name):
                 frame = frame.parent
             if frame is None or name not in frame.env:
-                continue  # a global or builtin: the closure's globals have it
-            value = frame.env[name]
+                # a global or a cell of the converted function: read (guarded,
+                # an array as a graph input) now, not when JAX traces the closure
+                root = fn.frame
+                while root.parent is not None:
+                    root = root.parent
+                if name not in root.unit.closure and name not in root.unit.globals:
+                    continue   # a builtin
+                value = self._outer_lookup(name, node, root)
+                if isinstance(value, types.ModuleType):
+                    continue
+            else:
+                value = frame.env[name]
             names.append(name)
             values.append(self.traced_closure(value, node) if isinstance(value, LocalFunction) else value)
+        self.note_identity(values)
+        self.guard_reads(tuple(values), node)
         factory = factory_for(fn.node, tuple(names), fn.unit.filename, fn.unit.globals)
         self.decide(node, "call", "closure", f"{fn.unit.qualname} passed to JAX as a Python closure")
         return TracedClosure(factory, tuple(names), tuple(values))

@@ -40,6 +40,7 @@ from .elementwise import ELEMENTWISE, elementwise_type
 from .shaperules import rule_type
 from .tracing import output_types
 from .lattice import is_array, is_python_number, is_static_number, is_traceable_number, static_array_type
+from .guards import Snapshot, TooLarge, watched
 from .state import (UNBOUND, Capture, ContinueSignal, BreakSignal, Frame, Guard,
                     Options, ReturnSignal, Unit, builtin_value, unit_of_nested)
 
@@ -84,6 +85,22 @@ _SAFE_STATIC = (bool, int, float, complex, str, bytes, type(None), slice, range,
 
 
 NO_DEFAULT = object()
+
+# Builtins that look at an object's type or identity only: no content guard.
+_IDENTITY_READS = (isinstance, issubclass, type, callable, id)
+_TYPE_READS = (isinstance, issubclass, type, callable)
+_SAFE_LEAVES = (bool, int, float, complex, str, bytes, type(None), types.ModuleType, types.FunctionType, type)
+_LIBRARY_CODE = (types.FunctionType, types.BuiltinFunctionType, np.ufunc)
+
+
+def _library_module(module: types.ModuleType) -> bool:
+    """A module of the standard library or an installed package (not the
+    user's own): its functions and classes are not monkeypatched between
+    calls, so reads of them are not guarded (a user module's are)."""
+    from ..resolver.callees import is_user_file
+
+    filename = getattr(module, "__file__", None)
+    return filename is None or not is_user_file(filename)
 
 
 def is_value(x: Any) -> bool:
@@ -131,6 +148,11 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin):
         self.decisions: dict[tuple, Decision] = {}
         self.guards: list[Guard] = []
         self.guard_keys: set = set()
+        # ids of static objects whose identity the trace observed (``is``,
+        # ``id()``, handed to a callable): a graph specialised on an object by
+        # value (``guards.object_key``) then serves that object only
+        self.identity_used: set[int] = set()
+        self.origin: dict[int, tuple] = {}   # id -> (object, where it was read from), for guard descriptions
         self.captures: list[Capture] = []
         self.capture_keys: dict = {}
         # The statements still to run in the current function, innermost
@@ -198,6 +220,7 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin):
         (``tracing.output_types``, what ``jax.eval_shape`` gives).
         An op with no array result is dropped unless it has an ``effect``.
         ``numpy_fn``: the user called a NumPy function (its eager result is an ndarray)."""
+        self._guard_operands(args, kwargs, node)
         leaves, treedef = tree_flatten((args, kwargs))
         out_tree, out_leaves = self._abstract_eval(fn, treedef, leaves, node)
         results = [leaf for leaf in out_leaves if isinstance(leaf, Value)]
@@ -330,11 +353,71 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin):
             return self.capture_keys[key]
         if isinstance(value, types.ModuleType) or key in self.guard_keys:
             return value
+        self.origin[id(value)] = (value, description)
         self.guard_keys.add(key)
         if key in self.traced_statics and type(value) is int and is_traceable_number(value):
             return self._traced_static(value, getter, description, key)
         self.guards.append(Guard(getter, value, description, key, source))
         return value
+
+    def guard_reads(self, tree: Any, node: Any) -> None:
+        """Guard the contents of every outside container or object in ``tree``
+        (a value, or a tuple/list/dict of values created here): a builtin or a
+        Python-level read at trace time may look at any part of it, and the
+        caller may change it in place before the next call (``guards.py``)."""
+        stack, seen = [tree], set()
+        while stack:
+            x = stack.pop()
+            if isinstance(x, _SAFE_LEAVES) or isinstance(x, Value) or id(x) in seen:
+                continue
+            seen.add(id(x))
+            if self._is_fresh(x) or type(x) is tuple:
+                stack.extend(x.values() if isinstance(x, dict) else x if isinstance(x, (list, tuple, set)) else ())
+            elif watched(x):
+                self._guard_contents(x, node)
+
+    def _guard_operands(self, args: tuple, kwargs: dict, node: Any) -> None:
+        """Outside lists, dicts and sets among an op's operands become static
+        arguments of the op: their contents are guarded; other objects there
+        are used by identity."""
+        stack = [*args, *kwargs.values()]
+        while stack:
+            x = stack.pop()
+            kind = type(x)
+            if kind is Value or isinstance(x, _SAFE_LEAVES):
+                continue
+            if kind in (list, dict, set) and not self._is_fresh(x):
+                self.guard_reads(x, node)
+            elif kind in (list, tuple, dict, set):
+                stack.extend(x.values() if kind is dict else x)
+            elif not is_array(x):
+                self.identity_used.add(id(x))
+
+    def named(self, obj: Any, article: str = "") -> str:
+        """Where an outside object was read from (``global SCALES``,
+        ``Model.cfg``), else its type's name."""
+        if isinstance(obj, types.ModuleType):
+            return obj.__name__
+        entry = self.origin.get(id(obj))
+        return entry[1] if entry is not None and entry[0] is obj else article + type(obj).__name__
+
+    def note_identity(self, tree: Any) -> None:
+        """The trace depends on the identity of the objects in ``tree``."""
+        for x in jax.tree_util.tree_leaves(tree, is_leaf=lambda y: not isinstance(y, (list, tuple, dict))):
+            if not isinstance(x, _SAFE_LEAVES):
+                self.identity_used.add(id(x))
+
+    def _guard_contents(self, tree: Any, node: Any) -> None:
+        key = ("contents", id(tree))
+        if key in self.guard_keys:
+            return
+        try:
+            snapshot = Snapshot(tree)
+        except TooLarge:
+            raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"a read of a large outside {type(tree).__name__} "
+                                   "whose contents cannot be guarded cheaply (it could change before the next call)")
+        self.guard_keys.add(key)
+        self.guards.append(Guard(lambda: tree, snapshot, f"the contents of {self.named(tree, 'a ')}", key))
 
     def _traced_static(self, value: Any, getter: Callable[[], Any], description: str, key: Any) -> Value:
         """A Python int read from outside that keeps changing between calls
@@ -394,7 +477,9 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin):
         out: dict = {}
         for k, v in zip(node.keys, node.values):
             if k is None:
-                out.update(self.eval(v))
+                mapping = self.eval(v)
+                self.guard_reads(mapping, v)
+                out.update(mapping)
             else:
                 key = self.eval(k)
                 if isinstance(key, Value):
@@ -420,6 +505,7 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin):
             return [self.emit_call(arrays.getitem, (value, k), {}, node, "getitem") for k in range(n)]
         if isinstance(value, arrays.TracedRange):
             raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, "a range with a traced bound used outside a for loop")
+        self.guard_reads(value, node)
         try:
             return list(value)
         except Exception as e:  # noqa: BLE001
@@ -448,8 +534,18 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin):
             return self.emit_call(fn, (left, right), {}, node, fn.__name__)
         return self.static_call(fn, (left, right), {}, node)
 
-    def static_call(self, fn: Callable, args: tuple, kwargs: dict, node: Any) -> Any:
-        """Eager Python at trace time; an exception is eager's, so it falls back."""
+    def static_call(self, fn: Callable, args: tuple, kwargs: dict, node: Any, reads: bool = True) -> Any:
+        """Eager Python at trace time; an exception is eager's, so it falls back.
+        ``reads``: ``fn`` may read the contents of its arguments (and of the
+        object a builtin method is bound to), which are then guarded; False
+        for a read the caller guards itself (``x[i]``) and for writes."""
+        if not any(fn is f for f in _TYPE_READS):
+            self.note_identity((*args, *kwargs.values()))
+        if reads and not any(fn is f for f in _IDENTITY_READS):
+            self.guard_reads((*args, *kwargs.values()), node)
+            owner = getattr(fn, "__self__", None)
+            if owner is not None and type(fn) is types.BuiltinMethodType:
+                self.guard_reads(owner, node)
         try:
             out = fn(*args, **kwargs)
         except GraphBreak:
@@ -526,6 +622,7 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin):
             right = self.eval(comparator)
             fn = arrays.COMPARE[type(op).__name__]
             if isinstance(op, (gast.Is, gast.IsNot)):
+                self.note_identity((left, right))
                 part = fn(left, right)
             else:
                 part = self.binop(fn, left, right, node)
@@ -579,9 +676,12 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin):
             value = getattr(obj, attr)
         except Exception as e:  # noqa: BLE001
             raise self.graph_break(FallbackCode.TRACE_ERROR, node, f"attribute {attr!r} raised {type(e).__name__}: {e}", exc=e)
-        if isinstance(obj, types.ModuleType) or self._is_fresh(obj) or callable(value) and not is_array(value) and isinstance(obj, type):
+        if self._is_fresh(obj) or callable(value) and not is_array(value) and isinstance(obj, type):
             return value
-        return self.external(value, lambda: getattr(obj, attr), f"{type(obj).__name__}.{attr}", ("attr", id(obj), attr),
+        if isinstance(obj, types.ModuleType) and (isinstance(value, types.ModuleType) or _library_module(obj) and
+                                                  isinstance(value, (type, *_LIBRARY_CODE))):
+            return value   # a library's functions and classes: fixed for the process
+        return self.external(value, lambda: getattr(obj, attr), f"{self.named(obj)}.{attr}", ("attr", id(obj), attr),
                              ("attr", obj, attr))
 
     def _is_fresh(self, obj: Any) -> bool:
@@ -608,10 +708,10 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin):
         if isinstance(obj, Value) or contains_value(idx):
             self.check_numpy_index(obj, idx, node)
             return self.emit_call(arrays.getitem, (obj, idx), {}, node, "getitem")
-        value = self.static_call(operator.getitem, (obj, idx), {}, node)
+        value = self.static_call(operator.getitem, (obj, idx), {}, node, reads=False)
         if self._is_fresh(obj) or isinstance(obj, (tuple, str, range)) and not is_array(value):
             return value
-        return self.external(value, lambda: obj[idx], f"{type(obj).__name__}[{idx!r}]", ("item", id(obj), repr(idx)),
+        return self.external(value, lambda: obj[idx], f"{self.named(obj)}[{idx!r}]", ("item", id(obj), repr(idx)),
                              ("item", obj, idx))
 
     def eval_index(self, node: Any) -> Any:
@@ -655,6 +755,7 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin):
             if contains_value(value) or contains_value(spec):
                 return self._deferred_fstring(node)
             conv = {-1: lambda x: x, 115: str, 114: repr, 97: ascii}[v.conversion]
+            self.guard_reads(value, v)
             parts.append(self.static_call(format, (conv(value), spec), {}, v))
         return "".join(parts)
 
@@ -753,7 +854,7 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin):
                 self.attr_writes[(id(obj), target.attr)] = (obj, target.attr, value)
                 return
             self.check_mutable(obj, target, f"setting attribute {target.attr!r}")
-            self.static_call(setattr, (obj, target.attr, value), {}, target)
+            self.static_call(setattr, (obj, target.attr, value), {}, target, reads=False)
         elif isinstance(target, gast.Starred):
             self.assign(target.value, value, node)
         else:
@@ -784,7 +885,7 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin):
         self.check_mutable(obj, target, "item assignment")
         if contains_value(idx):
             raise self.graph_break(FallbackCode.CONCRETE_VALUE, target, "a traced index into a Python container")
-        self.static_call(operator.setitem, (obj, idx, value), {}, target)
+        self.static_call(operator.setitem, (obj, idx, value), {}, target, reads=False)
 
     # ----------------------------------------------------------- statements
     def exec_block(self, stmts: list) -> None:
@@ -862,7 +963,7 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin):
             return
         current = self.static_call(operator.getitem, (obj, idx), {}, target)
         self.check_mutable(obj, target, "item assignment")
-        self.static_call(operator.setitem, (obj, idx, self.binop(fn, current, right, stmt)), {}, target)
+        self.static_call(operator.setitem, (obj, idx, self.binop(fn, current, right, stmt)), {}, target, reads=False)
 
     def exec_Return(self, stmt: gast.Return) -> None:
         value = None if stmt.value is None else self.eval(stmt.value)

@@ -22,6 +22,7 @@ from ..fallback.sites import Decision, FallbackCode, FallbackSite, GraphBreak
 from ..ir.core import CallOp, Graph, Region, Value, walk_ops
 from .arrays import DeferredStr, raise_when
 from .calls import TransformedFn
+from .guards import object_key
 from .interpreter import LocalFunction, Specializer
 from .lattice import array_type_of, is_array, untrace_numbers
 from .state import Capture, Frame, Guard, Options, ReturnSignal, Unit
@@ -41,6 +42,11 @@ class Specialization:
     decisions: list[Decision] = field(default_factory=list)
     attr_writes: list[tuple] = field(default_factory=list)   # (object, attribute) set after each call
     input_writes: list[int] = field(default_factory=list)    # leaf indices of argument ndarrays written back
+    # static object arguments specialised on by value (``guards.object_key``):
+    # leaf index -> the object the graph was traced with; a call with another,
+    # equal object uses the graph with that object in its place
+    rebound: dict[int, Any] = field(default_factory=dict)
+    pinned: dict[int, Any] = field(default_factory=dict)   # of those, the ones whose identity the graph used
 
 
 def numpy_aliasing(leaves: list) -> tuple:
@@ -87,7 +93,7 @@ def _specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str]
     params: list[Value] = []
     positions: list[int] = []
     abstract = []
-    paths = _leaf_paths(names, treedef, len(leaves))
+    paths = leaf_paths(names, treedef, len(leaves))
     sp.input_aliased = {k for pair in numpy_aliasing(leaves) for k in pair}
     for i, leaf in enumerate(leaves):
         if is_array(leaf):
@@ -102,6 +108,7 @@ def _specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str]
             abstract.append(v)
         else:
             abstract.append(leaf)
+    by_value = _by_value(leaves)
     values = untrace_numbers(jax.tree_util.tree_unflatten(treedef, abstract))
     body = Region()
     sp.regions.append(body)
@@ -141,12 +148,63 @@ def _specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str]
         raise _escape_break(unit, stmts, start, end, FallbackCode.MUTATION, "a view of a NumPy array would leave the "
                             "compiled segment (writes through it must reach the base)", "assignment")
     body.yields = [x for x in out_leaves if isinstance(x, Value)]
+    rebound, pinned = _rebind(sp, by_value, leaves, out_leaves, writes)
     capture_values = [c.value for c in sp.captures]
     graph = Graph(unit.qualname, params + capture_values, [v.hint for v in params] + [c.description for c in sp.captures],
                   body, unit.loc(unit.tree))
     return Specialization(graph, positions, sp.captures, sp.guards, out_treedef, out_leaves, returns, end,
                           out_names, list(sp.decisions.values()), [(obj, attr) for obj, attr, _ in writes],
-                          [k for k, _ in input_writes])
+                          [k for k, _ in input_writes], rebound, pinned)
+
+
+def _by_value(leaves: list) -> dict[int, set[int]]:
+    """Static object arguments keyed by their value (``object_key`` "V"):
+    leaf index -> the ids of the objects and containers the key covers."""
+    out: dict[int, set[int]] = {}
+    for i, leaf in enumerate(leaves):
+        if is_array(leaf) or isinstance(leaf, (bool, int, float, complex, str, bytes, type(None))):
+            continue
+        covered: set[int] = set()
+        if object_key(leaf, covered)[0] == "V":
+            out[i] = covered
+    return out
+
+
+def _rebind(sp: Specializer, by_value: dict[int, set[int]], leaves: list, out_leaves: list,
+            writes: list) -> tuple[dict[int, Any], dict[int, Any]]:
+    """The by-value arguments of the segment and, of those, the ones it
+    depends on by identity. Their state is in the plan key, so guards on what
+    was read from them are dropped; the graph may run with another, equal
+    object in their place unless it compared, hashed or formatted the object,
+    handed it to a callable, or returns or writes an object nested in it
+    (the argument itself is put back in place: ``GraphPlan``)."""
+    if not by_value:
+        return {}, {}
+    covered = set().union(*by_value.values())
+    sp.guards = [g for g in sp.guards if not _covered_read(g, covered)]
+    captured = {key[1] for key in sp.capture_keys if type(key) is tuple and len(key) > 1}
+    held = [x for x in out_leaves if not isinstance(x, Value)] + [obj for obj, _, _ in writes] + \
+        [v for _, _, v in writes]
+    rebound, pinned = {}, {}
+    for k, ids in by_value.items():
+        rebound[k] = leaves[k]
+        nested = any(id(x) in ids and x is not leaves[k] for x in held)
+        if nested or ids & sp.identity_used or ids & captured:
+            pinned[k] = leaves[k]
+    return rebound, pinned
+
+
+def _covered_read(guard: Any, covered: set[int]) -> bool:
+    """A guard on state that a by-value key already holds: an item of a
+    covered container, an instance attribute of a covered object (not a
+    class attribute, which the key does not hold), a content guard."""
+    key = guard.key
+    if type(key) is not tuple or len(key) < 2 or key[1] not in covered:
+        return False
+    if key[0] == "attr":
+        holder = guard.source[1] if guard.source is not None else None
+        return key[2] in getattr(holder, "__dict__", ())
+    return key[0] in ("item", "contents")
 
 
 def _segment_outputs(unit: Unit, stmts: list, start: int, end: int, env: dict, nested: bool) -> list[str]:
@@ -159,7 +217,7 @@ def _segment_outputs(unit: Unit, stmts: list, start: int, end: int, env: dict, n
     return sorted(n for n in assigned & live if n in env)
 
 
-def _leaf_paths(names: list[str], treedef: Any, n: int) -> list[str]:
+def leaf_paths(names: list[str], treedef: Any, n: int) -> list[str]:
     try:
         dummy = jax.tree_util.tree_unflatten(treedef, list(range(n)))
         paths = [""] * n
