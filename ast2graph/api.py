@@ -36,7 +36,7 @@ from .fastpath import MISS, SpecMiss, aval_checked, make_fast_call
 from .diagnostics import ConversionError, FullGraphError, NoSourceError, UnsupportedSyntaxError
 from .fallback.control import (BREAK, CONTINUE, NEXT, RETURN, JumpPlan, PythonControl, StatementPlan, escapes,
                                splittable)
-from .fallback.interpreted import InterpretedNode
+from .fallback.interpreted import CELLS, InterpretedNode, call_cells
 from .fallback.sites import Decision, FallbackCode, FallbackSite, GraphBreak
 from .ir import print_graph, verify
 from .ir.core import Value, bounded, walk_ops
@@ -239,7 +239,9 @@ class GraphPlan:
             for j, x in enumerate(spec.out_template):
                 if x is final:
                     filled[j] = leaves[k]
-        result, written, _ = jax.tree_util.tree_unflatten(spec.out_treedef, filled)
+        result, written, _, cell_values = jax.tree_util.tree_unflatten(spec.out_treedef, filled)
+        if cell_values:
+            env.update(cell_values)
         targets = [obj for obj, _ in spec.attr_writes]
         for w, k in self.rebind_writes:
             targets[w] = leaves[k]
@@ -295,7 +297,7 @@ class _Block:
 
     def __init__(self, owner: "StaticFunction", stmts: list, nested: bool):
         self.owner, self.stmts, self.nested = owner, stmts, nested
-        hidden = _hidden_reads(owner._unit)
+        hidden = _hidden_reads(owner._unit) | set(owner._unit.cellvars)   # a closure may read a cell variable any time
         self.live_names = [sorted(owner._unit.ssa.live_in(s) | hidden) for s in self.stmts]
         self.plans: dict[tuple, list[Any]] = {}
         self.interpreted: dict[int, InterpretedNode] = {}
@@ -326,7 +328,7 @@ class _Block:
                 if self.nested or self.owner._traced_params:
                     values = self._trace_busy(i, names, values)
                 leaves, treedef = jax.tree_util.tree_flatten(values)
-                plan = self._plan_for(i, names, leaves, treedef)
+                plan = self._plan_for(i, names, leaves, treedef, env.get(CELLS))
             if record is not None:
                 record.plans.append(plan)
             try:
@@ -366,7 +368,7 @@ class _Block:
     def _line(self, i: int) -> int:
         return getattr(self.stmts[i], "lineno", 0)
 
-    def _plan_for(self, i: int, names: list[str], leaves: list, treedef: Any) -> Any:
+    def _plan_for(self, i: int, names: list[str], leaves: list, treedef: Any, cells: dict | None = None) -> Any:
         owner = self.owner
         key = (i, tuple(names), treedef, tuple(_leaf_key(x) for x in leaves), numpy_aliasing(leaves))
         candidates = self.plans.setdefault(key, [])
@@ -387,17 +389,17 @@ class _Block:
                                 "this statement runs in Python; the statements around it stay compiled")
             plan = self.fixed[i] = self._fallback_plan(i, site)
             return plan
-        plan = self._compile(i, names, leaves, treedef)
+        plan = self._compile(i, names, leaves, treedef, cells)
         candidates.insert(0, plan)
         if owner._record is not None:
             owner._record.compiled.append(plan)
         return plan
 
-    def _compile(self, i: int, names: list[str], leaves: list, treedef: Any) -> Any:
+    def _compile(self, i: int, names: list[str], leaves: list, treedef: Any, cells: dict | None) -> Any:
         owner = self.owner
         try:
             with _gc_paused():
-                plan = self._compile_plan(i, names, leaves, treedef)
+                plan = self._compile_plan(i, names, leaves, treedef, cells)
         except (FullGraphError, GraphBreak):
             raise
         except Exception as e:  # noqa: BLE001 - a bug of ours must not break the user's program
@@ -413,14 +415,14 @@ class _Block:
             return self._interpreted_plan(i, site)
         return plan
 
-    def _compile_plan(self, i: int, names: list[str], leaves: list, treedef: Any) -> Any:
+    def _compile_plan(self, i: int, names: list[str], leaves: list, treedef: Any, cells: dict | None) -> Any:
         owner = self.owner
         t0 = time.perf_counter()
         stop = next((k for k in self.barriers if k > i), len(self.stmts))
         while True:
             try:
                 spec = specialize(owner._unit, self.stmts, i, stop, names, leaves, treedef, owner._options,
-                                  nested=self.nested, traced_statics=frozenset(owner._traced_statics))
+                                  nested=self.nested, traced_statics=frozenset(owner._traced_statics), cells=cells)
                 break
             except GraphBreak as e:
                 if owner._options.full_graph:
@@ -574,6 +576,8 @@ class StaticFunction:
         self._note_busy_scalars(env)
         self._single = None
         kind, value = self._top(env)
+        if CELLS in env:   # closures made by interpreted statements see the variables' final values
+            call_cells(env, self._unit.cellvars)
         if self._single is not None:
             if not kwargs and self._record is None:
                 self._fast = make_fast_call(self, self._single[0], args, *self._single[1:])
@@ -591,6 +595,8 @@ class StaticFunction:
         self._jit.place_inputs(env, self._caller_params)
         self._note_busy_scalars(env)
         kind, value = self._top(env)
+        if CELLS in env:   # closures made by interpreted statements see the variables' final values
+            call_cells(env, self._unit.cellvars)
         return self._jit.place_result(value if kind == RETURN else None)
 
     def _block(self, stmts: list) -> "_Block":

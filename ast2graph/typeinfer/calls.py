@@ -119,7 +119,8 @@ class CallMixin:
             self.check_mutable(owner, node, f"{type(owner).__name__}.{callee.__name__}")
             return self.static_call(callee, args, kwargs, node)
         kind = classify_callee(callee)
-        if kind is CallKind.USER_FUNCTION or self._is_user_callable_object(callee):
+        if kind is CallKind.USER_FUNCTION or self._is_user_callable_object(callee) or \
+                _library_python(callee) and not contains_value(callee):
             start = len(self.region.ops)
             try:
                 return self.inline_user(callee, args, kwargs, node)
@@ -148,6 +149,11 @@ class CallMixin:
                 if declared is None:
                     raise
                 return self._host_call(callee, args, kwargs, declared, node)
+        init = _python_init(callee)
+        if init is not None:   # a class of the user's or a library's: __init__ converted, not run at trace time
+            obj = self.mark_fresh(object.__new__(callee))
+            self.call(init, (obj, *args), kwargs, node)
+            return obj
         if is_pure_static_callable(callee) or kind is CallKind.BUILTIN or isinstance(callee, type):
             result = self.static_call(callee, args, kwargs, node)
             return self.mark_fresh(result) if isinstance(result, (list, dict, set)) else result
@@ -227,6 +233,10 @@ class CallMixin:
             return self.truth(args[0], node)
         if callee in (int, float, bool, complex) and traced:
             raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{callee.__name__}() of a traced array needs its value on the host")
+        if callee is map and traced and len(args) >= 2 and not kwargs:
+            # each call converted like any other (a traced map object cannot be built)
+            seqs = [self.iterate_static(a, node) for a in args[1:]]
+            return iter([self.call(args[0], tuple(items), {}, node) for items in zip(*seqs)])
         if callee in (enumerate, zip, reversed, list, tuple, sorted) and traced:
             if callee is sorted:
                 raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, "sorted() of traced values")
@@ -288,8 +298,15 @@ class CallMixin:
         except TypeError as e:
             raise self.graph_break(FallbackCode.TRACE_ERROR, node, f"calling {unit.qualname}: {e} (eager raises TypeError)")
         bound.apply_defaults()
+        self._fresh_varargs(bound)
         frame = Frame(unit, dict(bound.arguments))
         return self._run_frame(frame, node)
+
+    def _fresh_varargs(self, bound: inspect.BoundArguments) -> None:
+        """A ``**kwargs`` dict is new per call, the callee's own to change."""
+        for p in bound.signature.parameters.values():
+            if p.kind is p.VAR_KEYWORD and p.name in bound.arguments:
+                self.mark_fresh(bound.arguments[p.name])
 
     def inline_local(self, fn: Any, args: tuple, kwargs: dict, node: Any) -> Any:
         sig = _signature_of_local(fn)
@@ -298,6 +315,7 @@ class CallMixin:
         except TypeError as e:
             raise self.graph_break(FallbackCode.TRACE_ERROR, node, f"calling {fn.unit.qualname}: {e} (eager raises TypeError)")
         bound.apply_defaults()
+        self._fresh_varargs(bound)
         frame = Frame(fn.unit, dict(bound.arguments), parent=fn.frame)
         return self._run_frame(frame, node)
 
@@ -317,6 +335,38 @@ class CallMixin:
             self.inline_depth -= 1
             self.callers.pop()
             self.frame, self.cont = outer, outer_cont
+
+
+def _python_init(cls: Any) -> Any:
+    """The ``__init__`` to convert when ``cls(...)`` makes an instance: a
+    plain class (metaclass ``type``, ``object.__new__``) whose ``__init__``
+    is Python code of the user or of a library other than JAX and NumPy;
+    None otherwise (the class is called as it is)."""
+    if type(cls) is not type or cls.__new__ is not object.__new__:
+        return None
+    init = cls.__init__
+    if not isinstance(init, types.FunctionType) or init.__code__.co_filename[:1] == "<":
+        return None
+    kind = classify_callee(init)
+    return init if kind is CallKind.USER_FUNCTION or kind is CallKind.OPAQUE else None
+
+
+def _library_python(callee: Any) -> bool:
+    """A Python function (or an object with a Python ``__call__``) of an
+    installed library other than JAX and NumPy (scipy, scikit-learn, optax,
+    ...). Called with traced values it is converted like the user's own
+    functions, never run on tracers: running it would perform its Python
+    effects (a call counter in a closure, an appended list) at trace time,
+    once for all calls, or twice when the attempt then falls back."""
+    target = callee.__func__ if isinstance(callee, types.MethodType) else callee
+    if not isinstance(target, types.FunctionType):
+        call = getattr(type(callee), "__call__", None)
+        if isinstance(callee, type) or not isinstance(call, types.FunctionType):
+            return False
+        target = call
+    if _numpy_to_jnp(callee) is not callee or is_pure_static_callable(callee):
+        return False   # a NumPy/SciPy function with a JAX equivalent; logging.getLogger
+    return classify_callee(target) is CallKind.OPAQUE and target.__code__.co_filename[:1] != "<"
 
 
 class TransformedFn:

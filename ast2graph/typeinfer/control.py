@@ -157,6 +157,9 @@ class ControlMixin(ExitsMixin):
 
     def _join_and_emit(self, node: Any, pred: Value, outs: list[tuple[Region, dict]], names: list[str],
                        switch: bool) -> None:
+        for n in names:
+            if not any(n in env for _, env in outs):   # deleted on every path: unbound after the branch
+                self.frame.env.pop(n, None)
         names = [n for n in names if any(n in env for _, env in outs)]
         self._fill_placeholders(node, outs, [n for n in names if n.startswith("<retval")])
         templates = [self._join_branch_name(node, name, [env.get(name, UNBOUND) for _, env in outs]) for name in names]

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import inspect
 import operator
 import types
 from typing import Any, Callable, Iterator
@@ -30,7 +31,7 @@ import numpy as np
 from ..diagnostics import Loc
 from ..fallback.sites import Decision, FallbackCode, FallbackSite, GraphBreak
 from ..ir.core import ArrayType, CallOp, Region, Value, walk_ops
-from ..resolver import NameKind, qualified_name
+from ..resolver import CallKind, NameKind, classify_callee, qualified_name
 from . import arrays
 from .blocks import BlocksMixin
 from .calls import CallMixin
@@ -152,7 +153,11 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin):
         # ``id()``, handed to a callable): a graph specialised on an object by
         # value (``guards.object_key``) then serves that object only
         self.identity_used: set[int] = set()
-        self.origin: dict[int, tuple] = {}   # id -> (object, where it was read from), for guard descriptions
+        self.origin: dict[int, tuple] = {}
+        # the cells of the converted function's call (interpreted.CELLS): id -> (cell, variable)
+        self.own_cells: dict[int, tuple] = {}
+        self.top_frame: Frame | None = None
+        self.properties: dict[tuple, Any] = {}   # (class, attribute) -> a user property's getter, or None   # id -> (object, where it was read from), for guard descriptions
         self.captures: list[Capture] = []
         self.capture_keys: dict = {}
         # The statements still to run in the current function, innermost
@@ -324,6 +329,11 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin):
         unit = frame.unit
         if name in unit.closure:
             cell = unit.closure[name]
+            own = self.own_cells.get(id(cell))
+            if own is not None and own[0] is cell:
+                # a cell of this very call of the converted function (a function
+                # defined by an interpreted statement): its variable's value here
+                return self.lookup(own[1], node, self.top_frame)
             try:
                 value = cell.cell_contents
             except ValueError:
@@ -672,6 +682,9 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin):
             return pending[2]
         if isinstance(obj, arrays.AtIndexed):
             return arrays.AtMethod(obj.value, obj.index, attr)
+        getter = self._user_property(obj, attr)
+        if getter is not None:   # converted like a call: its effects are the graph's, not the trace's
+            return self.call(getter, (obj,), {}, node)
         try:
             value = getattr(obj, attr)
         except Exception as e:  # noqa: BLE001
@@ -683,6 +696,22 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin):
             return value   # a library's functions and classes: fixed for the process
         return self.external(value, lambda: getattr(obj, attr), f"{self.named(obj)}.{attr}", ("attr", id(obj), attr),
                              ("attr", obj, attr))
+
+    def _user_property(self, obj: Any, attr: str) -> Callable | None:
+        """The getter of a ``property`` of the user's class (Python code that
+        eager runs on every read): None for anything else."""
+        if isinstance(obj, (type, types.ModuleType)) or type(obj).__module__ == "builtins":
+            return None
+        key = (type(obj), attr)
+        if key not in self.properties:
+            try:
+                raw = inspect.getattr_static(type(obj), attr)
+            except AttributeError:
+                raw = None
+            fget = getattr(raw, "fget", None) if type(raw) is property else None
+            user = isinstance(fget, types.FunctionType) and classify_callee(fget) is CallKind.USER_FUNCTION
+            self.properties[key] = fget if user else None
+        return self.properties[key]
 
     def _is_fresh(self, obj: Any) -> bool:
         entry = self.fresh.get(id(obj))

@@ -71,19 +71,23 @@ def flatten_inputs(env: dict[str, Any], names: list[str]):
 
 
 def specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str], leaves: list, treedef: Any,
-               options: Options, nested: bool = False, traced_statics: frozenset = frozenset()) -> Specialization:
+               options: Options, nested: bool = False, traced_statics: frozenset = frozenset(),
+               cells: dict | None = None) -> Specialization:
     """See ``_specialize``; a segment that both prints and raises through a
-    run-time check is specialised again with the raises kept in Python."""
-    spec = _specialize(unit, stmts, start, stop, names, leaves, treedef, options, nested, traced_statics, True)
+    run-time check is specialised again with the raises kept in Python.
+    ``cells``: the call's cells (``interpreted.CELLS``), if it made them."""
+    spec = _specialize(unit, stmts, start, stop, names, leaves, treedef, options, nested, traced_statics, True, cells)
     ops = list(walk_ops(spec.graph.body))
     if any(op.fn is raise_when for op in ops if isinstance(op, CallOp)) and \
             any(getattr(op.fn, "_a2g_host_print", False) for op in ops if isinstance(op, CallOp)):
-        spec = _specialize(unit, stmts, start, stop, names, leaves, treedef, options, nested, traced_statics, False)
+        spec = _specialize(unit, stmts, start, stop, names, leaves, treedef, options, nested, traced_statics, False,
+                           cells)
     return spec
 
 
 def _specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str], leaves: list, treedef: Any,
-                options: Options, nested: bool, traced_statics: frozenset, raise_checks: bool) -> Specialization:
+                options: Options, nested: bool, traced_statics: frozenset, raise_checks: bool,
+                cells: dict | None) -> Specialization:
     """``stmts[start:stop]`` as one graph. ``nested``: ``stmts`` is the body of
     a construct that runs as Python control flow, not the function body (no
     continuation after an early exit; outputs are what the code after reads)."""
@@ -112,7 +116,8 @@ def _specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str]
     values = untrace_numbers(jax.tree_util.tree_unflatten(treedef, abstract))
     body = Region()
     sp.regions.append(body)
-    sp.frame = Frame(unit, dict(zip(names, values)))
+    sp.frame = sp.top_frame = Frame(unit, dict(zip(names, values)))
+    sp.own_cells = {id(cell): (cell, name) for name, cell in (cells or {}).items()}
     returns, out, end = False, None, stop
     for k in range(start, stop):
         # The rest of the function is a continuation only if this segment runs to its end.
@@ -131,7 +136,11 @@ def _specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str]
         out = {n: sp.frame.env[n] for n in out_names}
     writes = list(sp.attr_writes.values())
     input_writes = sorted(sp.input_writes.items())
-    out = (out, [value for _, _, value in writes], [value for _, value in input_writes])
+    # the cell variables a returning segment assigned: their final values go
+    # into the call's cells (a closure made earlier may be called later)
+    assigned = set().union(*(unit.ssa.assigned(s) for s in stmts[start:end])) if returns and unit.cellvars else ()
+    cell_values = {n: sp.frame.env[n] for n in unit.cellvars if n in assigned and n in sp.frame.env}
+    out = (out, [value for _, _, value in writes], [value for _, value in input_writes], cell_values)
     out_leaves, out_treedef = jax.tree_util.tree_flatten(out, is_leaf=lambda x: isinstance(x, Value))
     escaping = jax.tree_util.tree_leaves(out, is_leaf=lambda x: isinstance(x, (Value, DeferredStr)))
     for leaf in out_leaves + [x for x in escaping if isinstance(x, DeferredStr)]:
@@ -213,7 +222,7 @@ def _segment_outputs(unit: Unit, stmts: list, start: int, end: int, env: dict, n
     assigned: set[str] = set()
     for s in stmts[start:end]:
         assigned |= unit.ssa.assigned(s)
-    live = unit.ssa.live_out(stmts[end - 1])
+    live = unit.ssa.live_out(stmts[end - 1]) | set(unit.cellvars)   # a closure may read a cell variable any time
     return sorted(n for n in assigned & live if n in env)
 
 

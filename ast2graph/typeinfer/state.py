@@ -71,6 +71,7 @@ class Unit:
     closure: dict[str, types.CellType] = field(default_factory=dict)
     parsed: ParsedFunction | None = None
     facts: TreeFacts | None = None   # found when first asked (``tree_facts``)
+    cellvars: tuple[str, ...] = ()   # variables its nested functions capture (``co_cellvars``): real cells per call
 
     def loc(self, node: Any) -> Loc:
         line = getattr(node, "lineno", None) or getattr(self.tree, "lineno", 0)
@@ -102,7 +103,7 @@ def unit_of_function(fn: types.FunctionType) -> Unit:
         _NESTED_UNITS[key] = cached
     base = cached[1]
     return Unit(base.tree, base.ssa, base.scope, base.filename, parsed.qualname, parsed.globals, parsed.closure, parsed,
-                base.tree_facts)
+                base.tree_facts, fn.__code__.co_cellvars)
 
 
 def unit_of_nested(node: Any, outer: Unit) -> Unit:
