@@ -91,7 +91,6 @@ NO_DEFAULT = object()
 _IDENTITY_READS = (isinstance, issubclass, type, callable, id)
 _TYPE_READS = (isinstance, issubclass, type, callable)
 _SAFE_LEAVES = (bool, int, float, complex, str, bytes, type(None), types.ModuleType, types.FunctionType, type)
-_LIBRARY_CODE = (types.FunctionType, types.BuiltinFunctionType, np.ufunc)
 
 
 def _library_module(module: types.ModuleType) -> bool:
@@ -515,7 +514,8 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin):
             return [self.emit_call(arrays.getitem, (value, k), {}, node, "getitem") for k in range(n)]
         if isinstance(value, arrays.TracedRange):
             raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, "a range with a traced bound used outside a for loop")
-        self.guard_reads(value, node)
+        if not self._is_fresh(value) and watched(value) and type(value) is not tuple:
+            self._guard_contents(value, node)   # the items read are the ones it holds now
         try:
             return list(value)
         except Exception as e:  # noqa: BLE001
@@ -692,7 +692,7 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin):
         if self._is_fresh(obj) or callable(value) and not is_array(value) and isinstance(obj, type):
             return value
         if isinstance(obj, types.ModuleType) and (isinstance(value, types.ModuleType) or _library_module(obj) and
-                                                  isinstance(value, (type, *_LIBRARY_CODE))):
+                                                  callable(value) and not is_array(value)):
             return value   # a library's functions and classes: fixed for the process
         return self.external(value, lambda: getattr(obj, attr), f"{self.named(obj)}.{attr}", ("attr", id(obj), attr),
                              ("attr", obj, attr))
