@@ -157,7 +157,7 @@ class GraphPlan:
         self.plain_outputs = (all(isinstance(x, Value) for x in self.spec.out_template)
                               and not (self.numpy_out or self.numpy_scalar_out or self.python_out))
         # what only the general path does: arguments handed back or written into, attributes set, host effects
-        self.fast_ok = not (self.passthrough or self.has_effects or self.spec.input_writes or self.spec.attr_writes)
+        self.fast_ok = not (self.passthrough or self.has_effects or self.spec.input_writes)
         # by-value object arguments (``Specialization.rebound``): where the
         # trace-time object stands in the outputs and attribute writes
         self.rebind_out = [(j, k) for j, x in enumerate(self.spec.out_template) for k, obj in self.spec.rebound.items()

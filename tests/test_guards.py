@@ -413,3 +413,20 @@ def test_recompile_reason_names_the_changed_state():
 
 def f_line(static) -> int:
     return static._unit.tree.body[0].lineno
+
+
+@pytest.mark.parametrize("name", ["piecewise", "exponential", "warmup_cosine"])
+def test_optax_schedules_do_not_recompile(name):
+    optax = pytest.importorskip("optax")
+    make_schedule = {
+        "piecewise": lambda: optax.piecewise_constant_schedule(0.1, {100: 0.5, 300: 0.2}),
+        "exponential": lambda: optax.exponential_decay(0.1, 100, 0.5),
+        # its inner schedule rebinds a nonlocal (int -> float) on its first call: one recompile
+        "warmup_cosine": lambda: optax.warmup_cosine_decay_schedule(0.0, 1.0, 10, 100),
+    }[name]
+
+    def make():
+        return make_schedule(), None
+
+    steps = [lambda f, _, v=v: f(jnp.asarray(v)) for v in [1, 5, 5, 150, 400, 5, 7]]
+    check_sequence(make, steps, recompiles=1 if name == "warmup_cosine" else 0)

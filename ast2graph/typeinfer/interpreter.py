@@ -328,6 +328,9 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin):
         unit = frame.unit
         if name in unit.closure:
             cell = unit.closure[name]
+            pending = self.attr_writes.get((id(cell), "cell_contents"))
+            if pending is not None and pending[0] is cell:
+                return pending[2]
             own = self.own_cells.get(id(cell))
             if own is not None and own[0] is cell:
                 # a cell of this very call of the converted function (a function
@@ -453,6 +456,13 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin):
             if owner is not None:
                 owner.env[name] = value
                 return
+        cell = frame.unit.closure.get(name) if name in frame.unit.scope.declared_nonlocal else None
+        if cell is not None and len(self.regions) == 1 and self.own_cells.get(id(cell)) is None:
+            # a library or helper closure rebinding its enclosing function's
+            # variable (optax's ``nonlocal decay_steps``), on a straight path:
+            # lifted out of the graph like an attribute write, into the cell
+            self.attr_writes[(id(cell), "cell_contents")] = (cell, "cell_contents", value)
+            return
         if name in frame.unit.scope.declared_global or name in frame.unit.scope.declared_nonlocal:
             raise self.graph_break(FallbackCode.MUTATION, node, f"assignment to {'global' if name in frame.unit.scope.declared_global else 'nonlocal'} variable '{name}'")
         frame.env[name] = value
@@ -740,6 +750,10 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin):
         value = self.static_call(operator.getitem, (obj, idx), {}, node, reads=False)
         if self._is_fresh(obj) or isinstance(obj, (tuple, str, range)) and not is_array(value):
             return value
+        if type(idx) is slice and type(value) is type(obj) and type(obj) in (list, bytearray):
+            # a copy made per call (``schedules[1:]``): what it holds is guarded, not its identity
+            self._guard_contents(obj, node)
+            return self.mark_fresh(value)
         return self.external(value, lambda: obj[idx], f"{self.named(obj)}[{idx!r}]", ("item", id(obj), repr(idx)),
                              ("item", obj, idx))
 
