@@ -211,3 +211,56 @@ def test_plain_constructor_is_one_graph():
         return x * p.scale
 
     check(f, X)
+
+
+# ------------------------------------------- functions handed to JAX
+CALLS: list = []
+
+
+def noisy_helper(c):
+    CALLS.append(1)
+    return c * 2.0
+
+
+def test_closure_with_an_effect_handed_to_jax_runs_per_call():
+    import jax
+
+    def make():
+        CALLS.clear()
+
+        def f(x):
+            def step(c, _):
+                CALLS.append(1)
+                return c * 0.5, None
+            return jax.lax.scan(step, x, None, length=3)[0]
+        return f, None
+
+    check_sequence(make, [lambda f, _: (f(X), len(CALLS))] * 3, full_graph=False)
+
+
+def test_global_function_with_an_effect_handed_to_jax_runs_per_call():
+    import jax
+
+    def make():
+        CALLS.clear()
+
+        def f(x):
+            return jax.vmap(noisy_helper)(x)
+        return f, None
+
+    check_sequence(make, [lambda f, _: (f(X), len(CALLS))] * 3, full_graph=False)
+
+
+def test_pure_closure_handed_to_jax_is_one_graph():
+    import jax
+
+    def f(x):
+        scale = 0.5
+
+        def step(c, _):
+            out = []
+            out.append(c * scale)
+            return out[0], None
+        return jax.lax.scan(step, x, None, length=3)[0]
+
+    check(f, X)

@@ -28,7 +28,7 @@ from ..ir.core import Value
 from ..parser import unwrap_callable
 from ..resolver import (CallKind, classify_callee, is_effectful, is_host_printer, is_pure_static_callable,
                         qualified_name)
-from . import arrays
+from . import arrays, jaxcallbacks
 from .closures import TracedClosure, factory_for, free_names
 from .mutation import numpy_gives_ndarray
 from .state import Frame, ReturnSignal, unit_of_function
@@ -172,13 +172,29 @@ class CallMixin:
         from .interpreter import LocalFunction
 
         leaves, treedef = jax.tree_util.tree_flatten(tree, is_leaf=lambda x: isinstance(x, (Value, LocalFunction)))
+        for x in leaves:
+            if isinstance(x, types.FunctionType) and not jaxcallbacks._jax_or_numpy(x):
+                self._no_python_effect(jaxcallbacks._tree_of(x), jaxcallbacks._globals_resolver(x),
+                                       getattr(x, "__qualname__", "?"), node)
         if not any(isinstance(x, LocalFunction) for x in leaves):
             return tree
         converted = [self.traced_closure(x, node) if isinstance(x, LocalFunction) else x for x in leaves]
         return jax.tree_util.tree_unflatten(treedef, converted)
 
+    def _no_python_effect(self, tree: Any, resolve: Any, name: str, node: Any) -> None:
+        """A function JAX will trace once for all calls must have no Python effect."""
+        found = jaxcallbacks.python_effect(tree, resolve) if tree is not None else None
+        if found is not None:
+            raise self.graph_break(FallbackCode.SIDE_EFFECT, node, f"{name}, handed to JAX, has a Python side effect "
+                                   f"({found[1]}, line {getattr(found[0], 'lineno', '?')}) that eager runs each time "
+                                   "JAX traces it, on every call; in a graph it would run once", "call",
+                                   hint="use jax.debug.print / jax.debug.callback inside functions handed to JAX, "
+                                        "or move the effect out of the function")
+
     def traced_closure(self, fn: Any, node: Any) -> TracedClosure:
         from .interpreter import LocalFunction
+
+        self._no_python_effect(fn.node, lambda name: self._closure_value(fn, name), fn.unit.qualname, node)
 
         own = set(fn.unit.scope.params) | set(fn.unit.scope.locals)
         names, values = [], []
@@ -206,6 +222,20 @@ class CallMixin:
         factory = factory_for(fn.node, tuple(names), fn.unit.filename, fn.unit.globals)
         self.decide(node, "call", "closure", f"{fn.unit.qualname} passed to JAX as a Python closure")
         return TracedClosure(factory, tuple(names), tuple(values))
+
+    def _closure_value(self, fn: Any, name: str) -> Any:
+        """What ``name`` denotes inside the local function ``fn`` (for the effect scan); None if unknown."""
+        import builtins
+
+        frame = fn.frame
+        while frame is not None:
+            if frame.owns(name):
+                return frame.env.get(name)
+            frame = frame.parent
+        unit = fn.unit
+        if name in unit.globals:
+            return unit.globals[name]
+        return getattr(builtins, name, None)
 
     def _is_user_callable_object(self, callee: Any) -> bool:
         if isinstance(callee, (types.FunctionType, types.BuiltinFunctionType, type)):
