@@ -430,3 +430,35 @@ def test_optax_schedules_do_not_recompile(name):
 
     steps = [lambda f, _, v=v: f(jnp.asarray(v)) for v in [1, 5, 5, 150, 400, 5, 7]]
     check_sequence(make, steps, recompiles=1 if name == "warmup_cosine" else 0)
+
+
+class Later:
+    def __init__(self):
+        self.scale = 2.0
+
+
+def test_class_that_gains_a_property_between_calls():
+    def make():
+        global SCALES
+        SCALES = [1.0, 2.0]
+        if "scale2" in Later.__dict__:
+            del Later.scale2
+
+        def f(x, obj):
+            return x * obj.scale + getattr(obj, "scale2", 0.0)
+        return f, None
+
+    def add_property(f, _):
+        Later.scale2 = property(lambda self: SCALES[0] * 10.0)
+        return f(X, Later())
+
+    def change_global(f, _):
+        SCALES[0] = 7.0
+        return f(X, Later())
+
+    try:
+        check_sequence(make, [lambda f, _: f(X, Later()), add_property, change_global, lambda f, _: f(X, Later())],
+                       full_graph=False)
+    finally:
+        if "scale2" in Later.__dict__:
+            del Later.scale2

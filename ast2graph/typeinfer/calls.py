@@ -33,11 +33,7 @@ from .closures import TracedClosure, factory_for, free_names
 from .mutation import numpy_gives_ndarray
 from .state import Frame, ReturnSignal, unit_of_function
 
-_MUTATING_METHODS = {
-    "append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse",
-    "update", "setdefault", "popitem", "add", "discard", "difference_update",
-    "intersection_update", "symmetric_difference_update", "__setitem__", "__delitem__",
-}
+_MUTATING_METHODS = jaxcallbacks.MUTATING_METHODS
 
 
 def _numpy_to_jnp(fn: Any) -> Any:

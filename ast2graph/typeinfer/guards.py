@@ -218,23 +218,25 @@ def _freeze(x: Any, budget: list, stack: set, covered: set | None) -> Any:
     raise TooLarge
 
 
-_PLAIN: dict[type, bool] = {}
+_PLAIN: dict[type, tuple[tuple, bool]] = {}
 
 
 def plain_class(cls: type) -> bool:
     """Instances keep their whole state in ``__dict__``: no slots, no
     properties or other data descriptors, no custom attribute access, and
-    identity equality or a dataclass's generated ``__eq__``."""
+    identity equality or a dataclass's generated ``__eq__``. (Kept per class
+    while no class of its MRO gains or loses an attribute.)"""
+    shape = tuple(len(c.__dict__) for c in cls.__mro__)
     known = _PLAIN.get(cls)
-    if known is not None:
-        return known
+    if known is not None and known[0] == shape:
+        return known[1]
     ok = False
     if cls.__module__ != "builtins" and cls.__getattribute__ is object.__getattribute__ and \
             not hasattr(cls, "__getattr__") and "__dict__" in dir(cls) and not hasattr(cls, "__slots__"):
         ok = (cls.__eq__ is object.__eq__ or _generated_dataclass_eq(cls)) and not any(
             hasattr(type(v), "__set__") or hasattr(type(v), "__delete__")
             for k in dir(cls) if not k.startswith("__") for v in [getattr(cls, k, None)])
-    _PLAIN[cls] = ok
+    _PLAIN[cls] = (shape, ok)
     return ok
 
 
