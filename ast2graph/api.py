@@ -44,7 +44,7 @@ from .jit_options import JitOptions
 from .lowering import lower_graph
 from .parser import unwrap_callable
 from .typeinfer import Options, Specialization, specialize, unit_of_function
-from .typeinfer.guards import changed_attributes, object_key
+from .typeinfer.guards import Identity, changed_attributes, object_key
 from .typeinfer.specialize import leaf_paths, numpy_aliasing
 from .typeinfer.arrays import HostErrors
 from .typeinfer.lattice import TracedNumber, array_type_of, is_array, is_traceable_number, to_python_number
@@ -74,7 +74,7 @@ def _checks_enabled() -> bool:
 _ARRAY_IMPL = type(jax.numpy.zeros(()))
 
 
-def _leaf_key(leaf: Any) -> Any:
+def _leaf_key(leaf: Any, by_identity: bool = False) -> Any:
     if type(leaf) is _ARRAY_IMPL:
         return ("A", leaf.shape, leaf.dtype, leaf.weak_type)
     if is_array(leaf):
@@ -82,7 +82,7 @@ def _leaf_key(leaf: Any) -> Any:
         return ("N" if type(leaf) is np.ndarray else "A", t.shape, t.dtype, t.weak_type)
     if isinstance(leaf, (bool, int, float, complex, str, bytes, type(None))):
         return ("S", type(leaf), leaf)
-    return object_key(leaf)
+    return ("O", Identity(leaf)) if by_identity else object_key(leaf)
 
 
 def _signature_change(old: tuple, new: tuple) -> str:
@@ -316,6 +316,7 @@ class _Block:
         self.traced: dict[int, set[str]] = {}
         self.compiles: dict[int, int] = {}
         self.last_keys: dict[int, tuple] = {}   # the plan key each statement ran with last
+        self.identity_keyed: dict[int, set[int]] = {}   # statement -> object leaves keyed by identity
 
     def __call__(self, env: dict[str, Any]) -> tuple[str, Any]:
         record = self.owner._record
@@ -370,7 +371,9 @@ class _Block:
 
     def _plan_for(self, i: int, names: list[str], leaves: list, treedef: Any, cells: dict | None = None) -> Any:
         owner = self.owner
-        key = (i, tuple(names), treedef, tuple(_leaf_key(x) for x in leaves), numpy_aliasing(leaves))
+        ident = self.identity_keyed.get(i, ())
+        key = (i, tuple(names), treedef, tuple(_leaf_key(x, k in ident) for k, x in enumerate(leaves)),
+               numpy_aliasing(leaves))
         candidates = self.plans.setdefault(key, [])
         last, self.last_keys[i] = self.last_keys.get(i), key
         for plan in candidates:
@@ -390,6 +393,11 @@ class _Block:
             plan = self.fixed[i] = self._fallback_plan(i, site)
             return plan
         plan = self._compile(i, names, leaves, treedef, cells)
+        if getattr(plan, "rebind_writes", None):
+            # the graph writes attributes of a by-value object (``c.calls += 1``):
+            # its state changes every call, so it is specialised on by identity
+            # from now on (its attributes guarded, a counter read traced)
+            self.identity_keyed.setdefault(i, set()).update(k for _, k in plan.rebind_writes)
         candidates.insert(0, plan)
         if owner._record is not None:
             owner._record.compiled.append(plan)
@@ -422,6 +430,7 @@ class _Block:
         while True:
             try:
                 spec = specialize(owner._unit, self.stmts, i, stop, names, leaves, treedef, owner._options,
+                                  by_identity=frozenset(self.identity_keyed.get(i, ())),
                                   nested=self.nested, traced_statics=frozenset(owner._traced_statics), cells=cells)
                 break
             except GraphBreak as e:

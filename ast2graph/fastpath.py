@@ -40,6 +40,7 @@ from typing import Any, Callable
 import jax
 
 from .typeinfer.arrays import HostErrors
+from .typeinfer.guards import object_key
 from .typeinfer.state import guarded_equal
 
 MISS = object()
@@ -105,6 +106,7 @@ def make_fast_call(owner: Any, plan: Any, args: tuple, names: list[str], leaves:
     arrays: list[int] = []
     equal: list[tuple[int, type, Any]] = []
     same: list[tuple[int, Any]] = []
+    by_value: list[tuple[int, tuple]] = []
     arg_of_leaf: dict[int, int] = {}
     for k, (name, leaf) in enumerate(zip(names, leaves)):
         p = where.get(name)
@@ -124,6 +126,8 @@ def make_fast_call(owner: Any, plan: Any, args: tuple, names: list[str], leaves:
             equal.append((q, type(leaf), leaf))
         else:
             same.append((q, leaf))
+            if k in spec.rebound:   # specialised on by value: its state is part of the key
+                by_value.append((q, spec.value_keys[k]))
     order = [arg_of_leaf[k] for k in spec.arg_positions]
     read = make_reader(spec.guards, spec.captures)
     jitted = plan.jitted
@@ -145,6 +149,9 @@ def make_fast_call(owner: Any, plan: Any, args: tuple, names: list[str], leaves:
                 return MISS
         for q, obj in same:
             if call_args[q] is not obj:
+                return MISS
+        for q, key in by_value:
+            if object_key(call_args[q]) != key:
                 return MISS
         outside = read()
         if outside is None:

@@ -462,3 +462,37 @@ def test_class_that_gains_a_property_between_calls():
     finally:
         if "scale2" in Later.__dict__:
             del Later.scale2
+
+
+def test_same_config_object_mutated_in_place_between_calls():
+    def make():
+        cfg = Config()
+
+        def f(x, c):
+            return x * c.scale + len(c.tags)
+        return f, cfg
+
+    def mutate(f, cfg):
+        cfg.scale += 1.0
+        cfg.tags.append("x")
+        return f(X, cfg)
+
+    check_sequence(make, [lambda f, c: f(X, c), lambda f, c: f(X, c), mutate, mutate, lambda f, c: f(X, c)])
+
+
+class Counter:
+    def __init__(self):
+        self.calls = 0
+
+
+def test_counter_attribute_of_a_plain_object_argument():
+    def make():
+        c = Counter()
+
+        def f(x, counter):
+            counter.calls += 1
+            return x * 2.0 + counter.calls
+        return f, c
+
+    static = check_sequence(make, [lambda f, c: (f(X, c), c.calls)] * 10, full_graph=False)
+    assert static.recompiles <= 6, static.recompile_reasons   # read traced once it took static_values values

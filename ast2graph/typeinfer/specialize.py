@@ -47,6 +47,7 @@ class Specialization:
     # equal object uses the graph with that object in its place
     rebound: dict[int, Any] = field(default_factory=dict)
     pinned: dict[int, Any] = field(default_factory=dict)   # of those, the ones whose identity the graph used
+    value_keys: dict[int, tuple] = field(default_factory=dict)   # their keys when traced (``object_key``)
 
 
 def numpy_aliasing(leaves: list) -> tuple:
@@ -72,22 +73,23 @@ def flatten_inputs(env: dict[str, Any], names: list[str]):
 
 def specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str], leaves: list, treedef: Any,
                options: Options, nested: bool = False, traced_statics: frozenset = frozenset(),
-               cells: dict | None = None) -> Specialization:
+               cells: dict | None = None, by_identity: frozenset = frozenset()) -> Specialization:
     """See ``_specialize``; a segment that both prints and raises through a
     run-time check is specialised again with the raises kept in Python.
     ``cells``: the call's cells (``interpreted.CELLS``), if it made them."""
-    spec = _specialize(unit, stmts, start, stop, names, leaves, treedef, options, nested, traced_statics, True, cells)
+    spec = _specialize(unit, stmts, start, stop, names, leaves, treedef, options, nested, traced_statics, True, cells,
+                       by_identity)
     ops = list(walk_ops(spec.graph.body))
     if any(op.fn is raise_when for op in ops if isinstance(op, CallOp)) and \
             any(getattr(op.fn, "_a2g_host_print", False) for op in ops if isinstance(op, CallOp)):
         spec = _specialize(unit, stmts, start, stop, names, leaves, treedef, options, nested, traced_statics, False,
-                           cells)
+                           cells, by_identity)
     return spec
 
 
 def _specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str], leaves: list, treedef: Any,
                 options: Options, nested: bool, traced_statics: frozenset, raise_checks: bool,
-                cells: dict | None) -> Specialization:
+                cells: dict | None, by_identity: frozenset) -> Specialization:
     """``stmts[start:stop]`` as one graph. ``nested``: ``stmts`` is the body of
     a construct that runs as Python control flow, not the function body (no
     continuation after an early exit; outputs are what the code after reads)."""
@@ -112,7 +114,7 @@ def _specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str]
             abstract.append(v)
         else:
             abstract.append(leaf)
-    by_value = _by_value(leaves)
+    by_value = {k: ids for k, ids in _by_value(leaves).items() if k not in by_identity}
     values = untrace_numbers(jax.tree_util.tree_unflatten(treedef, abstract))
     body = Region()
     sp.regions.append(body)
@@ -157,25 +159,26 @@ def _specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str]
         raise _escape_break(unit, stmts, start, end, FallbackCode.MUTATION, "a view of a NumPy array would leave the "
                             "compiled segment (writes through it must reach the base)", "assignment")
     body.yields = [x for x in out_leaves if isinstance(x, Value)]
-    rebound, pinned = _rebind(sp, by_value, leaves, out_leaves, writes)
+    rebound, pinned = _rebind(sp, {k: ids for k, (ids, _) in by_value.items()}, leaves, out_leaves, writes)
     capture_values = [c.value for c in sp.captures]
     graph = Graph(unit.qualname, params + capture_values, [v.hint for v in params] + [c.description for c in sp.captures],
                   body, unit.loc(unit.tree))
     return Specialization(graph, positions, sp.captures, sp.guards, out_treedef, out_leaves, returns, end,
                           out_names, list(sp.decisions.values()), [(obj, attr) for obj, attr, _ in writes],
-                          [k for k, _ in input_writes], rebound, pinned)
+                          [k for k, _ in input_writes], rebound, pinned, {k: key for k, (_, key) in by_value.items()})
 
 
-def _by_value(leaves: list) -> dict[int, set[int]]:
+def _by_value(leaves: list) -> dict[int, tuple[set[int], tuple]]:
     """Static object arguments keyed by their value (``object_key`` "V"):
-    leaf index -> the ids of the objects and containers the key covers."""
-    out: dict[int, set[int]] = {}
+    leaf index -> (the ids of the objects and containers the key covers, the key)."""
+    out: dict[int, tuple[set[int], tuple]] = {}
     for i, leaf in enumerate(leaves):
         if is_array(leaf) or isinstance(leaf, (bool, int, float, complex, str, bytes, type(None))):
             continue
         covered: set[int] = set()
-        if object_key(leaf, covered)[0] == "V":
-            out[i] = covered
+        key = object_key(leaf, covered)
+        if key[0] == "V":
+            out[i] = (covered, key)
     return out
 
 
