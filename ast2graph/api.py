@@ -47,6 +47,7 @@ from .typeinfer import Options, Specialization, specialize, unit_of_function
 from .typeinfer.specialize import numpy_aliasing
 from .typeinfer.arrays import HostErrors
 from .typeinfer.lattice import TracedNumber, array_type_of, is_array, is_traceable_number, to_python_number
+from .typeinfer.precision import needs_x64
 
 
 @contextlib.contextmanager
@@ -107,8 +108,10 @@ def _leaf_key(leaf: Any) -> Any:
 
 def _signature_change(old: tuple, new: tuple) -> str:
     """Which input of a segment changed between two cache keys."""
-    _, names_old, _, leaves_old, _ = old
-    _, names_new, _, leaves_new, _ = new
+    _, names_old, _, leaves_old, *rest_old = old
+    _, names_new, _, leaves_new, *rest_new = new
+    if rest_old[1:] != rest_new[1:]:
+        return f"JAX's x64 switch changed ({'on' if rest_new[-1] else 'off'} now)"
     if names_old != names_new:
         return f"new inputs {list(names_new)} (were {list(names_old)})"
     if len(leaves_old) != len(leaves_new):
@@ -120,6 +123,23 @@ def _signature_change(old: tuple, new: tuple) -> str:
     return "input structure changed"
 
 
+def _check_output_types(spec: Specialization, traced: Any) -> None:
+    """The graph computes the types type inference gave its outputs (the
+    checks of the test suite: a 64-bit value must never come out narrowed)."""
+    got = jax.tree_util.tree_leaves(traced.out_info)
+    want = [x.type for x in spec.out_template if isinstance(x, Value)]
+    for k, (g, w) in enumerate(zip(got, want)):
+        if tuple(g.shape) != w.shape or np.dtype(g.dtype) != w.dtype:
+            raise AssertionError(f"ast2graph internal error: output {k} of {spec.graph.name} is "
+                                 f"{np.dtype(g.dtype).name}{list(g.shape)}, typed {w}")
+
+
+def x64_switch(on: bool) -> Any:
+    """``jax.enable_x64(True)`` around the trace and every call of a graph
+    with 64-bit values; nothing otherwise."""
+    return jax.enable_x64(True) if on else contextlib.nullcontext()
+
+
 @dataclass
 class GraphPlan:
     """A compiled segment: statements [start, end) of one block as one jitted graph."""
@@ -129,6 +149,7 @@ class GraphPlan:
     lowered_source: str
     jitted: Callable[..., Any]
     conversion_seconds: float
+    x64: bool = False   # traced and called with JAX's x64 switch on (64-bit values)
 
     def __post_init__(self) -> None:
         # outputs whose eager value is a NumPy ndarray: handed back as ndarrays
@@ -196,7 +217,11 @@ class GraphPlan:
             arrays_in += [c.getter() for c in spec.captures]
         HostErrors.take()   # one left by a failed call under an outer jax.jit is not this call's
         try:
-            outs = self.jitted(*arrays_in)
+            if self.x64:
+                with jax.enable_x64(True):
+                    outs = self.jitted(*arrays_in)
+            else:
+                outs = self.jitted(*arrays_in)
             if self.has_effects:
                 jax.effects_barrier()  # host prints finish before the caller goes on
         except SpecMiss:
@@ -336,7 +361,9 @@ class _Block:
 
     def _plan_for(self, i: int, names: list[str], leaves: list, treedef: Any) -> Any:
         owner = self.owner
-        key = (i, tuple(names), treedef, tuple(_leaf_key(x) for x in leaves), numpy_aliasing(leaves))
+        # the user's x64 switch decides the types of JAX ops: a plan per setting
+        key = (i, tuple(names), treedef, tuple(_leaf_key(x) for x in leaves), numpy_aliasing(leaves),
+               bool(jax.config.jax_enable_x64))
         candidates = self.plans.setdefault(key, [])
         for plan in candidates:
             if plan.guards_hold():
@@ -404,7 +431,11 @@ class _Block:
                 stop = k
         if _checks_enabled():
             verify(spec.graph)
-        lowered = lower_graph(spec.graph)
+        # A graph with 64-bit values (NumPy's int64/float64, Python numbers) is
+        # traced and run with JAX's x64 switch on (precision.py); with the
+        # user's switch on, every graph already is.
+        x64 = not jax.config.jax_enable_x64 and needs_x64(spec.graph)
+        lowered = lower_graph(spec.graph, x64)
         conversion = time.perf_counter() - t0  # parse .. lowered function; JAX tracing and XLA excluded
         jit_kwargs = {}
         if owner._jit is not None and not self.nested and i == 0 and (spec.returns or spec.end == len(self.stmts)):
@@ -412,8 +443,11 @@ class _Block:
             jit_kwargs = owner._jit.segment_kwargs(spec, names, leaves, treedef, owner._caller_params)
         jitted = jax.jit(aval_checked(lowered.fn), **jit_kwargs)
         # Trace now: an error here is ours, and nothing of the user's has run yet.
-        jitted.lower(*[leaves[k] for k in spec.arg_positions], *[c.getter() for c in spec.captures])
-        return GraphPlan(i, spec, lowered.source, jitted, conversion)
+        with x64_switch(x64):
+            traced = jitted.lower(*[leaves[k] for k in spec.arg_positions], *[c.getter() for c in spec.captures])
+        if _checks_enabled():
+            _check_output_types(spec, traced)
+        return GraphPlan(i, spec, lowered.source, jitted, conversion, x64)
 
     def _fallback_plan(self, i: int, site: FallbackSite) -> Any:
         """The smallest construct that cannot be graph runs in Python: an

@@ -468,6 +468,8 @@ class ControlMixin(ExitsMixin):
 
         def bind_target(k: Value) -> None:
             i = k if (start == 0 and step == 1 and not traced) else self.emit_call(arrays.range_value, (start, k, step), {}, stmt, "range_value")
+            if not traced and count and -2**31 <= min(rng[0], rng[-1]) and max(rng[0], rng[-1]) < 2**31:
+                self.small_ints.update((id(k), id(i)))   # its values are the range's: int32 suffices
             self.assign(stmt.target, i, stmt)
 
         def finish() -> None:
@@ -494,7 +496,8 @@ class ControlMixin(ExitsMixin):
 
         def one_pass(state: dict, body: Region) -> dict:
             self.frame.env = dict(env0)
-            index = Value(ArrayType((), np.dtype("int32"), python=True), "i")   # a Python int in eager
+            # a Python int in eager: int64 (exact), weak as a Python scalar (the lowering makes fori_loop's index so)
+            index = Value(ArrayType((), np.dtype("int64"), True, python=True), "i")
             if row is None:
                 body.args.append(index)
             self._materialize(names, state, body)
