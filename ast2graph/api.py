@@ -47,7 +47,7 @@ from .typeinfer import Options, Specialization, specialize, unit_of_function
 from .typeinfer.specialize import numpy_aliasing
 from .typeinfer.arrays import HostErrors
 from .typeinfer.lattice import TracedNumber, array_type_of, is_array, is_traceable_number, to_python_number
-from .typeinfer.precision import needs_x64
+from .typeinfer.precision import check_int_inputs, hoist_input_checks, needs_x64
 
 
 @contextlib.contextmanager
@@ -150,6 +150,7 @@ class GraphPlan:
     jitted: Callable[..., Any]
     conversion_seconds: float
     x64: bool = False   # traced and called with JAX's x64 switch on (64-bit values)
+    int_inputs: list = field(default_factory=list)   # (input, path): Python ints that must fit int32 (precision.py)
 
     def __post_init__(self) -> None:
         # outputs whose eager value is a NumPy ndarray: handed back as ndarrays
@@ -160,8 +161,13 @@ class GraphPlan:
                                  if isinstance(x, Value) and x.type.numpy and not x.type.shape]
         # outputs that are an argument unchanged: the caller's object itself, as in eager
         param_leaf = {id(v): k for v, k in zip(self.spec.graph.params, self.spec.arg_positions)}
+        # (a Python number passed traced is handed back as the Python number: python_out)
         self.passthrough = [(j, param_leaf[id(x)]) for j, x in enumerate(self.spec.out_template)
-                            if isinstance(x, Value) and id(x) in param_leaf]
+                            if isinstance(x, Value) and id(x) in param_leaf and not x.type.python]
+        # NumPy arrays read from outside (a global ndarray) handed on unchanged: the object itself, as in eager
+        capture_of = {id(c.value): n for n, c in enumerate(self.spec.captures)}
+        self.capture_out = [(j, capture_of[id(x)]) for j, x in enumerate(self.spec.out_template)
+                            if isinstance(x, Value) and x.type.numpy and id(x) in capture_of]
         # NumPy arrays the trace made (``np.zeros(3)``): static in the graph, but
         # eager makes a new one per call, which the caller may write into
         self.fresh_numpy = [k for k, x in enumerate(self.spec.out_template) if type(x) is np.ndarray]
@@ -174,7 +180,7 @@ class GraphPlan:
         self.plain_outputs = (all(isinstance(x, Value) for x in self.spec.out_template)
                               and not (self.numpy_out or self.numpy_scalar_out or self.python_out))
         # what only the general path does: arguments handed back or written into, attributes set, host effects
-        self.fast_ok = not (self.passthrough or self.has_effects or self.spec.input_writes or self.spec.attr_writes)
+        self.fast_ok = not (self.passthrough or self.capture_out or self.has_effects or self.spec.input_writes or self.spec.attr_writes)
         self.stale = False   # traced again for inputs of other types (SpecMiss): compile anew
 
     @property
@@ -216,6 +222,8 @@ class GraphPlan:
         if spec.captures:
             arrays_in += [c.getter() for c in spec.captures]
         HostErrors.take()   # one left by a failed call under an outer jax.jit is not this call's
+        if self.int_inputs:
+            check_int_inputs(self.int_inputs, arrays_in)
         try:
             if self.x64:
                 with jax.enable_x64(True):
@@ -235,6 +243,8 @@ class GraphPlan:
         filled = self.converted(outs)
         for j, k in self.passthrough:
             filled[j] = leaves[k]
+        for j, n in self.capture_out:
+            filled[j] = arrays_in[len(spec.arg_positions) + n]
         tail = len(filled) - len(spec.input_writes)   # the written-back arguments come last
         for n, k in enumerate(spec.input_writes):
             # a mutated argument: into the caller's array, and every output that is it
@@ -434,6 +444,7 @@ class _Block:
         # A graph with 64-bit values (NumPy's int64/float64, Python numbers) is
         # traced and run with JAX's x64 switch on (precision.py); with the
         # user's switch on, every graph already is.
+        int_inputs = hoist_input_checks(spec.graph)   # busy Python ints given to JAX ops: checked before the call
         x64 = not jax.config.jax_enable_x64 and needs_x64(spec.graph)
         lowered = lower_graph(spec.graph, x64)
         conversion = time.perf_counter() - t0  # parse .. lowered function; JAX tracing and XLA excluded
@@ -447,7 +458,7 @@ class _Block:
             traced = jitted.lower(*[leaves[k] for k in spec.arg_positions], *[c.getter() for c in spec.captures])
         if _checks_enabled():
             _check_output_types(spec, traced)
-        return GraphPlan(i, spec, lowered.source, jitted, conversion, x64)
+        return GraphPlan(i, spec, lowered.source, jitted, conversion, x64, int_inputs)
 
     def _fallback_plan(self, i: int, site: FallbackSite) -> Any:
         """The smallest construct that cannot be graph runs in Python: an

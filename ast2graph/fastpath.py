@@ -40,6 +40,7 @@ from typing import Any, Callable
 import jax
 
 from .typeinfer.arrays import HostErrors
+from .typeinfer.precision import check_int_inputs
 from .typeinfer.state import guarded_equal
 
 MISS = object()
@@ -135,6 +136,7 @@ def make_fast_call(owner: Any, plan: Any, args: tuple, names: list[str], leaves:
     # values is called with the switch on (api.GraphPlan.run)
     config, user_x64 = jax.config, bool(jax.config.jax_enable_x64)
     x64 = jax.enable_x64 if plan.x64 else None
+    int_inputs = plan.int_inputs
 
     def fast(call_args: tuple) -> Any:
         if len(call_args) != nargs or config.jax_enable_x64 is not user_x64:
@@ -154,6 +156,8 @@ def make_fast_call(owner: Any, plan: Any, args: tuple, names: list[str], leaves:
             return MISS
         inputs = [call_args[q] for q in order]
         inputs += outside
+        if int_inputs:   # outside Python ints read traced that JAX ops take: eager's OverflowError
+            check_int_inputs(int_inputs, inputs)
         if HostErrors.pending is not None:
             HostErrors.pending = None
         try:

@@ -255,6 +255,31 @@ def test_busy_int_with_arrays():
     _calls(mixed_python, [(k, F64) for k in (1, 2, 3, 4, 5, 6, 100000, 7)])
 
 
+def jax_times(x, k):
+    return x * k, k * 2, jnp.arange(3) + k
+
+
+def test_busy_int_beyond_int32_in_a_jax_op_raises_as_eager():
+    """Eager JAX (x64 off) raises OverflowError for a Python int beyond int32;
+    the graph checks the traced int at run time and raises the same error."""
+    x = jnp.arange(3.0)
+    _calls(jax_times, [(x, k) for k in (1, 2, 3, 4, 5, 6, 2**40, 7, -2**35, 2**31 - 1)])
+
+
+def counter_loop(x, n):
+    out = jnp.zeros(8)
+    t = 0
+    while t < n:
+        out = out.at[t].add(x[t % 3] * t)
+        t += 1
+    return out, t
+
+
+def test_loop_counter_in_jax_ops_needs_no_check():
+    e = check(counter_loop, jnp.arange(3.0), jnp.int32(6))
+    assert e.graphs[0].x64 and not e.graphs[0].has_effects
+
+
 def test_int_beyond_int64_stays_exact():
     _calls(square, [1, 2, 3, 4, 5, 6, 2**70, 2**64 + 1, 7])
 

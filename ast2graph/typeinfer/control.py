@@ -468,8 +468,6 @@ class ControlMixin(ExitsMixin):
 
         def bind_target(k: Value) -> None:
             i = k if (start == 0 and step == 1 and not traced) else self.emit_call(arrays.range_value, (start, k, step), {}, stmt, "range_value")
-            if not traced and count and -2**31 <= min(rng[0], rng[-1]) and max(rng[0], rng[-1]) < 2**31:
-                self.small_ints.update((id(k), id(i)))   # its values are the range's: int32 suffices
             self.assign(stmt.target, i, stmt)
 
         def finish() -> None:

@@ -39,7 +39,7 @@ from .mutation import MutationMixin
 from .elementwise import ELEMENTWISE, elementwise_type
 from .shaperules import rule_type
 from .tracing import output_types
-from .lattice import (canonical_type, host_scalar, is_64bit, is_array, is_python_number, is_static_number, is_traceable_number,
+from .lattice import (WIDE_INTS, canonical_type, host_scalar, is_64bit, is_array, is_python_number, is_static_number, is_traceable_number,
                       static_array_type)
 from .state import (UNBOUND, Capture, ContinueSignal, BreakSignal, Frame, Guard,
                     Options, ReturnSignal, Unit, builtin_value, unit_of_nested)
@@ -158,7 +158,6 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin):
         self.raise_checks = True
         # The user's JAX x64 switch (off by default): JAX ops follow it (precision.py).
         self.user_x64 = bool(jax.config.jax_enable_x64)
-        self.small_ints: set[int] = set()   # ids of traced Python ints known to fit int32 (loop indices)
 
     # ----------------------------------------------------------- diagnostics
     def loc(self, node: Any) -> Loc:
@@ -360,6 +359,7 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin):
         that type only, so a new value does not recompile. (Floats stay static:
         state kept in float32 across calls would drift from eager's float64.)"""
         v = Value(static_array_type(value), description)
+        WIDE_INTS.add(v)   # any int64: a JAX op checks it fits int32, as eager JAX does
         kind = type(value)
         self.captures.append(Capture(v, lambda: host_scalar(getter()), description))   # int64: exact
         self.guards.append(Guard(lambda: type(now := getter()) is kind and is_traceable_number(now), True,

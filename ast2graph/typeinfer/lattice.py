@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import weakref
 from typing import Any
 
 import jax
@@ -110,6 +111,14 @@ jax.tree_util.register_pytree_node(TracedNumber, lambda t: ((t.array,), t.kind),
                                    lambda kind, children: TracedNumber(children[0], kind))
 
 
+# Traced Python ints that may not fit int32: the ones passed in from outside
+# (busy arguments, outside ints read traced) and what Python arithmetic makes
+# of them. A JAX op given one checks it at run time (precision.int32_check), as
+# eager JAX raises OverflowError; a loop counter counted from a static value
+# is not checked (it would take 2**31 iterations to leave int32 by steps).
+WIDE_INTS: "weakref.WeakSet[Value]" = weakref.WeakSet()
+
+
 def untrace_numbers(tree: Any) -> Any:
     """Replace each ``TracedNumber`` holding a graph ``Value`` by that Value,
     marked as a Python number."""
@@ -117,6 +126,8 @@ def untrace_numbers(tree: Any) -> Any:
         if isinstance(x, TracedNumber) and isinstance(x.array, Value):
             # weak, as JAX and NumPy treat a Python scalar (the graph casts its input so)
             x.array.type = dataclasses.replace(x.array.type, python=True, numpy=False, weak_type=x.kind is not bool)
+            if x.kind is int:
+                WIDE_INTS.add(x.array)
             return x.array
         return x
 

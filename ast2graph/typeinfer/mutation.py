@@ -29,8 +29,9 @@ import numpy as np
 from ..fallback.sites import FallbackCode
 from ..ir.core import Value
 from . import arrays
-from .precision import (argument_path, comparison_dtype, int32_check, jax_kind, jax_semantics, numpy_dtypes,
-                        python_int)
+from .lattice import WIDE_INTS
+from .precision import (argument_path, comparison_dtype, index_leaves, int32_check, is_at_update, jax_kind,
+                        jax_semantics, numpy_dtypes, python_int)
 
 # NumPy functions and methods whose result may share memory with an argument.
 VIEW_NAMES = frozenset({
@@ -122,11 +123,14 @@ class MutationMixin:
         dtypes the site falls back (A2G016), never narrowed."""
         host = eager_fn is not None and (numpy_fn or not any(jax_kind(x) for x in leaves))
         x32 = jax_semantics(fn, leaves, numpy_fn, host, self.user_x64)
-        if x32:
+        if x32 or is_at_update(fn) and not self.user_x64 and leaves and jax_kind(leaves[0]):
             self._check_python_ints(fn, treedef, leaves, node)
             return leaves, x32, self._abstract_eval(fn, treedef, leaves, node, x32)
         if not (numpy_fn or host or self.numpy_kind(fn, leaves, False)):
-            return leaves, x32, self._abstract_eval(fn, treedef, leaves, node, x32)
+            out = self._abstract_eval(fn, treedef, leaves, node, x32)
+            if any(isinstance(x, Value) and x in WIDE_INTS for x in leaves):   # Python arithmetic on a wide int
+                WIDE_INTS.update(r for r in out[1] if python_int(r))
+            return leaves, x32, out
         source = eager_fn if eager_fn is not None else fn
         common = comparison_dtype(source, leaves)
         if common is not None:
@@ -149,10 +153,11 @@ class MutationMixin:
     def _check_python_ints(self, fn: Any, treedef: Any, leaves: list, node: Any) -> None:
         """A traced Python int given to a JAX op runs as eager JAX takes it
         (x64 off): as an int32, and eager raises OverflowError beyond int32;
-        so does the graph, at run time (a loop index of a static range is
-        known to fit)."""
+        so does the graph, at run time, for the ints that may be that large
+        (``lattice.WIDE_INTS``: passed in from outside, or computed from one)."""
+        indices = index_leaves(fn, treedef)
         for k, x in enumerate(leaves):
-            if python_int(x) and id(x) not in self.small_ints:
+            if python_int(x) and x in WIDE_INTS and k not in indices:
                 self.emit_call(int32_check, (x, argument_path(fn, treedef, k)), {}, node, "int32 check", effect=True)
 
     def _cast_operands(self, leaves: list, target: np.dtype, node: Any) -> list:
@@ -243,6 +248,10 @@ class MutationMixin:
             obj = self.as_value(obj, target)
             obj.type = dataclasses.replace(obj.type, numpy=True)
         else:
+            if any(c.value is obj for c in self.captures):
+                raise self.graph_break(FallbackCode.MUTATION, target, f"in-place write into the NumPy array '{name}' "
+                                       "read from outside the function (a global, closure or attribute): the write "
+                                       "must reach that array")
             self._check_unaliased(obj, name, target)
         if id(obj) in self.input_of and len(self.regions) > 1:
             # the write-back into the caller's array follows the version of the

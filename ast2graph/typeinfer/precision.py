@@ -86,9 +86,45 @@ def jax_semantics(fn: Any, leaves: list, numpy_fn: bool, host_fn: bool, user_x64
         return False
     if not _operator_like(fn):
         return True   # jnp, lax, jax.nn, a transform, a function without source: JAX's rules
-    if fn is arrays.getitem:   # x[i] keeps x's dtype; an int64 index reads what an int32 one does
+    if fn is arrays.getitem or is_at_update(fn):
+        # x[i], x.at[i].set(v): x's dtype; an int64 index reads and writes what an int32 one does
         return False
     return any(jax_kind(x) for x in leaves)   # NumPy defers to a jax.Array operand
+
+
+def is_at_update(fn: Any) -> bool:
+    """``x.at[idx].set(v)`` (and ``.add``, ``.get``...): the result has ``x``'s dtype."""
+    return getattr(fn, "__module__", None) == arrays.__name__ and getattr(fn, "__name__", "").startswith(".at[]")
+
+
+def _index_arguments() -> dict:
+    lax = jax.lax
+    return {lax.dynamic_slice: (1,), lax.dynamic_update_slice: (2,), lax.dynamic_index_in_dim: (1,),
+            lax.dynamic_slice_in_dim: (1,), lax.dynamic_update_index_in_dim: (2,),
+            lax.dynamic_update_slice_in_dim: (2,)}
+
+
+_INDEX_ARGUMENTS: list[dict] = []
+
+
+def index_leaves(fn: Any, treedef: Any) -> set[int]:
+    """The positions of the leaves of ``fn``'s arguments that are indices
+    (``x[idx]``, ``x.at[idx]``, ``lax.dynamic_slice``'s start indices): a
+    Python int there reads what eager reads (an index beyond int32 is out of
+    bounds anyway), no int32 check."""
+    if not _INDEX_ARGUMENTS:
+        _INDEX_ARGUMENTS.append(_index_arguments())
+    try:
+        positions = (0, 1) if fn is arrays.getitem or is_at_update(fn) else _INDEX_ARGUMENTS[0].get(fn)
+    except TypeError:   # an unhashable callable
+        return set()
+    if not positions:
+        return set()
+    try:
+        args, _ = jax.tree_util.tree_unflatten(treedef, list(range(treedef.num_leaves)))
+    except Exception:  # noqa: BLE001
+        return set()
+    return set(jax.tree_util.tree_leaves([args[p] for p in positions if p < len(args)]))
 
 
 # ------------------------------------------- Python ints in JAX operations
@@ -132,13 +168,42 @@ int32_check._a2g_effect = True  # type: ignore[attr-defined]
 
 
 def _raise_overflow(path: str | None, mask: Any, value: Any) -> None:
-    if not np.any(np.asarray(mask)):
-        return
-    v = int(np.asarray(value).reshape(-1)[0])
+    if np.any(np.asarray(mask)):
+        raise overflow_error(int(np.asarray(value).reshape(-1)[0]), path)
+
+
+def overflow_error(v: int, path: str | None) -> OverflowError:
+    """The error eager JAX raises for the Python int ``v`` given to a JAX op (x64 off)."""
     if path is None:
-        raise OverflowError(f"Python int {v} too large to convert to int32")
-    raise OverflowError("An overflow was encountered while parsing an argument to a jitted computation, "
-                        f"whose argument path is {path}. Got <class 'int'> with value {v}")
+        return OverflowError(f"Python int {v} too large to convert to int32")
+    return OverflowError("An overflow was encountered while parsing an argument to a jitted computation, "
+                         f"whose argument path is {path}. Got <class 'int'> with value {v}")
+
+
+def hoist_input_checks(graph: Any) -> list[tuple[int, str | None]]:
+    """The int32 checks of the graph's straight-line body on its own inputs (a
+    busy Python int argument used by a JAX op) taken out of the graph:
+    ``(parameter index, argument path)`` each, for the caller to check before
+    the call (a run-time check inside the graph is a host callback, which
+    makes every call wait for the device)."""
+    where = {id(p): k for k, p in enumerate(graph.params)}
+    hoisted: dict[int, str | None] = {}
+    kept = []
+    for op in graph.body.ops:
+        if getattr(op, "fn", None) is int32_check and id(op.leaves[0]) in where:
+            hoisted.setdefault(where[id(op.leaves[0])], op.leaves[1])
+        else:
+            kept.append(op)
+    graph.body.ops[:] = kept
+    return list(hoisted.items())
+
+
+def check_int_inputs(checks: list, inputs: list) -> None:
+    """``hoist_input_checks``' checks, on the graph's inputs of this call."""
+    for k, path in checks:
+        v = int(inputs[k])
+        if not _INT32[0] <= v <= _INT32[1]:
+            raise overflow_error(v, path)
 
 
 # ------------------------------------------------------------- NumPy's dtypes
