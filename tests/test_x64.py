@@ -317,6 +317,47 @@ def test_outside_int_read_traced_is_exact():
     assert static._traced_statics
 
 
+def printing(x, k):
+    print(k / 3, k * 2**35, x.sum() / 3, x / 7)
+    for i in range(20):
+        x = x + i / 7
+    print(x, k / 10)
+    return x
+
+
+@pytest.mark.parametrize("x", [F64, jnp.arange(3.0)])
+def test_printed_python_and_float64_values_are_eager_digits(x):
+    """A division by a constant is a division (XLA would multiply by the
+    reciprocal: 5 / 3 printed as 1.6666666666666665)."""
+    _calls(printing, [(x, k) for k in (1, 2, 3, 4, 5, 6, 7, 8)])
+
+
+# --------------------------------------------- NumPy arrays read from outside
+SCALE = np.array([1e-10, 1.0, 1.0 / 3.0])
+STATE = np.zeros(3)
+
+
+def uses_global(x):
+    return x * SCALE, SCALE.sum() * x
+
+
+def writes_global(x):
+    g = STATE
+    g[0] = x
+    return g.sum()
+
+
+def test_global_float64_array_stays_float64():
+    check(uses_global, F64)
+    check(uses_global, jnp.arange(3.0))   # a jax array times a global ndarray: JAX's float32
+
+
+def test_write_into_global_array_reaches_it():
+    STATE[:] = 0
+    to_static(writes_global)(np.float64(2.5))
+    assert STATE[0] == 2.5
+
+
 # ------------------------------------------------------------- kinds
 def kinds(v, k):
     return v.sum(), v[0] > 1.0, k * 2, v * 1.0

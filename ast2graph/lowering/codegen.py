@@ -131,10 +131,37 @@ def _comment(op: Op) -> str:
     return f"  # line {op.loc.line}" if op.loc.line else ""
 
 
+def _divisions() -> frozenset:
+    import operator
+
+    return frozenset({operator.truediv, operator.itruediv, operator.floordiv, operator.ifloordiv,
+                      jax.numpy.divide, jax.numpy.true_divide, jax.numpy.floor_divide})
+
+
+_DIVISIONS = _divisions()
+
+
+def _constant_divisor(x: Any) -> bool:
+    """A number XLA would fold a division by into a multiplication by its
+    reciprocal (``k / 3``: 1.6666666666666665, not Python's ...67)."""
+    return type(x) is float or type(x) is int and -2**31 <= x < 2**31 or isinstance(x, np.floating)
+
+
+def _is_division(fn: Any) -> bool:
+    try:
+        return fn in _DIVISIONS
+    except TypeError:   # an unhashable callable
+        return False
+
+
 @register_lowering(CallOp)
 def _call_lowering(em: _Emitter, op: CallOp, indent: str) -> None:
     args, kwargs = jax.tree_util.tree_unflatten(op.treedef, op.leaves)
     parts = [em.tree(a) for a in args] + [f"{k}={em.tree(v)}" for k, v in kwargs.items()]
+    if _is_division(op.fn) and len(args) == 2 and not kwargs and _constant_divisor(args[1]) \
+            and isinstance(args[0], Value):
+        # a division, as eager computes it (op by op, the divisor is no constant to XLA)
+        parts[1] = f"_opaque({parts[1]})"
     if em.x64 and op.x32:   # eager runs it as a JAX op with x64 off: so does the graph
         call = f"_x32_call({', '.join([em.const(op.fn)] + parts)})"
     else:
@@ -220,6 +247,11 @@ def _index_splat(f: Callable) -> Callable:
     return lambda i, c: tuple(f(weak(i), *c))   # the loop index is a Python int: weakly typed
 
 
+def opaque(x: Any) -> Any:
+    """A constant that XLA's simplifier cannot see as one (same dtype and weak type)."""
+    return lax.optimization_barrier(jax.numpy.asarray(x))
+
+
 def weak(x: Any) -> Any:
     """``x`` weakly typed, as JAX types a Python scalar (a no-op on a weak
     input): a graph input that stands for a Python number arrives as a
@@ -262,7 +294,7 @@ _RUNTIME = {
     "_unflatten": jax.tree_util.tree_unflatten,
     "_bounded_while": bounded_while, "_bounded_fori": bounded_fori, "_under": under,
     "_case_taken": case_taken, "_not": jax.numpy.logical_not,
-    "_x32_call": x32_call, "_weak": weak,
+    "_x32_call": x32_call, "_weak": weak, "_opaque": opaque,
 }
 
 

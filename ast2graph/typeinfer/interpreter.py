@@ -39,8 +39,8 @@ from .mutation import MutationMixin
 from .elementwise import ELEMENTWISE, elementwise_type
 from .shaperules import rule_type
 from .tracing import output_types
-from .lattice import (WIDE_INTS, canonical_type, host_scalar, is_64bit, is_array, is_python_number, is_static_number, is_traceable_number,
-                      static_array_type)
+from .lattice import (WIDE_INTS, canonical_type, host_scalar, is_64bit, is_array, is_python_number, is_static_number,
+                      is_traceable_number, static_array_type)
 from .state import (UNBOUND, Capture, ContinueSignal, BreakSignal, Frame, Guard,
                     Options, ReturnSignal, Unit, builtin_value, unit_of_nested)
 
@@ -223,8 +223,9 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin):
         with x64 on (NumPy's, Python's and the IR's own ops)."""
         if x32:
             leaves = [Value(canonical_type(x.type)) if type(x) is Value and is_64bit(x.type.dtype) else x for x in leaves]
-        if bool(jax.config.jax_enable_x64) is not (not x32):
-            with jax.enable_x64(not x32):
+        x64 = not x32
+        if bool(jax.config.jax_enable_x64) != x64:
+            with jax.enable_x64(x64):
                 return self._abstract_eval_here(fn, treedef, leaves, node)
         return self._abstract_eval_here(fn, treedef, leaves, node)
 
