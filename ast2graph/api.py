@@ -793,7 +793,8 @@ def clear_caches(source_files: bool = True) -> None:
     from .parser import _CODE_CACHE
     from .parser.source import _FILES
     from .typeinfer.interpreter import _EVAL_CACHE
+    from .typeinfer.precision import _PROBE_CACHE
     from .typeinfer.state import _NESTED_UNITS
 
-    for cache in (_CODE_CACHE, _NESTED_UNITS, _EVAL_CACHE) + ((_FILES,) if source_files else ()):
+    for cache in (_CODE_CACHE, _NESTED_UNITS, _EVAL_CACHE, _PROBE_CACHE) + ((_FILES,) if source_files else ()):
         cache.clear()
