@@ -230,6 +230,8 @@ def _probe_key(fn: Any, treedef: Any, leaves: list) -> tuple | None:
         if isinstance(x, Value):
             t = x.type
             parts.append((Value, t.shape, t.dtype, t.python, t.numpy))
+        elif type(x) is np.ndarray:   # a static array: its dtype decides, not its values
+            parts.append((np.ndarray, x.shape, x.dtype))
         elif type(x) in (float, complex):
             parts.append((type(x), repr(x)))
         else:
@@ -255,7 +257,9 @@ def _result_dtypes(out: Any) -> list | None:
 
 
 def _probe(fn: Any, treedef: Any, leaves: list, shrink: bool) -> list | None:
-    filled = [_dummy(x, shrink) if isinstance(x, Value) else x for x in leaves]
+    filled = [_dummy(x, shrink) if isinstance(x, Value)
+              else np.ones(tuple(min(d, 2) for d in x.shape), x.dtype) if shrink and type(x) is np.ndarray and x.dtype.kind in "biufc"
+              else x for x in leaves]
     args, kwargs = jax.tree_util.tree_unflatten(treedef, filled)
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
@@ -275,7 +279,8 @@ def numpy_dtypes(fn: Any, treedef: Any, leaves: list) -> list | None:
         return None if hit is _FAILED else hit
     out = None
     for shrink in (True, False):
-        if not shrink and sum(int(np.prod(x.type.shape)) for x in leaves if isinstance(x, Value)) > 1 << 16:
+        if not shrink and sum(int(np.prod(x.type.shape)) if isinstance(x, Value) else x.size
+                              for x in leaves if isinstance(x, (Value, np.ndarray))) > 1 << 16:
             break
         try:
             out = _probe(fn, treedef, leaves, shrink)
