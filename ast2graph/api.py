@@ -42,6 +42,7 @@ from .ir import print_graph, verify
 from .ir.core import Value, bounded, walk_ops
 from .jit_options import JitOptions
 from .lowering import lower_graph
+from .lowering.codegen import narrow
 from .parser import unwrap_callable
 from .typeinfer import Options, Specialization, specialize, unit_of_function
 from .typeinfer.specialize import numpy_aliasing
@@ -228,6 +229,10 @@ class GraphPlan:
             if self.x64:
                 with jax.enable_x64(True):
                     outs = self.jitted(*arrays_in)
+                    if any(isinstance(o, jax.core.Tracer) for o in outs):
+                        # under an outer transform (jax.jit, grad, vmap of the converted function,
+                        # x64 off) results are JAX's: 32-bit, as the transform makes eager's outputs
+                        outs = [narrow(o) for o in outs]
             else:
                 outs = self.jitted(*arrays_in)
             if self.has_effects:

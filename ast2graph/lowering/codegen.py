@@ -259,7 +259,7 @@ def weak(x: Any) -> Any:
     return _convert_element_type(x, x.dtype, True)
 
 
-def _narrow(x: Any) -> Any:
+def narrow(x: Any) -> Any:
     """A 64-bit array as ``jnp.asarray`` gives it with x64 off (32-bit, the
     weak type kept); anything else as it is."""
     if isinstance(x, jax.Array):   # tracers included
@@ -278,7 +278,7 @@ def x32_call(fn: Callable, /, *args: Any, **kwargs: Any) -> Any:
     narrows them), then ``fn`` traced with x64 off (its results 32-bit, its
     defaults such as ``jnp.zeros``' float32 and ``jax.random``'s bits as eager's)."""
     leaves, treedef = jax.tree_util.tree_flatten((args, kwargs))
-    args, kwargs = jax.tree_util.tree_unflatten(treedef, [_narrow(x) for x in leaves])
+    args, kwargs = jax.tree_util.tree_unflatten(treedef, [narrow(x) for x in leaves])
     with jax.enable_x64(False):
         return fn(*args, **kwargs)
 
