@@ -179,6 +179,21 @@ def test_loop_carries_float64():
     check(carry_float64, F64)
 
 
+def accumulate_numbers(v):
+    acc = 0.0
+    for i in range(30):
+        acc = acc + v[i % 3] * i
+    return acc
+
+
+@pytest.mark.parametrize("v", [F64, F64.astype(np.float32), np.arange(3), np.arange(3, dtype=np.int32),
+                               jnp.arange(3.0)], ids=["f64", "f32", "i64", "i32", "jax"])
+def test_python_float_joined_with_numpy_scalars(v):
+    """``acc = 0.0`` then ``acc + a[i]``: NumPy's scalar of NumPy's promotion
+    (float32 stays float32, NEP 50), a jax array's float32."""
+    check(accumulate_numbers, v)
+
+
 def test_traced_if_on_float64():
     check(traced_if, F64)
     check(traced_if, F64 / 1e9)

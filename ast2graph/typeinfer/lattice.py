@@ -184,8 +184,9 @@ def same_dtype(a: ArrayType, b: ArrayType) -> bool:
 @functools.lru_cache(maxsize=None)
 def _numpy_promoted(a: np.dtype, python_a: bool, b: np.dtype, python_b: bool) -> np.dtype:
     """NumPy's result type of two operands (a Python number: a weak scalar of its kind)."""
-    reps = [a.type(0).item() if python else a for a, python in ((a, python_a), (b, python_b))]
-    return np.dtype(np.result_type(*reps))
+    rep_a = a.type(0).item() if python_a else a
+    rep_b = b.type(0).item() if python_b else b
+    return np.dtype(np.result_type(rep_a, rep_b))
 
 
 @functools.lru_cache(maxsize=None)
