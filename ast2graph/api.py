@@ -181,7 +181,8 @@ class GraphPlan:
         self.plain_outputs = (all(isinstance(x, Value) for x in self.spec.out_template)
                               and not (self.numpy_out or self.numpy_scalar_out or self.python_out))
         # what only the general path does: arguments handed back or written into, attributes set, host effects
-        self.fast_ok = not (self.passthrough or self.capture_out or self.has_effects or self.spec.input_writes or self.spec.attr_writes)
+        self.fast_ok = not (self.passthrough or self.capture_out or self.has_effects or self.spec.input_writes
+                            or self.spec.attr_writes)
         self.stale = False   # traced again for inputs of other types (SpecMiss): compile anew
 
     @property

@@ -222,7 +222,8 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin):
         (``x32``: on the operands narrowed as ``jnp.asarray`` narrows them), or
         with x64 on (NumPy's, Python's and the IR's own ops)."""
         if x32:
-            leaves = [Value(canonical_type(x.type)) if type(x) is Value and is_64bit(x.type.dtype) else x for x in leaves]
+            leaves = [Value(canonical_type(x.type)) if type(x) is Value and is_64bit(x.type.dtype) else x
+                      for x in leaves]
         x64 = not x32
         if bool(jax.config.jax_enable_x64) != x64:
             with jax.enable_x64(x64):

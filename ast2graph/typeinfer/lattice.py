@@ -75,7 +75,6 @@ def is_python_number(x: Any) -> bool:
     return type(x) in (bool, int, float, complex)
 
 
-_INT32 = (-2**31, 2**31 - 1)
 _INT64 = (-2**63, 2**63 - 1)
 
 

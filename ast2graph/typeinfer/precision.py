@@ -4,7 +4,9 @@ Requires: ``ArrayType``/``Value`` (ir.core), the IR's helpers (``arrays``).
 Produces: ``jax_semantics``: whether eager runs an op as a JAX op (32-bit
 with JAX's x64 off, the default) or with NumPy's or Python's rules (64-bit
 kept); ``numpy_dtypes``: the dtypes NumPy itself gives an op on operands of
-given dtypes (probed on tiny arrays, cached); ``segment_needs_x64``.
+given dtypes (probed on tiny arrays, cached); ``needs_x64`` (a graph holds a
+64-bit value); ``int32_check`` and ``hoist_input_checks``: eager JAX's
+OverflowError for a Python int beyond int32 given to a JAX op.
 Invariants: nothing here narrows a value. A graph with a 64-bit value runs
 under ``jax.enable_x64(True)``; its JAX ops run on operands narrowed to 32
 bits with x64 off (``lowering``), so they compute what eager's JAX computes,
@@ -31,7 +33,7 @@ import functools
 import inspect
 import operator
 import warnings
-from typing import Any, Callable
+from typing import Any
 
 import jax
 import numpy as np
@@ -257,9 +259,14 @@ def _result_dtypes(out: Any) -> list | None:
 
 
 def _probe(fn: Any, treedef: Any, leaves: list, shrink: bool) -> list | None:
-    filled = [_dummy(x, shrink) if isinstance(x, Value)
-              else np.ones(tuple(min(d, 2) for d in x.shape), x.dtype) if shrink and type(x) is np.ndarray and x.dtype.kind in "biufc"
-              else x for x in leaves]
+    def stand_in(x: Any) -> Any:
+        if isinstance(x, Value):
+            return _dummy(x, shrink)
+        if shrink and type(x) is np.ndarray and x.dtype.kind in "biufc":
+            return np.ones(tuple(min(d, 2) for d in x.shape), x.dtype)   # its dtype decides, not its values
+        return x
+
+    filled = [stand_in(x) for x in leaves]
     args, kwargs = jax.tree_util.tree_unflatten(treedef, filled)
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
