@@ -42,12 +42,14 @@ from .ir import print_graph, verify
 from .ir.core import Value, bounded, walk_ops
 from .jit_options import JitOptions
 from .lowering import lower_graph
+from .lowering.codegen import narrow
 from .parser import unwrap_callable
 from .typeinfer import Options, Specialization, specialize, unit_of_function
 from .typeinfer.guards import Identity, changed_attributes, object_key
 from .typeinfer.specialize import leaf_paths, numpy_aliasing
 from .typeinfer.arrays import HostErrors
 from .typeinfer.lattice import TracedNumber, array_type_of, is_array, is_traceable_number, to_python_number
+from .typeinfer.precision import check_int_inputs, hoist_input_checks, needs_x64
 
 
 @contextlib.contextmanager
@@ -88,8 +90,10 @@ def _leaf_key(leaf: Any, by_identity: bool = False) -> Any:
 def _signature_change(old: tuple, new: tuple) -> str:
     """Which input of a segment changed between two cache keys, in words a
     user can act on."""
-    _, names_old, tree_old, leaves_old, _ = old
-    _, names_new, tree_new, leaves_new, _ = new
+    _, names_old, tree_old, leaves_old, *rest_old = old
+    _, names_new, tree_new, leaves_new, *rest_new = new
+    if rest_old[1:] != rest_new[1:]:
+        return f"JAX's x64 switch changed ({'on' if rest_new[-1] else 'off'} now)"
     if names_old != names_new:
         return f"new inputs {list(names_new)} (were {list(names_old)})"
     if tree_old != tree_new:
@@ -124,6 +128,23 @@ def _short(x: Any) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
+def _check_output_types(spec: Specialization, traced: Any) -> None:
+    """The graph computes the types type inference gave its outputs (the
+    checks of the test suite: a 64-bit value must never come out narrowed)."""
+    got = jax.tree_util.tree_leaves(traced.out_info)
+    want = [x.type for x in spec.out_template if isinstance(x, Value)]
+    for k, (g, w) in enumerate(zip(got, want)):
+        if tuple(g.shape) != w.shape or np.dtype(g.dtype) != w.dtype:
+            raise AssertionError(f"ast2graph internal error: output {k} of {spec.graph.name} is "
+                                 f"{np.dtype(g.dtype).name}{list(g.shape)}, typed {w}")
+
+
+def x64_switch(on: bool) -> Any:
+    """``jax.enable_x64(True)`` around the trace and every call of a graph
+    with 64-bit values; nothing otherwise."""
+    return jax.enable_x64(True) if on else contextlib.nullcontext()
+
+
 @dataclass
 class GraphPlan:
     """A compiled segment: statements [start, end) of one block as one jitted graph."""
@@ -133,6 +154,8 @@ class GraphPlan:
     lowered_source: str
     jitted: Callable[..., Any]
     conversion_seconds: float
+    x64: bool = False   # traced and called with JAX's x64 switch on (64-bit values)
+    int_inputs: list = field(default_factory=list)   # (input, path): Python ints that must fit int32 (precision.py)
 
     def __post_init__(self) -> None:
         # outputs whose eager value is a NumPy ndarray: handed back as ndarrays
@@ -143,8 +166,13 @@ class GraphPlan:
                                  if isinstance(x, Value) and x.type.numpy and not x.type.shape]
         # outputs that are an argument unchanged: the caller's object itself, as in eager
         param_leaf = {id(v): k for v, k in zip(self.spec.graph.params, self.spec.arg_positions)}
+        # (a Python number passed traced is handed back as the Python number: python_out)
         self.passthrough = [(j, param_leaf[id(x)]) for j, x in enumerate(self.spec.out_template)
-                            if isinstance(x, Value) and id(x) in param_leaf]
+                            if isinstance(x, Value) and id(x) in param_leaf and not x.type.python]
+        # NumPy arrays read from outside (a global ndarray) handed on unchanged: the object itself, as in eager
+        capture_of = {id(c.value): n for n, c in enumerate(self.spec.captures)}
+        self.capture_out = [(j, capture_of[id(x)]) for j, x in enumerate(self.spec.out_template)
+                            if isinstance(x, Value) and x.type.numpy and id(x) in capture_of]
         # NumPy arrays the trace made (``np.zeros(3)``): static in the graph, but
         # eager makes a new one per call, which the caller may write into
         self.fresh_numpy = [k for k, x in enumerate(self.spec.out_template) if type(x) is np.ndarray]
@@ -157,7 +185,7 @@ class GraphPlan:
         self.plain_outputs = (all(isinstance(x, Value) for x in self.spec.out_template)
                               and not (self.numpy_out or self.numpy_scalar_out or self.python_out))
         # what only the general path does: arguments handed back or written into, attributes set, host effects
-        self.fast_ok = not (self.passthrough or self.has_effects or self.spec.input_writes)
+        self.fast_ok = not (self.passthrough or self.capture_out or self.has_effects or self.spec.input_writes)
         # by-value object arguments (``Specialization.rebound``): where the
         # trace-time object stands in the outputs and attribute writes
         self.rebind_out = [(j, k) for j, x in enumerate(self.spec.out_template) for k, obj in self.spec.rebound.items()
@@ -214,8 +242,18 @@ class GraphPlan:
         if spec.captures:
             arrays_in += [c.getter() for c in spec.captures]
         HostErrors.take()   # one left by a failed call under an outer jax.jit is not this call's
+        if self.int_inputs:
+            check_int_inputs(self.int_inputs, arrays_in)
         try:
-            outs = self.jitted(*arrays_in)
+            if self.x64:
+                with jax.enable_x64(True):
+                    outs = self.jitted(*arrays_in)
+                    if any(isinstance(o, jax.core.Tracer) for o in outs):
+                        # under an outer transform (jax.jit, grad, vmap of the converted function,
+                        # x64 off) results are JAX's: 32-bit, as the transform makes eager's outputs
+                        outs = [narrow(o) for o in outs]
+            else:
+                outs = self.jitted(*arrays_in)
             if self.has_effects:
                 jax.effects_barrier()  # host prints finish before the caller goes on
         except SpecMiss:
@@ -231,6 +269,8 @@ class GraphPlan:
             filled[j] = leaves[k]
         for j, k in self.rebind_out:   # an equal object argument stands where the traced one did
             filled[j] = leaves[k]
+        for j, n in self.capture_out:
+            filled[j] = arrays_in[len(spec.arg_positions) + n]
         tail = len(filled) - len(spec.input_writes)   # the written-back arguments come last
         for n, k in enumerate(spec.input_writes):
             # a mutated argument: into the caller's array, and every output that is it
@@ -274,14 +314,13 @@ class CallRecord:
     compiled: list[Any] = field(default_factory=list)
 
 
-_NESTED_COMPILE_CAP = 8
+_NESTED_COMPILE_CAP = 8   # signatures one statement of a Python-run body compiles before it runs in Python
 _RECOMPILE_WARNING = 8   # recompilations of one function before it warns (once)
 
 
 class RecompileWarning(UserWarning):
     """A converted function keeps recompiling: something it is specialised on
     changes between calls (the message names it)."""
-   # signatures one statement of a Python-run body compiles before it runs in Python
 
 
 class _Block:
@@ -372,8 +411,9 @@ class _Block:
     def _plan_for(self, i: int, names: list[str], leaves: list, treedef: Any, cells: dict | None = None) -> Any:
         owner = self.owner
         ident = self.identity_keyed.get(i, ())
+        # the user's x64 switch decides the types of JAX ops: a plan per setting
         key = (i, tuple(names), treedef, tuple(_leaf_key(x, k in ident) for k, x in enumerate(leaves)),
-               numpy_aliasing(leaves))
+               numpy_aliasing(leaves), bool(jax.config.jax_enable_x64))
         candidates = self.plans.setdefault(key, [])
         last, self.last_keys[i] = self.last_keys.get(i), key
         for plan in candidates:
@@ -445,7 +485,12 @@ class _Block:
                 stop = k
         if _checks_enabled():
             verify(spec.graph)
-        lowered = lower_graph(spec.graph)
+        # A graph with 64-bit values (NumPy's int64/float64, Python numbers) is
+        # traced and run with JAX's x64 switch on (precision.py); with the
+        # user's switch on, every graph already is.
+        int_inputs = hoist_input_checks(spec.graph)   # busy Python ints given to JAX ops: checked before the call
+        x64 = not jax.config.jax_enable_x64 and needs_x64(spec.graph)
+        lowered = lower_graph(spec.graph, x64)
         conversion = time.perf_counter() - t0  # parse .. lowered function; JAX tracing and XLA excluded
         jit_kwargs = {}
         if owner._jit is not None and not self.nested and i == 0 and (spec.returns or spec.end == len(self.stmts)):
@@ -453,8 +498,11 @@ class _Block:
             jit_kwargs = owner._jit.segment_kwargs(spec, names, leaves, treedef, owner._caller_params)
         jitted = jax.jit(aval_checked(lowered.fn), **jit_kwargs)
         # Trace now: an error here is ours, and nothing of the user's has run yet.
-        jitted.lower(*[leaves[k] for k in spec.arg_positions], *[c.getter() for c in spec.captures])
-        return GraphPlan(i, spec, lowered.source, jitted, conversion)
+        with x64_switch(x64):
+            traced = jitted.lower(*[leaves[k] for k in spec.arg_positions], *[c.getter() for c in spec.captures])
+        if _checks_enabled():
+            _check_output_types(spec, traced)
+        return GraphPlan(i, spec, lowered.source, jitted, conversion, x64, int_inputs)
 
     def _fallback_plan(self, i: int, site: FallbackSite) -> Any:
         """The smallest construct that cannot be graph runs in Python: an
@@ -803,7 +851,8 @@ def clear_caches(source_files: bool = True) -> None:
     from .parser import _CODE_CACHE
     from .parser.source import _FILES
     from .typeinfer.interpreter import _EVAL_CACHE
+    from .typeinfer.precision import _PROBE_CACHE
     from .typeinfer.state import _NESTED_UNITS
 
-    for cache in (_CODE_CACHE, _NESTED_UNITS, _EVAL_CACHE) + ((_FILES,) if source_files else ()):
+    for cache in (_CODE_CACHE, _NESTED_UNITS, _EVAL_CACHE, _PROBE_CACHE) + ((_FILES,) if source_files else ()):
         cache.clear()

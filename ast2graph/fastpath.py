@@ -41,6 +41,7 @@ import jax
 
 from .typeinfer.arrays import HostErrors
 from .typeinfer.guards import object_key
+from .typeinfer.precision import check_int_inputs
 from .typeinfer.state import guarded_equal
 
 MISS = object()
@@ -136,9 +137,14 @@ def make_fast_call(owner: Any, plan: Any, args: tuple, names: list[str], leaves:
     out_treedef = spec.out_treedef
     unflatten = jax.tree_util.tree_unflatten
     writes = spec.attr_writes
+    # the plan's types follow the user's x64 switch; a graph with 64-bit
+    # values is called with the switch on (api.GraphPlan.run)
+    config, user_x64 = jax.config, bool(jax.config.jax_enable_x64)
+    x64 = jax.enable_x64 if plan.x64 else None
+    int_inputs = plan.int_inputs
 
     def fast(call_args: tuple) -> Any:
-        if len(call_args) != nargs:
+        if len(call_args) != nargs or config.jax_enable_x64 is not user_x64:
             return MISS
         for q in arrays:
             if type(call_args[q]) is not _ARRAY_IMPL:
@@ -158,10 +164,16 @@ def make_fast_call(owner: Any, plan: Any, args: tuple, names: list[str], leaves:
             return MISS
         inputs = [call_args[q] for q in order]
         inputs += outside
+        if int_inputs:   # outside Python ints read traced that JAX ops take: eager's OverflowError
+            check_int_inputs(int_inputs, inputs)
         if HostErrors.pending is not None:
             HostErrors.pending = None
         try:
-            outs = jitted(*inputs)
+            if x64 is None:
+                outs = jitted(*inputs)
+            else:
+                with x64(True):
+                    outs = jitted(*inputs)
         except SpecMiss:
             owner._fast_misses += 1
             owner._fast = None

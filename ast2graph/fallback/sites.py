@@ -34,6 +34,7 @@ class FallbackCode(Enum):
     GENERATOR = ("A2G013", "generator function", "return a list or an array instead of yielding")
     HOST_CALLBACK = ("A2G014", "host callback inside the graph", "fine for printing and logging; hoist it out of hot loops if the host transfer matters")
     INTERNAL_ERROR = ("A2G015", "internal error of ast2graph", "please report it with the function; the statement runs in Python meanwhile")
+    PRECISION = ("A2G016", "the graph cannot compute eager's dtype exactly", "cast the operands to the dtype you want first (x.astype(np.float64))")
 
     @property
     def code(self) -> str:

@@ -122,6 +122,10 @@ class CallOp(Op):
     treedef: Any = None
     leaves: list[Any] = field(default_factory=list)
     name: str = ""
+    # Eager runs ``fn`` as a JAX op with x64 off (a jnp/lax call, an operator
+    # on a jax.Array): in a graph that runs with x64 on it runs on its
+    # operands narrowed to 32 bits, with x64 off (lowering), as eager does.
+    x32: bool = False
 
     def operands(self) -> list[Value]:
         return [x for x in self.leaves if isinstance(x, Value)]

@@ -39,7 +39,7 @@ import numpy as np
 from jax import lax
 
 from ..diagnostics import Loc, LoopBoundError
-from ..typeinfer.arrays import _guarded
+from ..typeinfer.arrays import _guarded, cast
 
 _ACTIVE = threading.local()
 
@@ -100,9 +100,11 @@ def bounded_fori(lower: Any, upper: Any, body: Callable, init: tuple, n: int, do
     def step(c: tuple, k: Any) -> tuple:
         i = lower + k
         run = i < upper
-        return lax.cond(run, under(run, lambda c: tuple(body(i, *c))), lambda c: c, c), None
+        index = cast(i, i.dtype, True)   # a Python int in eager: weakly typed
+        return lax.cond(run, under(run, lambda c: tuple(body(index, *c))), lambda c: c, c), None
 
-    final, _ = lax.scan(step, tuple(init), jnp.arange(n, dtype=jnp.int32))
+    # int64: the graph runs with x64 (its loop index is a Python int, exact)
+    final, _ = lax.scan(step, tuple(init), jnp.arange(n, dtype=jnp.int64))
     still = lower + n < upper
     if done is not None:
         still = jnp.logical_and(still, jnp.logical_not(final[done]))

@@ -27,11 +27,14 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import jax
+import numpy as np
 from jax import lax
 
 from ..ir.core import (CallOp, ConstOp, ForOp, Graph, IfOp, Op, Region, ScanOp,
                        SwitchOp, Value, WhileOp, bounded, walk_ops)
 from ..resolver import qualified_name
+from ..typeinfer.arrays import cast as _convert_element_type
+from ..typeinfer.lattice import _NARROW
 from .bounded import bounded_fori, bounded_while, case_taken, under
 
 _LOWERINGS: dict[type, Callable[["_Emitter", Any, str], None]] = {}
@@ -52,10 +55,13 @@ class Lowered:
     source: str
     fn: Callable[..., Any]
     consts: list[Any] = field(default_factory=list)
+    # the graph holds 64-bit values: trace and call it under ``jax.enable_x64(True)``
+    x64: bool = False
 
 
 class _Emitter:
-    def __init__(self) -> None:
+    def __init__(self, x64: bool = False) -> None:
+        self.x64 = x64
         self.lines: list[str] = []
         self.names: dict[int, str] = {}
         self.consts: list[Any] = []
@@ -125,11 +131,41 @@ def _comment(op: Op) -> str:
     return f"  # line {op.loc.line}" if op.loc.line else ""
 
 
+def _divisions() -> frozenset:
+    import operator
+
+    return frozenset({operator.truediv, operator.itruediv, operator.floordiv, operator.ifloordiv,
+                      jax.numpy.divide, jax.numpy.true_divide, jax.numpy.floor_divide})
+
+
+_DIVISIONS = _divisions()
+
+
+def _constant_divisor(x: Any) -> bool:
+    """A number XLA would fold a division by into a multiplication by its
+    reciprocal (``k / 3``: 1.6666666666666665, not Python's ...67)."""
+    return type(x) is float or type(x) is int and -2**31 <= x < 2**31 or isinstance(x, np.floating)
+
+
+def _is_division(fn: Any) -> bool:
+    try:
+        return fn in _DIVISIONS
+    except TypeError:   # an unhashable callable
+        return False
+
+
 @register_lowering(CallOp)
 def _call_lowering(em: _Emitter, op: CallOp, indent: str) -> None:
     args, kwargs = jax.tree_util.tree_unflatten(op.treedef, op.leaves)
     parts = [em.tree(a) for a in args] + [f"{k}={em.tree(v)}" for k, v in kwargs.items()]
-    call = f"{em.const(op.fn)}({', '.join(parts)})"
+    if _is_division(op.fn) and len(args) == 2 and not kwargs and _constant_divisor(args[1]) \
+            and isinstance(args[0], Value):
+        # a division, as eager computes it (op by op, the divisor is no constant to XLA)
+        parts[1] = f"_opaque({parts[1]})"
+    if em.x64 and op.x32:   # eager runs it as a JAX op with x64 off: so does the graph
+        call = f"_x32_call({', '.join([em.const(op.fn)] + parts)})"
+    else:
+        call = f"{em.const(op.fn)}({', '.join(parts)})"
     n = len(op.results)
     # The callee returns a pytree; its array leaves are the op's results.
     em.emit(indent, f"{em.targets(op)} = _array_leaves({call}, {n}){_comment(op)}  # {qualified_name(op.fn)}")
@@ -208,7 +244,43 @@ def _splat_tuple(f: Callable) -> Callable:
 
 
 def _index_splat(f: Callable) -> Callable:
-    return lambda i, c: tuple(f(i, *c))
+    return lambda i, c: tuple(f(weak(i), *c))   # the loop index is a Python int: weakly typed
+
+
+def opaque(x: Any) -> Any:
+    """A constant that XLA's simplifier cannot see as one (same dtype and weak type)."""
+    return lax.optimization_barrier(jax.numpy.asarray(x))
+
+
+def weak(x: Any) -> Any:
+    """``x`` weakly typed, as JAX types a Python scalar (a no-op on a weak
+    input): a graph input that stands for a Python number arrives as a
+    strong 64-bit NumPy scalar, a loop index strong from ``fori_loop``."""
+    return _convert_element_type(x, x.dtype, True)
+
+
+def narrow(x: Any) -> Any:
+    """A 64-bit array as ``jnp.asarray`` gives it with x64 off (32-bit, the
+    weak type kept); anything else as it is."""
+    if isinstance(x, jax.Array):   # tracers included
+        narrow = _NARROW.get(np.dtype(x.dtype))
+        if narrow is not None:
+            return _convert_element_type(x, narrow, bool(getattr(_typeof(x), "weak_type", False)))
+    return x
+
+
+_typeof = getattr(jax, "typeof", None) or jax.core.get_aval
+
+
+def x32_call(fn: Callable, /, *args: Any, **kwargs: Any) -> Any:
+    """``fn(*args, **kwargs)`` as eager JAX computes it with x64 off, inside a
+    graph traced with x64 on: 64-bit operands narrowed first (as ``jnp.asarray``
+    narrows them), then ``fn`` traced with x64 off (its results 32-bit, its
+    defaults such as ``jnp.zeros``' float32 and ``jax.random``'s bits as eager's)."""
+    leaves, treedef = jax.tree_util.tree_flatten((args, kwargs))
+    args, kwargs = jax.tree_util.tree_unflatten(treedef, [narrow(x) for x in leaves])
+    with jax.enable_x64(False):
+        return fn(*args, **kwargs)
 
 
 def _scan_body(f: Callable) -> Callable:
@@ -222,15 +294,22 @@ _RUNTIME = {
     "_unflatten": jax.tree_util.tree_unflatten,
     "_bounded_while": bounded_while, "_bounded_fori": bounded_fori, "_under": under,
     "_case_taken": case_taken, "_not": jax.numpy.logical_not,
+    "_x32_call": x32_call, "_weak": weak, "_opaque": opaque,
 }
 
 
-def lower_graph(graph: Graph) -> Lowered:
-    """Generate, compile and return the Python/JAX function of ``graph``."""
-    em = _Emitter()
+def lower_graph(graph: Graph, x64: bool = False) -> Lowered:
+    """Generate, compile and return the Python/JAX function of ``graph``.
+    ``x64``: the function is traced with JAX's x64 switch on (the graph holds
+    64-bit values); its ops that eager runs as JAX ops with x64 off run so
+    (``x32_call``)."""
+    em = _Emitter(x64)
     params = ", ".join(em.define(p) for p in graph.params)
     name = "lowered_" + "".join(c if c.isalnum() else "_" for c in graph.name)
     em.emit("", f"def {name}({params}):")
+    for p in graph.params:
+        if p.type.weak_type:   # a Python number passed as a strong NumPy scalar
+            em.emit("    ", f"{em.ref(p)} = _weak({em.ref(p)})")
     em.ops(graph.body.ops, "    ")
     em.emit("    ", f"return ({''.join(em.ref(v) + ', ' for v in graph.outputs)})")
     source = "\n".join(em.lines) + "\n"
@@ -238,4 +317,4 @@ def lower_graph(graph: Graph) -> Lowered:
     namespace.update({f"k{i}": c for i, c in enumerate(em.consts)})
     code = compile(source, f"<ast2graph lowered {graph.name}>", "exec")
     exec(code, namespace)  # noqa: S102 - our own generated code
-    return Lowered(source, namespace[name], em.consts)
+    return Lowered(source, namespace[name], em.consts, x64)

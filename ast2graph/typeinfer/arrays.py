@@ -116,7 +116,11 @@ def host_effect(fn: Any):
         def callback(*arrays_in):
             filled = list(leaves)
             for i, a in zip(positions, arrays_in):
-                filled[i] = jnp.asarray(a)
+                if np.dtype(a.dtype).itemsize == 8 and np.dtype(a.dtype).kind in "iuf" or a.dtype == np.complex128:
+                    with jax.enable_x64(True):   # 64-bit data prints as eager's, never narrowed
+                        filled[i] = jnp.asarray(a)
+                else:
+                    filled[i] = jnp.asarray(a)
             a, k = jax.tree_util.tree_unflatten(treedef, filled)
             fn(*a, **k)
 
@@ -247,7 +251,7 @@ def trip_count(start: Any, stop: Any, step: int) -> Any:
         n = (stop - start + step - 1) // step
     else:
         n = (start - stop - step - 1) // (-step)
-    return jnp.maximum(n, 0).astype(jnp.int32)
+    return jnp.maximum(n, 0).astype(jnp.int64)   # the graph runs with x64 (its loop index is a Python int)
 
 
 def range_value(start: Any, k: Any, step: int) -> Any:
@@ -391,4 +395,5 @@ def host_function(fn: Any, single: bool):
         return outs[0] if single else tuple(outs)
 
     call.__name__ = call.__qualname__ = f"host[{getattr(fn, '__qualname__', fn)}]"
+    call._a2g_typed = True  # type: ignore[attr-defined]  # its result types are the declared ones
     return call

@@ -139,7 +139,8 @@ class CallMixin:
                 fn, args = _apply_callable, (callee, *args)
             try:
                 leaves, treedef = jax.tree_util.tree_flatten((args, kwargs), is_leaf=lambda x: isinstance(x, Value))
-                return self.emit_call(fn, args, kwargs, node, numpy_fn=numpy_gives_ndarray(callee, leaves, treedef))
+                return self.emit_call(fn, args, kwargs, node, numpy_fn=numpy_gives_ndarray(callee, leaves, treedef),
+                                      eager_fn=callee if fn is not callee else None)
             except GraphBreak:
                 declared = arrays.parse_returns_annotation(self.loc(node).source_line()) if traced else None
                 if declared is None:

@@ -497,7 +497,8 @@ class ControlMixin(ExitsMixin):
 
         def one_pass(state: dict, body: Region) -> dict:
             self.frame.env = dict(env0)
-            index = Value(ArrayType((), np.dtype("int32"), python=True), "i")   # a Python int in eager
+            # a Python int in eager: int64 (exact), weak as a Python scalar (the lowering makes fori_loop's index so)
+            index = Value(ArrayType((), np.dtype("int64"), True, python=True), "i")
             if row is None:
                 body.args.append(index)
             self._materialize(names, state, body)

@@ -40,7 +40,8 @@ from .mutation import MutationMixin
 from .elementwise import ELEMENTWISE, elementwise_type
 from .shaperules import rule_type
 from .tracing import output_types
-from .lattice import is_array, is_python_number, is_static_number, is_traceable_number, static_array_type
+from .lattice import (WIDE_INTS, canonical_type, host_scalar, is_64bit, is_array, is_python_number, is_static_number,
+                      is_traceable_number, static_array_type)
 from .guards import Snapshot, TooLarge, watched
 from .state import (UNBOUND, Capture, ContinueSignal, BreakSignal, Frame, Guard,
                     Options, ReturnSignal, Unit, builtin_value, unit_of_nested)
@@ -181,6 +182,8 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin):
         # a run-time check's exception could not reach their handlers
         self.handlers_depth = 0
         self.raise_checks = True
+        # The user's JAX x64 switch (off by default): JAX ops follow it (precision.py).
+        self.user_x64 = bool(jax.config.jax_enable_x64)
 
     # ----------------------------------------------------------- diagnostics
     def loc(self, node: Any) -> Loc:
@@ -218,15 +221,18 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin):
             self.traced_depth -= traced
 
     def emit_call(self, fn: Callable, args: tuple, kwargs: dict, node: Any, name: str = "",
-                  effect: bool = False, numpy_fn: bool = False) -> Any:
+                  effect: bool = False, numpy_fn: bool = False, eager_fn: Any = None) -> Any:
         """Emit ``fn(*args, **kwargs)``; its type comes from a typing rule
         (``elementwise``, ``shaperules``), the cache, or tracing it once
-        (``tracing.output_types``, what ``jax.eval_shape`` gives).
+        (``tracing.output_types``, what ``jax.eval_shape`` gives), under the
+        rules eager follows (``precision``: JAX's with x64 off, or NumPy's and
+        Python's at 64 bits).
         An op with no array result is dropped unless it has an ``effect``.
-        ``numpy_fn``: the user called a NumPy function (its eager result is an ndarray)."""
+        ``numpy_fn``: the user called a NumPy function (its eager result is an ndarray).
+        ``eager_fn``: what the user called, when ``fn`` stands for it (``np.sin`` run as ``jnp.sin``)."""
         self._guard_operands(args, kwargs, node)
         leaves, treedef = tree_flatten((args, kwargs))
-        out_tree, out_leaves = self._abstract_eval(fn, treedef, leaves, node)
+        leaves, x32, (out_tree, out_leaves) = self.precise_eval(fn, treedef, leaves, node, numpy_fn, eager_fn)
         results = [leaf for leaf in out_leaves if isinstance(leaf, Value)]
         self.mark_numpy(fn, name, leaves, results, numpy_fn)
         self.mark_python(fn, leaves, results)
@@ -235,10 +241,23 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin):
                 self.mark_fresh(leaf)   # a new NumPy array computed at trace time (np.zeros(n))
         if results or effect:
             label = name or qualified_name(fn)
-            self.region.ops.append(CallOp(results, self.loc(node), fn, treedef, leaves, label))
+            self.region.ops.append(CallOp(results, self.loc(node), fn, treedef, leaves, label, x32))
         return jax.tree_util.tree_unflatten(out_tree, out_leaves)
 
-    def _abstract_eval(self, fn: Callable, treedef: Any, leaves: list, node: Any):
+    def _abstract_eval(self, fn: Callable, treedef: Any, leaves: list, node: Any, x32: bool = False):
+        """The result of ``fn`` on ``leaves``: under JAX's rules with x64 off
+        (``x32``: on the operands narrowed as ``jnp.asarray`` narrows them), or
+        with x64 on (NumPy's, Python's and the IR's own ops)."""
+        if x32:
+            leaves = [Value(canonical_type(x.type)) if type(x) is Value and is_64bit(x.type.dtype) else x
+                      for x in leaves]
+        x64 = not x32
+        if bool(jax.config.jax_enable_x64) != x64:
+            with jax.enable_x64(x64):
+                return self._abstract_eval_here(fn, treedef, leaves, node)
+        return self._abstract_eval_here(fn, treedef, leaves, node)
+
+    def _abstract_eval_here(self, fn: Callable, treedef: Any, leaves: list, node: Any):
         if fn in ELEMENTWISE and len(leaves) in ELEMENTWISE[fn]:
             out = elementwise_type(fn, treedef, leaves, _EVAL_CACHE)
             if out is not None:
@@ -437,8 +456,9 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin):
         that type only, so a new value does not recompile. (Floats stay static:
         state kept in float32 across calls would drift from eager's float64.)"""
         v = Value(static_array_type(value), description)
+        WIDE_INTS.add(v)   # any int64: a JAX op checks it fits int32, as eager JAX does
         kind = type(value)
-        self.captures.append(Capture(v, lambda: jax.numpy.asarray(getter()), description))
+        self.captures.append(Capture(v, lambda: host_scalar(getter()), description))   # int64: exact
         self.guards.append(Guard(lambda: type(now := getter()) is kind and is_traceable_number(now), True,
                                  f"{description} is a {kind.__name__}", key))
         return v
@@ -624,11 +644,11 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin):
 
     def _select_operand(self, node: Any, truth: Value, other: Any, current: Any, is_and: bool) -> Value:
         """``current and other`` / ``current or other`` with a traced truth value."""
-        from .lattice import abstract_type, join_types
+        from .lattice import abstract_type, join_types, same_dtype
 
         ta, tb = abstract_type(other), abstract_type(current)
         joined = join_types(ta, tb) if ta and tb else None
-        if joined is None or ta.dtype != tb.dtype:
+        if joined is None or not same_dtype(ta, tb):
             raise self.graph_break(FallbackCode.BRANCH_MISMATCH, node, "operands of a traced and/or differ in kind, shape or dtype; the result would not be one of them")
         self.decide(node, "boolop", "select", "traced left operand: both operands computed, one selected")
         a, b = self.convert(other, joined, node), self.convert(current, joined, node)

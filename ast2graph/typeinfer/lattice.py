@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import weakref
 from typing import Any
 
 import jax
@@ -37,48 +38,63 @@ def is_array(x: Any) -> bool:
 
 
 def array_type_of(x: Any) -> ArrayType:
-    """The type JAX gives a runtime array (dtype canonicalised, as jit sees it)."""
-    dtype = jax.dtypes.canonicalize_dtype(np.asarray(x).dtype if isinstance(x, np.generic) else x.dtype)
-    return ArrayType(tuple(np.shape(x)), np.dtype(dtype), bool(getattr(x, "weak_type", False)))
+    """The type of a runtime array in the graph: its own dtype, 64-bit
+    included (a segment with 64-bit values runs under ``jax.enable_x64``,
+    never narrowed as ``jax.jit`` would with x64 off). A NumPy array or
+    scalar is of NumPy kind (``ArrayType.numpy``): NumPy's rules apply to it."""
+    if isinstance(x, (np.ndarray, np.generic)):
+        return ArrayType(tuple(np.shape(x)), x.dtype, False, numpy=True)
+    return ArrayType(tuple(x.shape), np.dtype(x.dtype), bool(getattr(x, "weak_type", False)))
 
 
 def is_static_number(x: Any) -> bool:
     return isinstance(x, _NUMBER_TYPES) and not isinstance(x, Value)
 
 
+# A Python number in the graph: exact as eager Python computes it (ints 64-bit,
+# floats float64), weakly typed as JAX and NumPy 2 (NEP 50) treat Python scalars.
+_PYTHON_DTYPES = {bool: np.dtype(bool), int: np.dtype(np.int64), float: np.dtype(np.float64),
+                  complex: np.dtype(np.complex128)}
+
+
 def static_array_type(x: Any) -> ArrayType:
-    """The array type a static number takes when it becomes traced (a Python
-    number stays one for the caller: ``ArrayType.python``)."""
+    """The array type a static number takes when it becomes traced: a Python
+    number its exact 64-bit type, weak (``ArrayType.python``: it stays a
+    Python number for the caller); a NumPy scalar its own dtype (NumPy kind)."""
     kind = type(x)
-    if kind in (bool, float, complex) or kind is int and _INT32[0] <= x <= _INT32[1]:
-        t = _static_number_type(kind, jax.config.jax_enable_x64)   # the type of a Python number does not depend on its value
-    else:
-        t = ArrayType.of(jax.eval_shape(lambda: jnp.asarray(x)))
-    return dataclasses.replace(t, python=True) if is_python_number(x) else t
-
-
-@functools.lru_cache(maxsize=None)
-def _static_number_type(kind: type, x64: bool) -> ArrayType:
-    return ArrayType.of(jax.eval_shape(lambda: jnp.asarray(kind(1))))
+    if kind in _PYTHON_DTYPES:
+        if kind is int and not _INT64[0] <= x <= _INT64[1]:
+            raise OverflowError(f"Python int {x} does not fit int64: it stays a Python value")
+        return ArrayType((), _PYTHON_DTYPES[kind], kind is not bool, python=True)
+    if isinstance(x, np.generic):
+        return ArrayType((), x.dtype, False, numpy=True)
+    return ArrayType.of(jax.eval_shape(lambda: jnp.asarray(x)))
 
 
 def is_python_number(x: Any) -> bool:
     return type(x) in (bool, int, float, complex)
 
 
-_INT32 = (-2**31, 2**31 - 1)
+_INT64 = (-2**63, 2**63 - 1)
 
 
 def is_traceable_number(x: Any) -> bool:
-    """A Python int within int32, or a float: exact enough as a traced scalar."""
-    return type(x) is float or type(x) is int and _INT32[0] <= x <= _INT32[1]
+    """A Python float, or an int within int64: exact as a traced scalar (an
+    int beyond int64 stays a static Python value)."""
+    return type(x) is float or type(x) is int and _INT64[0] <= x <= _INT64[1]
+
+
+def host_scalar(x: Any) -> np.generic:
+    """A Python number as the 64-bit NumPy scalar that carries it into a graph."""
+    return _PYTHON_DTYPES[type(x)].type(x)
 
 
 class TracedNumber:
     """A Python number handed to a compiled segment as a traced scalar (a busy
     argument, a loop counter of a Python-run loop). A pytree: its array is the
     leaf, its Python type is in the treedef, so the segment's graph knows the
-    value is a Python number (``ArrayType.python``) and hands results back as one."""
+    value is a Python number (``ArrayType.python``) and hands results back as one.
+    The array is a 64-bit NumPy scalar (an int stays exact, a float float64)."""
 
     __slots__ = ("array", "kind")
 
@@ -87,11 +103,19 @@ class TracedNumber:
 
     @staticmethod
     def of(x: Any) -> "TracedNumber":
-        return TracedNumber(jnp.asarray(x), type(x))
+        return TracedNumber(host_scalar(x), type(x))
 
 
 jax.tree_util.register_pytree_node(TracedNumber, lambda t: ((t.array,), t.kind),
                                    lambda kind, children: TracedNumber(children[0], kind))
+
+
+# Traced Python ints that may not fit int32: the ones passed in from outside
+# (busy arguments, outside ints read traced) and what Python arithmetic makes
+# of them. A JAX op given one checks it at run time (precision.int32_check), as
+# eager JAX raises OverflowError; a loop counter counted from a static value
+# is not checked (it would take 2**31 iterations to leave int32 by steps).
+WIDE_INTS: "weakref.WeakSet[Value]" = weakref.WeakSet()
 
 
 def untrace_numbers(tree: Any) -> Any:
@@ -99,7 +123,10 @@ def untrace_numbers(tree: Any) -> Any:
     marked as a Python number."""
     def unwrap(x: Any) -> Any:
         if isinstance(x, TracedNumber) and isinstance(x.array, Value):
-            x.array.type = dataclasses.replace(x.array.type, python=True)
+            # weak, as JAX and NumPy treat a Python scalar (the graph casts its input so)
+            x.array.type = dataclasses.replace(x.array.type, python=True, numpy=False, weak_type=x.kind is not bool)
+            if x.kind is int:
+                WIDE_INTS.add(x.array)
             return x.array
         return x
 
@@ -118,20 +145,70 @@ def to_python_number(x: Any) -> Any:
 
 def join_types(a: ArrayType, b: ArrayType) -> ArrayType | None:
     """Least upper bound of two array types; None if the shapes differ. The
-    join is a NumPy array only when both are (else: not known to be mutable)."""
+    join is a NumPy array only when both are (else: not known to be mutable).
+
+    The dtype is the one eager computes with after the join: two values of
+    NumPy or Python kind (``acc = 0.0`` then ``acc = acc + a[i]`` on an
+    ndarray) by NumPy's promotion (NEP 50: a Python number is weak), which
+    never narrows (int64 and float32 make float64); a JAX array on either
+    side by JAX's, with x64 off (the user's setting) as JAX itself would
+    compute (an ndarray float64 joined with a jax float32 array: the jax
+    array's float32, the type every later JAX op gives)."""
     numpy, python = a.numpy and b.numpy, a.python and b.python
     if a == b:
         return a if (a.numpy, a.python) == (numpy, python) else dataclasses.replace(a, numpy=numpy, python=python)
     if a.shape != b.shape:
         return None
-    return ArrayType(a.shape, _promoted_dtype(a.shape, a.dtype, a.weak_type, b.dtype, b.weak_type, jax.config.jax_enable_x64),
+    if (a.numpy or a.python) and (b.numpy or b.python):
+        dtype = _numpy_promoted(a.dtype, a.python, b.dtype, b.python)
+        # a Python number joined with a NumPy scalar: NumPy's scalar from then on
+        return ArrayType(a.shape, dtype, python and a.weak_type and b.weak_type, numpy or not python, python)
+    x64 = bool(jax.config.jax_enable_x64)
+    ta, tb = (a, b) if x64 else (canonical_type(a), canonical_type(b))
+    return ArrayType(a.shape, _promoted_dtype(a.shape, ta.dtype, ta.weak_type, tb.dtype, tb.weak_type, x64),
                      a.weak_type and b.weak_type, numpy, python)
+
+
+def same_dtype(a: ArrayType, b: ArrayType) -> bool:
+    """The two types have one dtype as eager computes with them: equal, or
+    equal once narrowed where a JAX array is on a side (x64 off: a Python
+    float with a jax float32 array is a float32)."""
+    if a.dtype == b.dtype:
+        return True
+    if jax.config.jax_enable_x64 or (a.numpy or a.python) and (b.numpy or b.python):
+        return False
+    return canonical_type(a).dtype == canonical_type(b).dtype
+
+
+@functools.lru_cache(maxsize=None)
+def _numpy_promoted(a: np.dtype, python_a: bool, b: np.dtype, python_b: bool) -> np.dtype:
+    """NumPy's result type of two operands (a Python number: a weak scalar of its kind)."""
+    rep_a = a.type(0).item() if python_a else a
+    rep_b = b.type(0).item() if python_b else b
+    return np.dtype(np.result_type(rep_a, rep_b))
 
 
 @functools.lru_cache(maxsize=None)
 def _promoted_dtype(shape: tuple, a: np.dtype, weak_a: bool, b: np.dtype, weak_b: bool, x64: bool) -> np.dtype:
     sds = (jax.ShapeDtypeStruct(shape, a, weak_type=weak_a), jax.ShapeDtypeStruct(shape, b, weak_type=weak_b))
-    return np.dtype(jax.eval_shape(lambda u, v: jnp.add(u, v), *sds).dtype)
+    with jax.enable_x64(x64):
+        return np.dtype(jax.eval_shape(lambda u, v: jnp.add(u, v), *sds).dtype)
+
+
+_NARROW = {np.dtype(np.float64): np.dtype(np.float32), np.dtype(np.int64): np.dtype(np.int32),
+           np.dtype(np.uint64): np.dtype(np.uint32), np.dtype(np.complex128): np.dtype(np.complex64)}
+
+
+def is_64bit(dtype: np.dtype) -> bool:
+    """A dtype that JAX narrows with x64 off."""
+    return dtype in _NARROW
+
+
+def canonical_type(t: ArrayType) -> ArrayType:
+    """``t`` as JAX with x64 off sees it (``jnp.asarray`` narrows 64-bit
+    dtypes to 32-bit; the weak type is kept)."""
+    narrow = _NARROW.get(t.dtype)
+    return t if narrow is None else dataclasses.replace(t, dtype=narrow)
 
 
 def same_static(a: Any, b: Any) -> bool:
@@ -152,9 +229,9 @@ def abstract_type(x: Any) -> ArrayType | None:
     if isinstance(x, Value):
         return x.type
     if is_static_number(x):
-        return static_array_type(x)
+        return None if type(x) is int and not is_traceable_number(x) else static_array_type(x)
     if isinstance(x, np.ndarray) and x.dtype.kind in "biufc":
-        return dataclasses.replace(array_type_of(x), numpy=True)
+        return array_type_of(x)
     return None
 
 

@@ -29,6 +29,9 @@ import numpy as np
 from ..fallback.sites import FallbackCode
 from ..ir.core import Value
 from . import arrays
+from .lattice import WIDE_INTS
+from .precision import (argument_path, comparison_dtype, index_leaves, int32_check, is_at_update, jax_kind,
+                        jax_semantics, numpy_dtypes, python_int)
 
 # NumPy functions and methods whose result may share memory with an argument.
 VIEW_NAMES = frozenset({
@@ -105,7 +108,76 @@ def _operator_like(fn: Any) -> bool:
     return module == arrays.__name__ or module in ("operator", "_operator") or module == __name__
 
 
+def _dtype_list(dtypes: list) -> str:
+    return ", ".join(str(d) for d in dtypes) or "nothing"
+
+
 class MutationMixin:
+    # -------------------------------------------------------- precision
+    def precise_eval(self, fn: Any, treedef: Any, leaves: list, node: Any, numpy_fn: bool, eager_fn: Any) -> tuple:
+        """``(leaves, x32, (out_tree, out_leaves))``: the abstract result of
+        ``fn`` under the rules eager follows (``precision``). A JAX op (``x32``)
+        is typed with x64 off; a NumPy op with x64 on, its operands first cast
+        to the dtype NumPy computes in where JAX's promotion differs (the
+        returned ``leaves``); where that cannot make the graph compute NumPy's
+        dtypes the site falls back (A2G016), never narrowed."""
+        host = eager_fn is not None and (numpy_fn or not any(jax_kind(x) for x in leaves))
+        x32 = jax_semantics(fn, leaves, numpy_fn, host, self.user_x64)
+        if x32 or is_at_update(fn) and not self.user_x64 and leaves and jax_kind(leaves[0]):
+            self._check_python_ints(fn, treedef, leaves, node)
+            return leaves, x32, self._abstract_eval(fn, treedef, leaves, node, x32)
+        if not (numpy_fn or host or self.numpy_kind(fn, leaves, False)):
+            out = self._abstract_eval(fn, treedef, leaves, node, x32)
+            if any(isinstance(x, Value) and x in WIDE_INTS for x in leaves):   # Python arithmetic on a wide int
+                WIDE_INTS.update(r for r in out[1] if python_int(r))
+            return leaves, x32, out
+        source = eager_fn if eager_fn is not None else fn
+        common = comparison_dtype(source, leaves)
+        if common is not None:
+            leaves = self._cast_operands(leaves, common, node)
+        out = self._abstract_eval(fn, treedef, leaves, node)
+        expected = numpy_dtypes(source, treedef, leaves)
+        got = [x.type.dtype for x in out[1] if isinstance(x, Value)]
+        if expected is None or len(expected) != len(got) or expected == got:
+            return leaves, False, out
+        targets = {e for e, g in zip(expected, got) if e != g}
+        if len(targets) == 1:
+            cast = self._cast_operands(leaves, next(iter(targets)), node)
+            if cast is not leaves:
+                again = self._abstract_eval(fn, treedef, cast, node)
+                if [x.type.dtype for x in again[1] if isinstance(x, Value)] == expected:
+                    return cast, False, again
+        raise self.graph_break(FallbackCode.PRECISION, node, f"NumPy computes {_dtype_list(expected)} here, where the "
+                               f"graph would compute {_dtype_list(got)}")
+
+    def _check_python_ints(self, fn: Any, treedef: Any, leaves: list, node: Any) -> None:
+        """A traced Python int given to a JAX op runs as eager JAX takes it
+        (x64 off): as an int32, and eager raises OverflowError beyond int32;
+        so does the graph, at run time, for the ints that may be that large
+        (``lattice.WIDE_INTS``: passed in from outside, or computed from one)."""
+        indices = index_leaves(fn, treedef)
+        for k, x in enumerate(leaves):
+            if python_int(x) and x in WIDE_INTS and k not in indices:
+                self.emit_call(int32_check, (x, argument_path(fn, treedef, k)), {}, node, "int32 check", effect=True)
+
+    def _cast_operands(self, leaves: list, target: np.dtype, node: Any) -> list:
+        """The leaves with each numeric Value of another dtype cast to ``target``
+        (as NumPy casts the operands of a ufunc to its loop's dtype); the
+        same list if none is."""
+        if target.kind not in "iufc":
+            return leaves
+        out, changed = [], False
+        for x in leaves:
+            if isinstance(x, Value) and x.type.dtype != target and x.type.dtype.kind in "biufc" \
+                    and np.can_cast(x.type.dtype, target, casting="same_kind"):
+                cast = self.emit_call(arrays.cast, (x, target, x.type.weak_type), {}, node, "convert")
+                cast.type = dataclasses.replace(cast.type, numpy=x.type.numpy, python=x.type.python)
+                out.append(cast)
+                changed = True
+            else:
+                out.append(x)
+        return out if changed else leaves
+
     # ------------------------------------------------------------ kinds
     def numpy_kind(self, fn: Any, leaves: list, numpy_fn: bool) -> bool:
         """Whether ``fn``'s eager result is a NumPy array (not a jax.Array)."""
@@ -176,6 +248,10 @@ class MutationMixin:
             obj = self.as_value(obj, target)
             obj.type = dataclasses.replace(obj.type, numpy=True)
         else:
+            if any(c.value is obj for c in self.captures):
+                raise self.graph_break(FallbackCode.MUTATION, target, f"in-place write into the NumPy array '{name}' "
+                                       "read from outside the function (a global, closure or attribute): the write "
+                                       "must reach that array")
             self._check_unaliased(obj, name, target)
         if id(obj) in self.input_of and len(self.regions) > 1:
             # the write-back into the caller's array follows the version of the

@@ -21,6 +21,7 @@ traced op costs ~65 us; a rule ~5 us.
 
 from __future__ import annotations
 
+import functools
 import operator
 from typing import Any, Callable
 
@@ -162,13 +163,18 @@ def _truthy(x: Any) -> list | None:
 
 
 def _asarray(x: Any) -> list | None:
-    from .lattice import is_traceable_number, static_array_type
-
     if type(x) is Value:
         return [_plain(x.type)]
-    if type(x) in (bool, float) or is_traceable_number(x):
-        return [_plain(static_array_type(x))]
-    return None
+    x64 = bool(jax.config.jax_enable_x64)
+    bits = 63 if x64 else 31
+    if type(x) in (bool, float) or type(x) is int and -2**bits <= x < 2**bits:
+        return [_number_type(type(x), x64)]   # the type of a Python number does not depend on its value
+    return None   # an int beyond the default int: JAX raises OverflowError (the general evaluation)
+
+
+@functools.lru_cache(maxsize=None)
+def _number_type(kind: type, x64: bool) -> ArrayType:
+    return ArrayType.of(jax.eval_shape(lambda: jax.numpy.asarray(kind(1))))
 
 
 # --------------------------------------------------------------- creation

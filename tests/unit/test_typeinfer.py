@@ -18,7 +18,8 @@ def test_join_types_promotes_and_rejects_shape_change():
     assert join_types(I32W, F32) == F32
     assert join_types(F32, F32) == F32
     assert join_types(ArrayType((3,), np.dtype("float32")), ArrayType((4,), np.dtype("float32"))) is None
-    assert static_array_type(0) == I32W
+    assert static_array_type(0) == ArrayType((), np.dtype("int64"), True)   # a Python int: exact, weak
+    assert static_array_type(0.5) == ArrayType((), np.dtype("float64"), True)
     assert static_array_type(True).dtype == np.dtype(bool)
 
 
