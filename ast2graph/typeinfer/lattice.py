@@ -26,7 +26,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ..ir.core import ArrayType, Value
+from ..ir.core import ArrayType, Value, is_extended
 
 _NUMBER_TYPES = (bool, int, float, complex, np.bool_, np.number)
 
@@ -37,8 +37,12 @@ def is_array(x: Any) -> bool:
 
 
 def array_type_of(x: Any) -> ArrayType:
-    """The type JAX gives a runtime array (dtype canonicalised, as jit sees it)."""
-    dtype = jax.dtypes.canonicalize_dtype(np.asarray(x).dtype if isinstance(x, np.generic) else x.dtype)
+    """The type JAX gives a runtime array (dtype canonicalised, as jit sees it;
+    an extended dtype such as a PRNG key's ``key<fry>`` is kept as JAX's object)."""
+    dtype = np.asarray(x).dtype if isinstance(x, np.generic) else x.dtype
+    if is_extended(dtype):
+        return ArrayType(tuple(x.shape), dtype, bool(getattr(x, "weak_type", False)))
+    dtype = jax.dtypes.canonicalize_dtype(dtype)
     return ArrayType(tuple(np.shape(x)), np.dtype(dtype), bool(getattr(x, "weak_type", False)))
 
 
