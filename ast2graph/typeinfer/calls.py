@@ -31,6 +31,7 @@ from ..resolver import (CallKind, classify_callee, is_effectful, is_host_printer
 from . import arrays
 from .closures import TracedClosure, factory_for, free_names
 from .mutation import numpy_gives_ndarray
+from .nnx import is_nnx, is_variable
 from .state import Frame, ReturnSignal, unit_of_function
 
 _MUTATING_METHODS = {
@@ -103,6 +104,9 @@ class CallMixin:
         if isinstance(callee, Value):
             raise self.graph_break(FallbackCode.TRACE_ERROR, node, "calling an array (eager raises TypeError)")
         if is_host_printer(callee):
+            if self.nnx_in(args, kwargs):
+                raise self.graph_break(FallbackCode.SIDE_EFFECT, node, f"{qualified_name(callee)} of an NNX object (its "
+                                       "text shows its state as it is when the statement runs)", "call")
             self.decide(node, "call", "host callback", f"{qualified_name(callee)} runs on the host, in order, on every call")
             return self.emit_call(arrays.host_effect(callee), args, kwargs, node, f"host {qualified_name(callee)}", effect=True)
         if callee is jax.debug.print or callee is jax.debug.callback:
@@ -129,6 +133,8 @@ class CallMixin:
                     raise
                 del self.region.ops[start:]
                 return self._host_call(callee, args, kwargs, declared, node)
+        if self.nnx_in(callee, args, kwargs) or self.nnx_class(callee):
+            return self._nnx_library_call(callee, args, kwargs, node)
         holds_arrays = contains_value(callee)   # a pytree callable (an Equinox module) holding traced arrays
         if kind is CallKind.ARRAY_OP or traced or holds_arrays:
             fn = _numpy_to_jnp(callee) if traced else callee
@@ -152,6 +158,27 @@ class CallMixin:
             result = self.static_call(callee, args, kwargs, node)
             return self.mark_fresh(result) if isinstance(result, (list, dict, set)) else result
         raise self.graph_break(FallbackCode.OPAQUE_CALL, node, f"{qualified_name(callee)} is not known to be free of side effects", "call")
+
+    def _nnx_library_call(self, callee: Any, args: tuple, kwargs: dict, node: Any) -> Any:
+        """A call that is not converted (library code, a builtin) with NNX
+        objects among its arguments, a method of one, or an NNX class: one op
+        on their state (``nnx.NnxMixin.nnx_call``), except builtins that only
+        look at an object's identity or structure."""
+        if callee is getattr and len(args) == 2 and not kwargs and type(args[1]) is str:
+            return self.get_attribute(args[0], args[1], node)
+        try:
+            static = callee in _IDENTITY_BUILTINS or callee in _STRUCTURE_BUILTINS and not any(
+                is_variable(x) for x in jax.tree_util.tree_leaves((args, kwargs), is_leaf=is_nnx))
+        except TypeError:   # an unhashable callable
+            static = False
+        if static:
+            self.nnx_guard([x for x in jax.tree_util.tree_leaves((args, kwargs), is_leaf=is_nnx) if is_nnx(x)])
+            result = self.static_call(callee, args, kwargs, node)
+            return self.mark_fresh(result) if isinstance(result, (list, dict, set)) else result
+        result = self.nnx_call(callee, args, kwargs, node)
+        if self.nnx_class(callee) and is_nnx(result):
+            self.nnx_made(result)   # made anew by every eager call
+        return result
 
     def _host_call(self, callee: Any, args: tuple, kwargs: dict, declared: list, node: Any) -> Any:
         """A call that needs concrete values, with result types written by the
@@ -185,6 +212,10 @@ class CallMixin:
             value = frame.env[name]
             names.append(name)
             values.append(self.traced_closure(value, node) if isinstance(value, LocalFunction) else value)
+        if self.nnx_in(values):
+            # the closure would run library code on the real objects inside JAX's trace
+            raise self.graph_break(FallbackCode.OPAQUE_CALL, node, f"{fn.unit.qualname}, passed to JAX, closes over NNX "
+                                   "objects", "call", hint="pass the objects as arguments, or use flax's own transforms")
         factory = factory_for(fn.node, tuple(names), fn.unit.filename, fn.unit.globals)
         self.decide(node, "call", "closure", f"{fn.unit.qualname} passed to JAX as a Python closure")
         return TracedClosure(factory, tuple(names), tuple(values))
@@ -305,6 +336,10 @@ class CallMixin:
             self.inline_depth -= 1
             self.callers.pop()
             self.frame, self.cont = outer, outer_cont
+
+
+_IDENTITY_BUILTINS = frozenset({isinstance, issubclass, type, id, callable, hasattr})
+_STRUCTURE_BUILTINS = frozenset({len, list, tuple, iter, enumerate, zip, reversed})
 
 
 class TransformedFn:

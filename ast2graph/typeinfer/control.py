@@ -27,6 +27,7 @@ from ..ir.core import ArrayType, ForOp, IfOp, Region, ScanOp, SwitchOp, Value, W
 from . import arrays
 from .exits import BodyEnd, ExitsMixin, LoopCtx
 from .lattice import abstract_type, describe, join_types, same_static
+from .nnx import is_nnx
 from .state import UNBOUND, BreakSignal, ContinueSignal, ControlSignal, ReturnSignal
 
 _MAX_FIXPOINT = 6
@@ -46,7 +47,8 @@ class _Traced:
 
 
 def _flatten(x: Any):
-    return jax.tree_util.tree_flatten(x, is_leaf=lambda v: isinstance(v, Value) or v is UNBOUND)
+    # an NNX object is one leaf, the same object on every path (its state is in attr_writes)
+    return jax.tree_util.tree_flatten(x, is_leaf=lambda v: isinstance(v, Value) or v is UNBOUND or is_nnx(v))
 
 
 class ControlMixin(ExitsMixin):
@@ -158,10 +160,45 @@ class ControlMixin(ExitsMixin):
     def _join_and_emit(self, node: Any, pred: Value, outs: list[tuple[Region, dict]], names: list[str],
                        switch: bool) -> None:
         names = [n for n in names if any(n in env for _, env in outs)]
+        written = self._branch_writes(node, outs)
+        names += [name for name, _, _ in written]
         self._fill_placeholders(node, outs, [n for n in names if n.startswith("<retval")])
         templates = [self._join_branch_name(node, name, [env.get(name, UNBOUND) for _, env in outs]) for name in names]
         results = self._emit_branch_op(node, pred, outs, names, templates, switch)
         self._bind_templates(names, templates, results)
+        for name, obj, attr in written:   # the joined value of each attribute written in a branch
+            self.attr_writes[(id(obj), attr)] = (obj, attr, self.frame.env.pop(name))
+
+    def _branch_writes(self, node: Any, outs: list[tuple[Region, dict]]) -> list[tuple]:
+        """Attribute writes lifted out of the graph (an NNX Variable's value,
+        ``nnx.py``) made inside the branches: each one some branch made becomes
+        a result of the branch op, like a variable; a branch that did not make
+        it yields the value from before the ``if`` (a pending write, or the
+        object's value read as an input)."""
+        changed: dict = {}
+        for _, env in outs:
+            before, after = env.get(_WRITES, ({}, {}))
+            for key, entry in after.items():
+                if before.get(key) is not entry:
+                    changed.setdefault(key, entry)
+        names = []
+        for key, (obj, attr, _) in changed.items():
+            name = f"<write {key[0]}.{attr}>"
+            for _, env in outs:
+                before, after = env.get(_WRITES, ({}, {}))
+                entry = after.get(key) or before.get(key)
+                env[name] = entry[2] if entry is not None else self.nnx_read((obj, attr), node)
+            names.append((name, obj, attr))
+        return names
+
+    def _writes_at(self, env0: dict) -> dict:
+        """The lifted attribute writes as they were when the branches from
+        ``env0`` began (each branch starts from them)."""
+        starts = self.__dict__.setdefault("_branch_starts", {})
+        entry = starts.get(id(env0))
+        if entry is None or entry[0] is not env0:
+            entry = starts[id(env0)] = (env0, dict(self.attr_writes))
+        return entry[1]
 
     def _branches_returning(self, node: Any, pred: Value, branches: list, env0: dict, outs: list, switch: bool) -> None:
         if not self._continuation_allowed():
@@ -169,6 +206,9 @@ class ControlMixin(ExitsMixin):
             raise self.graph_break(FallbackCode.EARLY_EXIT, out[1] or node, f"`{out[0]}` under a traced condition", out[0])
         outs = [o if o[2] is not _FELL else self._run_branch(run, env0, node, rest="function")
                 for o, run in zip(outs, branches)]
+        if any(_WRITES in env for _, env, _ in outs):
+            raise self.graph_break(FallbackCode.EARLY_EXIT, node, "an NNX Variable or attribute written on a path that "
+                                   "returns under a traced condition", "return")
         self.decide(node, "return", "joined", "early return under a traced condition: the rest of the function runs in the other branch")
         envs = [{"<return>": out[2]} for _, _, out in outs]
         template = self._join_branch_name(node, "the return value", [e["<return>"] for e in envs])
@@ -178,8 +218,12 @@ class ControlMixin(ExitsMixin):
         raise ReturnSignal(node, value)
 
     def _run_branch(self, run: Callable[[], None], env0: dict, node: Any, rest: Any) -> tuple:
-        """Run one branch; its outcome is ``_FELL`` or (kind, node, value)."""
+        """Run one branch; its outcome is ``_FELL`` or (kind, node, value).
+        Lifted attribute writes made in it are kept in its environment
+        (``_WRITES``: before, after) and undone for the next branch."""
         self.frame.env = dict(env0)
+        before = self._writes_at(env0)
+        self.attr_writes = dict(before)
         region = Region()
         outcome: Any = _FELL
 
@@ -200,8 +244,14 @@ class ControlMixin(ExitsMixin):
             except BodyEnd as e:
                 outcome = ("end", e.node, None)
 
-        self._run_traced(region, body, node)
-        return region, self.frame.env, outcome
+        try:
+            self._run_traced(region, body, node)
+        finally:
+            after, self.attr_writes = self.attr_writes, dict(before)
+        env = self.frame.env
+        if any(before.get(k) is not e for k, e in after.items()):
+            env[_WRITES] = (before, after)
+        return region, env, outcome
 
     def _emit_branch_op(self, node: Any, pred: Value, outs: list[tuple[Region, dict]], names: list[str],
                         templates: list, switch: bool) -> Any:
@@ -543,6 +593,7 @@ class ControlMixin(ExitsMixin):
         state = {n: self._abstract(env0.get(n, UNBOUND)) for n in names}
         decisions = self._snapshot_decisions()
         self.loop_depth += 1
+        self.rolled_depth += 1   # writes lifted out of the graph cannot be carried by a rolled loop (nnx.py)
         try:
             for iteration in range(_MAX_FIXPOINT):
                 self._restore_decisions(decisions)
@@ -560,6 +611,7 @@ class ControlMixin(ExitsMixin):
                 state = new
         finally:
             self.loop_depth -= 1
+            self.rolled_depth -= 1
         raise self.graph_break(FallbackCode.LOOP_CARRIED_CHANGE, stmt, "loop-carried values did not settle on one type", "loop")
 
     def _check_exact_widening(self, names: list[str], env0: dict, env: dict) -> None:
@@ -669,6 +721,7 @@ class ControlMixin(ExitsMixin):
 
 
 _BOOL = ArrayType((), np.dtype(bool))
+_WRITES = "<attribute writes>"   # a branch's environment: (writes before it, writes after it)
 _FELL = object()  # a branch that fell through (did not return)
 
 

@@ -107,7 +107,9 @@ def untrace_numbers(tree: Any) -> Any:
             return x.array
         return x
 
-    return jax.tree_util.tree_map(unwrap, tree, is_leaf=lambda x: isinstance(x, TracedNumber))
+    from .nnx import is_node   # an NNX module stays the caller's object (not rebuilt from its leaves)
+
+    return jax.tree_util.tree_map(unwrap, tree, is_leaf=lambda x: isinstance(x, TracedNumber) or is_node(x))
 
 
 def to_python_number(x: Any) -> Any:

@@ -1,0 +1,417 @@
+"""Flax NNX models decorated as they are (issue 14, observation 11).
+
+Every test runs the same sequence of calls eagerly and converted, each from a
+freshly built model with the same seeds (``check_sequence``), and compares
+after every call the outputs AND the model's state: BatchNorm's running
+statistics, ``nnx.Rngs`` counts and keys, custom counters in an
+``nnx.Variable``. State written by library code (BatchNorm, Dropout's rng
+stream) or by the converted code (``self.count[...] += 1``) comes out of the
+graph and is set on the model after every call; state is read from the model
+on every call (a weight changed between calls is seen); a changed structure
+(``model.eval()``, a layer added) re-specialises.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+nnx = pytest.importorskip("flax.nnx")
+
+from ast2graph import explain, to_static  # noqa: E402
+from helpers import assert_same, check_sequence  # noqa: E402
+
+X = jnp.asarray(np.random.default_rng(0).normal(size=(4, 3)), jnp.float32)
+
+
+def state_of(model):
+    """The model's whole state as a plain dict of arrays (path -> value)."""
+    flat = nnx.to_flat_state(nnx.state(model))
+    return {"/".join(map(str, path)): np.asarray(jax.random.key_data(v.get_value())
+                                                 if jnp.issubdtype(v.get_value().dtype, jax.dtypes.prng_key)
+                                                 else v.get_value())
+            for path, v in flat}
+
+
+def call_and_state(*args):
+    def step(fn, model):
+        return fn(*args), state_of(model)
+    return step
+
+
+# ------------------------------------------------------------------ models
+class MLP(nnx.Module):
+    """Linear -> LayerNorm -> BatchNorm -> Dropout, and a call counter."""
+
+    def __init__(self, rngs, rate=0.5):
+        self.lin1 = nnx.Linear(3, 8, rngs=rngs)
+        self.ln = nnx.LayerNorm(8, rngs=rngs)
+        self.bn = nnx.BatchNorm(8, momentum=0.9, rngs=rngs)
+        self.drop = nnx.Dropout(rate, rngs=rngs)
+        self.lin2 = nnx.Linear(8, 2, rngs=rngs)
+        self.count = nnx.Variable(jnp.array(0, jnp.int32))
+
+    def __call__(self, x):
+        self.count[...] += 1
+        h = jax.nn.relu(self.ln(self.lin1(x)))
+        h = self.drop(self.bn(h))
+        return self.lin2(h)
+
+
+def make_mlp(**kw):
+    def make():
+        model = MLP(nnx.Rngs(0, dropout=1), **kw)
+        return model, model
+    return make
+
+
+def test_batchnorm_dropout_counter_train_mode_updates_state_every_call():
+    """The observed bug: BatchNorm in training mode updated its running mean
+    only in eager; Dropout with nnx.Rngs crashed on the key<fry> dtype."""
+    static = check_sequence(make_mlp(), [call_and_state(X), call_and_state(X * 2), call_and_state(X - 1)],
+                            recompiles=0)
+    e = explain(static)(X)
+    assert e.graph_count == 1 and not e.fallback_sites
+
+
+def test_deterministic_dropout_and_running_average_arguments():
+    class Net(nnx.Module):
+        def __init__(self, rngs):
+            self.lin = nnx.Linear(3, 4, rngs=rngs)
+            self.bn = nnx.BatchNorm(4, rngs=rngs)
+            self.drop = nnx.Dropout(0.3, rngs=rngs)
+
+        def __call__(self, x, train):
+            h = self.bn(self.lin(x), use_running_average=not train)
+            return self.drop(h, deterministic=not train)
+
+    def make():
+        model = Net(nnx.Rngs(3))
+        return model, model
+
+    def step(train):
+        return lambda fn, model: (fn(X, train), state_of(model))
+
+    check_sequence(make, [step(True), step(False), step(True), step(False)])
+
+
+def test_train_and_eval_modes_respecialise():
+    """``model.eval()`` flips use_running_average and deterministic (static
+    configuration inside the layers): the next call re-specialises and no
+    longer updates the statistics nor advances the rng; ``model.train()``
+    brings the first graph back."""
+    def to_eval(fn, model):
+        model.eval()
+        return fn(X), state_of(model)
+
+    def to_train(fn, model):
+        model.train()
+        return fn(X), state_of(model)
+
+    static = check_sequence(make_mlp(), [call_and_state(X), to_eval, call_and_state(X + 1), to_train,
+                                         call_and_state(X)])
+    assert static.recompiles == 1   # eval compiled once; back in train mode the first graph's guards hold again
+
+
+def test_state_is_read_every_call_never_baked():
+    """Weights, statistics and rng keys changed from outside between calls
+    are seen by the next call."""
+    def change_weights(fn, model):
+        model.lin1.kernel[...] = model.lin1.kernel[...] * 2
+        model.bn.mean[...] = jnp.ones(8)
+        return fn(X), state_of(model)
+
+    def reseed(fn, model):
+        model.drop.rngs.key[...] = jax.random.key(42)
+        return fn(X), state_of(model)
+
+    check_sequence(make_mlp(), [call_and_state(X), change_weights, reseed, call_and_state(X)], recompiles=0)
+
+
+def test_layer_added_to_nnx_list_recompiles():
+    class Stack(nnx.Module):
+        def __init__(self, rngs):
+            self.rngs = rngs
+            self.layers = nnx.List([nnx.Linear(3, 3, rngs=rngs) for _ in range(2)])
+            self.norms = nnx.List([nnx.BatchNorm(3, rngs=rngs) for _ in range(2)])
+
+        def __call__(self, x):
+            for layer, norm in zip(self.layers, self.norms):
+                x = norm(jnp.tanh(layer(x)))
+            return x
+
+    def make():
+        model = Stack(nnx.Rngs(1))
+        return model, model
+
+    def add_layer(fn, model):
+        model.layers.append(nnx.Linear(3, 3, rngs=model.rngs))
+        model.norms.append(nnx.BatchNorm(3, rngs=model.rngs))
+        return fn(X), state_of(model)
+
+    check_sequence(make, [call_and_state(X), call_and_state(X), add_layer, call_and_state(X)], recompiles=1)
+
+
+def test_python_list_of_layers_and_static_loop():
+    class Blocks(nnx.Module):
+        def __init__(self, rngs, n=3):
+            self.blocks = nnx.data([nnx.Linear(3, 3, rngs=rngs) for _ in range(n)])
+            self.bn = nnx.BatchNorm(3, rngs=rngs)
+            self.steps = nnx.Variable(jnp.array(0.0))
+
+        def __call__(self, x):
+            for i in range(2):
+                for block in self.blocks:
+                    x = x + jax.nn.gelu(block(x))
+                    self.steps[...] += 0.5
+            return self.bn(x)
+
+    def make():
+        model = Blocks(nnx.Rngs(2))
+        return model, model
+
+    check_sequence(make, [call_and_state(X), call_and_state(X * 0.5), call_and_state(X)], recompiles=0)
+
+
+class Branchy(nnx.Module):
+    """A traced branch choosing between stateful layers, and counters written
+    in one branch only."""
+
+    def __init__(self, rngs):
+        self.up = nnx.Linear(3, 3, rngs=rngs)
+        self.bn_pos = nnx.BatchNorm(3, rngs=rngs)
+        self.bn_neg = nnx.BatchNorm(3, rngs=rngs)
+        self.drop = nnx.Dropout(0.5, rngs=rngs)
+        self.positive = nnx.Variable(jnp.array(0, jnp.int32))
+        self.total = nnx.Variable(jnp.zeros(3))
+
+    def __call__(self, x):
+        h = self.up(x)
+        if h.mean() > 0:
+            h = self.bn_pos(h)
+            self.positive[...] += 1
+        else:
+            h = self.drop(self.bn_neg(h))
+        self.total[...] = self.total[...] + h.sum(axis=0)
+        return h
+
+
+def test_traced_branch_joins_state_written_in_either_branch():
+    def make():
+        model = Branchy(nnx.Rngs(5))
+        return model, model
+
+    steps = [call_and_state(X), call_and_state(-X - 3), call_and_state(X + 3), call_and_state(-X - 3)]
+    static = check_sequence(make, steps, recompiles=0)
+    e = explain(static)(X)
+    assert e.graph_count == 1
+    assert ("if", "lax.cond") in [(d.construct, d.mode) for d in e.decisions]
+
+
+def test_rolled_loop_over_a_stateless_layer_and_unrolled_stateful_loop():
+    class Loop(nnx.Module):
+        def __init__(self, rngs):
+            self.cell = nnx.Linear(3, 3, rngs=rngs)
+            self.bn = nnx.BatchNorm(3, rngs=rngs)
+            self.calls = nnx.Variable(jnp.array(0, jnp.int32))
+
+        def __call__(self, x, n):
+            for _ in range(n):               # n > unroll limit: rolled (fori_loop), Linear writes nothing
+                x = jnp.tanh(self.cell(x))
+            for _ in range(3):               # BatchNorm writes its statistics: unrolled
+                x = self.bn(x)
+            i = 0
+            while x.std() > 0.5 and i < 4:   # traced condition, stateless body
+                x = x * 0.5
+                i += 1
+            self.calls[...] += 1
+            return x, i
+
+    def make():
+        model = Loop(nnx.Rngs(7))
+        return model, model
+
+    static = check_sequence(make, [call_and_state(X, 20), call_and_state(X * 3, 20), call_and_state(X, 20)],
+                            recompiles=0)
+    e = explain(static)(X, 20)
+    modes = [(d.construct, d.mode) for d in e.decisions]
+    assert ("for", "lax.fori_loop") in modes and ("while", "lax.while_loop") in modes
+
+
+def test_stateful_layer_in_rolled_loop_falls_back_to_unrolling():
+    """BatchNorm in a loop too long to unroll by default: writes cannot be
+    carried by a rolled loop, so the loop unrolls (still one graph)."""
+    class Deep(nnx.Module):
+        def __init__(self, rngs):
+            self.bn = nnx.BatchNorm(3, rngs=rngs)
+
+        def __call__(self, x):
+            for _ in range(20):
+                x = self.bn(x) * 0.9
+            return x
+
+    def make():
+        model = Deep(nnx.Rngs(0))
+        return model, model
+
+    check_sequence(make, [call_and_state(X), call_and_state(X + 1)])
+
+
+def test_model_as_argument_and_global_model():
+    model_g = MLP(nnx.Rngs(0, dropout=1))
+
+    def forward(model, x):
+        return model(x) * 2
+
+    def make_arg():
+        model = MLP(nnx.Rngs(0, dropout=1))
+        return (lambda x: forward(model, x)), model
+
+    check_sequence(make_arg, [call_and_state(X), call_and_state(X)], recompiles=0)
+
+    def make_global():
+        fresh = MLP(nnx.Rngs(0, dropout=1))
+        nnx.update(model_g, nnx.state(fresh))
+
+        def run(x):
+            return model_g(x) + 1
+        return run, model_g
+
+    check_sequence(make_global, [call_and_state(X), call_and_state(X * 2)], recompiles=0)
+
+    def make_passed():
+        model = MLP(nnx.Rngs(0, dropout=1))
+        return forward, model
+
+    def step(fn, model):
+        return fn(model, X), state_of(model)
+
+    check_sequence(make_passed, [step, step, step], recompiles=0)
+
+
+def test_rngs_streams_and_value_accessors_in_converted_code():
+    class Noisy(nnx.Module):
+        def __init__(self, rngs):
+            self.rngs = rngs
+            self.scale = nnx.Param(jnp.full((3,), 0.5))
+            self.seen = nnx.Variable(jnp.zeros(()))
+
+        def __call__(self, x):
+            noise = jax.random.normal(self.rngs.noise(), x.shape)
+            self.seen.value = self.seen.value + x.mean()
+            y = x * self.scale + noise * self.scale.get_value()
+            y = y - self.scale.value.mean() + (-self.scale)
+            return y, self.scale.shape, self.seen[...]
+
+    def make():
+        model = Noisy(nnx.Rngs(default=0, noise=1))
+        return model, model
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        check_sequence(make, [call_and_state(X), call_and_state(X), call_and_state(X)], recompiles=0)
+
+
+def test_same_seed_dropout_gives_eager_masks():
+    """The same seeds give the same dropout masks, call after call (values
+    within float tolerance: XLA fuses the graph's arithmetic)."""
+    class Drop(nnx.Module):
+        def __init__(self, rngs):
+            self.lin = nnx.Linear(3, 16, rngs=rngs)
+            self.drop = nnx.Dropout(0.7, rngs=rngs)
+
+        def __call__(self, x):
+            return self.drop(self.lin(x))
+
+    def make():
+        model = Drop(nnx.Rngs(0, dropout=11))
+        return model, model
+
+    def step(fn, model):
+        y = fn(X)
+        return y, np.asarray(y) == 0, state_of(model)
+
+    check_sequence(make, [step] * 4)
+
+
+def test_module_made_inside_the_function_each_call():
+    """An nnx.Rngs and a layer built inside the function are built anew by
+    every eager call: so they are in the converted one (not a trace-time object)."""
+    def fresh(x, seed):
+        rngs = nnx.Rngs(seed)
+        layer = nnx.Linear(3, 2, rngs=rngs)
+        return layer(x) + jax.random.uniform(rngs(), (2,))
+
+    def make():
+        return fresh, None
+
+    step = lambda fn, _: fn(X, 3)   # noqa: E731
+    check_sequence(make, [step, step])
+
+
+def test_eager_errors_are_kept():
+    """``self.count += 1`` on a Variable raises NotImplementedError in flax;
+    the converted call raises it too (the statement runs in Python)."""
+    class Bad(nnx.Module):
+        def __init__(self):
+            self.count = nnx.Variable(jnp.array(0))
+
+        def __call__(self, x):
+            self.count += 1
+            return x
+
+    def make():
+        model = Bad()
+        return model, model
+
+    check_sequence(make, [call_and_state(X)], full_graph=False)
+
+
+def test_plain_array_attribute_written_by_converted_code():
+    class Cache(nnx.Module):
+        def __init__(self, rngs):
+            self.lin = nnx.Linear(3, 3, rngs=rngs)
+            self.last = jnp.zeros((4, 3))
+
+        def __call__(self, x):
+            y = self.lin(x) + self.last
+            self.last = y
+            return y
+
+    def make():
+        model = Cache(nnx.Rngs(0))
+        return model, model
+
+    def step(fn, model):
+        return fn(X), np.asarray(model.last)
+
+    check_sequence(make, [step, step, step], recompiles=0)
+
+
+def test_no_flax_import_by_ast2graph():
+    """ast2graph recognises NNX objects structurally: importing it does not import flax."""
+    import subprocess
+    import sys
+
+    code = "import sys, ast2graph; print('flax' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+def test_output_same_object():
+    """A module returned by the converted function is the model's own object."""
+    class Holder(nnx.Module):
+        def __init__(self, rngs):
+            self.lin = nnx.Linear(3, 3, rngs=rngs)
+
+        def __call__(self, x):
+            return self.lin(x), self.lin
+
+    model = Holder(nnx.Rngs(0))
+    out, lin = to_static(model, full_graph=True)(X)
+    assert lin is model.lin
+    assert_same(model(X)[0], out)
