@@ -31,7 +31,7 @@ from ..resolver import (CallKind, classify_callee, is_effectful, is_host_printer
 from . import arrays
 from .closures import TracedClosure, factory_for, free_names
 from .mutation import numpy_gives_ndarray
-from .nnx import is_nnx, is_variable
+from .nnx import is_nnx, is_variable, nnx_transforms
 from .state import Frame, ReturnSignal, unit_of_function
 
 _MUTATING_METHODS = {
@@ -93,6 +93,9 @@ class CallMixin:
             return self.call(callee.func, (*callee.args, *args), {**callee.keywords, **kwargs}, node)
 
         if isinstance(callee, TransformedFn):   # jax.vmap(f)(x) with f closing over traced values
+            if self.nnx_in(args, kwargs):   # nnx.value_and_grad(loss)(model): on the model's state
+                return self.nnx_call(_apply_transform, (callee.transform, callee.args, callee.kwargs, *args), kwargs,
+                                     node, f"nnx {qualified_name(callee.transform)}(...)")
             return self.emit_call(_apply_transform, (callee.transform, callee.args, callee.kwargs, *args), kwargs, node,
                                   qualified_name(callee.transform))
         if isinstance(callee, arrays.ArrayMethod):
@@ -135,6 +138,10 @@ class CallMixin:
                 return self._host_call(callee, args, kwargs, declared, node)
         if self.nnx_in(callee, args, kwargs) or self.nnx_class(callee):
             return self._nnx_library_call(callee, args, kwargs, node)
+        if any(callee is t for t in nnx_transforms()):   # nnx.grad(f), nnx.jit(f): applied where called
+            args, kwargs = self._closures_for_jax((args, kwargs), node)
+            self.decide(node, "call", "transform", f"{qualified_name(callee)}: applied in the graph where it is called")
+            return TransformedFn(callee, args, kwargs)
         holds_arrays = contains_value(callee)   # a pytree callable (an Equinox module) holding traced arrays
         if kind is CallKind.ARRAY_OP or traced or holds_arrays:
             fn = _numpy_to_jnp(callee) if traced else callee

@@ -93,6 +93,18 @@ def is_variable(x: Any) -> bool:
     return t is not None and isinstance(x, t[1])
 
 
+def nnx_transforms() -> tuple:
+    """flax.nnx's transforms of functions of NNX objects (``nnx.grad(loss)``):
+    the transformed function is applied in the graph where it is called."""
+    mod = sys.modules.get("flax.nnx")
+    if mod is None:
+        return ()
+    return tuple(t for t in (getattr(mod, n, None) for n in _TRANSFORM_NAMES) if t is not None)
+
+
+_TRANSFORM_NAMES = ("grad", "value_and_grad", "jit", "vmap", "remat", "checkpoint", "jvp", "vjp")
+
+
 def boundary_leaf() -> Any:
     """``is_leaf`` for flattening a segment's live values: an NNX graph node
     stays one object (keyed by identity), so the converted code works on the
@@ -158,8 +170,10 @@ class NnxApply:
     ``graphdef``/``paths``: ``nnx.graph.flatten`` of the op's objects at
     trace time; ``values``: the raw value at each path. Returns ``(result,
     changed, new)``: the positions of the state that the call replaced and
-    their new values; an NNX object in the result that is (inside) one of
-    the inputs comes back as a ``_Ref`` to it."""
+    their new values, and ``same``: (result array, state array) pairs where
+    the result is the state array itself (``v.value``, ``v[...]``); an NNX
+    object in the result that is (inside) one of the inputs comes back as a
+    ``_Ref`` to it."""
 
     def __init__(self, graphdef: Any, paths: tuple, label: str):
         self.graphdef, self.paths = graphdef, paths
@@ -189,7 +203,10 @@ class NnxApply:
         inside = {id(node): path for path, node in gl.iter_graph(objs) if is_nnx(node)}
         out = jax.tree_util.tree_map(lambda x: _Ref(inside[id(x)]) if is_nnx(x) and id(x) in inside else x, out,
                                      is_leaf=is_nnx)
-        return out, changed, [new[i] for i in changed]
+        given = {id(x): i for i, x in enumerate(a for a in jax.tree_util.tree_leaves(values) if isinstance(a, jax.Array))}
+        results = [a for a in jax.tree_util.tree_leaves(out) if isinstance(a, jax.Array)]
+        same = tuple((j, given[id(a)]) for j, a in enumerate(results) if id(a) in given)
+        return out, changed, [new[i] for i in changed], same
 
 
 class NnxMixin:
@@ -229,7 +246,7 @@ class NnxMixin:
         from .interpreter import LocalFunction, contains_value
 
         gl = _graphlib()
-        label = label or f"nnx {qualified_name(fn)}"
+        label = label or _label(fn)
         objs: list = []
         index: dict[int, int] = {}
 
@@ -267,7 +284,7 @@ class NnxMixin:
                     "state it changes is written back after each call")
         op = NnxApply(graphdef, tuple(paths), label)
         try:
-            out, changed, new = self.emit_call(op, (masked_fn, args, kwargs, values), {}, node, label)
+            out, changed, new, same = self.emit_call(op, (masked_fn, args, kwargs, values), {}, node, label)
         except GraphBreak as e:
             exc = getattr(e, "exc", None)
             if isinstance(exc, NnxUnsupported):
@@ -275,6 +292,12 @@ class NnxMixin:
             raise
         for i, value in zip(changed, new):
             self.nnx_write(slots[i], value, values[i], node)
+        if same:   # a Python number held by a Variable, read as it is (``v.value``): a Python number
+            given = [x for x in jax.tree_util.tree_leaves(values, is_leaf=_is_value) if isinstance(x, Value)]
+            results = [x for x in jax.tree_util.tree_leaves(out, is_leaf=_is_value) if isinstance(x, Value)]
+            for j, i in same:
+                if given[i].type.python and not results[j].type.shape:
+                    results[j].type = _replace(results[j].type, python=True)
         return self._nnx_result(out, objs)
 
     def _nnx_slot(self, objs: list, path: tuple, leaf: Any, node: Any, label: str) -> tuple:
@@ -431,6 +454,9 @@ class NnxMixin:
             current = pending[2]
         if id(obj) in self.nnx_fresh:
             plain = False   # a trace-time object under a traced condition, or given a traced value
+        elif isinstance(value, Value) and value.type.python:
+            # a Python number read traced (``self.calls += 1``, once it kept changing): one again after the call
+            plain = is_python_number(current) or isinstance(current, Value) and current.type.python
         elif isinstance(value, Value) or is_array(value):
             # an array into an array attribute (or a new one): data, as eager's Pytree.__setattr__ makes it
             plain = current is _MISSING or is_array(current) or isinstance(current, Value)
@@ -449,6 +475,20 @@ class NnxMixin:
     def nnx_operator(self, fn: Any, operands: tuple, node: Any) -> Any:
         """An operator (``+``, ``-x``, ``[i]``, ``bool()``, ...) with an NNX operand."""
         return self.nnx_call(fn, operands, {}, node, f"nnx {getattr(fn, '__name__', fn)}")
+
+
+def _label(fn: Any) -> str:
+    if is_nnx(fn):
+        return f"nnx {type(fn).__name__}"
+    if type(fn) is types.MethodType and is_nnx(fn.__self__):
+        return f"nnx {type(fn.__self__).__name__}.{fn.__name__}"
+    if isinstance(fn, type):
+        return f"nnx new {fn.__name__}"
+    return f"nnx {qualified_name(fn)}"
+
+
+def _is_value(x: Any) -> bool:
+    return isinstance(x, Value)
 
 
 def _child(obj: Any, key: Any) -> Any:
