@@ -242,23 +242,55 @@ def test_rolled_loop_over_a_stateless_layer_and_unrolled_stateful_loop():
     assert ("for", "lax.fori_loop") in modes and ("while", "lax.while_loop") in modes
 
 
-def test_stateful_layer_in_rolled_loop_falls_back_to_unrolling():
-    """BatchNorm in a loop too long to unroll by default: writes cannot be
-    carried by a rolled loop, so the loop unrolls (still one graph)."""
+def test_state_written_in_rolled_loops_is_carried():
+    """BatchNorm's statistics, a dropout stream, a counter and a cache
+    written inside loops that roll (a long range: fori_loop; a traced
+    condition: while_loop; an array's rows: scan) are carried by the loop."""
     class Deep(nnx.Module):
         def __init__(self, rngs):
             self.bn = nnx.BatchNorm(3, rngs=rngs)
+            self.drop = nnx.Dropout(0.2, rngs=rngs)
+            self.steps = nnx.Variable(jnp.array(0, jnp.int32))
+            self.cache = nnx.Variable(jnp.zeros((20, 3)))
 
-        def __call__(self, x):
-            for _ in range(20):
+        def __call__(self, x, rows):
+            for i in range(20):                     # above the unroll limit: lax.fori_loop
                 x = self.bn(x) * 0.9
+                self.cache[...] = self.cache[...].at[i].set(x[0])
+            while jnp.abs(x).max() > 0.5:           # traced condition: lax.while_loop
+                x = self.drop(x) * 0.5
+                self.steps[...] += 1
+            for row in rows:                        # 24 rows: lax.scan
+                x = x + row
+                self.steps[...] += 1
             return x
 
     def make():
         model = Deep(nnx.Rngs(0))
         return model, model
 
-    check_sequence(make, [call_and_state(X), call_and_state(X + 1)])
+    rows = jnp.ones((24, 3)) * 0.01
+    static = check_sequence(make, [call_and_state(X, rows), call_and_state(X + 1, rows), call_and_state(X, rows)],
+                            recompiles=0)
+    e = explain(static)(X, rows)
+    modes = [(d.construct, d.mode) for d in e.decisions]
+    assert e.graph_count == 1
+    assert {("for", "lax.fori_loop"), ("while", "lax.while_loop"), ("for", "lax.scan")} <= set(modes)
+
+
+def test_state_written_in_a_traced_branch_inside_a_rolled_loop():
+    def make():
+        model = Branchy(nnx.Rngs(5))
+
+        def run(xs):
+            total = jnp.zeros((4, 3))
+            for x in xs:                # 18 batches: lax.scan, Branchy's traced if inside
+                total = total + model(x)
+            return total
+        return run, model
+
+    xs = jnp.stack([X * (-1) ** k + 0.1 * k for k in range(18)])
+    check_sequence(make, [call_and_state(xs), call_and_state(-xs)], recompiles=0)
 
 
 def test_model_as_argument_and_global_model():

@@ -413,8 +413,12 @@ class ControlMixin(ExitsMixin):
         def one_pass(state: dict, cond: Region, body: Region) -> dict:
             self.frame.env = dict(env0)
             self._materialize(names, state, cond)
+            writes = dict(self.attr_writes)
             with self.in_region(cond):
                 t = self.truth(self.eval(stmt.test), stmt.test)
+                if any(writes.get(k) is not e for k, e in self.attr_writes.items()):
+                    raise self.graph_break(FallbackCode.MUTATION, stmt.test, "the test of a traced `while` writes state "
+                                           "(an NNX Variable)", "while")
                 t = t if isinstance(t, Value) else self.convert(bool(t), _BOOL, stmt.test)
                 broke = self.frame.env[ctx.brk]
                 if isinstance(broke, Value):
@@ -589,30 +593,68 @@ class ControlMixin(ExitsMixin):
 
         ``exact``: raise ``_UnsafeWidening`` instead of widening a Python
         scalar whose eager value stays a Python number (an int that must not
-        overflow int32, a float that must stay float64); the caller unrolls."""
-        state = {n: self._abstract(env0.get(n, UNBOUND)) for n in names}
-        decisions = self._snapshot_decisions()
+        overflow int32, a float that must stay float64); the caller unrolls.
+
+        Attribute writes lifted out of the graph (an NNX Variable's value,
+        ``nnx.py``) made by the body are carried too: the first pass that
+        makes one stops (``GraphBreak.carry``), and the loop is solved again
+        with it as a carried value (a pseudo-variable ``<write ...>`` of
+        ``names``, which the caller's ``_loop_init``/``_bind_state`` see)."""
+        writes0 = dict(self.attr_writes)
+        carried: dict = {}   # key in attr_writes -> its pseudo-variable
+        stack = self.__dict__.setdefault("_carried_writes", [])
+        stack.append(carried)
         self.loop_depth += 1
-        self.rolled_depth += 1   # writes lifted out of the graph cannot be carried by a rolled loop (nnx.py)
+        self.rolled_depth += 1
         try:
-            for iteration in range(_MAX_FIXPOINT):
-                self._restore_decisions(decisions)
-                regs = tuple(Region() for _ in range(regions))
-                env = one_pass(state, *regs)
-                if static_check and iteration == 0 and not any(True for r in regs for _ in walk_ops(r)) \
-                        and not any(isinstance(x, _Traced) for n in names for x in _flatten(state[n])[0]):
-                    raise _StaticLoop()
-                if exact and iteration == 0:
-                    self._check_exact_widening(names, env0, env)
-                new = {n: self._widen(stmt, n, state[n], env.get(n, UNBOUND)) for n in names}
-                if all(_same_template(new[n], state[n]) for n in names):
-                    self._yield_carried(stmt, names, state, env, regs[-1])
-                    return state, regs
-                state = new
+            while True:
+                try:
+                    return self._fixpoint(stmt, names, env0, one_pass, regions, static_check, exact, writes0, carried)
+                except GraphBreak as e:
+                    carry = getattr(e, "carry", None)
+                    if carry is None or carry[0] in carried:
+                        raise
+                    key, obj, attr = carry
+                    name = f"<write {key[0]}.{attr}>"
+                    carried[key] = name
+                    self.__dict__.setdefault("_carried_names", {})[name] = (key, obj, attr)
+                    names.append(name)
+                    self.attr_writes = dict(writes0)
+                    entry = writes0.get(key)
+                    env0[name] = entry[2] if entry is not None else self.nnx_read((obj, attr), stmt)
         finally:
+            self.attr_writes = writes0
+            stack.pop()
             self.loop_depth -= 1
             self.rolled_depth -= 1
+
+    def _fixpoint(self, stmt: Any, names: list[str], env0: dict, one_pass: Callable, regions: int,
+                  static_check: bool, exact: bool, writes0: dict, carried: dict) -> tuple[dict, tuple]:
+        state = {n: self._abstract(env0.get(n, UNBOUND)) for n in names}
+        decisions = self._snapshot_decisions()
+        for iteration in range(_MAX_FIXPOINT):
+            self._restore_decisions(decisions)
+            self.attr_writes = dict(writes0)
+            regs = tuple(Region() for _ in range(regions))
+            env = one_pass(state, *regs)
+            for key, name in carried.items():   # the carried writes' values at the end of the body
+                env[name] = self.attr_writes[key][2]
+            if static_check and iteration == 0 and not any(True for r in regs for _ in walk_ops(r)) \
+                    and not any(isinstance(x, _Traced) for n in names for x in _flatten(state[n])[0]):
+                raise _StaticLoop()
+            if exact and iteration == 0:
+                self._check_exact_widening(names, env0, env)
+            new = {n: self._widen(stmt, n, state[n], env.get(n, UNBOUND)) for n in names}
+            if all(_same_template(new[n], state[n]) for n in names):
+                self._yield_carried(stmt, names, state, env, regs[-1])
+                return state, regs
+            state = new
         raise self.graph_break(FallbackCode.LOOP_CARRIED_CHANGE, stmt, "loop-carried values did not settle on one type", "loop")
+
+    def carries_write(self, key: tuple) -> bool:
+        """Whether the innermost rolled loop being solved carries this lifted write."""
+        stack = self.__dict__.get("_carried_writes")
+        return bool(stack) and key in stack[-1]
 
     def _check_exact_widening(self, names: list[str], env0: dict, env: dict) -> None:
         for n in names:
@@ -678,6 +720,14 @@ class ControlMixin(ExitsMixin):
                 else:
                     filled.append(x)
             self.frame.env[n] = jax.tree_util.tree_unflatten(treedef, filled)
+            self._carried_write(n, self.frame.env[n])
+
+    def _carried_write(self, name: str, value: Any) -> None:
+        """A carried attribute write's pseudo-variable bound: the pending write's value."""
+        carried = self.__dict__.get("_carried_names")
+        if carried and name in carried:
+            key, obj, attr = carried[name]
+            self.attr_writes[key] = (obj, attr, value)
 
     def _loop_init(self, stmt: Any, names: list[str], state: dict, env0: dict) -> list[Value]:
         """Convert the entry values to the carried types; yield body results."""
@@ -718,6 +768,8 @@ class ControlMixin(ExitsMixin):
                 template = template.template
             leaves, treedef = _flatten(template)
             self.frame.env[n] = jax.tree_util.tree_unflatten(treedef, [next(results) if isinstance(x, _Traced) else x for x in leaves])
+            if n.startswith("<write "):   # a carried attribute write: pending again, with the loop's result
+                self._carried_write(n, self.frame.env.pop(n))
 
 
 _BOOL = ArrayType((), np.dtype(bool))

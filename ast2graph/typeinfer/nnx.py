@@ -377,9 +377,7 @@ class NnxMixin:
         if attr == "_raw_value" and contains_value(obj.get_raw_value()):
             raise self.graph_break(FallbackCode.MUTATION, node, f"a write into a {type(obj).__name__} passed inside a "
                                    "pytree argument (the graph sees a copy of it)")
-        if self.rolled_depth:
-            raise self.graph_break(FallbackCode.MUTATION, node, f"{type(obj).__name__} state written inside a rolled "
-                                   "loop", hint="a loop with a static trip count up to the unroll limit unrolls")
+        self._rolled_write_check(obj, attr, node)
         if isinstance(value, Value) and value.type.shape == () and \
                 (is_python_number(old) or isinstance(old, Value) and old.type.python):
             # a Python number held by a Variable (a counter) stays one
@@ -467,10 +465,17 @@ class NnxMixin:
         if not plain:
             raise self.graph_break(FallbackCode.MUTATION, node, f"setting attribute {attr!r} of {type(obj).__name__} "
                                    "(an NNX object) to this value runs in Python", "attribute")
-        if self.rolled_depth:
-            raise self.graph_break(FallbackCode.MUTATION, node, f"{type(obj).__name__}.{attr} written inside a rolled "
-                                   "loop", "attribute", hint="a loop with a static trip count up to the unroll limit unrolls")
+        self._rolled_write_check(obj, attr, node)
         self.attr_writes[(id(obj), attr)] = (obj, attr, value)
+
+    def _rolled_write_check(self, obj: Any, attr: str, node: Any) -> None:
+        """A write inside a rolled loop's body: the loop must carry it
+        (``control._solve_loop`` solves the loop again carrying it)."""
+        if self.rolled_depth and not self.carries_write((id(obj), attr)):
+            err = self.graph_break(FallbackCode.MUTATION, node, f"{type(obj).__name__}.{attr.lstrip('_')} written inside "
+                                   "a rolled loop that does not carry it", "attribute")
+            err.carry = ((id(obj), attr), obj, attr)  # type: ignore[attr-defined]
+            raise err
 
     def nnx_operator(self, fn: Any, operands: tuple, node: Any) -> Any:
         """An operator (``+``, ``-x``, ``[i]``, ``bool()``, ...) with an NNX operand."""
