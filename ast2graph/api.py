@@ -45,7 +45,7 @@ from .lowering import lower_graph
 from .parser import unwrap_callable
 from .typeinfer import Options, Specialization, specialize, unit_of_function
 from .typeinfer.specialize import numpy_aliasing
-from .typeinfer.nnx import boundary_leaf
+from .typeinfer.nnx import boundary_leaf, is_node
 from .typeinfer.arrays import HostErrors
 from .typeinfer.lattice import TracedNumber, array_type_of, is_array, is_traceable_number, to_python_number
 
@@ -97,6 +97,8 @@ def _leaf_key(leaf: Any) -> Any:
         return ("N" if type(leaf) is np.ndarray else "A", t.shape, t.dtype, t.weak_type)
     if isinstance(leaf, (bool, int, float, complex, str, bytes, type(None))):
         return ("S", type(leaf), leaf)
+    if is_node(leaf):   # an NNX module: the graph reads its state through it (never by equality)
+        return ("O", _Identity(leaf))
     try:
         hash(leaf)
         if type(leaf).__eq__ is object.__eq__:

@@ -593,3 +593,30 @@ def test_subclassed_layer_super_call_and_rngs_argument():
         return fn(X, rngs), state_of(model), state_of(rngs)
 
     check_sequence(make, [step] * 3, recompiles=0)
+
+
+def test_prng_key_arrays_are_graph_values():
+    """Typed keys (``jax.random.key``, dtype key<fry>) as arguments, outside
+    values, results and loop-carried values, as eager gives them."""
+    from helpers import check
+
+    base = jax.random.key(7)
+
+    def sample(key, x, n):
+        noise = jnp.zeros_like(x)
+        for _ in range(n):                  # n = 20: a rolled loop carrying the key
+            key, sub = jax.random.split(key)
+            noise = noise + jax.random.normal(sub, x.shape)
+        other = jax.random.fold_in(base, 3)
+        return x + noise / n, key, jax.random.key_data(other), jax.random.uniform(other, ())
+
+    def as_data(data, x, n):   # the test helper compares arrays through NumPy: keys in and out as their data
+        y, key, data, u = sample(jax.random.wrap_key_data(data), x, n)
+        return y, jax.random.key_data(key), data, u
+
+    e = check(as_data, jax.random.key_data(jax.random.key(0)), X, 20)
+    assert ("for", "lax.fori_loop") in [(d.construct, d.mode) for d in e.decisions]
+    check(as_data, jax.random.key_data(jax.random.key(1)), X, 3)
+    got, want = to_static(sample, full_graph=True)(jax.random.key(0), X, 20)[1], sample(jax.random.key(0), X, 20)[1]
+    assert got.dtype == want.dtype and isinstance(got, jax.Array)   # a typed key comes back as one
+    assert np.array_equal(jax.random.key_data(got), jax.random.key_data(want))

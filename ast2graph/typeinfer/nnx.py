@@ -102,7 +102,7 @@ def nnx_transforms() -> tuple:
     return tuple(t for t in (getattr(mod, n, None) for n in _TRANSFORM_NAMES) if t is not None)
 
 
-_TRANSFORM_NAMES = ("grad", "value_and_grad", "jit", "vmap", "remat", "checkpoint", "jvp", "vjp")
+_TRANSFORM_NAMES = ("grad", "value_and_grad", "jit", "vmap", "pmap", "scan", "remat", "checkpoint", "shard_map")
 
 
 def boundary_leaf() -> Any:
