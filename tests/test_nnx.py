@@ -620,3 +620,41 @@ def test_prng_key_arrays_are_graph_values():
     got, want = to_static(sample, full_graph=True)(jax.random.key(0), X, 20)[1], sample(jax.random.key(0), X, 20)[1]
     assert got.dtype == want.dtype and isinstance(got, jax.Array)   # a typed key comes back as one
     assert np.array_equal(jax.random.key_data(got), jax.random.key_data(want))
+
+
+def test_local_functions_closing_over_the_model_passed_to_jax():
+    """``lax.scan``/``jax.vmap`` of a local function (or a lambda on a global
+    model) that calls the model's layers: the layers' state is the op's
+    input (a weight changed between calls is seen), not a constant."""
+    class Scan(nnx.Module):
+        def __init__(self, rngs):
+            self.cell = nnx.Linear(3, 3, rngs=rngs)
+            self.bn = nnx.BatchNorm(3, rngs=rngs)
+
+        def __call__(self, x):
+            def body(c, _):
+                return jnp.tanh(self.cell(c)), c.sum()
+            y, sums = jax.lax.scan(body, x, None, length=5)
+            z = jax.vmap(lambda r: self.cell(r))(x)
+            return self.bn(y + z), sums
+
+    def make():
+        model = Scan(nnx.Rngs(0))
+        return model, model
+
+    def bump(fn, model):
+        model.cell.kernel[...] = model.cell.kernel[...] * 1.5
+        return fn(X), state_of(model)
+
+    check_sequence(make, [call_and_state(X), bump, bump], recompiles=0)
+    global GLOBAL_MODEL
+    GLOBAL_MODEL = Scan(nnx.Rngs(1))
+
+    def on_global(x):
+        return jax.vmap(lambda r: GLOBAL_MODEL.cell(r) * 2)(x)
+
+    def make_global():
+        nnx.update(GLOBAL_MODEL, nnx.state(Scan(nnx.Rngs(1))))
+        return on_global, GLOBAL_MODEL
+
+    check_sequence(make_global, [call_and_state(X), bump, bump], recompiles=0)

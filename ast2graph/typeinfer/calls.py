@@ -93,7 +93,7 @@ class CallMixin:
             return self.call(callee.func, (*callee.args, *args), {**callee.keywords, **kwargs}, node)
 
         if isinstance(callee, TransformedFn):   # jax.vmap(f)(x) with f closing over traced values
-            if self.nnx_in(args, kwargs):   # nnx.value_and_grad(loss)(model): on the model's state
+            if self.nnx_in(callee.args, callee.kwargs, args, kwargs):   # nnx.value_and_grad(loss)(model): on its state
                 return self.nnx_call(_apply_transform, (callee.transform, callee.args, callee.kwargs, *args), kwargs,
                                      node, f"nnx {qualified_name(callee.transform)}(...)")
             return self.emit_call(_apply_transform, (callee.transform, callee.args, callee.kwargs, *args), kwargs, node,
@@ -146,11 +146,15 @@ class CallMixin:
         if kind is CallKind.ARRAY_OP or traced or holds_arrays:
             fn = _numpy_to_jnp(callee) if traced else callee
             args, kwargs = self._closures_for_jax((args, kwargs), node)
-            if any(callee is t for t in _transforms()) and contains_value((args, kwargs)):
+            # a local function closing over NNX objects (``lax.scan(lambda c, x: self.cell(c, x), ...)``)
+            closes_over_nnx = self.nnx_in(args, kwargs)
+            if any(callee is t for t in _transforms()) and (closes_over_nnx or contains_value((args, kwargs))):
                 # the transformed function closes over traced values: it is applied
                 # in the graph when called, not returned as an object from it
                 self.decide(node, "call", "transform", f"{qualified_name(callee)} of a function closing over traced values")
                 return TransformedFn(callee, args, kwargs)
+            if closes_over_nnx:   # the objects' state is the op's input, their writes lifted (nnx.py)
+                return self.nnx_call(fn, args, kwargs, node)
             if holds_arrays:   # its arrays are inputs of the op, not constants
                 fn, args = _apply_callable, (callee, *args)
             try:
@@ -199,7 +203,8 @@ class CallMixin:
         """Local functions passed to JAX become plain Python closures."""
         from .interpreter import LocalFunction
 
-        leaves, treedef = jax.tree_util.tree_flatten(tree, is_leaf=lambda x: isinstance(x, (Value, LocalFunction)))
+        # (an NNX object is one leaf: rebuilt from its leaves it would be a copy)
+        leaves, treedef = jax.tree_util.tree_flatten(tree, is_leaf=lambda x: isinstance(x, (Value, LocalFunction)) or is_nnx(x))
         if not any(isinstance(x, LocalFunction) for x in leaves):
             return tree
         converted = [self.traced_closure(x, node) if isinstance(x, LocalFunction) else x for x in leaves]
@@ -215,14 +220,16 @@ class CallMixin:
             while frame is not None and not frame.owns(name):
                 frame = frame.parent
             if frame is None or name not in frame.env:
+                globs = fn.unit.globals
+                if name in globs and is_nnx(globs[name]):
+                    # an NNX model global: passed in (its state must be the op's input, not a constant), guarded
+                    names.append(name)
+                    values.append(self.external(globs[name], lambda g=globs, n=name: g[n], f"global {name}",
+                                                ("global", id(globs), name), ("global", globs, name)))
                 continue  # a global or builtin: the closure's globals have it
             value = frame.env[name]
             names.append(name)
             values.append(self.traced_closure(value, node) if isinstance(value, LocalFunction) else value)
-        if self.nnx_in(values):
-            # the closure would run library code on the real objects inside JAX's trace
-            raise self.graph_break(FallbackCode.OPAQUE_CALL, node, f"{fn.unit.qualname}, passed to JAX, closes over NNX "
-                                   "objects", "call", hint="pass the objects as arguments, or use flax's own transforms")
         factory = factory_for(fn.node, tuple(names), fn.unit.filename, fn.unit.globals)
         self.decide(node, "call", "closure", f"{fn.unit.qualname} passed to JAX as a Python closure")
         return TracedClosure(factory, tuple(names), tuple(values))

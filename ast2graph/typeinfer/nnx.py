@@ -265,9 +265,9 @@ class NnxMixin:
             return x
 
         masked_fn = mask(fn)
-        args, kwargs = jax.tree_util.tree_map(mask, (args, kwargs),
-                                              is_leaf=lambda x: isinstance(x, (Value, LocalFunction)) or is_nnx(x))
+        # local functions first: the NNX objects they close over are masked too (a TracedClosure is a pytree)
         args, kwargs = self._closures_for_jax((args, kwargs), node)
+        args, kwargs = jax.tree_util.tree_map(mask, (args, kwargs), is_leaf=lambda x: isinstance(x, Value) or is_nnx(x))
         try:
             graphdef, flat = gl.flatten(tuple(objs), with_paths=True, graph=True)
         except Exception as e:  # noqa: BLE001 - flax refuses these objects: Python runs the call
