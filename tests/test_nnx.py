@@ -658,3 +658,26 @@ def test_local_functions_closing_over_the_model_passed_to_jax():
         return on_global, GLOBAL_MODEL
 
     check_sequence(make_global, [call_and_state(X), bump, bump], recompiles=0)
+
+
+def test_configuration_set_in_the_function_is_seen_by_the_layer():
+    """``self.bn.use_running_average = ...`` then ``self.bn(x)``: the layer
+    sees the new setting, as in eager (that statement runs in Python)."""
+    class Toggle(nnx.Module):
+        def __init__(self, rngs):
+            self.bn = nnx.BatchNorm(3, rngs=rngs)
+            self.calls = 0
+
+        def __call__(self, x, frozen):
+            self.calls += 1
+            self.bn.use_running_average = frozen
+            return self.bn(x) * self.calls
+
+    def make():
+        model = Toggle(nnx.Rngs(0))
+        return model, model
+
+    def step(frozen):
+        return lambda fn, model: (fn(X, frozen), state_of(model), model.calls, model.bn.use_running_average)
+
+    check_sequence(make, [step(False), step(True), step(False), step(True)], full_graph=False)

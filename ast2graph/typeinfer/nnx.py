@@ -279,6 +279,7 @@ class NnxMixin:
             paths.append(path)
             slots.append(where)
             values.append(self.nnx_read(where, node, _describe(objs, path)))
+        self._pending_elsewhere(objs, {(id(o), a) for o, a in slots}, node, label)
         self.nnx_guard(objs)
         self.decide(node, "call", "nnx", f"{label} on NNX objects: one op; their state is read as inputs and the "
                     "state it changes is written back after each call")
@@ -315,6 +316,19 @@ class NnxMixin:
             return owner, key if isinstance(key, str) else str(key)
         raise self.graph_break(FallbackCode.OPAQUE_CALL, node, f"{label}: an array held in a plain "
                                f"{type(owner).__name__} inside an NNX object ({_describe(objs, path)})", "call")
+
+    def _pending_elsewhere(self, objs: list, slots: set, node: Any, label: str) -> None:
+        """A write of this graph not yet on the real objects that the op could
+        not see: a static attribute (``bn.use_running_average = True``) or a
+        new one set earlier in the function on an object the op receives."""
+        if not self.attr_writes:
+            return
+        nodes = {id(n) for _, n in _graphlib().iter_graph(tuple(objs)) if is_node(n)}
+        for key, (obj, attr, _) in self.attr_writes.items():
+            if key[0] in nodes and key not in slots:
+                raise self.graph_break(FallbackCode.MUTATION, node, f"{label} reads {type(obj).__name__}, whose "
+                                       f"attribute {attr!r} this function set before (not an array the op takes as "
+                                       "input)", "call")
 
     def _nnx_result(self, out: Any, objs: list) -> Any:
         """The op's result: its ``_Ref``s are the real objects; NNX objects
