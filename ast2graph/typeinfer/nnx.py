@@ -20,8 +20,9 @@ Produces:
   Variable's ``_raw_value``, a module's array attribute), which later ops
   and reads of the same graph see, and which ``GraphPlan.run`` sets on the
   real objects after each call, as it does for ``self.attr = v`` on any
-  object from outside (writes under a traced condition are joined like
-  variables: ``control._join_and_emit``);
+  object from outside; writes under a traced condition are joined like
+  variables (``control._join_and_emit``), writes in a rolled loop's body
+  are carried by the loop (``control._solve_loop``);
 * guards on the structure of every NNX object an op receives (its
   attributes, static configuration such as ``use_running_average`` and
   ``deterministic``, and which Variables it holds): ``model.eval()``, a
@@ -37,10 +38,15 @@ their meaning): an NNX module argument is one object, keyed by identity,
 not a pytree flattened into a copy (``boundary_leaf``).
 
 Invariants: a value of an outside Variable is never a constant of the graph
-(a capture, re-read every call, or a pending write of this call); a write
-that cannot be lifted (inside a rolled loop, into a plain container, a call
-that changes an object's structure, a Variable with refs or hijax)
-raises ``GraphBreak``: that statement runs in Python, on the real objects.
+(a capture, re-read every call, or a pending write of this call); what an op
+cannot carry (a call that changes an object's structure, such as
+``model.eval()`` or ``self.sow``; an array in a plain container; a Variable
+with refs or hijax; a configuration attribute the function set before the
+op) raises ``GraphBreak``: that statement runs in Python, on the real objects.
+Limits: an NNX module argument is keyed by identity (a new model object of
+the same structure compiles again); a standalone Variable passed inside a
+pytree argument (an ``nnx.State``) is read, and writing it runs in Python;
+Variable metadata changed in place is not guarded.
 """
 
 from __future__ import annotations
