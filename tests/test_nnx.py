@@ -681,3 +681,24 @@ def test_configuration_set_in_the_function_is_seen_by_the_layer():
         return lambda fn, model: (fn(X, frozen), state_of(model), model.calls, model.bn.use_running_average)
 
     check_sequence(make, [step(False), step(True), step(False), step(True)], full_graph=False)
+
+
+def test_functional_merge_and_split_of_a_state_argument():
+    """The functional style: a graphdef and an ``nnx.State`` in, the model
+    merged inside, the new state split out (the model is made anew by every
+    eager call, so its writes stay inside the graph)."""
+    def forward(graphdef, state, x):
+        model = nnx.merge(graphdef, state)
+        y = model(x)
+        _, state = nnx.split(model)
+        return y, state
+
+    def make():
+        graphdef, state = nnx.split(MLP(nnx.Rngs(0, dropout=1)))
+        return forward, {"graphdef": graphdef, "state": state}
+
+    def step(fn, world):
+        y, world["state"] = fn(world["graphdef"], world["state"], X)
+        return y, state_of(nnx.merge(world["graphdef"], world["state"]))
+
+    check_sequence(make, [step] * 3, recompiles=0)
