@@ -9,13 +9,13 @@
         return x
 """
 
-from .api import Explanation, StaticFunction, clear_caches, explain, to_static
+from .api import Explanation, RecompileWarning, StaticFunction, clear_caches, explain, to_static
 from .diagnostics import (Ast2GraphError, ConversionError, FullGraphError, Loc,
                           LoopBoundError, NoSourceError, UnsupportedSyntaxError)
 
 __all__ = [
     "Ast2GraphError", "ConversionError", "Explanation", "FullGraphError", "Loc",
-    "LoopBoundError", "NoSourceError", "StaticFunction", "UnsupportedSyntaxError", "clear_caches", "explain",
+    "LoopBoundError", "NoSourceError", "RecompileWarning", "StaticFunction", "UnsupportedSyntaxError", "clear_caches", "explain",
     "to_static",
 ]
 __version__ = "0.1.0"

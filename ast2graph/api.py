@@ -36,7 +36,7 @@ from .fastpath import MISS, SpecMiss, aval_checked, make_fast_call
 from .diagnostics import ConversionError, FullGraphError, NoSourceError, UnsupportedSyntaxError
 from .fallback.control import (BREAK, CONTINUE, NEXT, RETURN, JumpPlan, PythonControl, StatementPlan, escapes,
                                splittable)
-from .fallback.interpreted import InterpretedNode
+from .fallback.interpreted import CELLS, InterpretedNode, call_cells
 from .fallback.sites import Decision, FallbackCode, FallbackSite, GraphBreak
 from .ir import print_graph, verify
 from .ir.core import Value, bounded, walk_ops
@@ -44,7 +44,8 @@ from .jit_options import JitOptions
 from .lowering import lower_graph
 from .parser import unwrap_callable
 from .typeinfer import Options, Specialization, specialize, unit_of_function
-from .typeinfer.specialize import numpy_aliasing
+from .typeinfer.guards import Identity, changed_attributes, object_key
+from .typeinfer.specialize import leaf_paths, numpy_aliasing
 from .typeinfer.nnx import boundary_leaf, is_node
 from .typeinfer.arrays import HostErrors
 from .typeinfer.lattice import TracedNumber, array_type_of, is_array, is_traceable_number, to_python_number
@@ -74,21 +75,6 @@ def _checks_enabled() -> bool:
 _ARRAY_IMPL = type(jax.numpy.zeros(()))
 
 
-class _Identity:
-    """Hashes an unhashable static object by identity (and keeps it alive)."""
-
-    __slots__ = ("obj",)
-
-    def __init__(self, obj: Any):
-        self.obj = obj
-
-    def __hash__(self) -> int:
-        return id(self.obj)
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, _Identity) and other.obj is self.obj
-
-
 def _leaf_key(leaf: Any) -> Any:
     if type(leaf) is _ARRAY_IMPL:
         return ("A", leaf.shape, leaf.dtype, leaf.weak_type)
@@ -97,30 +83,48 @@ def _leaf_key(leaf: Any) -> Any:
         return ("N" if type(leaf) is np.ndarray else "A", t.shape, t.dtype, t.weak_type)
     if isinstance(leaf, (bool, int, float, complex, str, bytes, type(None))):
         return ("S", type(leaf), leaf)
-    if is_node(leaf):   # an NNX module: the graph reads its state through it (never by equality)
-        return ("O", _Identity(leaf))
-    try:
-        hash(leaf)
-        if type(leaf).__eq__ is object.__eq__:
-            return ("O", _Identity(leaf))
-        return ("H", type(leaf), leaf)
-    except TypeError:
-        return ("O", _Identity(leaf))
+    if is_node(leaf):   # an NNX module: the graph reads its state through it (never by equality or value)
+        return ("O", Identity(leaf))
+    return object_key(leaf)
 
 
 def _signature_change(old: tuple, new: tuple) -> str:
-    """Which input of a segment changed between two cache keys."""
-    _, names_old, _, leaves_old, _ = old
-    _, names_new, _, leaves_new, _ = new
+    """Which input of a segment changed between two cache keys, in words a
+    user can act on."""
+    _, names_old, tree_old, leaves_old, _ = old
+    _, names_new, tree_new, leaves_new, _ = new
     if names_old != names_new:
         return f"new inputs {list(names_new)} (were {list(names_old)})"
-    if len(leaves_old) != len(leaves_new):
+    if tree_old != tree_new:
         return f"the structure of inputs {list(names_new)} changed ({len(leaves_old)} -> {len(leaves_new)} leaves)"
-    for k, (a, b) in enumerate(zip(leaves_old, leaves_new)):
+    paths = leaf_paths(list(names_new), tree_new, len(leaves_new))
+    for path, a, b in zip(paths, leaves_old, leaves_new):
         if a != b:
-            what = lambda x: f"{x[2]}[{','.join(map(str, x[1]))}]" if x[0] == "A" else repr(x[-1])  # noqa: E731
-            return f"input leaf {k} changed: {what(a)} -> {what(b)}"
-    return "input structure changed"
+            return f"{path}: {_describe_leaf_change(a, b)}"
+    return "the inputs share memory differently"
+
+
+def _describe_leaf_change(a: tuple, b: tuple) -> str:
+    if a[0] != b[0] or a[0] not in "ANSHVO":
+        return "changed kind"
+    if a[0] in "AN":
+        return f"{a[2]}[{','.join(map(str, a[1]))}] -> {b[2]}[{','.join(map(str, b[1]))}]"
+    if a[0] == "S":
+        return f"{a[2]!r} -> {b[2]!r} (a Python value is specialised on)"
+    if a[0] == "H":
+        return f"{_short(a[2])} -> {_short(b[2])} (an immutable object is specialised on by equality)"
+    if a[0] == "V":
+        changed = changed_attributes(a[1], b[1])
+        what = f"attribute{'s' * (len(changed) > 1)} {', '.join(changed)} changed" if changed else "another class"
+        return f"{what} (a plain object is specialised on by its attribute values)"
+    return f"a different {type(b[1].obj).__name__} object (specialised on by identity: it holds arrays, slots, " \
+           "properties or other state that cannot be compared cheaply; pass the same object, or keep arrays in " \
+           "arguments)"
+
+
+def _short(x: Any) -> str:
+    text = repr(x)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 @dataclass
@@ -156,15 +160,30 @@ class GraphPlan:
         self.plain_outputs = (all(isinstance(x, Value) for x in self.spec.out_template)
                               and not (self.numpy_out or self.numpy_scalar_out or self.python_out))
         # what only the general path does: arguments handed back or written into, attributes set, host effects
-        self.fast_ok = not (self.passthrough or self.has_effects or self.spec.input_writes or self.spec.attr_writes)
+        self.fast_ok = not (self.passthrough or self.has_effects or self.spec.input_writes)
+        # by-value object arguments (``Specialization.rebound``): where the
+        # trace-time object stands in the outputs and attribute writes
+        self.rebind_out = [(j, k) for j, x in enumerate(self.spec.out_template) for k, obj in self.spec.rebound.items()
+                           if x is obj]
+        self.rebind_writes = [(w, k) for w, (obj, _) in enumerate(self.spec.attr_writes)
+                              for k, held in self.spec.rebound.items() if obj is held]
         self.stale = False   # traced again for inputs of other types (SpecMiss): compile anew
 
     @property
     def end(self) -> int:
         return self.spec.end
 
-    def guards_hold(self) -> bool:
-        return not self.stale and all(g.holds() for g in self.spec.guards)
+    def why_not(self, leaves: list) -> str:
+        """What fails now of what the plan was specialised on."""
+        for k, obj in self.spec.pinned.items():
+            if leaves[k] is not obj:
+                return f"another {type(leaves[k]).__name__} object where the graph used the identity of the first"
+        failed = next((g for g in self.spec.guards if not g.holds()), None)
+        return f"{failed.description} changed" if failed is not None else "the graph was traced for other input types"
+
+    def guards_hold(self, leaves: list) -> bool:
+        return not self.stale and all(leaves[k] is obj for k, obj in self.spec.pinned.items()) and \
+            all(g.holds() for g in self.spec.guards)
 
     def converted(self, outs: Any) -> list:
         """The flat result of the graph's outputs ``outs``, each of eager's
@@ -213,6 +232,8 @@ class GraphPlan:
         filled = self.converted(outs)
         for j, k in self.passthrough:
             filled[j] = leaves[k]
+        for j, k in self.rebind_out:   # an equal object argument stands where the traced one did
+            filled[j] = leaves[k]
         tail = len(filled) - len(spec.input_writes)   # the written-back arguments come last
         for n, k in enumerate(spec.input_writes):
             # a mutated argument: into the caller's array, and every output that is it
@@ -221,8 +242,13 @@ class GraphPlan:
             for j, x in enumerate(spec.out_template):
                 if x is final:
                     filled[j] = leaves[k]
-        result, written, _ = jax.tree_util.tree_unflatten(spec.out_treedef, filled)
-        for (obj, attr), value in zip(spec.attr_writes, written):
+        result, written, _, cell_values = jax.tree_util.tree_unflatten(spec.out_treedef, filled)
+        if cell_values:
+            env.update(cell_values)
+        targets = [obj for obj, _ in spec.attr_writes]
+        for w, k in self.rebind_writes:
+            targets[w] = leaves[k]
+        for obj, (_, attr), value in zip(targets, spec.attr_writes, written):
             setattr(obj, attr, value)
         if spec.returns:
             return RETURN, result
@@ -251,7 +277,14 @@ class CallRecord:
     compiled: list[Any] = field(default_factory=list)
 
 
-_NESTED_COMPILE_CAP = 8   # signatures one statement of a Python-run body compiles before it runs in Python
+_NESTED_COMPILE_CAP = 8
+_RECOMPILE_WARNING = 8   # recompilations of one function before it warns (once)
+
+
+class RecompileWarning(UserWarning):
+    """A converted function keeps recompiling: something it is specialised on
+    changes between calls (the message names it)."""
+   # signatures one statement of a Python-run body compiles before it runs in Python
 
 
 class _Block:
@@ -267,7 +300,7 @@ class _Block:
 
     def __init__(self, owner: "StaticFunction", stmts: list, nested: bool):
         self.owner, self.stmts, self.nested = owner, stmts, nested
-        hidden = _hidden_reads(owner._unit)
+        hidden = _hidden_reads(owner._unit) | set(owner._unit.cellvars)   # a closure may read a cell variable any time
         self.live_names = [sorted(owner._unit.ssa.live_in(s) | hidden) for s in self.stmts]
         self.plans: dict[tuple, list[Any]] = {}
         self.interpreted: dict[int, InterpretedNode] = {}
@@ -285,6 +318,7 @@ class _Block:
         self.scalar_values: dict[tuple[int, str], set] = {}
         self.traced: dict[int, set[str]] = {}
         self.compiles: dict[int, int] = {}
+        self.last_keys: dict[int, tuple] = {}   # the plan key each statement ran with last
 
     def __call__(self, env: dict[str, Any]) -> tuple[str, Any]:
         record = self.owner._record
@@ -297,7 +331,7 @@ class _Block:
                 if self.nested or self.owner._traced_params:
                     values = self._trace_busy(i, names, values)
                 leaves, treedef = jax.tree_util.tree_flatten(values, is_leaf=boundary_leaf())   # an NNX module: one object
-                plan = self._plan_for(i, names, leaves, treedef)
+                plan = self._plan_for(i, names, leaves, treedef, env.get(CELLS))
             if record is not None:
                 record.plans.append(plan)
             try:
@@ -337,21 +371,19 @@ class _Block:
     def _line(self, i: int) -> int:
         return getattr(self.stmts[i], "lineno", 0)
 
-    def _plan_for(self, i: int, names: list[str], leaves: list, treedef: Any) -> Any:
+    def _plan_for(self, i: int, names: list[str], leaves: list, treedef: Any, cells: dict | None = None) -> Any:
         owner = self.owner
         key = (i, tuple(names), treedef, tuple(_leaf_key(x) for x in leaves), numpy_aliasing(leaves))
         candidates = self.plans.setdefault(key, [])
+        last, self.last_keys[i] = self.last_keys.get(i), key
         for plan in candidates:
-            if plan.guards_hold():
+            if plan.guards_hold(leaves):
                 return plan
-        others = [k for k in self.plans if k[0] == i and k is not key and self.plans[k]]
         if candidates:
             owner.note_changed_statics(candidates)
-        if candidates or others:
-            owner.recompiles += 1
-            owner.recompile_reasons.append(
-                f"line {self._line(i)}: a guarded static value changed" if candidates
-                else f"line {self._line(i)}: {_signature_change(others[-1], key)}")
+            owner.note_recompile(f"line {self._line(i)}: {candidates[0].why_not(leaves)}")
+        elif last is not None:
+            owner.note_recompile(f"line {self._line(i)}: {_signature_change(last, key)}")
         self.compiles[i] = self.compiles.get(i, 0) + 1
         if self.nested and self.compiles[i] > _NESTED_COMPILE_CAP:
             site = FallbackSite(FallbackCode.LOOP_CARRIED_CHANGE, owner._unit.loc(self.stmts[i]),
@@ -360,17 +392,17 @@ class _Block:
                                 "this statement runs in Python; the statements around it stay compiled")
             plan = self.fixed[i] = self._fallback_plan(i, site)
             return plan
-        plan = self._compile(i, names, leaves, treedef)
+        plan = self._compile(i, names, leaves, treedef, cells)
         candidates.insert(0, plan)
         if owner._record is not None:
             owner._record.compiled.append(plan)
         return plan
 
-    def _compile(self, i: int, names: list[str], leaves: list, treedef: Any) -> Any:
+    def _compile(self, i: int, names: list[str], leaves: list, treedef: Any, cells: dict | None) -> Any:
         owner = self.owner
         try:
             with _gc_paused():
-                plan = self._compile_plan(i, names, leaves, treedef)
+                plan = self._compile_plan(i, names, leaves, treedef, cells)
         except (FullGraphError, GraphBreak):
             raise
         except Exception as e:  # noqa: BLE001 - a bug of ours must not break the user's program
@@ -386,14 +418,14 @@ class _Block:
             return self._interpreted_plan(i, site)
         return plan
 
-    def _compile_plan(self, i: int, names: list[str], leaves: list, treedef: Any) -> Any:
+    def _compile_plan(self, i: int, names: list[str], leaves: list, treedef: Any, cells: dict | None) -> Any:
         owner = self.owner
         t0 = time.perf_counter()
         stop = next((k for k in self.barriers if k > i), len(self.stmts))
         while True:
             try:
                 spec = specialize(owner._unit, self.stmts, i, stop, names, leaves, treedef, owner._options,
-                                  nested=self.nested, traced_statics=frozenset(owner._traced_statics))
+                                  nested=self.nested, traced_statics=frozenset(owner._traced_statics), cells=cells)
                 break
             except GraphBreak as e:
                 if owner._options.full_graph:
@@ -547,6 +579,8 @@ class StaticFunction:
         self._note_busy_scalars(env)
         self._single = None
         kind, value = self._top(env)
+        if CELLS in env:   # closures made by interpreted statements see the variables' final values
+            call_cells(env, self._unit.cellvars)
         if self._single is not None:
             if not kwargs and self._record is None:
                 self._fast = make_fast_call(self, self._single[0], args, *self._single[1:])
@@ -564,6 +598,8 @@ class StaticFunction:
         self._jit.place_inputs(env, self._caller_params)
         self._note_busy_scalars(env)
         kind, value = self._top(env)
+        if CELLS in env:   # closures made by interpreted statements see the variables' final values
+            call_cells(env, self._unit.cellvars)
         return self._jit.place_result(value if kind == RETURN else None)
 
     def _block(self, stmts: list) -> "_Block":
@@ -599,6 +635,16 @@ class StaticFunction:
             if len(seen) > limit:
                 self._traced_params.add(name)
                 self.recompile_reasons.append(f"argument {name!r} took more than {limit} values: now traced")
+
+    def note_recompile(self, reason: str) -> None:
+        """One more recompilation; a function that keeps recompiling says
+        once what keeps changing."""
+        self.recompiles += 1
+        self.recompile_reasons.append(reason)
+        if self.recompiles == _RECOMPILE_WARNING:
+            recent = "; ".join(dict.fromkeys(self.recompile_reasons[-3:]))
+            warnings.warn(f"ast2graph: {self.name} has recompiled {self.recompiles} times (each costs a new trace "
+                          f"and XLA compilation); the latest reasons: {recent}", RecompileWarning, stacklevel=4)
 
     def note_changed_statics(self, plans: list) -> None:
         """Guarded Python ints read from outside (``self.calls``) that changed:

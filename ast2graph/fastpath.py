@@ -131,6 +131,7 @@ def make_fast_call(owner: Any, plan: Any, args: tuple, names: list[str], leaves:
     plain = plan.plain_outputs
     out_treedef = spec.out_treedef
     unflatten = jax.tree_util.tree_unflatten
+    writes = spec.attr_writes
 
     def fast(call_args: tuple) -> Any:
         if len(call_args) != nargs:
@@ -163,7 +164,10 @@ def make_fast_call(owner: Any, plan: Any, args: tuple, names: list[str], leaves:
             if error is not None:
                 raise error from None
             raise
-        return unflatten(out_treedef, outs if plain else plan.converted(outs))[0]
+        full = unflatten(out_treedef, outs if plain else plan.converted(outs))
+        for (obj, attr), value in zip(writes, full[1]):   # lifted attribute and cell writes, in eager's order
+            setattr(obj, attr, value)
+        return full[0]
 
     return fast
 

@@ -100,7 +100,7 @@ class StatementPlan:
     def end(self) -> int:
         return self.start + 1
 
-    def guards_hold(self) -> bool:
+    def guards_hold(self, leaves: Any) -> bool:
         return True
 
 

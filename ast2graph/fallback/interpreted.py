@@ -8,6 +8,11 @@ outputs (every local it leaves bound); a ``return`` inside it returns from
 the converted function.
 Invariants: the statement runs exactly as in eager Python: same globals dict,
 same closure values, same objects (arguments are passed, never copied).
+The converted function's cell variables (the ones its nested functions
+capture) are real cells, one set per call (``CELLS`` in the environment): a
+function defined by an interpreted statement closes over them, so it sees
+the variable's later values, whichever segment assigns them, as in eager
+Python ("one cell, one value").
 """
 
 from __future__ import annotations
@@ -21,6 +26,23 @@ import gast
 from ..typeinfer.state import Unit
 
 _RESULT = "__a2g_locals"
+CELLS = "<cells>"   # environment key of the call's cells: {name: cell}; not an identifier, never a variable
+
+
+def call_cells(env: dict[str, Any], names: tuple[str, ...]) -> dict[str, types.CellType]:
+    """The cells of this call's cell variables, holding their current values."""
+    cells = env.get(CELLS)
+    if cells is None:
+        cells = env[CELLS] = {n: types.CellType() for n in names}
+    for n, cell in cells.items():
+        if n in env:
+            cell.cell_contents = env[n]
+        else:
+            try:
+                del cell.cell_contents
+            except ValueError:
+                pass
+    return cells
 
 
 class _ReturnRewriter(ast.NodeTransformer):
@@ -45,9 +67,9 @@ class InterpretedNode:
     def __init__(self, unit: Unit, stmt: Any):
         self.unit = unit
         self.stmt = stmt
-        self._compiled: dict[frozenset, types.FunctionType] = {}
+        self._compiled: dict[frozenset, types.CodeType] = {}
 
-    def _build(self, inputs: tuple[str, ...]) -> types.FunctionType:
+    def _build(self, inputs: tuple[str, ...], cellvars: tuple[str, ...]) -> types.CodeType:
         unit = self.unit
         stmt = _ReturnRewriter().visit(gast.gast_to_ast(self.stmt))
         line = getattr(self.stmt, "lineno", 1)
@@ -55,7 +77,9 @@ class InterpretedNode:
         scope = unit.scope
         if scope.declared_global:
             body.append(ast.Global(sorted(scope.declared_global)))
-        locals_ = (set(scope.params) | set(scope.locals)) - set(inputs) - set(scope.declared_global)
+        if cellvars:
+            body.append(ast.Nonlocal(list(cellvars)))
+        locals_ = (set(scope.params) | set(scope.locals)) - set(inputs) - set(scope.declared_global) - set(cellvars)
         if locals_:
             # Make every local of the original function local here too, so an
             # unbound one raises UnboundLocalError as it does in eager Python.
@@ -68,15 +92,22 @@ class InterpretedNode:
         args = ast.arguments(posonlyargs=[], args=[ast.arg(n) for n in inputs], vararg=None, kwonlyargs=[],
                              kw_defaults=[], kwarg=None, defaults=[])
         fn = ast.FunctionDef(f"<ast2graph interpreted line {line}>", args, body, [], None, None)
-        for node in ast.walk(fn):
+        top: ast.stmt = fn
+        if cellvars:   # the cell variables become free variables of fn: cells of an enclosing function
+            binds = [ast.Assign([ast.Name(n, ast.Store()) for n in cellvars], ast.Constant(None))]
+            top = ast.FunctionDef("<ast2graph cells>", ast.arguments(posonlyargs=[], args=[], vararg=None, kwonlyargs=[],
+                                  kw_defaults=[], kwarg=None, defaults=[]), binds + [fn], [], None, None)
+        for node in ast.walk(top):
             if not hasattr(node, "lineno") or node.lineno is None:
                 node.lineno, node.col_offset = line, 0
                 node.end_lineno, node.end_col_offset = line, 0
-        module = ast.fix_missing_locations(ast.Module([fn], []))
+        module = ast.fix_missing_locations(ast.Module([top], []))
         namespace: dict[str, Any] = {}
         exec(compile(module, unit.filename, "exec"), namespace)  # noqa: S102 - the user's own statement
-        code = namespace[fn.name].__code__
-        return types.FunctionType(code, unit.globals, fn.name)
+        code = namespace[top.name].__code__
+        if cellvars:
+            code = next(c for c in code.co_consts if isinstance(c, types.CodeType) and c.co_name == fn.name)
+        return code
 
     def run(self, env: dict[str, Any]) -> tuple[bool, Any]:
         """Run the statement; (True, value) if it returned, else (False, None) with env updated."""
@@ -86,17 +117,24 @@ class InterpretedNode:
                 closure[name] = cell.cell_contents
             except ValueError:
                 pass
+        cellvars = self.unit.cellvars
         values = {**closure, **env}
+        values.pop(CELLS, None)
+        for n in cellvars:
+            values.pop(n, None)
         inputs = tuple(sorted(values))
-        fn = self._compiled.get(frozenset(inputs))
-        if fn is None:
-            fn = self._compiled[frozenset(inputs)] = self._build(inputs)
+        code = self._compiled.get(frozenset(inputs))
+        if code is None:
+            code = self._compiled[frozenset(inputs)] = self._build(inputs, cellvars)
+        cells = call_cells(env, cellvars) if cellvars else {}
+        fn = types.FunctionType(code, self.unit.globals, code.co_name, None,
+                                tuple(cells[n] for n in code.co_freevars) if cellvars else None)
         returned, out = fn(*(values[n] for n in inputs))
         if returned:
             return True, out
         out.pop(_RESULT, None)
         for name in list(env):
-            if name not in out:
+            if name not in out and name != CELLS:
                 del env[name]
         for name, value in out.items():
             if name not in closure or name in env:

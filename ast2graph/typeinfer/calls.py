@@ -28,7 +28,7 @@ from ..ir.core import Value
 from ..parser import unwrap_callable
 from ..resolver import (CallKind, classify_callee, is_effectful, is_host_printer, is_pure_static_callable,
                         qualified_name)
-from . import arrays
+from . import arrays, jaxcallbacks
 from .closures import TracedClosure, factory_for, free_names
 from .mutation import numpy_gives_ndarray
 from .nnx import is_nnx, is_variable, nnx_transforms
@@ -94,8 +94,10 @@ class CallMixin:
 
         if isinstance(callee, TransformedFn):   # jax.vmap(f)(x) with f closing over traced values
             if self.nnx_in(callee.args, callee.kwargs, args, kwargs):   # nnx.value_and_grad(loss)(model): on its state
-                return self.nnx_call(_apply_transform, (callee.transform, callee.args, callee.kwargs, *args), kwargs,
-                                     node, f"nnx {qualified_name(callee.transform)}(...)")
+                # (the transform bound into the op: flax's own code is not a function "handed to JAX")
+                return self.nnx_call(functools.partial(_apply_transform, callee.transform),
+                                     (callee.args, callee.kwargs, *args), kwargs, node,
+                                     f"nnx {qualified_name(callee.transform)}(...)")
             return self.emit_call(_apply_transform, (callee.transform, callee.args, callee.kwargs, *args), kwargs, node,
                                   qualified_name(callee.transform))
         if isinstance(callee, arrays.ArrayMethod):
@@ -126,7 +128,10 @@ class CallMixin:
             self.check_mutable(owner, node, f"{type(owner).__name__}.{callee.__name__}")
             return self.static_call(callee, args, kwargs, node)
         kind = classify_callee(callee)
-        if kind is CallKind.USER_FUNCTION or self._is_user_callable_object(callee):
+        # library code on NNX objects (flax's own layers, nnx.state, nnx.grad) runs as it is, in one op (nnx.py)
+        nnx = self.nnx_in(callee, args, kwargs) or self.nnx_class(callee) or any(callee is t for t in nnx_transforms())
+        if kind is CallKind.USER_FUNCTION or self._is_user_callable_object(callee) or \
+                _library_python(callee) and not contains_value(callee) and not nnx:
             start = len(self.region.ops)
             try:
                 return self.inline_user(callee, args, kwargs, node)
@@ -136,12 +141,12 @@ class CallMixin:
                     raise
                 del self.region.ops[start:]
                 return self._host_call(callee, args, kwargs, declared, node)
-        if self.nnx_in(callee, args, kwargs) or self.nnx_class(callee):
-            return self._nnx_library_call(callee, args, kwargs, node)
-        if any(callee is t for t in nnx_transforms()):   # nnx.grad(f), nnx.jit(f): applied where called
+        if nnx and any(callee is t for t in nnx_transforms()):   # nnx.grad(f), nnx.jit(f): applied where called
             args, kwargs = self._closures_for_jax((args, kwargs), node)
             self.decide(node, "call", "transform", f"{qualified_name(callee)}: applied in the graph where it is called")
             return TransformedFn(callee, args, kwargs)
+        if nnx:
+            return self._nnx_library_call(callee, args, kwargs, node)
         holds_arrays = contains_value(callee)   # a pytree callable (an Equinox module) holding traced arrays
         if kind is CallKind.ARRAY_OP or traced or holds_arrays:
             fn = _numpy_to_jnp(callee) if traced else callee
@@ -165,6 +170,11 @@ class CallMixin:
                 if declared is None:
                     raise
                 return self._host_call(callee, args, kwargs, declared, node)
+        init = _python_init(callee)
+        if init is not None:   # a class of the user's or a library's: __init__ converted, not run at trace time
+            obj = self.mark_fresh(object.__new__(callee))
+            self.call(init, (obj, *args), kwargs, node)
+            return obj
         if is_pure_static_callable(callee) or kind is CallKind.BUILTIN or isinstance(callee, type):
             result = self.static_call(callee, args, kwargs, node)
             return self.mark_fresh(result) if isinstance(result, (list, dict, set)) else result
@@ -205,13 +215,29 @@ class CallMixin:
 
         # (an NNX object is one leaf: rebuilt from its leaves it would be a copy)
         leaves, treedef = jax.tree_util.tree_flatten(tree, is_leaf=lambda x: isinstance(x, (Value, LocalFunction)) or is_nnx(x))
+        for x in leaves:
+            if isinstance(x, types.FunctionType) and not jaxcallbacks._jax_or_numpy(x):
+                self._no_python_effect(jaxcallbacks._tree_of(x), jaxcallbacks._globals_resolver(x),
+                                       getattr(x, "__qualname__", "?"), node)
         if not any(isinstance(x, LocalFunction) for x in leaves):
             return tree
         converted = [self.traced_closure(x, node) if isinstance(x, LocalFunction) else x for x in leaves]
         return jax.tree_util.tree_unflatten(treedef, converted)
 
+    def _no_python_effect(self, tree: Any, resolve: Any, name: str, node: Any) -> None:
+        """A function JAX will trace once for all calls must have no Python effect."""
+        found = jaxcallbacks.python_effect(tree, resolve) if tree is not None else None
+        if found is not None:
+            raise self.graph_break(FallbackCode.SIDE_EFFECT, node, f"{name}, handed to JAX, has a Python side effect "
+                                   f"({found[1]}, line {getattr(found[0], 'lineno', '?')}) that eager runs each time "
+                                   "JAX traces it, on every call; in a graph it would run once", "call",
+                                   hint="use jax.debug.print / jax.debug.callback inside functions handed to JAX, "
+                                        "or move the effect out of the function")
+
     def traced_closure(self, fn: Any, node: Any) -> TracedClosure:
         from .interpreter import LocalFunction
+
+        self._no_python_effect(fn.node, lambda name: self._closure_value(fn, name), fn.unit.qualname, node)
 
         own = set(fn.unit.scope.params) | set(fn.unit.scope.locals)
         names, values = [], []
@@ -220,19 +246,39 @@ class CallMixin:
             while frame is not None and not frame.owns(name):
                 frame = frame.parent
             if frame is None or name not in frame.env:
-                globs = fn.unit.globals
-                if name in globs and is_nnx(globs[name]):
-                    # an NNX model global: passed in (its state must be the op's input, not a constant), guarded
-                    names.append(name)
-                    values.append(self.external(globs[name], lambda g=globs, n=name: g[n], f"global {name}",
-                                                ("global", id(globs), name), ("global", globs, name)))
-                continue  # a global or builtin: the closure's globals have it
-            value = frame.env[name]
+                # a global or a cell of the converted function: read (guarded,
+                # an array as a graph input) now, not when JAX traces the closure
+                root = fn.frame
+                while root.parent is not None:
+                    root = root.parent
+                if name not in root.unit.closure and name not in root.unit.globals:
+                    continue   # a builtin
+                value = self._outer_lookup(name, node, root)
+                if isinstance(value, types.ModuleType):
+                    continue
+            else:
+                value = frame.env[name]
             names.append(name)
             values.append(self.traced_closure(value, node) if isinstance(value, LocalFunction) else value)
+        self.note_identity(values)
+        self.guard_reads(tuple(values), node)
         factory = factory_for(fn.node, tuple(names), fn.unit.filename, fn.unit.globals)
         self.decide(node, "call", "closure", f"{fn.unit.qualname} passed to JAX as a Python closure")
         return TracedClosure(factory, tuple(names), tuple(values))
+
+    def _closure_value(self, fn: Any, name: str) -> Any:
+        """What ``name`` denotes inside the local function ``fn`` (for the effect scan); None if unknown."""
+        import builtins
+
+        frame = fn.frame
+        while frame is not None:
+            if frame.owns(name):
+                return frame.env.get(name)
+            frame = frame.parent
+        unit = fn.unit
+        if name in unit.globals:
+            return unit.globals[name]
+        return getattr(builtins, name, None)
 
     def _is_user_callable_object(self, callee: Any) -> bool:
         if isinstance(callee, (types.FunctionType, types.BuiltinFunctionType, type)):
@@ -260,6 +306,10 @@ class CallMixin:
             return self.truth(args[0], node)
         if callee in (int, float, bool, complex) and traced:
             raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{callee.__name__}() of a traced array needs its value on the host")
+        if callee is map and traced and len(args) >= 2 and not kwargs:
+            # each call converted like any other (a traced map object cannot be built)
+            seqs = [self.iterate_static(a, node) for a in args[1:]]
+            return iter([self.call(args[0], tuple(items), {}, node) for items in zip(*seqs)])
         if callee in (enumerate, zip, reversed, list, tuple, sorted) and traced:
             if callee is sorted:
                 raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, "sorted() of traced values")
@@ -321,8 +371,15 @@ class CallMixin:
         except TypeError as e:
             raise self.graph_break(FallbackCode.TRACE_ERROR, node, f"calling {unit.qualname}: {e} (eager raises TypeError)")
         bound.apply_defaults()
+        self._fresh_varargs(bound)
         frame = Frame(unit, dict(bound.arguments))
         return self._run_frame(frame, node)
+
+    def _fresh_varargs(self, bound: inspect.BoundArguments) -> None:
+        """A ``**kwargs`` dict is new per call, the callee's own to change."""
+        for p in bound.signature.parameters.values():
+            if p.kind is p.VAR_KEYWORD and p.name in bound.arguments:
+                self.mark_fresh(bound.arguments[p.name])
 
     def inline_local(self, fn: Any, args: tuple, kwargs: dict, node: Any) -> Any:
         sig = _signature_of_local(fn)
@@ -331,6 +388,7 @@ class CallMixin:
         except TypeError as e:
             raise self.graph_break(FallbackCode.TRACE_ERROR, node, f"calling {fn.unit.qualname}: {e} (eager raises TypeError)")
         bound.apply_defaults()
+        self._fresh_varargs(bound)
         frame = Frame(fn.unit, dict(bound.arguments), parent=fn.frame)
         return self._run_frame(frame, node)
 
@@ -354,6 +412,38 @@ class CallMixin:
 
 _IDENTITY_BUILTINS = frozenset({isinstance, issubclass, type, id, callable, hasattr})
 _STRUCTURE_BUILTINS = frozenset({len, list, tuple, iter, enumerate, zip, reversed})
+
+
+def _python_init(cls: Any) -> Any:
+    """The ``__init__`` to convert when ``cls(...)`` makes an instance: a
+    plain class (metaclass ``type``, ``object.__new__``) whose ``__init__``
+    is Python code of the user or of a library other than JAX and NumPy;
+    None otherwise (the class is called as it is)."""
+    if type(cls) is not type or cls.__new__ is not object.__new__:
+        return None
+    init = cls.__init__
+    if not isinstance(init, types.FunctionType) or init.__code__.co_filename[:1] == "<":
+        return None
+    kind = classify_callee(init)
+    return init if kind is CallKind.USER_FUNCTION or kind is CallKind.OPAQUE else None
+
+
+def _library_python(callee: Any) -> bool:
+    """A Python function (or an object with a Python ``__call__``) of an
+    installed library other than JAX and NumPy (scipy, scikit-learn, optax,
+    ...). Called with traced values it is converted like the user's own
+    functions, never run on tracers: running it would perform its Python
+    effects (a call counter in a closure, an appended list) at trace time,
+    once for all calls, or twice when the attempt then falls back."""
+    target = callee.__func__ if isinstance(callee, types.MethodType) else callee
+    if not isinstance(target, types.FunctionType):
+        call = getattr(type(callee), "__call__", None)
+        if isinstance(callee, type) or not isinstance(call, types.FunctionType):
+            return False
+        target = call
+    if _numpy_to_jnp(callee) is not callee or is_pure_static_callable(callee):
+        return False   # a NumPy/SciPy function with a JAX equivalent; logging.getLogger
+    return classify_callee(target) is CallKind.OPAQUE and target.__code__.co_filename[:1] != "<"
 
 
 class TransformedFn:

@@ -159,6 +159,9 @@ class ControlMixin(ExitsMixin):
 
     def _join_and_emit(self, node: Any, pred: Value, outs: list[tuple[Region, dict]], names: list[str],
                        switch: bool) -> None:
+        for n in names:
+            if not any(n in env for _, env in outs):   # deleted on every path: unbound after the branch
+                self.frame.env.pop(n, None)
         names = [n for n in names if any(n in env for _, env in outs)]
         written = self._branch_writes(node, outs)
         names += [name for name, _, _ in written]

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import inspect
 import operator
 import types
 from typing import Any, Callable, Iterator
@@ -30,7 +31,7 @@ import numpy as np
 from ..diagnostics import Loc
 from ..fallback.sites import Decision, FallbackCode, FallbackSite, GraphBreak
 from ..ir.core import ArrayType, CallOp, Region, Value, walk_ops
-from ..resolver import NameKind, qualified_name
+from ..resolver import CallKind, NameKind, classify_callee, qualified_name
 from . import arrays
 from .blocks import BlocksMixin
 from .calls import CallMixin
@@ -41,6 +42,7 @@ from .elementwise import ELEMENTWISE, elementwise_type
 from .shaperules import rule_type
 from .tracing import output_types
 from .lattice import is_array, is_python_number, is_static_number, is_traceable_number, static_array_type
+from .guards import Snapshot, TooLarge, watched
 from .state import (UNBOUND, Capture, ContinueSignal, BreakSignal, Frame, Guard,
                     Options, ReturnSignal, Unit, builtin_value, unit_of_nested)
 
@@ -85,6 +87,21 @@ _SAFE_STATIC = (bool, int, float, complex, str, bytes, type(None), slice, range,
 
 
 NO_DEFAULT = object()
+
+# Builtins that look at an object's type or identity only: no content guard.
+_IDENTITY_READS = (isinstance, issubclass, type, callable, id)
+_TYPE_READS = (isinstance, issubclass, type, callable)
+_SAFE_LEAVES = (bool, int, float, complex, str, bytes, type(None), types.ModuleType, types.FunctionType, type)
+
+
+def _library_module(module: types.ModuleType) -> bool:
+    """A module of the standard library or an installed package (not the
+    user's own): its functions and classes are not monkeypatched between
+    calls, so reads of them are not guarded (a user module's are)."""
+    from ..resolver.callees import is_user_file
+
+    filename = getattr(module, "__file__", None)
+    return filename is None or not is_user_file(filename)
 
 
 def is_value(x: Any) -> bool:
@@ -132,6 +149,15 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin, NnxMixin)
         self.decisions: dict[tuple, Decision] = {}
         self.guards: list[Guard] = []
         self.guard_keys: set = set()
+        # ids of static objects whose identity the trace observed (``is``,
+        # ``id()``, handed to a callable): a graph specialised on an object by
+        # value (``guards.object_key``) then serves that object only
+        self.identity_used: set[int] = set()
+        self.origin: dict[int, tuple] = {}
+        # the cells of the converted function's call (interpreted.CELLS): id -> (cell, variable)
+        self.own_cells: dict[int, tuple] = {}
+        self.top_frame: Frame | None = None
+        self.properties: dict[tuple, Any] = {}   # (class, attribute) -> a user property's getter, or None   # id -> (object, where it was read from), for guard descriptions
         self.captures: list[Capture] = []
         self.capture_keys: dict = {}
         # The statements still to run in the current function, innermost
@@ -199,6 +225,7 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin, NnxMixin)
         (``tracing.output_types``, what ``jax.eval_shape`` gives).
         An op with no array result is dropped unless it has an ``effect``.
         ``numpy_fn``: the user called a NumPy function (its eager result is an ndarray)."""
+        self._guard_operands(args, kwargs, node)
         leaves, treedef = tree_flatten((args, kwargs))
         out_tree, out_leaves = self._abstract_eval(fn, treedef, leaves, node)
         results = [leaf for leaf in out_leaves if isinstance(leaf, Value)]
@@ -302,6 +329,14 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin, NnxMixin)
         unit = frame.unit
         if name in unit.closure:
             cell = unit.closure[name]
+            pending = self.attr_writes.get((id(cell), "cell_contents"))
+            if pending is not None and pending[0] is cell:
+                return pending[2]
+            own = self.own_cells.get(id(cell))
+            if own is not None and own[0] is cell:
+                # a cell of this very call of the converted function (a function
+                # defined by an interpreted statement): its variable's value here
+                return self.lookup(own[1], node, self.top_frame)
             try:
                 value = cell.cell_contents
             except ValueError:
@@ -331,11 +366,71 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin, NnxMixin)
             return self.capture_keys[key]
         if isinstance(value, types.ModuleType) or key in self.guard_keys:
             return value
+        self.origin[id(value)] = (value, description)
         self.guard_keys.add(key)
         if key in self.traced_statics and type(value) is int and is_traceable_number(value):
             return self._traced_static(value, getter, description, key)
         self.guards.append(Guard(getter, value, description, key, source))
         return value
+
+    def guard_reads(self, tree: Any, node: Any) -> None:
+        """Guard the contents of every outside container or object in ``tree``
+        (a value, or a tuple/list/dict of values created here): a builtin or a
+        Python-level read at trace time may look at any part of it, and the
+        caller may change it in place before the next call (``guards.py``)."""
+        stack, seen = [tree], set()
+        while stack:
+            x = stack.pop()
+            if isinstance(x, _SAFE_LEAVES) or isinstance(x, Value) or id(x) in seen:
+                continue
+            seen.add(id(x))
+            if self._is_fresh(x) or type(x) is tuple:
+                stack.extend(x.values() if isinstance(x, dict) else x if isinstance(x, (list, tuple, set)) else ())
+            elif watched(x):
+                self._guard_contents(x, node)
+
+    def _guard_operands(self, args: tuple, kwargs: dict, node: Any) -> None:
+        """Outside lists, dicts and sets among an op's operands become static
+        arguments of the op: their contents are guarded; other objects there
+        are used by identity."""
+        stack = [*args, *kwargs.values()]
+        while stack:
+            x = stack.pop()
+            kind = type(x)
+            if kind is Value or isinstance(x, _SAFE_LEAVES):
+                continue
+            if kind in (list, dict, set) and not self._is_fresh(x):
+                self.guard_reads(x, node)
+            elif kind in (list, tuple, dict, set):
+                stack.extend(x.values() if kind is dict else x)
+            elif not is_array(x):
+                self.identity_used.add(id(x))
+
+    def named(self, obj: Any, article: str = "") -> str:
+        """Where an outside object was read from (``global SCALES``,
+        ``Model.cfg``), else its type's name."""
+        if isinstance(obj, types.ModuleType):
+            return obj.__name__
+        entry = self.origin.get(id(obj))
+        return entry[1] if entry is not None and entry[0] is obj else article + type(obj).__name__
+
+    def note_identity(self, tree: Any) -> None:
+        """The trace depends on the identity of the objects in ``tree``."""
+        for x in jax.tree_util.tree_leaves(tree, is_leaf=lambda y: not isinstance(y, (list, tuple, dict))):
+            if not isinstance(x, _SAFE_LEAVES):
+                self.identity_used.add(id(x))
+
+    def _guard_contents(self, tree: Any, node: Any) -> None:
+        key = ("contents", id(tree))
+        if key in self.guard_keys:
+            return
+        try:
+            snapshot = Snapshot(tree)
+        except TooLarge:
+            raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"a read of a large outside {type(tree).__name__} "
+                                   "whose contents cannot be guarded cheaply (it could change before the next call)")
+        self.guard_keys.add(key)
+        self.guards.append(Guard(lambda: tree, snapshot, f"the contents of {self.named(tree, 'a ')}", key))
 
     def _traced_static(self, value: Any, getter: Callable[[], Any], description: str, key: Any) -> Value:
         """A Python int read from outside that keeps changing between calls
@@ -362,6 +457,13 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin, NnxMixin)
             if owner is not None:
                 owner.env[name] = value
                 return
+        cell = frame.unit.closure.get(name) if name in frame.unit.scope.declared_nonlocal else None
+        if cell is not None and len(self.regions) == 1 and self.own_cells.get(id(cell)) is None:
+            # a library or helper closure rebinding its enclosing function's
+            # variable (optax's ``nonlocal decay_steps``), on a straight path:
+            # lifted out of the graph like an attribute write, into the cell
+            self.attr_writes[(id(cell), "cell_contents")] = (cell, "cell_contents", value)
+            return
         if name in frame.unit.scope.declared_global or name in frame.unit.scope.declared_nonlocal:
             raise self.graph_break(FallbackCode.MUTATION, node, f"assignment to {'global' if name in frame.unit.scope.declared_global else 'nonlocal'} variable '{name}'")
         frame.env[name] = value
@@ -395,7 +497,9 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin, NnxMixin)
         out: dict = {}
         for k, v in zip(node.keys, node.values):
             if k is None:
-                out.update(self.eval(v))
+                mapping = self.eval(v)
+                self.guard_reads(mapping, v)
+                out.update(mapping)
             else:
                 key = self.eval(k)
                 if isinstance(key, Value):
@@ -425,6 +529,8 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin, NnxMixin)
             return self.iterate_static(self.nnx_operator(list, (value,), node), node)
         if is_node(value):       # an nnx.List: its length and items are guarded
             self.nnx_guard([value])
+        if not self._is_fresh(value) and watched(value) and type(value) is not tuple:
+            self._guard_contents(value, node)   # the items read are the ones it holds now
         try:
             return list(value)
         except Exception as e:  # noqa: BLE001
@@ -455,8 +561,18 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin, NnxMixin)
             return self.emit_call(fn, (left, right), {}, node, fn.__name__)
         return self.static_call(fn, (left, right), {}, node)
 
-    def static_call(self, fn: Callable, args: tuple, kwargs: dict, node: Any) -> Any:
-        """Eager Python at trace time; an exception is eager's, so it falls back."""
+    def static_call(self, fn: Callable, args: tuple, kwargs: dict, node: Any, reads: bool = True) -> Any:
+        """Eager Python at trace time; an exception is eager's, so it falls back.
+        ``reads``: ``fn`` may read the contents of its arguments (and of the
+        object a builtin method is bound to), which are then guarded; False
+        for a read the caller guards itself (``x[i]``) and for writes."""
+        if not any(fn is f for f in _TYPE_READS):
+            self.note_identity((*args, *kwargs.values()))
+        if reads and not any(fn is f for f in _IDENTITY_READS):
+            self.guard_reads((*args, *kwargs.values()), node)
+            owner = getattr(fn, "__self__", None)
+            if owner is not None and type(fn) is types.BuiltinMethodType:
+                self.guard_reads(owner, node)
         try:
             out = fn(*args, **kwargs)
         except GraphBreak:
@@ -537,6 +653,7 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin, NnxMixin)
             right = self.eval(comparator)
             fn = arrays.COMPARE[type(op).__name__]
             if isinstance(op, (gast.Is, gast.IsNot)):
+                self.note_identity((left, right))
                 part = fn(left, right)
             else:
                 part = self.binop(fn, left, right, node)
@@ -588,14 +705,36 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin, NnxMixin)
             return pending[2]
         if isinstance(obj, arrays.AtIndexed):
             return arrays.AtMethod(obj.value, obj.index, attr)
+        getter = self._user_property(obj, attr)
+        if getter is not None:   # converted like a call: its effects are the graph's, not the trace's
+            return self.call(getter, (obj,), {}, node)
         try:
             value = getattr(obj, attr)
         except Exception as e:  # noqa: BLE001
             raise self.graph_break(FallbackCode.TRACE_ERROR, node, f"attribute {attr!r} raised {type(e).__name__}: {e}", exc=e)
-        if isinstance(obj, types.ModuleType) or self._is_fresh(obj) or callable(value) and not is_array(value) and isinstance(obj, type):
+        if self._is_fresh(obj) or callable(value) and not is_array(value) and isinstance(obj, type):
             return value
-        return self.external(value, lambda: getattr(obj, attr), f"{type(obj).__name__}.{attr}", ("attr", id(obj), attr),
+        if isinstance(obj, types.ModuleType) and (isinstance(value, types.ModuleType) or _library_module(obj) and
+                                                  callable(value) and not is_array(value)):
+            return value   # a library's functions and classes: fixed for the process
+        return self.external(value, lambda: getattr(obj, attr), f"{self.named(obj)}.{attr}", ("attr", id(obj), attr),
                              ("attr", obj, attr))
+
+    def _user_property(self, obj: Any, attr: str) -> Callable | None:
+        """The getter of a ``property`` of the user's class (Python code that
+        eager runs on every read): None for anything else."""
+        if isinstance(obj, (type, types.ModuleType)) or type(obj).__module__ == "builtins":
+            return None
+        key = (type(obj), attr)
+        if key not in self.properties:
+            try:
+                raw = inspect.getattr_static(type(obj), attr)
+            except AttributeError:
+                raw = None
+            fget = getattr(raw, "fget", None) if type(raw) is property else None
+            user = isinstance(fget, types.FunctionType) and classify_callee(fget) is CallKind.USER_FUNCTION
+            self.properties[key] = fget if user else None
+        return self.properties[key]
 
     def _is_fresh(self, obj: Any) -> bool:
         entry = self.fresh.get(id(obj))
@@ -623,10 +762,14 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin, NnxMixin)
         if isinstance(obj, Value) or contains_value(idx):
             self.check_numpy_index(obj, idx, node)
             return self.emit_call(arrays.getitem, (obj, idx), {}, node, "getitem")
-        value = self.static_call(operator.getitem, (obj, idx), {}, node)
+        value = self.static_call(operator.getitem, (obj, idx), {}, node, reads=False)
         if self._is_fresh(obj) or isinstance(obj, (tuple, str, range)) and not is_array(value):
             return value
-        return self.external(value, lambda: obj[idx], f"{type(obj).__name__}[{idx!r}]", ("item", id(obj), repr(idx)),
+        if type(idx) is slice and type(value) is type(obj) and type(obj) in (list, bytearray):
+            # a copy made per call (``schedules[1:]``): what it holds is guarded, not its identity
+            self._guard_contents(obj, node)
+            return self.mark_fresh(value)
+        return self.external(value, lambda: obj[idx], f"{self.named(obj)}[{idx!r}]", ("item", id(obj), repr(idx)),
                              ("item", obj, idx))
 
     def eval_index(self, node: Any) -> Any:
@@ -670,6 +813,7 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin, NnxMixin)
             if contains_value(value) or contains_value(spec):
                 return self._deferred_fstring(node)
             conv = {-1: lambda x: x, 115: str, 114: repr, 97: ascii}[v.conversion]
+            self.guard_reads(value, v)
             parts.append(self.static_call(format, (conv(value), spec), {}, v))
         return "".join(parts)
 
@@ -771,7 +915,7 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin, NnxMixin)
                 self.attr_writes[(id(obj), target.attr)] = (obj, target.attr, value)
                 return
             self.check_mutable(obj, target, f"setting attribute {target.attr!r}")
-            self.static_call(setattr, (obj, target.attr, value), {}, target)
+            self.static_call(setattr, (obj, target.attr, value), {}, target, reads=False)
         elif isinstance(target, gast.Starred):
             self.assign(target.value, value, node)
         else:
@@ -805,7 +949,7 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin, NnxMixin)
         self.check_mutable(obj, target, "item assignment")
         if contains_value(idx):
             raise self.graph_break(FallbackCode.CONCRETE_VALUE, target, "a traced index into a Python container")
-        self.static_call(operator.setitem, (obj, idx, value), {}, target)
+        self.static_call(operator.setitem, (obj, idx, value), {}, target, reads=False)
 
     # ----------------------------------------------------------- statements
     def exec_block(self, stmts: list) -> None:
@@ -883,7 +1027,7 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin, NnxMixin)
             return
         current = self.static_call(operator.getitem, (obj, idx), {}, target)
         self.check_mutable(obj, target, "item assignment")
-        self.static_call(operator.setitem, (obj, idx, self.binop(fn, current, right, stmt)), {}, target)
+        self.static_call(operator.setitem, (obj, idx, self.binop(fn, current, right, stmt)), {}, target, reads=False)
 
     def exec_Return(self, stmt: gast.Return) -> None:
         value = None if stmt.value is None else self.eval(stmt.value)

@@ -22,6 +22,7 @@ from ..fallback.sites import Decision, FallbackCode, FallbackSite, GraphBreak
 from ..ir.core import CallOp, Graph, Region, Value, walk_ops
 from .arrays import DeferredStr, raise_when
 from .calls import TransformedFn
+from .guards import object_key
 from .interpreter import LocalFunction, Specializer, contains_value
 from .nnx import is_nnx
 from .lattice import array_type_of, is_array, untrace_numbers
@@ -42,6 +43,11 @@ class Specialization:
     decisions: list[Decision] = field(default_factory=list)
     attr_writes: list[tuple] = field(default_factory=list)   # (object, attribute) set after each call
     input_writes: list[int] = field(default_factory=list)    # leaf indices of argument ndarrays written back
+    # static object arguments specialised on by value (``guards.object_key``):
+    # leaf index -> the object the graph was traced with; a call with another,
+    # equal object uses the graph with that object in its place
+    rebound: dict[int, Any] = field(default_factory=dict)
+    pinned: dict[int, Any] = field(default_factory=dict)   # of those, the ones whose identity the graph used
 
 
 def numpy_aliasing(leaves: list) -> tuple:
@@ -66,19 +72,23 @@ def flatten_inputs(env: dict[str, Any], names: list[str]):
 
 
 def specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str], leaves: list, treedef: Any,
-               options: Options, nested: bool = False, traced_statics: frozenset = frozenset()) -> Specialization:
+               options: Options, nested: bool = False, traced_statics: frozenset = frozenset(),
+               cells: dict | None = None) -> Specialization:
     """See ``_specialize``; a segment that both prints and raises through a
-    run-time check is specialised again with the raises kept in Python."""
-    spec = _specialize(unit, stmts, start, stop, names, leaves, treedef, options, nested, traced_statics, True)
+    run-time check is specialised again with the raises kept in Python.
+    ``cells``: the call's cells (``interpreted.CELLS``), if it made them."""
+    spec = _specialize(unit, stmts, start, stop, names, leaves, treedef, options, nested, traced_statics, True, cells)
     ops = list(walk_ops(spec.graph.body))
     if any(op.fn is raise_when for op in ops if isinstance(op, CallOp)) and \
             any(getattr(op.fn, "_a2g_host_print", False) for op in ops if isinstance(op, CallOp)):
-        spec = _specialize(unit, stmts, start, stop, names, leaves, treedef, options, nested, traced_statics, False)
+        spec = _specialize(unit, stmts, start, stop, names, leaves, treedef, options, nested, traced_statics, False,
+                           cells)
     return spec
 
 
 def _specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str], leaves: list, treedef: Any,
-                options: Options, nested: bool, traced_statics: frozenset, raise_checks: bool) -> Specialization:
+                options: Options, nested: bool, traced_statics: frozenset, raise_checks: bool,
+                cells: dict | None) -> Specialization:
     """``stmts[start:stop]`` as one graph. ``nested``: ``stmts`` is the body of
     a construct that runs as Python control flow, not the function body (no
     continuation after an early exit; outputs are what the code after reads)."""
@@ -88,7 +98,7 @@ def _specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str]
     params: list[Value] = []
     positions: list[int] = []
     abstract = []
-    paths = _leaf_paths(names, treedef, len(leaves))
+    paths = leaf_paths(names, treedef, len(leaves))
     sp.input_aliased = {k for pair in numpy_aliasing(leaves) for k in pair}
     for i, leaf in enumerate(leaves):
         if is_array(leaf):
@@ -103,10 +113,12 @@ def _specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str]
             abstract.append(v)
         else:
             abstract.append(leaf)
+    by_value = _by_value(leaves)
     values = untrace_numbers(jax.tree_util.tree_unflatten(treedef, abstract))
     body = Region()
     sp.regions.append(body)
-    sp.frame = Frame(unit, dict(zip(names, values)))
+    sp.frame = sp.top_frame = Frame(unit, dict(zip(names, values)))
+    sp.own_cells = {id(cell): (cell, name) for name, cell in (cells or {}).items()}
     returns, out, end = False, None, stop
     for k in range(start, stop):
         # The rest of the function is a continuation only if this segment runs to its end.
@@ -125,7 +137,11 @@ def _specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str]
         out = {n: sp.frame.env[n] for n in out_names}
     writes = list(sp.attr_writes.values())
     input_writes = sorted(sp.input_writes.items())
-    out = (out, [value for _, _, value in writes], [value for _, value in input_writes])
+    # the cell variables a returning segment assigned: their final values go
+    # into the call's cells (a closure made earlier may be called later)
+    assigned = set().union(*(unit.ssa.assigned(s) for s in stmts[start:end])) if returns and unit.cellvars else ()
+    cell_values = {n: sp.frame.env[n] for n in unit.cellvars if n in assigned and n in sp.frame.env}
+    out = (out, [value for _, _, value in writes], [value for _, value in input_writes], cell_values)
     # a real NNX object (not one made during tracing) leaves as itself, not as a copy of its leaves
     out_leaves, out_treedef = jax.tree_util.tree_flatten(
         out, is_leaf=lambda x: isinstance(x, Value) or is_nnx(x) and id(x) not in sp.nnx_fresh and not contains_value(x))
@@ -144,12 +160,63 @@ def _specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str]
         raise _escape_break(unit, stmts, start, end, FallbackCode.MUTATION, "a view of a NumPy array would leave the "
                             "compiled segment (writes through it must reach the base)", "assignment")
     body.yields = [x for x in out_leaves if isinstance(x, Value)]
+    rebound, pinned = _rebind(sp, by_value, leaves, out_leaves, writes)
     capture_values = [c.value for c in sp.captures]
     graph = Graph(unit.qualname, params + capture_values, [v.hint for v in params] + [c.description for c in sp.captures],
                   body, unit.loc(unit.tree))
     return Specialization(graph, positions, sp.captures, sp.guards, out_treedef, out_leaves, returns, end,
                           out_names, list(sp.decisions.values()), [(obj, attr) for obj, attr, _ in writes],
-                          [k for k, _ in input_writes])
+                          [k for k, _ in input_writes], rebound, pinned)
+
+
+def _by_value(leaves: list) -> dict[int, set[int]]:
+    """Static object arguments keyed by their value (``object_key`` "V"):
+    leaf index -> the ids of the objects and containers the key covers."""
+    out: dict[int, set[int]] = {}
+    for i, leaf in enumerate(leaves):
+        if is_array(leaf) or isinstance(leaf, (bool, int, float, complex, str, bytes, type(None))):
+            continue
+        covered: set[int] = set()
+        if object_key(leaf, covered)[0] == "V":
+            out[i] = covered
+    return out
+
+
+def _rebind(sp: Specializer, by_value: dict[int, set[int]], leaves: list, out_leaves: list,
+            writes: list) -> tuple[dict[int, Any], dict[int, Any]]:
+    """The by-value arguments of the segment and, of those, the ones it
+    depends on by identity. Their state is in the plan key, so guards on what
+    was read from them are dropped; the graph may run with another, equal
+    object in their place unless it compared, hashed or formatted the object,
+    handed it to a callable, or returns or writes an object nested in it
+    (the argument itself is put back in place: ``GraphPlan``)."""
+    if not by_value:
+        return {}, {}
+    covered = set().union(*by_value.values())
+    sp.guards = [g for g in sp.guards if not _covered_read(g, covered)]
+    captured = {key[1] for key in sp.capture_keys if type(key) is tuple and len(key) > 1}
+    held = [x for x in out_leaves if not isinstance(x, Value)] + [obj for obj, _, _ in writes] + \
+        [v for _, _, v in writes]
+    rebound, pinned = {}, {}
+    for k, ids in by_value.items():
+        rebound[k] = leaves[k]
+        nested = any(id(x) in ids and x is not leaves[k] for x in held)
+        if nested or ids & sp.identity_used or ids & captured:
+            pinned[k] = leaves[k]
+    return rebound, pinned
+
+
+def _covered_read(guard: Any, covered: set[int]) -> bool:
+    """A guard on state that a by-value key already holds: an item of a
+    covered container, an instance attribute of a covered object (not a
+    class attribute, which the key does not hold), a content guard."""
+    key = guard.key
+    if type(key) is not tuple or len(key) < 2 or key[1] not in covered:
+        return False
+    if key[0] == "attr":
+        holder = guard.source[1] if guard.source is not None else None
+        return key[2] in getattr(holder, "__dict__", ())
+    return key[0] in ("item", "contents")
 
 
 def _segment_outputs(unit: Unit, stmts: list, start: int, end: int, env: dict, nested: bool) -> list[str]:
@@ -158,11 +225,11 @@ def _segment_outputs(unit: Unit, stmts: list, start: int, end: int, env: dict, n
     assigned: set[str] = set()
     for s in stmts[start:end]:
         assigned |= unit.ssa.assigned(s)
-    live = unit.ssa.live_out(stmts[end - 1])
+    live = unit.ssa.live_out(stmts[end - 1]) | set(unit.cellvars)   # a closure may read a cell variable any time
     return sorted(n for n in assigned & live if n in env)
 
 
-def _leaf_paths(names: list[str], treedef: Any, n: int) -> list[str]:
+def leaf_paths(names: list[str], treedef: Any, n: int) -> list[str]:
     try:
         dummy = jax.tree_util.tree_unflatten(treedef, list(range(n)))
         paths = [""] * n

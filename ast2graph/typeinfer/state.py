@@ -20,6 +20,7 @@ from ..diagnostics import Loc
 from ..parser import ParsedFunction, parse_function
 from ..resolver import NameKind, Scope, scope_of
 from ..ssa import SSAInfo, analyze
+from .guards import Snapshot, same_builtin_method
 
 
 @dataclass(frozen=True)
@@ -70,6 +71,7 @@ class Unit:
     closure: dict[str, types.CellType] = field(default_factory=dict)
     parsed: ParsedFunction | None = None
     facts: TreeFacts | None = None   # found when first asked (``tree_facts``)
+    cellvars: tuple[str, ...] = ()   # variables its nested functions capture (``co_cellvars``): real cells per call
 
     def loc(self, node: Any) -> Loc:
         line = getattr(node, "lineno", None) or getattr(self.tree, "lineno", 0)
@@ -101,7 +103,7 @@ def unit_of_function(fn: types.FunctionType) -> Unit:
         _NESTED_UNITS[key] = cached
     base = cached[1]
     return Unit(base.tree, base.ssa, base.scope, base.filename, parsed.qualname, parsed.globals, parsed.closure, parsed,
-                base.tree_facts)
+                base.tree_facts, fn.__code__.co_cellvars)
 
 
 def unit_of_nested(node: Any, outer: Unit) -> Unit:
@@ -211,7 +213,13 @@ _SIMPLE = (bool, int, float, complex, str, bytes, type(None))
 
 def guarded_equal(now: Any, expected: Any) -> bool:
     """A guarded value still holds though not identical: a bound method of
-    the same function and object, or an equal number or string of the same type."""
-    if type(now) is types.MethodType and type(expected) is types.MethodType:
+    the same function and object, or an equal number or string of the same
+    type; a ``Snapshot`` (``guards.py``): the same object holding the same state."""
+    kind = type(expected)
+    if kind is Snapshot:
+        return expected.matches(now)
+    if kind is types.MethodType and type(now) is types.MethodType:
         return now.__func__ is expected.__func__ and now.__self__ is expected.__self__
-    return type(now) is type(expected) and isinstance(now, _SIMPLE) and now == expected
+    if kind is types.BuiltinMethodType:
+        return same_builtin_method(now, expected)
+    return type(now) is kind and isinstance(now, _SIMPLE) and (now == expected or now != now and expected != expected)

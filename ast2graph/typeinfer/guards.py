@@ -1,0 +1,288 @@
+"""Content guards: the state of an outside container or object a graph read.
+
+Requires: nothing of the interpreter (plain Python values).
+Produces: ``Snapshot(obj)``, a deep record of what ``obj`` holds now, and
+``Snapshot.matches(now)``: whether ``now`` is the same object holding the same
+state; ``watched(obj)``: whether a read of ``obj``'s contents needs such a
+guard at all.
+Invariants: ``matches`` is true only if every value reachable from the object
+through lists, tuples, dicts, sets, ``__dict__``s of plain objects and NumPy
+arrays is what it was (equal scalars of the same type, equal array contents,
+the same other objects); it never runs user code (no user ``__eq__``,
+``__len__`` or property is called).
+
+Why: a graph specialised on a static value read at trace time (``for s in
+SCALES``, ``len(H)``, ``sum(self.cfg["scales"])``) goes stale when the caller
+mutates the container in place between calls. Identity guards cannot see
+that (the list is the same object); TorchDynamo guards a list's length and
+every element it read. Reads that the interpreter follows element by element
+(``x[i]``, ``obj.attr``) have their own guards; a read it cannot follow (a
+builtin iterating the list, a comparison, ``str()``) takes a snapshot of
+everything the builtin could have seen.
+"""
+
+from __future__ import annotations
+
+import types
+from typing import Any
+
+import numpy as np
+
+# Values whose identity is their whole state, or which cannot change.
+_SCALARS = (bool, int, float, complex, str, bytes, type(None), type(Ellipsis), type(NotImplemented))
+_OPAQUE_OK = (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, types.MethodType, type,
+              types.CodeType, range, slice)
+_CONTAINERS = (list, tuple, dict, set, frozenset)
+MAX_NODES = 100_000   # a state larger than this is not guarded: the read falls back to Python
+
+
+class TooLarge(Exception):
+    """The state reachable from an object is too large to guard cheaply."""
+
+
+def watched(obj: Any) -> bool:
+    """Whether reading ``obj``'s contents needs a content guard (its state can
+    change in place): containers, NumPy arrays and plain objects with a
+    ``__dict__``; not scalars, functions, modules, classes or jax arrays."""
+    if isinstance(obj, _SCALARS) or isinstance(obj, _OPAQUE_OK) or isinstance(obj, np.generic):
+        return False
+    if isinstance(obj, tuple):
+        return any(watched(x) for x in obj)
+    if isinstance(obj, (_CONTAINERS, np.ndarray)):
+        return True
+    if _is_jax_array(obj):
+        return False
+    return isinstance(getattr(obj, "__dict__", None), dict)
+
+
+def _is_jax_array(obj: Any) -> bool:
+    import jax
+
+    return isinstance(obj, jax.Array)
+
+
+class Snapshot:
+    """What ``obj`` holds, deeply, at the time of the read."""
+
+    __slots__ = ("obj", "state")
+
+    def __init__(self, obj: Any):
+        self.obj = obj
+        budget = [MAX_NODES]
+        self.state = _record(obj, budget, set(), True)
+
+    def matches(self, now: Any) -> bool:
+        return now is self.obj and _same(now, self.state, set())
+
+    def __repr__(self) -> str:
+        return f"<contents of {type(self.obj).__name__} at {id(self.obj):#x}>"
+
+
+def _record(x: Any, budget: list, seen: set, root: bool) -> tuple:
+    budget[0] -= 1
+    if budget[0] < 0:
+        raise TooLarge
+    kind = type(x)
+    if isinstance(x, _SCALARS) or isinstance(x, np.generic):
+        return ("v", kind, x)
+    if isinstance(x, np.ndarray):
+        budget[0] -= x.size // 64
+        if budget[0] < 0:
+            raise TooLarge
+        return ("a", x, x.copy())
+    if id(x) in seen:
+        return ("i", x)
+    if isinstance(x, (list, tuple)):
+        seen.add(id(x))
+        return ("l", x, kind, len(x), [_record(y, budget, seen, False) for y in x])
+    if isinstance(x, dict):
+        seen.add(id(x))
+        return ("d", x, kind, [(_record(k, budget, seen, False), _record(v, budget, seen, False)) for k, v in x.items()])
+    if isinstance(x, (set, frozenset)):
+        seen.add(id(x))
+        budget[0] -= len(x)
+        return ("s", x, kind, frozenset(x))
+    if root and not isinstance(x, _OPAQUE_OK) and isinstance(getattr(x, "__dict__", None), dict):
+        # an object a builtin read as a whole (``vars(obj)``, ``str(obj)``):
+        # its attributes, one level (objects inside are compared by identity;
+        # reads through them have their own guards)
+        seen.add(id(x))
+        attrs = x.__dict__
+        return ("o", x, kind, [(k, _record(v, budget, seen, False)) for k, v in attrs.items()])
+    return ("i", x)
+
+
+def _same(x: Any, state: tuple, seen: set) -> bool:
+    tag = state[0]
+    if tag == "v":
+        if type(x) is not state[1]:
+            return False
+        y = state[2]
+        return x is y or x == y or (x != x and y != y)
+    if tag == "i":
+        return x is state[1]
+    if tag == "a":
+        old = state[2]
+        return x is state[1] and x.shape == old.shape and x.dtype == old.dtype and \
+            bool(np.array_equal(x, old, equal_nan=old.dtype.kind in "fc"))
+    if x is not state[1]:
+        return False
+    if id(x) in seen:
+        return True
+    seen.add(id(x))
+    if tag == "l":
+        _, _, kind, n, items = state
+        return type(x) is kind and len(x) == n and all(_same(a, s, seen) for a, s in zip(x, items))
+    if tag == "d":
+        items = state[3]
+        if type(x) is not state[2] or len(x) != len(items):
+            return False
+        for (k, v), (ks, vs) in zip(x.items(), items):
+            if not (_same(k, ks, seen) and _same(v, vs, seen)):
+                return False
+        return True
+    if tag == "s":
+        return type(x) is state[2] and x == state[3]
+    if tag == "o":
+        attrs = getattr(x, "__dict__", None)
+        items = state[3]
+        if type(x) is not state[2] or not isinstance(attrs, dict) or len(attrs) != len(items):
+            return False
+        for (k, v), (ks, vs) in zip(attrs.items(), items):
+            if k != ks or not _same(v, vs, seen):
+                return False
+        return True
+    return False
+
+
+def same_builtin_method(now: Any, expected: Any) -> bool:
+    """``d.items`` read twice gives two method objects: equal when bound to
+    the same object and naming the same method."""
+    return type(now) is types.BuiltinMethodType and type(expected) is types.BuiltinMethodType and \
+        now.__self__ is expected.__self__ and now.__name__ == expected.__name__
+
+
+# ------------------------------------------------------------------ value keys
+_KEY_NODES = 256   # a plain object with a larger state is specialised on by identity
+
+
+def value_key(obj: Any, covered: set[int] | None = None) -> tuple | None:
+    """A hashable key of a plain object's whole state — its class and its
+    attributes, deeply (scalars, strings, tuples, lists, dicts, sets, nested
+    plain objects, and functions, classes and modules by identity) — or None
+    where the state holds something else (an array, an object with
+    ``__slots__``, properties or a custom ``__getattribute__``), or is large.
+
+    Two objects with the same key are interchangeable for a graph that reads
+    their attributes: a fresh but equal config (``Config()`` built per call)
+    reuses the graph specialised on the first one. ``covered`` receives the
+    ids of every object and container the key stands for."""
+    if not plain_class(type(obj)):
+        return None
+    budget = [_KEY_NODES]
+    try:
+        return _freeze(obj, budget, set(), covered)
+    except TooLarge:
+        return None
+
+
+def _freeze(x: Any, budget: list, stack: set, covered: set | None) -> Any:
+    budget[0] -= 1
+    if budget[0] < 0:
+        raise TooLarge
+    kind = type(x)
+    if kind in (bool, int, str, bytes, type(None)):
+        return (kind, x)
+    if kind in (float, complex):
+        return (kind, repr(x))   # -0.0 is not 0.0; nan is nan
+    if isinstance(x, (types.FunctionType, types.BuiltinFunctionType, type, types.ModuleType)) or \
+            isinstance(getattr(type(x), "__members__", None), types.MappingProxyType):   # an enum member
+        return ("id", x)
+    if id(x) in stack:
+        raise TooLarge   # a cycle
+    stack.add(id(x))
+    if covered is not None:
+        covered.add(id(x))
+    try:
+        if kind in (list, tuple):
+            return (kind, tuple(_freeze(y, budget, stack, covered) for y in x))
+        if kind is dict:
+            return (kind, tuple((_freeze(k, budget, stack, covered), _freeze(v, budget, stack, covered))
+                                for k, v in x.items()))
+        if kind in (set, frozenset):
+            return (kind, frozenset(_freeze(y, budget, stack, covered) for y in x))
+        if plain_class(kind):
+            return ("obj", kind, tuple((k, _freeze(v, budget, stack, covered)) for k, v in x.__dict__.items()))
+    finally:
+        stack.discard(id(x))
+    raise TooLarge
+
+
+_PLAIN: dict[type, bool] = {}
+
+
+def plain_class(cls: type) -> bool:
+    """Instances keep their whole state in ``__dict__``: no slots, no
+    properties or other data descriptors, no custom attribute access, and
+    identity equality or a dataclass's generated ``__eq__``."""
+    known = _PLAIN.get(cls)
+    if known is not None:
+        return known
+    ok = False
+    if cls.__module__ != "builtins" and cls.__getattribute__ is object.__getattribute__ and \
+            not hasattr(cls, "__getattr__") and "__dict__" in dir(cls) and not hasattr(cls, "__slots__"):
+        ok = (cls.__eq__ is object.__eq__ or _generated_dataclass_eq(cls)) and not any(
+            hasattr(type(v), "__set__") or hasattr(type(v), "__delete__")
+            for k in dir(cls) if not k.startswith("__") for v in [getattr(cls, k, None)])
+    _PLAIN[cls] = ok
+    return ok
+
+
+def _generated_dataclass_eq(cls: type) -> bool:
+    params = getattr(cls, "__dataclass_params__", None)
+    return params is not None and params.eq and "__eq__" in cls.__dict__ and \
+        cls.__dict__["__eq__"].__code__.co_filename.startswith("<")
+
+
+def changed_attributes(old: tuple, new: tuple) -> list[str]:
+    """The attribute names whose values differ between two ``value_key``s."""
+    if old[0] != "obj" or new[0] != "obj" or old[1] is not new[1]:
+        return []
+    a, b = dict(old[2]), dict(new[2])
+    return [k for k in {**a, **b} if a.get(k) != b.get(k)]
+
+
+class Identity:
+    """Hashes an object by identity (and keeps it alive): a plan key part."""
+
+    __slots__ = ("obj",)
+
+    def __init__(self, obj: Any):
+        self.obj = obj
+
+    def __hash__(self) -> int:
+        return id(self.obj)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Identity) and other.obj is self.obj
+
+    def __repr__(self) -> str:
+        return f"the {type(self.obj).__name__} object at {id(self.obj):#x}"
+
+
+def object_key(obj: Any, covered: set[int] | None = None) -> tuple:
+    """The plan-key part of a static object argument: a hashable object with
+    value equality by that equality (``("H", ...)``: frozen dataclasses,
+    namedtuples, enums); a plain object by its class and whole state
+    (``("V", ...)``, ``value_key``); anything else by identity."""
+    try:
+        hash(obj)
+        hashable = type(obj).__eq__ is not object.__eq__
+    except TypeError:
+        hashable = False
+    if hashable:
+        return ("H", type(obj), obj)
+    key = value_key(obj, covered)
+    if key is not None:
+        return ("V", key)
+    return ("O", Identity(obj))

@@ -1,0 +1,266 @@
+"""A trace runs no user effect; cells and ``del`` behave as in eager Python
+(issue 14, observations 7, 8 and 9).
+
+Library code (scipy, scikit-learn, optax, ...) called from a converted
+function is converted like the user's own code, never run on tracers: a
+counter in a closure, a list appended to, happen exactly as often as in
+eager, whether the statement is graph or falls back.
+"""
+
+import os
+import sys
+
+import jax.numpy as jnp
+import pytest
+
+from ast2graph import explain, to_static
+from helpers import check, check_sequence
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "fixtures", "site-packages"))
+import fakelib  # noqa: E402
+
+X = jnp.arange(1.0, 4.0)
+
+
+def test_library_closure_counter_counts_each_call():
+    def make():
+        ncalls, wrapped = fakelib.counted(lambda v: v * 2.0)
+
+        def f(x):
+            return wrapped(x) + 1.0
+        return f, ncalls
+
+    check_sequence(make, [lambda f, n: (f(X), n[0])] * 3, full_graph=False)
+
+
+def test_library_closure_counter_when_the_call_falls_back():
+    def make():
+        ncalls, wrapped = fakelib.counted(lambda v: v * int(v.sum()))
+
+        def f(x):
+            y = wrapped(x)
+            return y + 1.0
+        return f, ncalls
+
+    check_sequence(make, [lambda f, n: (f(X), n[0])] * 3, full_graph=False)
+
+
+def test_library_function_appending_to_a_callers_list():
+    def make():
+        log = []
+
+        def f(x):
+            return fakelib.logged(log, x) + 1.0
+        return f, log
+
+    check_sequence(make, [lambda f, log: (f(X), list(log))] * 3, full_graph=False)
+
+
+def test_pure_library_function_is_one_graph():
+    def f(x):
+        return fakelib.scaled(x, factor=3.0) + 1.0
+
+    check(f, X)
+
+
+# ------------------------------------------------------------------ cells
+def test_closure_sees_a_cell_assigned_after_a_fallback():
+    def f(x):
+        i = 0
+
+        def get():
+            return i
+        print("s", int(x.sum()))
+        i = 5
+        return get() + x
+
+    check(f, X, full_graph=False)
+
+
+def test_returned_closure_sees_the_final_value():
+    def make():
+        def f(x):
+            i = 0
+
+            def get():
+                return i * x
+            print("s", int(x.sum()))
+            i = 5
+            x = x + 1.0
+            return get
+        return f, None
+
+    check_sequence(make, [lambda f, _: f(X)()] * 3, full_graph=False)
+
+
+def test_closures_in_a_loop_share_the_cell():
+    def f(x):
+        fs = []
+        for k in range(3):
+            def h():
+                return k * x
+            fs.append(h)
+        print(int(x.sum()))
+        return [q() for q in fs]
+
+    check(f, X, full_graph=False)
+
+
+# -------------------------------------------------------------------- del
+def test_del_on_both_branches_of_a_traced_if():
+    def f(x, c):
+        i = 1
+        if c > 0:
+            del i
+        else:
+            del i
+        return i
+
+    check(f, X, jnp.float32(1.0), full_graph=False)
+
+
+def test_del_on_one_branch_then_read():
+    def f(x, c):
+        i = x
+        if c > 0:
+            del i
+        return i
+
+    check(f, X, jnp.float32(1.0), full_graph=False)
+    check(f, X, jnp.float32(-1.0), full_graph=False)
+
+
+def test_del_then_rebind_is_one_graph():
+    def f(x):
+        y = x * 2.0
+        del y
+        y = x + 1.0
+        return y
+
+    check(f, X)
+
+
+# ------------------------------------------- user code run at trace time
+class Counted:
+    def __init__(self):
+        self.reads = 0
+        self.w = 2.0
+
+    @property
+    def scale(self):
+        self.reads += 1
+        return self.w
+
+
+def test_property_with_an_effect_runs_on_every_read():
+    def make():
+        c = Counted()
+
+        def f(x):
+            return x * c.scale + c.scale
+        return f, c
+
+    check_sequence(make, [lambda f, c: (f(X), c.reads)] * 3, full_graph=False)
+
+
+def test_pure_property_is_one_graph():
+    class Layer:
+        def __init__(self):
+            self.w = jnp.ones(3)
+
+        @property
+        def dim(self):
+            return self.w.shape[0]
+
+    layer = Layer()
+
+    def f(x):
+        return x * layer.dim + layer.w
+
+    check(f, X)
+
+
+REGISTRY = []
+
+
+class Registered:
+    def __init__(self, scale):
+        REGISTRY.append(scale)
+        self.scale = scale
+
+
+class Plain:
+    def __init__(self, scale):
+        self.scale = scale * 2
+
+
+def test_constructor_with_an_effect_runs_on_every_call():
+    def make():
+        REGISTRY.clear()
+
+        def f(x):
+            return x * Registered(3.0).scale
+        return f, None
+
+    check_sequence(make, [lambda f, _: (f(X), list(REGISTRY))] * 3, full_graph=False)
+
+
+def test_plain_constructor_is_one_graph():
+    def f(x):
+        p = Plain(1.5)
+        return x * p.scale
+
+    check(f, X)
+
+
+# ------------------------------------------- functions handed to JAX
+CALLS: list = []
+
+
+def noisy_helper(c):
+    CALLS.append(1)
+    return c * 2.0
+
+
+def test_closure_with_an_effect_handed_to_jax_runs_per_call():
+    import jax
+
+    def make():
+        CALLS.clear()
+
+        def f(x):
+            def step(c, _):
+                CALLS.append(1)
+                return c * 0.5, None
+            return jax.lax.scan(step, x, None, length=3)[0]
+        return f, None
+
+    check_sequence(make, [lambda f, _: (f(X), len(CALLS))] * 3, full_graph=False)
+
+
+def test_global_function_with_an_effect_handed_to_jax_runs_per_call():
+    import jax
+
+    def make():
+        CALLS.clear()
+
+        def f(x):
+            return jax.vmap(noisy_helper)(x)
+        return f, None
+
+    check_sequence(make, [lambda f, _: (f(X), len(CALLS))] * 3, full_graph=False)
+
+
+def test_pure_closure_handed_to_jax_is_one_graph():
+    import jax
+
+    def f(x):
+        scale = 0.5
+
+        def step(c, _):
+            out = []
+            out.append(c * scale)
+            return out[0], None
+        return jax.lax.scan(step, x, None, length=3)[0]
+
+    check(f, X)
