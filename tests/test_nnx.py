@@ -702,3 +702,27 @@ def test_functional_merge_and_split_of_a_state_argument():
         return y, state_of(nnx.merge(world["graphdef"], world["state"]))
 
     check_sequence(make, [step] * 3, recompiles=0)
+
+
+def test_static_while_past_the_unroll_limit_rolls_with_its_writes():
+    """A ``while`` on a Python counter runs at trace time up to the unroll
+    limit, then is rolled: the writes of the iterations it had unrolled are
+    dropped with them (not left pending on values of discarded ops)."""
+    class Counted(nnx.Module):
+        def __init__(self, rngs):
+            self.bn = nnx.BatchNorm(3, rngs=rngs)
+            self.count = nnx.Variable(jnp.array(0))
+
+        def __call__(self, x):
+            i = 0
+            while i < 20:
+                self.count[...] += 1
+                x = self.bn(x) * 0.9
+                i += 1
+            return x, i
+
+    def make():
+        model = Counted(nnx.Rngs(0))
+        return model, model
+
+    check_sequence(make, [call_and_state(X)] * 3, recompiles=0)

@@ -355,6 +355,7 @@ class ControlMixin(ExitsMixin):
         rolling would change what eager computes (then it keeps unrolling)."""
         roll_at = self.options.unroll_limit if roll_at is None else roll_at
         start_ops, snapshot, decisions = len(self.region.ops), dict(self.frame.env), self._snapshot_decisions()
+        writes = dict(self.attr_writes)   # lifted writes of the iterations a roll attempt discards
         ctx = self.new_loop(stmt)
         mutations = self.mutations
         iterations = 0
@@ -375,6 +376,7 @@ class ControlMixin(ExitsMixin):
                 def restore() -> None:
                     del self.region.ops[start_ops:]
                     self.frame.env = dict(snapshot)
+                    self.attr_writes = dict(writes)
                     self._restore_decisions(decisions)
 
                 restore()
@@ -479,23 +481,24 @@ class ControlMixin(ExitsMixin):
 
     def _roll_or_unroll(self, stmt: Any, n: int, roll: Callable[[bool], None], iterable: Any) -> None:
         env0, start_ops, decisions = dict(self.frame.env), len(self.region.ops), self._snapshot_decisions()
+        writes = dict(self.attr_writes)
         try:
             roll(n <= self.options.max_unroll)
         except _UnsafeWidening as e:
-            self.frame.env = env0
+            self.frame.env, self.attr_writes = env0, writes
             del self.region.ops[start_ops:]
             self._restore_decisions(decisions)
             self._unrolled_for(stmt, self.iterate_static(iterable, stmt.iter))
             mode = "unrolled" if len(self.region.ops) > start_ops else "static"
             self.decide(stmt, "for", mode, f"{n} iterations; rolling would turn Python scalar '{e.name}' into a 32-bit array")
         except _StaticLoop:
-            self.frame.env = env0
+            self.frame.env, self.attr_writes = env0, writes
             self.decide(stmt, "for", "static", f"{n} iterations of pure Python work, evaluated at trace time")
             self._unrolled_for(stmt, self.iterate_static(iterable, stmt.iter))
         except GraphBreak as e:
             if n > self.options.max_unroll:
                 raise
-            self.frame.env = env0
+            self.frame.env, self.attr_writes = env0, writes
             del self.region.ops[start_ops:]
             self._restore_decisions(decisions)
             self.decide(stmt, "for", "unrolled", f"{n} iterations; cannot roll ({e.site.cause})")
