@@ -39,7 +39,7 @@ from .fallback.control import (BREAK, CONTINUE, NEXT, RETURN, JumpPlan, PythonCo
 from .fallback.interpreted import CELLS, InterpretedNode, call_cells
 from .fallback.sites import Decision, FallbackCode, FallbackSite, GraphBreak
 from .ir import print_graph, verify
-from .ir.core import Value, bounded, walk_ops
+from .ir.core import Value, as_dtype, bounded, walk_ops
 from .jit_options import JitOptions
 from .lowering import lower_graph
 from .lowering.codegen import narrow
@@ -47,6 +47,7 @@ from .parser import unwrap_callable
 from .typeinfer import Options, Specialization, specialize, unit_of_function
 from .typeinfer.guards import Identity, changed_attributes, object_key
 from .typeinfer.specialize import leaf_paths, numpy_aliasing
+from .typeinfer.nnx import boundary_leaf, is_node
 from .typeinfer.arrays import HostErrors
 from .typeinfer.lattice import TracedNumber, array_type_of, is_array, is_traceable_number, to_python_number
 from .typeinfer.precision import check_int_inputs, hoist_input_checks, needs_x64
@@ -84,7 +85,9 @@ def _leaf_key(leaf: Any, by_identity: bool = False) -> Any:
         return ("N" if type(leaf) is np.ndarray else "A", t.shape, t.dtype, t.weak_type)
     if isinstance(leaf, (bool, int, float, complex, str, bytes, type(None))):
         return ("S", type(leaf), leaf)
-    return ("O", Identity(leaf)) if by_identity else object_key(leaf)
+    if by_identity or is_node(leaf):   # an NNX module: the graph reads its state through it (never by value)
+        return ("O", Identity(leaf))
+    return object_key(leaf)
 
 
 def _signature_change(old: tuple, new: tuple) -> str:
@@ -134,9 +137,9 @@ def _check_output_types(spec: Specialization, traced: Any) -> None:
     got = jax.tree_util.tree_leaves(traced.out_info)
     want = [x.type for x in spec.out_template if isinstance(x, Value)]
     for k, (g, w) in enumerate(zip(got, want)):
-        if tuple(g.shape) != w.shape or np.dtype(g.dtype) != w.dtype:
+        if tuple(g.shape) != w.shape or as_dtype(g.dtype) != w.dtype:
             raise AssertionError(f"ast2graph internal error: output {k} of {spec.graph.name} is "
-                                 f"{np.dtype(g.dtype).name}{list(g.shape)}, typed {w}")
+                                 f"{as_dtype(g.dtype)}{list(g.shape)}, typed {w}")
 
 
 def x64_switch(on: bool) -> Any:
@@ -367,7 +370,7 @@ class _Block:
                 values = [env[x] for x in names]
                 if self.nested or self.owner._traced_params:
                     values = self._trace_busy(i, names, values)
-                leaves, treedef = jax.tree_util.tree_flatten(values)
+                leaves, treedef = jax.tree_util.tree_flatten(values, is_leaf=boundary_leaf())   # an NNX module: one object
                 plan = self._plan_for(i, names, leaves, treedef, env.get(CELLS))
             if record is not None:
                 record.plans.append(plan)

@@ -672,6 +672,15 @@ class _FunctionScanner:
                       "then runs in Python".format(base.id))
             return
         what = "update of an element" if augmented else "item assignment"
+        if isinstance(base, gast.Attribute) and isinstance(target.slice, gast.Constant) and target.slice.value is Ellipsis:
+            self._add(DEPENDS, FallbackCode.MUTATION, target, "item assignment",
+                      f"in-place {what} (x[...] {'+' if augmented else ''}= v) into `{unparse(base)}`: on a Flax NNX "
+                      "Variable (`self.count[...] += 1`) "
+                      "an op whose write is lifted out of the graph (set after each call); on an array attribute the "
+                      "enclosing statement runs in Python",
+                      "only when `{0}` is not an NNX Variable: the enclosing statement then runs in Python".format(
+                          unparse(base)), hint="bind the array to a local name first, or use x = x.at[i].set(v)")
+            return
         self._add(ALWAYS, FallbackCode.MUTATION, target, "item assignment",
                   f"in-place {what} ({form}) through the expression `{unparse(base)}`",
                   hint="bind the array to a local name first, or use x = x.at[i].set(v)")

@@ -15,6 +15,7 @@ SMALL = {
     "rnn_early_stop": dict(T=60, n_in=4, hidden=8, n_out=2, repeat=3),
     "numpy_model": dict(steps=24, n_in=3, hidden=6, repeat=3),
     "equinox_model": dict(batch=8, d=16, d_ff=32, depth=2, n_out=4, repeat=3),
+    "flax_nnx_model": dict(batch=8, d_in=4, d=8, d_ff=16, depth=2, n_out=3, calls=2, repeat=3),
 }
 
 
@@ -22,6 +23,8 @@ SMALL = {
 def test_example_main(name, monkeypatch, capsys):
     if name == "equinox_model":
         pytest.importorskip("equinox")
+    if name == "flax_nnx_model":
+        pytest.importorskip("flax.nnx")
     monkeypatch.syspath_prepend(str(EXAMPLES))
     module = runpy.run_path(str(EXAMPLES / f"{name}.py"), run_name="example")
     assert module["main"](**SMALL[name]) == 0, capsys.readouterr().out

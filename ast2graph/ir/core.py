@@ -34,9 +34,30 @@ _SHORT_DTYPES = {
 }
 
 
+def as_dtype(dtype: Any) -> Any:
+    """``np.dtype(dtype)``, or JAX's own dtype object for an extended dtype
+    (a typed PRNG key array's ``key<fry>``), which NumPy cannot represent."""
+    try:
+        return np.dtype(dtype)
+    except TypeError:
+        import jax
+
+        if jax.dtypes.issubdtype(dtype, jax.dtypes.extended):
+            return dtype
+        raise
+
+
+def is_extended(dtype: Any) -> bool:
+    """A JAX extended dtype (PRNG keys): no NumPy kind, no promotion table;
+    its ops are typed by JAX's abstract evaluation, never by our rules."""
+    return not isinstance(dtype, np.dtype)
+
+
 @dataclass(frozen=True)
 class ArrayType:
-    """Shape, dtype and JAX weak-typedness of an array value."""
+    """Shape, dtype and JAX weak-typedness of an array value. ``dtype`` is a
+    ``np.dtype`` or, for an extended dtype (``jax.random.key``'s
+    ``key<fry>``), JAX's dtype object (``is_extended``)."""
 
     shape: tuple[int, ...]
     dtype: np.dtype
@@ -53,7 +74,7 @@ class ArrayType:
     @staticmethod
     def of(x: Any) -> "ArrayType":
         """The type of an array, tracer or ``jax.ShapeDtypeStruct``."""
-        return ArrayType(tuple(x.shape), np.dtype(x.dtype), bool(getattr(x, "weak_type", False)))
+        return ArrayType(tuple(x.shape), as_dtype(x.dtype), bool(getattr(x, "weak_type", False)))
 
     def to_sds(self) -> Any:
         import jax
@@ -61,7 +82,7 @@ class ArrayType:
         return jax.ShapeDtypeStruct(self.shape, self.dtype, weak_type=self.weak_type)
 
     def __str__(self) -> str:
-        name = _SHORT_DTYPES.get(self.dtype.name, self.dtype.name)
+        name = _SHORT_DTYPES.get(self.dtype.name, self.dtype.name)   # extended dtypes: their own name (key<fry>)
         dims = ",".join(str(d) for d in self.shape)
         return f"{name}[{dims}]" + ("~" if self.weak_type else "") + ("np" if self.numpy else "") + ("py" if self.python else "")
 

@@ -30,7 +30,7 @@ import jax
 import numpy as np
 from jax import lax
 
-from ..ir.core import (CallOp, ConstOp, ForOp, Graph, IfOp, Op, Region, ScanOp,
+from ..ir.core import (CallOp, ConstOp, ForOp, Graph, IfOp, Op, Region, ScanOp, is_extended,
                        SwitchOp, Value, WhileOp, bounded, walk_ops)
 from ..resolver import qualified_name
 from ..typeinfer.arrays import cast as _convert_element_type
@@ -262,7 +262,7 @@ def weak(x: Any) -> Any:
 def narrow(x: Any) -> Any:
     """A 64-bit array as ``jnp.asarray`` gives it with x64 off (32-bit, the
     weak type kept); anything else as it is."""
-    if isinstance(x, jax.Array):   # tracers included
+    if isinstance(x, jax.Array) and not is_extended(x.dtype):   # tracers included; a PRNG key as it is
         narrow = _NARROW.get(np.dtype(x.dtype))
         if narrow is not None:
             return _convert_element_type(x, narrow, bool(getattr(_typeof(x), "weak_type", False)))

@@ -31,6 +31,7 @@ from ..resolver import (CallKind, classify_callee, is_effectful, is_host_printer
 from . import arrays, jaxcallbacks
 from .closures import TracedClosure, factory_for, free_names
 from .mutation import numpy_gives_ndarray
+from .nnx import is_nnx, is_variable, nnx_transforms
 from .state import Frame, ReturnSignal, unit_of_function
 
 _MUTATING_METHODS = jaxcallbacks.MUTATING_METHODS
@@ -88,6 +89,11 @@ class CallMixin:
             return self.call(callee.func, (*callee.args, *args), {**callee.keywords, **kwargs}, node)
 
         if isinstance(callee, TransformedFn):   # jax.vmap(f)(x) with f closing over traced values
+            if self.nnx_in(callee.args, callee.kwargs, args, kwargs):   # nnx.value_and_grad(loss)(model): on its state
+                # (the transform bound into the op: flax's own code is not a function "handed to JAX")
+                return self.nnx_call(functools.partial(_apply_transform, callee.transform),
+                                     (callee.args, callee.kwargs, *args), kwargs, node,
+                                     f"nnx {qualified_name(callee.transform)}(...)")
             return self.emit_call(_apply_transform, (callee.transform, callee.args, callee.kwargs, *args), kwargs, node,
                                   qualified_name(callee.transform))
         if isinstance(callee, arrays.ArrayMethod):
@@ -99,6 +105,9 @@ class CallMixin:
         if isinstance(callee, Value):
             raise self.graph_break(FallbackCode.TRACE_ERROR, node, "calling an array (eager raises TypeError)")
         if is_host_printer(callee):
+            if self.nnx_in(args, kwargs):
+                raise self.graph_break(FallbackCode.SIDE_EFFECT, node, f"{qualified_name(callee)} of an NNX object (its "
+                                       "text shows its state as it is when the statement runs)", "call")
             self.decide(node, "call", "host callback", f"{qualified_name(callee)} runs on the host, in order, on every call")
             return self.emit_call(arrays.host_effect(callee), args, kwargs, node, f"host {qualified_name(callee)}", effect=True)
         if callee is jax.debug.print or callee is jax.debug.callback:
@@ -115,8 +124,10 @@ class CallMixin:
             self.check_mutable(owner, node, f"{type(owner).__name__}.{callee.__name__}")
             return self.static_call(callee, args, kwargs, node)
         kind = classify_callee(callee)
+        # library code on NNX objects (flax's own layers, nnx.state, nnx.grad) runs as it is, in one op (nnx.py)
+        nnx = self.nnx_in(callee, args, kwargs) or self.nnx_class(callee) or any(callee is t for t in nnx_transforms())
         if kind is CallKind.USER_FUNCTION or self._is_user_callable_object(callee) or \
-                _library_python(callee) and not contains_value(callee):
+                _library_python(callee) and not contains_value(callee) and not nnx:
             start = len(self.region.ops)
             try:
                 return self.inline_user(callee, args, kwargs, node)
@@ -126,15 +137,25 @@ class CallMixin:
                     raise
                 del self.region.ops[start:]
                 return self._host_call(callee, args, kwargs, declared, node)
+        if nnx and any(callee is t for t in nnx_transforms()):   # nnx.grad(f), nnx.jit(f): applied where called
+            args, kwargs = self._closures_for_jax((args, kwargs), node)
+            self.decide(node, "call", "transform", f"{qualified_name(callee)}: applied in the graph where it is called")
+            return TransformedFn(callee, args, kwargs)
+        if nnx:
+            return self._nnx_library_call(callee, args, kwargs, node)
         holds_arrays = contains_value(callee)   # a pytree callable (an Equinox module) holding traced arrays
         if kind is CallKind.ARRAY_OP or traced or holds_arrays:
             fn = _numpy_to_jnp(callee) if traced else callee
             args, kwargs = self._closures_for_jax((args, kwargs), node)
-            if any(callee is t for t in _transforms()) and contains_value((args, kwargs)):
+            # a local function closing over NNX objects (``lax.scan(lambda c, x: self.cell(c, x), ...)``)
+            closes_over_nnx = self.nnx_in(args, kwargs)
+            if any(callee is t for t in _transforms()) and (closes_over_nnx or contains_value((args, kwargs))):
                 # the transformed function closes over traced values: it is applied
                 # in the graph when called, not returned as an object from it
                 self.decide(node, "call", "transform", f"{qualified_name(callee)} of a function closing over traced values")
                 return TransformedFn(callee, args, kwargs)
+            if closes_over_nnx:   # the objects' state is the op's input, their writes lifted (nnx.py)
+                return self.nnx_call(fn, args, kwargs, node)
             if holds_arrays:   # its arrays are inputs of the op, not constants
                 fn, args = _apply_callable, (callee, *args)
             try:
@@ -156,6 +177,27 @@ class CallMixin:
             return self.mark_fresh(result) if isinstance(result, (list, dict, set)) else result
         raise self.graph_break(FallbackCode.OPAQUE_CALL, node, f"{qualified_name(callee)} is not known to be free of side effects", "call")
 
+    def _nnx_library_call(self, callee: Any, args: tuple, kwargs: dict, node: Any) -> Any:
+        """A call that is not converted (library code, a builtin) with NNX
+        objects among its arguments, a method of one, or an NNX class: one op
+        on their state (``nnx.NnxMixin.nnx_call``), except builtins that only
+        look at an object's identity or structure."""
+        if callee is getattr and len(args) == 2 and not kwargs and type(args[1]) is str:
+            return self.get_attribute(args[0], args[1], node)
+        try:
+            static = callee in _IDENTITY_BUILTINS or callee in _STRUCTURE_BUILTINS and not any(
+                is_variable(x) for x in jax.tree_util.tree_leaves((args, kwargs), is_leaf=is_nnx))
+        except TypeError:   # an unhashable callable
+            static = False
+        if static:
+            self.nnx_guard([x for x in jax.tree_util.tree_leaves((args, kwargs), is_leaf=is_nnx) if is_nnx(x)])
+            result = self.static_call(callee, args, kwargs, node)
+            return self.mark_fresh(result) if isinstance(result, (list, dict, set)) else result
+        result = self.nnx_call(callee, args, kwargs, node)
+        if self.nnx_class(callee) and is_nnx(result):
+            self.nnx_made(result)   # made anew by every eager call
+        return result
+
     def _host_call(self, callee: Any, args: tuple, kwargs: dict, declared: list, node: Any) -> Any:
         """A call that needs concrete values, with result types written by the
         user (``# ast2graph: returns f32[3]``): a ``jax.pure_callback``."""
@@ -168,7 +210,8 @@ class CallMixin:
         """Local functions passed to JAX become plain Python closures."""
         from .interpreter import LocalFunction
 
-        leaves, treedef = jax.tree_util.tree_flatten(tree, is_leaf=lambda x: isinstance(x, (Value, LocalFunction)))
+        # (an NNX object is one leaf: rebuilt from its leaves it would be a copy)
+        leaves, treedef = jax.tree_util.tree_flatten(tree, is_leaf=lambda x: isinstance(x, (Value, LocalFunction)) or is_nnx(x))
         for x in leaves:
             if isinstance(x, types.FunctionType) and not jaxcallbacks._jax_or_numpy(x):
                 self._no_python_effect(jaxcallbacks._tree_of(x), jaxcallbacks._globals_resolver(x),
@@ -362,6 +405,10 @@ class CallMixin:
             self.inline_depth -= 1
             self.callers.pop()
             self.frame, self.cont = outer, outer_cont
+
+
+_IDENTITY_BUILTINS = frozenset({isinstance, issubclass, type, id, callable, hasattr})
+_STRUCTURE_BUILTINS = frozenset({len, list, tuple, iter, enumerate, zip, reversed})
 
 
 def _python_init(cls: Any) -> Any:

@@ -27,6 +27,7 @@ from ..ir.core import ArrayType, ForOp, IfOp, Region, ScanOp, SwitchOp, Value, W
 from . import arrays
 from .exits import BodyEnd, ExitsMixin, LoopCtx
 from .lattice import abstract_type, describe, join_types, same_static
+from .nnx import is_nnx
 from .state import UNBOUND, BreakSignal, ContinueSignal, ControlSignal, ReturnSignal
 
 _MAX_FIXPOINT = 6
@@ -46,7 +47,8 @@ class _Traced:
 
 
 def _flatten(x: Any):
-    return jax.tree_util.tree_flatten(x, is_leaf=lambda v: isinstance(v, Value) or v is UNBOUND)
+    # an NNX object is one leaf, the same object on every path (its state is in attr_writes)
+    return jax.tree_util.tree_flatten(x, is_leaf=lambda v: isinstance(v, Value) or v is UNBOUND or is_nnx(v))
 
 
 class ControlMixin(ExitsMixin):
@@ -161,10 +163,45 @@ class ControlMixin(ExitsMixin):
             if not any(n in env for _, env in outs):   # deleted on every path: unbound after the branch
                 self.frame.env.pop(n, None)
         names = [n for n in names if any(n in env for _, env in outs)]
+        written = self._branch_writes(node, outs)
+        names += [name for name, _, _ in written]
         self._fill_placeholders(node, outs, [n for n in names if n.startswith("<retval")])
         templates = [self._join_branch_name(node, name, [env.get(name, UNBOUND) for _, env in outs]) for name in names]
         results = self._emit_branch_op(node, pred, outs, names, templates, switch)
         self._bind_templates(names, templates, results)
+        for name, obj, attr in written:   # the joined value of each attribute written in a branch
+            self.attr_writes[(id(obj), attr)] = (obj, attr, self.frame.env.pop(name))
+
+    def _branch_writes(self, node: Any, outs: list[tuple[Region, dict]]) -> list[tuple]:
+        """Attribute writes lifted out of the graph (an NNX Variable's value,
+        ``nnx.py``) made inside the branches: each one some branch made becomes
+        a result of the branch op, like a variable; a branch that did not make
+        it yields the value from before the ``if`` (a pending write, or the
+        object's value read as an input)."""
+        changed: dict = {}
+        for _, env in outs:
+            before, after = env.get(_WRITES, ({}, {}))
+            for key, entry in after.items():
+                if before.get(key) is not entry:
+                    changed.setdefault(key, entry)
+        names = []
+        for key, (obj, attr, _) in changed.items():
+            name = f"<write {key[0]}.{attr}>"
+            for _, env in outs:
+                before, after = env.get(_WRITES, ({}, {}))
+                entry = after.get(key) or before.get(key)
+                env[name] = entry[2] if entry is not None else self.nnx_read((obj, attr), node)
+            names.append((name, obj, attr))
+        return names
+
+    def _writes_at(self, env0: dict) -> dict:
+        """The lifted attribute writes as they were when the branches from
+        ``env0`` began (each branch starts from them)."""
+        starts = self.__dict__.setdefault("_branch_starts", {})
+        entry = starts.get(id(env0))
+        if entry is None or entry[0] is not env0:
+            entry = starts[id(env0)] = (env0, dict(self.attr_writes))
+        return entry[1]
 
     def _branches_returning(self, node: Any, pred: Value, branches: list, env0: dict, outs: list, switch: bool) -> None:
         if not self._continuation_allowed():
@@ -172,6 +209,9 @@ class ControlMixin(ExitsMixin):
             raise self.graph_break(FallbackCode.EARLY_EXIT, out[1] or node, f"`{out[0]}` under a traced condition", out[0])
         outs = [o if o[2] is not _FELL else self._run_branch(run, env0, node, rest="function")
                 for o, run in zip(outs, branches)]
+        if any(_WRITES in env for _, env, _ in outs):
+            raise self.graph_break(FallbackCode.EARLY_EXIT, node, "an NNX Variable or attribute written on a path that "
+                                   "returns under a traced condition", "return")
         self.decide(node, "return", "joined", "early return under a traced condition: the rest of the function runs in the other branch")
         envs = [{"<return>": out[2]} for _, _, out in outs]
         template = self._join_branch_name(node, "the return value", [e["<return>"] for e in envs])
@@ -181,8 +221,12 @@ class ControlMixin(ExitsMixin):
         raise ReturnSignal(node, value)
 
     def _run_branch(self, run: Callable[[], None], env0: dict, node: Any, rest: Any) -> tuple:
-        """Run one branch; its outcome is ``_FELL`` or (kind, node, value)."""
+        """Run one branch; its outcome is ``_FELL`` or (kind, node, value).
+        Lifted attribute writes made in it are kept in its environment
+        (``_WRITES``: before, after) and undone for the next branch."""
         self.frame.env = dict(env0)
+        before = self._writes_at(env0)
+        self.attr_writes = dict(before)
         region = Region()
         outcome: Any = _FELL
 
@@ -203,8 +247,14 @@ class ControlMixin(ExitsMixin):
             except BodyEnd as e:
                 outcome = ("end", e.node, None)
 
-        self._run_traced(region, body, node)
-        return region, self.frame.env, outcome
+        try:
+            self._run_traced(region, body, node)
+        finally:
+            after, self.attr_writes = self.attr_writes, dict(before)
+        env = self.frame.env
+        if any(before.get(k) is not e for k, e in after.items()):
+            env[_WRITES] = (before, after)
+        return region, env, outcome
 
     def _emit_branch_op(self, node: Any, pred: Value, outs: list[tuple[Region, dict]], names: list[str],
                         templates: list, switch: bool) -> Any:
@@ -305,6 +355,7 @@ class ControlMixin(ExitsMixin):
         rolling would change what eager computes (then it keeps unrolling)."""
         roll_at = self.options.unroll_limit if roll_at is None else roll_at
         start_ops, snapshot, decisions = len(self.region.ops), dict(self.frame.env), self._snapshot_decisions()
+        writes = dict(self.attr_writes)   # lifted writes of the iterations a roll attempt discards
         ctx = self.new_loop(stmt)
         mutations = self.mutations
         iterations = 0
@@ -325,6 +376,7 @@ class ControlMixin(ExitsMixin):
                 def restore() -> None:
                     del self.region.ops[start_ops:]
                     self.frame.env = dict(snapshot)
+                    self.attr_writes = dict(writes)
                     self._restore_decisions(decisions)
 
                 restore()
@@ -366,8 +418,12 @@ class ControlMixin(ExitsMixin):
         def one_pass(state: dict, cond: Region, body: Region) -> dict:
             self.frame.env = dict(env0)
             self._materialize(names, state, cond)
+            writes = dict(self.attr_writes)
             with self.in_region(cond):
                 t = self.truth(self.eval(stmt.test), stmt.test)
+                if any(writes.get(k) is not e for k, e in self.attr_writes.items()):
+                    raise self.graph_break(FallbackCode.MUTATION, stmt.test, "the test of a traced `while` writes state "
+                                           "(an NNX Variable)", "while")
                 t = t if isinstance(t, Value) else self.convert(bool(t), _BOOL, stmt.test)
                 broke = self.frame.env[ctx.brk]
                 if isinstance(broke, Value):
@@ -425,23 +481,24 @@ class ControlMixin(ExitsMixin):
 
     def _roll_or_unroll(self, stmt: Any, n: int, roll: Callable[[bool], None], iterable: Any) -> None:
         env0, start_ops, decisions = dict(self.frame.env), len(self.region.ops), self._snapshot_decisions()
+        writes = dict(self.attr_writes)
         try:
             roll(n <= self.options.max_unroll)
         except _UnsafeWidening as e:
-            self.frame.env = env0
+            self.frame.env, self.attr_writes = env0, writes
             del self.region.ops[start_ops:]
             self._restore_decisions(decisions)
             self._unrolled_for(stmt, self.iterate_static(iterable, stmt.iter))
             mode = "unrolled" if len(self.region.ops) > start_ops else "static"
             self.decide(stmt, "for", mode, f"{n} iterations; rolling would turn Python scalar '{e.name}' into a 32-bit array")
         except _StaticLoop:
-            self.frame.env = env0
+            self.frame.env, self.attr_writes = env0, writes
             self.decide(stmt, "for", "static", f"{n} iterations of pure Python work, evaluated at trace time")
             self._unrolled_for(stmt, self.iterate_static(iterable, stmt.iter))
         except GraphBreak as e:
             if n > self.options.max_unroll:
                 raise
-            self.frame.env = env0
+            self.frame.env, self.attr_writes = env0, writes
             del self.region.ops[start_ops:]
             self._restore_decisions(decisions)
             self.decide(stmt, "for", "unrolled", f"{n} iterations; cannot roll ({e.site.cause})")
@@ -543,28 +600,68 @@ class ControlMixin(ExitsMixin):
 
         ``exact``: raise ``_UnsafeWidening`` instead of widening a Python
         scalar whose eager value stays a Python number (an int that must not
-        overflow int32, a float that must stay float64); the caller unrolls."""
+        overflow int32, a float that must stay float64); the caller unrolls.
+
+        Attribute writes lifted out of the graph (an NNX Variable's value,
+        ``nnx.py``) made by the body are carried too: the first pass that
+        makes one stops (``GraphBreak.carry``), and the loop is solved again
+        with it as a carried value (a pseudo-variable ``<write ...>`` of
+        ``names``, which the caller's ``_loop_init``/``_bind_state`` see)."""
+        writes0 = dict(self.attr_writes)
+        carried: dict = {}   # key in attr_writes -> its pseudo-variable
+        stack = self.__dict__.setdefault("_carried_writes", [])
+        stack.append(carried)
+        self.loop_depth += 1
+        self.rolled_depth += 1
+        try:
+            while True:
+                try:
+                    return self._fixpoint(stmt, names, env0, one_pass, regions, static_check, exact, writes0, carried)
+                except GraphBreak as e:
+                    carry = getattr(e, "carry", None)
+                    if carry is None or carry[0] in carried:
+                        raise
+                    key, obj, attr = carry
+                    name = f"<write {key[0]}.{attr}>"
+                    carried[key] = name
+                    self.__dict__.setdefault("_carried_names", {})[name] = (key, obj, attr)
+                    names.append(name)
+                    self.attr_writes = dict(writes0)
+                    entry = writes0.get(key)
+                    env0[name] = entry[2] if entry is not None else self.nnx_read((obj, attr), stmt)
+        finally:
+            self.attr_writes = writes0
+            stack.pop()
+            self.loop_depth -= 1
+            self.rolled_depth -= 1
+
+    def _fixpoint(self, stmt: Any, names: list[str], env0: dict, one_pass: Callable, regions: int,
+                  static_check: bool, exact: bool, writes0: dict, carried: dict) -> tuple[dict, tuple]:
         state = {n: self._abstract(env0.get(n, UNBOUND)) for n in names}
         decisions = self._snapshot_decisions()
-        self.loop_depth += 1
-        try:
-            for iteration in range(_MAX_FIXPOINT):
-                self._restore_decisions(decisions)
-                regs = tuple(Region() for _ in range(regions))
-                env = one_pass(state, *regs)
-                if static_check and iteration == 0 and not any(True for r in regs for _ in walk_ops(r)) \
-                        and not any(isinstance(x, _Traced) for n in names for x in _flatten(state[n])[0]):
-                    raise _StaticLoop()
-                if exact and iteration == 0:
-                    self._check_exact_widening(names, env0, env)
-                new = {n: self._widen(stmt, n, state[n], env.get(n, UNBOUND)) for n in names}
-                if all(_same_template(new[n], state[n]) for n in names):
-                    self._yield_carried(stmt, names, state, env, regs[-1])
-                    return state, regs
-                state = new
-        finally:
-            self.loop_depth -= 1
+        for iteration in range(_MAX_FIXPOINT):
+            self._restore_decisions(decisions)
+            self.attr_writes = dict(writes0)
+            regs = tuple(Region() for _ in range(regions))
+            env = one_pass(state, *regs)
+            for key, name in carried.items():   # the carried writes' values at the end of the body
+                env[name] = self.attr_writes[key][2]
+            if static_check and iteration == 0 and not any(True for r in regs for _ in walk_ops(r)) \
+                    and not any(isinstance(x, _Traced) for n in names for x in _flatten(state[n])[0]):
+                raise _StaticLoop()
+            if exact and iteration == 0:
+                self._check_exact_widening(names, env0, env)
+            new = {n: self._widen(stmt, n, state[n], env.get(n, UNBOUND)) for n in names}
+            if all(_same_template(new[n], state[n]) for n in names):
+                self._yield_carried(stmt, names, state, env, regs[-1])
+                return state, regs
+            state = new
         raise self.graph_break(FallbackCode.LOOP_CARRIED_CHANGE, stmt, "loop-carried values did not settle on one type", "loop")
+
+    def carries_write(self, key: tuple) -> bool:
+        """Whether the innermost rolled loop being solved carries this lifted write."""
+        stack = self.__dict__.get("_carried_writes")
+        return bool(stack) and key in stack[-1]
 
     def _check_exact_widening(self, names: list[str], env0: dict, env: dict) -> None:
         for n in names:
@@ -630,6 +727,14 @@ class ControlMixin(ExitsMixin):
                 else:
                     filled.append(x)
             self.frame.env[n] = jax.tree_util.tree_unflatten(treedef, filled)
+            self._carried_write(n, self.frame.env[n])
+
+    def _carried_write(self, name: str, value: Any) -> None:
+        """A carried attribute write's pseudo-variable bound: the pending write's value."""
+        carried = self.__dict__.get("_carried_names")
+        if carried and name in carried:
+            key, obj, attr = carried[name]
+            self.attr_writes[key] = (obj, attr, value)
 
     def _loop_init(self, stmt: Any, names: list[str], state: dict, env0: dict) -> list[Value]:
         """Convert the entry values to the carried types; yield body results."""
@@ -670,9 +775,12 @@ class ControlMixin(ExitsMixin):
                 template = template.template
             leaves, treedef = _flatten(template)
             self.frame.env[n] = jax.tree_util.tree_unflatten(treedef, [next(results) if isinstance(x, _Traced) else x for x in leaves])
+            if n.startswith("<write "):   # a carried attribute write: pending again, with the loop's result
+                self._carried_write(n, self.frame.env.pop(n))
 
 
 _BOOL = ArrayType((), np.dtype(bool))
+_WRITES = "<attribute writes>"   # a branch's environment: (writes before it, writes after it)
 _FELL = object()  # a branch that fell through (did not return)
 
 

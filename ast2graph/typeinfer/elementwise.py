@@ -30,7 +30,7 @@ from typing import Any, Callable
 import jax
 import numpy as np
 
-from ..ir.core import ArrayType, Value
+from ..ir.core import ArrayType, Value, is_extended
 
 _NUMBERS = (bool, int, float, complex)
 
@@ -116,6 +116,8 @@ def elementwise_type(fn: Callable, treedef: Any, leaves: list, cache: dict) -> t
     for leaf in leaves:
         if type(leaf) is Value:
             t = leaf.type
+            if is_extended(t.dtype):
+                return None   # a PRNG key array: JAX's abstract evaluation types it
             shapes.append(t.shape)
             parts.append((Value, t.dtype, t.weak_type))
         elif type(leaf) in _NUMBERS:

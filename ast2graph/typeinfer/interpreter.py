@@ -37,6 +37,7 @@ from .blocks import BlocksMixin
 from .calls import CallMixin
 from .control import ControlMixin
 from .mutation import MutationMixin
+from .nnx import NnxMixin, is_node, is_nnx, is_variable
 from .elementwise import ELEMENTWISE, elementwise_type
 from .shaperules import rule_type
 from .tracing import output_types
@@ -134,7 +135,7 @@ class LocalFunction:
         return f"<local function {self.unit.qualname}>"
 
 
-class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin):
+class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin, NnxMixin):
     """Abstract interpreter for one call signature of one segment."""
 
     def __init__(self, options: Options):
@@ -544,6 +545,10 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin):
             return [self.emit_call(arrays.getitem, (value, k), {}, node, "getitem") for k in range(n)]
         if isinstance(value, arrays.TracedRange):
             raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, "a range with a traced bound used outside a for loop")
+        if is_variable(value):   # an NNX Variable: the rows of its value
+            return self.iterate_static(self.nnx_operator(list, (value,), node), node)
+        if is_node(value):       # an nnx.List: its length and items are guarded
+            self.nnx_guard([value])
         if not self._is_fresh(value) and watched(value) and type(value) is not tuple:
             self._guard_contents(value, node)   # the items read are the ones it holds now
         try:
@@ -570,6 +575,8 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin):
         return self.binop(arrays.OPERATORS[type(node.op).__name__], self.eval(node.left), self.eval(node.right), node)
 
     def binop(self, fn: Callable, left: Any, right: Any, node: Any) -> Any:
+        if is_nnx(left) or is_nnx(right):   # a Variable's operators read its current value
+            return self.nnx_operator(fn, (left, right), node)
         if isinstance(left, Value) or isinstance(right, Value):
             return self.emit_call(fn, (left, right), {}, node, fn.__name__)
         return self.static_call(fn, (left, right), {}, node)
@@ -604,6 +611,8 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin):
                 return self.emit_call(arrays.logical_not, (truth,), {}, node, "not")
             return not truth
         fn = arrays.UNARY[type(node.op).__name__]
+        if is_nnx(operand):
+            return self.nnx_operator(fn, (operand,), node)
         if isinstance(operand, Value):
             return self.emit_call(fn, (operand,), {}, node, fn.__name__)
         return self.static_call(fn, (operand,), {}, node)
@@ -616,6 +625,8 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin):
             if value.type.shape == () and value.type.dtype == np.dtype(bool):
                 return value
             return self.emit_call(arrays.truthy, (value,), {}, node, "truthy")
+        if is_variable(value):
+            return self.truth(self.nnx_operator(bool, (value,), node), node)
         if isinstance(value, (LocalFunction,)) or contains_value(value) and not isinstance(value, (tuple, list, dict)):
             return True
         return self.static_call(bool, (value,), {}, node)
@@ -707,6 +718,8 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin):
     def get_attribute(self, obj: Any, attr: str, node: Any) -> Any:
         if isinstance(obj, Value):
             return self._array_attribute(obj, attr, node)
+        if is_variable(obj):   # an NNX Variable (nnx.py)
+            return self.nnx_attribute(obj, attr, node)
         pending = self.attr_writes.get((id(obj), attr))
         if pending is not None and pending[0] is obj:
             return pending[2]
@@ -764,6 +777,8 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin):
         idx = self.eval_index(node.slice)
         if isinstance(obj, arrays.AtHelper):
             return arrays.AtIndexed(obj.value, idx)
+        if is_variable(obj):   # ``v[...]`` on an NNX Variable (nnx.py)
+            return self.nnx_operator(operator.getitem, (obj, idx), node)
         if isinstance(obj, Value) or contains_value(idx):
             self.check_numpy_index(obj, idx, node)
             return self.emit_call(arrays.getitem, (obj, idx), {}, node, "getitem")
@@ -913,6 +928,9 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin):
             self._store_subscript(target, value)
         elif isinstance(target, gast.Attribute):
             obj = self.eval(target.value)
+            if is_nnx(obj):   # an NNX Variable or module (nnx.py): lifted out of the graph
+                self.nnx_set_attribute(obj, target.attr, value, target)
+                return
             if not self._is_fresh(obj) and self._can_lift_attribute_write(obj, target.attr):
                 self.attr_writes[(id(obj), target.attr)] = (obj, target.attr, value)
                 return
@@ -942,6 +960,9 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin):
     def _store_subscript(self, target: gast.Subscript, value: Any) -> None:
         obj = self.eval(target.value)
         idx = self.eval_index(target.slice)
+        if is_variable(obj):   # ``v[...] = x`` on an NNX Variable: an op; the write is lifted (nnx.py)
+            self.nnx_operator(operator.setitem, (obj, idx, value), target)
+            return
         if isinstance(obj, Value) or isinstance(obj, np.ndarray) and self.functional_store(obj, idx, value):
             self.array_store(target, obj, idx, value)
             return

@@ -27,7 +27,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ..ir.core import ArrayType, Value
+from ..ir.core import ArrayType, Value, is_extended
 
 _NUMBER_TYPES = (bool, int, float, complex, np.bool_, np.number)
 
@@ -41,10 +41,14 @@ def array_type_of(x: Any) -> ArrayType:
     """The type of a runtime array in the graph: its own dtype, 64-bit
     included (a segment with 64-bit values runs under ``jax.enable_x64``,
     never narrowed as ``jax.jit`` would with x64 off). A NumPy array or
-    scalar is of NumPy kind (``ArrayType.numpy``): NumPy's rules apply to it."""
+    scalar is of NumPy kind (``ArrayType.numpy``): NumPy's rules apply to it.
+    An extended dtype such as a PRNG key's ``key<fry>`` is kept as JAX's object."""
     if isinstance(x, (np.ndarray, np.generic)):
         return ArrayType(tuple(np.shape(x)), x.dtype, False, numpy=True)
-    return ArrayType(tuple(x.shape), np.dtype(x.dtype), bool(getattr(x, "weak_type", False)))
+    weak = bool(getattr(x, "weak_type", False))
+    if is_extended(x.dtype):
+        return ArrayType(tuple(x.shape), x.dtype, weak)
+    return ArrayType(tuple(x.shape), np.dtype(x.dtype), weak)
 
 
 def is_static_number(x: Any) -> bool:
@@ -130,7 +134,9 @@ def untrace_numbers(tree: Any) -> Any:
             return x.array
         return x
 
-    return jax.tree_util.tree_map(unwrap, tree, is_leaf=lambda x: isinstance(x, TracedNumber))
+    from .nnx import is_node   # an NNX module stays the caller's object (not rebuilt from its leaves)
+
+    return jax.tree_util.tree_map(unwrap, tree, is_leaf=lambda x: isinstance(x, TracedNumber) or is_node(x))
 
 
 def to_python_number(x: Any) -> Any:

@@ -193,7 +193,8 @@ def hoist_input_checks(graph: Any) -> list[tuple[int, str | None]]:
     kept = []
     for op in graph.body.ops:
         if getattr(op, "fn", None) is int32_check and id(op.leaves[0]) in where:
-            hoisted.setdefault(where[id(op.leaves[0])], op.leaves[1])
+            (_, path), _ = jax.tree_util.tree_unflatten(op.treedef, op.leaves)   # a path of None is no leaf
+            hoisted.setdefault(where[id(op.leaves[0])], path)
         else:
             kept.append(op)
     graph.body.ops[:] = kept

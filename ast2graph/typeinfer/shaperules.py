@@ -28,7 +28,7 @@ from typing import Any, Callable
 import jax
 import numpy as np
 
-from ..ir.core import ArrayType, Value
+from ..ir.core import ArrayType, Value, is_extended
 from . import arrays
 from .elementwise import is_real_float
 
@@ -374,6 +374,8 @@ def rule_type(fn: Callable, treedef: Any, leaves: list) -> tuple | None:
         return None
     if rule is None:
         return None
+    if any(type(x) is Value and is_extended(x.type.dtype) for x in leaves):
+        return None   # a PRNG key array (no NumPy dtype): JAX's abstract evaluation types it
     args, kwargs = jax.tree_util.tree_unflatten(treedef, leaves)
     try:
         out = rule(*args, **kwargs)

@@ -23,7 +23,8 @@ from ..ir.core import CallOp, Graph, Region, Value, walk_ops
 from .arrays import DeferredStr, raise_when
 from .calls import TransformedFn
 from .guards import object_key
-from .interpreter import LocalFunction, Specializer
+from .interpreter import LocalFunction, Specializer, contains_value
+from .nnx import is_nnx
 from .lattice import array_type_of, is_array, untrace_numbers
 from .state import Capture, Frame, Guard, Options, ReturnSignal, Unit
 
@@ -143,7 +144,9 @@ def _specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str]
     assigned = set().union(*(unit.ssa.assigned(s) for s in stmts[start:end])) if returns and unit.cellvars else ()
     cell_values = {n: sp.frame.env[n] for n in unit.cellvars if n in assigned and n in sp.frame.env}
     out = (out, [value for _, _, value in writes], [value for _, value in input_writes], cell_values)
-    out_leaves, out_treedef = jax.tree_util.tree_flatten(out, is_leaf=lambda x: isinstance(x, Value))
+    # a real NNX object (not one made during tracing) leaves as itself, not as a copy of its leaves
+    out_leaves, out_treedef = jax.tree_util.tree_flatten(
+        out, is_leaf=lambda x: isinstance(x, Value) or is_nnx(x) and id(x) not in sp.nnx_fresh and not contains_value(x))
     escaping = jax.tree_util.tree_leaves(out, is_leaf=lambda x: isinstance(x, (Value, DeferredStr)))
     for leaf in out_leaves + [x for x in escaping if isinstance(x, DeferredStr)]:
         if isinstance(leaf, TransformedFn):
