@@ -292,6 +292,8 @@ class GraphPlan:
             setattr(obj, attr, value)
         if spec.returns:
             return RETURN, result
+        for name in spec.deleted:
+            env.pop(name, None)
         env.update(result)
         return NEXT, None
 

@@ -264,3 +264,82 @@ def test_pure_closure_handed_to_jax_is_one_graph():
         return jax.lax.scan(step, x, None, length=3)[0]
 
     check(f, X)
+
+
+# ---------------------------------------------- found by the fuzzer
+def make_meter():
+    count = 0
+
+    def meter(v):
+        nonlocal count
+        count += 1
+        return v
+
+    def read():
+        return count
+    return meter, read
+
+
+def test_nonlocal_counter_read_traced_keeps_counting():
+    def make():
+        meter, read = make_meter()
+
+        def f(x):
+            seen = read()
+            x = meter(x)
+            return x, seen
+        return f, read
+
+    check_sequence(make, [lambda f, read: (f(X), read())] * 8, full_graph=False)
+
+
+@pytest.mark.parametrize("loop_first", [False, True])
+def test_writes_before_a_run_time_raise_are_made(loop_first):
+    M = jnp.ones((3, 3))
+
+    class Obj:
+        def __init__(self):
+            self.calls = 0
+
+    def make():
+        meter, read = make_meter()
+        obj = Obj()
+
+        def f(x, m):
+            obj.calls = obj.calls + 1
+            if loop_first:
+                for r in m:
+                    x = meter(x)
+                if x.mean() >= -1.9:
+                    raise ValueError("traced condition")
+            else:
+                x = meter(x)
+                for r in m:
+                    if x.mean() >= -1.9:
+                        raise ValueError("traced condition")
+            return x
+        return f, (read, obj)
+
+    def step(f, world):
+        try:
+            f(X, M)
+        except ValueError as e:
+            return str(e), world[0](), world[1].calls
+        return None, world[0](), world[1].calls
+
+    check_sequence(make, [step] * 3, full_graph=False)
+
+
+def test_del_in_a_loop_under_a_static_condition():
+    def f(x, n):
+        for w in range(3):
+            t = 0.5
+            if n != 2:
+                del t
+            x = x + t
+        return x
+
+    def make():
+        return f, None
+
+    check_sequence(make, [lambda f, _, n=n: f(X, n) for n in (0, 6, 2, 6)], full_graph=False)

@@ -179,6 +179,7 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin, NnxMixin)
         self.callers: list[Frame] = []
         # Keys of outside Python numbers to read traced (they kept changing).
         self.traced_statics: frozenset = frozenset()
+        self.traced_static_values: dict = {}   # key -> the graph input a traced outside number was read as
         # try/except (and suppress) blocks around the statement being traced:
         # a run-time check's exception could not reach their handlers
         self.handlers_depth = 0
@@ -383,6 +384,8 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin, NnxMixin)
                 self.capture_keys[key] = v
                 self.captures.append(Capture(v, getter, description, source))
             return self.capture_keys[key]
+        if key in self.traced_static_values:   # read traced (it kept changing): the same graph value each read
+            return self.traced_static_values[key]
         if isinstance(value, types.ModuleType) or key in self.guard_keys:
             return value
         self.origin[id(value)] = (value, description)
@@ -462,6 +465,7 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin, NnxMixin)
         self.captures.append(Capture(v, lambda: host_scalar(getter()), description))   # int64: exact
         self.guards.append(Guard(lambda: type(now := getter()) is kind and is_traceable_number(now), True,
                                  f"{description} is a {kind.__name__}", key))
+        self.traced_static_values[key] = v
         return v
 
     def assign_name(self, name: str, value: Any, node: Any) -> None:

@@ -49,6 +49,7 @@ class Specialization:
     rebound: dict[int, Any] = field(default_factory=dict)
     pinned: dict[int, Any] = field(default_factory=dict)   # of those, the ones whose identity the graph used
     value_keys: dict[int, tuple] = field(default_factory=dict)   # their keys when traced (``object_key``)
+    deleted: list[str] = field(default_factory=list)   # names a non-returning segment leaves unbound
 
 
 def numpy_aliasing(leaves: list) -> tuple:
@@ -75,14 +76,17 @@ def flatten_inputs(env: dict[str, Any], names: list[str]):
 def specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str], leaves: list, treedef: Any,
                options: Options, nested: bool = False, traced_statics: frozenset = frozenset(),
                cells: dict | None = None, by_identity: frozenset = frozenset()) -> Specialization:
-    """See ``_specialize``; a segment that both prints and raises through a
-    run-time check is specialised again with the raises kept in Python.
+    """See ``_specialize``; a segment that raises through a run-time check and
+    also prints or writes state back (attributes, cells, argument arrays: all
+    applied after the call, which a raise would skip although eager made them
+    before raising) is specialised again with the raises kept in Python.
     ``cells``: the call's cells (``interpreted.CELLS``), if it made them."""
     spec = _specialize(unit, stmts, start, stop, names, leaves, treedef, options, nested, traced_statics, True, cells,
                        by_identity)
     ops = list(walk_ops(spec.graph.body))
-    if any(op.fn is raise_when for op in ops if isinstance(op, CallOp)) and \
-            any(getattr(op.fn, "_a2g_host_print", False) for op in ops if isinstance(op, CallOp)):
+    if any(op.fn is raise_when for op in ops if isinstance(op, CallOp)) and (
+            spec.attr_writes or spec.input_writes or
+            any(getattr(op.fn, "_a2g_host_print", False) for op in ops if isinstance(op, CallOp))):
         spec = _specialize(unit, stmts, start, stop, names, leaves, treedef, options, nested, traced_statics, False,
                            cells, by_identity)
     return spec
@@ -134,9 +138,13 @@ def _specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str]
             returns, out, end = True, r.value, k + 1
             break
     out_names: list[str] = []
+    deleted: list[str] = []
     if not returns:
         out_names = _segment_outputs(unit, stmts, start, end, sp.frame.env, nested)
         out = {n: sp.frame.env[n] for n in out_names}
+        # names the segment deleted (``del t``) are unbound after it, whatever the caller's environment holds
+        assigned = set(names).union(*(unit.ssa.assigned(s) for s in stmts[start:end]))
+        deleted = sorted(n for n in assigned if n not in sp.frame.env and sp.frame.owns(n))
     writes = list(sp.attr_writes.values())
     input_writes = sorted(sp.input_writes.items())
     # the cell variables a returning segment assigned: their final values go
@@ -168,7 +176,8 @@ def _specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str]
                   body, unit.loc(unit.tree))
     return Specialization(graph, positions, sp.captures, sp.guards, out_treedef, out_leaves, returns, end,
                           out_names, list(sp.decisions.values()), [(obj, attr) for obj, attr, _ in writes],
-                          [k for k, _ in input_writes], rebound, pinned, {k: key for k, (_, key) in by_value.items()})
+                          [k for k, _ in input_writes], rebound, pinned, {k: key for k, (_, key) in by_value.items()},
+                          deleted)
 
 
 def _by_value(leaves: list) -> dict[int, tuple[set[int], tuple]]:
