@@ -45,6 +45,7 @@ from .lowering import lower_graph
 from .parser import unwrap_callable
 from .typeinfer import Options, Specialization, specialize, unit_of_function
 from .typeinfer.specialize import numpy_aliasing
+from .typeinfer.trees import tree_flatten
 from .typeinfer.arrays import HostErrors
 from .typeinfer.lattice import TracedNumber, array_type_of, is_array, is_traceable_number, to_python_number
 
@@ -293,7 +294,7 @@ class _Block:
                 values = [env[x] for x in names]
                 if self.nested or self.owner._traced_params:
                     values = self._trace_busy(i, names, values)
-                leaves, treedef = jax.tree_util.tree_flatten(values)
+                leaves, treedef = tree_flatten(values)   # dicts in insertion order, as eager iterates them
                 plan = self._plan_for(i, names, leaves, treedef)
             if record is not None:
                 record.plans.append(plan)

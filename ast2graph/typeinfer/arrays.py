@@ -20,6 +20,7 @@ import numpy as np
 from jax import lax
 
 from ..ir.core import Value
+from .trees import tree_flatten
 
 
 @jax.tree_util.register_pytree_node_class
@@ -110,7 +111,7 @@ def host_effect(fn: Any):
     from jax.experimental import io_callback
 
     def effect(*args, **kwargs):
-        leaves, treedef = jax.tree_util.tree_flatten((args, kwargs))
+        leaves, treedef = tree_flatten((args, kwargs))   # a printed dict in insertion order
         positions = [i for i, x in enumerate(leaves) if isinstance(x, jax.Array)]
 
         def callback(*arrays_in):
@@ -375,7 +376,7 @@ def host_function(fn: Any, single: bool):
     """``fn`` run on the host by ``jax.pure_callback`` with declared result types."""
 
     def call(result_types, *args, **kwargs):
-        leaves, treedef = jax.tree_util.tree_flatten((args, kwargs))
+        leaves, treedef = tree_flatten((args, kwargs))   # a printed dict in insertion order
         positions = [i for i, x in enumerate(leaves) if isinstance(x, jax.Array)]
 
         def callback(*arrays_in):

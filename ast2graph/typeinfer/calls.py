@@ -31,6 +31,7 @@ from ..resolver import (CallKind, classify_callee, is_effectful, is_host_printer
 from . import arrays
 from .closures import TracedClosure, factory_for, free_names
 from .mutation import numpy_gives_ndarray
+from .trees import tree_flatten
 from .state import Frame, ReturnSignal, unit_of_function
 
 _MUTATING_METHODS = {
@@ -141,7 +142,7 @@ class CallMixin:
             if holds_arrays:   # its arrays are inputs of the op, not constants
                 fn, args = _apply_callable, (callee, *args)
             try:
-                leaves, treedef = jax.tree_util.tree_flatten((args, kwargs), is_leaf=lambda x: isinstance(x, Value))
+                leaves, treedef = tree_flatten((args, kwargs), is_leaf=lambda x: isinstance(x, Value))
                 return self.emit_call(fn, args, kwargs, node, numpy_fn=numpy_gives_ndarray(callee, leaves, treedef))
             except GraphBreak:
                 declared = arrays.parse_returns_annotation(self.loc(node).source_line()) if traced else None
@@ -165,7 +166,7 @@ class CallMixin:
         """Local functions passed to JAX become plain Python closures."""
         from .interpreter import LocalFunction
 
-        leaves, treedef = jax.tree_util.tree_flatten(tree, is_leaf=lambda x: isinstance(x, (Value, LocalFunction)))
+        leaves, treedef = tree_flatten(tree, is_leaf=lambda x: isinstance(x, (Value, LocalFunction)))
         if not any(isinstance(x, LocalFunction) for x in leaves):
             return tree
         converted = [self.traced_closure(x, node) if isinstance(x, LocalFunction) else x for x in leaves]

@@ -27,6 +27,7 @@ from ..ir.core import ArrayType, ForOp, IfOp, Region, ScanOp, SwitchOp, Value, W
 from . import arrays
 from .exits import BodyEnd, ExitsMixin, LoopCtx
 from .lattice import abstract_type, describe, join_types, same_static
+from .trees import tree_flatten
 from .state import UNBOUND, BreakSignal, ContinueSignal, ControlSignal, ReturnSignal
 
 _MAX_FIXPOINT = 6
@@ -46,7 +47,7 @@ class _Traced:
 
 
 def _flatten(x: Any):
-    return jax.tree_util.tree_flatten(x, is_leaf=lambda v: isinstance(v, Value) or v is UNBOUND)
+    return tree_flatten(x, is_leaf=lambda v: isinstance(v, Value) or v is UNBOUND)
 
 
 class ControlMixin(ExitsMixin):

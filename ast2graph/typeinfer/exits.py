@@ -36,6 +36,7 @@ import jax.numpy as jnp
 
 from ..fallback.sites import FallbackCode
 from ..ir.core import Region, Value
+from .trees import tree_flatten
 from .state import UNBOUND, BreakSignal, ContinueSignal, ControlSignal, ReturnSignal
 
 
@@ -145,7 +146,7 @@ class ExitsMixin:
             bound = [env[name] for _, env in outs if name in env and env[name] is not UNBOUND]
             if not bound or len(bound) == len(outs):
                 continue
-            leaves, treedef = jax.tree_util.tree_flatten(bound[0], is_leaf=lambda x: isinstance(x, Value))
+            leaves, treedef = tree_flatten(bound[0], is_leaf=lambda x: isinstance(x, Value))
             for region, env in outs:
                 if env.get(name, UNBOUND) is UNBOUND:
                     with self.in_region(region):

@@ -31,7 +31,7 @@ from ..diagnostics import Loc
 from ..fallback.sites import Decision, FallbackCode, FallbackSite, GraphBreak
 from ..ir.core import ArrayType, CallOp, Region, Value, walk_ops
 from ..resolver import NameKind, qualified_name
-from . import arrays
+from . import arrays, trees
 from .blocks import BlocksMixin
 from .calls import CallMixin
 from .control import ControlMixin
@@ -98,7 +98,7 @@ def _leaf(x: Any) -> bool:
 
 
 def tree_flatten(tree: Any):
-    return jax.tree_util.tree_flatten(tree, is_leaf=_leaf)
+    return trees.tree_flatten(tree, is_leaf=_leaf)
 
 
 def contains_value(tree: Any) -> bool:
@@ -240,7 +240,7 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin):
             for i, a in zip(positions, arrays_in):
                 filled[i] = a
             args, kwargs = jax.tree_util.tree_unflatten(treedef, filled)
-            out_leaves, out_tree = jax.tree_util.tree_flatten(fn(*args, **kwargs))
+            out_leaves, out_tree = trees.tree_flatten(fn(*args, **kwargs))
             box["tree"], box["leaves"] = out_tree, out_leaves
             return [x for x in out_leaves if isinstance(x, jax.Array)]
 

@@ -29,6 +29,7 @@ import numpy as np
 from ..fallback.sites import FallbackCode
 from ..ir.core import Value
 from . import arrays
+from .trees import tree_flatten
 
 # NumPy functions and methods whose result may share memory with an argument.
 VIEW_NAMES = frozenset({
@@ -85,7 +86,7 @@ def numpy_gives_ndarray(fn: Any, leaves: list, treedef: Any) -> bool:
     dummies = [_zeros_like_eager(x) if isinstance(x, Value) else x for x in leaves]
     try:
         args, kwargs = jax.tree_util.tree_unflatten(treedef, dummies)
-        out = jax.tree_util.tree_leaves(fn(*args, **kwargs))
+        out = tree_flatten(fn(*args, **kwargs))[0]
     except Exception:  # noqa: BLE001 - the probe proves nothing: NumPy's usual answer
         return True
     return bool(out) and isinstance(out[0], (np.ndarray, np.generic))

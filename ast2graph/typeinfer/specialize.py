@@ -24,6 +24,7 @@ from .arrays import DeferredStr, raise_when
 from .calls import TransformedFn
 from .interpreter import LocalFunction, Specializer
 from .lattice import array_type_of, is_array, untrace_numbers
+from .trees import keyed, tree_flatten
 from .state import Capture, Frame, Guard, Options, ReturnSignal, Unit
 
 
@@ -61,7 +62,7 @@ def _escape_break(unit: Unit, stmts: list, start: int, end: int, code: FallbackC
 
 def flatten_inputs(env: dict[str, Any], names: list[str]):
     """Leaves of the live variables, in a fixed order."""
-    return jax.tree_util.tree_flatten([env[n] for n in names])
+    return tree_flatten([env[n] for n in names])
 
 
 def specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str], leaves: list, treedef: Any,
@@ -102,7 +103,7 @@ def _specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str]
             abstract.append(v)
         else:
             abstract.append(leaf)
-    values = untrace_numbers(jax.tree_util.tree_unflatten(treedef, abstract))
+    values = untrace_numbers(keyed(jax.tree_util.tree_unflatten(treedef, abstract)))
     body = Region()
     sp.regions.append(body)
     sp.frame = Frame(unit, dict(zip(names, values)))
@@ -125,8 +126,8 @@ def _specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str]
     writes = list(sp.attr_writes.values())
     input_writes = sorted(sp.input_writes.items())
     out = (out, [value for _, _, value in writes], [value for _, value in input_writes])
-    out_leaves, out_treedef = jax.tree_util.tree_flatten(out, is_leaf=lambda x: isinstance(x, Value))
-    escaping = jax.tree_util.tree_leaves(out, is_leaf=lambda x: isinstance(x, (Value, DeferredStr)))
+    out_leaves, out_treedef = tree_flatten(out, is_leaf=lambda x: isinstance(x, Value))   # dicts in eager's order
+    escaping = tree_flatten(out, is_leaf=lambda x: isinstance(x, (Value, DeferredStr)))[0]
     for leaf in out_leaves + [x for x in escaping if isinstance(x, DeferredStr)]:
         if isinstance(leaf, TransformedFn):
             raise _escape_break(unit, stmts, start, end, FallbackCode.OPAQUE_CALL, "a transformed function (jax.vmap, "

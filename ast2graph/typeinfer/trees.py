@@ -1,0 +1,82 @@
+"""Pytrees in eager's order: a dict keeps its insertion order.
+
+Requires: jax.
+Produces: ``keyed(tree)``: the same tree with every plain ``dict`` (and
+``collections.defaultdict``) reachable through tuples, lists, namedtuples
+and dicts replaced by an ``InOrder`` node, and ``tree_flatten``, which
+flattens a tree that way.
+Invariants: flattening a keyed tree lists a dict's leaves in insertion order
+and its treedef records that order (two dicts with the same keys in another
+order have different treedefs, so a cache keyed by treedef tells them apart);
+``jax.tree_util.tree_unflatten`` of such a treedef builds real dicts of the
+original type, keys in the original order. Everything else (custom pytree
+nodes, leaves) is left as it is, so a tree without dicts is returned itself.
+
+``jax.tree_util`` sorts a dict's keys when it flattens it and rebuilds it in
+sorted order, so a value flattened and unflattened on its way through a
+graph (a segment's inputs and outputs, a traced branch's results, a host
+callback's arguments) would come back as ``{'a': .., 'b': ..}`` where eager
+Python has ``{'b': .., 'a': ..}`` (and keys that do not sort, such as
+``{1: .., 'a': ..}``, could not be flattened at all).
+"""
+
+from __future__ import annotations
+
+import collections
+from typing import Any, Callable
+
+import jax
+
+
+class InOrder:
+    """A dict as a pytree node whose children are its values in insertion order."""
+
+    __slots__ = ("kind", "keys", "values", "factory")
+
+    def __init__(self, kind: type, keys: tuple, values: list, factory: Any):
+        self.kind, self.keys, self.values, self.factory = kind, keys, values, factory
+
+
+def _rebuild(aux: tuple, children: Any) -> dict:
+    kind, keys, factory = aux
+    if kind is collections.defaultdict:
+        return collections.defaultdict(factory, zip(keys, children))
+    return dict(zip(keys, children))
+
+
+jax.tree_util.register_pytree_node(InOrder, lambda d: (d.values, (d.kind, d.keys, d.factory)), _rebuild)
+
+_DICTS = (dict, collections.defaultdict)
+
+
+def keyed(tree: Any) -> Any:
+    """``tree`` with its dicts as ``InOrder`` nodes (see the module docstring)."""
+    kind = type(tree)
+    if kind in _DICTS:
+        return InOrder(kind, tuple(tree), [keyed(v) for v in tree.values()], getattr(tree, "default_factory", None))
+    if kind is tuple or kind is list or isinstance(tree, tuple) and hasattr(kind, "_fields"):
+        items = [keyed(v) for v in tree]
+        if all(a is b for a, b in zip(items, tree)):
+            return tree
+        return kind(*items) if kind is not tuple and kind is not list else kind(items)
+    return tree
+
+
+def tree_flatten(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> tuple[list, Any]:
+    """``jax.tree_util.tree_flatten`` with dicts in insertion order."""
+    return jax.tree_util.tree_flatten(keyed(tree), is_leaf=is_leaf)
+
+
+def tree_map(fn: Callable[[Any], Any], tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> Any:
+    """``jax.tree_util.tree_map`` (one tree) with dicts in insertion order."""
+    return jax.tree_util.tree_map(fn, keyed(tree), is_leaf=is_leaf)
+
+
+def sorted_positions(tree: Any) -> list[int]:
+    """For each leaf of ``tree`` in ``jax.tree_util``'s order (dict keys
+    sorted), its position in insertion order (``tree_flatten``'s)."""
+    leaves, treedef = tree_flatten(tree)
+    try:
+        return jax.tree_util.tree_leaves(jax.tree_util.tree_unflatten(treedef, list(range(len(leaves)))))
+    except Exception:  # noqa: BLE001 - a custom node that refuses ints as children: no dict to reorder there
+        return list(range(len(leaves)))
