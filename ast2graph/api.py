@@ -108,8 +108,8 @@ def _leaf_key(leaf: Any) -> Any:
 
 def _signature_change(old: tuple, new: tuple) -> str:
     """Which input of a segment changed between two cache keys."""
-    _, names_old, _, leaves_old, _ = old
-    _, names_new, _, leaves_new, _ = new
+    names_old, leaves_old = old[1], old[3]
+    names_new, leaves_new = new[1], new[3]
     if names_old != names_new:
         return f"new inputs {list(names_new)} (were {list(names_old)})"
     if len(leaves_old) != len(leaves_new):
@@ -142,6 +142,11 @@ class GraphPlan:
         param_leaf = {id(v): k for v, k in zip(self.spec.graph.params, self.spec.arg_positions)}
         self.passthrough = [(j, param_leaf[id(x)]) for j, x in enumerate(self.spec.out_template)
                             if isinstance(x, Value) and id(x) in param_leaf]
+        # ... or an array read from outside unchanged (``return res['x']``, a global):
+        # the object itself, re-read (a Python number read traced is converted as any)
+        reads = {id(c.value): c.getter for c in self.spec.captures if not c.value.type.python}
+        self.captured_out = [(j, reads[id(x)]) for j, x in enumerate(self.spec.out_template)
+                             if isinstance(x, Value) and id(x) in reads]
         # NumPy arrays the trace made (``np.zeros(3)``): static in the graph, but
         # eager makes a new one per call, which the caller may write into
         self.fresh_numpy = [k for k, x in enumerate(self.spec.out_template) if type(x) is np.ndarray]
@@ -152,7 +157,7 @@ class GraphPlan:
                                for op in walk_ops(self.spec.graph.body))
         # the graph's outputs are the flat result as they are (no static values, no conversions)
         self.plain_outputs = (all(isinstance(x, Value) for x in self.spec.out_template)
-                              and not (self.numpy_out or self.numpy_scalar_out or self.python_out))
+                              and not (self.numpy_out or self.numpy_scalar_out or self.python_out or self.captured_out))
         # what only the general path does: arguments handed back or written into, attributes set, host effects
         self.fast_ok = not (self.passthrough or self.has_effects or self.spec.input_writes or self.spec.attr_writes)
         self.stale = False   # traced again for inputs of other types (SpecMiss): compile anew
@@ -188,6 +193,8 @@ class GraphPlan:
             filled[k] = to_python_number(filled[k])
         for k in self.numpy_scalar_out if concrete else ():
             filled[k] = np.asarray(filled[k])[()]
+        for k, read in self.captured_out if concrete else ():
+            filled[k] = read()
         return filled
 
     def run(self, env: dict[str, Any], leaves: list) -> tuple[str, Any]:
@@ -337,7 +344,9 @@ class _Block:
 
     def _plan_for(self, i: int, names: list[str], leaves: list, treedef: Any) -> Any:
         owner = self.owner
-        key = (i, tuple(names), treedef, tuple(_leaf_key(x) for x in leaves), numpy_aliasing(leaves))
+        # under an outer JAX transform eager's arrays are tracers (isinstance, type() see it)
+        outer = any(isinstance(x, jax.core.Tracer) for x in leaves)
+        key = (i, tuple(names), treedef, tuple(_leaf_key(x) for x in leaves), numpy_aliasing(leaves), outer)
         candidates = self.plans.setdefault(key, [])
         for plan in candidates:
             if plan.guards_hold():

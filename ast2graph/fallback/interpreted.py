@@ -18,6 +18,7 @@ from typing import Any
 
 import gast
 
+from ..typeinfer.closures import requalified
 from ..typeinfer.state import Unit
 
 _RESULT = "__a2g_locals"
@@ -75,7 +76,7 @@ class InterpretedNode:
         module = ast.fix_missing_locations(ast.Module([fn], []))
         namespace: dict[str, Any] = {}
         exec(compile(module, unit.filename, "exec"), namespace)  # noqa: S102 - the user's own statement
-        code = namespace[fn.name].__code__
+        code = requalified(namespace[fn.name].__code__, fn.name, unit.qualname)   # nested defs: f.<locals>.g, as eager
         return types.FunctionType(code, unit.globals, fn.name)
 
     def run(self, env: dict[str, Any]) -> tuple[bool, Any]:

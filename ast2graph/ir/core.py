@@ -49,11 +49,35 @@ class ArrayType:
     # dtype's kind): a loop counter, a flag, a traced scalar argument. A segment
     # hands it back as that Python number. Not part of type equality either.
     python: bool = field(default=False, compare=False)
+    # The kinds the eager value may have when it depends on the path taken (a
+    # Python number on one branch, a jax.Array on the other): then ``numpy``
+    # and ``python`` are False and this holds two or more of "numpy",
+    # "python", "jax". Such a value can be computed with (``x + y`` is a
+    # jax.Array either way) but not observed (``isinstance``, printing, an
+    # in-place write, a segment's output). Not part of type equality either.
+    mixed: frozenset = field(default=frozenset(), compare=False)
 
     @staticmethod
     def of(x: Any) -> "ArrayType":
         """The type of an array, tracer or ``jax.ShapeDtypeStruct``."""
         return ArrayType(tuple(x.shape), np.dtype(x.dtype), bool(getattr(x, "weak_type", False)))
+
+    @property
+    def kinds(self) -> frozenset:
+        """The kinds of object eager may have: {"numpy"}, {"python"}, {"jax"} or several."""
+        if self.mixed:
+            return self.mixed
+        return frozenset(("python" if self.python else "numpy" if self.numpy else "jax",))
+
+    def with_kinds(self, kinds: Any) -> "ArrayType":
+        """This type with eager kinds ``kinds`` (one: determinate; several: mixed)."""
+        from dataclasses import replace
+
+        kinds = frozenset(kinds)
+        if len(kinds) == 1:
+            (kind,) = kinds
+            return replace(self, numpy=kind == "numpy", python=kind == "python", mixed=frozenset())
+        return replace(self, numpy=False, python=False, mixed=kinds)
 
     def to_sds(self) -> Any:
         import jax
@@ -63,7 +87,8 @@ class ArrayType:
     def __str__(self) -> str:
         name = _SHORT_DTYPES.get(self.dtype.name, self.dtype.name)
         dims = ",".join(str(d) for d in self.shape)
-        return f"{name}[{dims}]" + ("~" if self.weak_type else "") + ("np" if self.numpy else "") + ("py" if self.python else "")
+        mixed = "{" + "|".join(sorted(self.mixed)) + "}" if self.mixed else ""
+        return f"{name}[{dims}]" + ("~" if self.weak_type else "") + ("np" if self.numpy else "") + ("py" if self.python else "") + mixed
 
 
 class Value:

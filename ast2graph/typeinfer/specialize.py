@@ -24,6 +24,7 @@ from .arrays import DeferredStr, raise_when
 from .calls import TransformedFn
 from .interpreter import LocalFunction, Specializer
 from .lattice import array_type_of, is_array, untrace_numbers
+from .kinds import standin_types
 from .trees import keyed, tree_flatten
 from .state import Capture, Frame, Guard, Options, ReturnSignal, Unit
 
@@ -85,6 +86,7 @@ def _specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str]
     sp = Specializer(options)
     sp.traced_statics = traced_statics
     sp.raise_checks = raise_checks
+    sp.outer_traced = any(isinstance(leaf, jax.core.Tracer) for leaf in leaves)
     params: list[Value] = []
     positions: list[int] = []
     abstract = []
@@ -127,14 +129,28 @@ def _specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str]
     input_writes = sorted(sp.input_writes.items())
     out = (out, [value for _, _, value in writes], [value for _, value in input_writes])
     out_leaves, out_treedef = tree_flatten(out, is_leaf=lambda x: isinstance(x, Value))   # dicts in eager's order
-    escaping = tree_flatten(out, is_leaf=lambda x: isinstance(x, (Value, DeferredStr)))[0]
-    for leaf in out_leaves + [x for x in escaping if isinstance(x, DeferredStr)]:
+    # Trace-time stand-ins cannot leave the segment: the statements after it
+    # (Python, or the caller) must get eager's objects.
+    escaping = tree_flatten(out, is_leaf=lambda x: isinstance(x, standin_types()))[0]
+    for leaf in escaping:
+        if type(leaf) in (map, filter) and isinstance(leaf.__reduce__()[1][0], LocalFunction):
+            leaf = leaf.__reduce__()[1][0]   # a lazy map(lambda ...) calls the local function later
         if isinstance(leaf, TransformedFn):
             raise _escape_break(unit, stmts, start, end, FallbackCode.OPAQUE_CALL, "a transformed function (jax.vmap, "
                                 "jax.grad, ...) closing over traced values escapes the compiled segment", "function")
-        if isinstance(leaf, (LocalFunction, DeferredStr)):
-            code = FallbackCode.OPAQUE_CALL if isinstance(leaf, LocalFunction) else FallbackCode.CONCRETE_VALUE
-            raise _escape_break(unit, stmts, start, end, code, f"a {'nested function' if isinstance(leaf, LocalFunction) else 'string formatted from traced values'} escapes the compiled segment", "function")
+        if isinstance(leaf, LocalFunction):
+            raise _escape_break(unit, stmts, start, end, FallbackCode.OPAQUE_CALL, "a nested function escapes the "
+                                "compiled segment", "function")
+        if isinstance(leaf, DeferredStr):
+            raise _escape_break(unit, stmts, start, end, FallbackCode.CONCRETE_VALUE, "a string formatted from traced "
+                                "values escapes the compiled segment", "function")
+        if isinstance(leaf, standin_types()) and not isinstance(leaf, Value):
+            raise _escape_break(unit, stmts, start, end, FallbackCode.CONCRETE_VALUE, f"ast2graph's trace-time stand-in "
+                                f"{type(leaf).__name__} (a traced range, an array method) escapes the compiled segment", "assignment")
+    if any(isinstance(x, Value) and x.type.mixed for x in out_leaves):
+        raise _escape_break(unit, stmts, start, end, FallbackCode.CONCRETE_VALUE, "a value whose kind (NumPy array, "
+                            "Python number or jax.Array) depends on the path taken would leave the compiled segment",
+                            "assignment")
     if not returns and any(isinstance(x, Value) and id(x) in sp.view_of and sp.view_of[id(x)][0] is x
                            for x in out_leaves):
         # A NumPy view handed to later statements would become a separate
