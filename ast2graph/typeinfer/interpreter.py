@@ -37,8 +37,8 @@ from .calls import CallMixin
 from .control import ControlMixin
 from .mutation import MutationMixin
 from .elementwise import ELEMENTWISE, elementwise_type
-from .kinds import (Unobservable, contains_standin, function_attribute, same_object, standin_types,
-                    traced_as_eager)
+from .kinds import (Unobservable, contains_standin, function_attribute, observe, same_object, standin_types,
+                    traced_as_eager, value_attribute_allowed)
 from .shaperules import rule_type
 from .tracing import output_types
 from .lattice import is_array, is_python_number, is_static_number, is_traceable_number, static_array_type
@@ -118,6 +118,7 @@ class LocalFunction:
         self.node, self.unit, self.frame = node, unit, frame
         self.defaults, self.kw_defaults = defaults, kw_defaults
         self.interpreter = interpreter
+        self.attributes: dict[str, Any] = {}   # set by the program (``f.calls = 0``)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if self.interpreter is None:
@@ -588,14 +589,21 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin):
 
     def attribute_of(self, obj: Any, attr: str, node: Any) -> Any:
         """``obj.attr``; a local function answers as a function does."""
+        if attr == "__class__" and isinstance(obj, standin_types()):   # type(obj), as eager has it
+            try:
+                return observe(type, (obj,), {}, self.outer_traced, None)
+            except Unobservable as e:
+                raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, str(e)) from None
         if isinstance(obj, LocalFunction):
-            pending = self.attr_writes.get((id(obj), attr))
-            if pending is not None and pending[0] is obj:
-                return pending[2]
             try:
                 return function_attribute(obj, attr)
             except AttributeError as e:
                 raise self.graph_break(FallbackCode.TRACE_ERROR, node, str(e), exc=e) from None
+            except Unobservable as e:
+                raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, str(e)) from None
+        if isinstance(obj, Value):
+            try:
+                value_attribute_allowed(obj, attr, self.outer_traced)
             except Unobservable as e:
                 raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, str(e)) from None
         if isinstance(obj, arrays.TracedRange) and attr in ("start", "stop", "step"):
@@ -730,7 +738,8 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin):
         args = node.args
         defaults = [self.eval(d) for d in args.defaults]
         kw_defaults = [NO_DEFAULT if d is None else self.eval(d) for d in args.kw_defaults]
-        return LocalFunction(node, unit_of_nested(node, self.frame.unit), self.frame, defaults, kw_defaults, self)
+        return self.mark_fresh(LocalFunction(node, unit_of_nested(node, self.frame.unit), self.frame, defaults,
+                                             kw_defaults, self))
 
     def eval_ListComp(self, node: Any) -> Any:
         return self.mark_fresh(self.comprehension(node, lambda f: [f(node.elt)]))
@@ -803,6 +812,9 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin):
                 self.attr_writes[(id(obj), target.attr)] = (obj, target.attr, value)
                 return
             self.check_mutable(obj, target, f"setting attribute {target.attr!r}")
+            if isinstance(obj, LocalFunction):   # a function attribute (f.calls = 0): the function's own
+                obj.attributes[target.attr] = value
+                return
             self.static_call(setattr, (obj, target.attr, value), {}, target)
         elif isinstance(target, gast.Starred):
             self.assign(target.value, value, node)

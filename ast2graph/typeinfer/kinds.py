@@ -5,13 +5,16 @@ Requires: ``ir.core`` (``Value``, ``ArrayType``), ``arrays`` (the stand-ins
 for array methods, ``.at``, traced ranges and deferred strings).
 Produces: ``eager_exemplars(x)``: objects of the classes eager Python would
 have in hand for a trace-time stand-in ``x`` (an IR ``Value``, a local
-function, a traced ``range``, ...); ``observe(...)``: the value of an
-inspecting builtin (``isinstance``, ``type``, ``callable``, ``hasattr``,
-``getattr``, ``repr``/``str``/``format``, ...) applied to stand-ins, or
-``NotImplemented`` where no stand-in is involved; ``contains_standin`` and
-``MOVES_ARGUMENTS``, the callables that only store, pass on or call their
-arguments (``list``, ``sorted``, ``functools.reduce``, ...), so that seeing a
-stand-in there is harmless.
+function, a traced ``range``, ...; ``standin_types``); ``observe(...)``: the
+value of an inspecting builtin (``INSPECTORS``: ``isinstance``, ``type``,
+``callable``, ``hasattr``, ``getattr``, ``repr``/``str``/``format``, ...)
+applied to stand-ins, or ``NotImplemented`` where no stand-in is involved;
+``same_object`` (``is``), ``function_attribute`` (``f.__name__`` of a local
+function), ``value_attribute_allowed`` (``x.name`` of a traced value),
+``traced_as_eager`` (whether an exception raised on tracers is eager's);
+``contains_standin`` and ``MOVES_ARGUMENTS``, the callables that only store,
+pass on or call their arguments (``list``, ``sorted``, ``functools.reduce``,
+...), so that seeing a stand-in there is harmless.
 Invariants: an answer is given only when it is eager's for every object the
 stand-in can stand for (an array ``Value``'s eager kind is in its type:
 ``ArrayType.numpy``: an ndarray, or a NumPy scalar when 0-d; ``.python``: a
@@ -182,10 +185,8 @@ def observe(callee: Any, args: tuple, kwargs: dict, outer_traced: bool,
         return _one({callable(e) for e in exemplars}, "callable()")
     if callee in (hasattr, getattr) and len(args) in (2, 3) and isinstance(args[1], str) and not kwargs:
         # eager's classes define every attribute their objects have, except
-        # what a program sets on a function (``f.calls = 0``): not modelled
-        has = _one({hasattr(type(e), args[1]) for e in exemplars}, f"{name}()")
-        if not has and not isinstance(obj, Value):
-            raise Unobservable(f"{name}() of an attribute {args[1]!r} that {_what(obj)} may have been given")
+        # what a program sets on a function (``f.calls = 0``)
+        has = _one({hasattr(type(e), args[1]) for e in exemplars}, f"{name}()") or args[1] in getattr(obj, "attributes", ())
         if callee is hasattr and len(args) == 2:
             return has
         if has:
@@ -200,8 +201,8 @@ def observe(callee: Any, args: tuple, kwargs: dict, outer_traced: bool,
 def _deferred(callee: Any, args: tuple, kwargs: dict) -> Any:
     """``str``/``repr``/``ascii``/``format`` of traced values: formatted on the
     host when printed, from values of eager's kinds (``arrays.DeferredStr``)."""
-    spec = args[1] if callee is format and len(args) == 2 else ""
-    if kwargs or callee is hash or not isinstance(spec, str) or len(args) != (2 if callee is format and len(args) == 2 else 1):
+    spec = args[1] if len(args) == 2 else ""
+    if callee is hash or kwargs or len(args) > (2 if callee is format else 1) or not isinstance(spec, str):
         raise Unobservable(f"{callee.__name__}() of traced values")
     if callee is str and isinstance(args[0], arrays.DeferredStr):
         return args[0]
@@ -248,6 +249,8 @@ def function_attribute(fn: Any, name: str) -> Any:
     function does not have; ``Unobservable`` for what is not modelled
     (``__code__``, ``__closure__``, ``__dict__``, ...)."""
     unit, tree = fn.unit, fn.unit.tree
+    if name in fn.attributes:
+        return fn.attributes[name]
     if name == "__name__":
         return tree.name
     if name == "__qualname__":
@@ -289,3 +292,24 @@ def traced_as_eager(fn: Any, leaves: list, error: BaseException) -> bool:
     jaxlike = module == "jax" or module.startswith(("jax.", "jaxlib", "operator", "_operator", arrays.__name__))
     eager_arrays = all(x.type.kinds == {"jax"} for x in leaves if isinstance(x, Value))
     return jaxlike and eager_arrays and "Tracer" not in str(error) and not contains_standin(leaves, arrays_too=False)
+
+
+# ndarray methods that change the array in place (jax.Array's namesakes, if
+# any, return a new array and leave the operand as it is).
+_NUMPY_IN_PLACE = frozenset({"sort", "fill", "resize", "partition", "put", "itemset", "setfield", "setflags",
+                             "byteswap"})
+
+
+def value_attribute_allowed(v: Value, name: str, outer_traced: bool) -> None:
+    """``v.name`` of a traced value may be read as the graph reads it (a
+    jax.Array's attribute): eager's object has that attribute too, and it is
+    not a NumPy method that works in place. ``Unobservable`` otherwise."""
+    kinds = v.type.kinds
+    if "numpy" in kinds and name in _NUMPY_IN_PLACE:
+        raise Unobservable(f"ndarray.{name} changes the array in place")
+    if kinds == {"jax"} or name in ("shape", "dtype", "ndim", "size") and "python" not in kinds:
+        return
+    has = {hasattr(type(e), name) for e in array_exemplars(v.type, outer_traced)}
+    if has != {True}:
+        raise Unobservable(f"attribute {name!r} of {_what(v)}: eager's object "
+                           f"{'may not have' if len(has) > 1 else 'does not have'} it")
