@@ -12,6 +12,7 @@ statement of the list that contains the site) when a site cannot be graph.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -135,6 +136,8 @@ def _specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str]
     for leaf in escaping:
         if type(leaf) in (map, filter) and isinstance(leaf.__reduce__()[1][0], LocalFunction):
             leaf = leaf.__reduce__()[1][0]   # a lazy map(lambda ...) calls the local function later
+        if isinstance(leaf, functools.partial) and isinstance(leaf.func, LocalFunction):
+            leaf = leaf.func
         if isinstance(leaf, TransformedFn):
             raise _escape_break(unit, stmts, start, end, FallbackCode.OPAQUE_CALL, "a transformed function (jax.vmap, "
                                 "jax.grad, ...) closing over traced values escapes the compiled segment", "function")
