@@ -572,3 +572,26 @@ def test_scipy_optimize_scalar():
     check(optimize.brent, f, full_graph=False)        # the result read from the OptimizeResult: eager's own np.float64
     check(optimize.golden, f, full_graph=False)
     check_kinds(optimize.newton, lambda v: v ** 2 - 2.0, 1.0)
+
+
+def local_function_in_lazy_objects(x):
+    g = functools.partial(lambda a, b: a + b, 1)
+    m = map(lambda v: v + 1, [1, 2])
+    with open("/dev/null"):   # runs in Python: g and m must hold real functions
+        out = g(2), list(m)
+    return out, x
+
+
+def test_partial_and_map_of_local_function_cross_into_python():
+    e = check(local_function_in_lazy_objects, X, full_graph=False)
+    assert any("nested function escapes" in c for c in causes(e))
+
+
+def equinox_on_numpy(model, x):
+    return model(x) * 2
+
+
+def test_library_module_on_numpy_input_kind():
+    eqx = pytest.importorskip("equinox")
+    lin = eqx.nn.Linear(3, 2, key=jax.random.PRNGKey(0))
+    check(equinox_on_numpy, lin, N32, graphs=1)

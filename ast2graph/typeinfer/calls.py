@@ -12,7 +12,6 @@ by this very interpreter.
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import inspect
 import operator
@@ -32,7 +31,7 @@ from ..resolver import (CallKind, classify_callee, is_effectful, is_host_printer
                         qualified_name)
 from . import arrays
 from .closures import TracedClosure, factory_for, free_names
-from .kinds import CALLS_ARGUMENTS, INSPECTORS, MOVES_ARGUMENTS, Unobservable, contains_standin, observe, standin_types
+from .kinds import CALLS_ARGUMENTS, INSPECTORS, MOVES_ARGUMENTS, Unobservable, contains_standin, observe, standins_in
 from .trees import tree_flatten
 from .state import Frame, ReturnSignal, unit_of_function
 
@@ -158,7 +157,7 @@ class CallMixin:
             if holds_arrays:   # its arrays are inputs of the op, not constants
                 fn, args = _apply_callable, (callee, *args)
             try:
-                return self.emit_call(fn, args, kwargs, node, callee=callee)
+                return self.emit_call(fn, args, kwargs, node, callee=None if holds_arrays else callee)
             except GraphBreak:
                 declared = arrays.parse_returns_annotation(self.loc(node).source_line()) if traced else None
                 if declared is None:
@@ -182,8 +181,7 @@ class CallMixin:
         from .interpreter import LocalFunction
 
         if fn in _COMPARISONS:
-            kinds = standin_types()
-            seen = [x for x in tree_flatten((left, right), is_leaf=lambda x: isinstance(x, kinds))[0] if isinstance(x, kinds)]
+            seen = standins_in((left, right))
             if any(not isinstance(x, (Value, LocalFunction)) for x in seen):
                 raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, "comparing ast2graph's trace-time stand-ins "
                                        "(a formatted string, a range, a method) needs eager's objects")
@@ -215,9 +213,8 @@ class CallMixin:
         (A local function handed to JAX becomes a real closure first.)"""
         from .interpreter import LocalFunction
 
-        leaves = tree_flatten(tree, is_leaf=lambda x: isinstance(x, standin_types()))[0]
-        for x in leaves:
-            if isinstance(x, standin_types()) and not isinstance(x, (Value, LocalFunction)):
+        for x in standins_in(tree):
+            if not isinstance(x, (Value, LocalFunction)):
                 raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{qualified_name(callee)} would receive "
                                        f"ast2graph's trace-time stand-in {type(x).__name__} instead of eager's object")
 
@@ -305,7 +302,7 @@ class CallMixin:
         those run in Python."""
         t = x.type
         digits = ndigits[0] if len(ndigits) == 1 else None
-        if len(ndigits) > 1 or contains_value_any(ndigits) or t.shape and (t.numpy or t.python) \
+        if len(ndigits) > 1 or contains_value_any(ndigits) or t.mixed or t.shape and (t.numpy or t.python) \
                 or t.numpy and t.dtype.kind == "b" or t.python and t.dtype.kind == "f" and digits is not None:
             raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, "round() of this kind of value: eager's result "
                                    "(or exception) is not JAX's")
@@ -313,10 +310,10 @@ class CallMixin:
             return self.emit_call(round, (x, *ndigits), {}, node, "round")
         if digits is None:
             out = self.emit_call(arrays.round_to_int, (x,), {}, node, "round")
-            out.type = dataclasses.replace(out.type, python=True, numpy=False)
+            out.type = out.type.with_kinds(("python",))
             return out
         out = self.emit_call(jnp.round, (x, digits), {}, node, "round")
-        out.type = dataclasses.replace(out.type, python=t.python, numpy=t.numpy)
+        out.type = out.type.with_kinds(t.kinds)
         return out
 
     def _zero_argument_super(self, node: Any) -> Any:

@@ -104,17 +104,19 @@ def standin_types() -> tuple:
             arrays.ArrayMethod, arrays.AtHelper, arrays.AtIndexed, arrays.AtMethod, arrays.SliceSpec)
 
 
-def contains_standin(tree: Any, arrays_too: bool = True) -> bool:
-    """A stand-in anywhere in ``tree`` (through tuples, lists, dicts and pytrees).
-    ``arrays_too=False``: graph ``Value``s and strings formatted from them
-    (``DeferredStr``) do not count."""
+def standins_in(tree: Any) -> list:
+    """The stand-ins anywhere in ``tree`` (through tuples, lists, dicts and pytrees)."""
     from .trees import tree_flatten
 
     kinds = standin_types()
-    leaves = tree_flatten(tree, is_leaf=lambda x: isinstance(x, kinds))[0]
-    if arrays_too:
-        return any(isinstance(x, kinds) for x in leaves)
-    return any(isinstance(x, kinds) and not isinstance(x, (Value, arrays.DeferredStr)) for x in leaves)
+    return [x for x in tree_flatten(tree, is_leaf=lambda x: isinstance(x, kinds))[0] if isinstance(x, kinds)]
+
+
+def contains_standin(tree: Any, arrays_too: bool = True) -> bool:
+    """A stand-in anywhere in ``tree``. ``arrays_too=False``: graph ``Value``s
+    and strings formatted from them (``DeferredStr``) do not count."""
+    found = standins_in(tree)
+    return bool(found) if arrays_too else any(not isinstance(x, (Value, arrays.DeferredStr)) for x in found)
 
 
 # Callables that only store, pass on or call their arguments: a stand-in
