@@ -492,6 +492,18 @@ def accumulate_while(x):
     return acc          # a Python float if the loop never ran
 
 
+def python_int_or_float(x):
+    y = 0 if x.sum() > 1 else 1.5
+    z = y * 2            # a Python number either way, of the same type as y
+    return x * y, isinstance(y, int), z
+
+
+@pytest.mark.parametrize("x", [X, -X], ids=["int", "float"])
+def test_python_int_or_float_by_branch(x):
+    e = check(python_int_or_float, x, full_graph=False)
+    assert any("depends on the path taken" in c for c in causes(e))
+
+
 @pytest.mark.parametrize("x", [X, -X], ids=["pos", "neg"])
 def test_kind_by_branch_not_observed_one_graph(x):
     check(kind_by_branch_not_observed, x, graphs=1)

@@ -52,9 +52,11 @@ class ArrayType:
     # The kinds the eager value may have when it depends on the path taken (a
     # Python number on one branch, a jax.Array on the other): then ``numpy``
     # and ``python`` are False and this holds two or more of "numpy",
-    # "python", "jax". Such a value can be computed with (``x + y`` is a
-    # jax.Array either way) but not observed (``isinstance``, printing, an
-    # in-place write, a segment's output). Not part of type equality either.
+    # "python", "jax" and "python?" (a Python number whose type, bool, int or
+    # float, is not the dtype's on every path). Such a value can be computed
+    # with (``x + y`` is a jax.Array either way) but not observed
+    # (``isinstance``, printing, an in-place write, a segment's output). Not
+    # part of type equality either.
     mixed: frozenset = field(default=frozenset(), compare=False)
 
     @staticmethod

@@ -46,6 +46,9 @@ class _Traced:
         return str(self.type)
 
 
+_PYTHON_TYPES = {"b": bool, "i": int, "u": int, "f": float, "c": complex}
+
+
 def _flatten(x: Any):
     return tree_flatten(x, is_leaf=lambda v: isinstance(v, Value) or v is UNBOUND)
 
@@ -281,7 +284,12 @@ class ControlMixin(ExitsMixin):
                 raise _JoinError(f"shape changes ({' vs '.join(str(t) for t in types)})")
         # eager may have a NumPy array on one path, a jax.Array or a Python
         # number on another: which one depends on data (or on the trip count)
-        return _Traced(joined.with_kinds(frozenset().union(*(t.kinds for t in types))))
+        kinds = frozenset().union(*(t.kinds for t in types))
+        if any(_PYTHON_TYPES[t.dtype.kind] is not _PYTHON_TYPES[joined.dtype.kind] for t in types if "python" in t.kinds):
+            # a Python int on one path, a float on another: the joined dtype
+            # does not tell which Python type eager has
+            kinds |= {"python?"}
+        return _Traced(joined.with_kinds(kinds))
 
     def _coerce_all(self, node: Any, values: list, templates: list) -> list[Value]:
         out: list[Value] = []

@@ -54,6 +54,8 @@ class Unobservable(Exception):
 def _array_exemplars(kind: str, dtype: np.dtype, ndim_zero: bool) -> tuple:
     if kind == "python":
         return (_PYTHON_NUMBER[dtype.kind](0),)
+    if kind == "python?":   # a Python number of a type the dtype does not tell
+        return False, 0, 0.0, 0j
     if kind == "numpy":
         return (dtype.type(0),) if ndim_zero else (np.zeros(0, dtype),)
     exemplar = jnp.zeros((), dtype)
@@ -214,7 +216,7 @@ def _deferred(callee: Any, args: tuple, kwargs: dict) -> Any:
 
 def _what(x: Any) -> str:
     if isinstance(x, Value):
-        names = {"python": "a Python number", "numpy": "a NumPy array", "jax": "a jax.Array"}
+        names = {"python": "a Python number", "python?": "a Python number", "numpy": "a NumPy array", "jax": "a jax.Array"}
         return f"a traced value ({' or '.join(names[k] for k in sorted(x.type.kinds))})"
     return f"ast2graph's stand-in for {type(x).__name__}"
 

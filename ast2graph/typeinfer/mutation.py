@@ -207,6 +207,7 @@ def rule_kind(fn: Any, leaves: list, value_kinds: list[str], numpy_fn: bool, sca
         return "jax"   # jax.numpy, lax, ...: a jax.Array even on NumPy inputs
     it = iter(value_kinds)
     kinds = [next(it) if isinstance(x, Value) else _leaf_kind(x) for x in leaves]
+    kinds = ["python" if k == "python?" else k for k in kinds]   # a Python number of some type: the dtype decides the result's
     if fn is arrays.getitem and leaves:
         return "numpy" if kinds[0] == "numpy" else "jax"
     if scalar and "python" in kinds and all(k in ("python", None) for k in kinds):
