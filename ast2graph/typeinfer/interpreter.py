@@ -92,11 +92,8 @@ def is_value(x: Any) -> bool:
     return isinstance(x, Value)
 
 
-_ITERATORS = (zip, enumerate, reversed, map, filter, type(iter([])), type(iter(())), type(iter(range(0))))
-
-
 def _leaf(x: Any) -> bool:
-    return isinstance(x, Value) or isinstance(x, _ITERATORS)
+    return isinstance(x, Value)
 
 
 def tree_flatten(tree: Any):

@@ -62,9 +62,20 @@ def keyed(tree: Any) -> Any:
     return tree
 
 
+# Python's lazy iterators are leaves (JAX warns that it will refuse them).
+ITERATORS = (zip, enumerate, reversed, map, filter, type(iter([])), type(iter(())), type(iter(range(0))))
+
+
 def tree_flatten(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> tuple[list, Any]:
-    """``jax.tree_util.tree_flatten`` with dicts in insertion order."""
-    return jax.tree_util.tree_flatten(keyed(tree), is_leaf=is_leaf)
+    """``jax.tree_util.tree_flatten`` with dicts in insertion order (and
+    Python's iterators as leaves)."""
+    if is_leaf is None:
+        return jax.tree_util.tree_flatten(keyed(tree), is_leaf=_is_iterator)
+    return jax.tree_util.tree_flatten(keyed(tree), is_leaf=lambda x: is_leaf(x) or isinstance(x, ITERATORS))
+
+
+def _is_iterator(x: Any) -> bool:
+    return isinstance(x, ITERATORS)
 
 
 def tree_map(fn: Callable[[Any], Any], tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> Any:
