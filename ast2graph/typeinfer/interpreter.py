@@ -92,12 +92,8 @@ def is_value(x: Any) -> bool:
     return isinstance(x, Value)
 
 
-def _leaf(x: Any) -> bool:
-    return isinstance(x, Value)
-
-
 def tree_flatten(tree: Any):
-    return trees.tree_flatten(tree, is_leaf=_leaf)
+    return trees.tree_flatten(tree, is_leaf=is_value)
 
 
 def contains_value(tree: Any) -> bool:
