@@ -34,6 +34,9 @@ _SHORT_DTYPES = {
 }
 
 
+_PYTHON_KIND, _NUMPY_KIND, _JAX_KIND = frozenset({"python"}), frozenset({"numpy"}), frozenset({"jax"})
+
+
 @dataclass(frozen=True)
 class ArrayType:
     """Shape, dtype and JAX weak-typedness of an array value."""
@@ -69,7 +72,7 @@ class ArrayType:
         """The kinds of object eager may have: {"numpy"}, {"python"}, {"jax"} or several."""
         if self.mixed:
             return self.mixed
-        return frozenset(("python" if self.python else "numpy" if self.numpy else "jax",))
+        return _PYTHON_KIND if self.python else _NUMPY_KIND if self.numpy else _JAX_KIND
 
     def with_kinds(self, kinds: Any) -> "ArrayType":
         """This type with eager kinds ``kinds`` (one: determinate; several: mixed)."""

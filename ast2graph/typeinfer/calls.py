@@ -119,13 +119,14 @@ class CallMixin:
             return self.emit_call(_debug_effect(callee), args, kwargs, node, qualified_name(callee), effect=True)
         if is_effectful(callee):
             raise self.graph_break(FallbackCode.SIDE_EFFECT, node, f"{qualified_name(callee)} has a Python side effect that must run on every call", "call")
-        traced = contains_value((args, kwargs))
+        standins = standins_in((args, kwargs))   # graph values, local functions, ...: one walk
+        traced = any(isinstance(x, Value) or contains_value(x) for x in standins)
         special = self._special_builtin(callee, args, kwargs, node, traced)
         if special is not NotImplemented:
             return special
-        if id(callee) not in MOVES_ARGUMENTS and contains_standin((args, kwargs), arrays_too=False) \
+        if id(callee) not in MOVES_ARGUMENTS and any(not isinstance(x, Value) for x in standins) \
                 and not (classify_callee(callee) is CallKind.USER_FUNCTION or self._is_user_callable_object(callee)):
-            self._no_standins(callee, (args, kwargs), node)
+            self._no_standins(callee, standins, node)
         owner = getattr(callee, "__self__", None)
         if isinstance(owner, (list, dict, set)) and getattr(callee, "__name__", "") in _MUTATING_METHODS:
             self.check_mutable(owner, node, f"{type(owner).__name__}.{callee.__name__}")
@@ -207,13 +208,13 @@ class CallMixin:
                                    "(NumPy array, Python number or jax.Array) depends on the path taken")
         return kinds
 
-    def _no_standins(self, callee: Any, tree: Any, node: Any) -> None:
-        """``callee`` is about to receive ``tree``: it must not see a trace-time
-        stand-in where eager has a function, a range, a string, a method.
-        (A local function handed to JAX becomes a real closure first.)"""
+    def _no_standins(self, callee: Any, standins: list, node: Any) -> None:
+        """``callee`` is about to receive these stand-ins: it must not see one
+        where eager has a function, a range, a string, a method. (A local
+        function handed to JAX becomes a real closure first.)"""
         from .interpreter import LocalFunction
 
-        for x in standins_in(tree):
+        for x in standins:
             if not isinstance(x, (Value, LocalFunction)):
                 raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{qualified_name(callee)} would receive "
                                        f"ast2graph's trace-time stand-in {type(x).__name__} instead of eager's object")

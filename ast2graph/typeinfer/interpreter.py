@@ -93,7 +93,7 @@ def is_value(x: Any) -> bool:
 
 
 def tree_flatten(tree: Any):
-    return trees.tree_flatten(tree, is_leaf=is_value)
+    return trees.tree_flatten(tree, leaf_types=(Value,))
 
 
 def contains_value(tree: Any) -> bool:
@@ -460,7 +460,7 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin):
     def binop(self, fn: Callable, left: Any, right: Any, node: Any) -> Any:
         if isinstance(left, Value) or isinstance(right, Value):
             return self.emit_call(fn, (left, right), {}, node, fn.__name__)
-        if contains_standin((left, right)):
+        if not (type(left) in _IMMUTABLE and type(right) in _IMMUTABLE) and contains_standin((left, right)):
             return self.standin_operator(fn, left, right, node)
         return self.static_call(fn, (left, right), {}, node)
 

@@ -111,7 +111,7 @@ def standins_in(tree: Any) -> list:
     from .trees import tree_flatten
 
     kinds = standin_types()
-    return [x for x in tree_flatten(tree, is_leaf=lambda x: isinstance(x, kinds))[0] if isinstance(x, kinds)]
+    return [x for x in tree_flatten(tree, leaf_types=kinds)[0] if isinstance(x, kinds)]
 
 
 def contains_standin(tree: Any, arrays_too: bool = True) -> bool:

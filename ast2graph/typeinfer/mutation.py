@@ -250,15 +250,17 @@ class MutationMixin:
                     self.view_of[id(r)] = (r, bases)
             return
         numpy_fn = is_numpy_callable(user)
-        options = [sorted(x.type.kinds) for x in values]
-        if np.prod([len(o) for o in options]) > _MAX_KIND_COMBINATIONS:
-            raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, "too many operands whose kind depends on the path taken")
-        found: list[set] = [set() for _ in results]
-        for combination in itertools.product(*options):
-            for r, kinds in zip(results, found):
-                kinds.add(rule_kind(fn, leaves, list(combination), numpy_fn, not r.type.shape))
-        for r, kinds in zip(results, found):
-            r.type = r.type.with_kinds(kinds)
+        if not any(x.type.mixed for x in values):   # the usual case: one kind per operand
+            combinations: Any = [[next(iter(x.type.kinds)) for x in values]]
+        else:
+            options = [sorted(x.type.kinds) for x in values]
+            if len(list(itertools.islice(itertools.product(*options), _MAX_KIND_COMBINATIONS + 1))) > _MAX_KIND_COMBINATIONS:
+                raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, "too many operands whose kind depends on the path taken")
+            combinations = [list(c) for c in itertools.product(*options)]
+        for r in results:
+            kinds = {rule_kind(fn, leaves, c, numpy_fn, not r.type.shape) for c in combinations}
+            if kinds != {"jax"}:   # a new result is a jax.Array until told otherwise
+                r.type = r.type.with_kinds(kinds)
         self._mark_views(fn, label, leaves, results)
 
     def _mark_views(self, fn: Any, label: str, leaves: list, results: list) -> None:
@@ -267,8 +269,10 @@ class MutationMixin:
         view = name in VIEW_NAMES
         if view and name == "getitem":
             view = _basic_index(leaves[1]) if len(leaves) > 1 else True
+        if not view:
+            return
         bases = [x for x in leaves if isinstance(x, Value) and "numpy" in x.type.kinds]
-        if not (view and bases):
+        if not bases:
             return
         for r in results:
             if "numpy" in r.type.kinds and r.type.shape:   # a 0-d result is a NumPy scalar, not a view
