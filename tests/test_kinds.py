@@ -157,10 +157,12 @@ def identity_of_arrays(x):
     return y is x
 
 
-@pytest.mark.parametrize("x", [N32, X], ids=["ndarray", "jax"])
-def test_is_between_traced_values_falls_back(x):
-    e = check(identity_of_arrays, x, full_graph=False)
-    assert any("one object" in c for c in causes(e)) or e.graph_count == 1
+def test_is_between_traced_values_falls_back():
+    # np.asarray of an ndarray is the ndarray itself in eager: not known in the graph
+    e = check(identity_of_arrays, N32, full_graph=False)
+    assert any("one object" in c for c in causes(e))
+    # of a jax.Array, a new ndarray: another kind of object, so certainly not x
+    check(identity_of_arrays, X, graphs=1)
 
 
 def hash_and_id(x):
