@@ -48,6 +48,7 @@ from .typeinfer import Options, Specialization, specialize, unit_of_function
 from .typeinfer.guards import Identity, changed_attributes, object_key
 from .typeinfer.specialize import leaf_paths, numpy_aliasing
 from .typeinfer.nnx import boundary_leaf, is_node
+from .typeinfer.trees import tree_flatten
 from .typeinfer.arrays import HostErrors
 from .typeinfer.lattice import TracedNumber, array_type_of, is_array, is_traceable_number, to_python_number
 from .typeinfer.precision import check_int_inputs, hoist_input_checks, needs_x64
@@ -93,10 +94,12 @@ def _leaf_key(leaf: Any, by_identity: bool = False) -> Any:
 def _signature_change(old: tuple, new: tuple) -> str:
     """Which input of a segment changed between two cache keys, in words a
     user can act on."""
-    _, names_old, tree_old, leaves_old, *rest_old = old
-    _, names_new, tree_new, leaves_new, *rest_new = new
-    if rest_old[1:] != rest_new[1:]:
-        return f"JAX's x64 switch changed ({'on' if rest_new[-1] else 'off'} now)"
+    _, names_old, tree_old, leaves_old, _, x64_old, outer_old = old
+    _, names_new, tree_new, leaves_new, _, x64_new, outer_new = new
+    if x64_old != x64_new:
+        return f"JAX's x64 switch changed ({'on' if x64_new else 'off'} now)"
+    if outer_old != outer_new:
+        return "called under an outer JAX transform now" if outer_new else "called outside a JAX transform now"
     if names_old != names_new:
         return f"new inputs {list(names_new)} (were {list(names_old)})"
     if tree_old != tree_new:
@@ -172,10 +175,11 @@ class GraphPlan:
         # (a Python number passed traced is handed back as the Python number: python_out)
         self.passthrough = [(j, param_leaf[id(x)]) for j, x in enumerate(self.spec.out_template)
                             if isinstance(x, Value) and id(x) in param_leaf and not x.type.python]
-        # NumPy arrays read from outside (a global ndarray) handed on unchanged: the object itself, as in eager
-        capture_of = {id(c.value): n for n, c in enumerate(self.spec.captures)}
-        self.capture_out = [(j, capture_of[id(x)]) for j, x in enumerate(self.spec.out_template)
-                            if isinstance(x, Value) and x.type.numpy and id(x) in capture_of]
+        # ... or an array read from outside unchanged (``return res['x']``, a global):
+        # the object itself, re-read (a Python number read traced is converted as any)
+        reads = {id(c.value): c.getter for c in self.spec.captures if not c.value.type.python}
+        self.captured_out = [(j, reads[id(x)]) for j, x in enumerate(self.spec.out_template)
+                             if isinstance(x, Value) and id(x) in reads]
         # NumPy arrays the trace made (``np.zeros(3)``): static in the graph, but
         # eager makes a new one per call, which the caller may write into
         self.fresh_numpy = [k for k, x in enumerate(self.spec.out_template) if type(x) is np.ndarray]
@@ -186,9 +190,9 @@ class GraphPlan:
                                for op in walk_ops(self.spec.graph.body))
         # the graph's outputs are the flat result as they are (no static values, no conversions)
         self.plain_outputs = (all(isinstance(x, Value) for x in self.spec.out_template)
-                              and not (self.numpy_out or self.numpy_scalar_out or self.python_out))
+                              and not (self.numpy_out or self.numpy_scalar_out or self.python_out or self.captured_out))
         # what only the general path does: arguments handed back or written into, attributes set, host effects
-        self.fast_ok = not (self.passthrough or self.capture_out or self.has_effects or self.spec.input_writes)
+        self.fast_ok = not (self.passthrough or self.has_effects or self.spec.input_writes)
         # by-value object arguments (``Specialization.rebound``): where the
         # trace-time object stands in the outputs and attribute writes
         self.rebind_out = [(j, k) for j, x in enumerate(self.spec.out_template) for k, obj in self.spec.rebound.items()
@@ -237,6 +241,8 @@ class GraphPlan:
             filled[k] = to_python_number(filled[k])
         for k in self.numpy_scalar_out if concrete else ():
             filled[k] = np.asarray(filled[k])[()]
+        for k, read in self.captured_out if concrete else ():
+            filled[k] = read()
         return filled
 
     def run(self, env: dict[str, Any], leaves: list) -> tuple[str, Any]:
@@ -272,8 +278,6 @@ class GraphPlan:
             filled[j] = leaves[k]
         for j, k in self.rebind_out:   # an equal object argument stands where the traced one did
             filled[j] = leaves[k]
-        for j, n in self.capture_out:
-            filled[j] = arrays_in[len(spec.arg_positions) + n]
         tail = len(filled) - len(spec.input_writes)   # the written-back arguments come last
         for n, k in enumerate(spec.input_writes):
             # a mutated argument: into the caller's array, and every output that is it
@@ -372,7 +376,7 @@ class _Block:
                 values = [env[x] for x in names]
                 if self.nested or self.owner._traced_params:
                     values = self._trace_busy(i, names, values)
-                leaves, treedef = jax.tree_util.tree_flatten(values, is_leaf=boundary_leaf())   # an NNX module: one object
+                leaves, treedef = tree_flatten(values, is_leaf=boundary_leaf())   # dicts in insertion order; an NNX module: one object
                 plan = self._plan_for(i, names, leaves, treedef, env.get(CELLS))
             if record is not None:
                 record.plans.append(plan)
@@ -416,9 +420,11 @@ class _Block:
     def _plan_for(self, i: int, names: list[str], leaves: list, treedef: Any, cells: dict | None = None) -> Any:
         owner = self.owner
         ident = self.identity_keyed.get(i, ())
-        # the user's x64 switch decides the types of JAX ops: a plan per setting
+        # the user's x64 switch decides the types of JAX ops: a plan per setting;
+        # under an outer JAX transform eager's arrays are tracers (isinstance, type() see it)
+        outer = any(isinstance(x, jax.core.Tracer) for x in leaves)
         key = (i, tuple(names), treedef, tuple(_leaf_key(x, k in ident) for k, x in enumerate(leaves)),
-               numpy_aliasing(leaves), bool(jax.config.jax_enable_x64))
+               numpy_aliasing(leaves), bool(jax.config.jax_enable_x64), outer)
         candidates = self.plans.setdefault(key, [])
         last, self.last_keys[i] = self.last_keys.get(i), key
         for plan in candidates:

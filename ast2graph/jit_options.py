@@ -32,6 +32,7 @@ from jax.sharding import PartitionSpec, Sharding
 
 from .ir.core import Value
 from .typeinfer.lattice import TracedNumber
+from .typeinfer.trees import sorted_positions, tree_flatten
 
 
 def _is_spec(x: Any) -> bool:
@@ -39,14 +40,19 @@ def _is_spec(x: Any) -> bool:
 
 
 def broadcast(prefix: Any, tree: Any) -> list:
-    """One sharding per leaf of ``tree``: ``prefix`` is a pytree prefix of it
+    """One sharding per leaf of ``tree`` (dicts in insertion order, as
+    ``trees.tree_flatten`` lists them): ``prefix`` is a pytree prefix of it
     (``jax.jit``'s rule); ValueError naming both when it is not."""
     specs, prefix_def = jax.tree_util.tree_flatten(prefix, is_leaf=_is_spec)
     try:
         subtrees = prefix_def.flatten_up_to(tree)
     except (ValueError, TypeError) as e:
         raise ValueError(f"sharding {prefix!r} is not a pytree prefix of {jax.tree_util.tree_structure(tree)}: {e}") from None
-    return [s for s, sub in zip(specs, subtrees) for _ in range(len(jax.tree_util.tree_leaves(sub)))]
+    in_jax_order = [s for s, sub in zip(specs, subtrees) for _ in range(len(jax.tree_util.tree_leaves(sub)))]
+    out: list = [None] * len(in_jax_order)
+    for k, s in zip(sorted_positions(tree), in_jax_order):
+        out[k] = s
+    return out
 
 
 def _place(leaf: Any, sharding: Any) -> Any:
@@ -60,7 +66,7 @@ def _place(leaf: Any, sharding: Any) -> Any:
 
 
 def _place_tree(tree: Any, prefix: Any) -> Any:
-    leaves, treedef = jax.tree_util.tree_flatten(tree)
+    leaves, treedef = tree_flatten(tree)
     return jax.tree_util.tree_unflatten(treedef, [_place(x, s) for x, s in zip(leaves, broadcast(prefix, tree))])
 
 
@@ -126,7 +132,7 @@ class JitOptions:
         donated = self.donated(params)
         specs, donate, offset = {}, set(), 0
         for name, value in zip(names, values):
-            sub = jax.tree_util.tree_leaves(value, is_leaf=lambda x: isinstance(x, TracedNumber))
+            sub = tree_flatten(value, is_leaf=lambda x: isinstance(x, TracedNumber))[0]
             shard = broadcast(self._param_spec(params.index(name)), value) if self.has_in else [None] * len(sub)
             for k, (leaf, s) in enumerate(zip(sub, shard)):
                 is_array = isinstance(leaf, (jax.Array, np.ndarray))

@@ -23,6 +23,7 @@ from typing import Any
 
 import gast
 
+from ..typeinfer.closures import requalified
 from ..typeinfer.state import Unit
 
 _RESULT = "__a2g_locals"
@@ -104,10 +105,11 @@ class InterpretedNode:
         module = ast.fix_missing_locations(ast.Module([top], []))
         namespace: dict[str, Any] = {}
         exec(compile(module, unit.filename, "exec"), namespace)  # noqa: S102 - the user's own statement
-        code = namespace[top.name].__code__
+        code, wrapper = namespace[top.name].__code__, fn.name
         if cellvars:
             code = next(c for c in code.co_consts if isinstance(c, types.CodeType) and c.co_name == fn.name)
-        return code
+            wrapper = f"{top.name}.<locals>.{fn.name}"
+        return requalified(code, wrapper, unit.qualname)   # nested defs: f.<locals>.g, as eager
 
     def run(self, env: dict[str, Any]) -> tuple[bool, Any]:
         """Run the statement; (True, value) if it returned, else (False, None) with env updated."""

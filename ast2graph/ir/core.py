@@ -53,6 +53,9 @@ def is_extended(dtype: Any) -> bool:
     return not isinstance(dtype, np.dtype)
 
 
+_PYTHON_KIND, _NUMPY_KIND, _JAX_KIND = frozenset({"python"}), frozenset({"numpy"}), frozenset({"jax"})
+
+
 @dataclass(frozen=True)
 class ArrayType:
     """Shape, dtype and JAX weak-typedness of an array value. ``dtype`` is a
@@ -70,11 +73,37 @@ class ArrayType:
     # dtype's kind): a loop counter, a flag, a traced scalar argument. A segment
     # hands it back as that Python number. Not part of type equality either.
     python: bool = field(default=False, compare=False)
+    # The kinds the eager value may have when it depends on the path taken (a
+    # Python number on one branch, a jax.Array on the other): then ``numpy``
+    # and ``python`` are False and this holds two or more of "numpy",
+    # "python", "jax" and "python?" (a Python number whose type, bool, int or
+    # float, is not the dtype's on every path). Such a value can be computed
+    # with (``x + y`` is a jax.Array either way) but not observed
+    # (``isinstance``, printing, an in-place write, a segment's output). Not
+    # part of type equality either.
+    mixed: frozenset = field(default=frozenset(), compare=False)
 
     @staticmethod
     def of(x: Any) -> "ArrayType":
         """The type of an array, tracer or ``jax.ShapeDtypeStruct``."""
         return ArrayType(tuple(x.shape), as_dtype(x.dtype), bool(getattr(x, "weak_type", False)))
+
+    @property
+    def kinds(self) -> frozenset:
+        """The kinds of object eager may have: {"numpy"}, {"python"}, {"jax"} or several."""
+        if self.mixed:
+            return self.mixed
+        return _PYTHON_KIND if self.python else _NUMPY_KIND if self.numpy else _JAX_KIND
+
+    def with_kinds(self, kinds: Any) -> "ArrayType":
+        """This type with eager kinds ``kinds`` (one: determinate; several: mixed)."""
+        from dataclasses import replace
+
+        kinds = frozenset(kinds)
+        if len(kinds) == 1:
+            (kind,) = kinds
+            return replace(self, numpy=kind == "numpy", python=kind == "python", mixed=frozenset())
+        return replace(self, numpy=False, python=False, mixed=kinds)
 
     def to_sds(self) -> Any:
         import jax
@@ -84,7 +113,8 @@ class ArrayType:
     def __str__(self) -> str:
         name = _SHORT_DTYPES.get(self.dtype.name, self.dtype.name)   # extended dtypes: their own name (key<fry>)
         dims = ",".join(str(d) for d in self.shape)
-        return f"{name}[{dims}]" + ("~" if self.weak_type else "") + ("np" if self.numpy else "") + ("py" if self.python else "")
+        mixed = "{" + "|".join(sorted(self.mixed)) + "}" if self.mixed else ""
+        return f"{name}[{dims}]" + ("~" if self.weak_type else "") + ("np" if self.numpy else "") + ("py" if self.python else "") + mixed
 
 
 class Value:

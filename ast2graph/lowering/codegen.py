@@ -35,6 +35,7 @@ from ..ir.core import (CallOp, ConstOp, ForOp, Graph, IfOp, Op, Region, ScanOp, 
 from ..resolver import qualified_name
 from ..typeinfer.arrays import cast as _convert_element_type
 from ..typeinfer.lattice import _NARROW
+from ..typeinfer.trees import tree_flatten
 from .bounded import bounded_fori, bounded_while, case_taken, under
 
 _LOWERINGS: dict[type, Callable[["_Emitter", Any, str], None]] = {}
@@ -101,7 +102,7 @@ class _Emitter:
             return "[" + ", ".join(self.tree(e) for e in x) + "]"
         if type(x) is dict and all(isinstance(k, str) for k in x):
             return "{" + ", ".join(f"{k!r}: {self.tree(v)}" for k, v in x.items()) + "}"
-        leaves, treedef = jax.tree_util.tree_flatten(x, is_leaf=lambda v: isinstance(v, Value))
+        leaves, treedef = tree_flatten(x, is_leaf=lambda v: isinstance(v, Value))
         if any(isinstance(v, Value) for v in leaves):
             # A registered pytree holding graph values: rebuild it from its leaves.
             return f"_unflatten({self.const(treedef)}, [{', '.join(self.tree(v) for v in leaves)}])"
@@ -230,7 +231,7 @@ def _scan_lowering(em: _Emitter, op: ScanOp, indent: str) -> None:
 
 
 def _array_leaves(out: Any, n: int) -> tuple:
-    leaves = [x for x in jax.tree_util.tree_leaves(out) if isinstance(x, jax.Array)]
+    leaves = [x for x in tree_flatten(out)[0] if isinstance(x, jax.Array)]   # in typeinfer's order (dicts as inserted)
     assert len(leaves) == n, "ast2graph internal error: result count changed between typeinfer and lowering"
     return tuple(leaves)
 

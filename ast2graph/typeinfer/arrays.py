@@ -20,6 +20,7 @@ import numpy as np
 from jax import lax
 
 from ..ir.core import Value
+from .trees import tree_flatten
 
 
 @jax.tree_util.register_pytree_node_class
@@ -71,6 +72,19 @@ class DeferredStr:
     def __format__(self, spec: str) -> str:
         return format(str(self), spec)
 
+    def __add__(self, other: Any) -> "DeferredStr":
+        """Concatenation with a string (or another deferred one), still formatted on the host."""
+        if isinstance(other, DeferredStr):
+            return DeferredStr(self.parts + other.parts, self.values + other.values)
+        if isinstance(other, str):
+            return DeferredStr(self.parts + (other,), self.values)
+        return NotImplemented
+
+    def __radd__(self, other: Any) -> "DeferredStr":
+        if isinstance(other, str):
+            return DeferredStr((other,) + self.parts, self.values)
+        return NotImplemented
+
 
 class HostErrors:
     """The first exception a host callback raised during a graph call: the
@@ -102,25 +116,46 @@ def _guarded(callback):
     return run
 
 
+def eager_kind(t: Any) -> str:
+    """The kind of object eager Python has for an array of type ``t`` (an
+    ``ArrayType``): "python", "numpy" or "jax"; "mixed" where it depends on the path."""
+    return "mixed" if t.mixed else "python" if t.python else "numpy" if t.numpy else "jax"
+
+
+def to_eager_kind(a: Any, kind: str) -> Any:
+    """An array a host callback receives, as the object eager has in hand:
+    a Python number, a NumPy array (a NumPy scalar when 0-d) or a jax.Array."""
+    if kind == "python":
+        from .lattice import to_python_number
+
+        return to_python_number(a)
+    if kind == "numpy":
+        x = np.array(a)
+        return x[()] if x.ndim == 0 else x
+    return jnp.asarray(a)
+
+
 @functools.lru_cache(maxsize=None)
-def host_effect(fn: Any):
+def host_effect(fn: Any, kinds: tuple = ()):
     """``fn(*args, **kwargs)`` run on the host, in program order, on every call
-    (an ordered ``io_callback``); array arguments arrive as JAX arrays, so
-    printed text is what eager prints."""
+    (an ordered ``io_callback``); array arguments arrive as the objects eager
+    has (``kinds``: ``eager_kind`` of each, in order; a jax.Array where not
+    given), so printed text is what eager prints."""
     from jax.experimental import io_callback
 
     def effect(*args, **kwargs):
-        leaves, treedef = jax.tree_util.tree_flatten((args, kwargs))
+        leaves, treedef = tree_flatten((args, kwargs))   # a printed dict in insertion order
         positions = [i for i, x in enumerate(leaves) if isinstance(x, jax.Array)]
 
         def callback(*arrays_in):
             filled = list(leaves)
-            for i, a in zip(positions, arrays_in):
+            for n, (i, a) in enumerate(zip(positions, arrays_in)):
+                kind = kinds[n] if n < len(kinds) else "jax"
                 if np.dtype(a.dtype).itemsize == 8 and np.dtype(a.dtype).kind in "iuf" or a.dtype == np.complex128:
                     with jax.enable_x64(True):   # 64-bit data prints as eager's, never narrowed
-                        filled[i] = jnp.asarray(a)
+                        filled[i] = to_eager_kind(a, kind)
                 else:
-                    filled[i] = jnp.asarray(a)
+                    filled[i] = to_eager_kind(a, kind)
             a, k = jax.tree_util.tree_unflatten(treedef, filled)
             fn(*a, **k)
 
@@ -221,6 +256,11 @@ def not_and(broke: Any, test: Any) -> Any:
 def truthy(x: Any) -> Any:
     """``bool(x)`` of a one-element array, as a traced scalar bool."""
     return jnp.reshape(x, ()).astype(bool)
+
+
+def round_to_int(x: Any) -> Any:
+    """``round(x)`` of a Python number or NumPy scalar: a Python int (half to even)."""
+    return jnp.round(x).astype(int)
 
 
 def logical_not(x: Any) -> Any:
@@ -375,17 +415,18 @@ def parse_returns_annotation(line: str) -> list | None:
 
 
 @functools.lru_cache(maxsize=None)
-def host_function(fn: Any, single: bool):
-    """``fn`` run on the host by ``jax.pure_callback`` with declared result types."""
+def host_function(fn: Any, single: bool, kinds: tuple = ()):
+    """``fn`` run on the host by ``jax.pure_callback`` with declared result
+    types; its array arguments are of eager's kinds (``kinds``, as for ``host_effect``)."""
 
     def call(result_types, *args, **kwargs):
-        leaves, treedef = jax.tree_util.tree_flatten((args, kwargs))
+        leaves, treedef = tree_flatten((args, kwargs))   # a printed dict in insertion order
         positions = [i for i, x in enumerate(leaves) if isinstance(x, jax.Array)]
 
         def callback(*arrays_in):
             filled = list(leaves)
-            for i, a in zip(positions, arrays_in):
-                filled[i] = a
+            for n, (i, a) in enumerate(zip(positions, arrays_in)):
+                filled[i] = to_eager_kind(a, kinds[n] if n < len(kinds) else "jax")
             a, k = jax.tree_util.tree_unflatten(treedef, filled)
             out = fn(*a, **k)
             outs = (out,) if single else tuple(out)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import operator
 import types
 from typing import Any
 
@@ -32,7 +33,12 @@ from . import arrays, jaxcallbacks
 from .closures import TracedClosure, factory_for, free_names
 from .mutation import numpy_gives_ndarray
 from .nnx import is_nnx, is_variable, nnx_transforms
+from .kinds import CALLS_ARGUMENTS, INSPECTORS, MOVES_ARGUMENTS, Unobservable, contains_standin, observe, standins_in
+from .trees import tree_flatten, tree_leaves
 from .state import Frame, ReturnSignal, unit_of_function
+
+_COMPARISONS = (operator.eq, operator.ne, operator.lt, operator.le, operator.gt, operator.ge,
+                arrays.COMPARE["In"], arrays.COMPARE["NotIn"])
 
 _MUTATING_METHODS = jaxcallbacks.MUTATING_METHODS
 
@@ -108,17 +114,25 @@ class CallMixin:
             if self.nnx_in(args, kwargs):
                 raise self.graph_break(FallbackCode.SIDE_EFFECT, node, f"{qualified_name(callee)} of an NNX object (its "
                                        "text shows its state as it is when the statement runs)", "call")
+            if contains_standin((args, kwargs), arrays_too=False):
+                raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{qualified_name(callee)} would print ast2graph's "
+                                       "trace-time stand-in (a local function, a traced range, ...) instead of eager's object")
             self.decide(node, "call", "host callback", f"{qualified_name(callee)} runs on the host, in order, on every call")
-            return self.emit_call(arrays.host_effect(callee), args, kwargs, node, f"host {qualified_name(callee)}", effect=True)
+            effect = arrays.host_effect(callee, self.value_kinds((args, kwargs), node))
+            return self.emit_call(effect, args, kwargs, node, f"host {qualified_name(callee)}", effect=True)
         if callee is jax.debug.print or callee is jax.debug.callback:
             self.decide(node, "call", "host callback", f"{qualified_name(callee)} stays in the graph (JAX's own callback)")
             return self.emit_call(_debug_effect(callee), args, kwargs, node, qualified_name(callee), effect=True)
         if is_effectful(callee):
             raise self.graph_break(FallbackCode.SIDE_EFFECT, node, f"{qualified_name(callee)} has a Python side effect that must run on every call", "call")
-        traced = contains_value((args, kwargs))
+        standins = standins_in((args, kwargs))   # graph values, local functions, ...: one walk
+        traced = any(isinstance(x, Value) or contains_value(x) for x in standins)
         special = self._special_builtin(callee, args, kwargs, node, traced)
         if special is not NotImplemented:
             return special
+        if id(callee) not in MOVES_ARGUMENTS and any(not isinstance(x, Value) for x in standins) \
+                and not (classify_callee(callee) is CallKind.USER_FUNCTION or self._is_user_callable_object(callee)):
+            self._no_standins(callee, standins, node)
         owner = getattr(callee, "__self__", None)
         if isinstance(owner, (list, dict, set)) and getattr(callee, "__name__", "") in _MUTATING_METHODS:
             self.check_mutable(owner, node, f"{type(owner).__name__}.{callee.__name__}")
@@ -143,6 +157,10 @@ class CallMixin:
             return TransformedFn(callee, args, kwargs)
         if nnx:
             return self._nnx_library_call(callee, args, kwargs, node)
+        if id(callee) in CALLS_ARGUMENTS and any(isinstance(a, LocalFunction) for a in args):
+            # functools.reduce(lambda a, b: ..., xs), map(lambda ...): Python calls the
+            # local function, which is inlined; traced values pass through untouched
+            return self.static_call(callee, args, kwargs, node)
         holds_arrays = contains_value(callee)   # a pytree callable (an Equinox module) holding traced arrays
         if kind is CallKind.ARRAY_OP or traced or holds_arrays:
             fn = _numpy_to_jnp(callee) if traced else callee
@@ -159,9 +177,10 @@ class CallMixin:
             if holds_arrays:   # its arrays are inputs of the op, not constants
                 fn, args = _apply_callable, (callee, *args)
             try:
-                leaves, treedef = jax.tree_util.tree_flatten((args, kwargs), is_leaf=lambda x: isinstance(x, Value))
+                leaves, treedef = tree_flatten((args, kwargs), is_leaf=lambda x: isinstance(x, Value))
                 return self.emit_call(fn, args, kwargs, node, numpy_fn=numpy_gives_ndarray(callee, leaves, treedef),
-                                      eager_fn=callee if fn is not callee else None)
+                                      eager_fn=callee if fn is not callee else None,
+                                      callee=None if holds_arrays else callee)
             except GraphBreak:
                 declared = arrays.parse_returns_annotation(self.loc(node).source_line()) if traced else None
                 if declared is None:
@@ -173,6 +192,9 @@ class CallMixin:
             self.call(init, (obj, *args), kwargs, node)
             return obj
         if is_pure_static_callable(callee) or kind is CallKind.BUILTIN or isinstance(callee, type):
+            if traced and id(callee) in INSPECTORS:   # not modelled by _special_builtin: eager looks at the object
+                raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{qualified_name(callee)} of a traced value "
+                                       "looks at eager's object itself")
             result = self.static_call(callee, args, kwargs, node)
             return self.mark_fresh(result) if isinstance(result, (list, dict, set)) else result
         raise self.graph_break(FallbackCode.OPAQUE_CALL, node, f"{qualified_name(callee)} is not known to be free of side effects", "call")
@@ -186,11 +208,11 @@ class CallMixin:
             return self.get_attribute(args[0], args[1], node)
         try:
             static = callee in _IDENTITY_BUILTINS or callee in _STRUCTURE_BUILTINS and not any(
-                is_variable(x) for x in jax.tree_util.tree_leaves((args, kwargs), is_leaf=is_nnx))
+                is_variable(x) for x in tree_leaves((args, kwargs), is_leaf=is_nnx))
         except TypeError:   # an unhashable callable
             static = False
         if static:
-            self.nnx_guard([x for x in jax.tree_util.tree_leaves((args, kwargs), is_leaf=is_nnx) if is_nnx(x)])
+            self.nnx_guard([x for x in tree_leaves((args, kwargs), is_leaf=is_nnx) if is_nnx(x)])
             result = self.static_call(callee, args, kwargs, node)
             return self.mark_fresh(result) if isinstance(result, (list, dict, set)) else result
         result = self.nnx_call(callee, args, kwargs, node)
@@ -198,12 +220,59 @@ class CallMixin:
             self.nnx_made(result)   # made anew by every eager call
         return result
 
+    def standin_operator(self, fn: Any, left: Any, right: Any, node: Any) -> Any:
+        """``left <op> right`` where a stand-in is an operand or inside one:
+        containers holding graph values are moved as they are (``[x] + [y]``)
+        but compared element by element, as traced values (``[x] == [y]``); a
+        local function compares by identity, as a function does; a string
+        formatted from traced values concatenates with strings; anything else
+        would see ast2graph's object instead of eager's and runs in Python."""
+        from .interpreter import LocalFunction
+
+        if fn in _COMPARISONS:
+            seen = standins_in((left, right))
+            if any(not isinstance(x, (Value, LocalFunction)) for x in seen):
+                raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, "comparing ast2graph's trace-time stand-ins "
+                                       "(a formatted string, a range, a method) needs eager's objects")
+            if any(isinstance(x, Value) for x in seen):
+                return self.emit_call(fn, (left, right), {}, node, fn.__name__)
+            return self.static_call(fn, (left, right), {}, node)
+        strings = [x for x in (left, right) if isinstance(x, arrays.DeferredStr)]
+        if strings and fn in (operator.add, operator.iadd) and all(isinstance(x, (str, arrays.DeferredStr)) for x in (left, right)):
+            return self.static_call(operator.add, (left, right), {}, node)
+        if not contains_standin((left, right), arrays_too=False):
+            return self.static_call(fn, (left, right), {}, node)   # containers of graph values: moved, not looked at
+        raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{getattr(fn, '__name__', fn)} on ast2graph's trace-time "
+                               "stand-in (a local function, a formatted string, a range) needs eager's objects")
+
+    def value_kinds(self, tree: Any, node: Any) -> tuple:
+        """``arrays.eager_kind`` of each graph value in ``tree``, in flattening
+        order, for a host callback that hands them to Python code."""
+        from .interpreter import tree_flatten
+
+        kinds = tuple(arrays.eager_kind(x.type) for x in tree_flatten(tree)[0] if isinstance(x, Value))
+        if "mixed" in kinds:
+            raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, "a host callback would get a value whose kind "
+                                   "(NumPy array, Python number or jax.Array) depends on the path taken")
+        return kinds
+
+    def _no_standins(self, callee: Any, standins: list, node: Any) -> None:
+        """``callee`` is about to receive these stand-ins: it must not see one
+        where eager has a function, a range, a string, a method. (A local
+        function handed to JAX becomes a real closure first.)"""
+        from .interpreter import LocalFunction
+
+        for x in standins:
+            if not isinstance(x, (Value, LocalFunction)):
+                raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{qualified_name(callee)} would receive "
+                                       f"ast2graph's trace-time stand-in {type(x).__name__} instead of eager's object")
+
     def _host_call(self, callee: Any, args: tuple, kwargs: dict, declared: list, node: Any) -> Any:
         """A call that needs concrete values, with result types written by the
         user (``# ast2graph: returns f32[3]``): a ``jax.pure_callback``."""
         self.decide(node, "call", "host callback", f"{qualified_name(callee)} runs on the host with the declared result types {declared}")
         single = len(declared) == 1
-        fn = arrays.host_function(callee, single)
+        fn = arrays.host_function(callee, single, self.value_kinds((args, kwargs), node))
         return self.emit_call(fn, (tuple(declared), *args), kwargs, node, f"host {qualified_name(callee)}")
 
     def _closures_for_jax(self, tree: Any, node: Any) -> Any:
@@ -211,7 +280,7 @@ class CallMixin:
         from .interpreter import LocalFunction
 
         # (an NNX object is one leaf: rebuilt from its leaves it would be a copy)
-        leaves, treedef = jax.tree_util.tree_flatten(tree, is_leaf=lambda x: isinstance(x, (Value, LocalFunction)) or is_nnx(x))
+        leaves, treedef = tree_flatten(tree, is_leaf=lambda x: isinstance(x, (Value, LocalFunction)) or is_nnx(x))
         for x in leaves:
             if isinstance(x, types.FunctionType) and not jaxcallbacks._jax_or_numpy(x):
                 self._no_python_effect(jaxcallbacks._tree_of(x), jaxcallbacks._globals_resolver(x),
@@ -259,7 +328,8 @@ class CallMixin:
             values.append(self.traced_closure(value, node) if isinstance(value, LocalFunction) else value)
         self.note_identity(values)
         self.guard_reads(tuple(values), node)
-        factory = factory_for(fn.node, tuple(names), fn.unit.filename, fn.unit.globals)
+        enclosing = fn.unit.qualname.rpartition(".<locals>.")[0]
+        factory = factory_for(fn.node, tuple(names), fn.unit.filename, fn.unit.globals, enclosing)
         self.decide(node, "call", "closure", f"{fn.unit.qualname} passed to JAX as a Python closure")
         return TracedClosure(factory, tuple(names), tuple(values))
 
@@ -284,6 +354,12 @@ class CallMixin:
         return isinstance(call, types.FunctionType) and classify_callee(call) is CallKind.USER_FUNCTION
 
     def _special_builtin(self, callee: Any, args: tuple, kwargs: dict, node: Any, traced: bool) -> Any:
+        try:   # isinstance, type, callable, hasattr, repr, ... of a trace-time value: eager's answer
+            seen = observe(callee, args, kwargs, self.outer_traced, lambda obj, name: self.attribute_of(obj, name, node))
+        except Unobservable as e:
+            raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, str(e)) from None
+        if seen is not NotImplemented:
+            return seen
         if callee is super and not args and not kwargs:
             return self._zero_argument_super(node)
         if callee is len and args and isinstance(args[0], Value):
@@ -293,14 +369,12 @@ class CallMixin:
             return shape[0]
         if callee is range and traced:
             return self._traced_range(args, node)
-        if callee is isinstance and args and isinstance(args[0], Value):
-            import jax
-
-            return self.static_call(issubclass, (jax.Array, args[1]), {}, node)
         if callee in (max, min) and traced and len(args) >= 2 and not kwargs:
             return self._select_extreme(callee is max, args, node)
         if callee is bool and len(args) == 1 and isinstance(args[0], Value):
             return self.truth(args[0], node)
+        if callee is round and args and isinstance(args[0], Value):
+            return self._round(args[0], args[1:] + tuple(kwargs.values()), node)
         if callee in (int, float, bool, complex) and traced:
             raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{callee.__name__}() of a traced array needs its value on the host")
         if callee is map and traced and len(args) >= 2 and not kwargs:
@@ -314,6 +388,29 @@ class CallMixin:
             result = callee(*seqs, **kwargs)
             return self.mark_fresh(list(result)) if callee is list else (tuple(result) if callee is tuple else result)
         return NotImplemented
+
+    def _round(self, x: Value, ndigits: tuple, node: Any) -> Any:
+        """``round(x)`` / ``round(x, n)`` of a traced value, of eager's kind:
+        a Python number or NumPy scalar rounds to a Python int; with ``n``, a
+        NumPy scalar stays one (NumPy's rounding is ``jnp.round``'s); a jax.Array
+        rounds as JAX does. A NumPy array or bool has no ``__round__`` (eager
+        raises TypeError), and a Python float's ``round(x, n)`` is decimal-exact:
+        those run in Python."""
+        t = x.type
+        digits = ndigits[0] if len(ndigits) == 1 else None
+        if len(ndigits) > 1 or contains_value_any(ndigits) or t.mixed or t.shape and (t.numpy or t.python) \
+                or t.numpy and t.dtype.kind == "b" or t.python and t.dtype.kind == "f" and digits is not None:
+            raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, "round() of this kind of value: eager's result "
+                                   "(or exception) is not JAX's")
+        if not (t.python or t.numpy):
+            return self.emit_call(round, (x, *ndigits), {}, node, "round")
+        if digits is None:
+            out = self.emit_call(arrays.round_to_int, (x,), {}, node, "round")
+            out.type = out.type.with_kinds(("python",))
+            return out
+        out = self.emit_call(jnp.round, (x, digits), {}, node, "round")
+        out.type = out.type.with_kinds(t.kinds)
+        return out
 
     def _zero_argument_super(self, node: Any) -> Any:
         """``super()`` in a method: ``super(__class__, <first argument>)``, as

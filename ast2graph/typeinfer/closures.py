@@ -45,15 +45,37 @@ class TracedClosure:
         return f"<closure {getattr(self.factory, '__qualname__', '?')}>"
 
 
+def requalified(code: types.CodeType, wrapper: str, qualname: str) -> types.CodeType:
+    """``code`` (compiled inside a generated function named ``wrapper``) with
+    the qualified names of the functions and classes defined in it as they
+    are in the user's program: ``qualname.<locals>.inner``, not
+    ``wrapper.<locals>.inner`` (a class body holds its ``__qualname__`` as a
+    constant)."""
+    prefix = wrapper + ".<locals>."
+
+    def fix(c: Any) -> Any:
+        if isinstance(c, types.CodeType):
+            name = c.co_qualname
+            return c.replace(co_consts=tuple(fix(k) for k in c.co_consts),
+                             co_qualname=qualname + name[len(wrapper):] if name.startswith(prefix) else name)
+        if isinstance(c, str) and c.startswith(prefix):
+            return qualname + c[len(wrapper):]
+        return c
+
+    return code.replace(co_consts=tuple(fix(k) for k in code.co_consts))
+
+
 def free_names(node: Any, own: set[str]) -> list[str]:
     """Names read inside ``node`` that are not its own parameters or locals."""
     names = {n.id for n in gast.walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
     return sorted(names - own)
 
 
-def factory_for(node: Any, names: tuple[str, ...], filename: str, globals_: dict) -> Callable[..., Any]:
-    """``def factory(*names): <the def>; return it``, compiled once per node."""
-    key = (id(node), names)
+def factory_for(node: Any, names: tuple[str, ...], filename: str, globals_: dict,
+                enclosing: str = "") -> Callable[..., Any]:
+    """``def factory(*names): <the def>; return it``, compiled once per node;
+    the function it makes is named as eager names it (``enclosing.<locals>.f``)."""
+    key = (id(node), names, enclosing)
     cached = _FACTORIES.get(key)
     if cached is not None:
         return cached
@@ -70,6 +92,7 @@ def factory_for(node: Any, names: tuple[str, ...], filename: str, globals_: dict
     module = ast.fix_missing_locations(ast.Module([fn], []))
     namespace: dict[str, Any] = {}
     exec(compile(module, filename, "exec"), namespace)  # noqa: S102 - the user's own def
-    factory = types.FunctionType(namespace[fn.name].__code__, globals_, fn.name)
+    code = namespace[fn.name].__code__
+    factory = types.FunctionType(requalified(code, fn.name, enclosing) if enclosing else code, globals_, fn.name)
     _FACTORIES[key] = factory
     return factory

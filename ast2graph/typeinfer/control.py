@@ -28,6 +28,7 @@ from . import arrays
 from .exits import BodyEnd, ExitsMixin, LoopCtx
 from .lattice import abstract_type, describe, join_types, same_static
 from .nnx import is_nnx
+from .trees import tree_flatten
 from .state import UNBOUND, BreakSignal, ContinueSignal, ControlSignal, ReturnSignal
 
 _MAX_FIXPOINT = 6
@@ -40,15 +41,18 @@ class _Traced:
         self.type = type
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, _Traced) and other.type == self.type and (other.type.numpy, other.type.python) == (self.type.numpy, self.type.python)
+        return isinstance(other, _Traced) and other.type == self.type and other.type.kinds == self.type.kinds
 
     def __repr__(self) -> str:
         return str(self.type)
 
 
+_PYTHON_TYPES = {"b": bool, "i": int, "u": int, "f": float, "c": complex}
+
+
 def _flatten(x: Any):
     # an NNX object is one leaf, the same object on every path (its state is in attr_writes)
-    return jax.tree_util.tree_flatten(x, is_leaf=lambda v: isinstance(v, Value) or v is UNBOUND or is_nnx(v))
+    return tree_flatten(x, is_leaf=lambda v: isinstance(v, Value) or v is UNBOUND or is_nnx(v))
 
 
 class ControlMixin(ExitsMixin):
@@ -331,7 +335,14 @@ class ControlMixin(ExitsMixin):
             joined = join_types(joined, t)
             if joined is None:
                 raise _JoinError(f"shape changes ({' vs '.join(str(t) for t in types)})")
-        return _Traced(joined)
+        # eager may have a NumPy array on one path, a jax.Array or a Python
+        # number on another: which one depends on data (or on the trip count)
+        kinds = frozenset().union(*(t.kinds for t in types))
+        if any(_PYTHON_TYPES[t.dtype.kind] is not _PYTHON_TYPES[joined.dtype.kind] for t in types if "python" in t.kinds):
+            # a Python int on one path, a float on another: the joined dtype
+            # does not tell which Python type eager has
+            kinds |= {"python?"}
+        return _Traced(joined.with_kinds(kinds))
 
     def _coerce_all(self, node: Any, values: list, templates: list) -> list[Value]:
         out: list[Value] = []
@@ -571,9 +582,13 @@ class ControlMixin(ExitsMixin):
 
         state, (body,) = self._solve_loop(stmt, names, env0, one_pass, regions=1, static_check=not traced_count, exact=exact)
         self.check_target_after_break(stmt, ctx, state)
+        exit_kinds = self.carried_exit_kinds
         init = self._loop_init(stmt, names, state, env0)
         n_index = 0 if row is not None else 1
         results = [Value(a.type) for a in body.args[n_index:n_index + len(init)]]
+        if not traced_count and (count if row is None else count.type.shape[0]) >= 1:
+            for r, kinds in zip(results, exit_kinds):   # one iteration or more: the body's kinds
+                r.type = r.type.with_kinds(kinds)
         n = self.options.max_iters if traced_count else None
         if row is not None:
             op = ScanOp(results, self.loc(stmt), count, init, body)
@@ -678,6 +693,13 @@ class ControlMixin(ExitsMixin):
     def _yield_carried(self, stmt: Any, names: list[str], state: dict, env: dict, body: Region) -> None:
         live = [n for n in names if state[n] is not UNBOUND]
         templates = [_unwrap(state[n]) for n in live]
+        # the eager kinds of the carried values after an iteration (before the
+        # join with the values before the loop): the loop's results after one
+        # or more iterations
+        self.carried_exit_kinds = [
+            (leaf.type if isinstance(leaf, Value) else abstract_type(leaf)).kinds
+            for value, template in zip([env[n] for n in live], templates)
+            for leaf, t in zip(_flatten(value)[0], _flatten(template)[0]) if isinstance(t, _Traced)]
         with self.in_region(body):
             body.yields = self._coerce_all(stmt, [env[n] for n in live], templates)
 
@@ -762,7 +784,7 @@ class ControlMixin(ExitsMixin):
 
         zeros = self.emit_call(jnp.zeros, (t.shape, t.dtype), {}, node, "zeros")
         zeros = zeros if zeros.type == t else self.convert(zeros, t, node)
-        zeros.type = dataclasses.replace(zeros.type, numpy=t.numpy, python=t.python)
+        zeros.type = zeros.type.with_kinds(t.kinds)
         return zeros
 
     def _bind_state(self, names: list[str], state: dict, results: Any) -> None:

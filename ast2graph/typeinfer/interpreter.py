@@ -32,13 +32,15 @@ from ..diagnostics import Loc
 from ..fallback.sites import Decision, FallbackCode, FallbackSite, GraphBreak
 from ..ir.core import ArrayType, CallOp, Region, Value, walk_ops
 from ..resolver import CallKind, NameKind, classify_callee, qualified_name
-from . import arrays
+from . import arrays, trees
 from .blocks import BlocksMixin
 from .calls import CallMixin
 from .control import ControlMixin
 from .mutation import MutationMixin
 from .nnx import NnxMixin, is_node, is_nnx, is_variable
 from .elementwise import ELEMENTWISE, elementwise_type
+from .kinds import (Unobservable, contains_standin, function_attribute, observe, same_object, standin_types,
+                    traced_as_eager, value_attribute_allowed)
 from .shaperules import rule_type
 from .tracing import output_types
 from .lattice import (WIDE_INTS, canonical_type, host_scalar, is_64bit, is_array, is_python_number, is_static_number,
@@ -109,15 +111,8 @@ def is_value(x: Any) -> bool:
     return isinstance(x, Value)
 
 
-_ITERATORS = (zip, enumerate, reversed, map, filter, type(iter([])), type(iter(())), type(iter(range(0))))
-
-
-def _leaf(x: Any) -> bool:
-    return isinstance(x, Value) or isinstance(x, _ITERATORS)
-
-
 def tree_flatten(tree: Any):
-    return jax.tree_util.tree_flatten(tree, is_leaf=_leaf)
+    return trees.tree_flatten(tree, leaf_types=(Value,))
 
 
 def contains_value(tree: Any) -> bool:
@@ -125,11 +120,22 @@ def contains_value(tree: Any) -> bool:
 
 
 class LocalFunction:
-    """A ``def``/``lambda`` inside a converted function: inlined when called."""
+    """A ``def``/``lambda`` inside a converted function: inlined when called,
+    also when Python code at trace time calls it (``sorted(xs, key=...)``,
+    ``functools.reduce``); its attributes are a function's
+    (``kinds.function_attribute``)."""
 
-    def __init__(self, node: Any, unit: Unit, frame: Frame, defaults: list, kw_defaults: list):
+    def __init__(self, node: Any, unit: Unit, frame: Frame, defaults: list, kw_defaults: list,
+                 interpreter: "Specializer | None" = None):
         self.node, self.unit, self.frame = node, unit, frame
         self.defaults, self.kw_defaults = defaults, kw_defaults
+        self.interpreter = interpreter
+        self.attributes: dict[str, Any] = {}   # set by the program (``f.calls = 0``)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if self.interpreter is None:
+            raise TypeError(f"{self!r} called outside the specialisation that made it")
+        return self.interpreter.inline_local(self, args, kwargs, self.node)
 
     def __repr__(self) -> str:
         return f"<local function {self.unit.qualname}>"
@@ -186,6 +192,9 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin, NnxMixin)
         self.raise_checks = True
         # The user's JAX x64 switch (off by default): JAX ops follow it (precision.py).
         self.user_x64 = bool(jax.config.jax_enable_x64)
+        # the caller runs the converted function under a JAX transform: its
+        # jax.Array values are JAX tracers in eager (``kinds.array_exemplars``)
+        self.outer_traced = False
 
     # ----------------------------------------------------------- diagnostics
     def loc(self, node: Any) -> Loc:
@@ -196,6 +205,8 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin, NnxMixin)
         """``exc``: the exception eager Python raises here, when it is known at
         trace time (a ``try`` on the same path may then handle it statically)."""
         construct = construct or type(node).__name__.lower()
+        if isinstance(exc, Unobservable):
+            exc = None   # ast2graph's own: eager raises nothing here
         err = GraphBreak(FallbackSite(code, self.loc(node), construct, cause, loop_depth=self.loop_depth, hint=hint))
         err.exc, err.traced_depth = exc, self.traced_depth  # type: ignore[attr-defined]
         return err
@@ -223,7 +234,7 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin, NnxMixin)
             self.traced_depth -= traced
 
     def emit_call(self, fn: Callable, args: tuple, kwargs: dict, node: Any, name: str = "",
-                  effect: bool = False, numpy_fn: bool = False, eager_fn: Any = None) -> Any:
+                  effect: bool = False, numpy_fn: bool = False, eager_fn: Any = None, callee: Any = None) -> Any:
         """Emit ``fn(*args, **kwargs)``; its type comes from a typing rule
         (``elementwise``, ``shaperules``), the cache, or tracing it once
         (``tracing.output_types``, what ``jax.eval_shape`` gives), under the
@@ -231,13 +242,14 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin, NnxMixin)
         Python's at 64 bits).
         An op with no array result is dropped unless it has an ``effect``.
         ``numpy_fn``: the user called a NumPy function (its eager result is an ndarray).
-        ``eager_fn``: what the user called, when ``fn`` stands for it (``np.sin`` run as ``jnp.sin``)."""
+        ``eager_fn``: what the user called, when ``fn`` stands for it (``np.sin`` run as ``jnp.sin``).
+        ``callee``: the function the user called, when ``fn`` stands for it
+        (``jnp.sum`` for ``np.sum``): it decides the results' eager kinds."""
         self._guard_operands(args, kwargs, node)
         leaves, treedef = tree_flatten((args, kwargs))
         leaves, x32, (out_tree, out_leaves) = self.precise_eval(fn, treedef, leaves, node, numpy_fn, eager_fn)
         results = [leaf for leaf in out_leaves if isinstance(leaf, Value)]
-        self.mark_numpy(fn, name, leaves, results, numpy_fn)
-        self.mark_python(fn, leaves, results)
+        self.mark_kinds(fn, name, treedef, leaves, out_tree, out_leaves, node, callee)
         for leaf in out_leaves:
             if type(leaf) is np.ndarray and leaf.base is None and not any(leaf is x for x in leaves):
                 self.mark_fresh(leaf)   # a new NumPy array computed at trace time (np.zeros(n))
@@ -288,7 +300,7 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin, NnxMixin)
             for i, a in zip(positions, arrays_in):
                 filled[i] = a
             args, kwargs = jax.tree_util.tree_unflatten(treedef, filled)
-            out_leaves, out_tree = jax.tree_util.tree_flatten(fn(*args, **kwargs))
+            out_leaves, out_tree = trees.tree_flatten(fn(*args, **kwargs))
             box["tree"], box["leaves"] = out_tree, out_leaves
             return [x for x in out_leaves if isinstance(x, jax.Array)]
 
@@ -302,7 +314,8 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin, NnxMixin)
         except GraphBreak:
             raise
         except Exception as e:  # noqa: BLE001 - eager raises it too; run it in Python
-            raise self.graph_break(FallbackCode.TRACE_ERROR, node, f"{qualified_name(fn)} raised {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}", exc=e)
+            raise self.graph_break(FallbackCode.TRACE_ERROR, node, f"{qualified_name(fn)} raised {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}",
+                                   exc=e if traced_as_eager(fn, leaves, e) else None)
         types = iter(types)
         out = []
         for leaf in box["leaves"]:
@@ -330,7 +343,7 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin, NnxMixin)
         if v.type.shape != target.shape:
             raise self.graph_break(FallbackCode.LOOP_CARRIED_CHANGE, node, f"shape {v.type} cannot become {target}")
         out = self.emit_call(arrays.cast, (v, target.dtype, target.weak_type), {}, node, "convert")
-        out.type = dataclasses.replace(out.type, numpy=target.numpy, python=target.python)
+        out.type = out.type.with_kinds(target.kinds)
         return out
 
     # ---------------------------------------------------------------- names
@@ -381,6 +394,8 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin, NnxMixin)
                 from .lattice import array_type_of
 
                 v = Value(array_type_of(value), description)
+                if isinstance(value, (np.ndarray, np.generic)):   # eager reads a NumPy array or scalar
+                    v.type = dataclasses.replace(v.type, numpy=True)
                 self.capture_keys[key] = v
                 self.captures.append(Capture(v, getter, description, source))
             return self.capture_keys[key]
@@ -583,10 +598,14 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin, NnxMixin)
             return self.nnx_operator(fn, (left, right), node)
         if isinstance(left, Value) or isinstance(right, Value):
             return self.emit_call(fn, (left, right), {}, node, fn.__name__)
+        if not (type(left) in _IMMUTABLE and type(right) in _IMMUTABLE) and contains_standin((left, right)):
+            return self.standin_operator(fn, left, right, node)
         return self.static_call(fn, (left, right), {}, node)
 
     def static_call(self, fn: Callable, args: tuple, kwargs: dict, node: Any, reads: bool = True) -> Any:
-        """Eager Python at trace time; an exception is eager's, so it falls back.
+        """Eager Python at trace time; an exception is eager's, so it falls back
+        (and a handler may take it at trace time), unless the callee was
+        looking at a trace-time stand-in: eager would not raise that one.
         ``reads``: ``fn`` may read the contents of its arguments (and of the
         object a builtin method is bound to), which are then guarded; False
         for a read the caller guards itself (``x[i]``) and for writes."""
@@ -602,7 +621,9 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin, NnxMixin)
         except GraphBreak:
             raise
         except Exception as e:  # noqa: BLE001
-            raise self.graph_break(FallbackCode.TRACE_ERROR, node, f"{qualified_name(fn)} raised {type(e).__name__}: {e}", exc=e)
+            eager = not contains_standin((fn, args, kwargs))
+            raise self.graph_break(FallbackCode.TRACE_ERROR, node, f"{qualified_name(fn)} raised {type(e).__name__}: {e}",
+                                   exc=e if eager else None)
         if type(out) is np.ndarray and out.base is None and not any(a is out for a in args):
             self.mark_fresh(out)   # a new NumPy array (not a view): may be written in place
         return out
@@ -668,7 +689,9 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin, NnxMixin)
         self.decide(node, "boolop", "select", "traced left operand: both operands computed, one selected")
         a, b = self.convert(other, joined, node), self.convert(current, joined, node)
         picked = (a, b) if is_and else (b, a)
-        return self.emit_call(arrays.select, (truth, *picked), {}, node, "select")
+        out = self.emit_call(arrays.select, (truth, *picked), {}, node, "select")
+        out.type = out.type.with_kinds(ta.kinds | tb.kinds)   # eager hands back one operand or the other
+        return out
 
     def eval_Compare(self, node: gast.Compare) -> Any:
         left = self.eval(node.left)
@@ -678,7 +701,10 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin, NnxMixin)
             fn = arrays.COMPARE[type(op).__name__]
             if isinstance(op, (gast.Is, gast.IsNot)):
                 self.note_identity((left, right))
-                part = fn(left, right)
+                try:
+                    part = same_object(left, right) is isinstance(op, gast.Is)
+                except Unobservable as e:
+                    raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, str(e)) from None
             else:
                 part = self.binop(fn, left, right, node)
             if result is True:
@@ -705,7 +731,33 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin, NnxMixin)
 
     def eval_Attribute(self, node: gast.Attribute) -> Any:
         obj = self.eval(node.value)
-        return self.get_attribute(obj, node.attr, node)
+        return self.attribute_of(obj, node.attr, node)
+
+    def attribute_of(self, obj: Any, attr: str, node: Any) -> Any:
+        """``obj.attr``; a local function answers as a function does."""
+        if attr == "__class__" and isinstance(obj, standin_types()):   # type(obj), as eager has it
+            try:
+                return observe(type, (obj,), {}, self.outer_traced, None)
+            except Unobservable as e:
+                raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, str(e)) from None
+        if isinstance(obj, LocalFunction):
+            try:
+                return function_attribute(obj, attr)
+            except AttributeError as e:
+                raise self.graph_break(FallbackCode.TRACE_ERROR, node, str(e), exc=e) from None
+            except Unobservable as e:
+                raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, str(e)) from None
+        if isinstance(obj, Value):
+            try:
+                value_attribute_allowed(obj, attr, self.outer_traced)
+            except Unobservable as e:
+                raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, str(e)) from None
+        if isinstance(obj, arrays.TracedRange) and attr in ("start", "stop", "step"):
+            return getattr(obj, attr)
+        if isinstance(obj, standin_types()) and not isinstance(obj, (Value, arrays.AtIndexed)):
+            raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"attribute {attr!r} of ast2graph's trace-time "
+                                   f"stand-in {type(obj).__name__} (eager has another object)")
+        return self.get_attribute(obj, attr, node)
 
     def _can_lift_attribute_write(self, obj: Any, attr: str) -> bool:
         """``obj.attr = v`` on an object from outside, on a static path, with
@@ -863,7 +915,8 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin, NnxMixin)
         args = node.args
         defaults = [self.eval(d) for d in args.defaults]
         kw_defaults = [NO_DEFAULT if d is None else self.eval(d) for d in args.kw_defaults]
-        return LocalFunction(node, unit_of_nested(node, self.frame.unit), self.frame, defaults, kw_defaults)
+        return self.mark_fresh(LocalFunction(node, unit_of_nested(node, self.frame.unit), self.frame, defaults,
+                                             kw_defaults, self))
 
     def eval_ListComp(self, node: Any) -> Any:
         return self.mark_fresh(self.comprehension(node, lambda f: [f(node.elt)]))
@@ -939,6 +992,9 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin, NnxMixin)
                 self.attr_writes[(id(obj), target.attr)] = (obj, target.attr, value)
                 return
             self.check_mutable(obj, target, f"setting attribute {target.attr!r}")
+            if isinstance(obj, LocalFunction):   # a function attribute (f.calls = 0): the function's own
+                obj.attributes[target.attr] = value
+                return
             self.static_call(setattr, (obj, target.attr, value), {}, target, reads=False)
         elif isinstance(target, gast.Starred):
             self.assign(target.value, value, node)
@@ -1012,8 +1068,12 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin, NnxMixin)
             current = self.lookup(target.id, target)
             right = self.eval(stmt.value)
             numpy = isinstance(current, np.ndarray) or isinstance(current, Value) and current.type.numpy and current.type.shape
-            jax_operand = any(isinstance(x, jax.Array) or isinstance(x, Value) and not (x.type.numpy or x.type.python)
+            jax_operand = any(isinstance(x, jax.Array) or isinstance(x, Value) and "jax" in x.type.kinds
                               for x in tree_flatten(right)[0])
+            if any(isinstance(x, Value) and x.type.mixed and x.type.shape for x in (current, *tree_flatten(right)[0])):
+                # in place on a NumPy array, a new object otherwise: eager's choice depends on the path
+                raise self.graph_break(FallbackCode.CONCRETE_VALUE, stmt, f"`{name}=` on a value whose kind (NumPy "
+                                       "array or not) depends on the path taken")
             if numpy and not jax_operand:
                 # `x -= v` on a NumPy array is in place (ndarray.__isub__): every
                 # alias, the caller's array included, sees it, as after `x[...] -= v`

@@ -3,9 +3,11 @@
 Requires: the interpreter's frames (``frame``, ``callers``), ``emit_call``,
 ``assign_name``, and the SSA's ``update`` events (a subscript store on a local
 ``x`` is a new version of ``x``, so loops carry it and branches join it).
-Produces: ``MutationMixin``: ``numpy_kind`` (whether an op's eager result is a
-NumPy ndarray: only those can be written in place; a jax.Array raises
-TypeError in eager), view tracking, and ``array_store`` which lowers
+Produces: ``MutationMixin``: ``mark_kinds`` (the eager kind of an op's
+results: a NumPy ndarray or scalar, a Python number, a jax.Array, by rule
+(``rule_kind``) or, for library code traced on tracers, by running it once on
+data of eager's kinds (``probe_kinds``); only NumPy arrays can be written in
+place, a jax.Array raises TypeError in eager), view tracking, and ``array_store`` which lowers
 ``x[idx] = v`` / ``x[idx] op= v`` to ``x = x.at[idx].set(...)`` (a boolean mask
 to ``where``) when ``x`` is the only reference to the array, and writes a
 mutated argument back into the caller's ndarray after the call.
@@ -18,6 +20,7 @@ and runs as eager Python, never a silent divergence.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import types
 from typing import Any
 
@@ -32,6 +35,7 @@ from . import arrays
 from .lattice import WIDE_INTS
 from .precision import (argument_path, comparison_dtype, index_leaves, int32_check, is_at_update, jax_kind,
                         jax_semantics, numpy_dtypes, python_int)
+from .trees import tree_flatten
 
 # NumPy functions and methods whose result may share memory with an argument.
 VIEW_NAMES = frozenset({
@@ -74,15 +78,122 @@ def _same_kind(result: np.dtype, target: np.dtype) -> bool:
     return np.can_cast(result, target, casting="same_kind")
 
 
+def _eager_operand(x: Any) -> bool:
+    """An operand whose eager object may not be a jax.Array: a NumPy array or
+    scalar, or a Python number (a function traced on tracers may treat it otherwise)."""
+    if isinstance(x, Value):
+        return x.type.kinds != {"jax"}
+    return isinstance(x, (np.ndarray, np.generic))
+
+
+def _jax_operand(x: Any) -> bool:
+    return isinstance(x, jax.Array) and not isinstance(x, np.ndarray) or isinstance(x, Value) and "jax" in x.type.kinds
+
+
+def _is_jax_callable(fn: Any) -> bool:
+    module = getattr(fn, "__module__", "") or ""
+    return module == "jax" or module.startswith(("jax.", "jaxlib"))
+
+
+def _is_ours(fn: Any) -> bool:
+    """An op of ast2graph itself (an NNX op on module state): it marks its results' kinds."""
+    owner = fn if isinstance(fn, (types.FunctionType, types.BuiltinFunctionType)) else type(fn)
+    return (getattr(owner, "__module__", "") or "").split(".")[0] == "ast2graph"
+
+
+def needs_probe(fn: Any, leaves: list) -> bool:
+    """Whether the eager kinds of ``fn``'s results must be found by running it
+    (``probe_kinds``) rather than by rule: a NumPy function (other than a
+    ufunc) given a jax.Array may call its method (``np.sum(x)`` is ``x.sum()``:
+    a jax.Array); any other library function, traced on JAX tracers where
+    eager gives it NumPy arrays or Python numbers, may return either. JAX's
+    functions give jax.Arrays; operators and ufuncs follow their operands."""
+    if _operator_like(fn) or _is_jax_callable(fn) or isinstance(fn, np.ufunc) or _is_ours(fn):
+        return False
+    if is_numpy_callable(fn):
+        return any(_jax_operand(x) for x in leaves)
+    return any(_eager_operand(x) for x in leaves)
+
+
+_PROBE_SEED = 20141
+
+
+def _exemplar(v: Value, rng: np.random.Generator) -> Any:
+    """An object of ``v``'s eager kind with data that rarely hits a special
+    case (floats in [0.5, 1.5): nonzero, positive, not integral; ints 0)."""
+    t = v.type
+    data = np.zeros(t.shape, t.dtype)
+    if t.dtype.kind in "fc":
+        data = rng.uniform(0.5, 1.5, t.shape).astype(t.dtype)
+    if t.python:
+        return data.item()
+    if t.numpy:
+        return data[()] if not t.shape else data
+    return jnp.asarray(data)
+
+
+def probe_kinds(fn: Any, treedef: Any, leaves: list, out_tree: Any, out_leaves: list) -> tuple[list, str]:
+    """Run ``fn`` once on data of its operands' eager kinds and read the kinds
+    of its results: for each ``Value`` of ``out_leaves`` (in order), ``(kind,
+    shares)``: ``"numpy"``, ``"python"`` or ``"jax"``, and the positions in
+    ``leaves`` of the NumPy operands the result shares memory with (a view).
+    The second element is empty, or why the kinds are not known: the function
+    raised, or returned another structure or other static values than it did
+    on tracers (it took another path for eager's objects)."""
+    import warnings
+
+    rng = np.random.default_rng(_PROBE_SEED)
+    dummies = [_exemplar(x, rng) if isinstance(x, Value) else x for x in leaves]
+    try:
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            args, kwargs = jax.tree_util.tree_unflatten(treedef, dummies)
+            got, got_tree = tree_flatten(fn(*args, **kwargs))
+    except Exception as e:  # noqa: BLE001 - the kinds are not known: the caller falls back
+        return [], f"running it on data of eager's kinds raised {type(e).__name__}"
+    if got_tree != out_tree:
+        return [], "it returns another structure for eager's NumPy arrays or Python numbers than for traced values"
+    kinds = []
+    numpy_operands = [(k, d) for k, d in enumerate(dummies) if isinstance(d, np.ndarray)]
+    for mine, theirs in zip(out_leaves, got):
+        if not isinstance(mine, Value):
+            if not _same_static(mine, theirs):
+                return [], "it returns other Python values for eager's NumPy arrays or Python numbers than for traced values"
+            continue
+        if isinstance(theirs, (np.ndarray, np.generic)) and np.shape(theirs) == mine.type.shape:
+            shares = [k for k, d in numpy_operands if isinstance(theirs, np.ndarray) and np.shares_memory(theirs, d)]
+            kinds.append(("numpy", shares))
+        elif type(theirs) in (bool, int, float, complex) and not mine.type.shape:
+            kinds.append(("python", []))
+        elif isinstance(theirs, jax.Array) and theirs.shape == mine.type.shape:
+            kinds.append(("jax", []))
+        else:
+            return [], f"it returns a {type(theirs).__name__} for eager's objects where traced values give an array"
+    return kinds, ""
+
+
+def _same_static(a: Any, b: Any) -> bool:
+    if isinstance(a, np.ndarray) and isinstance(b, np.ndarray):
+        return a.dtype == b.dtype and np.array_equal(a, b)
+    try:
+        return a is b or type(a) is type(b) and bool(a == b)
+    except Exception:  # noqa: BLE001 - incomparable: not known to be the same
+        return False
+
+
+# Builtins that call their operands' own operator methods (``abs(x)`` is ``x.__abs__()``).
+_OPERATOR_BUILTINS = frozenset(map(id, (abs, pow, divmod, sum, max, min)))
+
+
 def numpy_gives_ndarray(fn: Any, leaves: list, treedef: Any) -> bool:
-    """Whether the NumPy function ``fn`` returns NumPy arrays on these operands.
-    A ufunc always does; other NumPy functions on a jax.Array often call its
-    method (``np.sum(x)`` is ``x.sum()``: a jax.Array), so with a jax operand
-    the function is probed once on zeros of the operands' kinds."""
+    """Whether the NumPy function ``fn`` returns NumPy arrays on these operands
+    (so NumPy's 64-bit rules apply: ``precision``). A ufunc always does;
+    other NumPy functions on a jax.Array often call its method (``np.sum(x)``
+    is ``x.sum()``: a jax.Array), so with a jax operand the function is
+    probed once on zeros of the operands' kinds."""
     if not is_numpy_callable(fn):
         return False
-    jax_operand = any(isinstance(x, (Value, jax.Array)) and not isinstance(x, np.ndarray)
-                      and not (isinstance(x, Value) and (x.type.numpy or x.type.python)) for x in leaves)
+    jax_operand = any(_jax_operand(x) for x in leaves)
     if isinstance(fn, np.ufunc) or not jax_operand:
         return True
     dummies = [_zeros_like_eager(x) if isinstance(x, Value) else x for x in leaves]
@@ -94,6 +205,13 @@ def numpy_gives_ndarray(fn: Any, leaves: list, treedef: Any) -> bool:
     return bool(out) and isinstance(out[0], (np.ndarray, np.generic))
 
 
+def _precision_kind(kinds: frozenset) -> str:
+    """One kind for the rules a value computes with: a jax.Array on some path
+    makes JAX's; else a NumPy array on some path NumPy's (a Python number
+    computes at the same 64 bits)."""
+    return "jax" if "jax" in kinds else "numpy" if "numpy" in kinds else "python"
+
+
 def _zeros_like_eager(v: Value) -> Any:
     t = v.type
     if t.python:
@@ -102,10 +220,46 @@ def _zeros_like_eager(v: Value) -> Any:
 
 
 def _operator_like(fn: Any) -> bool:
-    """Python operators and our own array helpers: their eager result's kind
-    (Python number, NumPy or jax array) follows their operands'."""
+    """Python operators, the builtins that apply them, and our own array
+    helpers: their eager result's kind (Python number, NumPy or jax array)
+    follows their operands'."""
     module = getattr(fn, "__module__", "") or ""
-    return module == arrays.__name__ or module in ("operator", "_operator") or module == __name__
+    return module == arrays.__name__ or module in ("operator", "_operator") or module == __name__ \
+        or id(fn) in _OPERATOR_BUILTINS
+
+
+def _leaf_kind(x: Any) -> str | None:
+    """The eager kind of a static operand that is an array (None: not an array)."""
+    if isinstance(x, (np.ndarray, np.generic)):
+        return "numpy"
+    if isinstance(x, jax.Array):
+        return "jax"
+    return None
+
+
+def rule_kind(fn: Any, leaves: list, value_kinds: list[str], numpy_fn: bool, scalar: bool) -> str:
+    """The eager kind of a result of ``fn`` by rule, given the eager kind of
+    each graph value among ``leaves`` (in order): a NumPy function's result is
+    a NumPy array; JAX's functions give jax.Arrays; an operator follows its
+    operands (a Python number defers to an array, NumPy defers to a jax.Array;
+    ``x[i]`` is of ``x``'s kind) and gives a Python number where all its
+    operands are Python numbers (``scalar``: the result is 0-d)."""
+    if numpy_fn:
+        return "numpy"
+    if not _operator_like(fn):
+        return "jax"   # jax.numpy, lax, ...: a jax.Array even on NumPy inputs
+    it = iter(value_kinds)
+    kinds = [next(it) if isinstance(x, Value) else _leaf_kind(x) for x in leaves]
+    kinds = ["python" if k == "python?" else k for k in kinds]   # a Python number of some type: the dtype decides the result's
+    if fn is arrays.getitem and leaves:
+        return "numpy" if kinds[0] == "numpy" else "jax"
+    if scalar and "python" in kinds and all(k in ("python", None) for k in kinds):
+        return "python"
+    arrays_ = [k for k in kinds if k in ("numpy", "jax")]
+    return "numpy" if arrays_ and all(k == "numpy" for k in arrays_) else "jax"
+
+
+_MAX_KIND_COMBINATIONS = 64
 
 
 def _dtype_list(dtypes: list) -> str:
@@ -150,6 +304,13 @@ class MutationMixin:
         raise self.graph_break(FallbackCode.PRECISION, node, f"NumPy computes {_dtype_list(expected)} here, where the "
                                f"graph would compute {_dtype_list(got)}")
 
+    def numpy_kind(self, fn: Any, leaves: list, numpy_fn: bool) -> bool:
+        """Whether ``fn``'s eager result is a NumPy array (so NumPy's rules
+        apply); a value whose kind depends on the path counts as a jax.Array
+        (it never leaves the graph: ``kinds``)."""
+        kinds = [_precision_kind(x.type.kinds) for x in leaves if isinstance(x, Value)]
+        return rule_kind(fn, leaves, kinds, numpy_fn, False) == "numpy"
+
     def _check_python_ints(self, fn: Any, treedef: Any, leaves: list, node: Any) -> None:
         """A traced Python int given to a JAX op runs as eager JAX takes it
         (x64 off): as an int32, and eager raises OverflowError beyond int32;
@@ -179,46 +340,61 @@ class MutationMixin:
         return out if changed else leaves
 
     # ------------------------------------------------------------ kinds
-    def numpy_kind(self, fn: Any, leaves: list, numpy_fn: bool) -> bool:
-        """Whether ``fn``'s eager result is a NumPy array (not a jax.Array)."""
-        if numpy_fn:
-            return True
-        if not _operator_like(fn):
-            return False   # jax.numpy, lax, ...: a jax.Array even on NumPy inputs
-        if fn is arrays.getitem and leaves:   # x[i]: the indexed array decides, whatever indexes it
-            first = leaves[0]
-            return isinstance(first, np.ndarray) or isinstance(first, Value) and first.type.numpy
-        kinds = []
-        for leaf in leaves:
-            if isinstance(leaf, Value):
-                if not leaf.type.python:   # a Python number defers to a NumPy operand
-                    kinds.append(leaf.type.numpy)
-            elif isinstance(leaf, np.ndarray):
-                kinds.append(True)
-            elif isinstance(leaf, jax.Array):
-                kinds.append(False)
-        return bool(kinds) and all(kinds)   # NumPy defers to a jax.Array operand
+    def mark_kinds(self, fn: Any, label: str, treedef: Any, leaves: list, out_tree: Any, out_leaves: list,
+                   node: Any, callee: Any = None) -> None:
+        """Each result's eager kind (``ArrayType.numpy``/``.python``/``.mixed``;
+        otherwise a jax.Array), and which results are views of NumPy operands.
+        ``callee``: the function the user called, when ``fn`` is what the graph
+        runs for it (``jnp.sum`` for ``np.sum``). Where the kinds cannot be
+        known, the call falls back rather than hand on a value of another kind."""
+        from ..resolver import qualified_name
 
-    def mark_python(self, fn: Any, leaves: list, results: list) -> None:
-        """An operator on Python numbers only (``i + 1``, ``i < n``, ``not done``)
-        gives a Python number in eager: so do its results here."""
-        values = [x for x in leaves if isinstance(x, Value)]
-        if results and values and all(v.type.python for v in values) and _operator_like(fn):
-            for r in results:
-                if r.type.shape == ():
-                    r.type = dataclasses.replace(r.type, python=True)
-
-    def mark_numpy(self, fn: Any, label: str, leaves: list, results: list, numpy_fn: bool) -> None:
-        if not results or not self.numpy_kind(fn, leaves, numpy_fn):
+        results = [x for x in out_leaves if isinstance(x, Value)]
+        user = fn if callee is None else callee
+        if not results:
             return
+        values = [x for x in leaves if isinstance(x, Value)]
+        if needs_probe(user, leaves):
+            if any(x.type.mixed for x in values):
+                raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{qualified_name(user)} is given a value whose "
+                                       "kind (NumPy array, Python number or jax.Array) depends on the path taken")
+            kinds, why = probe_kinds(user, treedef, leaves, out_tree, out_leaves)
+            if why:
+                raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"the kind of object eager's "
+                                       f"{qualified_name(user)} returns is not known: {why}")
+            for r, (kind, shares) in zip(results, kinds):
+                r.type = r.type.with_kinds((kind,))
+                bases = [leaves[k] for k in shares if isinstance(leaves[k], Value)]
+                if bases and r.type.shape:
+                    self.view_of[id(r)] = (r, bases)
+            return
+        numpy_fn = is_numpy_callable(user)
+        if not any(x.type.mixed for x in values):   # the usual case: one kind per operand
+            combinations: Any = [[next(iter(x.type.kinds)) for x in values]]
+        else:
+            options = [sorted(x.type.kinds) for x in values]
+            if len(list(itertools.islice(itertools.product(*options), _MAX_KIND_COMBINATIONS + 1))) > _MAX_KIND_COMBINATIONS:
+                raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, "too many operands whose kind depends on the path taken")
+            combinations = [list(c) for c in itertools.product(*options)]
+        for r in results:
+            kinds = {rule_kind(fn, leaves, c, numpy_fn, not r.type.shape) for c in combinations}
+            if kinds != {"jax"}:   # a new result is a jax.Array until told otherwise
+                r.type = r.type.with_kinds(kinds)
+        self._mark_views(fn, label, leaves, results)
+
+    def _mark_views(self, fn: Any, label: str, leaves: list, results: list) -> None:
+        """NumPy results of a function that may return a view of a NumPy operand."""
         name = (label or getattr(fn, "__name__", "")).lstrip(".")
         view = name in VIEW_NAMES
         if view and name == "getitem":
             view = _basic_index(leaves[1]) if len(leaves) > 1 else True
-        bases = [x for x in leaves if isinstance(x, Value) and x.type.numpy]
+        if not view:
+            return
+        bases = [x for x in leaves if isinstance(x, Value) and "numpy" in x.type.kinds]
+        if not bases:
+            return
         for r in results:
-            r.type = dataclasses.replace(r.type, numpy=True)
-            if view and bases and r.type.shape:   # a 0-d result is a NumPy scalar, not a view
+            if "numpy" in r.type.kinds and r.type.shape:   # a 0-d result is a NumPy scalar, not a view
                 self.view_of[id(r)] = (r, bases)
 
     # ------------------------------------------------------------ stores
@@ -233,6 +409,9 @@ class MutationMixin:
 
     def array_store(self, target: gast.Subscript, obj: Any, idx: Any, value: Any, op: Any = None) -> None:
         """``x[idx] = value`` (or ``x[idx] op= value``) on an array."""
+        if isinstance(obj, Value) and obj.type.mixed:
+            raise self.graph_break(FallbackCode.CONCRETE_VALUE, target, "item assignment on a value that is a NumPy "
+                                   "array on one path and not on another (eager writes it or raises)")
         if isinstance(obj, Value) and not obj.type.numpy:
             raise self.graph_break(FallbackCode.TRACE_ERROR, target, "item assignment on a jax.Array (eager raises TypeError: "
                                    "JAX arrays are immutable)", hint="write x = x.at[i].set(v)")
@@ -240,6 +419,9 @@ class MutationMixin:
             raise self.graph_break(FallbackCode.MUTATION, target, "in-place write into an array reached through an "
                                    "expression or a non-local name", hint="bind the array to a local name first, or use x = x.at[i].set(v)")
         name = target.value.id
+        if any(c.value is obj for c in self.captures):
+            raise self.graph_break(FallbackCode.MUTATION, target, f"in-place write into a NumPy array read from outside "
+                                   f"(a global, a closure variable, an attribute) through '{name}'")
         if isinstance(obj, np.ndarray):
             if not self._is_fresh(obj):
                 raise self.graph_break(FallbackCode.MUTATION, target, "in-place write of a traced value into a NumPy array "
@@ -281,6 +463,9 @@ class MutationMixin:
         the graph checks them at run time (a host callback only on failure)."""
         numpy = isinstance(obj, np.ndarray) or isinstance(obj, Value) and obj.type.numpy
         shape = obj.shape if isinstance(obj, np.ndarray) else obj.type.shape if isinstance(obj, Value) else None
+        if isinstance(obj, Value) and obj.type.mixed and "numpy" in obj.type.kinds and arrays.traced_int_parts(tuple(shape), idx):
+            raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, "a traced index into a value that is a NumPy "
+                                   "array (bounds-checked) on one path and a jax.Array (clamped) on another")
         if not numpy:
             return
         parts = arrays.traced_int_parts(tuple(shape), idx)

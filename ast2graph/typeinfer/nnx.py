@@ -64,6 +64,7 @@ from ..fallback.sites import FallbackCode, GraphBreak
 from ..ir.core import Value
 from ..resolver import qualified_name
 from .lattice import is_array, is_python_number
+from .trees import tree_leaves
 from .state import Guard
 
 _TYPES: list = []   # (Pytree, Variable) once flax.nnx is imported
@@ -209,8 +210,8 @@ class NnxApply:
         inside = {id(node): path for path, node in gl.iter_graph(objs) if is_nnx(node)}
         out = jax.tree_util.tree_map(lambda x: _Ref(inside[id(x)]) if is_nnx(x) and id(x) in inside else x, out,
                                      is_leaf=is_nnx)
-        given = {id(x): i for i, x in enumerate(a for a in jax.tree_util.tree_leaves(values) if isinstance(a, jax.Array))}
-        results = [a for a in jax.tree_util.tree_leaves(out) if isinstance(a, jax.Array)]
+        given = {id(x): i for i, x in enumerate(a for a in tree_leaves(values) if isinstance(a, jax.Array))}
+        results = [a for a in tree_leaves(out) if isinstance(a, jax.Array)]
         same = tuple((j, given[id(a)]) for j, a in enumerate(results) if id(a) in given)
         return out, changed, [new[i] for i in changed], same
 
@@ -237,7 +238,7 @@ class NnxMixin:
             return False
         stop = lambda x: isinstance(x, Value) or is_nnx(x)  # noqa: E731
         for tree in trees:
-            for x in jax.tree_util.tree_leaves(tree, is_leaf=stop):
+            for x in tree_leaves(tree, is_leaf=stop):
                 if is_nnx(x) or type(x) is types.MethodType and is_nnx(x.__self__):
                     return True
         return False
@@ -300,8 +301,8 @@ class NnxMixin:
         for i, value in zip(changed, new):
             self.nnx_write(slots[i], value, values[i], node)
         if same:   # a Python number held by a Variable, read as it is (``v.value``): a Python number
-            given = [x for x in jax.tree_util.tree_leaves(values, is_leaf=_is_value) if isinstance(x, Value)]
-            results = [x for x in jax.tree_util.tree_leaves(out, is_leaf=_is_value) if isinstance(x, Value)]
+            given = [x for x in tree_leaves(values, is_leaf=_is_value) if isinstance(x, Value)]
+            results = [x for x in tree_leaves(out, is_leaf=_is_value) if isinstance(x, Value)]
             for j, i in same:
                 if given[i].type.python and not results[j].type.shape:
                     results[j].type = _replace(results[j].type, python=True)
@@ -374,7 +375,7 @@ class NnxMixin:
         value = obj.get_raw_value() if attr == "_raw_value" else vars(obj)[attr]
         if id(obj) in self.nnx_fresh or contains_value(value):
             return value   # a trace-time object (or a copy made from an argument's leaves)
-        if not is_array(value) and any(is_array(x) for x in jax.tree_util.tree_leaves(value)):
+        if not is_array(value) and any(is_array(x) for x in tree_leaves(value)):
             raise self.graph_break(FallbackCode.OPAQUE_CALL, node, f"{description or type(obj).__name__} holds a "
                                    f"{type(value).__name__} of arrays (a Variable's value must be one array or a "
                                    "Python value here)", "call")

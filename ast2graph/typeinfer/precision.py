@@ -73,8 +73,8 @@ def _operator_like(fn: Any) -> bool:
 
 
 def jax_kind(x: Any) -> bool:
-    """A leaf whose eager value is a jax.Array."""
-    return isinstance(x, Value) and not (x.type.numpy or x.type.python) or isinstance(x, jax.Array)
+    """A leaf whose eager value is (or, its kind depending on the path, may be) a jax.Array."""
+    return isinstance(x, Value) and "jax" in x.type.kinds or isinstance(x, jax.Array)
 
 
 def jax_semantics(fn: Any, leaves: list, numpy_fn: bool, host_fn: bool, user_x64: bool) -> bool:

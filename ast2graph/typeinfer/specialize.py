@@ -12,6 +12,7 @@ statement of the list that contains the site) when a site cannot be graph.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,6 +27,8 @@ from .guards import object_key
 from .interpreter import LocalFunction, Specializer, contains_value
 from .nnx import is_nnx
 from .lattice import array_type_of, is_array, untrace_numbers
+from .kinds import standin_types
+from .trees import keyed, tree_flatten
 from .state import Capture, Frame, Guard, Options, ReturnSignal, Unit
 
 
@@ -70,7 +73,7 @@ def _escape_break(unit: Unit, stmts: list, start: int, end: int, code: FallbackC
 
 def flatten_inputs(env: dict[str, Any], names: list[str]):
     """Leaves of the live variables, in a fixed order."""
-    return jax.tree_util.tree_flatten([env[n] for n in names])
+    return tree_flatten([env[n] for n in names])
 
 
 def specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str], leaves: list, treedef: Any,
@@ -101,6 +104,7 @@ def _specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str]
     sp = Specializer(options)
     sp.traced_statics = traced_statics
     sp.raise_checks = raise_checks
+    sp.outer_traced = any(isinstance(leaf, jax.core.Tracer) for leaf in leaves)
     params: list[Value] = []
     positions: list[int] = []
     abstract = []
@@ -120,7 +124,7 @@ def _specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str]
         else:
             abstract.append(leaf)
     by_value = {k: ids for k, ids in _by_value(leaves).items() if k not in by_identity}
-    values = untrace_numbers(jax.tree_util.tree_unflatten(treedef, abstract))
+    values = untrace_numbers(keyed(jax.tree_util.tree_unflatten(treedef, abstract)))
     body = Region()
     sp.regions.append(body)
     sp.frame = sp.top_frame = Frame(unit, dict(zip(names, values)))
@@ -149,20 +153,37 @@ def _specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str]
     input_writes = sorted(sp.input_writes.items())
     # the cell variables a returning segment assigned: their final values go
     # into the call's cells (a closure made earlier may be called later)
-    assigned = set().union(*(unit.ssa.assigned(s) for s in stmts[start:end])) if returns and unit.cellvars else ()
-    cell_values = {n: sp.frame.env[n] for n in unit.cellvars if n in assigned and n in sp.frame.env}
+    set_here = set().union(*(unit.ssa.assigned(s) for s in stmts[start:end])) if returns and unit.cellvars else ()
+    cell_values = {n: sp.frame.env[n] for n in unit.cellvars if n in set_here and n in sp.frame.env}
     out = (out, [value for _, _, value in writes], [value for _, value in input_writes], cell_values)
-    # a real NNX object (not one made during tracing) leaves as itself, not as a copy of its leaves
-    out_leaves, out_treedef = jax.tree_util.tree_flatten(
+    # dicts in eager's order; a real NNX object (not one made during tracing)
+    # leaves as itself, not as a copy of its leaves
+    out_leaves, out_treedef = tree_flatten(
         out, is_leaf=lambda x: isinstance(x, Value) or is_nnx(x) and id(x) not in sp.nnx_fresh and not contains_value(x))
-    escaping = jax.tree_util.tree_leaves(out, is_leaf=lambda x: isinstance(x, (Value, DeferredStr)))
-    for leaf in out_leaves + [x for x in escaping if isinstance(x, DeferredStr)]:
+    # Trace-time stand-ins cannot leave the segment: the statements after it
+    # (Python, or the caller) must get eager's objects.
+    escaping = tree_flatten(out, is_leaf=lambda x: isinstance(x, standin_types()))[0]
+    for leaf in escaping:
+        if type(leaf) in (map, filter) and isinstance(leaf.__reduce__()[1][0], LocalFunction):
+            leaf = leaf.__reduce__()[1][0]   # a lazy map(lambda ...) calls the local function later
+        if isinstance(leaf, functools.partial) and isinstance(leaf.func, LocalFunction):
+            leaf = leaf.func
         if isinstance(leaf, TransformedFn):
             raise _escape_break(unit, stmts, start, end, FallbackCode.OPAQUE_CALL, "a transformed function (jax.vmap, "
                                 "jax.grad, ...) closing over traced values escapes the compiled segment", "function")
-        if isinstance(leaf, (LocalFunction, DeferredStr)):
-            code = FallbackCode.OPAQUE_CALL if isinstance(leaf, LocalFunction) else FallbackCode.CONCRETE_VALUE
-            raise _escape_break(unit, stmts, start, end, code, f"a {'nested function' if isinstance(leaf, LocalFunction) else 'string formatted from traced values'} escapes the compiled segment", "function")
+        if isinstance(leaf, LocalFunction):
+            raise _escape_break(unit, stmts, start, end, FallbackCode.OPAQUE_CALL, "a nested function escapes the "
+                                "compiled segment", "function")
+        if isinstance(leaf, DeferredStr):
+            raise _escape_break(unit, stmts, start, end, FallbackCode.CONCRETE_VALUE, "a string formatted from traced "
+                                "values escapes the compiled segment", "function")
+        if isinstance(leaf, standin_types()) and not isinstance(leaf, Value):
+            raise _escape_break(unit, stmts, start, end, FallbackCode.CONCRETE_VALUE, f"ast2graph's trace-time stand-in "
+                                f"{type(leaf).__name__} (a traced range, an array method) escapes the compiled segment", "assignment")
+    if any(isinstance(x, Value) and x.type.mixed for x in out_leaves):
+        raise _escape_break(unit, stmts, start, end, FallbackCode.CONCRETE_VALUE, "a value whose kind (NumPy array, "
+                            "Python number or jax.Array) depends on the path taken would leave the compiled segment",
+                            "assignment")
     if not returns and any(isinstance(x, Value) and id(x) in sp.view_of and sp.view_of[id(x)][0] is x
                            for x in out_leaves):
         # A NumPy view handed to later statements would become a separate

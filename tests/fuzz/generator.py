@@ -686,31 +686,13 @@ def _same_text(eager: str, conv: str) -> bool:
     return True
 
 
-def _is_scalar_leaf(v: Any) -> bool:
-    if isinstance(v, (bool, int, float)):
-        return True
-    return isinstance(v, (jax.Array, np.ndarray, np.generic)) and np.shape(v) == ()
-
-
 def compare_values(expected: Any, got: Any) -> None:
-    """The helpers' ``assert_same`` (rtol=atol=1e-4), except for one by-design difference.
-
-    A Python number that eager keeps and the graph returns as a 0-d array of
-    the same value (or the reverse) is equal: a variable that is a Python
-    number on one path of a traced ``if``/loop and an array on another is
-    widened to an array (README, "loop-carried values ... widening"), so eager
-    ``0`` may come back as ``f32[] 0.0``. The value must still be equal.
-    """
+    """The helpers' ``assert_same`` (rtol=atol=1e-4), exact on kinds: a
+    variable that is a Python number on one path of a traced ``if``/loop and
+    an array on another comes back as what eager has on the path taken (the
+    construct runs in Python where that cannot be one graph)."""
     from helpers import assert_same
 
-    le, te = jax.tree_util.tree_flatten(expected)
-    lc, tc = jax.tree_util.tree_flatten(got)
-    if te == tc:
-        for k, (a, b) in enumerate(zip(le, lc)):
-            python = isinstance(a, (bool, int, float)) or isinstance(b, (bool, int, float))
-            if python and _is_scalar_leaf(a) and _is_scalar_leaf(b):
-                le[k], lc[k] = np.float64(float(a)), np.float64(float(b))
-        expected, got = jax.tree_util.tree_unflatten(te, le), jax.tree_util.tree_unflatten(tc, lc)
     assert_same(expected, got, RTOL, ATOL)
 
 

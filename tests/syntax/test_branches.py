@@ -164,7 +164,12 @@ def ifexp_forms(x, flag, scale=None):
     b = x if x.sum() > 0 else -x
     c = 1.0 if scale is None else scale
     d = x.max() if x.min() > 0 else (x.min() if x.max() > 1 else 0.0)
-    return a, b * c, d
+    return a, b * c, d * x   # d: a float on one path, an array on the other; d * x: an array on both
+
+
+def ifexp_kind_by_path(x):
+    d = x.max() if x.min() > 0 else 0.0
+    return d
 
 
 @covers("IfExp", "pruned", "`a if flag else b` on a static flag / `None` test")
@@ -172,6 +177,13 @@ def ifexp_forms(x, flag, scale=None):
 @pytest.mark.parametrize("flag", [True, False])
 @pytest.mark.parametrize("x", [X, NEG, X + 1], ids=["mixed", "neg", "pos"])
 def test_conditional_expressions(x, flag):
-    # `x.min() if ... else 0.0`: eager gives a float on one path, an array on the other
-    e = check(ifexp_forms, x, flag, graphs=1, exact_kinds=False)
+    e = check(ifexp_forms, x, flag, graphs=1)
     assert set(modes_of(e, "ifexp")) == {"pruned", "lax.cond"}
+
+
+@covers("IfExp", "interpreted", "`x.max() if traced else 0.0` returned: a jax.Array on one path, a Python float on "
+        "the other, so the value cannot leave a graph", code="A2G003")
+@pytest.mark.parametrize("x", [X + 1, NEG], ids=["array", "float"])
+def test_conditional_expression_kind_by_path(x):
+    e = check(ifexp_kind_by_path, x, full_graph=False)
+    assert codes(e) == ["A2G003"]

@@ -101,11 +101,9 @@ def lambda_to_builtins(x, names):
     return x * len(order), order, lengths
 
 
-@covers("Lambda", "interpreted", "lambdas passed to `sorted(key=...)` and `map`", code="A2G008",
-        caveat="should be graph: pure Python work on static values; the builtin raises on ast2graph's function object")
-def test_lambda_to_python_builtins_falls_back():
-    e = check(lambda_to_builtins, X, ["bb", "a", "ccc"], full_graph=False)
-    assert codes(e) == ["A2G008", "A2G008"]
+@covers("Lambda", "one graph", "lambdas passed to `sorted(key=...)` and `map`: the builtin calls them, each call inlined")
+def test_lambda_to_python_builtins():
+    check(lambda_to_builtins, X, ["bb", "a", "ccc"], graphs=1)
 
 
 def grad_of_local(x, target):

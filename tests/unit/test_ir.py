@@ -51,9 +51,9 @@ def test_golden_widened_loop_ir():
     assert e.ir_text == textwrap.dedent("""\
         graph accumulate(%0: f32[3] <x>) {
           %1 = asarray(0) : i64[]~py  # test_ir.py:44
-          %2 = convert(%1, dtype('float32'), False) : f32[]  # test_ir.py:44
+          %2 = convert(%1, dtype('float32'), False) : f32[]{jax|python|python?}  # test_ir.py:44
           %3 = for 0 to 20 init(%2) : f32[]  # test_ir.py:44
-            body(%4: i64[]~py, %5: f32[]) {
+            body(%4: i64[]~py, %5: f32[]{jax|python|python?}) {
               %6 = mod(%4, 3) : i64[]~py  # test_ir.py:45
               %7 = getitem(%0, %6) : f32[]  # test_ir.py:45
               %8 = add(%5, %7) : f32[]  # test_ir.py:45

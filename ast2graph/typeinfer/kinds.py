@@ -1,0 +1,319 @@
+"""What Python code sees of a trace-time value: eager's class, and the
+builtins that look at an object rather than compute with it.
+
+Requires: ``ir.core`` (``Value``, ``ArrayType``), ``arrays`` (the stand-ins
+for array methods, ``.at``, traced ranges and deferred strings).
+Produces: ``eager_exemplars(x)``: objects of the classes eager Python would
+have in hand for a trace-time stand-in ``x`` (an IR ``Value``, a local
+function, a traced ``range``, ...; ``standin_types``); ``observe(...)``: the
+value of an inspecting builtin (``INSPECTORS``: ``isinstance``, ``type``,
+``callable``, ``hasattr``, ``getattr``, ``repr``/``str``/``format``, ...)
+applied to stand-ins, or ``NotImplemented`` where no stand-in is involved;
+``same_object`` (``is``), ``function_attribute`` (``f.__name__`` of a local
+function), ``value_attribute_allowed`` (``x.name`` of a traced value),
+``traced_as_eager`` (whether an exception raised on tracers is eager's);
+``contains_standin`` and ``MOVES_ARGUMENTS``, the callables that only store,
+pass on or call their arguments (``list``, ``sorted``, ``functools.reduce``,
+...), so that seeing a stand-in there is harmless.
+Invariants: an answer is given only when it is eager's for every object the
+stand-in can stand for (an array ``Value``'s eager kind is in its type:
+``ArrayType.numpy``: an ndarray, or a NumPy scalar when 0-d; ``.python``: a
+Python number; otherwise a ``jax.Array``, or a JAX tracer when the caller
+runs the converted function under a JAX transform); otherwise ``observe``
+raises ``Unobservable`` and the site falls back to Python, where the real
+object answers.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import itertools
+import operator
+import sys
+import types
+from typing import Any, Callable
+
+import gast
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from ..ir.core import ArrayType, Value
+from . import arrays
+
+_PYTHON_NUMBER = {"b": bool, "i": int, "u": int, "f": float, "c": complex}
+
+
+class Unobservable(Exception):
+    """Python code would look at a trace-time stand-in and could not get
+    eager's answer (the site falls back; never an exception eager raises)."""
+
+
+@functools.lru_cache(maxsize=None)
+def _array_exemplars(kind: str, dtype: np.dtype, ndim_zero: bool) -> tuple:
+    if kind == "python":
+        return (_PYTHON_NUMBER[dtype.kind](0),)
+    if kind == "python?":   # a Python number of a type the dtype does not tell
+        return False, 0, 0.0, 0j
+    if kind == "numpy":
+        return (dtype.type(0),) if ndim_zero else (np.zeros(0, dtype),)
+    exemplar = jnp.zeros((), dtype)
+    if kind == "jax":
+        return (exemplar,)
+    found: list = []
+    jax.make_jaxpr(lambda t: found.append(t))(exemplar)   # a tracer, for its class only
+    return exemplar, found[0]
+
+
+def array_exemplars(t: ArrayType, outer_traced: bool) -> tuple:
+    """Objects of the classes eager may have for an array of type ``t``."""
+    kinds = ["traced" if k == "jax" and outer_traced else k for k in sorted(t.kinds)]
+    return tuple(e for k in kinds for e in _array_exemplars(k, t.dtype, not t.shape))
+
+
+def _exemplar_function() -> None:
+    """A plain function: what a nested ``def`` or ``lambda`` is in eager Python."""
+
+
+def eager_exemplars(x: Any, outer_traced: bool = False) -> tuple | None:
+    """Objects of eager's classes for the stand-in ``x``: None if ``x`` is no
+    stand-in (it is what eager has), ``()`` if eager's class is not known."""
+    from .closures import TracedClosure
+    from .interpreter import LocalFunction   # the interpreter imports this module
+
+    if isinstance(x, Value):
+        return array_exemplars(x.type, outer_traced)
+    if isinstance(x, (LocalFunction, TracedClosure)):
+        return (_exemplar_function,)
+    if isinstance(x, arrays.TracedRange):
+        return (range(0),)
+    if isinstance(x, arrays.DeferredStr):
+        return ("",)
+    if isinstance(x, standin_types()):
+        return ()
+    return None
+
+
+@functools.lru_cache(maxsize=1)
+def standin_types() -> tuple:
+    """The classes of trace-time stand-ins (they live in modules that import this one)."""
+    from .calls import TransformedFn
+    from .closures import TracedClosure
+    from .interpreter import LocalFunction
+
+    return (Value, LocalFunction, TracedClosure, TransformedFn, arrays.TracedRange, arrays.DeferredStr,
+            arrays.ArrayMethod, arrays.AtHelper, arrays.AtIndexed, arrays.AtMethod, arrays.SliceSpec)
+
+
+def standins_in(tree: Any) -> list:
+    """The stand-ins anywhere in ``tree`` (through tuples, lists, dicts and pytrees)."""
+    from .trees import tree_flatten
+
+    kinds = standin_types()
+    return [x for x in tree_flatten(tree, leaf_types=kinds)[0] if isinstance(x, kinds)]
+
+
+def contains_standin(tree: Any, arrays_too: bool = True) -> bool:
+    """A stand-in anywhere in ``tree``. ``arrays_too=False``: graph ``Value``s
+    and strings formatted from them (``DeferredStr``) do not count."""
+    found = standins_in(tree)
+    return bool(found) if arrays_too else any(not isinstance(x, (Value, arrays.DeferredStr)) for x in found)
+
+
+# Callables that only store, pass on or call their arguments: a stand-in
+# among them is never looked at by the callable itself.
+MOVES_ARGUMENTS = frozenset(map(id, (
+    list, tuple, dict, set, frozenset, zip, enumerate, reversed, iter, next, map, filter, sorted, max, min,
+    sum, any, all, len, functools.partial, functools.reduce, operator.getitem, operator.setitem,
+    operator.itemgetter, operator.contains, setattr, itertools.chain, itertools.product, itertools.repeat,
+    itertools.islice, itertools.accumulate, itertools.starmap, itertools.zip_longest,
+)))
+
+
+# Of those, the ones that do nothing with the other arguments but hand them to
+# the function argument (so graph values pass through them untouched).
+CALLS_ARGUMENTS = frozenset(map(id, (
+    map, filter, functools.reduce, itertools.starmap, itertools.accumulate, functools.partial,
+)))
+
+
+def _classes(info: Any) -> list[type]:
+    """The classes of an ``isinstance`` class-info (a class, a union, nested tuples)."""
+    if isinstance(info, tuple):
+        return [c for part in info for c in _classes(part)]
+    if isinstance(info, types.UnionType):
+        return _classes(info.__args__)
+    return [info]
+
+
+def _one(answers: set, what: str) -> Any:
+    if len(answers) != 1:
+        raise Unobservable(f"{what} depends on the path taken or on whether the caller runs under a JAX transform")
+    return answers.pop()
+
+
+def _is_instance(exemplars: tuple, info: Any, outer_traced: bool) -> bool:
+    if outer_traced and any(isinstance(c, type) and issubclass(c, jax.core.Tracer) for c in _classes(info)):
+        raise Unobservable("an isinstance() check for a JAX tracer class, under an outer JAX transform")
+    try:
+        return _one({isinstance(e, info) for e in exemplars}, "isinstance()")
+    except TypeError as e:   # not a class: eager raises TypeError, in its own words
+        raise Unobservable(f"isinstance() with {info!r}: {e}") from None
+
+
+def observe(callee: Any, args: tuple, kwargs: dict, outer_traced: bool,
+            attribute: Callable[[Any, str], Any]) -> Any:
+    """``callee(*args, **kwargs)`` for an inspecting builtin (``INSPECTORS``)
+    applied to stand-ins, as eager answers it; ``NotImplemented`` when it
+    looks at no stand-in. ``attribute(obj, name)`` reads an attribute of a
+    stand-in as the interpreter does (``x.shape``, ``f.__name__``).
+    Raises ``Unobservable`` where eager's answer is not known."""
+    if not args or id(callee) not in INSPECTORS:
+        return NotImplemented
+    obj, name = args[0], callee.__name__
+    exemplars = eager_exemplars(obj, outer_traced)
+    if exemplars is None:   # a real object: only its contents may be stand-ins
+        if id(callee) not in _LOOKS_INSIDE or not contains_standin(args):
+            return NotImplemented
+        if contains_standin(args, arrays_too=False):
+            raise Unobservable(f"{name}() of a container holding ast2graph's trace-time stand-ins")
+        return _deferred(callee, args, kwargs)
+    if not exemplars:
+        raise Unobservable(f"{name}() of {_what(obj)}, whose eager class is not modelled")
+    if callee is isinstance and len(args) == 2 and not kwargs:
+        return _is_instance(exemplars, args[1], outer_traced)
+    if callee is type and len(args) == 1 and not kwargs:
+        return _one({type(e) for e in exemplars}, "type()")
+    if callee is callable and len(args) == 1 and not kwargs:
+        return _one({callable(e) for e in exemplars}, "callable()")
+    if callee in (hasattr, getattr) and len(args) in (2, 3) and isinstance(args[1], str) and not kwargs:
+        # eager's classes define every attribute their objects have, except
+        # what a program sets on a function (``f.calls = 0``)
+        has = _one({hasattr(type(e), args[1]) for e in exemplars}, f"{name}()") or args[1] in getattr(obj, "attributes", ())
+        if callee is hasattr and len(args) == 2:
+            return has
+        if has:
+            return attribute(obj, args[1])
+        if len(args) == 3:
+            return args[2]
+    if isinstance(obj, (Value, arrays.DeferredStr)) and id(callee) in _LOOKS_INSIDE and callee is not hash:
+        return _deferred(callee, args, kwargs)
+    raise Unobservable(f"{name}() of {_what(obj)} (eager looks at the object itself)")
+
+
+def _deferred(callee: Any, args: tuple, kwargs: dict) -> Any:
+    """``str``/``repr``/``ascii``/``format`` of traced values: formatted on the
+    host when printed, from values of eager's kinds (``arrays.DeferredStr``)."""
+    spec = args[1] if len(args) == 2 else ""
+    if callee is hash or kwargs or len(args) > (2 if callee is format else 1) or not isinstance(spec, str):
+        raise Unobservable(f"{callee.__name__}() of traced values")
+    if callee is str and isinstance(args[0], arrays.DeferredStr):
+        return args[0]
+    conversion = {str: "s", repr: "r", ascii: "a", format: ""}[callee]
+    return arrays.DeferredStr(((conversion, spec),), (args[0],))
+
+
+def _what(x: Any) -> str:
+    if isinstance(x, Value):
+        names = {"python": "a Python number", "python?": "a Python number", "numpy": "a NumPy array", "jax": "a jax.Array"}
+        return f"a traced value ({' or '.join(names[k] for k in sorted(x.type.kinds))})"
+    return f"ast2graph's stand-in for {type(x).__name__}"
+
+
+# Builtins that look at the object itself (its class, identity, text,
+# attributes), not at its value through operators.
+INSPECTORS = frozenset(map(id, (
+    isinstance, issubclass, type, callable, hasattr, getattr, delattr, id, hash, repr, str, ascii,
+    format, vars, dir, memoryview, bytes, bytearray,
+)))
+# ... and of those, the ones that look inside a container too.
+_LOOKS_INSIDE = frozenset(map(id, (hash, repr, str, ascii, format)))
+
+
+def same_object(a: Any, b: Any) -> bool:
+    """``a is b`` as eager answers it; ``Unobservable`` where it depends on
+    data or on whether an op hands back its operand (``np.asarray(x) is x``)."""
+    if a is b or not (isinstance(a, Value) or isinstance(b, Value)):
+        return a is b
+    if isinstance(a, Value) and isinstance(b, Value):
+        ta, tb = a.type, b.type
+        if ta == tb and ta.kinds & tb.kinds:
+            raise Unobservable("whether two traced values are one object (an op may hand back its operand)")
+        return False
+    value, other = (a, b) if isinstance(a, Value) else (b, a)
+    if "python" in value.type.kinds and isinstance(other, (bool, int, float, complex)):
+        raise Unobservable("`is` between a traced Python number and a constant depends on its value")
+    return False
+
+
+def function_attribute(fn: Any, name: str) -> Any:
+    """``fn.name`` of a local function (``interpreter.LocalFunction``) as the
+    function eager Python made has it; AttributeError (eager's) for a name a
+    function does not have; ``Unobservable`` for what is not modelled
+    (``__code__``, ``__closure__``, ``__dict__``, ...)."""
+    unit, tree = fn.unit, fn.unit.tree
+    if name in fn.attributes:
+        return fn.attributes[name]
+    if name == "__name__":
+        return tree.name
+    if name == "__qualname__":
+        if fn.frame is not None and fn.frame.parent is not None and fn.frame.unit is fn.frame.parent.unit \
+                and sys.version_info < (3, 12):
+            raise Unobservable("the __qualname__ of a function made in a comprehension (its own scope before Python 3.12)")
+        return unit.qualname
+    if name == "__doc__":
+        first = tree.body[0] if tree.body and not isinstance(fn.node, gast.Lambda) else None
+        is_doc = isinstance(first, gast.Expr) and isinstance(first.value, gast.Constant) and isinstance(first.value.value, str)
+        return inspect.cleandoc(first.value.value) if is_doc and sys.version_info >= (3, 13) else first.value.value if is_doc else None
+    if name == "__module__":
+        return unit.globals.get("__name__")
+    if name == "__globals__":
+        return unit.globals
+    if name == "__defaults__":
+        return tuple(fn.defaults) or None
+    if name == "__kwdefaults__":
+        args = fn.node.args
+        given = {a.id: d for a, d in zip(args.kwonlyargs, fn.kw_defaults) if d is not _no_default()}
+        return given or None
+    if not hasattr(types.FunctionType, name):
+        raise AttributeError(f"'function' object has no attribute '{name}'")
+    raise Unobservable(f"the attribute {name!r} of a local function (ast2graph inlines it; there is no function object)")
+
+
+def _no_default() -> Any:
+    from .interpreter import NO_DEFAULT
+
+    return NO_DEFAULT
+
+
+def traced_as_eager(fn: Any, leaves: list, error: BaseException) -> bool:
+    """Whether ``error``, raised by ``fn`` run on JAX tracers, is what eager
+    raises (so a handler may take it at trace time): only a JAX function or
+    an operator whose array operands are all jax.Arrays in eager sees what
+    eager gives it, and only an error that does not name the tracer."""
+    module = getattr(fn, "__module__", "") or ""
+    jaxlike = module == "jax" or module.startswith(("jax.", "jaxlib", "operator", "_operator", arrays.__name__))
+    eager_arrays = all(x.type.kinds == {"jax"} for x in leaves if isinstance(x, Value))
+    return jaxlike and eager_arrays and "Tracer" not in str(error) and not contains_standin(leaves, arrays_too=False)
+
+
+# ndarray methods that change the array in place (jax.Array's namesakes, if
+# any, return a new array and leave the operand as it is).
+_NUMPY_IN_PLACE = frozenset({"sort", "fill", "resize", "partition", "put", "itemset", "setfield", "setflags",
+                             "byteswap"})
+
+
+def value_attribute_allowed(v: Value, name: str, outer_traced: bool) -> None:
+    """``v.name`` of a traced value may be read as the graph reads it (a
+    jax.Array's attribute): eager's object has that attribute too, and it is
+    not a NumPy method that works in place. ``Unobservable`` otherwise."""
+    kinds = v.type.kinds
+    if "numpy" in kinds and name in _NUMPY_IN_PLACE:
+        raise Unobservable(f"ndarray.{name} changes the array in place")
+    if kinds == {"jax"} or name in ("shape", "dtype", "ndim", "size") and "python" not in kinds:
+        return
+    has = {hasattr(type(e), name) for e in array_exemplars(v.type, outer_traced)}
+    if has != {True}:
+        raise Unobservable(f"attribute {name!r} of {_what(v)}: eager's object "
+                           f"{'may not have' if len(has) > 1 else 'does not have'} it")
