@@ -3,8 +3,10 @@
     .venv/bin/python benchmarks/fuzz_long.py --count 10000 --seed 7 --out fuzz-failures
 
 Generates ``--count`` random programs (tests/fuzz/generator.py), runs each
-eagerly and with ``to_static`` on 2-3 input sets, prints progress, and at the
-end the number of mismatches (a different value, printed output or exception),
+eagerly and with ``to_static`` on its calls (2-3 input sets; 4-7 calls with
+the caller's state changed between them, for programs with the state, config,
+effect or 64-bit extensions), prints progress, and at the end the number of
+mismatches (a different value, printed output or exception),
 crashes (an exception raised by ast2graph itself, IR verifier failures
 included: AST2GRAPH_CHECKS=1 as in the test suite), time-outs and the share of
 programs that ran as one graph. Every failing program is written to ``--out``
@@ -24,7 +26,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests"))
+sys.path[:0] = [str(ROOT), str(ROOT / "tests")]   # this tree's ast2graph, not an installed copy
 
 
 class ProgramTimeout(BaseException):   # not caught by the program's own `except Exception`
@@ -44,7 +46,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--timeout", type=float, default=120.0, help="seconds per program before it counts as a time-out")
     ap.add_argument("--progress", type=int, default=100, help="print progress every N programs")
     ap.add_argument("--no-checks", action="store_true", help="do not run the IR verifier (AST2GRAPH_CHECKS=0)")
+    ap.add_argument("--extensions", default="drawn",
+                    help="the generator's extensions (tests/fuzz/extensions.py): 'drawn' (default: half of the "
+                         "programs have some, drawn from the seed), 'none' (the classic programs only), 'all', "
+                         "or a comma-separated list such as state,wide")
     args = ap.parse_args(argv)
+    extensions = {"drawn": None, "none": set(), "all": "all"}.get(args.extensions)
+    if extensions is None and args.extensions != "drawn":
+        extensions = set(args.extensions.split(","))
 
     os.environ["AST2GRAPH_CHECKS"] = "0" if args.no_checks else "1"
     import jax
@@ -57,6 +66,7 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGALRM, _alarm)
 
     counts: collections.Counter = collections.Counter()
+    kinds: collections.Counter = collections.Counter()
     features: collections.Counter = collections.Counter()
     codes: collections.Counter = collections.Counter()
     one_graph = applicable = 0
@@ -71,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
 
     for done, index in enumerate(range(args.start, args.start + args.count), 1):
         seed = program_seed(args.seed, index)
-        program = generate(seed)
+        program = generate(seed, extensions)
         signal.setitimer(signal.ITIMER_REAL, args.timeout)
         try:
             outcome = run_program(program, workdir)
@@ -82,6 +92,8 @@ def main(argv: list[str] | None = None) -> int:
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
         counts[outcome.status] += 1
+        if outcome.status != "ok":
+            kinds[outcome.kind] += 1
         features.update(program.features)
         codes.update(outcome.fallback_codes)
         if outcome.one_graph is not None:
@@ -94,7 +106,8 @@ def main(argv: list[str] | None = None) -> int:
             header = "\n".join("# " + line for line in outcome.detail.splitlines())
             path.write_text(header + "\n\n" + program.reproducer())
             first = outcome.detail.splitlines()[0] if outcome.detail else ""
-            print(f"  {outcome.status.upper()} seed {seed}: {first[:200]}  -> {path}", flush=True)
+            ext = ",".join(sorted(program.extensions)) or "classic"
+            print(f"  {outcome.status.upper()} seed {seed} [{ext}]: {first[:200]}  -> {path}", flush=True)
         if done % args.progress == 0:
             progress(done)
         if done % 250 == 0:
@@ -115,6 +128,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"ill-conditioned {counts['ill-conditioned']} (eager itself moves beyond the tolerance under a 1e-6 "
           "input nudge: chaotic float32 recurrences; not counted as passes)")
     print(f"one graph    {share:.1f}% ({one_graph} of {applicable} programs whose calls all returned)")
+    if kinds:
+        print("what differed first: " + ", ".join(f"{k} {v}" for k, v in sorted(kinds.items())))
     print(f"fallback codes seen: {dict(sorted(codes.items()))}")
     print("constructs generated (programs containing each): "
           + ", ".join(f"{k} {v}" for k, v in sorted(features.items())))

@@ -2,8 +2,14 @@
 
 A fixed campaign seed, so the programs are the same on every run. Each
 program (tests/fuzz/generator.py) runs eagerly and converted
-(``full_graph=False``) on 2-3 input sets; values, printed output, exception
-type and message must be equal. A failure prints the program seed, the
+(``full_graph=False``) on 2-3 input sets, or on a sequence of 4-7 calls with
+the caller's state changed between them (about half of the programs have
+extensions: module, object, closure and config state, fresh config arguments,
+64-bit data, NumPy-kind introspection, ``del``, dict order, effects and
+traced Python scalars; tests/fuzz/extensions.py); values (exact dtypes and
+leaf kinds, dict key order, 64-bit floats to 64-bit precision), printed
+output, exception type and message, arguments and state after every call must
+be equal. A failure prints the program seed, the
 difference, and the whole program with its inputs (runnable on its own:
 save it and run it with python). The long campaign is
 ``benchmarks/fuzz_long.py`` (docs/fuzzing.md).
@@ -11,15 +17,17 @@ save it and run it with python). The long campaign is
 
 from __future__ import annotations
 
+import collections
 import re
 import time
 
 import pytest
 
+from fuzz.extensions import EXTENSIONS
 from fuzz.generator import generate, program_seed, run_program
 
 CAMPAIGN_SEED = 1
-COUNT = 200
+COUNT = 120
 
 # Failures of known, reported ast2graph bugs that the bounded campaign hits:
 # name -> a regular expression searched in the failure detail (the first line
@@ -39,7 +47,9 @@ def known_bug(detail: str) -> str | None:
     return None
 
 
-_STATS = {"programs": 0, "one_graph": 0, "applicable": 0, "known": 0, "seconds": 0.0}
+_STATS = {"programs": 0, "one_graph": 0, "applicable": 0, "known": 0, "seconds": 0.0,
+          "ext_one_graph": 0, "ext_applicable": 0}
+_EXTENSIONS: collections.Counter = collections.Counter()
 
 
 @pytest.fixture(scope="module")
@@ -55,9 +65,11 @@ def test_fuzz_program(index, workdir):
     outcome = run_program(program, workdir)
     _STATS["seconds"] += time.perf_counter() - start
     _STATS["programs"] += 1
+    _EXTENSIONS.update(program.extensions)
     if outcome.one_graph is not None:
-        _STATS["applicable"] += 1
-        _STATS["one_graph"] += outcome.one_graph
+        prefix = "ext_" if program.extensions else ""      # the classic programs' share is the one asserted
+        _STATS[prefix + "applicable"] += 1
+        _STATS[prefix + "one_graph"] += outcome.one_graph
     if outcome.status == "ill-conditioned":
         pytest.skip(f"eager itself is ill-conditioned on these inputs, program seed {seed}")
     if outcome.status != "ok":
@@ -73,10 +85,15 @@ def test_fuzz_summary(capsys):
     if _STATS["programs"] < COUNT:
         pytest.skip("runs after the whole bounded campaign")
     share = 100.0 * _STATS["one_graph"] / max(_STATS["applicable"], 1)
+    ext_share = 100.0 * _STATS["ext_one_graph"] / max(_STATS["ext_applicable"], 1)
     with capsys.disabled():
         print(f"\nfuzz: {_STATS['programs']} programs in {_STATS['seconds']:.1f} s, "
-              f"one graph {share:.1f}% of {_STATS['applicable']} that returned, "
-              f"{_STATS['known']} on known bugs")
-    # Most generated programs have no fallback construct; a drop far below
+              f"one graph {share:.1f}% of {_STATS['applicable']} classic programs that returned "
+              f"({ext_share:.1f}% of {_STATS['ext_applicable']} with extensions), "
+              f"{_STATS['known']} on known bugs; extensions: "
+              + ", ".join(f"{k} {v}" for k, v in sorted(_EXTENSIONS.items())))
+    # Most classic programs have no fallback construct; a drop far below
     # the measured share (about 85%) means constructs stopped being graph.
     assert share > 60.0
+    # every extension of the generator is in the bounded campaign
+    assert set(_EXTENSIONS) == set(EXTENSIONS), set(EXTENSIONS) - set(_EXTENSIONS)

@@ -32,7 +32,6 @@ arithmetic is small, and every loop has a static or counter bound.
 from __future__ import annotations
 
 import contextlib
-import copy
 import importlib.util
 import io
 import itertools
@@ -49,6 +48,11 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 import numpy as np
+
+try:
+    from .extensions import C_TRACED, ExtensionsMixin
+except ImportError:           # run as a script: python tests/fuzz/generator.py SEED
+    from extensions import C_TRACED, ExtensionsMixin
 
 # --------------------------------------------------------------------------
 # generation
@@ -69,30 +73,98 @@ UNROLL_LIMIT = 16      # ast2graph's default: static loops above it roll
 class Program:
     seed: int
     source: str
-    inputs: list[tuple]          # (x, m, n, c) as plain Python lists / numbers
+    inputs: list[tuple]          # (x, m, n, c) per call, as plain Python lists / numbers
     rows: int
     features: set[str] = field(default_factory=set)
+    aux_source: str = ""         # the module the program imports as `hm` (extension "state")
+    aux_name: str = ""
+    extra: list[list[str]] = field(default_factory=list)  # per call: the extra arguments, as expressions
+    pre: list[list[str]] = field(default_factory=list)    # per call: statements the caller runs before it
+    state: str = ""              # an expression of the module state compared after every call
+    extensions: frozenset = frozenset()
+
+    @property
+    def calls(self) -> int:
+        return len(self.inputs)
 
     def arg_sets(self) -> list[tuple]:
+        """The (x, m, n, c) arguments of every call (without the extra ones)."""
         out = []
         for x, m, n, c in self.inputs:
             out.append((jnp.asarray(x, dtype=jnp.float32), jnp.asarray(m, dtype=jnp.float32), n, c))
         return out
 
+    def args(self, k: int, namespace: dict, nudge: float = 0.0) -> tuple:
+        """The arguments of call ``k``, made fresh in the module ``namespace``
+        (config objects are instances of that module's classes). ``nudge``
+        scales the float32 inputs and ``c`` by ``1 + nudge``."""
+        x, m, n, c = self.inputs[k]
+        x, m = jnp.asarray(x, dtype=jnp.float32), jnp.asarray(m, dtype=jnp.float32)
+        if nudge:
+            x, m = x * (1 + nudge), m * (1 + nudge)
+            c = c * (1 + nudge) if type(c) is float else c
+        extra = self.extra[k] if self.extra else []
+        return (x, m, n, c) + tuple(eval(e, namespace) for e in extra)
+
+    def where(self, k: int) -> str:
+        x, m, n, c = self.inputs[k]
+        text = f"call {k} (n={n}, c={c}"
+        if self.pre and self.pre[k]:
+            text += "; before it: " + "; ".join(self.pre[k])
+        return text + ")"
+
     def reproducer(self) -> str:
-        """The program plus the input sets, runnable on its own."""
-        lines = [f"# ast2graph fuzz program, seed {self.seed}", self.source.rstrip(), "", "",
-                 "INPUTS = ["]
+        """The program plus its calls, runnable on its own: eager, then
+        converted, each in a fresh copy of the module (its own state)."""
+        lines = [f"# ast2graph fuzz program, seed {self.seed}"]
+        if self.extensions:
+            lines.append(f"# extensions: {', '.join(sorted(self.extensions))}")
+        if self.aux_source:
+            lines += ["import os as _os, sys as _sys, tempfile as _tempfile",
+                      f"_AUX_SOURCE = {self.aux_source!r}",
+                      "_aux_dir = _os.path.join(_tempfile.gettempdir(), 'a2g_fuzz_aux')",
+                      "_os.makedirs(_aux_dir, exist_ok=True)",
+                      f"with open(_os.path.join(_aux_dir, '{self.aux_name}.py'), 'w') as _fh:",
+                      "    _fh.write(_AUX_SOURCE)",
+                      "_sys.path.insert(0, _aux_dir)", "# ---- the program"]
+        lines += [self.source.rstrip(), "", "", "INPUTS = ["]
         for x, m, n, c in self.inputs:
             lines.append(f"    ({x!r},\n     {m!r},\n     {n!r}, {c!r}),")
-        lines += ["]", "", "",
+        lines += ["]"]
+        extended = bool(self.extensions)
+        if extended:
+            lines += [f"EXTRA = {self.extra!r}   # extra arguments of each call (expressions)",
+                      f"PRE = {self.pre!r}   # what the caller changes before each call",
+                      f"STATE = {self.state!r}   # state compared after each call"]
+        lines += ["", "",
                   "if __name__ == '__main__':",
+                  "    import importlib.util",
+                  "    import sys",
                   "    from ast2graph import to_static",
-                  "    g = to_static(f)",
-                  "    for x, m, n, c in INPUTS:",
-                  "        args = (jnp.asarray(x, jnp.float32), jnp.asarray(m, jnp.float32), n, c)",
-                  "        print('eager    :', f(*args))",
-                  "        print('converted:', g(*args))", ""]
+                  "",
+                  "    def world(tag):   # a fresh copy of this module: one run does not see the other's state",
+                  f"        sys.modules.pop({self.aux_name!r}, None)" if self.aux_name else "        pass",
+                  "        spec = importlib.util.spec_from_file_location('world_' + tag, __file__)",
+                  "        w = sys.modules['world_' + tag] = importlib.util.module_from_spec(spec)",
+                  "        spec.loader.exec_module(w)",
+                  "        return w",
+                  "",
+                  "    for tag in ('eager', 'converted'):",
+                  "        w = world(tag)",
+                  "        fn = w.f if tag == 'eager' else to_static(w.f)",
+                  "        for k, (x, mm, n, c) in enumerate(INPUTS):",
+                  "            args = (jnp.asarray(x, jnp.float32), jnp.asarray(mm, jnp.float32), n, c)"]
+        if extended:
+            lines += ["            for stmt in PRE[k]:",
+                      "                exec(stmt, vars(w))",
+                      "            args += tuple(eval(e, vars(w)) for e in EXTRA[k])"]
+        lines += ["            try:",
+                  "                print(tag, k, fn(*args))",
+                  "            except Exception as e:",
+                  "                print(tag, k, 'raised', repr(e))"]
+        if extended and self.state:
+            lines += ["            print(tag, k, 'state', eval(STATE, vars(w)))"]
+        lines.append("")
         return "\n".join(lines)
 
 
@@ -127,13 +199,19 @@ class _Ctx:
                     self.helper)
 
 
-class Generator:
-    """One random program per seed (deterministic: ``random.Random(seed)``)."""
+class Generator(ExtensionsMixin):
+    """One random program per seed (deterministic: ``random.Random(seed)``).
+
+    ``extensions``: None draws them from the seed (half of the programs have
+    none and are the classic program of their seed), ``"all"`` or a set of
+    names from ``extensions.EXTENSIONS`` forces them."""
 
     MAX_DEPTH = 3
     COMPOUND_WEIGHT = (1.0, 0.55, 0.3)   # compound statements get rarer with depth
+    ITER_BUDGET = ITER_BUDGET
+    COPY_BUDGET = COPY_BUDGET
 
-    def __init__(self, seed: int):
+    def __init__(self, seed: int, extensions=None):
         self.max_expr = 2
         self.seed = seed
         self.r = random.Random(seed)
@@ -142,6 +220,7 @@ class Generator:
         self.helpers: list[tuple[str, int]] = []   # (name, arity) callable from f
         self.features: set[str] = set()
         self.rows = self.r.choice(ROWS)
+        self.ext_setup(extensions)
 
     # ------------------------------------------------------------ helpers
     def p(self, prob: float) -> bool:
@@ -315,7 +394,8 @@ class Generator:
         sc = ctx.scope
         if ctx.helper:
             return self.bounded_v(sc)
-        return f"{self.bounded_v(sc)}, {self.pick(sc.S)}, {self.pick(sc.assign_I)}"
+        extra = ", out" if self.ext else ""      # the extensions' result dict
+        return f"{self.bounded_v(sc)}, {self.pick(sc.S)}, {self.pick(sc.assign_I)}{extra}"
 
     def block(self, ctx: _Ctx, indent: int, n_min: int = 1, n_max: int = 4) -> None:
         n = self.r.randint(n_min, n_max)
@@ -323,6 +403,8 @@ class Generator:
             self.stmt(ctx, indent)
 
     def stmt(self, ctx: _Ctx, indent: int) -> None:
+        if self.ext_stmt(ctx, indent):
+            return
         sc = ctx.scope
         compound_ok = ctx.depth < self.MAX_DEPTH
         choices = [("assign_v", 6), ("assign_s", 4), ("counter", 2), ("at_set", 2), ("print", 2),
@@ -608,24 +690,39 @@ class Generator:
         self.emit(0, "import os")
         self.emit(0, "")
         self.emit(0, "import jax.numpy as jnp")
+        for line in self.ext_imports():
+            self.emit(0, line)
         self.emit(0, "")
         self.emit(0, f"c = 0.5        # helpers read these module-level names")
         self.emit(0, f"m = jnp.linspace(-1.0, 1.0, {self.rows * 4}, dtype=jnp.float32).reshape({self.rows}, 4)")
         self.emit(0, "")
         self.emit(0, "")
+        for line in self.ext_prelude():
+            self.emit(0, line)
         for i in range(self.r.choice([0, 1, 1, 2])):
             self.helper(i)
-        self.emit(0, "def f(x, m, n, c):")
+        closure = "closure" in self.items      # f is made by a factory and closes over the list `taps`
+        base = 2 if closure else 1
+        if closure:
+            self.emit(0, "def make_f(taps):")
+        self.emit(base - 1, f"def f({', '.join(['x', 'm', 'n', 'c'] + self.ext_params())}):")
         sc = _Scope(V=["x", "v0", "v1"], S=["s0", "s1"], I=["k0", "n"], M=["m"], SI=["n"],
                     assign_V=["x", "v0", "v1"], assign_S=["s0", "s1"], assign_I=["k0"])
-        self.emit(1, "v0 = " + self.pick(["x * 0.5", "jnp.zeros(4)", "jnp.tanh(x)"]))
-        self.emit(1, "v1 = " + self.pick(["m[0]", "jnp.ones(4) * c", "jnp.sin(x)"]))
-        self.emit(1, "s0 = " + self.pick(["0.0", "0", "c", "1.5"]))
-        self.emit(1, "s1 = " + self.pick(["x.sum()", "0.0", "jnp.float32(0.25)"]))
-        self.emit(1, "k0 = 0")
+        self.emit(base, "v0 = " + self.pick(["x * 0.5", "jnp.zeros(4)", "jnp.tanh(x)"]))
+        self.emit(base, "v1 = " + self.pick(["m[0]", "jnp.ones(4) * c", "jnp.sin(x)"]))
+        self.emit(base, "s0 = " + self.pick(["0.0", "0", "c", "1.5"]))
+        self.emit(base, "s1 = " + self.pick(["x.sum()", "0.0", "jnp.float32(0.25)"]))
+        self.emit(base, "k0 = 0")
+        self.ext_prologue(base)
         ctx = _Ctx(sc)
-        self.block(ctx, 1, 2, 6)
-        self.emit(1, f"return {self.ret_value(ctx)}")
+        self.block(ctx, base, 2, 6)
+        self.ext_epilogue(ctx, base)
+        self.emit(base, f"return {self.ret_value(ctx)}")
+        if closure:
+            self.emit(1, "return f")
+            self.emit(0, "")
+            self.emit(0, "")
+            self.emit(0, "f = make_f(TAPS)")
         source = "\n".join(self.lines) + "\n"
         inputs = []
         n_sets = self.r.choice([2, 3])
@@ -636,11 +733,27 @@ class Generator:
             x = [float(np.float32(self.r.uniform(-2, 2))) for _ in range(4)]
             mm = [[float(np.float32(self.r.uniform(-1.5, 1.5))) for _ in range(4)] for _ in range(self.rows)]
             inputs.append((x, mm, n, cval))
-        return Program(self.seed, source, inputs, self.rows, set(self.features))
+        # the extensions' calls: more of them, the caller's state changed between them
+        X = self.x
+        for k in range(n_sets, self.n_calls):
+            x = [float(np.float32(X.uniform(-2, 2))) for _ in range(4)]
+            mm = [[float(np.float32(X.uniform(-1.5, 1.5))) for _ in range(4)] for _ in range(self.rows)]
+            inputs.append((x, mm, n, cval))
+        if "traced_args" in self.ext:      # a new n and c on every call: traced from the fifth
+            ns, cs = X.sample(N_VALUES, len(inputs)), X.sample(C_TRACED, len(inputs))
+            inputs = [(x, mm, ns[k], cs[k]) for k, (x, mm, _, _) in enumerate(inputs)]
+        calls = len(inputs)
+        extra = [self.ext_args(k) for k in range(calls)] if self.ext else [[] for _ in range(calls)]
+        pre = [[]] + [self.ext_mutations() for _ in range(1, calls)]
+        return Program(self.seed, source, inputs, self.rows, set(self.features), aux_source=self.aux_source(),
+                       aux_name=self.aux_name if "aux" in self.items else "", extra=extra, pre=pre,
+                       state=self.ext_state_expr(), extensions=frozenset(self.ext))
 
 
-def generate(seed: int) -> Program:
-    return Generator(seed).generate()
+def generate(seed: int, extensions=None) -> Program:
+    """The program of ``seed``; ``extensions``: None (drawn from the seed),
+    ``"all"``, or a set of names from ``extensions.EXTENSIONS``."""
+    return Generator(seed, extensions).generate()
 
 
 def program_seed(campaign_seed: int, index: int) -> int:
@@ -657,6 +770,11 @@ RTOL = ATOL = 1e-4
 _NUM = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?|nan|inf")
 
 
+def _significant_digits(number: str) -> int:
+    mantissa = re.split(r"[eE]", number)[0].lstrip("+-").replace(".", "").lstrip("0")
+    return len(mantissa)
+
+
 def _same_text(eager: str, conv: str) -> bool:
     """Printed output: exact, or equal up to float32 rounding of the numbers.
 
@@ -664,7 +782,9 @@ def _same_text(eager: str, conv: str) -> bool:
     printed with ``:.3f`` may then differ by one unit in its last digit, and
     numpy's array printing may pad differently. Text between numbers must be
     equal (runs of whitespace compare equal); numbers within rtol/atol plus one
-    unit of their last printed digit.
+    unit of their last printed digit. A number printed with more than 9
+    significant digits is 64-bit data (float32 never prints more): it must
+    agree to 64-bit precision (1e-11 relative) plus one unit of its last digit.
     """
     if eager == conv:
         return True
@@ -681,7 +801,9 @@ def _same_text(eager: str, conv: str) -> bool:
             return False           # integers print exactly
         decimals = max(len(s.split(".")[1].split("e")[0].split("E")[0]) if "." in s else 0 for s in (a, b))
         unit = 10.0 ** -decimals
-        if not (abs(fa - fb) <= ATOL + RTOL * abs(fa) + unit * 1.01):
+        wide = max(_significant_digits(a), _significant_digits(b)) > 9
+        rtol, atol = (1e-11, 0.0) if wide else (RTOL, ATOL)
+        if not (abs(fa - fb) <= atol + rtol * abs(fa) + unit * 1.01):
             return False
     return True
 
@@ -694,6 +816,27 @@ def compare_values(expected: Any, got: Any) -> None:
     from helpers import assert_same
 
     assert_same(expected, got, RTOL, ATOL)
+
+
+def _plain(v: Any) -> Any:
+    """``v`` with objects made comparable across two copies of a module: an
+    instance becomes ``{"__class__": name, **attributes}``, a function its
+    name; containers and arrays are copied (the state goes on changing)."""
+    if isinstance(v, dict):
+        return {k: _plain(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return [_plain(x) for x in v]
+    if isinstance(v, tuple):
+        return tuple(_plain(x) for x in v)
+    if isinstance(v, np.ndarray):
+        return v.copy()
+    if v is None or isinstance(v, (jax.Array, np.generic, bool, int, float, complex, str, bytes)):
+        return v
+    if callable(v) and hasattr(v, "__name__"):
+        return f"<function {v.__name__}>"
+    if hasattr(v, "__dict__"):
+        return {"__class__": type(v).__name__, **{k: _plain(x) for k, x in vars(v).items()}}
+    return repr(v)
 
 
 @dataclass
@@ -711,6 +854,36 @@ class Outcome:
         return (f"fuzz {self.status} (program seed {self.seed}): {self.detail}\n"
                 f"--- program ---\n{src}")
 
+    @property
+    def kind(self) -> str:
+        """What differed first, in a few words (for the campaign's summary;
+        the cause is for a person to find)."""
+        if self.status not in ("mismatch", "crash"):
+            return self.status
+        first = self.detail.splitlines()[0] if self.detail else ""
+        for pattern, kind in _KINDS:
+            if re.search(pattern, first):
+                return f"{self.status}: {kind}"
+        return f"{self.status}: other"
+
+
+_KINDS = [
+    (r"dict keys \(in order\) differ", "dict key order"),
+    (r"dtype differs", "dtype"),
+    (r"kind differs", "leaf kind"),
+    (r": type differs", "container or value type"),
+    (r"structure differs|length differs", "structure"),
+    (r"state afterwards", "state after the call"),
+    (r"arguments afterwards", "arguments after the call"),
+    (r"printed output differs", "printed output"),
+    (r"eager raised .*, converted returned", "missing exception"),
+    (r"eager returned .*, converted raised", "unexpected exception"),
+    (r"eager raised .*, converted raised", "other exception"),
+    (r"internal error fallback", "internal error (A2G015)"),
+    (r"to_static raised", "conversion"),
+    (r"result differs", "value"),
+]
+
 
 def _run(fn, args):
     out = io.StringIO()
@@ -721,10 +894,7 @@ def _run(fn, args):
             return None, e, out.getvalue()
 
 
-def _import(program: Program, workdir: Path):
-    name = f"a2g_fuzz_{program.seed}"
-    path = Path(workdir) / f"{name}.py"
-    path.write_text(program.source)
+def _load(name: str, path: Path):
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
@@ -733,7 +903,26 @@ def _import(program: Program, workdir: Path):
     except BaseException:
         sys.modules.pop(name, None)
         raise
-    return name, module
+    return module
+
+
+def _write(workdir: Path, stem: str, text: str) -> Path:
+    """A file named by its content, so that a cached source (linecache, the
+    conversion cache) never belongs to another program of the same seed."""
+    import hashlib
+    path = Path(workdir) / f"{stem}_{hashlib.sha1(text.encode()).hexdigest()[:10]}.py"
+    if not path.exists():
+        path.write_text(text)
+    return path
+
+
+def _world(program: Program, workdir: Path, tag: str):
+    """A fresh copy of the program's module (and of its auxiliary module
+    ``hm``): its own state, which the other copies' calls do not change."""
+    if program.aux_source:
+        _load(program.aux_name, _write(workdir, program.aux_name, program.aux_source))
+    name = f"a2g_fuzz_{program.seed}_{tag}"
+    return name, _load(name, _write(workdir, f"a2g_fuzz_{program.seed}", program.source))
 
 
 def _is_internal(exc: BaseException) -> bool:
@@ -746,7 +935,7 @@ def _is_internal(exc: BaseException) -> bool:
 
 
 def run_program(program: Program, workdir: Path) -> Outcome:
-    """Eager vs ``to_static`` on every input set of ``program``.
+    """Eager vs ``to_static`` on every call of ``program``.
 
     A crash of the IR verifier (``AST2GRAPH_CHECKS=1``, as in the test suite)
     is re-run with the verifier off, and the detail says whether the results
@@ -768,25 +957,61 @@ def run_program(program: Program, workdir: Path) -> Outcome:
     return outcome
 
 
+def _snapshot(program: Program, module) -> Any:
+    return _plain(eval(program.state, vars(module))) if program.state else None
+
+
+def _strictly(compare, *args) -> str | None:
+    """The difference ``compare`` finds, or None; an error while comparing
+    (a leaked tracer, say) is a difference too."""
+    try:
+        compare(*args)
+    except AssertionError as e:
+        text = str(e).strip()
+        if text.startswith("Not equal to tolerance"):     # numpy's message: the path on its second line
+            lines = text.splitlines()
+            worst = [line.strip() for line in lines if line.startswith("Max ")]
+            text = f"{lines[1]}: values differ ({lines[0]}; {'; '.join(worst)})\n" + "\n".join(lines[2:])
+        return text
+    except Exception as e:  # noqa: BLE001
+        return f"comparison failed: {e!r}"
+    return None
+
+
 def _run_program(program: Program, workdir: Path) -> Outcome:
+    """Two copies of the program's module: the eager one runs ``f``, the
+    other ``to_static(f)`` (one converted function for all calls, so the
+    specialisation cache and its guards are exercised). Before call ``k`` the
+    caller's statements ``program.pre[k]`` run in both copies; the arguments
+    are made fresh in each. Compared per call: exception (type and message) or
+    result, printed output, the arguments afterwards and the module state
+    (``program.state``)."""
     from ast2graph import explain, to_static
     from helpers import assert_same   # the tests' comparison of values (and of arguments)
 
-    name, module = _import(program, workdir)
+    names: list[str] = []
     try:
-        fn = module.f
+        name, eager = _world(program, workdir, "eager")
+        names.append(name)
+        name, conv = _world(program, workdir, "converted")
+        names.append(name)
+        fn = eager.f
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                static = to_static(fn, full_graph=False)
+                static = to_static(conv.f, full_graph=False)
         except Exception as e:  # noqa: BLE001
             return Outcome(program.seed, "crash", f"to_static raised {e!r}\n{traceback.format_exc()}",
                            program=program)
         one_graph: bool | None = None
         codes: set[str] = set()
-        for k, args in enumerate(program.arg_sets()):
-            eager_args, conv_args = copy.deepcopy(args), copy.deepcopy(args)
+        for k in range(program.calls):
+            for module in (eager, conv):
+                for stmt in program.pre[k] if program.pre else []:
+                    exec(stmt, vars(module))
+            eager_args, conv_args = program.args(k, vars(eager)), program.args(k, vars(conv))
             expected, eager_exc, eager_out = _run(fn, eager_args)
+            eager_state = _snapshot(program, eager)
             box: dict = {}
 
             def call(*a):
@@ -797,7 +1022,8 @@ def _run_program(program: Program, workdir: Path) -> Outcome:
                 return e.result
 
             got, conv_exc, conv_out = _run(call, conv_args)
-            where = f"input set {k} (n={args[2]}, c={args[3]})"
+            conv_state = _snapshot(program, conv)
+            where = program.where(k)
             internal = [w for w in box.get("warnings", []) if "A2G015" in w]
             if internal:
                 return Outcome(program.seed, "crash", f"{where}: internal error fallback: {internal[0]}",
@@ -820,59 +1046,95 @@ def _run_program(program: Program, workdir: Path) -> Outcome:
                     return Outcome(program.seed, status,
                                    f"{where}: eager returned {expected!r}, converted raised {conv_exc!r}\n{tb}",
                                    program=program)
-                try:
-                    compare_values(expected, got)
-                except AssertionError as e:
-                    status = "ill-conditioned" if _ill_conditioned(fn, args, expected) else "mismatch"
+                diff = _strictly(compare_values, expected, got)
+                if diff is not None:
+                    numeric = "Not equal to tolerance" in diff or "value differs" in diff
+                    status = ("ill-conditioned" if numeric and _ill_conditioned(program, workdir, k, expected)
+                              else "mismatch")
                     return Outcome(program.seed, status,
-                                   f"{where}: result differs: {e}\neager:     {expected!r}\nconverted: {got!r}",
+                                   f"{where}: result differs: {diff}\neager:     {expected!r}\nconverted: {got!r}",
                                    program=program)
                 e = box["explanation"]
                 this_one = e.graph_count == 1 and not e.fallback_sites
                 codes |= {s.code.code for s in e.fallback_sites}
                 one_graph = this_one if one_graph is None else (one_graph and this_one)
             if not _same_text(eager_out, conv_out):
-                status = "ill-conditioned" if _ill_conditioned(fn, args, expected, eager_out) else "mismatch"
+                status = "ill-conditioned" if _ill_conditioned(program, workdir, k, expected, eager_out) else "mismatch"
                 return Outcome(program.seed, status,
                                f"{where}: printed output differs\n--- eager ---\n{eager_out}"
                                f"--- converted ---\n{conv_out}", program=program)
-            try:
-                assert_same(eager_args, conv_args, RTOL, ATOL)
-            except AssertionError as e:
-                return Outcome(program.seed, "mismatch", f"{where}: arguments afterwards differ: {e}",
+            diff = _strictly(assert_same, _plain(eager_args), _plain(conv_args), RTOL, ATOL)
+            if diff is not None:
+                return Outcome(program.seed, "mismatch", f"{where}: arguments afterwards differ: {diff}",
                                program=program)
+            diff = _strictly(assert_same, eager_state, conv_state, RTOL, ATOL, True, "state")
+            if diff is not None:
+                return Outcome(program.seed, "mismatch",
+                               f"{where}: state afterwards ({program.state}) differs: {diff}\n"
+                               f"eager:     {eager_state!r}\nconverted: {conv_state!r}", program=program)
         return Outcome(program.seed, "ok", one_graph=one_graph, fallback_codes=codes, program=program)
     finally:
+        for name in names:
+            sys.modules.pop(name, None)
+        if program.aux_name:
+            sys.modules.pop(program.aux_name, None)
+
+
+def _ill_conditioned(program: Program, workdir: Path, k: int, expected: Any, printed: str | None = None) -> bool:
+    """Eager itself moves beyond the tolerance when its float32 inputs (and
+    ``c``) move by one part in 10^6: a chaotic recurrence (``v = sin(k * v +
+    v.sum())`` iterated), where XLA's fused float32 rounding and eager's
+    op-by-op rounding legitimately diverge (plain ``jax.jit`` diverges the same
+    way). Such a program proves nothing either way; it is counted apart, never
+    as a pass. The calls up to ``k`` are replayed eagerly in a fresh copy of
+    the module, with the same changes of state between them. The 64-bit
+    arguments are not nudged: their values are exact by construction."""
+    name, module = _world(program, workdir, "nudged")
+    try:
+        for j in range(k + 1):
+            for stmt in program.pre[j] if program.pre else []:
+                exec(stmt, vars(module))
+            again, exc, out = _run(module.f, program.args(j, vars(module), nudge=1e-6))
+    finally:
         sys.modules.pop(name, None)
-
-
-def _ill_conditioned(fn: Any, args: tuple, expected: Any, printed: str | None = None) -> bool:
-    """Eager itself moves beyond the tolerance when its float inputs move
-    by one part in 10^6: a chaotic recurrence (``v = sin(k * v + v.sum())``
-    iterated), where XLA's fused float32 rounding and eager's op-by-op rounding
-    legitimately diverge (plain ``jax.jit`` diverges the same way). Such a
-    program proves nothing either way; it is counted apart, never as a pass."""
-    nudged = tuple(a * (1 + 1e-6) if isinstance(a, jax.Array) and a.dtype.kind == "f" or type(a) is float else a
-                   for a in copy.deepcopy(args))
-    again, exc, out = _run(fn, nudged)
     if exc is not None:
         return False
     if printed is not None:
         return not _same_text(printed, out)
-    try:
-        compare_values(expected, again)
-    except AssertionError:
+    return _moves(expected, again)
+
+
+def _moves(expected: Any, nudged: Any) -> bool:
+    """The nudged eager result is not the same up to float32 tolerance, for
+    every float (a 64-bit one moves by the nudge itself, 1e-6, which is no
+    sign of chaos)."""
+    le, te = jax.tree_util.tree_flatten(expected)
+    ln, tn = jax.tree_util.tree_flatten(nudged)
+    if te != tn:
         return True
+    for a, b in zip(le, ln):
+        if isinstance(a, (str, bytes, type(None))) or isinstance(b, (str, bytes, type(None))):
+            if a != b:
+                return True
+            continue
+        a, b = np.asarray(a), np.asarray(b)
+        if a.shape != b.shape:
+            return True
+        if not np.allclose(np.asarray(a, np.float64), np.asarray(b, np.float64), rtol=RTOL, atol=ATOL, equal_nan=True):
+            return True
     return False
 
 
-def run_seed(seed: int, workdir: Path) -> Outcome:
-    program = generate(seed)
+def run_seed(seed: int, workdir: Path, extensions=None) -> Outcome:
+    program = generate(seed, extensions)
     try:
         return run_program(program, workdir)
     except Exception as e:  # noqa: BLE001 - the harness itself must keep going
         return Outcome(seed, "crash", f"harness error {e!r}\n{traceback.format_exc()}", program=program)
 
 
-if __name__ == "__main__":  # print one program: python tests/fuzz/generator.py SEED
-    print(generate(int(sys.argv[1]) if len(sys.argv) > 1 else 0).reproducer())
+if __name__ == "__main__":  # print one program: python tests/fuzz/generator.py SEED [EXTENSIONS|all]
+    ext = None
+    if len(sys.argv) > 2:
+        ext = "all" if sys.argv[2] == "all" else set(sys.argv[2].split(","))
+    print(generate(int(sys.argv[1]) if len(sys.argv) > 1 else 0, ext).reproducer())
