@@ -343,3 +343,26 @@ def test_del_in_a_loop_under_a_static_condition():
         return f, None
 
     check_sequence(make, [lambda f, _, n=n: f(X, n) for n in (0, 6, 2, 6)], full_graph=False)
+
+
+def test_iterator_argument_advances_every_call():
+    def make():
+        it = iter([1.0, 2.0, 3.0, 4.0])
+
+        def f(x, source):
+            return x * next(source)
+        return f, it
+
+    check_sequence(make, [lambda f, it: f(X, it)] * 3, full_graph=False)
+
+
+def test_iterator_made_inside_is_one_graph():
+    def f(x):
+        it = iter([1.0, 2.0, 3.0])
+        first = next(it)
+        total = x * first
+        for v in it:
+            total = total + v
+        return total
+
+    check(f, X)

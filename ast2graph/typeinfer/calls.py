@@ -377,16 +377,21 @@ class CallMixin:
             return self._round(args[0], args[1:] + tuple(kwargs.values()), node)
         if callee in (int, float, bool, complex) and traced:
             raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{callee.__name__}() of a traced array needs its value on the host")
+        if callee is next and args:
+            self.check_consumable(args[0], node)
         if callee is map and traced and len(args) >= 2 and not kwargs:
             # each call converted like any other (a traced map object cannot be built)
             seqs = [self.iterate_static(a, node) for a in args[1:]]
-            return iter([self.call(args[0], tuple(items), {}, node) for items in zip(*seqs)])
+            return self.mark_fresh(iter([self.call(args[0], tuple(items), {}, node) for items in zip(*seqs)]))
         if callee in (enumerate, zip, reversed, list, tuple, sorted) and traced:
             if callee is sorted:
                 raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, "sorted() of traced values")
             seqs = [self.iterate_static(a, node) if isinstance(a, Value) else a for a in args]
+            for seq in seqs:
+                self.check_consumable(seq, node)
             result = callee(*seqs, **kwargs)
-            return self.mark_fresh(list(result)) if callee is list else (tuple(result) if callee is tuple else result)
+            return self.mark_fresh(list(result)) if callee is list else (tuple(result) if callee is tuple else
+                                                                         self.mark_fresh(result))
         return NotImplemented
 
     def _round(self, x: Value, ndigits: tuple, node: Any) -> Any:

@@ -17,6 +17,7 @@ module holds the state, the emission of ops, expressions and statements.
 
 from __future__ import annotations
 
+import collections.abc
 import contextlib
 import dataclasses
 import inspect
@@ -568,12 +569,22 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin, NnxMixin)
             return self.iterate_static(self.nnx_operator(list, (value,), node), node)
         if is_node(value):       # an nnx.List: its length and items are guarded
             self.nnx_guard([value])
+        self.check_consumable(value, node)
         if not self._is_fresh(value) and watched(value) and type(value) is not tuple:
             self._guard_contents(value, node)   # the items read are the ones it holds now
         try:
             return list(value)
         except Exception as e:  # noqa: BLE001
             raise self.graph_break(FallbackCode.TRACE_ERROR, node, f"iteration raised {type(e).__name__}: {e}", exc=e)
+
+    def check_consumable(self, value: Any, node: Any) -> None:
+        """Advancing an iterator the caller made (an argument, a global) is a
+        Python effect eager performs on every call: it cannot happen once, at
+        trace time."""
+        if isinstance(value, collections.abc.Iterator) and not self._is_fresh(value):
+            raise self.graph_break(FallbackCode.SIDE_EFFECT, node, f"advancing a {type(value).__name__} made outside the "
+                                   "converted function (eager advances it on every call)", hint="pass a list, or "
+                                   "call next() outside the converted function")
 
     def mark_fresh(self, obj: Any) -> Any:
         """Objects created during tracing may be mutated at trace time."""
@@ -624,6 +635,8 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin, NnxMixin)
             eager = not contains_standin((fn, args, kwargs))
             raise self.graph_break(FallbackCode.TRACE_ERROR, node, f"{qualified_name(fn)} raised {type(e).__name__}: {e}",
                                    exc=e if eager else None)
+        if isinstance(out, collections.abc.Iterator) and not any(a is out for a in args):
+            self.mark_fresh(out)   # an iterator made at trace time (iter(xs), zip(..)): this trace's to advance
         if type(out) is np.ndarray and out.base is None and not any(a is out for a in args):
             self.mark_fresh(out)   # a new NumPy array (not a view): may be written in place
         return out
