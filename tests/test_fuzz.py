@@ -92,8 +92,12 @@ def test_fuzz_summary(capsys):
               f"({ext_share:.1f}% of {_STATS['ext_applicable']} with extensions), "
               f"{_STATS['known']} on known bugs; extensions: "
               + ", ".join(f"{k} {v}" for k, v in sorted(_EXTENSIONS.items())))
-    # Most classic programs have no fallback construct; a drop far below
-    # the measured share (about 85%) means constructs stopped being graph.
-    assert share > 60.0
+    # Most classic programs have no fallback construct; a drop far below the
+    # measured share means constructs stopped being graph. Measured 59.3% on
+    # this campaign (35 of 59) once eager's kinds were required exactly: 26
+    # fallbacks are a value that is a Python number on one path and an array
+    # on another leaving the graph (its kind is decided per call by eager;
+    # README, Status); it was about 85% when such values came back as arrays.
+    assert share > 50.0
     # every extension of the generator is in the bounded campaign
     assert set(_EXTENSIONS) == set(EXTENSIONS), set(EXTENSIONS) - set(_EXTENSIONS)
