@@ -50,7 +50,8 @@ from .typeinfer.specialize import leaf_paths, numpy_aliasing
 from .typeinfer.nnx import boundary_leaf, is_node
 from .typeinfer.trees import tree_flatten
 from .typeinfer.arrays import HostErrors
-from .typeinfer.lattice import TracedNumber, array_type_of, is_array, is_traceable_number, to_python_number
+from .typeinfer.lattice import (TracedNumber, array_type_of, is_array, is_traceable_number, to_python_number,
+                                traced_int_ok)
 from .typeinfer.precision import check_int_inputs, hoist_input_checks, needs_x64
 
 
@@ -401,7 +402,7 @@ class _Block:
         busy = self.owner._traced_params
         out = list(values)
         for k, (name, value) in enumerate(zip(names, values)):
-            if not is_traceable_number(value):
+            if not is_traceable_number(value) or not traced_int_ok(value):   # a large int stays a static Python int
                 continue
             if name not in traced and name not in busy:
                 if not self.nested:

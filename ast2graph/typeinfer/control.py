@@ -26,7 +26,7 @@ from ..fallback.sites import FallbackCode, GraphBreak
 from ..ir.core import ArrayType, ForOp, IfOp, Region, ScanOp, SwitchOp, Value, WhileOp, walk_ops
 from . import arrays
 from .exits import BodyEnd, ExitsMixin, LoopCtx
-from .lattice import abstract_type, describe, join_types, same_static
+from .lattice import INT_BITS, TRACED_INT_BITS, abstract_type, describe, join_types, same_static
 from .nnx import is_nnx
 from .trees import tree_flatten
 from .state import UNBOUND, BreakSignal, ContinueSignal, ControlSignal, ReturnSignal
@@ -567,6 +567,7 @@ class ControlMixin(ExitsMixin):
             self.frame.env = dict(env0)
             # a Python int in eager: int64 (exact), weak as a Python scalar (the lowering makes fori_loop's index so)
             index = Value(ArrayType((), np.dtype("int64"), True, python=True), "i")
+            INT_BITS[index] = abs(count).bit_length() if type(count) is int else TRACED_INT_BITS
             if row is None:
                 body.args.append(index)
             self._materialize(names, state, body)

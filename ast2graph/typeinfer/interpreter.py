@@ -44,7 +44,7 @@ from .kinds import (Unobservable, contains_standin, function_attribute, observe,
                     traced_as_eager, value_attribute_allowed)
 from .shaperules import rule_type
 from .tracing import output_types
-from .lattice import (WIDE_INTS, canonical_type, host_scalar, is_64bit, is_array, is_python_number, is_static_number,
+from .lattice import (INT_BITS, TRACED_INT_BITS, WIDE_INTS, traced_int_ok, canonical_type, host_scalar, is_64bit, is_array, is_python_number, is_static_number,
                       is_traceable_number, static_array_type)
 from .guards import Snapshot, TooLarge, watched
 from .state import (UNBOUND, Capture, ContinueSignal, BreakSignal, Frame, Guard,
@@ -406,7 +406,7 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin, NnxMixin)
             return value
         self.origin[id(value)] = (value, description)
         self.guard_keys.add(key)
-        if key in self.traced_statics and type(value) is int and is_traceable_number(value):
+        if key in self.traced_statics and type(value) is int and is_traceable_number(value) and traced_int_ok(value):
             return self._traced_static(value, getter, description, key)
         self.guards.append(Guard(getter, value, description, key, source))
         return value
@@ -479,7 +479,8 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin, NnxMixin)
         WIDE_INTS.add(v)   # any int64: a JAX op checks it fits int32, as eager JAX does
         kind = type(value)
         self.captures.append(Capture(v, lambda: host_scalar(getter()), description))   # int64: exact
-        self.guards.append(Guard(lambda: type(now := getter()) is kind and is_traceable_number(now), True,
+        INT_BITS[v] = TRACED_INT_BITS
+        self.guards.append(Guard(lambda: type(now := getter()) is kind and is_traceable_number(now) and traced_int_ok(now), True,
                                  f"{description} is a {kind.__name__}", key))
         self.traced_static_values[key] = v
         return v

@@ -121,6 +121,19 @@ jax.tree_util.register_pytree_node(TracedNumber, lambda t: ((t.array,), t.kind),
 # is not checked (it would take 2**31 iterations to leave int32 by steps).
 WIDE_INTS: "weakref.WeakSet[Value]" = weakref.WeakSet()
 
+# How many bits a traced Python int may need (``mutation.precise_eval``): a
+# Python int is exact however large, the graph's int64 is not. Ints are passed
+# in traced only within int32 (``traced_int_ok``; a larger one stays a static
+# Python value), so a product of two fits int64; a product that may not runs
+# in Python. A traced int not in this map may need all 63 bits.
+INT_BITS: "weakref.WeakKeyDictionary[Value, int]" = weakref.WeakKeyDictionary()
+TRACED_INT_BITS = 31
+
+
+def traced_int_ok(x: Any) -> bool:
+    """A Python number that may be passed in traced: a float, or an int within int32."""
+    return type(x) is not int or -2**TRACED_INT_BITS <= x < 2**TRACED_INT_BITS
+
 
 def untrace_numbers(tree: Any) -> Any:
     """Replace each ``TracedNumber`` holding a graph ``Value`` by that Value,
@@ -131,6 +144,7 @@ def untrace_numbers(tree: Any) -> Any:
             x.array.type = dataclasses.replace(x.array.type, python=True, numpy=False, weak_type=x.kind is not bool)
             if x.kind is int:
                 WIDE_INTS.add(x.array)
+                INT_BITS[x.array] = TRACED_INT_BITS
             return x.array
         return x
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import operator
 import types
 from typing import Any
 
@@ -32,7 +33,7 @@ import numpy as np
 from ..fallback.sites import FallbackCode
 from ..ir.core import Value
 from . import arrays
-from .lattice import WIDE_INTS
+from .lattice import INT_BITS, WIDE_INTS
 from .precision import (argument_path, comparison_dtype, index_leaves, int32_check, is_at_update, jax_kind,
                         jax_semantics, numpy_dtypes, python_int)
 from .trees import tree_flatten
@@ -260,6 +261,32 @@ def rule_kind(fn: Any, leaves: list, value_kinds: list[str], numpy_fn: bool, sca
 
 
 _MAX_KIND_COMBINATIONS = 64
+# Python int operations that leave int64 on operands that fit it (k * k,
+# k ** 3, k << 40): on a traced int that may be large (``WIDE_INTS``) they run
+# in Python, where the int is exact; a sum would need operands near 2**62
+_GROWS = {operator.add: "add", operator.iadd: "add", operator.sub: "add", operator.isub: "add",
+          operator.mul: "mul", operator.imul: "mul", operator.pow: "pow", operator.ipow: "pow",
+          operator.lshift: "shift", operator.ilshift: "shift"}
+
+
+def _result_bits(fn: Any, leaves: list, bits: list) -> int:
+    """Bits a Python int result of ``fn`` may need, from its operands' (None:
+    not an int operand); 64 where it cannot be bounded."""
+    known = [b for b in bits if b is not None]
+    if len(leaves) != 2 or len(known) != len(bits):
+        return max(known, default=64)   # negation, abs, an op of our own: no growth
+    rule = _GROWS.get(fn)
+    a, b = bits
+    if rule == "add":
+        return max(a, b) + 1
+    if rule == "mul":
+        return a + b
+    if rule in ("pow", "shift"):
+        e = leaves[1]
+        if isinstance(e, Value) or not isinstance(e, (int, np.integer)) or e < 0:
+            return 64
+        return a * int(e) if rule == "pow" else a + int(e)
+    return max(a, b)   # //, %, >>, &, |, ^, comparisons: no wider than an operand
 
 
 def _dtype_list(dtypes: list) -> str:
@@ -282,8 +309,7 @@ class MutationMixin:
             return leaves, x32, self._abstract_eval(fn, treedef, leaves, node, x32)
         if not (numpy_fn or host or self.numpy_kind(fn, leaves, False)):
             out = self._abstract_eval(fn, treedef, leaves, node, x32)
-            if any(isinstance(x, Value) and x in WIDE_INTS for x in leaves):   # Python arithmetic on a wide int
-                WIDE_INTS.update(r for r in out[1] if python_int(r))
+            self._python_int_bits(fn, leaves, out[1], node)
             return leaves, x32, out
         source = eager_fn if eager_fn is not None else fn
         common = comparison_dtype(source, leaves)
@@ -310,6 +336,30 @@ class MutationMixin:
         (it never leaves the graph: ``kinds``)."""
         kinds = [_precision_kind(x.type.kinds) for x in leaves if isinstance(x, Value)]
         return rule_kind(fn, leaves, kinds, numpy_fn, False) == "numpy"
+
+    def _python_int_bits(self, fn: Any, leaves: list, results: list, node: Any) -> None:
+        """Python int arithmetic in the graph is int64; eager's is exact. The
+        bits each traced Python int may need are tracked (``lattice.INT_BITS``)
+        and an operation whose result may leave int64 (``k * k * k`` of an
+        int passed in, ``i ** 9`` of a loop counter) falls back to Python,
+        where the int is exact; ints that may be large for a JAX op
+        (``WIDE_INTS``) stay marked so."""
+        values = [x for x in leaves if isinstance(x, Value)]
+        if not values or not all(python_int(x) for x in values):
+            return
+        ints = [r for r in results if isinstance(r, Value) and r.type.dtype.kind in "iu"]
+        if not ints:
+            return
+        bits = [INT_BITS.get(x, 63) if isinstance(x, Value) else abs(int(x)).bit_length() if isinstance(x, (int, np.integer))
+                else None for x in leaves]
+        need = _result_bits(fn, leaves, bits)
+        if need > 62 and _GROWS.get(fn) in ("mul", "pow", "shift"):   # (a sum needs operands near 2**62 to leave int64)
+            raise self.graph_break(FallbackCode.PRECISION, node, "a Python int computed here may leave int64 (the graph's "
+                                   "integers), where eager's int is exact")
+        for r in ints:
+            INT_BITS[r] = min(need, 63)
+        if any(x in WIDE_INTS for x in values):
+            WIDE_INTS.update(ints)
 
     def _check_python_ints(self, fn: Any, treedef: Any, leaves: list, node: Any) -> None:
         """A traced Python int given to a JAX op runs as eager JAX takes it
