@@ -609,3 +609,14 @@ def test_library_module_on_numpy_input_kind():
     eqx = pytest.importorskip("equinox")
     lin = eqx.nn.Linear(3, 2, key=jax.random.PRNGKey(0))
     check(equinox_on_numpy, lin, N32, graphs=1)
+
+
+def zero_d_numpy(x, c):
+    a = np.asarray(c * 2.0)
+    b = np.zeros(()) + x.sum()
+    return a, b, np.array(x.sum())
+
+
+def test_zero_d_numpy_arrays_are_arrays_not_scalars():
+    check_sequence(lambda: (zero_d_numpy, None),
+                   [lambda f, _, c=c: f(np.arange(3.0), c) for c in (1.0, 2.0, 3.0, 4.0, 5.0, 6.0)], full_graph=False)
