@@ -510,3 +510,18 @@ def test_busy_int_arithmetic_beyond_int64_stays_exact():
         return f, None
 
     check_sequence(make, [lambda f, _, k=k: f(k) for k in [1, 2, 3, 4, 5, 10**5, 3 * 10**6, -7]], full_graph=False)
+
+
+def divisions(x, d):
+    return x + 1, 10 // d, 7.0 / d, 5 % d, 3 / d
+
+
+def numpy_int_divisions(a, b):
+    return a // b, a % b
+
+
+def test_division_by_a_traced_zero_is_eagers():
+    # a busy Python int divisor: eager raises ZeroDivisionError (its message) when it is 0
+    _calls(divisions, [(jnp.ones(2), d) for d in (1, 2, 3, 4, 5, 0, 7, -3)])
+    # NumPy integers: // and % by zero give 0 (XLA would give another number)
+    check(numpy_int_divisions, np.array([5, 3, -7]), np.array([0, 2, 0]))

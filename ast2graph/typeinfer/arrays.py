@@ -175,6 +175,11 @@ def _unspec(idx: Any) -> Any:
     return idx
 
 
+def numpy_int_division(result: Any, divisor: Any) -> Any:
+    """NumPy's integer ``//`` and ``%`` by zero: 0 (XLA's is another number)."""
+    return jnp.where(divisor == 0, jnp.zeros_like(result), result)
+
+
 def constant(x: Any) -> Any:
     """A static number as a graph constant (``jnp.asarray``)."""
     return jnp.asarray(x)

@@ -94,6 +94,7 @@ NO_DEFAULT = object()
 
 # Builtins that look at an object's type or identity only: no content guard.
 _IDENTITY_READS = (isinstance, issubclass, type, callable, id)
+_DIVISIONS = (operator.truediv, operator.floordiv, operator.mod, operator.itruediv, operator.ifloordiv, operator.imod)
 _TYPE_READS = (isinstance, issubclass, type, callable)
 _SAFE_LEAVES = (bool, int, float, complex, str, bytes, type(None), types.ModuleType, types.FunctionType, type)
 
@@ -609,10 +610,42 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin, NnxMixin)
         if is_nnx(left) or is_nnx(right):   # a Variable's operators read its current value
             return self.nnx_operator(fn, (left, right), node)
         if isinstance(left, Value) or isinstance(right, Value):
+            if isinstance(right, Value) and fn in _DIVISIONS:
+                return self._traced_division(fn, left, right, node)
             return self.emit_call(fn, (left, right), {}, node, fn.__name__)
         if not (type(left) in _IMMUTABLE and type(right) in _IMMUTABLE) and contains_standin((left, right)):
             return self.standin_operator(fn, left, right, node)
         return self.static_call(fn, (left, right), {}, node)
+
+    def _traced_division(self, fn: Callable, left: Any, right: Value, node: Any) -> Any:
+        """``left / right`` (``//``, ``%``) by a traced divisor, zero included as
+        eager has it: Python numbers raise ZeroDivisionError (a run-time check,
+        eager's message), NumPy integers give 0; JAX's arrays give what XLA
+        gives, as in eager."""
+        python = right.type.python and (isinstance(left, Value) and left.type.python or is_python_number(left))
+        if python:
+            kind = lambda v: {"b": bool, "i": int, "u": int}.get(v.type.dtype.kind, float) if isinstance(v, Value) \
+                else type(v)  # noqa: E731
+            try:
+                fn(kind(left)(1), kind(right)(0))
+            except ZeroDivisionError as e:
+                message = str(e)
+            else:
+                message = None
+            if message is not None:
+                if not self.raise_checks_allowed():
+                    raise self.graph_break(FallbackCode.TRACE_ERROR, node, "a division by a traced Python number that "
+                                           "may be zero (eager raises ZeroDivisionError) where a run-time check cannot "
+                                           "raise it", "binop")
+                zero = self.emit_call(operator.eq, (right, 0), {}, node, "eq")
+                self.emit_call(arrays.raise_when, (self.truth(zero, node), ZeroDivisionError, (message,)), {}, node,
+                               "zero division check", effect=True)
+        out = self.emit_call(fn, (left, right), {}, node, fn.__name__)
+        if not python and isinstance(out, Value) and out.type.dtype.kind in "iu" and "numpy" in out.type.kinds:
+            fixed = self.emit_call(arrays.numpy_int_division, (out, right), {}, node, "where")
+            fixed.type = out.type
+            out = fixed
+        return out
 
     def static_call(self, fn: Callable, args: tuple, kwargs: dict, node: Any, reads: bool = True) -> Any:
         """Eager Python at trace time; an exception is eager's, so it falls back
