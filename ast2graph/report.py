@@ -12,8 +12,13 @@ inputs -- or ``"depends"`` -- falls back or not depending on whether values
 are traced arrays). ``ReportError`` for a missing path, an unparsable named
 file or an unknown qualname. ``to_json``/``to_sarif``/``format_text`` render
 a report (schema: docs/fallback-codes.md).
-Invariants: the user's module is never imported; only well-known library
-modules (``_KNOWN_ROOTS``) are imported to resolve names the file imports.
+Invariants: the user's files are never imported or executed; only
+well-known library modules (``_KNOWN_ROOTS``) are imported to resolve names
+the file imports, and only from the installed environment: while a file is
+reported ``sys.path`` holds only the library folders of the installation
+(stdlib, site-packages), never the working directory or the file's folder,
+so a user's ``cmath.py`` next to the file cannot shadow the library (a
+module already in ``sys.modules`` is used as is).
 Every site names a line of the user's file; sites in every branch are listed,
 taken or not. A trailing ``# ast2graph: ignore[CODE, ...]`` (or a bare
 ``# ast2graph: ignore``) on a site's line removes that site. In directory
@@ -24,12 +29,16 @@ from __future__ import annotations
 
 import builtins
 import contextlib
+import functools
 import importlib
 import importlib.util
 import io
 import linecache
 import os
 import re
+import site
+import sys
+import sysconfig
 import tokenize
 import warnings
 from dataclasses import dataclass, field
@@ -143,6 +152,11 @@ def report_path(path: str, qualname: str | None = None) -> list[FunctionReport]:
 
 def report_file(path: str, qualname: str | None = None) -> list[FunctionReport]:
     """The sites of every function of one file; ReportError if it cannot be parsed."""
+    with installed_libraries_only(os.path.dirname(os.path.abspath(path))):
+        return _report_file(path, qualname)
+
+
+def _report_file(path: str, qualname: str | None) -> list[FunctionReport]:
     source = load_file(path)
     scanner = _ModuleNames(source.module)
     out = []
@@ -355,6 +369,55 @@ def load_import(target: tuple[str, tuple[str, ...]]) -> tuple[bool, object]:
         except Exception:  # noqa: BLE001
             return _NOT_STATIC
     return True, obj
+
+
+@contextlib.contextmanager
+def installed_libraries_only(*folders: str) -> Iterator[None]:
+    """``sys.path`` reduced to the installation's library folders while the body runs.
+
+    What the report imports (a well-known library, or a submodule a library's
+    ``__getattr__`` loads lazily, and everything they import in turn) then
+    comes from the installed environment only: entries that are not under the
+    stdlib or a site-packages folder are dropped -- ``''`` and the working
+    directory (``sys.path[0]`` under ``python -m``), a script's folder,
+    ``PYTHONPATH`` entries -- and so are the working directory and ``folders``
+    (the reported file's folder) even when they are such a folder. Restored
+    on exit; the change is process-wide while the report runs.
+    """
+    saved = list(sys.path)
+    sys.path[:] = _installed_entries(saved, folders)
+    try:
+        yield
+    finally:
+        sys.path[:] = saved
+
+
+def _installed_entries(entries: list, folders: tuple[str, ...]) -> list[str]:
+    try:
+        cwd = os.getcwd()
+    except OSError:  # the working directory was removed
+        cwd = ""
+    excluded = {os.path.realpath(f) for f in (cwd, *folders) if f}
+    libraries = _library_folders()
+    return [e for e in entries if isinstance(e, str) and e and os.path.isabs(e)
+            and os.path.realpath(e) not in excluded and _under(os.path.realpath(e), libraries)]
+
+
+@functools.lru_cache(maxsize=1)
+def _library_folders() -> tuple[str, ...]:
+    """The stdlib and site-packages folders of this installation (realpaths)."""
+    paths = sysconfig.get_paths()
+    folders = {paths[k] for k in ("stdlib", "platstdlib", "purelib", "platlib") if k in paths}
+    folders.update(getattr(site, "getsitepackages", list)())
+    if site.ENABLE_USER_SITE:
+        folders.add(site.getusersitepackages())
+    if "stdlib" in paths:  # the zipped stdlib, e.g. lib/python311.zip
+        folders.add(os.path.join(os.path.dirname(paths["stdlib"]), "python%d%d.zip" % sys.version_info[:2]))
+    return tuple(sorted(os.path.realpath(f) for f in folders))
+
+
+def _under(path: str, folders: tuple[str, ...]) -> bool:
+    return any(path == f or path.startswith(f.rstrip(os.sep) + os.sep) for f in folders)
 
 
 # ================================================================ scanning
