@@ -27,8 +27,8 @@ from typing import Sequence, TextIO
 
 from .fallback.sites import FallbackCode
 from .parser.locate import normalise
-from .report import (ALWAYS, ReportError, format_text, iter_functions, load_file, report_path,
-                     to_json, to_sarif)
+from .report import (ALWAYS, ReportError, format_text, iter_functions, load_file, on_deep_stack,
+                     report_path, to_json, to_sarif, too_deep_is_error)
 from .ssa import analyze
 from .ssa import cfg as cfg_mod
 from .ssa.dump import entry_line, entry_text
@@ -162,6 +162,10 @@ def _explanation_json(e) -> dict:
 
 # -------------------------------------------------------------------- show
 def cmd_show(args: argparse.Namespace, out: TextIO) -> int:
+    return on_deep_stack(_show, args, out)
+
+
+def _show(args: argparse.Namespace, out: TextIO) -> int:
     path, qualname = split_target(args.target)
     if not qualname:
         raise ReportError(f"{args.target}: name a function as FILE::QUALNAME")
@@ -171,9 +175,11 @@ def cmd_show(args: argparse.Namespace, out: TextIO) -> int:
         known = ", ".join(sorted(entries)) or "none"
         raise ReportError(f"{path}: no function or method named {qualname!r} (functions: {known})")
     node = entries[qualname].node
+    with too_deep_is_error(path):
+        info = analyze(normalise(node))
+        text = info.dump() if args.ssa else cfg_text(info.cfg)
     out.write(f"# {qualname} ({path}:{node.lineno})\n")
-    info = analyze(normalise(node))
-    out.write(info.dump() if args.ssa else cfg_text(info.cfg))
+    out.write(text)
     return EXIT_OK
 
 

@@ -18,7 +18,10 @@ the file imports, and only from the installed environment: while a file is
 reported ``sys.path`` holds only the library folders of the installation
 (stdlib, site-packages), never the working directory or the file's folder,
 so a user's ``cmath.py`` next to the file cannot shadow the library (a
-module already in ``sys.modules`` is used as is).
+module already in ``sys.modules`` is used as is). The report survives any
+input CPython compiles: it runs in a thread with a large stack and a raised
+recursion limit (``on_deep_stack``), and a file nested deeper still, or one
+that exhausts memory, is a ``ReportError`` naming it, never a traceback.
 Every site names a line of the user's file; sites in every branch are listed,
 taken or not. A trailing ``# ast2graph: ignore[CODE, ...]`` (or a bare
 ``# ast2graph: ignore``) on a site's line removes that site. In directory
@@ -39,11 +42,12 @@ import re
 import site
 import sys
 import sysconfig
+import threading
 import tokenize
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator, TypeVar
 
 import gast
 
@@ -56,6 +60,7 @@ from .ssa import SSAInfo, analyze
 from .ssa.dump import unparse
 from .typeinfer.interpreter import Specializer
 
+T = TypeVar("T")
 ALWAYS = "always"
 DEPENDS = "depends"
 STAGE = "report"
@@ -139,6 +144,10 @@ class _File:
 
 def report_path(path: str, qualname: str | None = None) -> list[FunctionReport]:
     """Every function's sites in ``path`` (a file, or every .py file under a folder)."""
+    return on_deep_stack(_report_path, path, qualname)
+
+
+def _report_path(path: str, qualname: str | None) -> list[FunctionReport]:
     if os.path.isdir(path):
         reports = [r for f in _python_files(path) for r in _report_file_or_error(f, qualname)]
     elif os.path.exists(path):
@@ -151,8 +160,12 @@ def report_path(path: str, qualname: str | None = None) -> list[FunctionReport]:
 
 
 def report_file(path: str, qualname: str | None = None) -> list[FunctionReport]:
-    """The sites of every function of one file; ReportError if it cannot be parsed."""
-    with installed_libraries_only(os.path.dirname(os.path.abspath(path))):
+    """The sites of every function of one file; ReportError if it cannot be parsed or analysed."""
+    return on_deep_stack(_report_file_isolated, path, qualname)
+
+
+def _report_file_isolated(path: str, qualname: str | None) -> list[FunctionReport]:
+    with installed_libraries_only(os.path.dirname(os.path.abspath(path))), too_deep_is_error(path):
         return _report_file(path, qualname)
 
 
@@ -192,7 +205,7 @@ def load_file(path: str) -> _File:
     except (OSError, UnicodeDecodeError, SyntaxError) as e:
         raise ReportError(f"{path}: cannot read: {e}") from None
     try:
-        with warnings.catch_warnings():
+        with too_deep_is_error(path), warnings.catch_warnings():
             warnings.simplefilter("ignore")
             module = gast.parse(text, filename=path)
     except SyntaxError as e:
@@ -369,6 +382,71 @@ def load_import(target: tuple[str, tuple[str, ...]]) -> tuple[bool, object]:
         except Exception:  # noqa: BLE001
             return _NOT_STATIC
     return True, obj
+
+
+# ====================================================== limits and isolation
+# CPython 3.11 compiles expressions nested up to ~3000 deep (3 levels per
+# frame of its default recursion limit); parsing with gast and scanning take
+# about 6 Python frames a level. Python-to-Python calls use no C stack in
+# 3.11, so 30000 frames fit in a few MiB; the stack is 256 MiB for margin
+# (virtual memory, committed only as used).
+DEEP_RECURSION_LIMIT = 30_000
+DEEP_STACK_BYTES = 256 << 20
+_deep = threading.local()
+_deep_lock = threading.Lock()
+
+
+def on_deep_stack(fn: Callable[..., T], *args: object) -> T:
+    """``fn(*args)`` in a thread with a large stack and recursion limit.
+
+    Deep but valid input (a 3000-term sum, a 199-deep list display) is then
+    analysed instead of overflowing the default limit of 1000 frames. The
+    recursion limit is process-wide: it is raised for the call and restored
+    after (calls are serialised by a lock); a call made from inside ``fn``
+    runs directly. ``fn``'s exception is re-raised in the caller.
+    """
+    if getattr(_deep, "active", False):
+        return fn(*args)
+    results: list[T] = []
+    errors: list[BaseException] = []
+
+    def body() -> None:
+        _deep.active = True
+        try:
+            results.append(fn(*args))
+        except BaseException as e:  # noqa: BLE001 - handed to the caller's thread
+            errors.append(e)
+
+    with _deep_lock:
+        try:
+            old_stack = threading.stack_size(DEEP_STACK_BYTES)
+        except (ValueError, RuntimeError):  # a platform without settable stacks
+            return fn(*args)
+        old_limit = sys.getrecursionlimit()
+        sys.setrecursionlimit(max(old_limit, DEEP_RECURSION_LIMIT))
+        try:
+            worker = threading.Thread(target=body, name="ast2graph-report", daemon=True)
+            worker.start()
+            worker.join()
+        finally:
+            threading.stack_size(old_stack)
+            sys.setrecursionlimit(old_limit)
+    if errors:
+        raise errors[0]
+    return results[0]
+
+
+@contextlib.contextmanager
+def too_deep_is_error(path: str) -> Iterator[None]:
+    """RecursionError / MemoryError while parsing or analysing ``path`` -> ReportError."""
+    try:
+        yield
+    except RecursionError:
+        raise ReportError(f"{path}: nested too deeply to analyse (over the recursion limit of "
+                          f"{sys.getrecursionlimit()} frames)") from None
+    except MemoryError as e:
+        detail = f": {e}" if str(e) else ""
+        raise ReportError(f"{path}: nested too deeply or too large to analyse (MemoryError{detail})") from None
 
 
 @contextlib.contextmanager
