@@ -11,11 +11,20 @@ Produces: ``main(argv=None) -> int``, the console script::
 
 Invariants: ``report``/``show`` parse the user's files, never import or run
 them; only ``explain`` (the opt-in mode) imports the module and calls the
-function on the example arguments given. Exit
-status: 0 done; 1 ``report --strict`` found an always-fallback site; 2 a
-usage error, a missing path, a file that does not parse, or an unknown
-qualname -- reported as one ``ast2graph: error: ...`` line on stderr naming
-the file (and line), never a traceback.
+function on the example arguments given.
+
+Exit status: 0 done; 1 ``report --strict`` found an always-fallback site;
+2 an error: a usage error, a missing path, a file named alone that cannot be
+read, parsed or analysed (a syntax error, nesting too deep, over
+``--max-file-size``), an unknown qualname -- reported as one
+``ast2graph: error: ...`` line on stderr naming the file (and line), never a
+traceback. In directory mode such a file is skipped: listed in every format
+(text ``error:`` lines, JSON ``errors``, SARIF
+``toolExecutionNotifications`` with ``executionSuccessful: false``) and
+warned about on stderr; the other files are still reported, and the exit
+status is 0 without ``--strict`` but 2 with it -- a skipped file is an error,
+distinct from 1 "sites found", and 2 wins when both happen, so ``--strict``
+never passes on files it did not read.
 """
 
 from __future__ import annotations
@@ -84,11 +93,15 @@ def cmd_report(args: argparse.Namespace, out: TextIO) -> int:
     else:
         render = to_json if args.format == "json" else to_sarif
         out.write(json.dumps(render(reports, args.include_depends), indent=2) + "\n")
-    for r in reports:
-        if r.error is not None:
-            print(f"ast2graph: warning: skipped {r.error}", file=sys.stderr)
+    skipped = [r for r in reports if r.error is not None]
+    for r in skipped:
+        print(f"ast2graph: warning: skipped {r.error}", file=sys.stderr)
+    if not args.strict:
+        return EXIT_OK
+    if skipped:
+        return EXIT_ERROR  # a file not analysed may hide sites: never a pass, and not "sites found"
     found = any(s.kind == ALWAYS for r in reports for s in r.sites)
-    return EXIT_SITES if args.strict and found else EXIT_OK
+    return EXIT_SITES if found else EXIT_OK
 
 
 # ----------------------------------------------------------------- explain

@@ -1027,7 +1027,7 @@ def format_text(reports: list[FunctionReport], include_depends: bool = False) ->
         lines += _text_of(r, include_depends)
     errors = summary(reports)["errors"]
     if errors:
-        lines.append(f"{errors} file(s) could not be read or parsed")
+        lines.append(f"{errors} file(s) skipped: not read, parsed or analysed (listed above as `error:`)")
     lines.append(summary_line(reports))
     return "\n".join(lines) + "\n"
 
@@ -1073,18 +1073,21 @@ SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 
 
 def to_sarif(reports: list[FunctionReport], include_depends: bool = False) -> dict:
-    """A SARIF 2.1.0 log: one rule per FallbackCode, one result per listed site."""
+    """A SARIF 2.1.0 log: one rule per FallbackCode, one result per listed site.
+
+    Each skipped file is an error in ``invocations[0].toolExecutionNotifications``
+    and makes ``executionSuccessful`` false.
+    """
     from . import __version__
 
     codes = list(FallbackCode)
     results = [_sarif_result(r, s, codes) for r in reports if r.error is None
                for s in r.sites if include_depends or s.kind == ALWAYS]
-    notes = [{"level": "error", "message": {"text": r.error},
-              "locations": [_sarif_location(r.file, max(r.line, 1), 0)]}
+    notes = [{"level": "error", "message": {"text": r.error}, "locations": [_sarif_location(r.file, r.line, 0)]}
              for r in reports if r.error is not None]
     driver = {"name": "ast2graph", "version": __version__, "rules": [_sarif_rule(c) for c in codes]}
     run = {"tool": {"driver": driver}, "columnKind": "unicodeCodePoints", "results": results,
-           "invocations": [{"executionSuccessful": True, "toolExecutionNotifications": notes}]}
+           "invocations": [{"executionSuccessful": not notes, "toolExecutionNotifications": notes}]}
     return {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]}
 
 
@@ -1110,8 +1113,11 @@ def _sarif_result(r: FunctionReport, s: ReportSite, codes: list[FallbackCode]) -
 
 
 def _sarif_location(file: str, line: int, col: int) -> dict:
-    region = {"startLine": line, "startColumn": col + 1}
-    return {"physicalLocation": {"artifactLocation": {"uri": _uri(file)}, "region": region}}
+    """A file's URI and, when ``line`` is known (> 0), the region at ``line``/``col``."""
+    physical: dict = {"artifactLocation": {"uri": _uri(file)}}
+    if line > 0:
+        physical["region"] = {"startLine": line, "startColumn": col + 1}
+    return {"physicalLocation": physical}
 
 
 def _uri(file: str) -> str:

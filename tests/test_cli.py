@@ -213,7 +213,7 @@ def test_directory_mode(capsys, tmp_path):
     assert [(Path(e["file"]).name, e["line"]) for e in data["errors"]] == [("broken.py", 1)]
     assert data["summary"] == {"functions": 2, "always": 1, "depends": 1, "errors": 1}
     assert "broken.py:1" in err
-    assert run(capsys, "report", str(tmp_path / "pkg"), "--strict")[0] == 1
+    assert run(capsys, "report", str(tmp_path / "pkg"), "--strict")[0] == 2  # a skipped file is an error
 
 
 def test_qualname_selection(capsys):
