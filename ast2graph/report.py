@@ -44,6 +44,7 @@ import sys
 import sysconfig
 import threading
 import tokenize
+import urllib.parse
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -1121,5 +1122,10 @@ def _sarif_location(file: str, line: int, col: int) -> dict:
 
 
 def _uri(file: str) -> str:
+    """An RFC 3986 URI reference: ``file://`` for an absolute path, else the
+    percent-encoded POSIX relative path (``/`` kept; ``:`` encoded, so a first
+    segment is never read as a scheme); undecodable names by their bytes."""
     path = Path(file)
-    return path.as_uri() if path.is_absolute() else path.as_posix()
+    if path.is_absolute():
+        return path.as_uri()
+    return urllib.parse.quote_from_bytes(os.fsencode(path.as_posix()), safe="/")

@@ -185,11 +185,12 @@ def test_sarif_uris_are_rfc3986_references(capsys, tmp_path, monkeypatch):
     write(tmp_path / "dir x" / "my file é.py", "def f(x):\n    print(x)\n    return x\n")
     write(tmp_path / "dir x" / "a:b#c%.py", "def g(x):\n    print(x)\n    return x\n")
     monkeypatch.chdir(tmp_path)
-    rc, out, _ = run(capsys, "report", "dir x", "--format", "sarif")
+    rc, out, _ = run(capsys, "report", "dir x", "--format", "sarif", "--include-depends")
     results = json.loads(out)["runs"][0]["results"]
     uris = [r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in results]
     assert rc == 0 and uris == ["dir%20x/a%3Ab%23c%25.py", "dir%20x/my%20file%20%C3%A9.py"]
-    rc, out, _ = run(capsys, "report", str(tmp_path / "dir x" / "my file é.py"), "--format", "sarif")
+    rc, out, _ = run(capsys, "report", str(tmp_path / "dir x" / "my file é.py"), "--format", "sarif",
+                      "--include-depends")
     uri = json.loads(out)["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
     assert uri.startswith("file:///") and uri.endswith("/dir%20x/my%20file%20%C3%A9.py")
     for u in uris + [uri]:
