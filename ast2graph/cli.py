@@ -5,6 +5,7 @@ Requires: ``report`` (static fallback sites of files, never importing them),
 Produces: ``main(argv=None) -> int``, the console script::
 
     ast2graph report PATH[::QUALNAME] [--format text|json|sarif] [--strict] [--include-depends]
+                     [--max-file-size SIZE]
     ast2graph show FILE::QUALNAME [--ssa]
     ast2graph codes
     ast2graph explain FILE::QUALNAME --args 'jnp.ones(3), 2' [--format text|json] [--ir] [--lowered]
@@ -31,18 +32,21 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from typing import Sequence, TextIO
 
 from .fallback.sites import FallbackCode
 from .parser.locate import normalise
-from .report import (ALWAYS, ReportError, format_text, iter_functions, load_file, on_deep_stack,
-                     report_path, to_json, to_sarif, too_deep_is_error)
+from .report import (ALWAYS, MAX_FILE_SIZE, ReportError, format_text, iter_functions, load_file,
+                     on_deep_stack, report_path, to_json, to_sarif, too_deep_is_error)
 from .ssa import analyze
 from .ssa import cfg as cfg_mod
 from .ssa.dump import entry_line, entry_text
 
 EXIT_OK, EXIT_SITES, EXIT_ERROR = 0, 1, 2
+_SIZE_UNITS = {"": 1, "b": 1, "k": 10**3, "kb": 10**3, "m": 10**6, "mb": 10**6, "g": 10**9, "gb": 10**9,
+               "kib": 2**10, "mib": 2**20, "gib": 2**30}
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -56,6 +60,9 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--format", choices=("text", "json", "sarif"), default="text")
     rep.add_argument("--strict", action="store_true", help="exit 1 when any always-fallback site is found")
     rep.add_argument("--include-depends", action="store_true", help="also list the sites whose fate depends on the input types")
+    rep.add_argument("--max-file-size", type=parse_size, default=MAX_FILE_SIZE, metavar="SIZE",
+                     help="skip (as an error) a file larger than SIZE: bytes, or with a unit kB, MB, KiB, MiB "
+                          "(default 10MB; 0: no limit)")
     show = sub.add_parser("show", help="print the control-flow graph of one function (with --ssa: SSA and liveness)")
     show.add_argument("target", metavar="FILE::QUALNAME")
     show.add_argument("--ssa", action="store_true", help="print the full SSA dump: phis, versions and liveness")
@@ -78,6 +85,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_ERROR
 
 
+def parse_size(text: str) -> int:
+    """``'2000000'``, ``'10MB'``, ``'10M'``, ``'512KiB'`` -> bytes (k/M/G decimal, Ki/Mi/Gi binary)."""
+    match = re.fullmatch(r"\s*(\d+)\s*([A-Za-z]*)\s*", text)
+    unit = _SIZE_UNITS.get(match.group(2).lower()) if match else None
+    if unit is None:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a size: a number of bytes, or with a unit kB, MB, GB, "
+                                         "KiB, MiB or GiB, e.g. 10MB")
+    return int(match.group(1)) * unit
+
+
 def split_target(target: str) -> tuple[str, str | None]:
     """``'f.py::C.m'`` -> ``('f.py', 'C.m')``; no ``::`` -> ``(target, None)``."""
     path, sep, qualname = target.partition("::")
@@ -87,7 +104,7 @@ def split_target(target: str) -> tuple[str, str | None]:
 # ------------------------------------------------------------------ report
 def cmd_report(args: argparse.Namespace, out: TextIO) -> int:
     path, qualname = split_target(args.target)
-    reports = report_path(path, qualname)
+    reports = report_path(path, qualname, args.max_file_size)
     if args.format == "text":
         out.write(format_text(reports, args.include_depends))
     else:

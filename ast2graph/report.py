@@ -5,12 +5,14 @@ text is parsed, never imported or executed); ``resolver`` (scoping, effectful
 callees, safe attribute chains); ``ssa`` (branch results and loop-carried
 names, for the causes); ``typeinfer.interpreter.Specializer`` (which statement
 and expression types have a graph form at all).
-Produces: ``report_path(path, qualname=None) -> list[FunctionReport]``; each
+Produces: ``report_path(path, qualname=None, max_file_size=MAX_FILE_SIZE) ->
+list[FunctionReport]``; each
 ``FunctionReport`` holds ``ReportSite``s (a ``FallbackSite`` with
 ``stage='report'`` plus ``kind``: ``"always"`` -- falls back whatever the
 inputs -- or ``"depends"`` -- falls back or not depending on whether values
-are traced arrays). ``ReportError`` for a missing path, an unparsable named
-file or an unknown qualname. ``to_json``/``to_sarif``/``format_text`` render
+are traced arrays). ``ReportError`` for a missing path, a named file that
+cannot be read, parsed or analysed (larger than ``max_file_size`` bytes,
+nested too deeply) or an unknown qualname. ``to_json``/``to_sarif``/``format_text`` render
 a report (schema: docs/fallback-codes.md).
 Invariants: the user's files are never imported or executed; only
 well-known library modules (``_KNOWN_ROOTS``) are imported to resolve names
@@ -25,7 +27,8 @@ that exhausts memory, is a ``ReportError`` naming it, never a traceback.
 Every site names a line of the user's file; sites in every branch are listed,
 taken or not. A trailing ``# ast2graph: ignore[CODE, ...]`` (or a bare
 ``# ast2graph: ignore``) on a site's line removes that site. In directory
-mode an unreadable or unparsable file becomes an error entry, not a crash.
+mode such a file becomes an error entry (``FunctionReport.error``), not a
+crash, and the other files are still reported.
 """
 
 from __future__ import annotations
@@ -62,6 +65,7 @@ from .ssa.dump import unparse
 from .typeinfer.interpreter import Specializer
 
 T = TypeVar("T")
+MAX_FILE_SIZE = 10_000_000  # bytes; a 50 MB list display took 125 s and 9.6 GiB to report
 ALWAYS = "always"
 DEPENDS = "depends"
 STAGE = "report"
@@ -143,16 +147,20 @@ class _File:
     suppressed: dict[int, frozenset[str] | None]
 
 
-def report_path(path: str, qualname: str | None = None) -> list[FunctionReport]:
-    """Every function's sites in ``path`` (a file, or every .py file under a folder)."""
-    return on_deep_stack(_report_path, path, qualname)
+def report_path(path: str, qualname: str | None = None,
+                max_file_size: int | None = MAX_FILE_SIZE) -> list[FunctionReport]:
+    """Every function's sites in ``path`` (a file, or every .py file under a folder).
+
+    A file larger than ``max_file_size`` bytes (None or 0: no limit) is not read.
+    """
+    return on_deep_stack(_report_path, path, qualname, max_file_size)
 
 
-def _report_path(path: str, qualname: str | None) -> list[FunctionReport]:
+def _report_path(path: str, qualname: str | None, max_file_size: int | None) -> list[FunctionReport]:
     if os.path.isdir(path):
-        reports = [r for f in _python_files(path) for r in _report_file_or_error(f, qualname)]
+        reports = [r for f in _python_files(path) for r in _report_file_or_error(f, qualname, max_file_size)]
     elif os.path.exists(path):
-        reports = report_file(path, qualname)
+        reports = report_file(path, qualname, max_file_size)
     else:
         raise ReportError(f"{path}: no such file or directory")
     if qualname and not any(r.error is None for r in reports):
@@ -160,18 +168,19 @@ def _report_path(path: str, qualname: str | None) -> list[FunctionReport]:
     return reports
 
 
-def report_file(path: str, qualname: str | None = None) -> list[FunctionReport]:
-    """The sites of every function of one file; ReportError if it cannot be parsed or analysed."""
-    return on_deep_stack(_report_file_isolated, path, qualname)
+def report_file(path: str, qualname: str | None = None,
+                max_file_size: int | None = MAX_FILE_SIZE) -> list[FunctionReport]:
+    """The sites of every function of one file; ReportError if it cannot be read, parsed or analysed."""
+    return on_deep_stack(_report_file_isolated, path, qualname, max_file_size)
 
 
-def _report_file_isolated(path: str, qualname: str | None) -> list[FunctionReport]:
+def _report_file_isolated(path: str, qualname: str | None, max_file_size: int | None) -> list[FunctionReport]:
     with installed_libraries_only(os.path.dirname(os.path.abspath(path))), too_deep_is_error(path):
-        return _report_file(path, qualname)
+        return _report_file(path, qualname, max_file_size)
 
 
-def _report_file(path: str, qualname: str | None) -> list[FunctionReport]:
-    source = load_file(path)
+def _report_file(path: str, qualname: str | None, max_file_size: int | None) -> list[FunctionReport]:
+    source = load_file(path, max_file_size)
     scanner = _ModuleNames(source.module)
     out = []
     for entry in iter_functions(source.module):
@@ -181,9 +190,9 @@ def _report_file(path: str, qualname: str | None) -> list[FunctionReport]:
     return out
 
 
-def _report_file_or_error(path: str, qualname: str | None) -> list[FunctionReport]:
+def _report_file_or_error(path: str, qualname: str | None, max_file_size: int | None) -> list[FunctionReport]:
     try:
-        return report_file(path, qualname)
+        return report_file(path, qualname, max_file_size)
     except ReportError as e:
         return [FunctionReport("<module>", path, e.line, [], str(e))]
 
@@ -198,9 +207,16 @@ def _selected(qualname: str, wanted: str | None) -> bool:
     return wanted is None or qualname == wanted or qualname.startswith(wanted + ".")
 
 
-def load_file(path: str) -> _File:
-    """Read and parse ``path`` with gast; ReportError naming file:line on failure."""
+def load_file(path: str, max_size: int | None = None) -> _File:
+    """Read and parse ``path`` with gast; ReportError naming file:line on failure.
+
+    A file larger than ``max_size`` bytes (None or 0: no limit) is not read.
+    """
     try:
+        size = os.stat(path).st_size
+        if max_size and size > max_size:
+            raise ReportError(f"{path}: {size:,} bytes, over the {max_size:,}-byte limit of --max-file-size "
+                              "(pass a larger --max-file-size, or 0 for no limit, to report it)")
         with open(path, "rb") as fh:
             text = importlib.util.decode_source(fh.read())
     except (OSError, UnicodeDecodeError, SyntaxError) as e:
