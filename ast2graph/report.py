@@ -5,15 +5,14 @@ text is parsed, never imported or executed); ``resolver`` (scoping, effectful
 callees, safe attribute chains); ``ssa`` (branch results and loop-carried
 names, for the causes); ``typeinfer.interpreter.Specializer`` (which statement
 and expression types have a graph form at all).
-Produces: ``report_path(path, qualname=None, max_file_size=MAX_FILE_SIZE) ->
-list[FunctionReport]``; each
-``FunctionReport`` holds ``ReportSite``s (a ``FallbackSite`` with
-``stage='report'`` plus ``kind``: ``"always"`` -- falls back whatever the
-inputs -- or ``"depends"`` -- falls back or not depending on whether values
-are traced arrays). ``ReportError`` for a missing path, a named file that
+Produces: ``report_path(path, qualname=None, max_file_size=MAX_FILE_SIZE)
+-> list[FunctionReport]``; each ``FunctionReport`` holds ``ReportSite``s (a
+``FallbackSite`` with ``stage='report'`` plus ``kind``: ``"always"`` -- falls
+back whatever the inputs -- or ``"depends"`` -- falls back or not depending
+on whether values are traced arrays). ``ReportError`` for a missing path, a named file that
 cannot be read, parsed or analysed (larger than ``max_file_size`` bytes,
-nested too deeply) or an unknown qualname. ``to_json``/``to_sarif``/``format_text`` render
-a report (schema: docs/fallback-codes.md).
+nested too deeply) or an unknown qualname. ``to_json``/``to_sarif``/
+``format_text`` render a report (schema: docs/fallback-codes.md).
 Invariants: the user's files are never imported or executed; only
 well-known library modules (``_KNOWN_ROOTS``) are imported to resolve names
 the file imports, and only from the installed environment: while a file is
@@ -416,7 +415,7 @@ _deep_lock = threading.Lock()
 def on_deep_stack(fn: Callable[..., T], *args: object) -> T:
     """``fn(*args)`` in a thread with a large stack and recursion limit.
 
-    Deep but valid input (a 3000-term sum, a 199-deep list display) is then
+    Deep but valid input (a 2900-term sum, a 199-deep list display) is then
     analysed instead of overflowing the default limit of 1000 frames. The
     recursion limit is process-wide: it is raised for the call and restored
     after (calls are serialised by a lock); a call made from inside ``fn``
