@@ -127,12 +127,35 @@ class Value:
         self.hint = hint
 
     def __repr__(self) -> str:
+        from ..typeinfer.tracertext import standin_text
+
+        return standin_text(self, None)
+
+    def debug_text(self) -> str:
         return f"<Value {self.hint or hex(id(self))}: {self.type}>"
 
     # A Value must never be used as a Python truth value or operand by
-    # accident: the interpreter dispatches on it explicitly.
+    # accident: the interpreter dispatches on it explicitly. Python code run
+    # at trace time that meets one anyway (a lazy ``filter`` calling a local
+    # function, a library formatting it) gets ``StandinSeen``: the site falls
+    # back, never with ast2graph's object in eager's place.
     def __bool__(self) -> bool:
-        raise TypeError("ast2graph internal error: truth value of a graph Value")
+        raise StandinSeen("the truth value of a traced array is needed at trace time")
+
+    def __format__(self, spec: str) -> str:
+        from ..typeinfer.tracertext import standin_text
+
+        return standin_text(self, spec)
+
+    def __str__(self) -> str:
+        from ..typeinfer.tracertext import standin_text
+
+        return standin_text(self, "")
+
+
+class StandinSeen(TypeError):
+    """Python code run at trace time looked at one of ast2graph's trace-time
+    stand-ins (a graph ``Value``) where eager has an array."""
 
 
 @dataclass(eq=False)

@@ -45,7 +45,8 @@ class DeferredStr:
     """An f-string of traced values, formatted on the host when it is printed.
 
     ``parts`` are literal strings or ``(conversion, spec)`` slots; ``values``
-    fill the slots (arrays at run time), exactly as eager formats them."""
+    fill the slots (arrays at run time), exactly as eager formats them. A
+    slot ``("%", directive)`` is ``directive % (value,)`` (``"%.2f" % x``)."""
 
     def __init__(self, parts: tuple, values: tuple):
         self.parts, self.values = parts, values
@@ -65,6 +66,9 @@ class DeferredStr:
             else:
                 conv, spec = part
                 value = next(values)
+                if conv == "%":   # a printf-style directive (``"%.3f" % x``)
+                    out.append(spec % (value,))
+                    continue
                 value = {"s": str, "r": repr, "a": ascii}.get(conv, lambda v: v)(value)
                 out.append(format(value, spec))
         return "".join(out)
@@ -261,6 +265,12 @@ def not_and(broke: Any, test: Any) -> Any:
 def truthy(x: Any) -> Any:
     """``bool(x)`` of a one-element array, as a traced scalar bool."""
     return jnp.reshape(x, ()).astype(bool)
+
+
+def as_python_int(x: Any) -> Any:
+    """``operator.index(x)`` of a 0-d integer array: a Python int (int64 with
+    x64 on, else int32, which holds every value the operand can have)."""
+    return jnp.asarray(x).astype(int)
 
 
 def round_to_int(x: Any) -> Any:

@@ -134,6 +134,12 @@ class CallMixin:
                 and not (classify_callee(callee) is CallKind.USER_FUNCTION or self._is_user_callable_object(callee)):
             self._no_standins(callee, standins, node)
         owner = getattr(callee, "__self__", None)
+        if type(callee) is types.BuiltinMethodType and isinstance(owner, (list, tuple)) \
+                and callee.__name__ in _COMPARING_METHODS and (contains_value(owner) or traced):
+            # ``[s, t].count(u)``, ``xs.index(v)``, ``xs.remove(v)`` compare
+            # elements with ``==``: eager asks an array's truth there
+            raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{qualified_name(callee)} compares traced "
+                                   "values with == (eager needs their values)")
         if isinstance(owner, (list, dict, set)) and getattr(callee, "__name__", "") in _MUTATING_METHODS:
             self.check_mutable(owner, node, f"{type(owner).__name__}.{callee.__name__}")
             return self.static_call(callee, args, kwargs, node)
@@ -244,6 +250,46 @@ class CallMixin:
             return self.static_call(fn, (left, right), {}, node)   # containers of graph values: moved, not looked at
         raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{getattr(fn, '__name__', fn)} on ast2graph's trace-time "
                                "stand-in (a local function, a formatted string, a range) needs eager's objects")
+
+    def _string_checks(self) -> dict:
+        """What ``strformat`` asks of the values: a graph value; a stand-in
+        (or one inside a container); objects of the value's eager class (none
+        where that class depends on the path, or eager has a tracer: under an
+        outer ``jax.jit`` eager formats the tracer itself)."""
+        from .kinds import array_exemplars
+
+        def exemplars(v: Value) -> tuple:
+            return () if self.outer_traced or v.type.mixed else array_exemplars(v.type, False)
+
+        return {"traced": lambda x: isinstance(x, Value), "opaque": contains_standin, "exemplars": exemplars}
+
+    def deferred_percent(self, template: str, operand: Any, node: Any) -> Any:
+        """``template % operand`` with traced values: a string formatted on the
+        host as eager formats it (``strformat.percent_parts``); what cannot be
+        so runs in Python."""
+        from .strformat import percent_parts
+
+        found = percent_parts(template, operand, static=lambda d, x: self.static_call(operator.mod, (d, (x,)), {}, node),
+                              **self._string_checks())
+        if found is None:
+            raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, "`%` formatting of traced values that ast2graph "
+                                   "cannot format on the host as eager does")
+        return arrays.DeferredStr(*found)
+
+    def deferred_format(self, template: str, args: tuple, kwargs: dict, node: Any) -> Any:
+        """``template.format(...)`` with traced values, as ``deferred_percent``."""
+        from .strformat import format_parts
+
+        def static(spec: str, x: Any, converter: Any) -> str:
+            if converter is not None and converter is not _IDENTITY:
+                x = self.static_call(converter, (x,), {}, node)
+            return self.static_call(format, (x, spec), {}, node)
+
+        found = format_parts(template, args, kwargs, static=static, **self._string_checks())
+        if found is None:
+            raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, "str.format of traced values that ast2graph "
+                                   "cannot format on the host as eager does")
+        return arrays.DeferredStr(*found)
 
     def value_kinds(self, tree: Any, node: Any) -> tuple:
         """``arrays.eager_kind`` of each graph value in ``tree``, in flattening
@@ -362,6 +408,9 @@ class CallMixin:
             return seen
         if callee is super and not args and not kwargs:
             return self._zero_argument_super(node)
+        if traced and type(callee) is types.BuiltinMethodType and type(getattr(callee, "__self__", None)) is str \
+                and callee.__name__ == "format":
+            return self.deferred_format(callee.__self__, args, kwargs, node)
         if callee is len and args and isinstance(args[0], Value):
             shape = args[0].type.shape
             if not shape:
@@ -369,6 +418,9 @@ class CallMixin:
             return shape[0]
         if callee is range and traced:
             return self._traced_range(args, node)
+        if callee is slice and traced and not kwargs and 1 <= len(args) <= 3 and not any(
+                isinstance(a, Value) and a.type.shape for a in args):
+            return arrays.SliceSpec(*((None, args[0], None) if len(args) == 1 else (args + (None,))[:3]))
         if callee in (max, min) and traced and len(args) >= 2 and not kwargs:
             return self._select_extreme(callee is max, args, node)
         if callee is bool and len(args) == 1 and isinstance(args[0], Value):
@@ -447,7 +499,33 @@ class CallMixin:
             raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, "range() with a traced step")
         if step == 0:
             raise self.graph_break(FallbackCode.TRACE_ERROR, node, "range() arg 3 must not be zero (eager raises ValueError)")
-        return arrays.TracedRange(start, stop, step)
+        return arrays.TracedRange(self._range_bound(start, node), self._range_bound(stop, node), step)
+
+    def _range_bound(self, bound: Any, node: Any) -> Any:
+        """A traced bound of ``range()`` as eager holds it: ``operator.index``
+        of the array, a Python int (``r.stop`` is an int, not an array). Only
+        a 0-d signed integer array of at most 32 bits (or int64 with x64 on)
+        converts exactly; anything else (a float or bool array eager rejects,
+        an unsigned or wide one) runs in Python."""
+        from .lattice import INT_BITS
+
+        if not isinstance(bound, Value):
+            return bound
+        t = bound.type
+        if t.python and t.dtype.kind == "i":
+            return bound
+        bits = {1: 7, 2: 15, 4: 31, 8: 63}.get(t.dtype.itemsize, 0)
+        if t.shape or t.mixed or t.dtype.kind != "i" and not (t.dtype.kind == "u" and t.dtype.itemsize <= 2):
+            raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"range() of a traced {t}: eager's operator.index "
+                                   "of it (or its TypeError) needs its value")
+        if t.dtype.kind == "u":
+            bits += 1
+        if bits == 63 and not jax.config.jax_enable_x64:
+            raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, "range() of a traced int64 array with x64 off")
+        out = self.emit_call(arrays.as_python_int, (bound,), {}, node, "index")
+        out.type = out.type.with_kinds(("python",))
+        INT_BITS[out] = bits
+        return out
 
     # ---------------------------------------------------------- inlining
     def inline_user(self, callee: Any, args: tuple, kwargs: dict, node: Any) -> Any:
@@ -578,6 +656,14 @@ def _debug_effect(fn: Any) -> Any:
     effect._a2g_effect = True  # type: ignore[attr-defined]
     effect._a2g_host_print = True  # type: ignore[attr-defined]
     return effect
+
+
+_COMPARING_METHODS = frozenset({"count", "index", "remove", "__contains__", "__eq__", "__ne__", "__lt__", "__le__",
+                                "__gt__", "__ge__"})
+
+
+def _IDENTITY(x: Any) -> Any:
+    return x
 
 
 def contains_value_any(*trees: Any) -> bool:

@@ -22,6 +22,8 @@ import contextlib
 import dataclasses
 import inspect
 import operator
+import os
+import sys
 import types
 from typing import Any, Callable, Iterator
 
@@ -31,7 +33,7 @@ import numpy as np
 
 from ..diagnostics import Loc
 from ..fallback.sites import Decision, FallbackCode, FallbackSite, GraphBreak
-from ..ir.core import ArrayType, CallOp, Region, Value, walk_ops
+from ..ir.core import ArrayType, CallOp, Region, StandinSeen, Value, walk_ops
 from ..resolver import CallKind, NameKind, classify_callee, qualified_name
 from . import arrays, trees
 from .blocks import BlocksMixin
@@ -40,10 +42,11 @@ from .control import ControlMixin
 from .mutation import MutationMixin
 from .nnx import NnxMixin, is_node, is_nnx, is_variable
 from .elementwise import ELEMENTWISE, elementwise_type
-from .kinds import (Unobservable, contains_standin, function_attribute, observe, same_object, standin_types,
-                    traced_as_eager, value_attribute_allowed)
+from .kinds import (Unobservable, contains_standin, function_attribute, internal_failure, observe, same_object,
+                    standin_types, traced_as_eager, value_attribute_allowed)
 from .shaperules import rule_type
 from .tracing import output_types
+from .tracertext import suspended, watching
 from .lattice import (INT_BITS, TRACED_INT_BITS, WIDE_INTS, traced_int_ok, canonical_type, host_scalar, is_64bit, is_array, is_python_number, is_static_number,
                       is_traceable_number, static_array_type)
 from .guards import Snapshot, TooLarge, watched
@@ -117,6 +120,14 @@ def tree_flatten(tree: Any):
     return trees.tree_flatten(tree, leaf_types=(Value,))
 
 
+def _holds_tracer(leaf: Any) -> bool:
+    """A static-looking result that holds a tracer (``slice(1, n)`` of a
+    traced ``n``, an object array): it must not leave the trace."""
+    if type(leaf) is slice:
+        return any(isinstance(p, jax.core.Tracer) for p in (leaf.start, leaf.stop, leaf.step))
+    return type(leaf) is np.ndarray and leaf.dtype == object
+
+
 def contains_value(tree: Any) -> bool:
     return any(isinstance(x, Value) for x in tree_flatten(tree)[0])
 
@@ -137,7 +148,8 @@ class LocalFunction:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if self.interpreter is None:
             raise TypeError(f"{self!r} called outside the specialisation that made it")
-        return self.interpreter.inline_local(self, args, kwargs, self.node)
+        with suspended():   # Python code at trace time calls it: ast2graph interprets it again
+            return self.interpreter.inline_local(self, args, kwargs, self.node)
 
     def __repr__(self) -> str:
         return f"<local function {self.unit.qualname}>"
@@ -211,7 +223,20 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin, NnxMixin)
             exc = None   # ast2graph's own: eager raises nothing here
         err = GraphBreak(FallbackSite(code, self.loc(node), construct, cause, loop_depth=self.loop_depth, hint=hint))
         err.exc, err.traced_depth = exc, self.traced_depth  # type: ignore[attr-defined]
+        if exc is not None:
+            with contextlib.suppress(AttributeError, TypeError):
+                exc._a2g_eager = True   # eager's own: never taken for a failure of ast2graph (kinds.internal_failure)
         return err
+
+    def internal_error(self, node: Any, error: BaseException, context: str) -> GraphBreak:
+        """A failure of ast2graph's own machinery while it traced ``node``
+        (not the user's code raising as it does in eager): the site falls back
+        as an internal error (A2G015) naming it; with ``AST2GRAPH_CHECKS=1``
+        (tests) the failure itself propagates, so a test fails on it."""
+        if os.environ.get("AST2GRAPH_CHECKS", "") not in ("", "0"):
+            raise error
+        first = str(error).splitlines()[0] if str(error) else ""
+        return self.graph_break(FallbackCode.INTERNAL_ERROR, node, f"{context}: {type(error).__name__}: {first}")
 
     def decide(self, node: Any, construct: str, mode: str, reason: str) -> None:
         key = (self.loc(node), construct, mode, reason)
@@ -302,28 +327,47 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin, NnxMixin)
             for i, a in zip(positions, arrays_in):
                 filled[i] = a
             args, kwargs = jax.tree_util.tree_unflatten(treedef, filled)
-            out_leaves, out_tree = trees.tree_flatten(fn(*args, **kwargs))
+            with watching() as watch:
+                try:
+                    result = fn(*args, **kwargs)
+                except Exception as e:
+                    box["error"] = e
+                    raise
+                finally:
+                    box["tripped"] = watch.tripped
+            out_leaves, out_tree = trees.tree_flatten(result)
             box["tree"], box["leaves"] = out_tree, out_leaves
             return [x for x in out_leaves if isinstance(x, jax.Array)]
 
+        name = getattr(fn, "__qualname__", "") if getattr(fn, "__module__", "") == arrays.__name__ else ""
+        what = f"`{name}()`" if name.startswith(".") else qualified_name(fn)
         try:
             types = output_types(run, [leaves[i].type for i in positions])
-        except jax.errors.JAXTypeError as e:  # concretisation, tracer-to-bool, ...
-            name = getattr(fn, "__qualname__", "") if getattr(fn, "__module__", "") == arrays.__name__ else ""
-            what = f"`{name}()`" if name.startswith(".") else qualified_name(fn)
-            raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{what} of a traced array needs its value on the host "
-                                   f"({type(e).__name__})")
         except GraphBreak:
             raise
-        except Exception as e:  # noqa: BLE001 - eager raises it too; run it in Python
-            raise self.graph_break(FallbackCode.TRACE_ERROR, node, f"{qualified_name(fn)} raised {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}",
-                                   exc=e if traced_as_eager(fn, leaves, e) else None)
+        except Exception as e:  # noqa: BLE001 - classified below: eager's, a traced value's, or ours
+            if box.get("tripped") or isinstance(e, StandinSeen):
+                raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{what} looks at a traced array at trace "
+                                       "time (its text or truth; eager has its value)") from None
+            if isinstance(e, jax.errors.JAXTypeError):  # concretisation, tracer-to-bool, ...
+                raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{what} of a traced array needs its value on the host "
+                                       f"({type(e).__name__})") from None
+            if box.get("error") is not e or internal_failure(e, below=run.__code__):
+                raise self.internal_error(node, e, f"tracing {what}")
+            message = f"{what} raised {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
+            if traced_as_eager(fn, leaves, e):
+                raise self.graph_break(FallbackCode.TRACE_ERROR, node, message, exc=e) from None
+            raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{message} on traced arrays (eager passes "
+                                   "it its values, of eager's kinds)") from None
+        if box.get("tripped"):   # the function caught the exception and went on
+            raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{what} looks at a traced array at trace "
+                                   "time (its text or truth; eager has its value)")
         types = iter(types)
         out = []
         for leaf in box["leaves"]:
             if isinstance(leaf, jax.Array):
                 out.append(Value(next(types)))
-            elif positions and not isinstance(leaf, _SAFE_STATIC):
+            elif positions and (not isinstance(leaf, _SAFE_STATIC) or _holds_tracer(leaf)):
                 raise self.graph_break(FallbackCode.OPAQUE_CALL, node, f"{qualified_name(fn)} returned a Python object ({type(leaf).__name__}) built from traced values")
             else:
                 out.append(leaf)
@@ -455,8 +499,14 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin, NnxMixin)
 
     def note_identity(self, tree: Any) -> None:
         """The trace depends on the identity of the objects in ``tree``."""
-        for x in jax.tree_util.tree_leaves(tree, is_leaf=lambda y: not isinstance(y, (list, tuple, dict))):
-            if not isinstance(x, _SAFE_LEAVES):
+        stack, seen = [tree], set()
+        while stack:   # not jax.tree_util: a dict whose keys do not sort (``re``'s cache) is fine
+            x = stack.pop()
+            if isinstance(x, (list, tuple, dict)):
+                if id(x) not in seen:
+                    seen.add(id(x))
+                    stack.extend(x.values() if isinstance(x, dict) else x)
+            elif x is not None and not isinstance(x, _SAFE_LEAVES):
                 self.identity_used.add(id(x))
 
     def _guard_contents(self, tree: Any, node: Any) -> None:
@@ -609,6 +659,8 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin, NnxMixin)
     def binop(self, fn: Callable, left: Any, right: Any, node: Any) -> Any:
         if is_nnx(left) or is_nnx(right):   # a Variable's operators read its current value
             return self.nnx_operator(fn, (left, right), node)
+        if fn is operator.mod and type(left) is str and contains_value(right):
+            return self.deferred_percent(left, right, node)
         if isinstance(left, Value) or isinstance(right, Value):
             if isinstance(right, Value) and fn in _DIVISIONS:
                 return self._traced_division(fn, left, right, node)
@@ -662,13 +714,25 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin, NnxMixin)
             if owner is not None and type(fn) is types.BuiltinMethodType:
                 self.guard_reads(owner, node)
         try:
-            out = fn(*args, **kwargs)
+            with watching() as watch:
+                out = fn(*args, **kwargs)
         except GraphBreak:
             raise
-        except Exception as e:  # noqa: BLE001
-            eager = not contains_standin((fn, args, kwargs))
-            raise self.graph_break(FallbackCode.TRACE_ERROR, node, f"{qualified_name(fn)} raised {type(e).__name__}: {e}",
-                                   exc=e if eager else None)
+        except Exception as e:  # noqa: BLE001 - eager's exception, a stand-in's or ours (below)
+            message = f"{qualified_name(fn)} raised {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
+            if watch.tripped or isinstance(e, StandinSeen):
+                raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{qualified_name(fn)} looks at a traced "
+                                       "array at trace time (its text or truth; eager has its value)") from None
+            if contains_standin((fn, getattr(fn, "__self__", None), args, kwargs)):
+                # it saw ast2graph's stand-in, not eager's object: eager need not raise
+                raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{message} on ast2graph's trace-time "
+                                       "stand-in (eager passes its own object)") from None
+            if internal_failure(e, below=sys._getframe(0).f_code):
+                raise self.internal_error(node, e, f"running {qualified_name(fn)} at trace time") from None
+            raise self.graph_break(FallbackCode.TRACE_ERROR, node, message, exc=e)
+        if watch.tripped:   # it caught the exception and went on
+            raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{qualified_name(fn)} looks at a traced array "
+                                   "at trace time (its text or truth; eager has its value)")
         if isinstance(out, collections.abc.Iterator) and not any(a is out for a in args):
             self.mark_fresh(out)   # an iterator made at trace time (iter(xs), zip(..)): this trace's to advance
         if type(out) is np.ndarray and out.base is None and not any(a is out for a in args):

@@ -30,6 +30,7 @@ import functools
 import inspect
 import itertools
 import operator
+import os
 import sys
 import types
 from typing import Any, Callable
@@ -285,6 +286,28 @@ def _no_default() -> Any:
     from .interpreter import NO_DEFAULT
 
     return NO_DEFAULT
+
+
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
+def internal_failure(error: BaseException, below: Any = None) -> bool:
+    """Whether ``error`` was raised in ast2graph's own code: its innermost
+    Python frame below the frame running ``below`` (a code object: the frame
+    that called the user's or library's function; None: the whole traceback)
+    is in this package. An exception a builtin raised straight into that frame
+    is the callee's; one ast2graph re-raises as eager's (``_a2g_eager``) is eager's."""
+    if getattr(error, "_a2g_eager", False):
+        return False
+    tb, last, seen = error.__traceback__, None, below is None
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        if seen:
+            last = code.co_filename
+        elif code is below:
+            seen = True
+        tb = tb.tb_next
+    return last is not None and os.path.abspath(last).startswith(_PACKAGE)
 
 
 def traced_as_eager(fn: Any, leaves: list, error: BaseException) -> bool:
