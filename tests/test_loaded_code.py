@@ -423,3 +423,115 @@ def test_function_on_the_first_line_of_its_file(tmp_path):
 
 def test_partial_of_a_module_function(cases):
     check(functools.partial(cases.plain), X, full_graph=True, graphs=1)
+
+
+# ------------------------------- item 2: only ast2graph's text in generated source
+LINE_BREAKS = ["\n", "\r", "\r\n", "\v", "\f", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029"]
+
+
+def _clean(source: str) -> None:
+    """Generated source: printable characters and newlines only, and every
+    statement ast2graph's (no line the user wrote)."""
+    assert all(c.isprintable() or c == "\n" for c in source), repr(source)
+    for line in source.splitlines():
+        code = line.split("#", 1)[0].strip()
+        assert "open(" not in code and "system" not in code, line
+
+
+def _lowered(fn, *args) -> str:
+    e = explain(to_static(fn, full_graph=True))(*args)
+    return e.lowered_source
+
+
+@pytest.mark.parametrize("brk", LINE_BREAKS, ids=[repr(b) for b in LINE_BREAKS])
+def test_qualname_with_a_line_break_never_runs(tmp_path, brk):
+    import jax
+
+    marker = tmp_path / "marker"
+    h = jax.jit(lambda x: x * 2)
+    h.__qualname__ = f"x{brk}    open({str(marker)!r}, 'w').write('ran')"
+
+    def f(x):
+        return h(x) + 1
+
+    check(f, X, full_graph=True, graphs=1)
+    _clean(_lowered(f, X))
+    assert not marker.exists()
+
+
+class _Evil(str):
+    """A str whose every spelling is code."""
+
+    code = ""
+
+    def __repr__(self):
+        return self.code
+
+    __str__ = __repr__
+
+    def __format__(self, spec):
+        return self.code
+
+
+def test_str_subclass_qualname_and_dict_key_never_run(tmp_path):
+    import jax
+
+    marker = tmp_path / "marker"
+    _Evil.code = f"'a'}}) or open({str(marker)!r}, 'w').write('ran') or ({{'b'"
+    h = jax.jit(lambda x, d: x * 2 + d["a"])
+    h.__qualname__ = _Evil("h")
+    key = _Evil("a")
+
+    def f(x):
+        return h(x, {key: x}) + 1
+
+    check(f, X, full_graph=True, graphs=1)
+    _clean(_lowered(f, X))
+    assert not marker.exists()
+
+
+def test_keywords_given_through_double_star_are_not_source(tmp_path):
+    import jax
+
+    marker = tmp_path / "marker"
+    h = jax.jit(lambda x, **kw: x + sum(v * (i + 1) for i, v in enumerate(kw.values())))
+    evil = f"a=1)\n    open({str(marker)!r}, 'w').write('ran')\n    (b"
+    keywords = {"ok": 1.0, "a b": 2.0, "class": 3.0, "ﬁ": 4.0, "fi": 5.0, "ñ": 6.0, evil: 7.0}
+
+    def f(x):
+        return h(x, **{k: x * v for k, v in keywords.items()})
+
+    check(f, X, full_graph=True, graphs=1)
+    _clean(_lowered(f, X))
+    assert not marker.exists()
+
+
+def test_odd_function_qualname_names_a_valid_lowered_function():
+    def g(x):
+        return x * 3
+
+    for name in ("a b²", "x\n    import os", "función", "f\u2028g", "1st"):
+        g.__qualname__ = name
+        check(g, X, full_graph=True, graphs=1)
+        _clean(_lowered(g, X))
+
+
+class _Obj:
+    def __init__(self):
+        self.ñ = 2.0
+        self.fi = 3.0
+
+    def __eq__(self, other):
+        return type(other) is _Obj and vars(self) == vars(other)
+
+
+def non_ascii_names(ñ, obj):
+    ß = ñ * obj.ñ
+    ﬁ = ß + obj.ﬁ      # NFKC: the attribute `fi` and the variable `fi`
+    Ω = [ﬁ, fi]
+    return Ω[0] + Ω[1] + ñ
+
+
+def test_non_ascii_variable_parameter_and_attribute_names():
+    check(non_ascii_names, X, _Obj(), full_graph=True, graphs=1)
+    _clean(_lowered(non_ascii_names, X, _Obj()))
