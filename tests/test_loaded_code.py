@@ -20,7 +20,6 @@ import textwrap
 import warnings
 
 import jax.numpy as jnp
-import numpy as np
 import pytest
 from helpers import assert_same, check
 
@@ -121,6 +120,23 @@ def test_statement_added_to_the_file_never_runs(tmp_path, clear, where):
         check(mod.f, X, full_graph=False)
         assert_same(mod.f(X), converted(X))
     assert not marker.exists()
+
+
+@pytest.mark.parametrize("clear", [True, False], ids=["linecache-cleared", "linecache-stale"])
+def test_file_edited_into_a_syntax_error_runs_the_loaded_code(tmp_path, clear):
+    mod, path = load(tmp_path, ORIGINAL)
+    edit(path, ORIGINAL.replace("x + 1", "x +"), clear)
+    with runs_eagerly_warning(path):
+        converted = to_static(mod.f)
+    assert_same(mod.f(X), converted(X))
+    e = explain(converted)(X)
+    assert [s.code.code for s in e.fallback_sites] == ["A2G012"]
+
+    def outer(x):
+        return mod.f(x) * 2
+
+    e = check(outer, X, full_graph=False)
+    assert [s.code.code for s in e.fallback_sites] == ["A2G012"], str(e)
 
 
 def test_linecache_holding_the_loaded_text_converts(tmp_path):

@@ -15,8 +15,8 @@ object (``codecheck.compiles_to``): a file edited after its module was loaded
 holds text the function does not run.
 Errors: ``NoSourceError`` (no Python source), ``StaleSourceError`` (a
 ``NoSourceError``: the file, or ``linecache``, no longer holds the source the
-function was compiled from), ``UnsupportedSyntaxError`` (``async def``),
-``ConversionError`` (file unparsable).
+function was compiled from, or no longer parses), ``UnsupportedSyntaxError``
+(``async def``).
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 
 import gast
 
-from ast2graph.diagnostics import Loc, UnsupportedSyntaxError
+from ast2graph.diagnostics import ConversionError, Loc, UnsupportedSyntaxError
 from ast2graph.parser.codecheck import compiles_to
 from ast2graph.parser.locate import find_node, normalise
 from ast2graph.parser.source import SourceFile, StaleSourceError, load_source
@@ -95,7 +95,12 @@ def parse_function(fn: object) -> ParsedFunction:
 
 def _build_entry(fn: types.FunctionType) -> _Entry:
     source = load_source(fn)
-    node = find_node(source, fn)
+    try:
+        node = find_node(source, fn)
+    except StaleSourceError:
+        raise
+    except ConversionError as e:   # the file does not parse: it is not the text fn was compiled from
+        raise StaleSourceError(f"{e.message}; {_stale_message(fn, source)}", e.loc) from e
     if isinstance(node, gast.AsyncFunctionDef) or fn.__code__.co_flags & _ASYNC_FLAGS:
         raise UnsupportedSyntaxError(
             f"async def {fn.__qualname__} is not supported by to_static: "
