@@ -367,11 +367,11 @@ def test_common_functions_are_checked_without_compiling_the_whole_file(tmp_path)
         pf = parse_function(fn)
         assert codecheck._skeleton(pf._source, _node(pf), fn.__code__) is not None, fn
         assert codecheck.compiles_to(pf._source, _node(pf), fn.__code__)
-    assert not parse_function(cases.plain)._source._compiled
+    assert not codecheck.whole_file_compiled(parse_function(cases.plain)._source)
     fn = cases.lambdas_in_a_comprehension()[0]
     pf = parse_function(fn)
     assert codecheck._skeleton(pf._source, _node(pf), fn.__code__) is None
-    assert pf._source._compiled
+    assert codecheck.whole_file_compiled(pf._source)
 
 
 def _node(pf):
@@ -551,3 +551,24 @@ def non_ascii_names(ñ, obj):
 def test_non_ascii_variable_parameter_and_attribute_names():
     check(non_ascii_names, X, _Obj(), full_graph=True, graphs=1)
     _clean(_lowered(non_ascii_names, X, _Obj()))
+
+
+def asserting(x, n):
+    assert n > 0, "n must be positive"
+    assert x.shape == (3,)
+    return x * n
+
+
+def test_function_with_asserts_in_a_module_pytest_rewrote_converts():
+    """pytest rewrote this module's asserts: the code runs pytest's assert,
+    the reference compile rewrites them the same way, and it matches."""
+    if "@pytest_ar" not in globals():
+        pytest.skip("pytest did not rewrite this module (--assert=plain)")
+    check(asserting, X, 2, graphs=1)
+    pf = parse_function(asserting)   # the cheap check proves it
+    text = codecheck._skeleton(pf._source, _node(pf), asserting.__code__)
+    rewrite = codecheck._assert_rewriter(globals())
+    assert codecheck._contains(codecheck._compile(text, pf.filename, codecheck.future_flags(asserting.__code__), rewrite), asserting.__code__)
+    assert not codecheck._contains(codecheck._compile(text, pf.filename, codecheck.future_flags(asserting.__code__), None), asserting.__code__)
+    fn = lambda x: [x for _ in range(1) if _ == 0 or (lambda: 0)()][0]   # noqa: E731 - whole-file path
+    check(fn, X, graphs=1)

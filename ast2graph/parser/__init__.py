@@ -108,7 +108,7 @@ def _build_entry(fn: types.FunctionType) -> _Entry:
             "call it without to_static",
             Loc(source.filename, node.lineno, node.col_offset, fn.__qualname__),
         )
-    if not compiles_to(source, node, fn.__code__):
+    if not compiles_to(source, node, fn.__code__, fn.__globals__):
         raise StaleSourceError(_stale_message(fn, source),
                                Loc(source.filename, fn.__code__.co_firstlineno, 0, fn.__qualname__))
     return _Entry(normalise(node), source)

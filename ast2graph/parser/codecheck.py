@@ -13,6 +13,10 @@ and free variable names, the line table with columns, and the exception
 table. Two texts that compile to equal code objects are the same function to
 Python, so converting the parsed text equals running the loaded code.
 
+Code compiled by an import hook that rewrites the tree: pytest's assertion
+rewriting (a test module's ``assert`` statements) is applied to the
+reference compile too, when the function's module was rewritten.
+
 Why: a module edited on disk after it was imported still runs the code it
 was loaded with; ``linecache`` and the file hold the new text. Converting the
 new text would run code the user never loaded (``x + 1000`` where eager adds
@@ -33,14 +37,17 @@ code object by the caller (``parser._CODE_CACHE``).
 from __future__ import annotations
 
 import __future__
+import ast
+import sys
 import types
-from typing import Iterator
+import weakref
+from typing import Any, Callable, Iterator
 
 import gast
 
 from ast2graph.parser.source import SourceFile, first_line
 
-__all__ = ["compiles_to", "future_flags"]
+__all__ = ["compiles_to", "future_flags", "whole_file_compiled"]
 
 # The compile flags of the __future__ features that change compilation
 # (nested_scopes and generators are always on: their flags are not compiler flags).
@@ -56,20 +63,63 @@ def future_flags(code: types.CodeType) -> int:
     return code.co_flags & _FUTURE_MASK
 
 
-def compiles_to(source: SourceFile, node: gast.AST, code: types.CodeType) -> bool:
-    """Whether ``node``'s text in ``source`` compiles to ``code`` (see module doc)."""
+def compiles_to(source: SourceFile, node: gast.AST, code: types.CodeType, globals_: dict | None = None) -> bool:
+    """Whether ``node``'s text in ``source`` compiles to ``code`` (see module
+    doc). ``globals_``: the function's, which say whether pytest rewrote the
+    module's ``assert`` statements (then so does the reference compile)."""
     flags = future_flags(code)
+    rewrite = _assert_rewriter(globals_)
     text = _skeleton(source, node, code)
-    if text is not None and _contains(_compile(text, source.filename, flags), code):
+    if text is not None and _contains(_compile(text, source.filename, flags, rewrite), code):
         return True
-    return _contains(source.compiled(flags), code)
+    return _contains(_whole_file(source, flags, rewrite), code)
 
 
-def _compile(text: str, filename: str, flags: int) -> types.CodeType | None:
+def whole_file_compiled(source: SourceFile) -> bool:
+    """Whether the whole file was compiled for a check (for tests)."""
+    return bool(_WHOLE.get(source))
+
+
+_WHOLE: "weakref.WeakKeyDictionary[SourceFile, dict]" = weakref.WeakKeyDictionary()
+
+
+def _whole_file(source: SourceFile, flags: int, rewrite: Callable | None) -> types.CodeType | None:
+    """The whole file compiled (once per file version, flags and rewriting)."""
+    done = _WHOLE.setdefault(source, {})
+    key = (flags, rewrite is not None)
+    if key not in done:
+        done[key] = _compile(source.text, source.filename, flags, rewrite)
+    return done[key]
+
+
+def _compile(text: str, filename: str, flags: int, rewrite: Callable | None = None) -> types.CodeType | None:
     try:
-        return compile(text, filename, "exec", flags=flags, dont_inherit=True)
-    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        if rewrite is None:
+            return compile(text, filename, "exec", flags=flags, dont_inherit=True)
+        tree = ast.parse(text, filename=filename)
+        rewrite(tree, text.encode(), filename)
+        return compile(tree, filename, "exec", flags=flags, dont_inherit=True)
+    except Exception:  # noqa: BLE001 - SyntaxError, or a rewriter failing: no proof, no match
         return None
+
+
+def _assert_rewriter(globals_: dict | None) -> Callable[[ast.Module, bytes, str], None] | None:
+    """pytest's assertion rewriting, as pytest applied it to the module, when
+    it did (its helper module is then a global of the function's module).
+    ast2graph never imports pytest itself."""
+    if not globals_ or "@pytest_ar" not in globals_:
+        return None
+    rewriting = sys.modules.get("_pytest.assertion.rewrite")
+    rewrite_asserts = getattr(rewriting, "rewrite_asserts", None)
+    if rewrite_asserts is None:
+        return None
+    config = next((getattr(hook, "config", None) for hook in sys.meta_path
+                   if type(hook).__name__ == "AssertionRewritingHook"), None)
+
+    def rewrite(tree: ast.Module, source: bytes, filename: str) -> Any:
+        return rewrite_asserts(tree, source, filename, config)
+
+    return rewrite
 
 
 def _contains(module: types.CodeType | None, code: types.CodeType) -> bool:

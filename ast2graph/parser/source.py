@@ -52,7 +52,6 @@ class SourceFile:
     _defs: dict[tuple[str, int], gast.AST] = field(default_factory=dict, repr=False)
     _lambdas: dict[int, list[gast.Lambda]] = field(default_factory=dict, repr=False)
     _blocks: set[int] = field(default_factory=set, repr=False)
-    _compiled: dict[int, types.CodeType | None] = field(default_factory=dict, repr=False)
     _imported: frozenset[str] | None = field(default=None, repr=False)
 
     @property
@@ -78,17 +77,6 @@ class SourceFile:
             if node is None:
                 node = self.defs().get((name, line))
         return node
-
-    def compiled(self, flags: int) -> types.CodeType | None:
-        """The whole file compiled by Python with ``__future__`` ``flags``
-        (once per flags); None if it does not compile."""
-        if flags not in self._compiled:
-            try:
-                code = compile(self.text, self.filename, "exec", flags=flags, dont_inherit=True)
-            except (SyntaxError, ValueError, MemoryError, RecursionError):
-                code = None
-            self._compiled[flags] = code
-        return self._compiled[flags]
 
     def imported_names(self) -> frozenset[str]:
         """Names bound by the file's import statements (found line by line,
