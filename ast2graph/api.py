@@ -808,6 +808,23 @@ class Explanation:
 _UNSET = object()
 
 
+def _int_option(name: str, value: Any, low: int, alternatives: str = "") -> int:
+    """``value`` as an int >= ``low`` (a NumPy integer too; a bool is not an
+    int here): TypeError or ValueError naming the option and the value."""
+    what = alternatives + ("a non-negative int" if low == 0 else f"an int >= {low}" if low > 1 else "a positive int")
+    if not isinstance(value, (int, np.integer)) or isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"to_static: {name} must be {what}, not {value!r}")
+    if value < low:
+        raise ValueError(f"to_static: {name} must be {what}, not {value!r}")
+    return int(value)
+
+
+def _flag_option(name: str, value: Any) -> bool:
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"to_static: {name} must be True or False, not {value!r}")
+    return bool(value)
+
+
 def to_static(fn: Callable | None = None, *, full_graph: bool = False, unroll_limit: int = 16,
               max_unroll: int = 512, static_values: int = 4, max_iters: int | None = None,
               in_shardings: Any = _UNSET, out_shardings: Any = _UNSET,
@@ -836,11 +853,19 @@ def to_static(fn: Callable | None = None, *, full_graph: bool = False, unroll_li
     with ``jax.device_put`` (``with_sharding_constraint`` under an outer
     transform) and donation is ignored. NumPy arrays and Python numbers are
     never moved or donated, nor is an argument the function returns unchanged
-    (``jit_options.py``)."""
-    if max_iters is not None and (type(max_iters) is not int or max_iters < 1):
-        raise ValueError(f"max_iters must be None or a positive int, not {max_iters!r}")
-    options = Options(full_graph=full_graph, unroll_limit=unroll_limit, max_unroll=max_unroll,
-                      static_values=static_values, max_iters=max_iters)
+    (``jit_options.py``).
+
+    Every option is checked here, not at the first call: a wrong type is a
+    ``TypeError``, a value out of range a ``ValueError``, each naming the
+    option, the value and what it must be (``bool`` is not an int here)."""
+    if fn is not None and not callable(fn):
+        raise TypeError(f"to_static: fn must be a callable (a function, method, functools.partial or object "
+                        f"with __call__), not {fn!r}")
+    options = Options(full_graph=_flag_option("full_graph", full_graph),
+                      unroll_limit=_int_option("unroll_limit", unroll_limit, 0),
+                      max_unroll=_int_option("max_unroll", max_unroll, 0),
+                      static_values=_int_option("static_values", static_values, 0),
+                      max_iters=None if max_iters is None else _int_option("max_iters", max_iters, 1, "None or "))
     jit_options = JitOptions.make(in_shardings, out_shardings, donate_argnums, donate_argnames, _UNSET)
     if fn is None:
         return lambda f: StaticFunction(f, options, jit_options)

@@ -70,6 +70,68 @@ def _place_tree(tree: Any, prefix: Any) -> Any:
     return jax.tree_util.tree_unflatten(treedef, [_place(x, s) for x, s in zip(leaves, broadcast(prefix, tree))])
 
 
+_SHARDINGS = "a Sharding, a PartitionSpec or None, or a tuple, list or dict of them (one per parameter)"
+
+
+def _check_shardings(option: str, value: Any) -> None:
+    try:
+        leaves = jax.tree_util.tree_leaves(value, is_leaf=_is_spec)
+    except Exception:  # noqa: BLE001 - a value jax cannot even flatten
+        leaves = [value]
+    if isinstance(value, (str, bytes)) or not all(_is_spec(x) for x in leaves):
+        raise TypeError(f"to_static: {option} must be {_SHARDINGS}, not {value!r}")
+
+
+def _is_index(x: Any) -> bool:
+    return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
+
+
+def _argnums(value: Any) -> tuple[int, ...]:
+    """``donate_argnums``: None, an int, or an iterable of ints, each >= 0."""
+    if value is None:
+        return ()
+    what = "None, a non-negative int or a sequence of non-negative ints"
+    if _is_index(value):
+        items: tuple = (value,)
+    elif isinstance(value, (str, bytes, dict)) or not _iterable(value):
+        raise TypeError(f"to_static: donate_argnums must be {what}, not {value!r}")
+    else:
+        items = tuple(value)
+    for n in items:
+        if not _is_index(n):
+            raise TypeError(f"to_static: donate_argnums must be {what}, not {value!r} (holding {n!r})")
+        if n < 0:
+            raise ValueError(f"to_static: donate_argnums must be {what}, not {value!r} (holding {n!r})")
+    return tuple(int(n) for n in items)
+
+
+def _argnames(value: Any) -> tuple[str, ...]:
+    """``donate_argnames``: None, a parameter name, or an iterable of names."""
+    if value is None:
+        return ()
+    what = "None, a parameter name (str) or a sequence of them"
+    if isinstance(value, str):
+        items: tuple = (value,)
+    elif isinstance(value, (bytes, dict)) or not _iterable(value):
+        raise TypeError(f"to_static: donate_argnames must be {what}, not {value!r}")
+    else:
+        items = tuple(value)
+    for n in items:
+        if not isinstance(n, str):
+            raise TypeError(f"to_static: donate_argnames must be {what}, not {value!r} (holding {n!r})")
+        if not n.isidentifier():
+            raise ValueError(f"to_static: donate_argnames must be {what}, not {value!r} ({n!r} is not a name)")
+    return tuple(str.__str__(n) for n in items)
+
+
+def _iterable(value: Any) -> bool:
+    try:
+        iter(value)
+    except TypeError:
+        return False
+    return True
+
+
 @dataclass(frozen=True)
 class JitOptions:
     in_shardings: Any
@@ -82,11 +144,15 @@ class JitOptions:
     @classmethod
     def make(cls, in_shardings: Any, out_shardings: Any, donate_argnums: Any, donate_argnames: Any,
              unset: Any) -> "JitOptions | None":
-        nums = () if donate_argnums is None else (donate_argnums,) if isinstance(donate_argnums, int) else tuple(donate_argnums)
-        names = () if donate_argnames is None else (donate_argnames,) if isinstance(donate_argnames, str) else tuple(donate_argnames)
-        if any(type(n) is not int for n in nums) or any(type(n) is not str for n in names):
-            raise TypeError(f"donate_argnums must be ints and donate_argnames strings, not {donate_argnums!r}, {donate_argnames!r}")
+        """The options as given to ``to_static``, checked (TypeError or
+        ValueError naming the option, the value and what it must be)."""
         has_in, has_out = in_shardings is not unset, out_shardings is not unset
+        if has_in:
+            _check_shardings("in_shardings", in_shardings)
+        if has_out:
+            _check_shardings("out_shardings", out_shardings)
+        nums = _argnums(donate_argnums)
+        names = _argnames(donate_argnames)
         if not (has_in or has_out or nums or names):
             return None
         return cls(in_shardings, out_shardings, nums, names, has_in, has_out)

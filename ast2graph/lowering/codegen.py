@@ -8,6 +8,12 @@ does, so that the same function can be inspected, jitted or traced.
 Invariants: one op becomes one statement (regions become nested functions
 passed to ``lax.cond``/``lax.switch``/``lax.while_loop``/``lax.fori_loop``/
 ``lax.scan``); the generated code has no Python control flow on arrays.
+The generated text holds only names ast2graph made (``v3``, ``k0``,
+``body_4``), keyword names that are plain identifiers, ``repr``s of exact
+``bool``/``int``/``float``/``str`` values, and comments with no line break
+(``_comment_text``): nothing the user controls (a ``__qualname__``, a
+keyword given through ``**``, a ``str`` subclass's ``__repr__``) can add a
+statement to it. Every other value is a constant of the namespace (``k0``).
 
 Lowering rules, with the eager Python each one must equal:
 
@@ -23,6 +29,9 @@ Lowering rules, with the eager Python each one must equal:
 
 from __future__ import annotations
 
+import keyword
+import operator
+import unicodedata
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -100,7 +109,7 @@ class _Emitter:
             return "(" + "".join(self.tree(e) + ", " for e in x) + ")"
         if type(x) is list:
             return "[" + ", ".join(self.tree(e) for e in x) + "]"
-        if type(x) is dict and all(isinstance(k, str) for k in x):
+        if type(x) is dict and all(type(k) is str for k in x):
             return "{" + ", ".join(f"{k!r}: {self.tree(v)}" for k, v in x.items()) + "}"
         leaves, treedef = tree_flatten(x, is_leaf=lambda v: isinstance(v, Value))
         if any(isinstance(v, Value) for v in leaves):
@@ -129,7 +138,36 @@ class _Emitter:
 
 
 def _comment(op: Op) -> str:
-    return f"  # line {op.loc.line}" if op.loc.line else ""
+    line = op.loc.line
+    return f"  # line {line}" if type(line) is int and line else ""
+
+
+def _comment_text(text: object) -> str:
+    """``text`` as a comment may hold it: itself when printable (no line
+    break of any kind: ``str.isprintable`` is false for ``\\n``, ``\\r``,
+    ``\\v``, ``\\f``, ``\\x1c``-``\\x1e``, ``\\x85``, ``\\u2028``, ``\\u2029``),
+    else its ``repr`` (which escapes them). ``str.__str__``: an exact ``str``,
+    whatever a subclass's ``__str__``/``__format__``/``__repr__`` say."""
+    text = _exact_str(text)
+    return text if text.isprintable() else repr(text)
+
+
+def _exact_str(text: object) -> str:
+    return str.__str__(text) if isinstance(text, str) else "?"
+
+
+def _is_name(text: object) -> bool:
+    """A keyword name the generated source may spell as it is: an exact
+    ``str``, an identifier, not a keyword, and unchanged by the NFKC
+    normalisation Python applies to identifiers in source."""
+    return (type(text) is str and text.isidentifier() and not keyword.iskeyword(text)
+            and unicodedata.normalize("NFKC", text) == text)
+
+
+def _int_text(x: object) -> str:
+    """An ``int`` operand (a loop bound: a Python int or anything with
+    ``__index__``) as source: the ``repr`` of the exact int."""
+    return repr(operator.index(x))
 
 
 def _divisions() -> frozenset:
@@ -158,7 +196,9 @@ def _is_division(fn: Any) -> bool:
 @register_lowering(CallOp)
 def _call_lowering(em: _Emitter, op: CallOp, indent: str) -> None:
     args, kwargs = jax.tree_util.tree_unflatten(op.treedef, op.leaves)
-    parts = [em.tree(a) for a in args] + [f"{k}={em.tree(v)}" for k, v in kwargs.items()]
+    parts = [em.tree(a) for a in args]
+    for k, v in kwargs.items():   # a keyword given through ``**`` may be any string
+        parts.append(f"{k}={em.tree(v)}" if _is_name(k) else f"**{{{em.tree(k)}: {em.tree(v)}}}")
     if _is_division(op.fn) and len(args) == 2 and not kwargs and _constant_divisor(args[1]) \
             and isinstance(args[0], Value):
         # a division, as eager computes it (op by op, the divisor is no constant to XLA)
@@ -169,7 +209,7 @@ def _call_lowering(em: _Emitter, op: CallOp, indent: str) -> None:
         call = f"{em.const(op.fn)}({', '.join(parts)})"
     n = len(op.results)
     # The callee returns a pytree; its array leaves are the op's results.
-    em.emit(indent, f"{em.targets(op)} = _array_leaves({call}, {n}){_comment(op)}  # {qualified_name(op.fn)}")
+    em.emit(indent, f"{em.targets(op)} = _array_leaves({call}, {n}){_comment(op)}  # {_comment_text(qualified_name(op.fn))}")
 
 
 @register_lowering(ConstOp)
@@ -205,7 +245,7 @@ def _while_lowering(em: _Emitter, op: WhileOp, indent: str) -> None:
     b = em.region_fn(op.body, indent, "body_")
     init = "".join(em.ref(v) + ", " for v in op.init)
     if op.max_iters is not None:   # a lax.scan of max_iters guarded steps (bounded.py)
-        call = f"_bounded_while({c}, {b}, ({init}), {op.max_iters}, {em.const(op.loc)})"
+        call = f"_bounded_while({c}, {b}, ({init}), {_int_text(op.max_iters)}, {em.const(op.loc)})"
     else:
         call = f"lax.while_loop(_splat({c}), _splat_tuple({b}), ({init}))"
     em.emit(indent, f"{em.targets(op)} = {call}{_comment(op)}")
@@ -215,9 +255,10 @@ def _while_lowering(em: _Emitter, op: WhileOp, indent: str) -> None:
 def _for_lowering(em: _Emitter, op: ForOp, indent: str) -> None:
     b = em.region_fn(op.body, indent, "body_")
     init = "".join(em.ref(v) + ", " for v in op.init)
-    lo, hi = (em.ref(x) if isinstance(x, Value) else repr(x) for x in (op.lower, op.upper))
+    lo, hi = (em.ref(x) if isinstance(x, Value) else _int_text(x) for x in (op.lower, op.upper))
     if op.max_iters is not None:   # a lax.scan of max_iters guarded steps (bounded.py)
-        call = f"_bounded_fori({lo}, {hi}, {b}, ({init}), {op.max_iters}, {op.done!r}, {em.const(op.loc)})"
+        done = "None" if op.done is None else _int_text(op.done)
+        call = f"_bounded_fori({lo}, {hi}, {b}, ({init}), {_int_text(op.max_iters)}, {done}, {em.const(op.loc)})"
     else:
         call = f"lax.fori_loop({lo}, {hi}, _index_splat({b}), ({init}))"
     em.emit(indent, f"{em.targets(op)} = {call}{_comment(op)}")
@@ -306,7 +347,7 @@ def lower_graph(graph: Graph, x64: bool = False) -> Lowered:
     (``x32_call``)."""
     em = _Emitter(x64)
     params = ", ".join(em.define(p) for p in graph.params)
-    name = "lowered_" + "".join(c if c.isalnum() else "_" for c in graph.name)
+    name = "lowered_" + "".join(c if c.isascii() and c.isalnum() else "_" for c in _exact_str(graph.name))
     em.emit("", f"def {name}({params}):")
     for p in graph.params:
         if p.type.weak_type:   # a Python number passed as a strong NumPy scalar
@@ -316,6 +357,6 @@ def lower_graph(graph: Graph, x64: bool = False) -> Lowered:
     source = "\n".join(em.lines) + "\n"
     namespace = dict(_RUNTIME)
     namespace.update({f"k{i}": c for i, c in enumerate(em.consts)})
-    code = compile(source, f"<ast2graph lowered {graph.name}>", "exec")
+    code = compile(source, f"<ast2graph lowered {_comment_text(graph.name)}>", "exec")
     exec(code, namespace)  # noqa: S102 - our own generated code
     return Lowered(source, namespace[name], em.consts, x64)

@@ -10,8 +10,13 @@ Invariants: the whole file is parsed, so node positions are file positions;
 the tree is cached per code object and shared between calls and between
 closures of one def -- annotate it (identity-keyed side tables) but never
 mutate it. ``globals``/``closure`` always belong to the function passed in.
-Errors: ``NoSourceError`` (no Python source), ``UnsupportedSyntaxError``
-(``async def``), ``ConversionError`` (file unparsable or edited).
+The source is used only when it still compiles to the function's code
+object (``codecheck.compiles_to``): a file edited after its module was loaded
+holds text the function does not run.
+Errors: ``NoSourceError`` (no Python source), ``StaleSourceError`` (a
+``NoSourceError``: the file, or ``linecache``, no longer holds the source the
+function was compiled from, or no longer parses), ``UnsupportedSyntaxError``
+(``async def``).
 """
 
 from __future__ import annotations
@@ -22,12 +27,13 @@ from dataclasses import dataclass, field
 
 import gast
 
-from ast2graph.diagnostics import Loc, UnsupportedSyntaxError
+from ast2graph.diagnostics import ConversionError, Loc, UnsupportedSyntaxError
+from ast2graph.parser.codecheck import compiles_to
 from ast2graph.parser.locate import find_node, normalise
-from ast2graph.parser.source import SourceFile, load_source
+from ast2graph.parser.source import SourceFile, StaleSourceError, load_source
 from ast2graph.parser.unwrap import unwrap_callable
 
-__all__ = ["ParsedFunction", "parse_function", "unwrap_callable"]
+__all__ = ["ParsedFunction", "StaleSourceError", "parse_function", "unwrap_callable"]
 
 _ASYNC_FLAGS = inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR | inspect.CO_ITERABLE_COROUTINE
 
@@ -89,7 +95,12 @@ def parse_function(fn: object) -> ParsedFunction:
 
 def _build_entry(fn: types.FunctionType) -> _Entry:
     source = load_source(fn)
-    node = find_node(source, fn)
+    try:
+        node = find_node(source, fn)
+    except StaleSourceError:
+        raise
+    except ConversionError as e:   # the file does not parse: it is not the text fn was compiled from
+        raise StaleSourceError(f"{e.message}; {_stale_message(fn, source)}", e.loc) from e
     if isinstance(node, gast.AsyncFunctionDef) or fn.__code__.co_flags & _ASYNC_FLAGS:
         raise UnsupportedSyntaxError(
             f"async def {fn.__qualname__} is not supported by to_static: "
@@ -97,7 +108,16 @@ def _build_entry(fn: types.FunctionType) -> _Entry:
             "call it without to_static",
             Loc(source.filename, node.lineno, node.col_offset, fn.__qualname__),
         )
+    if not compiles_to(source, node, fn.__code__, fn.__globals__):
+        raise StaleSourceError(_stale_message(fn, source),
+                               Loc(source.filename, fn.__code__.co_firstlineno, 0, fn.__qualname__))
     return _Entry(normalise(node), source)
+
+
+def _stale_message(fn: types.FunctionType, source: SourceFile) -> str:
+    return (f"the source of {fn.__qualname__!r} in {source.filename} (line {fn.__code__.co_firstlineno}) "
+            "is not the code it runs: the file was edited after it was loaded; "
+            "it runs as loaded (reload the module to convert the new text)")
 
 
 def _closure_of(fn: types.FunctionType) -> dict[str, types.CellType]:

@@ -16,24 +16,24 @@ from typing import Iterator
 
 import gast
 
-from ast2graph.diagnostics import ConversionError, Loc
-from ast2graph.parser.source import SourceFile, describe_callable
+from ast2graph.diagnostics import Loc
+from ast2graph.parser.source import SourceFile, StaleSourceError, describe_callable
 
 Position = tuple[int, int, int, int]
 
 
 def find_node(source: SourceFile, fn: types.FunctionType) -> gast.AST:
-    """The def/lambda node of ``fn`` in ``source``; ConversionError if absent."""
+    """The def/lambda node of ``fn`` in ``source``; StaleSourceError if absent."""
     code = fn.__code__
     if code.co_name == "<lambda>":
         node = _find_lambda(source, code)
     else:
         node = source.function(code.co_name, code.co_firstlineno)
     if node is None:
-        raise ConversionError(
+        raise StaleSourceError(
             f"cannot find the source of {describe_callable(fn)} in "
-            f"{source.filename} at line {code.co_firstlineno}; was the file "
-            "edited after the function was defined?",
+            f"{source.filename} at line {code.co_firstlineno}: the file was "
+            "edited after the function was loaded; it runs as loaded",
             Loc(source.filename, code.co_firstlineno, 0, fn.__qualname__),
         )
     return node

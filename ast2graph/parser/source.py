@@ -14,15 +14,24 @@ callers must never mutate them.
 
 from __future__ import annotations
 
+import ast
 import inspect
 import linecache
+import re
 import tokenize
 import types
 from dataclasses import dataclass, field
+from typing import Iterator
 
 import gast
 
 from ast2graph.diagnostics import ConversionError, Loc, NoSourceError
+
+
+class StaleSourceError(NoSourceError):
+    """The source read for a function (its file on disk, or ``linecache``)
+    does not compile to the code the function runs: the file was edited
+    after the module was loaded. The function runs as loaded, eagerly."""
 
 
 @dataclass(eq=False)
@@ -43,6 +52,7 @@ class SourceFile:
     _defs: dict[tuple[str, int], gast.AST] = field(default_factory=dict, repr=False)
     _lambdas: dict[int, list[gast.Lambda]] = field(default_factory=dict, repr=False)
     _blocks: set[int] = field(default_factory=set, repr=False)
+    _imported: frozenset[str] | None = field(default=None, repr=False)
 
     @property
     def module(self) -> gast.Module:
@@ -67,6 +77,13 @@ class SourceFile:
             if node is None:
                 node = self.defs().get((name, line))
         return node
+
+    def imported_names(self) -> frozenset[str]:
+        """Names bound by the file's import statements (found line by line,
+        without parsing the file; a guess: ``codecheck`` proves what it uses)."""
+        if self._imported is None:
+            self._imported = frozenset(_import_names(self.lines))
+        return self._imported
 
     def lambdas(self, line: int) -> list[gast.Lambda]:
         """Every ``gast.Lambda`` starting on ``line``, in source order."""
@@ -109,6 +126,42 @@ class SourceFile:
 
 
 _FILES: dict[str, SourceFile] = {}
+_IMPORT_LINE = re.compile(r"[ \t]*(?:import|from)[ \t]")
+_TOP_BLOCK = re.compile(r"(?:if|elif|else|try|except|finally|with)\b")
+
+
+def _module_level(lines: tuple[str, ...], i: int) -> bool:
+    """Line ``i`` is at module level: at column 0, or under a top-level
+    ``if``/``try``/``with`` (the nearest line above at column 0)."""
+    if not lines[i][:1].isspace():
+        return True
+    for line in reversed(lines[max(0, i - 200):i]):
+        if line[:1] and not line[:1].isspace() and not line.startswith("#"):
+            return bool(_TOP_BLOCK.match(line))
+    return False
+
+
+def _import_names(lines: tuple[str, ...]) -> Iterator[str]:
+    """The names module-level import statements bind: each line that starts
+    one (at column 0, or in a block of a top-level ``if``/``try``/``with``),
+    joined with its continuation lines, parsed alone."""
+    for i, line in enumerate(lines):
+        if not _IMPORT_LINE.match(line) or not _module_level(lines, i):
+            continue
+        text = line.strip()
+        for extra in lines[i + 1:i + 64]:
+            if not (text.endswith("\\") or text.count("(") > text.count(")")):
+                break
+            text = text.rstrip("\\") + " " + extra.strip()
+        try:
+            stmts = ast.parse(text).body
+        except (SyntaxError, ValueError):
+            continue
+        for stmt in stmts:
+            if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+                for alias in stmt.names:
+                    if alias.name != "*":
+                        yield alias.asname or alias.name.split(".")[0]
 
 
 def first_line(node: gast.AST) -> int:

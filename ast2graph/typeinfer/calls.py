@@ -26,7 +26,7 @@ import numpy as np
 from ..diagnostics import NoSourceError
 from ..fallback.sites import FallbackCode, GraphBreak
 from ..ir.core import Value
-from ..parser import unwrap_callable
+from ..parser import StaleSourceError, unwrap_callable
 from ..resolver import (CallKind, classify_callee, is_effectful, is_host_printer, is_pure_static_callable,
                         qualified_name)
 from . import arrays, jaxcallbacks
@@ -532,6 +532,8 @@ class CallMixin:
         try:
             fn, bound_args, bound_kwargs = unwrap_callable(callee)
             unit = unit_of_function(fn)
+        except StaleSourceError as e:   # its file was edited: the code it was loaded with runs, in Python
+            raise self.graph_break(FallbackCode.NO_SOURCE, node, str(e), hint="reload the module that defines it")
         except NoSourceError:
             if contains_value_any(args, kwargs):
                 return self.emit_call(callee, args, kwargs, node)
