@@ -10,6 +10,7 @@ eager, whether the statement is graph or falls back.
 import os
 import sys
 
+import jax
 import jax.numpy as jnp
 import pytest
 
@@ -366,3 +367,22 @@ def test_iterator_made_inside_is_one_graph():
         return total
 
     check(f, X)
+
+
+# A helper without Python source (made by exec) is never traced by JAX as a
+# black box: its print ran once at trace time and never again (found by helper-6).
+_NS: dict = {"jnp": jnp}
+exec("def nosource_helper(v):\n    print('helper ran')\n    return v * 2\n", _NS)
+
+
+def calls_nosource_helper(x):
+    return _NS["nosource_helper"](x) + 1
+
+
+def maps_nosource_helper(x):
+    return jax.lax.map(_NS["nosource_helper"], x)
+
+
+@pytest.mark.parametrize("fn", [calls_nosource_helper, maps_nosource_helper])
+def test_helper_without_source_runs_in_python_every_call(fn):
+    check_sequence(lambda: (fn, None), [lambda f, w: f(jnp.ones(3))] * 3, full_graph=False)

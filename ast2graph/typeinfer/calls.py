@@ -338,7 +338,10 @@ class CallMixin:
 
     def _no_python_effect(self, tree: Any, resolve: Any, name: str, node: Any) -> None:
         """A function JAX will trace once for all calls must have no Python effect."""
-        found = jaxcallbacks.python_effect(tree, resolve) if tree is not None else None
+        if tree is None:   # no source (exec'd, edited since import): its effects cannot be known
+            raise self.graph_break(FallbackCode.SIDE_EFFECT, node, f"{name}, handed to JAX, has no Python source to "
+                                   "read: a Python effect in it would run once in a graph, on every call in eager", "call")
+        found = jaxcallbacks.python_effect(tree, resolve)
         if found is not None:
             raise self.graph_break(FallbackCode.SIDE_EFFECT, node, f"{name}, handed to JAX, has a Python side effect "
                                    f"({found[1]}, line {getattr(found[0], 'lineno', '?')}) that eager runs each time "
@@ -535,8 +538,8 @@ class CallMixin:
         except StaleSourceError as e:   # its file was edited: the code it was loaded with runs, in Python
             raise self.graph_break(FallbackCode.NO_SOURCE, node, str(e), hint="reload the module that defines it")
         except NoSourceError:
-            if contains_value_any(args, kwargs):
-                return self.emit_call(callee, args, kwargs, node)
+            # not traced by JAX as a black box either: a Python effect in it
+            # (a print, an append) would run once at trace time, not every call
             raise self.graph_break(FallbackCode.OPAQUE_CALL, node, f"{qualified_name(callee)} has no Python source")
         except GraphBreak:
             raise

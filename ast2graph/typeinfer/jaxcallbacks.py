@@ -85,6 +85,8 @@ def _call_effect(call: gast.Call, own: set[str], resolve: Callable[[str], Any], 
         return call, f"a call of `{getattr(value, '__qualname__', value)}`"
     if depth < _DEPTH and isinstance(value, types.FunctionType) and not _jax_or_numpy(value):
         tree = _tree_of(value)
+        if tree is None:
+            return call, f"a call of `{value.__qualname__}`, whose source cannot be read (its effects are unknown)"
         if tree is not None:
             inner = python_effect(tree, _globals_resolver(value), depth + 1)
             if inner is not None:
