@@ -12,7 +12,8 @@ values of the eager loop, its body run and its condition evaluated as often as
 eager runs them (the condition once more than the body); a loop that would run
 longer raises instead of returning a truncated result, under ``jax.jit``,
 ``jax.grad`` and ``jax.vmap`` (if any element still runs). The error is
-recorded in ``HostErrors`` so that a plain call re-raises it with its type.
+recorded in ``HostErrors`` so that a plain call re-raises it with its type
+(JAX itself sees ``HostRaised``).
 
 Under ``vmap`` a batched ``lax.cond`` runs both branches for every element,
 so a check inside a branch or a bounded loop's step is masked by whether the
@@ -127,24 +128,9 @@ def raise_if(flag: Any, raiser: Callable[..., None], *payload: Any) -> None:
     mask = functools.reduce(jnp.logical_and, _active_stack(), jnp.asarray(flag))
 
     def call() -> None:
-        jax.debug.callback(_guarded(_quiet(raiser)), mask, *payload)
+        jax.debug.callback(_guarded(raiser), mask, *payload)
 
     lax.cond(jnp.any(mask), call, lambda: None)
-
-
-def _quiet(raiser: Callable[..., None]) -> Callable[..., None]:
-    """Mark what ``raiser`` raises: it reaches the user as it is, so JAX's
-    log of a failed debug callback is noise."""
-
-    @functools.wraps(raiser)
-    def run(*args: Any) -> None:
-        try:
-            raiser(*args)
-        except Exception as e:
-            e._a2g_runtime = True  # type: ignore[attr-defined]
-            raise
-
-    return run
 
 
 def _raise_if_running(n: int, loc: Loc, construct: str, still: Any) -> None:
@@ -155,7 +141,8 @@ def _raise_if_running(n: int, loc: Loc, construct: str, still: Any) -> None:
 
 
 class _QuietRuntimeErrors(logging.Filter):
-    """JAX logs every exception a debug callback raises; ours reach the user anyway."""
+    """JAX logs every exception a debug callback raises; ours (``HostRaised``,
+    standing for any ``BaseException`` the check raised) reach the user anyway."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         return not (record.exc_info and getattr(record.exc_info[1], "_a2g_runtime", False))
