@@ -209,3 +209,59 @@ def test_traceback_of_an_exception_from_a_host_callback():
     e = _raised(to_static(f), X)
     assert type(e) is RuntimeError
     assert traceback.extract_tb(e.__traceback__)[-1].name == "__str__"
+
+
+# ------------------------------ jax.grad through a loop without max_iters
+def newton_sqrt(a):
+    x = a
+    while jnp.abs(x * x - a).max() > 1e-5:
+        x = 0.5 * (x + a / x)
+    return x
+
+
+def power(a, n):
+    acc = a
+    for i in range(n):
+        acc = acc * a
+    return acc
+
+
+def _while_sqrt(a):
+    """The same loop written for JAX: what the graph must equal."""
+    return jax.lax.while_loop(lambda x: jnp.abs(x * x - a).max() > 1e-5, lambda x: 0.5 * (x + a / x), a)
+
+
+A = jnp.array([2.0, 3.0])
+
+
+@pytest.mark.parametrize("transform", ["grad", "jit(grad)", "vmap(grad)", "jacrev"])
+def test_grad_through_an_unbounded_loop_names_the_loop_and_max_iters(transform):
+    f = to_static(newton_sqrt, full_graph=True)
+    loss = jax.grad(lambda a: f(a).sum())
+    g = {"grad": loss, "jit(grad)": jax.jit(loss), "vmap(grad)": jax.vmap(loss), "jacrev": jax.jacrev(f)}[transform]
+    with pytest.raises(ValueError, match=r"`while` loop at .*test_graph_exceptions.py:\d+.*max_iters=N") as info:
+        g(jnp.stack([A, A]) if transform == "vmap(grad)" else A)
+    last = traceback.extract_tb(info.value.__traceback__)[-1]
+    assert (last.name, last.line) == ("newton_sqrt", "while jnp.abs(x * x - a).max() > 1e-5:")
+    assert f"test_graph_exceptions.py:{last.lineno}" in str(info.value)
+
+
+def test_grad_through_a_traced_range_names_the_for_loop():
+    f = to_static(power, full_graph=True)
+    with pytest.raises(ValueError, match=r"`for` loop at .*max_iters=N"):
+        jax.grad(lambda a: f(a, jnp.array(3)).sum())(A)
+
+
+def test_forward_mode_and_plain_calls_are_unchanged():
+    f = to_static(newton_sqrt, full_graph=True)
+    np.testing.assert_array_equal(f(A), _while_sqrt(A))
+    for got, want in [(jax.jvp(f, (A,), (jnp.ones(2),)), jax.jvp(_while_sqrt, (A,), (jnp.ones(2),))),
+                      (jax.jacfwd(f)(A), jax.jacfwd(_while_sqrt)(A)),
+                      (jax.jacfwd(jax.jacfwd(f))(A), jax.jacfwd(jax.jacfwd(_while_sqrt))(A)),
+                      (jax.vmap(f)(jnp.stack([A, A + 1])), jax.vmap(_while_sqrt)(jnp.stack([A, A + 1]))),
+                      (jax.linearize(f, A)[1](jnp.ones(2)), jax.linearize(_while_sqrt, A)[1](jnp.ones(2)))]:
+        jax.tree_util.tree_map(np.testing.assert_array_equal, got, want)
+    # the marker is compiled away: the compiled graph is the plain while loop's
+    assert "forward_only" not in jax.jit(f).lower(A).as_text()
+    bounded = to_static(newton_sqrt, max_iters=20, full_graph=True)
+    np.testing.assert_allclose(jax.grad(lambda a: bounded(a).sum())(A), jax.jacfwd(_while_sqrt)(A).sum(0), rtol=1e-5)
