@@ -38,7 +38,7 @@ import jax
 
 _OWN_DIRS = (os.path.dirname(os.path.abspath(__file__)) + os.sep,
              os.path.dirname(os.path.abspath(jax.__file__)) + os.sep)
-_last_thrown: list[int] = [0]   # id of the last exception ``throw`` raised
+_last_thrown: list[tuple] = [()]   # (id, type) of the last exception ``throw`` raised (no reference kept)
 
 
 _FALSE = "F"   # the fake assert's test: runs of this letter, bound to ``_NEVER`` (``_Names``)
@@ -132,7 +132,7 @@ def _tokens(line: UserLine) -> list[tuple[str, int, int]]:
         t0, tc0, t1, tc1 = part
         # a false name, not a constant (the compiler would fold ``assert 0``)
         test = [(line.test or _FALSE * (tc1 - tc0), t0, tc0)] if t0 == t1 else \
-            [(f"{_FALSE}*(", t0, tc0), (f"{_FALSE})", t1, tc1 - 2)]
+            [(f"{_FALSE}<(", t0, tc0), (f"{_FALSE})", t1, tc1 - 2)]
         return [("assert", l0, c0), *test] + ([(",_", -1, -1)] if form == "assert-msg" else [])
     return [("raise", l0, c0), ("_", l1, c1 - 1)]
 
@@ -162,6 +162,8 @@ def _layout(tokens: list[tuple[str, int, int]]) -> str | None:
 
 def _fake_code(line: UserLine) -> types.CodeType:
     first = min(line.firstlineno, line.span[0])
+    if first == line.span[0] > 1 and line.span[1] > 0:   # `def f(x): assert ...`: the `if 1:` goes a line up
+        first -= 1
     stmt = _layout(_tokens(line))
     if stmt is None or line.span[1] == 0 or line.span[0] == first:   # columns the user's where they can be
         text = "\n" * (line.span[0] - first) + (_compact(line.form) if stmt is None else stmt.lstrip(" "))
@@ -192,21 +194,21 @@ def throw(site: RaiseSite | None, form: str, operand: Any) -> NoReturn:
             raise AssertionError(*([operand] if form == "assert-msg" else []))
         raise operand() if form == "raise-call" else operand
     except BaseException as e:
-        _last_thrown[0] = id(e)
+        _last_thrown[0] = (id(e), type(e))
         raise
 
 
 def rethrow(error: BaseException) -> NoReturn:
     """Raise ``error``, which user code a host callback ran raised, JAX's
     and ast2graph's frames dropped from its traceback."""
-    _last_thrown[0] = id(error)
+    _last_thrown[0] = (id(error), type(error))
     raise error.with_traceback(_user_frames(error.__traceback__))
 
 
 def hide_frames(error: BaseException) -> None:
     """At the converted function's boundary: the traceback of an exception
     ``throw`` raised without ast2graph's and JAX's frames."""
-    if id(error) != _last_thrown[0] or getattr(jax.config, "jax_traceback_filtering", "auto") == "off":
+    if (id(error), type(error)) != _last_thrown[0] or getattr(jax.config, "jax_traceback_filtering", "auto") == "off":
         return
     error.__traceback__ = _user_frames(error.__traceback__)
 

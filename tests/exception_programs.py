@@ -97,3 +97,18 @@ def interrupts(x):
     if x.sum() > 0:
         raise KeyboardInterrupt
     return x + 1
+
+
+def asserts_multi_line(x):
+    assert (x.sum()
+            < 0), "multi-line test"
+    return x + 1
+
+
+def asserts_name(x):
+    ok = x.sum() < 0
+    assert ok
+    return x + 1
+
+
+def asserts_one_line(x): assert x.sum() < 0; return x + 1  # noqa: E701, E702

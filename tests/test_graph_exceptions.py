@@ -16,14 +16,14 @@ import numpy as np
 import pytest
 
 from ast2graph import explain, to_static
-from exception_programs import (PREBUILT, CodedError, asserts_call, asserts_compare, bare_class, calls_helper, exits,
-                                interrupts, keyword_only, multi_line, numpy_arguments, prebuilt, traced_arguments,
-                                unbuildable)
+from exception_programs import (PREBUILT, CodedError, asserts_call, asserts_compare, asserts_multi_line, asserts_name,
+                                asserts_one_line, bare_class, calls_helper, exits, interrupts, keyword_only, multi_line,
+                                numpy_arguments, prebuilt, traced_arguments, unbuildable)
 
 
 X = jnp.ones(3)
 RAISERS = [keyword_only, prebuilt, bare_class, traced_arguments, unbuildable, multi_line, calls_helper,
-           asserts_compare, asserts_call, exits, interrupts]
+           asserts_compare, asserts_call, asserts_multi_line, asserts_name, asserts_one_line, exits, interrupts]
 
 
 def _raised(fn, *args):
