@@ -163,15 +163,23 @@ def local_instance(x):
     return x + 1
 
 
-@pytest.mark.parametrize("fn", [fresh_list_argument, local_instance])
+def local_coded_instance(x):
+    err = CodedError("made in the call", code=7)
+    if x.sum() > 0:
+        raise err
+    return x + 1
+
+
+@pytest.mark.parametrize("fn", [fresh_list_argument, local_instance, local_coded_instance])
 def test_fresh_objects_are_made_per_call(fn):
     """Eager makes a new list (a new exception) on every call: so does the
     call (the raise of a fresh list runs in Python rather than reuse one
-    made at trace time; a built-in exception made in the call is made anew
-    by the check)."""
+    made at trace time; an exception made in the call is made anew by the
+    check, with its arguments and attributes)."""
     static = to_static(fn)
     first, second = _raised(static, X), _raised(static, X)
-    assert first is not second and first.args == _raised(fn, X).args
+    assert first is not second and type(first) is type(second) is type(_raised(fn, X))
+    assert first.args == _raised(fn, X).args and vars(first) == vars(_raised(fn, X))
     if fn is fresh_list_argument:
         assert first.args[0] is not second.args[0]
     np.testing.assert_allclose(static(-X), fn(-X))

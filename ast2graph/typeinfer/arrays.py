@@ -292,17 +292,25 @@ class Static:
 
 
 class Remake:
-    """A built-in exception made in the converted function (``err =
-    ValueError(...)``, then ``raise err``): eager makes one per call, so
-    the check makes an equal new one (type and arguments) each time it fires."""
+    """An exception made in the converted function (``err = E(...)``, then
+    ``raise err``), made once while tracing: eager makes one per call, so the
+    check makes a new one each time it fires, equal to it: its type, its
+    arguments and its attributes (a shallow copy; ``__init__`` is not run
+    again, as eager runs it once, where the exception was made)."""
 
-    __slots__ = ("cls", "args")
+    __slots__ = ("cls", "args", "state")
 
-    def __init__(self, cls: type, args: tuple):
-        self.cls, self.args = cls, args
+    def __init__(self, exc: BaseException):
+        self.cls, self.args, self.state = type(exc), exc.args, dict(vars(exc))
 
     def __call__(self) -> BaseException:
-        return self.cls(*self.args)
+        base = next(c for c in self.cls.__mro__ if c.__module__ == "builtins")   # its __new__ sets the built-in fields
+        error = base.__new__(self.cls, *self.args)
+        error.args = self.args
+        if base.__init__ is not BaseException.__init__ and self.cls.__init__ is base.__init__:
+            base.__init__(error, *self.args)   # OSError, StopIteration...: fields set in __init__
+        vars(error).update(self.state)
+        return error
 
     def __repr__(self) -> str:
         return f"{self.cls.__name__}{self.args!r}"

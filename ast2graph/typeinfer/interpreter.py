@@ -1303,7 +1303,7 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin, NnxMixin)
         calls the constructor as written each time; ``raise Cls`` calls
         ``Cls()``; ``raise ERR`` of an exception that exists before the call
         (a global, an attribute of an argument) raises that very object, of
-        a built-in exception made in the call (``err = ValueError(..)``)
+        one made in the call (``err = E(..)``, made once while tracing)
         raises an equal new one per call, as eager makes one per call."""
         if isinstance(node, gast.Call):
             if any(isinstance(a, gast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
@@ -1318,9 +1318,9 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin, NnxMixin)
             return value, (), {}
         if isinstance(value, BaseException) and self._preexisting(node, value):
             return value, (), {}
-        if isinstance(value, BaseException) and type(value).__module__ == "builtins" and self._immutable(value.args) \
-                and not vars(value) and value.__traceback__ is None and value.__context__ is None:
-            return arrays.Remake(type(value), value.args), (), {}   # made in the call: a new one per call, as eager's
+        if isinstance(value, BaseException) and value.__traceback__ is None and value.__context__ is None \
+                and value.__cause__ is None and not contains_standin((value.args, vars(value))):
+            return arrays.Remake(value), (), {}   # made in the call: a new one per call, as eager's
         return None
 
     def check_arguments(self, args: list, keywords: list, start: int) -> tuple[tuple, dict] | None:
