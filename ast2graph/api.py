@@ -49,6 +49,7 @@ from .typeinfer.guards import Identity, changed_attributes, object_key
 from .typeinfer.specialize import leaf_paths, numpy_aliasing
 from .typeinfer.nnx import boundary_leaf, is_node
 from .typeinfer.trees import tree_flatten
+from .tracebacks import hide_frames
 from .typeinfer.arrays import HostErrors
 from .typeinfer.lattice import (TracedNumber, array_type_of, is_array, is_traceable_number, to_python_number,
                                 traced_int_ok)
@@ -254,6 +255,7 @@ class GraphPlan:
         HostErrors.take()   # one left by a failed call under an outer jax.jit is not this call's
         if self.int_inputs:
             check_int_inputs(self.int_inputs, arrays_in)
+        thrown = None
         try:
             if self.x64:
                 with jax.enable_x64(True):
@@ -270,10 +272,11 @@ class GraphPlan:
             self.stale = True   # an array read from outside changed shape or dtype; nothing ran
             raise
         except Exception:
-            error = HostErrors.take()
-            if error is not None:
-                raise error from None  # what the user's callback raised, as eager raises it
-            raise
+            thrown = HostErrors.take()
+            if thrown is None:
+                raise
+        if thrown is not None:   # outside the handler: the context is the caller's, as eager's
+            thrown.throw()   # what the check or the user's callback raised, from the user's line
         filled = self.converted(outs)
         for j, k in self.passthrough:
             filled[j] = leaves[k]
@@ -632,28 +635,32 @@ class StaticFunction:
         return functools.partial(self, obj)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        fast = self._fast
-        if fast is not None and not kwargs:
-            value = fast(args)
-            if value is not MISS:
-                return value
-        if self._jit is not None:
-            return self._call_placed(args, kwargs)
-        if self._unit is None:
-            return self._fn(*args, **kwargs)
-        env = self._bind(args, kwargs)
-        self._note_busy_scalars(env)
-        self._single = None
-        kind, value = self._top(env)
-        if CELLS in env:   # closures made by interpreted statements see the variables' final values
-            call_cells(env, self._unit.cellvars)
-        if self._single is not None:
-            if not kwargs and self._record is None:
-                self._fast = make_fast_call(self, self._single[0], args, *self._single[1:])
+        try:
+            fast = self._fast
+            if fast is not None and not kwargs:
+                value = fast(args)
+                if value is not MISS:
+                    return value
+            if self._jit is not None:
+                return self._call_placed(args, kwargs)
+            if self._unit is None:
+                return self._fn(*args, **kwargs)
+            env = self._bind(args, kwargs)
+            self._note_busy_scalars(env)
             self._single = None
-        else:
-            self._fast = None
-        return value if kind == RETURN else None
+            kind, value = self._top(env)
+            if CELLS in env:   # closures made by interpreted statements see the variables' final values
+                call_cells(env, self._unit.cellvars)
+            if self._single is not None:
+                if not kwargs and self._record is None:
+                    self._fast = make_fast_call(self, self._single[0], args, *self._single[1:])
+                self._single = None
+            else:
+                self._fast = None
+            return value if kind == RETURN else None
+        except BaseException as e:
+            hide_frames(e)   # a graph's exception: its traceback goes from the caller to the user's line
+            raise
 
     def _call_placed(self, args: tuple, kwargs: dict) -> Any:
         """A call with in_shardings/out_shardings: arguments and result placed

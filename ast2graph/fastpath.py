@@ -168,6 +168,7 @@ def make_fast_call(owner: Any, plan: Any, args: tuple, names: list[str], leaves:
             check_int_inputs(int_inputs, inputs)
         if HostErrors.pending is not None:
             HostErrors.pending = None
+        thrown = None
         try:
             if x64 is None:
                 outs = jitted(*inputs)
@@ -179,10 +180,11 @@ def make_fast_call(owner: Any, plan: Any, args: tuple, names: list[str], leaves:
             owner._fast = None
             return MISS
         except Exception:
-            error = HostErrors.take()
-            if error is not None:
-                raise error from None
-            raise
+            thrown = HostErrors.take()
+            if thrown is None:
+                raise
+        if thrown is not None:   # outside the handler: the context is the caller's, as eager's
+            thrown.throw()
         full = unflatten(out_treedef, outs if plain else plan.converted(outs))
         for (obj, attr), value in zip(writes, full[1]):   # lifted attribute and cell writes, in eager's order
             setattr(obj, attr, value)

@@ -6,13 +6,16 @@ the carried values).
 Produces: ``bounded_while`` and ``bounded_fori``, what a ``WhileOp``/``ForOp``
 with ``max_iters`` lowers to; ``under``, a branch function whose bound checks
 know their branch predicate; ``LoopBoundError`` raised from inside the graph
-(``jax.debug.callback``) when the bound was too small.
+(``jax.debug.callback``) when the bound was too small; ``forward_only`` for the
+results of a loop without ``max_iters`` (``lax.while_loop``): ``jax.grad``
+through it raises an error that names the loop and ``max_iters``.
 Invariants: a loop that ends within N iterations gives exactly the carried
 values of the eager loop, its body run and its condition evaluated as often as
 eager runs them (the condition once more than the body); a loop that would run
 longer raises instead of returning a truncated result, under ``jax.jit``,
 ``jax.grad`` and ``jax.vmap`` (if any element still runs). The error is
-recorded in ``HostErrors`` so that a plain call re-raises it with its type.
+recorded in ``HostErrors`` so that a plain call re-raises it with its type
+(JAX itself sees ``HostRaised``).
 
 Under ``vmap`` a batched ``lax.cond`` runs both branches for every element,
 so a check inside a branch or a bounded loop's step is masked by whether the
@@ -29,6 +32,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import linecache
 import logging
 import threading
 from typing import Any, Callable, Iterator
@@ -37,8 +41,11 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
+from jax.extend.core import Primitive
+from jax.interpreters import ad, batching, mlir
 
 from ..diagnostics import Loc, LoopBoundError
+from ..tracebacks import RaiseSite, UserLine, hide_frames, throw
 from ..typeinfer.arrays import _guarded, cast
 
 _ACTIVE = threading.local()
@@ -127,24 +134,9 @@ def raise_if(flag: Any, raiser: Callable[..., None], *payload: Any) -> None:
     mask = functools.reduce(jnp.logical_and, _active_stack(), jnp.asarray(flag))
 
     def call() -> None:
-        jax.debug.callback(_guarded(_quiet(raiser)), mask, *payload)
+        jax.debug.callback(_guarded(raiser), mask, *payload)
 
     lax.cond(jnp.any(mask), call, lambda: None)
-
-
-def _quiet(raiser: Callable[..., None]) -> Callable[..., None]:
-    """Mark what ``raiser`` raises: it reaches the user as it is, so JAX's
-    log of a failed debug callback is noise."""
-
-    @functools.wraps(raiser)
-    def run(*args: Any) -> None:
-        try:
-            raiser(*args)
-        except Exception as e:
-            e._a2g_runtime = True  # type: ignore[attr-defined]
-            raise
-
-    return run
 
 
 def _raise_if_running(n: int, loc: Loc, construct: str, still: Any) -> None:
@@ -154,8 +146,47 @@ def _raise_if_running(n: int, loc: Loc, construct: str, still: Any) -> None:
             f"(eager Python would keep iterating); raise max_iters (to_static(..., max_iters=...))", loc)
 
 
+def forward_only(outs: tuple, loc: Loc, construct: str) -> tuple:
+    """The results of a loop lowered to ``lax.while_loop`` (no ``max_iters``),
+    each float one passed through ``forward_only_p``: the identity, compiled
+    away, differentiated in forward mode (``jax.jvp``, ``jax.jacfwd``, any
+    order, under ``vmap``) as the identity, whose transpose raises an error
+    naming the user's loop and ``max_iters``. ``jax.grad`` transposes it
+    before the loop, whose own transpose would raise JAX's error, which names
+    neither."""
+    return tuple(forward_only_p.bind(o, loc=loc, construct=construct)
+                 if jnp.issubdtype(o.dtype, jnp.inexact) else o for o in outs)
+
+
+def _no_transpose(ct: Any, x: Any, *, loc: Loc, construct: str) -> None:
+    """Raised from the user's loop line (a synthetic frame, ``tracebacks``)."""
+    error = ValueError(
+        f"jax.grad (reverse-mode differentiation) cannot go through the `{construct}` loop at {loc.file}:{loc.line}: "
+        "its trip count is traced, so it is compiled to lax.while_loop, which JAX differentiates in forward mode "
+        "only (jax.jvp, jax.jacfwd). Give it a bound: to_static(..., max_iters=N) compiles it to a lax.scan of at "
+        "most N iterations, which jax.grad differentiates (a loop still running after N iterations raises "
+        "LoopBoundError).")
+    text = linecache.getline(loc.file, loc.line).rstrip()
+    line = UserLine(loc.file, (loc.line, loc.col, loc.line, max(len(text), loc.col + 1)), None, "raise",
+                    loc.function.rsplit(".", 1)[-1] or "<module>", loc.function, max(loc.line - 1, 1), {})
+    try:
+        throw(RaiseSite((line,)), "raise", error)
+    except ValueError as e:
+        hide_frames(e)   # JAX drops its own frames; these are ours
+        raise
+
+
+forward_only_p = Primitive("ast2graph_forward_only")
+forward_only_p.def_impl(lambda x, **_: x)
+forward_only_p.def_abstract_eval(lambda x, **_: x)
+ad.deflinear2(forward_only_p, _no_transpose)
+batching.primitive_batchers[forward_only_p] = lambda args, dims, **p: (forward_only_p.bind(args[0], **p), dims[0])
+mlir.register_lowering(forward_only_p, mlir.lower_fun(lambda x, **_: x, multiple_results=False))
+
+
 class _QuietRuntimeErrors(logging.Filter):
-    """JAX logs every exception a debug callback raises; ours reach the user anyway."""
+    """JAX logs every exception a debug callback raises; ours (``HostRaised``,
+    standing for any ``BaseException`` the check raised) reach the user anyway."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         return not (record.exc_info and getattr(record.exc_info[1], "_a2g_runtime", False))

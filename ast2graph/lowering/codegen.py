@@ -45,7 +45,7 @@ from ..resolver import qualified_name
 from ..typeinfer.arrays import cast as _convert_element_type
 from ..typeinfer.lattice import _NARROW
 from ..typeinfer.trees import tree_flatten
-from .bounded import bounded_fori, bounded_while, case_taken, under
+from .bounded import bounded_fori, bounded_while, case_taken, forward_only, under
 
 _LOWERINGS: dict[type, Callable[["_Emitter", Any, str], None]] = {}
 
@@ -246,8 +246,8 @@ def _while_lowering(em: _Emitter, op: WhileOp, indent: str) -> None:
     init = "".join(em.ref(v) + ", " for v in op.init)
     if op.max_iters is not None:   # a lax.scan of max_iters guarded steps (bounded.py)
         call = f"_bounded_while({c}, {b}, ({init}), {_int_text(op.max_iters)}, {em.const(op.loc)})"
-    else:
-        call = f"lax.while_loop(_splat({c}), _splat_tuple({b}), ({init}))"
+    else:   # jax.grad through it fails naming the loop (bounded.forward_only)
+        call = f"_forward_only(lax.while_loop(_splat({c}), _splat_tuple({b}), ({init})), {em.const(op.loc)}, 'while')"
     em.emit(indent, f"{em.targets(op)} = {call}{_comment(op)}")
 
 
@@ -259,6 +259,8 @@ def _for_lowering(em: _Emitter, op: ForOp, indent: str) -> None:
     if op.max_iters is not None:   # a lax.scan of max_iters guarded steps (bounded.py)
         done = "None" if op.done is None else _int_text(op.done)
         call = f"_bounded_fori({lo}, {hi}, {b}, ({init}), {_int_text(op.max_iters)}, {done}, {em.const(op.loc)})"
+    elif isinstance(op.lower, Value) or isinstance(op.upper, Value):   # a while_loop (bounded.forward_only)
+        call = f"_forward_only(lax.fori_loop({lo}, {hi}, _index_splat({b}), ({init})), {em.const(op.loc)}, 'for')"
     else:
         call = f"lax.fori_loop({lo}, {hi}, _index_splat({b}), ({init}))"
     em.emit(indent, f"{em.targets(op)} = {call}{_comment(op)}")
@@ -334,7 +336,7 @@ _RUNTIME = {
     "_splat_tuple": _splat_tuple, "_index_splat": _index_splat,
     "_scan_body": _scan_body, "_asarray": jax.numpy.asarray,
     "_unflatten": jax.tree_util.tree_unflatten,
-    "_bounded_while": bounded_while, "_bounded_fori": bounded_fori, "_under": under,
+    "_bounded_while": bounded_while, "_bounded_fori": bounded_fori, "_under": under, "_forward_only": forward_only,
     "_case_taken": case_taken, "_not": jax.numpy.logical_not,
     "_x32_call": x32_call, "_weak": weak, "_opaque": opaque,
 }

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import functools
 import operator
+import reprlib
+import traceback
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NoReturn
 
 import jax
 import jax.numpy as jnp
@@ -20,6 +22,7 @@ import numpy as np
 from jax import lax
 
 from ..ir.core import Value
+from ..tracebacks import RaiseSite, rethrow, throw
 from .trees import tree_flatten
 
 
@@ -76,6 +79,10 @@ class DeferredStr:
     def __format__(self, spec: str) -> str:
         return format(str(self), spec)
 
+    def __repr__(self) -> str:
+        """``f'...{}...'``, its slots empty (deterministic: the IR printer shows it)."""
+        return "f" + repr("".join(p if isinstance(p, str) else "{}" for p in self.parts))
+
     def __add__(self, other: Any) -> "DeferredStr":
         """Concatenation with a string (or another deferred one), still formatted on the host."""
         if isinstance(other, DeferredStr):
@@ -90,32 +97,80 @@ class DeferredStr:
         return NotImplemented
 
 
+class HostRaised(Exception):
+    """What a host callback raises instead of the user's exception, which
+    ``HostErrors`` keeps for the caller: JAX never handles the user's object
+    (no frames, context or attributes added to it, no log of a ``SystemExit``
+    or ``KeyboardInterrupt``: JAX handles only this ``Exception``). Its text
+    is the user's exception's, for the error JAX raises where no ast2graph
+    call catches it (under an outer ``jax.jit``)."""
+
+    _a2g_runtime = True   # reaches the user as the kept exception: JAX's log of it is noise
+
+
+class HostError:
+    """What a graph call raises from the host: an exception the user code a
+    callback ran raised (``error``), or what a checked ``raise``/``assert``
+    raises, made only now (``tracebacks.throw``'s ``site``, ``form`` and
+    ``operand``), so that it is made and raised in the user's frame."""
+
+    __slots__ = ("error", "site", "form", "operand")
+
+    def __init__(self, error: BaseException | None, site: RaiseSite | None = None, form: str = "",
+                 operand: Any = None):
+        self.error, self.site, self.form, self.operand = error, site, form, operand
+
+    def throw(self) -> NoReturn:
+        """Raise it as eager does, the traceback ending at the user's line."""
+        if self.error is not None:
+            rethrow(self.error)
+        throw(self.site, self.form, self.operand)
+
+
 class HostErrors:
     """The first exception a host callback raised during a graph call: the
-    caller re-raises it as is (same type, the user's traceback) instead of
+    caller re-raises it as is (same object, the user's traceback) instead of
     XLA's wrapper error."""
 
-    pending: BaseException | None = None
+    pending: HostError | None = None
 
     @classmethod
-    def record(cls, error: BaseException) -> None:
+    def record(cls, error: HostError) -> None:
         if cls.pending is None:
             cls.pending = error
 
     @classmethod
-    def take(cls) -> BaseException | None:
+    def take(cls) -> HostError | None:
         error, cls.pending = cls.pending, None
         return error
 
 
+def _host_raised(error: BaseException) -> HostRaised:
+    return HostRaised("".join(traceback.format_exception_only(type(error), error)).strip())
+
+
+def _check_raised(exc: Any, form: str, args: tuple, kwargs: dict, site: RaiseSite | None) -> HostRaised:
+    """``HostRaised`` for a check that fired: what it raises, described (not
+    made: it is made once, in the user's frame)."""
+    if isinstance(exc, (BaseException, Remake)):
+        return _host_raised(exc if isinstance(exc, BaseException) else exc())
+    text = ", ".join([reprlib.repr(a) for a in args] + [f"{k}={reprlib.repr(v)}" for k, v in kwargs.items()])
+    return HostRaised(f"{getattr(exc, '__qualname__', exc)}({text}) raised at {site or 'a run-time check'}")
+
+
 def _guarded(callback):
+    """``callback`` run by a JAX host callback: what it raises (any
+    ``BaseException``) is kept in ``HostErrors``, JAX sees ``HostRaised``."""
+
     @functools.wraps(callback)
     def run(*args):
         try:
             return callback(*args)
-        except BaseException as e:
-            HostErrors.record(e)
+        except HostRaised:
             raise
+        except BaseException as e:  # noqa: BLE001 - SystemExit and KeyboardInterrupt too: kept, re-raised by the caller
+            HostErrors.record(HostError(e))
+            raise _host_raised(e) from None
 
     return run
 
@@ -223,20 +278,112 @@ def numpy_index_check(shape: tuple, axes: tuple, *indices: Any) -> None:
 numpy_index_check._a2g_effect = True  # type: ignore[attr-defined]
 
 
-def raise_when(pred: Any, exc_type: type, args: tuple) -> None:
-    """At run time: ``if pred: raise exc_type(*args)`` (a ``raise`` or an
-    ``assert`` under a traced condition)."""
+class Static:
+    """An argument of a checked ``raise`` known at trace time: the very
+    object, handed to the exception's constructor as eager hands it (never
+    flattened and rebuilt as a pytree)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any):
+        self.value = value
+
+    def __repr__(self) -> str:
+        try:
+            return repr(self.value)
+        except Exception:  # noqa: BLE001 - the IR printer must not fail on a user's repr
+            return object.__repr__(self.value)
+
+
+class Remake:
+    """An exception made in the converted function (``err = E(...)``, then
+    ``raise err``), made once while tracing: eager makes one per call, so the
+    check makes a new one each time it fires, equal to it: its type, its
+    arguments and its attributes (a shallow copy; ``__init__`` is not run
+    again, as eager runs it once, where the exception was made)."""
+
+    __slots__ = ("cls", "args", "state")
+
+    def __init__(self, exc: BaseException):
+        self.cls, self.args, self.state = type(exc), exc.args, dict(vars(exc))
+
+    def __call__(self) -> BaseException:
+        base = next(c for c in self.cls.__mro__ if c.__module__ == "builtins")   # its __new__ sets the built-in fields
+        error = base.__new__(self.cls, *self.args)
+        error.args = self.args
+        if base.__init__ is not BaseException.__init__ and self.cls.__init__ is base.__init__:
+            base.__init__(error, *self.args)   # OSError, StopIteration...: fields set in __init__
+        vars(error).update(self.state)
+        return error
+
+    def __repr__(self) -> str:
+        return f"{self.cls.__name__}{self.args!r}"
+
+
+def raise_when(pred: Any, exc: Any, args: tuple = (), kwargs: dict | None = None, *, site: RaiseSite | None = None,
+               kinds: tuple = ()) -> None:
+    """At run time: ``if pred: raise exc`` where ``exc`` is an exception
+    instance (raised itself, as ``raise ERR`` raises it), else
+    ``if pred: raise exc(*args, **kwargs)`` with the constructor called on
+    the host each time the check fires, as eager calls it. ``args`` and
+    ``kwargs`` hold ``Static`` objects, graph arrays (given to the
+    constructor as eager's kinds, ``kinds``: ``eager_kind`` of each in
+    flattening order) and f-strings of them (``DeferredStr``, formatted);
+    ``site``: the user's ``raise``/``assert``, where the traceback ends."""
     from ..lowering.bounded import raise_if   # the run-time check machinery
 
-    raise_if(pred, functools.partial(_raise_exception, exc_type, args))
+    leaves, treedef = tree_flatten((args, kwargs or {}))
+    positions = tuple(i for i, x in enumerate(leaves) if isinstance(x, jax.Array))
+    statics = [None if i in positions else x for i, x in enumerate(leaves)]   # no tracer kept by the callback
+    raiser = functools.partial(_raise_exception, exc, treedef, statics, positions, kinds, site)
+    raise_if(pred, raiser, *[leaves[i] for i in positions])
 
 
 raise_when._a2g_effect = True  # type: ignore[attr-defined]
 
 
-def _raise_exception(exc_type: type, args: tuple, mask: Any) -> None:
-    if np.any(np.asarray(mask)):
-        raise exc_type(*args)
+def _raise_exception(exc: Any, treedef: Any, statics: list, positions: tuple, kinds: tuple, site: RaiseSite | None,
+                     mask: Any, *arrays_in: Any) -> None:
+    """On the host, when the check fires: keep what the user's statement
+    raises for the caller (made there, in the user's frame, as eager makes
+    it); JAX gets ``HostRaised``."""
+    if not np.any(np.asarray(mask)):
+        return
+    args, kwargs = _eager_arguments(treedef, statics, positions, kinds, arrays_in)
+    form = site.lines[-1].form if site is not None and site.lines else \
+        "raise" if isinstance(exc, BaseException) else "raise-call"
+    if form == "raise":
+        operand = exc() if isinstance(exc, Remake) else exc
+    elif form.startswith("assert"):
+        operand = args[0] if args else None
+    else:
+        operand = functools.partial(exc, *args, **kwargs)
+    HostErrors.record(HostError(None, site, form, operand))
+    raise _check_raised(exc, form, args, kwargs, site)
+
+
+def _eager_arguments(treedef: Any, statics: list, positions: tuple, kinds: tuple, arrays_in: tuple) -> tuple:
+    """The constructor's arguments as eager has them: arrays of eager's kinds,
+    f-strings formatted, ``Static`` objects themselves."""
+    filled = list(statics)
+    for n, (i, a) in enumerate(zip(positions, arrays_in)):
+        kind = kinds[n] if n < len(kinds) else "jax"
+        a = np.asarray(a)
+        if a.dtype.itemsize == 8 and a.dtype.kind in "iuf" or a.dtype == np.complex128:
+            with jax.enable_x64(True):   # 64-bit data stays 64-bit, as eager's
+                filled[i] = to_eager_kind(a, kind)
+        else:
+            filled[i] = to_eager_kind(a, kind)
+    args, kwargs = jax.tree_util.tree_unflatten(treedef, filled)
+    eager = functools.partial(jax.tree_util.tree_map, _eager_leaf,
+                              is_leaf=lambda x: isinstance(x, (DeferredStr, Static)))
+    return tuple(eager(a) for a in args), {k: eager(v) for k, v in kwargs.items()}
+
+
+def _eager_leaf(x: Any) -> Any:
+    if isinstance(x, Static):
+        return x.value
+    return str(x) if isinstance(x, DeferredStr) else x
 
 
 def _raise_index_error(shape: tuple, axes: tuple, mask: Any, *indices: Any) -> None:

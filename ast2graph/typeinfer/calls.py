@@ -580,6 +580,7 @@ class CallMixin:
         outer, outer_cont = self.frame, self.cont
         self.frame, self.cont = frame, []
         self.callers.append(outer)
+        self.call_nodes.append(node)
         self.inline_depth += 1
         try:
             self.exec_block(frame.unit.tree.body)
@@ -589,6 +590,7 @@ class CallMixin:
         finally:
             self.inline_depth -= 1
             self.callers.pop()
+            self.call_nodes.pop()
             self.frame, self.cont = outer, outer_cont
 
 

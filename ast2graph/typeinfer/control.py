@@ -88,16 +88,18 @@ class ControlMixin(ExitsMixin):
             if len(body) == 1 and isinstance(body[0], gast.Raise) and body[0].exc is not None and body[0].cause is None:
                 start = len(self.region.ops)
                 try:
-                    exc = self.static_exception(body[0].exc, body[0])
+                    checked = self.checked_exception(body[0].exc, start)
+                    if checked is not None:
+                        pred = self.emit_call(arrays.logical_not, (truth,), {}, stmt, "not") if negate else truth
+                        self.emit_raise_check(pred, body[0], *checked, "raise")
                 except GraphBreak:
-                    exc = None
-                if exc is None:
+                    checked = None
+                if checked is None:
                     del self.region.ops[start:]
                     return False
-                pred = self.emit_call(arrays.logical_not, (truth,), {}, stmt, "not") if negate else truth
-                self.emit_call(arrays.raise_when, (pred, type(exc), exc.args), {}, stmt, "raise", effect=True)
-                self.decide(stmt, "if", "checked", f"`raise {type(exc).__name__}` under a traced condition: a run-time "
-                            "check, the call raises as eager does")
+                exc = checked[0]
+                self.decide(stmt, "if", "checked", f"`raise {(exc if isinstance(exc, type) else type(exc)).__name__}` "
+                            "under a traced condition: a run-time check, the call raises as eager does")
                 self.exec_block(other)
                 return True
         return False

@@ -21,6 +21,7 @@ import collections.abc
 import contextlib
 import dataclasses
 import inspect
+import linecache
 import operator
 import os
 import sys
@@ -35,6 +36,8 @@ from ..diagnostics import Loc
 from ..fallback.sites import Decision, FallbackCode, FallbackSite, GraphBreak
 from ..ir.core import ArrayType, CallOp, Region, StandinSeen, Value, walk_ops
 from ..resolver import CallKind, NameKind, classify_callee, qualified_name
+from ..ssa.names import bound_names
+from ..tracebacks import RaiseSite, UserLine
 from . import arrays, trees
 from .blocks import BlocksMixin
 from .calls import CallMixin
@@ -197,6 +200,7 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin, NnxMixin)
         self.input_writes: dict[int, Value] = {}
         self.input_aliased: set[int] = set()
         self.callers: list[Frame] = []
+        self.call_nodes: list[Any] = []   # the nodes that called them (for a check's traceback)
         # Keys of outside Python numbers to read traced (they kept changing).
         self.traced_statics: frozenset = frozenset()
         self.traced_static_values: dict = {}   # key -> the graph input a traced outside number was read as
@@ -1237,13 +1241,14 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin, NnxMixin)
     def exec_Assert(self, stmt: gast.Assert) -> None:
         truth = self.truth(self.eval(stmt.test), stmt.test)
         if isinstance(truth, Value):
-            message = self.eval(stmt.msg) if stmt.msg is not None else None
-            if not self.raise_checks_allowed() or contains_value(message) or isinstance(message, arrays.DeferredStr):
-                raise self.graph_break(FallbackCode.CONCRETE_VALUE, stmt, "assert on a traced value with a message "
-                                       "formatted from traced values")
+            start = len(self.region.ops)
+            args = None if not self.raise_checks_allowed() else ((), {}) if stmt.msg is None else \
+                self.check_arguments([stmt.msg], [], start)
+            if args is None:
+                raise self.graph_break(FallbackCode.CONCRETE_VALUE, stmt, "assert on a traced value whose message "
+                                       "cannot be made only when the check fails")
             failed = self.emit_call(arrays.logical_not, (truth,), {}, stmt, "not")
-            args = () if stmt.msg is None else (message,)
-            self.emit_call(arrays.raise_when, (failed, AssertionError, args), {}, stmt, "assert", effect=True)
+            self.emit_raise_check(failed, stmt, AssertionError, args[0], {}, "assert")
             self.decide(stmt, "assert", "checked", "assert on a traced value: a run-time check, the call raises "
                         "AssertionError as eager does")
             return
@@ -1294,6 +1299,147 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin, NnxMixin)
         without checks): a check's callback is not ordered with the prints'
         callbacks, and eager prints exactly up to the raise."""
         return self.raise_checks and not self.handlers_depth
+
+    # ---------------------------------------------- raise and assert as run-time checks
+    def emit_raise_check(self, pred: Value, stmt: Any, exc: Any, args: tuple, kwargs: dict, construct: str) -> None:
+        """``if pred: raise`` what ``stmt`` raises (``arrays.raise_when``):
+        ``exc`` an instance raised itself, or a constructor called with
+        ``args``/``kwargs`` (``Static`` objects and graph values) on the host
+        when the check fires; the traceback ends at ``stmt``."""
+        kinds = self.value_kinds((args, kwargs), stmt)
+        self.emit_call(arrays.raise_when, (pred, exc, args, kwargs), {"site": self.raise_site(stmt), "kinds": kinds},
+                       stmt, construct, effect=True)
+
+    def raise_site(self, stmt: Any) -> RaiseSite:
+        """``stmt`` (a ``raise`` or an ``assert``)'s place in the user's
+        source, for the traceback, after the calls of the inlined functions
+        that led to it."""
+        if isinstance(stmt, gast.Assert):
+            form, part = "assert-msg" if stmt.msg is not None else "assert", stmt.test
+        else:
+            form, part = ("raise-call", stmt.exc) if isinstance(stmt.exc, gast.Call) else ("raise", None)
+        calls = [self._user_line(f.unit, node) for f, node in zip(self.callers, self.call_nodes)
+                 if getattr(node, "lineno", None) is not None]
+        return RaiseSite((*calls, self._user_line(self.frame.unit, stmt, form, part)))
+
+    def _span(self, unit: Any, node: Any) -> tuple:
+        """``node``'s (line, col, end line, end col) in its file."""
+        line, col = node.lineno, node.col_offset
+        end_line = getattr(node, "end_lineno", None) or line
+        end_col = getattr(node, "end_col_offset", None)
+        end_col = len(linecache.getline(unit.filename, end_line).rstrip()) if end_col is None else end_col
+        return line, col, end_line, end_col
+
+    def _user_line(self, unit: Any, node: Any, form: str = "call", part: Any = None) -> UserLine:
+        """``node`` (a call of an inlined function, or a ``raise``/``assert``
+        statement doing ``form``, ``part`` its call or test) in ``unit``'s
+        function, as the function's code object names it."""
+        tree, fn = unit.tree, getattr(unit.parsed, "fn", None)
+        code = getattr(fn, "__code__", None)
+        if code is not None and code.co_filename == unit.filename:
+            name, qualname, first = code.co_name, getattr(code, "co_qualname", unit.qualname), code.co_firstlineno
+        else:
+            name, qualname = getattr(tree, "name", "<lambda>"), unit.qualname
+            first = min([tree.lineno] + [d.lineno for d in getattr(tree, "decorator_list", [])])
+        test = self._fake_test(unit, part) if form.startswith("assert") else None
+        return UserLine(unit.filename, self._span(unit, node), None if part is None else self._span(unit, part), form,
+                        name, qualname, first, unit.globals, test)
+
+    def _fake_test(self, unit: Any, test: Any) -> str | None:
+        """An assert's test of one comparison, its operands replaced by runs of
+        ``F`` (``tracebacks.UserLine``): eager's traceback marks such a test.
+        None for other tests (eager marks the statement)."""
+        if not (isinstance(test, gast.Compare) and len(test.ops) == 1) \
+                or isinstance(test.ops[0], (gast.Is, gast.IsNot, gast.NotIn)):   # true of two equal stand-ins
+            return None
+        spans = [self._span(unit, n) for n in (test, test.left, test.comparators[0])]
+        if any(s[0] != s[2] or s[0] != spans[0][0] for s in spans):
+            return None
+        text = bytearray(linecache.getline(unit.filename, spans[0][0]).encode())
+        for _, c0, _, c1 in spans[1:]:
+            text[c0:c1] = b"F" * (c1 - c0)
+        return text[spans[0][1]:spans[0][3]].decode()
+
+    def checked_exception(self, node: Any, start: int) -> tuple | None:
+        """``raise <node>`` as a run-time check: ``(exc, args, kwargs)`` for
+        ``emit_raise_check``, or None where the check could not raise what
+        eager raises (the statement then runs in Python). ``raise Cls(...)``
+        calls the constructor as written each time; ``raise Cls`` calls
+        ``Cls()``; ``raise ERR`` of an exception that exists before the call
+        (a global, an attribute of an argument) raises that very object, of
+        one made in the call (``err = E(..)``, made once while tracing)
+        raises an equal new one per call, as eager makes one per call."""
+        if isinstance(node, gast.Call):
+            if any(isinstance(a, gast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
+                return None
+            ctor = self.eval(node.func)
+            if not (isinstance(ctor, type) and issubclass(ctor, BaseException)):
+                return None
+            checked = self.check_arguments(node.args, node.keywords, start)
+            return None if checked is None else (ctor, *checked)
+        value = self.eval(node)
+        if isinstance(value, type) and issubclass(value, BaseException):
+            return value, (), {}
+        if isinstance(value, BaseException) and self._preexisting(node, value):
+            return value, (), {}
+        if isinstance(value, BaseException) and value.__traceback__ is None and value.__context__ is None \
+                and value.__cause__ is None and not contains_standin((value.args, vars(value))):
+            return arrays.Remake(value), (), {}   # made in the call: a new one per call, as eager's
+        return None
+
+    def check_arguments(self, args: list, keywords: list, start: int) -> tuple[tuple, dict] | None:
+        """The arguments of a checked raise's constructor (or an assert's
+        message), evaluated now but used only when the check fires: graph
+        values and f-strings of them, objects that cannot change
+        (``Static``), objects that exist before the call; None for anything
+        else (a fresh mutable object eager makes anew on each call) or when
+        evaluating them emitted an effect (eager runs it only when raising)."""
+        def one(node: Any) -> Any:
+            value = self.eval(node)
+            if contains_standin(value, arrays_too=False):   # a local function, a range...: not eager's object
+                return NO_DEFAULT
+            if isinstance(value, (Value, arrays.DeferredStr)):
+                return value
+            if contains_standin(value):   # a container of graph values: left to Python
+                return NO_DEFAULT
+            return arrays.Static(value) if self._immutable(value) or self._preexisting(node, value) else NO_DEFAULT
+
+        values = [one(a) for a in args]
+        named = {k.arg: one(k.value) for k in keywords}
+        if any(v is NO_DEFAULT for v in (*values, *named.values())):
+            return None
+        if any(getattr(op, "fn", None) is not None and getattr(op.fn, "_a2g_effect", False)
+               for op in walk_ops(Region(ops=self.region.ops[start:]))):
+            return None
+        return tuple(values), named
+
+    @staticmethod
+    def _immutable(value: Any) -> bool:
+        """An object no one can change (so one made at trace time serves every call)."""
+        if type(value) in (tuple, frozenset):
+            return all(Specializer._immutable(v) for v in value)
+        return type(value) in (str, bytes, int, float, complex, bool, type(None), type(Ellipsis), range) \
+            or isinstance(value, (np.generic, type))
+
+    def _preexisting(self, node: Any, value: Any) -> bool:
+        """``node`` (a name or an attribute chain) reads an object that exists
+        before the call: rooted at a global, closure or parameter name, every
+        attribute a plain one (no property that makes a new object)."""
+        chain = node
+        while isinstance(chain, gast.Attribute):
+            chain = chain.value
+        if not isinstance(chain, gast.Name) or self.frame.kind(chain.id) in (NameKind.LOCAL, NameKind.UNDEFINED):
+            return False
+        if self.frame.kind(chain.id) is NameKind.PARAM \
+                and any(chain.id in bound_names(s) for s in self.frame.unit.tree.body):
+            return False   # a parameter the function rebinds
+        if isinstance(node, gast.Attribute):
+            owner = self.eval(node.value)
+            try:
+                return inspect.getattr_static(owner, node.attr) is value
+            except AttributeError:
+                return False
+        return True
 
     def static_exception(self, node: Any, stmt: Any) -> BaseException | None:
         """The exception ``raise <node>`` raises, when it is known at trace time."""
