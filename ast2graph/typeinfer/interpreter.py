@@ -356,6 +356,8 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin, NnxMixin)
             if isinstance(e, jax.errors.JAXTypeError):  # concretisation, tracer-to-bool, ...
                 raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{what} of a traced array needs its value on the host "
                                        f"({type(e).__name__})") from None
+            if getattr(e, "_a2g_signal", False):   # an op's own signal (nnx.NnxUnsupported): its caller decides
+                raise self.graph_break(FallbackCode.TRACE_ERROR, node, f"{what}: {e}", exc=e) from None
             if box.get("error") is not e or internal_failure(e, below=run.__code__):
                 raise self.internal_error(node, e, f"tracing {what}")
             message = f"{what} raised {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"

@@ -129,6 +129,8 @@ def _graphlib() -> Any:
 class NnxUnsupported(Exception):
     """Library code did something an op cannot carry (changed an object's structure)."""
 
+    _a2g_signal = True   # ast2graph's own signal to its caller, not a failure (interpreter._jax_eval)
+
 
 class _Slot:
     """An NNX object among an op's arguments, by position (rebuilt inside)."""
