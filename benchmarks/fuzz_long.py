@@ -126,7 +126,8 @@ def main(argv: list[str] | None = None) -> int:
           f"with the verifier off)")
     print(f"time-outs    {counts['timeout']}")
     print(f"ill-conditioned {counts['ill-conditioned']} (eager itself moves beyond the tolerance under a 1e-6 "
-          "input nudge: chaotic float32 recurrences; not counted as passes)")
+          "input nudge, or its float32 result is beyond it from the float64 run of the same program: "
+          "float32 recurrences that amplify rounding; not counted as passes)")
     print(f"one graph    {share:.1f}% ({one_graph} of {applicable} programs whose calls all returned)")
     if kinds:
         print("what differed first: " + ", ".join(f"{k} {v}" for k, v in sorted(kinds.items())))

@@ -1049,7 +1049,8 @@ def _run_program(program: Program, workdir: Path) -> Outcome:
                 diff = _strictly(compare_values, expected, got)
                 if diff is not None:
                     numeric = "Not equal to tolerance" in diff or "value differs" in diff
-                    status = ("ill-conditioned" if numeric and _ill_conditioned(program, workdir, k, expected)
+                    status = ("ill-conditioned" if numeric and (_ill_conditioned(program, workdir, k, expected)
+                                                                or _rounding_amplified(program, workdir, k, expected))
                               else "mismatch")
                     return Outcome(program.seed, status,
                                    f"{where}: result differs: {diff}\neager:     {expected!r}\nconverted: {got!r}",
@@ -1102,6 +1103,34 @@ def _ill_conditioned(program: Program, workdir: Path, k: int, expected: Any, pri
     if printed is not None:
         return not _same_text(printed, out)
     return _moves(expected, again)
+
+
+def _rounding_amplified(program: Program, workdir: Path, k: int, expected: Any) -> bool:
+    """Eager's own float32 result is not within the tolerance of the same
+    program run in float64 (x64 on, the float32 inputs widened): the program
+    amplifies rounding (a recurrence whose inputs saturate, ``tanh`` near 1,
+    so that ``_ill_conditioned``'s input nudge cannot see it), and XLA's fused
+    float32 rounding legitimately differs from eager's op-by-op rounding
+    (``jax.jit`` of the same function differs from eager as much). Such a
+    program proves nothing either way. The calls before ``k`` are replayed in
+    a fresh copy of the module first."""
+    if program.extensions & {"wide", "traced_args"}:
+        return False   # 64-bit data and traced Python numbers: x64 on is another program there
+    name, module = _world(program, workdir, "wide")
+    try:
+        with jax.enable_x64(True), contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            for j in range(k + 1):
+                for stmt in program.pre[j] if program.pre else []:
+                    exec(stmt, vars(module))
+                args = tuple(jnp.asarray(a, jnp.float64) if isinstance(a, jax.Array) and a.dtype == jnp.float32
+                             else a for a in program.args(j, vars(module)))
+                truth, exc, _ = _run(module.f, args)
+    except Exception:  # noqa: BLE001 - no verdict
+        return False
+    finally:
+        sys.modules.pop(name, None)
+    return exc is None and _moves(truth, expected)
 
 
 def _moves(expected: Any, nudged: Any) -> bool:
