@@ -386,3 +386,40 @@ def maps_nosource_helper(x):
 @pytest.mark.parametrize("fn", [calls_nosource_helper, maps_nosource_helper])
 def test_helper_without_source_runs_in_python_every_call(fn):
     check_sequence(lambda: (fn, None), [lambda f, w: f(jnp.ones(3))] * 3, full_graph=False)
+
+
+# An object the function makes is a new object on every call, as in eager: a
+# caller's change to one result must not show in the next (the trace-time
+# object was returned by every call; found by helper-7).
+class _Box:
+    def __init__(self, v):
+        self.v = v
+        self.tags = []
+
+
+def makes_objects(x):
+    o = _Box(1.0)
+    o.v = x * 2
+    o.tags.append("made")
+    s = {1, 2}
+    return o, [_Box(1.0)], x + 1
+
+
+def makes_object_only(x):
+    o = _Box(2.0)
+    return o, x + 1
+
+
+def _change_results(f, w):
+    o, boxes, _ = f(jnp.ones(2))
+    o.tags.append("caller")
+    o.v = 0
+    boxes[0].v = 99
+    return o.v, o.tags, boxes[0].v
+
+
+def test_objects_made_by_the_function_are_new_every_call():
+    steps = [_change_results] * 3
+    check_sequence(lambda: (makes_objects, None), steps, full_graph=False)
+    check_sequence(lambda: (makes_object_only, None),
+                   [lambda f, w: (f(jnp.ones(2))[0].__dict__.setdefault("seen", 0), vars(f(jnp.ones(2))[0]))] * 3)

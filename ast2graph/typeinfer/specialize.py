@@ -11,6 +11,7 @@ statement of the list that contains the site) when a site cannot be graph.
 
 from __future__ import annotations
 
+import collections.abc
 import dataclasses
 import functools
 from dataclasses import dataclass, field
@@ -60,6 +61,79 @@ def numpy_aliasing(leaves: list) -> tuple:
     found = [k for k, x in enumerate(leaves) if type(x) is np.ndarray]
     return tuple((a, b) for i, a in enumerate(found) for b in found[i + 1:]
                  if np.may_share_memory(leaves[a], leaves[b]))
+
+
+class _Shared(Exception):
+    pass
+
+
+@jax.tree_util.register_pytree_node_class
+class MadePerCall:
+    """An object of a plain class the trace made (``o = Box(); return o``):
+    rebuilt by every call from its attributes (graph values among them), as
+    eager's call makes a new one. Static, it would be one object shared by all
+    calls: a caller's change to one result would show in the next."""
+
+    def __init__(self, cls: type, names: tuple, values: list):
+        self.cls, self.names, self.values = cls, names, values
+
+    def tree_flatten(self):
+        return self.values, (self.cls, self.names)
+
+    @classmethod
+    def tree_unflatten(cls, aux, values):
+        kind, names = aux
+        obj = object.__new__(kind)
+        vars(obj).update(zip(names, values))
+        return obj
+
+
+_HEAPTYPE = 1 << 9   # Py_TPFLAGS_HEAPTYPE: a class defined in Python
+
+
+def _plain_instance(x: Any) -> bool:
+    """An object whose whole state is its ``__dict__`` (what ``object.__new__``
+    and a converted ``__init__`` make): Python classes only, no slots, no own
+    ``__new__``, and not a pytree JAX rebuilds itself."""
+    cls = type(x)
+    return (isinstance(getattr(x, "__dict__", None), dict) and cls.__new__ is object.__new__
+            and all(b is object or b.__flags__ & _HEAPTYPE and "__slots__" not in vars(b) for b in cls.__mro__)
+            and jax.tree_util.all_leaves([x]))
+
+
+def remade_per_call(tree: Any, fresh: dict) -> Any:
+    """``tree`` with every object of a plain class the trace made replaced by
+    a ``MadePerCall`` node, and every set it made by a copy (rebuilt per call
+    as a pytree node); an object the trace made that appears twice, or another
+    mutable kind (a bytearray, an iterator), raises ``_Shared``: eager's one
+    object cannot be two graph outputs, nor one shared by all calls."""
+    seen: set[int] = set()
+
+    def walk(x: Any) -> Any:
+        entry = fresh.get(id(x))
+        if entry is not None and entry[1] is x and type(x) not in (list, dict, tuple) and not isinstance(x, np.ndarray):
+            if id(x) in seen:
+                raise _Shared(f"an object of class {type(x).__name__} made in the function would leave the compiled "
+                              "segment twice (eager has one object)")
+            seen.add(id(x))
+            if isinstance(x, (bytearray, set, collections.abc.Iterator)):
+                raise _Shared(f"a {type(x).__name__} made in the function would leave the compiled segment "
+                              "(eager makes a new one per call)")
+            if _plain_instance(x):
+                names = tuple(vars(x))
+                return MadePerCall(type(x), names, [walk(vars(x)[n]) for n in names])
+            return x
+        if type(x) in (list, tuple) or isinstance(x, tuple) and hasattr(type(x), "_fields"):
+            items = [walk(v) for v in x]
+            if all(a is b for a, b in zip(items, x)):
+                return x
+            return type(x)(items) if type(x) in (list, tuple) else type(x)(*items)
+        if type(x) is dict:
+            items = {k: walk(v) for k, v in x.items()}
+            return x if all(items[k] is v for k, v in x.items()) else items
+        return x
+
+    return walk(tree)
 
 
 def _escape_break(unit: Unit, stmts: list, start: int, end: int, code: FallbackCode, cause: str,
@@ -156,6 +230,10 @@ def _specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str]
     set_here = set().union(*(unit.ssa.assigned(s) for s in stmts[start:end])) if returns and unit.cellvars else ()
     cell_values = {n: sp.frame.env[n] for n in unit.cellvars if n in set_here and n in sp.frame.env}
     out = (out, [value for _, _, value in writes], [value for _, value in input_writes], cell_values)
+    try:   # objects the trace made are made anew by every call, as eager makes them
+        out = remade_per_call(out, sp.fresh)
+    except _Shared as e:
+        raise _escape_break(unit, stmts, start, end, FallbackCode.MUTATION, str(e), "assignment") from None
     # dicts in eager's order; a real NNX object (not one made during tracing)
     # leaves as itself, not as a copy of its leaves
     out_leaves, out_treedef = tree_flatten(
