@@ -293,3 +293,16 @@ def test_standin_never_escapes(sinks_module, kind, sink):
         assert len({str(_canon(h)) for h in sinks_module.HOLDER[-3:]}) == 1
     for x in jax.tree_util.tree_leaves(sinks_module.HOLDER + [sinks_module.BOX.value]):
         assert not isinstance(x, standin_types()), f"ast2graph's {type(x).__name__} reached the program"
+
+
+# ------------------------------------------------- the user's compile flags
+from fixtures import annotations_future, annotations_plain  # noqa: E402
+
+
+@pytest.mark.parametrize("module", [annotations_plain, annotations_future])
+@pytest.mark.parametrize("name", ["nested_annotations", "interpreted_def", "closure_to_jax"])
+def test_statements_compiled_again_keep_the_users_future_flags(module, name):
+    """A statement run in Python and a closure handed to JAX are compiled
+    under the user's ``__future__`` flags, never ast2graph's own: a nested
+    def's annotations were strings where eager has the classes."""
+    check(getattr(module, name), X, full_graph=False)

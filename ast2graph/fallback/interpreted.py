@@ -104,7 +104,8 @@ class InterpretedNode:
                 node.end_lineno, node.end_col_offset = line, 0
         module = ast.fix_missing_locations(ast.Module([top], []))
         namespace: dict[str, Any] = {}
-        exec(compile(module, unit.filename, "exec"), namespace)  # noqa: S102 - the user's own statement
+        code = compile(module, unit.filename, "exec", flags=unit.future_flags, dont_inherit=True)
+        exec(code, namespace)  # noqa: S102 - the user's own statement
         code, wrapper = namespace[top.name].__code__, fn.name
         if cellvars:
             code = next(c for c in code.co_consts if isinstance(c, types.CodeType) and c.co_name == fn.name)

@@ -378,7 +378,8 @@ class CallMixin:
         self.note_identity(values)
         self.guard_reads(tuple(values), node)
         enclosing = fn.unit.qualname.rpartition(".<locals>.")[0]
-        factory = factory_for(fn.node, tuple(names), fn.unit.filename, fn.unit.globals, enclosing)
+        factory = factory_for(fn.node, tuple(names), fn.unit.filename, fn.unit.globals, enclosing,
+                              fn.unit.future_flags)
         self.decide(node, "call", "closure", f"{fn.unit.qualname} passed to JAX as a Python closure")
         return TracedClosure(factory, tuple(names), tuple(values))
 

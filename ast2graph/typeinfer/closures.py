@@ -72,10 +72,11 @@ def free_names(node: Any, own: set[str]) -> list[str]:
 
 
 def factory_for(node: Any, names: tuple[str, ...], filename: str, globals_: dict,
-                enclosing: str = "") -> Callable[..., Any]:
-    """``def factory(*names): <the def>; return it``, compiled once per node;
-    the function it makes is named as eager names it (``enclosing.<locals>.f``)."""
-    key = (id(node), names, enclosing)
+                enclosing: str = "", flags: int = 0) -> Callable[..., Any]:
+    """``def factory(*names): <the def>; return it``, compiled once per node
+    under the user's ``__future__`` flags (``flags``) and no others; the
+    function it makes is named as eager names it (``enclosing.<locals>.f``)."""
+    key = (id(node), names, enclosing, flags)
     cached = _FACTORIES.get(key)
     if cached is not None:
         return cached
@@ -91,7 +92,7 @@ def factory_for(node: Any, names: tuple[str, ...], filename: str, globals_: dict
     ast.copy_location(fn, inner)
     module = ast.fix_missing_locations(ast.Module([fn], []))
     namespace: dict[str, Any] = {}
-    exec(compile(module, filename, "exec"), namespace)  # noqa: S102 - the user's own def
+    exec(compile(module, filename, "exec", flags=flags, dont_inherit=True), namespace)  # noqa: S102 - the user's own def
     code = namespace[fn.name].__code__
     factory = types.FunctionType(requalified(code, fn.name, enclosing) if enclosing else code, globals_, fn.name)
     _FACTORIES[key] = factory

@@ -96,6 +96,8 @@ def _plain_instance(x: Any) -> bool:
     and a converted ``__init__`` make): Python classes only, no slots, no own
     ``__new__``, and not a pytree JAX rebuilds itself."""
     cls = type(x)
+    if isinstance(x, standin_types()) or (cls.__module__ or "").split(".")[0] == "ast2graph":
+        return False   # ast2graph's own (a local function): the escape checks decide
     return (isinstance(getattr(x, "__dict__", None), dict) and cls.__new__ is object.__new__
             and all(b is object or b.__flags__ & _HEAPTYPE and "__slots__" not in vars(b) for b in cls.__mro__)
             and jax.tree_util.all_leaves([x]))

@@ -72,10 +72,21 @@ class Unit:
     parsed: ParsedFunction | None = None
     facts: TreeFacts | None = None   # found when first asked (``tree_facts``)
     cellvars: tuple[str, ...] = ()   # variables its nested functions capture (``co_cellvars``): real cells per call
+    outer_flags: int = 0   # a nested def's: the ``__future__`` flags of the function it is in
 
     def loc(self, node: Any) -> Loc:
         line = getattr(node, "lineno", None) or getattr(self.tree, "lineno", 0)
         return Loc(self.filename, line, getattr(node, "col_offset", 0) or 0, self.qualname)
+
+    @property
+    def future_flags(self) -> int:
+        """The ``__future__`` compile flags the function was compiled under:
+        a statement of it compiled again (run in Python, a closure for JAX) gets
+        the user's flags, never ast2graph's own (``annotations``)."""
+        from ..parser.codecheck import future_flags
+
+        code = getattr(getattr(self.parsed, "fn", None), "__code__", None)
+        return future_flags(code) if code is not None else self.outer_flags
 
     @property
     def generator(self) -> bool:
@@ -117,7 +128,8 @@ def unit_of_nested(node: Any, outer: Unit) -> Unit:
             gast.copy_location(tree, node)
             gast.copy_location(tree.body[0], node.body)
         unit = Unit(tree, analyze(tree), scope_of(tree), outer.filename,
-                    f"{outer.qualname}.<locals>.{getattr(tree, 'name', '<lambda>')}", outer.globals)
+                    f"{outer.qualname}.<locals>.{getattr(tree, 'name', '<lambda>')}", outer.globals,
+                    outer_flags=outer.future_flags)
         cached = (node, unit)
         _NESTED_UNITS[id(node)] = cached
     return cached[1]
