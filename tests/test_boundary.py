@@ -306,3 +306,39 @@ def test_statements_compiled_again_keep_the_users_future_flags(module, name):
     under the user's ``__future__`` flags, never ast2graph's own: a nested
     def's annotations were strings where eager has the classes."""
     check(getattr(module, name), X, full_graph=False)
+
+
+# ------------------------------------------------------------ private names
+class _Private:
+    def __init__(self):
+        self.__k = 2.0
+
+    def scaled(self, x):
+        return x * self.__k + self.__helper(x)
+
+    def __helper(self, x):
+        return x + 1
+
+    def with_python_statement(self, x):
+        print("k", self.__k)
+        n = int(x.sum())   # runs in Python: compiled again outside the class
+        return x * self.__k + n
+
+    def nested_class(self, x):
+        class Inner:
+            def __init__(self):
+                self.__k = 7.0
+
+            def get(self):
+                return self.__k
+
+        return x * self.__k + Inner().get() + Inner()._Inner__k
+
+
+def test_private_names_are_mangled_as_python_compiles_them():
+    """``self.__k`` in a method reads ``self._Private__k``, in the graph and in
+    a statement run in Python (it raised AttributeError, reported as A2G008)."""
+    p = _Private()
+    check(p.scaled, X)
+    check(p.with_python_statement, X, full_graph=False)
+    check(p.nested_class, X, full_graph=False)
