@@ -232,8 +232,14 @@ def item_in_branch_in_loop(x):
     return x
 
 
-INSIDE = [global_write_in_loop, match_in_loop, raise_under_traced_condition_in_loop,
-          with_open_in_loop, item_in_branch_in_loop]
+INSIDE = [global_write_in_loop, match_in_loop, with_open_in_loop, item_in_branch_in_loop]
+
+
+@pytest.mark.parametrize("x", [X, X * 4], ids=["small", "large"])
+def test_raise_with_a_traced_message_in_a_loop_is_one_graph(x):
+    # a run-time check that makes eager's exception on the host (its message
+    # formatted from the values); the large input raises it, as eager does
+    check(raise_under_traced_condition_in_loop, x, full_graph=True)
 
 
 @pytest.mark.parametrize("fn", INSIDE, ids=[f.__name__ for f in INSIDE])

@@ -134,7 +134,7 @@ def raise_if(flag: Any, raiser: Callable[..., None], *payload: Any) -> None:
     mask = functools.reduce(jnp.logical_and, _active_stack(), jnp.asarray(flag))
 
     def call() -> None:
-        jax.debug.callback(_guarded(raiser), mask, *payload)
+        jax.debug.callback(_guarded(raiser), mask, *payload, ordered=True)   # the first to fire is the first in program order
 
     lax.cond(jnp.any(mask), call, lambda: None)
 
