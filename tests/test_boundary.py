@@ -342,3 +342,38 @@ def test_private_names_are_mangled_as_python_compiles_them():
     check(p.scaled, X)
     check(p.with_python_statement, X, full_graph=False)
     check(p.nested_class, X, full_graph=False)
+
+
+# ------------------------------------------------------------ python -O
+OPTIMIZED = '''
+import jax.numpy as jnp
+from ast2graph import to_static
+
+def f(x):
+    assert x.sum() < 0, "positive"
+    if x.sum() > 0:
+        assert False
+    return x + 1
+
+for h in (f, to_static(f)):
+    try:
+        print(h(jnp.ones(2)).tolist())
+    except AssertionError as e:
+        print("raised", repr(e))
+'''
+
+
+def test_asserts_are_stripped_under_python_O(tmp_path):
+    """``python -O`` strips ``assert`` from eager's code: the converted
+    function checks none either (it raised AssertionError where eager ran)."""
+    import os
+    import subprocess
+
+    script = tmp_path / "optimized.py"
+    script.write_text(OPTIMIZED)
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = {**os.environ, "PYTHONPATH": root}
+    out = subprocess.run([sys.executable, "-O", str(script)], capture_output=True, text=True, env=env, timeout=300)
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert lines == ["[2.0, 2.0]", "[2.0, 2.0]"], out.stdout

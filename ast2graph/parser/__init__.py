@@ -30,7 +30,7 @@ import gast
 from ast2graph.diagnostics import ConversionError, Loc, UnsupportedSyntaxError
 from ast2graph.parser.codecheck import compiles_to
 from ast2graph.parser.locate import find_node, normalise
-from ast2graph.parser.mangle import enclosing_class, mangle
+from ast2graph.parser.mangle import enclosing_class, mangle, without_asserts
 from ast2graph.parser.source import SourceFile, StaleSourceError, load_source
 from ast2graph.parser.unwrap import unwrap_callable
 
@@ -112,7 +112,8 @@ def _build_entry(fn: types.FunctionType) -> _Entry:
     if not compiles_to(source, node, fn.__code__, fn.__globals__):
         raise StaleSourceError(_stale_message(fn, source),
                                Loc(source.filename, fn.__code__.co_firstlineno, 0, fn.__qualname__))
-    return _Entry(mangle(normalise(node), enclosing_class(fn.__code__.co_qualname)), source)
+    tree = mangle(normalise(node), enclosing_class(fn.__code__.co_qualname))
+    return _Entry(without_asserts(tree), source)
 
 
 def _stale_message(fn: types.FunctionType, source: SourceFile) -> str:

@@ -6,6 +6,8 @@ defined in (from its ``co_qualname``), or None; ``mangle(tree, cls)``: the
 tree with every ``__name`` identifier (not ending in ``__``) written
 ``_Cls__name``, in place, as Python compiles a class body and the functions
 nested in it (names, attributes, parameters, keywords, defs, imports).
+``without_asserts(tree)``: under ``python -O`` (``sys.flags.optimize``) every
+``assert`` replaced by ``pass``, as the compiler strips them.
 Invariants: idempotent (a mangled name no longer starts with ``__``); a
 class name made only of underscores mangles nothing (CPython's rule); the
 tree then reads the names the function's code object reads, so a statement
@@ -65,4 +67,24 @@ def mangle(tree: gast.AST, cls: str | None) -> gast.AST:
             visit(child, cls)
 
     visit(tree, cls)
+    return tree
+
+
+def without_asserts(tree: gast.AST) -> gast.AST:
+    """In place, under ``python -O``: eager's code object has no ``assert``."""
+    import sys
+
+    if not sys.flags.optimize:
+        return tree
+    for node in gast.walk(tree):
+        for field in ("body", "orelse", "finalbody"):
+            stmts = getattr(node, field, None)
+            if isinstance(stmts, list):
+                for i, s in enumerate(stmts):
+                    if isinstance(s, gast.Assert):
+                        stmts[i] = gast.copy_location(gast.Pass(), s)
+        for handler in getattr(node, "handlers", []) or []:
+            for i, s in enumerate(handler.body):
+                if isinstance(s, gast.Assert):
+                    handler.body[i] = gast.copy_location(gast.Pass(), s)
     return tree
