@@ -36,8 +36,11 @@ class Options:
 
 @dataclass(frozen=True)
 class TreeFacts:
-    """Facts of a function's whole tree (nested functions included), found
-    in one walk: a ``yield``, a zero-argument ``super()``, ``nonlocal`` names."""
+    """Facts of a function's tree, found in one walk: a ``yield`` of its own
+    body (one inside a nested ``def``, ``lambda``, class or generator
+    expression makes that scope a generator, not this function), a
+    zero-argument ``super()`` and ``nonlocal`` names (nested functions
+    included)."""
 
     generator: bool
     zero_arg_super: bool
@@ -47,15 +50,45 @@ class TreeFacts:
     def of(tree: Any) -> "TreeFacts":
         generator = zero_arg_super = False
         nonlocals: set[str] = set()
+        generator = own_yield(tree) is not None
         for n in gast.walk(tree):
             kind = type(n)
-            if kind is gast.Yield or kind is gast.YieldFrom:
-                generator = True
-            elif kind is gast.Nonlocal:
+            if kind is gast.Nonlocal:
                 nonlocals.update(n.names)
             elif kind is gast.Call and not n.args and type(n.func) is gast.Name and n.func.id == "super":
                 zero_arg_super = True
         return TreeFacts(generator, zero_arg_super, frozenset(nonlocals))
+
+
+_SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef, gast.GeneratorExp,
+           gast.ListComp, gast.SetComp, gast.DictComp)
+
+
+def own_nodes(tree: Any):
+    """The nodes of a function's own scope: its body, not the bodies of the
+    functions, lambdas, classes and comprehensions nested in it (their
+    decorators, defaults, bases and first iterable are evaluated in this scope)."""
+    stack = list(tree.body) if isinstance(tree, (gast.FunctionDef, gast.AsyncFunctionDef)) else \
+        [tree.body] if isinstance(tree, gast.Lambda) else [tree]
+    while stack:
+        n = stack.pop()
+        yield n
+        if isinstance(n, (gast.FunctionDef, gast.AsyncFunctionDef)):
+            outer = [*n.decorator_list, *n.args.defaults, *(d for d in n.args.kw_defaults if d is not None)]
+        elif isinstance(n, gast.Lambda):
+            outer = [*n.args.defaults, *(d for d in n.args.kw_defaults if d is not None)]
+        elif isinstance(n, gast.ClassDef):
+            outer = [*n.decorator_list, *n.bases, *n.keywords]
+        elif isinstance(n, _SCOPES):   # a comprehension: its first iterable only
+            outer = [n.generators[0].iter]
+        else:
+            outer = list(gast.iter_child_nodes(n))
+        stack.extend(reversed(outer))
+
+
+def own_yield(tree: Any) -> Any:
+    """The first ``yield``/``yield from`` of the function's own body, or None."""
+    return next((n for n in own_nodes(tree) if isinstance(n, (gast.Yield, gast.YieldFrom))), None)
 
 
 @dataclass(eq=False)
@@ -90,7 +123,7 @@ class Unit:
 
     @property
     def generator(self) -> bool:
-        """A ``yield`` anywhere in the tree (nested functions included)."""
+        """A ``yield`` in the function's own body (not in a nested scope)."""
         return self.tree_facts.generator
 
     @property
