@@ -30,6 +30,7 @@ from ..parser import StaleSourceError, unwrap_callable
 from ..resolver import (CallKind, classify_callee, is_effectful, is_host_printer, is_pure_static_callable,
                         qualified_name)
 from . import arrays, jaxcallbacks
+from .generators import GeneratorMixin
 from .closures import TracedClosure, factory_for, free_names
 from .mutation import numpy_gives_ndarray
 from .nnx import is_nnx, is_variable, nnx_transforms
@@ -68,7 +69,7 @@ def _numpy_to_jnp(fn: Any) -> Any:
     return fn
 
 
-class CallMixin:
+class CallMixin(GeneratorMixin):
     def eval_Call(self, node: gast.Call) -> Any:
         callee = self.eval(node.func)
         args: list = []
@@ -546,8 +547,6 @@ class CallMixin:
             raise
         except Exception as e:  # noqa: BLE001 - e.g. async def: runs in Python
             raise self.graph_break(FallbackCode.UNSUPPORTED_SYNTAX, node, f"{qualified_name(callee)} cannot be converted: {e}")
-        if unit.ssa is not None and unit.generator:
-            raise self.graph_break(FallbackCode.GENERATOR, node, f"{unit.qualname} is a generator function")
         merged = {**bound_kwargs, **kwargs}
         try:
             bound = inspect.signature(fn, follow_wrapped=False).bind(*bound_args, *args, **merged)
@@ -556,6 +555,8 @@ class CallMixin:
         bound.apply_defaults()
         self._fresh_varargs(bound)
         frame = Frame(unit, dict(bound.arguments))
+        if unit.generator:
+            return self.inline_generator(unit, frame, node)
         return self._run_frame(frame, node)
 
     def _fresh_varargs(self, bound: inspect.BoundArguments) -> None:
@@ -573,6 +574,8 @@ class CallMixin:
         bound.apply_defaults()
         self._fresh_varargs(bound)
         frame = Frame(fn.unit, dict(bound.arguments), parent=fn.frame)
+        if fn.unit.generator:
+            return self.inline_generator(fn.unit, frame, node)
         return self._run_frame(frame, node)
 
     def _run_frame(self, frame: Frame, node: Any) -> Any:

@@ -1088,7 +1088,7 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin, NnxMixin)
         return truth
 
     def eval_Yield(self, node: Any) -> Any:
-        raise self.graph_break(FallbackCode.GENERATOR, node, "yield")
+        return self.generator_yield(node)   # generators.py
 
     eval_YieldFrom = eval_Yield
 

@@ -1,7 +1,9 @@
-"""Generators: a generator function runs eagerly (with a warning); a converted
-function that calls one or defines one falls back there."""
-
-import warnings
+"""Generators: a generator function given to ``to_static`` runs eagerly (with
+a warning). A function that only defines one (a nested def) is not itself a
+generator. A call of a generator function consumed by iteration where it is
+made, whose items are static control flow without Python effects, is
+interpreted at trace time (tests/test_generators_inline.py); other calls fall
+back there (A2G013)."""
 
 import jax.numpy as jnp
 import pytest
@@ -9,7 +11,7 @@ import pytest
 from ast2graph import FullGraphError, explain, to_static
 from helpers import assert_same, check
 
-from .common import M, X, codes
+from .common import M, X, assert_one_graph, codes
 from .coverage import covers
 
 
@@ -42,13 +44,22 @@ def test_generator_function_full_graph_refused():
 
 def consume(m):
     doubled = list(rows_doubled(m))
-    return jnp.stack(doubled) + 1, sum(with_total(m))
+    return jnp.stack(doubled) + 1, sum(rows_doubled(m))
 
 
-@covers("Yield", "interpreted", "a converted function consuming a generator (`list(gen(m))`, `sum(...)`)",
-        code="A2G013")
-def test_calling_a_generator_falls_back():
-    e = check(consume, M, full_graph=False)
+@covers("Yield", "unrolled", "a converted function consuming a generator (`list(gen(m))`, `sum(...)`): its items "
+        "interpreted at trace time")
+def test_consuming_a_generator_is_one_graph():
+    assert_one_graph(check(consume, M))
+
+
+def consume_delegating(m):
+    return sum(with_total(m))
+
+
+@covers("YieldFrom", "interpreted", "a converted function consuming a generator that uses `yield from`", code="A2G013")
+def test_calling_a_delegating_generator_falls_back():
+    e = check(consume_delegating, M, full_graph=False)
     assert set(codes(e)) == {"A2G013"}
 
 
@@ -60,10 +71,6 @@ def defines_local_generator(x):
     return x * sum(scales())
 
 
-@covers("Yield", "eager", "a function that only *defines* a local generator runs eagerly as a whole",
-        code="A2G013", caveat="should be graph: the enclosing function is not a generator; only the nested def needs Python")
-def test_local_generator_definition_makes_the_function_eager():
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        e = check(defines_local_generator, X, full_graph=False)
-    assert codes(e) == ["A2G013"] and e.graph_count == 0
+@covers("Yield", "one graph", "a function that only *defines* a local generator (and consumes it) is not a generator")
+def test_local_generator_definition_is_one_graph():
+    assert_one_graph(check(defines_local_generator, X))

@@ -1,0 +1,174 @@
+"""Calls of generator functions, interpreted at trace time.
+
+Requires: ``state`` (``Frame``, ``own_nodes``), ``jaxcallbacks.python_effect``.
+Produces: ``GeneratorMixin.inline_generator``: a call ``gen(...)`` of a
+generator function (a nested ``def``, or a user or library function with
+source) whose items are all known at trace time, as the list of its yielded
+values (traced values allowed), the way a generator expression is held
+(``eval_GeneratorExp``). It is taken only where eager could not tell the
+difference:
+
+* the call is consumed where it stands, by iteration only: the iterable of a
+  ``for`` or of a comprehension, or an argument of ``list``, ``tuple``,
+  ``sum``, ``min``, ``max``, ``any``, ``all``, ``sorted`` (without ``key``),
+  or of a lazy wrapper (``zip``, ``enumerate``, ``itertools.chain``,
+  ``islice``, ``accumulate``, ``product``) itself consumed so. A generator
+  object bound to a name, returned, given to ``next()``, ``.send()``-ed, ...
+  is a real generator: the call runs in Python;
+* the generator body has no Python side effect (``python_effect``), and a
+  ``for`` or comprehension consuming it changes nothing the body reads
+  (eager runs the body lazily, between the consumer's steps);
+* every ``yield`` runs under static control flow (not in a traced ``if`` or
+  a rolled loop), there is no ``yield from``, at most ``unroll_limit`` items;
+* interpreting the body raises nothing (eager would raise when the consumer
+  reaches that item, or not at all if it stops before).
+
+Anything else falls back at the call (A2G013) with the cause.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gast
+
+from ..fallback.sites import FallbackCode, GraphBreak
+from . import jaxcallbacks
+from .state import Frame, own_nodes
+
+_CONSUMERS = frozenset({"list", "tuple", "sum", "min", "max", "any", "all", "sorted"})
+_WRAPPERS = frozenset({"zip", "enumerate", "chain", "islice", "accumulate", "product"})
+_PARENTS: dict[int, tuple[Any, dict[int, Any]]] = {}
+
+
+def _parents(tree: Any) -> dict[int, Any]:
+    cached = _PARENTS.get(id(tree))
+    if cached is None or cached[0] is not tree:
+        parents = {id(c): n for n in gast.walk(tree) for c in gast.iter_child_nodes(n)}
+        cached = (tree, parents)
+        _PARENTS[id(tree)] = cached
+    return cached[1]
+
+
+def _stored_names(node: Any) -> set[str]:
+    return {n.id for n in gast.walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Del))}
+
+
+def _read_names(tree: Any) -> set[str]:
+    """The names a function reads from outside itself (a closure's, a global)."""
+    loads = {n.id for n in gast.walk(tree) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
+    return loads - jaxcallbacks._bound_names(tree)
+
+
+class _Collector:
+    def __init__(self, depth: int, limit: int):
+        self.depth, self.limit = depth, limit
+        self.items: list = []
+
+
+class GeneratorMixin:
+    def generator_yield(self, node: Any) -> Any:
+        """``yield v`` in the body of a generator being interpreted: ``v`` is
+        its next item; the ``yield`` expression is None (iteration sends nothing)."""
+        stack = self.__dict__.get("_generators")
+        if not stack or isinstance(node, gast.YieldFrom):
+            raise self.graph_break(FallbackCode.GENERATOR, node, "yield")
+        top = stack[-1]
+        if self.traced_depth != top.depth:
+            raise self.graph_break(FallbackCode.GENERATOR, node, "a yield under a traced condition or in a rolled loop "
+                                   "(whether or what it yields depends on data)")
+        value = None if node.value is None else self.eval(node.value)
+        if len(top.items) >= top.limit:
+            raise self.graph_break(FallbackCode.GENERATOR, node, f"more than {top.limit} items (unroll_limit)")
+        top.items.append(value)
+        return None
+
+    def inline_generator(self, unit: Any, frame: Frame, node: Any) -> Any:
+        """``gen(...)`` whose body runs in ``frame``: its items as a fresh
+        list, or a fallback at ``node`` (module docstring)."""
+        name = unit.qualname
+
+        def refuse(cause: str) -> GraphBreak:
+            return self.graph_break(FallbackCode.GENERATOR, node, f"{name} is a generator function: {cause}",
+                                    hint="return a list or an array instead of yielding")
+
+        if any(isinstance(n, gast.YieldFrom) for n in own_nodes(unit.tree)):
+            raise refuse("`yield from` needs a real generator")
+        consumer = self._generator_consumer(node)
+        if isinstance(consumer, str):
+            raise refuse(consumer)
+
+        def resolve_in(scope: Frame):
+            def resolve(n: str) -> Any:
+                try:
+                    return self.lookup(n, node, scope)
+                except GraphBreak:
+                    return None
+            return resolve
+
+        effect = jaxcallbacks.python_effect(unit.tree, resolve_in(frame))
+        if effect is not None:
+            raise refuse(f"its body has a Python side effect, {effect[1]} (line {getattr(effect[0], 'lineno', '?')}), "
+                         "which eager interleaves with the consumer")
+        if consumer is not None:   # a for/comprehension: its steps run between the generator's
+            effect = jaxcallbacks.python_effect(consumer, resolve_in(self.frame))
+            if effect is not None:
+                raise refuse(f"the loop consuming it has a Python side effect, {effect[1]}, which eager runs between "
+                             "its items")
+            shared = _read_names(unit.tree) & (_stored_names(consumer) - _stored_names(consumer.iter if
+                                               isinstance(consumer, gast.For) else gast.Pass()))
+            if shared:
+                raise refuse(f"the loop consuming it assigns {', '.join(sorted(shared))}, which the generator reads")
+        stack = self.__dict__.setdefault("_generators", [])
+        collector = _Collector(self.traced_depth, self.options.unroll_limit)
+        stack.append(collector)
+        start = len(self.region.ops)
+        try:
+            self._run_frame(frame, node)
+        except GraphBreak as e:
+            del self.region.ops[start:]
+            raise refuse(e.site.cause) from None
+        except Exception as e:  # noqa: BLE001 - eager raises it when (if) the consumer reaches that item
+            del self.region.ops[start:]
+            raise refuse(f"its body raises {type(e).__name__} at trace time") from None
+        finally:
+            stack.pop()
+        self.decide(node, "call", "unrolled", f"generator {name}: {len(collector.items)} items interpreted at trace time")
+        return self.mark_fresh(collector.items)
+
+    def _generator_consumer(self, node: Any) -> Any:
+        """Where the call ``node`` is consumed: None (a builtin taking all its
+        items), the ``for``/comprehension node iterating it, or the cause of
+        refusing (a string)."""
+        parents = _parents(self.frame.unit.tree)
+        child, parent = node, parents.get(id(node))
+        while True:
+            if isinstance(parent, gast.For) and parent.iter is child:
+                return parent
+            if isinstance(parent, gast.comprehension) and parent.iter is child:
+                return parents.get(id(parent))
+            if not isinstance(parent, gast.Call) or not any(a is child for a in parent.args):
+                return "the generator object is used other than by iteration where it is made (bound to a name, " \
+                       "returned, or given to next()/send()): a real generator is needed"
+            callee = self._static_callee(parent.func)
+            name = getattr(callee, "__name__", None)
+            module = getattr(callee, "__module__", None)
+            if name in _CONSUMERS and module == "builtins":
+                if parent.keywords and name in ("min", "max"):
+                    return f"{name}() with a keyword argument"
+                return None
+            if name in _WRAPPERS and module in ("builtins", "itertools"):
+                child, parent = parent, parents.get(id(parent))
+                continue
+            return f"the generator object is given to {name or 'a call'}(), which may use it other than by iterating"
+
+    def _static_callee(self, func: Any) -> Any:
+        if isinstance(func, gast.Name):
+            try:
+                return self.lookup(func.id, func)
+            except GraphBreak:
+                return None
+        if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name):
+            owner = self._static_callee(func.value)
+            return getattr(owner, func.attr, None) if owner is not None else None
+        return None
