@@ -11,14 +11,12 @@ with A2G013 and the cause. Each case is compared with eager.
 import itertools
 import warnings
 
+import gast
 import jax.numpy as jnp
 import pytest
 
 from ast2graph import explain, to_static
 from ast2graph.typeinfer.state import TreeFacts
-
-import gast
-
 from helpers import check, check_sequence
 
 X = jnp.arange(3.0)
@@ -355,3 +353,25 @@ def genexp_reductions(x):
 def test_generator_expressions_consumed_by_reductions():
     one_graph(check(genexp_reductions, X))
 
+
+def genexp_traced_reductions(x):
+    def gen():
+        yield x[0]
+        yield x[2]
+
+    return (any(v > 1 for v in x), all(v >= 0 for v in x), any(v > 5 for v in x), all(v > 0 for v in x),
+            any([x[0] > 1, True]), all(v < 9 for v in gen()), max(v for v in x), min(x[i] for i in range(3)),
+            max(gen()), min(gen()), max([x[1], x[1] * 1.0]), any([]), all([]))
+
+
+def test_traced_any_all_max_min_reduce_in_the_graph():
+    one_graph(check(genexp_traced_reductions, X))
+    one_graph(check(genexp_traced_reductions, -X))
+
+
+def empty_max(x):
+    return x, max(v for v in x if v > 10)
+
+
+def test_max_of_nothing_raises_as_eager():
+    check(empty_max, X, full_graph=False)

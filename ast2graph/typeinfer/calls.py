@@ -428,6 +428,8 @@ class CallMixin(GeneratorMixin):
             return arrays.SliceSpec(*((None, args[0], None) if len(args) == 1 else (args + (None,))[:3]))
         if callee in (max, min) and traced and len(args) >= 2 and not kwargs:
             return self._select_extreme(callee is max, args, node)
+        if callee in (max, min, any, all) and traced and len(args) == 1 and not kwargs and not isinstance(args[0], Value):
+            return self._reduce_items(callee, self.iterate_static(args[0], node), node)
         if callee is bool and len(args) == 1 and isinstance(args[0], Value):
             return self.truth(args[0], node)
         if callee is round and args and isinstance(args[0], Value):
@@ -497,6 +499,34 @@ class CallMixin(GeneratorMixin):
             else:
                 result = self._select_operand(node, better, other, result, True)
         return result
+
+    def _reduce_items(self, callee: Any, items: list, node: Any) -> Any:
+        """``max(xs)``/``min(xs)`` (Python's choice of item, as with several
+        arguments) and ``any(xs)``/``all(xs)`` (a Python bool, eager's kind)
+        of a static sequence holding traced scalars (a list, a generator
+        expression, a generator's items)."""
+        if not items:
+            try:
+                return callee(())
+            except ValueError as e:   # max() of nothing
+                raise self.graph_break(FallbackCode.TRACE_ERROR, node, f"{e} (eager raises ValueError)", exc=e) from None
+        if callee is max or callee is min:
+            return self._select_extreme(callee is max, tuple(items), node)
+        is_any = callee is any
+        acc = None
+        for item in items:
+            truth = self.truth(item, node)
+            if not isinstance(truth, Value):
+                if truth is is_any:   # decides the result whatever the traced items before it hold
+                    return is_any
+                continue
+            acc = truth if acc is None else self.emit_call(jnp.logical_or if is_any else jnp.logical_and,
+                                                           (acc, truth), {}, node, callee.__name__)
+        if acc is None:
+            return not is_any
+        out = self.emit_call(arrays.truthy, (acc,), {}, node, callee.__name__)
+        out.type = out.type.with_kinds(("python",))
+        return out
 
     def _traced_range(self, args: tuple, node: Any) -> Any:
         start, stop, step = (0, args[0], 1) if len(args) == 1 else (args + (1,))[:3]

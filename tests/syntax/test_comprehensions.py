@@ -6,7 +6,7 @@ import pytest
 
 from helpers import check
 
-from .common import X, codes, modes_of
+from .common import X, assert_one_graph, modes_of
 from .coverage import covers
 
 
@@ -82,11 +82,10 @@ def any_of_traced(x):
     return any(v > 1 for v in x)
 
 
-@covers("GeneratorExp", "interpreted", "`any(v > 1 for v in x)` over a traced array", code="A2G003",
-        caveat="Python's `any` needs each value on the host; `jnp.any(x > 1)` is one graph")
-def test_any_over_traced_array_falls_back():
-    e = check(any_of_traced, X, full_graph=False)
-    assert "A2G003" in codes(e)
+@covers("GeneratorExp", "one graph", "`any(v > 1 for v in x)` over a traced array: the truths reduced in the graph "
+        "(a Python bool, as eager)")
+def test_any_over_traced_array_is_one_graph():
+    assert_one_graph(check(any_of_traced, X))
 
 
 def closures_in_comprehension(x):
