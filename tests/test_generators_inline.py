@@ -375,3 +375,79 @@ def empty_max(x):
 
 def test_max_of_nothing_raises_as_eager():
     check(empty_max, X, full_graph=False)
+
+
+# ------------------------------------------ the loop consuming a generator
+def loop_prints_and_fills(x):
+    def gen():
+        for i in range(3):
+            yield x * i
+
+    out = []
+    for v in gen():
+        print("got", i := len(out))
+        out.append(v + i)
+    return out, [print("c", v) for v in gen()]
+
+
+def test_loop_printing_and_filling_its_own_list_is_one_graph():
+    one_graph(check(loop_prints_and_fills, X))
+
+
+def consumer_calls_local_mutator(x):
+    seen = []
+
+    def note(v):
+        seen.append(v)
+
+    def gen():
+        for _ in range(3):
+            yield len(seen)
+
+    for v in gen():
+        note(v)
+    return x, seen
+
+
+def consumer_passes_argument(x, xs):
+    def gen(ys):
+        for _ in range(2):
+            yield len(ys)
+
+    def grow(zs):
+        zs.append(1)
+
+    out = []
+    for v in gen(xs):
+        grow(xs)
+        out.append(v)
+    return x, out
+
+
+def generator_reads_attribute(x):
+    class Box:
+        pass
+
+    box = Box()
+    box.n = 0
+
+    def gen():
+        for _ in range(3):
+            yield box.n
+
+    out = []
+    for v in gen():
+        box.n = box.n + 1
+        out.append(v)
+    return x, out
+
+
+@pytest.mark.parametrize("fn, args, cause", [
+    (consumer_calls_local_mutator, (X,), "side effect"),
+    (consumer_passes_argument, (X, [1, 2]), "uses `xs`"),
+    (generator_reads_attribute, (X,), "uses `box`"),
+])
+def test_loop_changing_what_the_generator_reads_falls_back(fn, args, cause):
+    e = explain(to_static(fn))(*args)
+    assert "A2G013" in codes(e) and cause in causes(e), str(e)
+    check(fn, *args, full_graph=False)

@@ -15,9 +15,13 @@ difference:
   ``islice``, ``accumulate``, ``product``) itself consumed so. A generator
   object bound to a name, returned, given to ``next()``, ``.send()``-ed, ...
   is a real generator: the call runs in Python;
-* the generator body has no Python side effect (``python_effect``), and a
-  ``for`` or comprehension consuming it changes nothing the body reads
-  (eager runs the body lazily, between the consumer's steps);
+* the generator body has no Python side effect (``python_effect``, also
+  through the local functions it calls), and a ``for`` or comprehension
+  consuming it changes nothing the body reads (eager runs the body lazily,
+  between the consumer's steps): it rebinds no name the body reads, calls
+  nothing with an effect other than ``print``/``logging``, and uses no
+  mutable object the body can reach (its arguments, the names it reads and
+  what they hold); filling a list of its own, printing, are fine;
 * every ``yield`` runs under static control flow (not in a traced ``if`` or
   a rolled loop), there is no ``yield from``, at most ``unroll_limit`` items;
 * interpreting the body raises nothing (eager would raise when the consumer
@@ -28,12 +32,18 @@ Anything else falls back at the call (A2G013) with the cause.
 
 from __future__ import annotations
 
+import types
 from typing import Any
 
 import gast
+import jax
+import numpy as np
 
 from ..fallback.sites import FallbackCode, GraphBreak
+from ..ir.core import Value
+from ..resolver import is_host_printer
 from . import jaxcallbacks
+from .jaxcallbacks import MUTATING_METHODS
 from .state import Frame, own_nodes
 
 _CONSUMERS = frozenset({"list", "tuple", "sum", "min", "max", "any", "all", "sorted"})
@@ -58,6 +68,21 @@ def _read_names(tree: Any) -> set[str]:
     """The names a function reads from outside itself (a closure's, a global)."""
     loads = {n.id for n in gast.walk(tree) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
     return loads - jaxcallbacks._bound_names(tree)
+
+
+def _local() -> type:
+    from .interpreter import LocalFunction   # interpreter imports calls, which imports this module
+
+    return LocalFunction
+
+
+def _mutable(obj: Any) -> bool:
+    """An object a loop could change in place (a container, an ndarray, an
+    instance or class with attributes), not a module, function or array value."""
+    if isinstance(obj, (list, dict, set, bytearray, np.ndarray, type, _local())):
+        return True
+    return hasattr(obj, "__dict__") and not isinstance(obj, (types.ModuleType, types.FunctionType, types.MethodType,
+                                                             types.BuiltinFunctionType, Value, jax.Array, range))
 
 
 class _Collector:
@@ -98,27 +123,14 @@ class GeneratorMixin:
         if isinstance(consumer, str):
             raise refuse(consumer)
 
-        def resolve_in(scope: Frame):
-            def resolve(n: str) -> Any:
-                try:
-                    return self.lookup(n, node, scope)
-                except GraphBreak:
-                    return None
-            return resolve
-
-        effect = jaxcallbacks.python_effect(unit.tree, resolve_in(frame))
+        effect = self._effect(unit.tree, self._resolver(frame, node), printers=False)
         if effect is not None:
             raise refuse(f"its body has a Python side effect, {effect[1]} (line {getattr(effect[0], 'lineno', '?')}), "
                          "which eager interleaves with the consumer")
         if consumer is not None:   # a for/comprehension: its steps run between the generator's
-            effect = jaxcallbacks.python_effect(consumer, resolve_in(self.frame))
-            if effect is not None:
-                raise refuse(f"the loop consuming it has a Python side effect, {effect[1]}, which eager runs between "
-                             "its items")
-            shared = _read_names(unit.tree) & (_stored_names(consumer) - _stored_names(consumer.iter if
-                                               isinstance(consumer, gast.For) else gast.Pass()))
-            if shared:
-                raise refuse(f"the loop consuming it assigns {', '.join(sorted(shared))}, which the generator reads")
+            cause = self._consumer_cause(*consumer, unit, frame, node)
+            if cause is not None:
+                raise refuse(cause)
         stack = self.__dict__.setdefault("_generators", [])
         collector = _Collector(self.traced_depth, self.options.unroll_limit)
         stack.append(collector)
@@ -136,17 +148,122 @@ class GeneratorMixin:
         self.decide(node, "call", "unrolled", f"generator {name}: {len(collector.items)} items interpreted at trace time")
         return self.mark_fresh(collector.items)
 
+    def _resolver(self, scope: Frame, node: Any):
+        def resolve(n: str) -> Any:
+            try:
+                return self.lookup(n, node, scope)
+            except GraphBreak:
+                return None
+        return resolve
+
+    def _effect(self, tree: Any, resolve: Any, printers: bool, depth: int = 0) -> Any:
+        """``python_effect`` of ``tree``, also through the local functions it
+        calls; with ``printers`` a ``print``/``logging`` call is no effect
+        (the consumer's output, in order, is the same either way)."""
+        def filtered(n: str) -> Any:
+            value = resolve(n)
+            return None if printers and is_host_printer(value) else value
+
+        found = jaxcallbacks.python_effect(tree, filtered)
+        if found is not None or depth >= 3:
+            return found
+        for n in gast.walk(tree):
+            if isinstance(n, gast.Call) and isinstance(n.func, gast.Name):
+                fn = resolve(n.func.id)
+                if isinstance(fn, _local()):
+                    inner = self._effect(fn.unit.tree, self._resolver(Frame(fn.unit, {}, fn.frame), n), printers,
+                                         depth + 1)
+                    if inner is not None:
+                        return n, f"{inner[1]} in `{fn.unit.qualname}`"
+        return None
+
+    def _consumer_cause(self, loop: Any, source: Any, unit: Any, frame: Frame, node: Any) -> str | None:
+        """Why the ``for``/comprehension ``loop`` (whose iterable ``source``
+        holds the call) may change, between the generator's items, what its
+        body reads (eager runs the body lazily, one item at a time); None if
+        it cannot. A ``print`` is no obstacle; a write into an object the
+        generator cannot reach (a list the loop fills) neither."""
+        if isinstance(loop, gast.For):
+            parts = [loop.target, *loop.body, *loop.orelse]
+        else:
+            parts = [getattr(loop, f) for f in ("elt", "key", "value") if hasattr(loop, f)]
+            for comp in loop.generators:
+                parts += [comp.target, *comp.ifs] + ([] if comp.iter is source else [comp.iter])
+        body = gast.Module(body=[p if isinstance(p, gast.stmt) else gast.Expr(value=p) for p in parts], type_ignores=[])
+        resolve = self._resolver(self.frame, node)
+
+        def printing(n: str) -> Any:
+            value = resolve(n)
+            return None if is_host_printer(value) else value
+
+        own = jaxcallbacks._bound_names(body)
+        for n in gast.walk(body):
+            if isinstance(n, (gast.Global, gast.Nonlocal)):
+                return f"the loop consuming it has `{type(n).__name__.lower()} {', '.join(n.names)}`"
+            bases = []
+            if isinstance(n, (gast.Assign, gast.Delete)):
+                bases = [t for t in n.targets if isinstance(t, (gast.Attribute, gast.Subscript))]
+            elif isinstance(n, (gast.AugAssign, gast.AnnAssign)) and isinstance(n.target, (gast.Attribute, gast.Subscript)):
+                bases = [n.target]
+            elif isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) and n.func.attr in MUTATING_METHODS:
+                bases = [n.func.value]
+            elif isinstance(n, gast.Call):
+                found = jaxcallbacks._call_effect(n, own, printing, 0)
+                fn = resolve(n.func.id) if isinstance(n.func, gast.Name) and n.func.id not in own else None
+                if found is None and isinstance(fn, _local()):
+                    found = self._effect(fn.unit.tree, self._resolver(Frame(fn.unit, {}, fn.frame), n), True)
+                if found is not None:
+                    return f"the loop consuming it has a Python side effect, {found[1]}, which eager runs between its items"
+            for target in bases:
+                base = jaxcallbacks._base_name(target)
+                if base is None or base not in own and (resolve(base) is None or
+                                                        isinstance(resolve(base), types.ModuleType)):
+                    return "the loop consuming it writes into an object the generator may read"
+        shared = _read_names(unit.tree) & _stored_names(body)
+        if shared:
+            return f"the loop consuming it assigns {', '.join(sorted(shared))}, which the generator reads"
+        reachable = self._reachable(unit, frame, node)
+        for n in gast.walk(body):   # a mutable object the generator can reach, used (written, passed) by the loop
+            if isinstance(n, gast.Name) and n.id not in own:
+                value = resolve(n.id)
+                if _mutable(value) and (reachable is None or id(value) in reachable):
+                    return f"the loop consuming it uses `{n.id}`, which the generator may read"
+        return None
+
+    def _reachable(self, unit: Any, frame: Frame, node: Any) -> set[int] | None:
+        """Ids of the objects the generator's body can reach (its arguments,
+        the names it reads, what they hold); None: it may reach anything the
+        caller can (it reads a local function, which sees the caller's frame)."""
+        resolve = self._resolver(frame, node)
+        stack = list(frame.env.values()) + [resolve(n) for n in _read_names(unit.tree)]
+        seen: dict[int, Any] = {}
+        while stack:
+            obj = stack.pop()
+            if id(obj) in seen:
+                continue
+            seen[id(obj)] = obj
+            if len(seen) > 10_000 or isinstance(obj, _local()):
+                return None
+            if isinstance(obj, (list, tuple, set, frozenset)):
+                stack.extend(obj)
+            elif isinstance(obj, dict):
+                stack.extend(obj.keys())
+                stack.extend(obj.values())
+            elif _mutable(obj) and not isinstance(obj, (type, np.ndarray)):
+                stack.extend(vars(obj).values())
+        return set(seen)
+
     def _generator_consumer(self, node: Any) -> Any:
         """Where the call ``node`` is consumed: None (a builtin taking all its
-        items), the ``for``/comprehension node iterating it, or the cause of
-        refusing (a string)."""
+        items), ``(loop, iterable)`` for the ``for``/comprehension iterating
+        it, or the cause of refusing (a string)."""
         parents = _parents(self.frame.unit.tree)
         child, parent = node, parents.get(id(node))
         while True:
             if isinstance(parent, gast.For) and parent.iter is child:
-                return parent
+                return parent, child
             if isinstance(parent, gast.comprehension) and parent.iter is child:
-                return parents.get(id(parent))
+                return parents.get(id(parent)), child
             if not isinstance(parent, gast.Call) or not any(a is child for a in parent.args):
                 return "the generator object is used other than by iteration where it is made (bound to a name, " \
                        "returned, or given to next()/send()): a real generator is needed"
