@@ -451,3 +451,49 @@ def test_loop_changing_what_the_generator_reads_falls_back(fn, args, cause):
     e = explain(to_static(fn))(*args)
     assert "A2G013" in codes(e) and cause in causes(e), str(e)
     check(fn, *args, full_graph=False)
+
+
+def zip_with_map(x):
+    seen = []
+
+    def gen():
+        for _ in range(3):
+            yield len(seen)
+
+    def note(v):
+        seen.append(v)
+        return v
+
+    return x, [a + b for a, b in zip(gen(), map(note, [1, 2, 3]))]
+
+
+def accumulate_with_lambda(x):
+    def gen():
+        yield x
+        yield x * 2
+
+    return list(itertools.accumulate(gen(), lambda a, b: a * b))
+
+
+@pytest.mark.parametrize("fn, cause", [(zip_with_map, "`zip_with_map.<locals>.note`"),
+                                       (accumulate_with_lambda, "a lambda")])
+def test_wrapper_calling_a_function_between_items_falls_back(fn, cause):
+    e = explain(to_static(fn))(X)
+    assert "A2G013" in codes(e) and cause in causes(e), str(e)
+    check(fn, X, full_graph=False)
+
+
+class Stack:
+    def __init__(self):
+        self.scales = [1.0, 2.0]
+
+    def __call__(self, x):
+        def gen():
+            for s in self.scales:
+                yield x * s
+
+        return [v * s for v, s in zip(gen(), self.scales)], sum(gen())
+
+
+def test_generator_in_a_method_zipped_with_an_attribute_is_one_graph():
+    one_graph(check(Stack(), X))

@@ -12,7 +12,8 @@ difference:
   ``for`` or of a comprehension, or an argument of ``list``, ``tuple``,
   ``sum``, ``min``, ``max``, ``any``, ``all``, ``sorted`` (without ``key``),
   or of a lazy wrapper (``zip``, ``enumerate``, ``itertools.chain``,
-  ``islice``, ``accumulate``, ``product``) itself consumed so. A generator
+  ``islice``, ``accumulate``, ``product``) itself consumed so, given no
+  function, lambda or Python iterable it would run between the items. A generator
   object bound to a name, returned, given to ``next()``, ``.send()``-ed, ...
   is a real generator: the call runs in Python;
 * the generator body has no Python side effect (``python_effect``, also
@@ -275,9 +276,35 @@ class GeneratorMixin:
                     return f"{name}() with a keyword argument"
                 return None
             if name in _WRAPPERS and module in ("builtins", "itertools"):
+                passed = self._callable_passed([a for a in (*parent.args, *parent.keywords) if a is not child])
+                if passed is not None:   # zip(gen(), map(f, xs)), accumulate(gen(), f): f runs between the items
+                    return f"{name}() also takes {passed}, which it calls between the generator's items"
                 child, parent = parent, parents.get(id(parent))
                 continue
             return f"the generator object is given to {name or 'a call'}(), which may use it other than by iterating"
+
+    def _callable_passed(self, nodes: list) -> str | None:
+        """A lambda or a Python function passed as a value (not called) in
+        ``nodes``, described; None if there is none."""
+        called = set()
+        for root in nodes:
+            for n in gast.walk(root):
+                if isinstance(n, gast.Call):
+                    called.add(id(n.func))
+                if isinstance(n, gast.Attribute):
+                    called.add(id(n.value))   # ``self.layers``: the attribute's value, not ``self``
+                if isinstance(n, gast.Lambda):
+                    return "a lambda"
+                if isinstance(n, (gast.Name, gast.Attribute)) and id(n) not in called:
+                    value = self._static_callee(n)
+                    if isinstance(value, (types.FunctionType, types.MethodType, _local())) or \
+                            callable(value) and not isinstance(value, (type, types.BuiltinFunctionType)) and \
+                            hasattr(value, "__dict__") and not isinstance(value, types.ModuleType):
+                        unit = getattr(value, "unit", None) if isinstance(value, _local()) else None
+                        return f"`{unit.qualname if unit else getattr(value, '__qualname__', type(value).__name__)}`"
+                    if any(isinstance(getattr(type(value), m, None), types.FunctionType) for m in ("__iter__", "__next__")):
+                        return f"a `{type(value).__name__}` (its Python `__iter__`/`__next__`)"
+        return None
 
     def _static_callee(self, func: Any) -> Any:
         if isinstance(func, gast.Name):
