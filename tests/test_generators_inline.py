@@ -497,3 +497,42 @@ class Stack:
 
 def test_generator_in_a_method_zipped_with_an_attribute_is_one_graph():
     one_graph(check(Stack(), X))
+
+
+def sparse_yields(x):
+    def gen():
+        t = x
+        for i in range(30):   # above unroll_limit: cannot roll (a yield), unrolled
+            t = t + 1
+            if i % 10 == 0:
+                yield t
+
+    def counted():
+        n = 0
+        while n < 100:
+            n += 7
+            if n % 20 == 1:
+                yield n
+
+    return list(gen()), x * sum(counted())
+
+
+def in_rolled_loop_and_branch(x):
+    def gen(s):
+        for k in range(3):
+            yield k * s
+
+    acc = x
+    for _ in range(40):   # rolled: the generator's items are traced values of the loop body
+        acc = acc + sum(gen(acc[0] * 0 + 1))
+    if x.sum() > 1:
+        out = list(gen(x))
+    else:
+        out = [x, x, x]
+    return acc, out
+
+
+@pytest.mark.parametrize("arg", [X, -X])
+def test_generator_in_loops_and_branches_is_one_graph(arg):
+    one_graph(check(sparse_yields, arg))
+    one_graph(check(in_rolled_loop_and_branch, arg))
