@@ -536,3 +536,41 @@ def in_rolled_loop_and_branch(x):
 def test_generator_in_loops_and_branches_is_one_graph(arg):
     one_graph(check(sparse_yields, arg))
     one_graph(check(in_rolled_loop_and_branch, arg))
+
+
+# ------------------------------------------- map and filter are lazy, as in eager
+def map_of_local_reads_what_the_loop_changed(x):
+    k = 1
+    out = []
+    for v in map(lambda _: k, range(3)):   # eager calls the lambda when the loop pulls the item
+        k = k + 1
+        out.append(v)
+    return out, x
+
+
+def map_of_traced_reads_what_the_loop_changed(x):
+    k = 1.0
+    out = []
+    for v in map(lambda a: a * k, [x, x, x]):
+        k = k + 1.0
+        out.append(v)
+    return out
+
+
+def filter_of_local(x):
+    lim = [0.5]
+    out = []
+    for v in filter(lambda a: a > lim[0], [1.0, 2.0, 0.1]):
+        out.append(v * x)
+    return out
+
+
+def map_consumed_by_builtins(x):
+    return list(map(lambda a: a * 2, [x, x + 1])), sum(map(lambda a: a.sum(), [x, x]))
+
+
+@pytest.mark.parametrize("fn", [map_of_local_reads_what_the_loop_changed, map_of_traced_reads_what_the_loop_changed,
+                                filter_of_local, map_consumed_by_builtins])
+def test_map_and_filter_items_are_made_when_pulled(fn):
+    # the items were all made when the loop started: [1, 1, 1] where eager gives [1, 2, 3]
+    check(fn, X)

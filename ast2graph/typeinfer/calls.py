@@ -439,9 +439,24 @@ class CallMixin(GeneratorMixin):
         if callee is next and args:
             self.check_consumable(args[0], node)
         if callee is map and traced and len(args) >= 2 and not kwargs:
-            # each call converted like any other (a traced map object cannot be built)
+            # each call converted like any other (a traced map object cannot be
+            # built), made when the item is pulled, as eager's lazy map makes it
+            from .tracertext import suspended
+
             seqs = [self.iterate_static(a, node) for a in args[1:]]
-            return self.mark_fresh(iter([self.call(args[0], tuple(items), {}, node) for items in zip(*seqs)]))
+            consumer = self._generator_consumer(node)
+            if consumer is None:   # a builtin taking every item at once (list, sum, ...): made now, held
+                # as a list (the consumer cannot tell; sum/min/max of traced values read a list)
+                return self.mark_fresh([self.call(args[0], tuple(items), {}, node) for items in zip(*seqs)])
+            if isinstance(consumer, str):
+                raise self.graph_break(FallbackCode.OPAQUE_CALL, node, "a lazy map() of traced values used other than "
+                                       "by iteration where it is made (eager calls the function when an item is pulled)")
+
+            def item(*items: Any) -> Any:
+                with suspended():   # ast2graph interprets the call when the loop pulls the item
+                    return self.call(args[0], items, {}, node)
+
+            return self.mark_fresh(map(item, *seqs))
         if callee in (enumerate, zip, reversed, list, tuple, sorted) and traced:
             if callee is sorted:
                 raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, "sorted() of traced values")

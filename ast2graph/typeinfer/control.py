@@ -15,6 +15,8 @@ defined on one path only, raises ``GraphBreak`` naming it.
 
 from __future__ import annotations
 
+import collections.abc
+
 import dataclasses
 from typing import Any, Callable, Iterable, Iterator
 
@@ -471,6 +473,16 @@ class ControlMixin(ExitsMixin):
         if isinstance(iterable, Value) and iterable.type.shape and iterable.type.shape[0] > self.options.unroll_limit:
             self._roll_or_unroll(stmt, iterable.type.shape[0], lambda exact: self._scan_rows(stmt, iterable, exact), iterable)
             return
+        if isinstance(iterable, collections.abc.Iterator) and not isinstance(iterable, arrays.TracedRange):
+            # an iterator (map/filter of a local function, zip, iter(xs)) is
+            # pulled one item per iteration, as eager pulls it: the function it
+            # calls sees what the body changed before (``map(lambda _: k, ..)``
+            # with ``k = k + 1`` in the body)
+            self.check_consumable(iterable, stmt.iter)
+            self.decide(stmt, "for", "unrolled", f"over a {type(iterable).__name__} iterator, one item per iteration "
+                        f"(at most max_unroll={self.options.max_unroll})")
+            self._unrolled_for(stmt, self._live_items(iterable, stmt.iter, self.options.max_unroll))
+            return
         items = self.iterate_static(iterable, stmt.iter)
         what = "array rows" if isinstance(iterable, Value) else type(iterable).__name__
         self.decide(stmt, "for", "unrolled", f"{len(items)} iterations over a static {what} (limit {self.options.unroll_limit})")
@@ -481,15 +493,22 @@ class ControlMixin(ExitsMixin):
             items = self._live_items(iterable, stmt.iter)
         self._unrolled_for(stmt, items)
 
-    def _live_items(self, container: Any, node: Any) -> Iterator[Any]:
+    def _live_items(self, container: Any, node: Any, limit: int | None = None) -> Iterator[Any]:
         it = iter(container)
+        count = 0
         while True:
             try:
                 item = next(it)
             except StopIteration:
                 return
+            except GraphBreak:
+                raise
             except Exception as e:  # noqa: BLE001 - eager raises it here too
                 raise self.graph_break(FallbackCode.TRACE_ERROR, node, f"iteration raised {type(e).__name__}: {e}", exc=e)
+            count += 1
+            if limit is not None and count > limit:
+                raise self.graph_break(FallbackCode.LOOP_CARRIED_CHANGE, node, f"an iterator with more than "
+                                       f"{limit} items (max_unroll) cannot be unrolled")
             yield item
 
     def _roll_or_unroll(self, stmt: Any, n: int, roll: Callable[[bool], None], iterable: Any) -> None:
