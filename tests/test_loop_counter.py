@@ -2,12 +2,16 @@
 
 After ``for step in range(n)`` rolled into a ``lax.fori_loop``, ``step`` is
 what eager leaves: the last index iterated (the index at a ``break``), a
-Python int; when the body never runs, the value from before the loop.
+Python int; when the body never runs, the value from before the loop. And a
+loop that cannot roll and unrolls past 64 iterations warns (``UnrollWarning``).
 """
+
+import warnings
 
 import jax.numpy as jnp
 import pytest
 
+from ast2graph import UnrollWarning, to_static
 from helpers import check, modes
 
 X = jnp.arange(3.0)
@@ -196,6 +200,63 @@ def last_row(xs):
 def test_rows_loop_variable_after():
     e = check(last_row, jnp.arange(120.0).reshape(40, 3), full_graph=True, graphs=1)
     assert for_modes(e) == ["lax.scan"]
+
+
+# ------------------------------------------------------------ UnrollWarning
+def python_int_grows(x):
+    k = 0
+    for i in range(100):
+        x = x * 1.01
+        k = k + 10 ** 12
+    return x, k
+
+
+def test_unroll_past_64_warns():
+    with pytest.warns(UnrollWarning, match=r"test_loop_counter\.py:\d+: loop unrolled 100 times .*max_unroll"):
+        e = check(python_int_grows, X, full_graph=True, graphs=1)
+    assert for_modes(e) == ["unrolled"]
+
+
+def python_int_grows_short(x):
+    k = 0
+    for i in range(40):
+        x = x * 1.01
+        k = k + 10 ** 12
+    return x, k
+
+
+def test_unroll_of_64_or_fewer_does_not_warn():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UnrollWarning)
+        e = check(python_int_grows_short, X, full_graph=True, graphs=1)
+    assert for_modes(e) == ["unrolled"]
+
+
+def rolled_long(x):
+    for i in range(1000):
+        x = x * 0.999
+    return x, i
+
+
+def test_rolled_loop_does_not_warn():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UnrollWarning)
+        e = check(rolled_long, X, full_graph=True, graphs=1)
+    assert for_modes(e) == ["lax.fori_loop"]
+
+
+def test_warns_once_per_loop():
+    def f(x):
+        k = 0
+        for i in range(90):
+            x = x + 1.0
+            k = k + 10 ** 12
+        return x, k
+
+    with pytest.warns(UnrollWarning) as record:
+        to_static(f)(X)
+        to_static(f)(X + 1)
+    assert len([w for w in record if issubclass(w.category, UnrollWarning)]) == 1
 
 
 def row_at_break(xs):

@@ -32,6 +32,14 @@ from .trees import tree_flatten
 from .state import UNBOUND, BreakSignal, ContinueSignal, ControlSignal, ReturnSignal
 
 _MAX_FIXPOINT = 6
+_UNROLL_WARNING = 64   # a loop that cannot roll and unrolls more iterations than this warns (once per site)
+_unroll_warned: set = set()
+
+
+class UnrollWarning(UserWarning):
+    """A loop that could not be rolled into one ``lax`` loop was unrolled
+    into many copies of its body (compile time grows with them); the
+    message names the loop, the iterations and why it could not roll."""
 
 
 class _Traced:
@@ -408,6 +416,9 @@ class ControlMixin(ExitsMixin):
                 break
         mode = "unrolled" if len(self.region.ops) > start_ops else "static"
         self.decide(stmt, "while", mode, f"static condition; {iterations} iterations evaluated at trace time")
+        if mode == "unrolled" and roll_at > self.options.unroll_limit:   # it tried to roll and could not
+            self.warn_unrolled(stmt, iterations, "cannot roll" if roll_at == float("inf") else
+                               "rolling would turn a Python scalar into a 32-bit array")
         self.after_loop(stmt, ctx)
 
     def _snapshot_decisions(self) -> dict:
@@ -503,7 +514,10 @@ class ControlMixin(ExitsMixin):
             self._restore_decisions(decisions)
             self._unrolled_for(stmt, self.iterate_static(iterable, stmt.iter))
             mode = "unrolled" if len(self.region.ops) > start_ops else "static"
-            self.decide(stmt, "for", mode, f"{n} iterations; rolling would turn Python scalar '{e.name}' into a 32-bit array")
+            why = f"rolling would turn Python scalar '{e.name}' into a 32-bit array"
+            self.decide(stmt, "for", mode, f"{n} iterations; {why}")
+            if mode == "unrolled":
+                self.warn_unrolled(stmt, n, why)
         except _StaticLoop:
             self.frame.env, self.attr_writes = env0, writes
             self.decide(stmt, "for", "static", f"{n} iterations of pure Python work, evaluated at trace time")
@@ -516,7 +530,24 @@ class ControlMixin(ExitsMixin):
             self._restore_decisions(decisions)
             self.decide(stmt, "for", "unrolled", f"{n} iterations; cannot roll ({e.site.cause})")
             self._unrolled_for(stmt, self.iterate_static(iterable, stmt.iter))
+            if len(self.region.ops) > start_ops:
+                self.warn_unrolled(stmt, n, f"cannot roll: {e.site.cause}")
 
+    def warn_unrolled(self, stmt: Any, n: int, why: str) -> None:
+        """``UnrollWarning``, once per loop, for a loop that could not roll and
+        unrolled more than ``_UNROLL_WARNING`` iterations."""
+        loc = self.loc(stmt)
+        key = (loc.file, loc.line, loc.col)
+        if n <= _UNROLL_WARNING or key in _unroll_warned:
+            return
+        _unroll_warned.add(key)
+        import warnings
+
+        warnings.warn_explicit(f"{loc.file}:{loc.line}: loop unrolled {n} times ({why}); compile time grows with the "
+                      f"iterations. A loop that cannot roll unrolls up to to_static(..., "
+                      f"max_unroll={self.options.max_unroll}) iterations and beyond that runs in Python; "
+                      f"loops with more than unroll_limit={self.options.unroll_limit} iterations roll when they can",
+                      UnrollWarning, loc.file, loc.line)   # shown at the loop
     def _unrolled_for(self, stmt: Any, items: Iterable[Any]) -> None:
         ctx = self.new_loop(stmt)
 
