@@ -320,3 +320,32 @@ def test_no_exit_loop_variable_stays_static():
     # no break/return and not rebound: the last index is known at trace time
     e = check(no_exit_static_last, X, full_graph=True, graphs=1)
     assert for_modes(e) == ["lax.fori_loop"]
+
+
+def bounded_traced_count(x, n):
+    i = 7
+    for i in range(n):
+        x = x * 1.1
+        if x.sum() > 20:
+            break
+    return x, i
+
+
+@pytest.mark.parametrize("n", [0, 3, 40])
+def test_bound_before_traced_count_max_iters(n):
+    e = check(bounded_traced_count, X + 1, jnp.int32(n), full_graph=True, graphs=1, max_iters=64)
+    assert for_modes(e) == ["lax.scan"]
+
+
+def return_in_loop_then_counter(x):
+    for i in range(40):
+        x = x * 1.1
+        if x.sum() > 20:
+            return x, i
+    return x, -i
+
+
+@pytest.mark.parametrize("x", [X, X * 1e-9])
+def test_return_in_loop_then_counter(x):
+    e = check(return_in_loop_then_counter, x, full_graph=True, graphs=1)
+    assert for_modes(e) == ["lax.fori_loop"]
