@@ -12,10 +12,11 @@
 from .api import Explanation, RecompileWarning, StaticFunction, clear_caches, explain, to_static
 from .diagnostics import (Ast2GraphError, ConversionError, FullGraphError, Loc,
                           LoopBoundError, NoSourceError, UnsupportedSyntaxError)
+from .typeinfer.control import UnrollWarning
 
 __all__ = [
     "Ast2GraphError", "ConversionError", "Explanation", "FullGraphError", "Loc",
-    "LoopBoundError", "NoSourceError", "RecompileWarning", "StaticFunction", "UnsupportedSyntaxError", "clear_caches", "explain",
-    "to_static",
+    "LoopBoundError", "NoSourceError", "RecompileWarning", "StaticFunction", "UnsupportedSyntaxError", "UnrollWarning", "clear_caches",
+    "explain", "to_static",
 ]
 __version__ = "0.1.0"

@@ -191,7 +191,7 @@ def test_traced_while_break_condition_includes_the_flag():
     assert "not_and" in e.ir_text
 
 
-def test_rolled_loop_variable_after_traced_break_unrolls_or_falls_back():
+def test_rolled_loop_variable_after_traced_break_is_carried():
     def f(x):
         for i in range(40):
             if x.sum() > 20:
@@ -199,10 +199,11 @@ def test_rolled_loop_variable_after_traced_break_unrolls_or_falls_back():
             x = x * 2
         return x, i
 
-    e = check(f, X, graphs=1)  # cannot roll (i after a traced break): unrolled
-    assert loop_modes(e) == ["unrolled"]
-    e = check(f, X, full_graph=False, max_unroll=8)
-    assert [s.code.code for s in e.fallback_sites] == ["A2G006"]
+    # i is carried: after the loop it holds the index at the break (issue 16)
+    e = check(f, X, full_graph=True, graphs=1)
+    assert loop_modes(e) == ["lax.fori_loop"]
+    e = check(f, X, full_graph=True, graphs=1, max_unroll=8)
+    assert loop_modes(e) == ["lax.fori_loop"]
 
 
 def unconditional_return_in_body(x):

@@ -34,6 +34,14 @@ from .trees import tree_flatten
 from .state import UNBOUND, BreakSignal, ContinueSignal, ControlSignal, ReturnSignal
 
 _MAX_FIXPOINT = 6
+_UNROLL_WARNING = 64   # a loop that cannot roll and unrolls more iterations than this warns (once per site)
+_unroll_warned: set = set()
+
+
+class UnrollWarning(UserWarning):
+    """A loop that could not be rolled into one ``lax`` loop was unrolled
+    into many copies of its body (compile time grows with them); the
+    message names the loop, the iterations and why it could not roll."""
 
 
 class _Traced:
@@ -410,6 +418,9 @@ class ControlMixin(ExitsMixin):
                 break
         mode = "unrolled" if len(self.region.ops) > start_ops else "static"
         self.decide(stmt, "while", mode, f"static condition; {iterations} iterations evaluated at trace time")
+        if mode == "unrolled" and roll_at > self.options.unroll_limit:   # it tried to roll and could not
+            self.warn_unrolled(stmt, iterations, "cannot roll" if roll_at == float("inf") else
+                               "rolling would turn a Python scalar into a 32-bit array")
         self.after_loop(stmt, ctx)
 
     def _snapshot_decisions(self) -> dict:
@@ -522,7 +533,10 @@ class ControlMixin(ExitsMixin):
             self._restore_decisions(decisions)
             self._unrolled_for(stmt, self.iterate_static(iterable, stmt.iter))
             mode = "unrolled" if len(self.region.ops) > start_ops else "static"
-            self.decide(stmt, "for", mode, f"{n} iterations; rolling would turn Python scalar '{e.name}' into a 32-bit array")
+            why = f"rolling would turn Python scalar '{e.name}' into a 32-bit array"
+            self.decide(stmt, "for", mode, f"{n} iterations; {why}")
+            if mode == "unrolled":
+                self.warn_unrolled(stmt, n, why)
         except _StaticLoop:
             self.frame.env, self.attr_writes = env0, writes
             self.decide(stmt, "for", "static", f"{n} iterations of pure Python work, evaluated at trace time")
@@ -535,7 +549,24 @@ class ControlMixin(ExitsMixin):
             self._restore_decisions(decisions)
             self.decide(stmt, "for", "unrolled", f"{n} iterations; cannot roll ({e.site.cause})")
             self._unrolled_for(stmt, self.iterate_static(iterable, stmt.iter))
+            if len(self.region.ops) > start_ops:
+                self.warn_unrolled(stmt, n, f"cannot roll: {e.site.cause}")
 
+    def warn_unrolled(self, stmt: Any, n: int, why: str) -> None:
+        """``UnrollWarning``, once per loop, for a loop that could not roll and
+        unrolled more than ``_UNROLL_WARNING`` iterations."""
+        loc = self.loc(stmt)
+        key = (loc.file, loc.line, loc.col)
+        if n <= _UNROLL_WARNING or key in _unroll_warned:
+            return
+        _unroll_warned.add(key)
+        import warnings
+
+        warnings.warn_explicit(f"{loc.file}:{loc.line}: loop unrolled {n} times ({why}); compile time grows with the "
+                      f"iterations. A loop that cannot roll unrolls up to to_static(..., "
+                      f"max_unroll={self.options.max_unroll}) iterations and beyond that runs in Python; "
+                      f"loops with more than unroll_limit={self.options.unroll_limit} iterations roll when they can",
+                      UnrollWarning, loc.file, loc.line)   # shown at the loop
     def _unrolled_for(self, stmt: Any, items: Iterable[Any]) -> None:
         ctx = self.new_loop(stmt)
 
@@ -553,8 +584,9 @@ class ControlMixin(ExitsMixin):
         target_live = self._target_names(stmt) & self.frame.unit.ssa.live_out(stmt)
         if traced:
             count = self.emit_call(arrays.trip_count, (start, stop, step), {}, stmt, "trip_count")
-            if target_live:
-                raise self.graph_break(FallbackCode.UNDEFINED_AFTER_LOOP, stmt, f"loop variable {sorted(target_live)} is used after a loop whose trip count is traced", "for")
+            if target_live and self._carried_target(stmt, count, True, None) is None:
+                raise self.graph_break(FallbackCode.UNDEFINED_AFTER_LOOP, stmt, f"loop variable {sorted(target_live)} is used after a loop whose trip count is traced "
+                                       "and is not bound before it", "for")
         else:
             count = len(rng)
 
@@ -566,7 +598,9 @@ class ControlMixin(ExitsMixin):
             if not traced and count:
                 self.assign(stmt.target, rng[-1], stmt)
 
-        self._rolled_counted(stmt, count, bind_target, finish, "lax.fori_loop", traced, exact=exact)
+        # the bits of the loop variable's values (INT_BITS): between start and stop
+        bits = TRACED_INT_BITS if traced else max(abs(start), abs(stop)).bit_length()
+        self._rolled_counted(stmt, count, bind_target, finish, "lax.fori_loop", traced, exact=exact, target_bits=bits)
 
     def _scan_rows(self, stmt: gast.For, xs: Value, exact: bool = False) -> None:
         row = ArrayType(xs.type.shape[1:], xs.type.dtype, xs.type.weak_type)
@@ -578,9 +612,13 @@ class ControlMixin(ExitsMixin):
         self._rolled_counted(stmt, xs, None, finish, "lax.scan", False, row, exact=exact)
 
     def _rolled_counted(self, stmt: gast.For, count: Any, bind_target: Callable | None, finish: Callable,
-                        mode: str, traced_count: bool, row: ArrayType | None = None, exact: bool = False) -> None:
+                        mode: str, traced_count: bool, row: ArrayType | None = None, exact: bool = False,
+                        target_bits: int | None = None) -> None:
         ctx = self.new_loop(stmt)
-        names = [n for n in ctx.names if n not in self._target_names(stmt)]
+        # the loop variable read after the loop is carried: its last value (the
+        # one at a break), or its value before the loop when the body never runs
+        carried_target = self._carried_target(stmt, count, traced_count, row)
+        names = [n for n in ctx.names if n not in self._target_names(stmt) or n == carried_target]
         names += [ctx.brk, ctx.ret, ctx.retval]
         env0 = dict(self.frame.env)
 
@@ -595,17 +633,33 @@ class ControlMixin(ExitsMixin):
             if row is not None:
                 r = Value(row, "row")
                 body.args.append(r)
-                self.assign(stmt.target, r, stmt)
+                bind = lambda: self.assign(stmt.target, r, stmt)  # noqa: E731
             else:
+                def bind() -> None:
+                    with self.in_region(self.region, traced=False):
+                        bind_target(index)
+
+            def iteration() -> None:
+                bind()   # inside the guard: after a traced break the carried loop variable keeps its value
+                self.run_body(stmt, ctx)
+
+            if carried_target is None:
                 with self.in_region(body, traced=False):
-                    bind_target(index)
-            self._run_traced(body, lambda: self.guarded_iteration(stmt, ctx, lambda: self.run_body(stmt, ctx)), stmt)
+                    bind()
+                self._run_traced(body, lambda: self.guarded_iteration(stmt, ctx, lambda: self.run_body(stmt, ctx)), stmt)
+            else:
+                self._run_traced(body, lambda: self.guarded_iteration(stmt, ctx, iteration), stmt)
             return self.frame.env
 
-        state, (body,) = self._solve_loop(stmt, names, env0, one_pass, regions=1, static_check=not traced_count, exact=exact)
-        self.check_target_after_break(stmt, ctx, state)
+        state, (body,) = self._solve_loop(stmt, names, env0, one_pass, regions=1, static_check=not traced_count,
+                                          exact=exact, exempt={carried_target})
+        if carried_target is None:
+            self.check_target_after_break(stmt, ctx, state)
         exit_kinds = self.carried_exit_kinds
-        init = self._loop_init(stmt, names, state, env0)
+        # the body runs at least once: a variable it first binds (a placeholder:
+        # bound on every path of the first pass) is bound after the loop
+        runs = not traced_count and (count if row is None else count.type.shape[0]) >= 1
+        init = self._loop_init(stmt, names, state, env0, set(names) if runs else {carried_target})
         n_index = 0 if row is not None else 1
         results = [Value(a.type) for a in body.args[n_index:n_index + len(init)]]
         if not traced_count and (count if row is None else count.type.shape[0]) >= 1:
@@ -624,15 +678,53 @@ class ControlMixin(ExitsMixin):
             self.decide(stmt, "for", mode, "rolled: trip count is traced" if traced_count else f"rolled: {count if row is None else count.type.shape[0]} iterations exceed the unroll limit {self.options.unroll_limit}")
         self.frame.env = dict(env0)
         self._bind_state(names, state, iter(results))
-        finish()
+        if carried_target is not None and target_bits is not None:
+            self._bound_int_bits(self.frame.env.get(carried_target), env0.get(carried_target, UNBOUND), target_bits)
+        if carried_target is None or (state[ctx.brk] is False
+                                      and carried_target not in self.frame.unit.ssa.assigned(stmt.body)):
+            finish()   # no break, not rebound in the body: the last item (a static int for a static range)
         self.after_loop(stmt, ctx)
+
+    @staticmethod
+    def _bound_int_bits(result: Any, init: Any, bits: int) -> None:
+        """The carried loop variable after the loop: a range value or its value
+        before the loop, so its INT_BITS bound is theirs (a Python int it
+        stands for then stays exact in int64 arithmetic)."""
+        if not isinstance(result, Value) or result.type.dtype.kind not in "iu":
+            return
+        if type(init) is int:
+            bits = max(bits, abs(init).bit_length())
+        elif isinstance(init, Value):
+            if init not in INT_BITS:
+                return
+            bits = max(bits, INT_BITS[init])
+        elif init is not UNBOUND:
+            return
+        INT_BITS[result] = bits
+
+    def _carried_target(self, stmt: gast.For, count: Any, traced_count: bool, row: ArrayType | None) -> str | None:
+        """The loop variable, when the code after the loop reads it and it can
+        be carried: a plain name, bound before the loop or the body known to
+        run at least once (else eager raises at the read: today's fallback)."""
+        if not isinstance(stmt.target, gast.Name):
+            return None
+        name = stmt.target.id
+        if name not in self.frame.unit.ssa.live_out(stmt):
+            return None
+        runs = not traced_count and (count if row is None else count.type.shape[0]) >= 1
+        if not runs and self.frame.env.get(name, UNBOUND) is UNBOUND:
+            return None
+        if runs and name not in self.frame.unit.ssa.assigned(stmt.body) \
+                and not any(isinstance(n, (gast.Break, gast.Return)) for b in stmt.body for n in gast.walk(b)):
+            return None   # it ends on the last item: known after the loop (a static int for a static range)
+        return name
 
     # ------------------------------------------------------ loop fixpoint
     def _target_names(self, stmt: Any) -> set[str]:
         return {n.id for n in gast.walk(stmt.target) if isinstance(n, gast.Name)}
 
     def _solve_loop(self, stmt: Any, names: list[str], env0: dict, one_pass: Callable, regions: int,
-                    static_check: bool = False, exact: bool = False) -> tuple[dict, tuple]:
+                    static_check: bool = False, exact: bool = False, exempt: set = frozenset()) -> tuple[dict, tuple]:
         """Carried values to a fixpoint: widen until a pass changes nothing.
 
         ``exact``: raise ``_UnsafeWidening`` instead of widening a Python
@@ -653,7 +745,8 @@ class ControlMixin(ExitsMixin):
         try:
             while True:
                 try:
-                    return self._fixpoint(stmt, names, env0, one_pass, regions, static_check, exact, writes0, carried)
+                    return self._fixpoint(stmt, names, env0, one_pass, regions, static_check, exact, writes0, carried,
+                                          exempt)
                 except GraphBreak as e:
                     carry = getattr(e, "carry", None)
                     if carry is None or carry[0] in carried:
@@ -673,7 +766,7 @@ class ControlMixin(ExitsMixin):
             self.rolled_depth -= 1
 
     def _fixpoint(self, stmt: Any, names: list[str], env0: dict, one_pass: Callable, regions: int,
-                  static_check: bool, exact: bool, writes0: dict, carried: dict) -> tuple[dict, tuple]:
+                  static_check: bool, exact: bool, writes0: dict, carried: dict, exempt: set = frozenset()) -> tuple[dict, tuple]:
         state = {n: self._abstract(env0.get(n, UNBOUND)) for n in names}
         decisions = self._snapshot_decisions()
         for iteration in range(_MAX_FIXPOINT):
@@ -687,7 +780,7 @@ class ControlMixin(ExitsMixin):
                     and not any(isinstance(x, _Traced) for n in names for x in _flatten(state[n])[0]):
                 raise _StaticLoop()
             if exact and iteration == 0:
-                self._check_exact_widening(names, env0, env)
+                self._check_exact_widening([n for n in names if n not in exempt], env0, env)
             new = {n: self._widen(stmt, n, state[n], env.get(n, UNBOUND)) for n in names}
             if all(_same_template(new[n], state[n]) for n in names):
                 self._yield_carried(stmt, names, state, env, regs[-1])
@@ -780,8 +873,10 @@ class ControlMixin(ExitsMixin):
             key, obj, attr = carried[name]
             self.attr_writes[key] = (obj, attr, value)
 
-    def _loop_init(self, stmt: Any, names: list[str], state: dict, env0: dict) -> list[Value]:
-        """Convert the entry values to the carried types; yield body results."""
+    def _loop_init(self, stmt: Any, names: list[str], state: dict, env0: dict, bound: set = frozenset()) -> list[Value]:
+        """Convert the entry values to the carried types; yield body results.
+        ``bound``: variables first assigned inside the loop that the body is
+        known to bind (it runs at least once): their initial value is a placeholder."""
         init: list[Value] = []
         for n in names:
             template = state[n]
@@ -790,7 +885,7 @@ class ControlMixin(ExitsMixin):
             placeholder = isinstance(template, _PlaceholderOf)
             if placeholder:
                 template = template.template
-                if n in self.frame.unit.ssa.live_out(stmt):
+                if n in self.frame.unit.ssa.live_out(stmt) and n not in bound:
                     raise self.graph_break(FallbackCode.UNDEFINED_AFTER_LOOP, stmt, f"variable '{n}' is first assigned inside the loop and used after it", "loop")
             src = _flatten(env0[n])[0] if not placeholder else None
             for j, t in enumerate(_flatten(template)[0]):
@@ -804,6 +899,10 @@ class ControlMixin(ExitsMixin):
 
         import jax.numpy as jnp
 
+        if t.shape == () and t.dtype.kind in _PYTHON_TYPES:   # a Python zero converts at any width (int64 too)
+            zeros = self.convert(_PYTHON_TYPES[t.dtype.kind](0), t, node)
+            zeros.type = zeros.type.with_kinds(t.kinds)
+            return zeros
         zeros = self.emit_call(jnp.zeros, (t.shape, t.dtype), {}, node, "zeros")
         zeros = zeros if zeros.type == t else self.convert(zeros, t, node)
         zeros.type = zeros.type.with_kinds(t.kinds)

@@ -1,0 +1,351 @@
+"""The loop variable read after a rolled loop is carried (issue 16, item 6).
+
+After ``for step in range(n)`` rolled into a ``lax.fori_loop``, ``step`` is
+what eager leaves: the last index iterated (the index at a ``break``), a
+Python int; when the body never runs, the value from before the loop. And a
+loop that cannot roll and unrolls past 64 iterations warns (``UnrollWarning``).
+"""
+
+import warnings
+
+import jax.numpy as jnp
+import pytest
+
+from ast2graph import UnrollWarning, to_static
+from helpers import check, modes
+
+X = jnp.arange(3.0)
+
+
+def for_modes(e):
+    return [m for c, m in modes(e) if c == "for"]
+
+
+# ------------------------------------------------------ the issue's example
+def train(w):
+    for step in range(300):
+        w = w - 0.1 * w
+        if jnp.abs(w).sum() < 1e-3:
+            break
+    return w, step
+
+
+@pytest.mark.parametrize("w", [jnp.ones(3), jnp.full(3, 1e-9)], ids=["breaks-late", "breaks-first"])
+def test_train_breaks_rolled(w):
+    e = check(train, w, full_graph=True, graphs=1)
+    assert for_modes(e) == ["lax.fori_loop"]
+    assert type(e.result[1]) is int
+
+
+def test_train_runs_to_the_end_rolled():
+    e = check(train, jnp.full(3, 1e20), full_graph=True, graphs=1)
+    assert for_modes(e) == ["lax.fori_loop"]
+    assert e.result[1] == 299 and type(e.result[1]) is int
+
+
+def last_step(x):
+    for step in range(2, 90, 3):
+        x = x * 1.01 + step
+    return step
+
+
+def test_return_step_after_full_loop():
+    e = check(last_step, X, full_graph=True, graphs=1)
+    assert for_modes(e) == ["lax.fori_loop"]
+
+
+# ------------------------------------------------- bound before the loop
+def bound_before(x, n):
+    i = 7
+    for i in range(n):
+        x = x * 1.01
+        if x.sum() > 40.0:
+            break
+    return x, i
+
+
+@pytest.mark.parametrize("n", [0, 1, 30, 200])
+def test_bound_before_static_count(n):
+    check(bound_before, X, n, full_graph=True, graphs=1)
+
+
+@pytest.mark.parametrize("n", [0, 1, 30, 200])
+def test_bound_before_traced_count(n):
+    e = check(bound_before, X, jnp.int32(n), full_graph=True, graphs=1)
+    assert for_modes(e) == ["lax.fori_loop"]
+
+
+def bound_before_stepped(x, a, b):
+    i = -5
+    for i in range(a, b, 3):
+        x = x + i
+    return x, i
+
+
+@pytest.mark.parametrize("a,b", [(0, 40), (10, 2), (3, 4)])
+def test_bound_before_traced_start_stop(a, b):
+    e = check(bound_before_stepped, X, jnp.int32(a), jnp.int32(b), full_graph=True, graphs=1)
+    assert for_modes(e) == ["lax.fori_loop"]
+
+
+def unbound_traced_count(x, n):
+    for i in range(n):
+        x = x + 1.0
+    return x, i
+
+
+@pytest.mark.parametrize("n", [0, 3])
+def test_unbound_before_traced_count_keeps_eager_error(n):
+    # the body may not run and i is unbound before: eager may raise at the read
+    check(unbound_traced_count, X, jnp.int32(n), full_graph=False)
+
+
+# ---------------------------------------------- the counter used afterwards
+def counter_arithmetic(x):
+    for step in range(50):
+        x = x * 0.9
+        if x.sum() < 1.0:
+            break
+    return x, step * 2, step + 0.5, step // 3, -step
+
+
+@pytest.mark.parametrize("x", [X, X * 100, X * 1e9])
+def test_counter_arithmetic_stays_python(x):
+    e = check(counter_arithmetic, x, full_graph=True, graphs=1)
+    assert for_modes(e) == ["lax.fori_loop"]
+    assert [type(v) for v in e.result[1:]] == [int, float, int, int]
+
+
+def counter_to_float(x):
+    for step in range(50):
+        x = x * 0.9
+        if x.sum() < 1.0:
+            break
+    return x, float(step)
+
+
+def test_counter_float():
+    # float() of the carried int needs its value on the host (today: that
+    # statement runs in Python after the compiled loop); the loop stays rolled
+    e = check(counter_to_float, X * 100, full_graph=False)
+    assert for_modes(e) == ["lax.fori_loop"]
+    assert type(e.result[1]) is float
+
+
+def counter_indexes(x, table):
+    for k in range(40):
+        x = x + 1.0
+        if x.sum() > 20:
+            break
+    return table[k], x
+
+
+def test_counter_indexes_an_array():
+    check(counter_indexes, X, jnp.arange(100.0) * 3, full_graph=True, graphs=1)
+
+
+# ------------------------------------------------------------ nested loops
+def nested(w):
+    for i in range(30):
+        for j in range(20):
+            w = w * 1.001
+            if w.sum() > 3.2:
+                break
+    return w, i, j
+
+
+def test_nested_loops_both_rolled():
+    e = check(nested, X, full_graph=True, graphs=1)
+    assert for_modes(e) == ["lax.fori_loop", "lax.fori_loop"]
+
+
+def nested_outer_break(w):
+    for i in range(30):
+        for j in range(20):
+            w = w * 1.01
+        if w.sum() > 50:
+            break
+    return w, i * 100 + j
+
+
+@pytest.mark.parametrize("w", [X, X * 1e-6])
+def test_nested_outer_break(w):
+    e = check(nested_outer_break, w, full_graph=True, graphs=1)
+    assert for_modes(e) == ["lax.fori_loop", "lax.fori_loop"]
+
+
+def first_bound_after_break(x):
+    for i in range(40):
+        if x.sum() > 5:
+            break
+        y = x * i
+        x = x + 1.0
+    return y
+
+
+@pytest.mark.parametrize("x", [X, X + 10])
+def test_variable_first_bound_after_a_traced_break_matches_eager(x):
+    # eager raises UnboundLocalError when it breaks on the first iteration
+    check(first_bound_after_break, x, full_graph=False)
+
+
+# ------------------------------------------------------------ rows loop
+def last_row(xs):
+    acc = xs[0] * 0
+    for x in xs:
+        acc = acc + x
+    return acc, x
+
+
+def test_rows_loop_variable_after():
+    e = check(last_row, jnp.arange(120.0).reshape(40, 3), full_graph=True, graphs=1)
+    assert for_modes(e) == ["lax.scan"]
+
+
+# ------------------------------------------------------------ UnrollWarning
+def python_int_grows(x):
+    k = 0
+    for i in range(100):
+        x = x * 1.01
+        k = k + 10 ** 12
+    return x, k
+
+
+def test_unroll_past_64_warns():
+    with pytest.warns(UnrollWarning, match=r"test_loop_counter\.py:\d+: loop unrolled 100 times .*max_unroll"):
+        e = check(python_int_grows, X, full_graph=True, graphs=1)
+    assert for_modes(e) == ["unrolled"]
+
+
+def python_int_grows_short(x):
+    k = 0
+    for i in range(40):
+        x = x * 1.01
+        k = k + 10 ** 12
+    return x, k
+
+
+def test_unroll_of_64_or_fewer_does_not_warn():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UnrollWarning)
+        e = check(python_int_grows_short, X, full_graph=True, graphs=1)
+    assert for_modes(e) == ["unrolled"]
+
+
+def rolled_long(x):
+    for i in range(1000):
+        x = x * 0.999
+    return x, i
+
+
+def test_rolled_loop_does_not_warn():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UnrollWarning)
+        e = check(rolled_long, X, full_graph=True, graphs=1)
+    assert for_modes(e) == ["lax.fori_loop"]
+
+
+def test_warns_once_per_loop():
+    def f(x):
+        k = 0
+        for i in range(90):
+            x = x + 1.0
+            k = k + 10 ** 12
+        return x, k
+
+    with pytest.warns(UnrollWarning) as record:
+        to_static(f)(X)
+        to_static(f)(X + 1)
+    assert len([w for w in record if issubclass(w.category, UnrollWarning)]) == 1
+
+
+def row_at_break(xs):
+    acc = xs[0] * 0
+    for x in xs:
+        acc = acc + x
+        if acc.sum() > 100:
+            break
+    return acc, x
+
+
+@pytest.mark.parametrize("scale", [1.0, 1e-3])
+def test_rows_loop_variable_at_break(scale):
+    e = check(row_at_break, jnp.arange(120.0).reshape(40, 3) * scale, full_graph=True, graphs=1)
+    assert for_modes(e) == ["lax.scan"]
+
+
+def row_bound_before(xs):
+    x = jnp.full(3, -1.0)
+    for x in xs:
+        x = x * 2
+    return x
+
+
+@pytest.mark.parametrize("n", [0, 30])
+def test_rows_loop_variable_bound_before(n):
+    check(row_bound_before, jnp.ones((n, 3)), full_graph=True, graphs=1)
+
+
+def target_rebound_in_body(x):
+    for i in range(40):
+        x = x + i
+        i = i * 2
+    return x, i
+
+
+def test_loop_variable_rebound_in_body():
+    # eager: the value the body left (78), not the last index (main gave 39)
+    e = check(target_rebound_in_body, X, full_graph=True, graphs=1)
+    assert for_modes(e) == ["lax.fori_loop"]
+
+
+def row_rebound_in_body(xs):
+    for x in xs:
+        x = x * 2
+    return x
+
+
+def test_rows_loop_variable_rebound_in_body():
+    check(row_rebound_in_body, jnp.ones((30, 3)), full_graph=True, graphs=1)
+
+
+def no_exit_static_last(x):
+    i = None
+    for i in range(100):
+        x = x + 1.0
+    return x, i, list(range(i // 33))
+
+
+def test_no_exit_loop_variable_stays_static():
+    # no break/return and not rebound: the last index is known at trace time
+    e = check(no_exit_static_last, X, full_graph=True, graphs=1)
+    assert for_modes(e) == ["lax.fori_loop"]
+
+
+def bounded_traced_count(x, n):
+    i = 7
+    for i in range(n):
+        x = x * 1.1
+        if x.sum() > 20:
+            break
+    return x, i
+
+
+@pytest.mark.parametrize("n", [0, 3, 40])
+def test_bound_before_traced_count_max_iters(n):
+    e = check(bounded_traced_count, X + 1, jnp.int32(n), full_graph=True, graphs=1, max_iters=64)
+    assert for_modes(e) == ["lax.scan"]
+
+
+def return_in_loop_then_counter(x):
+    for i in range(40):
+        x = x * 1.1
+        if x.sum() > 20:
+            return x, i
+    return x, -i
+
+
+@pytest.mark.parametrize("x", [X, X * 1e-9])
+def test_return_in_loop_then_counter(x):
+    e = check(return_in_loop_then_counter, x, full_graph=True, graphs=1)
+    assert for_modes(e) == ["lax.fori_loop"]
