@@ -21,7 +21,7 @@ from typing import Any, Callable
 import gast
 
 from ..typeinfer.state import Unit
-from .interpreted import InterpretedNode
+from .interpreted import CELLS, InterpretedNode, call_cells
 from .sites import FallbackSite
 
 # What running a statement or a block did.
@@ -125,6 +125,7 @@ class PythonControl(StatementPlan):
         self.start, self.stmt, self.site = start, stmt, site
         self.body = blocks(stmt.body)
         self.orelse = blocks(stmt.orelse) if stmt.orelse else None
+        self.cellvars = unit.cellvars
         if isinstance(stmt, gast.For):
             self.iterable, self.bind = _Eval(unit, stmt.iter), _Bind(unit, stmt.target)
         else:
@@ -132,7 +133,16 @@ class PythonControl(StatementPlan):
 
     def _iterations(self, env: dict[str, Any]):
         if isinstance(self.stmt, gast.For):
-            for item in self.iterable(env):
+            it = iter(self.iterable(env))
+            while True:
+                if self.cellvars and CELLS in env:
+                    # the iterator may be a generator or map of a closure over this
+                    # call's cells: it reads what the compiled body just assigned
+                    call_cells(env, self.cellvars)
+                try:
+                    item = next(it)
+                except StopIteration:
+                    return
                 self.bind(env, item)
                 yield
         else:
