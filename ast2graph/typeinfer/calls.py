@@ -445,9 +445,12 @@ class CallMixin(GeneratorMixin):
 
             seqs = [self.iterate_static(a, node) for a in args[1:]]
             consumer = self._generator_consumer(node)
+            python_code = not isinstance(args[0], (types.BuiltinFunctionType, types.BuiltinMethodType, type))
             if consumer is None:   # a builtin taking every item at once (list, sum, ...): made now, held
                 # as a list (the consumer cannot tell; sum/min/max of traced values read a list)
                 return self.mark_fresh([self.call(args[0], tuple(items), {}, node) for items in zip(*seqs)])
+            if isinstance(consumer, str) and not python_code:   # a builtin (``map(kwds.pop, ...)``): as before
+                return self.mark_fresh(iter([self.call(args[0], tuple(items), {}, node) for items in zip(*seqs)]))
             if isinstance(consumer, str):
                 raise self.graph_break(FallbackCode.OPAQUE_CALL, node, "a lazy map() of traced values used other than "
                                        "by iteration where it is made (eager calls the function when an item is pulled)")
