@@ -90,7 +90,7 @@ _STMT_CAUSES = {
     "With": "`with` on a context manager whose __enter__/__exit__ must run on every call",
     "AsyncWith": "`async with` statement",
     "AsyncFor": "`async for` statement",
-    "Match": "`match` statement has no graph form",
+    "Match": "`match` on a traced subject with a pattern other than numeric literals, or a traced guard",
     "ClassDef": "class definition inside a function",
     "AsyncFunctionDef": "`async def` inside a function",
 }
@@ -628,6 +628,14 @@ class _FunctionScanner:
             if not (ok and any(callee is c for c in (*_TRACE_TIME_CONTEXTS, contextlib.suppress))):
                 self._add(ALWAYS, FallbackCode.UNSUPPORTED_SYNTAX, stmt, "with", _STMT_CAUSES["With"])
                 break
+        self._generic(stmt)
+
+    def _s_Match(self, stmt: gast.Match) -> None:
+        """A static subject is matched at trace time (the other cases pruned);
+        a traced scalar with numeric literal cases is a lax.cond/lax.switch."""
+        self._add(DEPENDS, FallbackCode.UNSUPPORTED_SYNTAX, stmt, "match", _STMT_CAUSES["Match"],
+                  "only when the subject is traced and a pattern looks into it (or a guard is traced): "
+                  "the statement then runs in Python")
         self._generic(stmt)
 
     def _generic(self, node: gast.AST) -> None:

@@ -40,6 +40,7 @@ from ..ssa.names import bound_names
 from ..tracebacks import RaiseSite, UserLine
 from . import arrays, trees
 from .blocks import BlocksMixin
+from .matching import MatchMixin
 from .calls import CallMixin
 from .control import ControlMixin
 from .mutation import MutationMixin
@@ -158,7 +159,7 @@ class LocalFunction:
         return f"<local function {self.unit.qualname}>"
 
 
-class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin, NnxMixin):
+class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixin, NnxMixin):
     """Abstract interpreter for one call signature of one segment."""
 
     def __init__(self, options: Options):

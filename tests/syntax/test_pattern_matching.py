@@ -1,12 +1,14 @@
 """Pattern matching: `match` on static values (strings, sequences, mappings,
-classes, guards) and on array shapes. Every `match` runs in Python today."""
+classes, guards) and on array shapes is matched at trace time, the other
+cases pruned; a traced scalar subject with numeric literal cases is a
+lax.switch; a pattern that looks into a traced array runs in Python."""
 
 from dataclasses import dataclass
 
 import jax.numpy as jnp
 import pytest
 
-from helpers import check
+from helpers import check, modes
 
 from .common import M, X, codes
 from .coverage import covers
@@ -39,12 +41,11 @@ def activation(x, spec):
 SPECS = ["relu", "th", [2.0, 1.0], {"scale": 4.0}, Norm("layer"), 3, -1, None]
 
 
-@covers("Match", "interpreted", "`match` on a static config: literal, `|`, sequence, mapping, class, guard, wildcard",
-        code="A2G001", caveat="should be graph: the subject is static, one case could be selected at trace time")
+@covers("Match", "pruned", "`match` on a static config: literal, `|`, sequence, mapping, class, guard, wildcard")
 @pytest.mark.parametrize("spec", SPECS, ids=["literal", "or", "sequence", "mapping", "class", "guard", "guard-fails", "wildcard"])
-def test_match_on_static_subject_falls_back(spec):
-    e = check(activation, X - 1, spec, full_graph=False)
-    assert codes(e) == ["A2G001"]
+def test_match_on_static_subject_pruned(spec):
+    e = check(activation, X - 1, spec, graphs=1)
+    assert ("match", "pruned") in modes(e)
 
 
 def by_shape(x):
@@ -58,9 +59,39 @@ def by_shape(x):
     return y + 1
 
 
-@covers("Match", "interpreted", "`match x.shape:` with capture patterns; the code after it stays compiled",
-        code="A2G001", caveat="should be graph: shapes are static")
+@covers("Match", "pruned", "`match x.shape:` with capture patterns (shapes are static)")
 @pytest.mark.parametrize("x", [X, M], ids=["vector", "matrix"])
-def test_match_on_shape_falls_back(x):
-    e = check(by_shape, x, full_graph=False)
+def test_match_on_shape_pruned(x):
+    e = check(by_shape, x, graphs=1)
+    assert ("match", "pruned") in modes(e)
+
+
+def traced_mode(x, k):
+    match k:
+        case 0:
+            y = x + 1
+        case 1 | 2:
+            y = x * 2
+        case other:
+            y = x * other
+    return y
+
+
+@covers("Match", "lax.switch", "`match` on a traced scalar with numeric literal cases (`|`) and a final capture")
+@pytest.mark.parametrize("k", [0, 2, 5])
+def test_match_traced_literals_switch(k):
+    e = check(traced_mode, X, jnp.int32(k), graphs=1)
+    assert ("match", "lax.switch") in modes(e)
+
+
+def traced_sequence(x):
+    match x:
+        case [a, b, *_]:
+            return a + b
+    return x
+
+
+@covers("Match", "interpreted", "`match` on a traced array with a sequence pattern (it looks into the array)", code="A2G001")
+def test_match_traced_sequence_falls_back():
+    e = check(traced_sequence, X, full_graph=False)
     assert codes(e) == ["A2G001"]
