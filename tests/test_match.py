@@ -1,6 +1,7 @@
 """`match` (issue 16): a static subject is pruned at trace time; a traced
 scalar subject with literal cases becomes lax.cond/lax.switch."""
 
+import collections
 from dataclasses import dataclass
 
 import jax.numpy as jnp
@@ -374,3 +375,39 @@ def traced_element(x, mode):
 def test_traced_guard_or_element_falls_back(fn, x):
     e = check(fn, x, "a", full_graph=False)
     assert codes(e) == ["A2G001"]
+
+
+def semantics(x, s):
+    match s:
+        case True:
+            return x, "true"
+        case 1:
+            return x, "one"
+        case "ab" | b"ab":
+            return x, "str"
+        case [1, 2] | (3, _) as pair:
+            return x, ("pair", pair)
+        case [[a, *_], *rest] if rest:
+            return x * a, ("nested", rest)
+        case range(start=0) as r:
+            return x, ("range", len(r))
+        case collections.OrderedDict() as d if not d:
+            return x, "empty-od"
+        case {**kw}:
+            return x, ("map", sorted(kw))
+        case str(t):
+            return x, ("s", t)
+        case _:
+            return x, None
+
+
+SUBJECTS = [True, 1, 1.0, "ab", b"ab", [1, 2], (3, 9), ([5, 6], 2), ([5],), range(0, 4),
+            collections.OrderedDict(), {"z": 1}, "zz", None, collections.deque([3, 0])]
+
+
+@pytest.mark.parametrize("s", SUBJECTS, ids=[repr(s) for s in SUBJECTS])
+def test_python_matching_semantics(s):
+    """`is` for True, == for 1 (1.0 and True-vs-1), str is no sequence,
+    `|` with `as`, nested star, keyword class pattern, mapping rest, a
+    builtin matching itself positionally, a deque as a sequence."""
+    check(semantics, X, s)
