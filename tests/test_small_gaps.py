@@ -1,0 +1,59 @@
+"""Small gaps of issue 16 item 6, each one graph with eager's result and
+kinds: ``c in (2, 3)`` of a traced scalar, ``range`` with a traced step,
+``len``/``enumerate`` of a traced range, builtin ``min``/``max``/``sum`` of
+a traced 1-D array."""
+
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from helpers import check
+
+X = jnp.arange(3.0)
+
+
+# ------------------------------------------------- 1. `in` of a traced scalar
+def in_tuple(c):
+    return c in (2, 3)
+
+
+def not_in_list(c):
+    return c not in [2, 3.0]
+
+
+def in_if(c, x):
+    if c in (2, 3):
+        return x + 1
+    return x - 1
+
+
+def in_traced_items(c, a, b):
+    return c in [a, b], c not in (a, 7)
+
+
+def in_same_object(x):
+    return x in (x, 1), x not in [x]
+
+
+@pytest.mark.parametrize("c", [jnp.array(2), jnp.array(4), jnp.array(3.0), jnp.array(2.5), jnp.array(True),
+                               np.int32(3), np.float32(1.0), 3, 4.0])
+def test_in_static_numbers(c):
+    check(in_tuple, c, graphs=1)
+    check(not_in_list, c, graphs=1)
+    check(in_if, c, X, graphs=1)
+
+
+@pytest.mark.parametrize("c,a,b", [(jnp.array(2), jnp.array(2), jnp.array(5)), (jnp.array(1), jnp.array(2), jnp.array(3)),
+                                   (jnp.array(7), jnp.array(0), jnp.array(3))])
+def test_in_traced_items(c, a, b):
+    check(in_traced_items, c, a, b, graphs=1)
+
+
+@pytest.mark.parametrize("x", [jnp.array(float("nan")), jnp.arange(3.0)])
+def test_in_identity_first(x):
+    check(in_same_object, x, graphs=1)
+
+
+def test_in_ambiguous_array_raises_as_eager():
+    check(in_tuple, jnp.arange(3), full_graph=False)
+
