@@ -57,3 +57,13 @@ def test_in_identity_first(x):
 def test_in_ambiguous_array_raises_as_eager():
     check(in_tuple, jnp.arange(3), full_graph=False)
 
+
+# ----------------------------------------- 3. len() of a range with traced bounds
+def range_len(a, b):
+    return len(range(a, b)), len(range(b)), len(range(a, b, 3)), len(range(b, a, -2))
+
+
+@pytest.mark.parametrize("a,b", [(jnp.array(2), jnp.array(9)), (jnp.array(5), jnp.array(1)), (jnp.array(-4), jnp.array(-4)),
+                                 (jnp.array(-7), jnp.array(3)), (1, jnp.array(6))])
+def test_len_of_traced_range(a, b):
+    check(range_len, a, b, graphs=1)

@@ -405,6 +405,11 @@ class CallMixin(GeneratorMixin):
         return isinstance(call, types.FunctionType) and classify_callee(call) is CallKind.USER_FUNCTION
 
     def _special_builtin(self, callee: Any, args: tuple, kwargs: dict, node: Any, traced: bool) -> Any:
+        if callee is len and len(args) == 1 and not kwargs and isinstance(args[0], arrays.TracedRange):
+            rng = args[0]   # eager's len(range(a, b, s)): max(0, ceil((b - a) / s)), a Python int
+            out = self.emit_call(arrays.trip_count, (rng.start, rng.stop, rng.step), {}, node, "len")
+            out.type = out.type.with_kinds(("python",))
+            return out
         try:   # isinstance, type, callable, hasattr, repr, ... of a trace-time value: eager's answer
             seen = observe(callee, args, kwargs, self.outer_traced, lambda obj, name: self.attribute_of(obj, name, node))
         except Unobservable as e:
