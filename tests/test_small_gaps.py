@@ -67,3 +67,31 @@ def range_len(a, b):
                                  (jnp.array(-7), jnp.array(3)), (1, jnp.array(6))])
 def test_len_of_traced_range(a, b):
     check(range_len, a, b, graphs=1)
+
+
+# ------------------------------------------------ 2. range() with a traced step
+def range_traced_step(a, b, s):
+    n = len(range(a, b, s))
+    acc = 0
+    for i in range(a, b, s):
+        acc = acc + i * i
+    return n, acc
+
+
+def range_traced_step_loop(x, s):
+    for i in range(10, 0, s):
+        x = x + i
+    return x
+
+
+@pytest.mark.parametrize("a,b,s", [(0, jnp.array(10), jnp.array(3)), (jnp.array(9), jnp.array(-3), jnp.array(-2)),
+                                   (jnp.array(2), jnp.array(2), jnp.array(1)), (jnp.array(1), jnp.array(8), jnp.array(-1)),
+                                   (jnp.array(8), jnp.array(1), jnp.array(4)), (jnp.array(0), jnp.array(5), jnp.array(0)),
+                                   (jnp.array(-5), jnp.array(6), 2)])
+def test_range_traced_step(a, b, s):
+    check(range_traced_step, a, b, s, graphs=1)
+
+
+@pytest.mark.parametrize("s", [jnp.array(-3), jnp.array(-1), jnp.array(4), jnp.array(0)])
+def test_range_traced_step_loop(s):
+    check(range_traced_step_loop, X, s, graphs=1)

@@ -554,8 +554,15 @@ class CallMixin(GeneratorMixin):
     def _traced_range(self, args: tuple, node: Any) -> Any:
         start, stop, step = (0, args[0], 1) if len(args) == 1 else (args + (1,))[:3]
         if isinstance(step, Value):
-            raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, "range() with a traced step")
-        if step == 0:
+            # eager raises ValueError for a zero step when range() is called: a run-time check
+            step = self._range_bound(step, node)
+            if not self.raise_checks_allowed():
+                raise self.graph_break(FallbackCode.TRACE_ERROR, node, "range() with a traced step that may be zero "
+                                       "(eager raises ValueError) where a run-time check cannot raise it")
+            zero = self.emit_call(operator.eq, (step, 0), {}, node, "eq")
+            self.emit_call(arrays.raise_when, (self.truth(zero, node), ValueError, ("range() arg 3 must not be zero",)),
+                           {}, node, "zero step check", effect=True)
+        elif step == 0:
             raise self.graph_break(FallbackCode.TRACE_ERROR, node, "range() arg 3 must not be zero (eager raises ValueError)")
         return arrays.TracedRange(self._range_bound(start, node), self._range_bound(stop, node), step)
 
