@@ -95,3 +95,62 @@ def test_range_traced_step(a, b, s):
 @pytest.mark.parametrize("s", [jnp.array(-3), jnp.array(-1), jnp.array(4), jnp.array(0)])
 def test_range_traced_step_loop(s):
     check(range_traced_step_loop, X, s, graphs=1)
+
+
+# ------------------------------------ 4. builtin max/min/sum of a traced array
+NAN = float("nan")
+
+
+def builtin_reductions(x):
+    return max(x), min(x), sum(x)
+
+
+def builtin_sum_start(x):
+    return sum(x, 10), sum(x, start=0.5), sum(x, x[0])
+
+
+def builtin_any_all(x):
+    return any(x), all(x)
+
+
+def builtin_sum_rows(x):
+    return sum(x)
+
+
+@pytest.mark.parametrize("x", [jnp.array([1.0, NAN, 3.0]), jnp.array([NAN, 1.0]), jnp.array([1.0, 2.0, NAN]),
+                               jnp.array([-0.0, 0.0]), jnp.array([0.0, -0.0]), jnp.array([3, -1, 7, 7]),
+                               np.array([1.5, NAN, -2.0]), np.array([2, 9, 4], dtype=np.int32),
+                               jnp.array([True, False, True]), jnp.array([5.0])])
+def test_builtin_max_min_sum_of_array(x):
+    check(builtin_reductions, x, graphs=1, rtol=0, atol=0)
+    check(builtin_sum_start, x, graphs=1, rtol=0, atol=0)
+    check(builtin_any_all, x, graphs=1)
+
+
+def test_builtin_sum_adds_left_to_right():
+    # float32: eager's left fold gives 1.0; a tree reduction may not
+    x = jnp.array([1e8, 1.0, -1e8, 1.0], dtype=jnp.float32)
+    check(builtin_reductions, x, graphs=1, rtol=0, atol=0)
+
+
+def test_builtin_sum_of_rows():
+    check(builtin_sum_rows, jnp.arange(6.0).reshape(3, 2), graphs=1, rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("x", [jnp.zeros((0,)), np.zeros((0,), np.float32)])
+def test_builtin_reductions_of_empty_array(x):
+    check(builtin_sum_rows, x, graphs=1)   # 0, a Python int
+    check(builtin_reductions, x, full_graph=False)   # max() arg is an empty sequence, as eager
+
+
+def test_builtin_max_of_matrix_raises_as_eager():
+    check(builtin_reductions, jnp.ones((2, 2)), full_graph=False)
+
+
+def builtin_reductions_long(x):
+    return max(x), sum(x)
+
+
+def test_builtin_reductions_of_long_array_run_in_python():
+    # more rows than max_unroll: no fold in the graph yet (eager's result, in Python)
+    check(builtin_reductions_long, jnp.arange(300.0), full_graph=False)

@@ -433,8 +433,12 @@ class CallMixin(GeneratorMixin):
             return arrays.SliceSpec(*((None, args[0], None) if len(args) == 1 else (args + (None,))[:3]))
         if callee in (max, min) and traced and len(args) >= 2 and not kwargs:
             return self._select_extreme(callee is max, args, node)
-        if callee in (max, min, any, all) and traced and len(args) == 1 and not kwargs and not isinstance(args[0], Value):
+        if callee in (max, min, any, all) and traced and len(args) == 1 and not kwargs:
+            # of a traced array too: eager iterates its rows (Python's fold, NaN handling included)
             return self._reduce_items(callee, self.iterate_static(args[0], node), node)
+        if callee is sum and args and isinstance(args[0], Value) and len(args) + len(kwargs) <= 2 \
+                and set(kwargs) <= {"start"}:
+            return self._left_sum(self.iterate_static(args[0], node), (*args[1:], *kwargs.values(), 0)[0], node)
         if callee is bool and len(args) == 1 and isinstance(args[0], Value):
             return self.truth(args[0], node)
         if callee is round and args and isinstance(args[0], Value):
@@ -550,6 +554,16 @@ class CallMixin(GeneratorMixin):
         out = self.emit_call(arrays.truthy, (acc,), {}, node, callee.__name__)
         out.type = out.type.with_kinds(("python",))
         return out
+
+    def _left_sum(self, items: list, start: Any, node: Any) -> Any:
+        """``sum(xs, start)`` as eager adds: ``start + xs[0] + xs[1] ...``,
+        left to right (not XLA's reduction order), each ``+`` of eager's kinds."""
+        if isinstance(start, (str, bytes, bytearray)):
+            raise self.graph_break(FallbackCode.TRACE_ERROR, node, "sum() of a string start (eager raises TypeError)")
+        acc = start
+        for item in items:
+            acc = self.binop(operator.add, acc, item, node)
+        return acc
 
     def _traced_range(self, args: tuple, node: Any) -> Any:
         start, stop, step = (0, args[0], 1) if len(args) == 1 else (args + (1,))[:3]
