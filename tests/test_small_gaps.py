@@ -154,3 +154,12 @@ def builtin_reductions_long(x):
 def test_builtin_reductions_of_long_array_run_in_python():
     # more rows than max_unroll: no fold in the graph yet (eager's result, in Python)
     check(builtin_reductions_long, jnp.arange(300.0), full_graph=False)
+
+
+def nan_items(c):
+    return c in (1.0, float("nan"))
+
+
+def test_in_with_nan_item_runs_in_python():
+    check(nan_items, jnp.array(float("nan")), full_graph=False)
+    check(nan_items, jnp.array(1.0), full_graph=False)

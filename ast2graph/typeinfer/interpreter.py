@@ -850,7 +850,8 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MutationMixin, NnxMixin)
         for item in right:
             if item is left:   # identity first: eager asks nothing of the value
                 return not negate
-            if not isinstance(item, Value) and item != item and (isinstance(left, Value) or left != left):
+            if (not isinstance(item, Value) and item != item and (isinstance(left, Value) or left != left)) or \
+                    (isinstance(item, Value) and not isinstance(left, Value) and left != left):
                 raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, "`in` with a NaN item: eager's identity "
                                        "test decides, which depends on the objects")
             if isinstance(item, Value) and isinstance(left, Value):
