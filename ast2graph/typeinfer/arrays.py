@@ -446,17 +446,22 @@ def select(pred: Any, a: Any, b: Any) -> Any:
     return lax.select(pred, a, b)
 
 
-def trip_count(start: Any, stop: Any, step: int) -> Any:
-    """``len(range(start, stop, step))`` for traced bounds and a static step."""
+def trip_count(start: Any, stop: Any, step: Any) -> Any:
+    """``len(range(start, stop, step))`` for traced bounds (a zero traced
+    step is checked before: it counts as 1 here)."""
     start, stop = jnp.asarray(start), jnp.asarray(stop)
-    if step > 0:
+    if not isinstance(step, (int, np.integer)):
+        step = jnp.asarray(step)
+        step = jnp.where(step == 0, 1, step)
+        n = jnp.where(step > 0, (stop - start + step - 1) // step, (start - stop - step - 1) // (-step))
+    elif step > 0:
         n = (stop - start + step - 1) // step
     else:
         n = (start - stop - step - 1) // (-step)
     return jnp.maximum(n, 0).astype(jnp.int64)   # the graph runs with x64 (its loop index is a Python int)
 
 
-def range_value(start: Any, k: Any, step: int) -> Any:
+def range_value(start: Any, k: Any, step: Any) -> Any:
     return start + k * step
 
 
@@ -525,7 +530,7 @@ class TracedRange:
 
     start: Any
     stop: Any
-    step: int
+    step: Any   # a static int, or a traced Python int (checked non-zero)
 
 
 OPERATORS = {

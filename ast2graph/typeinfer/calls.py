@@ -405,6 +405,11 @@ class CallMixin(GeneratorMixin):
         return isinstance(call, types.FunctionType) and classify_callee(call) is CallKind.USER_FUNCTION
 
     def _special_builtin(self, callee: Any, args: tuple, kwargs: dict, node: Any, traced: bool) -> Any:
+        if callee is len and len(args) == 1 and not kwargs and isinstance(args[0], arrays.TracedRange):
+            rng = args[0]   # eager's len(range(a, b, s)): max(0, ceil((b - a) / s)), a Python int
+            out = self.emit_call(arrays.trip_count, (rng.start, rng.stop, rng.step), {}, node, "len")
+            out.type = out.type.with_kinds(("python",))
+            return out
         try:   # isinstance, type, callable, hasattr, repr, ... of a trace-time value: eager's answer
             seen = observe(callee, args, kwargs, self.outer_traced, lambda obj, name: self.attribute_of(obj, name, node))
         except Unobservable as e:
@@ -428,8 +433,12 @@ class CallMixin(GeneratorMixin):
             return arrays.SliceSpec(*((None, args[0], None) if len(args) == 1 else (args + (None,))[:3]))
         if callee in (max, min) and traced and len(args) >= 2 and not kwargs:
             return self._select_extreme(callee is max, args, node)
-        if callee in (max, min, any, all) and traced and len(args) == 1 and not kwargs and not isinstance(args[0], Value):
+        if callee in (max, min, any, all) and traced and len(args) == 1 and not kwargs:
+            # of a traced array too: eager iterates its rows (Python's fold, NaN handling included)
             return self._reduce_items(callee, self.iterate_static(args[0], node), node)
+        if callee is sum and args and isinstance(args[0], Value) and len(args) + len(kwargs) <= 2 \
+                and set(kwargs) <= {"start"}:
+            return self._left_sum(self.iterate_static(args[0], node), (*args[1:], *kwargs.values(), 0)[0], node)
         if callee is bool and len(args) == 1 and isinstance(args[0], Value):
             return self.truth(args[0], node)
         if callee is round and args and isinstance(args[0], Value):
@@ -546,11 +555,28 @@ class CallMixin(GeneratorMixin):
         out.type = out.type.with_kinds(("python",))
         return out
 
+    def _left_sum(self, items: list, start: Any, node: Any) -> Any:
+        """``sum(xs, start)`` as eager adds: ``start + xs[0] + xs[1] ...``,
+        left to right (not XLA's reduction order), each ``+`` of eager's kinds."""
+        if isinstance(start, (str, bytes, bytearray)):
+            raise self.graph_break(FallbackCode.TRACE_ERROR, node, "sum() of a string start (eager raises TypeError)")
+        acc = start
+        for item in items:
+            acc = self.binop(operator.add, acc, item, node)
+        return acc
+
     def _traced_range(self, args: tuple, node: Any) -> Any:
         start, stop, step = (0, args[0], 1) if len(args) == 1 else (args + (1,))[:3]
         if isinstance(step, Value):
-            raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, "range() with a traced step")
-        if step == 0:
+            # eager raises ValueError for a zero step when range() is called: a run-time check
+            step = self._range_bound(step, node)
+            if not self.raise_checks_allowed():
+                raise self.graph_break(FallbackCode.TRACE_ERROR, node, "range() with a traced step that may be zero "
+                                       "(eager raises ValueError) where a run-time check cannot raise it")
+            zero = self.emit_call(operator.eq, (step, 0), {}, node, "eq")
+            self.emit_call(arrays.raise_when, (self.truth(zero, node), ValueError, ("range() arg 3 must not be zero",)),
+                           {}, node, "zero step check", effect=True)
+        elif step == 0:
             raise self.graph_break(FallbackCode.TRACE_ERROR, node, "range() arg 3 must not be zero (eager raises ValueError)")
         return arrays.TracedRange(self._range_bound(start, node), self._range_bound(stop, node), step)
 

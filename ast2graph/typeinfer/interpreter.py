@@ -824,7 +824,10 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
                 except Unobservable as e:
                     raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, str(e)) from None
             else:
-                part = self.binop(fn, left, right, node)
+                part = self._traced_contains(left, right, isinstance(op, gast.NotIn), node) \
+                    if isinstance(op, (gast.In, gast.NotIn)) else NotImplemented
+                if part is NotImplemented:
+                    part = self.binop(fn, left, right, node)
             if result is True:
                 result = part
             else:
@@ -833,6 +836,47 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
                 return result
             left = right
         return result
+
+    def _traced_contains(self, left: Any, right: Any, negate: bool, node: Any) -> Any:
+        """``left in right`` / ``not in`` with ``right`` a tuple or list of
+        numbers and traced scalars, ``left`` or an item traced: Python's
+        protocol, item by item (identity, then ``item == left``, then the
+        truth of that), a traced Python bool. NotImplemented where this does
+        not apply (the generic path decides)."""
+        numbers = (bool, int, float, complex, np.generic)
+        if type(right) not in (tuple, list) or not (isinstance(left, Value) or contains_value(right)) \
+                or not isinstance(left, (Value, *numbers)) or not all(isinstance(x, (Value, *numbers)) for x in right):
+            return NotImplemented
+        acc = None
+        for item in right:
+            if item is left:   # identity first: eager asks nothing of the value
+                return not negate
+            if (not isinstance(item, Value) and item != item and (isinstance(left, Value) or left != left)) or \
+                    (isinstance(item, Value) and not isinstance(left, Value) and left != left):
+                raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, "`in` with a NaN item: eager's identity "
+                                       "test decides, which depends on the objects")
+            if isinstance(item, Value) and isinstance(left, Value):
+                try:
+                    same = same_object(item, left)
+                except Unobservable:   # identity implies == unless NaN or an array whose truth is ambiguous
+                    same = False
+                    if any(x.type.dtype.kind in "fc" or int(np.prod(x.type.shape)) != 1 for x in (item, left)):
+                        raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, "`in` of traced values that may be "
+                                               "one object (eager's identity test decides)") from None
+                if same:
+                    return not negate
+            truth = self.truth(self.binop(operator.eq, item, left, node), node)
+            if not isinstance(truth, Value):
+                if truth:
+                    return not negate
+                continue
+            acc = truth if acc is None else self.emit_call(jax.numpy.logical_or, (acc, truth), {}, node, "in")
+        if acc is None:
+            return negate
+        out = self.emit_call(arrays.logical_not if negate else arrays.truthy, (acc,), {}, node,
+                             "not in" if negate else "in")
+        out.type = out.type.with_kinds(("python",))
+        return out
 
     def _and_values(self, a: Any, b: Any, node: Any) -> Any:
         ta, tb = self.truth(a, node), self.truth(b, node)

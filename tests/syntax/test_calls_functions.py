@@ -185,6 +185,17 @@ def test_builtins_on_static_values():
     check(builtins_on_static, X, [3, 1, 2], graphs=1)
 
 
+def builtins_of_traced_array(x):
+    return max(x), min(x), sum(x)
+
+
+@covers("Call", "one graph", "builtin `max(x)` / `min(x)` / `sum(x)` of a traced 1-D array: eager's fold over its rows "
+        "(Python's choice with NaN, left-to-right sum), unrolled up to max_unroll rows")
+@pytest.mark.parametrize("x", [jnp.array([2.0, float("nan"), -1.0]), jnp.array([3, 1, 2])])
+def test_builtins_of_traced_array(x):
+    check(builtins_of_traced_array, x, graphs=1, rtol=0, atol=0)
+
+
 def int_of_traced(x):
     n = int(x.sum())
     return x * n

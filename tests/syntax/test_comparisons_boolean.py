@@ -30,6 +30,18 @@ def test_identity_and_membership_are_static(mode):
     check(identity_membership, X, kwargs={"mode": mode}, graphs=1)
 
 
+def traced_membership(c, x):
+    if c in (2, 3):
+        return x * 2, c not in [1, 2]
+    return x - 1, c not in [1, 2]
+
+
+@covers("Compare", "lax.cond", "`c in (2, 3)` / `c not in [1, 2]` of a traced scalar: a traced Python bool, as eager")
+@pytest.mark.parametrize("c", [jnp.array(2), jnp.array(1), 3])
+def test_traced_membership(c):
+    check(traced_membership, c, X, graphs=1)
+
+
 def chained_traced(x):
     s = x.sum()
     if -1.0 < s <= 5.0:

@@ -39,6 +39,19 @@ def test_range_traced_count(n):
     assert modes_of(e, "for") == ["lax.fori_loop"]
 
 
+def countdown(x, step):
+    for i in range(10, 0, step):
+        x = x * 0.5 + i
+    return x
+
+
+@covers("For", "lax.fori_loop", "`for i in range(10, 0, s)` with a traced step s (a zero step raises eager's ValueError: a run-time check)")
+@pytest.mark.parametrize("step", [-3, 2, 0])
+def test_range_traced_step(step):
+    e = check(countdown, X, jnp.array(step), graphs=1)
+    assert step == 0 or modes_of(e, "for") == ["lax.fori_loop"]
+
+
 def stack_layers(x, ws):
     for w in ws:
         x = jnp.tanh(w @ x)

@@ -1,0 +1,165 @@
+"""Small gaps of issue 16 item 6, each one graph with eager's result and
+kinds: ``c in (2, 3)`` of a traced scalar, ``range`` with a traced step,
+``len``/``enumerate`` of a traced range, builtin ``min``/``max``/``sum`` of
+a traced 1-D array."""
+
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from helpers import check
+
+X = jnp.arange(3.0)
+
+
+# ------------------------------------------------- 1. `in` of a traced scalar
+def in_tuple(c):
+    return c in (2, 3)
+
+
+def not_in_list(c):
+    return c not in [2, 3.0]
+
+
+def in_if(c, x):
+    if c in (2, 3):
+        return x + 1
+    return x - 1
+
+
+def in_traced_items(c, a, b):
+    return c in [a, b], c not in (a, 7)
+
+
+def in_same_object(x):
+    return x in (x, 1), x not in [x]
+
+
+@pytest.mark.parametrize("c", [jnp.array(2), jnp.array(4), jnp.array(3.0), jnp.array(2.5), jnp.array(True),
+                               np.int32(3), np.float32(1.0), 3, 4.0])
+def test_in_static_numbers(c):
+    check(in_tuple, c, graphs=1)
+    check(not_in_list, c, graphs=1)
+    check(in_if, c, X, graphs=1)
+
+
+@pytest.mark.parametrize("c,a,b", [(jnp.array(2), jnp.array(2), jnp.array(5)), (jnp.array(1), jnp.array(2), jnp.array(3)),
+                                   (jnp.array(7), jnp.array(0), jnp.array(3))])
+def test_in_traced_items(c, a, b):
+    check(in_traced_items, c, a, b, graphs=1)
+
+
+@pytest.mark.parametrize("x", [jnp.array(float("nan")), jnp.arange(3.0)])
+def test_in_identity_first(x):
+    check(in_same_object, x, graphs=1)
+
+
+def test_in_ambiguous_array_raises_as_eager():
+    check(in_tuple, jnp.arange(3), full_graph=False)
+
+
+# ----------------------------------------- 3. len() of a range with traced bounds
+def range_len(a, b):
+    return len(range(a, b)), len(range(b)), len(range(a, b, 3)), len(range(b, a, -2))
+
+
+@pytest.mark.parametrize("a,b", [(jnp.array(2), jnp.array(9)), (jnp.array(5), jnp.array(1)), (jnp.array(-4), jnp.array(-4)),
+                                 (jnp.array(-7), jnp.array(3)), (1, jnp.array(6))])
+def test_len_of_traced_range(a, b):
+    check(range_len, a, b, graphs=1)
+
+
+# ------------------------------------------------ 2. range() with a traced step
+def range_traced_step(a, b, s):
+    n = len(range(a, b, s))
+    acc = 0
+    for i in range(a, b, s):
+        acc = acc + i * i
+    return n, acc
+
+
+def range_traced_step_loop(x, s):
+    for i in range(10, 0, s):
+        x = x + i
+    return x
+
+
+@pytest.mark.parametrize("a,b,s", [(0, jnp.array(10), jnp.array(3)), (jnp.array(9), jnp.array(-3), jnp.array(-2)),
+                                   (jnp.array(2), jnp.array(2), jnp.array(1)), (jnp.array(1), jnp.array(8), jnp.array(-1)),
+                                   (jnp.array(8), jnp.array(1), jnp.array(4)), (jnp.array(0), jnp.array(5), jnp.array(0)),
+                                   (jnp.array(-5), jnp.array(6), 2)])
+def test_range_traced_step(a, b, s):
+    check(range_traced_step, a, b, s, graphs=1)
+
+
+@pytest.mark.parametrize("s", [jnp.array(-3), jnp.array(-1), jnp.array(4), jnp.array(0)])
+def test_range_traced_step_loop(s):
+    check(range_traced_step_loop, X, s, graphs=1)
+
+
+# ------------------------------------ 4. builtin max/min/sum of a traced array
+NAN = float("nan")
+
+
+def builtin_reductions(x):
+    return max(x), min(x), sum(x)
+
+
+def builtin_sum_start(x):
+    return sum(x, 10), sum(x, start=0.5), sum(x, x[0])
+
+
+def builtin_any_all(x):
+    return any(x), all(x)
+
+
+def builtin_sum_rows(x):
+    return sum(x)
+
+
+@pytest.mark.parametrize("x", [jnp.array([1.0, NAN, 3.0]), jnp.array([NAN, 1.0]), jnp.array([1.0, 2.0, NAN]),
+                               jnp.array([-0.0, 0.0]), jnp.array([0.0, -0.0]), jnp.array([3, -1, 7, 7]),
+                               np.array([1.5, NAN, -2.0]), np.array([2, 9, 4], dtype=np.int32),
+                               jnp.array([True, False, True]), jnp.array([5.0])])
+def test_builtin_max_min_sum_of_array(x):
+    check(builtin_reductions, x, graphs=1, rtol=0, atol=0)
+    check(builtin_sum_start, x, graphs=1, rtol=0, atol=0)
+    check(builtin_any_all, x, graphs=1)
+
+
+def test_builtin_sum_adds_left_to_right():
+    # float32: eager's left fold gives 1.0; a tree reduction may not
+    x = jnp.array([1e8, 1.0, -1e8, 1.0], dtype=jnp.float32)
+    check(builtin_reductions, x, graphs=1, rtol=0, atol=0)
+
+
+def test_builtin_sum_of_rows():
+    check(builtin_sum_rows, jnp.arange(6.0).reshape(3, 2), graphs=1, rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("x", [jnp.zeros((0,)), np.zeros((0,), np.float32)])
+def test_builtin_reductions_of_empty_array(x):
+    check(builtin_sum_rows, x, graphs=1)   # 0, a Python int
+    check(builtin_reductions, x, full_graph=False)   # max() arg is an empty sequence, as eager
+
+
+def test_builtin_max_of_matrix_raises_as_eager():
+    check(builtin_reductions, jnp.ones((2, 2)), full_graph=False)
+
+
+def builtin_reductions_long(x):
+    return max(x), sum(x)
+
+
+def test_builtin_reductions_of_long_array_run_in_python():
+    # more rows than max_unroll: no fold in the graph yet (eager's result, in Python)
+    check(builtin_reductions_long, jnp.arange(300.0), full_graph=False)
+
+
+def nan_items(c):
+    return c in (1.0, float("nan"))
+
+
+def test_in_with_nan_item_runs_in_python():
+    check(nan_items, jnp.array(float("nan")), full_graph=False)
+    check(nan_items, jnp.array(1.0), full_graph=False)
