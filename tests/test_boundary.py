@@ -377,3 +377,15 @@ def test_asserts_are_stripped_under_python_O(tmp_path):
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
     assert lines == ["[2.0, 2.0]", "[2.0, 2.0]"], out.stdout
+
+
+def range_of_extreme_bounds(a, b):
+    r = range(a, b)
+    return r.stop - r.start, len(r), r.stop + r.stop, len(range(a, b, 3))
+
+
+def test_range_bounds_are_exact_python_ints():
+    """The bounds are Python ints of 64 bits in the graph: r.stop - r.start of
+    int32 bounds wrapped to -2 where eager gives 4294967294."""
+    check(range_of_extreme_bounds, jnp.int32(-2**31 + 1), jnp.int32(2**31 - 1))
+    check(range_of_extreme_bounds, jnp.int32(3), jnp.int32(-5))

@@ -420,6 +420,11 @@ def as_python_int(x: Any) -> Any:
     return jnp.asarray(x).astype(int)
 
 
+def as_int64(x: Any) -> Any:
+    """A Python int's graph value: int64 (typed and run with x64 on)."""
+    return jnp.asarray(x, dtype=jnp.int64)
+
+
 def round_to_int(x: Any) -> Any:
     """``round(x)`` of a Python number or NumPy scalar: a Python int (half to even)."""
     return jnp.round(x).astype(int)

@@ -603,6 +603,11 @@ class CallMixin(GeneratorMixin):
             raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, "range() of a traced int64 array with x64 off")
         out = self.emit_call(arrays.as_python_int, (bound,), {}, node, "index")
         out.type = out.type.with_kinds(("python",))
+        if out.type.dtype != np.dtype(np.int64):
+            # a Python int is int64 in the graph (its arithmetic then runs at 64
+            # bits, exact as eager's: r.stop - r.start of int32 bounds wrapped)
+            out = self.emit_call(arrays.as_int64, (out,), {}, node, "index")
+            out.type = out.type.with_kinds(("python",))
         INT_BITS[out] = bits
         return out
 
