@@ -163,3 +163,21 @@ def nan_items(c):
 def test_in_with_nan_item_runs_in_python():
     check(nan_items, jnp.array(float("nan")), full_graph=False)
     check(nan_items, jnp.array(1.0), full_graph=False)
+
+
+def chained_membership(c):
+    return 0 < c in (1, 2)
+
+
+def chained_membership_test(c):
+    if 0 < c in (1, 2):
+        return c + 1
+    return c - 1
+
+
+@pytest.mark.parametrize("v", [1, 5, -1])
+def test_chained_comparison_with_membership_has_eagers_kind(v):
+    # eager's `a and b` is a (a jax bool) or b (a Python bool) by the data: the
+    # returned value runs in Python; the test of an `if` is one graph
+    check(chained_membership, jnp.int32(v), full_graph=False)
+    check(chained_membership_test, jnp.int32(v))

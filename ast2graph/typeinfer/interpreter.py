@@ -882,7 +882,11 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
         ta, tb = self.truth(a, node), self.truth(b, node)
         if not isinstance(ta, Value):
             return b if ta else a
-        return self.emit_call(jax.numpy.logical_and, (ta, tb), {}, node, "and")
+        out = self.emit_call(jax.numpy.logical_and, (ta, tb), {}, node, "and")
+        kinds = [x.type.kinds if isinstance(x, Value) else frozenset({"python"}) for x in (a, b)]
+        if kinds[0] != kinds[1]:   # eager's result is a or b, by the data: its kind depends on the path
+            out.type = out.type.with_kinds(kinds[0] | kinds[1])
+        return out
 
     def eval_IfExp(self, node: gast.IfExp) -> Any:
         truth = self.truth(self.eval(node.test), node.test)
