@@ -282,7 +282,7 @@ class CallMixin(GeneratorMixin):
         from .strformat import format_parts
 
         def static(spec: str, x: Any, converter: Any) -> str:
-            if converter is not None and converter is not _IDENTITY:
+            if converter is not None:
                 x = self.static_call(converter, (x,), {}, node)
             return self.static_call(format, (x, spec), {}, node)
 
@@ -750,10 +750,6 @@ def _debug_effect(fn: Any) -> Any:
 
 _COMPARING_METHODS = frozenset({"count", "index", "remove", "__contains__", "__eq__", "__ne__", "__lt__", "__le__",
                                 "__gt__", "__ge__"})
-
-
-def _IDENTITY(x: Any) -> Any:
-    return x
 
 
 def contains_value_any(*trees: Any) -> bool:

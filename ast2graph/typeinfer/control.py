@@ -484,7 +484,7 @@ class ControlMixin(ExitsMixin):
         if isinstance(iterable, Value) and iterable.type.shape and iterable.type.shape[0] > self.options.unroll_limit:
             self._roll_or_unroll(stmt, iterable.type.shape[0], lambda exact: self._scan_rows(stmt, iterable, exact), iterable)
             return
-        if isinstance(iterable, collections.abc.Iterator) and not isinstance(iterable, arrays.TracedRange):
+        if isinstance(iterable, collections.abc.Iterator):
             # an iterator (map/filter of a local function, zip, iter(xs)) is
             # pulled one item per iteration, as eager pulls it: the function it
             # calls sees what the body changed before (``map(lambda _: k, ..)``
