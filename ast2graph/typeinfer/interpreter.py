@@ -103,6 +103,7 @@ NO_DEFAULT = object()
 _IDENTITY_READS = (isinstance, issubclass, type, callable, id)
 _DIVISIONS = (operator.truediv, operator.floordiv, operator.mod, operator.itruediv, operator.ifloordiv, operator.imod)
 _TYPE_READS = (isinstance, issubclass, type, callable)
+_FAKE_TEST = __import__("re").compile(r"[F\s()]*(==|!=|<=|>=|<|>|in)[F\s()]*")
 _SAFE_LEAVES = (bool, int, float, complex, str, bytes, type(None), types.ModuleType, types.FunctionType, type)
 
 
@@ -1409,7 +1410,9 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
         text = bytearray(linecache.getline(unit.filename, spans[0][0]).encode())
         for _, c0, _, c1 in spans[1:]:
             text[c0:c1] = b"F" * (c1 - c0)
-        return text[spans[0][1]:spans[0][3]].decode()
+        fake = text[spans[0][1]:spans[0][3]].decode()
+        # only ast2graph's runs of F, brackets, blanks and the operator reach the fake code
+        return fake if _FAKE_TEST.fullmatch(fake) else None
 
     def checked_exception(self, node: Any, start: int) -> tuple | None:
         """``raise <node>`` as a run-time check: ``(exc, args, kwargs)`` for
