@@ -735,6 +735,9 @@ class StaticFunction:
                 if len(seen) > limit:
                     self._traced_statics.add(g.key)
                     self.recompile_reasons.append(f"{g.description} took more than {limit} values: now traced")
+                elif g.key in plan.spec.written_keys:   # the function itself changes it (``global step; step += 1``)
+                    self._traced_statics.add(g.key)
+                    self.recompile_reasons.append(f"{g.description} is written back by the function: now traced")
 
     # --------------------------------------------------------------- explain
     def explain(self, *args: Any, **kwargs: Any) -> "Explanation":

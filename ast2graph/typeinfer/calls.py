@@ -142,6 +142,8 @@ class CallMixin(GeneratorMixin):
             raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{qualified_name(callee)} compares traced "
                                    "values with == (eager needs their values)")
         if isinstance(owner, (list, dict, set)) and getattr(callee, "__name__", "") in _MUTATING_METHODS:
+            if not self._is_fresh(owner) and self.lift_method_effect(owner, callee.__name__, args, kwargs, node):
+                return None   # ``LOG.append(v)`` on an outside list: replayed after the call (writeback.py)
             self.check_mutable(owner, node, f"{type(owner).__name__}.{callee.__name__}")
             return self.static_call(callee, args, kwargs, node)
         kind = classify_callee(callee)

@@ -206,7 +206,7 @@ class ControlMixin(ExitsMixin):
             for _, env in outs:
                 before, after = env.get(_WRITES, ({}, {}))
                 entry = after.get(key) or before.get(key)
-                env[name] = entry[2] if entry is not None else self.nnx_read((obj, attr), node)
+                env[name] = entry[2] if entry is not None else self.state_read(obj, attr, node)
             names.append((name, obj, attr))
         return names
 
@@ -758,7 +758,7 @@ class ControlMixin(ExitsMixin):
                     names.append(name)
                     self.attr_writes = dict(writes0)
                     entry = writes0.get(key)
-                    env0[name] = entry[2] if entry is not None else self.nnx_read((obj, attr), stmt)
+                    env0[name] = entry[2] if entry is not None else self.state_read(obj, attr, stmt)
         finally:
             self.attr_writes = writes0
             stack.pop()

@@ -45,6 +45,7 @@ from .calls import CallMixin
 from .control import ControlMixin
 from .mutation import MutationMixin
 from .nnx import NnxMixin, is_node, is_nnx, is_variable
+from .writeback import WritebackMixin, _NONE
 from .elementwise import ELEMENTWISE, elementwise_type
 from .kinds import (Unobservable, contains_standin, function_attribute, internal_failure, observe, same_object,
                     standin_types, traced_as_eager, value_attribute_allowed)
@@ -160,7 +161,7 @@ class LocalFunction:
         return f"<local function {self.unit.qualname}>"
 
 
-class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixin, NnxMixin):
+class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixin, NnxMixin, WritebackMixin):
     """Abstract interpreter for one call signature of one segment."""
 
     def __init__(self, options: Options):
@@ -431,6 +432,9 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
             return self.external(value, lambda: cell.cell_contents, f"closure variable {name}", ("cell", id(cell)),
                                  ("cell", cell, None))
         globs = unit.globals
+        pending = self.pending_global(globs, name)
+        if pending is not _NONE:   # written earlier in this graph (writeback.py)
+            return pending
         if name in globs:
             return self.external(globs[name], lambda: globs[name], f"global {name}", ("global", id(globs), name),
                                  ("global", globs, name))
@@ -475,6 +479,7 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
             if isinstance(x, _SAFE_LEAVES) or isinstance(x, Value) or id(x) in seen:
                 continue
             seen.add(id(x))
+            self.check_no_effect(x, node)
             if self._is_fresh(x) or type(x) is tuple:
                 stack.extend(x.values() if isinstance(x, dict) else x if isinstance(x, (list, tuple, set)) else ())
             elif watched(x):
@@ -518,6 +523,7 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
                 self.identity_used.add(id(x))
 
     def _guard_contents(self, tree: Any, node: Any) -> None:
+        self.check_no_effect(tree, node)
         key = ("contents", id(tree))
         if key in self.guard_keys:
             return
@@ -564,7 +570,10 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
             # lifted out of the graph like an attribute write, into the cell
             self.attr_writes[(id(cell), "cell_contents")] = (cell, "cell_contents", value)
             return
-        if name in frame.unit.scope.declared_global or name in frame.unit.scope.declared_nonlocal:
+        if name in frame.unit.scope.declared_global:   # set in the module after each call (writeback.py)
+            self.assign_global(name, value, node)
+            return
+        if name in frame.unit.scope.declared_nonlocal:
             raise self.graph_break(FallbackCode.MUTATION, node, f"assignment to {'global' if name in frame.unit.scope.declared_global else 'nonlocal'} variable '{name}'")
         frame.env[name] = value
 
@@ -930,7 +939,7 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
         """``obj.attr = v`` on an object from outside, on a static path, with
         plain attribute semantics: the write is lifted out of the graph (the
         new value is an output, set on the object after every call)."""
-        if self.traced_depth or isinstance(obj, (types.ModuleType, type, Value)):
+        if isinstance(obj, (types.ModuleType, type, Value)):
             return False
         cls = type(obj)
         if cls.__setattr__ is not object.__setattr__ or not hasattr(obj, "__dict__"):
@@ -1005,6 +1014,10 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
         if isinstance(obj, Value) or contains_value(idx):
             self.check_numpy_index(obj, idx, node)
             return self.emit_call(arrays.getitem, (obj, idx), {}, node, "getitem")
+        pending = self.pending_item(obj, idx)
+        if pending is not _NONE:   # ``CACHE[k]`` of a key set earlier in this graph (writeback.py)
+            return pending
+        self.check_no_effect(obj, node)
         value = self.static_call(operator.getitem, (obj, idx), {}, node, reads=False)
         if self._is_fresh(obj) or isinstance(obj, (tuple, str, range)) and not is_array(value):
             return value
@@ -1156,7 +1169,8 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
                 self.nnx_set_attribute(obj, target.attr, value, target)
                 return
             if not self._is_fresh(obj) and self._can_lift_attribute_write(obj, target.attr):
-                self.attr_writes[(id(obj), target.attr)] = (obj, target.attr, value)
+                # under a traced `if` joined, in a rolled loop carried (control.py)
+                self.lift_write(obj, target.attr, value, target, f"attribute {target.attr!r}")
                 return
             self.check_mutable(obj, target, f"setting attribute {target.attr!r}")
             if isinstance(obj, LocalFunction):   # a function attribute (f.calls = 0): the function's own
@@ -1193,6 +1207,8 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
         if isinstance(obj, Value) or isinstance(obj, np.ndarray) and self.functional_store(obj, idx, value):
             self.array_store(target, obj, idx, value)
             return
+        if not self._is_fresh(obj) and self.lift_item_write(obj, idx, value, target):
+            return   # ``CACHE[k] = v`` on an outside dict: replayed after the call (writeback.py)
         self.check_mutable(obj, target, "item assignment")
         if contains_value(idx):
             raise self.graph_break(FallbackCode.CONCRETE_VALUE, target, "a traced index into a Python container")

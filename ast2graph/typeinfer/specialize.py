@@ -29,6 +29,7 @@ from .interpreter import LocalFunction, Specializer, contains_value
 from .nnx import is_nnx
 from .lattice import array_type_of, is_array, untrace_numbers
 from .kinds import standin_types
+from .writeback import written_key
 from .trees import keyed, tree_flatten
 from .state import Capture, Frame, Guard, Options, ReturnSignal, Unit
 
@@ -54,6 +55,9 @@ class Specialization:
     pinned: dict[int, Any] = field(default_factory=dict)   # of those, the ones whose identity the graph used
     value_keys: dict[int, tuple] = field(default_factory=dict)   # their keys when traced (``object_key``)
     deleted: list[str] = field(default_factory=list)   # names a non-returning segment leaves unbound
+    # guard keys of the outside values this graph writes back (``writeback.written_key``): a
+    # Python int among them that changed since the trace is read traced at once (api.note_changed_statics)
+    written_keys: frozenset = frozenset()
 
 
 def numpy_aliasing(leaves: list) -> tuple:
@@ -199,7 +203,10 @@ def _specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str]
             abstract.append(v)
         else:
             abstract.append(leaf)
-    by_value = {k: ids for k, ids in _by_value(leaves).items() if k not in by_identity}
+    all_by_value = _by_value(leaves)
+    by_value = {k: ids for k, ids in all_by_value.items() if k not in by_identity}
+    # objects an argument's value key covers: another equal object may come next call (writeback.py)
+    sp.argument_ids = set().union(*(ids for ids, _ in all_by_value.values()))
     values = untrace_numbers(keyed(jax.tree_util.tree_unflatten(treedef, abstract)))
     body = Region()
     sp.regions.append(body)
@@ -239,7 +246,8 @@ def _specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str]
     # dicts in eager's order; a real NNX object (not one made during tracing)
     # leaves as itself, not as a copy of its leaves
     out_leaves, out_treedef = tree_flatten(
-        out, is_leaf=lambda x: isinstance(x, Value) or is_nnx(x) and id(x) not in sp.nnx_fresh and not contains_value(x))
+        out, is_leaf=lambda x: isinstance(x, Value) or is_nnx(x) and id(x) not in sp.nnx_fresh and not contains_value(x)
+        or sp.outside_container(x))
     # Trace-time stand-ins cannot leave the segment: the statements after it
     # (Python, or the caller) must get eager's objects.
     escaping = tree_flatten(out, is_leaf=lambda x: isinstance(x, standin_types()))[0]
@@ -278,7 +286,7 @@ def _specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str]
     return Specialization(graph, positions, sp.captures, sp.guards, out_treedef, out_leaves, returns, end,
                           out_names, list(sp.decisions.values()), [(obj, attr) for obj, attr, _ in writes],
                           [k for k, _ in input_writes], rebound, pinned, {k: key for k, (_, key) in by_value.items()},
-                          deleted)
+                          deleted, frozenset(written_key(obj, attr) for obj, attr, _ in writes))
 
 
 def _by_value(leaves: list) -> dict[int, tuple[set[int], tuple]]:

@@ -1,0 +1,244 @@
+"""State outside the function written by it, lifted out of the graph.
+
+Requires: the ``Specializer`` state (mixed in): ``attr_writes`` (the pending
+writes, in eager's order), ``external`` (reads of outside values, guarded or
+captured), ``origin`` (where an outside object was read from), the loop
+machinery's ``carries_write`` (``control._solve_loop``).
+Produces: pending writes in ``Specializer.attr_writes`` for
+
+* ``global name; name = v`` (a ``GlobalsTarget`` stands for the module's
+  globals: ``setattr(target, name, v)`` sets ``globals[name]``);
+* ``obj.attr = v`` on an object from outside (also under a traced ``if``,
+  joined like a variable, and in a rolled loop's body, carried by the loop);
+* ``LOG.append(v)``, ``LOG.extend(items)`` and ``CACHE[k] = v`` on a list or
+  dict read from outside (a global, a closure cell, an attribute), on a
+  static path: an ``Effect`` each, replayed after the call in eager's order
+  with the values that come out of the graph.
+
+``GraphPlan.run`` and the fast path apply them after each call by ``setattr``
+(``api.py``, ``fastpath.py``); a segment that may raise through a run-time
+check after making one is specialised with its raises in Python
+(``specialize.specialize``), so a raise leaves eager's state.
+
+Invariants: a read of a global or attribute written earlier in the graph sees
+the pending value; a container with a pending effect is not read again by the
+graph (any read of its contents raises ``GraphBreak``: the statement runs in
+Python, after the effects), except ``CACHE[k]`` of a key this graph set;
+effects are lifted only on containers read from outside, never on an
+argument's (an argument may be keyed by value, another equal object next
+call), and never under a traced condition or in a rolled loop.
+"""
+
+from __future__ import annotations
+
+import types
+from typing import Any
+
+from ..fallback.sites import FallbackCode
+
+_KEY_TYPES = (bool, int, float, str, bytes, type(None))
+
+
+class GlobalsTarget:
+    """The globals of a module, as the target of lifted writes:
+    ``setattr(target, name, value)`` sets ``globals[name] = value``."""
+
+    __slots__ = ("namespace",)
+
+    def __init__(self, namespace: dict):
+        object.__setattr__(self, "namespace", namespace)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        self.namespace[name] = value
+
+    def __repr__(self) -> str:
+        return f"<globals of {self.namespace.get('__name__', '?')}>"
+
+
+_TARGETS: dict[int, GlobalsTarget] = {}
+
+
+def globals_target(namespace: dict) -> GlobalsTarget:
+    """The one target of ``namespace`` (its identity keys pending writes)."""
+    target = _TARGETS.get(id(namespace))
+    if target is None or target.namespace is not namespace:
+        target = _TARGETS[id(namespace)] = GlobalsTarget(namespace)
+    return target
+
+
+class Effect:
+    """One mutation of an outside container replayed after the call:
+    ``setattr(effect, "value", v)`` runs ``container.append(v)`` (``extend``,
+    ``container[key] = v``)."""
+
+    __slots__ = ("container", "method", "key")
+
+    def __init__(self, container: Any, method: str, key: Any = None):
+        object.__setattr__(self, "container", container)
+        object.__setattr__(self, "method", method)
+        object.__setattr__(self, "key", key)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if self.method == "__setitem__":
+            self.container[self.key] = value
+        else:
+            getattr(self.container, self.method)(value)
+
+    def __repr__(self) -> str:
+        return f"<{type(self.container).__name__}.{self.method} after the call>"
+
+
+def written_key(obj: Any, attr: str) -> Any:
+    """The guard key (``Specializer.external``'s) of the value a lifted write sets."""
+    if isinstance(obj, GlobalsTarget):
+        return ("global", id(obj.namespace), attr)
+    if isinstance(obj, types.CellType):
+        return ("cell", id(obj))
+    if isinstance(obj, Effect):
+        return None
+    return ("attr", id(obj), attr)
+
+
+def _static_key(key: Any) -> bool:
+    if type(key) is tuple:
+        return all(_static_key(k) for k in key)
+    return type(key) in _KEY_TYPES
+
+
+class WritebackMixin:
+    """Writes of outside state during specialisation."""
+
+    @property
+    def effect_targets(self) -> dict:
+        """Outside containers with a pending effect: id -> container."""
+        d = self.__dict__.get("_effect_targets")
+        if d is None:
+            d = self.__dict__["_effect_targets"] = {}
+        return d
+
+    def lift_write(self, obj: Any, attr: str, value: Any, node: Any, what: str) -> None:
+        """``obj.attr = value`` after each call; in a rolled loop's body the
+        loop must carry it (it is solved again carrying it)."""
+        key = (id(obj), attr)
+        if getattr(self, "rolled_depth", 0) and not self.carries_write(key):
+            err = self.graph_break(FallbackCode.MUTATION, node, f"{what} written inside a rolled loop that does not "
+                                   "carry it", "attribute")
+            err.carry = (key, obj, attr)  # type: ignore[attr-defined]
+            raise err
+        self.attr_writes[key] = (obj, attr, value)
+
+    def assign_global(self, name: str, value: Any, node: Any) -> None:
+        """``global name; name = value``: set in the module after each call."""
+        self.lift_write(globals_target(self.frame.unit.globals), name, value, node, f"global {name!r}")
+
+    def pending_global(self, namespace: dict, name: str) -> Any:
+        """The pending value of a global this graph wrote, else ``_NONE``."""
+        target = _TARGETS.get(id(namespace))
+        if target is None or target.namespace is not namespace:
+            return _NONE
+        entry = self.attr_writes.get((id(target), name))
+        return entry[2] if entry is not None and entry[0] is target else _NONE
+
+    def state_read(self, obj: Any, attr: str, node: Any) -> Any:
+        """The value at (obj, attr) before a write this graph may make: a
+        global, a closure cell, an NNX object's state or a plain attribute,
+        read from outside (captured or guarded) under the key its ordinary
+        read uses."""
+        if isinstance(obj, GlobalsTarget):
+            namespace = obj.namespace
+            if attr not in namespace:
+                raise self.graph_break(FallbackCode.MUTATION, node, f"global {attr!r} is assigned on some paths only "
+                                       "and is not defined before", "name")
+            return self.external(namespace[attr], lambda: namespace[attr], f"global {attr}",
+                                 ("global", id(namespace), attr), ("global", namespace, attr))
+        if isinstance(obj, types.CellType):
+            try:
+                value = obj.cell_contents
+            except ValueError:
+                raise self.graph_break(FallbackCode.MUTATION, node, "a closure variable assigned on some paths only "
+                                       "and not bound before", "name") from None
+            return self.external(value, lambda: obj.cell_contents, "closure variable", ("cell", id(obj)),
+                                 ("cell", obj, None))
+        if isinstance(obj, Effect):
+            raise self.graph_break(FallbackCode.MUTATION, node, "a container mutated under a traced condition or in a "
+                                   "rolled loop", "call")
+        from .nnx import is_nnx
+
+        if is_nnx(obj):
+            return self.nnx_read((obj, attr), node)
+        if attr not in getattr(obj, "__dict__", {}):
+            raise self.graph_break(FallbackCode.MUTATION, node, f"attribute {attr!r} set on some paths only (the "
+                                   "object has no such attribute before)", "attribute")
+        return self.get_attribute(obj, attr, node)
+
+    # ------------------------------------------------------------- effects
+    def _effect_allowed(self, container: Any) -> bool:
+        """A list or dict from outside (read through a global, a cell, an
+        attribute: ``origin``), on a static path."""
+        if self.traced_depth or getattr(self, "rolled_depth", 0) or self._is_fresh(container):
+            return False
+        if type(container) not in (list, dict):
+            return False
+        entry = self.origin.get(id(container))
+        return entry is not None and entry[0] is container and id(container) not in getattr(self, "argument_ids", ())
+
+    def lift_method_effect(self, container: Any, method: str, args: tuple, kwargs: dict, node: Any) -> bool:
+        """``LOG.append(v)`` / ``LOG.extend(items)`` on an outside list: an
+        effect replayed after the call. False: not lifted."""
+        if kwargs or len(args) != 1 or not self._effect_allowed(container) or type(container) is not list:
+            return False
+        if method == "append":
+            value = args[0]
+        elif method == "extend" and type(args[0]) in (list, tuple):
+            value = self.mark_fresh(list(args[0]))   # made anew per call, its items as the graph has them
+        else:
+            return False
+        self._add_effect(container, method, None, value)
+        return True
+
+    def lift_item_write(self, container: Any, key: Any, value: Any, node: Any) -> bool:
+        """``CACHE[k] = v`` on an outside dict with a static key."""
+        if type(container) is not dict or not _static_key(key) or not self._effect_allowed(container):
+            return False
+        self._add_effect(container, "__setitem__", key, value)
+        return True
+
+    def _add_effect(self, container: Any, method: str, key: Any, value: Any) -> None:
+        effect = Effect(container, method, key)
+        self.__dict__.setdefault("_effects", []).append(effect)   # alive while the trace runs: ids stay unique
+        self.attr_writes[(id(effect), "value")] = (effect, "value", value)
+        self.effect_targets[id(container)] = container
+        if method == "__setitem__":
+            self.__dict__.setdefault("_pending_items", {})[(id(container), key)] = (container, value)
+
+    def pending_item(self, container: Any, key: Any) -> Any:
+        """``CACHE[k]`` of a key this graph set: the pending value, else ``_NONE``."""
+        items = self.__dict__.get("_pending_items")
+        if not items or not _static_key(key):
+            return _NONE
+        entry = items.get((id(container), key))
+        return entry[1] if entry is not None and entry[0] is container else _NONE
+
+    def outside_container(self, x: Any) -> bool:
+        """A list or dict read from outside (a global, a cell, an attribute;
+        guarded by identity): it leaves the segment as itself, not as a copy
+        of what it held when traced."""
+        if type(x) not in (list, dict) or self._is_fresh(x):
+            return False
+        entry = self.origin.get(id(x))
+        return entry is not None and entry[0] is x and id(x) not in getattr(self, "argument_ids", ())
+
+    def check_no_effect(self, obj: Any, node: Any) -> None:
+        """A read of a container this graph mutates after the call: in Python."""
+        targets = self.__dict__.get("_effect_targets")
+        if targets and targets.get(id(obj)) is obj:
+            raise self.graph_break(FallbackCode.MUTATION, node, f"a read of {self.named(obj, 'a ')} after this "
+                                   "function changed it (the change is made after the call)", "call")
+
+
+class _None:
+    def __repr__(self) -> str:
+        return "<none>"
+
+
+_NONE = _None()
