@@ -179,12 +179,15 @@ class ControlMixin(ExitsMixin):
             if not any(n in env for _, env in outs):   # deleted on every path: unbound after the branch
                 self.frame.env.pop(n, None)
         names = [n for n in names if any(n in env for _, env in outs)]
+        names += self.input_write_names(names)   # argument arrays written in place (writeback.py)
+        self.check_input_versions([env for _, env in outs])
         written = self._branch_writes(node, outs)
         names += [name for name, _, _ in written]
         self._fill_placeholders(node, outs, [n for n in names if n.startswith("<retval")])
         templates = [self._join_branch_name(node, name, [env.get(name, UNBOUND) for _, env in outs]) for name in names]
         results = self._emit_branch_op(node, pred, outs, names, templates, switch)
         self._bind_templates(names, templates, results)
+        self.rebase_input_writes(names)
         for name, obj, attr in written:   # the joined value of each attribute written in a branch
             self.attr_writes[(id(obj), attr)] = (obj, attr, self.frame.env.pop(name))
 
@@ -225,9 +228,9 @@ class ControlMixin(ExitsMixin):
             raise self.graph_break(FallbackCode.EARLY_EXIT, out[1] or node, f"`{out[0]}` under a traced condition", out[0])
         outs = [o if o[2] is not _FELL else self._run_branch(run, env0, node, rest="function")
                 for o, run in zip(outs, branches)]
-        if any(_WRITES in env for _, env, _ in outs):
-            raise self.graph_break(FallbackCode.EARLY_EXIT, node, "an NNX Variable or attribute written on a path that "
-                                   "returns under a traced condition", "return")
+        if any(_WRITES in env for _, env, _ in outs) or self.pending_inputs:
+            raise self.graph_break(FallbackCode.EARLY_EXIT, node, "an NNX Variable, attribute or argument array written "
+                                   "on a path that returns under a traced condition", "return")
         self.decide(node, "return", "joined", "early return under a traced condition: the rest of the function runs in the other branch")
         envs = [{"<return>": out[2]} for _, _, out in outs]
         template = self._join_branch_name(node, "the return value", [e["<return>"] for e in envs])
@@ -379,6 +382,7 @@ class ControlMixin(ExitsMixin):
         roll_at = self.options.unroll_limit if roll_at is None else roll_at
         start_ops, snapshot, decisions = len(self.region.ops), dict(self.frame.env), self._snapshot_decisions()
         writes = dict(self.attr_writes)   # lifted writes of the iterations a roll attempt discards
+        inputs = self.inputs_snapshot()
         ctx = self.new_loop(stmt)
         mutations = self.mutations
         iterations = 0
@@ -400,6 +404,7 @@ class ControlMixin(ExitsMixin):
                     del self.region.ops[start_ops:]
                     self.frame.env = dict(snapshot)
                     self.attr_writes = dict(writes)
+                    self.restore_inputs(inputs)
                     self._restore_decisions(decisions)
 
                 restore()
@@ -525,10 +530,12 @@ class ControlMixin(ExitsMixin):
     def _roll_or_unroll(self, stmt: Any, n: int, roll: Callable[[bool], None], iterable: Any) -> None:
         env0, start_ops, decisions = dict(self.frame.env), len(self.region.ops), self._snapshot_decisions()
         writes = dict(self.attr_writes)
+        inputs = self.inputs_snapshot()
         try:
             roll(n <= self.options.max_unroll)
         except _UnsafeWidening as e:
             self.frame.env, self.attr_writes = env0, writes
+            self.restore_inputs(inputs)
             del self.region.ops[start_ops:]
             self._restore_decisions(decisions)
             self._unrolled_for(stmt, self.iterate_static(iterable, stmt.iter))
@@ -539,12 +546,14 @@ class ControlMixin(ExitsMixin):
                 self.warn_unrolled(stmt, n, why)
         except _StaticLoop:
             self.frame.env, self.attr_writes = env0, writes
+            self.restore_inputs(inputs)
             self.decide(stmt, "for", "static", f"{n} iterations of pure Python work, evaluated at trace time")
             self._unrolled_for(stmt, self.iterate_static(iterable, stmt.iter))
         except GraphBreak as e:
             if n > self.options.max_unroll:
                 raise
             self.frame.env, self.attr_writes = env0, writes
+            self.restore_inputs(inputs)
             del self.region.ops[start_ops:]
             self._restore_decisions(decisions)
             self.decide(stmt, "for", "unrolled", f"{n} iterations; cannot roll ({e.site.cause})")
@@ -815,6 +824,7 @@ class ControlMixin(ExitsMixin):
             (leaf.type if isinstance(leaf, Value) else abstract_type(leaf)).kinds
             for value, template in zip([env[n] for n in live], templates)
             for leaf, t in zip(_flatten(value)[0], _flatten(template)[0]) if isinstance(t, _Traced)]
+        self.check_input_versions([env])
         with self.in_region(body):
             body.yields = self._coerce_all(stmt, [env[n] for n in live], templates)
 
@@ -920,6 +930,7 @@ class ControlMixin(ExitsMixin):
             self.frame.env[n] = jax.tree_util.tree_unflatten(treedef, [next(results) if isinstance(x, _Traced) else x for x in leaves])
             if n.startswith("<write "):   # a carried attribute write: pending again, with the loop's result
                 self._carried_write(n, self.frame.env.pop(n))
+        self.rebase_input_writes(names)
 
 
 _BOOL = ArrayType((), np.dtype(bool))

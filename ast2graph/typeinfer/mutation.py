@@ -496,10 +496,9 @@ class MutationMixin:
             self._check_unaliased(obj, name, target)
         if id(obj) in self.input_of and len(self.regions) > 1:
             # the write-back into the caller's array follows the version of the
-            # argument at the segment's end, which a loop's or branch's result
-            # is not: run such a loop unrolled, or the construct in Python
-            raise self.graph_break(FallbackCode.MUTATION, target, "in-place write into an argument's NumPy array inside a "
-                                   "rolled loop or a traced branch")
+            # argument at the segment's end: the construct's result for this
+            # name (carried by the loop, joined by the branch: writeback.py)
+            self.note_region_input_write(self.input_of[id(obj)][1], name, target)
         if op is not None:
             current = self.emit_call(arrays.getitem, (obj, idx), {}, target, "getitem")
             value = self.binop(op, current, value, target)
@@ -571,10 +570,18 @@ class MutationMixin:
         """Where else ``obj`` (or a view of it) can be seen from: names, containers, attributes."""
         seen: set[int] = set()
         is_value = isinstance(obj, Value)
+        argument = self.input_of.get(id(obj)) if is_value else None
+        argument = argument[1] if argument is not None and argument[0] is obj else None
 
         def hits(x: Any) -> bool:
             if x is obj:
                 return True
+            if argument is not None and isinstance(x, Value):
+                # another version of the same argument array (held before a
+                # loop or a call that writes it): the same array in eager
+                other = self.input_of.get(id(x))
+                if other is not None and other[0] is x and other[1] == argument:
+                    return True
             if is_value and isinstance(x, Value):
                 entry = self.view_of.get(id(x))
                 return entry is not None and entry[0] is x and any(b is obj for b in entry[1])

@@ -234,6 +234,11 @@ def _specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str]
         deleted = sorted(n for n in assigned if n not in sp.frame.env and sp.frame.owns(n))
     writes = list(sp.attr_writes.values())
     input_writes = sorted(sp.input_writes.items())
+    top = {id(v) for op in body.ops for v in op.results}
+    for _, v in input_writes:   # a version made inside a region would not reach the caller's array
+        if id(v) not in top or sp.pending_inputs:
+            raise _escape_break(unit, stmts, start, end, FallbackCode.MUTATION, "an argument's NumPy array written in "
+                                "place inside a construct whose result does not carry it", "assignment")
     # the cell variables a returning segment assigned: their final values go
     # into the call's cells (a closure made earlier may be called later)
     set_here = set().union(*(unit.ssa.assigned(s) for s in stmts[start:end])) if returns and unit.cellvars else ()

@@ -236,6 +236,67 @@ class WritebackMixin:
                                    "function changed it (the change is made after the call)", "call")
 
 
+    # ------------------------------------- argument arrays in traced regions
+    @property
+    def pending_inputs(self) -> dict:
+        """In-place writes into an argument's NumPy array made inside a traced
+        branch or rolled loop still being traced: leaf index -> (frame, name,
+        node). The construct's result for ``name`` becomes the version written
+        back (``rebase_input_writes``)."""
+        d = self.__dict__.get("_pending_inputs")
+        if d is None:
+            d = self.__dict__["_pending_inputs"] = {}
+        return d
+
+    def note_region_input_write(self, k: int, name: str, node: Any) -> None:
+        self.pending_inputs[k] = (self.frame, name, node)
+
+    def input_write_names(self, names: list[str]) -> list[str]:
+        """Names of this frame holding an argument array written in a
+        construct being traced that a join must carry, beyond ``names``."""
+        return [name for frame, name, _ in self.pending_inputs.values() if frame is self.frame and name not in names]
+
+    def _input_version(self, v: Any, k: int) -> bool:
+        from ..ir.core import Value
+
+        entry = self.input_of.get(id(v))
+        return isinstance(v, Value) and entry is not None and entry[0] is v and entry[1] == k
+
+    def check_input_versions(self, envs: list[dict]) -> None:
+        """Every path of a construct leaves each written argument's name
+        holding a version of that argument (not a new array bound to it)."""
+        for k, (frame, name, node) in self.pending_inputs.items():
+            if frame is not self.frame or not all(self._input_version(env.get(name), k) for env in envs):
+                raise self.graph_break(FallbackCode.MUTATION, node, f"'{name}', an argument's NumPy array written in "
+                                       "place under a traced condition or in a rolled loop, is rebound to another "
+                                       "array on some path")
+
+    def rebase_input_writes(self, names: list[str]) -> None:
+        """After a construct's results are bound: the written arguments'
+        versions are its results (written back into the caller's arrays)."""
+        from ..ir.core import Value
+
+        pending = self.pending_inputs
+        for k, (frame, name, node) in pending.items():
+            v = self.frame.env.get(name)
+            if frame is not self.frame or name not in names or not isinstance(v, Value):
+                raise self.graph_break(FallbackCode.MUTATION, node, f"in-place write into the argument array '{name}' "
+                                       "inside a traced branch or rolled loop that does not carry it")
+            self.input_of[id(v)] = (v, k)
+            self.input_writes[k] = v
+        if len(self.regions) == 1:
+            pending.clear()
+
+    def inputs_snapshot(self) -> tuple:
+        return dict(self.input_writes), dict(self.pending_inputs)
+
+    def restore_inputs(self, snapshot: tuple) -> None:
+        """Undo the argument writes of a discarded attempt (a roll that unrolls)."""
+        self.input_writes = dict(snapshot[0])
+        self.pending_inputs.clear()
+        self.pending_inputs.update(snapshot[1])
+
+
 class _None:
     def __repr__(self) -> str:
         return "<none>"
