@@ -331,6 +331,21 @@ _NESTED_COMPILE_CAP = 8   # signatures one statement of a Python-run body compil
 _RECOMPILE_WARNING = 8   # recompilations of one function before it warns (once)
 
 
+class _RunEagerly(Exception):
+    """This call of a function that runs as one graph or not at all (it
+    rebinds nonlocal variables) would not be one graph: it runs eagerly."""
+
+    def __init__(self, site: FallbackSite):
+        self.site = site
+
+
+@dataclass
+class _EagerCall:
+    """A call run eagerly as a whole (``explain`` lists its site)."""
+
+    site: FallbackSite
+
+
 class RecompileWarning(UserWarning):
     """A converted function keeps recompiling: something it is specialised on
     changes between calls (the message names it)."""
@@ -382,6 +397,8 @@ class _Block:
                     values = self._trace_busy(i, names, values)
                 leaves, treedef = tree_flatten(values, is_leaf=boundary_leaf())   # dicts in insertion order; an NNX module: one object
                 plan = self._plan_for(i, names, leaves, treedef, env.get(CELLS))
+            if i == 0 and not self.nested and self.owner._whole_only is not None:
+                self._check_whole(plan, n)
             if record is not None:
                 record.plans.append(plan)
             try:
@@ -396,6 +413,23 @@ class _Block:
                 return kind, value
             i = plan.end
         return NEXT, None
+
+    def _check_whole(self, plan: Any, n: int) -> None:
+        """A function that rebinds nonlocal variables runs as one graph (its
+        nested functions inlined, their writes in the graph's own frames) or,
+        before anything of it has run, eagerly: an interpreted statement or a
+        nested function run by Python would rebind a real cell the compiled
+        segments do not read."""
+        if isinstance(plan, GraphPlan) and (plan.spec.returns or plan.end == n):
+            return
+        base = self.owner._whole_only
+        what = getattr(plan, "site", None)
+        if what is None:
+            stmt = self.stmts[min(getattr(plan, "end", 0), n - 1)]
+            why = f"the statement at line {getattr(stmt, 'lineno', '?')} is not in the graph"
+        else:
+            why = f"{what.code.code} at line {what.loc.line}: {what.cause}"
+        raise _RunEagerly(dataclasses.replace(base, cause=f"{base.cause}; this call is not one graph ({why})"))
 
     def _trace_busy(self, i: int, names: list[str], values: list) -> list:
         """The Python numbers to pass traced: the function's busy number
@@ -591,14 +625,16 @@ class StaticFunction:
             self._eager(FallbackCode.INTERNAL_ERROR, e, fn)
             return
         rebound = self._unit.scope.declared_nonlocal or set(self._unit.tree_facts.nonlocals)
+        # An interpreted statement cannot rebind the enclosing function's
+        # cell, nor can a nested function run by Python rebind a variable
+        # the compiled segments keep: such a function runs as one graph (its
+        # nested functions inlined) or, call by call, eagerly (_Block._check_whole).
+        self._whole_only: FallbackSite | None = None
         if rebound:
-            # An interpreted statement cannot rebind the enclosing function's
-            # cell, nor can a nested function run by Python rebind a variable
-            # the compiled segments keep: the function runs eagerly.
-            self._eager(FallbackCode.MUTATION, ConversionError(
+            self._whole_only = FallbackSite(
+                FallbackCode.MUTATION, self._unit.loc(self._unit.tree), "function",
                 f"{self._unit.qualname} (or a function nested in it) assigns nonlocal variables {sorted(rebound)}",
-                self._unit.loc(self._unit.tree)), fn)
-            return
+                "the whole call runs eagerly", "api")
         self._signature = inspect.signature(self._target, follow_wrapped=False)   # a wraps() wrapper runs its own code
         params = list(self._signature.parameters.values())
         simple = all(p.kind is p.POSITIONAL_OR_KEYWORD for p in params)
@@ -648,7 +684,10 @@ class StaticFunction:
             env = self._bind(args, kwargs)
             self._note_busy_scalars(env)
             self._single = None
-            kind, value = self._top(env)
+            try:
+                kind, value = self._top(env)
+            except _RunEagerly as e:
+                return self._run_eagerly(e, args, kwargs)
             if CELLS in env:   # closures made by interpreted statements see the variables' final values
                 call_cells(env, self._unit.cellvars)
             if self._single is not None:
@@ -670,10 +709,21 @@ class StaticFunction:
         env = self._bind(args, kwargs)
         self._jit.place_inputs(env, self._caller_params)
         self._note_busy_scalars(env)
-        kind, value = self._top(env)
+        try:
+            kind, value = self._top(env)
+        except _RunEagerly as e:
+            return self._jit.place_result(self._run_eagerly(e, self._jit.place_args(args), kwargs))
         if CELLS in env:   # closures made by interpreted statements see the variables' final values
             call_cells(env, self._unit.cellvars)
         return self._jit.place_result(value if kind == RETURN else None)
+
+    def _run_eagerly(self, e: _RunEagerly, args: tuple, kwargs: dict) -> Any:
+        if self._options.full_graph:
+            raise FullGraphError(f"full_graph=True but {self.name!r} is not one graph: {e.site.cause}", e.site.loc)
+        if self._record is not None:
+            self._record.plans.append(_EagerCall(e.site))
+        self._fast = None
+        return self._fn(*args, **kwargs)
 
     def _block(self, stmts: list) -> "_Block":
         block = self._blocks.get(id(stmts))

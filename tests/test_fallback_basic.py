@@ -415,9 +415,8 @@ def make_counter():
     return bump
 
 
-def test_nonlocal_write_runs_the_function_eagerly():
+def test_nonlocal_write_is_written_back_into_the_cell():
     eager, converted = make_counter(), make_counter()
-    with pytest.warns(UserWarning, match="nonlocal"):
-        static = to_static(converted)
+    static = to_static(converted, full_graph=True)
     for _ in range(3):
         assert_same(eager(X), static(X))

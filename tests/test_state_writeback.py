@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from ast2graph import explain, to_static
-from helpers import check_sequence
+from helpers import check, check_sequence
 
 X = jnp.arange(1.0, 4.0)
 
@@ -627,3 +627,99 @@ def test_numpy_argument_version_held_elsewhere_stays_eager(f):
         return f, {"a": np.zeros(3, np.int64 if f is fill_then_read else np.float64), "x": np.array([1.0, -1.0, 2.0])}
 
     check_sequence(make, [_np_call(), _np_call()], unroll_limit=8, full_graph=False)
+
+
+# ------------------------------------------------------- nonlocal writes
+def p_nonlocal(x):
+    tot = 0.0
+
+    def add(v):
+        nonlocal tot
+        tot = tot + v
+    add(x.sum())
+    add(x.max())
+    return tot
+
+
+def test_nonlocal_written_by_an_inlined_nested_function():
+    e = check(p_nonlocal, X, graphs=1)
+    assert e.graph_count == 1
+    check_sequence(lambda: (p_nonlocal, None), [lambda f, _: f(X), lambda f, _: f(X * 3)])
+
+
+def nonlocal_in_a_rolled_loop(x):
+    tot = jnp.zeros(())
+
+    def add(v):
+        nonlocal tot
+        tot = tot + v
+    while x.sum() < 30:
+        add(x[0])
+        x = x + 1
+    return tot, x
+
+
+def nonlocal_under_a_traced_if(x):
+    tot = 0.0
+
+    def add(v):
+        nonlocal tot
+        if v > 1:
+            tot = tot + v
+    add(x.sum())
+    return tot
+
+
+def nonlocal_and_a_fallback(x):
+    tot = 1.0
+
+    def scale(v):
+        nonlocal tot
+        tot = tot * v
+    scale(2.0)
+    print(x.tolist())   # A2G003: needs the values, runs in Python
+    scale(x.sum())
+    return tot
+
+
+@pytest.mark.parametrize("f", [nonlocal_in_a_rolled_loop, nonlocal_under_a_traced_if, nonlocal_and_a_fallback])
+def test_nonlocal_write_the_graph_cannot_hold_runs_the_call_eagerly(f):
+    e = check(f, X, full_graph=False, unroll_limit=16)
+    check(f, -X, full_graph=False, unroll_limit=16)
+    assert e.graph_count == 0 and "assigns nonlocal variables" in e.fallback_sites[0].cause
+
+
+def test_nonlocal_write_in_an_unrolled_loop_is_one_graph():
+    def f(x):
+        tot = jnp.zeros(())
+
+        def add(v):
+            nonlocal tot
+            tot = tot + v
+        for i in range(20):
+            add(x[i % 3])
+        return tot
+
+    check(f, X, graphs=1)
+
+
+def make_closure_counter():
+    count = 0
+
+    def step(x):
+        nonlocal count
+        if x.sum() > 0:
+            count += 1
+        return x * count
+
+    def read():
+        return count
+    return step, read
+
+
+def test_closure_counter_written_under_a_traced_if():
+    def make():
+        return make_closure_counter()
+
+    step = lambda k: lambda f, read: (f(X * k), read())  # noqa: E731
+    check_sequence(make, [step(1), step(-1), step(1), step(1), step(1), step(1), step(-1), step(1)], recompiles=2)

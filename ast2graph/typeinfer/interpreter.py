@@ -564,11 +564,12 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
                 owner.env[name] = value
                 return
         cell = frame.unit.closure.get(name) if name in frame.unit.scope.declared_nonlocal else None
-        if cell is not None and len(self.regions) == 1 and self.own_cells.get(id(cell)) is None:
-            # a library or helper closure rebinding its enclosing function's
-            # variable (optax's ``nonlocal decay_steps``), on a straight path:
-            # lifted out of the graph like an attribute write, into the cell
-            self.attr_writes[(id(cell), "cell_contents")] = (cell, "cell_contents", value)
+        if cell is not None and self.own_cells.get(id(cell)) is None:
+            # a closure rebinding its enclosing function's variable (optax's
+            # ``nonlocal decay_steps``, a converted counter closure): lifted out
+            # of the graph like an attribute write, into the cell (joined
+            # under a traced if, carried by a rolled loop: writeback.py)
+            self.lift_write(cell, "cell_contents", value, node, f"nonlocal {name!r}")
             return
         if name in frame.unit.scope.declared_global:   # set in the module after each call (writeback.py)
             self.assign_global(name, value, node)
