@@ -212,12 +212,13 @@ class GraphPlan:
         for k, obj in self.spec.pinned.items():
             if leaves[k] is not obj:
                 return f"another {type(leaves[k]).__name__} object where the graph used the identity of the first"
-        failed = next((g for g in self.spec.guards if not g.holds()), None)
+        failed = next((g for g in self.spec.guards if not g.holds()), None) or \
+            next((c for c in self.spec.captures if not c.holds()), None)
         return f"{failed.description} changed" if failed is not None else "the graph was traced for other input types"
 
     def guards_hold(self, leaves: list) -> bool:
         return not self.stale and all(leaves[k] is obj for k, obj in self.spec.pinned.items()) and \
-            all(g.holds() for g in self.spec.guards)
+            all(g.holds() for g in self.spec.guards) and all(c.holds() for c in self.spec.captures)
 
     def converted(self, outs: Any) -> list:
         """The flat result of the graph's outputs ``outs``, each of eager's

@@ -108,6 +108,7 @@ def make_fast_call(owner: Any, plan: Any, args: tuple, names: list[str], leaves:
     equal: list[tuple[int, type, Any]] = []
     same: list[tuple[int, Any]] = []
     by_value: list[tuple[int, tuple]] = []
+    fixed_by_value: list[tuple[Any, tuple]] = []   # bound or default objects whose state the plan is keyed on
     arg_of_leaf: dict[int, int] = {}
     for k, (name, leaf) in enumerate(zip(names, leaves)):
         p = where.get(name)
@@ -116,6 +117,8 @@ def make_fast_call(owner: Any, plan: Any, args: tuple, names: list[str], leaves:
         if p < nb or p >= nb + len(args):
             if k in spec.arg_positions:
                 return None   # an array bound by functools.partial or a default: the general path
+            if k in spec.rebound:   # ``self`` of a bound method, a default: the same object, its state keyed
+                fixed_by_value.append((leaf, spec.value_keys[k]))
             continue   # the same object every call
         q = p - nb
         if type(leaf) is _ARRAY_IMPL:
@@ -158,6 +161,9 @@ def make_fast_call(owner: Any, plan: Any, args: tuple, names: list[str], leaves:
                 return MISS
         for q, key in by_value:
             if object_key(call_args[q]) != key:
+                return MISS
+        for obj, key in fixed_by_value:   # ``self.v`` set from None to an array by the last call
+            if object_key(obj) != key:
                 return MISS
         outside = read()
         if outside is None:
@@ -231,6 +237,10 @@ def make_reader(guards: list, captures: list) -> Callable[[], list | None]:
         if expr is None:
             names[f"c{k}"] = c.getter
             expr = f"c{k}()"
+        if c.kind is not None:   # still an array of its kind (a global array set to None: the general path)
+            names[f"t{k}"] = c.kind
+            lines += [f"        v{k} = {expr}", f"        if type(v{k}) is not t{k}: return None"]
+            expr = f"v{k}"
         items.append(expr)
     lines += [f"        return [{', '.join(items)}]", "    except Exception:", "        return None"]
     exec(compile("\n".join(lines) + "\n", "<ast2graph guards and captures>", "exec"), names)  # noqa: S102 - our own code

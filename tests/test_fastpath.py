@@ -234,3 +234,77 @@ def test_closure_cell_and_global_re_read_on_warm_calls():
             assert f._fast is not None
     finally:
         FLAG = True
+
+
+class _Momentum:
+    def __init__(self, lr=0.1, beta=0.9):
+        self.lr, self.beta = lr, beta
+        self.v = None
+
+    def step(self, w, g):
+        if self.v is None:
+            self.v = jnp.zeros_like(g)
+        self.v = self.beta * self.v + g
+        return w - self.lr * self.v
+
+
+class _Cfg:
+    def __init__(self, scale):
+        self.scale = scale
+
+
+def _scaled(x, cfg=_Cfg(2.0)):
+    return x * cfg.scale
+
+
+def test_bound_self_and_default_objects_keyed_on_warm_calls():
+    """``self`` of a bound method (and a default or partial-bound object) is
+    keyed by its attribute values: a warm call after ``self.v`` went from
+    None to an array (by the function itself, then by the caller) must not
+    reuse the graph specialised on ``self.v is None`` (found by the issue-16
+    corpus: every warm call returned the first call's result)."""
+    import functools
+    eager, conv = _Momentum(), _Momentum()
+    f = to_static(conv.step, full_graph=True)
+    for k in range(4):
+        if k == 2:
+            eager.lr = conv.lr = 0.5
+        if k == 3:
+            eager.v = conv.v = None
+        assert_same(eager.step(X3, X3 * (k + 1)), f(X3, X3 * (k + 1)))
+        assert_same(eager.v, conv.v)
+    g = to_static(_scaled, full_graph=True)
+    cfg = _scaled.__defaults__[0]
+    for s in (2.0, 3.0, 3.0):
+        cfg.scale = s
+        assert_same(_scaled(X3), g(X3))
+    cfg.scale = 2.0
+    c = _Cfg(1.0)
+    h = to_static(functools.partial(_scaled, cfg=c), full_graph=True)
+    for s in (1.0, 4.0, 4.0):
+        c.scale = s
+        assert_same(_scaled(X3, cfg=c), h(X3))
+
+
+W_OR_NONE = jnp.ones(3)
+
+
+def _weighted(x):
+    if W_OR_NONE is None:
+        return x
+    return x * W_OR_NONE
+
+
+def test_outside_array_replaced_by_none_or_numpy_between_warm_calls():
+    """An array read from outside (a graph input re-read per call) that
+    becomes None, a NumPy array or a Python number fails the plan (it raised
+    JAX's "not a valid JAX type" on warm and explained calls)."""
+    global W_OR_NONE
+    f = to_static(_weighted, full_graph=True)
+    try:
+        for w in (jnp.ones(3), jnp.ones(3) * 2, None, None, np.ones(3) * 3, 2.0, jnp.ones(3)):
+            W_OR_NONE = w
+            assert_same(_weighted(X3), f(X3))
+            assert_same(_weighted(X3), explain(f)(X3).result)
+    finally:
+        W_OR_NONE = jnp.ones(3)

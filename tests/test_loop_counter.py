@@ -8,6 +8,7 @@ loop that cannot roll and unrolls past 64 iterations warns (``UnrollWarning``).
 
 import warnings
 
+import jax
 import jax.numpy as jnp
 import pytest
 
@@ -349,3 +350,22 @@ def return_in_loop_then_counter(x):
 def test_return_in_loop_then_counter(x):
     e = check(return_in_loop_then_counter, x, full_graph=True, graphs=1)
     assert for_modes(e) == ["lax.fori_loop"]
+
+
+def rejection_halfnormal(key):
+    while True:
+        key, k1, k2 = jax.random.split(key, 3)
+        x = jnp.abs(jax.random.cauchy(k1))
+        u = jax.random.uniform(k2)
+        if u < jnp.exp(-0.5 * x ** 2) * (1 + x ** 2) / 1.53:
+            return x
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_while_true_that_cannot_roll_stops_unrolling_at_max_unroll(seed):
+    """``while True:`` whose only exit is a ``return`` under a traced ``if``:
+    when the loop cannot roll it unrolls at most ``max_unroll`` iterations,
+    then runs as Python control flow with eager's result (it unrolled until
+    ``static_iteration_limit``, each iteration nested deeper: conversion never
+    finished; found by the issue-16 corpus)."""
+    check(rejection_halfnormal, jax.random.PRNGKey(seed), full_graph=False, max_unroll=32)

@@ -181,3 +181,19 @@ def test_chained_comparison_with_membership_has_eagers_kind(v):
     # returned value runs in Python; the test of an `if` is one graph
     check(chained_membership, jnp.int32(v), full_graph=False)
     check(chained_membership_test, jnp.int32(v))
+
+
+def builtin_sum_of_list(a):
+    w = []
+    for v in a:
+        w.append(v)
+    return sum(w), sum([a[0], a[1]], 0.5), sum((a[0] * 2, 1))
+
+
+@pytest.mark.parametrize("a", [np.array([0.1, 0.2, 0.3]), np.array([1, 2, 3]), np.float32([0.1, 0.2, 0.7]),
+                               jnp.array([0.1, 0.2, 0.3]), jnp.array([1, 2, 3])])
+def test_builtin_sum_of_a_list_keeps_eager_kinds(a):
+    """sum() of a list of traced values adds as eager: float64 NumPy scalars
+    stay float64 (it was one XLA reduction typed float32; found by the
+    issue-16 corpus's moving-average program)."""
+    check(builtin_sum_of_list, a, graphs=1, rtol=0, atol=0)

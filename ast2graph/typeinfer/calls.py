@@ -438,8 +438,9 @@ class CallMixin(GeneratorMixin):
         if callee in (max, min, any, all) and traced and len(args) == 1 and not kwargs:
             # of a traced array too: eager iterates its rows (Python's fold, NaN handling included)
             return self._reduce_items(callee, self.iterate_static(args[0], node), node)
-        if callee is sum and args and isinstance(args[0], Value) and len(args) + len(kwargs) <= 2 \
-                and set(kwargs) <= {"start"}:
+        if callee is sum and args and (isinstance(args[0], Value) or traced and type(args[0]) in (list, tuple)) \
+                and len(args) + len(kwargs) <= 2 and set(kwargs) <= {"start"}:
+            # a list of traced values too: each ``+`` of eager's kinds (float64 NumPy scalars stay float64)
             return self._left_sum(self.iterate_static(args[0], node), (*args[1:], *kwargs.values(), 0)[0], node)
         if callee is bool and len(args) == 1 and isinstance(args[0], Value):
             return self.truth(args[0], node)

@@ -375,7 +375,8 @@ class ControlMixin(ExitsMixin):
             self.frame.env[name] = jax.tree_util.tree_unflatten(treedef, filled)
 
     # -------------------------------------------------------------- loops
-    def exec_While(self, stmt: gast.While, roll_at: float | None = None, exact: bool = True) -> None:
+    def exec_While(self, stmt: gast.While, roll_at: float | None = None, exact: bool = True,
+                   cannot_roll: GraphBreak | None = None) -> None:
         """A static condition runs at trace time (unrolling any array work);
         past ``roll_at`` iterations with array work the loop is rolled, unless
         rolling would change what eager computes (then it keeps unrolling)."""
@@ -414,9 +415,13 @@ class ControlMixin(ExitsMixin):
                 except _UnsafeWidening:
                     restore()
                     return self.exec_While(stmt, self.options.max_unroll, exact=False)
-                except GraphBreak:
+                except GraphBreak as e:
                     restore()
-                    return self.exec_While(stmt, float("inf"), exact=False)
+                    return self.exec_While(stmt, float("inf"), exact=False, cannot_roll=e)
+            if cannot_roll is not None and emitted and iterations > self.options.max_unroll:
+                # unrolled up to max_unroll iterations, as a `for` that cannot roll (a `while True:` whose only
+                # exit is a traced `return` unrolled until static_iteration_limit, each iteration nested deeper)
+                raise cannot_roll
             if iterations > self.options.static_iteration_limit:
                 raise self.graph_break(FallbackCode.CONCRETE_VALUE, stmt, f"a while loop with a static condition ran {iterations} iterations at trace time", "while")
             if not self.guarded_iteration(stmt, ctx, lambda: self.run_body(stmt, ctx)) or self.frame.env[ctx.brk] is True:

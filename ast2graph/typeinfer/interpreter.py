@@ -455,7 +455,7 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
                 if isinstance(value, (np.ndarray, np.generic)):   # eager reads a NumPy array or scalar
                     v.type = dataclasses.replace(v.type, numpy=True)
                 self.capture_keys[key] = v
-                self.captures.append(Capture(v, getter, description, source))
+                self.captures.append(Capture(v, getter, description, source, type(value)))
             return self.capture_keys[key]
         if key in self.traced_static_values:   # read traced (it kept changing): the same graph value each read
             return self.traced_static_values[key]

@@ -231,6 +231,17 @@ class Capture:
     getter: Callable[[], Any]
     description: str
     source: tuple | None = None   # what ``getter`` reads, as ``Guard.source``
+    # the type ``getter`` must still return for the graph to apply (a global
+    # array set to None, ``self.v`` from an array to None: the plan fails)
+    kind: type | None = None
+
+    def holds(self) -> bool:
+        if self.kind is None:
+            return True
+        try:
+            return type(self.getter()) is self.kind
+        except Exception:  # noqa: BLE001 - a vanished value fails the plan
+            return False
 
 
 @dataclass
