@@ -181,12 +181,35 @@ class ControlMixin(ExitsMixin):
         names = [n for n in names if any(n in env for _, env in outs)]
         written = self._branch_writes(node, outs)
         names += [name for name, _, _ in written]
+        containers = self.branch_containers(outs)   # lists and dicts written in a branch: their contents
+        for name, obj in containers:
+            self.check_container_structure(node, obj, [env[name] for _, env in outs])
+        if containers:   # a variable holding a written container keeps that object
+            objs = {id(obj): obj for _, obj in containers}
+            for _, env in outs:
+                for n in names:
+                    if n in env:
+                        env[n] = self.shield_logged(env[n], objs)
+        plain = list(names)
+        names += [name for name, _ in containers]
         self._fill_placeholders(node, outs, [n for n in names if n.startswith("<retval")])
-        templates = [self._join_branch_name(node, name, [env.get(name, UNBOUND) for _, env in outs]) for name in names]
+        templates = [self._join_branch_name(node, self._branch_label(name), [env.get(name, UNBOUND) for _, env in outs])
+                     for name in names]
         results = self._emit_branch_op(node, pred, outs, names, templates, switch)
         self._bind_templates(names, templates, results)
+        for name, obj in containers:
+            self.write_joined(node, obj, self.frame.env.pop(name))
+        if containers:
+            for n in plain:
+                if n in self.frame.env:
+                    self.frame.env[n] = self.unshield_all(self.frame.env[n])
         for name, obj, attr in written:   # the joined value of each attribute written in a branch
             self.attr_writes[(id(obj), attr)] = (obj, attr, self.frame.env.pop(name))
+
+    def _branch_label(self, name: str) -> str:
+        if name.startswith("<container "):
+            return self.container_label(self.__dict__["_container_objects"][name])
+        return name
 
     def _branch_writes(self, node: Any, outs: list[tuple[Region, dict]]) -> list[tuple]:
         """Attribute writes lifted out of the graph (an NNX Variable's value,
@@ -263,10 +286,15 @@ class ControlMixin(ExitsMixin):
             except BodyEnd as e:
                 outcome = ("end", e.node, None)
 
+        log = self.begin_container_log()   # lists and dicts from outside written in it (containers.py)
+        done = False
         try:
             self._run_traced(region, body, node)
+            done = True
         finally:
             after, self.attr_writes = self.attr_writes, dict(before)
+            self.end_container_log(log, self.frame.env if done else None)
+        self.no_container_writes(log, None if outcome is _FELL else outcome, node)
         env = self.frame.env
         if any(before.get(k) is not e for k, e in after.items()):
             env[_WRITES] = (before, after)

@@ -42,6 +42,7 @@ from . import arrays, trees
 from .blocks import BlocksMixin
 from .matching import MatchMixin
 from .calls import CallMixin
+from .containers import ContainerMixin
 from .control import ControlMixin
 from .mutation import MutationMixin
 from .nnx import NnxMixin, is_node, is_nnx, is_variable
@@ -160,7 +161,7 @@ class LocalFunction:
         return f"<local function {self.unit.qualname}>"
 
 
-class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixin, NnxMixin):
+class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixin, NnxMixin, ContainerMixin):
     """Abstract interpreter for one call signature of one segment."""
 
     def __init__(self, options: Options):
@@ -657,7 +658,7 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
                 "and write rows with x = x.at[i].set(v)") if isinstance(obj, (list, dict, set)) else ""
         if entry is None or entry[1] is not obj:
             raise self.graph_break(FallbackCode.MUTATION, node, f"{what} mutates an object created outside this compiled segment (an argument, a global, or a value of an earlier segment)", hint=hint)
-        if entry[0] != self.traced_depth:
+        if entry[0] != self.traced_depth and not (entry[0] < self.traced_depth and self.log_container_write(obj, entry[0])):
             raise self.graph_break(FallbackCode.MUTATION, node, f"{what} mutates a container created outside a traced branch or a rolled loop, from inside it", hint=hint)
         self.mutations += 1
 
@@ -675,7 +676,10 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
             return self.emit_call(fn, (left, right), {}, node, fn.__name__)
         if not (type(left) in _IMMUTABLE and type(right) in _IMMUTABLE) and contains_standin((left, right)):
             return self.standin_operator(fn, left, right, node)
-        return self.static_call(fn, (left, right), {}, node)
+        out = self.static_call(fn, (left, right), {}, node)
+        if type(out) in (list, dict) and out is not left and out is not right:
+            self.mark_fresh(out)   # ``[True] * n``, ``xs + ys``, ``d | e``: a new container on every call
+        return out
 
     def _traced_division(self, fn: Callable, left: Any, right: Value, node: Any) -> Any:
         """``left / right`` (``//``, ``%``) by a traced divisor, zero included as

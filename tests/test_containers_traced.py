@@ -1,0 +1,361 @@
+"""Local lists and dicts written under a traced ``if``: contents joined (issue 16, item 3).
+
+Each function is compared with its eager run on inputs that take every path;
+one graph where both paths leave the same structure, a fallback (with eager's
+values) where they do not.
+"""
+
+from __future__ import annotations
+
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from ast2graph import explain, to_static
+from helpers import check, check_sequence
+
+X_MIXED = jnp.array([1.0, -2.0, 3.0])
+X_POS = jnp.array([1.0, 2.0, 3.0])
+X_NEG = jnp.array([-1.0, -2.0, -3.0])
+INPUTS = [X_MIXED, X_POS, X_NEG]
+
+
+def _causes(fn, *args, **options) -> list[str]:
+    e = explain(to_static(fn, **options))(*args)
+    return [s.cause for s in e.fallback_sites]
+
+
+# --------------------------------------------------------------- the probes
+def p_list_branch(x):
+    out = []
+    for i in range(3):
+        if x[i] > 0:
+            out.append(x[i])
+        else:
+            out.append(-x[i])
+    return out
+
+
+def p_dict_branch(x):
+    d = {"a": x, "n": 0}
+    if x.sum() > 0:
+        d["a"] = x * 2
+        d["n"] = 1
+    return d["a"]
+
+
+def p_dict_branch_n(x):
+    d = {"a": x, "n": 0}
+    if x.sum() > 0:
+        d["a"] = x * 2
+        d["n"] = 1
+    return d["a"], d["n"], d
+
+
+def p_flags(x):
+    flags = [True] * 3
+    for j in range(3):
+        if x[j] < 0:
+            flags[j] = False
+    return jnp.array(flags)
+
+
+def p_flags_sum(x):
+    flags = [True] * 3
+    for j in range(3):
+        if x[j] < 0:
+            flags[j] = False
+    return sum(flags)
+
+
+def p_flags_list(x):
+    flags = [True] * 3
+    for j in range(3):
+        if x[j] < 0:
+            flags[j] = False
+    return flags
+
+
+@pytest.mark.parametrize("fn", [p_list_branch, p_dict_branch, p_dict_branch_n, p_flags, p_flags_sum, p_flags_list])
+@pytest.mark.parametrize("x", INPUTS, ids=["mixed", "pos", "neg"])
+def test_probes_are_one_graph(fn, x):
+    check(fn, x, graphs=1)
+
+
+# ------------------------------------------------------------ combinations
+def test_extend_and_setitem_on_both_branches():
+    def f(x):
+        out = [x[0] * 0, x[0]]
+        if x.sum() > 0:
+            out.extend([x[1], 1.0])
+            out[0] = x[2]
+        else:
+            out.extend([x[2], 2.0])
+        return out
+
+    for x in INPUTS:
+        check(f, x, graphs=1)
+
+
+def test_alias_sees_the_joined_contents():
+    def f(x):
+        out = []
+        alias = out
+        if x[0] > 0:
+            alias.append(x[0] * 2)
+        else:
+            out.append(x[1])
+        return out, alias, out is alias
+
+    for x in INPUTS:
+        check(f, x, graphs=1)
+
+
+def test_nested_loops_flags():
+    def f(x):
+        flags = [True, True, True]
+        for i in range(2):
+            for j in range(3):
+                if x[i, j] < 0:
+                    flags[j] = False
+        return jnp.array(flags), sum(flags)
+
+    for x in (jnp.array([[1.0, -1.0, 2.0], [3.0, 4.0, -5.0]]), jnp.ones((2, 3)), -jnp.ones((2, 3))):
+        check(f, x, graphs=1)
+
+
+def test_nested_traced_ifs():
+    def f(x):
+        zero = jnp.zeros(())
+        d = {"lo": zero, "hi": zero}
+        if x[0] > 0:
+            if x[1] > 0:
+                d["hi"] = x[1]
+            else:
+                d["lo"] = x[1]
+        else:
+            d["lo"] = x[0]
+        return d
+
+    for x in INPUTS + [jnp.array([1.0, -2.0, 0.0])]:
+        check(f, x, graphs=1)
+
+
+def test_elif_chain():
+    def f(x):
+        out = [0, 0]
+        s = x.sum()
+        if s > 1:
+            out[0] = 1
+        elif s > -1:
+            out[1] = 2
+        else:
+            out[0] = -1
+        return out
+
+    for x in INPUTS + [jnp.array([0.1, 0.1, -0.1])]:
+        check(f, x, graphs=1)
+
+
+def test_list_inside_dict():
+    def f(x):
+        d = {"vals": [x[0] * 0, x[1] * 0], "k": "name"}
+        if x[0] > 0:
+            d["vals"][0] = x[0]
+        else:
+            d["vals"][1] = x[1]
+        return d
+
+    for x in INPUTS:
+        check(f, x, graphs=1)
+
+
+def _helper(xs, v):
+    if v > 0:
+        xs.append(v)
+    else:
+        xs.append(-v)
+    return xs
+
+
+def test_helper_mutates_a_list_under_a_traced_if():
+    def f(x):
+        out = [x[0]]
+        for i in range(3):
+            _helper(out, x[i])
+        return out
+
+    for x in INPUTS:
+        check(f, x, graphs=1)
+
+
+def _push(xs, v):
+    xs.append(v)
+
+
+def test_helper_called_under_a_traced_if():
+    def f(x):
+        out = []
+        if x[0] > 0:
+            _push(out, x[1])
+        else:
+            _push(out, x[2] + 1)
+        return out
+
+    for x in INPUTS:
+        check(f, x, graphs=1)
+
+
+class Tracker:
+    def __init__(self, scale):
+        self.scale = scale
+
+    def run(self, x):
+        seen = {"pos": 0, "neg": 0}
+        for i in range(3):
+            if x[i] > 0:
+                seen["pos"] = seen["pos"] + 1
+            else:
+                seen["neg"] += 1
+        return seen, x * self.scale
+
+
+def test_method_counts_in_a_dict():
+    t = Tracker(2.0)
+    for x in INPUTS:
+        check(t.run, x, graphs=1)
+
+
+def test_loop_unrolled_under_small_unroll_limit():
+    def f(x):
+        out = []
+        for i in range(6):
+            if x[i] > 0:
+                out.append(x[i])
+            else:
+                out.append(0.0)
+        return jnp.stack(out)
+
+    for x in (jnp.arange(6.0) - 2.5, jnp.ones(6)):
+        check(f, x, graphs=1, unroll_limit=2)
+
+
+def test_numpy_array_elements():
+    def f(x):
+        vals = [np.float64(0.0), np.float64(1.0)]
+        if x.sum() > 0:
+            vals[0] = np.float64(2.5)
+        return vals
+
+    for x in INPUTS:
+        check(f, x, graphs=1)
+
+
+def test_python_int_and_float_join():
+    def f(x):
+        vals = [0, 0]
+        if x[0] > 0:
+            vals[0] = 2
+            vals[1] = 1.5
+        else:
+            vals[1] = 3.5
+        return vals
+
+    for x in INPUTS:
+        check(f, x, graphs=1)
+
+
+def test_state_read_into_the_list_changes_between_calls():
+    def make():
+        state = {"defaults": [1.0, 2.0]}
+
+        def f(x):
+            out = list(state["defaults"])
+            if x[0] > 0:
+                out[0] = out[1] * 2
+            return out
+
+        return f, state
+
+    def step(values, x):
+        def run(fn, state):
+            state["defaults"] = values
+            return fn(x)
+        return run
+
+    check_sequence(make, [step([1.0, 2.0], X_POS), step([5.0, 6.0], X_NEG), step([5.0, -1.0], X_POS),
+                          step([7.0, 8.0, 9.0], X_NEG)])
+
+
+# ------------------------------------------------------------- fallbacks
+def test_append_on_one_branch_falls_back_with_its_reason():
+    def f(x):
+        out = []
+        if x[0] > 0:
+            out.append(x[0])
+        return out
+
+    for x in INPUTS:
+        check(f, x, full_graph=False)
+    assert any("list 'out' has another length" in c for c in _causes(f, X_POS))
+
+
+def test_new_key_on_one_branch_falls_back():
+    def f(x):
+        d = {"a": 1}
+        if x[0] > 0:
+            d["b"] = x[0]
+        return d
+
+    for x in INPUTS:
+        check(f, x, full_graph=False)
+    assert any("dict 'd' has other keys" in c for c in _causes(f, X_POS))
+
+
+def test_path_dependent_kind_is_not_returned_from_the_graph():
+    """A Python True on one path, a jax bool on the other: eager's element
+    kind depends on the data. Returned, the list falls back; used as an
+    array, its kind does not matter and it is one graph."""
+    def returned(x):
+        flags = [True, True]
+        if x[0] < 0:
+            flags[0] = x[1] > 0
+        return flags
+
+    def used(x):
+        flags = [True, True]
+        if x[0] < 0:
+            flags[0] = x[1] > 0
+        return jnp.array(flags)
+
+    for x in INPUTS:
+        check(returned, x, full_graph=False)
+        check(used, x, graphs=1)
+
+
+def test_write_then_return_under_a_traced_if_falls_back():
+    def f(x):
+        out = [0.0]
+        if x[0] > 0:
+            out[0] = x[0]
+            return out
+        out.append(x[1])
+        return out
+
+    for x in INPUTS:
+        check(f, x, full_graph=False)
+
+
+def test_write_in_traced_while_still_falls_back():
+    def f(x):
+        out = [0.0]
+        i = 0
+        while x[i] > 0:
+            out[0] = out[0] + x[i]
+            i += 1
+            if i == 3:
+                break
+        return out
+
+    for x in INPUTS:
+        check(f, x, full_graph=False)
