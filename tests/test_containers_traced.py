@@ -359,3 +359,237 @@ def test_write_in_traced_while_still_falls_back():
 
     for x in INPUTS:
         check(f, x, full_graph=False)
+
+
+# ------------------------------------------------------------ rolled loops
+X20 = jnp.arange(20.0) - 5.5
+
+
+def _loop_modes(e) -> list[str]:
+    return [d.mode for d in e.decisions if d.construct in ("for", "while")]
+
+
+def test_rolled_for_carries_a_list_written_at_static_indices():
+    def f(x):
+        acc = [x[0] * 0, x[0] * 0]
+        for i in range(20):
+            acc[0] = acc[0] + x[i]
+            if x[i] > 0:
+                acc[1] = acc[1] + x[i]
+        return acc
+
+    for x in (X20, -X20):
+        e = check(f, x, graphs=1)
+        assert _loop_modes(e) == ["lax.fori_loop"], e
+
+
+def test_traced_while_carries_a_dict():
+    def f(x):
+        d = {"s": x[0] * 0, "n": x[0] * 0}
+        i = 0
+        while d["s"] < 10.0:
+            d["s"] = d["s"] + x[i % 3]
+            d["n"] = d["n"] + 1
+            i += 1
+        return d, i
+
+    for x in (jnp.array([1.0, 2.0, 3.0]), jnp.array([4.0, 0.5, 9.0])):
+        e = check(f, x, graphs=1)
+        assert _loop_modes(e) == ["lax.while_loop"], e
+
+
+def test_rolled_loop_alias_sees_the_writes():
+    def f(x):
+        acc = [x[0] * 0]
+        alias = acc
+        for i in range(20):
+            alias[0] = alias[0] + x[i]
+        return acc, alias is acc
+
+    e = check(f, X20, graphs=1)
+    assert _loop_modes(e) == ["lax.fori_loop"], e
+
+
+def test_rolled_loop_rebinding_a_list_still_rolls():
+    def f(x):
+        state = [x[0] * 0, x[1]]
+        for i in range(20):
+            state = [state[0] + x[i], state[1] * 0.5]
+        return state
+
+    e = check(f, X20, graphs=1)
+    assert _loop_modes(e) == ["lax.fori_loop"], e
+
+
+def test_rolled_loop_inside_traced_branch_writes_outer_list():
+    def f(x):
+        acc = [x[0] * 0, x[1] * 0]
+        if x.sum() > 0:
+            for i in range(20):
+                acc[0] = acc[0] + x[i]
+        else:
+            acc[1] = x[2]
+        return acc
+
+    for x in (X20, -X20):
+        check(f, x, graphs=1)
+
+
+def _accumulate(acc, v):
+    acc["total"] = acc["total"] + v
+
+
+def test_nested_rolled_loops_and_a_helper():
+    def f(x):
+        acc = {"total": x[0] * 0}
+        for i in range(18):
+            for j in range(17):
+                _accumulate(acc, x[i] * x[j])
+        return acc
+
+    e = check(f, X20, graphs=1)
+    assert _loop_modes(e) == ["lax.fori_loop", "lax.fori_loop"], e
+
+
+def test_growing_list_in_long_loop_unrolls():
+    def f(x):
+        out = []
+        for i in range(20):
+            out.append(x[i])
+        return jnp.stack(out)
+
+    e = check(f, X20, graphs=1)
+    assert _loop_modes(e) == ["unrolled"], e
+
+
+def test_python_counter_in_a_list_keeps_python_semantics():
+    def f(x):
+        cnt = [0, 0.0]
+        for i in range(20):
+            if x[i] > 0:
+                cnt[0] += 1
+                cnt[1] = cnt[1] + 0.5
+        return cnt
+
+    for x in (X20, -X20):
+        check(f, x, graphs=1)
+
+
+# -------------------------------------------------- traced list indices
+def test_rolled_for_writes_buf_at_the_loop_index():
+    def f(x):
+        buf = [x[0] * 0] * 4
+        for i in range(20):
+            buf[i % 4] = buf[i % 4] + x[i]
+        return buf
+
+    e = check(f, X20, graphs=1)
+    assert _loop_modes(e) == ["lax.fori_loop"], e
+
+
+def test_traced_while_writes_buf_i():
+    def f(x):
+        buf = [x[0] * 0] * 3
+        i = 0
+        while x[i] > 0:
+            buf[i] = x[i]
+            i += 1
+        return buf, i
+
+    for x in (jnp.array([1.0, 2.0, -1.0, 3.0]), jnp.array([-1.0, 2.0, 1.0, 3.0])):
+        e = check(f, x, graphs=1)
+        assert _loop_modes(e) == ["lax.while_loop"], e
+
+
+def test_traced_index_out_of_range_raises_eagers_index_error():
+    def f(x):
+        buf = [x[0]] * 3
+        for i in range(20):
+            buf[i] = x[i]
+        return buf
+
+    def g(x):
+        table = [x[0], x[1] * 2, x[2] * 3]
+        acc = x[0] * 0
+        for i in range(20):
+            acc = acc + table[i - 1]
+        return acc
+
+    check(f, X20, full_graph=False)
+    check(g, X20, full_graph=False)
+
+
+def test_traced_index_read_and_negative_index():
+    def f(x):
+        table = (x[0], x[1] * 2, x[2] * 3)
+        buf = [x[0] * 0, x[0] * 0]
+        acc = x[0] * 0
+        for i in range(18):
+            acc = acc + table[i % 3] + table[-1 - i % 3]
+            buf[-1 - i % 2] = buf[-1 - i % 2] + table[i % 3]
+        return acc, buf
+
+    e = check(f, X20, graphs=1)
+    assert _loop_modes(e) == ["lax.fori_loop"], e
+
+
+def test_traced_index_write_of_another_kind_is_path_dependent():
+    """A Python float list written with jax values at a traced index: eager's
+    item kinds depend on the path; returned, it runs in Python."""
+    def f(x):
+        buf = [0.0, 0.0]
+        for i in range(20):
+            buf[i % 2] = x[i]
+        return buf
+
+    check(f, X20, full_graph=False)
+
+
+def test_outside_list_read_at_a_traced_index_is_guarded():
+    """A module-level list read with a traced index, and one copied by
+    ``+`` into a local list written under a traced ``if``: the caller changes
+    it (values and length) between calls."""
+    def make():
+        world = {"table": [1.0, 2.0, 3.0]}
+
+        def f(x):
+            table = world["table"]
+            local = table + []
+            acc = x[0] * 0
+            for i in range(20):
+                acc = acc + table[i % 3] * x[i]
+            if x[0] > 0:
+                local[0] = local[1]
+            return acc, local
+
+        return f, world
+
+    def step(values, x):
+        def run(fn, world):
+            world["table"] = values
+            return fn(x)
+        return run
+
+    check_sequence(make, [step([1.0, 2.0, 3.0], X20), step([1.0, 5.0, 3.0], X20), step([1.0, 5.0, 3.0, 4.0], -X20),
+                          step([0.5, 0.25, 4.0], -X20)])
+
+
+def test_outside_list_mutated_in_place_between_calls():
+    def make():
+        table = [1.0, 2.0, 3.0]
+
+        def f(x):
+            acc = x[0] * 0
+            for i in range(20):
+                acc = acc + table[i % 3] * x[i]
+            return acc
+
+        return f, table
+
+    def step(k, v):
+        def run(fn, table):
+            table[k] = v
+            return fn(X20)
+        return run
+
+    check_sequence(make, [step(0, 1.0), step(1, 7.0), step(2, -1.0)])

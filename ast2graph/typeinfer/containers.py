@@ -63,6 +63,18 @@ class _Log:
         self.saved: dict[int, tuple[Any, Any]] = {}
 
 
+class _Carry:
+    """The containers a rolled loop being solved carries: id -> object, and
+    what each held before the loop."""
+
+    def __init__(self, depth: int):
+        self.depth = depth
+        self.active = True   # False while a `while` test runs (it may not write them)
+        self.carried: dict[int, Any] = {}
+        self.before: dict[int, Any] = {}
+        self.keep: set[str] = set()
+
+
 def container_name(obj: Any) -> str:
     return f"<container {id(obj)}>"
 
@@ -117,22 +129,126 @@ class ContainerMixin:
             obj[:] = [self._unshield(v) for v in contents]
 
     # ------------------------------------------------------------ writes
-    def log_container_write(self, obj: Any, created: int) -> bool:
+    @property
+    def container_loops(self) -> list:
+        loops = self.__dict__.get("_container_loops")
+        if loops is None:
+            loops = self.__dict__["_container_loops"] = []
+        return loops
+
+    def log_container_write(self, obj: Any, created: int, node: Any = None) -> bool:
         """A write into ``obj`` (made at traced depth ``created``) from a deeper
         traced depth: allowed when ``obj`` is a list or dict and every traced
-        level in between is a branch that logs its writes; the contents are
-        then snapshotted in each of those branches (at its first write)."""
+        level in between is a branch that logs its writes or a rolled loop's
+        body that carries ``obj`` (one that does not yet is told so by a
+        ``GraphBreak`` with ``carry_container``: it solves the loop again
+        carrying it); the contents are then snapshotted in each of those
+        branches (at its first write)."""
         if type(obj) not in JOINABLE:
             return False
         logs = {log.depth: log for log in self.container_logs}
+        loops = {loop.depth: loop for loop in self.container_loops if loop.active}
         levels = range(created + 1, self.traced_depth + 1)
-        if not levels or any(d not in logs for d in levels):
+        if not levels or any(d not in logs and d not in loops for d in levels):
             return False
         for d in levels:
-            saved = logs[d].saved
-            if id(obj) not in saved:
-                saved[id(obj)] = (obj, self.contents(obj))
+            if d not in logs and id(obj) not in loops[d].carried:
+                err = self.graph_break(FallbackCode.MUTATION, node, f"{self.container_label(obj)} is written in a "
+                                       "rolled loop and could not be carried by it")
+                err.carry_container = (d, obj)   # type: ignore[attr-defined]
+                raise err
+        # a branch outside a loop that carries ``obj`` took its snapshot when
+        # the loop began carrying it (``carry_container``): inside, ``obj``
+        # holds the loop's per-iteration values
+        inner = max((d for d in levels if d not in logs), default=0)
+        for d in levels:
+            if d in logs and d > inner:
+                saved = logs[d].saved
+                if id(obj) not in saved:
+                    saved[id(obj)] = (obj, self.contents(obj))
         return True
+
+    # ------------------------------------------------------ rolled loops
+    def begin_container_carry(self) -> "_Carry":
+        """The rolled loop about to be solved: its body runs at the next traced depth."""
+        loop = _Carry(self.traced_depth + 1)
+        self.container_loops.append(loop)
+        return loop
+
+    def keep_identity(self, loop: "_Carry", names: list[str], env0: dict) -> None:
+        """The carried variables that hold a list or dict this trace made: the
+        loop keeps the very object in them (``Ref``), not a copy rebuilt from
+        its items, while the body leaves it there (``loop_value``)."""
+        loop.keep = {n for n in names if type(env0.get(n)) in JOINABLE and self._is_fresh(env0[n])}
+
+    def loop_entry(self, loop: "_Carry", name: str, value: Any) -> Any:
+        """A carried variable's value before the loop, as the loop's state sees it."""
+        return self._shield(value) if name in loop.keep else value
+
+    def loop_exit(self, loop: "_Carry", env: dict, env0: dict) -> bool:
+        """The kept variables at the end of a pass, as ``Ref``s; False (and
+        no longer kept) where the body bound another object to one."""
+        lost = {n for n in loop.keep if env.get(n) is not env0[n]}
+        if lost:
+            loop.keep -= lost
+            return False
+        for n in loop.keep:
+            env[n] = self._shield(env[n])
+        return True
+
+    def carry_container(self, loop: "_Carry", err: Any, names: list[str], env0: dict) -> bool:
+        """A write into a container from outside the loop (``err`` from
+        ``log_container_write``): carry it (its contents a pseudo-variable of
+        ``names``, their value before the loop in ``env0``). False: not this
+        loop's to carry."""
+        carry = getattr(err, "carry_container", None)
+        if carry is None or carry[0] != loop.depth or id(carry[1]) in loop.carried:
+            return False
+        obj = carry[1]
+        for log in self.container_logs:   # branches around the loop: their snapshot is from before it
+            if log.depth < loop.depth and id(obj) not in log.saved:
+                log.saved[id(obj)] = (obj, self.contents(obj))
+        name = container_name(obj)
+        loop.carried[id(obj)] = obj
+        self.__dict__.setdefault("_container_objects", {})[name] = obj
+        names.append(name)
+        env0[name] = self.contents(obj)
+        loop.before[id(obj)] = env0[name]
+        return True
+
+    def outer_carry(self, err: Any) -> bool:
+        """``err`` asks a rolled loop around the current one to carry a
+        container: it is that loop's to handle, not a reason to unroll this one."""
+        carry = getattr(err, "carry_container", None)
+        return carry is not None and carry[0] <= self.traced_depth
+
+    def end_container_carry(self, loop: "_Carry") -> None:
+        """The loop is solved (or failed): its containers hold what they held before it."""
+        popped = self.container_loops.pop()
+        assert popped is loop
+        for key, obj in loop.carried.items():
+            self.set_contents(obj, loop.before[key])
+
+    def bind_carried_container(self, name: str, value: Any) -> bool:
+        """A carried container's pseudo-variable bound (a pass's entry, the
+        loop's results): its contents set to it."""
+        if not name.startswith("<container "):
+            return False
+        self.set_contents(self._container_object(name), value)
+        return True
+
+    def carried_container_values(self, env: dict, names: list[str]) -> None:
+        """The carried containers' contents at the end of a pass, into ``env``."""
+        for name in names:
+            if name.startswith("<container "):
+                env[name] = self.contents(self._container_object(name))
+
+    def finish_carried_containers(self, node: Any, names: list[str]) -> None:
+        """After the loop: its results written into the containers (a write
+        at the loop's depth: an enclosing branch logs it)."""
+        for name in names:
+            if name.startswith("<container ") and name in self.frame.env:
+                self.write_joined(node, self._container_object(name), self.frame.env.pop(name))
 
     def begin_container_log(self) -> _Log:
         """A log for the branch about to run (at the next traced depth)."""
@@ -224,7 +340,7 @@ class ContainerMixin:
         """The joined contents into the container (a write at the current
         depth: an enclosing branch logs it)."""
         entry = self.fresh.get(id(obj))
-        if entry is not None and entry[0] != self.traced_depth and not self.log_container_write(obj, entry[0]):
+        if entry is not None and entry[0] != self.traced_depth and not self.log_container_write(obj, entry[0], node):
             raise self.graph_break(FallbackCode.MUTATION, node, f"{self.container_label(obj)} is written under a "
                                    "traced condition inside a construct whose writes are not joined", "if")
         self.set_contents(obj, joined)
@@ -237,3 +353,92 @@ class ContainerMixin:
             obj = next(iter(log.saved.values()))[0]
             raise self.graph_break(FallbackCode.EARLY_EXIT, outcome[1] or node, f"`{outcome[0]}` under a traced "
                                    f"condition after writing {self.container_label(obj)}", outcome[0])
+
+    # ------------------------------------------------- traced list indices
+    def _list_join(self, node: Any, items: list, what: str) -> Any:
+        """The join of ``items`` (a ``_Traced`` template or one static value),
+        or a fallback naming why they have no one type."""
+        from .control import _JoinError   # control imports this module's mixin through the interpreter
+
+        try:
+            return self._join_leaves(list(items))
+        except _JoinError as e:
+            raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{what} with a traced index: its items have "
+                                   f"no one type ({e})") from None
+
+    def _index_check(self, node: Any, idx: Value, n: int, message: str) -> None:
+        """Eager's IndexError for an index outside ``-n <= i < n``, at run time."""
+        import operator
+
+        from . import arrays
+
+        if not self.raise_checks_allowed():
+            raise self.graph_break(FallbackCode.TRACE_ERROR, node, f"a traced list index that may be out of range "
+                                   f"(eager raises IndexError) where a run-time check cannot raise it")
+        low = self.emit_call(operator.lt, (idx, -n), {}, node, "lt")
+        high = self.emit_call(operator.ge, (idx, n), {}, node, "ge")
+        bad = self.emit_call(operator.or_, (low, high), {}, node, "or")
+        self.emit_call(arrays.raise_when, (self.truth(bad, node), IndexError, (message,)), {}, node, "index check",
+                       effect=True)
+
+    def _hits(self, node: Any, idx: Value, n: int) -> list:
+        """For each position k: the traced ``i == k or i == k - n``."""
+        import operator
+
+        out = []
+        for k in range(n):
+            at = self.emit_call(operator.eq, (idx, k), {}, node, "eq")
+            back = self.emit_call(operator.eq, (idx, k - n), {}, node, "eq")
+            out.append(self.truth(self.emit_call(operator.or_, (at, back), {}, node, "or"), node))
+        return out
+
+    @staticmethod
+    def traced_int_index(idx: Any) -> bool:
+        return isinstance(idx, Value) and not idx.type.shape and idx.type.dtype.kind in "iu"
+
+    def traced_list_store(self, node: Any, obj: list, idx: Value, value: Any) -> None:
+        """``xs[i] = v`` on a list with a traced integer ``i`` (a rolled loop's
+        index): eager's IndexError checked at run time, then each item is
+        ``v if i hits it else the item``, of the join of both types (a kind
+        that differs is path-dependent, as after a traced ``if``)."""
+        from . import arrays
+
+        if not all(isinstance(x, (Value, bool, int, float, complex, np.generic)) for x in [*obj, value]):
+            raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, "a traced index into a list whose items (or the "
+                                   "value written) are not all traced values or numbers")
+        n = len(obj)
+        self._index_check(node, idx, n, "list assignment index out of range")
+        new = []
+        for item, hit in zip(list(obj), self._hits(node, idx, n)):
+            joined = self._list_join(node, [item, value], "a list written")
+            if not hasattr(joined, "type"):   # the same static value either way
+                new.append(item)
+                continue
+            a, b = self.convert(value, joined.type, node), self.convert(item, joined.type, node)
+            out = self.emit_call(arrays.select, (hit, a, b), {}, node, "select")
+            out.type = joined.type
+            new.append(out)
+        obj[:] = new
+
+    def traced_list_load(self, node: Any, obj: Any, idx: Value) -> Value:
+        """``xs[i]`` on a list or tuple with a traced integer ``i``: eager's
+        IndexError checked at run time, the item picked by selects."""
+        from . import arrays
+
+        items = list(obj)
+        if not all(isinstance(x, (Value, bool, int, float, complex, np.generic)) for x in items):
+            raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, "a traced index into a Python container whose "
+                                   "items are not all traced values or numbers")
+        if not items:
+            raise self.graph_break(FallbackCode.TRACE_ERROR, node, f"{type(obj).__name__} index out of range (eager "
+                                   "raises IndexError)")
+        joined = self._list_join(node, items, f"a {type(obj).__name__} read")
+        self._index_check(node, idx, len(items), f"{type(obj).__name__} index out of range")
+        if not hasattr(joined, "type"):
+            return items[0]
+        values = [self.convert(x, joined.type, node) for x in items]
+        out = values[-1]
+        for hit, v in list(zip(self._hits(node, idx, len(items)), values))[:-1][::-1]:
+            out = self.emit_call(arrays.select, (hit, v, out), {}, node, "select")
+            out.type = joined.type
+        return out

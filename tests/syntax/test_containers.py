@@ -141,6 +141,20 @@ def test_list_store_in_traced_branch(x):
     check(flags_in_traced_if, x, graphs=1)
 
 
+def buf_in_rolled_loop(x):
+    buf = [x[0] * 0] * 3
+    for i in range(20):
+        buf[i % 3] = buf[i % 3] + x[i % 3]
+    return buf
+
+
+@covers("List", "lax.fori_loop", "`buf[i] = v` into a local list of fixed length in a rolled loop (the list carried, "
+        "the item selected by the traced index; IndexError checked at run time)")
+def test_list_store_at_traced_index_in_rolled_loop():
+    e = check(buf_in_rolled_loop, X, graphs=1)
+    assert modes_of(e, "for") == ["lax.fori_loop"]
+
+
 def mutate_argument(x, history):
     history.append(x.sum())
     return x * len(history)
