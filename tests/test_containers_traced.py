@@ -593,3 +593,19 @@ def test_outside_list_mutated_in_place_between_calls():
         return run
 
     check_sequence(make, [step(0, 1.0), step(1, 7.0), step(2, -1.0)])
+
+
+def test_rolled_loop_tuple_holding_the_carried_list_sees_its_writes():
+    def f(x):
+        buf = [x[0] * 0]
+        t = (buf, 0)
+        ys = x[0] * 0
+        for i in range(20):
+            ys = ys + t[0][0]
+            buf[0] = buf[0] + x[i]
+            ys = ys + t[0][0]
+            t = (buf, i)
+        return ys, buf, t[0] is buf
+
+    e = check(f, X20, graphs=1)
+    assert _loop_modes(e) == ["lax.fori_loop"], e

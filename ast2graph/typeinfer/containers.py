@@ -182,18 +182,26 @@ class ContainerMixin:
         loop.keep = {n for n in names if type(env0.get(n)) in JOINABLE and self._is_fresh(env0[n])}
 
     def loop_entry(self, loop: "_Carry", name: str, value: Any) -> Any:
-        """A carried variable's value before the loop, as the loop's state sees it."""
-        return self._shield(value) if name in loop.keep else value
+        """A carried variable's value before the loop, as the loop's state
+        sees it: a kept list or dict, and each container the loop carries
+        wherever it sits (``t = (buf, k)``), as its ``Ref``."""
+        if name in loop.keep:
+            return self._shield(value)
+        return self.shield_logged(value, loop.carried) if loop.carried and not name.startswith("<") else value
 
-    def loop_exit(self, loop: "_Carry", env: dict, env0: dict) -> bool:
-        """The kept variables at the end of a pass, as ``Ref``s; False (and
-        no longer kept) where the body bound another object to one."""
+    def loop_exit(self, loop: "_Carry", env: dict, env0: dict, names: list[str]) -> bool:
+        """The carried variables at the end of a pass, shielded as at the
+        entry; False (and no longer kept) where the body bound another object
+        to a kept variable."""
         lost = {n for n in loop.keep if env.get(n) is not env0[n]}
         if lost:
             loop.keep -= lost
             return False
-        for n in loop.keep:
-            env[n] = self._shield(env[n])
+        for n in names:
+            if n in loop.keep:
+                env[n] = self._shield(env[n])
+            elif loop.carried and not n.startswith("<") and n in env:
+                env[n] = self.shield_logged(env[n], loop.carried)
         return True
 
     def carry_container(self, loop: "_Carry", err: Any, names: list[str], env0: dict) -> bool:

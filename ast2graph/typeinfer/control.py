@@ -824,7 +824,7 @@ class ControlMixin(ExitsMixin):
             for key, name in carried.items():   # the carried writes' values at the end of the body
                 env[name] = self.attr_writes[key][2]
             self.carried_container_values(env, names)
-            if not self.loop_exit(containers, env, env0):
+            if not self.loop_exit(containers, env, env0, names):
                 raise _Rebound()   # a variable kept as its list or dict was rebound: solve again, copying it
             if static_check and iteration == 0 and not any(True for r in regs for _ in walk_ops(r)) \
                     and not any(isinstance(x, _Traced) for n in names for x in _flatten(state[n])[0]):
@@ -898,7 +898,9 @@ class ControlMixin(ExitsMixin):
         try:
             return self._join_trees(values)
         except _JoinError as e:
-            raise self.graph_break(FallbackCode.LOOP_CARRIED_CHANGE, stmt, f"loop-carried variable '{name}': {e}", "loop") from None
+            what = f"{self._branch_label(name)} (carried by the loop)" if name.startswith("<container ") \
+                else f"loop-carried variable '{name}'"
+            raise self.graph_break(FallbackCode.LOOP_CARRIED_CHANGE, stmt, f"{what}: {e}", "loop") from None
 
     def _materialize(self, names: list[str], state: dict, region: Region) -> None:
         for n in names:
