@@ -609,3 +609,46 @@ def test_rolled_loop_tuple_holding_the_carried_list_sees_its_writes():
 
     e = check(f, X20, graphs=1)
     assert _loop_modes(e) == ["lax.fori_loop"], e
+
+
+def test_other_list_and_dict_methods_on_both_branches():
+    def pop_insert(x):
+        out = [x[0], x[1]]
+        if x[0] > 0:
+            v = out.pop()
+            out.insert(0, v * 2)
+        else:
+            out.reverse()
+        return out
+
+    def setdefault(x):
+        d = {"a": x[0], "b": x[1]}
+        if x[0] > 0:
+            d.setdefault("c", x[2])
+            d["a"] = x[2]
+        else:
+            d["c"] = x[1]
+        return d, list(d)
+
+    def read_back_in_branch(x):
+        out = [x[0] * 0]
+        if x[0] > 0:
+            out[0] = x[1]
+            if x[1] > 0:
+                out[0] = out[0] + 10
+            y = out[0] * 2
+        else:
+            y = out[0] - 1
+        return out, y
+
+    def self_reference(x):
+        out = []
+        out.append(out)
+        out.append(x[0])
+        if x[0] > 0:
+            out[1] = x[1]
+        return out[1], out[0] is out
+
+    for fn in (pop_insert, setdefault, read_back_in_branch, self_reference):
+        for x in INPUTS:
+            check(fn, x, graphs=1)
