@@ -652,3 +652,27 @@ def test_other_list_and_dict_methods_on_both_branches():
     for fn in (pop_insert, setdefault, read_back_in_branch, self_reference):
         for x in INPUTS:
             check(fn, x, graphs=1)
+
+
+def test_histogram_counts_at_a_traced_bin():
+    """``counts[b] += 1`` with a bin computed from the data: the Python ints
+    stay Python ints; a loop past the unroll limit unrolls (rolling would turn
+    them into 32-bit arrays) and says which item."""
+    def hist(v):
+        counts = [0] * 4
+        for k in range(10):
+            b = jnp.clip((v[k] * 4).astype(int), 0, 3)
+            counts[b] += 1
+        return counts
+
+    def hist_long(v):
+        counts = [0] * 4
+        for k in range(30):
+            b = jnp.clip((v[k] * 4).astype(int), 0, 3)
+            counts[b] += 1
+        return counts
+
+    v = jnp.linspace(0.0, 1.0, 30)
+    check(hist, v, graphs=1)
+    e = check(hist_long, v, graphs=1)
+    assert any("counts[...]" in d.reason for d in e.decisions if d.construct == "for"), e

@@ -325,9 +325,15 @@ class ContainerMixin:
 
     def container_label(self, obj: Any) -> str:
         """``the list 'out'``: how messages name a container."""
-        names = [k for k, v in self.frame.env.items() if v is obj and not k.startswith("<")]
+        names = [k for k, v in self.frame.env.items()
+                 if (v is obj or isinstance(v, Ref) and v.obj is obj) and not k.startswith("<")]
         where = f" '{names[0]}'" if names else ""
         return f"the {type(obj).__name__}{where}"
+
+    def container_item_name(self, name: str) -> str:
+        """``counts[...]``: how a loop's message names an item of a carried container."""
+        label = self.container_label(self._container_object(name))
+        return label.split("'")[1] + "[...]" if "'" in label else f"an item of {label}"
 
     def check_container_structure(self, node: Any, obj: Any, values: list) -> None:
         """Eager's container has one length and one set of keys after the

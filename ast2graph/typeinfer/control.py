@@ -861,7 +861,7 @@ class ControlMixin(ExitsMixin):
             else:
                 unsafe = isinstance(new, (bool, int, float, complex)) and not same_static(old, new)
             if unsafe:
-                raise _UnsafeWidening(self._branch_label(n))
+                raise _UnsafeWidening(self.container_item_name(n) if n.startswith("<container ") else n)
 
     def _yield_carried(self, stmt: Any, names: list[str], state: dict, env: dict, body: Region) -> None:
         live = [n for n in names if state[n] is not UNBOUND]
