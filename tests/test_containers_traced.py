@@ -676,3 +676,18 @@ def test_histogram_counts_at_a_traced_bin():
     check(hist, v, graphs=1)
     e = check(hist_long, v, graphs=1)
     assert any("counts[...]" in d.reason for d in e.decisions if d.construct == "for"), e
+
+
+def test_grad_through_a_rolled_loop_carrying_a_list():
+    import jax
+
+    def f(x):
+        buf = [x[0] * 0] * 3
+        for i in range(20):
+            buf[i % 3] = buf[i % 3] + x[i] * x[i]
+            if x[i] > 0:
+                buf[0] = buf[0] * 0.5
+        return buf[0] + 2 * buf[1] + 3 * buf[2]
+
+    x = jnp.linspace(-1.0, 1.0, 20)
+    np.testing.assert_allclose(jax.grad(to_static(f, full_graph=True))(x), jax.grad(f)(x), rtol=1e-5, atol=1e-6)
