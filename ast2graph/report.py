@@ -825,8 +825,9 @@ class _FunctionScanner:
             if any(f.dynamic for f in self.frames):
                 self._add(DEPENDS, FallbackCode.MUTATION, target, "item assignment",
                           f"item assignment into `{base.id}`, a container built in this function: fine at trace "
-                          "time, falls back inside a traced `if` or a rolled loop", _DEPENDS_EFFECT.replace(
-                              "the value is a traced array", "the enclosing branch is traced or the loop rolled"))
+                          "time; under a traced `if` or in a rolled loop a list or dict is joined (carried) when every "
+                          "path leaves the same length and keys", _DEPENDS_EFFECT.replace(
+                              "the value is a traced array", "the paths or iterations leave another structure"))
             return
         if isinstance(base, gast.Name):
             self._add(DEPENDS, FallbackCode.MUTATION, target, "item assignment",
@@ -888,9 +889,10 @@ class _FunctionScanner:
                 and func.value.id in self.fresh and any(f.dynamic for f in self.frames):
             self._add(DEPENDS, FallbackCode.MUTATION, call, "call",
                       f"`{func.value.id}.{func.attr}()` mutates a container built in this function: fine at trace "
-                      "time, falls back inside a traced `if` or a rolled loop",
+                      "time; under a traced `if` or in a rolled loop a list or dict is joined (carried) when every "
+                      "path leaves the same length and keys",
                       _DEPENDS_EFFECT.replace("the value is a traced array",
-                                              "the enclosing branch is traced or the loop rolled"))
+                                              "the paths or iterations leave another structure"))
 
     # ------------------------------------------------------------- names
     def _resolve(self, node: gast.AST) -> tuple[bool, object]:

@@ -183,13 +183,36 @@ class ControlMixin(ExitsMixin):
         self.check_input_versions([env for _, env in outs])
         written = self._branch_writes(node, outs)
         names += [name for name, _, _ in written]
+        containers = self.branch_containers(outs)   # lists and dicts written in a branch: their contents
+        for name, obj in containers:
+            self.check_container_structure(node, obj, [env[name] for _, env in outs])
+        if containers:   # a variable holding a written container keeps that object
+            objs = {id(obj): obj for _, obj in containers}
+            for _, env in outs:
+                for n in names:
+                    if n in env:
+                        env[n] = self.shield_logged(env[n], objs)
+        plain = list(names)
+        names += [name for name, _ in containers]
         self._fill_placeholders(node, outs, [n for n in names if n.startswith("<retval")])
-        templates = [self._join_branch_name(node, name, [env.get(name, UNBOUND) for _, env in outs]) for name in names]
+        templates = [self._join_branch_name(node, self._branch_label(name), [env.get(name, UNBOUND) for _, env in outs])
+                     for name in names]
         results = self._emit_branch_op(node, pred, outs, names, templates, switch)
         self._bind_templates(names, templates, results)
+        for name, obj in containers:
+            self.write_joined(node, obj, self.frame.env.pop(name))
+        if containers:
+            for n in plain:
+                if n in self.frame.env:
+                    self.frame.env[n] = self.unshield_all(self.frame.env[n])
         self.rebase_input_writes(names)
         for name, obj, attr in written:   # the joined value of each attribute written in a branch
             self.attr_writes[(id(obj), attr)] = (obj, attr, self.frame.env.pop(name))
+
+    def _branch_label(self, name: str) -> str:
+        if name.startswith("<container "):
+            return self.container_label(self.__dict__["_container_objects"][name])
+        return name
 
     def _branch_writes(self, node: Any, outs: list[tuple[Region, dict]]) -> list[tuple]:
         """Attribute writes lifted out of the graph (an NNX Variable's value,
@@ -266,10 +289,15 @@ class ControlMixin(ExitsMixin):
             except BodyEnd as e:
                 outcome = ("end", e.node, None)
 
+        log = self.begin_container_log()   # lists and dicts from outside written in it (containers.py)
+        done = False
         try:
             self._run_traced(region, body, node)
+            done = True
         finally:
             after, self.attr_writes = self.attr_writes, dict(before)
+            self.end_container_log(log, self.frame.env if done else None)
+        self.no_container_writes(log, None if outcome is _FELL else outcome, node)
         env = self.frame.env
         if any(before.get(k) is not e for k, e in after.items()):
             env[_WRITES] = (before, after)
@@ -416,6 +444,8 @@ class ControlMixin(ExitsMixin):
                     restore()
                     return self.exec_While(stmt, self.options.max_unroll, exact=False)
                 except GraphBreak as e:
+                    if self.outer_carry(e):
+                        raise
                     restore()
                     return self.exec_While(stmt, float("inf"), exact=False, cannot_roll=e)
             if cannot_roll is not None and emitted and iterations > self.options.max_unroll:
@@ -455,8 +485,13 @@ class ControlMixin(ExitsMixin):
             self.frame.env = dict(env0)
             self._materialize(names, state, cond)
             writes = dict(self.attr_writes)
+            carrier = self.container_loops[-1]
+            carrier.active = False   # the test may not write a container from outside (it is not joined)
             with self.in_region(cond):
-                t = self.truth(self.eval(stmt.test), stmt.test)
+                try:
+                    t = self.truth(self.eval(stmt.test), stmt.test)
+                finally:
+                    carrier.active = True
                 if any(writes.get(k) is not e for k, e in self.attr_writes.items()):
                     raise self.graph_break(FallbackCode.MUTATION, stmt.test, "the test of a traced `while` writes state "
                                            "(an NNX Variable)", "while")
@@ -481,6 +516,7 @@ class ControlMixin(ExitsMixin):
             self.decide(stmt, "while", "lax.scan", f"condition is a traced array; {_bounded_scan(n)}")
         self.frame.env = dict(env0)
         self._bind_state(names, state, iter(results))
+        self.finish_carried_containers(stmt, names)
         self.after_loop(stmt, ctx)
 
     def exec_For(self, stmt: gast.For) -> None:
@@ -555,7 +591,7 @@ class ControlMixin(ExitsMixin):
             self.decide(stmt, "for", "static", f"{n} iterations of pure Python work, evaluated at trace time")
             self._unrolled_for(stmt, self.iterate_static(iterable, stmt.iter))
         except GraphBreak as e:
-            if n > self.options.max_unroll:
+            if n > self.options.max_unroll or self.outer_carry(e):
                 raise
             self.frame.env, self.attr_writes = env0, writes
             self.restore_inputs(inputs)
@@ -692,6 +728,7 @@ class ControlMixin(ExitsMixin):
             self.decide(stmt, "for", mode, "rolled: trip count is traced" if traced_count else f"rolled: {count if row is None else count.type.shape[0]} iterations exceed the unroll limit {self.options.unroll_limit}")
         self.frame.env = dict(env0)
         self._bind_state(names, state, iter(results))
+        self.finish_carried_containers(stmt, names)
         if carried_target is not None and target_bits is not None:
             self._bound_int_bits(self.frame.env.get(carried_target), env0.get(carried_target, UNBOUND), target_bits)
         if carried_target is None or (state[ctx.brk] is False
@@ -756,12 +793,20 @@ class ControlMixin(ExitsMixin):
         stack.append(carried)
         self.loop_depth += 1
         self.rolled_depth += 1
+        containers = self.begin_container_carry()   # lists and dicts from outside written in the body (containers.py)
+        self.keep_identity(containers, names, env0)
         try:
             while True:
                 try:
                     return self._fixpoint(stmt, names, env0, one_pass, regions, static_check, exact, writes0, carried,
                                           exempt)
+                except _Rebound:
+                    self.attr_writes = dict(writes0)
+                    continue
                 except GraphBreak as e:
+                    if self.carry_container(containers, e, names, env0):
+                        self.attr_writes = dict(writes0)
+                        continue
                     carry = getattr(e, "carry", None)
                     if carry is None or carry[0] in carried:
                         raise
@@ -776,12 +821,14 @@ class ControlMixin(ExitsMixin):
         finally:
             self.attr_writes = writes0
             stack.pop()
+            self.end_container_carry(containers)
             self.loop_depth -= 1
             self.rolled_depth -= 1
 
     def _fixpoint(self, stmt: Any, names: list[str], env0: dict, one_pass: Callable, regions: int,
                   static_check: bool, exact: bool, writes0: dict, carried: dict, exempt: set = frozenset()) -> tuple[dict, tuple]:
-        state = {n: self._abstract(env0.get(n, UNBOUND)) for n in names}
+        containers = self.container_loops[-1]
+        state = {n: self._abstract(self.loop_entry(containers, n, env0.get(n, UNBOUND))) for n in names}
         decisions = self._snapshot_decisions()
         for iteration in range(_MAX_FIXPOINT):
             self._restore_decisions(decisions)
@@ -790,6 +837,9 @@ class ControlMixin(ExitsMixin):
             env = one_pass(state, *regs)
             for key, name in carried.items():   # the carried writes' values at the end of the body
                 env[name] = self.attr_writes[key][2]
+            self.carried_container_values(env, names)
+            if not self.loop_exit(containers, env, env0, names):
+                raise _Rebound()   # a variable kept as its list or dict was rebound: solve again, copying it
             if static_check and iteration == 0 and not any(True for r in regs for _ in walk_ops(r)) \
                     and not any(isinstance(x, _Traced) for n in names for x in _flatten(state[n])[0]):
                 raise _StaticLoop()
@@ -808,8 +858,16 @@ class ControlMixin(ExitsMixin):
         return bool(stack) and key in stack[-1]
 
     def _check_exact_widening(self, names: list[str], env0: dict, env: dict) -> None:
+        pairs = []
         for n in names:
             old, new = env0.get(n, UNBOUND), env.get(n, UNBOUND)
+            if n.startswith("<container ") and type(old) is type(new) and len(old) == len(new):
+                # a carried container's items: the same rule per item
+                olds, news = (old.values(), new.values()) if type(old) is dict else (old, new)
+                pairs += [(n, a, b) for a, b in zip(olds, news)]
+            else:
+                pairs.append((n, old, new))
+        for n, old, new in pairs:
             if not isinstance(old, (bool, int, float, complex)):
                 continue
             if isinstance(new, Value):
@@ -817,7 +875,7 @@ class ControlMixin(ExitsMixin):
             else:
                 unsafe = isinstance(new, (bool, int, float, complex)) and not same_static(old, new)
             if unsafe:
-                raise _UnsafeWidening(n)
+                raise _UnsafeWidening(self.container_item_name(n) if n.startswith("<container ") else n)
 
     def _yield_carried(self, stmt: Any, names: list[str], state: dict, env: dict, body: Region) -> None:
         live = [n for n in names if state[n] is not UNBOUND]
@@ -855,7 +913,9 @@ class ControlMixin(ExitsMixin):
         try:
             return self._join_trees(values)
         except _JoinError as e:
-            raise self.graph_break(FallbackCode.LOOP_CARRIED_CHANGE, stmt, f"loop-carried variable '{name}': {e}", "loop") from None
+            what = f"{self._branch_label(name)} (carried by the loop)" if name.startswith("<container ") \
+                else f"loop-carried variable '{name}'"
+            raise self.graph_break(FallbackCode.LOOP_CARRIED_CHANGE, stmt, f"{what}: {e}", "loop") from None
 
     def _materialize(self, names: list[str], state: dict, region: Region) -> None:
         for n in names:
@@ -878,11 +938,16 @@ class ControlMixin(ExitsMixin):
                         self.input_of[id(v)] = (v, self.input_of[id(entry)][1])
                 else:
                     filled.append(x)
-            self.frame.env[n] = jax.tree_util.tree_unflatten(treedef, filled)
+            self.frame.env[n] = self.unshield_all(jax.tree_util.tree_unflatten(treedef, filled))
             self._carried_write(n, self.frame.env[n])
+            if n.startswith("<container "):   # its contents are in the container now (a branch records its own)
+                del self.frame.env[n]
 
     def _carried_write(self, name: str, value: Any) -> None:
-        """A carried attribute write's pseudo-variable bound: the pending write's value."""
+        """A carried attribute write's pseudo-variable bound: the pending write's
+        value; a carried container's: its contents."""
+        if self.bind_carried_container(name, value):
+            return
         carried = self.__dict__.get("_carried_names")
         if carried and name in carried:
             key, obj, attr = carried[name]
@@ -932,7 +997,8 @@ class ControlMixin(ExitsMixin):
             if isinstance(template, _PlaceholderOf):
                 template = template.template
             leaves, treedef = _flatten(template)
-            self.frame.env[n] = jax.tree_util.tree_unflatten(treedef, [next(results) if isinstance(x, _Traced) else x for x in leaves])
+            self.frame.env[n] = self.unshield_all(
+                jax.tree_util.tree_unflatten(treedef, [next(results) if isinstance(x, _Traced) else x for x in leaves]))
             if n.startswith("<write "):   # a carried attribute write: pending again, with the loop's result
                 self._carried_write(n, self.frame.env.pop(n))
         self.rebase_input_writes(names)
@@ -945,6 +1011,10 @@ _FELL = object()  # a branch that fell through (did not return)
 
 class _JoinError(Exception):
     pass
+
+
+class _Rebound(Exception):
+    """A loop body bound another object to a variable whose list or dict the loop kept."""
 
 
 class _UnsafeWidening(Exception):

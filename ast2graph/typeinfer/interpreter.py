@@ -42,6 +42,7 @@ from . import arrays, trees
 from .blocks import BlocksMixin
 from .matching import MatchMixin
 from .calls import CallMixin
+from .containers import ContainerMixin
 from .control import ControlMixin
 from .mutation import MutationMixin
 from .nnx import NnxMixin, is_node, is_nnx, is_variable
@@ -103,6 +104,8 @@ NO_DEFAULT = object()
 # Builtins that look at an object's type or identity only: no content guard.
 _IDENTITY_READS = (isinstance, issubclass, type, callable, id)
 _DIVISIONS = (operator.truediv, operator.floordiv, operator.mod, operator.itruediv, operator.ifloordiv, operator.imod)
+# operators that make a new list or dict from their operands (never return one of them)
+_NEW_CONTAINER = frozenset({operator.add, operator.mul, operator.or_})
 _TYPE_READS = (isinstance, issubclass, type, callable)
 _FAKE_TEST = __import__("re").compile(r"[F\s()]*(==|!=|<=|>=|<|>|in)[F\s()]*")
 _SAFE_LEAVES = (bool, int, float, complex, str, bytes, type(None), types.ModuleType, types.FunctionType, type)
@@ -161,7 +164,8 @@ class LocalFunction:
         return f"<local function {self.unit.qualname}>"
 
 
-class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixin, NnxMixin, WritebackMixin):
+class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixin, NnxMixin, WritebackMixin,
+                  ContainerMixin):
     """Abstract interpreter for one call signature of one segment."""
 
     def __init__(self, options: Options):
@@ -667,7 +671,7 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
                 "and write rows with x = x.at[i].set(v)") if isinstance(obj, (list, dict, set)) else ""
         if entry is None or entry[1] is not obj:
             raise self.graph_break(FallbackCode.MUTATION, node, f"{what} mutates an object created outside this compiled segment (an argument, a global, or a value of an earlier segment)", hint=hint)
-        if entry[0] != self.traced_depth:
+        if entry[0] != self.traced_depth and not (entry[0] < self.traced_depth and self.log_container_write(obj, entry[0], node)):
             raise self.graph_break(FallbackCode.MUTATION, node, f"{what} mutates a container created outside a traced branch or a rolled loop, from inside it", hint=hint)
         self.mutations += 1
 
@@ -684,8 +688,12 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
                 return self._traced_division(fn, left, right, node)
             return self.emit_call(fn, (left, right), {}, node, fn.__name__)
         if not (type(left) in _IMMUTABLE and type(right) in _IMMUTABLE) and contains_standin((left, right)):
-            return self.standin_operator(fn, left, right, node)
-        return self.static_call(fn, (left, right), {}, node)
+            out = self.standin_operator(fn, left, right, node)
+        else:
+            out = self.static_call(fn, (left, right), {}, node)
+        if type(out) in (list, dict) and out is not left and out is not right and fn in _NEW_CONTAINER:
+            self.mark_fresh(out)   # ``[True] * n``, ``xs + ys``, ``d | e``: a new container on every call
+        return out
 
     def _traced_division(self, fn: Callable, left: Any, right: Value, node: Any) -> Any:
         """``left / right`` (``//``, ``%``) by a traced divisor, zero included as
@@ -1012,6 +1020,10 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
             return arrays.AtIndexed(obj.value, idx)
         if is_variable(obj):   # ``v[...]`` on an NNX Variable (nnx.py)
             return self.nnx_operator(operator.getitem, (obj, idx), node)
+        if type(obj) in (list, tuple) and self.traced_int_index(idx):
+            if not self._is_fresh(obj) and type(obj) is not tuple:
+                self._guard_contents(obj, node)   # the items read are the ones it holds now
+            return self.traced_list_load(node, obj, idx)   # containers.py: the item picked by selects
         if isinstance(obj, Value) or contains_value(idx):
             self.check_numpy_index(obj, idx, node)
             return self.emit_call(arrays.getitem, (obj, idx), {}, node, "getitem")
@@ -1211,6 +1223,9 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
         if not self._is_fresh(obj) and self.lift_item_write(obj, idx, value, target):
             return   # ``CACHE[k] = v`` on an outside dict: replayed after the call (writeback.py)
         self.check_mutable(obj, target, "item assignment")
+        if type(obj) is list and self.traced_int_index(idx):
+            self.traced_list_store(target, obj, idx, value)   # containers.py: each item selected
+            return
         if contains_value(idx):
             raise self.graph_break(FallbackCode.CONCRETE_VALUE, target, "a traced index into a Python container")
         self.static_call(operator.setitem, (obj, idx, value), {}, target, reads=False)

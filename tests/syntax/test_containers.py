@@ -73,11 +73,25 @@ def dict_store_in_traced_if(x):
     return state
 
 
-@covers("Dict", "python control", "`d[k] = v` on a local dict inside a traced `if`", code="A2G007",
-        caveat="should be graph: the dict keeps its structure on both branches")
+@covers("Dict", "one graph", "`d[k] = v` on a local dict inside a traced `if` (same keys on both paths: the "
+        "values joined)")
 @pytest.mark.parametrize("x", SIGNS, ids=SIGN_IDS)
-def test_dict_store_in_traced_branch_runs_as_python(x):
-    e = check(dict_store_in_traced_if, x, full_graph=False)
+def test_dict_store_in_traced_branch(x):
+    check(dict_store_in_traced_if, x, graphs=1)
+
+
+def dict_new_key_in_traced_if(x):
+    state = {"h": x}
+    if x.sum() > 0:
+        state["g"] = x * 2
+    return state
+
+
+@covers("Dict", "python control", "`d[k] = v` adding a key inside a traced `if` (the keys depend on the value)",
+        code="A2G007")
+@pytest.mark.parametrize("x", SIGNS, ids=SIGN_IDS)
+def test_dict_new_key_in_traced_branch_runs_as_python(x):
+    e = check(dict_new_key_in_traced_if, x, full_graph=False)
     assert codes(e)[0] == "A2G007"
 
 
@@ -94,6 +108,51 @@ def append_in_traced_if(x):
 def test_append_in_traced_branch_runs_as_python(x):
     e = check(append_in_traced_if, x, full_graph=False)
     assert codes(e)[0] == "A2G007"
+
+
+def append_on_both_branches(x):
+    outs = []
+    for i in range(3):
+        if x[i] > 0:
+            outs.append(x[i])
+        else:
+            outs.append(-x[i])
+    return outs
+
+
+@covers("List", "one graph", "`append` on both branches of a traced `if` in an unrolled loop (same length on "
+        "both paths: the elements joined)")
+@pytest.mark.parametrize("x", SIGNS, ids=SIGN_IDS)
+def test_append_on_both_traced_branches(x):
+    check(append_on_both_branches, x, graphs=1)
+
+
+def flags_in_traced_if(x):
+    flags = [True] * 3
+    for j in range(3):
+        if x[j] < 0:
+            flags[j] = False
+    return flags, sum(flags)
+
+
+@covers("List", "one graph", "`flags[j] = False` under a traced `if`: the Python bools traced, returned as bools")
+@pytest.mark.parametrize("x", SIGNS, ids=SIGN_IDS)
+def test_list_store_in_traced_branch(x):
+    check(flags_in_traced_if, x, graphs=1)
+
+
+def buf_in_rolled_loop(x):
+    buf = [x[0] * 0] * 3
+    for i in range(20):
+        buf[i % 3] = buf[i % 3] + x[i % 3]
+    return buf
+
+
+@covers("List", "lax.fori_loop", "`buf[i] = v` into a local list of fixed length in a rolled loop (the list carried, "
+        "the item selected by the traced index; IndexError checked at run time)")
+def test_list_store_at_traced_index_in_rolled_loop():
+    e = check(buf_in_rolled_loop, X, graphs=1)
+    assert modes_of(e, "for") == ["lax.fori_loop"]
 
 
 def mutate_argument(x, history):
