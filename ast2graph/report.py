@@ -71,7 +71,7 @@ STAGE = "report"
 
 _KNOWN_ROOTS = frozenset({
     "numpy", "jax", "math", "cmath", "time", "random", "logging", "os", "sys",
-    "warnings", "operator", "functools", "itertools", "builtins",
+    "warnings", "operator", "functools", "itertools", "builtins", "contextlib",
 })
 _STATIC_ATTRS = frozenset({"shape", "dtype", "ndim", "size"})
 _STATIC_CALLS = frozenset({"isinstance", "issubclass", "len", "hasattr", "callable", "type"})
@@ -355,6 +355,20 @@ def _module_statements(body: list) -> Iterator[gast.stmt]:
             yield from _module_statements(list(_child_statements(stmt)))
 
 
+def _yields(fn: gast.AST) -> bool:
+    """Whether ``fn`` itself is a generator function: a ``yield`` in its own
+    body, not in a function, lambda or class nested in it (a function that
+    merely contains a nested generator is an ordinary function)."""
+    stack = list(gast.iter_child_nodes(fn))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (gast.Yield, gast.YieldFrom)):
+            return True
+        if not isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)):
+            stack.extend(gast.iter_child_nodes(node))
+    return False
+
+
 def _is_literal(node: gast.AST | None) -> bool:
     if isinstance(node, gast.Constant):
         return True
@@ -575,9 +589,15 @@ class _FunctionScanner:
             self._add(ALWAYS, FallbackCode.UNSUPPORTED_SYNTAX, self.node, "async def",
                       "async def is refused by to_static: a coroutine cannot be traced into one graph",
                       _ASYNC_EFFECT)
-        elif any(isinstance(n, (gast.Yield, gast.YieldFrom)) for n in gast.walk(normalise(self.node))):
+        elif _yields(normalise(self.node)) and not self.entry.enclosing:
             self._add(ALWAYS, FallbackCode.GENERATOR, self.node, "function",
                       f"{self.entry.qualname} is a generator function (it contains yield)", _WHOLE_EFFECT)
+        elif _yields(normalise(self.node)):
+            self._add(DEPENDS, FallbackCode.GENERATOR, self.node, "function",
+                      f"{self.entry.qualname} is a nested generator function: inlined at trace time where its "
+                      "caller consumes it with a static number of items (for, list(), sum(), zip(), ...)",
+                      "only when a consumer needs its items one by one at run time (a traced number of items, "
+                      "a generator left unconsumed): the consuming statement then runs in Python")
         else:
             rebound = sorted({n for sub in gast.walk(self.node) if isinstance(sub, gast.Nonlocal)
                               and sub is not self.node for n in sub.names} - set(self.names.declared_nonlocal))

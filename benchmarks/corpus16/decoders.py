@@ -57,7 +57,7 @@ def beam_search(table, start, beam, steps):
     return beams[0][0], round(beams[0][1], 4)
 
 
-@program("decoder", (jax.random.PRNGKey(0), TABLE_EOS, 10, 0.7), (jax.random.PRNGKey(1), TABLE_NO_EOS, 10, 1.5))
+@program("decoder", (jax.random.PRNGKey(0), TABLE_EOS, 6, 0.7), (jax.random.PRNGKey(1), TABLE_NO_EOS, 6, 1.5))
 def sample_until_eos(key, table, max_len, temperature):
     tok = 1
     out = []

@@ -21,7 +21,7 @@ def rejection_halfnormal(key):
             return x
 
 
-@program("sampler", (K0, 5), (K1, 0), (K2, 3))
+@program("sampler", (K0, 3), (K1, 0), (K2, 2))
 def rejection_count(key, n):
     accepted = []
     tries = 0
@@ -34,7 +34,7 @@ def rejection_count(key, n):
     return jnp.array(accepted), tries
 
 
-@program("sampler", (K0, jnp.zeros(2), 15), (K1, jnp.ones(2) * 3, 15), (K2, jnp.zeros(2), 0))
+@program("sampler", (K0, jnp.zeros(2), 10), (K1, jnp.ones(2) * 3, 10), (K2, jnp.zeros(2), 0))
 def metropolis(key, x, n_steps):
     def logp(z):
         return -0.5 * jnp.sum(z ** 2)
@@ -116,7 +116,7 @@ def inverse_cdf_exponential(u, rate):
     return out
 
 
-@program("sampler", (K0, 20), (K1, 20))
+@program("sampler", (K0, 12), (K1, 12))
 def random_walk_until_exit(key, max_steps):
     pos = 0.0
     for t in range(max_steps):

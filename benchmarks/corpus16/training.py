@@ -33,7 +33,7 @@ def patience_early_stop(w, x, y):
     best = float("inf")
     bad_epochs = 0
     patience = 5
-    for epoch in range(100):
+    for epoch in range(40):
         loss = jnp.mean((x @ w - y) ** 2)
         if loss < best - 1e-4:
             best = loss
@@ -97,7 +97,7 @@ def backtracking_line_search(w, x, y):
     return w, it
 
 
-@program("training", (W0, X, LABELS, 10), (W0, X, -LABELS, 10), (W0, X, jnp.ones(16), 10))
+@program("training", (W0, X[:8], LABELS[:8], 6), (W0, X[:8], -LABELS[:8], 6), (W0, X[:8], jnp.ones(8), 6))
 def perceptron(w, x, y, max_epochs):
     for epoch in range(max_epochs):
         errors = 0
@@ -130,7 +130,7 @@ def kmeans(points, centers):
 @program("training", (W0, X, Y), (W0, X, Y_NOISY))
 def ema_loss(w, x, y):
     ema = None
-    for step in range(40):
+    for step in range(20):
         loss, g = jax.value_and_grad(_objective)(w, x, y)
         ema = loss if ema is None else 0.9 * ema + 0.1 * loss
         w = w - 0.05 * g
