@@ -771,8 +771,13 @@ class _FunctionScanner:
                   _DEPENDS_EFFECT.replace("the value is a traced array", "that happens"))
 
     def _s_Raise(self, stmt: gast.Raise) -> None:
-        self._add(ALWAYS, FallbackCode.TRACE_ERROR, stmt, "raise", "raise (eager raises here; under a traced `if` "
-                  "with a static exception it is a run-time check in the graph)")
+        cause = "raise (eager raises here; under a traced `if` with a static exception it is a run-time check in the graph)"
+        if any(f.dynamic and f.kind == "if" for f in self.frames):
+            self._add(DEPENDS, FallbackCode.TRACE_ERROR, stmt, "raise", cause,
+                      "only when the enclosing condition is a Python value that takes this path at trace time, or "
+                      "the exception is built from traced values: the statement then runs in Python")
+        else:
+            self._add(ALWAYS, FallbackCode.TRACE_ERROR, stmt, "raise", cause)
         self._generic(stmt)
 
     def _s_Assert(self, stmt: gast.Assert) -> None:

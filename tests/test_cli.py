@@ -378,3 +378,32 @@ def test_report_agrees_with_the_run_on_nested_generators_and_suppress():
     check(f, jnp.arange(6.0), graphs=1)
     check(g, jnp.arange(3.0), 0.0, graphs=1)
     check(g, jnp.arange(3.0), 2.0, graphs=1)
+
+
+def test_raise_under_a_condition_that_may_be_traced_is_input_dependent(tmp_path):
+    """`raise` under an `if` whose condition may be traced is a run-time check
+    in the graph (one graph, eager's exception when the path is taken); only a
+    raise reached on a static path always runs in Python."""
+    import jax.numpy as jnp
+    from helpers import check
+
+    path = write(tmp_path, "m.py", """\
+        def f(x, lo, hi):
+            if x.sum() * lo > hi:
+                raise ValueError("root not bracketed")
+            return x * 2
+
+        def g(x):
+            raise ValueError("always")
+    """)
+    got = [(r.qualname, s.site.loc.line, s.site.code.code, s.kind) for r in report_path(path) for s in r.sites
+           if s.site.code is FallbackCode.TRACE_ERROR]
+    assert got == [("f", 3, "A2G008", "depends"), ("g", 7, "A2G008", "always")]
+
+    def f(x, lo, hi):
+        if x.sum() * lo > hi:
+            raise ValueError("root not bracketed")
+        return x * 2
+
+    check(f, jnp.arange(3.0), 1.0, 10.0, graphs=1)
+    check(f, jnp.arange(3.0), 1.0, 0.0, graphs=1)
