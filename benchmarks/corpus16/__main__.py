@@ -12,7 +12,7 @@ them), and compared with eager as ``tests/helpers.py`` compares: values,
 dtypes, result kinds, printed output, exceptions, argument mutations.
 *one graph*: every call ran exactly one graph and no fallback site.
 *eager-equivalent*: every call gave eager's result. The exit status is 1 when
-a program that is not in ``registry.XFAIL`` differs from eager.
+a program that is not in ``registry.XFAIL`` (or ``HANGS``) differs from eager.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ import sys
 import time
 
 from .measure import Outcome, measure
-from .registry import CATEGORIES, XFAIL, load_all
+from .registry import CATEGORIES, HANGS, XFAIL, load_all
 
 
 def _category_table(outcomes: list[Outcome]) -> list[str]:
@@ -89,9 +89,10 @@ def main(argv: list[str] | None = None) -> int:
     if wrong:
         print("\nDifferent from eager:")
         for o in wrong:
-            known = " (known: registry.XFAIL)" if o.program.name in XFAIL else ""
+            known = " (known: registry.XFAIL)" if o.program.name in XFAIL else \
+                " (known: registry.HANGS)" if o.program.name in HANGS else ""
             print(f"  {o.program.category}/{o.program.name}{known}: {o.error}")
-    return 1 if any(o.program.name not in XFAIL for o in wrong) else 0
+    return 1 if any(o.program.name not in XFAIL and o.program.name not in HANGS for o in wrong) else 0
 
 
 if __name__ == "__main__":
