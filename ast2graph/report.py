@@ -71,7 +71,7 @@ STAGE = "report"
 
 _KNOWN_ROOTS = frozenset({
     "numpy", "jax", "math", "cmath", "time", "random", "logging", "os", "sys",
-    "warnings", "operator", "functools", "itertools", "builtins",
+    "warnings", "operator", "functools", "itertools", "builtins", "contextlib",
 })
 _STATIC_ATTRS = frozenset({"shape", "dtype", "ndim", "size"})
 _STATIC_CALLS = frozenset({"isinstance", "issubclass", "len", "hasattr", "callable", "type"})
@@ -355,6 +355,20 @@ def _module_statements(body: list) -> Iterator[gast.stmt]:
             yield from _module_statements(list(_child_statements(stmt)))
 
 
+def _yields(fn: gast.AST) -> bool:
+    """Whether ``fn`` itself is a generator function: a ``yield`` in its own
+    body, not in a function, lambda or class nested in it (a function that
+    merely contains a nested generator is an ordinary function)."""
+    stack = list(gast.iter_child_nodes(fn))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (gast.Yield, gast.YieldFrom)):
+            return True
+        if not isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)):
+            stack.extend(gast.iter_child_nodes(node))
+    return False
+
+
 def _is_literal(node: gast.AST | None) -> bool:
     if isinstance(node, gast.Constant):
         return True
@@ -575,9 +589,15 @@ class _FunctionScanner:
             self._add(ALWAYS, FallbackCode.UNSUPPORTED_SYNTAX, self.node, "async def",
                       "async def is refused by to_static: a coroutine cannot be traced into one graph",
                       _ASYNC_EFFECT)
-        elif any(isinstance(n, (gast.Yield, gast.YieldFrom)) for n in gast.walk(normalise(self.node))):
+        elif _yields(normalise(self.node)) and not self.entry.enclosing:
             self._add(ALWAYS, FallbackCode.GENERATOR, self.node, "function",
                       f"{self.entry.qualname} is a generator function (it contains yield)", _WHOLE_EFFECT)
+        elif _yields(normalise(self.node)):
+            self._add(DEPENDS, FallbackCode.GENERATOR, self.node, "function",
+                      f"{self.entry.qualname} is a nested generator function: inlined at trace time where its "
+                      "caller consumes it with a static number of items (for, list(), sum(), zip(), ...)",
+                      "only when a consumer needs its items one by one at run time (a traced number of items, "
+                      "a generator left unconsumed): the consuming statement then runs in Python")
         else:
             rebound = sorted({n for sub in gast.walk(self.node) if isinstance(sub, gast.Nonlocal)
                               and sub is not self.node for n in sub.names} - set(self.names.declared_nonlocal))
@@ -751,8 +771,13 @@ class _FunctionScanner:
                   _DEPENDS_EFFECT.replace("the value is a traced array", "that happens"))
 
     def _s_Raise(self, stmt: gast.Raise) -> None:
-        self._add(ALWAYS, FallbackCode.TRACE_ERROR, stmt, "raise", "raise (eager raises here; under a traced `if` "
-                  "with a static exception it is a run-time check in the graph)")
+        cause = "raise (eager raises here; under a traced `if` with a static exception it is a run-time check in the graph)"
+        if any(f.dynamic and f.kind == "if" for f in self.frames):
+            self._add(DEPENDS, FallbackCode.TRACE_ERROR, stmt, "raise", cause,
+                      "only when the enclosing condition is a Python value that takes this path at trace time, or "
+                      "the exception is built from traced values: the statement then runs in Python")
+        else:
+            self._add(ALWAYS, FallbackCode.TRACE_ERROR, stmt, "raise", cause)
         self._generic(stmt)
 
     def _s_Assert(self, stmt: gast.Assert) -> None:

@@ -320,3 +320,90 @@ def test_explain_bad_input_is_one_line_error(capsys, tmp_path):
     assert rc == 2 and "no attribute 'g'" in err
     rc, _, err = run(capsys, "explain", f"{path}::f", "--args", "1 +")
     assert rc == 2 and "--args" in err
+
+
+def test_nested_generator_and_contextlib_suppress(tmp_path):
+    """A function that merely contains a nested generator is not a generator
+    function (it is converted, the generator inlined where it is consumed);
+    the nested generator's own fate depends on its consumer; contextlib.suppress
+    resolves statically and stays in the graph (issue 16 parts 4 and 5)."""
+    path = write(tmp_path, "m.py", """\
+        import contextlib
+
+        def f(x):
+            def batches(x):
+                for i in range(0, x.shape[0], 2):
+                    yield x[i:i + 2]
+            t = 0.0
+            for b in batches(x):
+                t = t + b.sum()
+            return t
+
+        def g(x, d):
+            scale = 1.0
+            with contextlib.suppress(ZeroDivisionError):
+                scale = 1.0 / d
+            return x * scale
+
+        def h(n):
+            yield n
+    """)
+    got = [(r.qualname, s.site.loc.line, s.site.code.code, s.kind) for r in report_path(path) for s in r.sites
+           if s.site.code is FallbackCode.GENERATOR or s.site.loc.line == 14]
+    assert got == [("f.<locals>.batches", 4, "A2G013", "depends"), ("h", 18, "A2G013", "always")]
+
+
+def test_report_agrees_with_the_run_on_nested_generators_and_suppress():
+    """What the report says for these two is what the run does: one graph."""
+    import contextlib
+
+    import jax.numpy as jnp
+    from helpers import check
+
+    def f(x):
+        def batches(x):
+            for i in range(0, x.shape[0], 2):
+                yield x[i:i + 2]
+        t = 0.0
+        for b in batches(x):
+            t = t + b.sum()
+        return t
+
+    def g(x, d):
+        scale = 1.0
+        with contextlib.suppress(ZeroDivisionError):
+            scale = 1.0 / d
+        return x * scale
+
+    check(f, jnp.arange(6.0), graphs=1)
+    check(g, jnp.arange(3.0), 0.0, graphs=1)
+    check(g, jnp.arange(3.0), 2.0, graphs=1)
+
+
+def test_raise_under_a_condition_that_may_be_traced_is_input_dependent(tmp_path):
+    """`raise` under an `if` whose condition may be traced is a run-time check
+    in the graph (one graph, eager's exception when the path is taken); only a
+    raise reached on a static path always runs in Python."""
+    import jax.numpy as jnp
+    from helpers import check
+
+    path = write(tmp_path, "m.py", """\
+        def f(x, lo, hi):
+            if x.sum() * lo > hi:
+                raise ValueError("root not bracketed")
+            return x * 2
+
+        def g(x):
+            raise ValueError("always")
+    """)
+    got = [(r.qualname, s.site.loc.line, s.site.code.code, s.kind) for r in report_path(path) for s in r.sites
+           if s.site.code is FallbackCode.TRACE_ERROR]
+    assert got == [("f", 3, "A2G008", "depends"), ("g", 7, "A2G008", "always")]
+
+    def f(x, lo, hi):
+        if x.sum() * lo > hi:
+            raise ValueError("root not bracketed")
+        return x * 2
+
+    check(f, jnp.arange(3.0), 1.0, 10.0, graphs=1)
+    check(f, jnp.arange(3.0), 1.0, 0.0, graphs=1)
