@@ -991,7 +991,7 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
             if t.numpy:
                 raise self.graph_break(FallbackCode.TRACE_ERROR, node, "a NumPy array has no attribute 'at' (eager raises AttributeError)")
             return arrays.AtHelper(value)
-        if callable(getattr(jax.Array, attr, None)):
+        if callable(getattr(jax.Array, attr, None)) or attr in arrays.HOST_METHODS:
             return arrays.ArrayMethod(value, attr)
         return self.emit_call(arrays.attribute, (value, attr), {}, node, f".{attr}")
 
