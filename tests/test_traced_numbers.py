@@ -3,8 +3,9 @@ item 1): ``int(x.sum())``, ``float(loss)``, ``bool(m.any())``,
 ``x.max().item()``, ``round(..)``, ``math.floor/ceil/trunc(..)`` give a traced
 Python number: eager's int/float/bool (its type, Python's promotion, its kind
 when returned) computed in the graph. It flows into array math, comparisons,
-``if``/``while`` tests, ``range`` bounds, ``min``/``max``/``abs`` and
-results. Eager's errors (NaN, infinities) are run-time checks. Each case against the eager run, with x64 off
+``if``/``while`` tests, ``range`` bounds, ``min``/``max``/``abs`` and indices
+into Python lists. Eager's errors (NaN, infinities, a list index out of
+range) are run-time checks. Each case against the eager run, with x64 off
 and with x64 engaged by a float64 NumPy argument."""
 
 import math
@@ -16,7 +17,7 @@ import pytest
 
 from ast2graph import to_static
 from ast2graph.diagnostics import IntRangeError
-from helpers import check
+from helpers import check, check_sequence, modes
 
 X = jnp.array([0.3, -1.7, 2.4])
 X64 = np.array([0.3, -1.7, 2.4])   # a float64 NumPy argument: the graph runs with x64
@@ -47,6 +48,16 @@ def p_float_step(x, lr):
     return x - step, step
 
 
+def p_hist(v):
+    lo, width, nb = 0.0, 0.25, 4
+    counts = [0] * nb
+    for i in range(v.shape[0]):
+        b = int((v[i] - lo) / width)
+        b = min(max(b, 0), nb - 1)
+        counts[b] += 1
+    return counts
+
+
 @pytest.mark.parametrize("x", [X, X / 10, X64], ids=["big", "small", "x64"])
 def test_probes(x):
     check(p_int_range, x, graphs=1)
@@ -54,6 +65,12 @@ def test_probes(x):
     check(p_item, x, graphs=1)
     check(p_float_step, x, jnp.float32(0.1), graphs=1)
     check(p_float_step, x, np.float64(0.1), graphs=1)
+
+
+@pytest.mark.parametrize("v", [jnp.linspace(0.0, 1.0, 6), jnp.linspace(-1.0, 2.0, 40), np.linspace(0.0, 1.0, 9)])
+def test_histogram_into_a_python_list(v):
+    e = check(p_hist, v, graphs=1)
+    assert ("subscript", "select") in modes(e)
 
 
 # ------------------------------------------------- kinds and promotion
@@ -270,6 +287,59 @@ def shape_from_int(x):
 def test_a_shape_needs_the_value_and_runs_in_python():
     check(shape_from_int, X, full_graph=False)
     check(shape_from_int, X * 2, full_graph=False)
+
+
+# --------------------------------------------- indices into Python lists
+def pick(x, xs):
+    b = int(x[0])
+    return xs[b], xs[-b - 1]
+
+
+def pick_tuple(x):
+    ts = (1.5, 2.5, 3.5)
+    return ts[int(x[0])]
+
+
+def store(x):
+    xs = [0.0, 0.0, 0.0]
+    xs[int(x[0])] = float(x[1])
+    xs[int(x[0]) - 3] += 1.0
+    return xs
+
+
+@pytest.mark.parametrize("k", [0.0, 2.0, 2.9, -1.0, -3.0, 3.0, -4.0], ids=str)
+def test_traced_index_into_a_list(k):
+    x = jnp.array([k, 7.0])
+    check(pick, x, [1, 2, 3], graphs=1)
+    check(pick_tuple, x, graphs=1)
+    check(store, x, graphs=1)
+
+
+def test_traced_index_into_an_argument_list_is_guarded():
+    def make():
+        xs = [1, 2, 3]
+
+        def f(x, ys):
+            return ys[int(x[0])] * 2
+
+        return f, xs
+
+    def mutate(fn, xs):
+        xs[1] = 20
+        return fn(jnp.array([1.0]), xs)
+
+    check_sequence(make, [lambda fn, xs: fn(jnp.array([1.0]), xs), mutate,
+                          lambda fn, xs: fn(jnp.array([2.0]), xs)])
+
+
+def mixed_list(x):
+    xs = [0, 1.0]
+    return xs[int(x[0])]
+
+
+def test_elements_of_different_classes_fall_back():
+    check(mixed_list, jnp.array([1.0]), full_graph=False)
+    check(mixed_list, jnp.array([0.0]), full_graph=False)
 
 
 def int_in_untaken_branch(x):

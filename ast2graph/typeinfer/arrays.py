@@ -485,6 +485,44 @@ def _raise_int_conversion(what: str, where: str, mask: Any, x: Any) -> None:
                         "the graph's int64 cannot; keep the value an array, or run this function eagerly")
 
 
+def index_range_check(i: Any, n: int, message: str) -> None:
+    """At run time: eager's ``IndexError(message)`` unless ``-n <= i < n``
+    (a traced index into a Python list or tuple of ``n`` elements)."""
+    from ..lowering.bounded import raise_if   # the run-time check machinery
+
+    i = jnp.asarray(i)
+    raise_if((i < -n) | (i >= n), functools.partial(_raise_index_range, message), i)
+
+
+index_range_check._a2g_effect = True  # type: ignore[attr-defined]
+
+
+def _raise_index_range(message: str, mask: Any, i: Any) -> None:
+    if np.any(np.asarray(mask)):
+        raise IndexError(message)
+
+
+def pick_item(i: Any, *items: Any) -> Any:
+    """``items[i]`` for a traced index (checked before to be in range; a
+    negative one counts from the end), the items all of one type."""
+    i = jnp.asarray(i)
+    return jnp.stack(items)[jnp.where(i < 0, i + len(items), i)]
+
+
+pick_item._a2g_typed = True  # type: ignore[attr-defined]
+
+
+def put_item(i: Any, new: Any, *items: Any) -> tuple:
+    """The items after ``items[i] = new`` for a traced index (checked before):
+    each one ``new`` where it is the one indexed, itself otherwise."""
+    i = jnp.asarray(i)
+    i = jnp.where(i < 0, i + len(items), i)
+    return tuple(lax.select(i == k, new, item) for k, item in enumerate(items))
+
+
+put_item._a2g_typed = True  # type: ignore[attr-defined]
+
+
 def logical_not(x: Any) -> Any:
     return jnp.logical_not(truthy(x))
 

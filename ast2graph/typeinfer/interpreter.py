@@ -44,6 +44,7 @@ from .matching import MatchMixin
 from .calls import CallMixin
 from .control import ControlMixin
 from .mutation import MutationMixin
+from .listindex import ListIndexMixin, traced_index
 from .nnx import NnxMixin, is_node, is_nnx, is_variable
 from .elementwise import ELEMENTWISE, elementwise_type
 from .kinds import (Unobservable, contains_standin, function_attribute, internal_failure, observe, same_object,
@@ -160,7 +161,7 @@ class LocalFunction:
         return f"<local function {self.unit.qualname}>"
 
 
-class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixin, NnxMixin):
+class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixin, NnxMixin, ListIndexMixin):
     """Abstract interpreter for one call signature of one segment."""
 
     def __init__(self, options: Options):
@@ -675,7 +676,10 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
             return self.emit_call(fn, (left, right), {}, node, fn.__name__)
         if not (type(left) in _IMMUTABLE and type(right) in _IMMUTABLE) and contains_standin((left, right)):
             return self.standin_operator(fn, left, right, node)
-        return self.static_call(fn, (left, right), {}, node)
+        out = self.static_call(fn, (left, right), {}, node)
+        if type(out) is list and out is not left and out is not right:
+            self.mark_fresh(out)   # ``[0] * n``, ``xs + ys``: a new list, made on every call as eager makes it
+        return out
 
     def _traced_division(self, fn: Callable, left: Any, right: Value, node: Any) -> Any:
         """``left / right`` (``//``, ``%``) by a traced divisor, zero included as
@@ -1002,6 +1006,8 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
             return arrays.AtIndexed(obj.value, idx)
         if is_variable(obj):   # ``v[...]`` on an NNX Variable (nnx.py)
             return self.nnx_operator(operator.getitem, (obj, idx), node)
+        if type(obj) in (list, tuple) and traced_index(idx):
+            return self.pick_item(obj, idx, node)
         if isinstance(obj, Value) or contains_value(idx):
             self.check_numpy_index(obj, idx, node)
             return self.emit_call(arrays.getitem, (obj, idx), {}, node, "getitem")
@@ -1194,6 +1200,9 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
             self.array_store(target, obj, idx, value)
             return
         self.check_mutable(obj, target, "item assignment")
+        if type(obj) is list and traced_index(idx):
+            self.store_item(obj, idx, value, target)
+            return
         if contains_value(idx):
             raise self.graph_break(FallbackCode.CONCRETE_VALUE, target, "a traced index into a Python container")
         self.static_call(operator.setitem, (obj, idx, value), {}, target, reads=False)
