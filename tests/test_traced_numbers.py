@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from ast2graph import to_static
-from ast2graph.diagnostics import IntRangeError
+from ast2graph.diagnostics import FullGraphError, IntRangeError
 from helpers import check, check_sequence, modes
 
 X = jnp.array([0.3, -1.7, 2.4])
@@ -287,6 +287,8 @@ def shape_from_int(x):
 def test_a_shape_needs_the_value_and_runs_in_python():
     check(shape_from_int, X, full_graph=False)
     check(shape_from_int, X * 2, full_graph=False)
+    with pytest.raises(FullGraphError, match="jax.numpy.ones needs the value of a traced Python int as a shape"):
+        to_static(shape_from_int, full_graph=True)(X)
 
 
 # --------------------------------------------- indices into Python lists
@@ -379,3 +381,18 @@ def test_under_an_outer_jax_transform_as_eager():
         jax.grad(lambda x: scaled(x).sum())(X)
     with pytest.raises(jax.errors.ConcretizationTypeError):
         jax.grad(lambda x: f(x).sum())(X)
+
+
+class Unhashable:
+    __hash__ = None
+
+    def __call__(self, x):
+        return x * 2
+
+
+def call_unhashable(x):
+    return Unhashable()(x), int(x[0])
+
+
+def test_an_unhashable_callable_is_called_as_before():
+    check(call_unhashable, X, graphs=1)

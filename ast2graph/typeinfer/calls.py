@@ -47,7 +47,7 @@ _MUTATING_METHODS = jaxcallbacks.MUTATING_METHODS
 # ``x.item()``: the Python number of the dtype's kind (bfloat16 and the like: kind "V", a float)
 _ITEM_KINDS = {"b": bool, "i": int, "u": int, "f": float, "c": complex}
 # math's functions that give a Python int of a number, by the rounding each does
-_MATH_ROUNDINGS = {math.floor: "floor", math.ceil: "ceil", math.trunc: "trunc"}
+_MATH_ROUNDINGS = ((math.floor, "floor"), (math.ceil, "ceil"), (math.trunc, "trunc"))
 
 
 def _numpy_to_jnp(fn: Any) -> Any:
@@ -451,10 +451,11 @@ class CallMixin(GeneratorMixin):
         if callee is sum and args and isinstance(args[0], Value) and len(args) + len(kwargs) <= 2 \
                 and set(kwargs) <= {"start"}:
             return self._left_sum(self.iterate_static(args[0], node), (*args[1:], *kwargs.values(), 0)[0], node)
-        if callee in (int, float, bool) and len(args) == 1 and not kwargs and isinstance(args[0], Value):
+        if any(callee is c for c in (int, float, bool)) and len(args) == 1 and not kwargs and isinstance(args[0], Value):
             return self.python_number(args[0], callee, "trunc", f"{callee.__name__}()", node)
-        if callee in _MATH_ROUNDINGS and len(args) == 1 and not kwargs and isinstance(args[0], Value):
-            return self.python_number(args[0], int, _MATH_ROUNDINGS[callee], f"math.{callee.__name__}()", node)
+        rounding = next((r for f, r in _MATH_ROUNDINGS if callee is f), None)   # (a user's callable may be unhashable)
+        if rounding is not None and len(args) == 1 and not kwargs and isinstance(args[0], Value):
+            return self.python_number(args[0], int, rounding, f"math.{callee.__name__}()", node)
         if callee is round and args and isinstance(args[0], Value):
             return self._round(args[0], args[1:] + tuple(kwargs.values()), node)
         if callee in (int, float, bool, complex) and traced:

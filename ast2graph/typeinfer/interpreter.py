@@ -138,6 +138,15 @@ def contains_value(tree: Any) -> bool:
     return any(isinstance(x, Value) for x in tree_flatten(tree)[0])
 
 
+def _traced_number_among(leaves: list) -> str:
+    """Text naming a traced Python number among an op's operands ("" if none)."""
+    for x in leaves:
+        if isinstance(x, Value) and x.type.python and not x.type.shape:
+            kind = {"b": "bool", "i": "int", "u": "int", "f": "float", "c": "complex"}.get(x.type.dtype.kind, "number")
+            return f"a traced Python {kind}"
+    return ""
+
+
 class LocalFunction:
     """A ``def``/``lambda`` inside a converted function: inlined when called,
     also when Python code at trace time calls it (``sorted(xs, key=...)``,
@@ -353,6 +362,10 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
         except GraphBreak:
             raise
         except Exception as e:  # noqa: BLE001 - classified below: eager's, a traced value's, or ours
+            number = _traced_number_among(leaves)
+            if number and (box.get("tripped") or isinstance(e, (StandinSeen, jax.errors.JAXTypeError))):
+                raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{what} needs the value of {number} as a "
+                                       "shape, size or static argument (eager has the number itself)") from None
             if box.get("tripped") or isinstance(e, StandinSeen):
                 raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{what} looks at a traced array at trace "
                                        "time (its text or truth; eager has its value)") from None
