@@ -44,6 +44,23 @@ _COMPARISONS = (operator.eq, operator.ne, operator.lt, operator.le, operator.gt,
                 arrays.COMPARE["In"], arrays.COMPARE["NotIn"])
 
 _MUTATING_METHODS = jaxcallbacks.MUTATING_METHODS
+def _track_int_bits(out: Value, x: Value) -> None:
+    """The bits the Python int ``out = int(x)`` may need (``lattice.INT_BITS``)
+    and whether a JAX op must check it fits int32 (``WIDE_INTS``)."""
+    dtype = x.type.dtype
+    if x.type.python and dtype.kind in "iu":   # int() of a Python int: the same int
+        if x in INT_BITS:
+            INT_BITS[out] = INT_BITS[x]
+        if x in WIDE_INTS:
+            WIDE_INTS.add(out)
+    elif dtype.kind in "biu" and dtype.itemsize < 8:
+        INT_BITS[out] = 1 if dtype.kind == "b" else dtype.itemsize * 8 - (dtype.kind == "i")
+        if INT_BITS[out] > 31:
+            WIDE_INTS.add(out)
+    else:   # any int64 (a float's value, an int64 or uint64 array's)
+        WIDE_INTS.add(out)
+
+
 # ``x.item()``: the Python number of the dtype's kind (bfloat16 and the like: kind "V", a float)
 _ITEM_KINDS = {"b": bool, "i": int, "u": int, "f": float, "c": complex}
 # math's functions that give a Python int of a number, by the rounding each does
@@ -524,13 +541,7 @@ class CallMixin(GeneratorMixin):
             where = f"{self.loc(node).file}:{self.loc(node).line}"
             self.emit_call(arrays.int_conversion_check, (x, what, where), {}, node, "int check", effect=True)
             out = self.emit_call(arrays.python_int_of, (x, rounding), {}, node, what)
-            dtype = t.dtype
-            if dtype.kind in "biu" and dtype.itemsize < 8 or dtype == np.dtype(bool):
-                INT_BITS[out] = 1 if dtype.kind == "b" else dtype.itemsize * 8 - (dtype.kind == "i")
-            elif t.python and x in INT_BITS:
-                INT_BITS[out] = INT_BITS[x]
-            if INT_BITS.get(out, 63) > 31 or x in WIDE_INTS:
-                WIDE_INTS.add(out)
+            _track_int_bits(out, x)
         out.type = out.type.with_kinds(("python",))
         self.decide(node, "call", "traced number", f"{what} of a traced value: a Python {kind.__name__} in the graph")
         return out
