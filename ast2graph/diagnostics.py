@@ -79,6 +79,13 @@ class VerificationError(Ast2GraphError):
     """The graph IR broke one of its invariants (a bug in ast2graph)."""
 
 
+class IntRangeError(Ast2GraphError, OverflowError):
+    """``int()`` (``math.floor``, ``round``, ``.item()``...) of a traced value
+    beyond int64: eager Python gives an exact int of any size, which the
+    graph (whose Python ints are int64) cannot hold, so the call fails
+    instead of returning a wrapped value."""
+
+
 class LoopBoundError(Ast2GraphError, RuntimeError):
     """A loop compiled with ``max_iters=N`` still wanted to iterate after N
     iterations: eager Python would go on, so the call fails instead of

@@ -75,8 +75,10 @@ _KNOWN_ROOTS = frozenset({
 })
 _STATIC_ATTRS = frozenset({"shape", "dtype", "ndim", "size"})
 _STATIC_CALLS = frozenset({"isinstance", "issubclass", "len", "hasattr", "callable", "type"})
-_CONVERSIONS = (int, float, bool, complex)
-_HOST_METHODS = frozenset({"item", "tolist"})
+# int(), float(), bool(), round(), math.floor() and .item() of a traced scalar
+# are traced Python numbers in the graph; these still need the values on the host
+_CONVERSIONS = (complex,)
+_HOST_METHODS = frozenset({"tolist", "tobytes"})
 _MUTATING_METHODS = frozenset({
     "append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse",
     "update", "setdefault", "popitem", "add", "discard",

@@ -321,7 +321,7 @@ class _Private:
 
     def with_python_statement(self, x):
         print("k", self.__k)
-        n = int(x.sum())   # runs in Python: compiled again outside the class
+        n = int(x.sum().tolist())   # runs in Python: compiled again outside the class
         return x * self.__k + n
 
     def nested_class(self, x):

@@ -110,7 +110,7 @@ def test_fstring_of_traced_value_used_as_a_value_falls_back():
 
 
 def opaque_numpy(v):
-    return np.asarray([float(np.prod(np.asarray(v)))] * 3, dtype=np.float32)
+    return np.asarray([float(np.prod(np.asarray(v).tolist()))] * 3, dtype=np.float32)   # .tolist(): on the host
 
 
 def declared_host_call(x):

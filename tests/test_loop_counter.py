@@ -126,9 +126,8 @@ def counter_to_float(x):
 
 
 def test_counter_float():
-    # float() of the carried int needs its value on the host (today: that
-    # statement runs in Python after the compiled loop); the loop stays rolled
-    e = check(counter_to_float, X * 100, full_graph=False)
+    # float() of the carried int is a traced Python float: one graph, the loop rolled
+    e = check(counter_to_float, X * 100, graphs=1)
     assert for_modes(e) == ["lax.fori_loop"]
     assert type(e.result[1]) is float
 

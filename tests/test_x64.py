@@ -525,3 +525,16 @@ def test_division_by_a_traced_zero_is_eagers():
     _calls(divisions, [(jnp.ones(2), d) for d in (1, 2, 3, 4, 5, 0, 7, -3)])
     # NumPy integers: // and % by zero give 0 (XLA would give another number)
     check(numpy_int_divisions, np.array([5, 3, -7]), np.array([0, 2, 0]))
+
+
+def abs_of_busy_float(x, s):
+    return x * 2, abs(s), pow(s, 2), divmod(s, 0.25)
+
+
+def test_abs_of_a_traced_python_float_stays_float64():
+    # a Python float argument that keeps changing is traced (float64): abs() of it is
+    # Python's, exact (it was computed by JAX's rules, narrowed to float32)
+    def make():
+        return abs_of_busy_float, None
+
+    check_sequence(make, [lambda fn, _, s=s: fn(jnp.ones(2), s) for s in (0.1, 0.2, 0.3, 0.4, 0.5, -0.6, -0.7)])

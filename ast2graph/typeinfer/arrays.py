@@ -425,9 +425,102 @@ def as_int64(x: Any) -> Any:
     return jnp.asarray(x, dtype=jnp.int64)
 
 
-def round_to_int(x: Any) -> Any:
-    """``round(x)`` of a Python number or NumPy scalar: a Python int (half to even)."""
-    return jnp.round(x).astype(int)
+_ROUNDINGS = {"trunc": jnp.trunc, "floor": jnp.floor, "ceil": jnp.ceil, "round": jnp.round}
+
+
+def python_int_of(x: Any, rounding: str = "trunc") -> Any:
+    """``int(x)`` (``rounding="trunc"``), ``math.floor``/``math.ceil`` or
+    ``round(x)`` (half to even) of a scalar: a Python int's graph value
+    (int64, weak). A float operand out of int64's range (NaN, infinities,
+    beyond 2**63) is caught before, by ``int_conversion_check``."""
+    x = jnp.asarray(x)
+    if jnp.issubdtype(x.dtype, jnp.floating):
+        x = _ROUNDINGS[rounding](x)
+    return cast(x, np.int64, True)
+
+
+python_int_of._a2g_typed = True  # type: ignore[attr-defined]
+
+
+def python_float_of(x: Any) -> Any:
+    """``float(x)`` of a real scalar: a Python float's graph value (float64,
+    weak; a float32 converts exactly, an int rounds as Python's ``float``)."""
+    return cast(jnp.asarray(x), np.float64, True)
+
+
+python_float_of._a2g_typed = True  # type: ignore[attr-defined]
+
+
+def int_conversion_check(x: Any, what: str, where: str) -> None:
+    """At run time, before ``python_int_of``: eager's ValueError for NaN,
+    OverflowError for an infinity; ``IntRangeError`` for a finite value
+    beyond int64 (eager's exact int does not fit the graph's int64)."""
+    from ..lowering.bounded import raise_if   # the run-time check machinery
+
+    x = jnp.asarray(x)
+    if jnp.issubdtype(x.dtype, jnp.floating):
+        bad = jnp.logical_not(jnp.isfinite(x)) | (x >= 2.0 ** 63) | (x < -2.0 ** 63)
+    elif x.dtype == np.uint64:
+        bad = x > np.uint64(2 ** 63 - 1)
+    else:
+        return
+    raise_if(bad, functools.partial(_raise_int_conversion, what, where), x)
+
+
+int_conversion_check._a2g_effect = True  # type: ignore[attr-defined]
+
+
+def _raise_int_conversion(what: str, where: str, mask: Any, x: Any) -> None:
+    if not np.any(np.asarray(mask)):
+        return
+    a = np.asarray(x).reshape(-1)[0]
+    value = int(a) if a.dtype.kind in "iub" else float(a)   # (bfloat16 and the like: kind "V")
+    if isinstance(value, float) and value != value:
+        raise ValueError("cannot convert float NaN to integer")
+    if value in (float("inf"), float("-inf")):
+        raise OverflowError("cannot convert float infinity to integer")
+    from ..diagnostics import IntRangeError
+
+    raise IntRangeError(f"{what} at {where} is {int(value)}, beyond int64: eager Python's int holds it exactly, "
+                        "the graph's int64 cannot; keep the value an array, or run this function eagerly")
+
+
+def index_range_check(i: Any, n: int, message: str) -> None:
+    """At run time: eager's ``IndexError(message)`` unless ``-n <= i < n``
+    (a traced index into a Python list or tuple of ``n`` elements)."""
+    from ..lowering.bounded import raise_if   # the run-time check machinery
+
+    i = jnp.asarray(i)
+    raise_if((i < -n) | (i >= n), functools.partial(_raise_index_range, message), i)
+
+
+index_range_check._a2g_effect = True  # type: ignore[attr-defined]
+
+
+def _raise_index_range(message: str, mask: Any, i: Any) -> None:
+    if np.any(np.asarray(mask)):
+        raise IndexError(message)
+
+
+def pick_item(i: Any, *items: Any) -> Any:
+    """``items[i]`` for a traced index (checked before to be in range; a
+    negative one counts from the end), the items all of one type."""
+    i = jnp.asarray(i)
+    return jnp.stack(items)[jnp.where(i < 0, i + len(items), i)]
+
+
+pick_item._a2g_typed = True  # type: ignore[attr-defined]
+
+
+def put_item(i: Any, new: Any, *items: Any) -> tuple:
+    """The items after ``items[i] = new`` for a traced index (checked before):
+    each one ``new`` where it is the one indexed, itself otherwise."""
+    i = jnp.asarray(i)
+    i = jnp.where(i < 0, i + len(items), i)
+    return tuple(lax.select(i == k, new, item) for k, item in enumerate(items))
+
+
+put_item._a2g_typed = True  # type: ignore[attr-defined]
 
 
 def logical_not(x: Any) -> Any:
@@ -497,6 +590,9 @@ def attribute(x: Any, name: str) -> Any:
 
 
 STATIC_ARRAY_ATTRS = {"shape", "dtype", "ndim", "size"}
+# Methods whose result is a Python object made from the values (a list of
+# numbers, bytes): eager needs them on the host.
+HOST_METHODS = frozenset({"tolist", "tobytes"})
 
 
 @dataclass

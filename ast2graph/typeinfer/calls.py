@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import math
 import operator
 import types
 from typing import Any
@@ -25,7 +26,7 @@ import numpy as np
 
 from ..diagnostics import NoSourceError
 from ..fallback.sites import FallbackCode, GraphBreak
-from ..ir.core import Value
+from ..ir.core import Value, is_extended
 from ..parser import StaleSourceError, unwrap_callable
 from ..resolver import (CallKind, classify_callee, is_effectful, is_host_printer, is_pure_static_callable,
                         qualified_name)
@@ -35,6 +36,7 @@ from .closures import TracedClosure, factory_for, free_names
 from .mutation import numpy_gives_ndarray
 from .nnx import is_nnx, is_variable, nnx_transforms
 from .kinds import CALLS_ARGUMENTS, INSPECTORS, MOVES_ARGUMENTS, Unobservable, contains_standin, observe, standins_in
+from .lattice import INT_BITS, WIDE_INTS, describe
 from .trees import tree_flatten, tree_leaves
 from .state import Frame, ReturnSignal, unit_of_function
 
@@ -42,6 +44,27 @@ _COMPARISONS = (operator.eq, operator.ne, operator.lt, operator.le, operator.gt,
                 arrays.COMPARE["In"], arrays.COMPARE["NotIn"])
 
 _MUTATING_METHODS = jaxcallbacks.MUTATING_METHODS
+def _track_int_bits(out: Value, x: Value) -> None:
+    """The bits the Python int ``out = int(x)`` may need (``lattice.INT_BITS``)
+    and whether a JAX op must check it fits int32 (``WIDE_INTS``)."""
+    dtype = x.type.dtype
+    if x.type.python and dtype.kind in "iu":   # int() of a Python int: the same int
+        if x in INT_BITS:
+            INT_BITS[out] = INT_BITS[x]
+        if x in WIDE_INTS:
+            WIDE_INTS.add(out)
+    elif dtype.kind in "biu" and dtype.itemsize < 8:
+        INT_BITS[out] = 1 if dtype.kind == "b" else dtype.itemsize * 8 - (dtype.kind == "i")
+        if INT_BITS[out] > 31:
+            WIDE_INTS.add(out)
+    else:   # any int64 (a float's value, an int64 or uint64 array's)
+        WIDE_INTS.add(out)
+
+
+# ``x.item()``: the Python number of the dtype's kind (bfloat16 and the like: kind "V", a float)
+_ITEM_KINDS = {"b": bool, "i": int, "u": int, "f": float, "c": complex}
+# math's functions that give a Python int of a number, by the rounding each does
+_MATH_ROUNDINGS = ((math.floor, "floor"), (math.ceil, "ceil"), (math.trunc, "trunc"))
 
 
 def _numpy_to_jnp(fn: Any) -> Any:
@@ -103,6 +126,12 @@ class CallMixin(GeneratorMixin):
                                      f"nnx {qualified_name(callee.transform)}(...)")
             return self.emit_call(_apply_transform, (callee.transform, callee.args, callee.kwargs, *args), kwargs, node,
                                   qualified_name(callee.transform))
+        if isinstance(callee, arrays.ArrayMethod) and callee.name == "item" and not args and not kwargs:
+            kind = _ITEM_KINDS.get(callee.value.type.dtype.kind, float)
+            return self.python_number(callee.value, kind, "trunc", ".item()", node)
+        if isinstance(callee, arrays.ArrayMethod) and callee.name in arrays.HOST_METHODS:
+            raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f".{callee.name}() of a traced array needs its "
+                                   "values on the host (a Python object made from them)")
         if isinstance(callee, arrays.ArrayMethod):
             return self.emit_call(arrays.method_caller(callee.name), (callee.value, *args), kwargs, node, f".{callee.name}")
         if isinstance(callee, arrays.AtMethod):
@@ -442,8 +471,11 @@ class CallMixin(GeneratorMixin):
                 and len(args) + len(kwargs) <= 2 and set(kwargs) <= {"start"}:
             # a list of traced values too: each ``+`` of eager's kinds (float64 NumPy scalars stay float64)
             return self._left_sum(self.iterate_static(args[0], node), (*args[1:], *kwargs.values(), 0)[0], node)
-        if callee is bool and len(args) == 1 and isinstance(args[0], Value):
-            return self.truth(args[0], node)
+        if any(callee is c for c in (int, float, bool)) and len(args) == 1 and not kwargs and isinstance(args[0], Value):
+            return self.python_number(args[0], callee, "trunc", f"{callee.__name__}()", node)
+        rounding = next((r for f, r in _MATH_ROUNDINGS if callee is f), None)   # (a user's callable may be unhashable)
+        if rounding is not None and len(args) == 1 and not kwargs and isinstance(args[0], Value):
+            return self.python_number(args[0], int, rounding, f"math.{callee.__name__}()", node)
         if callee is round and args and isinstance(args[0], Value):
             return self._round(args[0], args[1:] + tuple(kwargs.values()), node)
         if callee in (int, float, bool, complex) and traced:
@@ -483,6 +515,40 @@ class CallMixin(GeneratorMixin):
                                                                          self.mark_fresh(result))
         return NotImplemented
 
+    def python_number(self, x: Value, kind: type, rounding: str, what: str, node: Any) -> Any:
+        """``int(x)``, ``float(x)``, ``bool(x)``, ``math.floor(x)``, ``x.item()``
+        of a traced scalar: a traced Python number (``ArrayType.python``) of
+        eager's type, in the graph. ``int`` truncates toward zero (floor, ceil
+        or half-to-even for ``rounding``); a NaN or an infinity raises eager's
+        error through a run-time check, and a value beyond int64 raises
+        ``IntRangeError`` (eager's int is exact). An operand eager refuses
+        (a jax.Array of rank > 0, a complex, ``math.trunc`` of a jax.Array)
+        runs in Python, where eager raises."""
+        t = x.type
+        item = what == ".item()"
+        if self.outer_traced and "jax" in t.kinds:   # eager's operand is a JAX tracer: it raises
+            raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{what} of a traced value under an outer JAX "
+                                   "transform (eager's operand is a JAX tracer)")
+        if t.mixed or is_extended(t.dtype) or t.dtype.kind == "c" or (t.shape and not item and kind is not bool) \
+                or item and int(np.prod(t.shape)) != 1 or rounding == "trunc" and what.startswith("math.") and not \
+                (t.python or t.numpy):
+            raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{what} of {describe(x)}: eager's result (or "
+                                   "exception) needs its value on the host")
+        if t.shape and kind is not bool:   # .item() of a one-element array
+            x = self.emit_call(jnp.reshape, (x, ()), {}, node, "reshape")
+        if kind is bool:   # (a one-element array of any rank: its truth)
+            out = self.emit_call(arrays.cast, (self.truth(x, node), np.dtype(bool), False), {}, node, "bool")
+        elif kind is float:
+            out = self.emit_call(arrays.python_float_of, (x,), {}, node, "float")
+        else:
+            where = f"{self.loc(node).file}:{self.loc(node).line}"
+            self.emit_call(arrays.int_conversion_check, (x, what, where), {}, node, "int check", effect=True)
+            out = self.emit_call(arrays.python_int_of, (x, rounding), {}, node, what)
+            _track_int_bits(out, x)
+        out.type = out.type.with_kinds(("python",))
+        self.decide(node, "call", "traced number", f"{what} of a traced value: a Python {kind.__name__} in the graph")
+        return out
+
     def _round(self, x: Value, ndigits: tuple, node: Any) -> Any:
         """``round(x)`` / ``round(x, n)`` of a traced value, of eager's kind:
         a Python number or NumPy scalar rounds to a Python int; with ``n``, a
@@ -498,10 +564,8 @@ class CallMixin(GeneratorMixin):
                                    "(or exception) is not JAX's")
         if not (t.python or t.numpy):
             return self.emit_call(round, (x, *ndigits), {}, node, "round")
-        if digits is None:
-            out = self.emit_call(arrays.round_to_int, (x,), {}, node, "round")
-            out.type = out.type.with_kinds(("python",))
-            return out
+        if digits is None:   # a Python int, half to even; NaN and infinities raise eager's errors
+            return self.python_number(x, int, "round", "round()", node)
         out = self.emit_call(jnp.round, (x, digits), {}, node, "round")
         out.type = out.type.with_kinds(t.kinds)
         return out

@@ -45,6 +45,7 @@ from .calls import CallMixin
 from .containers import ContainerMixin
 from .control import ControlMixin
 from .mutation import MutationMixin
+from .listindex import ListIndexMixin, traced_index
 from .nnx import NnxMixin, is_node, is_nnx, is_variable
 from .writeback import WritebackMixin, _NONE
 from .elementwise import ELEMENTWISE, elementwise_type
@@ -141,6 +142,15 @@ def contains_value(tree: Any) -> bool:
     return any(isinstance(x, Value) for x in tree_flatten(tree)[0])
 
 
+def _traced_number_among(leaves: list) -> str:
+    """Text naming a traced Python number among an op's operands ("" if none)."""
+    for x in leaves:
+        if isinstance(x, Value) and x.type.python and not x.type.shape:
+            kind = {"b": "bool", "i": "int", "u": "int", "f": "float", "c": "complex"}.get(x.type.dtype.kind, "number")
+            return f"a traced Python {kind}"
+    return ""
+
+
 class LocalFunction:
     """A ``def``/``lambda`` inside a converted function: inlined when called,
     also when Python code at trace time calls it (``sorted(xs, key=...)``,
@@ -165,7 +175,7 @@ class LocalFunction:
 
 
 class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixin, NnxMixin, WritebackMixin,
-                  ContainerMixin):
+                  ContainerMixin, ListIndexMixin):
     """Abstract interpreter for one call signature of one segment."""
 
     def __init__(self, options: Options):
@@ -357,6 +367,10 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
         except GraphBreak:
             raise
         except Exception as e:  # noqa: BLE001 - classified below: eager's, a traced value's, or ours
+            number = _traced_number_among(leaves)
+            if number and (box.get("tripped") or isinstance(e, (StandinSeen, jax.errors.JAXTypeError))):
+                raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{what} needs the value of {number} as a "
+                                       "shape, size or static argument (eager has the number itself)") from None
             if box.get("tripped") or isinstance(e, StandinSeen):
                 raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{what} looks at a traced array at trace "
                                        "time (its text or truth; eager has its value)") from None
@@ -1009,7 +1023,7 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
             if t.numpy:
                 raise self.graph_break(FallbackCode.TRACE_ERROR, node, "a NumPy array has no attribute 'at' (eager raises AttributeError)")
             return arrays.AtHelper(value)
-        if callable(getattr(jax.Array, attr, None)):
+        if callable(getattr(jax.Array, attr, None)) or attr in arrays.HOST_METHODS:
             return arrays.ArrayMethod(value, attr)
         return self.emit_call(arrays.attribute, (value, attr), {}, node, f".{attr}")
 
@@ -1021,9 +1035,11 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
         if is_variable(obj):   # ``v[...]`` on an NNX Variable (nnx.py)
             return self.nnx_operator(operator.getitem, (obj, idx), node)
         if type(obj) in (list, tuple) and self.traced_int_index(idx):
+            if traced_index(idx) and self.uniform_items(obj):   # numbers of one class (listindex.py)
+                return self.pick_item(obj, idx, node)
             if not self._is_fresh(obj) and type(obj) is not tuple:
                 self._guard_contents(obj, node)   # the items read are the ones it holds now
-            return self.traced_list_load(node, obj, idx)   # containers.py: the item picked by selects
+            return self.traced_list_load(node, obj, idx)   # containers.py: items of joined kinds, by selects
         if isinstance(obj, Value) or contains_value(idx):
             self.check_numpy_index(obj, idx, node)
             return self.emit_call(arrays.getitem, (obj, idx), {}, node, "getitem")
@@ -1224,7 +1240,10 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
             return   # ``CACHE[k] = v`` on an outside dict: replayed after the call (writeback.py)
         self.check_mutable(obj, target, "item assignment")
         if type(obj) is list and self.traced_int_index(idx):
-            self.traced_list_store(target, obj, idx, value)   # containers.py: each item selected
+            if traced_index(idx) and self.uniform_items(obj, (value,)):   # listindex.py
+                self.store_item(obj, idx, value, target)
+            else:
+                self.traced_list_store(target, obj, idx, value)   # containers.py: each item selected
             return
         if contains_value(idx):
             raise self.graph_break(FallbackCode.CONCRETE_VALUE, target, "a traced index into a Python container")

@@ -3,6 +3,7 @@ star arguments, defaults, nested `def`s and lambdas, recursion, `functools.parti
 local functions handed to JAX transformations."""
 
 import functools
+import math
 
 import jax
 import jax.numpy as jnp
@@ -198,12 +199,23 @@ def test_builtins_of_traced_array(x):
 
 def int_of_traced(x):
     n = int(x.sum())
+    return x * n, n, float(x[0]), x.max().item(), math.floor(x[1]), round(float(x[2]))
+
+
+@covers("Call", "one graph", "`int()`/`float()`/`bool()`/`.item()`/`round()`/`math.floor()` of a traced value: a "
+        "traced Python number, of eager's type, in the graph")
+def test_int_of_traced():
+    check(int_of_traced, X, graphs=1)
+
+
+def tolist_of_traced(x):
+    n = int(x.sum().tolist())
     return x * n
 
 
-@covers("Call", "interpreted", "`int()` of a traced value", code="A2G003")
-def test_int_of_traced_falls_back():
-    e = check(int_of_traced, X, full_graph=False, graphs=1)   # the int() statement runs in Python
+@covers("Call", "interpreted", "`.tolist()` of a traced value (a Python object made from its values)", code="A2G003")
+def test_tolist_of_traced_falls_back():
+    e = check(tolist_of_traced, X, full_graph=False, graphs=1)   # the .tolist() statement runs in Python
     assert codes(e) == ["A2G003"]
 
 
