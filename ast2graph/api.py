@@ -46,6 +46,7 @@ from .lowering.codegen import narrow
 from .parser import unwrap_callable
 from .typeinfer import Options, Specialization, specialize, unit_of_function
 from .typeinfer.guards import Identity, changed_attributes, object_key
+from .typeinfer.numpy_api import copy_keeping_views
 from .typeinfer.specialize import leaf_paths, numpy_aliasing
 from .typeinfer.nnx import boundary_leaf, is_node
 from .typeinfer.trees import tree_flatten
@@ -234,11 +235,9 @@ class GraphPlan:
             if key not in made:
                 made[key] = np.array(filled[k])
             filled[k] = made[key]
-        for k in self.fresh_numpy:   # a new array per call, as eager makes (aliases stay aliases)
-            key = id(spec.out_template[k])
-            if key not in made:
-                made[key] = spec.out_template[k].copy()
-            filled[k] = made[key]
+        if self.fresh_numpy:   # new arrays per call, as eager makes (aliases and views stay so)
+            for k, a in zip(self.fresh_numpy, copy_keeping_views([spec.out_template[k] for k in self.fresh_numpy])):
+                filled[k] = a
         for k in self.python_out if concrete else ():
             filled[k] = to_python_number(filled[k])
         for k in self.numpy_scalar_out if concrete else ():
