@@ -44,8 +44,10 @@ from .jit_options import JitOptions
 from .lowering import lower_graph
 from .lowering.codegen import narrow
 from .parser import unwrap_callable
+from .parser.unwrap import array_function_implementation, overrides_array_function
 from .typeinfer import Options, Specialization, specialize, unit_of_function
 from .typeinfer.guards import Identity, changed_attributes, object_key
+from .typeinfer import numpy_api
 from .typeinfer.numpy_api import copy_keeping_views
 from .typeinfer.specialize import leaf_paths, numpy_aliasing
 from .typeinfer.nnx import boundary_leaf, is_node
@@ -575,8 +577,13 @@ class StaticFunction:
         self._traced_statics: set = set()
         self.eager_reason: FallbackSite | None = None
         self._unit = None
+        # np.polyval & co. convert their Python implementation; a call with an argument
+        # overriding __array_function__ goes through NumPy's dispatcher, as eager's does
+        self._dispatcher = array_function_implementation(fn) is not None
         try:
-            self._target, self._bound_args, self._bound_kwargs = unwrap_callable(fn)
+            # one with a JAX equivalent is converted as a user's call of it (one array op)
+            self._target, self._bound_args, self._bound_kwargs = unwrap_callable(
+                numpy_api.calling(fn) if self._dispatcher and numpy_api.has_graph_equivalent(fn) else fn)
             with _gc_paused():
                 self._unit = unit_of_function(self._target)
         except NoSourceError as e:
@@ -634,6 +641,8 @@ class StaticFunction:
         return functools.partial(self, obj)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if self._dispatcher and overrides_array_function((args, kwargs)):
+            return self._fn(*args, **kwargs)
         try:
             fast = self._fast
             if fast is not None and not kwargs:

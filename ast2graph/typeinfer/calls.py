@@ -32,7 +32,8 @@ from ..resolver import (CallKind, classify_callee, is_effectful, is_host_printer
 from . import arrays, jaxcallbacks
 from .generators import GeneratorMixin
 from .closures import TracedClosure, factory_for, free_names
-from .mutation import numpy_gives_ndarray
+from . import numpy_api
+from .mutation import is_numpy_callable, numpy_gives_ndarray
 from .nnx import is_nnx, is_variable, nnx_transforms
 from .kinds import CALLS_ARGUMENTS, INSPECTORS, MOVES_ARGUMENTS, Unobservable, contains_standin, observe, standins_in
 from .trees import tree_flatten, tree_leaves
@@ -185,9 +186,12 @@ class CallMixin(GeneratorMixin):
                 fn, args = _apply_callable, (callee, *args)
             try:
                 leaves, treedef = tree_flatten((args, kwargs), is_leaf=lambda x: isinstance(x, Value))
-                return self.emit_call(fn, args, kwargs, node, numpy_fn=numpy_gives_ndarray(callee, leaves, treedef),
-                                      eager_fn=callee if fn is not callee else None,
-                                      callee=None if holds_arrays else callee)
+                result = self.emit_call(fn, args, kwargs, node, numpy_fn=numpy_gives_ndarray(callee, leaves, treedef),
+                                        eager_fn=callee if fn is not callee else None,
+                                        callee=None if holds_arrays else callee)
+                if fn is not callee and is_numpy_callable(callee):   # np.meshgrid's tuple, not jnp's list
+                    result = numpy_api.with_eager_containers(callee, args, kwargs, result)
+                return result
             except GraphBreak:
                 declared = arrays.parse_returns_annotation(self.loc(node).source_line()) if traced else None
                 if declared is None:

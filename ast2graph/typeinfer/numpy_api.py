@@ -12,6 +12,9 @@ do; an array sharing memory with nothing is copied on its own.
 
 from __future__ import annotations
 
+from typing import Any
+
+import jax
 import numpy as np
 
 
@@ -54,3 +57,61 @@ def copy_keeping_views(arrays: list[np.ndarray]) -> list[np.ndarray]:
             out[k] = made[id(a)]
     return out
 
+
+def calling(fn: Any) -> Any:
+    """A Python function calling the NumPy function ``fn`` (``np.polyval``)
+    as a user's function would: converted, the call is the graph's array op
+    for ``fn`` (``jnp.polyval`` on traced values, with NumPy's result kinds
+    and dtypes), as inside any user function."""
+    def numpy_function(*args: Any, **kwargs: Any) -> Any:
+        return fn(*args, **kwargs)
+
+    numpy_function.__qualname__ = numpy_function.__name__ = getattr(fn, "__name__", "numpy_function")
+    return numpy_function
+
+
+def has_graph_equivalent(fn: Any) -> bool:
+    """Whether a NumPy function called on traced values runs as a JAX op."""
+    from .calls import _numpy_to_jnp
+
+    return _numpy_to_jnp(fn) is not fn
+
+
+def with_eager_containers(callee: Any, args: tuple, kwargs: dict, result: Any) -> Any:
+    """``result`` (what the JAX equivalent of the NumPy function ``callee``
+    gave on traced values) in the containers eager's ``callee`` returns:
+    ``np.meshgrid`` gives a tuple where ``jnp.meshgrid`` gives a list,
+    ``np.linalg.eigh`` NumPy's ``EighResult``. Eager's are read by running
+    ``callee`` once on data of the operands' kinds (NumPy functions are pure);
+    a result that is no list or tuple is returned as it is."""
+    if not isinstance(result, (list, tuple)):
+        return result
+    import warnings
+
+    from ..ir.core import Value
+    from .mutation import _PROBE_SEED, _exemplar
+    from .trees import tree_flatten
+
+    rng = np.random.default_rng(_PROBE_SEED)
+    leaves, treedef = tree_flatten((args, kwargs), is_leaf=lambda x: isinstance(x, Value))
+    dummies = [_exemplar(x, rng) if isinstance(x, Value) else x for x in leaves]
+    try:
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            dargs, dkwargs = jax.tree_util.tree_unflatten(treedef, dummies)
+            eager = callee(*dargs, **dkwargs)
+    except Exception:  # noqa: BLE001 - eager's containers not known: left as they are
+        return result
+    return _restructure(eager, result)
+
+
+def _restructure(eager: Any, mine: Any) -> Any:
+    if not (isinstance(eager, (list, tuple)) and isinstance(mine, (list, tuple)) and len(eager) == len(mine)):
+        return mine
+    items = [_restructure(e, m) for e, m in zip(eager, mine)]
+    kind = type(eager)
+    if kind is list or kind is tuple:
+        return kind(items)
+    if issubclass(kind, tuple) and hasattr(kind, "_fields"):   # a named tuple (EighResult, SVDResult)
+        return kind(*items)
+    return type(mine)(items)
