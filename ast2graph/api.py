@@ -44,7 +44,7 @@ from .jit_options import JitOptions
 from .lowering import lower_graph
 from .lowering.codegen import narrow
 from .parser import unwrap_callable
-from .parser.unwrap import array_function_implementation, overrides_array_function
+from .parser.unwrap import array_function_implementation, code_signature, overrides_array_function
 from .typeinfer import Options, Specialization, specialize, unit_of_function
 from .typeinfer.guards import Identity, changed_attributes, object_key
 from .typeinfer import numpy_api
@@ -605,7 +605,7 @@ class StaticFunction:
                 f"{self._unit.qualname} (or a function nested in it) assigns nonlocal variables {sorted(rebound)}",
                 self._unit.loc(self._unit.tree)), fn)
             return
-        self._signature = inspect.signature(self._target, follow_wrapped=False)   # a wraps() wrapper runs its own code
+        self._signature = code_signature(self._target)   # a wraps() wrapper runs its own code
         params = list(self._signature.parameters.values())
         simple = all(p.kind is p.POSITIONAL_OR_KEYWORD for p in params)
         self._simple = simple

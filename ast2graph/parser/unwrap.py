@@ -109,3 +109,15 @@ def _unwrap_call_method(obj: object, depth: int) -> Unwrapped | None:
     if not isinstance(raw, (types.FunctionType, staticmethod, classmethod)):
         return None
     return _unwrap(raw.__get__(obj, type(obj)), depth + 1)
+
+
+def code_signature(fn: types.FunctionType) -> inspect.Signature:
+    """The parameters ``fn``'s code binds, whatever ``fn.__signature__`` or
+    ``__wrapped__`` claim (array-api-compat's ``get_xp`` wrapper declares its
+    wrapped function's parameters over its own ``*args, **kwargs``)."""
+    if "__signature__" not in getattr(fn, "__dict__", {}):
+        return inspect.signature(fn, follow_wrapped=False)
+    plain = types.FunctionType(fn.__code__, fn.__globals__, fn.__name__, fn.__defaults__, fn.__closure__)
+    plain.__kwdefaults__ = fn.__kwdefaults__
+    return inspect.signature(plain, follow_wrapped=False)
+

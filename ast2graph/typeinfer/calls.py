@@ -27,6 +27,7 @@ from ..diagnostics import NoSourceError
 from ..fallback.sites import FallbackCode, GraphBreak
 from ..ir.core import Value
 from ..parser import StaleSourceError, unwrap_callable
+from ..parser.unwrap import code_signature
 from ..resolver import (CallKind, classify_callee, is_effectful, is_host_printer, is_pure_static_callable,
                         qualified_name)
 from . import arrays, jaxcallbacks
@@ -37,7 +38,7 @@ from .mutation import is_numpy_callable, numpy_gives_ndarray
 from .nnx import is_nnx, is_variable, nnx_transforms
 from .kinds import CALLS_ARGUMENTS, INSPECTORS, MOVES_ARGUMENTS, Unobservable, contains_standin, observe, standins_in
 from .trees import tree_flatten, tree_leaves
-from .state import Frame, ReturnSignal, unit_of_function
+from .state import Frame, Guard, ReturnSignal, unit_of_function
 
 _COMPARISONS = (operator.eq, operator.ne, operator.lt, operator.le, operator.gt, operator.ge,
                 arrays.COMPARE["In"], arrays.COMPARE["NotIn"])
@@ -171,7 +172,8 @@ class CallMixin(GeneratorMixin):
             return self.static_call(callee, args, kwargs, node)
         holds_arrays = contains_value(callee)   # a pytree callable (an Equinox module) holding traced arrays
         if kind is CallKind.ARRAY_OP or traced or holds_arrays:
-            fn = _numpy_to_jnp(callee) if traced else callee
+            # np.asanyarray(x, order='C'), np.array(x, copy=None): NumPy's conversions; else np.sin -> jnp.sin
+            fn = (numpy_api.conversion(callee, args, kwargs) or _numpy_to_jnp(callee)) if traced else callee
             args, kwargs = self._closures_for_jax((args, kwargs), node)
             # a local function closing over NNX objects (``lax.scan(lambda c, x: self.cell(c, x), ...)``)
             closes_over_nnx = self.nnx_in(args, kwargs)
@@ -202,6 +204,15 @@ class CallMixin(GeneratorMixin):
             obj = self.mark_fresh(object.__new__(callee))
             self.call(init, (obj, *args), kwargs, node)
             return obj
+        if isinstance(callee, functools._lru_cache_wrapper) and not traced:
+            # a memoised function of static (hashable) values: called as eager
+            # calls it, the first time a graph is traced for these values; eager's
+            # later calls take the cached result, which the graph holds
+            self.decide(node, "call", "trace time", f"{qualified_name(callee)} is memoised (functools.lru_cache): "
+                        "its result for these static arguments is computed once")
+            result = self.static_call(callee, args, kwargs, node)
+            self._guard_cache(callee)
+            return result
         if is_pure_static_callable(callee) or kind is CallKind.BUILTIN or isinstance(callee, type):
             if traced and id(callee) in INSPECTORS:   # not modelled by _special_builtin: eager looks at the object
                 raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{qualified_name(callee)} of a traced value "
@@ -209,6 +220,21 @@ class CallMixin(GeneratorMixin):
             result = self.static_call(callee, args, kwargs, node)
             return self.mark_fresh(result) if isinstance(result, (list, dict, set)) else result
         raise self.graph_break(FallbackCode.OPAQUE_CALL, node, f"{qualified_name(callee)} is not known to be free of side effects", "call")
+
+    def _guard_cache(self, callee: Any) -> None:
+        """The graph holds results of the memoised ``callee``: valid while its
+        cache is as the trace left it (a ``cache_clear()`` or an eviction makes
+        eager call it again, with its effects: the graph re-specialises)."""
+        def state() -> tuple:
+            info = callee.cache_info()
+            return info.misses, info.currsize
+
+        boxes = self.__dict__.setdefault("_cache_states", {})
+        box = boxes.get(id(callee))
+        if box is None:   # one guard per function, holding the state after its last call in the trace
+            box = boxes[id(callee)] = [None]
+            self.guards.append(Guard(lambda: state() == box[0], True, f"the cache of {qualified_name(callee)}"))
+        box[0] = state()
 
     def _nnx_library_call(self, callee: Any, args: tuple, kwargs: dict, node: Any) -> Any:
         """A call that is not converted (library code, a builtin) with NNX
@@ -632,7 +658,7 @@ class CallMixin(GeneratorMixin):
             raise self.graph_break(FallbackCode.UNSUPPORTED_SYNTAX, node, f"{qualified_name(callee)} cannot be converted: {e}")
         merged = {**bound_kwargs, **kwargs}
         try:
-            bound = inspect.signature(fn, follow_wrapped=False).bind(*bound_args, *args, **merged)
+            bound = code_signature(fn).bind(*bound_args, *args, **merged)
         except TypeError as e:
             raise self.graph_break(FallbackCode.TRACE_ERROR, node, f"calling {unit.qualname}: {e} (eager raises TypeError)")
         bound.apply_defaults()

@@ -675,7 +675,11 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
             return self.emit_call(fn, (left, right), {}, node, fn.__name__)
         if not (type(left) in _IMMUTABLE and type(right) in _IMMUTABLE) and contains_standin((left, right)):
             return self.standin_operator(fn, left, right, node)
-        return self.static_call(fn, (left, right), {}, node)
+        out = self.static_call(fn, (left, right), {}, node)
+        if type(out) in (list, dict, set) and type(left) in (list, dict, set, tuple, int) and out is not left \
+                and out is not right:
+            self.mark_fresh(out)   # [slice(None)] * nd, xs + ys, d | e: a new container, this call's own
+        return out
 
     def _traced_division(self, fn: Callable, left: Any, right: Value, node: Any) -> Any:
         """``left / right`` (``//``, ``%``) by a traced divisor, zero included as

@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 
 
@@ -115,3 +116,55 @@ def _restructure(eager: Any, mine: Any) -> Any:
     if issubclass(kind, tuple) and hasattr(kind, "_fields"):   # a named tuple (EighResult, SVDResult)
         return kind(*items)
     return type(mine)(items)
+
+
+# NumPy's conversion functions on traced values, as JAX ops: the memory layout
+# (``order``) never changes a value, and a result that may be the operand
+# itself (``copy=None``) is marked a view of it (mutation.VIEW_NAMES), so a
+# write through either falls back unless nothing else sees the array.
+def asarray(a: Any, dtype: Any = None, order: Any = None, **_: Any) -> Any:
+    return jnp.asarray(a, dtype=dtype)
+
+
+def asanyarray(a: Any, dtype: Any = None, order: Any = None, **_: Any) -> Any:
+    return jnp.asarray(a, dtype=dtype)
+
+
+def ascontiguousarray(a: Any, dtype: Any = None, **_: Any) -> Any:
+    return jnp.asarray(a, dtype=dtype)
+
+
+def array(a: Any, dtype: Any = None, *, copy: Any = True, order: Any = "K", subok: bool = False, ndmin: int = 0,
+          **_: Any) -> Any:
+    return jnp.array(a, dtype=dtype, ndmin=ndmin)
+
+
+def conversion(callee: Any, args: tuple, kwargs: dict) -> Any:
+    """The JAX op for a NumPy conversion call on traced values (``np.asanyarray(x,
+    order='C')``, ``np.array(x, copy=None)``), or None where there is none
+    (``like=``, ``copy=False``, an unknown keyword: the call falls back)."""
+    name = getattr(callee, "__name__", "")
+    if not isinstance(callee, type(np.asarray)) or callee is not getattr(np, name, None) \
+            or name not in ("asarray", "asanyarray", "ascontiguousarray", "array"):
+        return None
+    allowed = {"asarray": {"dtype", "order", "copy", "device"}, "asanyarray": {"dtype", "order", "copy", "device"},
+               "ascontiguousarray": {"dtype"}, "array": {"dtype", "copy", "order", "subok", "ndmin"}}[name]
+    if set(kwargs) - allowed or kwargs.get("device") not in (None, "cpu") or len(args) > 3:
+        return None
+    copy = kwargs.get("copy", True if name == "array" else None)
+    if copy is False or isinstance(copy, np._CopyMode) and copy is np._CopyMode.NEVER:
+        return None   # raises where a copy is needed: eager decides it
+    if name == "array":
+        if kwargs.get("subok"):
+            return None
+        # copy=None (or IF_NEEDED) may hand back the operand itself: a view, as np.asarray
+        return array if copy is True or copy is np._CopyMode.ALWAYS else _array_if_needed
+    return {"asarray": asarray, "asanyarray": asanyarray, "ascontiguousarray": ascontiguousarray}[name]
+
+
+def _array_if_needed(a: Any, dtype: Any = None, *, copy: Any = None, order: Any = "K", subok: bool = False,
+                     ndmin: int = 0) -> Any:
+    return jnp.array(a, dtype=dtype, ndmin=ndmin)
+
+
+_array_if_needed.__name__ = "asarray"   # mutation.VIEW_NAMES: may be the operand itself

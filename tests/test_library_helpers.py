@@ -1,0 +1,109 @@
+"""Library-style helpers converted as they are written: ``functools.lru_cache``
+functions of static values, wrappers whose ``__signature__`` differs from
+their code's, containers built by ``*``/``+``, and NumPy's conversion
+functions (``np.asanyarray``, ``np.asarray(order=...)``, ``np.array(copy=None)``)
+on traced values, each against eager."""
+
+from __future__ import annotations
+
+import functools
+import inspect
+
+import numpy as np
+import pytest
+
+from tests.helpers import check, check_sequence
+
+X = np.arange(6.0).reshape(2, 3) + 0.5
+MISSES: list = []
+
+
+@functools.lru_cache(maxsize=8)
+def _scale_for(kind: str, n: int) -> float:
+    MISSES.append((kind, n))   # runs only on a cache miss, in eager as in the graph
+    return {"mean": 1.0 / n, "sum": 1.0}[kind]
+
+
+def reduce_rows(x, kind="mean"):
+    return x.sum(axis=1) * _scale_for(kind, x.shape[1])
+
+
+def test_lru_cached_helper_of_static_values_is_one_graph():
+    _scale_for.cache_clear()
+    check(reduce_rows, X, graphs=1)
+
+
+def test_lru_cached_helper_misses_and_hits_as_eager():
+    def make():
+        _scale_for.cache_clear()
+        MISSES.clear()
+        return reduce_rows, None
+
+    def call(kind, clear=False):
+        def step(fn, world):
+            if clear:
+                _scale_for.cache_clear()
+            out = fn(X, kind)
+            return out, list(MISSES)
+        return step
+
+    check_sequence(make, [call("mean"), call("mean"), call("sum"), call("mean", clear=True), call("sum")],
+                   full_graph=False)
+
+
+def _with_xp(f):
+    """array-api-compat's get_xp: the wrapper declares f's parameters (minus xp)."""
+    @functools.wraps(f)
+    def wrapped(*args, **kwargs):
+        return f(*args, xp=np, **kwargs)
+
+    sig = inspect.signature(f)
+    wrapped.__signature__ = sig.replace(parameters=[p for n, p in sig.parameters.items() if n != "xp"])
+    return wrapped
+
+
+@_with_xp
+def softmax_rows(x, axis=-1, *, xp):
+    e = xp.exp(x - xp.max(x, axis=axis, keepdims=True))
+    return e / xp.sum(e, axis=axis, keepdims=True)
+
+
+def test_wrapper_with_declared_signature_binds_its_code():
+    check(softmax_rows, X, graphs=1)
+    check(lambda x: softmax_rows(x, axis=0) + 1, X, graphs=1)
+
+
+def test_list_repeated_then_written_is_the_functions_own():
+    def diffs(y, axis=-1):
+        nd = y.ndim
+        lo, hi = [slice(None)] * nd, [slice(None)] + [slice(None)] * (nd - 1)
+        lo[axis], hi[axis] = slice(1, None), slice(None, -1)
+        return y[tuple(lo)] - y[tuple(hi)]
+
+    check(diffs, X, graphs=1)
+    check(lambda y: diffs(y, 0), X, graphs=1)
+
+
+@pytest.mark.parametrize("convert", [
+    lambda x: np.asarray(x, order="C"),
+    lambda x: np.asanyarray(x, dtype=np.float32),
+    lambda x: np.ascontiguousarray(x),
+    lambda x: np.array(x, copy=None),
+    lambda x: np.array(x, ndmin=3),
+    lambda x: np.asarray(x.T, order="F"),
+], ids=["asarray-order", "asanyarray-dtype", "ascontiguousarray", "array-copy-none", "array-ndmin", "asarray-F"])
+def test_numpy_conversions_of_traced_values(convert):
+    def f(x):
+        y = convert(x * 2.0)
+        return y.sum(axis=-1), y
+
+    check(f, X, graphs=1)
+
+
+def test_write_into_converted_argument_reaches_the_argument():
+    def f(x):
+        y = np.asanyarray(x, order="C")   # x itself: the write shows in the caller's array
+        y[0, 0] = 100.0
+        return x.sum() + y.sum()
+
+    check(f, X, full_graph=False)
