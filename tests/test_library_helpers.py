@@ -107,3 +107,59 @@ def test_write_into_converted_argument_reaches_the_argument():
         return x.sum() + y.sum()
 
     check(f, X, full_graph=False)
+
+
+def _exp_in_place(y):
+    np.exp(y, out=y)   # writes the caller's array
+    return y
+
+
+@pytest.mark.parametrize("name", ["local", "temporary-where", "argument", "asarray-view", "helper", "loop", "cast-raises",
+                                  "aliased"])
+def test_ufunc_out_writes_as_eager(name):
+    def local(x):
+        y = x * 2
+        np.exp(y, out=y)
+        return y
+
+    def temporary_where(h0, h1):
+        return np.true_divide(h0, h1, out=np.zeros_like(h0), where=h1 != 0)
+
+    def argument(x):
+        np.exp(x, out=x)
+        return x.sum()
+
+    def asarray_view(x):   # sklearn.utils.extmath.softmax
+        X = x.copy()
+        X -= np.max(X, axis=1).reshape((-1, 1))
+        np.exp(X, out=np.asarray(X))
+        X /= np.sum(X, axis=1).reshape((-1, 1))
+        return X
+
+    def helper(x):
+        y = x + 1.0
+        z = _exp_in_place(y)
+        return y, z
+
+    def loop(x):
+        y = np.ones_like(x)
+        for k in range(3):
+            np.multiply(y, x, out=y)
+        return y
+
+    def cast_raises(x):
+        y = np.zeros(3, dtype=np.int64)
+        np.add(x[0], 1.0, out=y)   # float64 into int64: eager raises UFuncTypeError
+        return y
+
+    def aliased(x):
+        y = x.copy()
+        z = y
+        np.exp(y, out=y)
+        return z
+
+    fn = {"local": local, "temporary-where": temporary_where, "argument": argument, "asarray-view": asarray_view,
+          "helper": helper, "loop": loop, "cast-raises": cast_raises, "aliased": aliased}[name]
+    args = (X, np.where(X > 1, X, 0.0)) if name == "temporary-where" else (X,)
+    one = name in ("local", "temporary-where", "argument", "asarray-view", "loop")
+    check(fn, *args, full_graph=one, graphs=1 if one else None)

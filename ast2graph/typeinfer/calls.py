@@ -170,6 +170,10 @@ class CallMixin(GeneratorMixin):
             # functools.reduce(lambda a, b: ..., xs), map(lambda ...): Python calls the
             # local function, which is inlined; traced values pass through untouched
             return self.static_call(callee, args, kwargs, node)
+        if traced and numpy_api.returns_operand(callee, args, kwargs):
+            return args[0]   # np.asarray(x) of a NumPy array is x itself
+        if traced and isinstance(callee, np.ufunc) and kwargs.get("out", None) is not None:
+            return self._ufunc_out(callee, args, kwargs, node)
         holds_arrays = contains_value(callee)   # a pytree callable (an Equinox module) holding traced arrays
         if kind is CallKind.ARRAY_OP or traced or holds_arrays:
             # np.asanyarray(x, order='C'), np.array(x, copy=None): NumPy's conversions; else np.sin -> jnp.sin
@@ -220,6 +224,43 @@ class CallMixin(GeneratorMixin):
             result = self.static_call(callee, args, kwargs, node)
             return self.mark_fresh(result) if isinstance(result, (list, dict, set)) else result
         raise self.graph_break(FallbackCode.OPAQUE_CALL, node, f"{qualified_name(callee)} is not known to be free of side effects", "call")
+
+    def _ufunc_out(self, ufunc: Any, args: tuple, kwargs: dict, node: Any) -> Any:
+        """``np.exp(x, out=x)``, ``np.divide(a, b, out=np.zeros_like(a), where=b != 0)``:
+        the result (``where`` it holds; ``out``'s elements elsewhere) cast to
+        ``out``'s dtype as NumPy's ``same_kind`` rule allows, written into ``out``
+        as ``out[...] = r`` when one local name holds it (the write's alias checks
+        apply), handed on as it is when nothing else can see ``out``. Eager
+        returns ``out`` itself."""
+        kwargs = dict(kwargs)
+        out, where = kwargs.pop("out"), kwargs.pop("where", True)
+        if type(out) is tuple and len(out) == 1:
+            out = out[0]
+        if out is Ellipsis or not isinstance(out, Value) or not out.type.numpy or out.type.python \
+                or not out.type.shape or ufunc.nout != 1 or id(out) in self.view_of:
+            raise self.graph_break(FallbackCode.MUTATION, node, f"{qualified_name(ufunc)} writes its result into an "
+                                   "array the graph cannot update in place here (out=)")
+        result = self.call(ufunc, args, kwargs, node)
+        if not isinstance(result, Value) or not np.can_cast(result.type.dtype, out.type.dtype, casting="same_kind") \
+                or np.broadcast_shapes(result.type.shape, out.type.shape) != out.type.shape:
+            raise self.graph_break(FallbackCode.TRACE_ERROR, node, f"{qualified_name(ufunc)}'s result cannot be cast "
+                                   "or broadcast into out= (eager raises)")
+        if where is not True:
+            result = self.call(np.where, (where, result, out), {}, node)
+        names = [k for k, v in self.frame.env.items() if v is out]
+        if len(names) == 1:
+            target = gast.Subscript(value=gast.Name(id=names[0], ctx=gast.Load(), annotation=None, type_comment=None),
+                                    slice=gast.Constant(value=Ellipsis, kind=None), ctx=gast.Store())
+            gast.copy_location(target, node)
+            gast.copy_location(target.value, node)
+            self.array_store(target, out, Ellipsis, result)
+            return self.frame.env[names[0]]
+        holder = next(self._references(out, ""), None)
+        if names or holder is not None or id(out) in self.input_of:
+            raise self.graph_break(FallbackCode.MUTATION, node, f"{qualified_name(ufunc)} writes into out=, which is "
+                                   f"also reachable as {holder or names}", "call")
+        return self.call(np.asarray, (result, out.type.dtype), {}, node) if result.type.dtype != out.type.dtype \
+            else result
 
     def _guard_cache(self, callee: Any) -> None:
         """The graph holds results of the memoised ``callee``: valid while its

@@ -168,3 +168,20 @@ def _array_if_needed(a: Any, dtype: Any = None, *, copy: Any = None, order: Any 
 
 
 _array_if_needed.__name__ = "asarray"   # mutation.VIEW_NAMES: may be the operand itself
+
+
+def returns_operand(callee: Any, args: tuple, kwargs: dict) -> bool:
+    """Whether eager's ``np.asarray(x)`` (``asanyarray``, ``array(x, copy=None)``)
+    of the NumPy array ``x`` (``args[0]``, a graph value of NumPy kind) is ``x``
+    itself: no dtype change, no ``ndmin``, and an order any layout satisfies."""
+    from ..ir.core import Value
+
+    fn = conversion(callee, args, kwargs)
+    if fn not in (asarray, asanyarray, _array_if_needed) or not args or len(args) > 1:
+        return False
+    x = args[0]
+    if not (isinstance(x, Value) and x.type.numpy and not x.type.python and x.type.shape):
+        return False
+    dtype = kwargs.get("dtype")
+    return (dtype is None or np.dtype(dtype) == x.type.dtype) and kwargs.get("order") in (None, "K", "A") \
+        and not kwargs.get("ndmin")
