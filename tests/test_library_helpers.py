@@ -163,3 +163,21 @@ def test_ufunc_out_writes_as_eager(name):
     args = (X, np.where(X > 1, X, 0.0)) if name == "temporary-where" else (X,)
     one = name in ("local", "temporary-where", "argument", "asarray-view", "loop")
     check(fn, *args, full_graph=one, graphs=1 if one else None)
+
+
+@pytest.mark.parametrize("data", [X, np.array([1.0, np.inf, 2.0])], ids=["finite", "inf"])
+def test_numpy_python_function_on_traced_values_is_converted(data):
+    """np.asarray_chkfinite has no JAX twin: its NumPy code is converted (its
+    `raise` a run-time check raising eager's ValueError)."""
+    def f(x):
+        return np.asarray_chkfinite(x * 2.0).sum()
+
+    check(f, data, graphs=1)
+
+
+@pytest.mark.parametrize("z", [np.arange(3.0) + 0j, np.arange(3.0) + 1j])
+def test_numpy_python_function_with_dtype_by_path_stays_eagers(z):
+    def f(z):
+        return np.real_if_close(z * 2)   # float64 or complex128, by data: not one graph
+
+    check(f, z, full_graph=False)

@@ -174,6 +174,13 @@ class CallMixin(GeneratorMixin):
             return args[0]   # np.asarray(x) of a NumPy array is x itself
         if traced and isinstance(callee, np.ufunc) and kwargs.get("out", None) is not None:
             return self._ufunc_out(callee, args, kwargs, node)
+        numpy_python = numpy_api.python_code(callee) if traced and kind is CallKind.ARRAY_OP else None
+        if numpy_python is not None:   # np.asarray_chkfinite, np.real_if_close: NumPy's own Python, converted
+            start = len(self.region.ops)
+            try:
+                return self.inline_user(numpy_python, args, kwargs, node)
+            except GraphBreak:
+                del self.region.ops[start:]   # as before: run on the traced values (NumPy's code is pure)
         holds_arrays = contains_value(callee)   # a pytree callable (an Equinox module) holding traced arrays
         if kind is CallKind.ARRAY_OP or traced or holds_arrays:
             # np.asanyarray(x, order='C'), np.array(x, copy=None): NumPy's conversions; else np.sin -> jnp.sin

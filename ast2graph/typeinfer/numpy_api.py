@@ -185,3 +185,22 @@ def returns_operand(callee: Any, args: tuple, kwargs: dict) -> bool:
     dtype = kwargs.get("dtype")
     return (dtype is None or np.dtype(dtype) == x.type.dtype) and kwargs.get("order") in (None, "K", "A") \
         and not kwargs.get("ndmin")
+
+
+def python_code(callee: Any) -> Any:
+    """The Python function of NumPy's own (``np.asarray_chkfinite``, a
+    dispatcher's ``_implementation``) to convert when ``callee`` is called on
+    traced values and has no JAX equivalent (``np.sin``, ``np.polyval`` run as
+    JAX ops) nor a rule here (``conversion``); None otherwise."""
+    import types
+
+    from ..parser.unwrap import array_function_implementation
+
+    if isinstance(callee, np.ufunc) or has_graph_equivalent(callee) or conversion(callee, (), {}) is not None:
+        return None
+    fn = array_function_implementation(callee) or callee
+    module = getattr(fn, "__module__", "") or ""
+    if not isinstance(fn, types.FunctionType) or not (module == "numpy" or module.startswith("numpy.")) \
+            or fn.__code__.co_filename[:1] == "<":
+        return None
+    return fn
