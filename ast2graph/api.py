@@ -581,9 +581,11 @@ class StaticFunction:
         # overriding __array_function__ goes through NumPy's dispatcher, as eager's does
         self._dispatcher = array_function_implementation(fn) is not None
         try:
-            # one with a JAX equivalent is converted as a user's call of it (one array op)
+            # one with a JAX equivalent (np.polyval, a ufunc such as np.exp or scipy.special.expit)
+            # is converted as a user's call of it (one array op)
             self._target, self._bound_args, self._bound_kwargs = unwrap_callable(
-                numpy_api.calling(fn) if self._dispatcher and numpy_api.has_graph_equivalent(fn) else fn)
+                numpy_api.calling(fn) if (self._dispatcher or isinstance(fn, np.ufunc))
+                and numpy_api.has_graph_equivalent(fn) else fn)
             with _gc_paused():
                 self._unit = unit_of_function(self._target)
         except NoSourceError as e:

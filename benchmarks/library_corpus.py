@@ -54,6 +54,11 @@ def _spd(n: int = 4) -> np.ndarray:
     return a @ a.T + n * np.eye(n)
 
 
+def _prob(seed: int = 0, n: int = 6) -> np.ndarray:
+    p = np.abs(_vec(n, seed)) + 0.1
+    return p / p.sum()
+
+
 def _jvec(n: int = 8, seed: int = 0):
     return jnp.asarray(_rng(seed).normal(size=n), dtype=jnp.float32)
 
@@ -78,6 +83,15 @@ def _numpy_entries() -> list[Entry]:
 
     def gradient_user(y):
         return np.gradient(y)
+
+    def lstsq_user(a, b):
+        return np.linalg.lstsq(a, b, rcond=None)[0]
+
+    def histogram_user(x):
+        return np.histogram(x, bins=4, range=(-3.0, 3.0))[0]
+
+    def chkfinite_user(x):
+        return np.asarray_chkfinite(x * 2.0).sum()
 
     return [
         E("np.polyval", np.polyval, lambda: (np.array([1.0, -2.0, 0.5]), _vec())),
@@ -108,6 +122,15 @@ def _numpy_entries() -> list[Entry]:
         E("np.tril", np.tril, lambda: (_mat(),)),
         E("np.ptp", np.ptp, lambda: (_vec(),)),
         E("np.meshgrid", np.meshgrid, lambda: (_vec(3), _vec(2, 1))),
+        E("np.linalg.qr", np.linalg.qr, lambda: (_mat(4, 3),)),
+        E("np.linalg.slogdet", np.linalg.slogdet, lambda: (_spd(),)),
+        E("np.linalg.lstsq", lstsq_user, lambda: (_mat(4, 3), _vec(4)), "user"),
+        E("np.histogram", histogram_user, lambda: (_vec(16),), "user"),
+        E("np.searchsorted", np.searchsorted, lambda: (np.sort(_vec()), 0.1)),
+        E("np.clip", np.clip, lambda: (_vec(), -0.5, 0.5)),
+        E("np.cumsum", np.cumsum, lambda: (_vec(),)),
+        E("np.exp (ufunc)", np.exp, lambda: (_vec(),)),
+        E("np.asarray_chkfinite", chkfinite_user, lambda: (_vec(),), "user"),
     ]
 
 
@@ -116,6 +139,7 @@ def _scipy_entries() -> list[Entry]:
     import scipy.optimize
     import scipy.spatial.distance
     import scipy.special
+    import scipy.stats
 
     E = lambda name, fn, args, style="direct", **kw: Entry("scipy", name, style, fn, args, **kw)  # noqa: E731
 
@@ -135,12 +159,17 @@ def _scipy_entries() -> list[Entry]:
         E("scipy.optimize.rosen_der", scipy.optimize.rosen_der, lambda: (_vec(5),)),
         E("scipy.spatial.distance.euclidean", scipy.spatial.distance.euclidean, lambda: (_vec(4), _vec(4, 1))),
         E("scipy.spatial.distance.cosine", scipy.spatial.distance.cosine, lambda: (_vec(4), _vec(4, 1))),
+        E("scipy.special.expit", scipy.special.expit, lambda: (_vec(),)),
+        E("scipy.special.xlogy", scipy.special.xlogy, lambda: (_prob(), _prob(1))),
+        E("scipy.special.entr", scipy.special.entr, lambda: (_prob(),)),
+        E("scipy.special.logit", scipy.special.logit, lambda: (_prob(),)),
+        E("scipy.stats.entropy", scipy.stats.entropy, lambda: (_prob(),)),
     ]
 
 
 def _sklearn_entries() -> list[Entry]:
     from sklearn.metrics import mean_squared_error
-    from sklearn.metrics.pairwise import euclidean_distances, rbf_kernel
+    from sklearn.metrics.pairwise import euclidean_distances, linear_kernel, rbf_kernel
     from sklearn.preprocessing import normalize
     from sklearn.utils import extmath
 
@@ -161,6 +190,9 @@ def _sklearn_entries() -> list[Entry]:
         E("sklearn.metrics.pairwise.euclidean_distances", euclidean_distances, lambda: (_mat(3, 2), _mat(4, 2, seed=1))),
         E("sklearn.metrics.pairwise.rbf_kernel", rbf_kernel, lambda: (_mat(3, 2), _mat(4, 2, seed=1))),
         E("sklearn.preprocessing.normalize", normalize, lambda: (_mat(3, 4),)),
+        E("sklearn.utils.extmath.fast_logdet", extmath.fast_logdet, lambda: (_spd(3),)),
+        E("sklearn.utils.extmath.stable_cumsum", extmath.stable_cumsum, lambda: (_vec(),)),
+        E("sklearn.metrics.pairwise.linear_kernel", linear_kernel, lambda: (_mat(3, 2), _mat(4, 2, seed=1))),
     ]
 
 
@@ -201,6 +233,9 @@ def _optax_entries() -> list[Entry]:
     def exp_user(step):
         return optax.exponential_decay(1.0, 10, 0.5)(step)
 
+    def poly_user(step):
+        return optax.polynomial_schedule(1.0, 0.0, 2, 50)(step)
+
     def xent_user(logits, labels):
         return optax.softmax_cross_entropy_with_integer_labels(logits, labels).mean()
 
@@ -229,6 +264,11 @@ def _optax_entries() -> list[Entry]:
         E("optax.adam update", adam_user, lambda: (params(), grads()), "user"),
         E("optax.clip_by_global_norm update", clip_user, lambda: (grads(),), "user"),
         E("optax.apply_updates", optax.apply_updates, lambda: (params(), grads())),
+        E("optax.smooth_labels", optax.smooth_labels, lambda: (jnp.eye(3), 0.1)),
+        E("optax.kl_divergence", optax.kl_divergence,
+          lambda: (jnp.log(jnp.asarray(_prob(), jnp.float32)), jnp.asarray(_prob(1), jnp.float32))),
+        E("optax.hinge_loss", optax.hinge_loss, lambda: (_jvec(), jnp.sign(_jvec(8, 1)))),
+        E("optax.polynomial_schedule", poly_user, step, "user"),
     ]
 
 

@@ -19,7 +19,9 @@ ONE_GRAPH = frozenset({
     "np.linalg.solve", "np.linalg.inv", "np.linalg.det", "np.linalg.cholesky", "np.cov", "np.corrcoef",
     "np.interp", "np.diff", "np.cross", "np.outer", "np.kron", "np.vander", "np.average", "np.median",
     "np.sinc", "np.i0", "np.convolve", "np.gradient", "np.unwrap", "np.nan_to_num", "np.tril", "np.ptp",
-    "np.meshgrid",
+    "np.meshgrid", "np.linalg.qr", "np.linalg.slogdet", "np.clip", "np.cumsum", "np.exp (ufunc)",
+    "np.asarray_chkfinite",
+    "scipy.special.expit", "scipy.special.xlogy", "scipy.special.entr", "scipy.special.logit",
     "scipy.special.softmax", "scipy.integrate.trapezoid", "scipy.optimize.rosen", "scipy.optimize.rosen_der",
     "scipy.integrate.simpson",
     "sklearn.utils.extmath.safe_sparse_dot", "sklearn.utils.extmath.row_norms", "sklearn.utils.extmath.softmax",
@@ -28,6 +30,7 @@ ONE_GRAPH = frozenset({
     "optax.sigmoid_binary_cross_entropy", "optax.safe_norm", "optax.cosine_decay_schedule",
     "optax.warmup_cosine_decay_schedule", "optax.linear_schedule", "optax.exponential_decay",
     "optax.sgd (momentum) update", "optax.adam update", "optax.clip_by_global_norm update", "optax.apply_updates",
+    "optax.smooth_labels", "optax.kl_divergence", "optax.hinge_loss", "optax.polynomial_schedule",
 })
 
 ENTRIES = entries()

@@ -181,3 +181,38 @@ def test_numpy_python_function_with_dtype_by_path_stays_eagers(z):
         return np.real_if_close(z * 2)   # float64 or complex128, by data: not one graph
 
     check(f, z, full_graph=False)
+
+
+def test_namedtuple_of_float64_values_keeps_their_dtype():
+    """P(x.sum(), x * 2) holds the values as they are (float64 NumPy values were
+    narrowed to float32 when the class call was traced as a JAX op)."""
+    import collections
+    import typing
+
+    P = collections.namedtuple("P", "a b")
+
+    class Q(typing.NamedTuple):
+        a: object
+        b: object = 2
+
+    def helper(x):
+        return P(x.sum(), x * 2)
+
+    def f(x):
+        p = helper(x)
+        acc = Q(x.max())
+        for k in range(2):
+            acc = Q(acc.a + p.a, k)
+        return p, acc, np.linalg.slogdet(np.eye(2) * p.a)
+
+    check(f, X, graphs=1)
+
+
+@pytest.mark.parametrize("fn", ["expit", "xlogy", "entr", "logit"])
+def test_scipy_special_ufuncs_on_traced_values(fn):
+    special = pytest.importorskip("scipy.special")
+    ufunc = getattr(special, fn)
+    p = np.array([0.1, 0.25, 0.65])
+    args = (p, p[::-1]) if ufunc.nin == 2 else (p,)
+    check(ufunc, *args, graphs=1)                     # to_static(scipy.special.expit)
+    check(lambda *a: ufunc(*a) * 2.0, *args, graphs=1)   # inside a user function

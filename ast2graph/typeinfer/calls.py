@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 import inspect
 import operator
+import sys
 import types
 from typing import Any
 
@@ -53,6 +54,12 @@ def _numpy_to_jnp(fn: Any) -> Any:
     name = getattr(fn, "__name__", None)
     if isinstance(fn, np.ufunc) and name and hasattr(jnp, name):
         return getattr(jnp, name)
+    if isinstance(fn, np.ufunc) and name and not module:   # scipy.special.expit: a ufunc of SciPy's
+        special = sys.modules.get("scipy.special")
+        if special is not None and getattr(special, name, None) is fn:
+            import jax.scipy.special
+
+            return getattr(jax.scipy.special, name, fn)
     if module.startswith("numpy") and name:
         sub = module.split(".")[1] if module.count(".") else ""
         target = getattr(jnp, sub, None) if sub in ("linalg", "fft") else jnp
@@ -174,6 +181,8 @@ class CallMixin(GeneratorMixin):
             return args[0]   # np.asarray(x) of a NumPy array is x itself
         if traced and isinstance(callee, np.ufunc) and kwargs.get("out", None) is not None:
             return self._ufunc_out(callee, args, kwargs, node)
+        if traced and _is_namedtuple_class(callee):   # P(x.sum(), y): a tuple holding the values, as they are
+            return self.static_call(callee, args, kwargs, node)
         numpy_python = numpy_api.python_code(callee) if traced and kind is CallKind.ARRAY_OP else None
         if numpy_python is not None:   # np.asarray_chkfinite, np.real_if_close: NumPy's own Python, converted
             start = len(self.region.ops)
@@ -771,6 +780,16 @@ def _python_init(cls: Any) -> Any:
         return None
     kind = classify_callee(init)
     return init if kind is CallKind.USER_FUNCTION or kind is CallKind.OPAQUE else None
+
+
+def _is_namedtuple_class(cls: Any) -> bool:
+    """A class made by ``collections.namedtuple`` or ``typing.NamedTuple``
+    (its ``__new__`` only packs the fields into the tuple; no ``__init__``)."""
+    if not (isinstance(cls, type) and issubclass(cls, tuple) and hasattr(cls, "_fields")):
+        return False
+    new = cls.__new__
+    return isinstance(new, types.FunctionType) and new.__globals__.get("_tuple_new") is tuple.__new__ \
+        and cls.__init__ is object.__init__
 
 
 def _library_python(callee: Any) -> bool:
