@@ -44,8 +44,11 @@ from .jit_options import JitOptions
 from .lowering import lower_graph
 from .lowering.codegen import narrow
 from .parser import unwrap_callable
+from .parser.unwrap import array_function_implementation, code_signature, overrides_array_function
 from .typeinfer import Options, Specialization, specialize, unit_of_function
 from .typeinfer.guards import Identity, changed_attributes, object_key
+from .typeinfer import numpy_api
+from .typeinfer.numpy_api import copy_keeping_views
 from .typeinfer.specialize import leaf_paths, numpy_aliasing
 from .typeinfer.nnx import boundary_leaf, is_node
 from .typeinfer.trees import tree_flatten
@@ -235,11 +238,9 @@ class GraphPlan:
             if key not in made:
                 made[key] = np.array(filled[k])
             filled[k] = made[key]
-        for k in self.fresh_numpy:   # a new array per call, as eager makes (aliases stay aliases)
-            key = id(spec.out_template[k])
-            if key not in made:
-                made[key] = spec.out_template[k].copy()
-            filled[k] = made[key]
+        if self.fresh_numpy:   # new arrays per call, as eager makes (aliases and views stay so)
+            for k, a in zip(self.fresh_numpy, copy_keeping_views([spec.out_template[k] for k in self.fresh_numpy])):
+                filled[k] = a
         for k in self.python_out if concrete else ():
             filled[k] = to_python_number(filled[k])
         for k in self.numpy_scalar_out if concrete else ():
@@ -611,8 +612,15 @@ class StaticFunction:
         self._traced_statics: set = set()
         self.eager_reason: FallbackSite | None = None
         self._unit = None
+        # np.polyval & co. convert their Python implementation; a call with an argument
+        # overriding __array_function__ goes through NumPy's dispatcher, as eager's does
+        self._dispatcher = array_function_implementation(fn) is not None
         try:
-            self._target, self._bound_args, self._bound_kwargs = unwrap_callable(fn)
+            # one with a JAX equivalent (np.polyval, a ufunc such as np.exp or scipy.special.expit)
+            # is converted as a user's call of it (one array op)
+            self._target, self._bound_args, self._bound_kwargs = unwrap_callable(
+                numpy_api.calling(fn) if (self._dispatcher or isinstance(fn, np.ufunc))
+                and numpy_api.has_graph_equivalent(fn) else fn)
             with _gc_paused():
                 self._unit = unit_of_function(self._target)
         except NoSourceError as e:
@@ -636,7 +644,7 @@ class StaticFunction:
                 FallbackCode.MUTATION, self._unit.loc(self._unit.tree), "function",
                 f"{self._unit.qualname} (or a function nested in it) assigns nonlocal variables {sorted(rebound)}",
                 "the whole call runs eagerly", "api")
-        self._signature = inspect.signature(self._target, follow_wrapped=False)   # a wraps() wrapper runs its own code
+        self._signature = code_signature(self._target)   # a wraps() wrapper runs its own code
         params = list(self._signature.parameters.values())
         simple = all(p.kind is p.POSITIONAL_OR_KEYWORD for p in params)
         self._simple = simple
@@ -672,6 +680,8 @@ class StaticFunction:
         return functools.partial(self, obj)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if self._dispatcher and overrides_array_function((args, kwargs)):
+            return self._fn(*args, **kwargs)
         try:
             fast = self._fast
             if fast is not None and not kwargs:

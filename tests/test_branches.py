@@ -1,6 +1,7 @@
 """Branches: if/elif/else, conditional expressions, boolean operators."""
 
 import jax.numpy as jnp
+import numpy as np
 import pytest
 
 from helpers import check, modes
@@ -177,10 +178,32 @@ def int_vs_float(x):
     return y * 0.5 + x
 
 
+def dtype_by_path(x):
+    y = x
+    if x.sum() > 0:
+        y = x.astype(jnp.int32)
+    return y
+
+
+def real_if_close_like(z):
+    if np.all(np.absolute(z.imag) < 1e-9):
+        z = z.real
+    return z
+
+
 @pytest.mark.parametrize("x", [X, NEG], ids=["int", "float"])
-def test_int_and_float_dtypes_joined(x):
-    e = check(int_vs_float, x, graphs=1)
-    assert ("if", "lax.cond") in modes(e)
+def test_int_and_float_dtypes_do_not_join(x):
+    # after a traced `if`, eager's y has the taken branch's dtype (int32 or
+    # float32): one cond result would give both paths one dtype, so the `if`
+    # runs in Python (it was joined as float32, a wrong dtype when y is seen)
+    for fn in (int_vs_float, dtype_by_path):
+        e = check(fn, x, full_graph=False)
+        assert [s.code.code for s in e.fallback_sites] == ["A2G004"]
+
+
+@pytest.mark.parametrize("z", [np.arange(3.0) + 0j, np.arange(3.0) + 1j])
+def test_numpy_dtype_by_path_is_eagers(z):
+    check(real_if_close_like, z, full_graph=False)   # float64 on one path, complex128 on the other
 
 
 def same_static_both(x):

@@ -16,6 +16,7 @@ import functools
 import inspect
 import math
 import operator
+import sys
 import types
 from typing import Any
 
@@ -28,17 +29,19 @@ from ..diagnostics import NoSourceError
 from ..fallback.sites import FallbackCode, GraphBreak
 from ..ir.core import Value, is_extended
 from ..parser import StaleSourceError, unwrap_callable
+from ..parser.unwrap import code_signature
 from ..resolver import (CallKind, classify_callee, is_effectful, is_host_printer, is_pure_static_callable,
                         qualified_name)
 from . import arrays, jaxcallbacks
 from .generators import GeneratorMixin
 from .closures import TracedClosure, factory_for, free_names
-from .mutation import numpy_gives_ndarray
+from . import numpy_api
+from .mutation import is_numpy_callable, numpy_gives_ndarray
 from .nnx import is_nnx, is_variable, nnx_transforms
 from .kinds import CALLS_ARGUMENTS, INSPECTORS, MOVES_ARGUMENTS, Unobservable, contains_standin, observe, standins_in
 from .lattice import INT_BITS, WIDE_INTS, describe
 from .trees import tree_flatten, tree_leaves
-from .state import Frame, ReturnSignal, unit_of_function
+from .state import Frame, Guard, ReturnSignal, unit_of_function
 
 _COMPARISONS = (operator.eq, operator.ne, operator.lt, operator.le, operator.gt, operator.ge,
                 arrays.COMPARE["In"], arrays.COMPARE["NotIn"])
@@ -74,6 +77,12 @@ def _numpy_to_jnp(fn: Any) -> Any:
     name = getattr(fn, "__name__", None)
     if isinstance(fn, np.ufunc) and name and hasattr(jnp, name):
         return getattr(jnp, name)
+    if isinstance(fn, np.ufunc) and name and not module:   # scipy.special.expit: a ufunc of SciPy's
+        special = sys.modules.get("scipy.special")
+        if special is not None and getattr(special, name, None) is fn:
+            import jax.scipy.special
+
+            return getattr(jax.scipy.special, name, fn)
     if module.startswith("numpy") and name:
         sub = module.split(".")[1] if module.count(".") else ""
         target = getattr(jnp, sub, None) if sub in ("linalg", "fft") else jnp
@@ -199,9 +208,23 @@ class CallMixin(GeneratorMixin):
             # functools.reduce(lambda a, b: ..., xs), map(lambda ...): Python calls the
             # local function, which is inlined; traced values pass through untouched
             return self.static_call(callee, args, kwargs, node)
+        if traced and numpy_api.returns_operand(callee, args, kwargs):
+            return args[0]   # np.asarray(x) of a NumPy array is x itself
+        if traced and isinstance(callee, np.ufunc) and kwargs.get("out", None) is not None:
+            return self._ufunc_out(callee, args, kwargs, node)
+        if traced and _is_namedtuple_class(callee):   # P(x.sum(), y): a tuple holding the values, as they are
+            return self.static_call(callee, args, kwargs, node)
+        numpy_python = numpy_api.python_code(callee) if traced and kind is CallKind.ARRAY_OP else None
+        if numpy_python is not None:   # np.asarray_chkfinite, np.real_if_close: NumPy's own Python, converted
+            start = len(self.region.ops)
+            try:
+                return self.inline_user(numpy_python, args, kwargs, node)
+            except GraphBreak:
+                del self.region.ops[start:]   # as before: run on the traced values (NumPy's code is pure)
         holds_arrays = contains_value(callee)   # a pytree callable (an Equinox module) holding traced arrays
         if kind is CallKind.ARRAY_OP or traced or holds_arrays:
-            fn = _numpy_to_jnp(callee) if traced else callee
+            # np.asanyarray(x, order='C'), np.array(x, copy=None): NumPy's conversions; else np.sin -> jnp.sin
+            fn = (numpy_api.conversion(callee, args, kwargs) or _numpy_to_jnp(callee)) if traced else callee
             args, kwargs = self._closures_for_jax((args, kwargs), node)
             # a local function closing over NNX objects (``lax.scan(lambda c, x: self.cell(c, x), ...)``)
             closes_over_nnx = self.nnx_in(args, kwargs)
@@ -216,9 +239,12 @@ class CallMixin(GeneratorMixin):
                 fn, args = _apply_callable, (callee, *args)
             try:
                 leaves, treedef = tree_flatten((args, kwargs), is_leaf=lambda x: isinstance(x, Value))
-                return self.emit_call(fn, args, kwargs, node, numpy_fn=numpy_gives_ndarray(callee, leaves, treedef),
-                                      eager_fn=callee if fn is not callee else None,
-                                      callee=None if holds_arrays else callee)
+                result = self.emit_call(fn, args, kwargs, node, numpy_fn=numpy_gives_ndarray(callee, leaves, treedef),
+                                        eager_fn=callee if fn is not callee else None,
+                                        callee=None if holds_arrays else callee)
+                if fn is not callee and is_numpy_callable(callee):   # np.meshgrid's tuple, not jnp's list
+                    result = numpy_api.with_eager_containers(callee, args, kwargs, result)
+                return result
             except GraphBreak:
                 declared = arrays.parse_returns_annotation(self.loc(node).source_line()) if traced else None
                 if declared is None:
@@ -229,6 +255,15 @@ class CallMixin(GeneratorMixin):
             obj = self.mark_fresh(object.__new__(callee))
             self.call(init, (obj, *args), kwargs, node)
             return obj
+        if isinstance(callee, functools._lru_cache_wrapper) and not traced:
+            # a memoised function of static (hashable) values: called as eager
+            # calls it, the first time a graph is traced for these values; eager's
+            # later calls take the cached result, which the graph holds
+            self.decide(node, "call", "trace time", f"{qualified_name(callee)} is memoised (functools.lru_cache): "
+                        "its result for these static arguments is computed once")
+            result = self.static_call(callee, args, kwargs, node)
+            self._guard_cache(callee)
+            return result
         if is_pure_static_callable(callee) or kind is CallKind.BUILTIN or isinstance(callee, type):
             if traced and id(callee) in INSPECTORS:   # not modelled by _special_builtin: eager looks at the object
                 raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{qualified_name(callee)} of a traced value "
@@ -236,6 +271,58 @@ class CallMixin(GeneratorMixin):
             result = self.static_call(callee, args, kwargs, node)
             return self.mark_fresh(result) if isinstance(result, (list, dict, set)) else result
         raise self.graph_break(FallbackCode.OPAQUE_CALL, node, f"{qualified_name(callee)} is not known to be free of side effects", "call")
+
+    def _ufunc_out(self, ufunc: Any, args: tuple, kwargs: dict, node: Any) -> Any:
+        """``np.exp(x, out=x)``, ``np.divide(a, b, out=np.zeros_like(a), where=b != 0)``:
+        the result (``where`` it holds; ``out``'s elements elsewhere) cast to
+        ``out``'s dtype as NumPy's ``same_kind`` rule allows, written into ``out``
+        as ``out[...] = r`` when one local name holds it (the write's alias checks
+        apply), handed on as it is when nothing else can see ``out``. Eager
+        returns ``out`` itself."""
+        kwargs = dict(kwargs)
+        out, where = kwargs.pop("out"), kwargs.pop("where", True)
+        if type(out) is tuple and len(out) == 1:
+            out = out[0]
+        if out is Ellipsis or not isinstance(out, Value) or not out.type.numpy or out.type.python \
+                or not out.type.shape or ufunc.nout != 1 or id(out) in self.view_of:
+            raise self.graph_break(FallbackCode.MUTATION, node, f"{qualified_name(ufunc)} writes its result into an "
+                                   "array the graph cannot update in place here (out=)")
+        result = self.call(ufunc, args, kwargs, node)
+        if not isinstance(result, Value) or not np.can_cast(result.type.dtype, out.type.dtype, casting="same_kind") \
+                or np.broadcast_shapes(result.type.shape, out.type.shape) != out.type.shape:
+            raise self.graph_break(FallbackCode.TRACE_ERROR, node, f"{qualified_name(ufunc)}'s result cannot be cast "
+                                   "or broadcast into out= (eager raises)")
+        if where is not True:
+            result = self.call(np.where, (where, result, out), {}, node)
+        names = [k for k, v in self.frame.env.items() if v is out]
+        if len(names) == 1:
+            target = gast.Subscript(value=gast.Name(id=names[0], ctx=gast.Load(), annotation=None, type_comment=None),
+                                    slice=gast.Constant(value=Ellipsis, kind=None), ctx=gast.Store())
+            gast.copy_location(target, node)
+            gast.copy_location(target.value, node)
+            self.array_store(target, out, Ellipsis, result)
+            return self.frame.env[names[0]]
+        holder = next(self._references(out, ""), None)
+        if names or holder is not None or id(out) in self.input_of:
+            raise self.graph_break(FallbackCode.MUTATION, node, f"{qualified_name(ufunc)} writes into out=, which is "
+                                   f"also reachable as {holder or names}", "call")
+        return self.call(np.asarray, (result, out.type.dtype), {}, node) if result.type.dtype != out.type.dtype \
+            else result
+
+    def _guard_cache(self, callee: Any) -> None:
+        """The graph holds results of the memoised ``callee``: valid while its
+        cache is as the trace left it (a ``cache_clear()`` or an eviction makes
+        eager call it again, with its effects: the graph re-specialises)."""
+        def state() -> tuple:
+            info = callee.cache_info()
+            return info.misses, info.currsize
+
+        boxes = self.__dict__.setdefault("_cache_states", {})
+        box = boxes.get(id(callee))
+        if box is None:   # one guard per function, holding the state after its last call in the trace
+            box = boxes[id(callee)] = [None]
+            self.guards.append(Guard(lambda: state() == box[0], True, f"the cache of {qualified_name(callee)}"))
+        box[0] = state()
 
     def _nnx_library_call(self, callee: Any, args: tuple, kwargs: dict, node: Any) -> Any:
         """A call that is not converted (library code, a builtin) with NNX
@@ -695,7 +782,7 @@ class CallMixin(GeneratorMixin):
             raise self.graph_break(FallbackCode.UNSUPPORTED_SYNTAX, node, f"{qualified_name(callee)} cannot be converted: {e}")
         merged = {**bound_kwargs, **kwargs}
         try:
-            bound = inspect.signature(fn, follow_wrapped=False).bind(*bound_args, *args, **merged)
+            bound = code_signature(fn).bind(*bound_args, *args, **merged)
         except TypeError as e:
             raise self.graph_break(FallbackCode.TRACE_ERROR, node, f"calling {unit.qualname}: {e} (eager raises TypeError)")
         bound.apply_defaults()
@@ -760,6 +847,16 @@ def _python_init(cls: Any) -> Any:
         return None
     kind = classify_callee(init)
     return init if kind is CallKind.USER_FUNCTION or kind is CallKind.OPAQUE else None
+
+
+def _is_namedtuple_class(cls: Any) -> bool:
+    """A class made by ``collections.namedtuple`` or ``typing.NamedTuple``
+    (its ``__new__`` only packs the fields into the tuple; no ``__init__``)."""
+    if not (isinstance(cls, type) and issubclass(cls, tuple) and hasattr(cls, "_fields")):
+        return False
+    new = cls.__new__
+    return isinstance(new, types.FunctionType) and new.__globals__.get("_tuple_new") is tuple.__new__ \
+        and cls.__init__ is object.__init__
 
 
 def _library_python(callee: Any) -> bool:

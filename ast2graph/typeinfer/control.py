@@ -28,7 +28,7 @@ from ..fallback.sites import FallbackCode, GraphBreak
 from ..ir.core import ArrayType, ForOp, IfOp, Region, ScanOp, SwitchOp, Value, WhileOp, walk_ops
 from . import arrays
 from .exits import BodyEnd, ExitsMixin, LoopCtx
-from .lattice import INT_BITS, TRACED_INT_BITS, abstract_type, describe, join_types, same_static
+from .lattice import INT_BITS, TRACED_INT_BITS, abstract_type, describe, join_types, same_dtype, same_static
 from .nnx import is_nnx
 from .trees import tree_flatten
 from .state import UNBOUND, BreakSignal, ContinueSignal, ControlSignal, ReturnSignal
@@ -347,23 +347,26 @@ class ControlMixin(ExitsMixin):
         if any(v is UNBOUND for v in values):
             raise self.graph_break(FallbackCode.BRANCH_MISMATCH, node, f"variable '{name}' is assigned on one branch only and used afterwards", "if")
         try:
-            return self._join_trees(values)
+            return self._join_trees(values, branches=True)
         except _JoinError as e:
             what = name if name.startswith("the ") else f"variable '{name}'"
             raise self.graph_break(FallbackCode.BRANCH_MISMATCH, node, f"{what}: {e}", "if") from None
 
-    def _join_trees(self, values: list) -> Any:
-        """Template of the join: static leaves where all agree, else ``_Traced``."""
+    def _join_trees(self, values: list, branches: bool = False) -> Any:
+        """Template of the join: static leaves where all agree, else ``_Traced``.
+        ``branches``: the paths of a traced ``if``, after which eager's array
+        has the taken path's dtype, so arrays of different dtypes do not join
+        (a loop's carried value takes the promoted dtype from its first trip)."""
         flat = [_flatten(v) for v in values]
         treedef = flat[0][1]
         if any(f[1] != treedef for f in flat[1:]):
             raise _JoinError(f"structure differs ({' vs '.join(describe(v) for v in values)})")
         out = []
         for leaves in zip(*(f[0] for f in flat)):
-            out.append(self._join_leaves(list(leaves)))
+            out.append(self._join_leaves(list(leaves), branches))
         return jax.tree_util.tree_unflatten(treedef, out)
 
-    def _join_leaves(self, leaves: list) -> Any:
+    def _join_leaves(self, leaves: list, branches: bool = False) -> Any:
         first = leaves[0]
         if not any(isinstance(x, (Value, _Traced)) for x in leaves) and all(same_static(first, x) for x in leaves[1:]):
             return first
@@ -373,6 +376,9 @@ class ControlMixin(ExitsMixin):
             if t is None:
                 raise _JoinError(f"a {describe(x)} cannot be joined with an array")
             types.append(t)
+        if branches and not any("python" in t.kinds for t in types) and \
+                any(not same_dtype(types[0], t) for t in types[1:]):   # x if c else x.real: float64 or complex128
+            raise _JoinError(f"dtype differs ({' vs '.join(str(t.dtype) for t in types)})")
         joined = types[0]
         for t in types[1:]:
             joined = join_types(joined, t)

@@ -705,7 +705,7 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
             out = self.standin_operator(fn, left, right, node)
         else:
             out = self.static_call(fn, (left, right), {}, node)
-        if type(out) in (list, dict) and out is not left and out is not right and fn in _NEW_CONTAINER:
+        if type(out) in (list, dict, set) and out is not left and out is not right and fn in _NEW_CONTAINER:
             self.mark_fresh(out)   # ``[True] * n``, ``xs + ys``, ``d | e``: a new container on every call
         return out
 
@@ -1285,7 +1285,9 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
         if isinstance(target, gast.Name):
             current = self.lookup(target.id, target)
             right = self.eval(stmt.value)
-            numpy = isinstance(current, np.ndarray) or isinstance(current, Value) and current.type.numpy and current.type.shape
+            # (a 0-d NumPy input is a 0-d ndarray, written in place; a 0-d NumPy graph value is a NumPy scalar)
+            numpy = isinstance(current, np.ndarray) or isinstance(current, Value) and current.type.numpy and (
+                current.type.shape or id(current) in self.input_of)
             jax_operand = any(isinstance(x, jax.Array) or isinstance(x, Value) and "jax" in x.type.kinds
                               for x in tree_flatten(right)[0])
             if any(isinstance(x, Value) and x.type.mixed and x.type.shape for x in (current, *tree_flatten(right)[0])):

@@ -55,6 +55,13 @@ def is_numpy_callable(fn: Any) -> bool:
     return module == "numpy" or module.startswith("numpy.")
 
 
+def _has_ellipsis(tree: Any) -> bool:
+    """Whether an index (or a list of index leaves) holds ``...``."""
+    if tree is Ellipsis:
+        return True
+    return isinstance(tree, (tuple, list)) and any(_has_ellipsis(x) for x in tree)
+
+
 def _basic_index(idx: Any) -> bool:
     """NumPy basic indexing (ints, slices, None, Ellipsis): the result is a view."""
     parts = idx if type(idx) is tuple else (idx,)
@@ -439,11 +446,17 @@ class MutationMixin:
                 # the graph's 0-d NumPy results are NumPy scalars (np.sum(x), a[i])
                 raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{qualified_name(user)} makes a 0-d NumPy "
                                        "array, which the graph cannot tell from a NumPy scalar")
-        self._mark_views(fn, label, leaves, results)
+        self._mark_views(fn, label, leaves, results, node)
 
-    def _mark_views(self, fn: Any, label: str, leaves: list, results: list) -> None:
+    def _mark_views(self, fn: Any, label: str, leaves: list, results: list, node: Any = None) -> None:
         """NumPy results of a function that may return a view of a NumPy operand."""
         name = (label or getattr(fn, "__name__", "")).lstrip(".")
+        if name == "getitem" and _has_ellipsis(leaves[1:]) and \
+                any("numpy" in r.type.kinds and not r.type.shape for r in results):
+            # x[..., 0] of a 1-d array is a 0-d array viewing x (x[0] is a scalar):
+            # `y -= v` writes through it, which a NumPy scalar in the graph would not
+            raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, "indexing with `...` makes a 0-d NumPy array "
+                                   "(a view), which the graph cannot tell from a NumPy scalar")
         view = name in VIEW_NAMES
         if view and name == "getitem":
             view = _basic_index(leaves[1]) if len(leaves) > 1 else True
