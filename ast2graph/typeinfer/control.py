@@ -31,7 +31,7 @@ from .exits import BodyEnd, ExitsMixin, LoopCtx
 from .lattice import INT_BITS, TRACED_INT_BITS, abstract_type, describe, join_types, same_static
 from .nnx import is_nnx
 from .trees import tree_flatten
-from .state import UNBOUND, BreakSignal, ContinueSignal, ControlSignal, ReturnSignal
+from .state import UNBOUND, BreakSignal, MaybeBound, ContinueSignal, ControlSignal, ReturnSignal
 
 _MAX_FIXPOINT = 6
 _UNROLL_WARNING = 64   # a loop that cannot roll and unrolls more iterations than this warns (once per site)
@@ -279,7 +279,8 @@ class ControlMixin(ExitsMixin):
             results.extend(Value(leaf.type) for leaf in _flatten(template)[0] if isinstance(leaf, _Traced))
         for region, env in outs:
             with self.in_region(region):
-                region.yields = self._coerce_all(node, [env.get(n) for n in names], templates)
+                values = [self.fit_bound(env.get(n, UNBOUND), t, node) for n, t in zip(names, templates)]
+                region.yields = self._coerce_all(node, values, templates)
         if switch:
             self.region.ops.append(SwitchOp(results, self.loc(node), pred, [r for r, _ in outs]))
         else:
@@ -313,13 +314,30 @@ class ControlMixin(ExitsMixin):
                 raise self.graph_break(FallbackCode.EARLY_EXIT, sig.node, f"`{what}` under a traced condition or inside a rolled loop", what)
 
     def _join_branch_name(self, node: Any, name: str, values: list) -> Any:
-        if any(v is UNBOUND for v in values):
+        maybe = any(v is UNBOUND or isinstance(v, MaybeBound) for v in values)
+        if maybe and not name.isidentifier():
             raise self.graph_break(FallbackCode.BRANCH_MISMATCH, node, f"variable '{name}' is assigned on one branch only and used afterwards", "if")
         try:
+            if maybe:   # bound on some paths only: carried with a defined-flag (``MaybeBound``)
+                bound = [v.value if isinstance(v, MaybeBound) else v for v in values if v is not UNBOUND]
+                return MaybeBound(self._join_trees(bound), _FLAG)
             return self._join_trees(values)
         except _JoinError as e:
             what = name if name.startswith("the ") else f"variable '{name}'"
             raise self.graph_break(FallbackCode.BRANCH_MISMATCH, node, f"{what}: {e}", "if") from None
+
+    def fit_bound(self, value: Any, template: Any, node: Any) -> Any:
+        """``value`` (of one path) in the form of ``template``: where the join
+        is ``MaybeBound``, a bound value with a True flag, an unbound one with
+        a False flag and zeros of the template's type (never observed: a read
+        checks the flag first)."""
+        if not isinstance(template, MaybeBound) or isinstance(value, MaybeBound):
+            return value
+        if value is not UNBOUND:
+            return MaybeBound(value, True)
+        leaves, treedef = _flatten(template.value)
+        filler = [self._zeros(x.type, node) if isinstance(x, _Traced) else x for x in leaves]
+        return MaybeBound(jax.tree_util.tree_unflatten(treedef, filler), False)
 
     def _join_trees(self, values: list) -> Any:
         """Template of the join: static leaves where all agree, else ``_Traced``."""
@@ -460,7 +478,8 @@ class ControlMixin(ExitsMixin):
             self._run_traced(body, lambda: self.run_body(stmt, ctx), stmt)
             return self.frame.env
 
-        state, (cond, body) = self._solve_loop(stmt, names, env0, one_pass, regions=2, exact=exact)
+        state, (cond, body) = self._solve_loop(stmt, names, env0, one_pass, regions=2, exact=exact,
+                                               flagged=self._maybe_unbound_after(stmt, names, env0))
         init = self._loop_init(stmt, names, state, env0)
         results = [Value(a.type) for a in body.args]
         n = self.options.max_iters
@@ -651,14 +670,16 @@ class ControlMixin(ExitsMixin):
                 self._run_traced(body, lambda: self.guarded_iteration(stmt, ctx, iteration), stmt)
             return self.frame.env
 
+        runs = not traced_count and (count if row is None else count.type.shape[0]) >= 1
+        exits = any(isinstance(n, (gast.Break, gast.Return)) for b in stmt.body for n in gast.walk(b))
+        flagged = set() if runs and not exits else self._maybe_unbound_after(stmt, names, env0) - {carried_target}
         state, (body,) = self._solve_loop(stmt, names, env0, one_pass, regions=1, static_check=not traced_count,
-                                          exact=exact, exempt={carried_target})
+                                          exact=exact, exempt={carried_target}, flagged=flagged)
         if carried_target is None:
             self.check_target_after_break(stmt, ctx, state)
         exit_kinds = self.carried_exit_kinds
         # the body runs at least once: a variable it first binds (a placeholder:
         # bound on every path of the first pass) is bound after the loop
-        runs = not traced_count and (count if row is None else count.type.shape[0]) >= 1
         init = self._loop_init(stmt, names, state, env0, set(names) if runs else {carried_target})
         n_index = 0 if row is not None else 1
         results = [Value(a.type) for a in body.args[n_index:n_index + len(init)]]
@@ -724,7 +745,8 @@ class ControlMixin(ExitsMixin):
         return {n.id for n in gast.walk(stmt.target) if isinstance(n, gast.Name)}
 
     def _solve_loop(self, stmt: Any, names: list[str], env0: dict, one_pass: Callable, regions: int,
-                    static_check: bool = False, exact: bool = False, exempt: set = frozenset()) -> tuple[dict, tuple]:
+                    static_check: bool = False, exact: bool = False, exempt: set = frozenset(),
+                    flagged: set = frozenset()) -> tuple[dict, tuple]:
         """Carried values to a fixpoint: widen until a pass changes nothing.
 
         ``exact``: raise ``_UnsafeWidening`` instead of widening a Python
@@ -735,7 +757,11 @@ class ControlMixin(ExitsMixin):
         ``nnx.py``) made by the body are carried too: the first pass that
         makes one stops (``GraphBreak.carry``), and the loop is solved again
         with it as a carried value (a pseudo-variable ``<write ...>`` of
-        ``names``, which the caller's ``_loop_init``/``_bind_state`` see)."""
+        ``names``, which the caller's ``_loop_init``/``_bind_state`` see).
+
+        ``flagged``: variables first bound inside the loop and read after it
+        that may be unbound there (zero iterations, a break first): carried
+        with a defined-flag (``MaybeBound``, False on entry)."""
         writes0 = dict(self.attr_writes)
         carried: dict = {}   # key in attr_writes -> its pseudo-variable
         stack = self.__dict__.setdefault("_carried_writes", [])
@@ -746,7 +772,7 @@ class ControlMixin(ExitsMixin):
             while True:
                 try:
                     return self._fixpoint(stmt, names, env0, one_pass, regions, static_check, exact, writes0, carried,
-                                          exempt)
+                                          exempt, flagged)
                 except GraphBreak as e:
                     carry = getattr(e, "carry", None)
                     if carry is None or carry[0] in carried:
@@ -766,7 +792,8 @@ class ControlMixin(ExitsMixin):
             self.rolled_depth -= 1
 
     def _fixpoint(self, stmt: Any, names: list[str], env0: dict, one_pass: Callable, regions: int,
-                  static_check: bool, exact: bool, writes0: dict, carried: dict, exempt: set = frozenset()) -> tuple[dict, tuple]:
+                  static_check: bool, exact: bool, writes0: dict, carried: dict, exempt: set = frozenset(),
+                  flagged: set = frozenset()) -> tuple[dict, tuple]:
         state = {n: self._abstract(env0.get(n, UNBOUND)) for n in names}
         decisions = self._snapshot_decisions()
         for iteration in range(_MAX_FIXPOINT):
@@ -781,7 +808,7 @@ class ControlMixin(ExitsMixin):
                 raise _StaticLoop()
             if exact and iteration == 0:
                 self._check_exact_widening([n for n in names if n not in exempt], env0, env)
-            new = {n: self._widen(stmt, n, state[n], env.get(n, UNBOUND)) for n in names}
+            new = {n: self._widen(stmt, n, state[n], env.get(n, UNBOUND), n in flagged) for n in names}
             if all(_same_template(new[n], state[n]) for n in names):
                 self._yield_carried(stmt, names, state, env, regs[-1])
                 return state, regs
@@ -813,10 +840,10 @@ class ControlMixin(ExitsMixin):
         # or more iterations
         self.carried_exit_kinds = [
             (leaf.type if isinstance(leaf, Value) else abstract_type(leaf)).kinds
-            for value, template in zip([env[n] for n in live], templates)
+            for value, template in zip([self.fit_bound(env[n], t, stmt) for n, t in zip(live, templates)], templates)
             for leaf, t in zip(_flatten(value)[0], _flatten(template)[0]) if isinstance(t, _Traced)]
         with self.in_region(body):
-            body.yields = self._coerce_all(stmt, [env[n] for n in live], templates)
+            body.yields = self._coerce_all(stmt, [self.fit_bound(env[n], t, stmt) for n, t in zip(live, templates)], templates)
 
     def _abstract(self, value: Any) -> Any:
         if value is UNBOUND:
@@ -824,17 +851,29 @@ class ControlMixin(ExitsMixin):
         leaves, treedef = _flatten(value)
         return jax.tree_util.tree_unflatten(treedef, [_Traced(x.type) if isinstance(x, Value) else x for x in leaves])
 
-    def _widen(self, stmt: Any, name: str, old: Any, new: Any) -> Any:
+    def _widen(self, stmt: Any, name: str, old: Any, new: Any, flagged: bool = False) -> Any:
         if new is UNBOUND:
             if old is UNBOUND:
                 return UNBOUND
             raise self.graph_break(FallbackCode.LOOP_CARRIED_CHANGE, stmt, f"variable '{name}' is deleted inside the loop", "loop")
         new_t = self._abstract(new)
         if old is UNBOUND:
-            return _PlaceholderOf(self._join_or_break(stmt, name, [new_t]))
+            joined = self._join_or_break(stmt, name, [new_t])
+            if flagged and not isinstance(joined, MaybeBound):
+                joined = MaybeBound(joined, _FLAG)
+            return _PlaceholderOf(joined)
         base = old.template if isinstance(old, _PlaceholderOf) else old
+        if isinstance(base, MaybeBound) != isinstance(new_t, MaybeBound):
+            base, new_t = (MaybeBound(x, True) if not isinstance(x, MaybeBound) else x for x in (base, new_t))
         joined = self._join_or_break(stmt, name, [base, new_t])
+        if isinstance(joined, MaybeBound):
+            joined = MaybeBound(joined.value, _FLAG)
         return _PlaceholderOf(joined) if isinstance(old, _PlaceholderOf) else joined
+
+    def _maybe_unbound_after(self, stmt: Any, names: list[str], env0: dict) -> set[str]:
+        """The variables a rolled loop first binds that the code after it reads."""
+        live = self.frame.unit.ssa.live_out(stmt)
+        return {n for n in names if n.isidentifier() and n in live and env0.get(n, UNBOUND) is UNBOUND}
 
     def _join_or_break(self, stmt: Any, name: str, values: list) -> Any:
         try:
@@ -885,9 +924,9 @@ class ControlMixin(ExitsMixin):
             placeholder = isinstance(template, _PlaceholderOf)
             if placeholder:
                 template = template.template
-                if n in self.frame.unit.ssa.live_out(stmt) and n not in bound:
+                if n in self.frame.unit.ssa.live_out(stmt) and n not in bound and not isinstance(template, MaybeBound):
                     raise self.graph_break(FallbackCode.UNDEFINED_AFTER_LOOP, stmt, f"variable '{n}' is first assigned inside the loop and used after it", "loop")
-            src = _flatten(env0[n])[0] if not placeholder else None
+            src = _flatten(self.fit_bound(env0[n], template, stmt))[0] if not placeholder else None
             for j, t in enumerate(_flatten(template)[0]):
                 if isinstance(t, _Traced):
                     init.append(self._zeros(t.type, stmt) if placeholder else self.convert(src[j], t.type, stmt))
@@ -923,6 +962,7 @@ class ControlMixin(ExitsMixin):
 
 
 _BOOL = ArrayType((), np.dtype(bool))
+_FLAG = _Traced(_BOOL)   # a defined-flag's template (``MaybeBound``)
 _WRITES = "<attribute writes>"   # a branch's environment: (writes before it, writes after it)
 _FELL = object()  # a branch that fell through (did not return)
 

@@ -54,7 +54,7 @@ from .tracertext import suspended, watching
 from .lattice import (INT_BITS, TRACED_INT_BITS, WIDE_INTS, traced_int_ok, canonical_type, host_scalar, is_64bit, is_array, is_python_number, is_static_number,
                       is_traceable_number, static_array_type)
 from .guards import Snapshot, TooLarge, watched
-from .state import (UNBOUND, Capture, ContinueSignal, BreakSignal, Frame, Guard,
+from .state import (UNBOUND, MaybeBound, Capture, ContinueSignal, BreakSignal, Frame, Guard,
                     Options, ReturnSignal, Unit, builtin_value, unit_of_nested)
 
 # Abstract evaluation (tracing an op once for its result types) is most of
@@ -407,10 +407,33 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
             value = frame.env.get(name, UNBOUND)
             if value is UNBOUND:
                 raise self.graph_break(FallbackCode.TRACE_ERROR, node, f"local variable '{name}' is not bound here (eager raises UnboundLocalError)", "name")
+            if isinstance(value, MaybeBound):
+                return self.check_bound(name, value, node, local=frame is self.frame)
             return value
         if frame.parent is not None:
             return self.lookup(name, node, frame.parent)
         return self._outer_lookup(name, node, frame)
+
+    def check_bound(self, name: str, value: MaybeBound, node: Any, local: bool = True) -> Any:
+        """A read of a variable bound on some paths only: a run-time check that
+        raises eager's error where it is unbound, then its value."""
+        if local:
+            exc, msg = UnboundLocalError, f"cannot access local variable '{name}' where it is not associated with a value"
+        else:
+            exc, msg = NameError, f"cannot access free variable '{name}' where it is not associated with a value in enclosing scope"
+        flag = value.flag
+        if flag is True:
+            return value.value
+        if flag is False:
+            raise self.graph_break(FallbackCode.TRACE_ERROR, node, f"{msg} (eager raises {exc.__name__})", "name")
+        if not self.raise_checks_allowed():
+            raise self.graph_break(FallbackCode.BRANCH_MISMATCH, node, f"variable '{name}' is assigned under a traced "
+                                   "condition and may be unbound here; the run-time check that raises eager's "
+                                   f"{exc.__name__} is not allowed here (inside try/except or a printing segment)", "name")
+        unbound = self.emit_call(arrays.logical_not, (flag,), {}, node, "not")
+        self.emit_call(arrays.raise_when, (unbound, exc, (msg,), {}), {"site": self.raise_site(node), "kinds": ()},
+                       node, "name", effect=True)
+        return value.value
 
     def _outer_lookup(self, name: str, node: Any, frame: Frame) -> Any:
         unit = frame.unit
@@ -1341,6 +1364,8 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
     def exec_Delete(self, stmt: Any) -> None:
         for target in stmt.targets:
             if isinstance(target, gast.Name) and self.frame.owns(target.id) and target.id in self.frame.env:
+                if isinstance(self.frame.env[target.id], MaybeBound):   # eager raises where it is unbound
+                    self.check_bound(target.id, self.frame.env[target.id], target)
                 del self.frame.env[target.id]
             else:
                 raise self.graph_break(FallbackCode.MUTATION, stmt, "`del` of something other than a bound local")
@@ -1368,6 +1393,8 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
         that led to it."""
         if isinstance(stmt, gast.Assert):
             form, part = "assert-msg" if stmt.msg is not None else "assert", stmt.test
+        elif not isinstance(stmt, gast.Raise):   # a read of a variable that may be unbound (``check_bound``)
+            form, part = "raise-call", None
         else:
             form, part = ("raise-call", stmt.exc) if isinstance(stmt.exc, gast.Call) else ("raise", None)
         calls = [self._user_line(f.unit, node) for f, node in zip(self.callers, self.call_nodes)

@@ -1,0 +1,268 @@
+"""Issue 16, item 6: the remaining control-flow gaps, each one graph with
+eager's results (or eager's exception).
+
+- A variable bound under a traced condition (or first inside a rolled loop)
+  and read later is carried with a defined-flag (``MaybeBound``); a read where
+  it is unbound raises eager's ``UnboundLocalError`` through a run-time check.
+- A variable bound on both the ``break`` path and the ``else:`` of a loop.
+- ``and``/``or`` of Python and array operands in an ``if``/``while`` test.
+
+Every case is compared against the eager run (``helpers.check``)."""
+
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from helpers import check, check_sequence, modes
+
+POS, NEG = jnp.array([1.0, 2.0, 3.0]), jnp.array([-1.0, -2.0, 0.5])
+SIGNS, SIGN_IDS = [POS, NEG], ["bound", "unbound"]
+
+
+# ------------------------------------------------------------ defined-flags
+def p_defined(x):
+    if x.sum() > 0:
+        y = x * 2
+    if x.sum() > 0:
+        return y
+    return x
+
+
+def p_defined_bad(x):
+    if x.sum() > 0:
+        y = x * 2
+    return y + 1
+
+
+def defined_elif(x):
+    if x.sum() > 5:
+        y = x * 2
+    elif x.sum() > 0:
+        y = x - 1
+    if x.sum() > 0:
+        x = y + x
+    return x
+
+
+def defined_static_value(x):
+    if x.sum() > 0:
+        k = 3
+    if x.max() > 1:
+        return x * k
+    return x
+
+
+def defined_tree(x):
+    if x.sum() > 0:
+        pair = (x, x.sum())
+    if x.sum() > 0:
+        a, b = pair
+        return a * b
+    return x
+
+
+def defined_free_variable(x):
+    if x.sum() > 0:
+        y = x * 2
+
+    def inner():
+        return y + 1
+    if x.sum() > 0:
+        return inner()
+    return x
+
+
+def defined_deleted(x):
+    if x.sum() > 0:
+        y = x * 2
+    del y
+    return x
+
+
+def defined_rebound(x):
+    if x.sum() > 0:
+        y = x * 2
+    if x.min() < 0:
+        y = x + 1
+    return y
+
+
+@pytest.mark.parametrize("fn", [p_defined, p_defined_bad, defined_elif, defined_static_value, defined_tree,
+                                defined_free_variable, defined_rebound, defined_deleted])
+@pytest.mark.parametrize("x", SIGNS + [jnp.array([-5.0, 1.0, 2.0])], ids=SIGN_IDS + ["mixed"])
+def test_defined_flag(fn, x):
+    e = check(fn, x, graphs=1)
+    assert e is None or not e.fallback_sites   # None: eager raised, and so did the call
+
+
+def helper_defined(x):
+    if x.sum() > 0:
+        y = x * 2
+    return y
+
+
+def calls_helper(x):
+    return helper_defined(x) + 1
+
+
+class Model:
+    def __init__(self, w):
+        self.w = w
+
+    def step(self, x):
+        if (x * self.w).sum() > 0:
+            h = x * self.w
+        return h.sum()
+
+
+@pytest.mark.parametrize("x", SIGNS, ids=SIGN_IDS)
+def test_defined_flag_in_helper_and_method(x):
+    check(calls_helper, x, graphs=1)
+    check(lambda x: Model(2.0).step(x), x, graphs=1)
+
+
+def defined_in_rolled_loop(x):
+    for i in range(20):
+        if x[i % 3] > i / 10:
+            y = x * i
+        if x.sum() > 100:
+            x = y
+        x = x + 0.5
+    return x
+
+
+def defined_in_traced_branch(x):
+    if x.max() > 0:
+        if x.sum() > 0:
+            y = x * 2
+        z = y if x.min() > 0 else x
+    else:
+        z = -x
+    return z
+
+
+@pytest.mark.parametrize("x", SIGNS + [POS * 30, jnp.array([0.05, -0.1, 2.0])], ids=SIGN_IDS + ["large", "mixed"])
+def test_defined_flag_in_loop_and_branch(x):
+    check(defined_in_rolled_loop, x, graphs=1)
+    check(defined_in_traced_branch, x, graphs=1)
+
+
+def p_while_def(x, n):
+    i = 0
+    while i < n:
+        y = x * i
+        i += 1
+    return y
+
+
+def for_traced_range_def(x, n):
+    for i in range(n):
+        y = x * i
+    return y + 1
+
+
+def for_break_def(x):
+    for i in range(30):
+        if x.sum() > i:
+            break
+        y = x * i
+    return y
+
+
+@pytest.mark.parametrize("n", [0, 1, 4])
+def test_first_bound_in_a_rolled_loop(n):
+    check(p_while_def, POS, jnp.array(n), graphs=1)
+    check(for_traced_range_def, POS, jnp.array(n), graphs=1)
+
+
+@pytest.mark.parametrize("x", [POS, -POS, POS * 5], ids=["first", "never", "later"])
+def test_first_bound_before_a_traced_break(x):
+    check(for_break_def, x, graphs=1)
+
+
+def test_defined_flag_follows_each_call():
+    """The flag is computed per call: the same graph raises on one call and
+    returns on the next."""
+    steps = [lambda f, _: f(POS), lambda f, _: f(NEG), lambda f, _: f(POS * 3)]
+    check_sequence(lambda: (p_defined_bad, None), steps, recompiles=0)
+
+
+# ------------------------------------------------------- break and else
+def p_break_else(x):
+    for i in range(5):
+        if x.sum() > i:
+            y = x * i
+            break
+    else:
+        y = x
+    return y
+
+
+def p_break_else_rolled(x, n):
+    for i in range(n):
+        if x.sum() > i:
+            y = x * i
+            break
+    else:
+        y = x
+    return y
+
+
+def while_break_else(x):
+    i = 0
+    while i < 40:
+        if x.sum() > i:
+            y = x + i
+            break
+        i += 1
+    else:
+        y = x
+    return y
+
+
+@pytest.mark.parametrize("x", [POS, -POS, POS * 0.1], ids=["breaks", "else", "late"])
+def test_bound_on_break_and_else(x):
+    check(p_break_else, x, graphs=1)
+    check(p_break_else_rolled, x, jnp.array(4), graphs=1)
+    check(while_break_else, x, graphs=1)
+
+
+# ------------------------------------------------- and/or in tests
+def p_and(x, flag):
+    if flag and x.sum() > 0:
+        return x + 1
+    return x
+
+
+def p_while_and(x, tol):
+    n = 0
+    err = x.sum()
+    while n < 10 and err > tol:
+        err = err / 2
+        n += 1
+    return err, n
+
+
+def p_or_none(x, y):
+    if x.any() or y is None:
+        return x + 1
+    return x
+
+
+def p_or_arrays(x):
+    k = 0
+    while x.sum() > 1 or k < 3:
+        x = x * 0.5
+        k += 1
+    return x, k
+
+
+@pytest.mark.parametrize("flag", [True, False, 0, None])
+@pytest.mark.parametrize("x", SIGNS, ids=SIGN_IDS)
+def test_and_or_in_tests(x, flag):
+    check(p_and, x, flag, graphs=1)
+    check(p_while_and, x, 0.1, graphs=1)
+    check(p_or_none, x, flag, graphs=1)
+    check(p_or_none, x * 0, flag, graphs=1)
+    check(p_or_arrays, x, graphs=1)
+
