@@ -266,3 +266,67 @@ def test_and_or_in_tests(x, flag):
     check(p_or_none, x * 0, flag, graphs=1)
     check(p_or_arrays, x, graphs=1)
 
+
+# --------------------------------------- enumerate / zip over traced ranges
+def enum_range(x, n):
+    s = jnp.zeros_like(x)
+    for i, j in enumerate(range(n)):
+        s = s + x * j - i
+    return s
+
+
+def enum_range_start(x, n):
+    s = x.sum()
+    for i, j in enumerate(range(2, n, 2), 10):
+        s = s * 0.5 + i * j
+    return s
+
+
+def zip_ranges(x, n):
+    s = x.sum()
+    for a, b in zip(range(n), range(1, 10, 2)):
+        s = s * 0.5 + a * b
+    return s
+
+
+def zip_range_rows(x, n):
+    s = jnp.zeros(())
+    for a, row in zip(range(n), x):
+        s = s + row * a
+    return s
+
+
+def enum_zip(x, n):
+    s = jnp.zeros_like(x)
+    for k, (a, b) in enumerate(zip(range(n), range(n, 0, -1))):
+        if a > b:
+            s = s + x * k
+        else:
+            s = s - a
+    return s
+
+
+def enum_range_in_helper(x, n):
+    return enum_range(x, n) + zip_ranges(x, n)
+
+
+@pytest.mark.parametrize("fn", [enum_range, enum_range_start, zip_ranges, zip_range_rows, enum_zip, enum_range_in_helper])
+@pytest.mark.parametrize("n", [0, 2, 7])
+def test_enumerate_and_zip_of_a_traced_range(fn, n):
+    e = check(fn, jnp.array([1.0, 2.0, 3.0]), jnp.array(n), graphs=1)
+    assert ("for", "lax.scan") in modes(e) or ("for", "lax.fori_loop") in modes(e)
+
+
+def enum_target_after(x, n):
+    k = -1
+    for k, j in enumerate(range(n)):
+        x = x + j
+    return x, k
+
+
+@pytest.mark.parametrize("n", [0, 3])
+def test_enumerate_target_read_after_runs_in_python(n):
+    # a tuple target read after a loop with a traced trip count is not carried: the loop runs in Python
+    e = check(enum_target_after, POS, jnp.array(n), full_graph=False)
+    assert [s.code.code for s in e.fallback_sites] == ["A2G010"]
+

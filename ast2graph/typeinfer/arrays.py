@@ -538,6 +538,24 @@ class TracedRange:
     step: Any   # a static int, or a traced Python int (checked non-zero)
 
 
+@dataclass
+class TracedZip:
+    """``zip(a, b, ..)`` or ``enumerate(a, start)`` where some part is a
+    ``TracedRange`` (only iterable by a loop, rolled: ``exec_For``). ``parts``:
+    ``TracedRange``, static ``range``, jax array (its rows) or ``TracedZip``
+    items; ``counter``: enumerate's start (its items are ``(counter + k, part
+    item)``), or None for zip (its items are tuples of the parts' items).
+    The trip count is the shortest part's, as eager's zip stops there."""
+
+    parts: tuple
+    counter: Any = None
+
+
+def min_count(*counts: Any) -> Any:
+    """The trip count of a zip: the least of its parts' (int64, as a loop index)."""
+    return functools.reduce(jnp.minimum, [jnp.asarray(c, jnp.int64) for c in counts])
+
+
 OPERATORS = {
     "Add": operator.add, "Sub": operator.sub, "Mult": operator.mul,
     "Div": operator.truediv, "FloorDiv": operator.floordiv, "Mod": operator.mod,

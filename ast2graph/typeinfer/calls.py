@@ -405,6 +405,10 @@ class CallMixin(GeneratorMixin):
         return isinstance(call, types.FunctionType) and classify_callee(call) is CallKind.USER_FUNCTION
 
     def _special_builtin(self, callee: Any, args: tuple, kwargs: dict, node: Any, traced: bool) -> Any:
+        if callee in (zip, enumerate) and any(isinstance(a, (arrays.TracedRange, arrays.TracedZip)) for a in args):
+            zipped = self._traced_zip(callee, args, kwargs)
+            if zipped is not None:
+                return zipped
         if callee is len and len(args) == 1 and not kwargs and isinstance(args[0], arrays.TracedRange):
             rng = args[0]   # eager's len(range(a, b, s)): max(0, ceil((b - a) / s)), a Python int
             out = self.emit_call(arrays.trip_count, (rng.start, rng.stop, rng.step), {}, node, "len")
@@ -564,6 +568,25 @@ class CallMixin(GeneratorMixin):
         for item in items:
             acc = self.binop(operator.add, acc, item, node)
         return acc
+
+    @staticmethod
+    def _traced_zip(callee: Any, args: tuple, kwargs: dict) -> Any:
+        """``zip``/``enumerate`` over a range with a traced bound: a
+        ``TracedZip`` a rolled loop iterates (None where a part is not a
+        range, a jax array's rows or such a zip: eager's call then decides)."""
+        def ok(part: Any) -> bool:
+            if isinstance(part, Value):
+                return bool(part.type.shape) and not part.type.numpy and not part.type.mixed
+            return isinstance(part, (arrays.TracedRange, arrays.TracedZip, range))
+
+        if callee is enumerate:
+            start = kwargs.get("start", args[1] if len(args) > 1 else 0)
+            if len(args) + len(kwargs) > 2 or set(kwargs) - {"start"} or type(start) is not int or not ok(args[0]):
+                return None
+            return arrays.TracedZip((args[0],), start)
+        if kwargs or not all(ok(a) for a in args):   # zip(..., strict=True) raises on unequal lengths: eager decides
+            return None
+        return arrays.TracedZip(tuple(args))
 
     def _traced_range(self, args: tuple, node: Any) -> Any:
         start, stop, step = (0, args[0], 1) if len(args) == 1 else (args + (1,))[:3]

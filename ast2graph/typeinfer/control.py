@@ -497,6 +497,9 @@ class ControlMixin(ExitsMixin):
         if isinstance(iterable, arrays.TracedRange):
             self._rolled_range(stmt, iterable, traced=True)
             return
+        if isinstance(iterable, arrays.TracedZip):
+            self._rolled_zip(stmt, iterable)
+            return
         if isinstance(iterable, range) and len(iterable) > self.options.unroll_limit:
             self._roll_or_unroll(stmt, len(iterable), lambda exact: self._rolled_range(stmt, iterable, traced=False, exact=exact), iterable)
             return
@@ -620,6 +623,39 @@ class ControlMixin(ExitsMixin):
         # the bits of the loop variable's values (INT_BITS): between start and stop
         bits = TRACED_INT_BITS if traced else max(abs(start), abs(stop)).bit_length()
         self._rolled_counted(stmt, count, bind_target, finish, "lax.fori_loop", traced, exact=exact, target_bits=bits)
+
+    def _rolled_zip(self, stmt: gast.For, zipped: Any) -> None:
+        """``for i, j in enumerate(range(n))`` / ``zip(range(n), xs)``: a
+        rolled loop over the shortest part's trip count (traced), the target
+        bound to the parts' items at the index."""
+        count = self._zip_count(zipped, stmt)
+        if self._target_names(stmt) & self.frame.unit.ssa.live_out(stmt) \
+                and self._carried_target(stmt, count, True, None) is None:
+            raise self.graph_break(FallbackCode.UNDEFINED_AFTER_LOOP, stmt, "a loop variable is used after a loop whose "
+                                   "trip count is traced and is not bound before it", "for")
+
+        def bind_target(k: Value) -> None:
+            self.assign(stmt.target, self._zip_item(zipped, k, stmt), stmt)
+
+        self._rolled_counted(stmt, count, bind_target, lambda: None, "lax.fori_loop", True, target_bits=TRACED_INT_BITS)
+
+    def _zip_count(self, part: Any, node: Any) -> Any:
+        if isinstance(part, arrays.TracedZip):
+            counts = [self._zip_count(p, node) for p in part.parts]
+            return counts[0] if len(counts) == 1 else self.emit_call(arrays.min_count, tuple(counts), {}, node, "min_count")
+        if isinstance(part, arrays.TracedRange):
+            return self.emit_call(arrays.trip_count, (part.start, part.stop, part.step), {}, node, "trip_count")
+        return len(part) if isinstance(part, range) else part.type.shape[0]
+
+    def _zip_item(self, part: Any, k: Value, node: Any) -> Any:
+        if isinstance(part, arrays.TracedZip):
+            items = tuple(self._zip_item(p, k, node) for p in part.parts)
+            if part.counter is None:
+                return items
+            return self.emit_call(arrays.range_value, (part.counter, k, 1), {}, node, "range_value"), items[0]
+        if isinstance(part, (arrays.TracedRange, range)):
+            return self.emit_call(arrays.range_value, (part.start, k, part.step), {}, node, "range_value")
+        return self.emit_call(arrays.getitem, (part, k), {}, node, "getitem")
 
     def _scan_rows(self, stmt: gast.For, xs: Value, exact: bool = False) -> None:
         row = ArrayType(xs.type.shape[1:], xs.type.dtype, xs.type.weak_type)

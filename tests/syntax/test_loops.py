@@ -172,6 +172,23 @@ def test_enumerate_and_reversed_over_many_rows_unroll():
     assert modes_of(e, "for") == ["unrolled", "unrolled"]
 
 
+def enumerate_zip_traced_range(x, n):
+    acc = jnp.zeros_like(x)
+    for i, j in enumerate(range(n)):
+        acc = acc + x * j - i
+    for a, b in zip(range(n), range(1, 10, 2)):
+        acc = acc * 0.5 + a * b
+    return acc
+
+
+@covers("For", "lax.fori_loop", "`enumerate(range(n))` and `zip(range(n), ...)` with a traced n: rolled over the "
+        "shortest part's trip count")
+@pytest.mark.parametrize("n", [0, 3, 8])
+def test_enumerate_and_zip_of_a_traced_range_roll(n):
+    e = check(enumerate_zip_traced_range, X, jnp.array(n), graphs=1)
+    assert modes_of(e, "for") == ["lax.fori_loop", "lax.fori_loop"]
+
+
 def grow_dict_while_iterating(x):
     widths = {"a": 1, "b": 2}
     for k in widths:
