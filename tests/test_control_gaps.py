@@ -330,3 +330,128 @@ def test_enumerate_target_read_after_runs_in_python(n):
     e = check(enum_target_after, POS, jnp.array(n), full_graph=False)
     assert [s.code.code for s in e.fallback_sites] == ["A2G010"]
 
+
+# ------------------------------------------ a class defined in the function
+def p_local_class(x):
+    class A:
+        scale = 2.0
+
+        def __init__(self, v):
+            self.v = v
+
+        def f(self):
+            return self.v * self.scale
+
+        def twice(self):
+            return A(self.v * 2)
+
+        @property
+        def total(self):
+            return self.v.sum()
+
+        @staticmethod
+        def unit():
+            return 1.0
+
+    a = A(x)
+    return a.f() + a.twice().f() + a.total + A.unit()
+
+
+def local_class_names(x):
+    class A:
+        def __init__(self, v):
+            self.v = v
+
+    a = A(x)
+    return type(a).__name__, type(a).__qualname__, repr(A).split(" ")[1], a.v + 1
+
+
+def local_class_isinstance(x, prev):
+    class A:
+        def __init__(self, v):
+            self.v = v
+
+    a = A(x)
+    return isinstance(prev, A), isinstance(a, A), a.v * 2
+
+
+def local_class_in_loop_and_branch(x):
+    class Acc:
+        def __init__(self, v):
+            self.v = v
+
+        def step(self, k):
+            if self.v.sum() > k:   # (an object of either branch is not joined yet: the values are)
+                v = self.v * 0.5
+            else:
+                v = self.v + 1
+            return Acc(v)
+
+    acc = Acc(x)
+    for k in range(5):
+        acc = acc.step(k)
+    return acc.v
+
+
+def local_class_subclass(x):
+    class Base:
+        def f(self, v):
+            return v + 1
+
+    class Child(Base):
+        def f(self, v):
+            return super().f(v) * 2
+
+    return Child().f(x)
+
+
+def helper_with_local_class(x):
+    return p_local_class(x) - 1
+
+
+class Holder:
+    def method(self, x):
+        class A:
+            def g(self, v):
+                return v * 3
+        return A().g(x)
+
+
+@pytest.mark.parametrize("fn", [p_local_class, local_class_names, local_class_in_loop_and_branch, local_class_subclass,
+                                helper_with_local_class, lambda x: Holder().method(x)])
+@pytest.mark.parametrize("x", SIGNS, ids=SIGN_IDS)
+def test_local_class_one_graph(fn, x):
+    check(fn, x, graphs=1)
+
+
+def test_local_class_is_new_per_call():
+    """Eager makes a new class on every call: an instance of an earlier
+    call's class is not an instance of this call's."""
+    def make(x):
+        class A:
+            def __init__(self, v):
+                self.v = v
+        return A(x)
+
+    eager_prev = make(POS)
+    steps = [lambda f, w: f(POS, None), lambda f, w: f(POS, w[0]), lambda f, w: f(NEG, w[0])]
+    check_sequence(lambda: (local_class_isinstance, [eager_prev]), steps, recompiles=1)
+    f = __import__("ast2graph").to_static(make)
+    a, b = f(POS), f(POS)
+    assert type(a) is not type(b) and type(a).__qualname__ == type(eager_prev).__qualname__
+
+
+def local_class_reads_local(x):
+    k = 3.0
+
+    class A:
+        def f(self, v):
+            return v * k
+
+    return A().f(x)
+
+
+def test_local_class_reading_a_local_runs_in_python():
+    e = check(local_class_reads_local, POS, full_graph=False)
+    assert [s.code.code for s in e.fallback_sites] == ["A2G001"]
+

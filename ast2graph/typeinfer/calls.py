@@ -169,6 +169,12 @@ class CallMixin(GeneratorMixin):
             # local function, which is inlined; traced values pass through untouched
             return self.static_call(callee, args, kwargs, node)
         holds_arrays = contains_value(callee)   # a pytree callable (an Equinox module) holding traced arrays
+        if traced and isinstance(callee, type) and not holds_arrays and _user_init(callee):
+            # a plain class of the user's made from traced values: its __init__ converted, the object
+            # made while tracing (it leaves the graph only as eager's object, ``remade_per_call``)
+            obj = self.mark_fresh(object.__new__(callee))
+            self.call(callee.__init__, (obj, *args), kwargs, node)
+            return obj
         if kind is CallKind.ARRAY_OP or traced or holds_arrays:
             fn = _numpy_to_jnp(callee) if traced else callee
             args, kwargs = self._closures_for_jax((args, kwargs), node)
@@ -702,6 +708,18 @@ class CallMixin(GeneratorMixin):
 
 _IDENTITY_BUILTINS = frozenset({isinstance, issubclass, type, id, callable, hasattr})
 _STRUCTURE_BUILTINS = frozenset({len, list, tuple, iter, enumerate, zip, reversed})
+
+
+def _user_init(cls: Any) -> bool:
+    """``cls`` is a plain class whose ``__init__`` is the user's own Python
+    code, and no pytree JAX would rebuild (a registered dataclass)."""
+    init = _python_init(cls)
+    if init is None or classify_callee(init) is not CallKind.USER_FUNCTION:
+        return False
+    try:
+        return jax.tree_util.all_leaves([object.__new__(cls)])
+    except Exception:  # noqa: BLE001 - a registered pytree whose flatten needs its fields
+        return False
 
 
 def _python_init(cls: Any) -> Any:

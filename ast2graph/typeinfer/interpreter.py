@@ -1335,6 +1335,31 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
             raise self.graph_break(FallbackCode.UNSUPPORTED_SYNTAX, stmt, "decorated nested function")
         self.assign_name(stmt.name, self.make_local_function(stmt), stmt)
 
+    def exec_ClassDef(self, stmt: gast.ClassDef) -> None:
+        """A class defined in the function: made at trace time when making it
+        has no effect (``localclass``); a new class on every trace, as eager
+        makes one per call, and it never leaves the graph."""
+        from .localclass import base_problem, local_class_problem, make_local_class
+
+        def is_local(name: str) -> bool:
+            frame = self.frame
+            while frame is not None:
+                if frame.owns(name):
+                    return True
+                frame = frame.parent
+            return False
+
+        problem = local_class_problem(stmt, is_local)
+        bases = [self.eval(b) for b in stmt.bases] if problem is None else []
+        problem = problem or base_problem(bases)
+        if problem is not None:
+            raise self.graph_break(FallbackCode.UNSUPPORTED_SYNTAX, stmt, f"a class defined in the function: {problem}",
+                                   "classdef", hint="define the class at module level")
+        unit = self.frame.unit
+        cls = make_local_class(stmt, bases, unit.filename, unit.globals, unit.qualname, unit.future_flags)
+        self.decide(stmt, "classdef", "trace time", "a class of methods and constants, made while tracing")
+        self.assign_name(stmt.name, self.mark_fresh(cls), stmt)
+
     def exec_Global(self, stmt: Any) -> None:
         pass
 
