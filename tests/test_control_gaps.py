@@ -6,6 +6,9 @@ eager's results (or eager's exception).
   it is unbound raises eager's ``UnboundLocalError`` through a run-time check.
 - A variable bound on both the ``break`` path and the ``else:`` of a loop.
 - ``and``/``or`` of Python and array operands in an ``if``/``while`` test.
+- ``enumerate(range(n))`` / ``zip(range(n), ...)`` with a traced ``n``: rolled.
+- A class defined in the function: made at trace time, a new one per trace.
+- ``x.at[:n].set(v)`` / ``y[:n] = v`` with a traced ``n``: a mask over ``x``.
 
 Every case is compared against the eager run (``helpers.check``)."""
 
@@ -455,3 +458,98 @@ def test_local_class_reading_a_local_runs_in_python():
     e = check(local_class_reads_local, POS, full_graph=False)
     assert [s.code.code for s in e.fallback_sites] == ["A2G001"]
 
+
+# ----------------------------- .at[:n] updates and scatter with traced bounds
+def at_set(x, n):
+    return x.at[:n].set(0.0)
+
+
+def at_add(x, n):
+    x = x.at[:n].add(1.5)
+    return x
+
+
+def at_row_col(x, i, n):
+    return x.at[i, :n].set(-1.0)
+
+
+def at_tail_mul(x, n):
+    return x.at[n:].multiply(2.0)
+
+
+def at_step(x, n):
+    return x.at[n::2].add(1.0)
+
+
+def at_reverse(x, n):
+    return x.at[n::-1].max(2.5)
+
+
+def at_rows(x, n):
+    return x.at[:n].set(jnp.arange(3.0))
+
+
+def at_int_add(x, n):
+    return x.at[:n].add(-1.5)
+
+
+def np_style(x, n):
+    y = np.array(x)
+    y[:n] = 0
+    return y
+
+
+def scatter_traced_index(x, i):
+    x = x.at[i].add(1.0)
+    y = np.zeros(3)
+    y[i % 3] += 2.0
+    return x, y
+
+
+def at_in_rolled_loop(x, n):
+    for k in range(20):
+        x = x.at[: n + k % 3].add(0.25)
+    return x
+
+
+def at_in_branch(x, n):
+    if x.sum() > 3:
+        x = x.at[:n].set(7.0)
+    return x
+
+
+X1, X2 = jnp.arange(5.0), jnp.arange(15.0).reshape(5, 3)
+
+
+@pytest.mark.parametrize("n", [0, 2, -2, 9, -9])
+def test_at_update_with_a_traced_slice_bound(n):
+    n = jnp.array(n)
+    for fn in (at_set, at_add, at_tail_mul, at_step, at_reverse, at_in_rolled_loop, at_in_branch):
+        check(fn, X1, n, graphs=1)
+    check(at_row_col, X2, jnp.array(1), n, graphs=1)
+    check(at_row_col, X2, jnp.array(-1), n, graphs=1)
+    check(at_rows, X2, n, graphs=1)
+    check(at_int_add, jnp.arange(-3, 2), n, graphs=1)
+    check(np_style, np.arange(5.0), n, graphs=1)
+
+
+@pytest.mark.parametrize("i", [0, 2, -1])
+def test_scatter_with_a_traced_index(i):
+    check(scatter_traced_index, X1, jnp.array(i), graphs=1)
+
+
+def at_shape_depends(x, n):
+    return x.at[:n].set(jnp.zeros(3))
+
+
+def read_slice(x, n):
+    return x[:n]
+
+
+@pytest.mark.parametrize("n", [2, 3])
+def test_traced_slice_whose_shape_depends_on_the_bound_runs_in_python(n):
+    # eager's result (or its broadcast error) depends on n: the statement runs in Python
+    e = check(at_shape_depends, X1, jnp.array(n), full_graph=False)
+    assert e is None or e.fallback_sites
+    e = check(read_slice, X1, jnp.array(n), full_graph=False)
+    assert e.fallback_sites
