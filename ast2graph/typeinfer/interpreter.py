@@ -1026,6 +1026,12 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
         if is_variable(obj):   # ``v[...]`` on an NNX Variable (nnx.py)
             return self.nnx_operator(operator.getitem, (obj, idx), node)
         if isinstance(obj, Value) or contains_value(idx):
+            parts = idx if type(idx) is tuple else (idx,)
+            if isinstance(obj, Value) and any(isinstance(p, arrays.SliceSpec) for p in parts):
+                raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, "a slice with a traced bound (`x[:n]`): the "
+                                       "result's shape depends on the bound's value", "subscript",
+                                       hint="keep the shape fixed: jnp.where(jnp.arange(len(x)) < n, x, 0), or "
+                                       "lax.dynamic_slice with a static size")
             self.check_numpy_index(obj, idx, node)
             return self.emit_call(arrays.getitem, (obj, idx), {}, node, "getitem")
         value = self.static_call(operator.getitem, (obj, idx), {}, node, reads=False)
