@@ -172,8 +172,18 @@ def for_break_def(x):
     return y
 
 
+def loop_var_after(x, n):
+    for i in range(n):
+        if x.sum() > 10:
+            break
+        x = x + i
+    return x, i
+
+
 @pytest.mark.parametrize("n", [0, 1, 4])
 def test_first_bound_in_a_rolled_loop(n):
+    check(loop_var_after, POS, jnp.array(n), graphs=1)
+    check(loop_var_after, POS * 10, jnp.array(n), graphs=1)
     check(p_while_def, POS, jnp.array(n), graphs=1)
     check(for_traced_range_def, POS, jnp.array(n), graphs=1)
 

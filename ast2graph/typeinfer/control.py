@@ -708,7 +708,9 @@ class ControlMixin(ExitsMixin):
 
         runs = not traced_count and (count if row is None else count.type.shape[0]) >= 1
         exits = any(isinstance(n, (gast.Break, gast.Return)) for b in stmt.body for n in gast.walk(b))
-        flagged = set() if runs and not exits else self._maybe_unbound_after(stmt, names, env0) - {carried_target}
+        flagged = set() if runs and not exits else self._maybe_unbound_after(stmt, names, env0)
+        if runs:   # each iteration binds the loop variable before its body runs
+            flagged.discard(carried_target)
         state, (body,) = self._solve_loop(stmt, names, env0, one_pass, regions=1, static_check=not traced_count,
                                           exact=exact, exempt={carried_target}, flagged=flagged)
         if carried_target is None:
@@ -747,6 +749,8 @@ class ControlMixin(ExitsMixin):
         """The carried loop variable after the loop: a range value or its value
         before the loop, so its INT_BITS bound is theirs (a Python int it
         stands for then stays exact in int64 arithmetic)."""
+        if isinstance(result, MaybeBound):   # not bound before a loop that may not run
+            result = result.value
         if not isinstance(result, Value) or result.type.dtype.kind not in "iu":
             return
         if type(init) is int:
@@ -769,8 +773,7 @@ class ControlMixin(ExitsMixin):
         if name not in self.frame.unit.ssa.live_out(stmt):
             return None
         runs = not traced_count and (count if row is None else count.type.shape[0]) >= 1
-        if not runs and self.frame.env.get(name, UNBOUND) is UNBOUND:
-            return None
+        # not bound before and the body may not run: carried with a defined-flag (``MaybeBound``)
         if runs and name not in self.frame.unit.ssa.assigned(stmt.body) \
                 and not any(isinstance(n, (gast.Break, gast.Return)) for b in stmt.body for n in gast.walk(b)):
             return None   # it ends on the last item: known after the loop (a static int for a static range)
