@@ -90,7 +90,7 @@ def eager_exemplars(x: Any, outer_traced: bool = False) -> tuple | None:
     if isinstance(x, arrays.TracedRange):
         return (range(0),)
     if isinstance(x, arrays.TracedZip):
-        return (zip(),)
+        return (enumerate(()),) if x.counter is not None else (zip(),)
     if isinstance(x, arrays.DeferredStr):
         return ("",)
     if isinstance(x, standin_types()):
