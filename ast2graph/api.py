@@ -38,6 +38,7 @@ from .fallback.control import (BREAK, CONTINUE, NEXT, RETURN, JumpPlan, PythonCo
                                splittable)
 from .fallback.interpreted import CELLS, InterpretedNode, call_cells
 from .fallback.sites import Decision, FallbackCode, FallbackSite, GraphBreak
+from .typeinfer.state import MaybeBound
 from .ir import print_graph, verify
 from .ir.core import Value, as_dtype, bounded, walk_ops
 from .jit_options import JitOptions
@@ -294,7 +295,7 @@ class GraphPlan:
                     filled[j] = leaves[k]
         result, written, _, cell_values = jax.tree_util.tree_unflatten(spec.out_treedef, filled)
         if cell_values:
-            env.update(cell_values)
+            env.update(_bound_only(cell_values))
         targets = [obj for obj, _ in spec.attr_writes]
         for w, k in self.rebind_writes:
             targets[w] = leaves[k]
@@ -305,7 +306,19 @@ class GraphPlan:
         for name in spec.deleted:
             env.pop(name, None)
         env.update(result)
+        for name, value in list(result.items()):   # bound on some paths only: its flag says which
+            if isinstance(value, MaybeBound):
+                if bool(value.flag):
+                    env[name] = value.value
+                else:
+                    env.pop(name, None)
         return NEXT, None
+
+
+def _bound_only(values: dict) -> dict:
+    """A segment's cell values without those its run left unbound (``MaybeBound``)."""
+    return {n: v.value if isinstance(v, MaybeBound) else v for n, v in values.items()
+            if not isinstance(v, MaybeBound) or bool(v.flag)}
 
 
 @dataclass

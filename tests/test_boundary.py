@@ -185,6 +185,7 @@ MAKERS = {
     "TracedClosure": "jax.vmap(lambda v: v * jnp.sum(x))",
     "TransformedFn": "jax.grad(lambda v: jnp.sum(v * jnp.sum(x)))",
     "TracedRange": "range(jnp.sum(x).astype(jnp.int32))",
+    "TracedZip": "enumerate(range(jnp.sum(x).astype(jnp.int32)))",
     "DeferredStr": 'f"{jnp.sum(x)}"',
     "ArrayMethod": "x.sum",
     "AtHelper": "x.at",
@@ -274,9 +275,9 @@ def _run(fn):
     with contextlib.redirect_stdout(out), warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
-            return _canon(fn(X)), None, out.getvalue()
+            return _canon(fn(X)), None, _strip_addresses(out.getvalue())
         except Exception as e:  # noqa: BLE001
-            return None, (type(e), str(e)), out.getvalue()
+            return None, (type(e), str(e)), _strip_addresses(out.getvalue())
 
 
 @pytest.mark.parametrize("sink", list(SINKS))

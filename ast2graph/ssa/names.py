@@ -90,7 +90,8 @@ class _Scanner:
             self.emit(USE, node.id, node)
         elif isinstance(node.ctx, gast.Store):
             self.emit(DEF, node.id, node)
-        elif isinstance(node.ctx, gast.Del):
+        elif isinstance(node.ctx, gast.Del):   # `del x` reads x (it raises where x is unbound), then unbinds it
+            self.emit(USE, node.id, node)
             self.emit(DEL, node.id, node)
 
     def _x_Subscript(self, node: gast.Subscript) -> None:

@@ -245,6 +245,8 @@ def constant(x: Any) -> Any:
 
 
 def getitem(x: Any, idx: Any) -> Any:
+    if traced_slice(idx) and not isinstance(x, (list, tuple)):
+        raise ShapeDependsOnTracedBound("the shape of x[a:b] depends on its traced bound")
     return x[_unspec(idx)]
 
 
@@ -579,10 +581,81 @@ def at_updater(name: str):
     """``x.at[idx].name(*args, **kwargs)`` as a named function for the IR."""
 
     def update(x, idx, *args, **kwargs):
+        if name in _MASKED and len(args) == 1 and not kwargs and traced_slice(idx):
+            return masked_update(x, idx, name, args[0])
         return getattr(x.at[_unspec(idx)], name)(*args, **kwargs)
 
     update.__name__ = update.__qualname__ = f".at[].{name}"
     return update
+
+
+_MASKED = {"set": lambda x, v: jnp.broadcast_to(v, x.shape), "add": jnp.add, "multiply": jnp.multiply,
+           "mul": jnp.multiply, "min": jnp.minimum, "max": jnp.maximum}
+
+
+class ShapeDependsOnTracedBound(jax.errors.JAXTypeError):
+    """A slice with a traced bound where the result's shape depends on it
+    (a read ``x[:n]``, an update that broadcasts along the slice): the
+    statement needs the bound's value and runs in Python."""
+
+
+def traced_slice(idx: Any) -> bool:
+    """An index with a slice whose bound is traced (``x.at[:n]``, ``x[i, :n]``)."""
+    parts = idx if type(idx) is tuple else (idx,)
+    return any(isinstance(p, SliceSpec) and any(isinstance(b, jax.core.Tracer) for b in (p.start, p.stop, p.step))
+               for p in parts)
+
+
+def masked_update(x: Any, idx: Any, name: str, v: Any) -> Any:
+    """``x.at[idx].name(v)`` where a slice of ``idx`` has a traced bound: the
+    indexed positions as a mask over ``x`` (a fixed shape whatever the bound),
+    ``v`` broadcast over ``x``, then ``where(mask, update, x)``. Only where
+    ``v`` broadcasts to the indexed part whatever its length (size 1 or absent
+    along every axis a slice indexes partially): eager's own broadcast
+    otherwise depends on the bound, and this raises (the statement runs in
+    Python)."""
+    parts = list(idx if type(idx) is tuple else (idx,))
+    if any(p is None or p is Ellipsis or isinstance(p, bool) for p in parts) or len(parts) > x.ndim:
+        raise ShapeDependsOnTracedBound("an index with None, Ellipsis or too many parts and a traced slice bound")
+    parts += [slice(None)] * (x.ndim - len(parts))
+    v = jnp.asarray(v)
+    kept = [k for k, p in enumerate(parts) if isinstance(p, (slice, SliceSpec))]   # the axes of the indexed part
+    if v.ndim > len(kept):
+        raise ShapeDependsOnTracedBound("an update of more dimensions than the indexed part")
+    shape = [1] * x.ndim
+    for k, d in zip(kept[len(kept) - v.ndim:], v.shape):
+        p = parts[k]
+        if d != 1 and not (isinstance(p, slice) and p == slice(None) and d == x.shape[k]):
+            raise ShapeDependsOnTracedBound("an update whose broadcast to a slice with a traced bound depends on the bound")
+        shape[k] = d
+    v = jnp.reshape(v, shape).astype(x.dtype)   # a scatter converts its updates to x's dtype first
+    mask = jnp.ones((), bool)
+    for k, p in enumerate(parts):
+        axis = jnp.reshape(jnp.arange(x.shape[k]), [-1 if j == k else 1 for j in range(x.ndim)])
+        mask = mask & _axis_mask(axis, x.shape[k], p)
+    return jnp.where(mask, _MASKED[name](x, v).astype(x.dtype), x)
+
+
+def _axis_mask(k: Any, d: int, p: Any) -> Any:
+    """Where along an axis of length ``d`` (positions ``k``) index part ``p`` selects."""
+    if not isinstance(p, (slice, SliceSpec)):   # an integer (negative from the end; out of range selects nothing)
+        i = jnp.asarray(p)
+        return k == jnp.where(i < 0, i + d, i)
+    step = 1 if p.step is None else p.step
+    if isinstance(step, jax.core.Tracer) or not isinstance(step, (int, np.integer)) or step == 0:
+        raise ShapeDependsOnTracedBound("a slice with a traced or zero step")
+
+    def bound(b: Any, default: int, low: int, high: int) -> Any:
+        if b is None:
+            return default
+        b = jnp.asarray(b)
+        return jnp.clip(jnp.where(b < 0, b + d, b), low, high)
+
+    if step > 0:
+        start, stop = bound(p.start, 0, 0, d), bound(p.stop, d, 0, d)
+        return (k >= start) & (k < stop) & ((k - start) % step == 0)
+    start, stop = bound(p.start, d - 1, -1, d - 1), bound(p.stop, -1, -1, d - 1)
+    return (k <= start) & (k > stop) & ((start - k) % (-step) == 0)
 
 
 def attribute(x: Any, name: str) -> Any:
@@ -632,6 +705,24 @@ class TracedRange:
     start: Any
     stop: Any
     step: Any   # a static int, or a traced Python int (checked non-zero)
+
+
+@dataclass
+class TracedZip:
+    """``zip(a, b, ..)`` or ``enumerate(a, start)`` where some part is a
+    ``TracedRange`` (only iterable by a loop, rolled: ``exec_For``). ``parts``:
+    ``TracedRange``, static ``range``, jax array (its rows) or ``TracedZip``
+    items; ``counter``: enumerate's start (its items are ``(counter + k, part
+    item)``), or None for zip (its items are tuples of the parts' items).
+    The trip count is the shortest part's, as eager's zip stops there."""
+
+    parts: tuple
+    counter: Any = None
+
+
+def min_count(*counts: Any) -> Any:
+    """The trip count of a zip: the least of its parts' (int64, as a loop index)."""
+    return functools.reduce(jnp.minimum, [jnp.asarray(c, jnp.int64) for c in counts])
 
 
 OPERATORS = {

@@ -222,6 +222,12 @@ class CallMixin(GeneratorMixin):
             except GraphBreak:
                 del self.region.ops[start:]   # as before: run on the traced values (NumPy's code is pure)
         holds_arrays = contains_value(callee)   # a pytree callable (an Equinox module) holding traced arrays
+        if traced and isinstance(callee, type) and not holds_arrays and _user_init(callee):
+            # a plain class of the user's made from traced values: its __init__ converted, the object
+            # made while tracing (it leaves the graph only as eager's object, ``remade_per_call``)
+            obj = self.mark_fresh(object.__new__(callee))
+            self.call(callee.__init__, (obj, *args), kwargs, node)
+            return obj
         if kind is CallKind.ARRAY_OP or traced or holds_arrays:
             # np.asanyarray(x, order='C'), np.array(x, copy=None): NumPy's conversions; else np.sin -> jnp.sin
             fn = (numpy_api.conversion(callee, args, kwargs) or _numpy_to_jnp(callee)) if traced else callee
@@ -523,6 +529,10 @@ class CallMixin(GeneratorMixin):
         return isinstance(call, types.FunctionType) and classify_callee(call) is CallKind.USER_FUNCTION
 
     def _special_builtin(self, callee: Any, args: tuple, kwargs: dict, node: Any, traced: bool) -> Any:
+        if callee in (zip, enumerate) and any(isinstance(a, (arrays.TracedRange, arrays.TracedZip)) for a in args):
+            zipped = self._traced_zip(callee, args, kwargs)
+            if zipped is not None:
+                return zipped
         if callee is len and len(args) == 1 and not kwargs and isinstance(args[0], arrays.TracedRange):
             rng = args[0]   # eager's len(range(a, b, s)): max(0, ceil((b - a) / s)), a Python int
             out = self.emit_call(arrays.trip_count, (rng.start, rng.stop, rng.step), {}, node, "len")
@@ -719,6 +729,25 @@ class CallMixin(GeneratorMixin):
             acc = self.binop(operator.add, acc, item, node)
         return acc
 
+    @staticmethod
+    def _traced_zip(callee: Any, args: tuple, kwargs: dict) -> Any:
+        """``zip``/``enumerate`` over a range with a traced bound: a
+        ``TracedZip`` a rolled loop iterates (None where a part is not a
+        range, a jax array's rows or such a zip: eager's call then decides)."""
+        def ok(part: Any) -> bool:
+            if isinstance(part, Value):
+                return bool(part.type.shape) and not part.type.numpy and not part.type.mixed
+            return isinstance(part, (arrays.TracedRange, arrays.TracedZip, range))
+
+        if callee is enumerate:
+            start = kwargs.get("start", args[1] if len(args) > 1 else 0)
+            if len(args) + len(kwargs) > 2 or set(kwargs) - {"start"} or type(start) is not int or not ok(args[0]):
+                return None
+            return arrays.TracedZip((args[0],), start)
+        if kwargs or not all(ok(a) for a in args):   # zip(..., strict=True) raises on unequal lengths: eager decides
+            return None
+        return arrays.TracedZip(tuple(args))
+
     def _traced_range(self, args: tuple, node: Any) -> Any:
         start, stop, step = (0, args[0], 1) if len(args) == 1 else (args + (1,))[:3]
         if isinstance(step, Value):
@@ -833,6 +862,18 @@ class CallMixin(GeneratorMixin):
 
 _IDENTITY_BUILTINS = frozenset({isinstance, issubclass, type, id, callable, hasattr})
 _STRUCTURE_BUILTINS = frozenset({len, list, tuple, iter, enumerate, zip, reversed})
+
+
+def _user_init(cls: Any) -> bool:
+    """``cls`` is a plain class whose ``__init__`` is the user's own Python
+    code, and no pytree JAX would rebuild (a registered dataclass)."""
+    init = _python_init(cls)
+    if init is None or classify_callee(init) is not CallKind.USER_FUNCTION:
+        return False
+    try:
+        return jax.tree_util.all_leaves([object.__new__(cls)])
+    except Exception:  # noqa: BLE001 - a registered pytree whose flatten needs its fields
+        return False
 
 
 def _python_init(cls: Any) -> Any:

@@ -31,7 +31,7 @@ from .exits import BodyEnd, ExitsMixin, LoopCtx
 from .lattice import INT_BITS, TRACED_INT_BITS, abstract_type, describe, join_types, same_dtype, same_static
 from .nnx import is_nnx
 from .trees import tree_flatten
-from .state import UNBOUND, BreakSignal, ContinueSignal, ControlSignal, ReturnSignal
+from .state import UNBOUND, BreakSignal, MaybeBound, ContinueSignal, ControlSignal, ReturnSignal
 
 _MAX_FIXPOINT = 6
 _UNROLL_WARNING = 64   # a loop that cannot roll and unrolls more iterations than this warns (once per site)
@@ -310,7 +310,8 @@ class ControlMixin(ExitsMixin):
             results.extend(Value(leaf.type) for leaf in _flatten(template)[0] if isinstance(leaf, _Traced))
         for region, env in outs:
             with self.in_region(region):
-                region.yields = self._coerce_all(node, [env.get(n) for n in names], templates)
+                values = [self.fit_bound(env.get(n, UNBOUND), t, node) for n, t in zip(names, templates)]
+                region.yields = self._coerce_all(node, values, templates)
         if switch:
             self.region.ops.append(SwitchOp(results, self.loc(node), pred, [r for r, _ in outs]))
         else:
@@ -344,13 +345,30 @@ class ControlMixin(ExitsMixin):
                 raise self.graph_break(FallbackCode.EARLY_EXIT, sig.node, f"`{what}` under a traced condition or inside a rolled loop", what)
 
     def _join_branch_name(self, node: Any, name: str, values: list) -> Any:
-        if any(v is UNBOUND for v in values):
+        maybe = any(v is UNBOUND or isinstance(v, MaybeBound) for v in values)
+        if maybe and not name.isidentifier():
             raise self.graph_break(FallbackCode.BRANCH_MISMATCH, node, f"variable '{name}' is assigned on one branch only and used afterwards", "if")
         try:
+            if maybe:   # bound on some paths only: carried with a defined-flag (``MaybeBound``)
+                bound = [v.value if isinstance(v, MaybeBound) else v for v in values if v is not UNBOUND]
+                return MaybeBound(self._join_trees(bound, branches=True), _FLAG)
             return self._join_trees(values, branches=True)
         except _JoinError as e:
             what = name if name.startswith("the ") else f"variable '{name}'"
             raise self.graph_break(FallbackCode.BRANCH_MISMATCH, node, f"{what}: {e}", "if") from None
+
+    def fit_bound(self, value: Any, template: Any, node: Any) -> Any:
+        """``value`` (of one path) in the form of ``template``: where the join
+        is ``MaybeBound``, a bound value with a True flag, an unbound one with
+        a False flag and zeros of the template's type (never observed: a read
+        checks the flag first)."""
+        if not isinstance(template, MaybeBound) or isinstance(value, MaybeBound):
+            return value
+        if value is not UNBOUND:
+            return MaybeBound(value, True)
+        leaves, treedef = _flatten(template.value)
+        filler = [self._zeros(x.type, node) if isinstance(x, _Traced) else x for x in leaves]
+        return MaybeBound(jax.tree_util.tree_unflatten(treedef, filler), False)
 
     def _join_trees(self, values: list, branches: bool = False) -> Any:
         """Template of the join: static leaves where all agree, else ``_Traced``.
@@ -511,7 +529,8 @@ class ControlMixin(ExitsMixin):
             self._run_traced(body, lambda: self.run_body(stmt, ctx), stmt)
             return self.frame.env
 
-        state, (cond, body) = self._solve_loop(stmt, names, env0, one_pass, regions=2, exact=exact)
+        state, (cond, body) = self._solve_loop(stmt, names, env0, one_pass, regions=2, exact=exact,
+                                               flagged=self._maybe_unbound_after(stmt, names, env0))
         init = self._loop_init(stmt, names, state, env0)
         results = [Value(a.type) for a in body.args]
         n = self.options.max_iters
@@ -529,6 +548,9 @@ class ControlMixin(ExitsMixin):
         iterable = self.eval(stmt.iter)
         if isinstance(iterable, arrays.TracedRange):
             self._rolled_range(stmt, iterable, traced=True)
+            return
+        if isinstance(iterable, arrays.TracedZip):
+            self._rolled_zip(stmt, iterable)
             return
         if isinstance(iterable, range) and len(iterable) > self.options.unroll_limit:
             self._roll_or_unroll(stmt, len(iterable), lambda exact: self._rolled_range(stmt, iterable, traced=False, exact=exact), iterable)
@@ -658,6 +680,39 @@ class ControlMixin(ExitsMixin):
         bits = TRACED_INT_BITS if traced else max(abs(start), abs(stop)).bit_length()
         self._rolled_counted(stmt, count, bind_target, finish, "lax.fori_loop", traced, exact=exact, target_bits=bits)
 
+    def _rolled_zip(self, stmt: gast.For, zipped: Any) -> None:
+        """``for i, j in enumerate(range(n))`` / ``zip(range(n), xs)``: a
+        rolled loop over the shortest part's trip count (traced), the target
+        bound to the parts' items at the index."""
+        count = self._zip_count(zipped, stmt)
+        if self._target_names(stmt) & self.frame.unit.ssa.live_out(stmt) \
+                and self._carried_target(stmt, count, True, None) is None:
+            raise self.graph_break(FallbackCode.UNDEFINED_AFTER_LOOP, stmt, "a loop variable is used after a loop whose "
+                                   "trip count is traced and is not bound before it", "for")
+
+        def bind_target(k: Value) -> None:
+            self.assign(stmt.target, self._zip_item(zipped, k, stmt), stmt)
+
+        self._rolled_counted(stmt, count, bind_target, lambda: None, "lax.fori_loop", True, target_bits=TRACED_INT_BITS)
+
+    def _zip_count(self, part: Any, node: Any) -> Any:
+        if isinstance(part, arrays.TracedZip):
+            counts = [self._zip_count(p, node) for p in part.parts]
+            return counts[0] if len(counts) == 1 else self.emit_call(arrays.min_count, tuple(counts), {}, node, "min_count")
+        if isinstance(part, arrays.TracedRange):
+            return self.emit_call(arrays.trip_count, (part.start, part.stop, part.step), {}, node, "trip_count")
+        return len(part) if isinstance(part, range) else part.type.shape[0]
+
+    def _zip_item(self, part: Any, k: Value, node: Any) -> Any:
+        if isinstance(part, arrays.TracedZip):
+            items = tuple(self._zip_item(p, k, node) for p in part.parts)
+            if part.counter is None:
+                return items
+            return self.emit_call(arrays.range_value, (part.counter, k, 1), {}, node, "range_value"), items[0]
+        if isinstance(part, (arrays.TracedRange, range)):
+            return self.emit_call(arrays.range_value, (part.start, k, part.step), {}, node, "range_value")
+        return self.emit_call(arrays.getitem, (part, k), {}, node, "getitem")
+
     def _scan_rows(self, stmt: gast.For, xs: Value, exact: bool = False) -> None:
         row = ArrayType(xs.type.shape[1:], xs.type.dtype, xs.type.weak_type)
 
@@ -707,14 +762,18 @@ class ControlMixin(ExitsMixin):
                 self._run_traced(body, lambda: self.guarded_iteration(stmt, ctx, iteration), stmt)
             return self.frame.env
 
+        runs = not traced_count and (count if row is None else count.type.shape[0]) >= 1
+        exits = any(isinstance(n, (gast.Break, gast.Return)) for b in stmt.body for n in gast.walk(b))
+        flagged = set() if runs and not exits else self._maybe_unbound_after(stmt, names, env0)
+        if runs:   # each iteration binds the loop variable before its body runs
+            flagged.discard(carried_target)
         state, (body,) = self._solve_loop(stmt, names, env0, one_pass, regions=1, static_check=not traced_count,
-                                          exact=exact, exempt={carried_target})
+                                          exact=exact, exempt={carried_target}, flagged=flagged)
         if carried_target is None:
             self.check_target_after_break(stmt, ctx, state)
         exit_kinds = self.carried_exit_kinds
         # the body runs at least once: a variable it first binds (a placeholder:
         # bound on every path of the first pass) is bound after the loop
-        runs = not traced_count and (count if row is None else count.type.shape[0]) >= 1
         init = self._loop_init(stmt, names, state, env0, set(names) if runs else {carried_target})
         n_index = 0 if row is not None else 1
         results = [Value(a.type) for a in body.args[n_index:n_index + len(init)]]
@@ -747,6 +806,8 @@ class ControlMixin(ExitsMixin):
         """The carried loop variable after the loop: a range value or its value
         before the loop, so its INT_BITS bound is theirs (a Python int it
         stands for then stays exact in int64 arithmetic)."""
+        if isinstance(result, MaybeBound):   # not bound before a loop that may not run
+            result = result.value
         if not isinstance(result, Value) or result.type.dtype.kind not in "iu":
             return
         if type(init) is int:
@@ -769,8 +830,7 @@ class ControlMixin(ExitsMixin):
         if name not in self.frame.unit.ssa.live_out(stmt):
             return None
         runs = not traced_count and (count if row is None else count.type.shape[0]) >= 1
-        if not runs and self.frame.env.get(name, UNBOUND) is UNBOUND:
-            return None
+        # not bound before and the body may not run: carried with a defined-flag (``MaybeBound``)
         if runs and name not in self.frame.unit.ssa.assigned(stmt.body) \
                 and not any(isinstance(n, (gast.Break, gast.Return)) for b in stmt.body for n in gast.walk(b)):
             return None   # it ends on the last item: known after the loop (a static int for a static range)
@@ -781,7 +841,8 @@ class ControlMixin(ExitsMixin):
         return {n.id for n in gast.walk(stmt.target) if isinstance(n, gast.Name)}
 
     def _solve_loop(self, stmt: Any, names: list[str], env0: dict, one_pass: Callable, regions: int,
-                    static_check: bool = False, exact: bool = False, exempt: set = frozenset()) -> tuple[dict, tuple]:
+                    static_check: bool = False, exact: bool = False, exempt: set = frozenset(),
+                    flagged: set = frozenset()) -> tuple[dict, tuple]:
         """Carried values to a fixpoint: widen until a pass changes nothing.
 
         ``exact``: raise ``_UnsafeWidening`` instead of widening a Python
@@ -792,7 +853,11 @@ class ControlMixin(ExitsMixin):
         ``nnx.py``) made by the body are carried too: the first pass that
         makes one stops (``GraphBreak.carry``), and the loop is solved again
         with it as a carried value (a pseudo-variable ``<write ...>`` of
-        ``names``, which the caller's ``_loop_init``/``_bind_state`` see)."""
+        ``names``, which the caller's ``_loop_init``/``_bind_state`` see).
+
+        ``flagged``: variables first bound inside the loop and read after it
+        that may be unbound there (zero iterations, a break first): carried
+        with a defined-flag (``MaybeBound``, False on entry)."""
         writes0 = dict(self.attr_writes)
         carried: dict = {}   # key in attr_writes -> its pseudo-variable
         stack = self.__dict__.setdefault("_carried_writes", [])
@@ -805,7 +870,7 @@ class ControlMixin(ExitsMixin):
             while True:
                 try:
                     return self._fixpoint(stmt, names, env0, one_pass, regions, static_check, exact, writes0, carried,
-                                          exempt)
+                                          exempt, flagged)
                 except _Rebound:
                     self.attr_writes = dict(writes0)
                     continue
@@ -832,7 +897,8 @@ class ControlMixin(ExitsMixin):
             self.rolled_depth -= 1
 
     def _fixpoint(self, stmt: Any, names: list[str], env0: dict, one_pass: Callable, regions: int,
-                  static_check: bool, exact: bool, writes0: dict, carried: dict, exempt: set = frozenset()) -> tuple[dict, tuple]:
+                  static_check: bool, exact: bool, writes0: dict, carried: dict, exempt: set = frozenset(),
+                  flagged: set = frozenset()) -> tuple[dict, tuple]:
         containers = self.container_loops[-1]
         state = {n: self._abstract(self.loop_entry(containers, n, env0.get(n, UNBOUND))) for n in names}
         decisions = self._snapshot_decisions()
@@ -851,7 +917,7 @@ class ControlMixin(ExitsMixin):
                 raise _StaticLoop()
             if exact and iteration == 0:
                 self._check_exact_widening([n for n in names if n not in exempt], env0, env)
-            new = {n: self._widen(stmt, n, state[n], env.get(n, UNBOUND)) for n in names}
+            new = {n: self._widen(stmt, n, state[n], env.get(n, UNBOUND), n in flagged) for n in names}
             if all(_same_template(new[n], state[n]) for n in names):
                 self._yield_carried(stmt, names, state, env, regs[-1])
                 return state, regs
@@ -891,11 +957,11 @@ class ControlMixin(ExitsMixin):
         # or more iterations
         self.carried_exit_kinds = [
             (leaf.type if isinstance(leaf, Value) else abstract_type(leaf)).kinds
-            for value, template in zip([env[n] for n in live], templates)
+            for value, template in zip([self.fit_bound(env[n], t, stmt) for n, t in zip(live, templates)], templates)
             for leaf, t in zip(_flatten(value)[0], _flatten(template)[0]) if isinstance(t, _Traced)]
         self.check_input_versions([env])
         with self.in_region(body):
-            body.yields = self._coerce_all(stmt, [env[n] for n in live], templates)
+            body.yields = self._coerce_all(stmt, [self.fit_bound(env[n], t, stmt) for n, t in zip(live, templates)], templates)
 
     def _abstract(self, value: Any) -> Any:
         if value is UNBOUND:
@@ -903,17 +969,29 @@ class ControlMixin(ExitsMixin):
         leaves, treedef = _flatten(value)
         return jax.tree_util.tree_unflatten(treedef, [_Traced(x.type) if isinstance(x, Value) else x for x in leaves])
 
-    def _widen(self, stmt: Any, name: str, old: Any, new: Any) -> Any:
+    def _widen(self, stmt: Any, name: str, old: Any, new: Any, flagged: bool = False) -> Any:
         if new is UNBOUND:
             if old is UNBOUND:
                 return UNBOUND
             raise self.graph_break(FallbackCode.LOOP_CARRIED_CHANGE, stmt, f"variable '{name}' is deleted inside the loop", "loop")
         new_t = self._abstract(new)
         if old is UNBOUND:
-            return _PlaceholderOf(self._join_or_break(stmt, name, [new_t]))
+            joined = self._join_or_break(stmt, name, [new_t])
+            if flagged and not isinstance(joined, MaybeBound):
+                joined = MaybeBound(joined, _FLAG)
+            return _PlaceholderOf(joined)
         base = old.template if isinstance(old, _PlaceholderOf) else old
+        if isinstance(base, MaybeBound) != isinstance(new_t, MaybeBound):
+            base, new_t = (MaybeBound(x, True) if not isinstance(x, MaybeBound) else x for x in (base, new_t))
         joined = self._join_or_break(stmt, name, [base, new_t])
+        if isinstance(joined, MaybeBound):
+            joined = MaybeBound(joined.value, _FLAG)
         return _PlaceholderOf(joined) if isinstance(old, _PlaceholderOf) else joined
+
+    def _maybe_unbound_after(self, stmt: Any, names: list[str], env0: dict) -> set[str]:
+        """The variables a rolled loop first binds that the code after it reads."""
+        live = self.frame.unit.ssa.live_out(stmt)
+        return {n for n in names if n.isidentifier() and n in live and env0.get(n, UNBOUND) is UNBOUND}
 
     def _join_or_break(self, stmt: Any, name: str, values: list) -> Any:
         try:
@@ -971,9 +1049,9 @@ class ControlMixin(ExitsMixin):
             placeholder = isinstance(template, _PlaceholderOf)
             if placeholder:
                 template = template.template
-                if n in self.frame.unit.ssa.live_out(stmt) and n not in bound:
+                if n in self.frame.unit.ssa.live_out(stmt) and n not in bound and not isinstance(template, MaybeBound):
                     raise self.graph_break(FallbackCode.UNDEFINED_AFTER_LOOP, stmt, f"variable '{n}' is first assigned inside the loop and used after it", "loop")
-            src = _flatten(env0[n])[0] if not placeholder else None
+            src = _flatten(self.fit_bound(env0[n], template, stmt))[0] if not placeholder else None
             for j, t in enumerate(_flatten(template)[0]):
                 if isinstance(t, _Traced):
                     init.append(self._zeros(t.type, stmt) if placeholder else self.convert(src[j], t.type, stmt))
@@ -1011,6 +1089,7 @@ class ControlMixin(ExitsMixin):
 
 
 _BOOL = ArrayType((), np.dtype(bool))
+_FLAG = _Traced(_BOOL)   # a defined-flag's template (``MaybeBound``)
 _WRITES = "<attribute writes>"   # a branch's environment: (writes before it, writes after it)
 _FELL = object()  # a branch that fell through (did not return)
 

@@ -57,7 +57,7 @@ from .tracertext import suspended, watching
 from .lattice import (INT_BITS, TRACED_INT_BITS, WIDE_INTS, traced_int_ok, canonical_type, host_scalar, is_64bit, is_array, is_python_number, is_static_number,
                       is_traceable_number, static_array_type)
 from .guards import Snapshot, TooLarge, watched
-from .state import (UNBOUND, Capture, ContinueSignal, BreakSignal, Frame, Guard,
+from .state import (UNBOUND, MaybeBound, Capture, ContinueSignal, BreakSignal, Frame, Guard,
                     Options, ReturnSignal, Unit, builtin_value, unit_of_nested)
 
 # Abstract evaluation (tracing an op once for its result types) is most of
@@ -426,10 +426,33 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
             value = frame.env.get(name, UNBOUND)
             if value is UNBOUND:
                 raise self.graph_break(FallbackCode.TRACE_ERROR, node, f"local variable '{name}' is not bound here (eager raises UnboundLocalError)", "name")
+            if isinstance(value, MaybeBound):
+                return self.check_bound(name, value, node, local=frame is self.frame)
             return value
         if frame.parent is not None:
             return self.lookup(name, node, frame.parent)
         return self._outer_lookup(name, node, frame)
+
+    def check_bound(self, name: str, value: MaybeBound, node: Any, local: bool = True) -> Any:
+        """A read of a variable bound on some paths only: a run-time check that
+        raises eager's error where it is unbound, then its value."""
+        if local:
+            exc, msg = UnboundLocalError, f"cannot access local variable '{name}' where it is not associated with a value"
+        else:
+            exc, msg = NameError, f"cannot access free variable '{name}' where it is not associated with a value in enclosing scope"
+        flag = value.flag
+        if flag is True:
+            return value.value
+        if flag is False:
+            raise self.graph_break(FallbackCode.TRACE_ERROR, node, f"{msg} (eager raises {exc.__name__})", "name")
+        if not self.raise_checks_allowed():
+            raise self.graph_break(FallbackCode.BRANCH_MISMATCH, node, f"variable '{name}' is assigned under a traced "
+                                   "condition and may be unbound here; the run-time check that raises eager's "
+                                   f"{exc.__name__} is not allowed here (inside try/except or a printing segment)", "name")
+        unbound = self.emit_call(arrays.logical_not, (flag,), {}, node, "not")
+        self.emit_call(arrays.raise_when, (unbound, exc, (msg,), {}), {"site": self.raise_site(node), "kinds": ()},
+                       node, "name", effect=True)
+        return value.value
 
     def _outer_lookup(self, name: str, node: Any, frame: Frame) -> Any:
         unit = frame.unit
@@ -1041,6 +1064,12 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
                 self._guard_contents(obj, node)   # the items read are the ones it holds now
             return self.traced_list_load(node, obj, idx)   # containers.py: items of joined kinds, by selects
         if isinstance(obj, Value) or contains_value(idx):
+            parts = idx if type(idx) is tuple else (idx,)
+            if isinstance(obj, Value) and any(isinstance(p, arrays.SliceSpec) for p in parts):
+                raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, "a slice with a traced bound (`x[:n]`): the "
+                                       "result's shape depends on the bound's value", "subscript",
+                                       hint="keep the shape fixed: jnp.where(jnp.arange(len(x)) < n, x, 0), or "
+                                       "lax.dynamic_slice with a static size")
             self.check_numpy_index(obj, idx, node)
             return self.emit_call(arrays.getitem, (obj, idx), {}, node, "getitem")
         pending = self.pending_item(obj, idx)
@@ -1365,6 +1394,31 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
             raise self.graph_break(FallbackCode.UNSUPPORTED_SYNTAX, stmt, "decorated nested function")
         self.assign_name(stmt.name, self.make_local_function(stmt), stmt)
 
+    def exec_ClassDef(self, stmt: gast.ClassDef) -> None:
+        """A class defined in the function: made at trace time when making it
+        has no effect (``localclass``); a new class on every trace, as eager
+        makes one per call, and it never leaves the graph."""
+        from .localclass import base_problem, local_class_problem, make_local_class
+
+        def is_local(name: str) -> bool:
+            frame = self.frame
+            while frame is not None:
+                if frame.owns(name):
+                    return True
+                frame = frame.parent
+            return False
+
+        problem = local_class_problem(stmt, is_local)
+        bases = [self.eval(b) for b in stmt.bases] if problem is None else []
+        problem = problem or base_problem(bases)
+        if problem is not None:
+            raise self.graph_break(FallbackCode.UNSUPPORTED_SYNTAX, stmt, f"a class defined in the function: {problem}",
+                                   "classdef", hint="define the class at module level")
+        unit = self.frame.unit
+        cls = make_local_class(stmt, bases, unit.filename, unit.globals, unit.qualname, unit.future_flags)
+        self.decide(stmt, "classdef", "trace time", "a class of methods and constants, made while tracing")
+        self.assign_name(stmt.name, self.mark_fresh(cls), stmt)
+
     def exec_Global(self, stmt: Any) -> None:
         pass
 
@@ -1394,6 +1448,8 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
     def exec_Delete(self, stmt: Any) -> None:
         for target in stmt.targets:
             if isinstance(target, gast.Name) and self.frame.owns(target.id) and target.id in self.frame.env:
+                if isinstance(self.frame.env[target.id], MaybeBound):   # eager raises where it is unbound
+                    self.check_bound(target.id, self.frame.env[target.id], target)
                 del self.frame.env[target.id]
             else:
                 raise self.graph_break(FallbackCode.MUTATION, stmt, "`del` of something other than a bound local")
@@ -1421,6 +1477,8 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
         that led to it."""
         if isinstance(stmt, gast.Assert):
             form, part = "assert-msg" if stmt.msg is not None else "assert", stmt.test
+        elif not isinstance(stmt, gast.Raise):   # a read of a variable that may be unbound (``check_bound``)
+            form, part = "raise-call", None
         else:
             form, part = ("raise-call", stmt.exc) if isinstance(stmt.exc, gast.Call) else ("raise", None)
         calls = [self._user_line(f.unit, node) for f, node in zip(self.callers, self.call_nodes)

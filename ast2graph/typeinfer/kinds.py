@@ -89,6 +89,8 @@ def eager_exemplars(x: Any, outer_traced: bool = False) -> tuple | None:
         return (_exemplar_function,)
     if isinstance(x, arrays.TracedRange):
         return (range(0),)
+    if isinstance(x, arrays.TracedZip):
+        return (enumerate(()),) if x.counter is not None else (zip(),)
     if isinstance(x, arrays.DeferredStr):
         return ("",)
     if isinstance(x, standin_types()):
@@ -103,7 +105,7 @@ def standin_types() -> tuple:
     from .closures import TracedClosure
     from .interpreter import LocalFunction
 
-    return (Value, LocalFunction, TracedClosure, TransformedFn, arrays.TracedRange, arrays.DeferredStr,
+    return (Value, LocalFunction, TracedClosure, TransformedFn, arrays.TracedRange, arrays.TracedZip, arrays.DeferredStr,
             arrays.ArrayMethod, arrays.AtHelper, arrays.AtIndexed, arrays.AtMethod, arrays.SliceSpec)
 
 

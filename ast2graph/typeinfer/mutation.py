@@ -76,6 +76,8 @@ def np_setitem(x: Any, idx: Any, v: Any) -> Any:
         if jnp.ndim(v) and jnp.size(v) != 1:
             raise TypeError("a boolean-mask write with an array of values has a data-dependent shape")
         return jnp.where(index, jnp.reshape(v, ()) if jnp.ndim(v) else v, x).astype(x.dtype)
+    if arrays.traced_slice(idx):
+        return arrays.masked_update(x, idx, "set", v)
     return x.at[index].set(v)
 
 

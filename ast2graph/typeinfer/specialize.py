@@ -30,6 +30,7 @@ from .nnx import is_nnx
 from .lattice import array_type_of, is_array, untrace_numbers
 from .kinds import standin_types
 from .writeback import written_key
+from .localclass import escapes as local_class_escapes, read_by_other_scopes
 from .trees import keyed, tree_flatten
 from .state import Capture, Frame, Guard, Options, ReturnSignal, Unit
 
@@ -116,6 +117,9 @@ def remade_per_call(tree: Any, fresh: dict) -> Any:
     seen: set[int] = set()
 
     def walk(x: Any) -> Any:
+        if local_class_escapes(x):
+            raise _Shared(f"a class defined in the function (or its {type(x).__name__}) would leave the compiled "
+                          "segment (eager makes a new class on every call)")
         entry = fresh.get(id(x))
         if entry is not None and entry[1] is x and type(x) not in (list, dict, tuple) and not isinstance(x, np.ndarray):
             if id(x) in seen:
@@ -242,7 +246,9 @@ def _specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str]
     # the cell variables a returning segment assigned: their final values go
     # into the call's cells (a closure made earlier may be called later)
     set_here = set().union(*(unit.ssa.assigned(s) for s in stmts[start:end])) if returns and unit.cellvars else ()
-    cell_values = {n: sp.frame.env[n] for n in unit.cellvars if n in set_here and n in sp.frame.env}
+    cell_values = {n: sp.frame.env[n] for n in unit.cellvars if n in set_here and n in sp.frame.env
+                   # a class made in the segment whose cell only its own methods read: they leave with it, or not at all
+                   and not (local_class_escapes(sp.frame.env[n]) and not read_by_other_scopes(unit.tree, n))}
     out = (out, [value for _, _, value in writes], [value for _, value in input_writes], cell_values)
     try:   # objects the trace made are made anew by every call, as eager makes them
         out = remade_per_call(out, sp.fresh)

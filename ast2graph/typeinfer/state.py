@@ -178,6 +178,33 @@ class Unbound:
 UNBOUND = Unbound()
 
 
+class MaybeBound:
+    """A variable bound on some paths only (assigned under a traced condition,
+    or first inside a rolled loop): its value where bound (a placeholder of
+    its type, zeros, on the other paths: never observed) and ``flag``, a
+    traced bool, True where bound. A pytree node of the two, so branch joins
+    and loop carries carry the flag with the value; a read checks the flag at
+    run time and raises eager's ``UnboundLocalError`` (``lookup``)."""
+
+    __slots__ = ("value", "flag")
+
+    def __init__(self, value: Any, flag: Any):
+        self.value, self.flag = value, flag
+
+    def __repr__(self) -> str:
+        return f"MaybeBound({self.value!r}, {self.flag!r})"
+
+
+def _register_maybe_bound() -> None:
+    import jax
+
+    jax.tree_util.register_pytree_node(MaybeBound, lambda m: ((m.value, m.flag), None),
+                                       lambda _, children: MaybeBound(*children))
+
+
+_register_maybe_bound()
+
+
 class Frame:
     """One function activation: its unit, environment, and lexical parent."""
 

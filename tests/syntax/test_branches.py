@@ -118,13 +118,13 @@ def one_sided(x):
     return y
 
 
-@covers("If", "python control", "traced `if` that binds a variable on one branch only", code="A2G004",
-        caveat="on the other path eager raises UnboundLocalError, and so does the converted call")
+@covers("If", "lax.cond", "traced `if` that binds a variable on one branch only (carried with a defined-flag)",
+        caveat="on the other path eager raises UnboundLocalError, and so does the converted call (a run-time check)")
 @pytest.mark.parametrize("x", SIGNS, ids=SIGN_IDS)
-def test_one_sided_binding_runs_as_python(x):
-    e = check(one_sided, x, full_graph=False)
-    if e is not None:          # eager returned: the `if` ran as Python control flow
-        assert codes(e) == ["A2G004"]
+def test_one_sided_binding_carries_a_defined_flag(x):
+    e = check(one_sided, x, graphs=1)
+    if e is not None:          # eager returned
+        assert modes_of(e, "if") == ["lax.cond"]
 
 
 def shape_mismatch(x):

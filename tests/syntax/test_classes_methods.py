@@ -7,6 +7,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
+from ast2graph import explain, to_static
 from helpers import check
 
 from .common import NEG, SIGN_IDS, SIGNS, X, codes, modes_of
@@ -110,11 +111,10 @@ def uses_classmethod(x):
     return Linear.identity(3)(x)
 
 
-@covers("ClassDef", "interpreted", "an object constructed inside the converted function (classmethod factory)",
-        code="A2G009", caveat="should be graph: the object holds only constants; a constructed object is opaque today")
-def test_object_built_inside_falls_back():
-    e = check(uses_classmethod, X, full_graph=False)
-    assert codes(e) == ["A2G009"]
+@covers("ClassDef", "one graph", "an object constructed inside the converted function (classmethod factory): "
+        "the user's `__init__` converted, also with traced arguments")
+def test_object_built_inside_is_one_graph():
+    check(uses_classmethod, X, graphs=1)
 
 
 class Vec(Module):
@@ -184,10 +184,29 @@ def class_inside(x):
     return Scale().apply(x)
 
 
-@covers("ClassDef", "interpreted", "a `class` statement inside the converted function", code="A2G001")
-def test_class_statement_inside_falls_back():
-    e = check(class_inside, X, full_graph=False)
-    assert codes(e)[0] == "A2G001"
+@covers("ClassDef", "trace time", "a `class` statement inside the converted function (methods and constants): "
+        "made while tracing, a new class per trace; it never leaves the graph")
+def test_class_statement_inside_is_made_at_trace_time():
+    e = check(class_inside, X, graphs=1)
+    assert modes_of(e, "classdef") == ["trace time"]
+
+
+def class_inside_escapes(x):
+    class Scale:
+        def __init__(self, v):
+            self.v = v
+
+    return Scale(x)
+
+
+@covers("ClassDef", "interpreted", "a class defined in the function whose instance is returned", code="A2G007",
+        caveat="eager makes a new class per call: the class statement runs in Python")
+def test_class_statement_inside_escaping_runs_in_python():
+    f = to_static(class_inside_escapes)
+    a, b = f(X), f(X)
+    assert type(a) is not type(b) and type(a).__qualname__ == "class_inside_escapes.<locals>.Scale"
+    np.testing.assert_array_equal(a.v, X)
+    assert codes(explain(f)(X)) == ["A2G007"]
 
 
 class Model(Module):

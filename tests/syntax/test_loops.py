@@ -115,12 +115,11 @@ def loop_var_undefined(x, n):
     return x, i
 
 
-@covers("For", "python control", "loop variable first bound by a loop with a traced trip count", code="A2G010")
+@covers("For", "lax.scan", "loop variable first bound by a loop with a traced trip count (carried with a "
+        "defined-flag)", caveat="n == 0: eager raises UnboundLocalError at the read, so does the call (a run-time check)")
 @pytest.mark.parametrize("n", [0, 3])
 def test_loop_variable_may_be_undefined(n):
-    e = check(loop_var_undefined, X, jnp.array(n), full_graph=False)
-    if e is not None:       # n == 0: eager raises UnboundLocalError, so does the converted call
-        assert codes(e) == ["A2G010"]
+    check(loop_var_undefined, X, jnp.array(n), graphs=1)
 
 
 def growing(x, n):
@@ -170,6 +169,23 @@ def enumerate_rows(m):
 def test_enumerate_and_reversed_over_many_rows_unroll():
     e = check(enumerate_rows, jnp.arange(120.0).reshape(40, 3) / 40, graphs=1)
     assert modes_of(e, "for") == ["unrolled", "unrolled"]
+
+
+def enumerate_zip_traced_range(x, n):
+    acc = jnp.zeros_like(x)
+    for i, j in enumerate(range(n)):
+        acc = acc + x * j - i
+    for a, b in zip(range(n), range(1, 10, 2)):
+        acc = acc * 0.5 + a * b
+    return acc
+
+
+@covers("For", "lax.fori_loop", "`enumerate(range(n))` and `zip(range(n), ...)` with a traced n: rolled over the "
+        "shortest part's trip count")
+@pytest.mark.parametrize("n", [0, 3, 8])
+def test_enumerate_and_zip_of_a_traced_range_roll(n):
+    e = check(enumerate_zip_traced_range, X, jnp.array(n), graphs=1)
+    assert modes_of(e, "for") == ["lax.fori_loop", "lax.fori_loop"]
 
 
 def grow_dict_while_iterating(x):

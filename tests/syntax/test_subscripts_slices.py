@@ -46,6 +46,20 @@ def test_traced_slice_bound_falls_back():
     assert codes(e) == ["A2G003"]
 
 
+def traced_slice_update(x, i):
+    y = np.array(x)
+    y[i:] = 0
+    return x.at[:i].set(0.0), x.at[i:].add(1.0), y
+
+
+@covers("Slice", "one graph", "`x.at[:n].set(v)`, `.add`, `y[n:] = v` on a NumPy array with a traced bound: "
+        "a mask over the whole array (its shape does not depend on n)",
+        caveat="only where v broadcasts to the slice whatever its length; else the statement runs in Python")
+@pytest.mark.parametrize("i", [0, 2, -1])
+def test_traced_slice_bound_update(i):
+    check(traced_slice_update, X, jnp.array(i), graphs=1)
+
+
 def boolean_mask(x):
     return x[x > 0.5]
 

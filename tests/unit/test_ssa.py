@@ -308,8 +308,8 @@ def test_liveness_del_kills_and_globals_are_ignored():
             G = len(a)
             return G
     """)
-    assert info.live_out(tree.body[1]) == {"a"}
-    assert info.live_in(tree.body[3]) == {"a"}
+    assert info.live_out(tree.body[1]) == {"a", "x"}   # `del x` reads x (it raises where x is unbound)
+    assert info.live_in(tree.body[3]) == {"a"}         # and kills it
 
 
 def test_liveness_nested_scope_free_names_are_uses():
