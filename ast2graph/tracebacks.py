@@ -165,6 +165,8 @@ def _fake_code(line: UserLine) -> types.CodeType:
     if first == line.span[0] > 1 and line.span[1] > 0:   # `def f(x): assert ...`: the `if 1:` goes a line up
         first -= 1
     stmt = _layout(_tokens(line))
+    if stmt is None and line.span[1] > 0:   # no room for the tokens (a name read): the compact form at its column
+        stmt = " " * line.span[1] + _compact(line.form)
     if stmt is None or line.span[1] == 0 or line.span[0] == first:   # columns the user's where they can be
         text = "\n" * (line.span[0] - first) + (_compact(line.form) if stmt is None else stmt.lstrip(" "))
     else:   # indented as in the user's file (the statement alone in an `if 1:`)

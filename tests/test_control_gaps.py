@@ -563,3 +563,27 @@ def test_traced_slice_whose_shape_depends_on_the_bound_runs_in_python(n):
     assert e is None or e.fallback_sites
     e = check(read_slice, X1, jnp.array(n), full_graph=False)
     assert e.fallback_sites
+
+
+def _result_bound_on_one_branch(x):
+    if x.sum() > 0:
+        result = x * 2
+    return result
+
+
+def test_unbound_read_raises_eager_error_with_the_users_line():
+    """The run-time check of a maybe-unbound read raises eager's
+    UnboundLocalError from the user's line, carets under the name (it raised
+    NameError "name 'raise_' is not defined": the fake statement had no room
+    in the name's span)."""
+    import traceback
+    f = to_static(_result_bound_on_one_branch, full_graph=True)
+    check(_result_bound_on_one_branch, -jnp.ones(3), graphs=1)
+    try:
+        f(-jnp.ones(3))
+    except UnboundLocalError as e:
+        frames = traceback.extract_tb(e.__traceback__)
+        assert frames[-1].name == "_result_bound_on_one_branch" and frames[-1].line == "return result"
+        assert (frames[-1].colno, frames[-1].end_colno) == (11, 18) or frames[-1].colno == 11
+    else:
+        raise AssertionError("eager raises UnboundLocalError")

@@ -1477,8 +1477,8 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
         that led to it."""
         if isinstance(stmt, gast.Assert):
             form, part = "assert-msg" if stmt.msg is not None else "assert", stmt.test
-        elif not isinstance(stmt, gast.Raise):   # a read of a variable that may be unbound (``check_bound``)
-            form, part = "raise-call", None
+        elif not isinstance(stmt, gast.Raise):   # a read of a variable that may be unbound (``check_bound``):
+            form, part = "raise-call", stmt   # ``raise _()`` (the name's span has no room for it: tracebacks._compact)
         else:
             form, part = ("raise-call", stmt.exc) if isinstance(stmt.exc, gast.Call) else ("raise", None)
         calls = [self._user_line(f.unit, node) for f, node in zip(self.callers, self.call_nodes)
