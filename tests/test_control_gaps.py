@@ -577,7 +577,7 @@ def test_unbound_read_raises_eager_error_with_the_users_line():
     NameError "name 'raise_' is not defined": the fake statement had no room
     in the name's span)."""
     import traceback
-    f = to_static(_result_bound_on_one_branch, full_graph=True)
+    f = __import__("ast2graph").to_static(_result_bound_on_one_branch, full_graph=True)
     check(_result_bound_on_one_branch, -jnp.ones(3), graphs=1)
     try:
         f(-jnp.ones(3))
