@@ -13,22 +13,40 @@ Produces:
   ``jax.default_matmul_precision``, ``contextlib.nullcontext``,
   ``np.errstate``, ...) are entered and exited at trace time; any other
   context manager must run on every call and falls back.
-Invariants: ``finally:`` runs after everything the ``try`` does, so the
-continuation machinery (early exits) may not cross a ``try`` with ``finally``.
+* ``try`` with ``finally:`` (or ``else:``): a ``break``/``continue``/
+  ``return`` under a traced condition in the body sets a flag of a
+  ``TryCtx`` (``exits``): the rest of the body runs in the other branches,
+  ``finally:`` runs once after the join, then each exit is taken under its
+  flag (``guarded_body``). An exception eager raises on a static path runs
+  ``finally:`` before an outer handler takes it.
+Invariants: ``finally:`` runs exactly once on every path, after everything
+the body does; ``else:`` never runs on an exit's path (a traced exit with an
+``else:`` falls back).
+
+Reference semantics of a traced ``break`` through ``finally:`` (eager Python)::
+
+    for x in xs:               for x in xs:
+        try:                       brk = False
+            if c(x): break         if c(x): brk = True
+            a(x)                   else:    a(x)
+        finally:                   f(x)
+            f(x)                   if brk: break
 """
 
 from __future__ import annotations
 
 import contextlib
 import warnings
-from typing import Any
+from typing import Any, Callable
 
 import gast
 import jax
 import numpy as np
 
 from ..fallback.sites import FallbackCode, GraphBreak
-from .state import ControlSignal
+from ..ir.core import Value
+from .exits import BodyEnd, TryCtx
+from .state import UNBOUND, BreakSignal, ContinueSignal, ControlSignal, ReturnSignal
 
 _TRACE_TIME_CONTEXTS = (
     jax.named_scope, jax.default_matmul_precision, jax.numpy_dtype_promotion,
@@ -39,10 +57,8 @@ _TRACE_TIME_CONTEXTS = (
 class BlocksMixin:
     def exec_Try(self, stmt: Any) -> None:
         depth = self.traced_depth
-        barrier = bool(stmt.finalbody)
-        if barrier:
-            self.cont.append(None)
-        try:
+
+        def body() -> None:
             try:
                 self.handlers_depth += bool(stmt.handlers)
                 try:
@@ -51,16 +67,113 @@ class BlocksMixin:
                     self.handlers_depth -= bool(stmt.handlers)
             except GraphBreak as e:
                 self._handle_static_exception(stmt, e, depth)
+            except BodyEnd:
+                if stmt.orelse:   # eager skips else: on the exit's path only
+                    raise self.graph_break(FallbackCode.EARLY_EXIT, stmt, "`try` with `else:` around an exit under a "
+                                           "traced condition", "try") from None
+                raise
             else:
                 self.decide(stmt, "try", "graph", "the body specialised: a compiled graph raises no Python exception, the handlers are unreachable")
                 self.exec_block(stmt.orelse)
-        except ControlSignal:
-            self.exec_block(stmt.finalbody)
-            raise
-        finally:
-            if barrier:
+
+        if not stmt.finalbody and not stmt.orelse:
+            body()
+            return
+        # an exit under a traced condition in the body ends it here (TryCtx), so
+        # that else: is not run on its path and finally: runs once after it
+        self.guarded_body(stmt, body, lambda: self.exec_block(stmt.finalbody), stmt.finalbody + stmt.orelse)
+
+    # ------------------------------------------- exits through a finally/an __exit__
+    def guarded_body(self, stmt: Any, body: Callable[[], None], final: Callable[[], None], reads: list) -> None:
+        """``body`` then ``final`` once on every way out of it, as eager's
+        ``try: body finally: final``. A static ``break``/``continue``/``return``
+        runs ``final`` and goes on; one under a traced condition sets a flag of
+        a ``TryCtx`` (the rest of the body runs in the other branches), ``final``
+        runs after the join, then each flag re-raises its exit under its
+        condition. ``reads``: statements of ``final`` (their names are live
+        after the body)."""
+        ctx = self._new_try(stmt, reads)
+        depth = self.traced_depth
+        self.cont.append(ctx)
+        try:
+            try:
+                body()
+            except BodyEnd:
+                pass
+            except ControlSignal:
                 self.cont.pop()
-        self.exec_block(stmt.finalbody)
+                self._drop_flags(ctx)
+                final()
+                raise
+            except GraphBreak as e:   # eager's exception on this static path: finally runs, then it propagates
+                if getattr(e, "exc", None) is None or getattr(e, "traced_depth", -1) != depth:
+                    raise
+                self.cont.pop()
+                self._drop_flags(ctx)
+                final()
+                raise
+        finally:
+            if self.cont and self.cont[-1] is ctx:
+                self.cont.pop()
+        flags = self._drop_flags(ctx)
+        final()
+        self._reraise_exits(stmt, *flags)
+
+    def _new_try(self, stmt: Any, reads: list) -> TryCtx:
+        ssa = self.frame.unit.ssa
+        loads = {n.id for r in reads for n in gast.walk(r) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
+        body = stmt.body
+        names = sorted(ssa.assigned(body) & (set(ssa.live_out(stmt)) | loads))
+        key = f"{stmt.lineno}:{stmt.col_offset}:{id(stmt)}"
+        ctx = TryCtx(stmt, names, f"<break try {key}>", f"<continue try {key}>", f"<return try {key}>", f"<retval try {key}>")
+        env = self.frame.env
+        env[ctx.brk] = env[ctx.cnt] = env[ctx.ret] = False
+        env.pop(ctx.retval, None)
+        self.frame.local_names = self.frame.local_names | {ctx.brk, ctx.cnt, ctx.ret, ctx.retval}
+        return ctx
+
+    def _drop_flags(self, ctx: TryCtx) -> tuple:
+        env = self.frame.env
+        return (env.pop(ctx.ret, False), env.pop(ctx.retval, UNBOUND), env.pop(ctx.brk, False), env.pop(ctx.cnt, False))
+
+    def branches_ending_try(self, node: Any, pred: Any, branches: list, env0: dict, ctx: TryCtx, switch: bool) -> None:
+        """Branches of a traced ``if`` in a ``try`` body, one of which exits:
+        each runs to the end of the body; the exits become the flags."""
+        outs = [self._run_branch(run, env0, node, rest=ctx) for run in branches]
+        kinds = sorted({out[0] for _, _, out in outs})
+        for _, env, (kind, _, value) in outs:
+            if kind == "break":
+                env[ctx.brk] = True
+            elif kind == "continue":
+                env[ctx.cnt] = True
+            elif kind == "return":
+                env[ctx.ret], env[ctx.retval] = True, value
+        self.decide(node, "exit", "flag", f"{'/'.join(k for k in kinds if k != 'end')} under a traced condition inside "
+                    "`try`/`finally` (or `with`): the rest of the body runs in the other branches, the exit after the finally")
+        self.frame.env = dict(env0)
+        self._join_and_emit(node, pred, [(r, env) for r, env, _ in outs], ctx.all_names, switch)
+        raise BodyEnd(node)
+
+    def _reraise_exits(self, stmt: Any, returned: Any, retval: Any, broke: Any, continued: Any) -> None:
+        """After the finally: each exit the body took, under its flag (eager's
+        order: one exit per path, so the flags exclude each other)."""
+        exits = [(returned, lambda: ReturnSignal(stmt, retval)), (broke, lambda: BreakSignal(stmt)),
+                 (continued, lambda: ContinueSignal(stmt))]
+        self._reraise_from(stmt, [(f, make) for f, make in exits if f is not False])
+
+    def _reraise_from(self, stmt: Any, exits: list) -> None:
+        if not exits:
+            return
+        (flag, make), rest = exits[0], exits[1:]
+        if flag is True:
+            raise make()
+        if not isinstance(flag, Value):
+            raise self.graph_break(FallbackCode.EARLY_EXIT, stmt, "an exit flag of a `try` body that is neither static nor traced", "try")
+
+        def take() -> None:
+            raise make()
+
+        self._traced_branches(stmt, flag, [take, lambda: self._reraise_from(stmt, rest)], [], set())
 
     def _suppress(self, stmt: Any, expr: Any) -> None:
         """``with contextlib.suppress(E): body``: a compiled graph raises no

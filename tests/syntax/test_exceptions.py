@@ -126,6 +126,46 @@ def test_return_through_finally():
     check(return_in_finally_try, X, graphs=1)
 
 
+def break_through_finally(x):
+    for i in range(4):
+        try:
+            if x.sum() > 3:
+                break
+            x = x + 1
+        finally:
+            print("cleanup", i)
+            x = x * 1.0
+    return x
+
+
+@covers("Try", "flag", "`break` under a traced condition in `try`/`finally` in a loop: the finally runs once on "
+        "every path, then the break is taken under its flag")
+@pytest.mark.parametrize("scale", [0.0, 2.0])
+def test_break_through_finally(scale):
+    e = check(break_through_finally, X * scale, graphs=1)
+    assert "flag" in modes_of(e, "exit")
+
+
+def else_after_break(x):
+    for i in range(3):
+        try:
+            if x.sum() > 3:
+                break
+            x = x + 1
+        except ValueError:
+            pass
+        else:
+            x = x * 2
+    return x
+
+
+@covers("Try", "interpreted", "`try`/`except`/`else` around a `break` under a traced condition (eager skips `else:` "
+        "on the break's path only)", code="A2G006")
+def test_else_after_traced_break_falls_back():
+    e = check(else_after_break, X, full_graph=False)
+    assert codes(e) == ["A2G006"]
+
+
 def try_star(x):
     try:
         raise ExceptionGroup("batch", [ValueError("v"), TypeError("t")])
