@@ -11,8 +11,11 @@ Produces:
   falls back to Python.
 * ``with``: context managers that only affect tracing (``jax.named_scope``,
   ``jax.default_matmul_precision``, ``contextlib.nullcontext``,
-  ``np.errstate``, ...) are entered and exited at trace time; any other
-  context manager must run on every call and falls back.
+  ``np.errstate``, ...) are entered and exited at trace time; the user's
+  own (a class with Python ``__enter__``/``__exit__``, a
+  ``@contextlib.contextmanager`` generator) are converted like calls
+  (``contexts``); any other context manager must run on every call and
+  falls back.
 * ``try`` with ``finally:`` (or ``else:``): a ``break``/``continue``/
   ``return`` under a traced condition in the body sets a flag of a
   ``TryCtx`` (``exits``): the rest of the body runs in the other branches,
@@ -45,6 +48,8 @@ import numpy as np
 
 from ..fallback.sites import FallbackCode, GraphBreak
 from ..ir.core import Value
+from ..resolver import CallKind, classify_callee
+from .contexts import ContextsMixin, contextmanager_function, user_manager_class
 from .exits import BodyEnd, TryCtx
 from .state import UNBOUND, BreakSignal, ContinueSignal, ControlSignal, ReturnSignal
 
@@ -54,7 +59,7 @@ _TRACE_TIME_CONTEXTS = (
 )
 
 
-class BlocksMixin:
+class BlocksMixin(ContextsMixin):
     def exec_Try(self, stmt: Any) -> None:
         depth = self.traced_depth
 
@@ -218,23 +223,73 @@ class BlocksMixin:
         if len(stmt.items) == 1 and isinstance(expr, gast.Call) and self.eval(expr.func) is contextlib.suppress:
             self._suppress(stmt, expr)
             return
-        managers = []
-        for item in stmt.items:
-            expr = item.context_expr
-            callee = self.eval(expr.func) if isinstance(expr, gast.Call) else None
-            if not any(callee is c for c in _TRACE_TIME_CONTEXTS):
-                raise self.graph_break(FallbackCode.UNSUPPORTED_SYNTAX, stmt, "`with` on a context manager whose __enter__/__exit__ must run on every call", "with",
-                                       hint="keep the with-block outside the compiled function, or use a context manager that only affects tracing (jax.named_scope, ...)")
-            args = [self.eval(a) for a in expr.args]
-            kwargs = {k.arg: self.eval(k.value) for k in expr.keywords}
-            manager = self.static_call(callee, tuple(args), kwargs, expr)
-            value = manager.__enter__()
-            managers.append(manager)
-            if item.optional_vars is not None:
-                self.assign(item.optional_vars, value, item)
-        self.decide(stmt, "with", "trace time", "context managers that only affect tracing, entered and exited while tracing")
-        try:
+        self._with_items(stmt, 0)
+
+    def _with_items(self, stmt: Any, k: int) -> None:
+        """``with a, b: body`` is ``with a: with b: body``: item ``k`` around the rest."""
+        if k == len(stmt.items):
             self.exec_block(stmt.body)
+            return
+        item = stmt.items[k]
+        expr = item.context_expr
+        rest = lambda: self._with_items(stmt, k + 1)  # noqa: E731
+        callee = self.eval(expr.func) if isinstance(expr, gast.Call) else None
+        if isinstance(expr, gast.Call) and any(callee is c for c in _TRACE_TIME_CONTEXTS):
+            self._trace_time_context(stmt, item, callee, rest)
+            return
+        generator = contextmanager_function(callee)
+        if generator is not None:
+            args, kwargs = self._call_arguments(expr)
+            self.generator_context(stmt, item, generator, args, kwargs, rest)
+            return
+        manager = self._user_manager(stmt, expr, callee)
+        self.user_context(stmt, item, manager, rest)
+
+    def _call_arguments(self, expr: Any) -> tuple[tuple, dict]:
+        args: list = []
+        for a in expr.args:
+            if isinstance(a, gast.Starred):
+                args.extend(self.iterate_static(self.eval(a.value), a))
+            else:
+                args.append(self.eval(a))
+        kwargs: dict = {}
+        for kw in expr.keywords:
+            if kw.arg is None:
+                kwargs.update(self.eval(kw.value))
+            else:
+                kwargs[kw.arg] = self.eval(kw.value)
+        return tuple(args), kwargs
+
+    def _user_manager(self, stmt: Any, expr: Any, callee: Any) -> Any:
+        """The manager of ``with expr``, when its ``__enter__``/``__exit__``
+        are the user's Python code (``contexts``); otherwise a fallback
+        without evaluating ``expr`` (``open(...)`` runs in Python)."""
+        def refuse() -> GraphBreak:
+            return self.graph_break(FallbackCode.UNSUPPORTED_SYNTAX, stmt, "`with` on a context manager whose __enter__/__exit__ must run on every call", "with",
+                                    hint="keep the with-block outside the compiled function, or use a context manager that only affects tracing (jax.named_scope, ...)")
+
+        if isinstance(expr, gast.Call):
+            user_class = isinstance(callee, type) and user_manager_class(callee)
+            if not user_class and classify_callee(callee) is not CallKind.USER_FUNCTION:
+                raise refuse()
+            manager = self.call(callee, *self._call_arguments(expr), expr)
+        else:
+            manager = self.eval(expr)
+        if not user_manager_class(type(manager)):
+            raise refuse()
+        return manager
+
+    def _trace_time_context(self, stmt: Any, item: Any, callee: Any, rest: Callable[[], None]) -> None:
+        """A context manager that only affects tracing: entered and exited while tracing."""
+        expr = item.context_expr
+        args, kwargs = self._call_arguments(expr)
+        manager = self.static_call(callee, args, kwargs, expr)
+        value = manager.__enter__()
+        if item.optional_vars is not None:
+            self.assign(item.optional_vars, value, item)
+        if stmt.items[0] is item:
+            self.decide(stmt, "with", "trace time", "context managers that only affect tracing, entered and exited while tracing")
+        try:
+            rest()
         finally:
-            for manager in reversed(managers):
-                manager.__exit__(None, None, None)
+            manager.__exit__(None, None, None)
