@@ -27,6 +27,7 @@ def scoped(x, w):
 
 
 @covers("With", "trace time", "`jax.named_scope`, `jax.default_matmul_precision`, `nullcontext() as v`, `np.errstate`")
+@covers("withitem", "trace time", "two items in one `with` (`a, b as v`): entered left to right, exited in reverse")
 def test_trace_time_context_managers():
     e = check(scoped, X, jnp.eye(3) * 2, graphs=1)
     assert modes_of(e, "with") == ["trace time"] * 3
@@ -126,6 +127,7 @@ def class_context(x):
 
 @covers("With", "one graph", "`with obj:` on a user class with `__enter__`/`__exit__` (`self.n += 1`, written back "
         "every call) around a traced `if`")
+@covers("withitem", "one graph", "`obj as c`: the value `__enter__` returns bound by `as`")
 def test_user_class_context_manager_in_the_graph():
     def make():
         COUNTER.n = 0

@@ -78,6 +78,8 @@ def cached_scale(x, key):
 
 @covers("Try", "one graph", "`try` body that specialises: `else`/`finally` run, the handler is unreachable")
 @covers("Try", "trace time", "an exception raised on a static path (dict lookup) caught by its handler")
+@covers("ExceptHandler", "trace time", "`except KeyError as e:` matched at trace time against the exception eager "
+        "raises on a static path; `e` bound, then unbound after the handler")
 @pytest.mark.parametrize("key", ["a", "b"])
 def test_try_except_else_finally(key):
     e = check(cached_scale, X, key, graphs=1)
@@ -110,6 +112,7 @@ def unhandled(x):
 
 
 @covers("Try", "error as eager", "an exception no handler matches propagates as eager")
+@covers("ExceptHandler", "error as eager", "`except ValueError:` that does not match the raised `KeyError`")
 def test_unmatched_handler_raises_as_eager():
     check(unhandled, X, full_graph=False)
 
