@@ -627,3 +627,68 @@ def ctx_twice(x):
 
 def test_contextmanager_yielding_twice_raises_as_eager():
     check(ctx_twice, X, full_graph=False)
+
+
+def _assert_in_with(T):
+    def fn(x):
+        with T:
+            if x.sum() <= 0:
+                raise ValueError("not positive")
+            x = x * 2
+        return x, T.exits
+    return fn
+
+
+def test_run_time_check_in_with_body_runs_exit_as_eager():
+    # a run-time check would skip __exit__: under a user manager it is not one (never wrong)
+    steps = [lambda fn, T: (fn(X), _state(T)), lambda fn, T: (fn(-X), _state(T)), lambda fn, T: (fn(X), _state(T))]
+    check_sequence(timer_world(_assert_in_with), steps, full_graph=False)
+
+
+class Swallow:
+    def __init__(self):
+        self.swallowed = 0
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        if exc_type is ZeroDivisionError:
+            self.swallowed += 1
+            return True
+        return None
+
+
+def swallow_in_loop(x, d):
+    S = Swallow()
+    for i in range(3):
+        with S:
+            x = x + 1 / (d - i)
+    return x, S.swallowed
+
+
+@pytest.mark.parametrize("d", [1, 5])
+def test_suppressing_exit_in_unrolled_loop(d):
+    check(swallow_in_loop, X, d, graphs=1)
+
+
+def break_in_handler(x, key):
+    z, y = x, 0.0
+    for i in range(3):
+        try:
+            y = {"a": 1.0}[key]
+        except KeyError:
+            if x.sum() > i:
+                break
+            z = x + i
+            y = 2.0
+        finally:
+            x = x * 1.5
+        z = z + y
+    return x, z
+
+
+@pytest.mark.parametrize("key", ["a", "b"])
+@pytest.mark.parametrize("scale", [0.0, 1.0])
+def test_traced_break_in_a_handler_runs_finally(key, scale):
+    check(break_in_handler, X * scale, key, graphs=1)

@@ -127,8 +127,8 @@ class BlocksMixin(ContextsMixin):
     def _new_try(self, stmt: Any, reads: list) -> TryCtx:
         ssa = self.frame.unit.ssa
         loads = {n.id for r in reads for n in gast.walk(r) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
-        body = stmt.body
-        names = sorted(ssa.assigned(body) & (set(ssa.live_out(stmt)) | loads))
+        # the names the body, its handlers and else: bind (the continuation of an exit in a handler binds them too)
+        names = sorted(ssa.assigned(stmt) & (set(ssa.live_out(stmt)) | loads))
         key = f"{stmt.lineno}:{stmt.col_offset}:{id(stmt)}"
         ctx = TryCtx(stmt, names, f"<break try {key}>", f"<continue try {key}>", f"<return try {key}>", f"<retval try {key}>")
         env = self.frame.env
