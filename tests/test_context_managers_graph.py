@@ -692,3 +692,133 @@ def break_in_handler(x, key):
 @pytest.mark.parametrize("scale", [0.0, 1.0])
 def test_traced_break_in_a_handler_runs_finally(key, scale):
     check(break_in_handler, X * scale, key, graphs=1)
+
+
+# ------------------------------------------------------------ combinations
+def finally_returns(x):
+    for i in range(3):
+        try:
+            if x.sum() > 0:
+                break
+            x = x + 1
+        finally:
+            return x * 2   # noqa: B012 - overrides the break, as eager
+    return x
+
+
+def while_with_finally(x):
+    i = 0
+    while x.sum() < 20:
+        try:
+            if x[0] > 3:
+                break
+            x = x + 1
+        finally:
+            i += 1
+    return x, i
+
+
+def nested_finally_exits(x):
+    for i in range(3):
+        try:
+            try:
+                if x.sum() > 2:
+                    continue
+                x = x + 1
+            finally:
+                x = x * 2
+                if x.sum() > 10:
+                    break
+        finally:
+            x = x - 1
+    return x
+
+
+@contextlib.contextmanager
+def scaled(x, k):
+    y = x * k
+    yield y
+    if y.sum() > 3:
+        print("big")
+
+
+@contextlib.contextmanager
+def outer_scope(name):
+    import jax
+    with jax.named_scope(name):
+        with scaled(jnp.ones(2), 2.0) as z:
+            yield z.sum()
+    print("outer exit", name)
+
+
+def ctx_rolled(x):
+    for i in range(40):
+        with scaled(x, 0.5) as y:
+            x = x * 0.9 + y * 0.01
+    return x
+
+
+def ctx_nested_generators(x):
+    with outer_scope("o") as t:
+        x = x + t
+    return x
+
+
+def _returns_in_ctx(x):
+    with scaled(x, 3.0) as y:
+        return y + 1
+
+
+def ctx_return_in_helper(x):
+    return _returns_in_ctx(x) + _returns_in_ctx(x + 1)
+
+
+@pytest.mark.parametrize("fn", [finally_returns, while_with_finally, nested_finally_exits, ctx_rolled,
+                                ctx_nested_generators, ctx_return_in_helper])
+@pytest.mark.parametrize("scale", [-1.0, 1.0, 3.0])
+def test_combinations_one_graph(fn, scale):
+    check(fn, X * scale, graphs=1)
+
+
+class Scale:
+    def __init__(self, k):
+        self.k = k
+        self.n = 0
+        self.last = -1
+
+    def __enter__(self):
+        self.n += 1
+        return self.k * 2
+
+    def __exit__(self, *a):
+        self.last = self.n
+
+
+def manager_argument(x, cm):
+    with cm as k:
+        if x.sum() > 1:
+            x = x * k
+    return x, cm.n
+
+
+def test_manager_passed_as_argument_state_changed_between_calls():
+    steps = [lambda f, w: f(X, w[0]), lambda f, w: f(X, w[1]),
+             lambda f, w: (setattr(w[0], "k", 5.0), f(X, w[0]), w[0].last)[1:],
+             lambda f, w: f(-X, w[0]), lambda f, w: (w[0].n, w[1].n, w[0].last)]
+    check_sequence(lambda: (manager_argument, [Scale(1.0), Scale(3.0)]), steps)
+
+
+def _handled_outside(T):
+    def fn(x, key):
+        try:
+            with T:
+                x = x + {"a": 1.0}[key]
+        except KeyError:
+            x = x - 1
+        return x, T.n, T.exits
+    return fn
+
+
+def test_exception_through_exit_to_an_outer_handler():
+    steps = [lambda f, T: f(X, "a"), lambda f, T: f(X, "b"), lambda f, T: f(X, "b")]
+    check_sequence(timer_world(_handled_outside), steps)
