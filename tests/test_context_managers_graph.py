@@ -822,3 +822,49 @@ def _handled_outside(T):
 def test_exception_through_exit_to_an_outer_handler():
     steps = [lambda f, T: f(X, "a"), lambda f, T: f(X, "b"), lambda f, T: f(X, "b")]
     check_sequence(timer_world(_handled_outside), steps)
+
+
+REPORTED = '''\
+import contextlib
+import jax
+
+
+class Timer:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *a):
+        return False
+
+
+@contextlib.contextmanager
+def scope(name):
+    yield name
+
+
+def user(x, t):
+    with t:
+        x = x + 1
+    with scope("a"):
+        x = x + 1
+    with jax.named_scope("s"):
+        x = x + 1
+    return x
+
+
+def library(x):
+    with open("log.txt") as fh:
+        x = x + 1
+    return x
+'''
+
+
+def test_report_marks_user_managers_input_dependent(tmp_path):
+    from ast2graph.report import report_path
+
+    path = tmp_path / "managers.py"
+    path.write_text(REPORTED)
+    reports = {r.qualname: r for r in report_path(str(path))}
+    withs = lambda r, kind: [s for s in r.of_kind(kind) if s.site.construct == "with"]  # noqa: E731
+    assert not withs(reports["user"], "always") and len(withs(reports["user"], "depends")) == 2
+    assert len(withs(reports["library"], "always")) == 1
