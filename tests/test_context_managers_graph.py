@@ -868,3 +868,90 @@ def test_report_marks_user_managers_input_dependent(tmp_path):
     withs = lambda r, kind: [s for s in r.of_kind(kind) if s.site.construct == "with"]  # noqa: E731
     assert not withs(reports["user"], "always") and len(withs(reports["user"], "depends")) == 2
     assert len(withs(reports["library"], "always")) == 1
+
+
+@contextlib.contextmanager
+def plus_one():
+    yield 1.0
+
+
+@contextlib.contextmanager
+def times_ten():
+    print("ten")
+    yield 10.0
+
+
+class Half:
+    def __enter__(self):
+        return 0.5
+
+    def __exit__(self, *a):
+        print("half out")
+
+
+CM = plus_one
+
+
+def rebound_manager(x):
+    with CM() as k:
+        x = x * k
+    return x
+
+
+def test_rebinding_the_manager_between_calls_respecialises():
+    def make():
+        global CM
+        CM = plus_one
+        return rebound_manager, None
+
+    def rebind(value):
+        def step(fn, _):
+            global CM
+            CM = value
+            return fn(X)
+        return step
+
+    check_sequence(make, [rebind(plus_one), rebind(times_ten), rebind(Half), rebind(plus_one)])
+
+
+class Patched:
+    def __enter__(self):
+        return 1.0
+
+    def __exit__(self, *a):
+        print("exit one")
+
+
+def _enter_two(self):
+    return 2.0
+
+
+def _exit_two(self, *a):
+    print("exit two")
+
+
+P = Patched()
+
+
+def patched_manager(x):
+    with P as k:
+        x = x * k
+    with Patched() as j:
+        x = x + j
+    return x
+
+
+def test_methods_replaced_on_the_class_between_calls_respecialise():
+    def make():
+        Patched.__enter__ = lambda self: 1.0
+        Patched.__exit__ = lambda self, *a: print("exit one")
+        return patched_manager, Patched
+
+    def patch(attr, value):
+        def step(fn, cls):
+            setattr(cls, attr, value)
+            return fn(X)
+        return step
+
+    steps = [lambda fn, cls: fn(X), patch("__enter__", _enter_two), patch("__exit__", _exit_two), lambda fn, cls: fn(X)]
+    check_sequence(make, steps)

@@ -112,7 +112,7 @@ class ContextsMixin:
     # ------------------------------------------------------------ classes
     def user_context(self, stmt: Any, item: Any, manager: Any, rest: Callable[[], None]) -> None:
         cls = type(manager)
-        enter, exit_ = cls.__enter__, cls.__exit__
+        enter, exit_ = self._special_method(manager, "__enter__"), self._special_method(manager, "__exit__")
         self.decide(stmt, "with", "converted", f"{cls.__qualname__}.__enter__/__exit__ converted like calls: "
                     "their effects run on every call")
         value = self.call(enter, (manager,), {}, item.context_expr)
@@ -144,6 +144,19 @@ class ContextsMixin:
                 self.call(exit_, (manager, None, None, None), {}, stmt)
 
         self.guarded_body(stmt, body, final, [])
+
+    def _special_method(self, manager: Any, name: str) -> Any:
+        """``type(manager).<name>`` as eager's ``with`` looks it up, guarded: a
+        method replaced on the class (or the object's class changed) between
+        calls re-specialises. A manager made in this call has the class its
+        (guarded) constructor gave it."""
+        cls = type(manager)
+        method = getattr(cls, name)
+        if self._is_fresh(manager):
+            return self.external(method, lambda: getattr(cls, name), f"{cls.__qualname__}.{name}",
+                                 ("attr", id(cls), name), ("attr", cls, name))
+        return self.external(method, lambda: getattr(type(manager), name), f"type({self.named(manager)}).{name}",
+                             ("with", id(manager), name))
 
     def _exit_suppresses(self, stmt: Any, exit_: Any, manager: Any, exc: BaseException, error: GraphBreak) -> bool:
         if _reads_traceback(exit_):
