@@ -955,3 +955,23 @@ def test_methods_replaced_on_the_class_between_calls_respecialise():
 
     steps = [lambda fn, cls: fn(X), patch("__enter__", _enter_two), patch("__exit__", _exit_two), lambda fn, cls: fn(X)]
     check_sequence(make, steps)
+
+
+class TracebackAttr:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        return exc is not None and exc.__traceback__ is not None
+
+
+def traceback_attr(x, key):
+    with TracebackAttr():
+        x = x + {"a": 1.0}[key]
+    return x
+
+
+@pytest.mark.parametrize("key", ["a", "b"])
+def test_exit_reading_exception_traceback_falls_back_on_exception(key):
+    e = check(traceback_attr, X, key, full_graph=False)
+    assert bool(e.fallback_sites) == (key == "b")

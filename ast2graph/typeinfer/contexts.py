@@ -79,7 +79,8 @@ def user_manager_class(cls: Any) -> bool:
 
 
 def _reads_traceback(fn: Any) -> bool:
-    """``__exit__(self, type, value, tb)`` reads ``tb`` (or its ``*args``)."""
+    """``__exit__(self, type, value, tb)`` reads ``tb`` (or its ``*args``, or
+    an exception's ``__traceback__``): eager's traceback is not the trace's."""
     try:
         params = list(inspect.signature(fn).parameters.values())
         tree = unit_of_function(fn).tree
@@ -89,7 +90,8 @@ def _reads_traceback(fn: Any) -> bool:
     positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
     if len(positional) >= 4:
         names.append(positional[3].name)
-    return any(isinstance(n, gast.Name) and n.id in names and isinstance(n.ctx, gast.Load) for n in gast.walk(tree))
+    return any(isinstance(n, gast.Name) and n.id in names and isinstance(n.ctx, gast.Load) or
+               isinstance(n, gast.Attribute) and n.attr == "__traceback__" for n in gast.walk(tree))
 
 
 @dataclass
