@@ -975,3 +975,30 @@ def traceback_attr(x, key):
 def test_exit_reading_exception_traceback_falls_back_on_exception(key):
     e = check(traceback_attr, X, key, full_graph=False)
     assert bool(e.fallback_sites) == (key == "b")
+
+
+def ctx_in_traced_branch(x):
+    if x.sum() > 1:
+        with scope("branch") as s:
+            x = x * 2
+            if x[0] > 1:
+                x = x - 1
+    else:
+        with Printing("other") as name:
+            x = x + len(name)
+    return x
+
+
+def ctx_in_rolled_loop_with_break(x):
+    for i in range(30):
+        with Printing("r"):
+            if x.sum() > 20:
+                break
+            x = x + 1
+    return x
+
+
+@pytest.mark.parametrize("fn", [ctx_in_traced_branch, ctx_in_rolled_loop_with_break])
+@pytest.mark.parametrize("scale", [-1.0, 1.0, 4.0])
+def test_managers_under_traced_control_one_graph(fn, scale):
+    check(fn, X * scale, graphs=1)
