@@ -43,7 +43,7 @@ from __future__ import annotations
 import contextlib
 import inspect
 import types
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable
 
 import gast
@@ -107,7 +107,6 @@ class ContextYield:
     yielded: bool = False
     pending: ControlSignal | None = None
     flags: tuple | None = None
-    records: list = field(default_factory=list)
 
 
 class ContextsMixin:
