@@ -157,9 +157,10 @@ def try_else_clause(x):
     return x
 
 
-def test_try_else_after_traced_exit_falls_back():
-    e = check(try_else_clause, X, full_graph=False)
-    assert [s.code.code for s in e.fallback_sites] == ["A2G006"]
+@pytest.mark.parametrize("scale", [0.0, 1.0, 5.0])
+def test_try_else_after_traced_exit_one_graph(scale):
+    # else: runs under "the body did not exit", inside the finally
+    check(try_else_clause, X * scale, graphs=1)
 
 
 def try_except_else(x):
@@ -175,11 +176,33 @@ def try_except_else(x):
     return x
 
 
-def test_try_except_else_around_traced_break_is_never_wrong():
+def test_try_except_else_around_traced_break():
     # the else: clause used to be dropped on the path that did not break (a wrong value)
     for scale in (0.0, 1.0, 5.0):
-        e = check(try_except_else, X * scale, full_graph=False)
-        assert [s.code.code for s in e.fallback_sites] == ["A2G006"]
+        check(try_except_else, X * scale, graphs=1)
+
+
+def else_with_exits(x):
+    for i in range(4):
+        try:
+            if x[0] > 2:
+                continue
+            x = x + 1
+        except KeyError:
+            pass
+        else:
+            if x.sum() > 6:
+                break
+            x = x * 2
+        finally:
+            print("finally", i)
+        x = x - 0.5
+    return x
+
+
+@pytest.mark.parametrize("scale", [0.0, 1.0, 3.0])
+def test_try_else_with_its_own_traced_exit(scale):
+    check(else_with_exits, X * scale, graphs=1)
 
 
 def prints_in_finally(x):

@@ -23,8 +23,8 @@ Produces:
   flag (``guarded_body``). An exception eager raises on a static path runs
   ``finally:`` before an outer handler takes it.
 Invariants: ``finally:`` runs exactly once on every path, after everything
-the body does; ``else:`` never runs on an exit's path (a traced exit with an
-``else:`` falls back).
+the body does; ``else:`` never runs on an exit's path (after a traced exit it
+runs under "no flag set").
 
 Reference semantics of a traced ``break`` through ``finally:`` (eager Python)::
 
@@ -44,6 +44,7 @@ from typing import Any, Callable
 
 import gast
 import jax
+import jax.numpy as jnp
 import numpy as np
 
 from ..fallback.sites import FallbackCode, GraphBreak
@@ -73,9 +74,8 @@ class BlocksMixin(ContextsMixin):
             except GraphBreak as e:
                 self._handle_static_exception(stmt, e, depth)
             except BodyEnd:
-                if stmt.orelse:   # eager skips else: on the exit's path only
-                    raise self.graph_break(FallbackCode.EARLY_EXIT, stmt, "`try` with `else:` around an exit under a "
-                                           "traced condition", "try") from None
+                if stmt.orelse:   # eager runs else: on the paths that did not exit only
+                    self._else_unless_exited(stmt)
                 raise
             else:
                 self.decide(stmt, "try", "graph", "the body specialised: a compiled graph raises no Python exception, the handlers are unreachable")
@@ -85,8 +85,35 @@ class BlocksMixin(ContextsMixin):
             body()
             return
         # an exit under a traced condition in the body ends it here (TryCtx), so
-        # that else: is not run on its path and finally: runs once after it
+        # that else: runs only on the paths that did not exit and finally: once after it
         self.guarded_body(stmt, body, lambda: self.exec_block(stmt.finalbody), stmt.finalbody + stmt.orelse)
+
+    def _else_unless_exited(self, stmt: Any) -> None:
+        """``else:`` of a ``try`` whose body took an exit under a traced
+        condition: it runs under ``not exited`` (the flags of the ``TryCtx``),
+        still inside the ``try``'s ``finally:``, outside its handlers."""
+        ctx = self.cont[-1]
+        if not isinstance(ctx, TryCtx) or ctx.stmt is not stmt:
+            raise self.graph_break(FallbackCode.EARLY_EXIT, stmt, "`try` with `else:` around an exit under a traced condition", "try")
+        env = self.frame.env
+        flags = [env.get(f, False) for f in (ctx.brk, ctx.cnt, ctx.ret)]
+        if any(f is True for f in flags):
+            return
+        traced = [f for f in flags if isinstance(f, Value)]
+        if len(traced) != len([f for f in flags if f is not False]):
+            raise self.graph_break(FallbackCode.EARLY_EXIT, stmt, "an exit flag of a `try` body that is neither static nor traced", "try")
+        if not traced:
+            self.exec_block(stmt.orelse)
+            return
+        exited = traced[0]
+        for f in traced[1:]:
+            exited = self.emit_call(jnp.logical_or, (exited, f), {}, stmt, "or")
+        ssa = self.frame.unit.ssa
+        assigned = ssa.assigned(stmt.orelse)
+        loads = {n.id for r in stmt.finalbody for n in gast.walk(r) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
+        names = sorted(assigned & (set(ssa.live_out(stmt)) | loads))
+        self.decide(stmt, "try", "lax.cond", "else: runs on the paths where the body did not exit")
+        self._traced_branches(stmt, exited, [lambda: None, lambda: self.exec_block(stmt.orelse)], names, assigned)
 
     # ------------------------------------------- exits through a finally/an __exit__
     def guarded_body(self, stmt: Any, body: Callable[[], None], final: Callable[[], None], reads: list) -> None:

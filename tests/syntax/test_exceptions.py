@@ -162,11 +162,12 @@ def else_after_break(x):
     return x
 
 
-@covers("Try", "interpreted", "`try`/`except`/`else` around a `break` under a traced condition (eager skips `else:` "
-        "on the break's path only)", code="A2G006")
-def test_else_after_traced_break_falls_back():
-    e = check(else_after_break, X, full_graph=False)
-    assert codes(e) == ["A2G006"]
+@covers("Try", "flag", "`try`/`except`/`else` around a `break` under a traced condition: `else:` runs under "
+        "\"the body did not exit\" (eager skips it on the break's path only)")
+@pytest.mark.parametrize("scale", [0.0, 2.0])
+def test_else_after_traced_break(scale):
+    e = check(else_after_break, X * scale, graphs=1)
+    assert "flag" in modes_of(e, "exit")
 
 
 def try_star(x):
