@@ -57,7 +57,7 @@ import gast
 from .diagnostics import Loc
 from .fallback.sites import FallbackCode, FallbackSite
 from .parser.locate import normalise
-from .resolver import is_effectful, is_host_printer, qualified_name, resolve_attr_chain, scope_of
+from .resolver import CallKind, classify_callee, is_effectful, is_host_printer, qualified_name, resolve_attr_chain, scope_of
 from .resolver.scope import outer_parts
 from .ssa import SSAInfo, analyze
 from .ssa.dump import unparse
@@ -641,15 +641,28 @@ class _FunctionScanner:
         self._generic(stmt)
 
     def _s_With(self, stmt: gast.With) -> None:
-        """Context managers that only affect tracing stay in the graph."""
+        """Context managers that only affect tracing stay in the graph; the
+        user's own (a class with Python ``__enter__``/``__exit__``, a
+        ``@contextmanager`` generator) are converted like calls, so their fate
+        depends on their code; a library's (``open``) always falls back."""
         from .typeinfer.blocks import _TRACE_TIME_CONTEXTS
+        from .typeinfer.contexts import contextmanager_function, user_manager_class
 
         for item in stmt.items:
             expr = item.context_expr
-            ok, callee = self._resolve(expr.func) if isinstance(expr, gast.Call) else _NOT_STATIC
-            if not (ok and any(callee is c for c in (*_TRACE_TIME_CONTEXTS, contextlib.suppress))):
+            ok, obj = self._resolve(expr.func if isinstance(expr, gast.Call) else expr)
+            if ok and any(obj is c for c in (*_TRACE_TIME_CONTEXTS, contextlib.suppress)):
+                continue
+            user = not ok or contextmanager_function(obj) is not None or \
+                user_manager_class(obj if isinstance(obj, type) else type(obj)) or \
+                isinstance(expr, gast.Call) and classify_callee(obj) is CallKind.USER_FUNCTION
+            if not user:
                 self._add(ALWAYS, FallbackCode.UNSUPPORTED_SYNTAX, stmt, "with", _STMT_CAUSES["With"])
                 break
+            self._add(DEPENDS, FallbackCode.UNSUPPORTED_SYNTAX, stmt, "with", _STMT_CAUSES["With"],
+                      "only when the context manager is not the user's own (a class with Python __enter__/__exit__, "
+                      "a @contextmanager generator: converted like calls) or its enter/exit code falls back")
+            break
         self._generic(stmt)
 
     def _s_Match(self, stmt: gast.Match) -> None:

@@ -11,24 +11,48 @@ Produces:
   falls back to Python.
 * ``with``: context managers that only affect tracing (``jax.named_scope``,
   ``jax.default_matmul_precision``, ``contextlib.nullcontext``,
-  ``np.errstate``, ...) are entered and exited at trace time; any other
-  context manager must run on every call and falls back.
-Invariants: ``finally:`` runs after everything the ``try`` does, so the
-continuation machinery (early exits) may not cross a ``try`` with ``finally``.
+  ``np.errstate``, ...) are entered and exited at trace time; the user's
+  own (a class with Python ``__enter__``/``__exit__``, a
+  ``@contextlib.contextmanager`` generator) are converted like calls
+  (``contexts``); any other context manager must run on every call and
+  falls back.
+* ``try`` with ``finally:`` (or ``else:``): a ``break``/``continue``/
+  ``return`` under a traced condition in the body sets a flag of a
+  ``TryCtx`` (``exits``): the rest of the body runs in the other branches,
+  ``finally:`` runs once after the join, then each exit is taken under its
+  flag (``guarded_body``). An exception eager raises on a static path runs
+  ``finally:`` before an outer handler takes it.
+Invariants: ``finally:`` runs exactly once on every path, after everything
+the body does; ``else:`` never runs on an exit's path (after a traced exit it
+runs under "no flag set").
+
+Reference semantics of a traced ``break`` through ``finally:`` (eager Python)::
+
+    for x in xs:               for x in xs:
+        try:                       brk = False
+            if c(x): break         if c(x): brk = True
+            a(x)                   else:    a(x)
+        finally:                   f(x)
+            f(x)                   if brk: break
 """
 
 from __future__ import annotations
 
 import contextlib
 import warnings
-from typing import Any
+from typing import Any, Callable
 
 import gast
 import jax
+import jax.numpy as jnp
 import numpy as np
 
 from ..fallback.sites import FallbackCode, GraphBreak
-from .state import ControlSignal
+from ..ir.core import Value
+from ..resolver import CallKind, classify_callee
+from .contexts import ContextsMixin, contextmanager_function, user_manager_class
+from .exits import BodyEnd, TryCtx
+from .state import UNBOUND, BreakSignal, ContinueSignal, ControlSignal, ReturnSignal
 
 _TRACE_TIME_CONTEXTS = (
     jax.named_scope, jax.default_matmul_precision, jax.numpy_dtype_promotion,
@@ -36,13 +60,11 @@ _TRACE_TIME_CONTEXTS = (
 )
 
 
-class BlocksMixin:
+class BlocksMixin(ContextsMixin):
     def exec_Try(self, stmt: Any) -> None:
         depth = self.traced_depth
-        barrier = bool(stmt.finalbody)
-        if barrier:
-            self.cont.append(None)
-        try:
+
+        def body() -> None:
             try:
                 self.handlers_depth += bool(stmt.handlers)
                 try:
@@ -51,16 +73,139 @@ class BlocksMixin:
                     self.handlers_depth -= bool(stmt.handlers)
             except GraphBreak as e:
                 self._handle_static_exception(stmt, e, depth)
+            except BodyEnd:
+                if stmt.orelse:   # eager runs else: on the paths that did not exit only
+                    self._else_unless_exited(stmt)
+                raise
             else:
                 self.decide(stmt, "try", "graph", "the body specialised: a compiled graph raises no Python exception, the handlers are unreachable")
                 self.exec_block(stmt.orelse)
-        except ControlSignal:
-            self.exec_block(stmt.finalbody)
-            raise
-        finally:
-            if barrier:
+
+        if not stmt.finalbody and not stmt.orelse:
+            body()
+            return
+        # an exit under a traced condition in the body ends it here (TryCtx), so
+        # that else: runs only on the paths that did not exit and finally: once after it
+        self.guarded_body(stmt, body, lambda: self.exec_block(stmt.finalbody), stmt.finalbody + stmt.orelse)
+
+    def _else_unless_exited(self, stmt: Any) -> None:
+        """``else:`` of a ``try`` whose body took an exit under a traced
+        condition: it runs under ``not exited`` (the flags of the ``TryCtx``),
+        still inside the ``try``'s ``finally:``, outside its handlers."""
+        ctx = self.cont[-1]
+        if not isinstance(ctx, TryCtx) or ctx.stmt is not stmt:
+            raise self.graph_break(FallbackCode.EARLY_EXIT, stmt, "`try` with `else:` around an exit under a traced condition", "try")
+        env = self.frame.env
+        flags = [env.get(f, False) for f in (ctx.brk, ctx.cnt, ctx.ret)]
+        if any(f is True for f in flags):
+            return
+        traced = [f for f in flags if isinstance(f, Value)]
+        if len(traced) != len([f for f in flags if f is not False]):
+            raise self.graph_break(FallbackCode.EARLY_EXIT, stmt, "an exit flag of a `try` body that is neither static nor traced", "try")
+        if not traced:
+            self.exec_block(stmt.orelse)
+            return
+        exited = traced[0]
+        for f in traced[1:]:
+            exited = self.emit_call(jnp.logical_or, (exited, f), {}, stmt, "or")
+        ssa = self.frame.unit.ssa
+        assigned = ssa.assigned(stmt.orelse)
+        loads = {n.id for r in stmt.finalbody for n in gast.walk(r) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
+        names = sorted(assigned & (set(ssa.live_out(stmt)) | loads))
+        self.decide(stmt, "try", "lax.cond", "else: runs on the paths where the body did not exit")
+        self._traced_branches(stmt, exited, [lambda: None, lambda: self.exec_block(stmt.orelse)], names, assigned)
+
+    # ------------------------------------------- exits through a finally/an __exit__
+    def guarded_body(self, stmt: Any, body: Callable[[], None], final: Callable[[], None], reads: list) -> None:
+        """``body`` then ``final`` once on every way out of it, as eager's
+        ``try: body finally: final``. A static ``break``/``continue``/``return``
+        runs ``final`` and goes on; one under a traced condition sets a flag of
+        a ``TryCtx`` (the rest of the body runs in the other branches), ``final``
+        runs after the join, then each flag re-raises its exit under its
+        condition. ``reads``: statements of ``final`` (their names are live
+        after the body)."""
+        ctx = self._new_try(stmt, reads)
+        depth = self.traced_depth
+        self.cont.append(ctx)
+        try:
+            try:
+                body()
+            except BodyEnd:
+                pass
+            except ControlSignal:
                 self.cont.pop()
-        self.exec_block(stmt.finalbody)
+                self._drop_flags(ctx)
+                final()
+                raise
+            except GraphBreak as e:   # eager's exception on this static path: finally runs, then it propagates
+                if getattr(e, "exc", None) is None or getattr(e, "traced_depth", -1) != depth:
+                    raise
+                self.cont.pop()
+                self._drop_flags(ctx)
+                final()
+                raise
+        finally:
+            if self.cont and self.cont[-1] is ctx:
+                self.cont.pop()
+        flags = self._drop_flags(ctx)
+        final()
+        self._reraise_exits(stmt, *flags)
+
+    def _new_try(self, stmt: Any, reads: list) -> TryCtx:
+        ssa = self.frame.unit.ssa
+        loads = {n.id for r in reads for n in gast.walk(r) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
+        # the names the body, its handlers and else: bind (the continuation of an exit in a handler binds them too)
+        names = sorted(ssa.assigned(stmt) & (set(ssa.live_out(stmt)) | loads))
+        key = f"{stmt.lineno}:{stmt.col_offset}:{id(stmt)}"
+        ctx = TryCtx(stmt, names, f"<break try {key}>", f"<continue try {key}>", f"<return try {key}>", f"<retval try {key}>")
+        env = self.frame.env
+        env[ctx.brk] = env[ctx.cnt] = env[ctx.ret] = False
+        env.pop(ctx.retval, None)
+        self.frame.local_names = self.frame.local_names | {ctx.brk, ctx.cnt, ctx.ret, ctx.retval}
+        return ctx
+
+    def _drop_flags(self, ctx: TryCtx) -> tuple:
+        env = self.frame.env
+        return (env.pop(ctx.ret, False), env.pop(ctx.retval, UNBOUND), env.pop(ctx.brk, False), env.pop(ctx.cnt, False))
+
+    def branches_ending_try(self, node: Any, pred: Any, branches: list, env0: dict, ctx: TryCtx, switch: bool) -> None:
+        """Branches of a traced ``if`` in a ``try`` body, one of which exits:
+        each runs to the end of the body; the exits become the flags."""
+        outs = [self._run_branch(run, env0, node, rest=ctx) for run in branches]
+        kinds = sorted({out[0] for _, _, out in outs})
+        for _, env, (kind, _, value) in outs:
+            if kind == "break":
+                env[ctx.brk] = True
+            elif kind == "continue":
+                env[ctx.cnt] = True
+            elif kind == "return":
+                env[ctx.ret], env[ctx.retval] = True, value
+        self.decide(node, "exit", "flag", f"{'/'.join(k for k in kinds if k != 'end')} under a traced condition inside "
+                    "`try`/`finally` (or `with`): the rest of the body runs in the other branches, the exit after the finally")
+        self.frame.env = dict(env0)
+        self._join_and_emit(node, pred, [(r, env) for r, env, _ in outs], ctx.all_names, switch)
+        raise BodyEnd(node)
+
+    def _reraise_exits(self, stmt: Any, returned: Any, retval: Any, broke: Any, continued: Any) -> None:
+        """After the finally: each exit the body took, under its flag (eager's
+        order: one exit per path, so the flags exclude each other)."""
+        exits = [(returned, lambda: ReturnSignal(stmt, retval)), (broke, lambda: BreakSignal(stmt)),
+                 (continued, lambda: ContinueSignal(stmt))]
+        self._reraise_from(stmt, [(f, make) for f, make in exits if f is not False])
+
+    def _reraise_from(self, stmt: Any, exits: list) -> None:
+        if not exits:
+            return
+        (flag, make), rest = exits[0], exits[1:]
+        if flag is True:
+            raise make()
+        if not isinstance(flag, Value):
+            raise self.graph_break(FallbackCode.EARLY_EXIT, stmt, "an exit flag of a `try` body that is neither static nor traced", "try")
+
+        def take() -> None:
+            raise make()
+
+        self._traced_branches(stmt, flag, [take, lambda: self._reraise_from(stmt, rest)], [], set())
 
     def _suppress(self, stmt: Any, expr: Any) -> None:
         """``with contextlib.suppress(E): body``: a compiled graph raises no
@@ -105,23 +250,73 @@ class BlocksMixin:
         if len(stmt.items) == 1 and isinstance(expr, gast.Call) and self.eval(expr.func) is contextlib.suppress:
             self._suppress(stmt, expr)
             return
-        managers = []
-        for item in stmt.items:
-            expr = item.context_expr
-            callee = self.eval(expr.func) if isinstance(expr, gast.Call) else None
-            if not any(callee is c for c in _TRACE_TIME_CONTEXTS):
-                raise self.graph_break(FallbackCode.UNSUPPORTED_SYNTAX, stmt, "`with` on a context manager whose __enter__/__exit__ must run on every call", "with",
-                                       hint="keep the with-block outside the compiled function, or use a context manager that only affects tracing (jax.named_scope, ...)")
-            args = [self.eval(a) for a in expr.args]
-            kwargs = {k.arg: self.eval(k.value) for k in expr.keywords}
-            manager = self.static_call(callee, tuple(args), kwargs, expr)
-            value = manager.__enter__()
-            managers.append(manager)
-            if item.optional_vars is not None:
-                self.assign(item.optional_vars, value, item)
-        self.decide(stmt, "with", "trace time", "context managers that only affect tracing, entered and exited while tracing")
-        try:
+        self._with_items(stmt, 0)
+
+    def _with_items(self, stmt: Any, k: int) -> None:
+        """``with a, b: body`` is ``with a: with b: body``: item ``k`` around the rest."""
+        if k == len(stmt.items):
             self.exec_block(stmt.body)
+            return
+        item = stmt.items[k]
+        expr = item.context_expr
+        rest = lambda: self._with_items(stmt, k + 1)  # noqa: E731
+        callee = self.eval(expr.func) if isinstance(expr, gast.Call) else None
+        if isinstance(expr, gast.Call) and any(callee is c for c in _TRACE_TIME_CONTEXTS):
+            self._trace_time_context(stmt, item, callee, rest)
+            return
+        generator = contextmanager_function(callee)
+        if generator is not None:
+            args, kwargs = self._call_arguments(expr)
+            self.generator_context(stmt, item, generator, args, kwargs, rest)
+            return
+        manager = self._user_manager(stmt, expr, callee)
+        self.user_context(stmt, item, manager, rest)
+
+    def _call_arguments(self, expr: Any) -> tuple[tuple, dict]:
+        args: list = []
+        for a in expr.args:
+            if isinstance(a, gast.Starred):
+                args.extend(self.iterate_static(self.eval(a.value), a))
+            else:
+                args.append(self.eval(a))
+        kwargs: dict = {}
+        for kw in expr.keywords:
+            if kw.arg is None:
+                kwargs.update(self.eval(kw.value))
+            else:
+                kwargs[kw.arg] = self.eval(kw.value)
+        return tuple(args), kwargs
+
+    def _user_manager(self, stmt: Any, expr: Any, callee: Any) -> Any:
+        """The manager of ``with expr``, when its ``__enter__``/``__exit__``
+        are the user's Python code (``contexts``); otherwise a fallback
+        without evaluating ``expr`` (``open(...)`` runs in Python)."""
+        def refuse() -> GraphBreak:
+            return self.graph_break(FallbackCode.UNSUPPORTED_SYNTAX, stmt, "`with` on a context manager whose __enter__/__exit__ must run on every call", "with",
+                                    hint="keep the with-block outside the compiled function, or use a context manager that only affects tracing (jax.named_scope, ...)")
+
+        if isinstance(expr, gast.Call):
+            user_class = isinstance(callee, type) and user_manager_class(callee)
+            if not user_class and classify_callee(callee) is not CallKind.USER_FUNCTION:
+                raise refuse()
+            manager = self.call(callee, *self._call_arguments(expr), expr)
+        else:
+            manager = self.eval(expr)
+        if not user_manager_class(type(manager)):
+            raise refuse()
+        return manager
+
+    def _trace_time_context(self, stmt: Any, item: Any, callee: Any, rest: Callable[[], None]) -> None:
+        """A context manager that only affects tracing: entered and exited while tracing."""
+        expr = item.context_expr
+        args, kwargs = self._call_arguments(expr)
+        manager = self.static_call(callee, args, kwargs, expr)
+        value = manager.__enter__()
+        if item.optional_vars is not None:
+            self.assign(item.optional_vars, value, item)
+        if stmt.items[0] is item:
+            self.decide(stmt, "with", "trace time", "context managers that only affect tracing, entered and exited while tracing")
+        try:
+            rest()
         finally:
-            for manager in reversed(managers):
-                manager.__exit__(None, None, None)
+            manager.__exit__(None, None, None)

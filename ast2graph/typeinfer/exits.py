@@ -59,6 +59,27 @@ class LoopCtx:
         return self.names + [self.brk, self.ret, self.retval]
 
 
+@dataclass(eq=False)
+class TryCtx:
+    """The body of a ``try`` with ``finally:`` (or of a ``with`` on a
+    manager whose ``__exit__`` is converted): a ``break``, ``continue`` or
+    ``return`` under a traced condition in it sets a flag, the rest of the
+    body runs in the other branches, the ``finally:`` (the exit) runs once
+    after the body on every path, then the flags re-raise the exit
+    (``blocks.BlocksMixin.guarded_body``)."""
+
+    stmt: Any
+    names: list[str]
+    brk: str
+    cnt: str
+    ret: str
+    retval: str
+
+    @property
+    def all_names(self) -> list[str]:
+        return self.names + [self.brk, self.cnt, self.ret, self.retval]
+
+
 class ExitsMixin:
     def new_loop(self, stmt: Any) -> LoopCtx:
         """Start a loop: its flags are static False until an exit is traced."""
@@ -72,9 +93,11 @@ class ExitsMixin:
         self.frame.local_names = self.frame.local_names | {ctx.brk, ctx.ret, ctx.retval}
         return ctx
 
-    def nearest_loop(self) -> LoopCtx | None:
+    def nearest_loop(self) -> LoopCtx | TryCtx | None:
+        """The loop body (or ``try`` body with ``finally:``) an exit under a
+        traced condition ends: its rest runs in the branches that do not exit."""
         for entry in reversed(self.cont):
-            if isinstance(entry, LoopCtx):
+            if isinstance(entry, (LoopCtx, TryCtx)):
                 return entry
             if not isinstance(entry, tuple):
                 return None
@@ -125,8 +148,10 @@ class ExitsMixin:
             self.cont = saved
         raise BodyEnd(None)
 
-    def _branches_ending_body(self, node: Any, pred: Value, branches: list, env0: dict, ctx: LoopCtx,
+    def _branches_ending_body(self, node: Any, pred: Value, branches: list, env0: dict, ctx: LoopCtx | TryCtx,
                               switch: bool) -> None:
+        if isinstance(ctx, TryCtx):
+            self.branches_ending_try(node, pred, branches, env0, ctx, switch)
         outs = [self._run_branch(run, env0, node, rest=ctx) for run in branches]
         kinds = sorted({out[0] for _, _, out in outs})
         for _, env, (kind, _, value) in outs:

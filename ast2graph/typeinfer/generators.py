@@ -44,6 +44,7 @@ from ..fallback.sites import FallbackCode, GraphBreak
 from ..ir.core import Value
 from ..resolver import is_host_printer
 from . import jaxcallbacks
+from .contexts import ContextYield
 from .jaxcallbacks import MUTATING_METHODS
 from .state import Frame, own_nodes
 
@@ -100,6 +101,8 @@ class GeneratorMixin:
         if not stack or isinstance(node, gast.YieldFrom):
             raise self.graph_break(FallbackCode.GENERATOR, node, "yield")
         top = stack[-1]
+        if isinstance(top, ContextYield):   # a @contextmanager's yield: the with body runs here (contexts.py)
+            return self.context_yield(top, node)
         if self.traced_depth != top.depth:
             raise self.graph_break(FallbackCode.GENERATOR, node, "a yield under a traced condition or in a rolled loop "
                                    "(whether or what it yields depends on data)")

@@ -9,13 +9,18 @@ import sys
 import pytest
 
 from . import coverage
-from .coverage import DOC, ROOT, Record, collect, python311_nodes, render
+from .coverage import DOC, HELPER_NODES, ROOT, Record, collect, python311_nodes, render
 
 
 def test_every_python311_node_type_has_a_row():
     covered = {r.node for r in collect()}
-    missing = [n for n in python311_nodes() if n not in covered]
+    missing = [n for n in python311_nodes() + HELPER_NODES if n not in covered]
     assert not missing, f"ast node types with no test in tests/syntax: {missing}"
+
+
+def test_helper_nodes_are_ast_node_types():
+    assert all(isinstance(getattr(ast, n, None), type) and issubclass(getattr(ast, n), ast.AST) for n in HELPER_NODES)
+    assert "| withitem | helper |" in render([])
 
 
 def test_node_enumeration_is_the_ast_module():

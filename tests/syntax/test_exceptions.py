@@ -78,6 +78,8 @@ def cached_scale(x, key):
 
 @covers("Try", "one graph", "`try` body that specialises: `else`/`finally` run, the handler is unreachable")
 @covers("Try", "trace time", "an exception raised on a static path (dict lookup) caught by its handler")
+@covers("ExceptHandler", "trace time", "`except KeyError as e:` matched at trace time against the exception eager "
+        "raises on a static path; `e` bound, then unbound after the handler")
 @pytest.mark.parametrize("key", ["a", "b"])
 def test_try_except_else_finally(key):
     e = check(cached_scale, X, key, graphs=1)
@@ -110,6 +112,7 @@ def unhandled(x):
 
 
 @covers("Try", "error as eager", "an exception no handler matches propagates as eager")
+@covers("ExceptHandler", "error as eager", "`except ValueError:` that does not match the raised `KeyError`")
 def test_unmatched_handler_raises_as_eager():
     check(unhandled, X, full_graph=False)
 
@@ -124,6 +127,47 @@ def return_in_finally_try(x):
 @covers("Try", "one graph", "`return` in `try` with a `finally` that prints")
 def test_return_through_finally():
     check(return_in_finally_try, X, graphs=1)
+
+
+def break_through_finally(x):
+    for i in range(4):
+        try:
+            if x.sum() > 3:
+                break
+            x = x + 1
+        finally:
+            print("cleanup", i)
+            x = x * 1.0
+    return x
+
+
+@covers("Try", "flag", "`break` under a traced condition in `try`/`finally` in a loop: the finally runs once on "
+        "every path, then the break is taken under its flag")
+@pytest.mark.parametrize("scale", [0.0, 2.0])
+def test_break_through_finally(scale):
+    e = check(break_through_finally, X * scale, graphs=1)
+    assert "flag" in modes_of(e, "exit")
+
+
+def else_after_break(x):
+    for i in range(3):
+        try:
+            if x.sum() > 3:
+                break
+            x = x + 1
+        except ValueError:
+            pass
+        else:
+            x = x * 2
+    return x
+
+
+@covers("Try", "flag", "`try`/`except`/`else` around a `break` under a traced condition: `else:` runs under "
+        "\"the body did not exit\" (eager skips it on the break's path only)")
+@pytest.mark.parametrize("scale", [0.0, 2.0])
+def test_else_after_traced_break(scale):
+    e = check(else_after_break, X * scale, graphs=1)
+    assert "flag" in modes_of(e, "exit")
 
 
 def try_star(x):

@@ -42,6 +42,7 @@ SPECS = ["relu", "th", [2.0, 1.0], {"scale": 4.0}, Norm("layer"), 3, -1, None]
 
 
 @covers("Match", "pruned", "`match` on a static config: literal, `|`, sequence, mapping, class, guard, wildcard")
+@covers("match_case", "pruned", "`case` with a guard (`if`), tried in order at trace time; the untaken cases are not traced")
 @pytest.mark.parametrize("spec", SPECS, ids=["literal", "or", "sequence", "mapping", "class", "guard", "guard-fails", "wildcard"])
 def test_match_on_static_subject_pruned(spec):
     e = check(activation, X - 1, spec, graphs=1)
@@ -78,6 +79,7 @@ def traced_mode(x, k):
 
 
 @covers("Match", "lax.switch", "`match` on a traced scalar with numeric literal cases (`|`) and a final capture")
+@covers("match_case", "lax.switch", "`case 1 | 2:` and a final capture `case other:` on a traced scalar: one branch each")
 @pytest.mark.parametrize("k", [0, 2, 5])
 def test_match_traced_literals_switch(k):
     e = check(traced_mode, X, jnp.int32(k), graphs=1)
