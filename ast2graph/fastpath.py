@@ -108,6 +108,7 @@ def make_fast_call(owner: Any, plan: Any, args: tuple, names: list[str], leaves:
     equal: list[tuple[int, type, Any]] = []
     same: list[tuple[int, Any]] = []
     by_value: list[tuple[int, tuple]] = []
+    bound_by_value: list[tuple[Any, tuple]] = []
     arg_of_leaf: dict[int, int] = {}
     for k, (name, leaf) in enumerate(zip(names, leaves)):
         p = where.get(name)
@@ -116,6 +117,8 @@ def make_fast_call(owner: Any, plan: Any, args: tuple, names: list[str], leaves:
         if p < nb or p >= nb + len(args):
             if k in spec.arg_positions:
                 return None   # an array bound by functools.partial or a default: the general path
+            if k in spec.rebound:   # the bound ``self`` of a method, specialised on by value: its state is the key
+                bound_by_value.append((leaf, spec.value_keys[k]))
             continue   # the same object every call
         q = p - nb
         if type(leaf) is _ARRAY_IMPL:
@@ -158,6 +161,9 @@ def make_fast_call(owner: Any, plan: Any, args: tuple, names: list[str], leaves:
                 return MISS
         for q, key in by_value:
             if object_key(call_args[q]) != key:
+                return MISS
+        for obj, key in bound_by_value:
+            if object_key(obj) != key:
                 return MISS
         outside = read()
         if outside is None:

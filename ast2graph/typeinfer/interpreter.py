@@ -463,7 +463,7 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
             return value
         self.origin[id(value)] = (value, description)
         self.guard_keys.add(key)
-        if key in self.traced_statics and type(value) is int and is_traceable_number(value) and traced_int_ok(value):
+        if key in self.traced_statics and type(value) in (int, float) and is_traceable_number(value) and traced_int_ok(value):
             return self._traced_static(value, getter, description, key)
         self.guards.append(Guard(getter, value, description, key, source))
         return value
@@ -537,14 +537,16 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
 
     def _traced_static(self, value: Any, getter: Callable[[], Any], description: str, key: Any) -> Value:
         """A Python int read from outside that keeps changing between calls
-        (``self.calls += 1``): a traced input of its Python type, guarded on
-        that type only, so a new value does not recompile. (Floats stay static:
-        state kept in float32 across calls would drift from eager's float64.)"""
+        (``self.calls += 1``), or a Python float the function itself writes
+        back (``global total; total += 0.5``): a traced input of its Python
+        type (int64, float64: exact, the graph runs with x64 on), guarded on
+        that type only, so a new value does not recompile."""
         v = Value(static_array_type(value), description)
-        WIDE_INTS.add(v)   # any int64: a JAX op checks it fits int32, as eager JAX does
         kind = type(value)
-        self.captures.append(Capture(v, lambda: host_scalar(getter()), description))   # int64: exact
-        INT_BITS[v] = TRACED_INT_BITS
+        self.captures.append(Capture(v, lambda: host_scalar(getter()), description))   # int64/float64: exact
+        if kind is int:
+            WIDE_INTS.add(v)   # any int64: a JAX op checks it fits int32, as eager JAX does
+            INT_BITS[v] = TRACED_INT_BITS
         self.guards.append(Guard(lambda: type(now := getter()) is kind and is_traceable_number(now) and traced_int_ok(now), True,
                                  f"{description} is a {kind.__name__}", key))
         self.traced_static_values[key] = v
