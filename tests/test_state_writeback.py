@@ -769,3 +769,22 @@ def test_closure_counter_written_under_a_traced_if():
 
     step = lambda k: lambda f, read: (f(X * k), read())  # noqa: E731
     check_sequence(make, [step(1), step(-1), step(1), step(1), step(1), step(1), step(-1), step(1)], recompiles=2)
+
+
+def test_global_written_then_read_through_the_module():
+    import sys
+
+    def make():
+        global STEP
+        STEP = 0
+
+        def f(x):
+            global STEP
+            STEP = STEP + 5
+            mod = sys.modules[__name__]
+            return x + mod.STEP, x + vars(mod)["STEP"]
+        return f, None
+
+    call = lambda f, _: (f(X), STEP)  # noqa: E731
+    check_sequence(make, [call, call], full_graph=False)
+    check_sequence(make, [call, call])

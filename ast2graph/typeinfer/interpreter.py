@@ -958,6 +958,10 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
         pending = self.attr_writes.get((id(obj), attr))
         if pending is not None and pending[0] is obj:
             return pending[2]
+        if isinstance(obj, types.ModuleType):
+            pending = self.pending_global(vars(obj), attr)   # a global this graph wrote (writeback.py)
+            if pending is not _NONE:
+                return pending
         if isinstance(obj, arrays.AtIndexed):
             return arrays.AtMethod(obj.value, obj.index, attr)
         getter = self._user_property(obj, attr)

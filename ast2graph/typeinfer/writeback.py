@@ -129,7 +129,10 @@ class WritebackMixin:
 
     def assign_global(self, name: str, value: Any, node: Any) -> None:
         """``global name; name = value``: set in the module after each call."""
-        self.lift_write(globals_target(self.frame.unit.globals), name, value, node, f"global {name!r}")
+        namespace = self.frame.unit.globals
+        self.lift_write(globals_target(namespace), name, value, node, f"global {name!r}")
+        # other reads of the module's namespace (``vars(module)[name]``) would not see the pending value
+        self.effect_targets[id(namespace)] = namespace
 
     def pending_global(self, namespace: dict, name: str) -> Any:
         """The pending value of a global this graph wrote, else ``_NONE``."""
@@ -213,6 +216,10 @@ class WritebackMixin:
 
     def pending_item(self, container: Any, key: Any) -> Any:
         """``CACHE[k]`` of a key this graph set: the pending value, else ``_NONE``."""
+        if type(container) is dict and type(key) is str and id(container) in _TARGETS:
+            pending = self.pending_global(container, key)   # ``vars(module)[name]`` of a global written here
+            if pending is not _NONE:
+                return pending
         items = self.__dict__.get("_pending_items")
         if not items or not _static_key(key):
             return _NONE
