@@ -45,7 +45,7 @@ from .calls import CallMixin
 from .control import ControlMixin
 from .mutation import MutationMixin
 from .nnx import NnxMixin, is_node, is_nnx, is_variable
-from .writeback import WritebackMixin, _NONE
+from .writeback import WritebackMixin, NOT_PENDING
 from .elementwise import ELEMENTWISE, elementwise_type
 from .kinds import (Unobservable, contains_standin, function_attribute, internal_failure, observe, same_object,
                     standin_types, traced_as_eager, value_attribute_allowed)
@@ -433,7 +433,7 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
                                  ("cell", cell, None))
         globs = unit.globals
         pending = self.pending_global(globs, name)
-        if pending is not _NONE:   # written earlier in this graph (writeback.py)
+        if pending is not NOT_PENDING:   # written earlier in this graph (writeback.py)
             return pending
         if name in globs:
             return self.external(globs[name], lambda: globs[name], f"global {name}", ("global", id(globs), name),
@@ -577,7 +577,8 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
             self.assign_global(name, value, node)
             return
         if name in frame.unit.scope.declared_nonlocal:
-            raise self.graph_break(FallbackCode.MUTATION, node, f"assignment to {'global' if name in frame.unit.scope.declared_global else 'nonlocal'} variable '{name}'")
+            raise self.graph_break(FallbackCode.MUTATION, node, f"assignment to nonlocal variable '{name}' (in an "
+                                   "inlined nested function, under a traced condition or in a rolled loop)")
         frame.env[name] = value
 
     # ---------------------------------------------------------- expressions
@@ -960,7 +961,7 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
             return pending[2]
         if isinstance(obj, types.ModuleType):
             pending = self.pending_global(vars(obj), attr)   # a global this graph wrote (writeback.py)
-            if pending is not _NONE:
+            if pending is not NOT_PENDING:
                 return pending
         if isinstance(obj, arrays.AtIndexed):
             return arrays.AtMethod(obj.value, obj.index, attr)
@@ -1022,7 +1023,7 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
             self.check_numpy_index(obj, idx, node)
             return self.emit_call(arrays.getitem, (obj, idx), {}, node, "getitem")
         pending = self.pending_item(obj, idx)
-        if pending is not _NONE:   # ``CACHE[k]`` of a key set earlier in this graph (writeback.py)
+        if pending is not NOT_PENDING:   # ``CACHE[k]`` of a key set earlier in this graph (writeback.py)
             return pending
         self.check_no_effect(obj, node)
         value = self.static_call(operator.getitem, (obj, idx), {}, node, reads=False)
