@@ -795,21 +795,27 @@ class StaticFunction:
 
     def note_changed_statics(self, plans: list) -> None:
         """Guarded Python ints read from outside (``self.calls``) that changed:
-        once one has taken ``static_values`` values it is read traced."""
+        once one has taken ``static_values`` values it is read traced; one
+        the graph itself writes back (an int or a float, ``global step; step
+        += 1``) at once, when it kept its type."""
         limit = self._options.static_values
         for plan in plans:
             for g in plan.spec.guards:
-                if type(g.expected) is not int or g.key is None or g.key in self._traced_statics or g.holds():
+                written = g.key is not None and g.key in plan.spec.written_keys
+                if not (type(g.expected) is int or written and type(g.expected) is float) or g.key is None \
+                        or g.key in self._traced_statics or g.holds():
                     continue
                 seen = self._static_values.setdefault(g.key, {g.expected})
                 try:
-                    seen.add(g.getter())
+                    now = g.getter()
+                    seen.add(now)
                 except Exception:  # noqa: BLE001 - a vanished value: nothing to count
                     continue
                 if len(seen) > limit:
                     self._traced_statics.add(g.key)
                     self.recompile_reasons.append(f"{g.description} took more than {limit} values: now traced")
-                elif g.key in plan.spec.written_keys:   # the function itself changes it (``global step; step += 1``)
+                elif written and type(now) is type(g.expected):
+                    # the function itself changes it (``global step; step += 1``)
                     self._traced_statics.add(g.key)
                     self.recompile_reasons.append(f"{g.description} is written back by the function: now traced")
 

@@ -604,9 +604,11 @@ class _FunctionScanner:
             rebound = sorted({n for sub in gast.walk(self.node) if isinstance(sub, gast.Nonlocal)
                               and sub is not self.node for n in sub.names} - set(self.names.declared_nonlocal))
             if rebound:
-                self._add(ALWAYS, FallbackCode.MUTATION, self.node, "function",
-                          f"a function nested in {self.entry.qualname} rebinds its variables {rebound} (nonlocal)",
-                          _WHOLE_EFFECT)
+                self._add(DEPENDS, FallbackCode.MUTATION, self.node, "function",
+                          f"a function nested in {self.entry.qualname} rebinds its variables {rebound} (nonlocal): "
+                          "inlined, one graph; a call that would not be one graph runs eagerly as a whole",
+                          "only when some statement of the call falls back, or the write is under a traced "
+                          "condition or in a rolled loop: " + _WHOLE_EFFECT)
             self._body(self.node.body)
         kept = [s for s in self.sites if not _is_suppressed(self.source, s.site)]
         return sorted(kept, key=lambda s: (s.site.loc.line, s.site.loc.col, s.site.code.code))
@@ -849,14 +851,15 @@ class _FunctionScanner:
         elif isinstance(target, gast.Attribute):
             self._add(DEPENDS, FallbackCode.MUTATION, target, "attribute store",
                       f"setting attribute {target.attr!r} on `{unparse(target.value)}`",
-                      "on a static path the write is lifted out of the graph (set after each call); under a "
-                      "traced condition or in a rolled loop the enclosing statement runs in Python")
+                      "the write is lifted out of the graph (set after each call; joined under a traced condition, "
+                      "carried by a rolled loop); the enclosing statement runs in Python only when the value's "
+                      "kind depends on the path, or the attribute has a property or __setattr__")
 
     def _name_target(self, target: gast.Name) -> None:
-        for kind, names in (("global", self.names.declared_global), ("nonlocal", self.names.declared_nonlocal)):
-            if target.id in names:
-                self._add(ALWAYS, FallbackCode.MUTATION, target, "assignment",
-                          f"assignment to {kind} variable {target.id!r}")
+        # ``global g; g = v`` and a closure's ``nonlocal n; n = v`` are lifted
+        # out of the graph (set in the module or the cell after each call:
+        # typeinfer/writeback.py); a nested function's is the entry's own variable
+        return
 
     def _subscript_target(self, target: gast.Subscript, augmented: bool) -> None:
         form = "x[i] += v" if augmented else "x[i] = v"

@@ -107,8 +107,54 @@ def test_global_python_float_accumulating_floats():
             return x * TOTAL
         return f, None
 
-    call = lambda f, _: (f(X), TOTAL)  # noqa: E731
-    check_sequence(make, [call, call, call])
+    def reset(f, _):
+        global TOTAL
+        TOTAL = 0.1
+        return f(X), TOTAL
+
+    call = lambda f, _: (f(X), TOTAL, type(TOTAL))  # noqa: E731
+    # written back and changed: read traced (float64, exact) from the second call on
+    check_sequence(make, [call, call, call, reset, call, call, call], recompiles=1)
+
+
+def test_attribute_float_decayed_every_call_is_read_traced():
+    class Opt:
+        def __init__(self):
+            self.lr = 0.1
+
+        def step(self, x):
+            self.lr = self.lr * 0.9
+            return x - self.lr * x
+
+    def make():
+        o = Opt()
+        return o.step, o
+
+    call = lambda f, o: (f(X), o.lr, type(o.lr))  # noqa: E731
+    # to_static of the bound method: self is specialised by value, then by identity, then lr read traced
+    check_sequence(make, [call] * 8, recompiles=2, atol=0, rtol=1e-7)
+
+
+def test_bound_method_counter_warm_calls_see_the_new_state():
+    # the fast path of a bound method skipped the by-value key of its self (a stale graph ran)
+    class Counter:
+        def __init__(self):
+            self.calls = 0
+
+        def step(self, x):
+            self.calls += 1
+            return x * self.calls
+
+    def make():
+        c = Counter()
+        return c.step, c
+
+    def reset(f, c):
+        c.calls = 100
+        return f(X), c.calls
+
+    call = lambda f, c: (f(X), c.calls)  # noqa: E731
+    check_sequence(make, [call, call, call, reset, call, call], recompiles=3)
 
 
 def helper_bumps_step():
@@ -723,3 +769,22 @@ def test_closure_counter_written_under_a_traced_if():
 
     step = lambda k: lambda f, read: (f(X * k), read())  # noqa: E731
     check_sequence(make, [step(1), step(-1), step(1), step(1), step(1), step(1), step(-1), step(1)], recompiles=2)
+
+
+def test_global_written_then_read_through_the_module():
+    import sys
+
+    def make():
+        global STEP
+        STEP = 0
+
+        def f(x):
+            global STEP
+            STEP = STEP + 5
+            mod = sys.modules[__name__]
+            return x + mod.STEP, x + vars(mod)["STEP"]
+        return f, None
+
+    call = lambda f, _: (f(X), STEP)  # noqa: E731
+    check_sequence(make, [call, call], full_graph=False)
+    check_sequence(make, [call, call])

@@ -47,7 +47,7 @@ from .control import ControlMixin
 from .mutation import MutationMixin
 from .listindex import ListIndexMixin, traced_index
 from .nnx import NnxMixin, is_node, is_nnx, is_variable
-from .writeback import WritebackMixin, _NONE
+from .writeback import WritebackMixin, NOT_PENDING
 from .elementwise import ELEMENTWISE, elementwise_type
 from .kinds import (Unobservable, contains_standin, function_attribute, internal_failure, observe, same_object,
                     standin_types, traced_as_eager, value_attribute_allowed)
@@ -474,7 +474,7 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
                                  ("cell", cell, None))
         globs = unit.globals
         pending = self.pending_global(globs, name)
-        if pending is not _NONE:   # written earlier in this graph (writeback.py)
+        if pending is not NOT_PENDING:   # written earlier in this graph (writeback.py)
             return pending
         if name in globs:
             return self.external(globs[name], lambda: globs[name], f"global {name}", ("global", id(globs), name),
@@ -504,7 +504,7 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
             return value
         self.origin[id(value)] = (value, description)
         self.guard_keys.add(key)
-        if key in self.traced_statics and type(value) is int and is_traceable_number(value) and traced_int_ok(value):
+        if key in self.traced_statics and type(value) in (int, float) and is_traceable_number(value) and traced_int_ok(value):
             return self._traced_static(value, getter, description, key)
         self.guards.append(Guard(getter, value, description, key, source))
         return value
@@ -578,14 +578,16 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
 
     def _traced_static(self, value: Any, getter: Callable[[], Any], description: str, key: Any) -> Value:
         """A Python int read from outside that keeps changing between calls
-        (``self.calls += 1``): a traced input of its Python type, guarded on
-        that type only, so a new value does not recompile. (Floats stay static:
-        state kept in float32 across calls would drift from eager's float64.)"""
+        (``self.calls += 1``), or a Python float the function itself writes
+        back (``global total; total += 0.5``): a traced input of its Python
+        type (int64, float64: exact, the graph runs with x64 on), guarded on
+        that type only, so a new value does not recompile."""
         v = Value(static_array_type(value), description)
-        WIDE_INTS.add(v)   # any int64: a JAX op checks it fits int32, as eager JAX does
         kind = type(value)
-        self.captures.append(Capture(v, lambda: host_scalar(getter()), description))   # int64: exact
-        INT_BITS[v] = TRACED_INT_BITS
+        self.captures.append(Capture(v, lambda: host_scalar(getter()), description))   # int64/float64: exact
+        if kind is int:
+            WIDE_INTS.add(v)   # any int64: a JAX op checks it fits int32, as eager JAX does
+            INT_BITS[v] = TRACED_INT_BITS
         self.guards.append(Guard(lambda: type(now := getter()) is kind and is_traceable_number(now) and traced_int_ok(now), True,
                                  f"{description} is a {kind.__name__}", key))
         self.traced_static_values[key] = v
@@ -616,7 +618,8 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
             self.assign_global(name, value, node)
             return
         if name in frame.unit.scope.declared_nonlocal:
-            raise self.graph_break(FallbackCode.MUTATION, node, f"assignment to {'global' if name in frame.unit.scope.declared_global else 'nonlocal'} variable '{name}'")
+            raise self.graph_break(FallbackCode.MUTATION, node, f"assignment to nonlocal variable '{name}' (in an "
+                                   "inlined nested function, under a traced condition or in a rolled loop)")
         frame.env[name] = value
 
     # ---------------------------------------------------------- expressions
@@ -1001,6 +1004,10 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
         pending = self.attr_writes.get((id(obj), attr))
         if pending is not None and pending[0] is obj:
             return pending[2]
+        if isinstance(obj, types.ModuleType):
+            pending = self.pending_global(vars(obj), attr)   # a global this graph wrote (writeback.py)
+            if pending is not NOT_PENDING:
+                return pending
         if isinstance(obj, arrays.AtIndexed):
             return arrays.AtMethod(obj.value, obj.index, attr)
         getter = self._user_property(obj, attr)
@@ -1073,7 +1080,7 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
             self.check_numpy_index(obj, idx, node)
             return self.emit_call(arrays.getitem, (obj, idx), {}, node, "getitem")
         pending = self.pending_item(obj, idx)
-        if pending is not _NONE:   # ``CACHE[k]`` of a key set earlier in this graph (writeback.py)
+        if pending is not NOT_PENDING:   # ``CACHE[k]`` of a key set earlier in this graph (writeback.py)
             return pending
         self.check_no_effect(obj, node)
         value = self.static_call(operator.getitem, (obj, idx), {}, node, reads=False)

@@ -129,15 +129,18 @@ class WritebackMixin:
 
     def assign_global(self, name: str, value: Any, node: Any) -> None:
         """``global name; name = value``: set in the module after each call."""
-        self.lift_write(globals_target(self.frame.unit.globals), name, value, node, f"global {name!r}")
+        namespace = self.frame.unit.globals
+        self.lift_write(globals_target(namespace), name, value, node, f"global {name!r}")
+        # other reads of the module's namespace (``vars(module)[name]``) would not see the pending value
+        self.effect_targets[id(namespace)] = namespace
 
     def pending_global(self, namespace: dict, name: str) -> Any:
-        """The pending value of a global this graph wrote, else ``_NONE``."""
+        """The pending value of a global this graph wrote, else ``NOT_PENDING``."""
         target = _TARGETS.get(id(namespace))
         if target is None or target.namespace is not namespace:
-            return _NONE
+            return NOT_PENDING
         entry = self.attr_writes.get((id(target), name))
-        return entry[2] if entry is not None and entry[0] is target else _NONE
+        return entry[2] if entry is not None and entry[0] is target else NOT_PENDING
 
     def state_read(self, obj: Any, attr: str, node: Any) -> Any:
         """The value at (obj, attr) before a write this graph may make: a
@@ -212,12 +215,16 @@ class WritebackMixin:
             self.__dict__.setdefault("_pending_items", {})[(id(container), key)] = (container, value)
 
     def pending_item(self, container: Any, key: Any) -> Any:
-        """``CACHE[k]`` of a key this graph set: the pending value, else ``_NONE``."""
+        """``CACHE[k]`` of a key this graph set: the pending value, else ``NOT_PENDING``."""
+        if type(container) is dict and type(key) is str and id(container) in _TARGETS:
+            pending = self.pending_global(container, key)   # ``vars(module)[name]`` of a global written here
+            if pending is not NOT_PENDING:
+                return pending
         items = self.__dict__.get("_pending_items")
         if not items or not _static_key(key):
-            return _NONE
+            return NOT_PENDING
         entry = items.get((id(container), key))
-        return entry[1] if entry is not None and entry[0] is container else _NONE
+        return entry[1] if entry is not None and entry[0] is container else NOT_PENDING
 
     def outside_container(self, x: Any) -> bool:
         """A list or dict read from outside (a global, a cell, an attribute;
@@ -302,4 +309,4 @@ class _None:
         return "<none>"
 
 
-_NONE = _None()
+NOT_PENDING = _None()
