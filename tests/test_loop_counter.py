@@ -360,11 +360,24 @@ def rejection_halfnormal(key):
             return x
 
 
-@pytest.mark.parametrize("seed", [0, 1])
-def test_while_true_that_cannot_roll_stops_unrolling_at_max_unroll(seed):
-    """``while True:`` whose only exit is a ``return`` under a traced ``if``:
-    when the loop cannot roll it unrolls at most ``max_unroll`` iterations,
-    then runs as Python control flow with eager's result (it unrolled until
-    ``static_iteration_limit``, each iteration nested deeper: conversion never
-    finished; found by the issue-16 corpus)."""
-    check(rejection_halfnormal, jax.random.PRNGKey(seed), full_graph=False, max_unroll=32)
+@pytest.mark.parametrize("seed", [0, 1, 7])
+def test_while_true_whose_only_exit_is_a_traced_return_is_one_graph(seed):
+    """``while True:`` with no ``break`` ends only by its ``return``: after the
+    rolled loop the function has returned (the implicit ``None`` after it is
+    unreachable; joining it failed the roll). Found by the issue-16 corpus."""
+    check(rejection_halfnormal, jax.random.PRNGKey(seed), graphs=1)
+
+
+def grow_until(x):
+    while True:
+        x = jnp.concatenate([x, x[-1:] * 0.5])
+        if x[-1] < 0.1:
+            return x
+
+
+def test_while_true_that_cannot_roll_stops_unrolling_at_max_unroll():
+    """A ``while True:`` that cannot roll (its array grows) unrolls at most
+    ``max_unroll`` iterations, then runs as Python control flow with eager's
+    result (it unrolled until ``static_iteration_limit``, each iteration nested
+    deeper: conversion never finished)."""
+    check(grow_until, jnp.ones(1), full_graph=False, max_unroll=8)

@@ -31,6 +31,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+import gast
 import jax
 import jax.numpy as jnp
 
@@ -187,7 +188,9 @@ class ExitsMixin:
         env = self.frame.env
         broke, returned = env.pop(ctx.brk, False), env.pop(ctx.ret, False)
         retval = env.pop(ctx.retval, UNBOUND)
-        if returned is True:
+        if returned is True or isinstance(returned, Value) and _exits_only_by_return(stmt):
+            # ``while True:`` with no ``break``: when it ends, it returned (the other path is
+            # unreachable; joining it would pair the return value with the implicit None)
             raise ReturnSignal(stmt, retval)
         if isinstance(returned, Value):
             def ret() -> None:
@@ -217,3 +220,12 @@ class ExitsMixin:
         flag = state.get(ctx.brk)
         if target and flag is not False and not (flag is True):
             raise self.graph_break(FallbackCode.EARLY_EXIT, stmt, f"loop variable {sorted(target)} is used after a rolled loop with a traced break", "for")
+
+
+def _exits_only_by_return(stmt: Any) -> bool:
+    """A ``while`` on a true constant (``while True:``, ``while 1:``) with no
+    ``break`` anywhere in its body: it ends only by ``return`` (or an
+    exception), so after it the function has returned."""
+    if not isinstance(stmt, gast.While) or not isinstance(stmt.test, gast.Constant) or not stmt.test.value:
+        return False
+    return not any(isinstance(n, gast.Break) for s in stmt.body for n in gast.walk(s))

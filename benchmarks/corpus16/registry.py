@@ -61,25 +61,17 @@ PROGRAMS: list[Program] = []
 
 # Programs whose converted result differs from eager today (a compiler bug):
 # name -> what differs. The test marks them xfail(strict=True), so an entry
-# must go when the bug is fixed (optimizer_object gives eager's result on the
-# h16-state branch: remove it when that branch is merged).
-XFAIL: dict[str, str] = {
-    "moving_average_window": "builtin sum() over a list of float64 NumPy scalars gives float32 in the graph "
-                             "(eager float64); minimal: w = []; for v in a: w.append(v); return sum(w)",
-    "optimizer_object": "warm calls (the fast path) of a method that sets `self.v` from None to an array reuse "
-                        "the graph specialised on `self.v is None`: every later call returns the first call's "
-                        "result and writes it back (explain() calls, which bypass the fast path, are right)",
-    "bool_any_branch": "bool(x.any()) returned (or used as an if test and returned) comes back as a jax bool "
-                       "array where eager returns a Python bool",
-}
+# must go when the bug is fixed. (Found and fixed with the merge of issue 16:
+# moving_average_window, sum() of float64 NumPy scalars in float32;
+# optimizer_object, warm calls not keyed on self's state; bool_any_branch,
+# bool() of an array returned as a jax bool.)
+XFAIL: dict[str, str] = {}
 
 # Programs whose conversion does not finish today (a compiler bug): name -> what
 # happens. Neither the runner nor the test runs them (they would hang); the
-# runner counts them as neither one graph nor eager-equivalent.
-HANGS: dict[str, str] = {
-    "rejection_halfnormal": "`while True:` whose only exit is a `return` under a traced `if`: "
-                            "conversion does not finish (over 60 s in typeinfer/control.py exec_While)",
-}
+# runner counts them as neither one graph nor eager-equivalent. (Fixed:
+# rejection_halfnormal, `while True:` whose only exit is a traced return.)
+HANGS: dict[str, str] = {}
 
 
 def _add(p: Program) -> None:
