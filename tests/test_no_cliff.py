@@ -182,14 +182,13 @@ def test_list_mutation_in_python_loop_visible_to_caller():
 
 # Each construct of issue 4 item 1 inside a loop body: only it runs in Python,
 # the statement after it in the body is compiled (one graph run per iteration).
-COUNT = 0
+SEEN: set = set()
 
 
-def global_write_in_loop(x):
-    global COUNT
+def global_set_add_in_loop(x):   # (a global's assignment is written back after the call: one graph)
     for i in range(3):
         x = x * 2
-        COUNT = COUNT + 1
+        SEEN.add(i)
         x = x + 1
     return x
 
@@ -232,7 +231,7 @@ def item_in_branch_in_loop(x):
     return x
 
 
-INSIDE = [global_write_in_loop, match_in_loop, with_open_in_loop, item_in_branch_in_loop]
+INSIDE = [global_set_add_in_loop, match_in_loop, with_open_in_loop, item_in_branch_in_loop]
 
 
 @pytest.mark.parametrize("x", [X, X * 4], ids=["small", "large"])
@@ -245,10 +244,9 @@ def test_raise_with_a_traced_message_in_a_loop_is_one_graph(x):
 @pytest.mark.parametrize("fn", INSIDE, ids=[f.__name__ for f in INSIDE])
 @pytest.mark.parametrize("x", [X, X * 4], ids=["small", "large"])
 def test_unsupported_construct_in_loop_keeps_the_body_compiled(fn, x):
-    global COUNT
-    COUNT = 0
-    e = check(fn, x, full_graph=False, warm=False)   # one call each: COUNT is state kept across calls
-    assert COUNT in (0, 6)   # eager and converted each counted 3 (global writes)
+    SEEN.clear()
+    e = check(fn, x, full_graph=False, warm=False)
+    assert SEEN in (set(), {0, 1, 2})
     if e is not None:        # None: both raised the same exception
         assert e.fallback_sites
         assert e.graph_count >= 3, str(e)
