@@ -168,6 +168,9 @@ class GraphPlan:
     conversion_seconds: float
     x64: bool = False   # traced and called with JAX's x64 switch on (64-bit values)
     int_inputs: list = field(default_factory=list)   # (input, path): Python ints that must fit int32 (precision.py)
+    # the site that ended the segment before this one (it compiles here, on that segment's
+    # outputs read back as Python values): where the function's graph is split
+    split_site: FallbackSite | None = None
 
     def __post_init__(self) -> None:
         # outputs whose eager value is a NumPy ndarray: handed back as ndarrays
@@ -385,6 +388,7 @@ class _Block:
         self.interpreted: dict[int, InterpretedNode] = {}
         self.controls: dict[int, PythonControl] = {}
         self.break_sites: dict[int, FallbackSite] = {}
+        self.split_after: set[int] = set()   # starts of segments that follow a compiled one cut at a break
         self.fixed: dict[int, Any] = {}   # plans that do not depend on the inputs
         self.barriers: list[int] = []
         for k, stmt in enumerate(self.stmts):
@@ -566,7 +570,13 @@ class _Block:
             traced = jitted.lower(*[leaves[k] for k in spec.arg_positions], *[c.getter() for c in spec.captures])
         if _checks_enabled():
             _check_output_types(spec, traced)
-        return GraphPlan(i, spec, lowered.source, jitted, conversion, x64, int_inputs)
+        if spec.end in self.break_sites:   # this segment stopped before a break: the next one is a split
+            self.split_after.add(spec.end)
+        split = self.break_sites.get(i) if i in self.split_after else None
+        if split is not None:
+            split = dataclasses.replace(split, effect="the graph is split before this statement: the segment before it "
+                                        "ends there and this one is compiled on its results read back as Python values")
+        return GraphPlan(i, spec, lowered.source, jitted, conversion, x64, int_inputs, split)
 
     def _fallback_plan(self, i: int, site: FallbackSite) -> Any:
         """The smallest construct that cannot be graph runs in Python: an
@@ -851,8 +861,8 @@ class Explanation:
     def fallback_sites(self) -> list[FallbackSite]:
         sites: list[FallbackSite] = []
         for p in self.record.plans:   # each site once, in the order first run
-            site = getattr(p, "site", None)
-            if site is not None and site not in sites:
+            site = getattr(p, "site", None) or getattr(p, "split_site", None)
+            if site is not None and not any((s.code, s.loc, s.cause) == (site.code, site.loc, site.cause) for s in sites):
                 sites.append(site)
         if self.function.eager_reason is not None:
             sites.append(self.function.eager_reason)

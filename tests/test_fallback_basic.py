@@ -438,3 +438,21 @@ def test_nonlocal_write_is_written_back_into_the_cell():
     static = to_static(converted, full_graph=True)
     for _ in range(3):
         assert_same(eager(X), static(X))
+
+
+def ones_of_data_size(x):
+    n = int(x.sum())
+    y = x * 2
+    return jnp.ones(n) * y.sum()
+
+
+def test_a_split_graph_lists_the_site_that_split_it():
+    """A statement that needs a traced value as a Python value (a shape) but
+    compiles in the next segment, on the first one's results read back,
+    still splits the graph: explain lists that site (it said 'graphs run: 2;
+    fallback sites: 0')."""
+    e = check(ones_of_data_size, jnp.arange(3.0), full_graph=False)
+    assert e.graph_count == 2
+    assert [(s.code.code, s.loc.line) for s in e.fallback_sites] == [
+        ("A2G003", ones_of_data_size.__code__.co_firstlineno + 3)]
+    assert "the graph is split before this statement" in e.fallback_sites[0].effect
