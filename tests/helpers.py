@@ -90,7 +90,7 @@ def assert_same(eager: Any, converted: Any, rtol: float = 1e-5, atol: float = 1e
                 # float32 rounding, where XLA's fused kernels may differ from eager's by an ulp
                 f32 = float(np.float32(a)) == a and float(np.float32(b)) == b
                 r, t = (rtol, atol) if f32 else (1e-11, 1e-13)
-                assert abs(a - b) <= r * abs(a) + t, f"{path}: value differs: {a!r} vs {b!r}"
+                assert a == b or abs(a - b) <= r * abs(a) + t, f"{path}: value differs: {a!r} vs {b!r}"
             else:
                 assert a == b or (a != a and b != b), f"{path}: value differs: {a!r} vs {b!r}"
 

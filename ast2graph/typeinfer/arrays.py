@@ -472,6 +472,44 @@ def int_conversion_check(x: Any, what: str, where: str) -> None:
 int_conversion_check._a2g_effect = True  # type: ignore[attr-defined]
 
 
+# ``math.f(x)`` of a Python float in the graph: the float64 function, and the
+# operands for which eager's ``math`` raises (its error and message)
+_MATH = {
+    "sqrt": (jnp.sqrt, lambda x: x < 0, ValueError, "math domain error"),
+    "log": (jnp.log, lambda x: x <= 0, ValueError, "math domain error"),
+    "exp": (jnp.exp, lambda x: jnp.isfinite(x) & jnp.isinf(jnp.exp(x)), OverflowError, "math range error"),
+    "fabs": (jnp.abs, None, None, None),
+}
+
+
+def python_math(x: Any, name: str) -> Any:
+    """``math.sqrt``/``log``/``exp``/``fabs`` of a Python float's graph value
+    (float64, weak): a Python float's graph value (sqrt and fabs are exact
+    as IEEE requires; exp and log within an ulp of the C library's)."""
+    return cast(_MATH[name][0](x), np.float64, True)
+
+
+python_math._a2g_typed = True  # type: ignore[attr-defined]
+
+
+def math_domain_check(x: Any, name: str) -> None:
+    """At run time, before ``python_math``: eager's ValueError("math domain
+    error") / OverflowError("math range error") where ``math`` raises."""
+    from ..lowering.bounded import raise_if   # the run-time check machinery
+
+    _, bad, exc, message = _MATH[name]
+    if bad is not None:
+        raise_if(bad(x), functools.partial(_raise_math, exc, message))
+
+
+math_domain_check._a2g_effect = True  # type: ignore[attr-defined]
+
+
+def _raise_math(exc: type, message: str, mask: Any) -> None:
+    if np.any(np.asarray(mask)):
+        raise exc(message)
+
+
 def _raise_int_conversion(what: str, where: str, mask: Any, x: Any) -> None:
     if not np.any(np.asarray(mask)):
         return

@@ -68,6 +68,7 @@ def _track_int_bits(out: Value, x: Value) -> None:
 _ITEM_KINDS = {"b": bool, "i": int, "u": int, "f": float, "c": complex}
 # math's functions that give a Python int of a number, by the rounding each does
 _MATH_ROUNDINGS = ((math.floor, "floor"), (math.ceil, "ceil"), (math.trunc, "trunc"))
+_MATH_FLOATS = ((math.sqrt, "sqrt"), (math.log, "log"), (math.exp, "exp"), (math.fabs, "fabs"))
 
 
 def _numpy_to_jnp(fn: Any) -> Any:
@@ -573,6 +574,14 @@ class CallMixin(GeneratorMixin):
         rounding = next((r for f, r in _MATH_ROUNDINGS if callee is f), None)   # (a user's callable may be unhashable)
         if rounding is not None and len(args) == 1 and not kwargs and isinstance(args[0], Value):
             return self.python_number(args[0], int, rounding, f"math.{callee.__name__}()", node)
+        name = next((n for f, n in _MATH_FLOATS if callee is f), None)
+        if name is not None and len(args) == 1 and not kwargs and isinstance(args[0], Value) and not args[0].type.shape:
+            # a Python float in the graph (the operand converted as float() does), eager's math errors checked
+            f = self.python_number(args[0], float, "trunc", f"math.{name}()", node)
+            self.emit_call(arrays.math_domain_check, (f, name), {}, node, f"math.{name} check", effect=True)
+            out = self.emit_call(arrays.python_math, (f, name), {}, node, f"math.{name}")
+            out.type = out.type.with_kinds(("python",))
+            return out
         if callee is round and args and isinstance(args[0], Value):
             return self._round(args[0], args[1:] + tuple(kwargs.values()), node)
         if callee in (int, float, bool, complex) and traced:
@@ -627,7 +636,7 @@ class CallMixin(GeneratorMixin):
             raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{what} of a traced value under an outer JAX "
                                    "transform (eager's operand is a JAX tracer)")
         if t.mixed or is_extended(t.dtype) or t.dtype.kind == "c" or (t.shape and not item and kind is not bool) \
-                or item and int(np.prod(t.shape)) != 1 or rounding == "trunc" and what.startswith("math.") and not \
+                or item and int(np.prod(t.shape)) != 1 or what == "math.trunc()" and not \
                 (t.python or t.numpy):
             raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{what} of {describe(x)}: eager's result (or "
                                    "exception) needs its value on the host")
