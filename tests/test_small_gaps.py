@@ -197,3 +197,46 @@ def test_builtin_sum_of_a_list_keeps_eager_kinds(a):
     stay float64 (it was one XLA reduction typed float32; found by the
     issue-16 corpus's moving-average program)."""
     check(builtin_sum_of_list, a, graphs=1, rtol=0, atol=0)
+
+
+# ------------------------- arrays built only from constants and shapes: folded
+def ones_of_shape_array(x):
+    n = jnp.asarray(x.shape)[0]
+    return jnp.ones(n) * x.sum(), n
+
+
+def loop_of_full(x):
+    k = jnp.full([], 3)
+    for i in range(k):
+        x = x + i
+    return x, k
+
+
+def reshape_by_prod(x):
+    m = jnp.array(x.shape).prod()
+    return x.reshape(int(m)), m * 2, type(m).__name__ == type(jnp.zeros(())).__name__
+
+
+def slice_by_constant(x):
+    n = len(x) // jnp.array(2)
+    return x[:n], x[n], jnp.arange(n + 1)
+
+
+def folded_values_meet_traced_ones(x):
+    idx = jnp.arange(3)
+    big = jnp.full((100,), 2)   # too large to fold: a graph value, as before
+    return x[idx] * 2, (idx + x[0].astype(jnp.int32)).sum(), big.sum()
+
+
+@pytest.mark.parametrize("x", [jnp.arange(6.0), jnp.arange(6.0).reshape(2, 3), jnp.ones(4)])
+def test_arrays_of_constants_and_shapes_are_folded(x):
+    """``jnp.asarray(x.shape)[0]``, ``jnp.full([], 3)``, ``jnp.array(x.shape).prod()``:
+    small integer arrays made only from static data are made at trace time as
+    eager makes them, so a shape, a range or a slice bound can use them (they
+    ran in Python: A2G003)."""
+    check(ones_of_shape_array, x, graphs=1)
+    check(loop_of_full, x, graphs=1)
+    check(reshape_by_prod, x, graphs=1)
+    if x.ndim == 1:
+        check(slice_by_constant, x, graphs=1)
+        check(folded_values_meet_traced_ones, x, graphs=1)

@@ -68,6 +68,11 @@ def _track_int_bits(out: Value, x: Value) -> None:
 _ITEM_KINDS = {"b": bool, "i": int, "u": int, "f": float, "c": complex}
 # math's functions that give a Python int of a number, by the rounding each does
 _MATH_ROUNDINGS = ((math.floor, "floor"), (math.ceil, "ceil"), (math.trunc, "trunc"))
+# JAX creation functions folded at trace time from static Python data (``_fold_constant``)
+_FOLDABLE = (jnp.asarray, jnp.array, jnp.full, jnp.zeros, jnp.ones, jnp.arange)
+_FOLD_LEAVES = (bool, int, str, type(None), np.dtype, type)
+_FOLD_SIZE = 64
+_JAX_ARRAY = type(jnp.zeros(()))
 _MATH_FLOATS = ((math.sqrt, "sqrt"), (math.log, "log"), (math.exp, "exp"), (math.fabs, "fabs"))
 
 
@@ -136,6 +141,13 @@ class CallMixin(GeneratorMixin):
                                      f"nnx {qualified_name(callee.transform)}(...)")
             return self.emit_call(_apply_transform, (callee.transform, callee.args, callee.kwargs, *args), kwargs, node,
                                   qualified_name(callee.transform))
+        operands = jax.tree_util.tree_leaves((args, kwargs))
+        owner = getattr(callee, "__self__", None)   # ``c.prod()`` of a folded constant
+        if any(callee is f for f in _FOLDABLE) and self.folded_operands(operands, need_one=False) or \
+                type(owner) is _JAX_ARRAY and self.folded_operands([owner, *operands]):
+            folded = self.fold_constant(callee, args, kwargs)
+            if folded is not None:
+                return folded
         if isinstance(callee, arrays.ArrayMethod) and callee.name == "item" and not args and not kwargs:
             kind = _ITEM_KINDS.get(callee.value.type.dtype.kind, float)
             return self.python_number(callee.value, kind, "trunc", ".item()", node)
@@ -620,6 +632,39 @@ class CallMixin(GeneratorMixin):
             return self.mark_fresh(list(result)) if callee is list else (tuple(result) if callee is tuple else
                                                                          self.mark_fresh(result))
         return NotImplemented
+
+    def folded_operands(self, leaves: list, need_one: bool = True) -> bool:
+        """Every leaf static Python data or a folded constant (``need_one``: at least one of those)."""
+        some = not need_one
+        for leaf in leaves:
+            if type(leaf) is _JAX_ARRAY:
+                entry = self.fresh.get(id(leaf))
+                if entry is None or entry[1] is not leaf:
+                    return False
+                some = True
+            elif type(leaf) not in _FOLD_LEAVES:
+                return False
+        return some
+
+    def fold_constant(self, callee: Any, args: tuple, kwargs: dict) -> Any:
+        """``jnp.asarray(x.shape)``, ``jnp.full([], 3)``, and JAX ops on such
+        arrays: a small integer or bool jax array computed only from static
+        Python data is made at trace time, as eager makes it (a concrete
+        ``jax.Array``, a constant of the graph whose value is known where a
+        Python value is needed: a shape, a ``range``, an index). None where
+        it is not such a value.
+
+        Requires the result to be exact and small: integer/bool dtypes
+        (no float rounding of fused kernels), at most ``_FOLD_SIZE`` elements."""
+        try:
+            shape_dtype = jax.eval_shape(lambda: callee(*args, **kwargs))
+        except Exception:  # noqa: BLE001 - eager's error: the usual path raises it
+            return None
+        if not isinstance(shape_dtype, jax.ShapeDtypeStruct) or shape_dtype.dtype.kind not in "biu" \
+                or int(np.prod(shape_dtype.shape)) > _FOLD_SIZE:
+            return None
+        out = callee(*args, **kwargs)
+        return self.mark_fresh(out) if type(out) is _JAX_ARRAY else None   # this call's own: never an input
 
     def python_number(self, x: Value, kind: type, rounding: str, what: str, node: Any) -> Any:
         """``int(x)``, ``float(x)``, ``bool(x)``, ``math.floor(x)``, ``x.item()``

@@ -106,6 +106,7 @@ NO_DEFAULT = object()
 _IDENTITY_READS = (isinstance, issubclass, type, callable, id)
 _DIVISIONS = (operator.truediv, operator.floordiv, operator.mod, operator.itruediv, operator.ifloordiv, operator.imod)
 # operators that make a new list or dict from their operands (never return one of them)
+_JAX_ARRAY = type(jax.numpy.zeros(()))
 _NEW_CONTAINER = frozenset({operator.add, operator.mul, operator.or_})
 _TYPE_READS = (isinstance, issubclass, type, callable)
 _FAKE_TEST = __import__("re").compile(r"[F\s()]*(==|!=|<=|>=|<|>|in)[F\s()]*")
@@ -295,6 +296,10 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
         (``jnp.sum`` for ``np.sum``): it decides the results' eager kinds."""
         self._guard_operands(args, kwargs, node)
         leaves, treedef = tree_flatten((args, kwargs))
+        if not effect and not numpy_fn and eager_fn is None and self.folded_operands(leaves):
+            folded = self.fold_constant(fn, args, kwargs)   # calls.py: made at trace time, as eager makes it
+            if folded is not None:
+                return folded
         leaves, x32, (out_tree, out_leaves) = self.precise_eval(fn, treedef, leaves, node, numpy_fn, eager_fn)
         results = [leaf for leaf in out_leaves if isinstance(leaf, Value)]
         self.mark_kinds(fn, name, treedef, leaves, out_tree, out_leaves, node, callee)
@@ -803,6 +808,8 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
             self.mark_fresh(out)   # an iterator made at trace time (iter(xs), zip(..)): this trace's to advance
         if type(out) is np.ndarray and out.base is None and not any(a is out for a in args):
             self.mark_fresh(out)   # a new NumPy array (not a view): may be written in place
+        if type(out) is _JAX_ARRAY and self.folded_operands(jax.tree_util.tree_leaves((args, kwargs))):
+            self.mark_fresh(out)   # ``c[0]`` of a folded constant: one too (calls.fold_constant)
         return out
 
     def eval_UnaryOp(self, node: gast.UnaryOp) -> Any:
