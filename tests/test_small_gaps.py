@@ -240,3 +240,14 @@ def test_arrays_of_constants_and_shapes_are_folded(x):
     if x.ndim == 1:
         check(slice_by_constant, x, graphs=1)
         check(folded_values_meet_traced_ones, x, graphs=1)
+
+
+def folded_compare_and_methods(x):
+    c = jnp.array([1, 2, 3])
+    if (c > 1).any():   # a single comparison: eager asks no truth of `c > 1` itself
+        x = x + 1
+    return x, c.tolist(), int(c[1]), c < 2
+
+
+def test_folded_constants_compare_and_convert_as_eager():
+    check(folded_compare_and_methods, jnp.arange(3.0), graphs=1)

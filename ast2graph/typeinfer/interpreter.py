@@ -880,7 +880,7 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
     def eval_Compare(self, node: gast.Compare) -> Any:
         left = self.eval(node.left)
         result: Any = True
-        for op, comparator in zip(node.ops, node.comparators):
+        for k, (op, comparator) in enumerate(zip(node.ops, node.comparators)):
             right = self.eval(comparator)
             fn = arrays.COMPARE[type(op).__name__]
             if isinstance(op, (gast.Is, gast.IsNot)):
@@ -898,8 +898,8 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
                 result = part
             else:
                 result = self._and_values(result, part, node)
-            if not isinstance(result, Value) and not self.truth(result, node):
-                return result
+            if k + 1 < len(node.ops) and not isinstance(result, Value) and not self.truth(result, node):
+                return result   # (Python asks the truth only before a next comparison: ``a < b < c``)
             left = right
         return result
 
