@@ -71,7 +71,15 @@ _MATH_ROUNDINGS = ((math.floor, "floor"), (math.ceil, "ceil"), (math.trunc, "tru
 # JAX creation functions folded at trace time from static Python data (``_fold_constant``)
 _FOLDABLE = (jnp.asarray, jnp.array, jnp.full, jnp.zeros, jnp.ones, jnp.arange)
 _FOLD_LEAVES = (bool, int, str, type(None), np.dtype, type)
-_FOLD_SIZE = 64
+_FOLD_SIZE = 8   # shapes, indices, bounds (a longer array iterated by a loop stays a graph value: lax.scan)
+
+
+def _leaves_or_none(tree: Any) -> list | None:
+    """The leaves of ``tree`` (dicts in their order), or None where it cannot be flattened."""
+    try:
+        return tree_leaves(tree)
+    except Exception:  # noqa: BLE001 - unsortable keys and the like: not a folding candidate
+        return None
 _JAX_ARRAY = type(jnp.zeros(()))
 _MATH_FLOATS = ((math.sqrt, "sqrt"), (math.log, "log"), (math.exp, "exp"), (math.fabs, "fabs"))
 
@@ -141,10 +149,11 @@ class CallMixin(GeneratorMixin):
                                      f"nnx {qualified_name(callee.transform)}(...)")
             return self.emit_call(_apply_transform, (callee.transform, callee.args, callee.kwargs, *args), kwargs, node,
                                   qualified_name(callee.transform))
-        operands = jax.tree_util.tree_leaves((args, kwargs))
         owner = getattr(callee, "__self__", None)   # ``c.prod()`` of a folded constant
-        if any(callee is f for f in _FOLDABLE) and self.folded_operands(operands, need_one=False) or \
-                type(owner) is _JAX_ARRAY and self.folded_operands([owner, *operands]):
+        creation = any(callee is f for f in _FOLDABLE)
+        operands = _leaves_or_none((args, kwargs)) if creation or type(owner) is _JAX_ARRAY else None
+        if operands is not None and (creation and self.folded_operands(operands, need_one=False) or
+                                     type(owner) is _JAX_ARRAY and self.folded_operands([owner, *operands])):
             folded = self.fold_constant(callee, args, kwargs)
             if folded is not None:
                 return folded

@@ -808,7 +808,7 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
             self.mark_fresh(out)   # an iterator made at trace time (iter(xs), zip(..)): this trace's to advance
         if type(out) is np.ndarray and out.base is None and not any(a is out for a in args):
             self.mark_fresh(out)   # a new NumPy array (not a view): may be written in place
-        if type(out) is _JAX_ARRAY and self.folded_operands(jax.tree_util.tree_leaves((args, kwargs))):
+        if type(out) is _JAX_ARRAY and self.folded_operands(tree_flatten((args, kwargs))[0]):
             self.mark_fresh(out)   # ``c[0]`` of a folded constant: one too (calls.fold_constant)
         return out
 
