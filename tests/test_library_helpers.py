@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import inspect
 
+import jax.numpy as jnp
 import numpy as np
 import pytest
 
@@ -216,3 +217,36 @@ def test_scipy_special_ufuncs_on_traced_values(fn):
     args = (p, p[::-1]) if ufunc.nin == 2 else (p,)
     check(ufunc, *args, graphs=1)                     # to_static(scipy.special.expit)
     check(lambda *a: ufunc(*a) * 2.0, *args, graphs=1)   # inside a user function
+
+
+# ------------------------ np.linalg errors: NumPy raises where jnp.linalg gives inf/NaN
+def linalg_inv(a):
+    return np.linalg.inv(a)
+
+
+def linalg_solve(a, b):
+    return np.linalg.solve(a, b)
+
+
+def linalg_cholesky(a):
+    return np.linalg.cholesky(a)
+
+
+def inv_in_branch(a, x):
+    if x.sum() > 0:
+        return np.linalg.inv(a) @ a
+    return a
+
+
+@pytest.mark.parametrize("fn,args", [
+    (linalg_inv, (np.zeros((2, 2)),)), (linalg_inv, (np.array([[2.0, 1.0], [1.0, 3.0]]),)),
+    (linalg_inv, (jnp.zeros((2, 2)),)), (linalg_inv, (np.array([[1.0, np.nan], [0.0, 1.0]]),)),
+    (linalg_inv, (np.zeros((3, 2, 2)),)), (linalg_solve, (np.zeros((2, 2)), np.ones(2))),
+    (linalg_solve, (np.eye(2), np.ones(2))), (linalg_cholesky, (-np.eye(2),)), (linalg_cholesky, (np.eye(2) * 2,)),
+    (inv_in_branch, (np.zeros((2, 2)), jnp.ones(2))), (inv_in_branch, (np.zeros((2, 2)), -jnp.ones(2)))])
+def test_numpy_linalg_raises_eager_linalgerror(fn, args):
+    """np.linalg.inv/solve of a singular matrix and cholesky of one that is
+    not positive definite raise NumPy's LinAlgError, as eager does (run as
+    jnp.linalg's they returned inf/NaN silently: noticed by helper-17); only
+    on the path that calls them."""
+    check(fn, *args)

@@ -510,6 +510,25 @@ def _raise_math(exc: type, message: str, mask: Any) -> None:
         raise exc(message)
 
 
+def linalg_error_check(output: Any, message: str, *inputs: Any) -> None:
+    """At run time, after ``np.linalg.inv``/``solve``/``cholesky`` run as
+    ``jnp.linalg``'s: where the inputs are finite and the result is not (LAPACK
+    met a zero pivot, or a matrix that is not positive definite), eager NumPy's
+    ``LinAlgError`` with its message (JAX returns inf/NaN there)."""
+    from ..lowering.bounded import raise_if   # the run-time check machinery
+
+    finite = functools.reduce(jnp.logical_and, [jnp.all(jnp.isfinite(jnp.asarray(x))) for x in inputs])
+    raise_if(finite & jnp.logical_not(jnp.all(jnp.isfinite(output))), functools.partial(_raise_linalg, message))
+
+
+linalg_error_check._a2g_effect = True  # type: ignore[attr-defined]
+
+
+def _raise_linalg(message: str, mask: Any) -> None:
+    if np.any(np.asarray(mask)):
+        raise np.linalg.LinAlgError(message)
+
+
 def _raise_int_conversion(what: str, where: str, mask: Any, x: Any) -> None:
     if not np.any(np.asarray(mask)):
         return

@@ -68,6 +68,9 @@ def _track_int_bits(out: Value, x: Value) -> None:
 _ITEM_KINDS = {"b": bool, "i": int, "u": int, "f": float, "c": complex}
 # math's functions that give a Python int of a number, by the rounding each does
 _MATH_ROUNDINGS = ((math.floor, "floor"), (math.ceil, "ceil"), (math.trunc, "trunc"))
+# NumPy's linear algebra that raises LinAlgError where jnp.linalg's returns inf/NaN
+_LINALG_ERRORS = ((np.linalg.inv, "Singular matrix"), (np.linalg.solve, "Singular matrix"),
+                  (np.linalg.cholesky, "Matrix is not positive definite"))
 # JAX creation functions folded at trace time from static Python data (``_fold_constant``)
 _FOLDABLE = (jnp.asarray, jnp.array, jnp.full, jnp.zeros, jnp.ones, jnp.arange)
 _FOLD_LEAVES = (bool, int, str, type(None), np.dtype, type)
@@ -272,6 +275,11 @@ class CallMixin(GeneratorMixin):
                                         callee=None if holds_arrays else callee)
                 if fn is not callee and is_numpy_callable(callee):   # np.meshgrid's tuple, not jnp's list
                     result = numpy_api.with_eager_containers(callee, args, kwargs, result)
+                message = next((m for f, m in _LINALG_ERRORS if callee is f), None)
+                if message is not None and fn is not callee and isinstance(result, Value) and not kwargs:
+                    # NumPy raises LinAlgError where jnp.linalg gives inf/NaN: a run-time check
+                    self.emit_call(arrays.linalg_error_check, (result, message, *args), {}, node,
+                                   f"{qualified_name(callee)} check", effect=True)
                 return result
             except GraphBreak:
                 declared = arrays.parse_returns_annotation(self.loc(node).source_line()) if traced else None
