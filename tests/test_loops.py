@@ -1,5 +1,6 @@
 """Loops: for over ranges/arrays/lists, while, carried values, else, break."""
 
+import jax
 import jax.numpy as jnp
 import pytest
 
@@ -563,3 +564,30 @@ def test_carried_python_int_unrolls_for_exact_eager_semantics():
     # Rolling would make k an int32 array; 30 <= max_unroll, so it unrolls and k stays a Python int.
     e = check(python_int_small, X, graphs=1)
     assert for_modes(e) == ["unrolled"]
+
+
+def dtype_changing_for(x, n):
+    y = jnp.zeros(3, jnp.int32)
+    for i in range(n):
+        y = y + x
+    return y
+
+
+def dtype_changing_while(x, n):
+    y = jnp.zeros(3, jnp.int32)
+    i = 0
+    while i < n:
+        y = y * 0.5 + x
+        i += 1
+    return y
+
+
+@pytest.mark.parametrize("n", [jnp.array(0), jnp.array(2), 0, 2, 40])
+def test_loop_that_may_run_zero_times_keeps_the_entry_dtype(n):
+    """An array whose dtype the body changes (int32 to float32) is int32 after
+    zero iterations, as in eager (the rolled loop carried the promoted dtype:
+    zeros of float32 came back for a traced n of 0; noticed by helper-17).
+    Such a loop runs as Python control flow; a static trip count stays one graph."""
+    e = check(dtype_changing_for, jnp.ones(3), n, full_graph=False)
+    assert (e.graph_count == 1) == (not isinstance(n, jax.Array))
+    check(dtype_changing_while, jnp.ones(3), n, full_graph=False)

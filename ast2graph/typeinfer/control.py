@@ -530,7 +530,7 @@ class ControlMixin(ExitsMixin):
             return self.frame.env
 
         state, (cond, body) = self._solve_loop(stmt, names, env0, one_pass, regions=2, exact=exact,
-                                               flagged=self._maybe_unbound_after(stmt, names, env0))
+                                               flagged=self._maybe_unbound_after(stmt, names, env0), may_skip=True)
         init = self._loop_init(stmt, names, state, env0)
         results = [Value(a.type) for a in body.args]
         n = self.options.max_iters
@@ -768,7 +768,7 @@ class ControlMixin(ExitsMixin):
         if runs:   # each iteration binds the loop variable before its body runs
             flagged.discard(carried_target)
         state, (body,) = self._solve_loop(stmt, names, env0, one_pass, regions=1, static_check=not traced_count,
-                                          exact=exact, exempt={carried_target}, flagged=flagged)
+                                          exact=exact, exempt={carried_target}, flagged=flagged, may_skip=not runs)
         if carried_target is None:
             self.check_target_after_break(stmt, ctx, state)
         exit_kinds = self.carried_exit_kinds
@@ -842,7 +842,7 @@ class ControlMixin(ExitsMixin):
 
     def _solve_loop(self, stmt: Any, names: list[str], env0: dict, one_pass: Callable, regions: int,
                     static_check: bool = False, exact: bool = False, exempt: set = frozenset(),
-                    flagged: set = frozenset()) -> tuple[dict, tuple]:
+                    flagged: set = frozenset(), may_skip: bool = False) -> tuple[dict, tuple]:
         """Carried values to a fixpoint: widen until a pass changes nothing.
 
         ``exact``: raise ``_UnsafeWidening`` instead of widening a Python
@@ -869,8 +869,11 @@ class ControlMixin(ExitsMixin):
         try:
             while True:
                 try:
-                    return self._fixpoint(stmt, names, env0, one_pass, regions, static_check, exact, writes0, carried,
-                                          exempt, flagged)
+                    state, regs = self._fixpoint(stmt, names, env0, one_pass, regions, static_check, exact, writes0,
+                                                 carried, exempt, flagged)
+                    if may_skip:
+                        self._check_skipped_dtypes(stmt, names, env0, state)
+                    return state, regs
                 except _Rebound:
                     self.attr_writes = dict(writes0)
                     continue
@@ -923,6 +926,26 @@ class ControlMixin(ExitsMixin):
                 return state, regs
             state = new
         raise self.graph_break(FallbackCode.LOOP_CARRIED_CHANGE, stmt, "loop-carried values did not settle on one type", "loop")
+
+    def _check_skipped_dtypes(self, stmt: Any, names: list[str], env0: dict, state: dict) -> None:
+        """A loop that may run zero times (a traced trip count or condition):
+        an array whose dtype the body changes (``y = y + x``: int32 to float32)
+        has eager's entry dtype after zero iterations and the body's after
+        one; the carried state holds only one, so the loop cannot roll."""
+        for n in names:
+            old, new = env0.get(n, UNBOUND), state[n]
+            if old is UNBOUND or isinstance(new, (_PlaceholderOf, MaybeBound)) or not n.isidentifier():
+                continue
+            olds, old_tree = _flatten(old)
+            news, new_tree = _flatten(new)
+            if old_tree != new_tree:
+                continue
+            for a, b in zip(olds, news):
+                if isinstance(a, Value) and isinstance(b, _Traced) and not a.type.python and \
+                        a.type.dtype != b.type.dtype:
+                    raise self.graph_break(FallbackCode.LOOP_CARRIED_CHANGE, stmt, f"variable '{n}' changes dtype in the "
+                                           f"loop ({describe(a)} before it, {b.type.dtype} after an iteration) and the "
+                                           "loop may run zero times (eager's dtype then depends on the data)", "loop")
 
     def carries_write(self, key: tuple) -> bool:
         """Whether the innermost rolled loop being solved carries this lifted write."""
