@@ -71,7 +71,7 @@ _MATH_ROUNDINGS = ((math.floor, "floor"), (math.ceil, "ceil"), (math.trunc, "tru
 # NumPy's linear algebra that raises LinAlgError where jnp.linalg's returns inf/NaN
 _LINALG_ERRORS = ((np.linalg.inv, "Singular matrix"), (np.linalg.solve, "Singular matrix"),
                   (np.linalg.cholesky, "Matrix is not positive definite"))
-# JAX creation functions folded at trace time from static Python data (``_fold_constant``)
+# JAX creation functions folded at trace time from static Python data (``fold_constant``)
 _FOLDABLE = (jnp.asarray, jnp.array, jnp.full, jnp.zeros, jnp.ones, jnp.arange)
 _FOLD_LEAVES = (bool, int, str, type(None), np.dtype, type)
 _FOLD_SIZE = 8   # shapes, indices, bounds (a longer array iterated by a loop stays a graph value: lax.scan)

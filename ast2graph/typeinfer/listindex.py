@@ -58,12 +58,11 @@ class ListIndexMixin:
         return bool(seq) and None not in classes and len(classes) == 1
 
     def _uniform_items(self, seq: Any, node: Any, extra: tuple = ()) -> tuple:
-        classes = {_element_class(x) for x in (*seq, *extra)}
-        if not seq or None in classes or len(classes) != 1:
+        if not self.uniform_items(seq, extra):
             raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"a traced index into a Python "
                                    f"{type(seq).__name__} whose elements are not numbers of one class (eager's "
                                    "element would be of a class that depends on the index)")
-        return classes.pop()
+        return _element_class(seq[0])
 
     def _typed_result(self, out: Value, cls: tuple, sources: tuple) -> Value:
         out.type = out.type.with_kinds(cls[0])
