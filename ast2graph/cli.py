@@ -36,15 +36,11 @@ import re
 import sys
 from typing import Sequence, TextIO
 
-from .fallback.sites import FallbackCode
-from .parser.locate import normalise
-from .report import (ALWAYS, MAX_FILE_SIZE, ReportError, format_text, iter_functions, load_file,
-                     on_deep_stack, report_path, to_json, to_sarif, too_deep_is_error)
-from .ssa import analyze
-from .ssa import cfg as cfg_mod
-from .ssa.dump import entry_line, entry_text
+# Each command imports what it needs when it runs: ``ast2graph --help`` and a
+# usage error import neither JAX nor the compiler (they answer in well under 0.5 s).
 
 EXIT_OK, EXIT_SITES, EXIT_ERROR = 0, 1, 2
+MAX_FILE_SIZE = 10 * 10**6   # report's default (report.MAX_FILE_SIZE; a test keeps the two equal)
 _SIZE_UNITS = {"": 1, "b": 1, "k": 10**3, "kb": 10**3, "m": 10**6, "mb": 10**6, "g": 10**9, "gb": 10**9,
                "kib": 2**10, "mib": 2**20, "gib": 2**30}
 
@@ -78,6 +74,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    from .report import ReportError
+
     try:
         return _COMMANDS[args.command](args, sys.stdout)
     except ReportError as e:
@@ -103,6 +101,8 @@ def split_target(target: str) -> tuple[str, str | None]:
 
 # ------------------------------------------------------------------ report
 def cmd_report(args: argparse.Namespace, out: TextIO) -> int:
+    from .report import ALWAYS, format_text, report_path, to_json, to_sarif
+
     path, qualname = split_target(args.target)
     reports = report_path(path, qualname, args.max_file_size)
     if args.format == "text":
@@ -126,6 +126,8 @@ def cmd_explain(args: argparse.Namespace, out: TextIO) -> int:
     """The opt-in mode that imports and runs the user's code."""
     import importlib.util
     import os
+
+    from .report import ReportError
 
     path, qualname = split_target(args.target)
     if not qualname:
@@ -170,6 +172,8 @@ def _example_args(text: str, module: object) -> tuple:
     import jax.numpy as jnp
     import numpy as np
 
+    from .report import ReportError
+
     if not text.strip():
         return ()
     namespace = {"jax": jax, "jnp": jnp, "np": np, **vars(module)}
@@ -192,10 +196,16 @@ def _explanation_json(e) -> dict:
 
 # -------------------------------------------------------------------- show
 def cmd_show(args: argparse.Namespace, out: TextIO) -> int:
+    from .report import on_deep_stack
+
     return on_deep_stack(_show, args, out)
 
 
 def _show(args: argparse.Namespace, out: TextIO) -> int:
+    from .parser.locate import normalise
+    from .report import ReportError, iter_functions, load_file, too_deep_is_error
+    from .ssa import analyze
+
     path, qualname = split_target(args.target)
     if not qualname:
         raise ReportError(f"{args.target}: name a function as FILE::QUALNAME")
@@ -213,8 +223,10 @@ def _show(args: argparse.Namespace, out: TextIO) -> int:
     return EXIT_OK
 
 
-def cfg_text(cfg: cfg_mod.CFG) -> str:
-    """One paragraph per block: header with preds/succs, then its entries."""
+def cfg_text(cfg) -> str:
+    """One paragraph per block (of an ``ssa.cfg.CFG``): header with preds/succs, then its entries."""
+    from .ssa.dump import entry_line, entry_text
+
     lines: list[str] = []
     for b in cfg.block_ids():
         tags = [t for t, on in (("(entry)", b == cfg.entry), ("(exit)", b == cfg.exit),
@@ -235,6 +247,8 @@ def cmd_codes(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def codes_table() -> str:
+    from .fallback.sites import FallbackCode
+
     width = max(len(c.title) for c in FallbackCode)
     rows = [f"{'CODE':<7} {'TITLE':<{width}}  HINT"]
     rows += [f"{c.code:<7} {c.title:<{width}}  {c.hint}" for c in FallbackCode]

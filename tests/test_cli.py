@@ -407,3 +407,29 @@ def test_raise_under_a_condition_that_may_be_traced_is_input_dependent(tmp_path)
 
     check(f, jnp.arange(3.0), 1.0, 10.0, graphs=1)
     check(f, jnp.arange(3.0), 1.0, 0.0, graphs=1)
+
+
+def test_help_and_import_do_not_import_jax():
+    """``ast2graph --help`` and ``import ast2graph`` stay light: JAX is
+    imported only by the commands and names that need it (issue 18)."""
+    code = textwrap.dedent("""
+        import sys
+        import ast2graph
+        assert "jax" not in sys.modules, "import ast2graph imported jax"
+        from ast2graph.cli import main
+        try:
+            main(["--help"])
+        except SystemExit as e:
+            assert e.code == 0
+        assert "jax" not in sys.modules, "ast2graph --help imported jax"
+        from ast2graph import to_static
+        assert "jax" in sys.modules and callable(to_static)
+    """)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+
+
+def test_cli_default_file_size_is_reports():
+    from ast2graph import cli, report
+
+    assert cli.MAX_FILE_SIZE == report.MAX_FILE_SIZE
