@@ -453,6 +453,25 @@ def python_float_of(x: Any) -> Any:
 python_float_of._a2g_typed = True  # type: ignore[attr-defined]
 
 
+def python_round_digits(x: Any, ndigits: int) -> Any:
+    """``round(x, ndigits)`` of a traced Python float: Python rounds the
+    float's exact binary value to ``ndigits`` decimals, half to even, and
+    returns the float nearest that decimal (``2.675`` gives ``2.67``,
+    ``0.125`` gives ``0.12``), which ``x * 10**n`` in floating point does not
+    reproduce. The graph asks the host: a ``jax.pure_callback`` running
+    Python's own ``round`` on the float64 value (exact, the same on every
+    backend; NaN and infinities come back unchanged, as in eager)."""
+    def on_host(v: Any) -> Any:
+        return np.asarray(round(float(v), ndigits), dtype=np.float64)
+
+    out = jax.ShapeDtypeStruct((), np.float64)
+    return cast(jax.pure_callback(on_host, out, jnp.asarray(x, np.float64), vmap_method="sequential"),
+                np.float64, True)
+
+
+python_round_digits._a2g_typed = True  # type: ignore[attr-defined]
+
+
 def int_conversion_check(x: Any, what: str, where: str) -> None:
     """At run time, before ``python_int_of``: eager's ValueError for NaN,
     OverflowError for an infinity; ``IntRangeError`` for a finite value

@@ -722,14 +722,24 @@ class CallMixin(GeneratorMixin):
         a Python number or NumPy scalar rounds to a Python int; with ``n``, a
         NumPy scalar stays one (NumPy's rounding is ``jnp.round``'s); a jax.Array
         rounds as JAX does. A NumPy array or bool has no ``__round__`` (eager
-        raises TypeError), and a Python float's ``round(x, n)`` is decimal-exact:
-        those run in Python."""
+        raises TypeError): those run in Python. A Python float's ``round(x, n)``
+        is decimal-exact: Python's own ``round`` computes it on the host
+        (``arrays.python_round_digits``)."""
         t = x.type
         digits = ndigits[0] if len(ndigits) == 1 else None
         if len(ndigits) > 1 or contains_value_any(ndigits) or t.mixed or t.shape and (t.numpy or t.python) \
-                or t.numpy and t.dtype.kind == "b" or t.python and t.dtype.kind == "f" and digits is not None:
+                or t.numpy and t.dtype.kind == "b":
             raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, "round() of this kind of value: eager's result "
                                    "(or exception) is not JAX's")
+        if t.python and t.dtype.kind == "f" and digits is not None:
+            if type(digits) is not int:   # round(1.5, 2.0) raises TypeError in eager: let Python say so
+                raise self.graph_break(FallbackCode.TRACE_ERROR, node, "round() with a non-int ndigits (eager raises "
+                                       "TypeError)")
+            out = self.emit_call(arrays.python_round_digits, (x, digits), {}, node, "round")
+            out.type = out.type.with_kinds(("python",))
+            self.decide(node, "call", "host callback", "round(x, n) of a traced Python float: Python's decimal-exact "
+                        "rounding, computed on the host")
+            return out
         if not (t.python or t.numpy):
             return self.emit_call(round, (x, *ndigits), {}, node, "round")
         if digits is None:   # a Python int, half to even; NaN and infinities raise eager's errors
