@@ -174,11 +174,12 @@ class GraphPlan:
 
     def __post_init__(self) -> None:
         # outputs whose eager value is a NumPy ndarray: handed back as ndarrays
+        # (a 0-d one too where eager's is a 0-d ndarray: np.cov of a vector, ``ArrayType.array0``)
         self.numpy_out = [k for k, x in enumerate(self.spec.out_template)
-                          if isinstance(x, Value) and x.type.numpy and x.type.shape]
+                          if isinstance(x, Value) and x.type.numpy and (x.type.shape or x.type.array0)]
         # a 0-d NumPy result (np.sum of an ndarray, a[i]) is a NumPy scalar in eager
         self.numpy_scalar_out = [k for k, x in enumerate(self.spec.out_template)
-                                 if isinstance(x, Value) and x.type.numpy and not x.type.shape]
+                                 if isinstance(x, Value) and x.type.numpy and not x.type.shape and not x.type.array0]
         # outputs that are an argument unchanged: the caller's object itself, as in eager
         param_leaf = {id(v): k for v, k in zip(self.spec.graph.params, self.spec.arg_positions)}
         # (a Python number passed traced is handed back as the Python number: python_out)
