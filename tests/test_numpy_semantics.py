@@ -363,3 +363,37 @@ def test_take_and_repeat_with_float_counts_truncate():
         return np.take(v, 1.7), np.repeat(v, 0.5), np.repeat(v, 2.9), np.take(v, [1, 2])
 
     check(f, V)
+
+
+# --------------------------------------------- NumPy's errors for some data
+def test_nanargmax_of_an_all_nan_slice_raises():
+    def f(v):
+        return np.nanargmax(v), np.nanargmin(v, axis=0)
+
+    check(f, np.array([[1.0, np.nan], [3.0, 2.0]]))
+    check(f, np.array([[np.nan, np.nan], [np.nan, np.nan]]))    # ValueError, as eager
+
+
+def test_average_with_weights_summing_to_zero_raises():
+    def f(v, w):
+        return np.average(v, weights=w), np.average(v.reshape(2, 2), axis=0, weights=w[:2])
+
+    check(f, np.arange(4.0), np.array([1.0, 2.0, 1.0, -1.0]))
+    check(f, np.arange(4.0), np.array([1.0, -1.0, 1.0, -1.0]))  # ZeroDivisionError, as eager
+
+
+def test_quantile_of_a_traced_q_out_of_range_raises():
+    def f(v, q):
+        return np.quantile(v, q), np.nanpercentile(v, q * 100), np.percentile(v, 50)
+
+    check(f, V, np.array([0.2, 0.9]))
+    check(f, V, np.array([0.2, 1.9]))   # ValueError, as eager
+
+
+def test_digitize_with_traced_bins():
+    def f(x, b):
+        return np.digitize(x, b), np.digitize(x, b, right=True)
+
+    check(f, np.array([0.5, 2.5, 9.0]), np.arange(4.0))
+    check(f, np.array([0.5, 2.5, 9.0]), np.arange(4.0)[::-1].copy())   # decreasing bins
+    check(f, np.array([0.5, 2.5, 9.0]), np.array([0.0, 2.0, 1.0]))     # ValueError, as eager

@@ -253,6 +253,7 @@ class CallMixin(GeneratorMixin):
             inexact = self._numpy_inexact(callee, args, kwargs, node)
             if inexact is not None:
                 return inexact
+            self._numpy_raise_check(callee, args, kwargs, node)
             check = numpy_api.take_index_check(callee, args, kwargs)
             if check is not None:   # np.take(x, i): NumPy raises IndexError out of bounds, XLA fills
                 shape, axis, indices = check
@@ -382,6 +383,21 @@ class CallMixin(GeneratorMixin):
                                    "the graph does only for a NumPy array of the result's shape and dtype", "call")
         return self._write_into(out, result, node, f"{qualified_name(callee)} (out=)")
 
+    def _numpy_raise_check(self, callee: Any, args: tuple, kwargs: dict, node: Any) -> None:
+        """NumPy's exception for data its JAX namesake takes silently
+        (``np.nanargmax`` of an all-NaN slice): a run-time check before the
+        op (``numpy_api.raise_check``); a fallback where no check may raise."""
+        check = numpy_api.raise_check(callee, args, kwargs)
+        if check is None:
+            return
+        predicate, exc, message = check
+        if not self.raise_checks_allowed():
+            raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{qualified_name(callee)} raises "
+                                   f"{exc.__name__} for some data, where a run-time check cannot raise it", "call")
+        pred = self.emit_call(predicate, args, kwargs, node, f"{qualified_name(callee)} check")
+        self.emit_call(arrays.raise_when, (pred, exc, (message,)), {}, node, f"{qualified_name(callee)} check",
+                       effect=True)
+
     def _numpy_inexact(self, callee: Any, args: tuple, kwargs: dict, node: Any) -> Any:
         """Where the graph's op for the NumPy function ``callee`` would not
         compute NumPy's result on these arguments (``numpy_api.data_dependent``;
@@ -396,7 +412,8 @@ class CallMixin(GeneratorMixin):
             leaves, treedef = tree_flatten((args, kwargs), is_leaf=lambda x: isinstance(x, Value))
             eager_kinds = all(not (x.type.mixed or "jax" in x.type.kinds) for x in leaves if isinstance(x, Value))
             if fn is not callee and eager_kinds and not any(isinstance(x, jax.Array) for x in leaves):
-                why = differs(callee, fn, treedef, leaves)
+                checked = numpy_api.raise_check(callee, args, kwargs) is not None
+                why = differs(callee, fn, treedef, leaves, raises_checked=checked)
                 python = bool(why)
         if not why:
             return None

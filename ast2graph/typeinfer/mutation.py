@@ -321,21 +321,24 @@ def _dtype_list(dtypes: list) -> str:
 class MutationMixin:
     # -------------------------------------------------------- precision
     def precise_eval(self, fn: Any, treedef: Any, leaves: list, node: Any, numpy_fn: bool, eager_fn: Any) -> tuple:
-        """``(leaves, x32, (out_tree, out_leaves))``: the abstract result of
+        """``(leaves, x32, (out_tree, out_leaves), fn)``: the abstract result of
         ``fn`` under the rules eager follows (``precision``). A JAX op (``x32``)
         is typed with x64 off; a NumPy op with x64 on, its operands first cast
         to the dtype NumPy computes in where JAX's promotion differs (the
-        returned ``leaves``); where that cannot make the graph compute NumPy's
-        dtypes the site falls back (A2G016), never narrowed."""
+        returned ``leaves``), its integer results widened where NumPy's are
+        wider (``np.digitize``'s int64 indices where JAX gives int32: the
+        returned ``fn`` casts them, an exact cast); where that cannot make
+        the graph compute NumPy's dtypes the site falls back (A2G016), never
+        narrowed."""
         host = eager_fn is not None and (numpy_fn or not any(jax_kind(x) for x in leaves))
         x32 = jax_semantics(fn, leaves, numpy_fn, host, self.user_x64)
         if x32 or is_at_update(fn) and not self.user_x64 and leaves and jax_kind(leaves[0]):
             self._check_python_ints(fn, treedef, leaves, node)
-            return leaves, x32, self._abstract_eval(fn, treedef, leaves, node, x32)
+            return leaves, x32, self._abstract_eval(fn, treedef, leaves, node, x32), fn
         if not (numpy_fn or host or self.numpy_kind(fn, leaves, False)):
             out = self._abstract_eval(fn, treedef, leaves, node, x32)
             self._python_int_bits(fn, leaves, out[1], node)
-            return leaves, x32, out
+            return leaves, x32, out, fn
         source = eager_fn if eager_fn is not None else fn
         common = comparison_dtype(source, leaves)
         if common is not None:
@@ -344,14 +347,20 @@ class MutationMixin:
         expected = numpy_dtypes(source, treedef, leaves)
         got = [x.type.dtype for x in out[1] if isinstance(x, Value)]
         if expected is None or len(expected) != len(got) or expected == got:
-            return leaves, False, out
+            return leaves, False, out, fn
+        if eager_fn is not None and all(e == g or e.kind == g.kind == "i" and e.itemsize > g.itemsize
+                                        for e, g in zip(expected, got)):
+            from .numpy_api import widen_ints   # int32 indices where NumPy's are int64: widened, exactly
+
+            wider = widen_ints(fn, expected)
+            return leaves, False, self._abstract_eval(wider, treedef, leaves, node), wider
         targets = {e for e, g in zip(expected, got) if e != g}
         if len(targets) == 1:
             cast = self._cast_operands(leaves, next(iter(targets)), node)
             if cast is not leaves:
                 again = self._abstract_eval(fn, treedef, cast, node)
                 if [x.type.dtype for x in again[1] if isinstance(x, Value)] == expected:
-                    return cast, False, again
+                    return cast, False, again, fn
         raise self.graph_break(FallbackCode.PRECISION, node, f"NumPy computes {_dtype_list(expected)} here, where the "
                                f"graph would compute {_dtype_list(got)}")
 

@@ -12,7 +12,7 @@ do; an array sharing memory with nothing is copied on its own.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 import jax
 import jax.numpy as jnp
@@ -411,6 +411,22 @@ def take_index_check(callee: Any, args: tuple, kwargs: dict) -> tuple | None:
     return shape, axis % max(len(shape), 1), indices
 
 
+def widen_ints(fn: Any, dtypes: list) -> Any:
+    """``fn`` with its array results cast to ``dtypes`` (in flattening
+    order): integer results NumPy gives wider than JAX (int64 indices where
+    JAX computes int32), a cast that changes no value."""
+    def wider(*args: Any, **kwargs: Any) -> Any:
+        out = fn(*args, **kwargs)
+        leaves, treedef = jax.tree_util.tree_flatten(out)
+        it = iter(dtypes)
+        cast = [x.astype(next(it)) if hasattr(x, "dtype") else x for x in leaves]
+        return jax.tree_util.tree_unflatten(treedef, cast)
+
+    wider.__name__ = wider.__qualname__ = getattr(fn, "__name__", "numpy_function")
+    wider.__module__ = getattr(fn, "__module__", None)
+    return wider
+
+
 def _replacements() -> dict:
     return {id(np.argsort): argsort, id(np.sort): sort, id(np.tril): tril, id(np.triu): triu,
             id(np.linalg.pinv): pinv, id(np.linalg.matrix_rank): matrix_rank, id(np.searchsorted): searchsorted,
@@ -440,8 +456,6 @@ def _data_dependent() -> dict:
         id(np.linalg.eig): ("NumPy returns real or complex eigenvalues by the data", False),
         id(np.linalg.eigvals): ("NumPy returns real or complex eigenvalues by the data", False),
         id(np.linalg.lstsq): ("NumPy's residuals are empty when the matrix is rank-deficient", False),
-        id(np.nanargmax): ("NumPy raises ValueError for an all-NaN slice (JAX gives -1)", True),
-        id(np.nanargmin): ("NumPy raises ValueError for an all-NaN slice (JAX gives -1)", True),
         id(np.unique): (shape, False), id(np.unique_values): (shape, False), id(np.unique_counts): (shape, False),
         id(np.unique_inverse): (shape, False), id(np.unique_all): (shape, False), id(np.trim_zeros): (shape, False),
         id(np.nonzero): (shape, False), id(np.flatnonzero): (shape, False), id(np.argwhere): (shape, False),
@@ -450,20 +464,85 @@ def _data_dependent() -> dict:
     }
 
 
-def _average_reason(args: tuple, kwargs: dict) -> str:
-    weighted = len(args) > 2 and args[2] is not None or kwargs.get("weights") is not None
-    return "NumPy raises ZeroDivisionError when the weights sum to zero" if weighted else ""
-
-
 def data_dependent(callee: Any, args: tuple, kwargs: dict) -> tuple[str, bool]:
     """``(why, python)``: why the JAX namesake of ``callee`` may compute
     otherwise than NumPy on these arguments ("" if it does not), and whether
     NumPy's own Python (converted) computes it instead."""
     if not DATA_DEPENDENT:
         DATA_DEPENDENT.update(_data_dependent())
-    if callee is np.average:
-        return _average_reason(args, kwargs), True
     return DATA_DEPENDENT.get(id(callee), ("", False))
+
+
+# ---------------------------------------------------- NumPy's own errors
+# NumPy functions that raise for data their JAX namesake takes silently (an
+# all-NaN slice, weights summing to zero, a quantile out of range): a
+# run-time check in the graph raises eager's exception (``raise_check``).
+def _all_nan_slice(a: Any, axis: Any = None, out: Any = None, *, keepdims: Any = False) -> Any:
+    a = jnp.asarray(a)
+    if not jnp.issubdtype(a.dtype, jnp.inexact):
+        return jnp.zeros((), bool)
+    return jnp.any(jnp.all(jnp.isnan(a), axis=axis))
+
+
+def _weights_sum_to_zero(a: Any, axis: Any = None, weights: Any = None, returned: bool = False, *,
+                         keepdims: Any = False) -> Any:
+    a, w = jnp.asarray(a), jnp.asarray(weights)
+    if w.shape != a.shape:   # 1-D weights along ``axis``, as NumPy broadcasts them
+        w = jnp.swapaxes(jnp.broadcast_to(w, (a.ndim - 1) * (1,) + w.shape), -1, axis)
+    return jnp.any(jnp.sum(w, axis=axis) == 0)
+
+
+def _outside(scale: float) -> Callable:
+    def q_outside(a: Any, q: Any, *args: Any, **kwargs: Any) -> Any:
+        q = jnp.asarray(q) / scale
+        return ~(jnp.all(0 <= q) & jnp.all(q <= 1))   # (a NaN is outside)
+
+    return q_outside
+
+
+def _not_monotonic(x: Any, bins: Any, right: bool = False) -> Any:
+    d = jnp.diff(jnp.asarray(bins))
+    return ~(jnp.all(d >= 0) | jnp.all(d <= 0))
+
+
+def _raise_checks() -> dict:
+    percent = (ValueError, "Percentiles must be in the range [0, 100]")
+    quant = (ValueError, "Quantiles must be in the range [0, 1]")
+    return {
+        id(np.nanargmax): (_all_nan_slice, ValueError, "All-NaN slice encountered", None),
+        id(np.nanargmin): (_all_nan_slice, ValueError, "All-NaN slice encountered", None),
+        id(np.average): (_weights_sum_to_zero, ZeroDivisionError, "Weights sum to zero, can't be normalized",
+                         ("weights", 2)),
+        id(np.percentile): (_outside(100.0), *percent, ("q", 1)), id(np.nanpercentile): (_outside(100.0), *percent, ("q", 1)),
+        id(np.quantile): (_outside(1.0), *quant, ("q", 1)), id(np.nanquantile): (_outside(1.0), *quant, ("q", 1)),
+        id(np.digitize): (_not_monotonic, ValueError, "bins must be monotonically increasing or decreasing",
+                          ("bins", 1)),
+    }
+
+
+RAISE_CHECKS: dict = {}
+
+
+def raise_check(callee: Any, args: tuple, kwargs: dict) -> tuple | None:
+    """``(predicate, exception, message)`` where NumPy's ``callee`` raises
+    ``exception(message)`` on data ``predicate(*args, **kwargs)`` (a JAX
+    function) holds for, or None (no such check, or the argument it checks
+    is known at trace time: NumPy's own check then runs on the exemplars)."""
+    from ..ir.core import Value
+    from .trees import tree_leaves
+
+    if not RAISE_CHECKS:
+        RAISE_CHECKS.update(_raise_checks())
+    entry = RAISE_CHECKS.get(id(callee))
+    if entry is None:
+        return None
+    predicate, exc, message, checked = entry
+    if checked is not None:
+        name, at = checked
+        operand = args[at] if len(args) > at else kwargs.get(name)
+        if not any(isinstance(x, Value) for x in tree_leaves(operand)):
+            return None
+    return predicate, exc, message
 
 
 def graph_function(callee: Any, args: tuple, kwargs: dict) -> Any:

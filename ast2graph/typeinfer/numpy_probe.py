@@ -29,10 +29,10 @@ import numpy as np
 from ..ir.core import Value
 
 PROBE_SEED = 20141
-_FULL_SIZE = 1 << 16      # operands up to this many elements are probed at their own shapes
+_FULL_SIZE = 1 << 14      # operands up to this many elements are probed at their own shapes
 _MAX_SIZE = 1 << 22       # beyond this, only shapes shrunk to 2 per axis are tried
 _CACHE: dict[tuple, Any] = {}
-_CACHE_SIZE = 2048
+_CACHE_SIZE = 512         # (a probe holds its exemplars' results: a few MiB at most in all)
 _FAILED = object()
 
 
@@ -177,15 +177,16 @@ def _differ(eager: Any, mine: Any) -> str:
     return ""
 
 
-def differs(callee: Any, fn: Any, treedef: Any, leaves: list) -> str:
+def differs(callee: Any, fn: Any, treedef: Any, leaves: list, raises_checked: bool = False) -> str:
     """Why ``fn`` (the graph's op for the NumPy function ``callee``: its JAX
     namesake) does not compute what ``callee`` computes on these operands,
     found by running both once on the same exemplar data (JAX with x64 on,
     at NumPy's precision), or "": the same number of results, shapes and
     values. NumPy raising where JAX does not (``np.percentile(x, 150)``)
     differs too, unless NumPy raised ``LinAlgError`` (the data of the
-    exemplars: a singular matrix). Cached per function and signature."""
-    key = _key((callee, fn), treedef, leaves)
+    exemplars: a singular matrix) or ``raises_checked`` (the graph checks
+    the data NumPy raises for at run time). Cached per function and signature."""
+    key = _key((callee, fn, raises_checked), treedef, leaves)
     hit = _SAME_CACHE.get(key) if key is not None else None
     if hit is not None:
         return hit
@@ -201,7 +202,7 @@ def differs(callee: Any, fn: Any, treedef: Any, leaves: list) -> str:
             args, kwargs = jax.tree_util.tree_unflatten(treedef, dummies)
             mine = fn(*args, **kwargs)
             if probe is None:
-                why = _eager_error(callee, treedef, dummies)
+                why = "" if raises_checked else _eager_error(callee, treedef, dummies)
             else:
                 why = _differ(probe.result, mine)
     except Exception:  # noqa: BLE001 - the graph's op raised on the exemplars: the trace will say so
