@@ -397,3 +397,55 @@ def test_digitize_with_traced_bins():
     check(f, np.array([0.5, 2.5, 9.0]), np.arange(4.0))
     check(f, np.array([0.5, 2.5, 9.0]), np.arange(4.0)[::-1].copy())   # decreasing bins
     check(f, np.array([0.5, 2.5, 9.0]), np.array([0.0, 2.0, 1.0]))     # ValueError, as eager
+
+
+# ------------------------------------------------ the vetted graph ops
+def test_vetted_graph_ops_compute_numpys_results():
+    # numpy_api.VETTED_NAMES are not checked at trace time: each is checked here against NumPy on exemplar
+    # data, with the first argument set of the namespace sweep that NumPy accepts (benchmarks/library_sweep.py)
+    import importlib
+
+    from ast2graph.ir.core import Value
+    from ast2graph.typeinfer import numpy_api
+    from ast2graph.typeinfer.lattice import array_type_of
+    from ast2graph.typeinfer.numpy_probe import differs
+    from ast2graph.typeinfer.trees import tree_flatten
+    from benchmarks.library_sweep import ARG_SETS, _eager
+
+    failures, checked = [], 0
+    for name in numpy_api.VETTED_NAMES:
+        module, _, attr = ("numpy." + name).rpartition(".")
+        fn = getattr(importlib.import_module(module), attr)
+        for _, make in ARG_SETS:
+            try:
+                _eager(fn, make)
+            except BaseException:  # noqa: BLE001 - not this argument set
+                continue
+            args = tuple(Value(array_type_of(a)) if isinstance(a, np.ndarray) else a for a in make())
+            op = numpy_api.graph_function(fn, args, {})
+            if op is not fn:
+                leaves, treedef = tree_flatten((args, {}), is_leaf=lambda x: isinstance(x, Value))
+                checked += 1
+                why = differs(fn, op, treedef, leaves, raises_checked=numpy_api.raise_check(fn, args, {}) is not None)
+                if why:
+                    failures.append((name, why))
+            break
+    assert not failures, failures
+    assert checked > 150
+
+
+def test_put_with_static_array_indices():
+    def f(a):
+        np.put(a, np.array([0, 5]), np.array([9.0, 8.0]))
+        np.put(a, [1], 4.0, mode="wrap")
+        return a
+
+    check(f, M.copy())
+
+
+def test_searchsorted_of_unsorted_keys_is_numpys_binary_search():
+    def f(a, v):
+        return np.searchsorted(a, v), np.searchsorted(a, v, side="right"), a.searchsorted(v)
+
+    check(f, np.sort(V), V[:3])
+    check(f, V, V[:3])       # not sorted: NumPy's answer is what its binary search finds (computed on the host)

@@ -199,8 +199,7 @@ def differs(callee: Any, fn: Any, treedef: Any, leaves: list, raises_checked: bo
                    for x in leaves]
         with warnings.catch_warnings(), np.errstate(all="ignore"), jax.enable_x64(True):
             warnings.simplefilter("ignore")
-            args, kwargs = jax.tree_util.tree_unflatten(treedef, dummies)
-            mine = fn(*args, **kwargs)
+            mine = _run_jitted(fn, treedef, dummies, leaves)
             if probe is None:
                 why = "" if raises_checked else _eager_error(callee, treedef, dummies)
             else:
@@ -212,6 +211,37 @@ def differs(callee: Any, fn: Any, treedef: Any, leaves: list, raises_checked: bo
             _SAME_CACHE.clear()
         _SAME_CACHE[key] = why
     return why
+
+
+def eager_raises(callee: Any, treedef: Any, leaves: list, raises_checked: bool = False) -> str:
+    """Why NumPy's ``callee`` raises on exemplars of these operands (its
+    static arguments as they are: ``np.percentile(x, 150)``), or "" (it
+    does not, it raised ``LinAlgError``, or ``raises_checked``: the graph
+    checks the data at run time). NumPy alone runs: no JAX compilation."""
+    if raises_checked or eager_probe(callee, treedef, leaves) is not None:
+        return ""
+    shrink = _size(leaves) > _FULL_SIZE
+    rng = np.random.default_rng(PROBE_SEED)
+    dummies = [exemplar(x, rng, shrink) if isinstance(x, Value) else x.copy() if isinstance(x, np.ndarray) else x
+               for x in leaves]
+    return _eager_error(callee, treedef, dummies)
+
+
+def _run_jitted(fn: Any, treedef: Any, dummies: list, leaves: list) -> Any:
+    """``fn`` on the exemplars as one compiled JAX function (the exemplars
+    of graph values among ``leaves`` traced, static leaves as they are):
+    one compilation, not one per op."""
+    positions = [k for k, (d, x) in enumerate(zip(dummies, leaves))
+                 if isinstance(x, Value) and isinstance(d, (np.ndarray, np.generic))]
+
+    def run(*arrays: Any) -> Any:
+        filled = list(dummies)
+        for k, a in zip(positions, arrays):
+            filled[k] = a
+        args, kwargs = jax.tree_util.tree_unflatten(treedef, filled)
+        return fn(*args, **kwargs)
+
+    return jax.jit(run)(*[dummies[k] for k in positions])
 
 
 def _eager_error(callee: Any, treedef: Any, dummies: list) -> str:
@@ -248,8 +278,7 @@ def write_differs(callee: Any, update: Any, treedef: Any, leaves: list, position
                        x.copy() if isinstance(x, np.ndarray) else x for x in leaves]
             with warnings.catch_warnings(), np.errstate(all="ignore"), jax.enable_x64(True):
                 warnings.simplefilter("ignore")
-                args, kwargs = jax.tree_util.tree_unflatten(treedef, dummies)
-                mine = np.asarray(update(*args, **kwargs))
+                mine = np.asarray(_run_jitted(update, treedef, dummies, leaves))
             theirs = probe.after.get(position, dummies[position])
             why = "" if mine.shape == np.shape(theirs) and mine.dtype == np.asarray(theirs).dtype and \
                 np.array_equal(mine, theirs, equal_nan=True) else "its functional form writes other data than NumPy's"
