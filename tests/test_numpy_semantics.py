@@ -414,6 +414,8 @@ def test_vetted_graph_ops_compute_numpys_results():
 
     failures, checked = [], 0
     for name in numpy_api.VETTED_NAMES:
+        if name.startswith("empty"):
+            continue   # uninitialised memory: no values to compare
         module, _, attr = ("numpy." + name).rpartition(".")
         fn = getattr(importlib.import_module(module), attr)
         for _, make in ARG_SETS:
@@ -449,3 +451,17 @@ def test_searchsorted_of_unsorted_keys_is_numpys_binary_search():
 
     check(f, np.sort(V), V[:3])
     check(f, V, V[:3])       # not sorted: NumPy's answer is what its binary search finds (computed on the host)
+
+
+def test_empty_arrays_overwritten_in_the_graph():
+    def f(x):
+        e = np.empty(x.shape)
+        e[:] = x * 2
+        g = np.empty_like(x)
+        g[...] = 1.0
+        g += x
+        h = np.empty(3)
+        np.copyto(h, x[:3])
+        return e, g, h
+
+    check(f, V)

@@ -414,7 +414,7 @@ class CallMixin(GeneratorMixin):
             if fn is not callee and eager_kinds and not any(isinstance(x, jax.Array) for x in leaves):
                 checked = numpy_api.raise_check(callee, args, kwargs) is not None
                 # (a vetted op: only whether NumPy raises for these arguments, np.percentile(x, 150))
-                why = eager_raises(callee, treedef, leaves, checked) if numpy_api.vetted(callee) else \
+                why = eager_raises(callee, treedef, leaves, checked) if numpy_api.vetted(callee, kwargs) else \
                     differs(callee, fn, treedef, leaves, raises_checked=checked)
                 python = bool(why)
         if not why:

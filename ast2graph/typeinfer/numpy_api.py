@@ -568,6 +568,7 @@ def raise_check(callee: Any, args: tuple, kwargs: dict) -> tuple | None:
 # test ``test_numpy_semantics.py::test_vetted_graph_ops_compute_numpys_results``
 # checks them all again. Any other NumPy function is checked when called.
 VETTED_NAMES = (
+    "empty", "empty_like",   # uninitialised memory: any values are eager's (JAX's zeros too)
     "all", "allclose", "amax", "amin", "angle", "any", "append", "argmax", "argmin", "argsort", "around",
     "array_equal", "array_equiv", "array_split", "atleast_1d", "atleast_2d", "atleast_3d", "average", "bartlett",
     "bincount", "blackman", "block", "broadcast_arrays", "broadcast_shapes", "choose", "clip", "column_stack",
@@ -596,8 +597,16 @@ VETTED_NAMES = (
 _VETTED: set = set()
 
 
-def vetted(callee: Any) -> bool:
-    """Whether ``callee``'s graph op is one of the checked ones (``VETTED_NAMES``)."""
+# keywords whose meaning NumPy and JAX share (a call with another keyword,
+# ``np.linalg.norm(x, ord='nuc')``, is checked at trace time even when vetted)
+_PLAIN_KEYWORDS = frozenset({"axis", "keepdims", "dtype", "ddof"})
+
+
+def vetted(callee: Any, kwargs: dict | None = None) -> bool:
+    """Whether ``callee``'s graph op is one of the checked ones (``VETTED_NAMES``)
+    and the call's keywords are among those whose meaning JAX shares."""
+    if kwargs and not set(kwargs) <= _PLAIN_KEYWORDS:
+        return False
     if not _VETTED:
         import importlib
 
