@@ -242,23 +242,11 @@ class CallMixin(GeneratorMixin):
             return self.static_call(callee, args, kwargs, node)
         if traced and numpy_api.returns_operand(callee, args, kwargs):
             return args[0]   # np.asarray(x) of a NumPy array is x itself
-        if traced:
+        if traced and numpy_api.is_numpy(callee):
             kwargs = numpy_api.without_out_none(callee, kwargs)   # np.trunc(x, out=None): a new array
-        if traced and numpy_inplace.writes_argument(callee):   # np.copyto(y, x), np.add.at(a, i, b)
-            return self._numpy_write(callee, args, kwargs, node)
-        if traced and numpy_api.is_numpy(callee) and not isinstance(callee, np.ufunc) \
-                and kwargs.get("out", None) is not None:   # np.cumsum(x, out=y)
-            return self._numpy_out(callee, args, kwargs, node)
-        if traced and kind is CallKind.ARRAY_OP and numpy_api.is_numpy(callee):
-            inexact = self._numpy_inexact(callee, args, kwargs, node)
-            if inexact is not None:
-                return inexact
-            self._numpy_raise_check(callee, args, kwargs, node)
-            check = numpy_api.take_index_check(callee, args, kwargs)
-            if check is not None:   # np.take(x, i): NumPy raises IndexError out of bounds, XLA fills
-                shape, axis, indices = check
-                self.emit_call(arrays.numpy_index_check, (shape, (axis,), indices), {}, node, "index check",
-                               effect=True)
+            special = self._numpy_call(callee, args, kwargs, node, kind)
+            if special is not NotImplemented:
+                return special
         if traced and isinstance(callee, np.ufunc) and kwargs.get("out", None) is not None:
             return self._ufunc_out(callee, args, kwargs, node)
         if traced and _is_namedtuple_class(callee):   # P(x.sum(), y): a tuple holding the values, as they are
@@ -332,6 +320,30 @@ class CallMixin(GeneratorMixin):
             return self.mark_fresh(result) if isinstance(result, (list, dict, set)) else result
         raise self.graph_break(FallbackCode.OPAQUE_CALL, node, f"{qualified_name(callee)} is not known to be free of side effects", "call")
 
+    def _numpy_call(self, callee: Any, args: tuple, kwargs: dict, node: Any, kind: CallKind) -> Any:
+        """A NumPy function on traced values, where its graph op needs more
+        than the op (``NotImplemented`` otherwise: the caller emits the op):
+        a write into an argument (``np.copyto(y, x)``, ``np.add.at``), ``out=``
+        of a function other than a ufunc, NumPy's own Python or a fallback
+        where the op would compute otherwise (``_numpy_inexact``); run-time
+        checks for NumPy's errors (an all-NaN slice, an index out of bounds)
+        emitted before the op."""
+        if numpy_inplace.writes_argument(callee):   # np.copyto(y, x), np.add.at(a, i, b)
+            return self._numpy_write(callee, args, kwargs, node)
+        if not isinstance(callee, np.ufunc) and kwargs.get("out", None) is not None:   # np.cumsum(x, out=y)
+            return self._numpy_out(callee, args, kwargs, node)
+        if kind is not CallKind.ARRAY_OP:
+            return NotImplemented
+        inexact = self._numpy_inexact(callee, args, kwargs, node)
+        if inexact is not NotImplemented:
+            return inexact
+        self._numpy_raise_check(callee, args, kwargs, node)
+        check = numpy_api.take_index_check(callee, args, kwargs)
+        if check is not None:   # np.take(x, i): NumPy raises IndexError out of bounds, XLA fills
+            shape, axis, indices = check
+            self.emit_call(arrays.numpy_index_check, (shape, (axis,), indices), {}, node, "index check", effect=True)
+        return NotImplemented
+
     def _numpy_write(self, callee: Any, args: tuple, kwargs: dict, node: Any, update: Any = None) -> None:
         """A NumPy call that writes into its array argument (``np.copyto(y, x)``,
         ``np.fill_diagonal(a, v)``, ``np.add.at(a, i, b)``, ``a.sort()``): the
@@ -402,8 +414,8 @@ class CallMixin(GeneratorMixin):
         """Where the graph's op for the NumPy function ``callee`` would not
         compute NumPy's result on these arguments (``numpy_api.data_dependent``;
         ``numpy_probe.differs`` on exemplar data): NumPy's own Python,
-        converted, where it is known to compute it, else a fallback. None:
-        the graph's op computes NumPy's result (the caller emits it)."""
+        converted, where it is known to compute it, else a fallback.
+        ``NotImplemented``: the graph's op computes NumPy's result (the caller emits it)."""
         from .numpy_probe import differs, eager_raises
 
         why, python = numpy_api.data_dependent(callee, args, kwargs)
@@ -418,7 +430,7 @@ class CallMixin(GeneratorMixin):
                     differs(callee, fn, treedef, leaves, raises_checked=checked)
                 python = bool(why)
         if not why:
-            return None
+            return NotImplemented
         source = numpy_api.numpy_source(callee) if python else None
         if source is not None:
             start = len(self.region.ops)
