@@ -643,7 +643,7 @@ class StaticFunction:
             # one with a JAX equivalent (np.polyval, a ufunc such as np.exp or scipy.special.expit)
             # is converted as a user's call of it (one array op)
             self._target, self._bound_args, self._bound_kwargs = unwrap_callable(
-                numpy_api.calling(fn) if (self._dispatcher or isinstance(fn, np.ufunc))
+                numpy_api.calling(fn) if (self._dispatcher or numpy_api.is_numpy(fn))
                 and numpy_api.has_graph_equivalent(fn) else fn)
             with _gc_paused():
                 self._unit = unit_of_function(self._target)

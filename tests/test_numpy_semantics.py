@@ -465,3 +465,25 @@ def test_empty_arrays_overwritten_in_the_graph():
         return e, g, h
 
     check(f, V)
+
+
+def test_choose_raises_for_an_entry_out_of_range():
+    def f(a, x, y):
+        return np.choose(a, (x, y)), np.choose(a, (x, y), mode="wrap")
+
+    check(f, np.array([0, 1, 0]), V[:3], V[3:6])
+    check(f, np.array([0, 2, 0]), V[:3], V[3:6])    # ValueError, as eager
+
+
+def test_histogramdd_of_a_vector():
+    def f(v):
+        return np.histogramdd(v), np.histogramdd(v.reshape(4, 2), bins=3)
+
+    check(f, V)
+
+
+def test_numpy_c_functions_given_to_to_static():
+    # np.dot, np.where, np.concatenate have no Python source: converted as a user's call of them (one op)
+    for fn, args in ((np.dot, (V, V)), (np.where, (V > 0, V, 0.0)), (np.concatenate, ((V, V),)),
+                     (np.lexsort, ((V, V),)), (np.vdot, (V, V))):
+        check(fn, *args)

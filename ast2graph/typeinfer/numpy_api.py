@@ -77,7 +77,9 @@ def has_graph_equivalent(fn: Any) -> bool:
 
     if not REPLACEMENTS:
         REPLACEMENTS.update(_replacements())
-    return _numpy_to_jnp(fn) is not fn or id(fn) in REPLACEMENTS
+    from .numpy_inplace import writes_argument
+
+    return _numpy_to_jnp(fn) is not fn or id(fn) in REPLACEMENTS or writes_argument(fn)
 
 
 def with_eager_containers(callee: Any, args: tuple, kwargs: dict, result: Any) -> Any:
@@ -443,10 +445,27 @@ def widen_ints(fn: Any, dtypes: list) -> Any:
     return wider
 
 
+def choose(a: Any, choices: Any, out: Any = None, mode: str = "raise") -> Any:
+    """``np.choose``: an entry out of range raises (``raise_check``), so the graph op may clip."""
+    if out is not None:
+        raise NotImplementedError("np.choose with out=")
+    return jnp.choose(a, choices, mode="clip" if mode == "raise" else mode)
+
+
+def histogramdd(sample: Any, bins: Any = 10, range: Any = None, density: Any = None, weights: Any = None) -> Any:
+    """``np.histogramdd``: a 1-D sample is N points in one dimension; counts are floats."""
+    sample = jnp.asarray(sample)
+    if sample.ndim == 1:
+        sample = sample[:, None]
+    hist, edges = jnp.histogramdd(sample, bins=bins, range=range, weights=weights, density=density)
+    return hist.astype(jnp.result_type(float)), edges
+
+
 def _replacements() -> dict:
     return {id(np.argsort): argsort, id(np.sort): sort, id(np.tril): tril, id(np.triu): triu,
             id(np.linalg.pinv): pinv, id(np.linalg.matrix_rank): matrix_rank, id(np.searchsorted): searchsorted,
             id(np.histogram): histogram, id(np.histogram2d): histogram2d, id(np.fix): fix,
+            id(np.choose): choose, id(np.histogramdd): histogramdd,
             id(np.take): take, id(np.take_along_axis): take_along_axis, id(np.repeat): repeat,
             id(np.linalg.eigh): eigh, id(np.linalg.eigvalsh): eigvalsh, id(np.linalg.cholesky): cholesky,
             id(np.floor_divide): _int_division_by_zero(jnp.floor_divide, None),
@@ -521,6 +540,12 @@ def _not_monotonic(x: Any, bins: Any, right: bool = False) -> Any:
     return ~(jnp.all(d >= 0) | jnp.all(d <= 0))
 
 
+def _bad_choice(a: Any, choices: Any, out: Any = None, mode: str = "raise") -> Any:
+    n = len(choices) if isinstance(choices, (list, tuple)) else jnp.shape(choices)[0]
+    a = jnp.asarray(a)
+    return jnp.any((a < 0) | (a >= n)) if mode == "raise" else jnp.zeros((), bool)
+
+
 def _raise_checks() -> dict:
     percent = (ValueError, "Percentiles must be in the range [0, 100]")
     quant = (ValueError, "Quantiles must be in the range [0, 1]")
@@ -531,6 +556,7 @@ def _raise_checks() -> dict:
                          ("weights", 2)),
         id(np.percentile): (_outside(100.0), *percent, ("q", 1)), id(np.nanpercentile): (_outside(100.0), *percent, ("q", 1)),
         id(np.quantile): (_outside(1.0), *quant, ("q", 1)), id(np.nanquantile): (_outside(1.0), *quant, ("q", 1)),
+        id(np.choose): (_bad_choice, ValueError, "invalid entry in choice array", ("a", 0)),
         id(np.digitize): (_not_monotonic, ValueError, "bins must be monotonically increasing or decreasing",
                           ("bins", 1)),
     }
