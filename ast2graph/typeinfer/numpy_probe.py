@@ -81,6 +81,13 @@ def leaf_kind(x: Any) -> str | None:
     return None
 
 
+def too_large(leaves: list) -> bool:
+    """Whether the static ints among ``leaves`` may ask for a result too
+    large to make at trace time (``np.full((10**4, 10**4), v)``): no probe."""
+    statics = [abs(int(x)) for x in leaves if type(x) is int]
+    return bool(statics) and float(np.prod(statics, dtype=np.float64)) > _MAX_SIZE
+
+
 def _key(fn: Any, treedef: Any, leaves: list) -> tuple | None:
     parts = []
     for x in leaves:
@@ -132,6 +139,8 @@ def eager_probe(fn: Any, treedef: Any, leaves: list) -> Probe | None:
     hit = _CACHE.get(key) if key is not None else None
     if hit is not None:
         return None if hit is _FAILED else hit
+    if too_large(leaves):
+        return None
     size = _size(leaves)
     tries = (False,) if size <= _FULL_SIZE else (True, False) if size <= _MAX_SIZE else (True,)
     probe = None
@@ -190,6 +199,8 @@ def differs(callee: Any, fn: Any, treedef: Any, leaves: list, raises_checked: bo
     hit = _SAME_CACHE.get(key) if key is not None else None
     if hit is not None:
         return hit
+    if too_large(leaves):
+        return ""   # (not compared: the op as it is, as before these checks)
     probe = eager_probe(callee, treedef, leaves)
     why = ""
     try:
@@ -218,7 +229,7 @@ def eager_raises(callee: Any, treedef: Any, leaves: list, raises_checked: bool =
     static arguments as they are: ``np.percentile(x, 150)``), or "" (it
     does not, it raised ``LinAlgError``, or ``raises_checked``: the graph
     checks the data at run time). NumPy alone runs: no JAX compilation."""
-    if raises_checked or eager_probe(callee, treedef, leaves) is not None:
+    if raises_checked or too_large(leaves) or eager_probe(callee, treedef, leaves) is not None:
         return ""
     shrink = _size(leaves) > _FULL_SIZE
     rng = np.random.default_rng(PROBE_SEED)
