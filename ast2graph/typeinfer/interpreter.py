@@ -1060,8 +1060,8 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
             if t.numpy:
                 raise self.graph_break(FallbackCode.TRACE_ERROR, node, "a NumPy array has no attribute 'at' (eager raises AttributeError)")
             return arrays.AtHelper(value)
-        if callable(getattr(jax.Array, attr, None)) or attr in arrays.HOST_METHODS or t.numpy and attr == "fill":
-            return arrays.ArrayMethod(value, attr)   # (ndarray.fill: in place, calls._numpy_write)
+        if callable(getattr(jax.Array, attr, None)) or attr in arrays.HOST_METHODS or t.numpy and attr in ("fill", "partition"):
+            return arrays.ArrayMethod(value, attr)   # (ndarray.fill, .partition: in place, calls._numpy_write)
         return self.emit_call(arrays.attribute, (value, attr), {}, node, f".{attr}")
 
     def eval_Subscript(self, node: gast.Subscript) -> Any:

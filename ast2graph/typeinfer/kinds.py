@@ -329,8 +329,8 @@ def traced_as_eager(fn: Any, leaves: list, error: BaseException) -> bool:
 
 # ndarray methods that change the array in place (jax.Array's namesakes, if
 # any, return a new array and leave the operand as it is).
-# (``sort`` and ``fill`` are functional updates of the array: ``calls._numpy_write``)
-_NUMPY_IN_PLACE = frozenset({"resize", "partition", "put", "itemset", "setfield", "setflags", "byteswap"})
+# (``sort``, ``fill`` and ``partition`` are functional updates of the array: ``calls._numpy_write``)
+_NUMPY_IN_PLACE = frozenset({"resize", "put", "itemset", "setfield", "setflags", "byteswap"})
 
 
 def value_attribute_allowed(v: Value, name: str, outer_traced: bool) -> None:

@@ -204,6 +204,15 @@ def python_code(callee: Any) -> Any:
 # exemplar data once per function and signature (``numpy_probe.differs``).
 
 
+def not_numpys(what: str) -> NotImplementedError:
+    """The error a graph op with NumPy's semantics raises for arguments it
+    does not model (``order=``, ``out=``): the call falls back (A2G003), as
+    for a JAX op that rejects its arguments; not an internal error."""
+    error = NotImplementedError(what)
+    error._a2g_eager = True  # type: ignore[attr-defined]
+    return error
+
+
 def _host_numpy(fn: Any, shape: tuple, dtype: Any, *operands: Any) -> Any:
     """``fn(*operands)`` run by NumPy on the host (a pure callback), as an array of ``shape`` and ``dtype``."""
     def host(*arrays: Any) -> np.ndarray:
@@ -231,7 +240,7 @@ def argsort(a: Any, axis: Any = -1, kind: Any = None, order: Any = None, *, stab
     is JAX's result; otherwise, where the data has ties, NumPy sorts on the
     host (a callback that runs only then)."""
     if order is not None:
-        raise NotImplementedError("np.argsort with order= (structured arrays)")
+        raise not_numpys("np.argsort with order= (structured arrays)")
     x = jnp.asarray(a)
     if axis is None:
         x, axis = jnp.ravel(x), -1
@@ -250,7 +259,7 @@ def argsort(a: Any, axis: Any = -1, kind: Any = None, order: Any = None, *, stab
 def sort(a: Any, axis: Any = -1, kind: Any = None, order: Any = None, *, stable: Any = None) -> Any:
     """``np.sort``: the sorted values do not depend on the algorithm (``kind``)."""
     if order is not None:
-        raise NotImplementedError("np.sort with order= (structured arrays)")
+        raise not_numpys("np.sort with order= (structured arrays)")
     return jnp.sort(a, axis=axis)
 
 
@@ -357,7 +366,7 @@ def _int_division_by_zero(ufunc: Any, quotient_at: Any) -> Any:
 def fix(x: Any, out: Any = None) -> Any:
     """``np.fix`` (its Python calls ``np.trunc(x, out=None)``, which JAX's ``trunc`` does not take)."""
     if out is not None:
-        raise NotImplementedError("np.fix with out=")
+        raise not_numpys("np.fix with out=")
     return jnp.trunc(x)
 
 
@@ -388,7 +397,7 @@ def _int_indices(indices: Any) -> Any:
 def take(a: Any, indices: Any, axis: Any = None, out: Any = None, mode: str = "raise") -> Any:
     """``np.take``: indices checked by NumPy's bounds (``take_index_check``, before the op) for ``mode='raise'``."""
     if out is not None:
-        raise NotImplementedError("np.take with out=")
+        raise not_numpys("np.take with out=")
     return jnp.take(a, _int_indices(indices), axis=axis, mode="fill" if mode == "raise" else mode)
 
 
@@ -448,7 +457,7 @@ def widen_ints(fn: Any, dtypes: list) -> Any:
 def choose(a: Any, choices: Any, out: Any = None, mode: str = "raise") -> Any:
     """``np.choose``: an entry out of range raises (``raise_check``), so the graph op may clip."""
     if out is not None:
-        raise NotImplementedError("np.choose with out=")
+        raise not_numpys("np.choose with out=")
     return jnp.choose(a, choices, mode="clip" if mode == "raise" else mode)
 
 
@@ -461,11 +470,31 @@ def histogramdd(sample: Any, bins: Any = 10, range: Any = None, density: Any = N
     return hist.astype(jnp.result_type(float)), edges
 
 
+def _on_host(numpy_fn: Any, integer_result: bool) -> Any:
+    """``numpy_fn(a, kth, axis=-1, ...)`` (``np.partition``, ``np.argpartition``)
+    computed by NumPy on the host (a pure callback): NumPy's introselect
+    leaves the elements other than the ``kth`` in an order of its own, which
+    no JAX op computes. ``kth`` and the keywords must be known at trace time."""
+    def op(a: Any, kth: Any, axis: Any = -1, kind: str = "introselect", order: Any = None) -> Any:
+        from ..ir.core import Value
+
+        if order is not None or any(isinstance(x, (Value, jax.core.Tracer)) for x in jax.tree_util.tree_leaves(kth)):
+            raise not_numpys(f"np.{numpy_fn.__name__} with a traced kth or order=")
+        a = jnp.asarray(a)
+        shape = (a.size,) if axis is None else a.shape
+        dtype = np.dtype(np.intp) if integer_result else a.dtype
+        return _host_numpy(lambda x: numpy_fn(x, kth, axis=axis, kind=kind), shape, dtype, a)
+
+    op.__name__ = op.__qualname__ = numpy_fn.__name__
+    return op
+
+
 def _replacements() -> dict:
     return {id(np.argsort): argsort, id(np.sort): sort, id(np.tril): tril, id(np.triu): triu,
             id(np.linalg.pinv): pinv, id(np.linalg.matrix_rank): matrix_rank, id(np.searchsorted): searchsorted,
             id(np.histogram): histogram, id(np.histogram2d): histogram2d, id(np.fix): fix,
             id(np.choose): choose, id(np.histogramdd): histogramdd,
+            id(np.partition): _on_host(np.partition, False), id(np.argpartition): _on_host(np.argpartition, True),
             id(np.take): take, id(np.take_along_axis): take_along_axis, id(np.repeat): repeat,
             id(np.linalg.eigh): eigh, id(np.linalg.eigvalsh): eigvalsh, id(np.linalg.cholesky): cholesky,
             id(np.floor_divide): _int_division_by_zero(jnp.floor_divide, None),
@@ -482,10 +511,8 @@ DATA_DEPENDENT: dict = {}
 
 
 def _data_dependent() -> dict:
-    order = "NumPy's introselect leaves the other elements in an order of its own"
     shape = "the result's shape depends on the data"
     return {
-        id(np.partition): (order, False), id(np.argpartition): (order, False),
         id(np.polydiv): ("NumPy trims the remainder's leading zeros: its shape depends on the data", True),
         id(np.roots): ("NumPy trims zeros and returns real or complex roots by the data", False),
         id(np.linalg.eig): ("NumPy returns real or complex eigenvalues by the data", False),
@@ -595,6 +622,7 @@ def raise_check(callee: Any, args: tuple, kwargs: dict) -> tuple | None:
 # checks them all again. Any other NumPy function is checked when called.
 VETTED_NAMES = (
     "empty", "empty_like",   # uninitialised memory: any values are eager's (JAX's zeros too)
+    "partition", "argpartition",   # NumPy's own, on the host
     "all", "allclose", "amax", "amin", "angle", "any", "append", "argmax", "argmin", "argsort", "around",
     "array_equal", "array_equiv", "array_split", "atleast_1d", "atleast_2d", "atleast_3d", "average", "bartlett",
     "bincount", "blackman", "block", "broadcast_arrays", "broadcast_shapes", "choose", "clip", "column_stack",

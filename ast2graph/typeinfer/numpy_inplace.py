@@ -104,7 +104,9 @@ def fill(a: Any, value: Any) -> Any:
 def sort(a: Any, axis: int = -1, kind: Any = None, order: Any = None, *, stable: Any = None) -> Any:
     """``ndarray.sort``: the sorted values (they do not depend on the algorithm)."""
     if order is not None:
-        raise NotImplementedError("ndarray.sort with order= (structured arrays)")
+        from .numpy_api import not_numpys
+
+        raise not_numpys("ndarray.sort with order= (structured arrays)")
     return jnp.sort(a, axis=axis)
 
 
@@ -118,7 +120,15 @@ def _functions() -> dict:
             id(np.put_along_axis): (0, "arr", put_along_axis)}
 
 
-METHODS = {"fill": fill, "sort": sort}
+def partition(a: Any, kth: Any, axis: int = -1, kind: str = "introselect", order: Any = None) -> Any:
+    """``ndarray.partition``: NumPy's own partition, computed on the host (``numpy_api``)."""
+    from .numpy_api import REPLACEMENTS, graph_function
+
+    graph_function(np.partition, (), {})   # (fills REPLACEMENTS)
+    return REPLACEMENTS[id(np.partition)](a, kth, axis=axis, kind=kind, order=order)
+
+
+METHODS = {"fill": fill, "sort": sort, "partition": partition}
 # Arguments that must be known at trace time (indices: NumPy writes repeated ones in order, raises out of bounds)
 _STATIC = {id(np.put): ("ind", 1), id(np.put_along_axis): ("indices", 1)}
 
