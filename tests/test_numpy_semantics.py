@@ -486,3 +486,11 @@ def test_numpy_c_functions_given_to_to_static():
     for fn, args in ((np.dot, (V, V)), (np.where, (V > 0, V, 0.0)), (np.concatenate, ((V, V),)),
                      (np.lexsort, ((V, V),)), (np.vdot, (V, V))):
         check(fn, *args)
+
+
+def test_integer_power_with_a_negative_traced_exponent_raises():
+    def f(a, b):
+        return np.power(a, b), np.power(a, 2), np.power(a * 1.0, b)
+
+    check(f, np.array([2, 3]), np.array([1, 2]))
+    check(f, np.array([2, 3]), np.array([-1, 2]))    # ValueError, as eager

@@ -573,6 +573,13 @@ def _bad_choice(a: Any, choices: Any, out: Any = None, mode: str = "raise") -> A
     return jnp.any((a < 0) | (a >= n)) if mode == "raise" else jnp.zeros((), bool)
 
 
+def _negative_integer_power(x1: Any, x2: Any, /, **kwargs: Any) -> Any:
+    x1, x2 = jnp.asarray(x1), jnp.asarray(x2)
+    if not (jnp.issubdtype(x1.dtype, jnp.integer) and jnp.issubdtype(x2.dtype, jnp.signedinteger)):
+        return jnp.zeros((), bool)
+    return jnp.any(x2 < 0)
+
+
 def _raise_checks() -> dict:
     percent = (ValueError, "Percentiles must be in the range [0, 100]")
     quant = (ValueError, "Quantiles must be in the range [0, 1]")
@@ -583,6 +590,8 @@ def _raise_checks() -> dict:
                          ("weights", 2)),
         id(np.percentile): (_outside(100.0), *percent, ("q", 1)), id(np.nanpercentile): (_outside(100.0), *percent, ("q", 1)),
         id(np.quantile): (_outside(1.0), *quant, ("q", 1)), id(np.nanquantile): (_outside(1.0), *quant, ("q", 1)),
+        id(np.power): (_negative_integer_power, ValueError, "Integers to negative integer powers are not allowed.",
+                       ("x2", 1)),
         id(np.choose): (_bad_choice, ValueError, "invalid entry in choice array", ("a", 0)),
         id(np.digitize): (_not_monotonic, ValueError, "bins must be monotonically increasing or decreasing",
                           ("bins", 1)),
