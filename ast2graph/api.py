@@ -174,11 +174,12 @@ class GraphPlan:
 
     def __post_init__(self) -> None:
         # outputs whose eager value is a NumPy ndarray: handed back as ndarrays
+        # (a 0-d one too where eager's is a 0-d ndarray: np.cov of a vector, ``ArrayType.array0``)
         self.numpy_out = [k for k, x in enumerate(self.spec.out_template)
-                          if isinstance(x, Value) and x.type.numpy and x.type.shape]
+                          if isinstance(x, Value) and x.type.numpy and (x.type.shape or x.type.array0)]
         # a 0-d NumPy result (np.sum of an ndarray, a[i]) is a NumPy scalar in eager
         self.numpy_scalar_out = [k for k, x in enumerate(self.spec.out_template)
-                                 if isinstance(x, Value) and x.type.numpy and not x.type.shape]
+                                 if isinstance(x, Value) and x.type.numpy and not x.type.shape and not x.type.array0]
         # outputs that are an argument unchanged: the caller's object itself, as in eager
         param_leaf = {id(v): k for v, k in zip(self.spec.graph.params, self.spec.arg_positions)}
         # (a Python number passed traced is handed back as the Python number: python_out)
@@ -642,7 +643,7 @@ class StaticFunction:
             # one with a JAX equivalent (np.polyval, a ufunc such as np.exp or scipy.special.expit)
             # is converted as a user's call of it (one array op)
             self._target, self._bound_args, self._bound_kwargs = unwrap_callable(
-                numpy_api.calling(fn) if (self._dispatcher or isinstance(fn, np.ufunc))
+                numpy_api.calling(fn) if (self._dispatcher or numpy_api.is_numpy(fn))
                 and numpy_api.has_graph_equivalent(fn) else fn)
             with _gc_paused():
                 self._unit = unit_of_function(self._target)

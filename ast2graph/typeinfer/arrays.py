@@ -177,8 +177,8 @@ def _guarded(callback):
 
 def eager_kind(t: Any) -> str:
     """The kind of object eager Python has for an array of type ``t`` (an
-    ``ArrayType``): "python", "numpy" or "jax"; "mixed" where it depends on the path."""
-    return "mixed" if t.mixed else "python" if t.python else "numpy" if t.numpy else "jax"
+    ``ArrayType``): "python", "numpy", "array0" (a 0-d ndarray) or "jax"; "mixed" where it depends on the path."""
+    return "mixed" if t.mixed else "python" if t.python else "array0" if t.array0 else "numpy" if t.numpy else "jax"
 
 
 def to_eager_kind(a: Any, kind: str) -> Any:
@@ -191,6 +191,8 @@ def to_eager_kind(a: Any, kind: str) -> Any:
     if kind == "numpy":
         x = np.array(a)
         return x[()] if x.ndim == 0 else x
+    if kind == "array0":
+        return np.array(a)
     return jnp.asarray(a)
 
 

@@ -35,7 +35,7 @@ from ..resolver import (CallKind, classify_callee, is_effectful, is_host_printer
 from . import arrays, jaxcallbacks
 from .generators import GeneratorMixin
 from .closures import TracedClosure, factory_for, free_names
-from . import numpy_api
+from . import numpy_api, numpy_inplace
 from .mutation import is_numpy_callable, numpy_gives_ndarray
 from .nnx import is_nnx, is_variable, nnx_transforms
 from .kinds import CALLS_ARGUMENTS, INSPECTORS, MOVES_ARGUMENTS, Unobservable, contains_standin, observe, standins_in
@@ -166,6 +166,13 @@ class CallMixin(GeneratorMixin):
         if isinstance(callee, arrays.ArrayMethod) and callee.name in arrays.HOST_METHODS:
             raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f".{callee.name}() of a traced array needs its "
                                    "values on the host (a Python object made from them)")
+        if isinstance(callee, arrays.ArrayMethod) and callee.name in numpy_inplace.METHODS \
+                and callee.value.type.kinds & {"numpy", "array0"}:
+            return self._numpy_write(arrays.method_caller(callee.name), (callee.value, *args), kwargs, node,
+                                     numpy_inplace.METHODS[callee.name])   # a.sort(), a.fill(v): in place
+        if isinstance(callee, arrays.ArrayMethod) and callee.name in numpy_api.METHOD_FUNCTIONS \
+                and callee.value.type.kinds <= {"numpy", "array0"}:   # x.argsort() of an ndarray: np.argsort(x)
+            return self.call(numpy_api.METHOD_FUNCTIONS[callee.name], (callee.value, *args), kwargs, node)
         if isinstance(callee, arrays.ArrayMethod):
             return self.emit_call(arrays.method_caller(callee.name), (callee.value, *args), kwargs, node, f".{callee.name}")
         if isinstance(callee, arrays.AtMethod):
@@ -235,6 +242,11 @@ class CallMixin(GeneratorMixin):
             return self.static_call(callee, args, kwargs, node)
         if traced and numpy_api.returns_operand(callee, args, kwargs):
             return args[0]   # np.asarray(x) of a NumPy array is x itself
+        if traced and numpy_api.is_numpy(callee):
+            kwargs = numpy_api.without_out_none(callee, kwargs)   # np.trunc(x, out=None): a new array
+            special = self._numpy_call(callee, args, kwargs, node, kind)
+            if special is not NotImplemented:
+                return special
         if traced and isinstance(callee, np.ufunc) and kwargs.get("out", None) is not None:
             return self._ufunc_out(callee, args, kwargs, node)
         if traced and _is_namedtuple_class(callee):   # P(x.sum(), y): a tuple holding the values, as they are
@@ -255,7 +267,7 @@ class CallMixin(GeneratorMixin):
             return obj
         if kind is CallKind.ARRAY_OP or traced or holds_arrays:
             # np.asanyarray(x, order='C'), np.array(x, copy=None): NumPy's conversions; else np.sin -> jnp.sin
-            fn = (numpy_api.conversion(callee, args, kwargs) or _numpy_to_jnp(callee)) if traced else callee
+            fn = numpy_api.graph_function(callee, args, kwargs) if traced else callee
             args, kwargs = self._closures_for_jax((args, kwargs), node)
             # a local function closing over NNX objects (``lax.scan(lambda c, x: self.cell(c, x), ...)``)
             closes_over_nnx = self.nnx_in(args, kwargs)
@@ -308,6 +320,127 @@ class CallMixin(GeneratorMixin):
             return self.mark_fresh(result) if isinstance(result, (list, dict, set)) else result
         raise self.graph_break(FallbackCode.OPAQUE_CALL, node, f"{qualified_name(callee)} is not known to be free of side effects", "call")
 
+    def _numpy_call(self, callee: Any, args: tuple, kwargs: dict, node: Any, kind: CallKind) -> Any:
+        """A NumPy function on traced values, where its graph op needs more
+        than the op (``NotImplemented`` otherwise: the caller emits the op):
+        a write into an argument (``np.copyto(y, x)``, ``np.add.at``), ``out=``
+        of a function other than a ufunc, NumPy's own Python or a fallback
+        where the op would compute otherwise (``_numpy_inexact``); run-time
+        checks for NumPy's errors (an all-NaN slice, an index out of bounds)
+        emitted before the op."""
+        if numpy_inplace.writes_argument(callee):   # np.copyto(y, x), np.add.at(a, i, b)
+            return self._numpy_write(callee, args, kwargs, node)
+        if not isinstance(callee, np.ufunc) and kwargs.get("out", None) is not None:   # np.cumsum(x, out=y)
+            return self._numpy_out(callee, args, kwargs, node)
+        if kind is not CallKind.ARRAY_OP:
+            return NotImplemented
+        inexact = self._numpy_inexact(callee, args, kwargs, node)
+        if inexact is not NotImplemented:
+            return inexact
+        self._numpy_raise_check(callee, args, kwargs, node)
+        check = numpy_api.take_index_check(callee, args, kwargs)
+        if check is not None:   # np.take(x, i): NumPy raises IndexError out of bounds, XLA fills
+            shape, axis, indices = check
+            self.emit_call(arrays.numpy_index_check, (shape, (axis,), indices), {}, node, "index check", effect=True)
+        return NotImplemented
+
+    def _numpy_write(self, callee: Any, args: tuple, kwargs: dict, node: Any, update: Any = None) -> None:
+        """A NumPy call that writes into its array argument (``np.copyto(y, x)``,
+        ``np.fill_diagonal(a, v)``, ``np.add.at(a, i, b)``, ``a.sort()``): the
+        array's new value computed by a functional rule (``numpy_inplace``),
+        checked once against NumPy on exemplar data, then written into the
+        array as ``a[...] = new`` (``_write_into``). Where there is no exact
+        rule, or the array cannot be written here, the call falls back: never
+        a dropped write. Returns None, as eager's calls do."""
+        from .numpy_probe import write_differs
+
+        name = qualified_name(callee) if update is None else f"ndarray.{callee.__name__.lstrip('.')}"
+        if update is None:
+            target, update, why = numpy_inplace.rule_for(callee, args, kwargs)
+        else:
+            target, why = args[0], ""
+        numpy_target = isinstance(target, np.ndarray) or isinstance(target, Value) and target.type.kinds <= {"numpy"} \
+            and target.type.shape
+        if not why and not numpy_target:
+            why = "the array written is not a NumPy array of the graph (eager writes it, or raises)"
+        leaves, treedef = tree_flatten((args, kwargs), is_leaf=lambda x: isinstance(x, Value))
+        if not why:
+            position = next((k for k, x in enumerate(leaves) if x is target), None)
+            why = "its array is not among its arguments" if position is None else \
+                write_differs(callee, update, treedef, leaves, position)
+        if why:
+            raise self.graph_break(FallbackCode.MUTATION, node, f"{name} writes into its argument, which the graph "
+                                   f"cannot do here: {why}", "call")
+        if numpy_inplace.is_ufunc_at(callee) and len(args) > 1:   # traced indices: NumPy's IndexError out of bounds
+            self.check_numpy_index(target, args[1], node)
+        new = self.emit_call(update, args, kwargs, node, name)
+        self._write_into(target, new, node, name)
+        return None
+
+    def _numpy_out(self, callee: Any, args: tuple, kwargs: dict, node: Any) -> Any:
+        """``np.cumsum(x, out=y)`` (a NumPy function other than a ufunc):
+        the result computed as without ``out`` and written into ``y`` where
+        it has ``y``'s shape and dtype exactly; otherwise a fallback (NumPy's
+        casting and broadcasting into ``out`` differ from function to
+        function). Eager returns ``y``."""
+        kwargs = dict(kwargs)
+        out = kwargs.pop("out")
+        numpy_out = isinstance(out, np.ndarray) or isinstance(out, Value) and out.type.kinds <= {"numpy"} \
+            and out.type.shape
+        result = self.call(callee, args, kwargs, node) if numpy_out else None
+        if not isinstance(result, Value) or result.type.shape != tuple(np.shape(out) if isinstance(out, np.ndarray)
+                                                                       else out.type.shape) \
+                or result.type.dtype != (out.dtype if isinstance(out, np.ndarray) else out.type.dtype):
+            raise self.graph_break(FallbackCode.MUTATION, node, f"{qualified_name(callee)} writes into out=, which "
+                                   "the graph does only for a NumPy array of the result's shape and dtype", "call")
+        return self._write_into(out, result, node, f"{qualified_name(callee)} (out=)")
+
+    def _numpy_raise_check(self, callee: Any, args: tuple, kwargs: dict, node: Any) -> None:
+        """NumPy's exception for data its JAX namesake takes silently
+        (``np.nanargmax`` of an all-NaN slice): a run-time check before the
+        op (``numpy_api.raise_check``); a fallback where no check may raise."""
+        check = numpy_api.raise_check(callee, args, kwargs)
+        if check is None:
+            return
+        predicate, exc, message = check
+        if not self.raise_checks_allowed():
+            raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{qualified_name(callee)} raises "
+                                   f"{exc.__name__} for some data, where a run-time check cannot raise it", "call")
+        pred = self.emit_call(predicate, args, kwargs, node, f"{qualified_name(callee)} check")
+        self.emit_call(arrays.raise_when, (pred, exc, (message,)), {}, node, f"{qualified_name(callee)} check",
+                       effect=True)
+
+    def _numpy_inexact(self, callee: Any, args: tuple, kwargs: dict, node: Any) -> Any:
+        """Where the graph's op for the NumPy function ``callee`` would not
+        compute NumPy's result on these arguments (``numpy_api.data_dependent``;
+        ``numpy_probe.differs`` on exemplar data): NumPy's own Python,
+        converted, where it is known to compute it, else a fallback.
+        ``NotImplemented``: the graph's op computes NumPy's result (the caller emits it)."""
+        from .numpy_probe import differs, eager_raises
+
+        why, python = numpy_api.data_dependent(callee, args, kwargs)
+        if not why and not isinstance(callee, np.ufunc) and numpy_api.conversion(callee, args, kwargs) is None:
+            fn = numpy_api.graph_function(callee, args, kwargs)
+            leaves, treedef = tree_flatten((args, kwargs), is_leaf=lambda x: isinstance(x, Value))
+            eager_kinds = all(not (x.type.mixed or "jax" in x.type.kinds) for x in leaves if isinstance(x, Value))
+            if fn is not callee and eager_kinds and not any(isinstance(x, jax.Array) for x in leaves):
+                checked = numpy_api.raise_check(callee, args, kwargs) is not None
+                # (a vetted op: only whether NumPy raises for these arguments, np.percentile(x, 150))
+                why = eager_raises(callee, treedef, leaves, checked) if numpy_api.vetted(callee, kwargs) else \
+                    differs(callee, fn, treedef, leaves, raises_checked=checked)
+                python = bool(why)
+        if not why:
+            return NotImplemented
+        source = numpy_api.numpy_source(callee) if python else None
+        if source is not None:
+            start = len(self.region.ops)
+            try:
+                return self.inline_user(source, args, kwargs, node)
+            except GraphBreak:
+                del self.region.ops[start:]
+        raise self.graph_break(FallbackCode.OPAQUE_CALL, node, f"{qualified_name(callee)} has no graph op that "
+                               f"computes what NumPy computes here: {why}", "call")
+
     def _ufunc_out(self, ufunc: Any, args: tuple, kwargs: dict, node: Any) -> Any:
         """``np.exp(x, out=x)``, ``np.divide(a, b, out=np.zeros_like(a), where=b != 0)``:
         the result (``where`` it holds; ``out``'s elements elsewhere) cast to
@@ -330,6 +463,17 @@ class CallMixin(GeneratorMixin):
                                    "or broadcast into out= (eager raises)")
         if where is not True:
             result = self.call(np.where, (where, result, out), {}, node)
+        return self._write_into(out, result, node, f"{qualified_name(ufunc)} (out=)")
+
+    def _write_into(self, out: Any, result: Any, node: Any, what: str) -> Any:
+        """``out[...] = result`` for a NumPy call that writes its result into
+        the array ``out`` (``np.exp(x, out=y)``, ``np.copyto(y, x)``): through
+        the one local name that holds it (``array_store``: its alias checks,
+        the write-back into a caller's array); a new value where nothing else
+        can see ``out``. Returns ``out``'s new value (eager returns ``out``)."""
+        if id(out) in self.view_of:
+            raise self.graph_break(FallbackCode.MUTATION, node, f"{what} writes into an array that may be a view of "
+                                   "another (the write changes the base)", "call")
         names = [k for k, v in self.frame.env.items() if v is out]
         if len(names) == 1:
             target = gast.Subscript(value=gast.Name(id=names[0], ctx=gast.Load(), annotation=None, type_comment=None),
@@ -339,9 +483,9 @@ class CallMixin(GeneratorMixin):
             self.array_store(target, out, Ellipsis, result)
             return self.frame.env[names[0]]
         holder = next(self._references(out, ""), None)
-        if names or holder is not None or id(out) in self.input_of:
-            raise self.graph_break(FallbackCode.MUTATION, node, f"{qualified_name(ufunc)} writes into out=, which is "
-                                   f"also reachable as {holder or names}", "call")
+        if names or holder is not None or id(out) in self.input_of or not isinstance(out, Value):
+            seen = f"also reachable as {holder or names}" if holder or names else "not held by one local name"
+            raise self.graph_break(FallbackCode.MUTATION, node, f"{what} writes into an array {seen}", "call")
         return self.call(np.asarray, (result, out.type.dtype), {}, node) if result.type.dtype != out.type.dtype \
             else result
 

@@ -300,7 +300,7 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
             folded = self.fold_constant(fn, args, kwargs)   # calls.py: made at trace time, as eager makes it
             if folded is not None:
                 return folded
-        leaves, x32, (out_tree, out_leaves) = self.precise_eval(fn, treedef, leaves, node, numpy_fn, eager_fn)
+        leaves, x32, (out_tree, out_leaves), fn = self.precise_eval(fn, treedef, leaves, node, numpy_fn, eager_fn)
         results = [leaf for leaf in out_leaves if isinstance(leaf, Value)]
         self.mark_kinds(fn, name, treedef, leaves, out_tree, out_leaves, node, callee)
         for leaf in out_leaves:
@@ -1060,8 +1060,8 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
             if t.numpy:
                 raise self.graph_break(FallbackCode.TRACE_ERROR, node, "a NumPy array has no attribute 'at' (eager raises AttributeError)")
             return arrays.AtHelper(value)
-        if callable(getattr(jax.Array, attr, None)) or attr in arrays.HOST_METHODS:
-            return arrays.ArrayMethod(value, attr)
+        if callable(getattr(jax.Array, attr, None)) or attr in arrays.HOST_METHODS or t.numpy and attr in ("fill", "partition"):
+            return arrays.ArrayMethod(value, attr)   # (ndarray.fill, .partition: in place, calls._numpy_write)
         return self.emit_call(arrays.attribute, (value, attr), {}, node, f".{attr}")
 
     def eval_Subscript(self, node: gast.Subscript) -> Any:
@@ -1328,9 +1328,9 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
         if isinstance(target, gast.Name):
             current = self.lookup(target.id, target)
             right = self.eval(stmt.value)
-            # (a 0-d NumPy input is a 0-d ndarray, written in place; a 0-d NumPy graph value is a NumPy scalar)
+            # (a 0-d ndarray, ``array0``, is written in place; a NumPy scalar is not)
             numpy = isinstance(current, np.ndarray) or isinstance(current, Value) and current.type.numpy and (
-                current.type.shape or id(current) in self.input_of)
+                current.type.shape or current.type.array0 or id(current) in self.input_of)
             jax_operand = any(isinstance(x, jax.Array) or isinstance(x, Value) and "jax" in x.type.kinds
                               for x in tree_flatten(right)[0])
             if any(isinstance(x, Value) and x.type.mixed and x.type.shape for x in (current, *tree_flatten(right)[0])):

@@ -17,7 +17,8 @@ pass on or call their arguments (``list``, ``sorted``, ``functools.reduce``,
 ...), so that seeing a stand-in there is harmless.
 Invariants: an answer is given only when it is eager's for every object the
 stand-in can stand for (an array ``Value``'s eager kind is in its type:
-``ArrayType.numpy``: an ndarray, or a NumPy scalar when 0-d; ``.python``: a
+``ArrayType.numpy``: an ndarray, or a NumPy scalar when 0-d unless
+``.array0``; ``.python``: a
 Python number; otherwise a ``jax.Array``, or a JAX tracer when the caller
 runs the converted function under a JAX transform); otherwise ``observe``
 raises ``Unobservable`` and the site falls back to Python, where the real
@@ -59,6 +60,8 @@ def _array_exemplars(kind: str, dtype: np.dtype, ndim_zero: bool) -> tuple:
         return False, 0, 0.0, 0j
     if kind == "numpy":
         return (dtype.type(0),) if ndim_zero else (np.zeros(0, dtype),)
+    if kind == "array0":   # a 0-d ndarray
+        return (np.zeros((), dtype),)
     exemplar = jnp.zeros((), dtype)
     if kind == "jax":
         return (exemplar,)
@@ -219,7 +222,8 @@ def _deferred(callee: Any, args: tuple, kwargs: dict) -> Any:
 
 def _what(x: Any) -> str:
     if isinstance(x, Value):
-        names = {"python": "a Python number", "python?": "a Python number", "numpy": "a NumPy array", "jax": "a jax.Array"}
+        names = {"python": "a Python number", "python?": "a Python number", "numpy": "a NumPy array",
+                 "array0": "a 0-d NumPy array", "jax": "a jax.Array"}
         return f"a traced value ({' or '.join(names[k] for k in sorted(x.type.kinds))})"
     return f"ast2graph's stand-in for {type(x).__name__}"
 
@@ -325,8 +329,8 @@ def traced_as_eager(fn: Any, leaves: list, error: BaseException) -> bool:
 
 # ndarray methods that change the array in place (jax.Array's namesakes, if
 # any, return a new array and leave the operand as it is).
-_NUMPY_IN_PLACE = frozenset({"sort", "fill", "resize", "partition", "put", "itemset", "setfield", "setflags",
-                             "byteswap"})
+# (``sort``, ``fill`` and ``partition`` are functional updates of the array: ``calls._numpy_write``)
+_NUMPY_IN_PLACE = frozenset({"resize", "put", "itemset", "setfield", "setflags", "byteswap"})
 
 
 def value_attribute_allowed(v: Value, name: str, outer_traced: bool) -> None:
@@ -334,7 +338,7 @@ def value_attribute_allowed(v: Value, name: str, outer_traced: bool) -> None:
     jax.Array's attribute): eager's object has that attribute too, and it is
     not a NumPy method that works in place. ``Unobservable`` otherwise."""
     kinds = v.type.kinds
-    if "numpy" in kinds and name in _NUMPY_IN_PLACE:
+    if ("numpy" in kinds or "array0" in kinds) and name in _NUMPY_IN_PLACE:
         raise Unobservable(f"ndarray.{name} changes the array in place")
     if kinds == {"jax"} or name in ("shape", "dtype", "ndim", "size") and "python" not in kinds:
         return

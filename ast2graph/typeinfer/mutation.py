@@ -48,8 +48,8 @@ VIEW_NAMES = frozenset({
 
 
 def is_numpy_callable(fn: Any) -> bool:
-    """A NumPy function or ufunc: its eager result is a NumPy array."""
-    if isinstance(fn, np.ufunc):
+    """A NumPy function, ufunc or ufunc method (``np.add.reduce``): its eager result is a NumPy array."""
+    if isinstance(fn, np.ufunc) or isinstance(getattr(fn, "__self__", None), np.ufunc):
         return True
     module = getattr(fn, "__module__", "") or ""
     return module == "numpy" or module.startswith("numpy.")
@@ -118,11 +118,22 @@ def needs_probe(fn: Any, leaves: list) -> bool:
     a jax.Array); any other library function, traced on JAX tracers where
     eager gives it NumPy arrays or Python numbers, may return either. JAX's
     functions give jax.Arrays; operators and ufuncs follow their operands."""
-    if _operator_like(fn) or _is_jax_callable(fn) or isinstance(fn, np.ufunc) or _is_ours(fn):
+    if _is_jax_callable(fn) or isinstance(fn, np.ufunc):
+        return False
+    if _array_method(fn) and any(isinstance(x, Value) and x.type.array0 for x in leaves):
+        return True   # of a 0-d ndarray, x.copy() is one, x.sum() a NumPy scalar (x + 1 and x[()] too: the rules)
+    if _operator_like(fn) or _is_ours(fn):
         return False
     if is_numpy_callable(fn):
         return any(_jax_operand(x) for x in leaves)
     return any(_eager_operand(x) for x in leaves)
+
+
+def _array_method(fn: Any) -> bool:
+    """A method or attribute of an array, as the IR calls it (``arrays.method_caller``, ``arrays.attribute``)."""
+    return getattr(fn, "__module__", None) == arrays.__name__ and (
+        fn is arrays.attribute or (getattr(fn, "__name__", "") or "").startswith(".") and
+        not (getattr(fn, "__name__", "") or "").startswith(".at["))
 
 
 _PROBE_SEED = 20141
@@ -138,7 +149,7 @@ def _exemplar(v: Value, rng: np.random.Generator) -> Any:
     if t.python:
         return data.item()
     if t.numpy:
-        return data[()] if not t.shape else data
+        return data[()] if not t.shape and not t.array0 else data
     return jnp.asarray(data)
 
 
@@ -172,7 +183,7 @@ def probe_kinds(fn: Any, treedef: Any, leaves: list, out_tree: Any, out_leaves: 
             continue
         if isinstance(theirs, (np.ndarray, np.generic)) and np.shape(theirs) == mine.type.shape:
             shares = [k for k, d in numpy_operands if isinstance(theirs, np.ndarray) and np.shares_memory(theirs, d)]
-            kinds.append(("numpy", shares))
+            kinds.append(("array0" if isinstance(theirs, np.ndarray) and not theirs.ndim else "numpy", shares))
         elif type(theirs) in (bool, int, float, complex) and not mine.type.shape:
             kinds.append(("python", []))
         elif isinstance(theirs, jax.Array) and theirs.shape == mine.type.shape:
@@ -219,7 +230,7 @@ def _precision_kind(kinds: frozenset) -> str:
     """One kind for the rules a value computes with: a jax.Array on some path
     makes JAX's; else a NumPy array on some path NumPy's (a Python number
     computes at the same 64 bits)."""
-    return "jax" if "jax" in kinds else "numpy" if "numpy" in kinds else "python"
+    return "jax" if "jax" in kinds else "numpy" if "numpy" in kinds or "array0" in kinds else "python"
 
 
 def _zeros_like_eager(v: Value) -> Any:
@@ -260,7 +271,8 @@ def rule_kind(fn: Any, leaves: list, value_kinds: list[str], numpy_fn: bool, sca
         return "jax"   # jax.numpy, lax, ...: a jax.Array even on NumPy inputs
     it = iter(value_kinds)
     kinds = [next(it) if isinstance(x, Value) else _leaf_kind(x) for x in leaves]
-    kinds = ["python" if k == "python?" else k for k in kinds]   # a Python number of some type: the dtype decides the result's
+    # a Python number of some type: the dtype decides the result's; a 0-d ndarray computes as NumPy's scalar
+    kinds = [{"python?": "python", "array0": "numpy"}.get(k, k) for k in kinds]
     if fn is arrays.getitem and leaves:
         return "numpy" if kinds[0] == "numpy" else "jax"
     if scalar and "python" in kinds and all(k in ("python", None) for k in kinds):
@@ -309,21 +321,24 @@ def _dtype_list(dtypes: list) -> str:
 class MutationMixin:
     # -------------------------------------------------------- precision
     def precise_eval(self, fn: Any, treedef: Any, leaves: list, node: Any, numpy_fn: bool, eager_fn: Any) -> tuple:
-        """``(leaves, x32, (out_tree, out_leaves))``: the abstract result of
+        """``(leaves, x32, (out_tree, out_leaves), fn)``: the abstract result of
         ``fn`` under the rules eager follows (``precision``). A JAX op (``x32``)
         is typed with x64 off; a NumPy op with x64 on, its operands first cast
         to the dtype NumPy computes in where JAX's promotion differs (the
-        returned ``leaves``); where that cannot make the graph compute NumPy's
-        dtypes the site falls back (A2G016), never narrowed."""
+        returned ``leaves``), its integer results widened where NumPy's are
+        wider (``np.digitize``'s int64 indices where JAX gives int32: the
+        returned ``fn`` casts them, an exact cast); where that cannot make
+        the graph compute NumPy's dtypes the site falls back (A2G016), never
+        narrowed."""
         host = eager_fn is not None and (numpy_fn or not any(jax_kind(x) for x in leaves))
         x32 = jax_semantics(fn, leaves, numpy_fn, host, self.user_x64)
         if x32 or is_at_update(fn) and not self.user_x64 and leaves and jax_kind(leaves[0]):
             self._check_python_ints(fn, treedef, leaves, node)
-            return leaves, x32, self._abstract_eval(fn, treedef, leaves, node, x32)
+            return leaves, x32, self._abstract_eval(fn, treedef, leaves, node, x32), fn
         if not (numpy_fn or host or self.numpy_kind(fn, leaves, False)):
             out = self._abstract_eval(fn, treedef, leaves, node, x32)
             self._python_int_bits(fn, leaves, out[1], node)
-            return leaves, x32, out
+            return leaves, x32, out, fn
         source = eager_fn if eager_fn is not None else fn
         common = comparison_dtype(source, leaves)
         if common is not None:
@@ -332,14 +347,20 @@ class MutationMixin:
         expected = numpy_dtypes(source, treedef, leaves)
         got = [x.type.dtype for x in out[1] if isinstance(x, Value)]
         if expected is None or len(expected) != len(got) or expected == got:
-            return leaves, False, out
+            return leaves, False, out, fn
+        if eager_fn is not None and all(e == g or e.kind == g.kind == "i" and e.itemsize > g.itemsize
+                                        for e, g in zip(expected, got)):
+            from .numpy_api import widen_ints   # int32 indices where NumPy's are int64: widened, exactly
+
+            wider = widen_ints(fn, expected)
+            return leaves, False, self._abstract_eval(wider, treedef, leaves, node), wider
         targets = {e for e, g in zip(expected, got) if e != g}
         if len(targets) == 1:
             cast = self._cast_operands(leaves, next(iter(targets)), node)
             if cast is not leaves:
                 again = self._abstract_eval(fn, treedef, cast, node)
                 if [x.type.dtype for x in again[1] if isinstance(x, Value)] == expected:
-                    return cast, False, again
+                    return cast, False, again, fn
         raise self.graph_break(FallbackCode.PRECISION, node, f"NumPy computes {_dtype_list(expected)} here, where the "
                                f"graph would compute {_dtype_list(got)}")
 
@@ -417,6 +438,9 @@ class MutationMixin:
         if not results:
             return
         values = [x for x in leaves if isinstance(x, Value)]
+        if self._numpy_result_kinds(user, treedef, leaves, out_leaves, node):
+            self._mark_views(fn, label, leaves, results, node)
+            return
         if needs_probe(user, leaves):
             if any(x.type.mixed for x in values):
                 raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{qualified_name(user)} is given a value whose "
@@ -450,6 +474,46 @@ class MutationMixin:
                                        "array, which the graph cannot tell from a NumPy scalar")
         self._mark_views(fn, label, leaves, results, node)
 
+    def _numpy_result_kinds(self, user: Any, treedef: Any, leaves: list, out_leaves: list, node: Any) -> bool:
+        """The kinds of the results of the NumPy function ``user`` on NumPy
+        operands and Python numbers, as eager NumPy gives them on exemplar data
+        (``numpy_probe``): a Python bool (``np.allclose``), a NumPy scalar
+        (``np.sum``), a 0-d ndarray (``np.cov`` of a vector, ``np.tensordot``
+        over every axis), an ndarray; results sharing memory with an operand
+        are its views. False where not probed (a ufunc, a jax.Array operand, a
+        kind that depends on the path, eager raised on the exemplars): the rules
+        decide. A result unlike eager's (another number of results, another
+        rank, an object) falls back: the graph's op is not NumPy's."""
+        from ..resolver import qualified_name
+        from .numpy_probe import eager_probe, leaf_kind
+
+        if not is_numpy_callable(user) or isinstance(user, np.ufunc) or _is_ours(user) \
+                or any(isinstance(x, Value) and (x.type.mixed or "jax" in x.type.kinds) or _jax_operand(x) for x in leaves):
+            return False
+        probe = eager_probe(user, treedef, leaves)
+        if probe is None:
+            return False
+        if len(probe.leaves) != len(out_leaves):
+            raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{qualified_name(user)} gives {len(probe.leaves)} "
+                                   f"results in eager, its graph op {len(out_leaves)}")
+        kinds = []
+        for mine, theirs in zip(out_leaves, probe.leaves):
+            if not isinstance(mine, Value):
+                continue
+            kind, shape = leaf_kind(theirs), mine.type.shape
+            same_rank = np.ndim(theirs) == len(shape) and (probe.shrunk or np.shape(theirs) == shape)
+            if kind is None or not same_rank:
+                raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{qualified_name(user)} gives "
+                                       f"{type(theirs).__name__} {np.shape(theirs)} in eager where its graph op gives "
+                                       f"{mine.type}")
+            kinds.append((mine, kind))
+        for (mine, kind), shares in zip(kinds, [s for m, s in zip(out_leaves, probe.shares) if isinstance(m, Value)]):
+            mine.type = mine.type.with_kinds((kind,))
+            bases = [leaves[k] for k in shares if isinstance(leaves[k], Value)]
+            if bases and (mine.type.shape or mine.type.array0):
+                self.view_of[id(mine)] = (mine, bases)
+        return True
+
     def _mark_views(self, fn: Any, label: str, leaves: list, results: list, node: Any = None) -> None:
         """NumPy results of a function that may return a view of a NumPy operand."""
         name = (label or getattr(fn, "__name__", "")).lstrip(".")
@@ -464,11 +528,12 @@ class MutationMixin:
             view = _basic_index(leaves[1]) if len(leaves) > 1 else True
         if not view:
             return
-        bases = [x for x in leaves if isinstance(x, Value) and "numpy" in x.type.kinds]
+        bases = [x for x in leaves if isinstance(x, Value) and ("numpy" in x.type.kinds and x.type.shape or
+                                                                 "array0" in x.type.kinds)]   # (a NumPy scalar is no base)
         if not bases:
             return
         for r in results:
-            if "numpy" in r.type.kinds and r.type.shape:   # a 0-d result is a NumPy scalar, not a view
+            if "numpy" in r.type.kinds and r.type.shape or r.type.array0:   # a NumPy scalar is no view
                 self.view_of[id(r)] = (r, bases)
 
     # ------------------------------------------------------------ stores
@@ -523,7 +588,7 @@ class MutationMixin:
                                        f"{obj.type.dtype} array (NumPy's casting rules decide it at run time)")
         self._check_bounds(obj, idx, target)
         new = self.emit_call(np_setitem, (obj, idx, value), {}, target, "setitem")
-        new.type = dataclasses.replace(new.type, numpy=True)
+        new.type = dataclasses.replace(new.type, numpy=True, array0=obj.type.array0)
         entry = self.input_of.get(id(obj))
         if entry is not None:   # an argument: write it back into the caller's array
             self.input_of[id(new)] = (new, entry[1])
