@@ -51,6 +51,7 @@ from .typeinfer.guards import Identity, changed_attributes, object_key
 from .typeinfer import numpy_api
 from .typeinfer.numpy_api import copy_keeping_views
 from .typeinfer.specialize import leaf_paths, numpy_aliasing
+from .typeinfer.boundary import InputRef, container_paths, resolve
 from .typeinfer.nnx import boundary_leaf, is_node
 from .typeinfer.trees import tree_flatten
 from .tracebacks import hide_frames
@@ -208,6 +209,8 @@ class GraphPlan:
                            if x is obj]
         self.rebind_writes = [(w, k) for w, (obj, _) in enumerate(self.spec.attr_writes)
                               for k, held in self.spec.rebound.items() if obj is held]
+        # the caller's lists and dicts handed on: the objects themselves, found in the live values
+        self.input_refs = [(j, x.path) for j, x in enumerate(self.spec.out_template) if type(x) is InputRef]
         self.stale = False   # traced again for inputs of other types (SpecMiss): compile anew
 
     @property
@@ -288,6 +291,8 @@ class GraphPlan:
             filled[j] = leaves[k]
         for j, k in self.rebind_out:   # an equal object argument stands where the traced one did
             filled[j] = leaves[k]
+        for j, path in self.input_refs:
+            filled[j] = resolve(env, path)
         tail = len(filled) - len(spec.input_writes)   # the written-back arguments come last
         for n, k in enumerate(spec.input_writes):
             # a mutated argument: into the caller's array, and every output that is it
@@ -415,7 +420,7 @@ class _Block:
                 if self.nested or self.owner._traced_params:
                     values = self._trace_busy(i, names, values)
                 leaves, treedef = tree_flatten(values, is_leaf=boundary_leaf())   # dicts in insertion order; an NNX module: one object
-                plan = self._plan_for(i, names, leaves, treedef, env.get(CELLS))
+                plan = self._plan_for(i, names, leaves, treedef, env.get(CELLS), values)
             if i == 0 and not self.nested and self.owner._whole_only is not None:
                 self._check_whole(plan, n)
             if record is not None:
@@ -474,14 +479,17 @@ class _Block:
     def _line(self, i: int) -> int:
         return getattr(self.stmts[i], "lineno", 0)
 
-    def _plan_for(self, i: int, names: list[str], leaves: list, treedef: Any, cells: dict | None = None) -> Any:
+    def _plan_for(self, i: int, names: list[str], leaves: list, treedef: Any, cells: dict | None = None,
+                  values: list | None = None) -> Any:
         owner = self.owner
         ident = self.identity_keyed.get(i, ())
         # the user's x64 switch decides the types of JAX ops: a plan per setting;
         # under an outer JAX transform eager's arrays are tracers (isinstance, type() see it)
         outer = any(isinstance(x, jax.core.Tracer) for x in leaves)
+        # lists and dicts reached twice among the inputs (``d["l"] is inner``): one object in the trace too
+        shared = container_paths(names, values)[1] if values is not None and treedef.num_nodes > len(names) + 1 else ()
         key = (i, tuple(names), treedef, tuple(_leaf_key(x, k in ident) for k, x in enumerate(leaves)),
-               numpy_aliasing(leaves), bool(jax.config.jax_enable_x64), outer)
+               (numpy_aliasing(leaves), shared), bool(jax.config.jax_enable_x64), outer)
         candidates = self.plans.setdefault(key, [])
         last, self.last_keys[i] = self.last_keys.get(i), key
         for plan in candidates:
@@ -500,7 +508,7 @@ class _Block:
                                 "this statement runs in Python; the statements around it stay compiled")
             plan = self.fixed[i] = self._fallback_plan(i, site)
             return plan
-        plan = self._compile(i, names, leaves, treedef, cells)
+        plan = self._compile(i, names, leaves, treedef, cells, values)
         if getattr(plan, "rebind_writes", None):
             # the graph writes attributes of a by-value object (``c.calls += 1``):
             # its state changes every call, so it is specialised on by identity
@@ -511,11 +519,12 @@ class _Block:
             owner._record.compiled.append(plan)
         return plan
 
-    def _compile(self, i: int, names: list[str], leaves: list, treedef: Any, cells: dict | None) -> Any:
+    def _compile(self, i: int, names: list[str], leaves: list, treedef: Any, cells: dict | None,
+                 values: list | None = None) -> Any:
         owner = self.owner
         try:
             with _gc_paused():
-                plan = self._compile_plan(i, names, leaves, treedef, cells)
+                plan = self._compile_plan(i, names, leaves, treedef, cells, values)
         except (FullGraphError, GraphBreak):
             raise
         except Exception as e:  # noqa: BLE001 - a bug of ours must not break the user's program
@@ -531,7 +540,8 @@ class _Block:
             return self._interpreted_plan(i, site)
         return plan
 
-    def _compile_plan(self, i: int, names: list[str], leaves: list, treedef: Any, cells: dict | None) -> Any:
+    def _compile_plan(self, i: int, names: list[str], leaves: list, treedef: Any, cells: dict | None,
+                      values: list | None = None) -> Any:
         owner = self.owner
         t0 = time.perf_counter()
         stop = next((k for k in self.barriers if k > i), len(self.stmts))
@@ -539,7 +549,8 @@ class _Block:
             try:
                 spec = specialize(owner._unit, self.stmts, i, stop, names, leaves, treedef, owner._options,
                                   by_identity=frozenset(self.identity_keyed.get(i, ())),
-                                  nested=self.nested, traced_statics=frozenset(owner._traced_statics), cells=cells)
+                                  nested=self.nested, traced_statics=frozenset(owner._traced_statics), cells=cells,
+                                  structure=values)
                 break
             except GraphBreak as e:
                 if owner._options.full_graph:

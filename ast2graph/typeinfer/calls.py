@@ -305,7 +305,7 @@ class CallMixin(GeneratorMixin):
                 raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{qualified_name(callee)} of a traced value "
                                        "looks at eager's object itself")
             result = self.static_call(callee, args, kwargs, node)
-            return self.mark_fresh(result) if isinstance(result, (list, dict, set)) else result
+            return self.mark_made(result) if isinstance(result, (list, dict, set)) else result
         raise self.graph_break(FallbackCode.OPAQUE_CALL, node, f"{qualified_name(callee)} is not known to be free of side effects", "call")
 
     def _ufunc_out(self, ufunc: Any, args: tuple, kwargs: dict, node: Any) -> Any:
@@ -375,7 +375,7 @@ class CallMixin(GeneratorMixin):
         if static:
             self.nnx_guard([x for x in tree_leaves((args, kwargs), is_leaf=is_nnx) if is_nnx(x)])
             result = self.static_call(callee, args, kwargs, node)
-            return self.mark_fresh(result) if isinstance(result, (list, dict, set)) else result
+            return self.mark_made(result) if isinstance(result, (list, dict, set)) else result
         result = self.nnx_call(callee, args, kwargs, node)
         if self.nnx_class(callee) and is_nnx(result):
             self.nnx_made(result)   # made anew by every eager call
@@ -639,6 +639,10 @@ class CallMixin(GeneratorMixin):
                     return self.call(args[0], items, {}, node)
 
             return self.mark_fresh(map(item, *seqs))
+        if callee is dict and traced and all(type(a) in (list, tuple, dict) for a in args):
+            # dict(d), dict(pairs), dict(a=x) of traced values: a new dict, this call's own
+            self.guard_reads((args, kwargs), node)
+            return self.mark_fresh(dict(*args, **kwargs))
         if callee in (enumerate, zip, reversed, list, tuple, sorted) and traced:
             if callee is sorted:
                 raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, "sorted() of traced values")

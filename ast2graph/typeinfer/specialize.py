@@ -26,12 +26,13 @@ from .arrays import DeferredStr, raise_when
 from .calls import TransformedFn
 from .guards import object_key
 from .interpreter import LocalFunction, Specializer, contains_value
-from .nnx import is_nnx
+from .nnx import boundary_leaf, is_nnx
 from .lattice import array_type_of, is_array, untrace_numbers
 from .kinds import standin_types
 from .writeback import written_key
 from .localclass import escapes as local_class_escapes, read_by_other_scopes
 from .trees import keyed, tree_flatten
+from .boundary import InputRef, abstract_inputs, register_other_node, share_outputs
 from .state import Capture, Frame, Guard, Options, ReturnSignal, Unit
 
 
@@ -91,6 +92,9 @@ class MadePerCall:
         obj = object.__new__(kind)
         vars(obj).update(zip(names, values))
         return obj
+
+
+register_other_node(MadePerCall)
 
 
 _HEAPTYPE = 1 << 9   # Py_TPFLAGS_HEAPTYPE: a class defined in Python
@@ -162,26 +166,30 @@ def flatten_inputs(env: dict[str, Any], names: list[str]):
 
 def specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str], leaves: list, treedef: Any,
                options: Options, nested: bool = False, traced_statics: frozenset = frozenset(),
-               cells: dict | None = None, by_identity: frozenset = frozenset()) -> Specialization:
+               cells: dict | None = None, by_identity: frozenset = frozenset(),
+               structure: list | None = None) -> Specialization:
     """See ``_specialize``; a segment that raises through a run-time check and
     also prints or writes state back (attributes, cells, argument arrays: all
     applied after the call, which a raise would skip although eager made them
     before raising) is specialised again with the raises kept in Python.
-    ``cells``: the call's cells (``interpreted.CELLS``), if it made them."""
+    ``cells``: the call's cells (``interpreted.CELLS``), if it made them.
+    ``structure``: the live values themselves (``names``' values, flattened
+    to ``leaves``): their lists and dicts keep their identity across the
+    segment (``boundary.py``); only their structure is read, never a leaf."""
     spec = _specialize(unit, stmts, start, stop, names, leaves, treedef, options, nested, traced_statics, True, cells,
-                       by_identity)
+                       by_identity, structure)
     ops = list(walk_ops(spec.graph.body))
     if any(op.fn is raise_when for op in ops if isinstance(op, CallOp)) and (
             spec.attr_writes or spec.input_writes or
             any(getattr(op.fn, "_a2g_host_print", False) for op in ops if isinstance(op, CallOp))):
         spec = _specialize(unit, stmts, start, stop, names, leaves, treedef, options, nested, traced_statics, False,
-                           cells, by_identity)
+                           cells, by_identity, structure)
     return spec
 
 
 def _specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str], leaves: list, treedef: Any,
                 options: Options, nested: bool, traced_statics: frozenset, raise_checks: bool,
-                cells: dict | None, by_identity: frozenset) -> Specialization:
+                cells: dict | None, by_identity: frozenset, structure: list | None = None) -> Specialization:
     """``stmts[start:stop]`` as one graph. ``nested``: ``stmts`` is the body of
     a construct that runs as Python control flow, not the function body (no
     continuation after an early exit; outputs are what the code after reads)."""
@@ -211,7 +219,12 @@ def _specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str]
     by_value = {k: ids for k, ids in all_by_value.items() if k not in by_identity}
     # objects an argument's value key covers: another equal object may come next call (writeback.py)
     sp.argument_ids = set().union(*(ids for ids, _ in all_by_value.values()))
-    values = untrace_numbers(keyed(jax.tree_util.tree_unflatten(treedef, abstract)))
+    built = abstract_inputs(names, structure, abstract, boundary_leaf(), untrace_numbers) \
+        if structure is not None else None
+    if built is not None:   # the caller's lists and dicts: one abstract container each, shared as eager's
+        values, sp.input_containers = built
+    else:
+        values = untrace_numbers(keyed(jax.tree_util.tree_unflatten(treedef, abstract)))
     body = Region()
     sp.regions.append(body)
     sp.frame = sp.top_frame = Frame(unit, dict(zip(names, values)))
@@ -254,11 +267,22 @@ def _specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str]
         out = remade_per_call(out, sp.fresh)
     except _Shared as e:
         raise _escape_break(unit, stmts, start, end, FallbackCode.MUTATION, str(e), "assignment") from None
+
     # dicts in eager's order; a real NNX object (not one made during tracing)
-    # leaves as itself, not as a copy of its leaves
-    out_leaves, out_treedef = tree_flatten(
-        out, is_leaf=lambda x: isinstance(x, Value) or is_nnx(x) and id(x) not in sp.nnx_fresh and not contains_value(x)
-        or sp.outside_container(x))
+    # leaves as itself, not as a copy of its leaves; an outside or input
+    # container as itself (an input one: the caller's object, ``InputRef``)
+    def kept(x: Any) -> bool:
+        return isinstance(x, Value) or is_nnx(x) and id(x) not in sp.nnx_fresh and not contains_value(x) \
+            or sp.outside_container(x) or sp.input_container(x) is not None or _argument_part(sp, x)
+
+    try:   # a container made here that leaves twice is one object per call (boundary.py)
+        out = share_outputs(out, kept)
+    except ValueError as e:
+        raise _escape_break(unit, stmts, start, end, FallbackCode.MUTATION, f"{e} would leave the compiled segment",
+                            "assignment") from None
+    out_leaves, out_treedef = tree_flatten(out, is_leaf=kept)
+    out_leaves = [InputRef(sp.input_container(x)) if not isinstance(x, Value) and sp.input_container(x) is not None
+                  else x for x in out_leaves]
     # Trace-time stand-ins cannot leave the segment: the statements after it
     # (Python, or the caller) must get eager's objects.
     escaping = tree_flatten(out, is_leaf=lambda x: isinstance(x, standin_types()))[0]
@@ -298,6 +322,12 @@ def _specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str]
                           out_names, list(sp.decisions.values()), [(obj, attr) for obj, attr, _ in writes],
                           [k for k, _ in input_writes], rebound, pinned, {k: key for k, (_, key) in by_value.items()},
                           deleted, frozenset(written_key(obj, attr) for obj, attr, _ in writes))
+
+
+def _argument_part(sp: Specializer, x: Any) -> bool:
+    """A list or dict inside a static object argument (``getattr(cfg, "items")``):
+    it leaves as itself (the plan then serves that argument only: ``_rebind``)."""
+    return type(x) in (list, dict) and id(x) in sp.argument_ids and not sp._is_fresh(x)
 
 
 def _by_value(leaves: list) -> dict[int, tuple[set[int], tuple]]:

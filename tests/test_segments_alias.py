@@ -1,0 +1,209 @@
+"""One alias analysis across compiled segments: no silent difference at a segment boundary.
+
+- a new container made from one of the call's own (a slice, ``list(..)``,
+  ``sorted``, ``dict(d)``, ``.copy()``, ``+``, a comprehension, ``*rest``)
+  is the call's own too: written in place in the graph (scipy's
+  ``_apply_over_batch``: ``arrays = args[:n]; arrays[i] = a``);
+- a call that hands back an object that exists already (``max(lists)``,
+  ``d.get(k)``, ``d.setdefault(k, v)``, ``next(iter(xs))``, ``getattr``) gives
+  that object: a write into it reaches its other holders, as in eager.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tests.helpers import check, check_sequence
+
+X = np.arange(6.0) + 0.5
+
+
+# ------------------------------------------------ new containers from the call's own
+def slice_of_fresh_list(a, b, c):
+    args = list((a, b, c))
+    arrays, rest = args[:2], args[2:]
+    for i in range(len(arrays)):
+        arrays[i] = arrays[i] * 2.0
+    rest[0] = rest[0] + 1.0
+    return arrays, rest, args
+
+
+def copies_of_fresh_containers(x):
+    xs = [x, x + 1.0]
+    d = {"a": x}
+    made = [list(xs), sorted([3, 1, 2]), xs.copy(), xs + [x], [v for v in xs], dict(d), d.copy(),
+            [*xs], tuple(xs)[1:]]
+    first, *rest = xs + [x * 3.0]
+    for m in made[:3]:
+        m[0] = m[0] - 1.0
+    made[5]["a"] = x * 5.0
+    made[6]["b"] = x
+    made[4].append(x)
+    rest[0] = x * 7.0
+    rest.append(first)
+    return made, rest, xs, d
+
+
+@pytest.mark.parametrize("fn, args", [
+    (slice_of_fresh_list, (X, X + 1.0, X + 2.0)),
+    (copies_of_fresh_containers, (X,)),
+])
+def test_new_container_of_a_fresh_one_is_written_in_the_graph(fn, args):
+    check(fn, *args, full_graph=True, graphs=1)
+
+
+def test_apply_over_batch_is_one_graph():
+    import scipy.linalg
+
+    a = np.array([[4.0, 1.0, 0.5], [1.0, 3.0, 0.2], [0.5, 0.2, 2.0]])
+    check(scipy.linalg.cosm, a, full_graph=True)
+
+
+# ------------------------------------------------ existing objects handed back
+def append_to_max(a, b, x):
+    m = max([a, b], key=len)
+    m.append(9)
+    return x + 1.0
+
+
+def append_to_dict_get(d, x):
+    v = d.get("k")
+    v.append(5)
+    return x + 1.0
+
+
+def append_to_setdefault(d, x):
+    v = d.setdefault("k", [])
+    v.append(5)
+    return x + 1.0
+
+
+def append_to_next(xs, x):
+    v = next(iter(xs))
+    v.append(5)
+    return x + 1.0
+
+
+class Holder:
+    def __init__(self):
+        self.items = [1]
+
+
+def append_to_getattr(o, x):
+    v = getattr(o, "items")
+    v.append(5)
+    return x + 1.0
+
+
+@pytest.mark.parametrize("fn, args", [
+    (append_to_max, ([1, 2, 3], [1], X)),
+    (append_to_dict_get, ({"k": [1]}, X)),
+    (append_to_setdefault, ({"k": [1]}, X)),
+    (append_to_next, ([[1], [2]], X)),
+])
+def test_existing_object_handed_back_is_not_the_calls_own(fn, args):
+    check(fn, *args, full_graph=False)
+
+
+def test_getattr_of_an_argument_object_reaches_it():
+    def make():
+        return append_to_getattr, {"o": Holder()}
+
+    def step(fn, w):
+        fn(w["o"], X)
+        return list(w["o"].items)
+
+    check_sequence(make, [step, step, step], full_graph=False)
+
+
+# ------------------------------------------------ identity across a segment boundary
+# ``x.sum().tolist()`` needs the value on the host: the graph splits there.
+def identity_of_list_in_dict(d, inner, x):
+    d["l"] = inner
+    k = x.sum().tolist()
+    return d["l"] is inner, k
+
+
+def identity_of_shared_inputs(outer, x):
+    k = x.sum().tolist()
+    a = outer["a"]
+    return a is outer["b"], a is outer["c"], k
+
+
+def alias_of_argument_list_written_later(xs, x):
+    ys = xs
+    k = x.sum().tolist()
+    ys.append(k)
+    return len(xs)
+
+
+def made_list_leaves_twice(o, x):
+    xs = [x, x + 1.0]
+    o.cache = xs
+    return xs
+
+
+def made_list_bound_twice(x):
+    xs = [x]
+    ys = xs
+    k = x.sum().tolist()
+    ys.append(k)
+    return xs, ys is xs
+
+
+def container_handed_on_from_argument(cfg, x):
+    items = cfg.items
+    k = x.sum().tolist()
+    items.append(k)
+    return x * 2.0
+
+
+class Config:
+    def __init__(self):
+        self.items = [1.0]
+
+
+class Box:
+    pass
+
+
+def _shared_outer():
+    inner = [1.0]
+    return {"a": inner, "b": inner, "c": [1.0]}
+
+
+@pytest.mark.parametrize("fn, args", [
+    (identity_of_list_in_dict, ({}, [1, 2], X)),
+    (identity_of_shared_inputs, (_shared_outer(), X)),
+    (alias_of_argument_list_written_later, ([1.0], X)),
+    (made_list_bound_twice, (X,)),
+])
+def test_identity_survives_a_segment_boundary(fn, args):
+    check(fn, *args, full_graph=False)
+
+
+def test_made_list_leaving_twice_is_one_object():
+    def make():
+        return made_list_leaves_twice, {"o": Box()}
+
+    def step(fn, w):
+        r = fn(w["o"], X)
+        return r is w["o"].cache, len(r)
+
+    check_sequence(make, [step, step], full_graph=True)
+
+
+def test_container_of_a_static_argument_leaves_as_itself():
+    def make():
+        return container_handed_on_from_argument, {"cfg": Config(), "other": Config()}
+
+    def step(fn, w):
+        fn(w["cfg"], X)
+        return list(w["cfg"].items)
+
+    def other(fn, w):
+        fn(w["other"], X)
+        return list(w["other"].items), list(w["cfg"].items)
+
+    check_sequence(make, [step, step, other, step], full_graph=False)
