@@ -202,7 +202,7 @@ class GraphPlan:
         self.plain_outputs = (all(isinstance(x, Value) for x in self.spec.out_template)
                               and not (self.numpy_out or self.numpy_scalar_out or self.python_out or self.captured_out))
         # what only the general path does: arguments handed back or written into, attributes set, host effects
-        self.fast_ok = not (self.passthrough or self.has_effects or self.spec.input_writes)
+        self.fast_ok = not (self.passthrough or self.has_effects or self.spec.input_writes or self.spec.views)
         # by-value object arguments (``Specialization.rebound``): where the
         # trace-time object stands in the outputs and attribute writes
         self.rebind_out = [(j, k) for j, x in enumerate(self.spec.out_template) for k, obj in self.spec.rebound.items()
@@ -301,6 +301,8 @@ class GraphPlan:
             for j, x in enumerate(spec.out_template):
                 if x is final:
                     filled[j] = leaves[k]
+        if spec.views:
+            _make_views(spec.views, filled, leaves, arrays_in[len(spec.arg_positions):])
         result, written, _, cell_values = jax.tree_util.tree_unflatten(spec.out_treedef, filled)
         if cell_values:
             env.update(_bound_only(cell_values))
@@ -321,6 +323,29 @@ class GraphPlan:
                 else:
                     env.pop(name, None)
         return NEXT, None
+
+
+def _make_views(views: tuple, filled: list, leaves: list, captured: list) -> None:
+    """The NumPy views among a segment's outputs, made on eager's arrays (the
+    caller's, written back; those read from outside; those handed out), so a
+    later write through a view or its base shows in the other, as in eager
+    (``specialize._view_program``)."""
+    steps, assigns = views
+    made: list = []
+    for step in steps:
+        kind = step[0]
+        if kind == "leaf":
+            made.append(leaves[step[1]])
+        elif kind == "capture":
+            made.append(captured[step[1]])
+        elif kind == "out":
+            made.append(filled[step[1]])
+        else:
+            _, base, fn, treedef, operands, value = step
+            args, kwargs = jax.tree_util.tree_unflatten(treedef, [made[base] if x is value else x for x in operands])
+            made.append(fn(*args, **kwargs))
+    for j, slot in assigns:
+        filled[j] = made[slot]
 
 
 def _bound_only(values: dict) -> dict:

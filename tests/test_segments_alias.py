@@ -207,3 +207,142 @@ def test_container_of_a_static_argument_leaves_as_itself():
         return list(w["other"].items), list(w["cfg"].items)
 
     check_sequence(make, [step, step, other, step], full_graph=False)
+
+
+# ------------------------------------------------ NumPy views leaving a segment
+def return_slice(x):
+    return x[1:]
+
+
+def return_transpose(x):
+    return x.T
+
+
+def return_reshape(x):
+    return x.reshape(3, 2)
+
+
+def return_strided(x):
+    return x[::2]
+
+
+def return_asarray(x):
+    return np.asarray(x)
+
+
+def return_np_transpose(x):
+    return np.transpose(x)
+
+
+def return_view_of_view(x):
+    return x[1:].T[0]
+
+
+def return_view_after_write(x):
+    x[0, 0] = 5.0
+    return x[:, 1]
+
+
+def return_made_and_its_view(x):
+    a = x * 2.0
+    return a, a[1:]
+
+
+def _write_through(r):
+    for a in (r if isinstance(r, tuple) else (r,)):
+        a.flat[-1] = 100.0
+
+
+@pytest.mark.parametrize("fn", [return_slice, return_transpose, return_reshape, return_strided, return_asarray,
+                                return_np_transpose, return_view_of_view, return_view_after_write,
+                                return_made_and_its_view])
+def test_returned_view_shares_memory_as_in_eager(fn):
+    def make():
+        return fn, {"x": np.arange(6.0).reshape(2, 3)}
+
+    def step(f, w):
+        r = f(w["x"])
+        _write_through(r)   # a write by the caller through the result
+        return w["x"].copy(), r
+
+    check_sequence(make, [step, step], full_graph=True)
+
+
+def view_across_split(x):
+    y = x[1:]
+    k = x.sum().tolist()
+    y[0] = k
+    return x
+
+
+def view_of_made_across_split(x):
+    a = x * 2.0
+    b = a[1:]
+    k = a.sum().tolist()
+    b[0] = k
+    return a
+
+
+def views_of_hidden_base_across_split(x):
+    a = x * 2.0
+    b, c = a[1:], a[:2]
+    k = b.sum().tolist()
+    b[0] = k
+    return c
+
+
+@pytest.mark.parametrize("fn", [view_across_split, view_of_made_across_split, views_of_hidden_base_across_split])
+def test_view_used_by_a_later_segment_reaches_its_base(fn):
+    check(fn, np.arange(4.0), full_graph=False)
+
+
+# ------------------------------------------------ arrays a traced branch or rolled loop joins
+def write_branch_result_that_may_be_another(x, c):
+    a = x * 2.0
+    y = a if c.sum() > 0 else x * 3.0
+    y[0] = 100.0
+    return a
+
+
+def write_branch_result_that_may_be_a_view(x, c):
+    if c.sum() > 0:
+        y = x[1:]
+    else:
+        y = x[:-1]
+    y[0] = 100.0
+    return y
+
+
+def write_loop_result_that_may_be_a_view(x, n):
+    y = x[1:]
+    for i in range(n):
+        y = y * 1.0 if i > 100 else y
+    y[0] = 5.0
+    return x
+
+
+def write_into_carried_made_array(x, n):
+    acc = np.zeros(3)
+    for i in range(n):
+        acc[i % 3] = acc[i % 3] + x[i % 4]
+    acc[0] = -1.0
+    return acc
+
+
+@pytest.mark.parametrize("fn, args", [
+    (write_branch_result_that_may_be_another, (np.arange(5.0), np.ones(1))),
+    (write_branch_result_that_may_be_another, (np.arange(5.0), -np.ones(1))),
+    (write_branch_result_that_may_be_a_view, (np.arange(5.0), np.ones(1))),
+    (write_branch_result_that_may_be_a_view, (np.arange(5.0), -np.ones(1))),
+    (write_loop_result_that_may_be_a_view, (np.arange(40.0), 30)),
+])
+def test_write_through_a_joined_array_reaches_what_it_may_be(fn, args):
+    import jax.numpy as jnp
+
+    args = tuple(jnp.asarray(a) if a.shape == (1,) else a for a in args if isinstance(a, np.ndarray)) + \
+        tuple(a for a in args if not isinstance(a, np.ndarray))
+    check(fn, *args, full_graph=False)
+
+
+def test_write_into_a_carried_array_the_loop_made_stays_in_the_graph():
+    check(write_into_carried_made_array, np.arange(4.0), 30, full_graph=True)

@@ -84,6 +84,21 @@ def np_setitem(x: Any, idx: Any, v: Any) -> Any:
 np_setitem.__name__ = np_setitem.__qualname__ = "setitem"
 
 
+def _replayer(fn: Any, eager_fn: Any) -> Any:
+    """What makes, on an ndarray, the view ``fn`` made on a traced one: our
+    own indexing, attribute and method helpers work on either; a NumPy
+    function run as its JAX equivalent is replayed as the NumPy function."""
+    if fn is arrays.getitem or fn is arrays.attribute:
+        return fn
+    if getattr(fn, "__module__", None) == arrays.__name__ and getattr(fn, "__name__", "").startswith("."):
+        return fn   # arrays.method_caller: ``x.reshape(...)``, ``x.transpose()``
+    if eager_fn is not None and is_numpy_callable(eager_fn):
+        return eager_fn
+    if is_numpy_callable(fn):
+        return fn
+    return None
+
+
 def _same_kind(result: np.dtype, target: np.dtype) -> bool:
     return np.can_cast(result, target, casting="same_kind")
 
@@ -471,6 +486,34 @@ class MutationMixin:
             if "numpy" in r.type.kinds and r.type.shape:   # a 0-d result is a NumPy scalar, not a view
                 self.view_of[id(r)] = (r, bases)
 
+    # ------------------------------------------------------- view recipes
+    @property
+    def view_recipes(self) -> dict:
+        """NumPy views the graph can make again on eager's arrays after the
+        call: id(view) -> (view, replay, treedef, leaves, base), where
+        ``replay(*args, **kwargs)`` of the operands (``base`` among the
+        ``leaves`` replaced by an ndarray) makes eager's view of it."""
+        d = self.__dict__.get("_view_recipes")
+        if d is None:
+            d = self.__dict__["_view_recipes"] = {}
+        return d
+
+    def note_view_recipes(self, fn: Any, treedef: Any, leaves: list, results: list, eager_fn: Any) -> None:
+        """After ``mark_kinds``: a view made from one NumPy operand and static
+        operands (``x[1:]``, ``x.T``, ``x.reshape(2, 3)``, ``np.transpose(x)``)
+        by a function that does on an ndarray what eager does."""
+        operands = [x for x in leaves if isinstance(x, Value)]
+        if len(operands) != 1:
+            return
+        replay = _replayer(fn, eager_fn)
+        if replay is None:
+            return
+        base = operands[0]
+        for r in results:
+            entry = self.view_of.get(id(r))
+            if entry is not None and entry[0] is r and len(entry[1]) == 1 and entry[1][0] is base:
+                self.view_recipes[id(r)] = (r, replay, treedef, list(leaves), base)
+
     # ------------------------------------------------------------ stores
     def functional_store(self, obj: np.ndarray, idx: Any, value: Any) -> bool:
         """A write into a NumPy array known at trace time that must become a graph
@@ -566,10 +609,79 @@ class MutationMixin:
             entry = self.input_of.get(id(obj))
             if entry is not None and entry[1] in self.input_aliased:
                 raise self.graph_break(FallbackCode.MUTATION, node, f"argument array '{name}' shares memory with another argument")
+            held = self._joined_observable(obj)
+            if held:
+                raise self.graph_break(FallbackCode.MUTATION, node, f"'{name}' may be {held} (the result of a traced "
+                                       "branch or a rolled loop is one of the arrays it joins)",
+                                       hint="take a copy first: y = y.copy()")
         holder = next(self._references(obj, name), None)
         if holder is not None:
             raise self.graph_break(FallbackCode.MUTATION, node, f"the array in '{name}' is also reachable as {holder}: "
                                    "a write must show through every alias", hint="take a copy (y = x.copy()) or write through one name")
+
+    # ------------------------------------------------------------ joins
+    @property
+    def joined_from(self) -> dict:
+        """NumPy arrays joined from others (a traced branch's result, a rolled
+        loop's carried value): id -> (value, the arrays it may be)."""
+        d = self.__dict__.get("_joined_from")
+        if d is None:
+            d = self.__dict__["_joined_from"] = {}
+        return d
+
+    def join_views(self, results: list, sources: list[list]) -> None:
+        """``results[k]`` is, in eager, one of ``source[k]`` for the sources
+        (each path of a branch; a loop's initial and carried values): a NumPy
+        array among them may be that same object (``y = a if c else b``),
+        so a write through either must show in the other."""
+        for k, r in enumerate(results):
+            if not isinstance(r, Value) or "numpy" not in r.type.kinds or not r.type.shape:
+                continue
+            bases = [src[k] for src in sources if k < len(src) and isinstance(src[k], Value)
+                     and "numpy" in src[k].type.kinds and src[k] is not r]
+            if bases:
+                self.joined_from[id(r)] = (r, bases)
+
+    def _bases_of(self, x: Any) -> list:
+        """The arrays ``x`` may view or be (one step)."""
+        out = []
+        for table in (self.view_of, self.__dict__.get("_joined_from") or {}):
+            entry = table.get(id(x))
+            if entry is not None and entry[0] is x:
+                out.extend(entry[1])
+        return out
+
+    def may_share(self, x: Any, obj: Any, depth: int = 0) -> bool:
+        """Whether ``x`` is ``obj``, or a view of it or joined from it, through any chain."""
+        if x is obj:
+            return True
+        if depth > 32:
+            return True   # a chain this long: assume it does
+        return any(self.may_share(b, obj, depth + 1) for b in self._bases_of(x))
+
+    def _joined_observable(self, obj: Value) -> str:
+        """For an array joined from others: how one of those may still be seen
+        otherwise (a name, a container, an argument, a view), or ''."""
+        entry = self.__dict__.get("_joined_from", {}).get(id(obj))
+        if entry is None or entry[0] is not obj:
+            return ""
+        mine = self.input_of.get(id(obj))
+        mine = mine[1] if mine is not None and mine[0] is obj else None
+        for b in entry[1]:
+            other = self.input_of.get(id(b))
+            if mine is not None and other is not None and other[0] is b and other[1] == mine:
+                continue   # a version of the same argument array (written back: writeback.py)
+            if id(b) in self.view_of:
+                return "a view of another NumPy array"
+            if self.input_of.get(id(b), (None,))[0] is b or any(c.value is b for c in self.captures):
+                return "an array from outside the segment"
+            holder = next(self._references(b, "", skip=obj), None)
+            if holder is not None:
+                return f"the array also reachable as {holder}"
+            deeper = self._joined_observable(b)
+            if deeper:
+                return deeper
+        return ""
 
     def _frames(self) -> list:
         out, seen = [], set()
@@ -581,14 +693,17 @@ class MutationMixin:
                 f = f.parent
         return out
 
-    def _references(self, obj: Any, name: str):
-        """Where else ``obj`` (or a view of it) can be seen from: names, containers, attributes."""
+    def _references(self, obj: Any, name: str, skip: Any = None):
+        """Where else ``obj`` (or a view of it, or an array joined from it) can
+        be seen from: names, containers, attributes (``skip``: not that one)."""
         seen: set[int] = set()
         is_value = isinstance(obj, Value)
         argument = self.input_of.get(id(obj)) if is_value else None
         argument = argument[1] if argument is not None and argument[0] is obj else None
 
         def hits(x: Any) -> bool:
+            if x is skip:
+                return False
             if x is obj:
                 return True
             if argument is not None and isinstance(x, Value):
@@ -598,8 +713,7 @@ class MutationMixin:
                 if other is not None and other[0] is x and other[1] == argument:
                     return True
             if is_value and isinstance(x, Value):
-                entry = self.view_of.get(id(x))
-                return entry is not None and entry[0] is x and any(b is obj for b in entry[1])
+                return self.may_share(x, obj)
             if not is_value and isinstance(x, np.ndarray):
                 return np.may_share_memory(x, obj)
             return False

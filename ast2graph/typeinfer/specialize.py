@@ -60,6 +60,8 @@ class Specialization:
     # guard keys of the outside values this graph writes back (``writeback.written_key``): a
     # Python int among them that changed since the trace is read traced at once (api.note_changed_statics)
     written_keys: frozenset = frozenset()
+    # NumPy views among the outputs made again on eager's arrays after each call (``_view_program``)
+    views: tuple | None = None
 
 
 def numpy_aliasing(leaves: list) -> tuple:
@@ -307,12 +309,12 @@ def _specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str]
         raise _escape_break(unit, stmts, start, end, FallbackCode.CONCRETE_VALUE, "a value whose kind (NumPy array, "
                             "Python number or jax.Array) depends on the path taken would leave the compiled segment",
                             "assignment")
-    if not returns and any(isinstance(x, Value) and id(x) in sp.view_of and sp.view_of[id(x)][0] is x
-                           for x in out_leaves):
-        # A NumPy view handed to later statements would become a separate
-        # array: end the segment before the statement that made it.
-        raise _escape_break(unit, stmts, start, end, FallbackCode.MUTATION, "a view of a NumPy array would leave the "
-                            "compiled segment (writes through it must reach the base)", "assignment")
+    views = _view_program(sp, out_leaves, returns)
+    if isinstance(views, str):
+        # A NumPy view (or an array that may be another) that cannot be made
+        # again on eager's arrays would become a separate array: end the
+        # segment before the statement that made it.
+        raise _escape_break(unit, stmts, start, end, FallbackCode.MUTATION, views, "assignment")
     body.yields = [x for x in out_leaves if isinstance(x, Value)]
     rebound, pinned = _rebind(sp, {k: ids for k, (ids, _) in by_value.items()}, leaves, out_leaves, writes)
     capture_values = [c.value for c in sp.captures]
@@ -321,7 +323,79 @@ def _specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str]
     return Specialization(graph, positions, sp.captures, sp.guards, out_treedef, out_leaves, returns, end,
                           out_names, list(sp.decisions.values()), [(obj, attr) for obj, attr, _ in writes],
                           [k for k, _ in input_writes], rebound, pinned, {k: key for k, (_, key) in by_value.items()},
-                          deleted, frozenset(written_key(obj, attr) for obj, attr, _ in writes))
+                          deleted, frozenset(written_key(obj, attr) for obj, attr, _ in writes), views)
+
+
+def _view_program(sp: Specializer, out_leaves: list, returns: bool) -> tuple | str:
+    """How the NumPy views among the outputs are made again after each call,
+    on eager's arrays (``Specialization.views``): ``(steps, assigns)``, each
+    step making one array from the call's (``("leaf", k)``: an argument;
+    ``("capture", n)``: an array read from outside; ``("out", j)``: the array
+    handed out at output ``j``; ``("replay", step, fn, treedef, leaves,
+    base)``: ``fn`` of the operands with the array of ``step`` as ``base``),
+    and ``(j, step)``: output ``j`` is that array. A string: why a view
+    cannot leave (its base is seen otherwise but the view cannot be made
+    again); a NumPy array the graph may have joined from another (a traced
+    branch's result, a loop's carried value) cannot leave a segment the
+    function goes on after when that other one is seen otherwise."""
+    captures = {id(c.value): n for n, c in enumerate(sp.captures)}
+    positions: dict[int, int] = {}
+    for j, x in enumerate(out_leaves):
+        if isinstance(x, Value):
+            positions.setdefault(id(x), j)
+    steps: list[tuple] = []
+    slot_of: dict[int, int] = {}
+
+    def source(v: Value, depth: int = 0) -> int | None:
+        if id(v) in slot_of:
+            return slot_of[id(v)]
+        entry = sp.input_of.get(id(v))
+        recipe = sp.view_recipes.get(id(v))
+        if entry is not None and entry[0] is v:
+            step: tuple = ("leaf", entry[1])
+        elif id(v) in captures:
+            step = ("capture", captures[id(v)])
+        elif recipe is not None and recipe[0] is v and depth < 64:
+            base = source(recipe[4], depth + 1)
+            if base is None:
+                return None
+            step = ("replay", base, *recipe[1:])
+        elif id(v) in positions:
+            step = ("out", positions[id(v)])
+        else:
+            return None
+        steps.append(step)
+        slot_of[id(v)] = len(steps) - 1
+        return slot_of[id(v)]
+
+    def roots(v: Value, depth: int = 0) -> list:
+        bases = sp._bases_of(v)
+        if not bases or depth > 64:
+            return [v]
+        return [r for b in bases for r in roots(b, depth + 1)]
+
+    outs = [(j, x) for j, x in enumerate(out_leaves) if isinstance(x, Value) and "numpy" in x.type.kinds and x.type.shape]
+    assigns: list[tuple[int, int]] = []
+    shared: dict[int, set] = {}
+    for j, x in outs:
+        for r in roots(x):
+            shared.setdefault(id(r), set()).add(id(x))
+    for j, x in outs:
+        view = sp.view_of.get(id(x), (None,))[0] is x
+        if not view and (returns or not sp._bases_of(x)):
+            continue   # not a view (a joined result handed back: eager's object or a copy, equal)
+        slot = source(x) if view else None
+        if slot is not None and steps[slot][0] == "replay":
+            assigns.append((j, slot))
+            continue
+        for r in roots(x):
+            entry = sp.input_of.get(id(r))
+            if entry is not None and entry[0] is r or id(r) in captures or \
+                    id(r) in positions and r is not x or len(shared[id(r)]) > 1:
+                return ("a view of a NumPy array would leave the compiled segment (writes through it must reach the "
+                        "base)") if view else ("a NumPy array that may be another one (a traced branch's result, a "
+                                               "loop's carried value) would leave the compiled segment")
+    return (steps, assigns) if assigns else None
 
 
 def _argument_part(sp: Specializer, x: Any) -> bool:
