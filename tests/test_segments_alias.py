@@ -346,3 +346,144 @@ def test_write_through_a_joined_array_reaches_what_it_may_be(fn, args):
 
 def test_write_into_a_carried_array_the_loop_made_stays_in_the_graph():
     check(write_into_carried_made_array, np.arange(4.0), 30, full_graph=True)
+
+
+# ------------------------------------------------ writes into objects nested in a by-value argument
+class Counter:
+    def __init__(self):
+        self.count = 0
+
+    def bump(self):
+        self.count += 1
+
+
+class Settings:
+    def __init__(self):
+        self.sub = Counter()
+        self.scale = 2.0
+
+
+def bump_nested(cfg, x):
+    cfg.sub.count += 1
+    return x * cfg.scale
+
+
+def bump_nested_by_method(cfg, x):
+    cfg.sub.bump()
+    return x * cfg.scale
+
+
+def bump_nested_after_split(cfg, x):
+    y = x * cfg.scale
+    k = y.sum().tolist()
+    cfg.sub.count += 1
+    return y, k
+
+
+@pytest.mark.parametrize("fn", [bump_nested, bump_nested_by_method, bump_nested_after_split])
+def test_write_into_nested_object_of_equal_arguments_reaches_each(fn):
+    """Equal fresh config objects call after call (the graph is specialised on
+    their value): each call's write goes into that call's object, never into
+    the one the graph was traced with."""
+    def make():
+        return fn, {"objs": [Settings() for _ in range(3)], "same": Settings()}
+
+    def fresh(k):
+        def step(f, w):
+            f(w["objs"][k], X)
+            return [o.sub.count for o in w["objs"]]
+        return step
+
+    def same(f, w):
+        f(w["same"], X)
+        return w["same"].sub.count, [o.sub.count for o in w["objs"]]
+
+    check_sequence(make, [fresh(0), fresh(1), same, same, fresh(2)], full_graph=False)
+
+
+# ------------------------------------------------ the call's own containers across segments
+def append_after_split(x):
+    xs = [x]
+    k = x.sum().tolist()
+    xs.append(x * k)
+    return xs
+
+
+def item_write_after_split(x):
+    arrays = [x, x + 1.0]
+    ys = arrays
+    k = x.sum().tolist()
+    arrays[0] = arrays[0] * k
+    return ys, arrays[0] is ys[0]
+
+
+def dict_write_after_split(x):
+    d = {"a": x}
+    k = x.sum().tolist()
+    d["b"] = x * k
+    d.pop("a")
+    return d
+
+
+def nested_write_after_split(x):
+    rows = [[x], [x + 1.0]]
+    first = rows[0]
+    k = x.sum().tolist()
+    first.append(x * k)
+    return rows
+
+
+STORE: list = []
+
+
+def write_after_python_kept_it(x):
+    xs = [x]
+    STORE.append((xs, x.sum().tolist()))   # Python keeps a reference to xs
+    xs.append(x * 2.0)
+    return len(STORE[-1][0])
+
+
+@pytest.mark.parametrize("fn", [append_after_split, item_write_after_split, dict_write_after_split,
+                                nested_write_after_split])
+def test_container_of_an_earlier_segment_is_written_in_the_graph(fn):
+    e = check(fn, X, full_graph=False)
+    assert [s.code.code for s in e.fallback_sites] == ["A2G003"], str(e)
+
+
+def test_container_python_code_kept_is_not_the_calls_own():
+    STORE.clear()
+    e = check(write_after_python_kept_it, X, full_graph=False)
+    assert "A2G007" in [s.code.code for s in e.fallback_sites], str(e)
+
+
+# ------------------------------------------------ writes through a view of an array nothing else sees
+def write_view_of_temporary(x):
+    y = np.moveaxis(np.outer(x, x), 0, -1)
+    y[..., 1:] *= 2.0
+    y[..., 0] = 0.0
+    return y
+
+
+def write_one_of_two_views(x):
+    t = np.outer(x, x)
+    a, b = t[1:], t[:2]
+    del t
+    a[0] = 5.0
+    return b
+
+
+def write_view_whose_base_is_named(x):
+    t = np.outer(x, x)
+    a = t[1:]
+    a[0] = 5.0
+    return t
+
+
+def test_write_through_view_of_unseen_array_stays_in_the_graph():
+    check(write_view_of_temporary, np.arange(4.0), full_graph=True)
+
+
+@pytest.mark.parametrize("fn", [write_one_of_two_views, write_view_whose_base_is_named])
+def test_write_through_view_of_seen_array_falls_back(fn):
+    e = check(fn, np.arange(4.0), full_graph=False)
+    assert "A2G007" in [s.code.code for s in e.fallback_sites]

@@ -15,7 +15,12 @@ Produces:
   the caller's own object after each call (``api.GraphPlan``);
 * ``share_outputs``: an output tree in which a container made by the trace
   that leaves the segment more than once (``o.cache = xs; return xs``)
-  unflattens to one object per call (``Shared`` nodes).
+  unflattens to one object per call (``Shared`` nodes);
+* the call's own containers (``CALL_LOCAL`` in a call's environment): the
+  lists and dicts a compiled segment made this call (``register_made``) that
+  no Python code has been given since (``expose``): a later segment may
+  write them in place like a container it made itself, the new contents
+  written back into the same object after it runs (``api.GraphPlan``).
 
 Invariants: an input container the segment hands on is the caller's object,
 never a copy; a container the segment makes is one new object per call
@@ -27,6 +32,7 @@ from __future__ import annotations
 
 import collections
 import threading
+import types
 from typing import Any, Callable
 
 import jax
@@ -269,3 +275,65 @@ def register_other_node(kind: type) -> None:
     ``tree_unflatten`` (``specialize.MadePerCall``): walked into."""
     global _OTHER_NODES
     _OTHER_NODES = _OTHER_NODES + (kind,)
+
+
+# ------------------------------------------------------ the call's own containers
+CALL_LOCAL = "<call-local>"   # environment key: {id: container}; not an identifier, never a variable
+
+
+def _walk_containers(tree: Any, stop: Callable[[Any], bool], objects: bool = False, limit: int = 100_000):
+    """The lists and dicts reachable from ``tree`` through lists, tuples and
+    dict values (``objects``: and the attributes of objects), ``stop(x)``
+    ones not entered."""
+    stack, seen = [tree], set()
+    while stack and limit > 0:
+        limit -= 1
+        x = stack.pop()
+        kind = type(x)
+        if id(x) in seen or stop(x):
+            continue
+        if kind in MUTABLE or kind is tuple or _namedtuple(x):
+            seen.add(id(x))
+            if kind in MUTABLE:
+                yield x
+            stack.extend(x.values() if kind is not list and kind in MUTABLE else x)
+        elif objects and isinstance(getattr(x, "__dict__", None), dict) and not isinstance(x, (type, types.ModuleType)):
+            seen.add(id(x))
+            stack.extend(vars(x).values())
+
+
+def register_made(env: dict, result: Any, kept: list, hidden: list) -> None:
+    """The lists and dicts of a segment's ``result`` that its unflattening
+    made (not the objects it hands on: ``kept``, the flat outputs) are this
+    call's own; none reachable from ``hidden`` (values the segment stored
+    outside: attributes, globals, cells) is."""
+    kept_ids = {id(x) for x in kept}
+    local = env.get(CALL_LOCAL)
+    if local is None:
+        local = env[CALL_LOCAL] = {}
+    for x in _walk_containers(result, lambda x: id(x) in kept_ids):
+        local[id(x)] = x
+    if hidden:
+        expose(env, hidden)
+
+
+def expose(env: dict, values: list | None) -> None:
+    """Python code is given ``values`` (None: it may see anything): the
+    containers reachable from them are no longer the call's own (it may have
+    kept a reference anywhere)."""
+    local = env.get(CALL_LOCAL)
+    if not local:
+        return
+    if values is None:
+        local.clear()
+        return
+    for x in _walk_containers(values, lambda x: False, objects=True):
+        local.pop(id(x), None)
+
+
+def local_paths(paths: dict[int, tuple], env: dict) -> tuple:
+    """The paths of the inputs that are the call's own containers (a plan-key part)."""
+    local = env.get(CALL_LOCAL)
+    if not local:
+        return ()
+    return tuple(sorted((p for i, p in paths.items() if i in local), key=repr))

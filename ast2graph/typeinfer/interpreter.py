@@ -1082,7 +1082,7 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
         """The path of ``obj`` among the segment's inputs when it stands for
         one of the caller's lists or dicts (it leaves as that object), else None."""
         entry = self.input_containers.get(id(obj))
-        return entry[1] if entry is not None and entry[0] is obj and not self._is_fresh(obj) else None
+        return entry[1] if entry is not None and entry[0] is obj else None
 
     def _is_fresh(self, obj: Any) -> bool:
         entry = self.fresh.get(id(obj))

@@ -603,13 +603,14 @@ class MutationMixin:
     def _check_unaliased(self, obj: Any, name: str, node: Any) -> None:
         """Fall back unless the local ``name`` is the only way to observe ``obj``."""
         if isinstance(obj, Value):
-            if id(obj) in self.view_of:
-                raise self.graph_break(FallbackCode.MUTATION, node, f"'{name}' may be a view of another NumPy array "
-                                       "(a write through it changes the base)", hint="take a copy first: y = x[...].copy()")
             entry = self.input_of.get(id(obj))
             if entry is not None and entry[1] in self.input_aliased:
                 raise self.graph_break(FallbackCode.MUTATION, node, f"argument array '{name}' shares memory with another argument")
-            held = self._joined_observable(obj)
+            held = self._base_observable(obj)
+            if held and id(obj) in self.view_of:
+                raise self.graph_break(FallbackCode.MUTATION, node, f"'{name}' may be a view of another NumPy array "
+                                       f"(a write through it changes the base, {held})",
+                                       hint="take a copy first: y = x[...].copy()")
             if held:
                 raise self.graph_break(FallbackCode.MUTATION, node, f"'{name}' may be {held} (the result of a traced "
                                        "branch or a rolled loop is one of the arrays it joins)",
@@ -659,28 +660,36 @@ class MutationMixin:
             return True   # a chain this long: assume it does
         return any(self.may_share(b, obj, depth + 1) for b in self._bases_of(x))
 
-    def _joined_observable(self, obj: Value) -> str:
-        """For an array joined from others: how one of those may still be seen
-        otherwise (a name, a container, an argument, a view), or ''."""
-        entry = self.__dict__.get("_joined_from", {}).get(id(obj))
-        if entry is None or entry[0] is not obj:
+    def _roots(self, x: Any, depth: int = 0) -> list:
+        """The arrays ``x`` views or may be, through any chain, that view or join nothing."""
+        bases = self._bases_of(x)
+        if not bases or depth > 64:
+            return [x]
+        return [r for b in bases for r in self._roots(b, depth + 1)]
+
+    def _base_observable(self, obj: Value) -> str:
+        """For a view or an array joined from others: how an array it may
+        share memory with can still be seen other than through ``obj`` (a
+        name, a container, another view, an argument, an array read from
+        outside), or '': a write through ``obj`` then changes nothing else
+        anyone can see (``moveaxis(fft(x))[..., 1:] *= 2``)."""
+        if not self._bases_of(obj):
             return ""
         mine = self.input_of.get(id(obj))
         mine = mine[1] if mine is not None and mine[0] is obj else None
-        for b in entry[1]:
-            other = self.input_of.get(id(b))
-            if mine is not None and other is not None and other[0] is b and other[1] == mine:
-                continue   # a version of the same argument array (written back: writeback.py)
-            if id(b) in self.view_of:
-                return "a view of another NumPy array"
-            if self.input_of.get(id(b), (None,))[0] is b or any(c.value is b for c in self.captures):
+        for r in self._roots(obj):
+            if r is obj:
+                continue
+            other = self.input_of.get(id(r))
+            if other is not None and other[0] is r:
+                if mine is not None and other[1] == mine:
+                    continue   # a version of the same argument array (written back: writeback.py)
+                return "an argument's array"
+            if not isinstance(r, Value) or any(c.value is r for c in self.captures):
                 return "an array from outside the segment"
-            holder = next(self._references(b, "", skip=obj), None)
+            holder = next(self._references(r, "", skip=obj), None)
             if holder is not None:
-                return f"the array also reachable as {holder}"
-            deeper = self._joined_observable(b)
-            if deeper:
-                return deeper
+                return f"which is also reachable as {holder}"
         return ""
 
     def _frames(self) -> list:

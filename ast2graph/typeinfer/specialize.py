@@ -62,6 +62,8 @@ class Specialization:
     written_keys: frozenset = frozenset()
     # NumPy views among the outputs made again on eager's arrays after each call (``_view_program``)
     views: tuple | None = None
+    # paths of the call's own input containers this segment wrote: their new contents come last in the outputs
+    local_writes: list = field(default_factory=list)
 
 
 def numpy_aliasing(leaves: list) -> tuple:
@@ -169,7 +171,7 @@ def flatten_inputs(env: dict[str, Any], names: list[str]):
 def specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str], leaves: list, treedef: Any,
                options: Options, nested: bool = False, traced_statics: frozenset = frozenset(),
                cells: dict | None = None, by_identity: frozenset = frozenset(),
-               structure: list | None = None) -> Specialization:
+               structure: list | None = None, local: tuple = ()) -> Specialization:
     """See ``_specialize``; a segment that raises through a run-time check and
     also prints or writes state back (attributes, cells, argument arrays: all
     applied after the call, which a raise would skip although eager made them
@@ -177,21 +179,25 @@ def specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str],
     ``cells``: the call's cells (``interpreted.CELLS``), if it made them.
     ``structure``: the live values themselves (``names``' values, flattened
     to ``leaves``): their lists and dicts keep their identity across the
-    segment (``boundary.py``); only their structure is read, never a leaf."""
+    segment (``boundary.py``); only their structure is read, never a leaf.
+    ``local``: the paths of those that are the call's own (made by an earlier
+    segment of this call, seen by nothing else): written in place here, their
+    new contents written back into them after the call."""
     spec = _specialize(unit, stmts, start, stop, names, leaves, treedef, options, nested, traced_statics, True, cells,
-                       by_identity, structure)
+                       by_identity, structure, local)
     ops = list(walk_ops(spec.graph.body))
     if any(op.fn is raise_when for op in ops if isinstance(op, CallOp)) and (
             spec.attr_writes or spec.input_writes or
             any(getattr(op.fn, "_a2g_host_print", False) for op in ops if isinstance(op, CallOp))):
         spec = _specialize(unit, stmts, start, stop, names, leaves, treedef, options, nested, traced_statics, False,
-                           cells, by_identity, structure)
+                           cells, by_identity, structure, local)
     return spec
 
 
 def _specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str], leaves: list, treedef: Any,
                 options: Options, nested: bool, traced_statics: frozenset, raise_checks: bool,
-                cells: dict | None, by_identity: frozenset, structure: list | None = None) -> Specialization:
+                cells: dict | None, by_identity: frozenset, structure: list | None = None,
+                local: tuple = ()) -> Specialization:
     """``stmts[start:stop]`` as one graph. ``nested``: ``stmts`` is the body of
     a construct that runs as Python control flow, not the function body (no
     continuation after an early exit; outputs are what the code after reads)."""
@@ -223,8 +229,13 @@ def _specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str]
     sp.argument_ids = set().union(*(ids for ids, _ in all_by_value.values()))
     built = abstract_inputs(names, structure, abstract, boundary_leaf(), untrace_numbers) \
         if structure is not None else None
+    own: list[tuple] = []   # the call's own containers among the inputs: (abstract, path, contents before)
     if built is not None:   # the caller's lists and dicts: one abstract container each, shared as eager's
         values, sp.input_containers = built
+        wanted = set(local)
+        for obj, path in sp.input_containers.values():
+            if path in wanted:
+                own.append((sp.mark_fresh(obj), path, _contents(obj)))
     else:
         values = untrace_numbers(keyed(jax.tree_util.tree_unflatten(treedef, abstract)))
     body = Region()
@@ -264,7 +275,10 @@ def _specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str]
     cell_values = {n: sp.frame.env[n] for n in unit.cellvars if n in set_here and n in sp.frame.env
                    # a class made in the segment whose cell only its own methods read: they leave with it, or not at all
                    and not (local_class_escapes(sp.frame.env[n]) and not read_by_other_scopes(unit.tree, n))}
-    out = (out, [value for _, _, value in writes], [value for _, value in input_writes], cell_values)
+    # the call's own containers written here: their new contents, written back into them after the call
+    rewritten = [(obj, path) for obj, path, before in own if not _same_contents(_contents(obj), before)]
+    out = (out, [value for _, _, value in writes], [value for _, value in input_writes], cell_values,
+           [list(obj) if type(obj) is list else dict(obj) for obj, _ in rewritten])
     try:   # objects the trace made are made anew by every call, as eager makes them
         out = remade_per_call(out, sp.fresh)
     except _Shared as e:
@@ -323,7 +337,18 @@ def _specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str]
     return Specialization(graph, positions, sp.captures, sp.guards, out_treedef, out_leaves, returns, end,
                           out_names, list(sp.decisions.values()), [(obj, attr) for obj, attr, _ in writes],
                           [k for k, _ in input_writes], rebound, pinned, {k: key for k, (_, key) in by_value.items()},
-                          deleted, frozenset(written_key(obj, attr) for obj, attr, _ in writes), views)
+                          deleted, frozenset(written_key(obj, attr) for obj, attr, _ in writes), views,
+                          [path for _, path in rewritten])
+
+
+def _contents(obj: Any) -> tuple:
+    """What a list or dict holds: its keys (a dict's) and its items."""
+    return (tuple(obj), list(obj.values())) if isinstance(obj, dict) else ((), list(obj))
+
+
+def _same_contents(a: tuple, b: tuple) -> bool:
+    """The same keys and the same items, by identity."""
+    return a[0] == b[0] and len(a[1]) == len(b[1]) and all(x is y for x, y in zip(a[1], b[1]))
 
 
 def _view_program(sp: Specializer, out_leaves: list, returns: bool) -> tuple | str:
@@ -368,17 +393,11 @@ def _view_program(sp: Specializer, out_leaves: list, returns: bool) -> tuple | s
         slot_of[id(v)] = len(steps) - 1
         return slot_of[id(v)]
 
-    def roots(v: Value, depth: int = 0) -> list:
-        bases = sp._bases_of(v)
-        if not bases or depth > 64:
-            return [v]
-        return [r for b in bases for r in roots(b, depth + 1)]
-
     outs = [(j, x) for j, x in enumerate(out_leaves) if isinstance(x, Value) and "numpy" in x.type.kinds and x.type.shape]
     assigns: list[tuple[int, int]] = []
     shared: dict[int, set] = {}
     for j, x in outs:
-        for r in roots(x):
+        for r in sp._roots(x):
             shared.setdefault(id(r), set()).add(id(x))
     for j, x in outs:
         view = sp.view_of.get(id(x), (None,))[0] is x
@@ -388,7 +407,7 @@ def _view_program(sp: Specializer, out_leaves: list, returns: bool) -> tuple | s
         if slot is not None and steps[slot][0] == "replay":
             assigns.append((j, slot))
             continue
-        for r in roots(x):
+        for r in sp._roots(x):
             entry = sp.input_of.get(id(r))
             if entry is not None and entry[0] is r or id(r) in captures or \
                     id(r) in positions and r is not x or len(shared[id(r)]) > 1:
