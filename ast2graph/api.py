@@ -294,7 +294,7 @@ class GraphPlan:
         for j, path in self.input_refs:
             filled[j] = resolve(env, path)
         local_targets = [resolve(env, path) for path in spec.local_writes]
-        tail = len(filled) - len(spec.input_writes)   # the written-back arguments come last
+        tail = spec.input_writes_at   # the versions of the written-back arguments
         for n, k in enumerate(spec.input_writes):
             # a mutated argument: into the caller's array, and every output that is it
             np.copyto(leaves[k], filled[tail + n], casting="unsafe")
@@ -304,7 +304,7 @@ class GraphPlan:
                     filled[j] = leaves[k]
         if spec.views:
             _make_views(spec.views, filled, leaves, arrays_in[len(spec.arg_positions):])
-        result, written, _, cell_values, local_contents = jax.tree_util.tree_unflatten(spec.out_treedef, filled)
+        result, written, _, cell_values, local_contents, _ = jax.tree_util.tree_unflatten(spec.out_treedef, filled)
         if local_targets:
             _write_back_local(local_targets, local_contents)
         if not spec.returns:
@@ -356,7 +356,7 @@ def _make_views(views: tuple, filled: list, leaves: list, captured: list) -> Non
     caller's, written back; those read from outside; those handed out), so a
     later write through a view or its base shows in the other, as in eager
     (``specialize._view_program``)."""
-    steps, assigns = views
+    steps, assigns, writes = views
     made: list = []
     for step in steps:
         kind = step[0]
@@ -370,6 +370,8 @@ def _make_views(views: tuple, filled: list, leaves: list, captured: list) -> Non
             _, base, fn, treedef, operands, value = step
             args, kwargs = jax.tree_util.tree_unflatten(treedef, [made[base] if x is value else x for x in operands])
             made.append(fn(*args, **kwargs))
+    for slot, j in writes:   # a view of an argument written in place: into that view of the caller's array
+        np.copyto(made[slot], filled[j], casting="unsafe")
     for j, slot in assigns:
         filled[j] = made[slot]
 

@@ -487,3 +487,49 @@ def test_write_through_view_of_unseen_array_stays_in_the_graph():
 def test_write_through_view_of_seen_array_falls_back(fn):
     e = check(fn, np.arange(4.0), full_graph=False)
     assert "A2G007" in [s.code.code for s in e.fallback_sites]
+
+
+# ------------------------------------------------ writes through a view of an argument
+def write_through_moved_argument(x):
+    x = np.moveaxis(x, 0, -1)
+    x[..., 1:] *= 2.0
+    x[..., 0] = 0.0
+    return x
+
+
+def write_through_view_after_split(x):
+    f = x * 1.0
+    k = f.sum().tolist()
+    f = f[::-1].T
+    f[1:] *= k
+    return f
+
+
+def write_view_while_argument_named(x):
+    y = x[1:]
+    y[0] = 5.0
+    return x.sum()
+
+
+def test_write_through_view_of_unnamed_argument_is_written_back():
+    check(write_through_moved_argument, np.arange(6.0).reshape(2, 3), full_graph=True)
+
+    def make():
+        return write_through_moved_argument, {"x": np.arange(6.0).reshape(2, 3)}
+
+    def step(f, w):
+        r = f(w["x"])
+        r[0, 0] = -1.0   # the result is a view of the argument, as in eager
+        return w["x"].copy(), r
+
+    check_sequence(make, [step, step], full_graph=True)
+
+
+def test_write_through_view_in_a_later_segment_is_written_back():
+    e = check(write_through_view_after_split, np.arange(4.0), full_graph=False)
+    assert [s.code.code for s in e.fallback_sites] == ["A2G003"], str(e)
+
+
+def test_write_through_view_of_named_argument_falls_back():
+    e = check(write_view_while_argument_named, np.arange(4.0), full_graph=False)
+    assert "A2G007" in [s.code.code for s in e.fallback_sites]

@@ -539,6 +539,7 @@ class MutationMixin:
         if any(c.value is obj for c in self.captures):
             raise self.graph_break(FallbackCode.MUTATION, target, f"in-place write into a NumPy array read from outside "
                                    f"(a global, a closure variable, an attribute) through '{name}'")
+        view = None
         if isinstance(obj, np.ndarray):
             if not self._is_fresh(obj):
                 raise self.graph_break(FallbackCode.MUTATION, target, "in-place write of a traced value into a NumPy array "
@@ -551,7 +552,11 @@ class MutationMixin:
                 raise self.graph_break(FallbackCode.MUTATION, target, f"in-place write into the NumPy array '{name}' "
                                        "read from outside the function (a global, closure or attribute): the write "
                                        "must reach that array")
-            self._check_unaliased(obj, name, target)
+            view = self._input_view(obj) if len(self.regions) == 1 and not self.traced_depth else None
+            if view is None:
+                self._check_unaliased(obj, name, target)
+            else:   # a view of an argument nothing else sees: written back into that view of the caller's array
+                self._check_unaliased(view, name, target, views_ok=True)
         if id(obj) in self.input_of and len(self.regions) > 1:
             # the write-back into the caller's array follows the version of the
             # argument at the segment's end: the construct's result for this
@@ -571,6 +576,9 @@ class MutationMixin:
         if entry is not None:   # an argument: write it back into the caller's array
             self.input_of[id(new)] = (new, entry[1])
             self.input_writes[entry[1]] = new
+        if view is not None:   # a view of an argument: written back into that view (specialize._view_program)
+            self.view_versions[id(new)] = (new, view)
+            self.view_writes[id(view)] = (view, new)
         self.assign_name(name, new, target)
 
     def check_numpy_index(self, obj: Any, idx: Any, node: Any) -> None:
@@ -600,9 +608,10 @@ class MutationMixin:
                     raise self.graph_break(FallbackCode.TRACE_ERROR, node, f"index {p} is out of bounds for axis {axis} "
                                            f"with size {n} (eager raises IndexError)")
 
-    def _check_unaliased(self, obj: Any, name: str, node: Any) -> None:
-        """Fall back unless the local ``name`` is the only way to observe ``obj``."""
-        if isinstance(obj, Value):
+    def _check_unaliased(self, obj: Any, name: str, node: Any, views_ok: bool = False) -> None:
+        """Fall back unless the local ``name`` is the only way to observe ``obj``
+        (``views_ok``: ``obj`` is a view ``_input_view`` accepted)."""
+        if isinstance(obj, Value) and not views_ok:
             entry = self.input_of.get(id(obj))
             if entry is not None and entry[1] in self.input_aliased:
                 raise self.graph_break(FallbackCode.MUTATION, node, f"argument array '{name}' shares memory with another argument")
@@ -659,6 +668,49 @@ class MutationMixin:
         if depth > 32:
             return True   # a chain this long: assume it does
         return any(self.may_share(b, obj, depth + 1) for b in self._bases_of(x))
+
+    @property
+    def view_versions(self) -> dict:
+        """Arrays written through a view of an argument: id(version) -> (version, the view it is written into)."""
+        d = self.__dict__.get("_view_versions")
+        if d is None:
+            d = self.__dict__["_view_versions"] = {}
+        return d
+
+    @property
+    def view_writes(self) -> dict:
+        """Views of arguments written in place: id(view) -> (view, its latest version), written back after the call."""
+        d = self.__dict__.get("_view_writes")
+        if d is None:
+            d = self.__dict__["_view_writes"] = {}
+        return d
+
+    def _input_view(self, obj: Value) -> Value | None:
+        """The view of an argument's array that ``obj`` is (or a version
+        written through it), when a write through it can be written back into
+        that view of the caller's array after the call: the view is made by
+        indexing, ``.T``, a method or a NumPy function from the whole
+        argument (``view_recipes``), and neither the argument nor any view on
+        the way is seen by anything but ``obj`` (``x = np.moveaxis(x, 0, -1);
+        x[..., 1:] *= 2``). None otherwise."""
+        version = self.view_versions.get(id(obj))
+        view = version[1] if version is not None and version[0] is obj else obj
+        chain, v = [], view
+        while True:
+            recipe = self.view_recipes.get(id(v))
+            if recipe is None or recipe[0] is not v or len(chain) > 64:
+                break
+            v = recipe[4]
+            chain.append(v)
+        entry = self.input_of.get(id(v))
+        if not chain or entry is None or entry[0] is not v:
+            return None
+        if entry[1] in self.input_aliased or entry[1] in self.input_writes or self.pending_inputs:
+            return None
+        seen = chain + ([view] if view is not obj else [])
+        if any(next(self._references(b, "", skip=obj), None) is not None for b in seen):
+            return None
+        return view
 
     def _roots(self, x: Any, depth: int = 0) -> list:
         """The arrays ``x`` views or may be, through any chain, that view or join nothing."""

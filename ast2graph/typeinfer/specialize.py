@@ -14,6 +14,7 @@ from __future__ import annotations
 import collections.abc
 import dataclasses
 import functools
+import itertools
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -64,6 +65,7 @@ class Specialization:
     views: tuple | None = None
     # paths of the call's own input containers this segment wrote: their new contents come last in the outputs
     local_writes: list = field(default_factory=list)
+    input_writes_at: int = 0   # the position among the outputs of the first written-back argument's version
 
 
 def numpy_aliasing(leaves: list) -> tuple:
@@ -187,7 +189,7 @@ def specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str],
                        by_identity, structure, local)
     ops = list(walk_ops(spec.graph.body))
     if any(op.fn is raise_when for op in ops if isinstance(op, CallOp)) and (
-            spec.attr_writes or spec.input_writes or
+            spec.attr_writes or spec.input_writes or spec.views and spec.views[2] or
             any(getattr(op.fn, "_a2g_host_print", False) for op in ops if isinstance(op, CallOp))):
         spec = _specialize(unit, stmts, start, stop, names, leaves, treedef, options, nested, traced_statics, False,
                            cells, by_identity, structure, local)
@@ -277,8 +279,9 @@ def _specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str]
                    and not (local_class_escapes(sp.frame.env[n]) and not read_by_other_scopes(unit.tree, n))}
     # the call's own containers written here: their new contents, written back into them after the call
     rewritten = [(obj, path) for obj, path, before in own if not _same_contents(_contents(obj), before)]
+    view_writes = list(sp.view_writes.values())   # views of arguments written in place: their last versions
     out = (out, [value for _, _, value in writes], [value for _, value in input_writes], cell_values,
-           [list(obj) if type(obj) is list else dict(obj) for obj, _ in rewritten])
+           [list(obj) if type(obj) is list else dict(obj) for obj, _ in rewritten], [new for _, new in view_writes])
     try:   # objects the trace made are made anew by every call, as eager makes them
         out = remade_per_call(out, sp.fresh)
     except _Shared as e:
@@ -297,6 +300,8 @@ def _specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str]
         raise _escape_break(unit, stmts, start, end, FallbackCode.MUTATION, f"{e} would leave the compiled segment",
                             "assignment") from None
     out_leaves, out_treedef = tree_flatten(out, is_leaf=kept)
+    # where each part of the outputs starts among their leaves (the written-back arguments' versions: part 2)
+    starts = list(itertools.accumulate([0] + [len(tree_flatten(part, is_leaf=kept)[0]) for part in out]))
     out_leaves = [InputRef(sp.input_container(x)) if not isinstance(x, Value) and sp.input_container(x) is not None
                   else x for x in out_leaves]
     # Trace-time stand-ins cannot leave the segment: the statements after it
@@ -323,7 +328,7 @@ def _specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str]
         raise _escape_break(unit, stmts, start, end, FallbackCode.CONCRETE_VALUE, "a value whose kind (NumPy array, "
                             "Python number or jax.Array) depends on the path taken would leave the compiled segment",
                             "assignment")
-    views = _view_program(sp, out_leaves, returns)
+    views = _view_program(sp, out_leaves, returns, [(view, starts[5] + n) for n, (view, _) in enumerate(view_writes)])
     if isinstance(views, str):
         # A NumPy view (or an array that may be another) that cannot be made
         # again on eager's arrays would become a separate array: end the
@@ -338,7 +343,7 @@ def _specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str]
                           out_names, list(sp.decisions.values()), [(obj, attr) for obj, attr, _ in writes],
                           [k for k, _ in input_writes], rebound, pinned, {k: key for k, (_, key) in by_value.items()},
                           deleted, frozenset(written_key(obj, attr) for obj, attr, _ in writes), views,
-                          [path for _, path in rewritten])
+                          [path for _, path in rewritten], starts[2])
 
 
 def _contents(obj: Any) -> tuple:
@@ -351,14 +356,16 @@ def _same_contents(a: tuple, b: tuple) -> bool:
     return a[0] == b[0] and len(a[1]) == len(b[1]) and all(x is y for x, y in zip(a[1], b[1]))
 
 
-def _view_program(sp: Specializer, out_leaves: list, returns: bool) -> tuple | str:
+def _view_program(sp: Specializer, out_leaves: list, returns: bool, view_writes: list) -> tuple | None | str:
     """How the NumPy views among the outputs are made again after each call,
     on eager's arrays (``Specialization.views``): ``(steps, assigns)``, each
     step making one array from the call's (``("leaf", k)``: an argument;
     ``("capture", n)``: an array read from outside; ``("out", j)``: the array
     handed out at output ``j``; ``("replay", step, fn, treedef, leaves,
     base)``: ``fn`` of the operands with the array of ``step`` as ``base``),
-    and ``(j, step)``: output ``j`` is that array. A string: why a view
+    ``(j, step)``: output ``j`` is that array, and ``(step, j)``: output ``j``
+    (the last version of a view of an argument written in place:
+    ``mutation._input_view``) is written into that array. A string: why a view
     cannot leave (its base is seen otherwise but the view cannot be made
     again); a NumPy array the graph may have joined from another (a traced
     branch's result, a loop's carried value) cannot leave a segment the
@@ -372,6 +379,9 @@ def _view_program(sp: Specializer, out_leaves: list, returns: bool) -> tuple | s
     slot_of: dict[int, int] = {}
 
     def source(v: Value, depth: int = 0) -> int | None:
+        version = sp.view_versions.get(id(v))
+        if version is not None and version[0] is v:   # written through: still that view of the argument
+            return source(version[1], depth + 1)
         if id(v) in slot_of:
             return slot_of[id(v)]
         entry = sp.input_of.get(id(v))
@@ -399,8 +409,14 @@ def _view_program(sp: Specializer, out_leaves: list, returns: bool) -> tuple | s
     for j, x in outs:
         for r in sp._roots(x):
             shared.setdefault(id(r), set()).add(id(x))
+    writes = []
+    for view, j in view_writes:
+        slot = source(view)
+        if slot is None or steps[slot][0] != "replay":
+            return "a view of an argument written in place cannot be made again on the caller's array"
+        writes.append((slot, j))
     for j, x in outs:
-        view = sp.view_of.get(id(x), (None,))[0] is x
+        view = sp.view_of.get(id(x), (None,))[0] is x or sp.view_versions.get(id(x), (None,))[0] is x
         if not view and (returns or not sp._bases_of(x)):
             continue   # not a view (a joined result handed back: eager's object or a copy, equal)
         slot = source(x) if view else None
@@ -414,7 +430,7 @@ def _view_program(sp: Specializer, out_leaves: list, returns: bool) -> tuple | s
                 return ("a view of a NumPy array would leave the compiled segment (writes through it must reach the "
                         "base)") if view else ("a NumPy array that may be another one (a traced branch's result, a "
                                                "loop's carried value) would leave the compiled segment")
-    return (steps, assigns) if assigns else None
+    return (steps, assigns, writes) if assigns or writes else None
 
 
 def _argument_part(sp: Specializer, x: Any) -> bool:
