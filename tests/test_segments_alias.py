@@ -533,3 +533,50 @@ def test_write_through_view_in_a_later_segment_is_written_back():
 def test_write_through_view_of_named_argument_falls_back():
     e = check(write_view_while_argument_named, np.arange(4.0), full_graph=False)
     assert "A2G007" in [s.code.code for s in e.fallback_sites]
+
+
+# ------------------------------------------------ writes into the caller's lists and dicts
+def append_to_argument(log, x):
+    for k in range(3):
+        log.append(float(x[k]) * 2)
+    return sum(log)
+
+
+def update_argument_dict(params, grads):
+    for k in params:
+        params[k] = params[k] - 0.1 * grads[k]
+    return params
+
+
+def write_nested_argument_list(rows, x):
+    rows[0].append(x)
+    rows[1][0] = x * 2.0
+    return len(rows[0])
+
+
+GLOBAL_LOG: list = []
+
+
+def append_to_global_passed_as_argument(log, x):
+    log.append(x * 2.0)
+    return len(GLOBAL_LOG)
+
+
+@pytest.mark.parametrize("fn, args", [
+    (append_to_argument, ([1.0], X)),
+    (update_argument_dict, ({"w": X, "b": X[0]}, {"w": X * 0.5, "b": X[1]})),
+    (write_nested_argument_list, ([[X], [X, X]], X)),
+])
+def test_write_into_argument_container_is_written_back(fn, args):
+    check(fn, *args, full_graph=True)
+
+
+def test_write_into_argument_container_also_read_from_outside_falls_back():
+    def make():
+        GLOBAL_LOG.clear()
+        return append_to_global_passed_as_argument, {}
+
+    def step(fn, w):
+        return fn(GLOBAL_LOG, X), len(GLOBAL_LOG)
+
+    check_sequence(make, [step, step, step], full_graph=False)

@@ -337,3 +337,26 @@ def local_paths(paths: dict[int, tuple], env: dict) -> tuple:
     if not local:
         return ()
     return tuple(sorted((p for i, p in paths.items() if i in local), key=repr))
+
+
+def reaches(roots: list, target: Any, limit: int = 20_000) -> bool:
+    """Whether ``target`` may be reachable from ``roots`` through containers
+    and object attributes (True too where the walk gives up: too large)."""
+    stack, seen = list(roots), set()
+    while stack:
+        x = stack.pop()
+        if x is target:
+            return True
+        if id(x) in seen or isinstance(x, (str, bytes, int, float, complex, bool, type(None), type,
+                                           types.ModuleType, types.FunctionType)):
+            continue
+        seen.add(id(x))
+        if len(seen) > limit:
+            return True
+        if isinstance(x, (list, tuple, set, frozenset)):
+            stack.extend(x)
+        elif isinstance(x, dict):
+            stack.extend(x.values())
+        elif isinstance(getattr(x, "__dict__", None), dict):
+            stack.extend(vars(x).values())
+    return False

@@ -233,6 +233,8 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
         # the caller's lists and dicts among the inputs, rebuilt at trace time
         # (boundary.abstract_inputs): id -> (the abstract container, its path)
         self.input_containers: dict[int, tuple] = {}
+        self.first_writes: dict[int, int] = {}   # id(input container) -> the segment's statement that first wrote it
+        self.current_top = 0   # the segment's statement being traced
         self.callers: list[Frame] = []
         self.call_nodes: list[Any] = []   # the nodes that called them (for a check's traceback)
         # Keys of outside Python numbers to read traced (they kept changing).
@@ -748,6 +750,8 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
             raise self.graph_break(FallbackCode.MUTATION, node, f"{what} mutates an object created outside this compiled segment (an argument, a global, or a value of an earlier segment)", hint=hint)
         if entry[0] != self.traced_depth and not (entry[0] < self.traced_depth and self.log_container_write(obj, entry[0], node)):
             raise self.graph_break(FallbackCode.MUTATION, node, f"{what} mutates a container created outside a traced branch or a rolled loop, from inside it", hint=hint)
+        if id(obj) in self.input_containers:   # the statement that first wrote an input container (specialize._check_unseen)
+            self.first_writes.setdefault(id(obj), self.current_top)
         self.mutations += 1
 
     def eval_BinOp(self, node: gast.BinOp) -> Any:

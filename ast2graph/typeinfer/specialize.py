@@ -33,7 +33,7 @@ from .kinds import standin_types
 from .writeback import written_key
 from .localclass import escapes as local_class_escapes, read_by_other_scopes
 from .trees import keyed, tree_flatten
-from .boundary import InputRef, abstract_inputs, register_other_node, share_outputs
+from .boundary import InputRef, abstract_inputs, reaches, register_other_node, resolve, share_outputs
 from .state import Capture, Frame, Guard, Options, ReturnSignal, Unit
 
 
@@ -189,7 +189,7 @@ def specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str],
                        by_identity, structure, local)
     ops = list(walk_ops(spec.graph.body))
     if any(op.fn is raise_when for op in ops if isinstance(op, CallOp)) and (
-            spec.attr_writes or spec.input_writes or spec.views and spec.views[2] or
+            spec.attr_writes or spec.input_writes or spec.views and spec.views[2] or spec.local_writes or
             any(getattr(op.fn, "_a2g_host_print", False) for op in ops if isinstance(op, CallOp))):
         spec = _specialize(unit, stmts, start, stop, names, leaves, treedef, options, nested, traced_statics, False,
                            cells, by_identity, structure, local)
@@ -231,13 +231,12 @@ def _specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str]
     sp.argument_ids = set().union(*(ids for ids, _ in all_by_value.values()))
     built = abstract_inputs(names, structure, abstract, boundary_leaf(), untrace_numbers) \
         if structure is not None else None
-    own: list[tuple] = []   # the call's own containers among the inputs: (abstract, path, contents before)
+    # the input lists and dicts, written in place as the segment's own (abstract, path, contents before);
+    # after the call their new contents are written into the caller's objects
+    own: list[tuple] = []
     if built is not None:   # the caller's lists and dicts: one abstract container each, shared as eager's
         values, sp.input_containers = built
-        wanted = set(local)
-        for obj, path in sp.input_containers.values():
-            if path in wanted:
-                own.append((sp.mark_fresh(obj), path, _contents(obj)))
+        own = [(sp.mark_fresh(obj), path, _contents(obj)) for obj, path in sp.input_containers.values()]
     else:
         values = untrace_numbers(keyed(jax.tree_util.tree_unflatten(treedef, abstract)))
     body = Region()
@@ -248,6 +247,7 @@ def _specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str]
     for k in range(start, stop):
         # The rest of the function is a continuation only if this segment runs to its end.
         sp.cont = [(stmts, k)] if stop == len(stmts) and not nested else [None]
+        sp.current_top = k
         try:
             sp.exec_stmt(stmts[k])
         except GraphBreak as e:
@@ -277,8 +277,9 @@ def _specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str]
     cell_values = {n: sp.frame.env[n] for n in unit.cellvars if n in set_here and n in sp.frame.env
                    # a class made in the segment whose cell only its own methods read: they leave with it, or not at all
                    and not (local_class_escapes(sp.frame.env[n]) and not read_by_other_scopes(unit.tree, n))}
-    # the call's own containers written here: their new contents, written back into them after the call
+    # the input containers written here: their new contents, written back into them after the call
     rewritten = [(obj, path) for obj, path, before in own if not _same_contents(_contents(obj), before)]
+    _check_unseen(sp, rewritten, set(local), dict(zip(names, structure or [])), leaves, unit, stmts)
     view_writes = list(sp.view_writes.values())   # views of arguments written in place: their last versions
     out = (out, [value for _, _, value in writes], [value for _, value in input_writes], cell_values,
            [list(obj) if type(obj) is list else dict(obj) for obj, _ in rewritten], [new for _, new in view_writes])
@@ -344,6 +345,28 @@ def _specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str]
                           [k for k, _ in input_writes], rebound, pinned, {k: key for k, (_, key) in by_value.items()},
                           deleted, frozenset(written_key(obj, attr) for obj, attr, _ in writes), views,
                           [path for _, path in rewritten], starts[2])
+
+
+def _check_unseen(sp: Specializer, rewritten: list, local: set, real: dict, leaves: list, unit: Unit,
+                  stmts: list) -> None:
+    """An input list or dict the segment wrote in place (its new contents
+    written into the caller's object after the call) must not be one the
+    trace also saw from outside (a global, an attribute, an object
+    argument): that read would not see the write. The call's own
+    containers (``local``: made by an earlier segment of this call, never
+    given to Python code) cannot be seen from outside."""
+    roots = [v for v, _ in sp.origin.values()] + [g.getter() for g in sp.guards if type(g.key) is tuple
+                                                  and g.key[:1] == ("contents",)]
+    roots += [x for x in leaves if not is_array(x) and not isinstance(x, (bool, int, float, complex, str, bytes))]
+    for obj, path in rewritten:
+        if path in local or not reaches(roots, resolve(real, path)):
+            continue
+        k = sp.first_writes.get(id(obj), sp.current_top)
+        err = GraphBreak(FallbackSite(FallbackCode.MUTATION, unit.loc(stmts[k]), "assignment",
+                                      f"a write into the {type(obj).__name__} '{'/'.join(map(str, path))}', which "
+                                      "this code also reads from outside (a global, an attribute, an object argument)"))
+        err.top_index = k  # type: ignore[attr-defined]
+        raise err
 
 
 def _contents(obj: Any) -> tuple:
