@@ -279,15 +279,19 @@ def register_other_node(kind: type) -> None:
 
 # ------------------------------------------------------ the call's own containers
 CALL_LOCAL = "<call-local>"   # environment key: {id: container}; not an identifier, never a variable
+TRUNCATED = object()   # a walk that stopped at its limit
 
 
 def _walk_containers(tree: Any, stop: Callable[[Any], bool], objects: bool = False, limit: int = 100_000):
     """The lists and dicts reachable from ``tree`` through lists, tuples and
     dict values (``objects``: and the attributes of objects), ``stop(x)``
-    ones not entered."""
+    ones not entered; ``TRUNCATED`` last where it stopped at ``limit`` nodes."""
     stack, seen = [tree], set()
-    while stack and limit > 0:
+    while stack:
         limit -= 1
+        if limit < 0:
+            yield TRUNCATED
+            return
         x = stack.pop()
         kind = type(x)
         if id(x) in seen or stop(x):
@@ -312,9 +316,13 @@ def register_made(env: dict, result: Any, kept: list, hidden: list) -> None:
     if local is None:
         local = env[CALL_LOCAL] = {}
     for x in _walk_containers(result, lambda x: id(x) in kept_ids):
-        local[id(x)] = x
+        if x is not TRUNCATED:   # (a part not walked is simply not the call's own)
+            local[id(x)] = x
     if hidden:
         expose(env, hidden)
+
+
+_EXPOSE_LIMIT = 10_000
 
 
 def expose(env: dict, values: list | None) -> None:
@@ -327,8 +335,12 @@ def expose(env: dict, values: list | None) -> None:
     if values is None:
         local.clear()
         return
-    for x in _walk_containers(values, lambda x: False, objects=True):
+    for x in _walk_containers(values, lambda x: False, objects=True, limit=_EXPOSE_LIMIT):
+        if x is TRUNCATED:   # a large object graph: what it reaches is not known
+            local.clear()
         local.pop(id(x), None)
+        if not local:
+            return
 
 
 def local_paths(paths: dict[int, tuple], env: dict) -> tuple:
