@@ -580,3 +580,16 @@ def test_write_into_argument_container_also_read_from_outside_falls_back():
         return fn(GLOBAL_LOG, X), len(GLOBAL_LOG)
 
     check_sequence(make, [step, step, step], full_graph=False)
+
+
+def write_argument_under_if_in_python_loop(a):
+    for i in range(4):
+        t = a[i].tolist()          # the loop runs in Python, its body compiled
+        if i != 1:                 # the counter is traced from the second trip: a traced `if`
+            a[i] = a[i] * 2.0 + t
+    return a
+
+
+def test_argument_written_under_traced_if_in_python_loop_stays_compiled():
+    e = check(write_argument_under_if_in_python_loop, np.arange(4.0), full_graph=False)
+    assert "A2G007" not in [s.code.code for s in e.fallback_sites], str(e)

@@ -446,8 +446,12 @@ def _view_program(sp: Specializer, out_leaves: list, returns: bool, view_writes:
         if slot is not None and steps[slot][0] == "replay":
             assigns.append((j, slot))
             continue
+        mine = sp.input_of.get(id(x), (None, None))
+        mine = mine[1] if mine[0] is x else None
         for r in sp._roots(x):
             entry = sp.input_of.get(id(r))
+            if entry is not None and entry[0] is r and entry[1] == mine:
+                continue   # a version of the same argument array, written back into it
             if entry is not None and entry[0] is r or id(r) in captures or \
                     id(r) in positions and r is not x or len(shared[id(r)]) > 1:
                 return ("a view of a NumPy array would leave the compiled segment (writes through it must reach the "
