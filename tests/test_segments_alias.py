@@ -11,6 +11,8 @@
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 import pytest
 
@@ -33,9 +35,9 @@ def copies_of_fresh_containers(x):
     xs = [x, x + 1.0]
     d = {"a": x}
     made = [list(xs), sorted([3, 1, 2]), xs.copy(), xs + [x], [v for v in xs], dict(d), d.copy(),
-            [*xs], tuple(xs)[1:]]
+            [*xs], tuple(xs)[1:], copy.copy(xs), list(reversed(xs))]
     first, *rest = xs + [x * 3.0]
-    for m in made[:3]:
+    for m in made[:3] + made[9:]:
         m[0] = m[0] - 1.0
     made[5]["a"] = x * 5.0
     made[6]["b"] = x

@@ -12,6 +12,7 @@ by this very interpreter.
 
 from __future__ import annotations
 
+import copy
 import functools
 import inspect
 import math
@@ -643,6 +644,10 @@ class CallMixin(GeneratorMixin):
             # dict(d), dict(pairs), dict(a=x) of traced values: a new dict, this call's own
             self.guard_reads((args, kwargs), node)
             return self.mark_fresh(dict(*args, **kwargs))
+        if callee is copy.copy and traced and len(args) == 1 and not kwargs and type(args[0]) in (list, dict):
+            # copy.copy(xs): a new list holding the same items (the arrays themselves), this call's own
+            self.guard_reads(args, node)
+            return self.mark_fresh(copy.copy(args[0]))
         if callee in (enumerate, zip, reversed, list, tuple, sorted) and traced:
             if callee is sorted:
                 raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, "sorted() of traced values")
