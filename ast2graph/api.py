@@ -212,6 +212,9 @@ class GraphPlan:
         # the caller's lists and dicts handed on: the objects themselves, found in the live values
         self.input_refs = [(j, x.path) for j, x in enumerate(self.spec.out_template) if type(x) is InputRef]
         self.stale = False   # traced again for inputs of other types (SpecMiss): compile anew
+        # argument arrays written in place and NumPy arrays read from outside: checked apart before each call
+        self.alias_checked = bool(self.spec.written_arguments) and any(
+            c.kind is np.ndarray or c.value.type.numpy for c in self.spec.captures)
 
     @property
     def end(self) -> int:
@@ -224,11 +227,24 @@ class GraphPlan:
                 return f"another {type(leaves[k]).__name__} object where the graph used the identity of the first"
         failed = next((g for g in self.spec.guards if not g.holds()), None) or \
             next((c for c in self.spec.captures if not c.holds()), None)
+        if failed is None and self.alias_checked and not self._captures_apart(leaves):
+            return "an argument array it writes in place shares memory with an array it reads from outside now"
         return f"{failed.description} changed" if failed is not None else "the graph was traced for other input types"
 
     def guards_hold(self, leaves: list) -> bool:
         return not self.stale and all(leaves[k] is obj for k, obj in self.spec.pinned.items()) and \
-            all(g.holds() for g in self.spec.guards) and all(c.holds() for c in self.spec.captures)
+            all(g.holds() for g in self.spec.guards) and all(c.holds() for c in self.spec.captures) and \
+            (not self.alias_checked or self._captures_apart(leaves))
+
+    def _captures_apart(self, leaves: list) -> bool:
+        """No argument array the graph writes in place shares memory with a
+        NumPy array it reads from outside (``specialize._check_captures_apart``)."""
+        for c in self.spec.captures:
+            value = c.getter()
+            if isinstance(value, np.ndarray) and any(np.may_share_memory(value, leaves[k])
+                                                     for k in self.spec.written_arguments):
+                return False
+        return True
 
     def converted(self, outs: Any) -> list:
         """The flat result of the graph's outputs ``outs``, each of eager's

@@ -595,3 +595,29 @@ def write_argument_under_if_in_python_loop(a):
 def test_argument_written_under_traced_if_in_python_loop_stays_compiled():
     e = check(write_argument_under_if_in_python_loop, np.arange(4.0), full_graph=False)
     assert "A2G007" not in [s.code.code for s in e.fallback_sites], str(e)
+
+
+# ------------------------------------------------ an argument array that is also a global read
+SHARED = np.zeros(3)
+
+
+def write_argument_read_global(x):
+    x[0] = 5.0
+    return SHARED.sum()
+
+
+def test_argument_written_that_is_a_global_read_falls_back():
+    def make():
+        SHARED[:] = 0.0
+        return write_argument_read_global, {}
+
+    def apart(fn, w):
+        return fn(np.zeros(3))
+
+    def same(fn, w):
+        return fn(SHARED), SHARED.copy()
+
+    def view(fn, w):
+        return fn(SHARED[1:]), SHARED.copy()
+
+    check_sequence(make, [apart, same, apart, view, same], full_graph=False)

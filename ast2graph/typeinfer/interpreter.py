@@ -235,6 +235,7 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
         self.input_containers: dict[int, tuple] = {}
         self.first_writes: dict[int, int] = {}   # id(input container) -> the segment's statement that first wrote it
         self.current_top = 0   # the segment's statement being traced
+        self.first_input_writes: dict[int, int] = {}   # argument leaf -> the statement that first wrote it
         self.callers: list[Frame] = []
         self.call_nodes: list[Any] = []   # the nodes that called them (for a check's traceback)
         # Keys of outside Python numbers to read traced (they kept changing).

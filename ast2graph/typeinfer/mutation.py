@@ -576,9 +576,12 @@ class MutationMixin:
         if entry is not None:   # an argument: write it back into the caller's array
             self.input_of[id(new)] = (new, entry[1])
             self.input_writes[entry[1]] = new
+            self.first_input_writes.setdefault(entry[1], self.current_top)
         if view is not None:   # a view of an argument: written back into that view (specialize._view_program)
             self.view_versions[id(new)] = (new, view)
             self.view_writes[id(view)] = (view, new)
+            root = self._roots(view)[0]
+            self.first_input_writes.setdefault(self.input_of[id(root)][1], self.current_top)
         self.assign_name(name, new, target)
 
     def check_numpy_index(self, obj: Any, idx: Any, node: Any) -> None:

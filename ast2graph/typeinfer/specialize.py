@@ -66,6 +66,7 @@ class Specialization:
     # paths of the call's own input containers this segment wrote: their new contents come last in the outputs
     local_writes: list = field(default_factory=list)
     input_writes_at: int = 0   # the position among the outputs of the first written-back argument's version
+    written_arguments: list = field(default_factory=list)   # leaf indices of the argument arrays written in place
 
 
 def numpy_aliasing(leaves: list) -> tuple:
@@ -266,6 +267,7 @@ def _specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str]
         deleted = sorted(n for n in assigned if n not in sp.frame.env and sp.frame.owns(n))
     writes = list(sp.attr_writes.values())
     input_writes = sorted(sp.input_writes.items())
+    _check_captures_apart(sp, leaves, unit, stmts)
     top = {id(v) for op in body.ops for v in op.results}
     for _, v in input_writes:   # a version made inside a region would not reach the caller's array
         if id(v) not in top or sp.pending_inputs:
@@ -344,7 +346,47 @@ def _specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str]
                           out_names, list(sp.decisions.values()), [(obj, attr) for obj, attr, _ in writes],
                           [k for k, _ in input_writes], rebound, pinned, {k: key for k, (_, key) in by_value.items()},
                           deleted, frozenset(written_key(obj, attr) for obj, attr, _ in writes), views,
-                          [path for _, path in rewritten], starts[2])
+                          [path for _, path in rewritten], starts[2], sorted(written_arguments(sp)))
+
+
+def written_arguments(sp: Specializer) -> set[int]:
+    """The leaf indices of the argument arrays the segment writes in place
+    (whole, or through a view: ``mutation._input_view``)."""
+    out = set(sp.input_writes)
+    for view, _ in sp.view_writes.values():
+        v = view
+        while True:
+            recipe = sp.view_recipes.get(id(v))
+            if recipe is None or recipe[0] is not v:
+                break
+            v = recipe[4]
+        entry = sp.input_of.get(id(v))
+        if entry is not None and entry[0] is v:
+            out.add(entry[1])
+    return out
+
+
+def _check_captures_apart(sp: Specializer, leaves: list, unit: Unit, stmts: list) -> None:
+    """An argument array written in place must not share memory with a NumPy
+    array the graph reads from outside (``f(G)`` writing ``x`` and reading the
+    global ``G``): that read would not see the write. Checked again before
+    every call (``api.GraphPlan.guards_hold``)."""
+    written = written_arguments(sp)
+    if not written or not sp.captures:
+        return
+    for c in sp.captures:
+        try:
+            value = c.getter()
+        except Exception:  # noqa: BLE001 - a vanished value: the plan's own check fails it
+            continue
+        k = next((k for k in written if isinstance(value, np.ndarray) and np.may_share_memory(value, leaves[k])), None)
+        if k is not None:
+            top = sp.first_input_writes.get(k, sp.current_top)
+            err = GraphBreak(FallbackSite(FallbackCode.MUTATION, unit.loc(stmts[top]), "assignment",
+                                          f"an argument's NumPy array written in place shares memory with "
+                                          f"{c.description}, which this code also reads"))
+            err.top_index = top  # type: ignore[attr-defined]
+            raise err
 
 
 def _check_unseen(sp: Specializer, rewritten: list, local: set, real: dict, leaves: list, unit: Unit,
