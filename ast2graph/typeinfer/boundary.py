@@ -31,6 +31,7 @@ in ``tree_flatten``'s order (checked: a mismatch keeps JAX's rebuild).
 from __future__ import annotations
 
 import collections
+import sys
 import threading
 import types
 from typing import Any, Callable
@@ -314,12 +315,23 @@ def register_made(env: dict, result: Any, kept: list, hidden: list) -> None:
     kept_ids = {id(x) for x in kept}
     local = env.get(CALL_LOCAL)
     if local is None:
-        local = env[CALL_LOCAL] = {}
+        local = env[CALL_LOCAL] = _Registry()
     for x in _walk_containers(result, lambda x: id(x) in kept_ids):
         if x is not TRUNCATED:   # (a part not walked is simply not the call's own)
             local[id(x)] = x
     if hidden:
         expose(env, hidden)
+    if len(local) > local.prune_at:   # a loop run by Python making containers: forget those no one holds any more
+        for key in list(local):
+            if sys.getrefcount(local[key]) <= 2:   # the registry's reference and getrefcount's argument
+                del local[key]
+        local.prune_at = max(256, 2 * len(local))
+
+
+class _Registry(dict):
+    """The call's own containers: id -> container (``CALL_LOCAL``)."""
+
+    prune_at = 256
 
 
 _EXPOSE_LIMIT = 10_000
