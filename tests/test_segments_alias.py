@@ -621,3 +621,20 @@ def test_argument_written_that_is_a_global_read_falls_back():
         return fn(SHARED[1:]), SHARED.copy()
 
     check_sequence(make, [apart, same, apart, view, same], full_graph=False)
+
+
+def return_split_part(x):
+    a, b = np.split(x, 2)
+    return b
+
+
+def test_returned_part_of_split_is_a_view_as_in_eager():
+    def make():
+        return return_split_part, {"x": np.arange(6.0)}
+
+    def step(f, w):
+        r = f(w["x"])
+        r[0] = -1.0
+        return w["x"].copy(), r
+
+    check_sequence(make, [step, step], full_graph=True)

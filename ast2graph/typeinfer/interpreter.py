@@ -323,7 +323,7 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
         results = [leaf for leaf in out_leaves if isinstance(leaf, Value)]
         self.mark_kinds(fn, name, treedef, leaves, out_tree, out_leaves, node, callee)
         if results and self.view_of:
-            self.note_view_recipes(fn, treedef, leaves, results, eager_fn)   # mutation.py
+            self.note_view_recipes(fn, treedef, leaves, results, eager_fn, len(out_leaves))   # mutation.py
         for leaf in out_leaves:
             if type(leaf) is np.ndarray and leaf.base is None and not any(leaf is x for x in leaves):
                 self.mark_fresh(leaf)   # a new NumPy array computed at trace time (np.zeros(n))

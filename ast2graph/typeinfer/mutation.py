@@ -84,6 +84,16 @@ def np_setitem(x: Any, idx: Any, v: Any) -> Any:
 np_setitem.__name__ = np_setitem.__qualname__ = "setitem"
 
 
+class _Pick:
+    """``fn``'s ``k``-th array (in flattening order) of what it returns."""
+
+    def __init__(self, fn: Any, k: int):
+        self.fn, self.k = fn, k
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return tree_flatten(self.fn(*args, **kwargs))[0][self.k]
+
+
 def _replayer(fn: Any, eager_fn: Any) -> Any:
     """What makes, on an ndarray, the view ``fn`` made on a traced one: our
     own indexing, attribute and method helpers work on either; a NumPy
@@ -498,21 +508,24 @@ class MutationMixin:
             d = self.__dict__["_view_recipes"] = {}
         return d
 
-    def note_view_recipes(self, fn: Any, treedef: Any, leaves: list, results: list, eager_fn: Any) -> None:
+    def note_view_recipes(self, fn: Any, treedef: Any, leaves: list, results: list, eager_fn: Any,
+                          n_out: int) -> None:
         """After ``mark_kinds``: a view made from one NumPy operand and static
         operands (``x[1:]``, ``x.T``, ``x.reshape(2, 3)``, ``np.transpose(x)``)
         by a function that does on an ndarray what eager does."""
         operands = [x for x in leaves if isinstance(x, Value)]
-        if len(operands) != 1:
+        if len(operands) != 1 or len(results) > 1 and len(results) != n_out:   # (several: arrays only)
             return
         replay = _replayer(fn, eager_fn)
         if replay is None:
             return
         base = operands[0]
-        for r in results:
+        for k, r in enumerate(results):
             entry = self.view_of.get(id(r))
             if entry is not None and entry[0] is r and len(entry[1]) == 1 and entry[1][0] is base:
-                self.view_recipes[id(r)] = (r, replay, treedef, list(leaves), base)
+                # several results (np.split's list): the replay picks the k-th array of what it makes
+                self.view_recipes[id(r)] = (r, replay if len(results) == 1 else _Pick(replay, k), treedef,
+                                            list(leaves), base)
 
     # ------------------------------------------------------------ stores
     def functional_store(self, obj: np.ndarray, idx: Any, value: Any) -> bool:
