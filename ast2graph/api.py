@@ -318,7 +318,7 @@ class GraphPlan:
             for j, x in enumerate(spec.out_template):
                 if x is final:
                     filled[j] = leaves[k]
-        if spec.views:
+        if spec.views and not any(isinstance(o, jax.core.Tracer) for o in outs):   # (under an outer transform: JAX's)
             _make_views(spec.views, filled, leaves, arrays_in[len(spec.arg_positions):])
         result, written, _, cell_values, local_contents, _ = jax.tree_util.tree_unflatten(spec.out_treedef, filled)
         if local_targets:
