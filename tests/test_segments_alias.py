@@ -638,3 +638,24 @@ def test_returned_part_of_split_is_a_view_as_in_eager():
         return w["x"].copy(), r
 
     check_sequence(make, [step, step], full_graph=True)
+
+
+class ItemsHolder:
+    def __init__(self, items):
+        self.items = items
+
+
+def append_to_list_an_argument_object_holds(holder, xs, x):
+    xs.append(x * 2.0)
+    return len(holder.items)
+
+
+def test_write_into_argument_list_an_object_argument_holds_falls_back():
+    def make():
+        xs = [X]
+        return append_to_list_an_argument_object_holds, {"xs": xs, "holder": ItemsHolder(xs)}
+
+    def step(fn, w):
+        return fn(w["holder"], w["xs"], X), len(w["xs"])
+
+    check_sequence(make, [step, step], full_graph=False)

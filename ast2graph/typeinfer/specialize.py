@@ -397,9 +397,10 @@ def _check_unseen(sp: Specializer, rewritten: list, local: set, real: dict, leav
     argument): that read would not see the write. The call's own
     containers (``local``: made by an earlier segment of this call, never
     given to Python code) cannot be seen from outside."""
+    # what the trace read from outside: every outside value it looked at (attributes, globals, cells,
+    # items of outside containers: ``origin``) and every object whose whole contents it read (guarded)
     roots = [v for v, _ in sp.origin.values()] + [g.getter() for g in sp.guards if type(g.key) is tuple
                                                   and g.key[:1] == ("contents",)]
-    roots += [x for x in leaves if not is_array(x) and not isinstance(x, (bool, int, float, complex, str, bytes))]
     for obj, path in rewritten:
         if path in local or not reaches(roots, resolve(real, path)):
             continue
