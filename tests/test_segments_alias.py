@@ -659,3 +659,27 @@ def test_write_into_argument_list_an_object_argument_holds_falls_back():
         return fn(w["holder"], w["xs"], X), len(w["xs"])
 
     check_sequence(make, [step, step], full_graph=False)
+
+
+class Pair:
+    def __init__(self, a, b):
+        self.a, self.b = a, b
+
+
+def object_made_holding_a_shared_list(x):
+    xs = [x]
+    p = Pair(xs, x * 2.0)
+    return p, xs
+
+
+def test_object_made_holding_a_list_that_leaves_twice():
+    def make():
+        return object_made_holding_a_shared_list, {}
+
+    def step(fn, w):
+        p, xs = fn(X)
+        first = (type(p).__name__, p.a is xs, len(xs))
+        xs.append(1)   # the caller's write shows through the object, as in eager
+        return first, len(p.a)
+
+    check_sequence(make, [step, step], full_graph=True)

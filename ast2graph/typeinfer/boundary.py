@@ -31,6 +31,7 @@ in ``tree_flatten``'s order (checked: a mismatch keeps JAX's rebuild).
 from __future__ import annotations
 
 import collections
+import copy
 import sys
 import threading
 import types
@@ -268,12 +269,14 @@ def _other_children(x: Any) -> list:
 
 
 def _rewrap_other(x: Any, values: list) -> Any:
-    return type(x).tree_unflatten(x.tree_flatten()[1], values)
+    new = copy.copy(x)   # the same node with other children (not what it unflattens to)
+    new.values = values
+    return new
 
 
 def register_other_node(kind: type) -> None:
-    """A pytree node class with ``values``, ``tree_flatten`` and
-    ``tree_unflatten`` (``specialize.MadePerCall``): walked into."""
+    """A pytree node class whose children are its ``values`` list
+    (``specialize.MadePerCall``): walked into."""
     global _OTHER_NODES
     _OTHER_NODES = _OTHER_NODES + (kind,)
 
