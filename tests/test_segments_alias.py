@@ -683,3 +683,11 @@ def test_object_made_holding_a_list_that_leaves_twice():
         return first, len(p.a)
 
     check_sequence(make, [step, step], full_graph=True)
+
+
+def return_broadcast_arrays(x):
+    return np.broadcast_arrays(x)
+
+
+def test_returned_views_in_a_tuple_keep_eagers_structure():
+    check(return_broadcast_arrays, np.arange(3.0), full_graph=True)

@@ -514,7 +514,7 @@ class MutationMixin:
         operands (``x[1:]``, ``x.T``, ``x.reshape(2, 3)``, ``np.transpose(x)``)
         by a function that does on an ndarray what eager does."""
         operands = [x for x in leaves if isinstance(x, Value)]
-        if len(operands) != 1 or len(results) > 1 and len(results) != n_out:   # (several: arrays only)
+        if len(operands) != 1 or len(results) != n_out:   # (arrays only: the k-th result is the k-th leaf)
             return
         replay = _replayer(fn, eager_fn)
         if replay is None:
@@ -523,9 +523,8 @@ class MutationMixin:
         for k, r in enumerate(results):
             entry = self.view_of.get(id(r))
             if entry is not None and entry[0] is r and len(entry[1]) == 1 and entry[1][0] is base:
-                # several results (np.split's list): the replay picks the k-th array of what it makes
-                self.view_recipes[id(r)] = (r, replay if len(results) == 1 else _Pick(replay, k), treedef,
-                                            list(leaves), base)
+                # the replay picks the k-th array of what it makes (np.split's list, broadcast_arrays' tuple)
+                self.view_recipes[id(r)] = (r, _Pick(replay, k), treedef, list(leaves), base)
 
     # ------------------------------------------------------------ stores
     def functional_store(self, obj: np.ndarray, idx: Any, value: Any) -> bool:
