@@ -51,7 +51,7 @@ from .typeinfer.guards import Identity, changed_attributes, object_key
 from .typeinfer import numpy_api
 from .typeinfer.numpy_api import copy_keeping_views
 from .typeinfer.specialize import leaf_paths, numpy_aliasing
-from .typeinfer.boundary import InputRef, container_paths, local_paths, register_made, resolve
+from .typeinfer.boundary import InputRef, container_paths, resolve
 from .typeinfer.nnx import boundary_leaf, is_node
 from .typeinfer.trees import tree_flatten
 from .tracebacks import hide_frames
@@ -323,9 +323,6 @@ class GraphPlan:
         result, written, _, cell_values, local_contents, _ = jax.tree_util.tree_unflatten(spec.out_treedef, filled)
         if local_targets:
             _write_back_local(local_targets, local_contents)
-        if not spec.returns:
-            # the containers this segment made are the call's own, unless it stored them outside
-            register_made(env, result, filled, [written, cell_values])
         if cell_values:
             env.update(_bound_only(cell_values))
         targets = [obj for obj, _ in spec.attr_writes]
@@ -347,18 +344,16 @@ class GraphPlan:
         return NEXT, None
 
 
-def _structure(names: list[str], values: list, treedef: Any, env: dict) -> tuple:
+def _shared_containers(names: list[str], values: list, treedef: Any) -> tuple:
     """The plan-key part of the inputs' lists and dicts: the places one is
-    reached again (``d["l"] is inner``: one object in the trace too) and the
-    paths of the call's own (``boundary.CALL_LOCAL``: written in place)."""
+    reached again (``d["l"] is inner``: one object in the trace too)."""
     if treedef.num_nodes == len(names) + 1:   # no container at all
-        return (), ()
-    paths, shared = container_paths(names, values)
-    return shared, local_paths(paths, env)
+        return ()
+    return container_paths(names, values)[1]
 
 
 def _write_back_local(targets: list, contents: list) -> None:
-    """The call's own lists and dicts a segment wrote: their new contents, in the same objects."""
+    """The input lists and dicts a segment wrote: their new contents, in the same objects."""
     for target, new in zip(targets, contents):
         if type(target) is list:
             target[:] = new
@@ -489,8 +484,8 @@ class _Block:
                 if self.nested or self.owner._traced_params:
                     values = self._trace_busy(i, names, values)
                 leaves, treedef = tree_flatten(values, is_leaf=boundary_leaf())   # dicts in insertion order; an NNX module: one object
-                shape = _structure(names, values, treedef, env)
-                plan = self._plan_for(i, names, leaves, treedef, env.get(CELLS), values, shape)
+                shared = _shared_containers(names, values, treedef)
+                plan = self._plan_for(i, names, leaves, treedef, env.get(CELLS), values, shared)
             if i == 0 and not self.nested and self.owner._whole_only is not None:
                 self._check_whole(plan, n)
             if record is not None:
@@ -550,14 +545,14 @@ class _Block:
         return getattr(self.stmts[i], "lineno", 0)
 
     def _plan_for(self, i: int, names: list[str], leaves: list, treedef: Any, cells: dict | None = None,
-                  values: list | None = None, shape: tuple = ((), ())) -> Any:
+                  values: list | None = None, shared: tuple = ()) -> Any:
         owner = self.owner
         ident = self.identity_keyed.get(i, ())
         # the user's x64 switch decides the types of JAX ops: a plan per setting;
         # under an outer JAX transform eager's arrays are tracers (isinstance, type() see it)
         outer = any(isinstance(x, jax.core.Tracer) for x in leaves)
         key = (i, tuple(names), treedef, tuple(_leaf_key(x, k in ident) for k, x in enumerate(leaves)),
-               (numpy_aliasing(leaves), shape), bool(jax.config.jax_enable_x64), outer)
+               (numpy_aliasing(leaves), shared), bool(jax.config.jax_enable_x64), outer)
         candidates = self.plans.setdefault(key, [])
         last, self.last_keys[i] = self.last_keys.get(i), key
         for plan in candidates:
@@ -576,7 +571,7 @@ class _Block:
                                 "this statement runs in Python; the statements around it stay compiled")
             plan = self.fixed[i] = self._fallback_plan(i, site)
             return plan
-        plan = self._compile(i, names, leaves, treedef, cells, values, shape[1])
+        plan = self._compile(i, names, leaves, treedef, cells, values)
         if getattr(plan, "rebind_writes", None):
             # the graph writes attributes of a by-value object (``c.calls += 1``):
             # its state changes every call, so it is specialised on by identity
@@ -588,11 +583,11 @@ class _Block:
         return plan
 
     def _compile(self, i: int, names: list[str], leaves: list, treedef: Any, cells: dict | None,
-                 values: list | None = None, local: tuple = ()) -> Any:
+                 values: list | None = None) -> Any:
         owner = self.owner
         try:
             with _gc_paused():
-                plan = self._compile_plan(i, names, leaves, treedef, cells, values, local)
+                plan = self._compile_plan(i, names, leaves, treedef, cells, values)
         except (FullGraphError, GraphBreak):
             raise
         except Exception as e:  # noqa: BLE001 - a bug of ours must not break the user's program
@@ -609,7 +604,7 @@ class _Block:
         return plan
 
     def _compile_plan(self, i: int, names: list[str], leaves: list, treedef: Any, cells: dict | None,
-                      values: list | None = None, local: tuple = ()) -> Any:
+                      values: list | None = None) -> Any:
         owner = self.owner
         t0 = time.perf_counter()
         stop = next((k for k in self.barriers if k > i), len(self.stmts))
@@ -618,7 +613,7 @@ class _Block:
                 spec = specialize(owner._unit, self.stmts, i, stop, names, leaves, treedef, owner._options,
                                   by_identity=frozenset(self.identity_keyed.get(i, ())),
                                   nested=self.nested, traced_statics=frozenset(owner._traced_statics), cells=cells,
-                                  structure=values, local=local)
+                                  structure=values)
                 break
             except GraphBreak as e:
                 if owner._options.full_graph:

@@ -1,12 +1,24 @@
 """One alias analysis across compiled segments: no silent difference at a segment boundary.
 
 - a new container made from one of the call's own (a slice, ``list(..)``,
-  ``sorted``, ``dict(d)``, ``.copy()``, ``+``, a comprehension, ``*rest``)
-  is the call's own too: written in place in the graph (scipy's
-  ``_apply_over_batch``: ``arrays = args[:n]; arrays[i] = a``);
+  ``sorted``, ``dict(d)``, ``.copy()``, ``copy.copy``, ``+``, a
+  comprehension, ``*rest``) is the call's own too: written in place in the
+  graph (scipy's ``_apply_over_batch``: ``arrays = args[:n]; arrays[i] = a``);
 - a call that hands back an object that exists already (``max(lists)``,
   ``d.get(k)``, ``d.setdefault(k, v)``, ``next(iter(xs))``, ``getattr``) gives
-  that object: a write into it reaches its other holders, as in eager.
+  that object: a write into it reaches its other holders, as in eager;
+- lists and dicts keep their identity across a segment boundary (the
+  caller's objects are handed on, not copies; one made twice is one object);
+- a NumPy view leaves a segment as eager's view of eager's array; a write
+  through a view or an array a traced branch or loop joins reaches what it
+  may share memory with, or falls back;
+- a write into an object nested in an argument specialised by value goes
+  into that call's object;
+- a list or dict passed in (an argument, an earlier segment's value) is
+  written in place in the graph and its new contents written into the same
+  object, unless the function also reads it from outside;
+- an argument array written in place that is also a global the function
+  reads falls back.
 """
 
 from __future__ import annotations
@@ -452,7 +464,7 @@ def test_container_of_an_earlier_segment_is_written_in_the_graph(fn):
     assert [s.code.code for s in e.fallback_sites] == ["A2G003"], str(e)
 
 
-def test_container_python_code_kept_is_not_the_calls_own():
+def test_container_python_code_kept_and_the_graph_reads_falls_back():
     STORE.clear()
     e = check(write_after_python_kept_it, X, full_graph=False)
     assert "A2G007" in [s.code.code for s in e.fallback_sites], str(e)
@@ -691,3 +703,17 @@ def return_broadcast_arrays(x):
 
 def test_returned_views_in_a_tuple_keep_eagers_structure():
     check(return_broadcast_arrays, np.arange(3.0), full_graph=True)
+
+
+def kept_by_python_then_written(x):
+    xs = [x]
+    STORE.append((xs, x.sum().tolist()))   # Python keeps a reference to xs
+    xs.append(x * 2.0)                     # in the graph: written into xs after the segment
+    k = x.sum().tolist()
+    return len(STORE[-1][0]), k
+
+
+def test_container_python_code_kept_sees_the_write_after_the_segment():
+    STORE.clear()
+    e = check(kept_by_python_then_written, X, full_graph=False)
+    assert "A2G007" not in [s.code.code for s in e.fallback_sites], str(e)

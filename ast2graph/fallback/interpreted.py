@@ -23,7 +23,6 @@ from typing import Any
 
 import gast
 
-from ..typeinfer.boundary import CALL_LOCAL, expose
 from ..typeinfer.closures import requalified
 from ..typeinfer.state import Unit
 
@@ -113,25 +112,6 @@ class InterpretedNode:
             wrapper = f"{top.name}.<locals>.{fn.name}"
         return requalified(code, wrapper, unit.qualname)   # nested defs: f.<locals>.g, as eager
 
-    def _reads(self) -> frozenset | None:
-        """The variables the statement names (None: it may reach any: it
-        defines a function or class, which may close over any, or calls
-        ``locals``/``vars``/``eval``/``exec``), plus the cell variables,
-        which a closure made earlier reads at any time."""
-        reads = self.__dict__.get("_names", False)
-        if reads is not False:
-            return reads
-        names = set(self.unit.cellvars)
-        for node in gast.walk(self.stmt):
-            if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)) or \
-                    isinstance(node, gast.Name) and node.id in ("locals", "vars", "eval", "exec", "globals"):
-                names = None
-                break
-            if isinstance(node, gast.Name):
-                names.add(node.id)
-        self._names = None if names is None else frozenset(names)
-        return self._names
-
     def run(self, env: dict[str, Any]) -> tuple[bool, Any]:
         """Run the statement; (True, value) if it returned, else (False, None) with env updated."""
         closure = {}
@@ -141,12 +121,8 @@ class InterpretedNode:
             except ValueError:
                 pass
         cellvars = self.unit.cellvars
-        if CALL_LOCAL in env:   # what the statement is given is no longer the call's own (boundary.py)
-            reads = self._reads()
-            expose(env, None if reads is None else [env[n] for n in reads if n in env])
         values = {**closure, **env}
         values.pop(CELLS, None)
-        values.pop(CALL_LOCAL, None)
         for n in cellvars:
             values.pop(n, None)
         inputs = tuple(sorted(values))
@@ -161,7 +137,7 @@ class InterpretedNode:
             return True, out
         out.pop(_RESULT, None)
         for name in list(env):
-            if name not in out and name != CELLS and name != CALL_LOCAL:
+            if name not in out and name != CELLS:
                 del env[name]
         for name, value in out.items():
             if name not in closure or name in env:

@@ -16,11 +16,9 @@ Produces:
 * ``share_outputs``: an output tree in which a container made by the trace
   that leaves the segment more than once (``o.cache = xs; return xs``)
   unflattens to one object per call (``Shared`` nodes);
-* the call's own containers (``CALL_LOCAL`` in a call's environment): the
-  lists and dicts a compiled segment made this call (``register_made``) that
-  no Python code has been given since (``expose``): a later segment may
-  write them in place like a container it made itself, the new contents
-  written back into the same object after it runs (``api.GraphPlan``).
+* ``reaches``: whether an object may be reachable from others (an input
+  container a segment writes in place must not be one the trace also read
+  from outside: ``specialize._check_unseen``).
 
 Invariants: an input container the segment hands on is the caller's object,
 never a copy; a container the segment makes is one new object per call
@@ -32,7 +30,6 @@ from __future__ import annotations
 
 import collections
 import copy
-import sys
 import threading
 import types
 from typing import Any, Callable
@@ -279,91 +276,6 @@ def register_other_node(kind: type) -> None:
     (``specialize.MadePerCall``): walked into."""
     global _OTHER_NODES
     _OTHER_NODES = _OTHER_NODES + (kind,)
-
-
-# ------------------------------------------------------ the call's own containers
-CALL_LOCAL = "<call-local>"   # environment key: {id: container}; not an identifier, never a variable
-TRUNCATED = object()   # a walk that stopped at its limit
-
-
-def _walk_containers(tree: Any, stop: Callable[[Any], bool], objects: bool = False, limit: int = 100_000):
-    """The lists and dicts reachable from ``tree`` through lists, tuples and
-    dict values (``objects``: and the attributes of objects), ``stop(x)``
-    ones not entered; ``TRUNCATED`` last where it stopped at ``limit`` nodes."""
-    stack, seen = [tree], set()
-    while stack:
-        limit -= 1
-        if limit < 0:
-            yield TRUNCATED
-            return
-        x = stack.pop()
-        kind = type(x)
-        if id(x) in seen or stop(x):
-            continue
-        if kind in MUTABLE or kind is tuple or _namedtuple(x):
-            seen.add(id(x))
-            if kind in MUTABLE:
-                yield x
-            stack.extend(x.values() if kind is not list and kind in MUTABLE else x)
-        elif objects and isinstance(getattr(x, "__dict__", None), dict) and not isinstance(x, (type, types.ModuleType)):
-            seen.add(id(x))
-            stack.extend(vars(x).values())
-
-
-def register_made(env: dict, result: Any, kept: list, hidden: list) -> None:
-    """The lists and dicts of a segment's ``result`` that its unflattening
-    made (not the objects it hands on: ``kept``, the flat outputs) are this
-    call's own; none reachable from ``hidden`` (values the segment stored
-    outside: attributes, globals, cells) is."""
-    kept_ids = {id(x) for x in kept}
-    local = env.get(CALL_LOCAL)
-    if local is None:
-        local = env[CALL_LOCAL] = _Registry()
-    for x in _walk_containers(result, lambda x: id(x) in kept_ids):
-        if x is not TRUNCATED:   # (a part not walked is simply not the call's own)
-            local[id(x)] = x
-    if hidden:
-        expose(env, hidden)
-    if len(local) > local.prune_at:   # a loop run by Python making containers: forget those no one holds any more
-        for key in list(local):
-            if sys.getrefcount(local[key]) <= 2:   # the registry's reference and getrefcount's argument
-                del local[key]
-        local.prune_at = max(256, 2 * len(local))
-
-
-class _Registry(dict):
-    """The call's own containers: id -> container (``CALL_LOCAL``)."""
-
-    prune_at = 256
-
-
-_EXPOSE_LIMIT = 10_000
-
-
-def expose(env: dict, values: list | None) -> None:
-    """Python code is given ``values`` (None: it may see anything): the
-    containers reachable from them are no longer the call's own (it may have
-    kept a reference anywhere)."""
-    local = env.get(CALL_LOCAL)
-    if not local:
-        return
-    if values is None:
-        local.clear()
-        return
-    for x in _walk_containers(values, lambda x: False, objects=True, limit=_EXPOSE_LIMIT):
-        if x is TRUNCATED:   # a large object graph: what it reaches is not known
-            local.clear()
-        local.pop(id(x), None)
-        if not local:
-            return
-
-
-def local_paths(paths: dict[int, tuple], env: dict) -> tuple:
-    """The paths of the inputs that are the call's own containers (a plan-key part)."""
-    local = env.get(CALL_LOCAL)
-    if not local:
-        return ()
-    return tuple(sorted((p for i, p in paths.items() if i in local), key=repr))
 
 
 def reaches(roots: list, target: Any, limit: int = 20_000) -> bool:

@@ -174,7 +174,7 @@ def flatten_inputs(env: dict[str, Any], names: list[str]):
 def specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str], leaves: list, treedef: Any,
                options: Options, nested: bool = False, traced_statics: frozenset = frozenset(),
                cells: dict | None = None, by_identity: frozenset = frozenset(),
-               structure: list | None = None, local: tuple = ()) -> Specialization:
+               structure: list | None = None) -> Specialization:
     """See ``_specialize``; a segment that raises through a run-time check and
     also prints or writes state back (attributes, cells, argument arrays: all
     applied after the call, which a raise would skip although eager made them
@@ -182,25 +182,23 @@ def specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str],
     ``cells``: the call's cells (``interpreted.CELLS``), if it made them.
     ``structure``: the live values themselves (``names``' values, flattened
     to ``leaves``): their lists and dicts keep their identity across the
-    segment (``boundary.py``); only their structure is read, never a leaf.
-    ``local``: the paths of those that are the call's own (made by an earlier
-    segment of this call, seen by nothing else): written in place here, their
-    new contents written back into them after the call."""
+    segment (``boundary.py``), and are written in place, their new contents
+    written into them after the call; only their structure is read, never a
+    leaf."""
     spec = _specialize(unit, stmts, start, stop, names, leaves, treedef, options, nested, traced_statics, True, cells,
-                       by_identity, structure, local)
+                       by_identity, structure)
     ops = list(walk_ops(spec.graph.body))
     if any(op.fn is raise_when for op in ops if isinstance(op, CallOp)) and (
             spec.attr_writes or spec.input_writes or spec.views and spec.views[2] or spec.local_writes or
             any(getattr(op.fn, "_a2g_host_print", False) for op in ops if isinstance(op, CallOp))):
         spec = _specialize(unit, stmts, start, stop, names, leaves, treedef, options, nested, traced_statics, False,
-                           cells, by_identity, structure, local)
+                           cells, by_identity, structure)
     return spec
 
 
 def _specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str], leaves: list, treedef: Any,
                 options: Options, nested: bool, traced_statics: frozenset, raise_checks: bool,
-                cells: dict | None, by_identity: frozenset, structure: list | None = None,
-                local: tuple = ()) -> Specialization:
+                cells: dict | None, by_identity: frozenset, structure: list | None = None) -> Specialization:
     """``stmts[start:stop]`` as one graph. ``nested``: ``stmts`` is the body of
     a construct that runs as Python control flow, not the function body (no
     continuation after an early exit; outputs are what the code after reads)."""
@@ -281,7 +279,7 @@ def _specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str]
                    and not (local_class_escapes(sp.frame.env[n]) and not read_by_other_scopes(unit.tree, n))}
     # the input containers written here: their new contents, written back into them after the call
     rewritten = [(obj, path) for obj, path, before in own if not _same_contents(_contents(obj), before)]
-    _check_unseen(sp, rewritten, set(local), dict(zip(names, structure or [])), leaves, unit, stmts)
+    _check_unseen(sp, rewritten, dict(zip(names, structure or [])), unit, stmts)
     view_writes = list(sp.view_writes.values())   # views of arguments written in place: their last versions
     out = (out, [value for _, _, value in writes], [value for _, value in input_writes], cell_values,
            [list(obj) if type(obj) is list else dict(obj) for obj, _ in rewritten], [new for _, new in view_writes])
@@ -389,20 +387,19 @@ def _check_captures_apart(sp: Specializer, leaves: list, unit: Unit, stmts: list
             raise err
 
 
-def _check_unseen(sp: Specializer, rewritten: list, local: set, real: dict, leaves: list, unit: Unit,
-                  stmts: list) -> None:
+def _check_unseen(sp: Specializer, rewritten: list, real: dict, unit: Unit, stmts: list) -> None:
     """An input list or dict the segment wrote in place (its new contents
     written into the caller's object after the call) must not be one the
     trace also saw from outside (a global, an attribute, an object
-    argument): that read would not see the write. The call's own
-    containers (``local``: made by an earlier segment of this call, never
-    given to Python code) cannot be seen from outside."""
+    argument): that read would not see the write. Held anywhere else
+    (Python code kept it, the caller holds it), it sees the new contents
+    after the call, as in eager."""
     # what the trace read from outside: every outside value it looked at (attributes, globals, cells,
     # items of outside containers: ``origin``) and every object whose whole contents it read (guarded)
     roots = [v for v, _ in sp.origin.values()] + [g.getter() for g in sp.guards if type(g.key) is tuple
                                                   and g.key[:1] == ("contents",)]
     for obj, path in rewritten:
-        if path in local or not reaches(roots, resolve(real, path)):
+        if not reaches(roots, resolve(real, path)):
             continue
         k = sp.first_writes.get(id(obj), sp.current_top)
         err = GraphBreak(FallbackSite(FallbackCode.MUTATION, unit.loc(stmts[k]), "assignment",
