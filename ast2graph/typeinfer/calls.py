@@ -12,6 +12,7 @@ by this very interpreter.
 
 from __future__ import annotations
 
+import copy
 import functools
 import inspect
 import math
@@ -317,7 +318,7 @@ class CallMixin(GeneratorMixin):
                 raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{qualified_name(callee)} of a traced value "
                                        "looks at eager's object itself")
             result = self.static_call(callee, args, kwargs, node)
-            return self.mark_fresh(result) if isinstance(result, (list, dict, set)) else result
+            return self.mark_made(result) if isinstance(result, (list, dict, set)) else result
         raise self.graph_break(FallbackCode.OPAQUE_CALL, node, f"{qualified_name(callee)} is not known to be free of side effects", "call")
 
     def _numpy_call(self, callee: Any, args: tuple, kwargs: dict, node: Any, kind: CallKind) -> Any:
@@ -519,7 +520,7 @@ class CallMixin(GeneratorMixin):
         if static:
             self.nnx_guard([x for x in tree_leaves((args, kwargs), is_leaf=is_nnx) if is_nnx(x)])
             result = self.static_call(callee, args, kwargs, node)
-            return self.mark_fresh(result) if isinstance(result, (list, dict, set)) else result
+            return self.mark_made(result) if isinstance(result, (list, dict, set)) else result
         result = self.nnx_call(callee, args, kwargs, node)
         if self.nnx_class(callee) and is_nnx(result):
             self.nnx_made(result)   # made anew by every eager call
@@ -783,6 +784,14 @@ class CallMixin(GeneratorMixin):
                     return self.call(args[0], items, {}, node)
 
             return self.mark_fresh(map(item, *seqs))
+        if callee is dict and traced and all(type(a) in (list, tuple, dict) for a in args):
+            # dict(d), dict(pairs), dict(a=x) of traced values: a new dict, this call's own
+            self.guard_reads((args, kwargs), node)
+            return self.mark_fresh(dict(*args, **kwargs))
+        if callee is copy.copy and traced and len(args) == 1 and not kwargs and type(args[0]) in (list, dict):
+            # copy.copy(xs): a new list holding the same items (the arrays themselves), this call's own
+            self.guard_reads(args, node)
+            return self.mark_fresh(copy.copy(args[0]))
         if callee in (enumerate, zip, reversed, list, tuple, sorted) and traced:
             if callee is sorted:
                 raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, "sorted() of traced values")

@@ -108,6 +108,19 @@ _DIVISIONS = (operator.truediv, operator.floordiv, operator.mod, operator.itrued
 # operators that make a new list or dict from their operands (never return one of them)
 _JAX_ARRAY = type(jax.numpy.zeros(()))
 _NEW_CONTAINER = frozenset({operator.add, operator.mul, operator.or_})
+
+
+def _references_of_new() -> int:
+    """``sys.getrefcount`` of a new object in ``mark_made`` (the caller's
+    variable, the parameter, getrefcount's argument), measured on this Python."""
+    def probe(obj: Any) -> int:
+        return sys.getrefcount(obj)
+
+    result: list = []
+    return probe(result)
+
+
+_UNSHARED_REFS = _references_of_new()
 _TYPE_READS = (isinstance, issubclass, type, callable)
 _FAKE_TEST = __import__("re").compile(r"[F\s()]*(==|!=|<=|>=|<|>|in)[F\s()]*")
 _SAFE_LEAVES = (bool, int, float, complex, str, bytes, type(None), types.ModuleType, types.FunctionType, type)
@@ -217,6 +230,12 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
         self.input_of: dict[int, tuple] = {}
         self.input_writes: dict[int, Value] = {}
         self.input_aliased: set[int] = set()
+        # the caller's lists and dicts among the inputs, rebuilt at trace time
+        # (boundary.abstract_inputs): id -> (the abstract container, its path)
+        self.input_containers: dict[int, tuple] = {}
+        self.first_writes: dict[int, int] = {}   # id(input container) -> the segment's statement that first wrote it
+        self.current_top = 0   # the segment's statement being traced
+        self.first_input_writes: dict[int, int] = {}   # argument leaf -> the statement that first wrote it
         self.callers: list[Frame] = []
         self.call_nodes: list[Any] = []   # the nodes that called them (for a check's traceback)
         # Keys of outside Python numbers to read traced (they kept changing).
@@ -303,6 +322,8 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
         leaves, x32, (out_tree, out_leaves), fn = self.precise_eval(fn, treedef, leaves, node, numpy_fn, eager_fn)
         results = [leaf for leaf in out_leaves if isinstance(leaf, Value)]
         self.mark_kinds(fn, name, treedef, leaves, out_tree, out_leaves, node, callee)
+        if results and self.view_of:
+            self.note_view_recipes(fn, treedef, leaves, results, eager_fn, len(out_leaves))   # mutation.py
         for leaf in out_leaves:
             if type(leaf) is np.ndarray and leaf.base is None and not any(leaf is x for x in leaves):
                 self.mark_fresh(leaf)   # a new NumPy array computed at trace time (np.zeros(n))
@@ -710,6 +731,18 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
         self.fresh[id(obj)] = (self.traced_depth, obj)
         return obj
 
+    def mark_made(self, obj: Any) -> Any:
+        """``obj``, the result of a call run at trace time, marked fresh when
+        the call made it: nothing but the caller's variable holds it. A call
+        may hand back an object that exists already (``max(lists)``,
+        ``d.get(k)``, ``next(iter(xs))``, ``vars(o)``): a write into it must
+        reach its other holders, so it is never fresh. The count of
+        references tells the two apart whatever the callee (a new object has
+        only the caller's, this call's argument and ``getrefcount``'s own)."""
+        if sys.getrefcount(obj) <= _UNSHARED_REFS:
+            self.fresh[id(obj)] = (self.traced_depth, obj)
+        return obj
+
     def check_mutable(self, obj: Any, node: Any, what: str) -> None:
         entry = self.fresh.get(id(obj))
         hint = ("grow lists only in loops with a static trip count (they unroll), or preallocate an array "
@@ -718,6 +751,8 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
             raise self.graph_break(FallbackCode.MUTATION, node, f"{what} mutates an object created outside this compiled segment (an argument, a global, or a value of an earlier segment)", hint=hint)
         if entry[0] != self.traced_depth and not (entry[0] < self.traced_depth and self.log_container_write(obj, entry[0], node)):
             raise self.graph_break(FallbackCode.MUTATION, node, f"{what} mutates a container created outside a traced branch or a rolled loop, from inside it", hint=hint)
+        if id(obj) in self.input_containers:   # the statement that first wrote an input container (specialize._check_unseen)
+            self.first_writes.setdefault(id(obj), self.current_top)
         self.mutations += 1
 
     def eval_BinOp(self, node: gast.BinOp) -> Any:
@@ -804,10 +839,10 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
         if watch.tripped:   # it caught the exception and went on
             raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{qualified_name(fn)} looks at a traced array "
                                    "at trace time (its text or truth; eager has its value)")
-        if isinstance(out, collections.abc.Iterator) and not any(a is out for a in args):
-            self.mark_fresh(out)   # an iterator made at trace time (iter(xs), zip(..)): this trace's to advance
-        if type(out) is np.ndarray and out.base is None and not any(a is out for a in args):
-            self.mark_fresh(out)   # a new NumPy array (not a view): may be written in place
+        if isinstance(out, collections.abc.Iterator) or type(out) is np.ndarray and out.base is None:
+            # an iterator made at trace time (iter(xs), zip(..)): this trace's to
+            # advance; a new NumPy array (not a view): may be written in place
+            self.mark_made(out)
         if type(out) is _JAX_ARRAY and self.folded_operands(tree_flatten((args, kwargs))[0]):
             self.mark_fresh(out)   # ``c[0]`` of a folded constant: one too (calls.fold_constant)
         return out
@@ -1048,6 +1083,12 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
             self.properties[key] = fget if user else None
         return self.properties[key]
 
+    def input_container(self, obj: Any) -> tuple | None:
+        """The path of ``obj`` among the segment's inputs when it stands for
+        one of the caller's lists or dicts (it leaves as that object), else None."""
+        entry = self.input_containers.get(id(obj))
+        return entry[1] if entry is not None and entry[0] is obj else None
+
     def _is_fresh(self, obj: Any) -> bool:
         entry = self.fresh.get(id(obj))
         return entry is not None and entry[1] is obj
@@ -1091,12 +1132,14 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
             return pending
         self.check_no_effect(obj, node)
         value = self.static_call(operator.getitem, (obj, idx), {}, node, reads=False)
+        if type(idx) is slice and type(value) is type(obj) and type(obj) in (list, bytearray):
+            # a copy made per call (``schedules[1:]``, ``args[:n]``): this call's own, to
+            # write into; of an outside list what it holds is guarded, not its identity
+            if not self._is_fresh(obj):
+                self._guard_contents(obj, node)
+            return self.mark_fresh(value)
         if self._is_fresh(obj) or isinstance(obj, (tuple, str, range)) and not is_array(value):
             return value
-        if type(idx) is slice and type(value) is type(obj) and type(obj) in (list, bytearray):
-            # a copy made per call (``schedules[1:]``): what it holds is guarded, not its identity
-            self._guard_contents(obj, node)
-            return self.mark_fresh(value)
         return self.external(value, lambda: obj[idx], f"{self.named(obj)}[{idx!r}]", ("item", id(obj), repr(idx)),
                              ("item", obj, idx))
 
