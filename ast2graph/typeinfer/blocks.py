@@ -49,8 +49,7 @@ import numpy as np
 
 from ..fallback.sites import FallbackCode, GraphBreak
 from ..ir.core import Value
-from ..resolver import CallKind, classify_callee
-from .contexts import ContextsMixin, contextmanager_function, user_manager_class
+from .contexts import ContextsMixin, contextmanager_function, python_code, user_manager_class
 from .exits import BodyEnd, TryCtx
 from .state import UNBOUND, BreakSignal, ContinueSignal, ControlSignal, ReturnSignal
 
@@ -297,7 +296,7 @@ class BlocksMixin(ContextsMixin):
 
         if isinstance(expr, gast.Call):
             user_class = isinstance(callee, type) and user_manager_class(callee)
-            if not user_class and classify_callee(callee) is not CallKind.USER_FUNCTION:
+            if not user_class and not python_code(callee):
                 raise refuse()
             manager = self.call(callee, *self._call_arguments(expr), expr)
         else:
@@ -316,7 +315,10 @@ class BlocksMixin(ContextsMixin):
             self.assign(item.optional_vars, value, item)
         if stmt.items[0] is item:
             self.decide(stmt, "with", "trace time", "context managers that only affect tracing, entered and exited while tracing")
+        contexts = self.__dict__.setdefault("trace_time_contexts", [])   # (``warnings.warn`` looks: calls.py)
+        contexts.append(callee)
         try:
             rest()
         finally:
+            contexts.pop()
             manager.__exit__(None, None, None)

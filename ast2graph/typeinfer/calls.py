@@ -18,6 +18,7 @@ import math
 import operator
 import sys
 import types
+import warnings
 from typing import Any
 
 import gast
@@ -30,15 +31,16 @@ from ..fallback.sites import FallbackCode, GraphBreak
 from ..ir.core import Value, is_extended
 from ..parser import StaleSourceError, unwrap_callable
 from ..parser.unwrap import code_signature
-from ..resolver import (CallKind, classify_callee, is_effectful, is_host_printer, is_pure_static_callable,
+from ..resolver import (CallKind, classify_callee, is_effectful, is_host_printer, is_pure_static_callable, is_state_read,
                         qualified_name)
-from . import arrays, jaxcallbacks
+from . import arrays, hostwarnings, jaxcallbacks
 from .generators import GeneratorMixin
 from .closures import TracedClosure, factory_for, free_names
 from . import numpy_api
 from .mutation import is_numpy_callable, numpy_gives_ndarray
 from .nnx import is_nnx, is_variable, nnx_transforms
-from .kinds import CALLS_ARGUMENTS, INSPECTORS, MOVES_ARGUMENTS, Unobservable, contains_standin, observe, standins_in
+from .kinds import (CALLS_ARGUMENTS, INSPECTORS, MOVES_ARGUMENTS, Unobservable, contains_standin, introspection, observe,
+                    same_inputs, signature_inputs, standins_in)
 from .lattice import INT_BITS, WIDE_INTS, describe
 from .trees import tree_flatten, tree_leaves
 from .state import Frame, Guard, ReturnSignal, unit_of_function
@@ -152,6 +154,7 @@ class CallMixin(GeneratorMixin):
                                      f"nnx {qualified_name(callee.transform)}(...)")
             return self.emit_call(_apply_transform, (callee.transform, callee.args, callee.kwargs, *args), kwargs, node,
                                   qualified_name(callee.transform))
+        callee, args = self._shadowed(callee, args)
         owner = getattr(callee, "__self__", None)   # ``c.prod()`` of a folded constant
         creation = any(callee is f for f in _FOLDABLE)
         operands = _leaves_or_none((args, kwargs)) if creation or type(owner) is _JAX_ARRAY else None
@@ -184,9 +187,16 @@ class CallMixin(GeneratorMixin):
             self.decide(node, "call", "host callback", f"{qualified_name(callee)} runs on the host, in order, on every call")
             effect = arrays.host_effect(callee, self.value_kinds((args, kwargs), node))
             return self.emit_call(effect, args, kwargs, node, f"host {qualified_name(callee)}", effect=True)
+        if callee is warnings.warn:
+            return self._warn(args, kwargs, node)
         if callee is jax.debug.print or callee is jax.debug.callback:
             self.decide(node, "call", "host callback", f"{qualified_name(callee)} stays in the graph (JAX's own callback)")
             return self.emit_call(_debug_effect(callee), args, kwargs, node, qualified_name(callee), effect=True)
+        if is_state_read(callee) and not args and not kwargs:   # sys.getrecursionlimit(): a guarded read
+            return self.external(callee(), callee, f"{qualified_name(callee)}()", ("state", id(callee)))
+        found = introspection(callee)
+        if found is not None:   # inspect.signature(f), sig.bind(*args): run at trace time, guarded
+            return self._introspect(callee, found[1], args, kwargs, node)
         if is_effectful(callee):
             raise self.graph_break(FallbackCode.SIDE_EFFECT, node, f"{qualified_name(callee)} has a Python side effect that must run on every call", "call")
         standins = standins_in((args, kwargs))   # graph values, local functions, ...: one walk
@@ -307,6 +317,135 @@ class CallMixin(GeneratorMixin):
             result = self.static_call(callee, args, kwargs, node)
             return self.mark_fresh(result) if isinstance(result, (list, dict, set)) else result
         raise self.graph_break(FallbackCode.OPAQUE_CALL, node, f"{qualified_name(callee)} is not known to be free of side effects", "call")
+
+    def _warn(self, args: tuple, kwargs: dict, node: Any) -> None:
+        """``warnings.warn(message, category, stacklevel)``: an ordered host
+        effect issuing eager's warning (``hostwarnings``): its category, the
+        file and line of the frame ``stacklevel`` names (a converted function's
+        own: the library's line, or its caller's), that module's registry. It
+        runs in Python where the filters (guarded) make it an exception, where
+        the frame is outside the converted code, or inside a ``catch_warnings``
+        entered at trace time."""
+        def refuse(cause: str) -> GraphBreak:
+            return self.graph_break(FallbackCode.SIDE_EFFECT, node, f"warnings.warn {cause}", "call")
+
+        try:
+            bound = _WARN_SIGNATURE.bind(*args, **kwargs)
+        except TypeError:
+            raise refuse("called with arguments it refuses (eager raises TypeError)") from None
+        message, category, stacklevel, source = (bound.arguments.get(k, d) for k, d in _WARN_DEFAULTS)
+        if contains_standin((category, stacklevel, source)) or source is not None or type(stacklevel) is not int \
+                or contains_standin(message) and not isinstance(message, arrays.DeferredStr):
+            raise refuse("of traced values, a source object or a traced stacklevel")
+        category = type(message) if isinstance(message, Warning) else UserWarning if category is None else category
+        if not (isinstance(category, type) and issubclass(category, Warning)):
+            raise refuse(f"with category {category!r} (eager raises TypeError)")
+        if any(c is warnings.catch_warnings for c in self.__dict__.get("trace_time_contexts", ())):
+            raise refuse("inside a warnings.catch_warnings() block (its filters and record list are eager's)")
+        unit, lineno = self._warning_frame(stacklevel, node, refuse)
+        module = unit.globals.get("__name__", "<string>")
+        text = None if isinstance(message, arrays.DeferredStr) else str(message)
+        state = hostwarnings.filters_state()
+        actions = hostwarnings.filter_actions(category, text, module if isinstance(module, str) else "<string>", lineno)
+        if "error" in actions:
+            raise refuse("where the warning filters may turn the warning into an exception (eager raises it here)")
+        if ("warning filters",) not in self.guard_keys:
+            self.guard_keys.add(("warning filters",))
+            self.guards.append(Guard(lambda: hostwarnings.filters_unchanged(state), True, "the warning filters",
+                                     ("warning filters",)))
+        self.decide(node, "call", "host callback", f"warnings.warn issues {category.__name__} on the host, in order, on "
+                    f"every call, from {unit.filename}:{lineno}")
+        effect = hostwarnings.warning_effect(category, _code_filename(unit), lineno, unit.globals,
+                                             self.value_kinds(message, node))
+        self.emit_call(effect, (message,), {}, node, "host warnings.warn", effect=True)
+        return None
+
+    def _warning_frame(self, stacklevel: int, node: Any, refuse: Any) -> tuple:
+        """The unit and line eager's ``warnings.warn`` takes from the frame
+        ``stacklevel`` names: this function's (1), or the converted function
+        calling it (2), ...; frames skipped must be plain calls (a generator's
+        caller is whoever resumes it, a ``@contextmanager``'s is contextlib)."""
+        chain = [(self.frame.unit, node)]
+        chain += [(f.unit, n) for f, n in zip(reversed(self.callers), reversed(self.call_nodes))]
+        level = max(stacklevel, 1) - 1
+        if level >= len(chain) or any(unit.generator for unit, _ in chain[:level]):
+            raise refuse(f"with stacklevel={stacklevel} names a frame outside the converted code")
+        unit, at = chain[level]
+        return unit, _call_line(unit, at)
+
+    def _shadowed(self, callee: Any, args: tuple) -> tuple[Any, tuple]:
+        """A read that only looks at an outside list or dict this graph has
+        changed (``CONFIG.copy()``, ``len(LOG)``) reads its trace-time shadow,
+        which holds eager's contents now (``writeback.shadow_of``)."""
+        targets = self.__dict__.get("_effect_targets")
+        if not targets:
+            return callee, args
+        owner = getattr(callee, "__self__", None)
+        if type(callee) is types.BuiltinMethodType and type(owner) in (list, dict) \
+                and callee.__name__ in _LOOKING_METHODS and targets.get(id(owner)) is owner:
+            shadow = self.shadow_of(owner)
+            return (callee, args) if shadow is None else (getattr(shadow, callee.__name__), args)
+        if any(callee is f for f in _LOOKING_BUILTINS):
+            shadows = [self.shadow_of(a) if targets.get(id(a)) is a else None for a in args]
+            return callee, tuple(a if s is None else s for a, s in zip(args, shadows))
+        return callee, args
+
+    def _introspect(self, callee: Any, moves: bool, args: tuple, kwargs: dict, node: Any) -> Any:
+        """``inspect.signature(f)``, ``Signature.bind(*args, **kwargs)``,
+        ``BoundArguments.apply_defaults()``, ``Parameter(...)``: run at trace
+        time as eager runs them (``kinds.introspection``). A signature is
+        guarded on what it is made from (``kinds.signature_inputs``); the
+        objects made are this trace's (a ``BoundArguments`` holds the graph
+        values it was given, as eager's holds the arrays)."""
+        owner = callee.__self__ if isinstance(callee, types.MethodType) else None
+        seen = standins_in((owner, args, kwargs))
+        if seen and not (moves and all(not contains_standin(x) for x in (owner, *self._subjects(callee, args, kwargs)))):
+            raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{qualified_name(callee)} of ast2graph's "
+                                   "trace-time stand-in (eager looks at its own object)")
+        if isinstance(owner, inspect.BoundArguments):
+            self.check_mutable(owner, node, f"{qualified_name(callee)}")
+        result = self.static_call(callee, args, kwargs, node, reads=False)
+        for subject in self._subjects(callee, args, kwargs):
+            self._guard_signature(callee, subject, args, kwargs, result)
+        if isinstance(result, inspect.BoundArguments):
+            self.mark_fresh(result)
+            self.mark_fresh(result.arguments)
+        if isinstance(result, inspect.Signature):
+            for made in (result, *result.parameters.values()):
+                self.mark_fresh(made)   # immutable: read without guards (the signature's guard covers them)
+        return result
+
+    @staticmethod
+    def _subjects(callee: Any, args: tuple, kwargs: dict) -> tuple:
+        """The function whose signature ``callee`` reads (``inspect.signature(f)``,
+        ``Signature.from_callable(f)``, ``unwrap``, ``getfullargspec``); none for the rest."""
+        target = callee.__func__ if isinstance(callee, types.MethodType) else callee
+        if target in (inspect.signature, inspect.Signature.from_callable.__func__, inspect.unwrap,
+                      inspect.getfullargspec):
+            subject = args[0] if args else kwargs.get("obj", kwargs.get("func"))
+            return (subject,)
+        return ()
+
+    def _guard_signature(self, callee: Any, subject: Any, args: tuple, kwargs: dict, result: Any) -> None:
+        """The graph holds ``result``, read from ``subject``'s signature: valid
+        while the objects it was made from are the same ones (a function's
+        ``__defaults__`` replaced, a ``__signature__`` set re-specialise); for
+        a subject whose inputs are not known, while ``callee`` gives an equal result."""
+        key = ("signature", id(subject), id(callee))
+        if key in self.guard_keys:
+            return
+        self.guard_keys.add(key)
+        inputs = signature_inputs(subject)
+        what = f"what {qualified_name(callee)} reads of {self.named(subject)}"
+        if inputs is not None:
+            self.guards.append(Guard(lambda: same_inputs(signature_inputs(subject), inputs), True, what, key))
+            return
+
+        def same() -> bool:
+            now = callee(*args, **kwargs)
+            return now is result or bool(now == result)
+
+        self.guards.append(Guard(same, True, what, key))
 
     def _ufunc_out(self, ufunc: Any, args: tuple, kwargs: dict, node: Any) -> Any:
         """``np.exp(x, out=x)``, ``np.divide(a, b, out=np.zeros_like(a), where=b != 0)``:
@@ -639,6 +778,14 @@ class CallMixin(GeneratorMixin):
                     return self.call(args[0], items, {}, node)
 
             return self.mark_fresh(map(item, *seqs))
+        if callee in (set, frozenset) and traced and len(args) == 1 and not kwargs:
+            # ``set(d)`` of a dict holding traced values: its keys, static; a set of traced values
+            # hashes them (their values, or eager's TypeError for an array): in Python
+            items = self.iterate_static(args[0], node)
+            if contains_standin(items):
+                raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{callee.__name__}() of traced values "
+                                       "(eager hashes their values)")
+            return self.mark_fresh(set(items)) if callee is set else frozenset(items)
         if callee in (enumerate, zip, reversed, list, tuple, sorted) and traced:
             if callee is sorted:
                 raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, "sorted() of traced values")
@@ -1023,6 +1170,37 @@ def _debug_effect(fn: Any) -> Any:
     effect._a2g_host_print = True  # type: ignore[attr-defined]
     return effect
 
+
+def _warn_signature(message: Any, category: Any = None, stacklevel: int = 1, source: Any = None) -> None:
+    """``warnings.warn``'s parameters (a C function)."""
+
+
+_WARN_SIGNATURE = inspect.signature(_warn_signature)
+_WARN_DEFAULTS = (("message", None), ("category", None), ("stacklevel", 1), ("source", None))
+
+
+def _code_filename(unit: Any) -> str:
+    """The ``co_filename`` of the code a unit is made from (a warning's file)."""
+    code = getattr(getattr(unit.parsed, "fn", None), "__code__", None)
+    return code.co_filename if code is not None else unit.filename
+
+
+def _call_line(unit: Any, node: Any) -> int:
+    """The line eager's frame is at while ``node`` (a call) runs: the call's
+    first line; for ``obj.method(...)`` across lines, the line of the method
+    name (CPython 3.11+ places the call there)."""
+    line = unit.loc(node).line
+    func = getattr(node, "func", None)
+    if isinstance(func, gast.Attribute) and getattr(func, "end_lineno", None) and getattr(node, "lineno", None):
+        line += func.end_lineno - node.lineno
+    return line
+
+
+# Methods and builtins that look at a list or dict without changing it or
+# handing it back (``CallMixin._shadowed``).
+_LOOKING_METHODS = frozenset({"copy", "get", "keys", "items", "values", "count", "index", "__getitem__",
+                              "__contains__", "__len__"})
+_LOOKING_BUILTINS = (len, list, tuple, dict, sorted, set, frozenset, sum, any, all, max, min)
 
 _COMPARING_METHODS = frozenset({"count", "index", "remove", "__contains__", "__eq__", "__ne__", "__lt__", "__le__",
                                 "__gt__", "__ge__"})

@@ -1,0 +1,422 @@
+"""The wrappers libraries put around their numerics, converted and judged by
+analysis rather than refused by a list: ``inspect.signature``/``bind`` (a
+user's ``validate`` decorator, scikit-learn's ``validate_params``), reads of
+interpreter state (``sys.getrecursionlimit``), a ``@contextmanager`` that
+sets a module-level config and restores it (scikit-learn's
+``config_context``), ``warnings.warn`` as an ordered host effect issued with
+eager's category, file, line and registry, ``set()`` of a dict's keys, and
+``inspect.getattr_static`` of a traced value; each against eager."""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import functools
+import inspect
+import sys
+import warnings
+
+import numpy as np
+import pytest
+
+from ast2graph import explain, to_static
+from tests.helpers import assert_same, check, check_sequence
+
+X = np.arange(6.0).reshape(2, 3) + 0.5
+V = np.linspace(-1.0, 2.0, 5)
+
+
+def _site_files(e) -> set[str]:
+    return {s.loc.file.rsplit("/", 1)[-1] for s in e.fallback_sites}
+
+
+# ------------------------------------------------------------------ inspect
+def validate(fn):
+    """A user's validating decorator: the signature read once, bound per call."""
+    sig = inspect.signature(fn)
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        bound = sig.bind(*args, **kwargs)
+        bound.apply_defaults()
+        for name, value in bound.arguments.items():
+            if name == "scale" and not isinstance(value, (int, float)):
+                raise TypeError(f"{name} must be a number, not {type(value).__name__}")
+        return fn(*bound.args, **bound.kwargs)
+
+    return wrapper
+
+
+@validate
+def scaled(x, scale=2.0, *, shift=0.0):
+    return x * scale + shift
+
+
+def test_validate_decorator_with_bound_signature_is_one_graph():
+    check(lambda x: scaled(x, 3.0) + scaled(x, shift=1.0), X, graphs=1)
+
+
+def test_validate_decorator_raises_eagers_errors():
+    check(lambda x: scaled(x, "3"), X, full_graph=False)     # the decorator's own TypeError
+    check(lambda x: scaled(x, 1.0, 2.0), X, full_graph=False)   # bind's TypeError: too many positional arguments
+
+
+def checked(fn):
+    """Signature looked up on every call, with the recursion limit read as
+    ``inspect.unwrap`` and scikit-learn's validation read it."""
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        params = inspect.signature(fn).bind(*args, **kwargs)
+        params.apply_defaults()
+        depth = sys.getrecursionlimit()
+        kinds = [p.kind for p in inspect.signature(fn).parameters.values()]
+        return fn(*params.args, **params.kwargs), depth > 0, len(kinds)
+    return wrapper
+
+
+@checked
+def weighted(x, w=0.5):
+    return (x * w).sum()
+
+
+def test_signature_per_call_and_recursion_limit_are_one_graph():
+    check(lambda x: weighted(x), X, graphs=1)
+
+
+def test_changed_defaults_respecialise():
+    def make():
+        def inner(x, w=0.5):
+            return x * w
+        return checked(inner), inner
+
+    def call(new_defaults=None):
+        def step(fn, inner):
+            if new_defaults is not None:
+                inner.__defaults__ = new_defaults
+            return fn(X)
+        return step
+
+    check_sequence(make, [call(), call(), call((2.0,)), call()], recompiles=1)
+
+
+def test_recursion_limit_is_guarded():
+    def make():
+        def f(x):
+            return x * 2 if sys.getrecursionlimit() > 5000 else x - 1
+        return f, None
+
+    old = sys.getrecursionlimit()
+
+    def call(limit):
+        def step(fn, world):
+            sys.setrecursionlimit(limit)
+            return fn(X)
+        return step
+
+    try:
+        check_sequence(make, [call(6000), call(6000), call(3000)], recompiles=1)
+    finally:
+        sys.setrecursionlimit(old)
+
+
+def with_axis(fn):
+    """A decorator adding a keyword parameter to the wrapped function's
+    signature (the shape of SciPy's ``_axis_nan_policy``)."""
+    sig = inspect.signature(fn)
+    params = list(sig.parameters.values())
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        axis = kwargs.pop("axis", 0)
+        return fn(*args, **kwargs).sum(axis=axis)
+
+    extra = inspect.Parameter("axis", inspect.Parameter.KEYWORD_ONLY, default=0)
+    wrapper.__signature__ = sig.replace(parameters=params + [extra])
+    return wrapper
+
+
+@with_axis
+def squares(x):
+    return x * x
+
+
+def test_parameter_and_signature_built_at_trace_time():
+    def f(x):
+        sig = inspect.signature(squares)
+        p = inspect.Parameter("w", inspect.Parameter.KEYWORD_ONLY, default=1.0)
+        names = list(sig.replace(parameters=[*sig.parameters.values(), p]).parameters)
+        return squares(x, axis=1), names
+    check(f, X, graphs=1)
+
+
+def test_getattr_static_of_traced_value():
+    missing = object()
+
+    def f(x):
+        y = x * 2
+        has_dict = inspect.getattr_static(y, "__dict__", missing) is not missing
+        has_shape = inspect.getattr_static(y, "shape", missing) is not missing
+        return y, has_dict, has_shape
+    check(f, X, graphs=1)
+
+
+# ----------------------------------------------------------- interpreter state
+CONTEXT = contextvars.ContextVar("CONTEXT", default=1.0)
+
+
+def test_context_variable_read_is_guarded():
+    def make():
+        CONTEXT.set(1.0)
+        return (lambda x: x * CONTEXT.get()), None
+
+    def call(value=None):
+        def step(fn, world):
+            if value is not None:
+                CONTEXT.set(value)
+            return fn(X)
+        return step
+
+    check_sequence(make, [call(), call(), call(3.0), call()], recompiles=1)
+
+
+# ------------------------------------------------------------------ config
+_CONFIG = {"skip": False, "scale": 2.0}
+
+
+def get_config():
+    return _CONFIG.copy()
+
+
+def set_config(skip=None, scale=None):
+    if skip is not None:
+        _CONFIG["skip"] = skip
+    if scale is not None:
+        _CONFIG["scale"] = scale
+
+
+@contextlib.contextmanager
+def config_context(**changes):
+    old = get_config()
+    set_config(**changes)
+    try:
+        yield
+    finally:
+        set_config(**old)
+
+
+def scaled_by_config(x):
+    if get_config()["skip"]:
+        return x
+    return x * get_config()["scale"]
+
+
+def configured(x):
+    with config_context(scale=3.0, skip=False):
+        inner = scaled_by_config(x)
+    return inner + scaled_by_config(x), get_config()
+
+
+def test_config_context_is_one_graph():
+    check(configured, X, graphs=1)
+
+
+def test_config_context_sees_the_callers_config():
+    def make():
+        _CONFIG.update(skip=False, scale=2.0)
+        return configured, None
+
+    def call(**changes):
+        def step(fn, world):
+            _CONFIG.update(changes)
+            out = fn(X)
+            return out, dict(_CONFIG)
+        return step
+
+    check_sequence(make, [call(), call(), call(scale=5.0), call(skip=True), call()], recompiles=3)
+
+
+def test_config_left_changed_after_the_call():
+    def make():
+        _CONFIG.update(skip=False, scale=2.0)
+
+        def f(x):
+            set_config(scale=4.0)
+            return scaled_by_config(x), len(get_config()), dict(_CONFIG)
+        return f, None
+
+    def step(fn, world):
+        return fn(X), dict(_CONFIG)
+
+    check_sequence(make, [step, step])
+
+
+LOG: list = []
+
+
+def test_outside_list_read_after_an_append():
+    def make():
+        LOG.clear()
+
+        def f(x):
+            LOG.append(x.shape[0])
+            LOG.append(x.sum())   # traced: len(LOG) is known, LOG.count(2) would compare it
+            return x * len(LOG), sorted(LOG[:1]) if False else len(list(LOG))
+        return f, None
+
+    def step(fn, world):
+        out = fn(X)
+        return out, len(LOG)
+
+    check_sequence(make, [step, step, step])
+
+
+class Settings:
+    """A class-based manager of a module-level config, as libraries write them."""
+
+    def __init__(self, **changes):
+        self.changes = changes
+
+    def __enter__(self):
+        self.old = get_config()
+        set_config(**self.changes)
+        return self
+
+    def __exit__(self, *exc):
+        set_config(**self.old)
+        return False
+
+
+def test_class_manager_setting_config_is_one_graph():
+    def f(x):
+        with Settings(scale=0.5):
+            y = scaled_by_config(x)
+        return y, get_config()["scale"]
+    check(f, X, graphs=1)
+
+
+# ----------------------------------------------------------------- warnings
+def noisy_helper(x):
+    warnings.warn("helper was called", RuntimeWarning, stacklevel=2)
+    return x * 2
+
+
+def noisy(x):
+    warnings.warn(f"total is {x.sum():.2f}")
+    y = noisy_helper(x)
+    warnings.warn("done", DeprecationWarning)
+    return y + 1
+
+
+def _records(fn, action, calls=2):
+    """What ``calls`` calls of ``fn`` warn under the filter ``action``, as
+    (message, category, file, line, source line), and what they return or raise."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter(action)
+        results = []
+        for _ in range(calls):
+            try:
+                results.append(fn(X))
+            except Exception as e:  # noqa: BLE001 - compared below
+                results.append((type(e), str(e)))
+    seen = [(str(w.message), w.category, w.filename, w.lineno, w.line) for w in caught]
+    return seen, results
+
+
+def _same_records(eager, converted):
+    assert converted[0] == eager[0]
+    assert len(converted[1]) == len(eager[1])
+    for e, c in zip(eager[1], converted[1]):
+        if isinstance(e, tuple):
+            assert c == e
+        else:
+            assert_same(e, c)
+
+
+@pytest.mark.parametrize("action", ["always", "default", "once", "module", "ignore", "error"])
+def test_warnings_as_eager_issues_them(action):
+    _same_records(_records(noisy, action), _records(to_static(noisy), action))
+
+
+def test_warning_is_a_host_callback_in_one_graph():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        e = explain(to_static(noisy, full_graph=True))(X)
+    assert e.graph_count == 1 and not e.fallback_sites
+    assert sum("warnings.warn" in d.reason for d in e.decisions) == 3
+
+
+def test_warning_filter_changed_between_calls():
+    def scenario(fn):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            fn(X)
+            warnings.simplefilter("error", RuntimeWarning)
+            with pytest.raises(RuntimeWarning) as raised:
+                fn(X)
+        return [(str(w.message), w.category, w.lineno) for w in caught], str(raised.value)
+
+    assert scenario(to_static(noisy)) == scenario(noisy)
+
+
+def warns_under_catch(x):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        warnings.warn("inside")
+    return x + len(caught)
+
+
+@pytest.mark.parametrize("action", ["error", "ignore"])
+def test_warning_inside_catch_warnings_as_eager(action):
+    _same_records(_records(warns_under_catch, action), _records(to_static(warns_under_catch), action))
+
+
+def warns_at_callers_caller(x):
+    warnings.warn("too far", UserWarning, stacklevel=3)
+    return x
+
+
+def test_warning_from_outside_the_converted_code_falls_back():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        e = check(warns_at_callers_caller, X, full_graph=False)
+    assert [s.code.code for s in e.fallback_sites] == ["A2G002"]
+
+
+# ------------------------------------------------------------------ builtins
+def keys_of_traced(x, *rest, **named):
+    given = dict(zip(["a", "b"], (x, *rest)))
+    overlap = set(given) & set(named)
+    return x + len(overlap), frozenset(named) == {"c"}
+
+
+def test_set_of_dict_keys_holding_traced_values():
+    check(keys_of_traced, X, kwargs={"c": X}, graphs=1)
+
+
+def test_set_of_traced_values_falls_back():
+    def f(x):
+        return len(set([x.sum(), x.max()]))
+    check(f, X, full_graph=False)
+
+
+def test_membership_error_is_eagers():
+    def f(x):
+        try:
+            found = "unique" in x.dtype.metadata
+        except TypeError:
+            found = None
+        return x * 2, found
+    check(f, X, graphs=1)
+
+
+# ------------------------------------------------------------------ libraries
+@pytest.mark.parametrize("name", ["accuracy_score", "r2_score", "mean_squared_error"])
+def test_sklearn_validate_params_wrapper_is_converted(name):
+    metrics = pytest.importorskip("sklearn.metrics")
+    fn = getattr(metrics, name)
+    y = np.array([0.0, 1.0, 1.0, 0.0, 1.0])
+    p = np.array([0.0, 1.0, 0.0, 0.0, 1.0])
+    e = check(fn, y, p, full_graph=False)
+    # what remains is the numerics', not the wrapper's
+    assert not _site_files(e) & {"_param_validation.py", "inspect.py", "_config.py", "contextlib.py"}, \
+        [str(s) for s in e.fallback_sites]
