@@ -13,6 +13,7 @@ import contextlib
 import contextvars
 import functools
 import inspect
+import os
 import sys
 import warnings
 
@@ -21,6 +22,9 @@ import pytest
 
 from ast2graph import explain, to_static
 from tests.helpers import assert_same, check, check_sequence
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "fixtures", "site-packages"))
+import fakewrap  # noqa: E402 - a stand-in library (its files are not the user's)
 
 X = np.arange(6.0).reshape(2, 3) + 0.5
 V = np.linspace(-1.0, 2.0, 5)
@@ -407,6 +411,100 @@ def test_membership_error_is_eagers():
             found = None
         return x * 2, found
     check(f, X, graphs=1)
+
+
+# ----------------------------------------------- a library's own wrappers
+def uses_library_config(x):
+    with fakewrap.config_context(scale=0.25):
+        inner = fakewrap.scaled(x)
+    return inner + fakewrap.scaled(x), fakewrap.get_config()
+
+
+def test_library_config_context_is_one_graph():
+    check(uses_library_config, X, graphs=1)
+
+
+def test_library_config_set_between_calls():
+    def make():
+        fakewrap.set_config(scale=2.0, check=True)
+        return uses_library_config, None
+
+    def call(**changes):
+        def step(fn, world):
+            fakewrap.set_config(**changes)
+            return fn(X), fakewrap.get_config()
+        return step
+
+    check_sequence(make, [call(), call(), call(scale=3.0), call(check=False), call()], recompiles=3)
+
+
+def test_relative_import_inside_a_library_function():
+    e = check(lambda x: fakewrap.scaled(x) * 2, X, graphs=1)
+    assert not e.fallback_sites
+
+
+def test_relative_import_of_a_module_not_imported_yet_runs_in_python():
+    sys.modules.pop("fakewrap._late", None)
+    vars(fakewrap).pop("_late", None)
+    e = explain(to_static(fakewrap.late_triple))(X)   # the first call imports it (eager's effect), in Python
+    assert [s.code.code for s in e.fallback_sites] == ["A2G002"]
+    assert_same(fakewrap.late_triple(X), e.result)
+    assert sys.modules["fakewrap._late"].LOADS == ["loaded"]   # imported once, as eager imports it
+    check(fakewrap.late_triple, X, graphs=1)   # imported now: a read
+
+
+def calls_library_that_warns(x):
+    return fakewrap.warns_for_caller(x) * 2
+
+
+@pytest.mark.parametrize("action", ["always", "default", "error"])
+def test_library_warning_names_the_callers_line(action):
+    _same_records(_records(calls_library_that_warns, action), _records(to_static(calls_library_that_warns), action))
+
+
+# ----------------------------------------------------------- more builtins
+def unpacks_map(b, a):
+    b, a = map(np.atleast_1d, (b, a))
+    first, *rest = map(lambda v: v * 2, (a, b, a))
+    return b * a.sum(), first, rest, max(*map(np.sum, (a, b)))
+
+
+def test_map_unpacked_where_it_is_made():
+    check(unpacks_map, X[0], X[1, :2], graphs=1)
+
+
+def test_iter_of_traced_values():
+    def f(x):
+        rows = iter(x)
+        first = next(rows)
+        try:
+            iter(x.sum())
+            scalar_iterable = True
+        except TypeError:
+            scalar_iterable = False
+        return first, next(rows), scalar_iterable, np.iterable(x), np.iterable(x[0, 0])
+    check(f, X, graphs=1)
+
+
+def test_rows_of_an_array_made_here_written_in_place():
+    def f(x):
+        shapes = [x.shape, (1,)]
+        n_dims = max([len(shape) for shape in shapes])
+        new_shapes = np.ones((len(shapes), n_dims), dtype=int)
+        for row, shape in zip(new_shapes, shapes):
+            row[len(row) - len(shape):] = shape
+        return x * new_shapes[1, -1], new_shapes.tolist()
+    check(f, X, graphs=1)
+
+
+def test_slice_of_a_list_made_here_is_its_own():
+    def f(x, *more):
+        args = list((x, *more))
+        arrays, rest = args[:2], args[2:]
+        arrays[0] = arrays[0] * 2
+        rest.append(1.0)
+        return arrays, rest, args
+    check(f, X, X, 3.0, graphs=1)
 
 
 # ------------------------------------------------------------------ libraries

@@ -193,7 +193,10 @@ class CallMixin(GeneratorMixin):
             self.decide(node, "call", "host callback", f"{qualified_name(callee)} stays in the graph (JAX's own callback)")
             return self.emit_call(_debug_effect(callee), args, kwargs, node, qualified_name(callee), effect=True)
         if is_state_read(callee) and not args and not kwargs:   # sys.getrecursionlimit(): a guarded read
-            return self.external(callee(), callee, f"{qualified_name(callee)}()", ("state", id(callee)))
+            owner = getattr(callee, "__self__", None)   # (a bound method is made anew by each read: keyed by its owner)
+            key = ("state", id(callee)) if owner is None or isinstance(owner, types.ModuleType) else \
+                ("state", id(owner), callee.__name__)
+            return self.external(callee(), callee, f"{qualified_name(callee)}()", key)
         found = introspection(callee)
         if found is not None:   # inspect.signature(f), sig.bind(*args): run at trace time, guarded
             return self._introspect(callee, found[1], args, kwargs, node)
@@ -223,7 +226,7 @@ class CallMixin(GeneratorMixin):
         # library code on NNX objects (flax's own layers, nnx.state, nnx.grad) runs as it is, in one op (nnx.py)
         nnx = self.nnx_in(callee, args, kwargs) or self.nnx_class(callee) or any(callee is t for t in nnx_transforms())
         if kind is CallKind.USER_FUNCTION or self._is_user_callable_object(callee) or \
-                _library_python(callee) and not contains_value(callee) and not nnx:
+                _library_python(callee, traced) and not contains_value(callee) and not nnx:
             start = len(self.region.ops)
             try:
                 return self.inline_user(callee, args, kwargs, node)
@@ -404,8 +407,11 @@ class CallMixin(GeneratorMixin):
                                    "trace-time stand-in (eager looks at its own object)")
         if isinstance(owner, inspect.BoundArguments):
             self.check_mutable(owner, node, f"{qualified_name(callee)}")
-        result = self.static_call(callee, args, kwargs, node, reads=False)
-        for subject in self._subjects(callee, args, kwargs):
+        subjects = self._subjects(callee, args, kwargs)
+        # the signature's own guard covers what inspect.signature reads; bind only stores its arguments;
+        # Signature(params), Parameter(...), replace(...) read theirs (an outside list of parameters)
+        result = self.static_call(callee, args, kwargs, node, reads=not (moves or subjects))
+        for subject in subjects:
             self._guard_signature(callee, subject, args, kwargs, result)
         if isinstance(result, inspect.BoundArguments):
             self.mark_fresh(result)
@@ -754,6 +760,8 @@ class CallMixin(GeneratorMixin):
             return self._round(args[0], args[1:] + tuple(kwargs.values()), node)
         if callee in (int, float, bool, complex) and traced:
             raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{callee.__name__}() of a traced array needs its value on the host")
+        if callee is iter and len(args) == 1 and not kwargs and isinstance(args[0], Value):
+            return self._iter_value(args[0], node)
         if callee is next and args:
             self.check_consumable(args[0], node)
         if callee is map and traced and len(args) >= 2 and not kwargs:
@@ -768,6 +776,10 @@ class CallMixin(GeneratorMixin):
                 # as a list (the consumer cannot tell; sum/min/max of traced values read a list)
                 return self.mark_fresh([self.call(args[0], tuple(items), {}, node) for items in zip(*seqs)])
             if isinstance(consumer, str) and not python_code:   # a builtin (``map(kwds.pop, ...)``): as before
+                return self.mark_fresh(iter([self.call(args[0], tuple(items), {}, node) for items in zip(*seqs)]))
+            if isinstance(consumer, str) and _consumed_at_once(self.frame.unit.tree, node, min(map(len, seqs))):
+                # ``b, a = map(np.atleast_1d, (b, a))``, ``f(*map(g, xs))``: eager pulls every item
+                # there and then, in order, as making them now does
                 return self.mark_fresh(iter([self.call(args[0], tuple(items), {}, node) for items in zip(*seqs)]))
             if isinstance(consumer, str):
                 raise self.graph_break(FallbackCode.OPAQUE_CALL, node, "a lazy map() of traced values used other than "
@@ -796,6 +808,25 @@ class CallMixin(GeneratorMixin):
             return self.mark_fresh(list(result)) if callee is list else (tuple(result) if callee is tuple else
                                                                          self.mark_fresh(result))
         return NotImplemented
+
+    def _iter_value(self, x: Value, node: Any) -> Any:
+        """``iter(x)`` of a traced array: an iterator over its rows, as the for
+        loop takes them; of a 0-d one (or a number), eager's TypeError
+        (``np.iterable(x)`` catches it)."""
+        t = x.type
+        if t.shape:
+            return self.mark_fresh(iter(self.iterate_static(x, node)))
+        if t.mixed:
+            raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, "iter() of a value whose kind depends on the path")
+        if t.python:
+            message = f"'{_ITEM_KINDS.get(t.dtype.kind, float).__name__}' object is not iterable"
+        elif t.numpy:   # a 0-d NumPy value is a NumPy scalar
+            message = f"'numpy.{t.dtype.type.__name__}' object is not iterable"
+        else:
+            message = "iteration over a 0-d array"
+        error = TypeError(message)
+        raise self.graph_break(FallbackCode.TRACE_ERROR, node, f"iter() of a 0-d value (eager raises TypeError: {message})",
+                               exc=error)
 
     def folded_operands(self, leaves: list, need_one: bool = True) -> bool:
         """Every leaf static Python data or a folded constant (``need_one``: at least one of those)."""
@@ -1118,20 +1149,24 @@ def _is_namedtuple_class(cls: Any) -> bool:
         and cls.__init__ is object.__init__
 
 
-def _library_python(callee: Any) -> bool:
+def _library_python(callee: Any, traced: bool = True) -> bool:
     """A Python function (or an object with a Python ``__call__``) of an
     installed library other than JAX and NumPy (scipy, scikit-learn, optax,
-    ...). Called with traced values it is converted like the user's own
-    functions, never run on tracers: running it would perform its Python
-    effects (a call counter in a closure, an appended list) at trace time,
-    once for all calls, or twice when the attempt then falls back."""
+    ...). It is converted like the user's own functions, never run on
+    tracers nor at trace time: running it would perform its Python effects
+    (a call counter in a closure, an appended list) at trace time, once for
+    all calls, or twice when the attempt then falls back; its effects are
+    judged statement by statement, and what stays out is what it calls that
+    has no source (C code) or a real effect. Only a ``traced`` call of a
+    function with a JAX equivalent (``scipy.special.comb`` on traced values)
+    runs as that equivalent instead."""
     target = callee.__func__ if isinstance(callee, types.MethodType) else callee
     if not isinstance(target, types.FunctionType):
         call = getattr(type(callee), "__call__", None)
         if isinstance(callee, type) or not isinstance(call, types.FunctionType):
             return False
         target = call
-    if _numpy_to_jnp(callee) is not callee or is_pure_static_callable(callee):
+    if traced and _numpy_to_jnp(callee) is not callee or is_pure_static_callable(callee):
         return False   # a NumPy/SciPy function with a JAX equivalent; logging.getLogger
     return classify_callee(target) is CallKind.OPAQUE and target.__code__.co_filename[:1] != "<"
 
@@ -1194,6 +1229,29 @@ def _call_line(unit: Any, node: Any) -> int:
     if isinstance(func, gast.Attribute) and getattr(func, "end_lineno", None) and getattr(node, "lineno", None):
         line += func.end_lineno - node.lineno
     return line
+
+
+def _consumed_at_once(tree: Any, node: Any, count: int) -> bool:
+    """The iterator the call ``node`` makes is consumed whole where it is
+    made, before anything else runs: unpacked into targets that take exactly
+    its ``count`` items (``a, b = ...``; ``a, *rest = ...``), or starred into
+    a call's arguments or a display (``f(*...)``, ``[*...]``)."""
+    from .generators import _parents
+
+    parents = _parents(tree)
+    parent = parents.get(id(node))
+    if isinstance(parent, gast.Starred):
+        outer = parents.get(id(parent))
+        return isinstance(outer, (gast.List, gast.Tuple, gast.Set)) or \
+            isinstance(outer, gast.Call) and any(a is parent for a in outer.args)
+    if not (isinstance(parent, gast.Assign) and parent.value is node and len(parent.targets) == 1):
+        return False
+    target = parent.targets[0]
+    if not isinstance(target, (gast.Tuple, gast.List)):
+        return False
+    starred = sum(isinstance(t, gast.Starred) for t in target.elts)
+    fixed = len(target.elts) - starred
+    return count == fixed if not starred else starred == 1 and count >= fixed
 
 
 # Methods and builtins that look at a list or dict without changing it or

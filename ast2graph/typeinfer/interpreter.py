@@ -711,10 +711,14 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
         return obj
 
     def check_mutable(self, obj: Any, node: Any, what: str) -> None:
-        entry = self.fresh.get(id(obj))
+        owner = obj
+        if not self._is_fresh(obj) and type(obj) is np.ndarray and isinstance(obj.base, np.ndarray):
+            owner = obj.base   # a view of a NumPy array made in this trace (``for row in np.ones((n, m))``):
+            # writes reach that array, this trace's own as well
+        entry = self.fresh.get(id(owner))
         hint = ("grow lists only in loops with a static trip count (they unroll), or preallocate an array "
                 "and write rows with x = x.at[i].set(v)") if isinstance(obj, (list, dict, set)) else ""
-        if entry is None or entry[1] is not obj:
+        if entry is None or entry[1] is not owner:
             raise self.graph_break(FallbackCode.MUTATION, node, f"{what} mutates an object created outside this compiled segment (an argument, a global, or a value of an earlier segment)", hint=hint)
         if entry[0] != self.traced_depth and not (entry[0] < self.traced_depth and self.log_container_write(obj, entry[0], node)):
             raise self.graph_break(FallbackCode.MUTATION, node, f"{what} mutates a container created outside a traced branch or a rolled loop, from inside it", hint=hint)
@@ -1092,6 +1096,8 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
         self.check_no_effect(obj, node)
         value = self.static_call(operator.getitem, (obj, idx), {}, node, reads=False)
         if self._is_fresh(obj) or isinstance(obj, (tuple, str, range)) and not is_array(value):
+            if type(idx) is slice and type(value) in (list, bytearray) and value is not obj:
+                self.mark_fresh(value)   # ``args[:n]`` of a list made here: a new list, this call's own
             return value
         if type(idx) is slice and type(value) is type(obj) and type(obj) in (list, bytearray):
             # a copy made per call (``schedules[1:]``): what it holds is guarded, not its identity
@@ -1453,11 +1459,40 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
     def exec_ImportFrom(self, stmt: Any) -> None:
         import importlib
 
-        if stmt.level or any(a.name == "*" for a in stmt.names):
-            raise self.graph_break(FallbackCode.UNSUPPORTED_SYNTAX, stmt, "relative or star import inside a function")
+        if any(a.name == "*" for a in stmt.names):
+            raise self.graph_break(FallbackCode.UNSUPPORTED_SYNTAX, stmt, "star import inside a function")
+        if stmt.level:   # ``from ._x import y``: pure where the modules are imported already
+            self._relative_import(stmt)
+            return
         module = self.static_call(importlib.import_module, (stmt.module,), {}, stmt)
         for alias in stmt.names:
             self.assign_name(alias.asname or alias.name, self.static_call(getattr, (module, alias.name), {}, stmt), stmt)
+
+    def _relative_import(self, stmt: Any) -> None:
+        """``from .mod import name`` in a library's function: resolved against
+        the function's package (its globals' ``__package__``, as eager's import
+        resolves it). Eager finds an imported module in ``sys.modules`` and reads
+        its attribute (or the submodule ``pkg.mod.name``): nothing happens but
+        the read. Importing a module not imported yet runs its code: in Python."""
+        import importlib.util
+
+        globs = self.frame.unit.globals
+        package = globs.get("__package__")
+        if package is None:
+            name = globs.get("__name__", "")
+            package = name if "__path__" in globs else name.rpartition(".")[0]
+        try:
+            target = importlib.util.resolve_name("." * stmt.level + (stmt.module or ""), package)
+        except (ImportError, ValueError) as e:
+            raise self.graph_break(FallbackCode.UNSUPPORTED_SYNTAX, stmt, f"relative import: {e}") from None
+        module = sys.modules.get(target)
+        for alias in stmt.names:
+            found = module is not None and alias.name in vars(module)
+            value = self.get_attribute(module, alias.name, stmt) if found else sys.modules.get(f"{target}.{alias.name}")
+            if value is None:
+                raise self.graph_break(FallbackCode.SIDE_EFFECT, stmt, f"`from {'.' * stmt.level}{stmt.module or ''} "
+                                       f"import {alias.name}` imports a module not imported yet (its code runs)", "import")
+            self.assign_name(alias.asname or alias.name, value, stmt)
 
     def exec_Delete(self, stmt: Any) -> None:
         for target in stmt.targets:
