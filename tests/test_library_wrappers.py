@@ -386,6 +386,68 @@ def test_warning_from_outside_the_converted_code_falls_back():
     assert [s.code.code for s in e.fallback_sites] == ["A2G002"]
 
 
+def filters_in_a_block(x):
+    warnings.warn("shown once per location, until the filters change")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)   # the block's own filters (scikit-learn's check_array)
+        y = x * 2
+    return y
+
+
+@pytest.mark.parametrize("action", ["default", "once", "always"])
+def test_filters_changed_in_a_catch_warnings_block(action):
+    # eager's catch_warnings changes the filters' version: a "default" warning shows again on every call
+    _same_records(_records(filters_in_a_block, action, calls=3), _records(to_static(filters_in_a_block), action, calls=3))
+
+
+def test_filters_changed_in_a_catch_warnings_block_is_one_graph():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        e = explain(to_static(filters_in_a_block, full_graph=True))(X)
+    assert e.graph_count == 1
+
+
+# --------------------------------------------------------------- generators
+def _plugins(v):
+    for p in ():   # none installed: the consumer's body never runs
+        yield p
+
+
+def _converted(v):
+    for plugin in _plugins(v):
+        SEEN.append(plugin)   # an effect between items, if there were any
+        yield plugin
+    if v.sum() > 1e9:
+        raise ValueError("never checked: eager stops at the first yield")
+    yield v * 2
+
+
+def first_item(x):
+    return next(_converted(x), None), next(_plugins(x), "none")
+
+
+SEEN: list = []
+
+
+def test_next_of_a_library_style_generator_is_one_graph():
+    check(first_item, X, graphs=1)
+
+
+def first_under_handler(x):
+    def gen():
+        try:
+            yield x
+        except GeneratorExit:
+            SEEN.append("closed")
+            raise
+    return next(gen()) + 1
+
+
+def test_next_of_a_generator_that_sees_generator_exit_falls_back():
+    e = check(first_under_handler, X, full_graph=False)
+    assert any("GeneratorExit" in s.cause for s in e.fallback_sites)
+
+
 # ------------------------------------------------------------------ builtins
 def keys_of_traced(x, *rest, **named):
     given = dict(zip(["a", "b"], (x, *rest)))

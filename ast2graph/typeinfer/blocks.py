@@ -310,6 +310,8 @@ class BlocksMixin(ContextsMixin):
         expr = item.context_expr
         args, kwargs = self._call_arguments(expr)
         manager = self.static_call(callee, args, kwargs, expr)
+        if callee is warnings.catch_warnings:   # eager's enter and exit change the filters' version (calls.py)
+            self.warning_filters_changed(stmt)
         value = manager.__enter__()
         if item.optional_vars is not None:
             self.assign(item.optional_vars, value, item)
@@ -322,3 +324,5 @@ class BlocksMixin(ContextsMixin):
         finally:
             contexts.pop()
             manager.__exit__(None, None, None)
+        if callee is warnings.catch_warnings:
+            self.warning_filters_changed(stmt)

@@ -189,6 +189,13 @@ class CallMixin(GeneratorMixin):
             return self.emit_call(effect, args, kwargs, node, f"host {qualified_name(callee)}", effect=True)
         if callee is warnings.warn:
             return self._warn(args, kwargs, node)
+        if any(callee is f for f in _FILTER_SETTERS) and self._in_catch_warnings():
+            # ``warnings.simplefilter("error", W)`` inside ``with warnings.catch_warnings():`` entered at
+            # trace time: the filters it changes are that block's, restored at its exit
+            self._no_standins(callee, standins_in((args, kwargs)), node)
+            result = self.static_call(callee, args, kwargs, node)
+            self.warning_filters_changed(node)
+            return result
         if callee is jax.debug.print or callee is jax.debug.callback:
             self.decide(node, "call", "host callback", f"{qualified_name(callee)} stays in the graph (JAX's own callback)")
             return self.emit_call(_debug_effect(callee), args, kwargs, node, qualified_name(callee), effect=True)
@@ -362,6 +369,23 @@ class CallMixin(GeneratorMixin):
                                              self.value_kinds(message, node))
         self.emit_call(effect, (message,), {}, node, "host warnings.warn", effect=True)
         return None
+
+    def _in_catch_warnings(self) -> bool:
+        return any(c is warnings.catch_warnings for c in self.__dict__.get("trace_time_contexts", ()))
+
+    def warning_filters_changed(self, node: Any) -> None:
+        """Eager changed the warning filters here (``catch_warnings``'s enter
+        and exit, ``simplefilter`` in its block; at trace time in the graph):
+        the filters' version changes on every call, as eager's does, so that
+        the "once per location" registries are forgotten as eager forgets
+        them. One effect where the previous op already made the change."""
+        ops = self.region.ops
+        if ops and getattr(ops[-1], "fn", None) is _FILTERS_MUTATED:
+            return
+        if hostwarnings.filters_mutated is None:
+            raise self.graph_break(FallbackCode.SIDE_EFFECT, node, "a change of the warning filters (this Python "
+                                   "has no warnings._filters_mutated)", "call")
+        self.emit_call(_FILTERS_MUTATED, (), {}, node, "host warnings._filters_mutated", effect=True)
 
     def _warning_frame(self, stacklevel: int, node: Any, refuse: Any) -> tuple:
         """The unit and line eager's ``warnings.warn`` takes from the frame
@@ -1204,6 +1228,10 @@ def _debug_effect(fn: Any) -> Any:
     effect._a2g_effect = True  # type: ignore[attr-defined]
     effect._a2g_host_print = True  # type: ignore[attr-defined]
     return effect
+
+
+_FILTER_SETTERS = (warnings.simplefilter, warnings.filterwarnings, warnings.resetwarnings)
+_FILTERS_MUTATED = arrays.host_effect(hostwarnings.filters_mutated) if hostwarnings.filters_mutated else None
 
 
 def _warn_signature(message: Any, category: Any = None, stacklevel: int = 1, source: Any = None) -> None:

@@ -4,7 +4,8 @@ Requires: ``arrays.host_effect`` (an ordered ``io_callback`` handing its
 arguments over as eager's objects) and ``arrays.DeferredStr`` (a message
 formatted from traced values on the host).
 Produces: ``filter_actions`` (what the warning filters do with a warning, at
-trace time), ``filters_state``/``filters_unchanged`` (a guard on them), and
+trace time), ``filters_state``/``filters_unchanged`` (a guard on them),
+``filters_mutated`` (eager's change of the filters' version), and
 ``warning_effect`` (the effect op issuing one warning from a fixed place).
 Invariants: the warning is issued through ``warnings.warn_explicit`` with
 what eager's ``warnings.warn`` computes from its frame: the category, the
@@ -50,6 +51,11 @@ def filter_actions(category: type, text: str | None, module: str, lineno: int) -
         return found
     found.add(warnings.defaultaction)
     return found
+
+
+# What eager calls where the filters change (``catch_warnings``, ``simplefilter``):
+# the registries of "once per location" warnings are then forgotten.
+filters_mutated = getattr(warnings, "_filters_mutated", None)
 
 
 def filters_state() -> tuple:
