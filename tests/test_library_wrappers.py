@@ -374,6 +374,29 @@ def test_warning_inside_catch_warnings_as_eager(action):
     _same_records(_records(warns_under_catch, action), _records(to_static(warns_under_catch), action))
 
 
+def warns_in_a_quiet_block(x):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)   # scipy's zscore: this block's filters
+        warnings.warn("ignored in the block")
+        warnings.warn("shown", RuntimeWarning)
+        y = x * 2
+    warnings.warn("shown after the block")
+    return y
+
+
+@pytest.mark.parametrize("action", ["default", "always", "error"])
+def test_warning_under_a_blocks_own_filters(action):
+    _same_records(_records(warns_in_a_quiet_block, action, calls=3),
+                  _records(to_static(warns_in_a_quiet_block), action, calls=3))
+
+
+def test_warning_under_a_blocks_own_filters_is_one_graph():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        e = explain(to_static(warns_in_a_quiet_block, full_graph=True))(X)
+    assert e.graph_count == 1
+
+
 def warns_at_callers_caller(x):
     warnings.warn("too far", UserWarning, stacklevel=3)
     return x
@@ -446,6 +469,24 @@ def first_under_handler(x):
 def test_next_of_a_generator_that_sees_generator_exit_falls_back():
     e = check(first_under_handler, X, full_graph=False)
     assert any("GeneratorExit" in s.cause for s in e.fallback_sites)
+
+
+def static_truth_of_and(x, policy="propagate"):
+    has_nan = [bool(np.isnan(x).any())]
+    if any(has_nan) and policy == "omit":   # never taken: `traced and False` is falsy whatever it holds
+        x = x[~np.isnan(x)]                  # (a data-dependent shape, which the graph could not hold)
+    if any(has_nan) or policy == "propagate":   # always taken
+        x = x + 1
+    return x
+
+
+def test_traced_and_static_false_is_static():
+    check(static_truth_of_and, X, graphs=1)
+    check(static_truth_of_and, X, "omit", full_graph=False)
+
+
+def test_library_class_made_from_traced_values_is_converted():
+    check(lambda x: fakewrap.at(x * 2, 0).set(x[1]), X, graphs=1)
 
 
 # ------------------------------------------------------------------ builtins

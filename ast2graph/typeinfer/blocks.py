@@ -318,7 +318,7 @@ class BlocksMixin(ContextsMixin):
         if stmt.items[0] is item:
             self.decide(stmt, "with", "trace time", "context managers that only affect tracing, entered and exited while tracing")
         contexts = self.__dict__.setdefault("trace_time_contexts", [])   # (``warnings.warn`` looks: calls.py)
-        contexts.append(callee)
+        contexts.append(manager)
         try:
             rest()
         finally:

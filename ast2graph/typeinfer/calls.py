@@ -2,10 +2,18 @@
 
 Requires: the ``Specializer`` state (mixed in).
 Produces: the value of a call site; array work becomes ``CallOp``s; user
-functions with source are converted recursively (inlined, with a depth
-guard); effectful callees (``print``, ``np.random``...) raise ``GraphBreak``.
+functions and libraries' Python functions with source are converted
+recursively (inlined, with a depth guard), their effects judged statement by
+statement; ``print``/``logging`` and ``warnings.warn`` become ordered host
+effects (``hostwarnings``); reads of interpreter state
+(``sys.getrecursionlimit()``) are guarded static values; ``inspect``'s
+signature functions run at trace time (``kinds.introspection``), guarded on
+what they read; a read of an outside list or dict the graph changed sees its
+shadow (``writeback.shadow_of``); effectful callees (``np.random``, C code
+without source) raise ``GraphBreak``.
 Invariants: a callee is never run at trace time unless it is pure
-(``resolver.is_pure_static_callable``), a jax/numpy array op, a container
+(``resolver.is_pure_static_callable``), a read of interpreter state or an
+``inspect`` signature function (guarded), a jax/numpy array op, a container
 method on an object created during tracing, or a user function converted
 by this very interpreter.
 """
@@ -334,8 +342,9 @@ class CallMixin(GeneratorMixin):
         file and line of the frame ``stacklevel`` names (a converted function's
         own: the library's line, or its caller's), that module's registry. It
         runs in Python where the filters (guarded) make it an exception, where
-        the frame is outside the converted code, or inside a ``catch_warnings``
-        entered at trace time."""
+        the frame is outside the converted code, or inside a
+        ``catch_warnings(record=True)`` entered at trace time; in another
+        ``catch_warnings`` block it is issued under that block's filters."""
         def refuse(cause: str) -> GraphBreak:
             return self.graph_break(FallbackCode.SIDE_EFFECT, node, f"warnings.warn {cause}", "call")
 
@@ -350,12 +359,14 @@ class CallMixin(GeneratorMixin):
         category = type(message) if isinstance(message, Warning) else UserWarning if category is None else category
         if not (isinstance(category, type) and issubclass(category, Warning)):
             raise refuse(f"with category {category!r} (eager raises TypeError)")
-        if any(c is warnings.catch_warnings for c in self.__dict__.get("trace_time_contexts", ())):
-            raise refuse("inside a warnings.catch_warnings() block (its filters and record list are eager's)")
+        blocks = self._catch_warnings_blocks()
+        if any(b._record or b._module is not warnings for b in blocks):
+            raise refuse("inside a warnings.catch_warnings(record=True) block (eager records it in that block's list)")
         unit, lineno = self._warning_frame(stacklevel, node, refuse)
         module = unit.globals.get("__name__", "<string>")
         text = None if isinstance(message, arrays.DeferredStr) else str(message)
-        state = hostwarnings.filters_state()
+        # the filters the caller has (guarded): in a block, those it had when the outermost block was entered
+        state = hostwarnings.filters_state(blocks[0]._filters if blocks else None)
         actions = hostwarnings.filter_actions(category, text, module if isinstance(module, str) else "<string>", lineno)
         if "error" in actions:
             raise refuse("where the warning filters may turn the warning into an exception (eager raises it here)")
@@ -365,13 +376,21 @@ class CallMixin(GeneratorMixin):
                                      ("warning filters",)))
         self.decide(node, "call", "host callback", f"warnings.warn issues {category.__name__} on the host, in order, on "
                     f"every call, from {unit.filename}:{lineno}")
+        # in a catch_warnings block entered at trace time, the warning is issued under that block's filters
+        # (the caller's, as guarded, changed as the block changes them: the same list of filters as now)
+        inside = tuple(warnings.filters) if blocks else None
         effect = hostwarnings.warning_effect(category, _code_filename(unit), lineno, unit.globals,
-                                             self.value_kinds(message, node))
+                                             self.value_kinds(message, node), inside)
         self.emit_call(effect, (message,), {}, node, "host warnings.warn", effect=True)
         return None
 
+    def _catch_warnings_blocks(self) -> list:
+        """The ``warnings.catch_warnings`` managers entered at trace time around
+        the statement being traced, outermost first (``blocks._trace_time_context``)."""
+        return [m for m in self.__dict__.get("trace_time_contexts", ()) if isinstance(m, warnings.catch_warnings)]
+
     def _in_catch_warnings(self) -> bool:
-        return any(c is warnings.catch_warnings for c in self.__dict__.get("trace_time_contexts", ()))
+        return bool(self._catch_warnings_blocks())
 
     def warning_filters_changed(self, node: Any) -> None:
         """Eager changed the warning filters here (``catch_warnings``'s enter
@@ -425,13 +444,14 @@ class CallMixin(GeneratorMixin):
         objects made are this trace's (a ``BoundArguments`` holds the graph
         values it was given, as eager's holds the arrays)."""
         owner = callee.__self__ if isinstance(callee, types.MethodType) else None
-        seen = standins_in((owner, args, kwargs))
-        if seen and not (moves and all(not contains_standin(x) for x in (owner, *self._subjects(callee, args, kwargs)))):
+        subjects = self._subjects(callee, args, kwargs)
+        # a stand-in may only be among what bind() stores, never what a function looks at
+        looked_at = (owner, *subjects) if moves else (owner, args, kwargs)
+        if contains_standin(looked_at):
             raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{qualified_name(callee)} of ast2graph's "
                                    "trace-time stand-in (eager looks at its own object)")
         if isinstance(owner, inspect.BoundArguments):
             self.check_mutable(owner, node, f"{qualified_name(callee)}")
-        subjects = self._subjects(callee, args, kwargs)
         # the signature's own guard covers what inspect.signature reads; bind only stores its arguments;
         # Signature(params), Parameter(...), replace(...) read theirs (an outside list of parameters)
         result = self.static_call(callee, args, kwargs, node, reads=not (moves or subjects))
@@ -1138,10 +1158,10 @@ _STRUCTURE_BUILTINS = frozenset({len, list, tuple, iter, enumerate, zip, reverse
 
 
 def _user_init(cls: Any) -> bool:
-    """``cls`` is a plain class whose ``__init__`` is the user's own Python
-    code, and no pytree JAX would rebuild (a registered dataclass)."""
-    init = _python_init(cls)
-    if init is None or classify_callee(init) is not CallKind.USER_FUNCTION:
+    """``cls`` is a plain class whose ``__init__`` is Python code with source
+    (the user's, or a library's other than JAX's and NumPy's: array-api-extra's
+    ``at``), and no pytree JAX would rebuild (a registered dataclass)."""
+    if _python_init(cls) is None:
         return False
     try:
         return jax.tree_util.all_leaves([object.__new__(cls)])

@@ -58,10 +58,11 @@ def filter_actions(category: type, text: str | None, module: str, lineno: int) -
 filters_mutated = getattr(warnings, "_filters_mutated", None)
 
 
-def filters_state() -> tuple:
-    """What the filters are now: the list (the module's attribute), its
-    entries, and the default action."""
-    filters = warnings.filters
+def filters_state(filters: list | None = None) -> tuple:
+    """What the filters are now: the list (the module's attribute, or the one
+    ``filters`` a ``catch_warnings`` block saved), its entries, and the
+    default action."""
+    filters = warnings.filters if filters is None else filters
     return filters, tuple(filters), warnings.defaultaction
 
 
@@ -71,14 +72,24 @@ def filters_unchanged(state: tuple) -> bool:
 
 
 @functools.lru_cache(maxsize=None)
-def _issuer(category: type, filename: str, lineno: int, module_globals: Any) -> Any:
+def _issuer(category: type, filename: str, lineno: int, module_globals: Any, filters: tuple | None) -> Any:
     def issue(message: Any) -> None:
         if isinstance(message, arrays.DeferredStr):
             message = str(message)
         namespace = module_globals.namespace
         module = namespace["__name__"] if "__name__" in namespace else "<string>"
         registry = namespace.setdefault("__warningregistry__", {})
-        warnings.warn_explicit(message, category, filename, lineno, module, registry)
+        if filters is None:
+            warnings.warn_explicit(message, category, filename, lineno, module, registry)
+            return
+        # a catch_warnings block's filters, as eager's block holds them while the warning is issued (the
+        # module's attribute, which _warnings reads; its version changes are effects of their own)
+        saved = warnings.filters
+        warnings.filters = list(filters)
+        try:
+            warnings.warn_explicit(message, category, filename, lineno, module, registry)
+        finally:
+            warnings.filters = saved
 
     issue.__qualname__ = issue.__name__ = "warnings.warn"
     return issue
@@ -96,10 +107,12 @@ class Namespace:
 _NAMESPACES: dict[int, Namespace] = {}
 
 
-def warning_effect(category: type, filename: str, lineno: int, namespace: dict, kinds: tuple) -> Any:
+def warning_effect(category: type, filename: str, lineno: int, namespace: dict, kinds: tuple,
+                   filters: tuple | None = None) -> Any:
     """The effect op issuing ``warnings.warn(message, category)`` as if from
-    ``filename:lineno`` in the module whose globals are ``namespace``."""
+    ``filename:lineno`` in the module whose globals are ``namespace``; under
+    ``filters`` (a ``catch_warnings`` block's) where given."""
     holder = _NAMESPACES.get(id(namespace))
     if holder is None or holder.namespace is not namespace:
         holder = _NAMESPACES[id(namespace)] = Namespace(namespace)
-    return arrays.host_effect(_issuer(category, filename, lineno, holder), kinds)
+    return arrays.host_effect(_issuer(category, filename, lineno, holder, filters), kinds)

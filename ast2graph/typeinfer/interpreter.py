@@ -833,6 +833,9 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
     def truth(self, value: Any, node: Any) -> Any:
         """``bool(value)``: a Python bool, or a traced scalar bool ``Value``."""
         if isinstance(value, Value):
+            known = self.__dict__.get("_known_truths", {}).get(id(value))
+            if known is not None and known[0] is value:   # ``a and False`` (eval_BoolOp)
+                return known[1]
             if int(np.prod(value.type.shape)) != 1:
                 raise self.graph_break(FallbackCode.TRACE_ERROR, node, f"the truth value of an array of shape {value.type.shape} is ambiguous (eager raises ValueError)")
             if value.type.shape == () and value.type.dtype == np.dtype(bool):
@@ -864,6 +867,10 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
                                        "runs only when the left operand does not decide", "boolop",
                                        hint="write an `if` around the call")
             result = self._select_operand(node, truth, other, result, is_and)
+            if type(other) in (bool, int, float, str, type(None)) and bool(other) != is_and:
+                # ``a and False`` is falsy, ``a or True`` truthy, whatever the traced ``a`` holds: an ``if``
+                # on it is static (scipy's ``if any(contains_nan) and nan_policy == 'omit':``)
+                self.__dict__.setdefault("_known_truths", {})[id(result)] = (result, bool(other))
         return result
 
     def _select_operand(self, node: Any, truth: Value, other: Any, current: Any, is_and: bool) -> Value:

@@ -14,7 +14,10 @@ function), ``value_attribute_allowed`` (``x.name`` of a traced value),
 ``traced_as_eager`` (whether an exception raised on tracers is eager's);
 ``contains_standin`` and ``MOVES_ARGUMENTS``, the callables that only store,
 pass on or call their arguments (``list``, ``sorted``, ``functools.reduce``,
-...), so that seeing a stand-in there is harmless.
+...), so that seeing a stand-in there is harmless; ``introspection``:
+``inspect``'s signature functions run at trace time (``Signature.bind`` only
+stores its arguments), with ``signature_inputs``/``same_inputs``, what a
+function's signature is made from (its guard).
 Invariants: an answer is given only when it is eager's for every object the
 stand-in can stand for (an array ``Value``'s eager kind is in its type:
 ``ArrayType.numpy``: an ndarray, or a NumPy scalar when 0-d; ``.python``: a
