@@ -164,6 +164,34 @@ def test_getattr_static_of_traced_value():
     check(f, X, graphs=1)
 
 
+# ------------------------------------------- Python functions of "effectful" modules
+def test_python_function_of_an_effectful_module_is_converted():
+    import logging
+
+    e = check(lambda x: (x * 2, logging.getLevelName(logging.INFO)), X, graphs=1)
+    assert not e.fallback_sites
+
+
+def test_random_shuffle_is_converted_until_its_rng_call():
+    import random
+
+    def make():
+        rng = random.Random(0)
+
+        def f(x):
+            order = [0, 1, 2]
+            rng.shuffle(order)
+            return x[0, order[0]], order
+        return f, rng
+
+    def step(fn, rng):
+        return fn(X), rng.getstate()
+
+    static = check_sequence(make, [step, step, step], full_graph=False)
+    e = explain(static)(X)
+    assert any("getrandbits" in s.cause for s in e.fallback_sites)   # the C call with the effect, not shuffle
+
+
 # ----------------------------------------------------------- interpreter state
 CONTEXT = contextvars.ContextVar("CONTEXT", default=1.0)
 

@@ -215,7 +215,8 @@ class CallMixin(GeneratorMixin):
         found = introspection(callee)
         if found is not None:   # inspect.signature(f), sig.bind(*args): run at trace time, guarded
             return self._introspect(callee, found[1], args, kwargs, node)
-        if is_effectful(callee):
+        if is_effectful(callee) and not _python_with_source(callee):
+            # (a Python function of such a module, os.getenv, random.shuffle, is converted: what it calls decides)
             raise self.graph_break(FallbackCode.SIDE_EFFECT, node, f"{qualified_name(callee)} has a Python side effect that must run on every call", "call")
         standins = standins_in((args, kwargs))   # graph values, local functions, ...: one walk
         traced = any(isinstance(x, Value) or contains_value(x) for x in standins)
@@ -1191,6 +1192,16 @@ def _is_namedtuple_class(cls: Any) -> bool:
     new = cls.__new__
     return isinstance(new, types.FunctionType) and new.__globals__.get("_tuple_new") is tuple.__new__ \
         and cls.__init__ is object.__init__
+
+
+def _python_with_source(callee: Any) -> bool:
+    """A Python function (or a method bound to one) with source, of the user
+    or of a library other than JAX and NumPy: converted, never refused by
+    the module it lives in (``resolver.is_effectful`` names whole modules,
+    ``random``, ``os``, ``logging``; the C functions those call stay out)."""
+    target = callee.__func__ if isinstance(callee, types.MethodType) else callee
+    return isinstance(target, types.FunctionType) and target.__code__.co_filename[:1] != "<" \
+        and classify_callee(target) in (CallKind.USER_FUNCTION, CallKind.OPAQUE)
 
 
 def _library_python(callee: Any, traced: bool = True) -> bool:
