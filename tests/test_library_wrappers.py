@@ -593,6 +593,30 @@ def test_library_warning_names_the_callers_line(action):
     _same_records(_records(calls_library_that_warns, action), _records(to_static(calls_library_that_warns), action))
 
 
+# ------------------------------------------------------- the function's own **kwargs
+def own_kwargs(x, **kwds):
+    kwds.update({"scale": x.sum()})   # scipy's _axis_nan_policy: kwds.update(d_args), then kwds.pop(...)
+    data = x.tolist()                 # runs in Python: the dict changed above must reach it
+    scale = kwds.pop("scale")
+    extra = kwds.pop("extra", 1.0)
+    helper = lambda: len(kwds)        # noqa: E731 - kwds is a cell variable
+    return x * scale * extra, data, helper(), kwds
+
+
+def test_own_kwargs_changed_in_place_then_read_in_python():
+    check(own_kwargs, X, full_graph=False)
+    check(own_kwargs, X, kwargs={"extra": 2.0, "other": 3}, full_graph=False)
+
+
+def test_own_kwargs_changed_in_place_is_one_graph():
+    def f(x, **kwds):
+        kwds.update({"axis": 0})
+        axis = kwds.pop("axis")
+        return x.sum(axis=axis), kwds
+    check(f, X, graphs=1)
+    check(f, X, kwargs={"keep": True}, graphs=1)
+
+
 # ----------------------------------------------------------- more builtins
 def unpacks_map(b, a):
     b, a = map(np.atleast_1d, (b, a))
