@@ -123,6 +123,35 @@ def test_recursion_limit_is_guarded():
         sys.setrecursionlimit(old)
 
 
+class Options:
+    def __init__(self, scale=2.0, shift=0.0):
+        self.scale, self.shift = scale, shift
+
+
+def test_signature_of_a_class_partial_and_method_are_guarded():
+    def make():
+        Options.__signature__ = inspect.signature(Options.__init__).replace(parameters=[])
+
+        def f(x):
+            names = list(inspect.signature(Options).parameters)
+            bound = list(inspect.signature(functools.partial(scaled, scale=3.0)).parameters)
+            method = list(inspect.signature(Options().__init__).parameters)
+            return x * len(names), bound, method
+        return f, None
+
+    def call(signature=None):
+        def step(fn, world):
+            if signature is not None:
+                Options.__signature__ = signature
+            return fn(X)
+        return step
+
+    try:
+        check_sequence(make, [call(), call(), call(inspect.signature(Options.__init__)), call()], recompiles=1)
+    finally:
+        del Options.__signature__
+
+
 def with_axis(fn):
     """A decorator adding a keyword parameter to the wrapped function's
     signature (the shape of SciPy's ``_axis_nan_policy``)."""
