@@ -398,6 +398,25 @@ def test_warnings_as_eager_issues_them(action):
     _same_records(_records(noisy, action), _records(to_static(noisy), action))
 
 
+def warns_in_branches_and_loops(x):
+    if x.sum() > 10:
+        warnings.warn(f"large sum {x.sum():.1f}", RuntimeWarning)
+    else:
+        warnings.warn("small sum")
+    for i in range(30):   # rolled
+        if x[0, 0] * i > 40:
+            warnings.warn("late iteration")
+        x = x + 1
+    return x
+
+
+@pytest.mark.parametrize("action", ["always", "default", "once"])
+@pytest.mark.parametrize("scale", [1.0, 10.0])
+def test_warnings_under_traced_conditions_and_in_rolled_loops(action, scale):
+    _same_records(_records(lambda x: warns_in_branches_and_loops(x * scale), action),
+                  _records(to_static(lambda x: warns_in_branches_and_loops(x * scale)), action))
+
+
 def test_warning_is_a_host_callback_in_one_graph():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
