@@ -744,10 +744,14 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
         return obj
 
     def check_mutable(self, obj: Any, node: Any, what: str) -> None:
-        entry = self.fresh.get(id(obj))
+        owner = obj
+        if not self._is_fresh(obj) and type(obj) is np.ndarray and isinstance(obj.base, np.ndarray):
+            owner = obj.base   # a view of a NumPy array made in this trace (``for row in np.ones((n, m))``):
+            # writes reach that array, this trace's own as well
+        entry = self.fresh.get(id(owner))
         hint = ("grow lists only in loops with a static trip count (they unroll), or preallocate an array "
                 "and write rows with x = x.at[i].set(v)") if isinstance(obj, (list, dict, set)) else ""
-        if entry is None or entry[1] is not obj:
+        if entry is None or entry[1] is not owner:
             raise self.graph_break(FallbackCode.MUTATION, node, f"{what} mutates an object created outside this compiled segment (an argument, a global, or a value of an earlier segment)", hint=hint)
         if entry[0] != self.traced_depth and not (entry[0] < self.traced_depth and self.log_container_write(obj, entry[0], node)):
             raise self.graph_break(FallbackCode.MUTATION, node, f"{what} mutates a container created outside a traced branch or a rolled loop, from inside it", hint=hint)
@@ -864,6 +868,9 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
     def truth(self, value: Any, node: Any) -> Any:
         """``bool(value)``: a Python bool, or a traced scalar bool ``Value``."""
         if isinstance(value, Value):
+            known = self.__dict__.get("_known_truths", {}).get(id(value))
+            if known is not None and known[0] is value:   # ``a and False`` (eval_BoolOp)
+                return known[1]
             if int(np.prod(value.type.shape)) != 1:
                 raise self.graph_break(FallbackCode.TRACE_ERROR, node, f"the truth value of an array of shape {value.type.shape} is ambiguous (eager raises ValueError)")
             if value.type.shape == () and value.type.dtype == np.dtype(bool):
@@ -895,6 +902,10 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
                                        "runs only when the left operand does not decide", "boolop",
                                        hint="write an `if` around the call")
             result = self._select_operand(node, truth, other, result, is_and)
+            if type(other) in (bool, int, float, str, type(None)) and bool(other) != is_and:
+                # ``a and False`` is falsy, ``a or True`` truthy, whatever the traced ``a`` holds: an ``if``
+                # on it is static (scipy's ``if any(contains_nan) and nan_policy == 'omit':``)
+                self.__dict__.setdefault("_known_truths", {})[id(result)] = (result, bool(other))
         return result
 
     def _select_operand(self, node: Any, truth: Value, other: Any, current: Any, is_and: bool) -> Value:
@@ -1496,11 +1507,40 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
     def exec_ImportFrom(self, stmt: Any) -> None:
         import importlib
 
-        if stmt.level or any(a.name == "*" for a in stmt.names):
-            raise self.graph_break(FallbackCode.UNSUPPORTED_SYNTAX, stmt, "relative or star import inside a function")
+        if any(a.name == "*" for a in stmt.names):
+            raise self.graph_break(FallbackCode.UNSUPPORTED_SYNTAX, stmt, "star import inside a function")
+        if stmt.level:   # ``from ._x import y``: pure where the modules are imported already
+            self._relative_import(stmt)
+            return
         module = self.static_call(importlib.import_module, (stmt.module,), {}, stmt)
         for alias in stmt.names:
             self.assign_name(alias.asname or alias.name, self.static_call(getattr, (module, alias.name), {}, stmt), stmt)
+
+    def _relative_import(self, stmt: Any) -> None:
+        """``from .mod import name`` in a library's function: resolved against
+        the function's package (its globals' ``__package__``, as eager's import
+        resolves it). Eager finds an imported module in ``sys.modules`` and reads
+        its attribute (or the submodule ``pkg.mod.name``): nothing happens but
+        the read. Importing a module not imported yet runs its code: in Python."""
+        import importlib.util
+
+        globs = self.frame.unit.globals
+        package = globs.get("__package__")
+        if package is None:
+            name = globs.get("__name__", "")
+            package = name if "__path__" in globs else name.rpartition(".")[0]
+        try:
+            target = importlib.util.resolve_name("." * stmt.level + (stmt.module or ""), package)
+        except (ImportError, ValueError) as e:
+            raise self.graph_break(FallbackCode.UNSUPPORTED_SYNTAX, stmt, f"relative import: {e}") from None
+        module = sys.modules.get(target)
+        for alias in stmt.names:
+            found = module is not None and alias.name in vars(module)
+            value = self.get_attribute(module, alias.name, stmt) if found else sys.modules.get(f"{target}.{alias.name}")
+            if value is None:
+                raise self.graph_break(FallbackCode.SIDE_EFFECT, stmt, f"`from {'.' * stmt.level}{stmt.module or ''} "
+                                       f"import {alias.name}` imports a module not imported yet (its code runs)", "import")
+            self.assign_name(alias.asname or alias.name, value, stmt)
 
     def exec_Delete(self, stmt: Any) -> None:
         for target in stmt.targets:
