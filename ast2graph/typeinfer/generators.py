@@ -93,6 +93,39 @@ class _Collector:
     def __init__(self, depth: int, limit: int, first: bool = False):
         self.depth, self.limit, self.first = depth, limit, first
         self.items: list = []
+        self.marks: list[int] = []   # the number of ops in the region when each item was yielded
+
+
+def _has_effect_op(ops: list) -> bool:
+    """Whether ``ops`` (or a region inside them) hold a run-time check or a
+    host effect: what eager does only if it gets that far."""
+    from ..ir.core import bounded, walk_ops
+
+    def every(ops: list):
+        for op in ops:
+            yield op
+            for sub in op.regions():
+                yield from walk_ops(sub)
+
+    return any(getattr(getattr(op, "fn", None), "_a2g_effect", False) or bounded(op) for op in every(ops))
+
+
+def _exits(body: list) -> bool:
+    """Whether the statements ``body`` (not nested functions) may leave the loop holding them early."""
+    stack = list(body)
+    while stack:
+        n = stack.pop()
+        if isinstance(n, (gast.Break, gast.Return, gast.Raise)):
+            return True
+        if isinstance(n, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)):
+            continue
+        if isinstance(n, (gast.For, gast.While)):
+            stack.extend(n.orelse)   # a break in a nested loop leaves that loop only
+            stack.extend(c for c in gast.walk(gast.Module(body=n.body, type_ignores=[]))
+                         if isinstance(c, (gast.Return, gast.Raise)))
+            continue
+        stack.extend(gast.iter_child_nodes(n))
+    return False
 
 
 def _first_item_cause(tree: Any) -> str | None:
@@ -141,6 +174,7 @@ class GeneratorMixin:
         if len(top.items) >= top.limit:
             raise self.graph_break(FallbackCode.GENERATOR, node, f"more than {top.limit} items (unroll_limit)")
         top.items.append(value)
+        top.marks.append(len(self.region.ops))
         if top.first:
             raise _FirstItem(node)
         return None
@@ -193,6 +227,13 @@ class GeneratorMixin:
         if between is not None and collector.items:
             del self.region.ops[start:]
             raise refuse(between)
+        if not first and collector.marks and self._may_stop_early(node) \
+                and _has_effect_op(self.region.ops[collector.marks[0]:]):
+            # eager resumes the body only when the consumer asks for the next item: a check or
+            # a print after the first yield may never run (``for v in gen(x): return v``)
+            del self.region.ops[start:]
+            raise refuse("its body has a run-time check or a host effect after a yield, and the consumer may stop "
+                         "before eager resumes the body there")
         if first:
             self.decide(node, "call", "unrolled", f"generator {name} given to next(): its body interpreted up to "
                         "the first yield")
@@ -336,6 +377,22 @@ class GeneratorMixin:
                 child, parent = parent, parents.get(id(parent))
                 continue
             return f"the generator object is given to {name or 'a call'}(), which may use it other than by iterating"
+
+    def _may_stop_early(self, node: Any) -> bool:
+        """Whether what consumes the call ``node`` may stop pulling items before
+        the generator ends: a ``for`` whose body may leave the loop, ``any``/
+        ``all`` (they short-circuit), a lazy wrapper (``zip`` stops at the
+        shortest, ``islice`` at its bound) or ``next``."""
+        parents = _parents(self.frame.unit.tree)
+        parent = parents.get(id(node))
+        if isinstance(parent, gast.For):
+            return _exits(parent.body)
+        if isinstance(parent, gast.comprehension):
+            return False
+        if isinstance(parent, gast.Call):
+            name = getattr(self._static_callee(parent.func), "__name__", None)
+            return name in ("any", "all", "next") or name in _WRAPPERS
+        return True
 
     def _callable_passed(self, nodes: list) -> str | None:
         """A lambda or a Python function passed as a value (not called) in
