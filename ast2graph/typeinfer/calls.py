@@ -35,7 +35,7 @@ from ..resolver import (CallKind, classify_callee, is_effectful, is_host_printer
 from . import arrays, jaxcallbacks
 from .generators import GeneratorMixin
 from .closures import TracedClosure, factory_for, free_names
-from . import numpy_api
+from . import numpy_api, scipy_api
 from .mutation import is_numpy_callable, numpy_gives_ndarray
 from .nnx import is_nnx, is_variable, nnx_transforms
 from .kinds import CALLS_ARGUMENTS, INSPECTORS, MOVES_ARGUMENTS, Unobservable, contains_standin, observe, standins_in
@@ -237,7 +237,11 @@ class CallMixin(GeneratorMixin):
             return args[0]   # np.asarray(x) of a NumPy array is x itself
         if traced and isinstance(callee, np.ufunc) and kwargs.get("out", None) is not None:
             return self._ufunc_out(callee, args, kwargs, node)
-        if traced and _is_namedtuple_class(callee):   # P(x.sum(), y): a tuple holding the values, as they are
+        if traced and (_is_namedtuple_class(callee) or scipy_api.is_tuple_bunch(callee)):
+            # P(x.sum(), y), SciPy's SignificanceResult(stat, p): a tuple holding the values, as they are
+            if getattr(callee, "_extra_fields", ()):   # attributes outside the tuple: lost on the way out
+                raise self.graph_break(FallbackCode.OPAQUE_CALL, node, f"{qualified_name(callee)} holds traced values "
+                                       f"in attributes outside its tuple ({', '.join(callee._extra_fields)})")
             return self.static_call(callee, args, kwargs, node)
         numpy_python = numpy_api.python_code(callee) if traced and kind is CallKind.ARRAY_OP else None
         if numpy_python is not None:   # np.asarray_chkfinite, np.real_if_close: NumPy's own Python, converted
@@ -639,6 +643,8 @@ class CallMixin(GeneratorMixin):
                     return self.call(args[0], items, {}, node)
 
             return self.mark_fresh(map(item, *seqs))
+        if callee is functools.reduce and traced and 2 <= len(args) <= 3 and not kwargs:
+            return self._reduce_call(args, node)
         if callee in (enumerate, zip, reversed, list, tuple, sorted) and traced:
             if callee is sorted:
                 raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, "sorted() of traced values")
@@ -649,6 +655,23 @@ class CallMixin(GeneratorMixin):
             return self.mark_fresh(list(result)) if callee is list else (tuple(result) if callee is tuple else
                                                                          self.mark_fresh(result))
         return NotImplemented
+
+    def _reduce_call(self, args: tuple, node: Any) -> Any:
+        """``functools.reduce(f, items[, initial])`` of traced values: Python's
+        left fold, each ``f(acc, item)`` converted like any call (``np.multiply``
+        with NumPy's rules; run whole as an op, reduce was typed as a JAX op and
+        narrowed 64-bit items to 32 bits)."""
+        items = list(self.iterate_static(args[1], node))
+        if len(args) == 3:
+            acc = args[2]
+        elif items:
+            acc = items.pop(0)
+        else:
+            raise self.graph_break(FallbackCode.TRACE_ERROR, node, "reduce() of an empty iterable with no initial "
+                                   "value (eager raises TypeError)")
+        for item in items:
+            acc = self.call(args[0], (acc, item), {}, node)
+        return acc
 
     def folded_operands(self, leaves: list, need_one: bool = True) -> bool:
         """Every leaf static Python data or a folded constant (``need_one``: at least one of those)."""
