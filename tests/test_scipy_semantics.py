@@ -53,3 +53,97 @@ def test_scipy_stats_results_keep_eager_dtypes(name, args):
     if fn is None:
         pytest.skip(f"scipy.stats.{name} not in this SciPy")
     check(fn, *args, full_graph=False)   # decorated as it is: its last segment builds the result
+
+
+# ----------------------------------------- SciPy functions as their JAX namesakes
+import scipy.fft  # noqa: E402
+import scipy.linalg  # noqa: E402
+import scipy.special  # noqa: E402
+
+from tests.helpers import check_sequence  # noqa: E402
+
+RNG = np.random.default_rng(3)
+A = RNG.normal(size=(4, 4))
+SPD = A @ A.T + 4 * np.eye(4)
+B = RNG.normal(size=4)
+V = RNG.normal(size=8)
+SINGULAR = A.copy()
+SINGULAR[:, 2] = 0.0
+WITH_NAN = A.copy()
+WITH_NAN[1, 1] = np.nan
+
+
+def _mapped(explanation, name):
+    return any(d.mode == "graph op" and d.reason.startswith(name) for d in explanation.decisions)
+
+
+@pytest.mark.parametrize("name,fn,args", [
+    ("scipy.linalg.solve", lambda a, b: scipy.linalg.solve(a, b) * 2.0, (A, B)),
+    ("scipy.linalg.inv", lambda a: scipy.linalg.inv(a) + 1.0, (A,)),
+    ("scipy.linalg.det", lambda a: scipy.linalg.det(a), (A,)),
+    ("scipy.linalg.cholesky", lambda a: scipy.linalg.cholesky(a, lower=True), (SPD,)),
+    ("scipy.linalg.lu_factor", lambda a: scipy.linalg.lu_factor(a), (A,)),
+    ("scipy.linalg.solve_triangular", lambda a, b: scipy.linalg.solve_triangular(a, b), (A, B)),
+    ("scipy.linalg.pinv", lambda a: scipy.linalg.pinv(a), (A,)),
+    ("scipy.linalg.norm", lambda v: scipy.linalg.norm(v), (V,)),
+    ("scipy.linalg.toeplitz", lambda v: scipy.linalg.toeplitz(v), (V,)),
+    ("scipy.linalg.block_diag", lambda a, b: scipy.linalg.block_diag(a, b), (A, SPD)),
+    ("scipy.special.erf", lambda v: scipy.special.erf(v), (V,)),
+    ("scipy.special.gammaln", lambda v: scipy.special.gammaln(v) - v, (V,)),
+    ("scipy.fft.rfft", lambda v: scipy.fft.rfft(v), (V,)),
+    ("scipy.fft.fft", lambda v: scipy.fft.fft(v) * 2, (V,)),
+    ("scipy.fft.irfft", lambda v: scipy.fft.irfft(scipy.fft.rfft(v)), (V,)),
+])
+def test_scipy_function_with_validated_jax_equivalent_is_one_graph(name, fn, args):
+    e = check(fn, *args)
+    assert _mapped(e, name), e.decisions
+
+
+@pytest.mark.parametrize("fn,args", [
+    (lambda a, b: scipy.linalg.solve(a, b), (SINGULAR, B)),      # LinAlgError('Matrix is singular.')
+    (lambda a, b: scipy.linalg.solve(a, b), (WITH_NAN, B)),      # ValueError('array must not contain infs or NaNs')
+    (lambda a: scipy.linalg.inv(a), (SINGULAR,)),
+    (lambda a: scipy.linalg.cholesky(a), (A,)),                  # '3-th leading minor ... not positive definite'
+    (lambda a: scipy.linalg.det(a), (WITH_NAN,)),
+    (lambda a, b: scipy.linalg.solve_triangular(a, b), (np.triu(SINGULAR), B)),
+])
+def test_scipy_errors_are_eagers_from_the_graph(fn, args):
+    check(fn, *args)
+
+
+def test_scipy_results_where_jax_differs_on_non_finite_data_are_scipys():
+    v = V.copy()
+    v[3] = np.nan      # jax.scipy.linalg.toeplitz spreads the NaN over the whole matrix
+    check(lambda x: scipy.linalg.toeplitz(x), v)
+    w = np.array([-np.inf, 0.0, -2.0, 3.5, np.inf, np.nan, 1e300, -1e-300])
+    check(lambda x: scipy.special.gammaln(x), w)
+
+
+def test_singular_matrix_on_a_later_call_raises_as_eager():
+    def make():
+        return (lambda a, b: scipy.linalg.solve(a, b) + 1.0), None
+    check_sequence(make, [lambda f, w: f(A, B), lambda f, w: f(SINGULAR, B), lambda f, w: f(SPD, B),
+                          lambda f, w: f(WITH_NAN, B)], recompiles=0)
+
+
+@pytest.mark.parametrize("fn,args", [
+    (lambda a: scipy.linalg.eigh(a), (SPD,)),                    # eigenvectors: unique only up to sign
+    (lambda a: scipy.linalg.svd(a), (A,)),
+    (lambda a: scipy.linalg.cho_factor(a), (SPD,)),              # JAX zeroes the triangle SciPy leaves as it was
+    (lambda a: scipy.linalg.expm(a * 3.0), (SPD,)),              # JAX's agrees to 1e-10 only for large norms
+])
+def test_scipy_functions_not_equivalent_keep_eagers_results(fn, args):
+    e = check(fn, *args, full_graph=False)
+    assert not any(d.mode == "graph op" and d.reason.startswith("scipy.") for d in e.decisions)
+
+
+def test_library_function_decorated_directly_runs_as_its_equivalent():
+    e = check(scipy.linalg.solve, A, B)
+    assert _mapped(e, "scipy.linalg.solve")
+
+
+def test_scipy_python_function_of_static_values_is_converted():
+    # hankel has a JAX namesake; called on static data it is SciPy's Python, as eager runs it
+    def f(x):
+        return x + scipy.linalg.hankel([1.0, 2.0, 3.0])
+    check(f, np.ones((3, 3)))

@@ -88,33 +88,20 @@ _MATH_FLOATS = ((math.sqrt, "sqrt"), (math.log, "log"), (math.exp, "exp"), (math
 
 
 def _numpy_to_jnp(fn: Any) -> Any:
-    """``np.sin`` called on a traced array runs as ``jnp.sin``; ``scipy.special.erf``
-    as ``jax.scipy.special.erf`` (same results within float tolerance)."""
+    """``np.sin`` called on a traced array runs as ``jnp.sin``. SciPy's functions
+    are left as they are: ``scipy.special.erf`` runs as ``jax.scipy.special.erf``
+    only where ``scipy_api.equivalent`` validated it for the call's signature."""
     module = getattr(fn, "__module__", "") or ""
     name = getattr(fn, "__name__", None)
+    if scipy_api.public_name(fn) is not None:
+        return fn   # SciPy's: JAX's namesake only where validated for the call (scipy_api.equivalent)
     if isinstance(fn, np.ufunc) and name and hasattr(jnp, name):
         return getattr(jnp, name)
-    if isinstance(fn, np.ufunc) and name and not module:   # scipy.special.expit: a ufunc of SciPy's
-        special = sys.modules.get("scipy.special")
-        if special is not None and getattr(special, name, None) is fn:
-            import jax.scipy.special
-
-            return getattr(jax.scipy.special, name, fn)
     if module.startswith("numpy") and name:
         sub = module.split(".")[1] if module.count(".") else ""
         target = getattr(jnp, sub, None) if sub in ("linalg", "fft") else jnp
         if target is not None and hasattr(target, name):
             return getattr(target, name)
-    if module.startswith("scipy.") and name:
-        import importlib
-
-        for candidate in (module.replace("scipy", "jax.scipy", 1), "jax.scipy." + module.split(".")[1]):
-            try:
-                mod = importlib.import_module(candidate.replace("._", ".").split("._")[0])
-            except ImportError:
-                continue
-            if hasattr(mod, name):
-                return getattr(mod, name)
     return fn
 
 
@@ -209,6 +196,10 @@ class CallMixin(GeneratorMixin):
                 return None   # ``LOG.append(v)`` on an outside list: replayed after the call (writeback.py)
             self.check_mutable(owner, node, f"{type(owner).__name__}.{callee.__name__}")
             return self.static_call(callee, args, kwargs, node)
+        if traced and scipy_api.public_name(callee) is not None:   # scipy.linalg.solve: JAX's, where validated
+            result = self._scipy_call(callee, args, kwargs, node)
+            if result is not NotImplemented:
+                return result
         kind = classify_callee(callee)
         # library code on NNX objects (flax's own layers, nnx.state, nnx.grad) runs as it is, in one op (nnx.py)
         nnx = self.nnx_in(callee, args, kwargs) or self.nnx_class(callee) or any(callee is t for t in nnx_transforms())
@@ -655,6 +646,33 @@ class CallMixin(GeneratorMixin):
             return self.mark_fresh(list(result)) if callee is list else (tuple(result) if callee is tuple else
                                                                          self.mark_fresh(result))
         return NotImplemented
+
+    def _scipy_call(self, callee: Any, args: tuple, kwargs: dict, node: Any) -> Any:
+        """A public SciPy function on traced values as its JAX equivalent where
+        ``scipy_api.equivalent`` found that it computes what SciPy computes for
+        this signature (SciPy's own call on the host where an input or a result
+        is not finite, if it may raise or differ there); NotImplemented
+        otherwise (its Python is converted, or the call falls back)."""
+        from .interpreter import contains_value
+
+        leaves, treedef = tree_flatten((args, kwargs), is_leaf=lambda x: isinstance(x, Value))
+        if contains_value(callee) or any(contains_value(x) for x in leaves if not isinstance(x, Value)):
+            return NotImplemented
+        found = scipy_api.equivalent(callee, leaves, treedef)
+        if found is None:
+            return NotImplemented
+        name = scipy_api.public_name(callee)
+        self.decide(node, "call", "graph op", f"{name} runs as {qualified_name(found.fn)} (the same results on "
+                    "exemplar data of this signature" + ("; SciPy's own on the host where an input or a result is "
+                                                          "not finite)" if found.guard else ")"))
+        spec, traced = scipy_api.guarded_operands(callee, found, leaves, treedef)
+        result = self.emit_call(scipy_api.guarded_call, (spec, *traced), {}, node, name, numpy_fn=True)
+        outputs = [x for x in tree_leaves(result) if isinstance(x, Value)]
+        if len(outputs) != len(found.kinds):
+            raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{name}'s results are not known to be eager's")
+        for r, kind in zip(outputs, found.kinds):   # SciPy's results: NumPy arrays and scalars, Python numbers
+            r.type = r.type.with_kinds((kind,))
+        return numpy_api._restructure(found.example, result)
 
     def _reduce_call(self, args: tuple, node: Any) -> Any:
         """``functools.reduce(f, items[, initial])`` of traced values: Python's

@@ -3,14 +3,26 @@
 Requires: SciPy (imported lazily: never imported here when the user's code did not).
 Produces: ``is_tuple_bunch``: SciPy's namedtuple-like result classes
 (``SignificanceResult``, ``TheilslopesResult``), built from traced values as
-they are, like a namedtuple.
-Invariants: nothing here narrows a value or guesses one.
+they are, like a namedtuple; ``equivalent``: the JAX function to run for a
+public SciPy function on given operands, validated against SciPy on exemplar
+data per signature (cached), never one of ``DATA_DEPENDENT``;
+``guarded_call``: the graph's op for it, with SciPy's own call on the host
+where an input or a result is not finite.
+Invariants: nothing here narrows a value or guesses one: a SciPy call runs as
+JAX's only where both gave the same results, dtypes and errors on every
+exemplar; SciPy's exceptions and its results on non-finite data come from
+SciPy itself.
 """
 
 from __future__ import annotations
 
 import types
+import warnings
+from dataclasses import dataclass
 from typing import Any
+
+import jax
+import numpy as np
 
 
 def is_tuple_bunch(cls: Any) -> bool:
@@ -26,3 +38,476 @@ def is_tuple_bunch(cls: Any) -> bool:
         new = new.__func__
     return isinstance(new, types.FunctionType) and new.__globals__.get("_tuple_new") is tuple.__new__ \
         and isinstance(extra, tuple) and new.__code__.co_filename == "<string>"
+
+
+# ------------------------------------------------------------- JAX equivalents
+#
+# A SciPy function called on traced values runs as the JAX function of its
+# name (``scipy.linalg.solve`` as ``jax.scipy.linalg.solve``, ``scipy.fft.rfft``
+# as ``jnp.fft.rfft``) only where that computes what SciPy computes: for each
+# signature (the operands' shapes, dtypes and kinds, the static arguments) both
+# are run once on exemplar data of several families (normal, uniform, positive
+# definite, scaled, small integers, singular, with a NaN, special values) and
+# must agree in structure, shapes, dtypes and values (64-bit values to 64-bit
+# precision). On exemplars whose inputs or JAX results are not all finite the
+# graph does not trust JAX: where SciPy raised, warned or differed there, the
+# graph checks finiteness at run time and, where it fails, calls SciPy itself
+# on the host (``guarded_call``), which raises SciPy's own exception
+# (``LinAlgError('Matrix is singular.')``) or gives SciPy's values. Anywhere
+# else a difference (another dtype, a keyword JAX lacks, a warning, a value)
+# means no equivalent: SciPy's Python is converted like the user's code, or
+# the call falls back.
+
+# Functions whose agreement depends on the data in ways no exemplar shows, never
+# run as their JAX namesake (the call converts SciPy's Python, whose LAPACK or C
+# kernel then runs in Python): the result is one of several valid answers and
+# which one depends on the algorithm and on rounding, or JAX's implementation is
+# accurate only on part of the domain. A predicate on (args, kwargs) names the
+# forms that are unique after all (eigenvalues only).
+DATA_DEPENDENT: dict[str, tuple[str, Any]] = {
+    "scipy.linalg.eigh": ("eigenvectors are unique only up to sign (LAPACK's syevr in SciPy, syevd in JAX)",
+                          lambda a, k: k.get("eigvals_only") is True),
+    "scipy.linalg.eig": ("eigenvectors are unique only up to a complex phase", None),
+    "scipy.linalg.svd": ("singular vectors are unique only up to sign", lambda a, k: k.get("compute_uv") is False),
+    "scipy.linalg.schur": ("the Schur form's order of eigenvalues depends on the QR iterations", None),
+    "scipy.linalg.rsf2csf": ("works on a Schur form, unique only up to the QR iterations", None),
+    "scipy.linalg.qr": ("Q's columns past the numerical rank are rounding noise", None),
+    "scipy.linalg.qr_multiply": ("Q's columns past the numerical rank are rounding noise", None),
+    "scipy.linalg.polar": ("the unitary factor of a singular matrix is not unique", None),
+    "scipy.linalg.hessenberg": ("the reduction's Householder vectors of a rank-deficient matrix are rounding noise", None),
+    "scipy.linalg.lu": ("the pivots of near ties depend on rounding (the same only where JAX runs SciPy's own "
+                        "LAPACK: on CPU, bit for bit)", "cpu-exact"),
+    "scipy.linalg.lu_factor": ("the pivots of near ties depend on rounding (the same only where JAX runs SciPy's "
+                               "own LAPACK: on CPU, bit for bit)", "cpu-exact"),
+    "scipy.linalg.funm": ("takes a Python function, applied to a Schur form", None),
+    "scipy.linalg.sqrtm": ("the principal root's branch on negative eigenvalues", None),
+    "scipy.special.beta": ("JAX's is exp(gammaln differences): 1e-7 relative error for large arguments", None),
+    "scipy.special.betaln": ("JAX's loses 1e-7 relative for large arguments", None),
+    "scipy.special.betainc": ("JAX's continued fraction differs near the edges of its domain", None),
+    "scipy.special.erfcx": ("JAX's is inaccurate for large arguments", None),
+    "scipy.special.expi": ("JAX's gives NaN at some integers where SciPy gives a value", None),
+    "scipy.special.expn": ("JAX's gives NaN on much of the domain where SciPy gives a value", None),
+    "scipy.special.exp1": ("JAX's differs for negative arguments", None),
+    "scipy.special.hyp1f1": ("JAX's series covers part of the domain", None),
+    "scipy.special.hyp2f1": ("JAX's series covers part of the domain", None),
+    "scipy.special.loggamma": ("JAX's is log|gamma| where SciPy's is the complex principal branch", None),
+    "scipy.special.log_ndtr": ("JAX's loses 1e-11 relative in the left tail", None),
+    "scipy.special.gammainc": ("JAX's differs for negative arguments", None),
+    "scipy.special.gammaincc": ("JAX's differs for negative arguments", None),
+    "scipy.special.polygamma": ("JAX's takes only integer orders and differs in error behaviour", None),
+    "scipy.special.zeta": ("JAX's lacks the one-argument Riemann form", None),
+    "scipy.special.multigammaln": ("JAX's differs in error behaviour for a traced dimension", None),
+    "scipy.special.bernoulli": ("JAX's needs a static order", None),
+    "scipy.special.spence": ("JAX's differs for negative arguments", None),
+    "scipy.special.ndtri": ("JAX's differs outside [0, 1]", None),
+}
+
+# scipy.linalg.norm, scipy.fft.rfft, scipy.special.expm1: jnp.linalg's, jnp.fft's, jnp's
+_JNP_PLACES = {"linalg": "jax.numpy.linalg", "fft": "jax.numpy.fft", "special": "jax.numpy"}
+_MAX_EXEMPLAR_SIZE = 1 << 18                # elements per operand beyond which nothing is validated
+_UFUNC_SAMPLE = 64                          # a ufunc's operands: samples of this size (its shape is no matter)
+_SEED = 20261128
+
+
+def public_name(fn: Any) -> str | None:
+    """``scipy.<sub>.<name>`` when ``fn`` is a public function of a SciPy
+    subpackage (a Python function or a ``scipy.special`` ufunc), else None."""
+    import sys
+
+    name = getattr(fn, "__name__", None)
+    if not isinstance(name, str) or name.startswith("_"):
+        return None
+    if isinstance(fn, np.ufunc):
+        special = sys.modules.get("scipy.special")
+        if special is None or getattr(special, name, None) is not fn or getattr(np, name, None) is fn:
+            return None
+        return f"scipy.special.{name}"
+    module = getattr(fn, "__module__", "") or ""
+    multimethod = type(fn).__name__ == "_Function" and type(fn).__module__ == "uarray"   # scipy.fft's
+    if not module.startswith("scipy.") or not (isinstance(fn, types.FunctionType) or multimethod):
+        return None
+    sub = module.split(".")[1]
+    package = sys.modules.get(f"scipy.{sub}")
+    if package is None or getattr(package, name, None) is not fn:
+        return None
+    return f"scipy.{sub}.{name}"
+
+
+def candidate(fn: Any) -> Any:
+    """The JAX function named as SciPy's public ``fn`` (``jax.scipy.<sub>.<name>``,
+    else for scipy.linalg, scipy.fft and scipy.special ``jnp.linalg``'s,
+    ``jnp.fft``'s and ``jnp``'s), or
+    None. A candidate only: ``equivalent`` decides per signature."""
+    import importlib
+
+    public = public_name(fn)
+    if public is None:
+        return None
+    _, sub, name = public.split(".")
+    places = [f"jax.scipy.{sub}"] + ([_JNP_PLACES[sub]] if sub in _JNP_PLACES else [])
+    for place in places:
+        try:
+            module = importlib.import_module(place)
+        except ImportError:
+            continue
+        target = getattr(module, name, None)
+        if callable(target) and not isinstance(target, type):
+            return target
+    return None
+
+
+@dataclass(frozen=True, eq=False)
+class Equivalent:
+    """What the graph runs for a SciPy call: ``fn`` (JAX's); ``guard``: where
+    an input or a result is not finite, SciPy's own call on the host instead
+    (``guarded_call``); ``kinds``: eager's kind of each array result;
+    ``example``: SciPy's result on one exemplar (its containers)."""
+
+    fn: Any
+    guard: bool
+    kinds: tuple
+    example: Any
+
+
+_VERDICTS: dict[tuple, Equivalent | None] = {}
+_VERDICTS_SIZE = 2048
+_FAMILIES = ("normal", "uniform", "spd", "scaled", "integers", "singular", "nonfinite", "special")
+
+
+def equivalent(fn: Any, leaves: list, treedef: Any) -> Equivalent | None:
+    """The JAX function to run for SciPy's ``fn`` called with these leaves of
+    ``(args, kwargs)`` (graph values and static Python objects), or None where
+    it is not known to compute what SciPy computes (see above). Cached per
+    function, operand types and static arguments."""
+    from ..ir.core import Value
+
+    public = public_name(fn)
+    target = candidate(fn) if public is not None else None
+    if target is None or not _plain_operands(leaves):
+        return None
+    args, kwargs = jax.tree_util.tree_unflatten(treedef, leaves)
+    reason, allowed = DATA_DEPENDENT.get(public, (None, None))
+    if reason is not None and not (callable(allowed) and allowed(args, kwargs)) and allowed != "cpu-exact":
+        return None
+    exact = allowed == "cpu-exact" and not (callable(allowed) and allowed(args, kwargs))
+    if exact and jax.default_backend() != "cpu":
+        return None
+    key = _verdict_key(fn, treedef, leaves)
+    if key is not None and key in _VERDICTS:
+        return _VERDICTS[key]
+    verdict = _validate(fn, target, treedef, leaves, exact, isinstance(fn, np.ufunc))
+    if key is not None:
+        if len(_VERDICTS) >= _VERDICTS_SIZE:
+            _VERDICTS.clear()
+        _VERDICTS[key] = verdict
+    return verdict
+
+
+def _plain_operands(leaves: list) -> bool:
+    """Graph values of NumPy or Python kind (eager hands SciPy NumPy data) of
+    numeric dtypes, and static leaves that are plain data (no callables: a
+    function argument is SciPy's to call)."""
+    from ..ir.core import Value
+
+    some = False
+    for x in leaves:
+        if isinstance(x, Value):
+            t = x.type
+            if t.mixed or not (t.numpy or t.python) or t.dtype.kind not in "biufc":
+                return False
+            if int(np.prod(t.shape)) > _MAX_EXEMPLAR_SIZE:
+                return False
+            some = True
+        elif callable(x) and not isinstance(x, (type, np.dtype)):
+            return False
+    return some
+
+
+def _verdict_key(fn: Any, treedef: Any, leaves: list) -> tuple | None:
+    from ..ir.core import Value
+
+    parts: list = [jax.default_backend()]
+    for x in leaves:
+        if isinstance(x, Value):
+            parts.append((Value, x.type.shape, x.type.dtype, x.type.python, x.type.numpy))
+        elif isinstance(x, np.ndarray):
+            if x.size > 64:
+                return None
+            parts.append((np.ndarray, x.shape, x.dtype, x.tobytes()))
+        else:
+            parts.append((type(x), x if type(x) not in (float, complex) else repr(x)))
+    key = (fn, treedef, tuple(parts))
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    return key
+
+
+def _validate(fn: Any, target: Any, treedef: Any, leaves: list, exact: bool, ufunc: bool) -> Equivalent | None:
+    """Run SciPy's ``fn`` and JAX's ``target`` on each family of exemplars (as
+    the graph runs it: with x64 on, on the default backend) and compare. On
+    exemplars whose inputs or JAX results are not all finite the graph would
+    ask SciPy itself (``guarded_call``): there only the results' types must
+    agree, and the guard is kept if SciPy raised, warned or differed there."""
+    from ..ir.core import Value
+
+    rng = np.random.default_rng(_SEED)
+    guard, example = False, None
+    for family in _FAMILIES:
+        filled = [_exemplar(x, family, rng, ufunc) if isinstance(x, Value) else x for x in leaves]
+        eager, eager_error, warned = _run_scipy(fn, treedef, filled)
+        mine, mine_error = _run_jax(target, treedef, filled)
+        if mine_error is not None:
+            if eager_error is None:
+                return None   # JAX refuses what SciPy takes (a keyword, a dtype, a shape)
+            continue
+        inputs = [x for x, v in zip(filled, leaves) if isinstance(v, Value)]
+        if not (_all_finite(inputs) and _all_finite(mine)):   # the graph asks SciPy on the host here
+            if eager_error is None and not _agree(eager, mine, exact, types_only=True):
+                return None
+            guard = guard or eager_error is not None or warned or not _agree(eager, mine, exact)
+            continue
+        if eager_error is not None or warned or not _agree(eager, mine, exact):
+            return None   # SciPy raises, warns (LinAlgWarning) or computes otherwise where the graph would not know
+        if example is None:
+            example = eager
+    if example is None:
+        return None
+    kinds = _eager_kinds(example)
+    return None if kinds is None else Equivalent(target, guard, kinds, example)
+
+
+def _eager_kinds(example: Any) -> tuple | None:
+    """The kind of each array leaf of SciPy's result ("numpy": an ndarray or
+    NumPy scalar, "python": a Python number), None where the graph cannot
+    hand it back as eager's (a 0-d ndarray, which it cannot tell from a
+    NumPy scalar)."""
+    kinds = []
+    for leaf in jax.tree_util.tree_leaves(example):
+        if isinstance(leaf, np.ndarray):
+            if leaf.ndim == 0:
+                return None
+            kinds.append("numpy")
+        elif isinstance(leaf, np.generic):
+            kinds.append("numpy")
+        elif type(leaf) in (int, float, complex):
+            kinds.append("python")
+        elif isinstance(leaf, bool):
+            continue   # a static flag (cho_factor's lower)
+        else:
+            return None
+    return tuple(kinds)
+
+
+def _exemplar(v: Any, family: str, rng: np.random.Generator, ufunc: bool) -> Any:
+    """Data of ``v``'s type and eager kind from one family; a ufunc's array
+    operands are samples of ``_UFUNC_SAMPLE`` values (its results' shape and
+    dtype are typed with the real ones elsewhere)."""
+    t = v.type
+    shape = (_UFUNC_SAMPLE,) if ufunc and t.shape else t.shape
+    data = _family_data(family, shape, t.dtype, rng)
+    if t.python:
+        return data.reshape(()).item() if data.size == 1 else data.reshape(-1)[0].item()
+    return data[()] if not shape else data
+
+
+def _family_data(family: str, shape: tuple, dtype: np.dtype, rng: np.random.Generator) -> np.ndarray:
+    if dtype.kind == "b":
+        return rng.random(shape) < 0.5
+    if dtype.kind in "iu":
+        return rng.integers(0 if dtype.kind == "u" else -3, 7, shape).astype(dtype)
+    data = _real_family(family, shape, rng)
+    if dtype.kind == "c":
+        data = data + 1j * _real_family(family, shape, rng)
+    return data.astype(dtype)
+
+
+def _real_family(family: str, shape: tuple, rng: np.random.Generator) -> np.ndarray:
+    square = len(shape) >= 2 and shape[-1] == shape[-2]
+    if family == "uniform":
+        return rng.uniform(0.05, 0.95, shape)
+    if family == "scaled":
+        return rng.normal(size=shape) * 50.0
+    if family == "integers":
+        return rng.integers(-3, 7, shape).astype(float)
+    if family == "special":
+        values = np.array([0.0, -0.0, 1.0, -1.0, 2.0, 0.5, -2.5, 1e-300, 1e300, -1e300, 30.0, np.inf, -np.inf, np.nan])
+        return np.resize(values, shape) if shape else np.asarray(values[4])
+    if family in ("spd", "singular") and square:
+        a = rng.normal(size=shape)
+        spd = a @ np.swapaxes(a, -1, -2) + shape[-1] * np.eye(shape[-1])
+        if family == "singular":
+            spd[..., :, -1] = 0.0
+            spd[..., -1, :] = 0.0
+        return spd
+    if family == "spd":
+        return rng.uniform(0.5, 20.0, shape)
+    data = rng.normal(size=shape)
+    if family == "nonfinite" and data.size:
+        data.reshape(-1)[0] = np.nan
+    if family == "singular" and data.size:
+        data.reshape(-1)[::2] = 0.0
+    return data
+
+
+def _run_scipy(fn: Any, treedef: Any, filled: list) -> tuple:
+    """(result, exception, whether it warned other than NumPy's floating-point
+    RuntimeWarnings, which the graph's NumPy ops do not give either)."""
+    args, kwargs = jax.tree_util.tree_unflatten(treedef, filled)
+    with warnings.catch_warnings(record=True) as seen, np.errstate(all="ignore"):
+        warnings.simplefilter("always")
+        try:
+            out = fn(*args, **kwargs)
+        except Exception as e:  # noqa: BLE001 - SciPy's own error: the graph must raise it too
+            return None, e, False
+    return out, None, any(not issubclass(w.category, RuntimeWarning) for w in seen)
+
+
+def _run_jax(target: Any, treedef: Any, filled: list) -> tuple:
+    args, kwargs = jax.tree_util.tree_unflatten(treedef, filled)
+    try:
+        with jax.enable_x64(True), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return jax.device_get(target(*args, **kwargs)), None
+    except Exception as e:  # noqa: BLE001 - JAX refuses the call: no equivalent here
+        return None, e
+
+
+def _all_finite(tree: Any) -> bool:
+    for leaf in jax.tree_util.tree_leaves(tree):
+        a = np.asarray(leaf)
+        if a.dtype.kind in "fc" and not np.all(np.isfinite(a)):
+            return False
+    return True
+
+
+def _agree(eager: Any, mine: Any, exact: bool, types_only: bool = False) -> bool:
+    """The same number of leaves, each of the same shape and dtype and, within
+    the tolerance a 64-bit (32-bit) value is compared with, the same values
+    (NaN where SciPy has NaN); static leaves equal. ``exact``: bit for bit;
+    ``types_only``: shapes and dtypes only."""
+    e_leaves, m_leaves = jax.tree_util.tree_leaves(eager), jax.tree_util.tree_leaves(mine)
+    if len(e_leaves) != len(m_leaves):
+        return False
+    for e, m in zip(e_leaves, m_leaves):
+        if isinstance(e, bool) or not isinstance(e, (np.ndarray, np.generic, int, float, complex)):
+            if type(e) is not type(m) or e != m:
+                return False
+            continue
+        a, b = np.asarray(e), np.asarray(m)
+        if a.shape != b.shape or a.dtype != b.dtype:
+            return False
+        if types_only:
+            continue
+        if exact:
+            if not np.array_equal(a, b, equal_nan=a.dtype.kind in "fc"):
+                return False
+            continue
+        if a.dtype.kind not in "fc":
+            if not np.array_equal(a, b):
+                return False
+            continue
+        wide = a.dtype.itemsize >= (8 if a.dtype.kind == "f" else 16)
+        rtol, atol = (1e-11, 1e-13) if wide else (1e-5, 1e-6)
+        with np.errstate(all="ignore"):
+            if not np.allclose(b, a, rtol=rtol, atol=atol, equal_nan=True):
+                return False
+    return True
+
+
+
+# ------------------------------------------------------------------ run time
+@dataclass(frozen=True, eq=False)
+class GuardedCall:
+    """One SciPy call site's JAX equivalent, with SciPy's own call on the host
+    where an input or a result is not finite (``guard``). ``static``: the
+    call's leaves, traced ones marked ``TRACED``; ``kinds``: eager's kind of
+    each traced operand."""
+
+    scipy_fn: Any
+    jax_fn: Any
+    treedef: Any
+    static: tuple
+    kinds: tuple
+    guard: bool
+
+
+class _Traced:
+    """The place of a traced operand among a call's static leaves."""
+
+    def __repr__(self) -> str:
+        return "<traced operand>"
+
+
+TRACED = _Traced()
+
+
+def guarded_call(spec: GuardedCall, *inputs: Any) -> Any:
+    """``spec.jax_fn`` on the inputs; with ``spec.guard``, where an input or
+    its result is not all finite (a NaN, a singular matrix, an overflow),
+    SciPy's own call on the host values, as eager makes it: its exception
+    (``LinAlgError('Matrix is singular.')``, ``ValueError('array must not
+    contain infs or NaNs')``), its warnings and its values."""
+    from jax import lax
+
+    args, kwargs = _fill(spec, inputs)
+    out = spec.jax_fn(*args, **kwargs)
+    if not spec.guard:
+        return out
+    leaves, tree = jax.tree_util.tree_flatten(out)
+    arrays = [x for x in leaves if isinstance(x, jax.Array)]
+    ok = _finite_all([*inputs, *arrays])
+    types = tuple(jax.ShapeDtypeStruct(x.shape, x.dtype) for x in arrays)
+    host = _host_scipy(spec, types)
+    chosen = lax.cond(ok, lambda: tuple(arrays), lambda: jax.pure_callback(host, types, *inputs))
+    it = iter(chosen)
+    return jax.tree_util.tree_unflatten(tree, [next(it) if isinstance(x, jax.Array) else x for x in leaves])
+
+
+guarded_call._a2g_typed = True  # type: ignore[attr-defined]  # its types are JAX's, validated against SciPy's
+
+
+def _fill(spec: GuardedCall, inputs: tuple) -> tuple:
+    values = iter(inputs)
+    filled = [next(values) if x is TRACED else x for x in spec.static]
+    return jax.tree_util.tree_unflatten(spec.treedef, filled)
+
+
+def _finite_all(xs: list) -> Any:
+    import jax.numpy as jnp
+
+    ok = jnp.asarray(True)
+    for x in xs:
+        x = jnp.asarray(x)
+        if jnp.issubdtype(x.dtype, jnp.inexact):
+            ok = ok & jnp.all(jnp.isfinite(x))
+    return ok
+
+
+def _host_scipy(spec: GuardedCall, types: tuple) -> Any:
+    """The host side: SciPy's call on eager's objects; what it raises is
+    eager's exception (kept and re-raised by the caller of the graph)."""
+    from .arrays import _guarded, to_eager_kind
+
+    def run(*inputs: Any) -> tuple:
+        eager = [to_eager_kind(x, kind) for x, kind in zip(inputs, spec.kinds)]
+        args, kwargs = _fill(spec, tuple(eager))
+        out = [x for x in jax.tree_util.tree_leaves(spec.scipy_fn(*args, **kwargs)) if not isinstance(x, bool)]
+        if len(out) != len(types):
+            raise TypeError(f"ast2graph: {public_name(spec.scipy_fn)} returned {len(out)} arrays on the host "
+                            f"where its JAX equivalent returns {len(types)}")
+        return tuple(np.asarray(o, dtype=t.dtype).reshape(t.shape) for o, t in zip(out, types))
+
+    return _guarded(run)
+
+
+def guarded_operands(fn: Any, found: Equivalent, leaves: list, treedef: Any) -> tuple[GuardedCall, list]:
+    """The op's static part and its traced operands for one call."""
+    from ..ir.core import Value
+    from .arrays import eager_kind
+
+    traced = [x for x in leaves if isinstance(x, Value)]
+    spec = GuardedCall(fn, found.fn, treedef, tuple(TRACED if isinstance(x, Value) else x for x in leaves),
+                       tuple(eager_kind(x.type) for x in traced), found.guard)
+    return spec, traced
