@@ -129,7 +129,6 @@ def test_singular_matrix_on_a_later_call_raises_as_eager():
 @pytest.mark.parametrize("fn,args", [
     (lambda a: scipy.linalg.eigh(a), (SPD,)),                    # eigenvectors: unique only up to sign
     (lambda a: scipy.linalg.svd(a), (A,)),
-    (lambda a: scipy.linalg.cho_factor(a), (SPD,)),              # JAX zeroes the triangle SciPy leaves as it was
     (lambda a: scipy.linalg.expm(a * 3.0), (SPD,)),              # JAX's agrees to 1e-10 only for large norms
 ])
 def test_scipy_functions_not_equivalent_keep_eagers_results(fn, args):
@@ -147,3 +146,37 @@ def test_scipy_python_function_of_static_values_is_converted():
     def f(x):
         return x + scipy.linalg.hankel([1.0, 2.0, 3.0])
     check(f, np.ones((3, 3)))
+
+
+C = A + 1j * RNG.normal(size=(4, 4))
+HERMITIAN = C @ C.conj().T + 4 * np.eye(4)
+
+
+@pytest.mark.parametrize("name,fn,args", [
+    # LAPACK reads one triangle: the eigenvalues of the Hermitian matrix in it (JAX's eigh symmetrizes)
+    ("scipy.linalg.eigvalsh", lambda a: scipy.linalg.eigvalsh(a), (A,)),
+    ("scipy.linalg.eigvalsh", lambda a: scipy.linalg.eigvalsh(a, lower=False), (A,)),
+    ("scipy.linalg.eigvalsh", lambda a: scipy.linalg.eigvalsh(a), (C,)),
+    ("scipy.linalg.eigh", lambda a: scipy.linalg.eigh(a, eigvals_only=True), (SPD,)),
+    # potrf leaves the other triangle as it was (JAX's cho_factor zeroes it)
+    ("scipy.linalg.cho_factor", lambda a: scipy.linalg.cho_factor(a), (SPD,)),
+    ("scipy.linalg.cho_factor", lambda a: scipy.linalg.cho_factor(a, lower=True), (SPD,)),
+    ("scipy.linalg.cho_factor", lambda a: scipy.linalg.cho_factor(a), (HERMITIAN,)),
+    ("scipy.linalg.cho_solve", lambda a, b: scipy.linalg.cho_solve(scipy.linalg.cho_factor(a), b), (SPD, B)),
+])
+def test_scipy_function_as_a_jax_rule_is_one_graph(name, fn, args):
+    e = check(fn, *args)
+    assert _mapped(e, name), e.decisions
+
+
+def test_cho_factor_of_a_matrix_not_positive_definite_raises_as_eager():
+    check(lambda a: scipy.linalg.cho_factor(a), A)
+
+
+@pytest.mark.parametrize("fn", [
+    lambda x: x * scipy.special.bernoulli(6)[:3].sum(),        # scipy.special._specfun.bernob
+    lambda x: x * scipy.special.comb(10, 3, exact=True),      # scipy.special._comb._comb_int
+    lambda x: x + scipy.special.ai_zeros(3)[0].sum(),          # scipy.special._specfun.airyzo
+])
+def test_scipy_compiled_helpers_of_static_values_run_at_trace_time(fn):
+    check(fn, V)

@@ -295,7 +295,8 @@ class CallMixin(GeneratorMixin):
             result = self.static_call(callee, args, kwargs, node)
             self._guard_cache(callee)
             return result
-        if is_pure_static_callable(callee) or kind is CallKind.BUILTIN or isinstance(callee, type):
+        if is_pure_static_callable(callee) or kind is CallKind.BUILTIN or isinstance(callee, type) \
+                or not traced and scipy_api.pure_compiled(callee):
             if traced and id(callee) in INSPECTORS:   # not modelled by _special_builtin: eager looks at the object
                 raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{qualified_name(callee)} of a traced value "
                                        "looks at eager's object itself")

@@ -79,6 +79,8 @@ DATA_DEPENDENT: dict[str, tuple[str, Any]] = {
                         "LAPACK: on CPU, bit for bit)", "cpu-exact"),
     "scipy.linalg.lu_factor": ("the pivots of near ties depend on rounding (the same only where JAX runs SciPy's "
                                "own LAPACK: on CPU, bit for bit)", "cpu-exact"),
+    "scipy.linalg.eigvals": ("the order of the eigenvalues is the QR iterations' (the same only where JAX runs "
+                             "SciPy's own LAPACK: on CPU, bit for bit)", "cpu-exact"),
     "scipy.linalg.funm": ("takes a Python function, applied to a Schur form", None),
     "scipy.linalg.sqrtm": ("the principal root's branch on negative eigenvalues", None),
     "scipy.special.beta": ("JAX's is exp(gammaln differences): 1e-7 relative error for large arguments", None),
@@ -133,6 +135,77 @@ def public_name(fn: Any) -> str | None:
     return f"scipy.{sub}.{name}"
 
 
+# SciPy's compiled helpers that compute only from their arguments and return new
+# objects (never writing into an argument): called on static values they run
+# at trace time, as eager runs them (bernoulli's, comb(exact=True)'s, the
+# Kelvin and Airy zeros', czt's FFT of its static chirp).
+PURE_COMPILED_MODULES = ("scipy.special._specfun", "scipy.special._comb")
+
+
+def pure_compiled(fn: Any) -> bool:
+    """A compiled function of ``PURE_COMPILED_MODULES``, or one of scipy.fft's
+    transforms (a uarray multimethod: pocketfft on NumPy data, a new array)."""
+    if isinstance(fn, types.FunctionType):
+        return False
+    if getattr(fn, "__module__", None) in PURE_COMPILED_MODULES:
+        return True
+    return type(fn).__name__ == "_Function" and (public_name(fn) or "").startswith("scipy.fft.")
+
+
+def _hermitian(a: Any, lower: bool) -> Any:
+    """The Hermitian matrix LAPACK sees in ``a``'s ``lower`` (else upper)
+    triangle: the other triangle and the diagonal's imaginary part ignored."""
+    import jax.numpy as jnp
+
+    t = jnp.tril(a) if lower else jnp.triu(a)
+    strict = jnp.tril(a, -1) if lower else jnp.triu(a, 1)
+    full = t + jnp.conj(jnp.swapaxes(strict, -1, -2))
+    return full.real.astype(a.dtype) if not jnp.iscomplexobj(a) else full - 1j * jnp.imag(jnp.diagonal(
+        full, axis1=-2, axis2=-1))[..., None] * jnp.eye(a.shape[-1], dtype=a.dtype)
+
+
+def _eigvalsh(a: Any, b: Any = None, *, lower: bool = True, overwrite_a: bool = False, overwrite_b: bool = False,
+              type: int = 1, check_finite: bool = True, subset_by_index: Any = None, subset_by_value: Any = None,
+              driver: Any = None) -> Any:
+    """scipy.linalg.eigvalsh's standard problem: the eigenvalues (ascending)
+    of the Hermitian matrix in ``a``'s ``lower`` triangle."""
+    import jax.numpy as jnp
+
+    if b is not None or type != 1 or subset_by_index is not None or subset_by_value is not None \
+            or driver not in (None, "ev", "evd", "evr", "evx"):
+        raise NotImplementedError("a generalized or partial eigenvalue problem")
+    return jnp.linalg.eigvalsh(_hermitian(jnp.asarray(a), lower))
+
+
+def _eigh(a: Any, b: Any = None, *, lower: bool = True, eigvals_only: bool = False, **kwargs: Any) -> Any:
+    """scipy.linalg.eigh with ``eigvals_only=True`` (the vectors: DATA_DEPENDENT)."""
+    if not eigvals_only:
+        raise NotImplementedError("eigenvectors")
+    return _eigvalsh(a, b, lower=lower, **kwargs)
+
+
+def _cho_factor(a: Any, lower: bool = False, overwrite_a: bool = False, check_finite: bool = True) -> tuple:
+    """scipy.linalg.cho_factor: LAPACK's potrf leaves the unused triangle as
+    it was in ``a`` (JAX's zeroes it)."""
+    import jax.numpy as jnp
+
+    a = jnp.asarray(a)
+    c = jnp.linalg.cholesky(_hermitian(a, lower))
+    c = c if lower else jnp.conj(jnp.swapaxes(c, -1, -2))
+    n = a.shape[-1]
+    keep = jnp.tril(jnp.ones((n, n), bool)) if lower else jnp.triu(jnp.ones((n, n), bool))
+    return jnp.where(keep, c, a), lower
+
+
+# JAX compositions for SciPy functions whose namesake is not equivalent (or
+# missing), validated like namesakes.
+RULES: dict[str, Any] = {
+    "scipy.linalg.eigvalsh": _eigvalsh,
+    "scipy.linalg.eigh": _eigh,
+    "scipy.linalg.cho_factor": _cho_factor,
+}
+
+
 def candidate(fn: Any) -> Any:
     """The JAX function named as SciPy's public ``fn`` (``jax.scipy.<sub>.<name>``,
     else for scipy.linalg, scipy.fft and scipy.special ``jnp.linalg``'s,
@@ -143,6 +216,8 @@ def candidate(fn: Any) -> Any:
     public = public_name(fn)
     if public is None:
         return None
+    if public in RULES:
+        return RULES[public]
     _, sub, name = public.split(".")
     places = [f"jax.scipy.{sub}"] + ([_JNP_PLACES[sub]] if sub in _JNP_PLACES else [])
     for place in places:
@@ -317,9 +392,18 @@ def _family_data(family: str, shape: tuple, dtype: np.dtype, rng: np.random.Gene
         return rng.random(shape) < 0.5
     if dtype.kind in "iu":
         return rng.integers(0 if dtype.kind == "u" else -3, 7, shape).astype(dtype)
+    square = len(shape) >= 2 and shape[-1] == shape[-2]
+    if dtype.kind == "c" and family in ("spd", "singular") and square:   # Hermitian positive definite
+        a = rng.normal(size=shape) + 1j * rng.normal(size=shape)
+        data = a @ np.conj(np.swapaxes(a, -1, -2)) + shape[-1] * np.eye(shape[-1])
+        if family == "singular":
+            data[..., :, -1] = 0.0
+            data[..., -1, :] = 0.0
+        return data.astype(dtype)
     data = _real_family(family, shape, rng)
     if dtype.kind == "c":
-        data = data + 1j * _real_family(family, shape, rng)
+        with np.errstate(all="ignore"):
+            data = data + 1j * _real_family(family, shape, rng)
     return data.astype(dtype)
 
 
