@@ -180,3 +180,20 @@ def test_cho_factor_of_a_matrix_not_positive_definite_raises_as_eager():
 ])
 def test_scipy_compiled_helpers_of_static_values_run_at_trace_time(fn):
     check(fn, V)
+
+
+# ------------------------------------------------ SciPy helpers in their graph form
+import scipy._lib.array_api_extra as xpx  # noqa: E402
+
+
+def test_apply_where_with_fill_value_is_one_graph():
+    # eager indexes with the mask (a shape the graph cannot know); its own JAX branch is a where
+    check(lambda x: xpx.apply_where(x > 0, (x,), np.log, fill_value=0.0), V)
+
+
+def test_apply_where_with_two_functions_is_one_graph():
+    check(lambda x, y: xpx.apply_where(x > y, (x, y), lambda a, b: a * b, lambda a, b: a - b), V, V[::-1].copy())
+
+
+def test_scipy_stats_distribution_method_keeps_eagers_result():
+    check(lambda x: scipy.stats.norm.pdf(x, loc=0.5, scale=2.0), V, full_graph=False)

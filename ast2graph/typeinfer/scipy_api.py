@@ -40,6 +40,61 @@ def is_tuple_bunch(cls: Any) -> bool:
         and isinstance(extra, tuple) and new.__code__.co_filename == "<string>"
 
 
+def packs_arguments(fn: Any) -> bool:
+    """A scipy.stats distribution's ``_parse_args``/``_parse_args_stats``:
+    made by ``exec`` from ``parse_arg_template`` (no source file), they only
+    return their arguments, defaults filled in, as a tuple: called on traced
+    values they run at trace time, holding the values as they are."""
+    func = getattr(fn, "__func__", None)
+    owner = getattr(fn, "__self__", None)
+    if not isinstance(func, types.FunctionType) or func.__name__ not in ("_parse_args", "_parse_args_stats"):
+        return False
+    template = getattr(owner, "_parse_arg_template", None)
+    return func.__code__.co_filename == "<string>" and isinstance(template, str) \
+        and type(owner).__module__.startswith("scipy.stats.") and _only_returns_arguments(func)
+
+
+def _only_returns_arguments(func: types.FunctionType) -> bool:
+    """Its body is one ``return`` of a tuple of its parameters' names (and of
+    tuples of them): what ``parse_arg_template`` makes."""
+    import dis
+
+    names = set(func.__code__.co_varnames[:func.__code__.co_argcount])
+    for ins in dis.get_instructions(func):
+        if ins.opname in ("RESUME", "RETURN_VALUE", "BUILD_TUPLE", "NOP"):
+            continue
+        if ins.opname in ("LOAD_FAST", "LOAD_FAST_CHECK") and ins.argval in names:
+            continue
+        if ins.opname == "LOAD_CONST" and isinstance(ins.argval, (tuple, type(None))):
+            continue
+        return False
+    return True
+
+
+# ------------------------------------------------------- graph forms of helpers
+def _apply_where_in_graph(cond: Any, f1: Any, f2: Any, fill_value: Any, *args: Any, xp: Any) -> Any:
+    """array_api_extra's ``_apply_where`` as it runs where boolean indexing
+    is not available (its own branch for JAX): ``f1`` and ``f2`` are
+    elementwise by its contract, so computing them everywhere and selecting
+    gives the values the masked form gives."""
+    return xp.where(cond, f1(*args), f2(*args) if f2 is not None else fill_value)
+
+
+# SciPy's Python helpers that index with a boolean mask of the data (a shape
+# the graph cannot know) and their graph forms, converted in their place when
+# called on traced values: (module, name) -> the replacement.
+_GRAPH_FORMS = {
+    ("scipy._lib.array_api_extra._lib._funcs", "_apply_where"): _apply_where_in_graph,
+}
+
+
+def graph_form(fn: Any) -> Any:
+    """The graph form of SciPy's helper ``fn`` (``_GRAPH_FORMS``), or None."""
+    if not isinstance(fn, types.FunctionType):
+        return None
+    return _GRAPH_FORMS.get((fn.__module__, fn.__name__))
+
+
 # ------------------------------------------------------------- JAX equivalents
 #
 # A SciPy function called on traced values runs as the JAX function of its
