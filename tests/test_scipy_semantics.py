@@ -197,3 +197,27 @@ def test_apply_where_with_two_functions_is_one_graph():
 
 def test_scipy_stats_distribution_method_keeps_eagers_result():
     check(lambda x: scipy.stats.norm.pdf(x, loc=0.5, scale=2.0), V, full_graph=False)
+
+
+# -------------------------------------- scipy.stats distributions' methods in the graph
+MIXED = np.array([-1.5, 0.0, 0.3, 2.0, np.nan, np.inf, -np.inf, 7.5])
+
+
+@pytest.mark.parametrize("fn", [
+    lambda x: scipy.stats.norm.pdf(x),
+    lambda x: scipy.stats.norm.logpdf(x, loc=0.5, scale=2.0),
+    lambda x: scipy.stats.norm.cdf(x, 1.0, 3.0),
+    lambda x: scipy.stats.norm.sf(x),
+    lambda x: scipy.stats.gamma.pdf(x, 2.5),              # outside the support: 0; a NaN stays NaN
+    lambda x: scipy.stats.t.logpdf(x, df=3.0),
+    lambda x: scipy.stats.expon.logsf(x, scale=2.0),
+    lambda x: scipy.stats.norm.pdf(x, scale=-1.0),        # an invalid scale: SciPy's badvalue (NaN) everywhere
+])
+@pytest.mark.parametrize("data", [V, MIXED], ids=["normal", "special"])
+def test_distribution_method_is_one_graph(fn, data):
+    e = check(fn, data)
+    assert e.graph_count == 1
+
+
+def test_distribution_method_with_a_traced_shape_parameter():
+    check(lambda x, a: scipy.stats.gamma.pdf(x, a), np.abs(V) + 0.1, np.array([0.5, -1.0, 2.0, 3.5, 1.0, 0.0, 4.0, 2.5]))

@@ -202,9 +202,9 @@ class CallMixin(GeneratorMixin):
                 return result
         if scipy_api.packs_arguments(callee):   # a scipy.stats distribution's generated _parse_args
             return self.static_call(callee, args, kwargs, node)
-        form = scipy_api.graph_form(callee) if traced else None
-        if form is not None:   # array_api_extra's apply_where: its where-form, as it runs for JAX arrays
-            return self.inline_user(form, args, kwargs, node)
+        form = scipy_api.graph_form(callee, args, kwargs) if traced else None
+        if form is not None:   # apply_where, norm.pdf: written with where for what masks the data
+            return self.inline_user(form[0], form[1], kwargs, node)
         kind = classify_callee(callee)
         # library code on NNX objects (flax's own layers, nnx.state, nnx.grad) runs as it is, in one op (nnx.py)
         nnx = self.nnx_in(callee, args, kwargs) or self.nnx_class(callee) or any(callee is t for t in nnx_transforms())

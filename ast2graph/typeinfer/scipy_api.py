@@ -88,11 +88,41 @@ _GRAPH_FORMS = {
 }
 
 
-def graph_form(fn: Any) -> Any:
-    """The graph form of SciPy's helper ``fn`` (``_GRAPH_FORMS``), or None."""
-    if not isinstance(fn, types.FunctionType):
+def graph_form(fn: Any, args: tuple, kwargs: dict) -> tuple | None:
+    """``(form, args)``: the graph form of SciPy's helper ``fn``
+    (``_GRAPH_FORMS``), or of a scipy.stats distribution's method
+    (``scipy_stats_forms``: validated against SciPy's method for this
+    signature), and the arguments to call it with; None where there is none."""
+    if isinstance(fn, types.FunctionType):
+        form = _GRAPH_FORMS.get((fn.__module__, fn.__name__))
+        return None if form is None else (form, args)
+    func, owner = getattr(fn, "__func__", None), getattr(fn, "__self__", None)
+    if not isinstance(func, types.FunctionType) or not func.__module__.startswith("scipy.stats."):
         return None
-    return _GRAPH_FORMS.get((fn.__module__, fn.__name__))
+    from . import scipy_stats_forms
+
+    form = scipy_stats_forms.FORMS.get((func.__module__, func.__qualname__))
+    if form is None or not _form_agrees(fn, form, owner, args, kwargs):
+        return None
+    return form, (owner, *args)
+
+
+def _form_agrees(fn: Any, form: Any, owner: Any, args: tuple, kwargs: dict) -> bool:
+    """Whether ``form`` computes what SciPy's ``fn`` computes on exemplars of
+    these operands (run eagerly on NumPy data, as ``equivalent`` runs a JAX
+    equivalent); cached per signature."""
+    from ..ir.core import Value
+
+    leaves, treedef = jax.tree_util.tree_flatten((args, kwargs), is_leaf=lambda x: isinstance(x, Value))
+    if not _plain_operands(leaves):
+        return False
+    key = _verdict_key((fn, "form"), treedef, leaves)
+    if key is not None and key in _VERDICTS:
+        return _VERDICTS[key] is not None
+    verdict = _validate(fn, lambda *a, **k: form(owner, *a, **k), treedef, leaves, False, False, guarded=False)
+    if key is not None:
+        _VERDICTS[key] = verdict
+    return verdict is not None
 
 
 # ------------------------------------------------------------- JAX equivalents
@@ -374,12 +404,14 @@ def _verdict_key(fn: Any, treedef: Any, leaves: list) -> tuple | None:
     return key
 
 
-def _validate(fn: Any, target: Any, treedef: Any, leaves: list, exact: bool, ufunc: bool) -> Equivalent | None:
+def _validate(fn: Any, target: Any, treedef: Any, leaves: list, exact: bool, ufunc: bool,
+              guarded: bool = True) -> Equivalent | None:
     """Run SciPy's ``fn`` and JAX's ``target`` on each family of exemplars (as
     the graph runs it: with x64 on, on the default backend) and compare. On
     exemplars whose inputs or JAX results are not all finite the graph would
     ask SciPy itself (``guarded_call``): there only the results' types must
-    agree, and the guard is kept if SciPy raised, warned or differed there."""
+    agree, and the guard is kept if SciPy raised, warned or differed there.
+    Not ``guarded`` (a graph form, which has no guard): all must agree."""
     from ..ir.core import Value
 
     rng = np.random.default_rng(_SEED)
@@ -393,7 +425,7 @@ def _validate(fn: Any, target: Any, treedef: Any, leaves: list, exact: bool, ufu
                 return None   # JAX refuses what SciPy takes (a keyword, a dtype, a shape)
             continue
         inputs = [x for x, v in zip(filled, leaves) if isinstance(v, Value)]
-        if not (_all_finite(inputs) and _all_finite(mine)):   # the graph asks SciPy on the host here
+        if guarded and not (_all_finite(inputs) and _all_finite(mine)):   # the graph asks SciPy on the host here
             if eager_error is None and not _agree(eager, mine, exact, types_only=True):
                 return None
             guard = guard or eager_error is not None or warned or not _agree(eager, mine, exact)
