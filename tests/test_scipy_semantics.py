@@ -221,3 +221,11 @@ def test_distribution_method_is_one_graph(fn, data):
 
 def test_distribution_method_with_a_traced_shape_parameter():
     check(lambda x, a: scipy.stats.gamma.pdf(x, a), np.abs(V) + 0.1, np.array([0.5, -1.0, 2.0, 3.5, 1.0, 0.0, 4.0, 2.5]))
+
+
+@pytest.mark.parametrize("x,n", [
+    (V * 4.0, np.array([1, 2, 3, 0, -1, 2.5, 4, 5.0])),             # invalid orders give NaN
+    (np.array([0.0, 2 * np.pi, 1.0, 4 * np.pi, -2 * np.pi]), 3),     # where sin(x/2) vanishes: +-1
+])
+def test_diric_is_one_graph(x, n):
+    check(lambda x, n: scipy.special.diric(x, n), x, n)

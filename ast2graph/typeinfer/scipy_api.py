@@ -90,24 +90,29 @@ _GRAPH_FORMS = {
 
 def graph_form(fn: Any, args: tuple, kwargs: dict) -> tuple | None:
     """``(form, args)``: the graph form of SciPy's helper ``fn``
-    (``_GRAPH_FORMS``), or of a scipy.stats distribution's method
-    (``scipy_stats_forms``: validated against SciPy's method for this
-    signature), and the arguments to call it with; None where there is none."""
+    (``_GRAPH_FORMS``), of a public SciPy function or of a scipy.stats
+    distribution's method (``scipy_forms``: validated against SciPy's own for
+    this signature), and the arguments to call it with; None where there is none."""
+    from . import scipy_forms
+
     if isinstance(fn, types.FunctionType):
         form = _GRAPH_FORMS.get((fn.__module__, fn.__name__))
-        return None if form is None else (form, args)
+        if form is not None:
+            return form, args
+        form = scipy_forms.FUNCTION_FORMS.get(public_name(fn) or "")
+        if form is None or not _form_agrees(fn, form, (), args, kwargs):
+            return None
+        return form, args
     func, owner = getattr(fn, "__func__", None), getattr(fn, "__self__", None)
     if not isinstance(func, types.FunctionType) or not func.__module__.startswith("scipy.stats."):
         return None
-    from . import scipy_stats_forms
-
-    form = scipy_stats_forms.FORMS.get((func.__module__, func.__qualname__))
-    if form is None or not _form_agrees(fn, form, owner, args, kwargs):
+    form = scipy_forms.METHOD_FORMS.get((func.__module__, func.__qualname__))
+    if form is None or not _form_agrees(fn, form, (owner,), args, kwargs):
         return None
     return form, (owner, *args)
 
 
-def _form_agrees(fn: Any, form: Any, owner: Any, args: tuple, kwargs: dict) -> bool:
+def _form_agrees(fn: Any, form: Any, bound: tuple, args: tuple, kwargs: dict) -> bool:
     """Whether ``form`` computes what SciPy's ``fn`` computes on exemplars of
     these operands (run eagerly on NumPy data, as ``equivalent`` runs a JAX
     equivalent); cached per signature."""
@@ -119,7 +124,7 @@ def _form_agrees(fn: Any, form: Any, owner: Any, args: tuple, kwargs: dict) -> b
     key = _verdict_key((fn, "form"), treedef, leaves)
     if key is not None and key in _VERDICTS:
         return _VERDICTS[key] is not None
-    verdict = _validate(fn, lambda *a, **k: form(owner, *a, **k), treedef, leaves, False, False, guarded=False)
+    verdict = _validate(fn, lambda *a, **k: form(*bound, *a, **k), treedef, leaves, False, False, guarded=False)
     if key is not None:
         _VERDICTS[key] = verdict
     return verdict is not None

@@ -1,17 +1,19 @@
-"""scipy.stats' continuous distributions' methods in a form the graph can run.
+"""SciPy functions that mask the data, in a form the graph can run.
 
 Requires: SciPy's ``rv_continuous`` (its ``_parse_args``, ``_argcheck``,
 ``_support_mask``, ``_get_support`` and the distribution's ``_pdf``, ``_cdf``...).
-Produces: ``FORMS``: for ``rv_continuous.pdf``, ``logpdf``, ``cdf``, ``logcdf``,
-``sf``, ``logsf``, ``ppf``, ``isf``, the same computation written with
-``np.where`` where SciPy compresses the valid elements (``argsreduce``: a
+Produces: ``METHOD_FORMS``: for ``rv_continuous.pdf``, ``logpdf``, ``cdf``,
+``logcdf``, ``sf``, ``logsf``, ``ppf``, ``isf``, and ``FUNCTION_FORMS``: for
+``scipy.special.diric``, the same computation written with ``np.where`` where
+SciPy compresses the elements of a mask (``argsreduce``, ``np.extract``: a
 shape that depends on the data) and scatters the results back (``np.place``).
-Invariants: each form is SciPy 1.17's method line for line, except that the
-distribution's elementwise function (``_pdf``: vectorized in ``x`` and the
-shapes, by ``rv_continuous``'s contract) is applied to every element and its
-results selected where SciPy's are placed: the same values where SciPy places
-them, SciPy's filler elsewhere. ``scipy_api`` validates each form against
-SciPy's own method on exemplar data per signature before the graph uses it.
+Invariants: each form is SciPy 1.17's code line for line, except that an
+elementwise function of the compressed elements (a distribution's ``_pdf``:
+vectorized in ``x`` and the shapes, by ``rv_continuous``'s contract; diric's
+ufunc expressions) is applied to every element and its results selected where
+SciPy places them: the same values there, SciPy's filler elsewhere.
+``scipy_api`` validates each form against SciPy's own code on exemplar data
+per signature before the graph uses it.
 """
 
 from __future__ import annotations
@@ -137,6 +139,31 @@ def isf(self: Any, q: Any, *args: Any, **kwds: Any) -> Any:
     return _quantile(self, q, args, kwds, True)
 
 
+def diric(x: Any, n: Any) -> Any:
+    """scipy.special.diric: the periodic sinc function."""
+    x, n = np.asarray(x), np.asarray(n)
+    n = np.asarray(n + (x - x))
+    x = np.asarray(x + (n - n))
+    ytype = x.dtype if np.issubdtype(x.dtype, np.inexact) else float
+    y = np.zeros(x.shape, ytype)
+    if np.finfo(ytype).eps < 1e-18:
+        minval = 1e-11
+    elif np.finfo(ytype).eps < 1e-15:
+        minval = 1e-7
+    else:
+        minval = 1e-3
+    mask1 = (n <= 0) | (n != np.floor(n))
+    y = _place(y, mask1, np.nan)
+    x = x / 2
+    denom = np.sin(x)
+    mask2 = (1 - mask1) & (abs(denom) < minval)
+    y = _place(y, mask2, pow(-1, np.round(x / np.pi) * (n - 1)))
+    mask = (1 - mask1) & (1 - mask2)
+    return _place(y, mask, np.sin(n * x) / (n * denom))
+
+
 # (the method's module, its qualified name) -> its form
-FORMS = {("scipy.stats._distn_infrastructure", f"rv_continuous.{f.__name__}"): f
-         for f in (pdf, logpdf, cdf, logcdf, sf, logsf, ppf, isf)}
+METHOD_FORMS = {("scipy.stats._distn_infrastructure", f"rv_continuous.{f.__name__}"): f
+                for f in (pdf, logpdf, cdf, logcdf, sf, logsf, ppf, isf)}
+# a public function's name -> its form
+FUNCTION_FORMS = {"scipy.special.diric": diric}
