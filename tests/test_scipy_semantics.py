@@ -7,10 +7,14 @@ import functools
 
 import numpy as np
 import pytest
+import scipy._lib.array_api_extra as xpx
+import scipy.fft
+import scipy.linalg
+import scipy.special
 import scipy.stats
 from scipy.stats._stats_py import SignificanceResult
 
-from tests.helpers import check
+from tests.helpers import check, check_sequence
 
 X = np.linspace(0.0, 1.0, 5) + 1.0 / 3.0
 Y = np.random.default_rng(0).normal(size=8)
@@ -56,11 +60,7 @@ def test_scipy_stats_results_keep_eager_dtypes(name, args):
 
 
 # ----------------------------------------- SciPy functions as their JAX namesakes
-import scipy.fft  # noqa: E402
-import scipy.linalg  # noqa: E402
-import scipy.special  # noqa: E402
 
-from tests.helpers import check_sequence  # noqa: E402
 
 RNG = np.random.default_rng(3)
 A = RNG.normal(size=(4, 4))
@@ -183,7 +183,6 @@ def test_scipy_compiled_helpers_of_static_values_run_at_trace_time(fn):
 
 
 # ------------------------------------------------ SciPy helpers in their graph form
-import scipy._lib.array_api_extra as xpx  # noqa: E402
 
 
 def test_apply_where_with_fill_value_is_one_graph():

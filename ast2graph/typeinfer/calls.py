@@ -16,7 +16,6 @@ import functools
 import inspect
 import math
 import operator
-import sys
 import types
 from typing import Any
 

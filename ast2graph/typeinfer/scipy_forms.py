@@ -84,7 +84,7 @@ def _tail(self: Any, x: Any, args: tuple, kwds: dict, upper: bool, log: bool) ->
     cond2 = cond0 & (x <= _a) if upper else (x >= np.asarray(_b)) & cond0
     cond = cond0 & cond1
     output = np.full(np.shape(cond), -np.inf if log else 0.0, dtyp)
-    bad = (1 - cond0) * (cond1 == cond1) + np.isnan(x) if log and not upper else (1 - cond0) + np.isnan(x)
+    bad = (1 - cond0) * (cond1 == cond1) + np.isnan(x) if log and not upper else (1 - cond0) + np.isnan(x)  # noqa: PLR0124 - SciPy's
     output = _place(output, bad, self.badvalue)
     output = _place(output, cond2, 0.0 if log else 1.0)
     goodargs = _aligned(cond, *((x,) + args))
@@ -115,7 +115,7 @@ def _quantile(self: Any, q: Any, args: tuple, kwds: dict, inverse_sf: bool) -> A
     q, loc, scale = map(np.asarray, (q, loc, scale))
     args = tuple(map(np.asarray, args))
     _a, _b = self._get_support(*args)
-    cond0 = self._argcheck(*args) & (scale > 0) & (loc == loc)
+    cond0 = self._argcheck(*args) & (scale > 0) & (loc == loc)  # noqa: PLR0124 - not NaN (SciPy's)
     cond1 = (0 < q) & (q < 1)
     cond2 = cond0 & (q == (1 if inverse_sf else 0))
     cond3 = cond0 & (q == (0 if inverse_sf else 1))
