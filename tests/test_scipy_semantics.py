@@ -228,3 +228,14 @@ def test_distribution_method_with_a_traced_shape_parameter():
 ])
 def test_diric_is_one_graph(x, n):
     check(lambda x, n: scipy.special.diric(x, n), x, n)
+
+
+# ------------------------------------- memory layout of NumPy arrays: eager's, not modelled
+@pytest.mark.parametrize("x", [A, np.asfortranarray(A), A[:, ::2]], ids=["C", "F", "view"])
+def test_layout_of_a_numpy_array_falls_back_with_its_reason(x):
+    def f(a):
+        b = np.exp(a)
+        order = "F" if a.flags["F_CONTIGUOUS"] and not a.flags["C_CONTIGUOUS"] else "C"
+        return b * 2.0, order, a.strides
+    e = check(f, x, full_graph=False)
+    assert any("memory layout" in s.cause for s in e.fallback_sites)
