@@ -239,3 +239,12 @@ def test_layout_of_a_numpy_array_falls_back_with_its_reason(x):
         return b * 2.0, order, a.strides
     e = check(f, x, full_graph=False)
     assert any("memory layout" in s.cause for s in e.fallback_sites)
+
+
+@pytest.mark.parametrize("fn,why", [
+    (lambda x: scipy.special.jv(1.5, x), "JAX has no function of that name"),
+    (lambda x: scipy.special.beta(x, x), "agrees only on some data"),
+])
+def test_compiled_scipy_function_without_equivalent_says_why(fn, why):
+    e = check(fn, np.linspace(0.1, 3.0, 8), full_graph=False)
+    assert any(why in s.cause for s in e.fallback_sites), [s.cause for s in e.fallback_sites]

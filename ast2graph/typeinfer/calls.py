@@ -664,9 +664,13 @@ class CallMixin(GeneratorMixin):
         if contains_value(callee) or any(contains_value(x) for x in leaves if not isinstance(x, Value)):
             return NotImplemented
         found = scipy_api.equivalent(callee, leaves, treedef)
-        if found is None:
-            return NotImplemented
         name = scipy_api.public_name(callee)
+        if isinstance(found, str):   # SciPy's Python is converted; its compiled code cannot see traced values
+            if isinstance(callee, types.FunctionType):
+                return NotImplemented
+            raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{name} is compiled code that needs its "
+                                   f"operands' values on the host, and no JAX function computes what it computes "
+                                   f"here: {found}")
         self.decide(node, "call", "graph op", f"{name} runs as {qualified_name(found.fn)} (the same results on "
                     "exemplar data of this signature" + ("; SciPy's own on the host where an input or a result is "
                                                           "not finite)" if found.guard else ")"))

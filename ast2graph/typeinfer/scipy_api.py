@@ -123,11 +123,11 @@ def _form_agrees(fn: Any, form: Any, bound: tuple, args: tuple, kwargs: dict) ->
         return False
     key = _verdict_key((fn, "form"), treedef, leaves)
     if key is not None and key in _VERDICTS:
-        return _VERDICTS[key] is not None
+        return isinstance(_VERDICTS[key], Equivalent)
     verdict = _validate(fn, lambda *a, **k: form(*bound, *a, **k), treedef, leaves, False, False, guarded=False)
     if key is not None:
         _VERDICTS[key] = verdict
-    return verdict is not None
+    return isinstance(verdict, Equivalent)
 
 
 # ------------------------------------------------------------- JAX equivalents
@@ -330,29 +330,32 @@ class Equivalent:
     example: Any
 
 
-_VERDICTS: dict[tuple, Equivalent | None] = {}
+_VERDICTS: dict[tuple, Equivalent | str] = {}
 _VERDICTS_SIZE = 2048
 _FAMILIES = ("normal", "uniform", "spd", "scaled", "integers", "singular", "nonfinite", "special")
 
 
-def equivalent(fn: Any, leaves: list, treedef: Any) -> Equivalent | None:
+def equivalent(fn: Any, leaves: list, treedef: Any) -> Equivalent | str:
     """The JAX function to run for SciPy's ``fn`` called with these leaves of
-    ``(args, kwargs)`` (graph values and static Python objects), or None where
-    it is not known to compute what SciPy computes (see above). Cached per
-    function, operand types and static arguments. A ``"cpu-exact"`` entry of
-    ``DATA_DEPENDENT`` is run as JAX's on CPU only, where both are SciPy's
-    LAPACK, and only if they agree bit for bit."""
+    ``(args, kwargs)`` (graph values and static Python objects), or why there
+    is none (a ``str``: no JAX function of that name, ``DATA_DEPENDENT``, or
+    what differed on the exemplars). Cached per function, operand types and
+    static arguments. A ``"cpu-exact"`` entry of ``DATA_DEPENDENT`` is run as
+    JAX's on CPU only, where both are SciPy's LAPACK, and only if they agree
+    bit for bit."""
     public = public_name(fn)
     target = candidate(fn) if public is not None else None
-    if target is None or not _plain_operands(leaves):
-        return None
+    if target is None:
+        return "JAX has no function of that name"
+    if not _plain_operands(leaves):
+        return "an operand is not NumPy data of a numeric dtype (a jax.Array, a function, a large array)"
     args, kwargs = jax.tree_util.tree_unflatten(treedef, leaves)
     reason, allowed = DATA_DEPENDENT.get(public, (None, None))
     if reason is not None and not (callable(allowed) and allowed(args, kwargs)) and allowed != "cpu-exact":
-        return None
+        return f"JAX's agrees only on some data: {reason}"
     exact = allowed == "cpu-exact" and not (callable(allowed) and allowed(args, kwargs))
     if exact and jax.default_backend() != "cpu":
-        return None
+        return f"JAX's agrees only on some data: {reason}"
     key = _verdict_key(fn, treedef, leaves)
     if key is not None and key in _VERDICTS:
         return _VERDICTS[key]
@@ -406,7 +409,7 @@ def _verdict_key(fn: Any, treedef: Any, leaves: list) -> tuple | None:
 
 
 def _validate(fn: Any, target: Any, treedef: Any, leaves: list, exact: bool, ufunc: bool,
-              guarded: bool = True) -> Equivalent | None:
+              guarded: bool = True) -> Equivalent | str:
     """Run SciPy's ``fn`` and JAX's ``target`` on each family of exemplars (as
     the graph runs it: with x64 on, on the default backend) and compare. On
     exemplars whose inputs or JAX results are not all finite the graph would
@@ -422,23 +425,28 @@ def _validate(fn: Any, target: Any, treedef: Any, leaves: list, exact: bool, ufu
         eager, eager_error, warned = _run_scipy(fn, treedef, filled)
         mine, mine_error = _run_jax(target, treedef, filled)
         if mine_error is not None:
-            if eager_error is None:
-                return None   # JAX refuses what SciPy takes (a keyword, a dtype, a shape)
+            if eager_error is None:   # JAX refuses what SciPy takes (a keyword, a dtype, a shape)
+                return f"JAX's raises {type(mine_error).__name__} where SciPy's does not ({family} data)"
             continue
         inputs = [x for x, v in zip(filled, leaves) if isinstance(v, Value)]
         if guarded and not (_all_finite(inputs) and _all_finite(mine)):   # the graph asks SciPy on the host here
             if eager_error is None and not _agree(eager, mine, exact, types_only=True):
-                return None
+                return f"their results differ in structure, shape or dtype ({family} data)"
             guard = guard or eager_error is not None or warned or not _agree(eager, mine, exact)
             continue
-        if eager_error is not None or warned or not _agree(eager, mine, exact):
-            return None   # SciPy raises, warns (LinAlgWarning) or computes otherwise where the graph would not know
+        if eager_error is not None:   # where the graph would not know
+            return f"SciPy's raises {type(eager_error).__name__} on finite data where JAX's does not ({family} data)"
+        if warned:
+            return f"SciPy's warns where JAX's does not ({family} data)"
+        if not _agree(eager, mine, exact):
+            return f"their results differ{' bit for bit' if exact else ''} ({family} data)"
         if example is None:
             example = eager
     if example is None:
-        return None
+        return "SciPy's raises or JAX's result is not finite on every exemplar: nothing to compare"
     kinds = _eager_kinds(example)
-    return None if kinds is None else Equivalent(target, guard, kinds, example)
+    return "SciPy's returns a 0-d array or an object the graph cannot hand back" if kinds is None else \
+        Equivalent(target, guard, kinds, example)
 
 
 def _eager_kinds(example: Any) -> tuple | None:
