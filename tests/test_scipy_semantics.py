@@ -248,3 +248,34 @@ def test_layout_of_a_numpy_array_falls_back_with_its_reason(x):
 def test_compiled_scipy_function_without_equivalent_says_why(fn, why):
     e = check(fn, np.linspace(0.1, 3.0, 8), full_graph=False)
     assert any(why in s.cause for s in e.fallback_sites), [s.cause for s in e.fallback_sites]
+
+
+def _ill_conditioned(n=4):
+    rng = np.random.default_rng(5)
+    u, v = np.linalg.qr(rng.normal(size=(n, n)))[0], np.linalg.qr(rng.normal(size=(n, n)))[0]
+    return u @ np.diag(np.logspace(0, -17, n)) @ v
+
+
+def _warnings_of(fn, *args):
+    import warnings
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        out = fn(*args)
+    return out, [(w.category, str(w.message)) for w in seen if w.category is not RuntimeWarning]
+
+
+@pytest.mark.parametrize("fn,args", [
+    (lambda a, b: scipy.linalg.solve(a, b), (_ill_conditioned(), B)),     # LinAlgWarning: ill-conditioned
+    (lambda a: scipy.linalg.inv(a), (_ill_conditioned(),)),
+    (lambda a: scipy.linalg.lu_factor(a), (SINGULAR,)),                    # 'Diagonal number 3 is exactly zero'
+    (lambda a, b: scipy.linalg.solve(a, b), (A, B)),                       # no warning
+])
+def test_scipy_warnings_come_from_the_graph_as_from_eager(fn, args):
+    from ast2graph import to_static
+    static = to_static(fn, full_graph=True)
+    for _ in range(2):   # the first call converts, the second is a warm one
+        expected, eager_warnings = _warnings_of(fn, *args)
+        got, graph_warnings = _warnings_of(static, *args)
+        assert graph_warnings == eager_warnings
+        np.testing.assert_allclose(np.asarray(got[0] if isinstance(got, tuple) else got),
+                                   np.asarray(expected[0] if isinstance(expected, tuple) else expected), rtol=1e-11)

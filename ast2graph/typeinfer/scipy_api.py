@@ -332,7 +332,7 @@ class Equivalent:
 
 _VERDICTS: dict[tuple, Equivalent | str] = {}
 _VERDICTS_SIZE = 2048
-_FAMILIES = ("normal", "uniform", "spd", "scaled", "integers", "singular", "nonfinite", "special")
+_FAMILIES = ("normal", "uniform", "spd", "scaled", "integers", "singular", "illconditioned", "nonfinite", "special")
 
 
 def equivalent(fn: Any, leaves: list, treedef: Any) -> Equivalent | str:
@@ -429,7 +429,7 @@ def _validate(fn: Any, target: Any, treedef: Any, leaves: list, exact: bool, ufu
                 return f"JAX's raises {type(mine_error).__name__} where SciPy's does not ({family} data)"
             continue
         inputs = [x for x, v in zip(filled, leaves) if isinstance(v, Value)]
-        if guarded and not (_all_finite(inputs) and _all_finite(mine)):   # the graph asks SciPy on the host here
+        if guarded and not (_all_finite(inputs) and _all_finite(mine) and not _suspect_on(fn, treedef, filled, mine)):   # the graph asks SciPy on the host here
             if eager_error is None and not _agree(eager, mine, exact, types_only=True):
                 return f"their results differ in structure, shape or dtype ({family} data)"
             guard = guard or eager_error is not None or warned or not _agree(eager, mine, exact)
@@ -447,6 +447,12 @@ def _validate(fn: Any, target: Any, treedef: Any, leaves: list, exact: bool, ufu
     kinds = _eager_kinds(example)
     return "SciPy's returns a 0-d array or an object the graph cannot hand back" if kinds is None else \
         Equivalent(target, guard, kinds, example)
+
+
+def _suspect_on(fn: Any, treedef: Any, filled: list, mine: Any) -> bool:
+    args, kwargs = jax.tree_util.tree_unflatten(treedef, filled)
+    with jax.enable_x64(True):
+        return bool(_suspect(fn, args, kwargs, mine))
 
 
 def _eager_kinds(example: Any) -> tuple | None:
@@ -521,6 +527,10 @@ def _real_family(family: str, shape: tuple, rng: np.random.Generator) -> np.ndar
             spd[..., :, -1] = 0.0
             spd[..., -1, :] = 0.0
         return spd
+    if family == "illconditioned" and square:   # singular values from 1 down to 1e-17
+        u = np.linalg.qr(rng.normal(size=shape))[0]
+        v = np.linalg.qr(rng.normal(size=shape))[0]
+        return u @ (np.logspace(0, -17, shape[-1])[..., None] * v)
     if family == "spd":
         return rng.uniform(0.5, 20.0, shape)
     data = rng.normal(size=shape)
@@ -533,7 +543,8 @@ def _real_family(family: str, shape: tuple, rng: np.random.Generator) -> np.ndar
 
 def _run_scipy(fn: Any, treedef: Any, filled: list) -> tuple:
     """(result, exception, whether it warned other than NumPy's floating-point
-    RuntimeWarnings, which the graph's NumPy ops do not give either)."""
+    RuntimeWarnings, which the graph's NumPy ops do not give either; SciPy's
+    LinAlgWarning counts)."""
     args, kwargs = jax.tree_util.tree_unflatten(treedef, filled)
     with warnings.catch_warnings(record=True) as seen, np.errstate(all="ignore"):
         warnings.simplefilter("always")
@@ -541,7 +552,7 @@ def _run_scipy(fn: Any, treedef: Any, filled: list) -> tuple:
             out = fn(*args, **kwargs)
         except Exception as e:  # noqa: BLE001 - SciPy's own error: the graph must raise it too
             return None, e, False
-    return out, None, any(not issubclass(w.category, RuntimeWarning) for w in seen)
+    return out, None, any(w.category is not RuntimeWarning for w in seen)   # (LinAlgWarning is a subclass)
 
 
 def _run_jax(target: Any, treedef: Any, filled: list) -> tuple:
@@ -597,6 +608,50 @@ def _agree(eager: Any, mine: Any, exact: bool, types_only: bool = False) -> bool
 
 
 
+# ------------------------------------------------- where SciPy warns on data
+def _rcond_low(a: Any, inverse: Any = None) -> Any:
+    """Whether the 1-norm reciprocal condition number of the square matrix
+    ``a`` may be below machine epsilon, where LAPACK's estimate (``gecon``,
+    ``pocon``: a lower bound of the inverse's norm, so an rcond at least the
+    true one) makes SciPy warn; computed from the inverse (given, or made),
+    with a margin for the inverse's rounding."""
+    import jax.numpy as jnp
+
+    a = jnp.asarray(a)
+    if a.ndim < 2 or a.shape[-1] != a.shape[-2] or not jnp.issubdtype(a.dtype, jnp.inexact):
+        return jnp.asarray(False)
+    inverse = jnp.linalg.inv(a) if inverse is None else jnp.asarray(inverse)
+    norm = lambda m: jnp.max(jnp.sum(jnp.abs(m), axis=-2), axis=-1)   # the 1-norm
+    rcond = 1.0 / (norm(a) * norm(inverse))
+    return jnp.any(~(rcond >= 1e4 * jnp.finfo(a.dtype).eps))
+
+
+def _operand(args: tuple, kwargs: dict, k: int, name: str) -> Any:
+    return args[k] if len(args) > k else kwargs.get(name)
+
+
+# Data on which SciPy warns while the inputs and JAX's results are finite, as a
+# test on them (positional arguments, keyword arguments, JAX's result): where it
+# holds, SciPy itself runs on the host and gives its warning (``guarded_call``).
+SUSPECT: dict[str, Any] = {
+    "scipy.linalg.solve": lambda args, kwargs, out: _rcond_low(_operand(args, kwargs, 0, "a")),
+    "scipy.linalg.inv": lambda args, kwargs, out: _rcond_low(_operand(args, kwargs, 0, "a"), out),
+    # 'Diagonal number k is exactly zero. Singular matrix.'
+    "scipy.linalg.lu_factor": lambda args, kwargs, out: _exact_zero_pivot(out[0]),
+}
+
+
+def _exact_zero_pivot(lu: Any) -> Any:
+    import jax.numpy as jnp
+
+    return jnp.any(jnp.diagonal(jnp.asarray(lu), axis1=-2, axis2=-1) == 0)
+
+
+def _suspect(fn: Any, args: tuple, kwargs: dict, out: Any) -> Any:
+    test = SUSPECT.get(public_name(fn) or "")
+    return False if test is None else test(args, kwargs, out)
+
+
 # ------------------------------------------------------------------ run time
 @dataclass(frozen=True, eq=False)
 class GuardedCall:
@@ -625,10 +680,11 @@ TRACED = _Traced()
 
 def guarded_call(spec: GuardedCall, *inputs: Any) -> Any:
     """``spec.jax_fn`` on the inputs; with ``spec.guard``, where an input or
-    its result is not all finite (a NaN, a singular matrix, an overflow),
-    SciPy's own call on the host values, as eager makes it: its exception
-    (``LinAlgError('Matrix is singular.')``, ``ValueError('array must not
-    contain infs or NaNs')``), its warnings and its values."""
+    its result is not all finite (a NaN, a singular matrix, an overflow) or
+    SciPy may warn (``SUSPECT``: an ill-conditioned matrix), SciPy's own call
+    on the host values, as eager makes it: its exception (``LinAlgError('A
+    singular matrix detected: ...')``, ``ValueError('array must not contain
+    infs or NaNs')``), its warnings and its values."""
     from jax import lax
 
     args, kwargs = _fill(spec, inputs)
@@ -637,7 +693,7 @@ def guarded_call(spec: GuardedCall, *inputs: Any) -> Any:
         return out
     leaves, tree = jax.tree_util.tree_flatten(out)
     arrays = [x for x in leaves if isinstance(x, jax.Array)]
-    ok = _finite_all([*inputs, *arrays])
+    ok = _finite_all([*inputs, *arrays]) & ~_suspect(spec.scipy_fn, args, kwargs, out)
     types = tuple(jax.ShapeDtypeStruct(x.shape, x.dtype) for x in arrays)
     host = _host_scipy(spec, types)
     chosen = lax.cond(ok, lambda: tuple(arrays), lambda: jax.pure_callback(host, types, *inputs))
