@@ -279,3 +279,17 @@ def test_scipy_warnings_come_from_the_graph_as_from_eager(fn, args):
         assert graph_warnings == eager_warnings
         np.testing.assert_allclose(np.asarray(got[0] if isinstance(got, tuple) else got),
                                    np.asarray(expected[0] if isinstance(expected, tuple) else expected), rtol=1e-11)
+
+
+@pytest.mark.parametrize("fn", [
+    lambda x: scipy.special.psi(x),            # digamma's ufunc is named psi
+    lambda x: scipy.special.digamma(x) + 1.0,
+])
+def test_scipy_special_alias_as_a_jax_rule_is_one_graph(fn):
+    check(fn, V * 3.0)
+
+
+def test_scipy_function_whose_jax_loop_may_not_end_is_not_mapped():
+    # jax.scipy.special.gammainc(1e30, 1e30) iterates for minutes; SciPy returns at once
+    e = check(lambda a, x: scipy.special.gammainc(a, x), np.array([1e30, 2.0]), np.array([1e30, 3.0]), full_graph=False)
+    assert any("loops without end" in s.cause for s in e.fallback_sites)

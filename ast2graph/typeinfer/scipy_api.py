@@ -152,11 +152,15 @@ def _form_agrees(fn: Any, form: Any, bound: tuple, args: tuple, kwargs: dict) ->
 # run as their JAX namesake (for scipy.special: found by comparing both on 1,000
 # to 3,000 finite arguments drawn from normal, uniform, large, tiny, negative,
 # integer and half-integer values, where the guard of non-finite data does not
-# apply; erfcx, expi, gammainc, gammaincc, ndtri and spence agree there) (the call converts SciPy's Python, whose LAPACK or C
+# apply; erfcx, ndtri and spence agree there), and those whose JAX loop runs
+# without end on some arguments (found by running each on 1e30 and 1e300) (the call converts SciPy's Python, whose LAPACK or C
 # kernel then runs in Python): the result is one of several valid answers and
 # which one depends on the algorithm and on rounding, or JAX's implementation is
 # accurate only on part of the domain. A predicate on (args, kwargs) names the
 # forms that are unique after all (eigenvalues only).
+# JAX's iterates (a while loop to convergence) for minutes or more on some
+# arguments where SciPy returns at once: the graph would hang where eager does not
+_ENDLESS = "JAX's loops without end on large arguments"
 _NEAR_TIES = "the pivots of near ties depend on rounding (the same where JAX runs SciPy's own LAPACK: on CPU)"
 _QR_ORDER = "the eigenvalues' order is the QR iterations' (the same where JAX runs SciPy's own LAPACK: on CPU)"
 DATA_DEPENDENT: dict[str, tuple[str, Any]] = {
@@ -173,15 +177,19 @@ DATA_DEPENDENT: dict[str, tuple[str, Any]] = {
     "scipy.linalg.lu": (_NEAR_TIES, "cpu-exact"),
     "scipy.linalg.lu_factor": (_NEAR_TIES, "cpu-exact"),
     "scipy.linalg.eigvals": (_QR_ORDER, "cpu-exact"),
+    "scipy.linalg.lstsq": ("the residues' shape depends on the rank (empty when rank-deficient)", None),
     "scipy.linalg.funm": ("takes a Python function, applied to a Schur form", None),
     "scipy.linalg.sqrtm": ("the principal root's branch on negative eigenvalues", None),
     "scipy.special.beta": ("JAX's is exp(gammaln differences): 1e-7 relative error for large arguments", None),
     "scipy.special.betaln": ("JAX's loses 1e-7 relative for large arguments", None),
     "scipy.special.betainc": ("JAX's continued fraction loses 1e-10 relative for large parameters", None),
     "scipy.special.expn": ("JAX's gives NaN on much of the domain where SciPy gives a value", None),
-    "scipy.special.exp1": ("JAX's differs for negative arguments", None),
-    "scipy.special.hyp1f1": ("JAX's series covers part of the domain", None),
-    "scipy.special.hyp2f1": ("JAX's series covers part of the domain", None),
+    "scipy.special.exp1": (_ENDLESS + " (1e300)", None),
+    "scipy.special.expi": (_ENDLESS + " (1e300)", None),
+    "scipy.special.gammainc": (_ENDLESS + " (gammainc(1e30, 1e30))", None),
+    "scipy.special.gammaincc": (_ENDLESS + " (as gammainc, its complement)", None),
+    "scipy.special.hyp1f1": ("JAX's series covers part of the domain; " + _ENDLESS, None),
+    "scipy.special.hyp2f1": ("JAX's series covers part of the domain; " + _ENDLESS, None),
     "scipy.special.loggamma": ("JAX's is log|gamma| where SciPy's is the complex principal branch", None),
     "scipy.special.log_ndtr": ("JAX's loses 1e-11 relative in the left tail", None),
     "scipy.special.polygamma": ("JAX's takes only integer orders and differs in error behaviour", None),
@@ -283,9 +291,17 @@ def _cho_factor(a: Any, lower: bool = False, overwrite_a: bool = False, check_fi
     return jnp.where(keep, c, a), lower
 
 
+def _psi(x: Any) -> Any:
+    """scipy.special.psi (digamma's ufunc is named psi)."""
+    import jax.scipy.special as jss
+
+    return jss.digamma(x)
+
+
 # JAX compositions for SciPy functions whose namesake is not equivalent (or
 # missing), validated like namesakes.
 RULES: dict[str, Any] = {
+    "scipy.special.psi": _psi,
     "scipy.linalg.eigvalsh": _eigvalsh,
     "scipy.linalg.eigh": _eigh,
     "scipy.linalg.cho_factor": _cho_factor,
