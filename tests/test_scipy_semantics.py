@@ -293,3 +293,12 @@ def test_scipy_function_whose_jax_loop_may_not_end_is_not_mapped():
     # jax.scipy.special.gammainc(1e30, 1e30) iterates for minutes; SciPy returns at once
     e = check(lambda a, x: scipy.special.gammainc(a, x), np.array([1e30, 2.0]), np.array([1e30, 3.0]), full_graph=False)
     assert any("loops without end" in s.cause for s in e.fallback_sites)
+
+
+def test_scipy_call_that_may_overwrite_an_argument_is_not_mapped():
+    # eager's LAPACK may leave its LU factors in a (a Fortran-ordered float64 array): the write is eager's
+    def f(a, b):
+        x = scipy.linalg.solve(a, b, overwrite_a=True)
+        return x, a
+    e = check(f, np.asfortranarray(A), B, full_graph=False)
+    assert not _mapped(e, "scipy.linalg.solve")

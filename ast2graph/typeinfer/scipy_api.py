@@ -366,6 +366,8 @@ def equivalent(fn: Any, leaves: list, treedef: Any) -> Equivalent | str:
     if not _plain_operands(leaves):
         return "an operand is not NumPy data of a numeric dtype (a jax.Array, a function, a large array)"
     args, kwargs = jax.tree_util.tree_unflatten(treedef, leaves)
+    if any(k.startswith("overwrite") and v is not False for k, v in kwargs.items()):
+        return "SciPy may write its result into an argument (overwrite_...=True), as the graph does not"
     reason, allowed = DATA_DEPENDENT.get(public, (None, None))
     if reason is not None and not (callable(allowed) and allowed(args, kwargs)) and allowed != "cpu-exact":
         return f"JAX's agrees only on some data: {reason}"
@@ -438,7 +440,11 @@ def _validate(fn: Any, target: Any, treedef: Any, leaves: list, exact: bool, ufu
     guard, example = False, None
     for family in _FAMILIES:
         filled = [_exemplar(x, family, rng, ufunc) if isinstance(x, Value) else x for x in leaves]
+        before = [np.copy(x) for x in filled if isinstance(x, np.ndarray)]
         eager, eager_error, warned = _run_scipy(fn, treedef, filled)
+        if not all(np.array_equal(a, b, equal_nan=a.dtype.kind in "fc")
+                   for a, b in zip(before, [x for x in filled if isinstance(x, np.ndarray)])):
+            return f"SciPy's writes into an argument ({family} data)"
         mine, mine_error = _run_jax(target, treedef, filled)
         if mine_error is not None:
             if eager_error is None:   # JAX refuses what SciPy takes (a keyword, a dtype, a shape)
