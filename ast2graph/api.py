@@ -643,7 +643,7 @@ class StaticFunction:
             # scipy.special.expit where validated for the call) is converted as a user's call of it
             self._target, self._bound_args, self._bound_kwargs = unwrap_callable(
                 numpy_api.calling(fn) if (self._dispatcher or isinstance(fn, np.ufunc))
-                and numpy_api.has_graph_equivalent(fn) or scipy_api.candidate(fn) is not None else fn)
+                and numpy_api.has_graph_equivalent(fn) or scipy_api.replaceable(fn) else fn)
             with _gc_paused():
                 self._unit = unit_of_function(self._target)
         except NoSourceError as e:

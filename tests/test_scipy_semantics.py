@@ -302,3 +302,7 @@ def test_scipy_call_that_may_overwrite_an_argument_is_not_mapped():
         return x, a
     e = check(f, np.asfortranarray(A), B, full_graph=False)
     assert not _mapped(e, "scipy.linalg.solve")
+
+
+def test_scipy_function_with_a_graph_form_decorated_directly_is_one_graph():
+    check(scipy.special.diric, V * 4.0, np.array([1, 2, 3, 0, -1, 2.5, 4, 5.0]))

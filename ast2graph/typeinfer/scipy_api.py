@@ -308,6 +308,15 @@ RULES: dict[str, Any] = {
 }
 
 
+def replaceable(fn: Any) -> bool:
+    """Whether a call of SciPy's public ``fn`` may run as something else in
+    the graph (a JAX equivalent or a graph form), decided per call: then
+    ``to_static(fn)`` converts a call of it, not its own code."""
+    from . import scipy_forms
+
+    return candidate(fn) is not None or (public_name(fn) or "") in scipy_forms.FUNCTION_FORMS
+
+
 def candidate(fn: Any) -> Any:
     """The JAX function named as SciPy's public ``fn`` (``jax.scipy.<sub>.<name>``,
     else for scipy.linalg, scipy.fft and scipy.special ``jnp.linalg``'s,
