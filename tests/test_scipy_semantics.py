@@ -306,3 +306,7 @@ def test_scipy_call_that_may_overwrite_an_argument_is_not_mapped():
 
 def test_scipy_function_with_a_graph_form_decorated_directly_is_one_graph():
     check(scipy.special.diric, V * 4.0, np.array([1, 2, 3, 0, -1, 2.5, 4, 5.0]))
+
+
+def test_scipy_ufunc_on_a_large_array_is_one_graph():
+    check(lambda x: scipy.special.erf(x) * 2.0, np.linspace(-3.0, 3.0, 300_000))

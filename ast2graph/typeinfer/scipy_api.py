@@ -372,7 +372,7 @@ def equivalent(fn: Any, leaves: list, treedef: Any) -> Equivalent | str:
     target = candidate(fn) if public is not None else None
     if target is None:
         return "JAX has no function of that name"
-    if not _plain_operands(leaves):
+    if not _plain_operands(leaves, isinstance(fn, np.ufunc)):
         return "an operand is not NumPy data of a numeric dtype (a jax.Array, a function, a large array)"
     args, kwargs = jax.tree_util.tree_unflatten(treedef, leaves)
     if any(k.startswith("overwrite") and v is not False for k, v in kwargs.items()):
@@ -394,10 +394,12 @@ def equivalent(fn: Any, leaves: list, treedef: Any) -> Equivalent | str:
     return verdict
 
 
-def _plain_operands(leaves: list) -> bool:
+def _plain_operands(leaves: list, ufunc: bool = False) -> bool:
     """Graph values of NumPy or Python kind (eager hands SciPy NumPy data) of
     numeric dtypes, and static leaves that are plain data (no callables: a
-    function argument is SciPy's to call)."""
+    function argument is SciPy's to call). Arrays beyond ``_MAX_EXEMPLAR_SIZE``
+    elements are too large to validate on, except a ``ufunc``'s (its
+    exemplars are samples)."""
     from ..ir.core import Value
 
     some = False
@@ -406,7 +408,7 @@ def _plain_operands(leaves: list) -> bool:
             t = x.type
             if t.mixed or not (t.numpy or t.python) or t.dtype.kind not in "biufc":
                 return False
-            if int(np.prod(t.shape)) > _MAX_EXEMPLAR_SIZE:
+            if not ufunc and int(np.prod(t.shape)) > _MAX_EXEMPLAR_SIZE:
                 return False
             some = True
         elif callable(x) and not isinstance(x, (type, np.dtype)):
