@@ -1,19 +1,24 @@
-"""SciPy in the graph: its result classes, and JAX equivalents only where they compute what SciPy computes.
+"""SciPy in the graph: JAX equivalents only where they compute what SciPy computes.
 
-Requires: SciPy (imported lazily: never imported here when the user's code did not).
-Produces: ``is_tuple_bunch``: SciPy's namedtuple-like result classes
-(``SignificanceResult``, ``TheilslopesResult``), built from traced values as
-they are, like a namedtuple; ``equivalent``: the JAX function to run for a
-public SciPy function on given operands, validated against SciPy on exemplar
-data per signature (cached), never one of ``DATA_DEPENDENT``;
-``guarded_call``: the graph's op for it, with SciPy's own call on the host
-where an input or a result is not finite.
+Requires: SciPy (never imported here: only functions the user's code
+reached are looked at); the IR's ``Value`` types of the call's operands.
+Produces:
+* ``equivalent``: the JAX function (a namesake in ``jax.scipy``/``jnp``, or one
+  of ``RULES``) to run for a public SciPy function on given operands,
+  validated against SciPy on exemplar data per signature (cached), never one
+  of ``DATA_DEPENDENT``; or why there is none;
+* ``guarded_call``: the graph's op for it, with SciPy's own call on the host
+  where an input or a result is not finite or SciPy may warn (``SUSPECT``);
+* ``graph_form``: SciPy Python that masks the data, in a ``where`` form
+  (``scipy_forms``, validated the same way; array_api_extra's apply_where);
+* ``is_tuple_bunch``, ``packs_arguments``, ``pure_compiled``: SciPy objects
+  the interpreter may run at trace time (result bunches, distributions'
+  generated ``_parse_args``, compiled special helpers on static values).
 Invariants: nothing here narrows a value or guesses one: a SciPy call runs as
-JAX's only where both gave the same results, dtypes and errors on every
-exemplar; SciPy's exceptions and its results on non-finite data come from
-SciPy itself.
+JAX's only where both gave the same results, dtypes, warnings and errors on
+every exemplar; SciPy's exceptions, warnings and results on non-finite or
+suspect data come from SciPy itself.
 """
-
 from __future__ import annotations
 
 import types
