@@ -741,6 +741,10 @@ def attribute(x: Any, name: str) -> Any:
 
 
 STATIC_ARRAY_ATTRS = {"shape", "dtype", "ndim", "size"}
+# A NumPy array's memory layout: eager's answer depends on how the array was
+# made (C or Fortran order, a view's base and strides), which the graph does
+# not model (SciPy's LAPACK wrappers read them to pick a routine).
+LAYOUT_ATTRS = frozenset({"flags", "strides", "base", "data", "ctypes", "__array_interface__"})
 # Methods whose result is a Python object made from the values (a list of
 # numbers, bytes): eager needs them on the host.
 HOST_METHODS = frozenset({"tolist", "tobytes"})

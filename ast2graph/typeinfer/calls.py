@@ -25,7 +25,6 @@ import functools
 import inspect
 import math
 import operator
-import sys
 import types
 import warnings
 from typing import Any
@@ -45,7 +44,7 @@ from ..resolver import (CallKind, classify_callee, is_effectful, is_host_printer
 from . import arrays, hostwarnings, jaxcallbacks
 from .generators import GeneratorMixin
 from .closures import TracedClosure, factory_for, free_names
-from . import numpy_api, numpy_inplace
+from . import numpy_api, numpy_inplace, scipy_api
 from .mutation import is_numpy_callable, numpy_gives_ndarray
 from .nnx import is_nnx, is_variable, nnx_transforms
 from .kinds import (CALLS_ARGUMENTS, INSPECTORS, MOVES_ARGUMENTS, Unobservable, contains_standin, introspection, observe,
@@ -99,33 +98,20 @@ _MATH_FLOATS = ((math.sqrt, "sqrt"), (math.log, "log"), (math.exp, "exp"), (math
 
 
 def _numpy_to_jnp(fn: Any) -> Any:
-    """``np.sin`` called on a traced array runs as ``jnp.sin``; ``scipy.special.erf``
-    as ``jax.scipy.special.erf`` (same results within float tolerance)."""
+    """``np.sin`` called on a traced array runs as ``jnp.sin``. SciPy's functions
+    are left as they are: ``scipy.special.erf`` runs as ``jax.scipy.special.erf``
+    only where ``scipy_api.equivalent`` validated it for the call's signature."""
     module = getattr(fn, "__module__", "") or ""
     name = getattr(fn, "__name__", None)
+    if scipy_api.public_name(fn) is not None:
+        return fn   # SciPy's: JAX's namesake only where validated for the call (scipy_api.equivalent)
     if isinstance(fn, np.ufunc) and name and hasattr(jnp, name):
         return getattr(jnp, name)
-    if isinstance(fn, np.ufunc) and name and not module:   # scipy.special.expit: a ufunc of SciPy's
-        special = sys.modules.get("scipy.special")
-        if special is not None and getattr(special, name, None) is fn:
-            import jax.scipy.special
-
-            return getattr(jax.scipy.special, name, fn)
     if module.startswith("numpy") and name:
         sub = module.split(".")[1] if module.count(".") else ""
         target = getattr(jnp, sub, None) if sub in ("linalg", "fft") else jnp
         if target is not None and hasattr(target, name):
             return getattr(target, name)
-    if module.startswith("scipy.") and name:
-        import importlib
-
-        for candidate in (module.replace("scipy", "jax.scipy", 1), "jax.scipy." + module.split(".")[1]):
-            try:
-                mod = importlib.import_module(candidate.replace("._", ".").split("._")[0])
-            except ImportError:
-                continue
-            if hasattr(mod, name):
-                return getattr(mod, name)
     return fn
 
 
@@ -246,6 +232,15 @@ class CallMixin(GeneratorMixin):
                 return None   # ``LOG.append(v)`` on an outside list: replayed after the call (writeback.py)
             self.check_mutable(owner, node, f"{type(owner).__name__}.{callee.__name__}")
             return self.static_call(callee, args, kwargs, node)
+        if traced and scipy_api.public_name(callee) is not None:   # scipy.linalg.solve: JAX's, where validated
+            result = self._scipy_call(callee, args, kwargs, node)
+            if result is not NotImplemented:
+                return result
+        if scipy_api.packs_arguments(callee):   # a scipy.stats distribution's generated _parse_args
+            return self.static_call(callee, args, kwargs, node)
+        form = scipy_api.graph_form(callee, args, kwargs) if traced else None
+        if form is not None:   # apply_where, norm.pdf: written with where for what masks the data
+            return self.inline_user(form[0], form[1], kwargs, node)
         kind = classify_callee(callee)
         # library code on NNX objects (flax's own layers, nnx.state, nnx.grad) runs as it is, in one op (nnx.py)
         nnx = self.nnx_in(callee, args, kwargs) or self.nnx_class(callee) or any(callee is t for t in nnx_transforms())
@@ -279,7 +274,11 @@ class CallMixin(GeneratorMixin):
                 return special
         if traced and isinstance(callee, np.ufunc) and kwargs.get("out", None) is not None:
             return self._ufunc_out(callee, args, kwargs, node)
-        if traced and _is_namedtuple_class(callee):   # P(x.sum(), y): a tuple holding the values, as they are
+        if traced and (_is_namedtuple_class(callee) or scipy_api.is_tuple_bunch(callee)):
+            # P(x.sum(), y), SciPy's SignificanceResult(stat, p): a tuple holding the values, as they are
+            if getattr(callee, "_extra_fields", ()):   # attributes outside the tuple: lost on the way out
+                raise self.graph_break(FallbackCode.OPAQUE_CALL, node, f"{qualified_name(callee)} holds traced values "
+                                       f"in attributes outside its tuple ({', '.join(callee._extra_fields)})")
             return self.static_call(callee, args, kwargs, node)
         numpy_python = numpy_api.python_code(callee) if traced and kind is CallKind.ARRAY_OP else None
         if numpy_python is not None:   # np.asarray_chkfinite, np.real_if_close: NumPy's own Python, converted
@@ -342,7 +341,8 @@ class CallMixin(GeneratorMixin):
             result = self.static_call(callee, args, kwargs, node)
             self._guard_cache(callee)
             return result
-        if is_pure_static_callable(callee) or kind is CallKind.BUILTIN or isinstance(callee, type):
+        if is_pure_static_callable(callee) or kind is CallKind.BUILTIN or isinstance(callee, type) \
+                or not traced and scipy_api.pure_compiled(callee):
             if traced and id(callee) in INSPECTORS:   # not modelled by _special_builtin: eager looks at the object
                 raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{qualified_name(callee)} of a traced value "
                                        "looks at eager's object itself")
@@ -995,6 +995,8 @@ class CallMixin(GeneratorMixin):
                 raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{callee.__name__}() of traced values "
                                        "(eager hashes their values)")
             return self.mark_fresh(set(items)) if callee is set else frozenset(items)
+        if callee is functools.reduce and traced and 2 <= len(args) <= 3 and not kwargs:
+            return self._reduce_call(args, node)
         if callee in (enumerate, zip, reversed, list, tuple, sorted) and traced:
             if callee is sorted:
                 raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, "sorted() of traced values")
@@ -1024,6 +1026,54 @@ class CallMixin(GeneratorMixin):
         error = TypeError(message)
         raise self.graph_break(FallbackCode.TRACE_ERROR, node, f"iter() of a 0-d value (eager raises TypeError: {message})",
                                exc=error)
+
+    def _scipy_call(self, callee: Any, args: tuple, kwargs: dict, node: Any) -> Any:
+        """A public SciPy function on traced values as its JAX equivalent where
+        ``scipy_api.equivalent`` found that it computes what SciPy computes for
+        this signature (SciPy's own call on the host where an input or a result
+        is not finite, if it may raise or differ there); NotImplemented
+        otherwise (its Python is converted, or the call falls back)."""
+        from .interpreter import contains_value
+
+        leaves, treedef = tree_flatten((args, kwargs), is_leaf=lambda x: isinstance(x, Value))
+        if contains_value(callee) or any(contains_value(x) for x in leaves if not isinstance(x, Value)):
+            return NotImplemented
+        found = scipy_api.equivalent(callee, leaves, treedef)
+        name = scipy_api.public_name(callee)
+        if isinstance(found, str):   # SciPy's Python is converted; its compiled code cannot see traced values
+            if isinstance(callee, types.FunctionType):
+                return NotImplemented
+            raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{name} is compiled code that needs its "
+                                   f"operands' values on the host, and no JAX function computes what it computes "
+                                   f"here: {found}")
+        self.decide(node, "call", "graph op", f"{name} runs as {qualified_name(found.fn)} (the same results on "
+                    "exemplar data of this signature" + ("; SciPy's own on the host where an input or a result is "
+                                                          "not finite)" if found.guard else ")"))
+        spec, traced = scipy_api.guarded_operands(callee, found, leaves, treedef)
+        result = self.emit_call(scipy_api.guarded_call, (spec, *traced), {}, node, name, numpy_fn=True)
+        outputs = [x for x in tree_leaves(result) if isinstance(x, Value)]
+        if len(outputs) != len(found.kinds):
+            raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{name}'s results are not known to be eager's")
+        for r, kind in zip(outputs, found.kinds):   # SciPy's results: NumPy arrays and scalars, Python numbers
+            r.type = r.type.with_kinds((kind,))
+        return numpy_api._restructure(found.example, result)
+
+    def _reduce_call(self, args: tuple, node: Any) -> Any:
+        """``functools.reduce(f, items[, initial])`` of traced values: Python's
+        left fold, each ``f(acc, item)`` converted like any call (``np.multiply``
+        with NumPy's rules; run whole as an op, reduce was typed as a JAX op and
+        narrowed 64-bit items to 32 bits)."""
+        items = list(self.iterate_static(args[1], node))
+        if len(args) == 3:
+            acc = args[2]
+        elif items:
+            acc = items.pop(0)
+        else:
+            raise self.graph_break(FallbackCode.TRACE_ERROR, node, "reduce() of an empty iterable with no initial "
+                                   "value (eager raises TypeError)")
+        for item in items:
+            acc = self.call(args[0], (acc, item), {}, node)
+        return acc
 
     def folded_operands(self, leaves: list, need_one: bool = True) -> bool:
         """Every leaf static Python data or a folded constant (``need_one``: at least one of those)."""

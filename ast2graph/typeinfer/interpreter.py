@@ -1108,6 +1108,10 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
         t = value.type
         if attr in arrays.STATIC_ARRAY_ATTRS:
             return {"shape": t.shape, "dtype": t.dtype, "ndim": len(t.shape), "size": int(np.prod(t.shape))}[attr]
+        if attr in arrays.LAYOUT_ATTRS and "numpy" in t.kinds:
+            raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"`.{attr}` of a NumPy array computed in the graph: "
+                                   "eager's answer depends on its memory layout (C or Fortran order, a view's base), "
+                                   "which the graph does not model")
         if attr == "at":
             if t.numpy:
                 raise self.graph_break(FallbackCode.TRACE_ERROR, node, "a NumPy array has no attribute 'at' (eager raises AttributeError)")
