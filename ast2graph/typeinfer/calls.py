@@ -168,6 +168,11 @@ class CallMixin(GeneratorMixin):
                 and callee.value.type.kinds & {"numpy", "array0"}:
             return self._numpy_write(arrays.method_caller(callee.name), (callee.value, *args), kwargs, node,
                                      numpy_inplace.METHODS[callee.name])   # a.sort(), a.fill(v): in place
+        if isinstance(callee, arrays.ArrayMethod) and callee.name == "astype" and self._numpy_float_to_int(callee, args, kwargs):
+            out = self.emit_call(numpy_api.float_to_int, (callee.value, np.dtype(args[0] if args else kwargs["dtype"])),
+                                 {}, node, ".astype")
+            out.type = out.type.with_kinds(callee.value.type.kinds)
+            return out
         if isinstance(callee, arrays.ArrayMethod) and callee.name in numpy_api.METHOD_FUNCTIONS \
                 and callee.value.type.kinds <= {"numpy", "array0"}:   # x.argsort() of an ndarray: np.argsort(x)
             return self.call(numpy_api.METHOD_FUNCTIONS[callee.name], (callee.value, *args), kwargs, node)
@@ -1026,6 +1031,22 @@ class CallMixin(GeneratorMixin):
         error = TypeError(message)
         raise self.graph_break(FallbackCode.TRACE_ERROR, node, f"iter() of a 0-d value (eager raises TypeError: {message})",
                                exc=error)
+
+    @staticmethod
+    def _numpy_float_to_int(method: Any, args: tuple, kwargs: dict) -> bool:
+        """``a.astype(int_dtype)`` of a NumPy float array (``numpy_api.float_to_int``):
+        the plain form only (other keywords keep the generic method)."""
+        t = method.value.type
+        if not t.kinds <= {"numpy", "array0"} or t.dtype.kind != "f" or set(kwargs) - {"dtype"} \
+                or len(args) + len(kwargs) != 1:
+            return False
+        target = args[0] if args else kwargs["dtype"]
+        if isinstance(target, Value):
+            return False
+        try:
+            return np.dtype(target).kind in "iu"
+        except TypeError:
+            return False
 
     def _scipy_call(self, callee: Any, args: tuple, kwargs: dict, node: Any) -> Any:
         """A public SciPy function on traced values as its JAX equivalent where

@@ -122,6 +122,26 @@ def _references_of_new() -> int:
 
 _UNSHARED_REFS = _references_of_new()
 _TYPE_READS = (isinstance, issubclass, type, callable)
+# operators whose NumPy ufunc has integer rules XLA's op lacks (division by zero, negative powers)
+_NUMPY_OPERATORS = {operator.floordiv: np.floor_divide, operator.ifloordiv: np.floor_divide,
+                    operator.mod: np.remainder, operator.imod: np.remainder,
+                    operator.pow: np.power, operator.ipow: np.power}
+
+
+def _numpy_operands(left: Any, right: Any) -> bool:
+    """Both operands of NumPy's rules: NumPy arrays or scalars (graph values of
+    NumPy kind, or NumPy objects) and Python numbers, at least one an integer
+    array of NumPy kind; no jax.Array (NumPy defers to JAX's operators) and no
+    value whose kind depends on the path."""
+    numpy_int = False
+    for x in (left, right):
+        if isinstance(x, Value):
+            if x.type.mixed or not x.type.kinds <= {"numpy", "array0", "python"}:
+                return False
+            numpy_int |= "python" not in x.type.kinds and x.type.dtype.kind in "iu"
+        elif not isinstance(x, (bool, int, float, np.ndarray, np.generic)):
+            return False
+    return numpy_int
 _FAKE_TEST = __import__("re").compile(r"[F\s()]*(==|!=|<=|>=|<|>|in)[F\s()]*")
 _SAFE_LEAVES = (bool, int, float, complex, str, bytes, type(None), types.ModuleType, types.FunctionType, type)
 
@@ -768,6 +788,11 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
         if fn is operator.mod and type(left) is str and contains_value(right):
             return self.deferred_percent(left, right, node)
         if isinstance(left, Value) or isinstance(right, Value):
+            ufunc = _NUMPY_OPERATORS.get(fn)
+            if ufunc is not None and _numpy_operands(left, right):
+                # ``a // 0``, ``a ** b`` of NumPy integers: ndarray's operators are NumPy's ufuncs,
+                # with their integer rules (0 for a division by zero, ValueError for a negative power)
+                return self.call(ufunc, (left, right), {}, node)
             if isinstance(right, Value) and fn in _DIVISIONS:
                 return self._traced_division(fn, left, right, node)
             return self.emit_call(fn, (left, right), {}, node, fn.__name__)
