@@ -14,6 +14,7 @@ from __future__ import annotations
 import collections.abc
 import dataclasses
 import functools
+import os
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,7 +22,7 @@ import jax
 import numpy as np
 
 from ..fallback.sites import Decision, FallbackCode, FallbackSite, GraphBreak
-from ..ir.core import CallOp, Graph, Region, Value, walk_ops
+from ..ir.core import CallOp, Graph, KindedValue, Region, Value, walk_ops
 from .arrays import DeferredStr, raise_when
 from .calls import TransformedFn
 from .guards import object_key
@@ -29,6 +30,7 @@ from .interpreter import LocalFunction, Specializer, contains_value
 from .nnx import is_nnx
 from .lattice import array_type_of, is_array, untrace_numbers
 from .kinds import standin_types
+from .pathkinds import kinded_operand
 from .writeback import written_key
 from .localclass import escapes as local_class_escapes, read_by_other_scopes
 from .trees import keyed, tree_flatten
@@ -256,9 +258,14 @@ def _specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str]
         raise _escape_break(unit, stmts, start, end, FallbackCode.MUTATION, str(e), "assignment") from None
     # dicts in eager's order; a real NNX object (not one made during tracing)
     # leaves as itself, not as a copy of its leaves
+    if sp.outer_traced and any(isinstance(x, KindedValue) for x in tree_flatten(out, leaf_types=(Value,))[0]):
+        raise _escape_break(unit, stmts, start, end, FallbackCode.CONCRETE_VALUE, "a value whose kind (NumPy array, "
+                            "Python number or jax.Array) depends on the path taken would leave the compiled segment "
+                            "under an outer JAX transform", "assignment")
+    # a value of path-dependent kind leaves as its tag and variants: the host picks eager's object (pathkinds)
     out_leaves, out_treedef = tree_flatten(
-        out, is_leaf=lambda x: isinstance(x, Value) or is_nnx(x) and id(x) not in sp.nnx_fresh and not contains_value(x)
-        or sp.outside_container(x))
+        out, is_leaf=lambda x: isinstance(x, Value) and type(x) is not KindedValue
+        or is_nnx(x) and id(x) not in sp.nnx_fresh and not contains_value(x) or sp.outside_container(x))
     # Trace-time stand-ins cannot leave the segment: the statements after it
     # (Python, or the caller) must get eager's objects.
     escaping = tree_flatten(out, is_leaf=lambda x: isinstance(x, standin_types()))[0]
@@ -290,6 +297,12 @@ def _specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str]
         raise _escape_break(unit, stmts, start, end, FallbackCode.MUTATION, "a view of a NumPy array would leave the "
                             "compiled segment (writes through it must reach the base)", "assignment")
     body.yields = [x for x in out_leaves if isinstance(x, Value)]
+    misplaced = kinded_operand(body)
+    if misplaced is not None:   # ast2graph's own bug: a computation that skipped the split per kind
+        error = AssertionError(f"ast2graph internal error: a value of path-dependent kind is an operand of {misplaced}")
+        if os.environ.get("AST2GRAPH_CHECKS", "") not in ("", "0"):
+            raise error
+        raise _escape_break(unit, stmts, start, end, FallbackCode.INTERNAL_ERROR, str(error), "assignment")
     rebound, pinned = _rebind(sp, {k: ids for k, (ids, _) in by_value.items()}, leaves, out_leaves, writes)
     capture_values = [c.value for c in sp.captures]
     graph = Graph(unit.qualname, params + capture_values, [v.hint for v in params] + [c.description for c in sp.captures],
