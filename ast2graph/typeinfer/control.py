@@ -393,16 +393,19 @@ class ControlMixin(ExitsMixin):
             raise _JoinError(f"structure differs ({' vs '.join(describe(v) for v in values)})")
         out = []
         for leaves in zip(*(f[0] for f in flat)):
-            out.append(self._join_leaves(list(leaves), branches))
+            out.append(self._join_leaves(list(leaves), branches, kinded=True))
         return jax.tree_util.tree_unflatten(treedef, out)
 
-    def _join_leaves(self, leaves: list, branches: bool = False) -> Any:
+    def _join_leaves(self, leaves: list, branches: bool = False, kinded: bool = False) -> Any:
+        """The template of one leaf after a join. ``kinded``: values of
+        different kinds make a ``KindedValue`` (the caller fits each path's
+        value to it, ``fit_kinds``); otherwise an untagged path-dependent kind."""
         first = leaves[0]
         if not any(isinstance(x, (Value, _Traced)) for x in leaves) and all(same_static(first, x) for x in leaves[1:]):
             return first
-        kinded = self._join_kinds(leaves, branches)
-        if kinded is not None:
-            return kinded
+        tagged = self._join_kinds(leaves, branches) if kinded else None
+        if tagged is not None:
+            return tagged
         types = []
         for x in leaves:
             t = x.type if isinstance(x, (Value, _Traced)) else abstract_type(x)

@@ -414,6 +414,10 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
         if isinstance(x, Value):
             return x
         v = self.emit_call(arrays.constant, (x,), {}, node, "asarray")
+        if not isinstance(v, Value):   # a small jax.Array folded at trace time (``jnp.arange(3)``): a graph constant
+            v = Value(ArrayType.of(x))
+            self.region.ops.append(CallOp([v], self.loc(node), arrays.constant,
+                                          jax.tree_util.tree_structure(((0,), {})), [x], "asarray"))
         if is_python_number(x):
             v.type = dataclasses.replace(v.type, python=True)
         return v
