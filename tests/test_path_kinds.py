@@ -301,3 +301,65 @@ def test_under_outer_transform_falls_back():
     g = to_static(f, static_values=0)
     for n in (1, 3):
         assert jax.jit(lambda x: g(x, 5))(POS) == f(POS, 5)
+
+
+# ------------------------------------------------- exits, state, effects in loops
+def early_exit_loop(x):
+    s = 0
+    for i in range(x.shape[0]):
+        if x[i] > 3:
+            break
+        if x[i] > 0:
+            s = s + x[i]
+    return s
+
+
+def early_return(x):
+    s = 0.0
+    if x[0] > 0:
+        s = x.sum()
+    if x[1] > 1:
+        return s
+    return s * 2
+
+
+def printed_in_rolled_loop(x):
+    s = 0.0
+    for i in range(20):
+        if x[i] > 0:
+            s = s + x[i]
+        if i % 5 == 0:
+            print(i, s)
+    return s
+
+
+class Tracker:
+    def __init__(self):
+        self.best = float("inf")
+
+    def update(self, x):
+        if x.min() < self.best:
+            self.best = x.min()
+        return x
+
+
+def test_break_in_loop():
+    check_paths(early_exit_loop, VECTORS + [(jnp.array([1.0, 5.0, 1.0, 1.0]),)])
+
+
+def test_early_return():
+    check_paths(early_return, VECTORS)
+
+
+def test_printed_inside_a_rolled_loop():
+    v = jnp.linspace(-1.0, 1.0, 20)
+    check_paths(printed_in_rolled_loop, [(v,), (-jnp.abs(v) - 1,)])
+
+
+def test_attribute_written_with_path_kind():
+    for x in (POS, NEG * 0 + jnp.inf):
+        eager, conv = Tracker(), Tracker()
+        g = to_static(conv.update, full_graph=True)
+        eager.update(x)
+        g(x)
+        assert type(eager.best) is type(conv.best) and float(eager.best) == float(conv.best)
