@@ -363,3 +363,58 @@ def test_attribute_written_with_path_kind():
         eager.update(x)
         g(x)
         assert type(eager.best) is type(conv.best) and float(eager.best) == float(conv.best)
+
+
+# ------------------------------------------------------------- None or array
+def best_or_none(x):
+    best = None
+    for i in range(x.shape[0]):
+        loss = x[i] ** 2
+        if x[i] > 0 and (best is None or loss < best):
+            best = loss
+    return best
+
+
+def best_or_none_rolled(x):
+    best = None
+    for i in range(x.shape[0]):
+        if x[i] > 0:
+            if best is None or x[i] < best:
+                best = x[i]
+    return best
+
+
+def none_tested(x):
+    found = None
+    if x[0] > 0:
+        found = x * 2
+    if found is None:
+        print("nothing found")
+        return x
+    print("found", found)
+    return found + 1
+
+
+def none_default(x):
+    limit = None
+    if x.sum() > 0:
+        limit = x.max()
+    limit = limit if limit is not None else 0.5
+    return x * limit, limit is None
+
+
+def test_best_or_none_unrolled():
+    check_paths(best_or_none, VECTORS)
+
+
+def test_best_or_none_rolled_loop():
+    v = jnp.linspace(-1.0, 1.0, 40)
+    check_paths(best_or_none_rolled, [(v,), (-jnp.abs(v) - 1,)])
+
+
+def test_none_tested_in_branches():
+    check_paths(none_tested, VECTORS)
+
+
+def test_none_default_expression():
+    check_paths(none_default, VECTORS)

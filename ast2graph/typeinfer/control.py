@@ -30,7 +30,7 @@ from . import arrays
 from .exits import BodyEnd, ExitsMixin, LoopCtx
 from .lattice import INT_BITS, TRACED_INT_BITS, abstract_type, describe, join_types, same_dtype, same_static
 from .nnx import is_nnx
-from .pathkinds import TAG_TYPE, kind_family, variants_of
+from .pathkinds import NONE_KEY, TAG_TYPE, kind_family, variants_of
 from .trees import tree_flatten
 from .state import UNBOUND, BreakSignal, MaybeBound, ContinueSignal, ControlSignal, ReturnSignal
 
@@ -69,8 +69,9 @@ def _flatten(x: Any):
 
 
 def _flatten_joined(x: Any):
-    """``_flatten`` with a ``KindedValue`` as one leaf (what joins compare)."""
-    return tree_flatten(x, is_leaf=lambda v: isinstance(v, Value) or v is UNBOUND or is_nnx(v))
+    """``_flatten`` with a ``KindedValue`` as one leaf, and ``None`` (what
+    joins compare: None on one path and an array on another is a kind)."""
+    return tree_flatten(x, is_leaf=lambda v: v is None or isinstance(v, Value) or v is UNBOUND or is_nnx(v))
 
 
 class ControlMixin(ExitsMixin):
@@ -87,6 +88,9 @@ class ControlMixin(ExitsMixin):
         ssa = self.frame.unit.ssa
         names = sorted(ssa.assigned(stmt) & ssa.live_out(stmt))
         runs = [lambda b=b: self.exec_block(b) for b in bodies] + [lambda: self.exec_block(orelse)]
+        if len(preds) == 1:   # ``if n is None``: each branch sees what n can be there
+            narrowing = self.none_narrowing(stmt.test)
+            runs = [self.narrowed(narrowing, True, runs[0]), self.narrowed(narrowing, False, runs[1])]
         if len(preds) == 1:
             self.decide(stmt, "if", "lax.cond", "condition is a traced array")
             self._traced_branches(stmt, truth, runs, names, ssa.assigned(stmt))
@@ -150,8 +154,10 @@ class ControlMixin(ExitsMixin):
             return run
 
         frame.local_names = had | {box}
+        narrowing = self.none_narrowing(node.test)
+        runs = [self.narrowed(narrowing, True, branch(node.body)), self.narrowed(narrowing, False, branch(node.orelse))]
         try:
-            self._traced_branches(node, truth, [branch(node.body), branch(node.orelse)], [box], {box})
+            self._traced_branches(node, truth, runs, [box], {box})
             return frame.env.pop(box)
         finally:
             frame.local_names = had
@@ -453,7 +459,7 @@ class ControlMixin(ExitsMixin):
                 if joined is None:
                     raise _JoinError(f"shape changes ({' vs '.join(str(t) for t in types)})")
             variants.append(_Traced(joined.with_kinds(types[0].kinds)))
-        if len({v.type.shape for v in variants}) > 1:
+        if len({v.type.shape for k, v in zip(sorted(groups), variants) if k != NONE_KEY}) > 1:
             raise _JoinError(f"shape changes ({' vs '.join(str(v.type) for v in variants)})")
         return KindedValue(_Traced(TAG_TYPE), variants, tuple(sorted(groups)))
 

@@ -874,7 +874,14 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
                 result = self.eval(operand)
                 continue
             start = len(self.region.ops)
-            other = self.eval(operand)
+            # ``n is None or n < m``: the right operand runs (for eager) where n is not None
+            narrowing = self.none_narrowing(node.values[i]) if i == 0 else None
+            saved = self.frame.env.get(narrowing[0]) if narrowing else None
+            try:
+                other = self.narrowed(narrowing, is_and, lambda: self.eval(operand))()
+            finally:
+                if narrowing:
+                    self.frame.env[narrowing[0]] = saved
             if any(getattr(getattr(op, "fn", None), "_a2g_effect", False)
                    for op in walk_ops(Region(ops=self.region.ops[start:]))):
                 raise self.graph_break(FallbackCode.SIDE_EFFECT, operand, "the right operand of a traced "
@@ -912,10 +919,10 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
             fn = arrays.COMPARE[type(op).__name__]
             if isinstance(op, (gast.Is, gast.IsNot)):
                 self.note_identity((left, right))
-                try:
-                    part = same_object(left, right) is isinstance(op, gast.Is)
-                except Unobservable as e:
-                    raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, str(e)) from None
+                if KindedValue in (type(left), type(right)):   # ``best is None``: by the kind on each path
+                    part = self.split_kinds((left, right), lambda lr, op=op: self._identity(*lr, op, node), node)
+                else:
+                    part = self._identity(left, right, op, node)
             else:
                 part = self._traced_contains(left, right, isinstance(op, gast.NotIn), node) \
                     if isinstance(op, (gast.In, gast.NotIn)) else NotImplemented
@@ -929,6 +936,12 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
                 return result   # (Python asks the truth only before a next comparison: ``a < b < c``)
             left = right
         return result
+
+    def _identity(self, left: Any, right: Any, op: Any, node: Any) -> bool:
+        try:
+            return same_object(left, right) is isinstance(op, gast.Is)
+        except Unobservable as e:
+            raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, str(e)) from None
 
     def _traced_contains(self, left: Any, right: Any, negate: bool, node: Any) -> Any:
         """``left in right`` / ``not in`` with ``right`` a tuple or list of

@@ -50,6 +50,10 @@ from .lattice import INT_BITS
 from .trees import tree_flatten
 
 TAG_TYPE = ArrayType((), np.dtype(np.int32))
+# ``None`` on some paths (``best = None``, then an array under a traced ``if``): a
+# variant of its own, a placeholder in the graph; eager's object is None
+NONE_KEY = "none"
+NONE_TYPE = ArrayType((), np.dtype(bool))
 _PYTHON_NAMES = {"b": "bool", "i": "int", "u": "int", "f": "float", "c": "complex"}
 _MAX_COMBINATIONS = 16   # variant combinations of one operation's kinded operands (each a branch)
 
@@ -95,6 +99,8 @@ def variants_of(x: Any) -> list[tuple[str, ArrayType]] | None:
 
     if isinstance(x, KindedValue):
         return [(k, v.type) for k, v in zip(x.keys, x.variants)]
+    if x is None:
+        return [(NONE_KEY, NONE_TYPE)]
     t = x.type if hasattr(x, "type") and isinstance(getattr(x, "type"), ArrayType) else abstract_type(x)
     if t is None:
         return None
@@ -111,6 +117,8 @@ def eager_object(a: Any, key: str) -> Any:
     """An array computed by a graph as the object eager has for kind ``key``
     (one already of that kind is returned as it is)."""
     kind = key.split(":")[0]
+    if kind == NONE_KEY:
+        return None
     if kind == "python":
         if type(a) in (bool, int, float, complex):
             return a
@@ -228,7 +236,7 @@ class KindTagMixin:
             have = {t.keys.index(key): leaf}
         variants = []
         for j, s in enumerate(slots):
-            if j in have:
+            if j in have and t.keys[j] != NONE_KEY:
                 v = self.convert(have[j], s, node)
                 if type(have[j]) in (bool, int) and s.python and s.dtype.kind in "iu":
                     INT_BITS[v] = abs(have[j]).bit_length()   # a static Python int: its bits are known
@@ -255,7 +263,7 @@ class KindTagMixin:
             self.emit_call(combined_tag, tuple(k.tag for k in kinded), {"sizes": tuple(sizes)}, node, "kind tag")
         branches = []
         for combo in itertools.product(*(range(n) for n in sizes)):
-            pick = {id(k): k.variants[c] for k, c in zip(kinded, combo)}
+            pick = {id(k): None if k.keys[c] == NONE_KEY else k.variants[c] for k, c in zip(kinded, combo)}
             filled = [pick.get(id(x), x) if isinstance(x, KindedValue) else x for x in leaves]
             region = Region()
             with self.in_region(region):
@@ -310,8 +318,50 @@ class KindTagMixin:
             tree = jax.tree_util.tree_structure(((0,) * len(leaves), {}))
             self.region.ops.append(CallOp([res], self.loc(node), select_variant, tree, leaves, "select kind"))
 
+    # ------------------------------------------------------ `is None` tests
+    def none_narrowing(self, test: Any) -> tuple | None:
+        """For a test ``n is None`` / ``n is not None`` of a local variable
+        holding a ``KindedValue`` that may be None: (n, its value where the
+        test holds, its value where it does not): None on one side, the value
+        without its None variant on the other (a branch, or the right operand
+        of ``and``/``or``, sees what eager's path can have there)."""
+        import gast
+
+        if not (isinstance(test, gast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (gast.Is, gast.IsNot))
+                and isinstance(test.left, gast.Name) and isinstance(test.comparators[0], gast.Constant)
+                and test.comparators[0].value is None):
+            return None
+        name = test.left.id
+        value = self.frame.env.get(name) if self.frame.owns(name) else None
+        if type(value) is not KindedValue or NONE_KEY not in value.keys:
+            return None
+        other = self._without_none(value, test)
+        return (name, None, other) if isinstance(test.ops[0], gast.Is) else (name, other, None)
+
+    def _without_none(self, value: KindedValue, node: Any) -> Any:
+        keep = [j for j, k in enumerate(value.keys) if k != NONE_KEY]
+        if len(keep) == 1:
+            return value.variants[keep[0]]
+        table = tuple(keep.index(j) if j in keep else 0 for j in range(len(value.keys)))
+        tag = self.emit_call(remap_tag, (value.tag, table), {}, node, "kind tag")
+        return KindedValue(tag, [value.variants[j] for j in keep], tuple(value.keys[j] for j in keep))
+
+    def narrowed(self, narrowing: tuple | None, holds: bool, run: Callable[[], Any]) -> Callable[[], Any]:
+        """``run`` with the tested variable bound to its value where the test
+        holds (``holds``) or not, for as long as it runs."""
+        if narrowing is None:
+            return run
+        name, when_true, when_false = narrowing
+
+        def wrapped() -> Any:
+            self.frame.env[name] = when_true if holds else when_false
+            return run()
+
+        return wrapped
+
     def kinded_exemplars(self, v: KindedValue) -> tuple:
         """Objects of every class eager may have for ``v`` (for formatting checks)."""
         from .kinds import array_exemplars
 
-        return tuple(e for x in v.variants for e in array_exemplars(x.type, self.outer_traced))
+        return tuple(e for k, x in zip(v.keys, v.variants)
+                     for e in ((None,) if k == NONE_KEY else array_exemplars(x.type, self.outer_traced)))
