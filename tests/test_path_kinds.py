@@ -418,3 +418,22 @@ def test_none_tested_in_branches():
 
 def test_none_default_expression():
     check_paths(none_default, VECTORS)
+
+
+# ------------------------------------- a JAX function of many such values
+def stacked(x, h):
+    out = []
+    for i in range(6):
+        if x[i] > 0:
+            out.append(x[i])
+        else:
+            out.append(0.5)
+    y = jnp.stack(out)     # weakly typed float32 when every item is a Python float
+    print(y)
+    return y, y[:3] + h    # float16 then (a weak float32 with float16), float32 otherwise
+
+
+def test_jax_function_of_many_kinded_values():
+    h = jnp.ones(3, jnp.float16)
+    v = jnp.arange(6.0) - 2.5
+    check_paths(stacked, [(v, h), (-jnp.abs(v) - 1, h), (jnp.abs(v), h)], unroll_limit=2)

@@ -41,7 +41,7 @@ from .nnx import is_nnx, is_variable, nnx_transforms
 from .kinds import CALLS_ARGUMENTS, INSPECTORS, MOVES_ARGUMENTS, Unobservable, contains_standin, observe, standins_in
 from .lattice import INT_BITS, WIDE_INTS, describe
 from .trees import tree_flatten, tree_leaves
-from .pathkinds import kinded_in
+from .pathkinds import MAX_COMBINATIONS, kinded_in
 from .state import Frame, Guard, ReturnSignal, unit_of_function
 
 _COMPARISONS = (operator.eq, operator.ne, operator.lt, operator.le, operator.gt, operator.ge,
@@ -161,6 +161,10 @@ class CallMixin(GeneratorMixin):
             return self.call(callee.func, (*callee.args, *args), {**callee.keywords, **kwargs}, node)
         if kinded_in((args, kwargs)) and self._splits_kinds(callee):
             # an argument of path-dependent kind: the call as eager makes it with each kind's object
+            if self.kind_combinations((args, kwargs)) > MAX_COMBINATIONS and _is_jax_function(callee):
+                out = self.collapsed_jax_call(callee, args, kwargs, node)
+                if out is not NotImplemented:
+                    return out
             return self.split_kinds((args, kwargs), lambda t: self.call(callee, t[0], t[1], node), node)
 
         if isinstance(callee, TransformedFn):   # jax.vmap(f)(x) with f closing over traced values
@@ -1158,6 +1162,11 @@ def _is_namedtuple_class(cls: Any) -> bool:
     new = cls.__new__
     return isinstance(new, types.FunctionType) and new.__globals__.get("_tuple_new") is tuple.__new__ \
         and cls.__init__ is object.__init__
+
+
+def _is_jax_function(callee: Any) -> bool:
+    """A function of JAX's own (``jnp.stack``, ``jax.nn.relu``): its operands become JAX arrays."""
+    return (getattr(callee, "__module__", "") or "").split(".")[0] == "jax" and callable(callee)
 
 
 def _library_python(callee: Any) -> bool:

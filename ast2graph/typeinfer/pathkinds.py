@@ -55,7 +55,7 @@ TAG_TYPE = ArrayType((), np.dtype(np.int32))
 NONE_KEY = "none"
 NONE_TYPE = ArrayType((), np.dtype(bool))
 _PYTHON_NAMES = {"b": "bool", "i": "int", "u": "int", "f": "float", "c": "complex"}
-_MAX_COMBINATIONS = 16   # variant combinations of one operation's kinded operands (each a branch)
+MAX_COMBINATIONS = 16   # variant combinations of one operation's kinded operands (each a branch)
 
 
 def kinded_operand(region: Region) -> str | None:
@@ -74,15 +74,18 @@ def kinded_operand(region: Region) -> str | None:
 
 def kind_class(t: ArrayType) -> str | None:
     """The kind of object eager has for a value of type ``t``, with its
-    dtype: "jax:float32", "numpy:float64" (an ndarray, or a NumPy scalar when
-    0-d), "array0:int64" (a 0-d ndarray), "python:float" (and ":int",
-    ":bool", ":complex": the dtype is the Python type's); None where it is
-    not one (a path-dependent kind without a tag, an extended dtype)."""
+    dtype: "jax:float32" ("jax:float32~" weakly typed), "numpy:float64" (an
+    ndarray, or a NumPy scalar when 0-d), "array0:int64" (a 0-d ndarray),
+    "python:float" (and ":int", ":bool", ":complex": the dtype is the Python
+    type's); None where it is not one (a path-dependent kind without a tag,
+    an extended dtype)."""
     if t.mixed or is_extended(t.dtype):
         return None
     if t.python:
         return "python:" + _PYTHON_NAMES.get(t.dtype.kind, "float")
-    return ("array0" if t.array0 else "numpy" if t.numpy else "jax") + ":" + t.dtype.name
+    if t.numpy:
+        return ("array0:" if t.array0 else "numpy:") + t.dtype.name
+    return "jax:" + t.dtype.name + ("~" if t.weak_type else "")
 
 
 def kind_family(key: str) -> str:
@@ -187,6 +190,31 @@ def select_variant(index: Any, *cases: Any) -> Any:
     return jax.lax.select_n(index, *cases)
 
 
+_MAX_EVALUATED = 256   # combinations of converted kinds a collapsed JAX call is evaluated for
+
+
+def _abstract_results(callee: Any, treedef: Any, leaves: list) -> tuple | None:
+    """(tree, avals) of ``callee`` on abstract operands, as eager's JAX types
+    them; None where it cannot be evaluated so."""
+    positions = [i for i, x in enumerate(leaves) if isinstance(x, jax.ShapeDtypeStruct)]
+
+    def run(*arrays: Any) -> Any:
+        filled = list(leaves)
+        for i, a in zip(positions, arrays):
+            filled[i] = a
+        a, kw = jax.tree_util.tree_unflatten(treedef, filled)
+        return callee(*a, **kw)
+
+    try:
+        out = jax.eval_shape(run, *[leaves[i] for i in positions])
+    except Exception:  # noqa: BLE001 - not a JAX function of arrays here: the caller splits or falls back
+        return None
+    flat, tree = jax.tree_util.tree_flatten(out)
+    if not all(isinstance(a, jax.ShapeDtypeStruct) for a in flat):
+        return None
+    return tree, flat
+
+
 def _pure(region: Region) -> bool:
     """A region whose ops are calls without effects (a select may run them all)."""
     for op in walk_ops(region):
@@ -248,6 +276,13 @@ class KindTagMixin:
         return KindedValue(tag, variants, t.keys)
 
     # ------------------------------------------------------- operations
+    @staticmethod
+    def kind_combinations(tree: Any) -> int:
+        """How many combinations of variants the ``KindedValue``s in ``tree`` have."""
+        leaves = tree_flatten(tree, leaf_types=(Value,))[0]
+        kinded = {id(x): x for x in leaves if isinstance(x, KindedValue)}
+        return math.prod(len(k.variants) for k in kinded.values())
+
     def split_kinds(self, tree: Any, compute: Callable[[Any], Any], node: Any) -> Any:
         """``compute(tree)`` where ``tree`` holds ``KindedValue``s: once per
         combination of their variants, each in a branch of a switch on the
@@ -256,7 +291,7 @@ class KindTagMixin:
         leaves, treedef = tree_flatten(tree, leaf_types=(Value,))
         kinded = list({id(x): x for x in leaves if isinstance(x, KindedValue)}.values())
         sizes = [len(k.variants) for k in kinded]
-        if math.prod(sizes) > _MAX_COMBINATIONS:
+        if math.prod(sizes) > MAX_COMBINATIONS:
             raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, "too many operands whose kind (NumPy array, "
                                    "Python number or jax.Array) depends on the path taken")
         index = kinded[0].tag if len(kinded) == 1 else \
@@ -358,6 +393,107 @@ class KindTagMixin:
             return run()
 
         return wrapped
+
+    # --------------------------------------- JAX functions of many such values
+    def collapsed_jax_call(self, callee: Any, args: tuple, kwargs: dict, node: Any) -> Any:
+        """``callee(*args, **kwargs)`` for a JAX function given more values of
+        path-dependent kind than ``split_kinds`` runs combinations of
+        (``jnp.stack`` of a list of them): eager's JAX converts each to an
+        array (a Python float to a weak float32, a NumPy float64 array to
+        float32, x64 off); where every combination of those conversions gives
+        results of one dtype and shape (JAX's abstract evaluation, every
+        combination), the function runs once on each value converted to that
+        dtype, and a result's weak type, where it depends on the combination,
+        is a kind of its own, picked by a tag. ``NotImplemented`` otherwise."""
+        leaves, treedef = tree_flatten((args, kwargs), leaf_types=(Value,))
+        kinded = list({id(x): x for x in leaves if isinstance(x, KindedValue)}.values())
+        inputs = []   # per kinded value: the aval JAX gives each variant, and the distinct ones
+        for k in kinded:
+            avals = [self._jax_input(key, v.type) for key, v in zip(k.keys, k.variants)]
+            if any(a is None for a in avals) or len({a.dtype for a in avals}) != 1:
+                return NotImplemented
+            inputs.append((avals, sorted(set(avals), key=lambda a: a.weak_type)))
+        sizes = [len(d) for _, d in inputs]
+        if math.prod(sizes) > _MAX_EVALUATED:
+            return NotImplemented
+        plain = {id(x): self._jax_input(variants_of(x)[0][0], x.type) for x in leaves
+                 if isinstance(x, Value) and not isinstance(x, KindedValue)}
+        if any(a is None for a in plain.values()):
+            return NotImplemented
+        where = {id(k): n for n, k in enumerate(kinded)}
+        results = []
+        for combo in itertools.product(*(range(n) for n in sizes)):
+            abstract = [inputs[where[id(x)]][1][combo[where[id(x)]]] if isinstance(x, KindedValue) else
+                        plain[id(x)] if isinstance(x, Value) else x for x in leaves]
+            out = _abstract_results(callee, treedef, abstract)
+            if out is None:
+                return NotImplemented
+            results.append(out)
+        if any(r[0] != results[0][0] or [(a.shape, a.dtype) for a in r[1]] != [(a.shape, a.dtype) for a in results[0][1]]
+               for r in results):
+            return NotImplemented
+        strong = {id(k): self._select_converted(k, inputs[n][0][0].dtype, node) for n, k in enumerate(kinded)}
+        filled = [strong.get(id(x), x) if isinstance(x, KindedValue) else x for x in leaves]
+        a, kw = jax.tree_util.tree_unflatten(treedef, filled)
+        self.decide(node, "kinds", "per kind", "operands whose kind depends on the path taken, converted as JAX "
+                    "converts each kind: one dtype whatever the path")
+        out = self.call(callee, a, kw, node)
+        return self._weak_by_combination(out, kinded, inputs, results, node)
+
+    def _jax_input(self, key: str, t: ArrayType) -> Any:
+        """The aval eager's JAX gives an operand of kind ``key`` (None: not modelled)."""
+        from .lattice import canonical_type
+
+        kind = key.split(":")[0]
+        if kind == NONE_KEY or key == "python:int" or is_extended(t.dtype):
+            return None   # (a Python int beyond int32 raises in eager's JAX)
+        weak = kind == "python" and key != "python:bool" or kind == "jax" and t.weak_type
+        dtype = t.dtype if self.user_x64 else canonical_type(t).dtype
+        return jax.ShapeDtypeStruct(t.shape, dtype, weak_type=weak)
+
+    def _select_converted(self, k: KindedValue, dtype: np.dtype, node: Any) -> Value:
+        """A kinded value as the strong array of ``dtype`` that JAX makes of it on every path."""
+        from . import arrays
+
+        cases = []
+        for v in k.variants:
+            c = self.emit_call(arrays.cast, (v, dtype, False), {}, node, "convert")
+            c.type = c.type.with_kinds(("jax",))
+            cases.append(c)
+        out = Value(ArrayType(k.variants[0].type.shape, np.dtype(dtype)), "kinds")
+        tree = jax.tree_util.tree_structure(((0,) * (len(cases) + 1), {}))
+        self.region.ops.append(CallOp([out], self.loc(node), select_variant, tree, [k.tag, *cases], "select kind"))
+        return out
+
+    def _weak_by_combination(self, out: Any, kinded: list, inputs: list, results: list, node: Any) -> Any:
+        """The results of a collapsed call, each whose weak type depends on the
+        combination of its operands' kinds a ``KindedValue`` of its two forms."""
+        from . import arrays
+
+        leaves, tree = tree_flatten(out, leaf_types=(Value,))
+        values = [x for x in leaves if isinstance(x, Value)]
+        if len(values) != len(results[0][1]):
+            raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, "a JAX function of values whose kind depends on "
+                                   "the path taken returned another structure than its abstract evaluation")
+        index = None
+        fixed = {}
+        for j, v in enumerate(values):
+            flags = [r[1][j].weak_type for r in results]
+            if len(set(flags)) == 1:
+                if flags[0] != v.type.weak_type:
+                    fixed[id(v)] = self.emit_call(arrays.cast, (v, v.type.dtype, flags[0]), {}, node, "convert")
+                continue
+            if index is None:   # which combination of converted kinds this call has
+                parts = [self.emit_call(remap_tag, (k.tag, tuple(d.index(a) for a in avals)), {}, node, "kind tag")
+                         for k, (avals, d) in zip(kinded, inputs)]
+                index = parts[0] if len(parts) == 1 else self.emit_call(
+                    combined_tag, tuple(parts), {"sizes": tuple(len(d) for _, d in inputs)}, node, "kind tag")
+            strong = v if not v.type.weak_type else self.emit_call(arrays.cast, (v, v.type.dtype, False), {}, node, "convert")
+            weak = self.emit_call(arrays.cast, (v, v.type.dtype, True), {}, node, "convert")
+            tag = self.emit_call(remap_tag, (index, tuple(int(f) for f in flags)), {}, node, "kind tag")
+            keys = (kind_class(strong.type), kind_class(weak.type))
+            fixed[id(v)] = KindedValue(tag, [strong, weak], keys)
+        return jax.tree_util.tree_unflatten(tree, [fixed.get(id(x), x) if isinstance(x, Value) else x for x in leaves])
 
     def kinded_exemplars(self, v: KindedValue) -> tuple:
         """Objects of every class eager may have for ``v`` (for formatting checks)."""
