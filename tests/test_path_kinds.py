@@ -437,3 +437,18 @@ def test_jax_function_of_many_kinded_values():
     h = jnp.ones(3, jnp.float16)
     v = jnp.arange(6.0) - 2.5
     check_paths(stacked, [(v, h), (-jnp.abs(v) - 1, h), (jnp.abs(v), h)], unroll_limit=2)
+
+
+def rows_of_numpy_or_jax(x, n):
+    m = n                      # a NumPy array
+    if x.sum() > 0:
+        m = jnp.asarray(n) * x[0]
+    total = 0.0
+    for row in m:              # a NumPy row or a jax.Array row, by the path
+        total = total + row.sum()
+    return m, total
+
+
+def test_iterated_rows_and_numpy_or_jax_array():
+    n = np.arange(6.0, dtype=np.float32).reshape(3, 2)
+    check_paths(rows_of_numpy_or_jax, [(POS, n), (NEG, n)])

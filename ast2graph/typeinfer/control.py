@@ -28,7 +28,7 @@ from ..fallback.sites import FallbackCode, GraphBreak
 from ..ir.core import ArrayType, ForOp, IfOp, KindedValue, Region, ScanOp, SwitchOp, Value, WhileOp, walk_ops
 from . import arrays
 from .exits import BodyEnd, ExitsMixin, LoopCtx
-from .lattice import INT_BITS, TRACED_INT_BITS, abstract_type, describe, join_types, same_dtype, same_static
+from .lattice import INT_BITS, TRACED_INT_BITS, WIDE_INTS, abstract_type, describe, join_types, same_dtype, same_static
 from .nnx import is_nnx
 from .pathkinds import NONE_KEY, TAG_TYPE, kind_family, variants_of
 from .trees import tree_flatten
@@ -330,6 +330,8 @@ class ControlMixin(ExitsMixin):
         for k, r in enumerate(results):   # a Python int that fits n bits on every path fits them after the join
             if r.type.python and r.type.dtype.kind in "iu" and all(region.yields[k] in INT_BITS for region, _ in outs):
                 INT_BITS[r] = max(INT_BITS[region.yields[k]] for region, _ in outs)
+            if any(region.yields[k] in WIDE_INTS for region, _ in outs):   # a JAX op still checks it fits int32
+                WIDE_INTS.add(r)
         if switch:
             self.region.ops.append(SwitchOp(results, self.loc(node), pred, [r for r, _ in outs]))
         else:

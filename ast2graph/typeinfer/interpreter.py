@@ -683,6 +683,8 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
 
     def iterate_static(self, value: Any, node: Any) -> list:
         """The items of an iterable known at trace time (array rows included)."""
+        if type(value) is KindedValue:   # the rows of each kind's object (a NumPy array's or a jax.Array's)
+            return self.split_kinds(value, lambda v: self.iterate_static(v, node), node)
         if isinstance(value, Value):
             if not value.type.shape:
                 raise self.graph_break(FallbackCode.TRACE_ERROR, node, "iteration over a 0-d array")

@@ -17,15 +17,24 @@ Requires: ``ir.core.KindedValue``; the ``Specializer`` state (mixed in):
 ``emit_call``, ``convert``, ``_zeros`` and the branch join of ``control``
 (``_join_branch_name``, ``_emit_branch_op``), which makes ``KindedValue``
 templates where paths give values of different kinds (``join_kinds``).
-Produces: ``kind_class`` (the kind a variant stands for); the pytree node of
-``KindedValue`` (children: the tag, then the variants), whose ``tree_unflatten``
-of concrete arrays is the object of eager's kind picked by the tag (how a
-segment's output or a host callback's argument becomes eager's object);
+Produces: ``kind_class`` (the kind a variant stands for: "python:float",
+"jax:float32", "none", ...); the pytree node of ``KindedValue`` (children: the
+tag, then the variants), whose ``tree_unflatten`` of concrete arrays is the
+object of eager's kind picked by the tag (how a segment's output, on the
+general path and the fast path alike, becomes eager's object);
 ``KindTagMixin``: ``fit_kinds`` (one path's value in a join's form: its tag a
 constant, the other variants zeros), ``split_kinds`` (an operation on kinded
 operands: run once per combination of their variants, in the branches of a
 ``lax.switch`` on the combined tag, the results joined as a traced ``if``'s;
-a select of all branches where none has an effect).
+a select of all branches where none has an effect), ``select_join`` (the
+operands of a traced ``and``/``or``), ``none_narrowing`` (``n is None``: each
+branch sees what ``n`` can be there), ``collapsed_jax_call`` (a JAX function
+of more kinded values than ``split_kinds`` takes, where JAX's conversions of
+every kind give one dtype).
+Where the kind is observed: ``interpreter``/``calls`` split operators, truth
+tests, attributes, subscripts, ``is`` and calls of builtins, array functions
+and printers (``print(s)``, ``isinstance(s, float)``, ``float(s)``,
+``f"{s:.3f}"``) per kind; a function converted inline gets the value itself.
 Invariants: each variant holds eager's value exactly on the paths whose tag
 names it (its own dtype, 64-bit Python numbers included); an operation on
 kinded operands computes on each path what eager computes with that path's
