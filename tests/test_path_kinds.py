@@ -227,7 +227,8 @@ def printed(x):
     if x[0] > 0:
         s = x[1] * 2
     print(s)
-    print("s =", s, f"{s}", f"{s:.3f}", "%s" % (s,))
+    print("s =", s, f"{s}", f"{s:.3f}", "%s" % (s,), "{:.2f}".format(s))
+    print("s is " + str(s) + ", " + repr(s))
     return x + 1
 
 
@@ -452,3 +453,10 @@ def rows_of_numpy_or_jax(x, n):
 def test_iterated_rows_and_numpy_or_jax_array():
     n = np.arange(6.0, dtype=np.float32).reshape(3, 2)
     check_paths(rows_of_numpy_or_jax, [(POS, n), (NEG, n)])
+
+
+def test_warm_calls_take_the_fast_path():
+    static = check_paths(float_or_array, VECTORS)
+    assert static._fast is not None   # the jitted graph called directly; its outputs converted per call
+    for x in (POS, NEG):
+        assert type(static(x)) is type(float_or_array(x))

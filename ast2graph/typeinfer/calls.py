@@ -86,7 +86,9 @@ def _leaves_or_none(tree: Any) -> list | None:
         return None
 _JAX_ARRAY = type(jnp.zeros(()))
 # callables that only hold or hand on their arguments: a value of path-dependent kind passes as it is
-_KIND_MOVERS = frozenset(map(id, (list, tuple, dict, set, frozenset, zip, enumerate, iter, reversed, functools.partial)))
+# (``str(s)``, ``repr(s)``: a string formatted on the host from eager's object, ``strformat``)
+_KIND_MOVERS = frozenset(map(id, (list, tuple, dict, set, frozenset, zip, enumerate, iter, reversed, functools.partial,
+                                  str, repr, ascii)))
 _MATH_FLOATS = ((math.sqrt, "sqrt"), (math.log, "log"), (math.exp, "exp"), (math.fabs, "fabs"))
 
 
