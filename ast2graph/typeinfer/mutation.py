@@ -84,6 +84,31 @@ def np_setitem(x: Any, idx: Any, v: Any) -> Any:
 np_setitem.__name__ = np_setitem.__qualname__ = "setitem"
 
 
+class _Pick:
+    """``fn``'s ``k``-th array (in flattening order) of what it returns."""
+
+    def __init__(self, fn: Any, k: int):
+        self.fn, self.k = fn, k
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return tree_flatten(self.fn(*args, **kwargs))[0][self.k]
+
+
+def _replayer(fn: Any, eager_fn: Any) -> Any:
+    """What makes, on an ndarray, the view ``fn`` made on a traced one: our
+    own indexing, attribute and method helpers work on either; a NumPy
+    function run as its JAX equivalent is replayed as the NumPy function."""
+    if fn is arrays.getitem or fn is arrays.attribute:
+        return fn
+    if getattr(fn, "__module__", None) == arrays.__name__ and getattr(fn, "__name__", "").startswith("."):
+        return fn   # arrays.method_caller: ``x.reshape(...)``, ``x.transpose()``
+    if eager_fn is not None and is_numpy_callable(eager_fn):
+        return eager_fn
+    if is_numpy_callable(fn):
+        return fn
+    return None
+
+
 def _same_kind(result: np.dtype, target: np.dtype) -> bool:
     return np.can_cast(result, target, casting="same_kind")
 
@@ -536,6 +561,36 @@ class MutationMixin:
             if "numpy" in r.type.kinds and r.type.shape or r.type.array0:   # a NumPy scalar is no view
                 self.view_of[id(r)] = (r, bases)
 
+    # ------------------------------------------------------- view recipes
+    @property
+    def view_recipes(self) -> dict:
+        """NumPy views the graph can make again on eager's arrays after the
+        call: id(view) -> (view, replay, treedef, leaves, base), where
+        ``replay(*args, **kwargs)`` of the operands (``base`` among the
+        ``leaves`` replaced by an ndarray) makes eager's view of it."""
+        d = self.__dict__.get("_view_recipes")
+        if d is None:
+            d = self.__dict__["_view_recipes"] = {}
+        return d
+
+    def note_view_recipes(self, fn: Any, treedef: Any, leaves: list, results: list, eager_fn: Any,
+                          n_out: int) -> None:
+        """After ``mark_kinds``: a view made from one NumPy operand and static
+        operands (``x[1:]``, ``x.T``, ``x.reshape(2, 3)``, ``np.transpose(x)``)
+        by a function that does on an ndarray what eager does."""
+        operands = [x for x in leaves if isinstance(x, Value)]
+        if len(operands) != 1 or len(results) != n_out:   # (arrays only: the k-th result is the k-th leaf)
+            return
+        replay = _replayer(fn, eager_fn)
+        if replay is None:
+            return
+        base = operands[0]
+        for k, r in enumerate(results):
+            entry = self.view_of.get(id(r))
+            if entry is not None and entry[0] is r and len(entry[1]) == 1 and entry[1][0] is base:
+                # the replay picks the k-th array of what it makes (np.split's list, broadcast_arrays' tuple)
+                self.view_recipes[id(r)] = (r, _Pick(replay, k), treedef, list(leaves), base)
+
     # ------------------------------------------------------------ stores
     def functional_store(self, obj: np.ndarray, idx: Any, value: Any) -> bool:
         """A write into a NumPy array known at trace time that must become a graph
@@ -561,6 +616,7 @@ class MutationMixin:
         if any(c.value is obj for c in self.captures):
             raise self.graph_break(FallbackCode.MUTATION, target, f"in-place write into a NumPy array read from outside "
                                    f"(a global, a closure variable, an attribute) through '{name}'")
+        view = None
         if isinstance(obj, np.ndarray):
             if not self._is_fresh(obj):
                 raise self.graph_break(FallbackCode.MUTATION, target, "in-place write of a traced value into a NumPy array "
@@ -573,7 +629,11 @@ class MutationMixin:
                 raise self.graph_break(FallbackCode.MUTATION, target, f"in-place write into the NumPy array '{name}' "
                                        "read from outside the function (a global, closure or attribute): the write "
                                        "must reach that array")
-            self._check_unaliased(obj, name, target)
+            view = self._input_view(obj) if len(self.regions) == 1 and not self.traced_depth else None
+            if view is None:
+                self._check_unaliased(obj, name, target)
+            else:   # a view of an argument nothing else sees: written back into that view of the caller's array
+                self._check_unaliased(view, name, target, views_ok=True)
         if id(obj) in self.input_of and len(self.regions) > 1:
             # the write-back into the caller's array follows the version of the
             # argument at the segment's end: the construct's result for this
@@ -593,6 +653,12 @@ class MutationMixin:
         if entry is not None:   # an argument: write it back into the caller's array
             self.input_of[id(new)] = (new, entry[1])
             self.input_writes[entry[1]] = new
+            self.first_input_writes.setdefault(entry[1], self.current_top)
+        if view is not None:   # a view of an argument: written back into that view (specialize._view_program)
+            self.view_versions[id(new)] = (new, view)
+            self.view_writes[id(view)] = (view, new)
+            root = self._roots(view)[0]
+            self.first_input_writes.setdefault(self.input_of[id(root)][1], self.current_top)
         self.assign_name(name, new, target)
 
     def check_numpy_index(self, obj: Any, idx: Any, node: Any) -> None:
@@ -622,19 +688,141 @@ class MutationMixin:
                     raise self.graph_break(FallbackCode.TRACE_ERROR, node, f"index {p} is out of bounds for axis {axis} "
                                            f"with size {n} (eager raises IndexError)")
 
-    def _check_unaliased(self, obj: Any, name: str, node: Any) -> None:
-        """Fall back unless the local ``name`` is the only way to observe ``obj``."""
-        if isinstance(obj, Value):
-            if id(obj) in self.view_of:
-                raise self.graph_break(FallbackCode.MUTATION, node, f"'{name}' may be a view of another NumPy array "
-                                       "(a write through it changes the base)", hint="take a copy first: y = x[...].copy()")
+    def _check_unaliased(self, obj: Any, name: str, node: Any, views_ok: bool = False) -> None:
+        """Fall back unless the local ``name`` is the only way to observe ``obj``
+        (``views_ok``: ``obj`` is a view ``_input_view`` accepted)."""
+        if isinstance(obj, Value) and not views_ok:
             entry = self.input_of.get(id(obj))
             if entry is not None and entry[1] in self.input_aliased:
                 raise self.graph_break(FallbackCode.MUTATION, node, f"argument array '{name}' shares memory with another argument")
+            held = self._base_observable(obj)
+            if held and id(obj) in self.view_of:
+                raise self.graph_break(FallbackCode.MUTATION, node, f"'{name}' may be a view of another NumPy array "
+                                       f"(a write through it changes the base, {held})",
+                                       hint="take a copy first: y = x[...].copy()")
+            if held:
+                raise self.graph_break(FallbackCode.MUTATION, node, f"'{name}' may be {held} (the result of a traced "
+                                       "branch or a rolled loop is one of the arrays it joins)",
+                                       hint="take a copy first: y = y.copy()")
         holder = next(self._references(obj, name), None)
         if holder is not None:
             raise self.graph_break(FallbackCode.MUTATION, node, f"the array in '{name}' is also reachable as {holder}: "
                                    "a write must show through every alias", hint="take a copy (y = x.copy()) or write through one name")
+
+    # ------------------------------------------------------------ joins
+    @property
+    def joined_from(self) -> dict:
+        """NumPy arrays joined from others (a traced branch's result, a rolled
+        loop's carried value): id -> (value, the arrays it may be)."""
+        d = self.__dict__.get("_joined_from")
+        if d is None:
+            d = self.__dict__["_joined_from"] = {}
+        return d
+
+    def join_views(self, results: list, sources: list[list]) -> None:
+        """``results[k]`` is, in eager, one of ``source[k]`` for the sources
+        (each path of a branch; a loop's initial and carried values): a NumPy
+        array among them may be that same object (``y = a if c else b``),
+        so a write through either must show in the other."""
+        for k, r in enumerate(results):
+            if not isinstance(r, Value) or "numpy" not in r.type.kinds or not r.type.shape:
+                continue
+            bases = [src[k] for src in sources if k < len(src) and isinstance(src[k], Value)
+                     and "numpy" in src[k].type.kinds and src[k] is not r]
+            if bases:
+                self.joined_from[id(r)] = (r, bases)
+
+    def _bases_of(self, x: Any) -> list:
+        """The arrays ``x`` may view or be (one step)."""
+        out = []
+        for table in (self.view_of, self.__dict__.get("_joined_from") or {}):
+            entry = table.get(id(x))
+            if entry is not None and entry[0] is x:
+                out.extend(entry[1])
+        return out
+
+    def may_share(self, x: Any, obj: Any, depth: int = 0) -> bool:
+        """Whether ``x`` is ``obj``, or a view of it or joined from it, through any chain."""
+        if x is obj:
+            return True
+        if depth > 32:
+            return True   # a chain this long: assume it does
+        return any(self.may_share(b, obj, depth + 1) for b in self._bases_of(x))
+
+    @property
+    def view_versions(self) -> dict:
+        """Arrays written through a view of an argument: id(version) -> (version, the view it is written into)."""
+        d = self.__dict__.get("_view_versions")
+        if d is None:
+            d = self.__dict__["_view_versions"] = {}
+        return d
+
+    @property
+    def view_writes(self) -> dict:
+        """Views of arguments written in place: id(view) -> (view, its latest version), written back after the call."""
+        d = self.__dict__.get("_view_writes")
+        if d is None:
+            d = self.__dict__["_view_writes"] = {}
+        return d
+
+    def _input_view(self, obj: Value) -> Value | None:
+        """The view of an argument's array that ``obj`` is (or a version
+        written through it), when a write through it can be written back into
+        that view of the caller's array after the call: the view is made by
+        indexing, ``.T``, a method or a NumPy function from the whole
+        argument (``view_recipes``), and neither the argument nor any view on
+        the way is seen by anything but ``obj`` (``x = np.moveaxis(x, 0, -1);
+        x[..., 1:] *= 2``). None otherwise."""
+        version = self.view_versions.get(id(obj))
+        view = version[1] if version is not None and version[0] is obj else obj
+        chain, v = [], view
+        while True:
+            recipe = self.view_recipes.get(id(v))
+            if recipe is None or recipe[0] is not v or len(chain) > 64:
+                break
+            v = recipe[4]
+            chain.append(v)
+        entry = self.input_of.get(id(v))
+        if not chain or entry is None or entry[0] is not v:
+            return None
+        if entry[1] in self.input_aliased or entry[1] in self.input_writes or self.pending_inputs:
+            return None
+        seen = chain + ([view] if view is not obj else [])
+        if any(next(self._references(b, "", skip=obj), None) is not None for b in seen):
+            return None
+        return view
+
+    def _roots(self, x: Any, depth: int = 0) -> list:
+        """The arrays ``x`` views or may be, through any chain, that view or join nothing."""
+        bases = self._bases_of(x)
+        if not bases or depth > 64:
+            return [x]
+        return [r for b in bases for r in self._roots(b, depth + 1)]
+
+    def _base_observable(self, obj: Value) -> str:
+        """For a view or an array joined from others: how an array it may
+        share memory with can still be seen other than through ``obj`` (a
+        name, a container, another view, an argument, an array read from
+        outside), or '': a write through ``obj`` then changes nothing else
+        anyone can see (``moveaxis(fft(x))[..., 1:] *= 2``)."""
+        if not self._bases_of(obj):
+            return ""
+        mine = self.input_of.get(id(obj))
+        mine = mine[1] if mine is not None and mine[0] is obj else None
+        for r in self._roots(obj):
+            if r is obj:
+                continue
+            other = self.input_of.get(id(r))
+            if other is not None and other[0] is r:
+                if mine is not None and other[1] == mine:
+                    continue   # a version of the same argument array (written back: writeback.py)
+                return "an argument's array"
+            if not isinstance(r, Value) or any(c.value is r for c in self.captures):
+                return "an array from outside the segment"
+            holder = next(self._references(r, "", skip=obj), None)
+            if holder is not None:
+                return f"which is also reachable as {holder}"
+        return ""
 
     def _frames(self) -> list:
         out, seen = [], set()
@@ -646,14 +834,17 @@ class MutationMixin:
                 f = f.parent
         return out
 
-    def _references(self, obj: Any, name: str):
-        """Where else ``obj`` (or a view of it) can be seen from: names, containers, attributes."""
+    def _references(self, obj: Any, name: str, skip: Any = None):
+        """Where else ``obj`` (or a view of it, or an array joined from it) can
+        be seen from: names, containers, attributes (``skip``: not that one)."""
         seen: set[int] = set()
         is_value = isinstance(obj, Value)
         argument = self.input_of.get(id(obj)) if is_value else None
         argument = argument[1] if argument is not None and argument[0] is obj else None
 
         def hits(x: Any) -> bool:
+            if x is skip:
+                return False
             if x is obj:
                 return True
             if argument is not None and isinstance(x, Value):
@@ -663,8 +854,7 @@ class MutationMixin:
                 if other is not None and other[0] is x and other[1] == argument:
                     return True
             if is_value and isinstance(x, Value):
-                entry = self.view_of.get(id(x))
-                return entry is not None and entry[0] is x and any(b is obj for b in entry[1])
+                return self.may_share(x, obj)
             if not is_value and isinstance(x, np.ndarray):
                 return np.may_share_memory(x, obj)
             return False
