@@ -906,12 +906,12 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
 
     def truth(self, value: Any, node: Any) -> Any:
         """``bool(value)``: a Python bool, or a traced scalar bool ``Value``."""
+        known = self.__dict__.get("_known_truths", {}).get(id(value)) if isinstance(value, Value) else None
+        if known is not None and known[0] is value:   # ``a and False`` (eval_BoolOp), of one kind or kinded
+            return known[1]
         if type(value) is KindedValue:   # each kind's truth, as one traced bool whatever the kind
             return self.split_kinds(value, lambda x: self._plain_truth(x, node), node)
         if isinstance(value, Value):
-            known = self.__dict__.get("_known_truths", {}).get(id(value))
-            if known is not None and known[0] is value:   # ``a and False`` (eval_BoolOp)
-                return known[1]
             if int(np.prod(value.type.shape)) != 1:
                 raise self.graph_break(FallbackCode.TRACE_ERROR, node, f"the truth value of an array of shape {value.type.shape} is ambiguous (eager raises ValueError)")
             if value.type.shape == () and value.type.dtype == np.dtype(bool):
