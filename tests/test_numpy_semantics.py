@@ -80,13 +80,14 @@ def test_zero_d_array_is_printed_and_inspected_as_eager():
     check(f, V)
 
 
-def test_zero_d_array_or_scalar_by_the_path_falls_back():
+def test_zero_d_array_or_scalar_by_the_path_is_tagged():
     def f(a, v):
         r = a if v.sum() > 0 else a * 2    # a 0-d ndarray on one path, a NumPy scalar on the other
         return r
 
-    e = check(f, np.array(2.0), V, full_graph=False)
-    assert [s.code.code for s in e.fallback_sites] == ["A2G003"]
+    # a run-time kind tag picks eager's object (typeinfer/pathkinds.py): one graph, both paths
+    for v in (V, -V):
+        check(f, np.array(2.0), v, full_graph=True)
 
 
 def test_zero_d_array_written_in_place_falls_back():

@@ -34,7 +34,7 @@ import numpy as np
 
 from ..diagnostics import Loc
 from ..fallback.sites import Decision, FallbackCode, FallbackSite, GraphBreak
-from ..ir.core import ArrayType, CallOp, Region, StandinSeen, Value, walk_ops
+from ..ir.core import ArrayType, CallOp, KindedValue, Region, StandinSeen, Value, walk_ops
 from ..resolver import CallKind, NameKind, classify_callee, qualified_name
 from ..ssa.names import bound_names
 from ..tracebacks import RaiseSite, UserLine
@@ -45,6 +45,7 @@ from .calls import CallMixin
 from .containers import ContainerMixin
 from .control import ControlMixin
 from .mutation import MutationMixin
+from .pathkinds import KindTagMixin, kind_class
 from .listindex import ListIndexMixin, traced_index
 from .nnx import NnxMixin, is_node, is_nnx, is_variable
 from .writeback import WritebackMixin, NOT_PENDING
@@ -209,7 +210,7 @@ class LocalFunction:
 
 
 class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixin, NnxMixin, WritebackMixin,
-                  ContainerMixin, ListIndexMixin):
+                  ContainerMixin, ListIndexMixin, KindTagMixin):
     """Abstract interpreter for one call signature of one segment."""
 
     def __init__(self, options: Options):
@@ -335,6 +336,9 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
         (``jnp.sum`` for ``np.sum``): it decides the results' eager kinds."""
         self._guard_operands(args, kwargs, node)
         leaves, treedef = tree_flatten((args, kwargs))
+        if any(type(x) is KindedValue for x in leaves):   # computed per kind where its callers split (pathkinds)
+            raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{name or qualified_name(fn)} is given a value "
+                                   "whose kind (NumPy array, Python number or jax.Array) depends on the path taken")
         if not effect and not numpy_fn and eager_fn is None and self.folded_operands(leaves):
             folded = self.fold_constant(fn, args, kwargs)   # calls.py: made at trace time, as eager makes it
             if folded is not None:
@@ -451,6 +455,10 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
         if isinstance(x, Value):
             return x
         v = self.emit_call(arrays.constant, (x,), {}, node, "asarray")
+        if not isinstance(v, Value):   # a small jax.Array folded at trace time (``jnp.arange(3)``): a graph constant
+            v = Value(ArrayType.of(x))
+            self.region.ops.append(CallOp([v], self.loc(node), arrays.constant,
+                                          jax.tree_util.tree_structure(((0,), {})), [x], "asarray"))
         if is_python_number(x):
             v.type = dataclasses.replace(v.type, python=True)
         return v
@@ -716,6 +724,8 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
 
     def iterate_static(self, value: Any, node: Any) -> list:
         """The items of an iterable known at trace time (array rows included)."""
+        if type(value) is KindedValue:   # the rows of each kind's object (a NumPy array's or a jax.Array's)
+            return self.split_kinds(value, lambda v: self.iterate_static(v, node), node)
         if isinstance(value, Value):
             if not value.type.shape:
                 raise self.graph_break(FallbackCode.TRACE_ERROR, node, "iteration over a 0-d array")
@@ -783,6 +793,8 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
         return self.binop(arrays.OPERATORS[type(node.op).__name__], self.eval(node.left), self.eval(node.right), node)
 
     def binop(self, fn: Callable, left: Any, right: Any, node: Any) -> Any:
+        if type(left) is KindedValue or type(right) is KindedValue:   # eager's operator on each path's objects
+            return self.split_kinds((left, right), lambda lr: self.binop(fn, *lr, node), node)
         if is_nnx(left) or is_nnx(right):   # a Variable's operators read its current value
             return self.nnx_operator(fn, (left, right), node)
         if fn is operator.mod and type(left) is str and contains_value(right):
@@ -884,6 +896,8 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
                 return self.emit_call(arrays.logical_not, (truth,), {}, node, "not")
             return not truth
         fn = arrays.UNARY[type(node.op).__name__]
+        if type(operand) is KindedValue:
+            return self.split_kinds(operand, lambda x: self.emit_call(fn, (x,), {}, node, fn.__name__), node)
         if is_nnx(operand):
             return self.nnx_operator(fn, (operand,), node)
         if isinstance(operand, Value):
@@ -892,10 +906,12 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
 
     def truth(self, value: Any, node: Any) -> Any:
         """``bool(value)``: a Python bool, or a traced scalar bool ``Value``."""
+        known = self.__dict__.get("_known_truths", {}).get(id(value)) if isinstance(value, Value) else None
+        if known is not None and known[0] is value:   # ``a and False`` (eval_BoolOp), of one kind or kinded
+            return known[1]
+        if type(value) is KindedValue:   # each kind's truth, as one traced bool whatever the kind
+            return self.split_kinds(value, lambda x: self._plain_truth(x, node), node)
         if isinstance(value, Value):
-            known = self.__dict__.get("_known_truths", {}).get(id(value))
-            if known is not None and known[0] is value:   # ``a and False`` (eval_BoolOp)
-                return known[1]
             if int(np.prod(value.type.shape)) != 1:
                 raise self.graph_break(FallbackCode.TRACE_ERROR, node, f"the truth value of an array of shape {value.type.shape} is ambiguous (eager raises ValueError)")
             if value.type.shape == () and value.type.dtype == np.dtype(bool):
@@ -906,6 +922,14 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
         if isinstance(value, (LocalFunction,)) or contains_value(value) and not isinstance(value, (tuple, list, dict)):
             return True
         return self.static_call(bool, (value,), {}, node)
+
+    def _plain_truth(self, value: Any, node: Any) -> Any:
+        truth = self.truth(value, node)
+        if not isinstance(truth, Value):
+            return truth
+        out = self.emit_call(arrays.cast, (truth, np.dtype(bool), False), {}, node, "bool")
+        out.type = out.type.with_kinds(("jax",))
+        return out
 
     def eval_BoolOp(self, node: gast.BoolOp) -> Any:
         is_and = isinstance(node.op, gast.And)
@@ -919,7 +943,14 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
                 result = self.eval(operand)
                 continue
             start = len(self.region.ops)
-            other = self.eval(operand)
+            # ``n is None or n < m``: the right operand runs (for eager) where n is not None
+            narrowing = self.none_narrowing(node.values[i]) if i == 0 else None
+            saved = self.frame.env.get(narrowing[0]) if narrowing else None
+            try:
+                other = self.narrowed(narrowing, is_and, lambda: self.eval(operand))()
+            finally:
+                if narrowing:
+                    self.frame.env[narrowing[0]] = saved
             if any(getattr(getattr(op, "fn", None), "_a2g_effect", False)
                    for op in walk_ops(Region(ops=self.region.ops[start:]))):
                 raise self.graph_break(FallbackCode.SIDE_EFFECT, operand, "the right operand of a traced "
@@ -938,6 +969,11 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
         from .lattice import abstract_type, join_types, same_dtype
 
         ta, tb = abstract_type(other), abstract_type(current)
+        if KindedValue in (type(other), type(current)) or ta and tb and kind_class(ta) != kind_class(tb):
+            # eager's result is one operand or the other, of its own kind: a run-time kind tag says which
+            picked = (other, current) if is_and else (current, other)
+            self.decide(node, "boolop", "select", "traced left operand: both operands computed, one selected")
+            return self.select_join(node, truth, *picked)
         joined = join_types(ta, tb) if ta and tb else None
         if joined is None or not same_dtype(ta, tb):
             raise self.graph_break(FallbackCode.BRANCH_MISMATCH, node, "operands of a traced and/or differ in kind, shape or dtype; the result would not be one of them")
@@ -956,10 +992,10 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
             fn = arrays.COMPARE[type(op).__name__]
             if isinstance(op, (gast.Is, gast.IsNot)):
                 self.note_identity((left, right))
-                try:
-                    part = same_object(left, right) is isinstance(op, gast.Is)
-                except Unobservable as e:
-                    raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, str(e)) from None
+                if KindedValue in (type(left), type(right)):   # ``best is None``: by the kind on each path
+                    part = self.split_kinds((left, right), lambda lr, op=op: self._identity(*lr, op, node), node)
+                else:
+                    part = self._identity(left, right, op, node)
             else:
                 part = self._traced_contains(left, right, isinstance(op, gast.NotIn), node) \
                     if isinstance(op, (gast.In, gast.NotIn)) else NotImplemented
@@ -973,6 +1009,12 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
                 return result   # (Python asks the truth only before a next comparison: ``a < b < c``)
             left = right
         return result
+
+    def _identity(self, left: Any, right: Any, op: Any, node: Any) -> bool:
+        try:
+            return same_object(left, right) is isinstance(op, gast.Is)
+        except Unobservable as e:
+            raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, str(e)) from None
 
     def _traced_contains(self, left: Any, right: Any, negate: bool, node: Any) -> Any:
         """``left in right`` / ``not in`` with ``right`` a tuple or list of
@@ -1019,11 +1061,10 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
         ta, tb = self.truth(a, node), self.truth(b, node)
         if not isinstance(ta, Value):
             return b if ta else a
-        out = self.emit_call(jax.numpy.logical_and, (ta, tb), {}, node, "and")
         kinds = [x.type.kinds if isinstance(x, Value) else frozenset({"python"}) for x in (a, b)]
-        if kinds[0] != kinds[1]:   # eager's result is a or b, by the data: its kind depends on the path
-            out.type = out.type.with_kinds(kinds[0] | kinds[1])
-        return out
+        if kinds[0] != kinds[1] or KindedValue in (type(a), type(b)):
+            return self.select_join(node, ta, b, a)   # eager's result is a or b, by the data, of its own kind
+        return self.emit_call(jax.numpy.logical_and, (ta, tb), {}, node, "and")
 
     def eval_IfExp(self, node: gast.IfExp) -> Any:
         truth = self.truth(self.eval(node.test), node.test)
@@ -1038,6 +1079,8 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
 
     def attribute_of(self, obj: Any, attr: str, node: Any) -> Any:
         """``obj.attr``; a local function answers as a function does."""
+        if type(obj) is KindedValue:   # each kind's attribute (``x.shape``: one answer)
+            return self.split_kinds(obj, lambda x: self.attribute_of(x, attr, node), node)
         if attr == "__class__" and isinstance(obj, standin_types()):   # type(obj), as eager has it
             try:
                 return observe(type, (obj,), {}, self.outer_traced, None)
@@ -1148,6 +1191,12 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
     def eval_Subscript(self, node: gast.Subscript) -> Any:
         obj = self.eval(node.value)
         idx = self.eval_index(node.slice)
+        if type(obj) is KindedValue or type(idx) is KindedValue:
+            return self.split_kinds((obj, idx), lambda oi: self.subscript(*oi, node), node)
+        return self.subscript(obj, idx, node)
+
+    def subscript(self, obj: Any, idx: Any, node: Any) -> Any:
+        """``obj[idx]`` of evaluated operands."""
         if isinstance(obj, arrays.AtHelper):
             return arrays.AtIndexed(obj.value, idx)
         if is_variable(obj):   # ``v[...]`` on an NNX Variable (nnx.py)
