@@ -10,6 +10,7 @@ Produces: named functions (so the IR printer shows ``getitem``/``.sum``/
 from __future__ import annotations
 
 import functools
+import math
 import operator
 import reprlib
 import traceback
@@ -511,6 +512,48 @@ def python_math(x: Any, name: str) -> Any:
 
 
 python_math._a2g_typed = True  # type: ignore[attr-defined]
+
+# ``math``'s float functions that XLA computes otherwise than the C library
+# Python calls (its kernels differ from libm in the last ulp, and eager's
+# result is libm's): of traced Python numbers they run by Python's own
+# ``math`` on the host. (``sqrt`` and ``fabs`` are exact in IEEE arithmetic:
+# in the graph, ``python_math``.)
+HOST_MATH = frozenset(n for n in (
+    "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh",
+    "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "pow", "hypot", "erf", "erfc", "gamma", "lgamma",
+    "cbrt", "fmod", "remainder", "copysign", "degrees", "radians") if hasattr(math, n))
+
+
+def python_math_host(name: str, *xs: Any) -> Any:
+    """``math.<name>(*xs)`` of Python floats' graph values (float64): a
+    ``jax.pure_callback`` running Python's ``math.<name>`` on the host, so
+    the result is eager's to the bit on every backend. Where ``math`` raises
+    (``ValueError: math domain error``, ``OverflowError: math range error``)
+    the run-time check raises eager's very exception (the host call is made
+    again with the same floats)."""
+    from ..lowering.bounded import raise_if   # the run-time check machinery
+
+    fn = getattr(math, name)
+
+    def on_host(*vs: Any) -> tuple:
+        try:
+            return np.asarray(fn(*(float(v) for v in vs)), np.float64), np.asarray(False)
+        except (ValueError, OverflowError):
+            return np.asarray(np.nan, np.float64), np.asarray(True)
+
+    operands = [jnp.asarray(x, np.float64) for x in xs]
+    out = (jax.ShapeDtypeStruct((), np.float64), jax.ShapeDtypeStruct((), np.bool_))
+    value, failed = jax.pure_callback(on_host, out, *operands, vmap_method="sequential")
+    raise_if(failed, functools.partial(_raise_math_host, name), *operands)
+    return cast(value, np.float64, True)
+
+
+python_math_host._a2g_effect = True  # type: ignore[attr-defined]
+
+
+def _raise_math_host(name: str, mask: Any, *vs: Any) -> None:
+    if np.any(np.asarray(mask)):
+        getattr(math, name)(*(float(np.asarray(v)) for v in vs))   # raises eager's exception
 
 
 def math_domain_check(x: Any, name: str) -> None:

@@ -99,7 +99,13 @@ _JAX_ARRAY = type(jnp.zeros(()))
 # (``str(s)``, ``repr(s)``: a string formatted on the host from eager's object, ``strformat``)
 _KIND_MOVERS = frozenset(map(id, (list, tuple, dict, set, frozenset, zip, enumerate, iter, reversed, functools.partial,
                                   str, repr, ascii)))
-_MATH_FLOATS = ((math.sqrt, "sqrt"), (math.log, "log"), (math.exp, "exp"), (math.fabs, "fabs"))
+_MATH_FLOATS = ((math.sqrt, "sqrt"), (math.fabs, "fabs"))   # exact in the graph; the others: arrays.HOST_MATH
+
+
+def _host_math(callee: Any) -> str | None:
+    """The name of a ``math`` function of ``arrays.HOST_MATH`` that ``callee`` is."""
+    name = getattr(callee, "__name__", None)
+    return name if name in arrays.HOST_MATH and getattr(math, name, None) is callee else None
 
 
 def _numpy_to_jnp(fn: Any) -> Any:
@@ -989,6 +995,15 @@ class CallMixin(GeneratorMixin):
             f = self.python_number(args[0], float, "trunc", f"math.{name}()", node)
             self.emit_call(arrays.math_domain_check, (f, name), {}, node, f"math.{name} check", effect=True)
             out = self.emit_call(arrays.python_math, (f, name), {}, node, f"math.{name}")
+            out.type = out.type.with_kinds(("python",))
+            return out
+        host = _host_math(callee)
+        if host is not None and args and not kwargs and any(isinstance(a, Value) for a in args) \
+                and all(not a.type.shape if isinstance(a, Value) else type(a) in (int, float, bool) for a in args):
+            # math.cos(step / total * math.pi) of traced Python numbers: Python's math on the host
+            floats = tuple(self.python_number(a, float, "trunc", f"math.{host}()", node) if isinstance(a, Value)
+                           else float(a) for a in args)
+            out = self.emit_call(arrays.python_math_host, (host, *floats), {}, node, f"math.{host}", effect=True)
             out.type = out.type.with_kinds(("python",))
             return out
         if callee is round and args and isinstance(args[0], Value):
