@@ -280,11 +280,13 @@ def _specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str]
             raise _escape_break(unit, stmts, start, end, FallbackCode.MUTATION, "an argument's NumPy array written in "
                                 "place inside a construct whose result does not carry it", "assignment")
     # the cell variables a returning segment assigned: their final values go
-    # into the call's cells (a closure made earlier may be called later)
+    # into the call's cells (a closure made earlier may be called later).
+    # Only a nested def, lambda, class or generator can read a cell after the
+    # call: a cell read by comprehensions alone (``[lr_at(s) for s in ...]``)
+    # and a class's cell read only by its own methods need no value
     set_here = set().union(*(unit.ssa.assigned(s) for s in stmts[start:end])) if returns and unit.cellvars else ()
     cell_values = {n: sp.frame.env[n] for n in unit.cellvars if n in set_here and n in sp.frame.env
-                   # a class made in the segment whose cell only its own methods read: they leave with it, or not at all
-                   and not (local_class_escapes(sp.frame.env[n]) and not read_by_other_scopes(unit.tree, n))}
+                   and read_by_other_scopes(unit.tree, n)}
     # the input containers written here: their new contents, written back into them after the call
     rewritten = [(obj, path) for obj, path, before in own if not _same_contents(_contents(obj), before)]
     _check_unseen(sp, rewritten, dict(zip(names, structure or [])), unit, stmts)
