@@ -253,6 +253,48 @@ def getitem(x: Any, idx: Any) -> Any:
     return x[_unspec(idx)]
 
 
+def index_list(*items: Any) -> Any:
+    """A list of integers used as a NumPy index (``x[[k, p]]``, some traced):
+    the int64 index array NumPy makes of it."""
+    return jnp.stack([jnp.asarray(i, jnp.int64) for i in items])
+
+
+index_list._a2g_typed = True  # type: ignore[attr-defined]
+
+
+def setitem_rows(x: Any, rows: Any, v: Any) -> Any:
+    """``x[[r0, r1, ...]] = v`` on a NumPy array, one row after the other in
+    the list's order: a repeated row gets the last of its values, as NumPy
+    writes it (XLA's scatter leaves the order of repeated indices unspecified)."""
+    values = jnp.broadcast_to(jnp.asarray(v), (rows.shape[0],) + x.shape[1:])
+    for k in range(rows.shape[0]):
+        x = x.at[rows[k]].set(values[k].astype(x.dtype))
+    return x
+
+
+setitem_rows._a2g_typed = True  # type: ignore[attr-defined]
+
+
+def static_index_out_of_bounds(shape: tuple, idx: Any) -> tuple[int, int] | None:
+    """``(index, axis)`` of an integer of a static index array (NumPy data in
+    the index: ``x[np.array([0, 5])]``, a list made one) outside its axis:
+    NumPy raises IndexError where XLA's gather would clamp it."""
+    parts = idx if type(idx) is tuple else (idx,)
+    axis = 0
+    for p in parts:
+        if p is Ellipsis:
+            return None
+        if p is None:
+            continue
+        if isinstance(p, np.ndarray) and p.dtype.kind in "iu" and axis < len(shape) and p.size:
+            n = shape[axis]
+            bad = p[(p < -n) | (p >= n)]
+            if bad.size:
+                return int(bad.flat[0]), axis
+        axis += p.ndim if isinstance(p, np.ndarray) and p.dtype == bool else 1
+    return None
+
+
 def traced_int_parts(shape: tuple, idx: Any) -> list[tuple[int, Any]]:
     """``(axis, index)`` for the traced integer indices of ``x[idx]`` (scalars
     or integer arrays) before any ``...``: the ones NumPy bounds-checks at run

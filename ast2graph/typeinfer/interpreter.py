@@ -1208,6 +1208,7 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
                 self._guard_contents(obj, node)   # the items read are the ones it holds now
             return self.traced_list_load(node, obj, idx)   # containers.py: items of joined kinds, by selects
         if isinstance(obj, Value) or contains_value(idx):
+            idx = self.numpy_list_index(obj, idx, node)   # x[[k, p]] of a NumPy array: NumPy's fancy index
             parts = idx if type(idx) is tuple else (idx,)
             if isinstance(obj, Value) and any(isinstance(p, arrays.SliceSpec) for p in parts):
                 raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, "a slice with a traced bound (`x[:n]`): the "
