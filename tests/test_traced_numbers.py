@@ -498,3 +498,14 @@ def test_math_errors_are_eager_s(x):
     math.log(0, 2) -> ValueError: each raised as eager raises it (the check
     calls Python's math again with the same floats)."""
     check(math_errors, x, graphs=1)
+
+
+def chained_comparisons(x, n):
+    a = float(x[0])
+    return 0 < a < 2, 1 < a > 5, -1.0 <= a <= int(x[2]), x[0] < x[1] < x[2], n[0] < n[1] < n[2]
+
+
+@pytest.mark.parametrize("x", [jnp.array([1.5, -2.25, 3.0]), jnp.array([-1.0, 0.0, 9.0])])
+def test_chained_comparisons_keep_eager_s_kinds(x):
+    # a Python bool for Python numbers, a jax.Array for jax.Arrays, np.bool_ for NumPy (it came back a jax.Array)
+    check(chained_comparisons, x, np.asarray(x), graphs=1)

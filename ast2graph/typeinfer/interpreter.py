@@ -1064,7 +1064,9 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
         kinds = [x.type.kinds if isinstance(x, Value) else frozenset({"python"}) for x in (a, b)]
         if kinds[0] != kinds[1] or KindedValue in (type(a), type(b)):
             return self.select_join(node, ta, b, a)   # eager's result is a or b, by the data, of its own kind
-        return self.emit_call(jax.numpy.logical_and, (ta, tb), {}, node, "and")
+        out = self.emit_call(jax.numpy.logical_and, (ta, tb), {}, node, "and")
+        out.type = out.type.with_kinds(kinds[0])   # a or b: both of this kind (a Python bool for ``0 < a < 2``)
+        return out
 
     def eval_IfExp(self, node: gast.IfExp) -> Any:
         truth = self.truth(self.eval(node.test), node.test)
