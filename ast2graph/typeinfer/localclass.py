@@ -113,9 +113,11 @@ def read_by_other_scopes(tree: Any, name: str) -> bool:
         for child in gast.iter_child_nodes(node):
             if isinstance(child, gast.ClassDef) and child.name == name:
                 continue
-            if isinstance(child, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef,
-                                  gast.GeneratorExp)) \
+            if isinstance(child, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)) \
                     and name in free_names(child):
+                return True
+            if isinstance(child, gast.GeneratorExp) and any(   # (every name it reads: an over-approximation)
+                    isinstance(n, gast.Name) and n.id == name for n in gast.walk(child)):
                 return True
             if visit(child):
                 return True
