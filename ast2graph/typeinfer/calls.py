@@ -39,6 +39,7 @@ from .closures import TracedClosure, factory_for, free_names
 from . import numpy_api, numpy_inplace
 from .mutation import is_numpy_callable, numpy_gives_ndarray
 from .nnx import is_nnx, is_variable, nnx_transforms
+from .varlist import tail_of
 from .kinds import CALLS_ARGUMENTS, INSPECTORS, MOVES_ARGUMENTS, Unobservable, contains_standin, observe, standins_in
 from .lattice import INT_BITS, WIDE_INTS, describe
 from .trees import tree_flatten, tree_leaves
@@ -198,6 +199,10 @@ class CallMixin(GeneratorMixin):
         if is_effectful(callee):
             raise self.graph_break(FallbackCode.SIDE_EFFECT, node, f"{qualified_name(callee)} has a Python side effect that must run on every call", "call")
         standins = standins_in((args, kwargs))   # graph values, local functions, ...: one walk
+        if args and tail_of(args[0]) is not None:   # len(xs), sum(xs) of a list whose length depends on the data
+            handled = self.varlist_call(callee, args, kwargs, node)
+            if handled is not NotImplemented:
+                return handled
         traced = any(isinstance(x, Value) or contains_value(x) for x in standins)
         special = self._special_builtin(callee, args, kwargs, node, traced)
         if special is not NotImplemented:
@@ -216,6 +221,8 @@ class CallMixin(GeneratorMixin):
             if not self._is_fresh(owner) and self.lift_method_effect(owner, callee.__name__, args, kwargs, node):
                 return None   # ``LOG.append(v)`` on an outside list: replayed after the call (writeback.py)
             self.check_mutable(owner, node, f"{type(owner).__name__}.{callee.__name__}")
+            if tail_of(owner) is not None and callee.__name__ == "append" and len(args) == 1 and not kwargs:
+                return self.tail_append(owner, args[0], node)   # the next row of its buffer (varlist.py)
             return self.static_call(callee, args, kwargs, node)
         kind = classify_callee(callee)
         # library code on NNX objects (flax's own layers, nnx.state, nnx.grad) runs as it is, in one op (nnx.py)

@@ -52,7 +52,9 @@ class Ref:
 
 
 def _plain(x: Any) -> bool:
-    return isinstance(x, (Value, bool, int, float, complex, str, bytes, type(None), np.generic, np.ndarray, jax.Array))
+    from .varlist import VarTail   # a list's traced tail: a pytree of graph values, joined leaf by leaf
+
+    return isinstance(x, (Value, VarTail, bool, int, float, complex, str, bytes, type(None), np.generic, np.ndarray, jax.Array))
 
 
 class _Log:

@@ -185,7 +185,8 @@ class ControlMixin(ExitsMixin):
         names += [name for name, _, _ in written]
         containers = self.branch_containers(outs)   # lists and dicts written in a branch: their contents
         for name, obj in containers:
-            self.check_container_structure(node, obj, [env[name] for _, env in outs])
+            if not self.join_list_structure(node, obj, name, outs):   # another length: a tail (varlist.py)
+                self.check_container_structure(node, obj, [env[name] for _, env in outs])
         if containers:   # a variable holding a written container keeps that object
             objs = {id(obj): obj for _, obj in containers}
             for _, env in outs:

@@ -46,6 +46,7 @@ from .containers import ContainerMixin
 from .control import ControlMixin
 from .mutation import MutationMixin
 from .listindex import ListIndexMixin, traced_index
+from .varlist import VarListMixin, tail_of
 from .nnx import NnxMixin, is_node, is_nnx, is_variable
 from .writeback import WritebackMixin, NOT_PENDING
 from .elementwise import ELEMENTWISE, elementwise_type
@@ -189,7 +190,7 @@ class LocalFunction:
 
 
 class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixin, NnxMixin, WritebackMixin,
-                  ContainerMixin, ListIndexMixin):
+                  ContainerMixin, ListIndexMixin, VarListMixin):
     """Abstract interpreter for one call signature of one segment."""
 
     def __init__(self, options: Options):
@@ -696,6 +697,7 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
 
     def iterate_static(self, value: Any, node: Any) -> list:
         """The items of an iterable known at trace time (array rows included)."""
+        self.check_varlist_iteration(value, node)   # a list whose length depends on the data (varlist.py)
         if isinstance(value, Value):
             if not value.type.shape:
                 raise self.graph_break(FallbackCode.TRACE_ERROR, node, "iteration over a 0-d array")
@@ -812,6 +814,7 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
         ``reads``: ``fn`` may read the contents of its arguments (and of the
         object a builtin method is bound to), which are then guarded; False
         for a read the caller guards itself (``x[i]``) and for writes."""
+        self.check_no_varlist(fn, args, kwargs, node)   # a list whose length depends on the data (varlist.py)
         if not any(fn is f for f in _TYPE_READS):
             self.note_identity((*args, *kwargs.values()))
         if reads and not any(fn is f for f in _IDENTITY_READS):
@@ -871,6 +874,8 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
             return self.emit_call(arrays.truthy, (value,), {}, node, "truthy")
         if is_variable(value):
             return self.truth(self.nnx_operator(bool, (value,), node), node)
+        if tail_of(value) is not None:   # a list whose length depends on the data (varlist.py)
+            return self.tail_truth(value, node)
         if isinstance(value, (LocalFunction,)) or contains_value(value) and not isinstance(value, (tuple, list, dict)):
             return True
         return self.static_call(bool, (value,), {}, node)
@@ -1112,6 +1117,8 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
             return arrays.AtIndexed(obj.value, idx)
         if is_variable(obj):   # ``v[...]`` on an NNX Variable (nnx.py)
             return self.nnx_operator(operator.getitem, (obj, idx), node)
+        if tail_of(obj) is not None:   # a list whose length depends on the data (varlist.py)
+            return self.tail_getitem(obj, idx, node)
         if type(obj) in (list, tuple) and self.traced_int_index(idx):
             if traced_index(idx) and self.uniform_items(obj):   # numbers of one class (listindex.py)
                 return self.pick_item(obj, idx, node)

@@ -108,8 +108,10 @@ def standin_types() -> tuple:
     from .closures import TracedClosure
     from .interpreter import LocalFunction
 
+    from .varlist import VarTail
+
     return (Value, LocalFunction, TracedClosure, TransformedFn, arrays.TracedRange, arrays.TracedZip, arrays.DeferredStr,
-            arrays.ArrayMethod, arrays.AtHelper, arrays.AtIndexed, arrays.AtMethod, arrays.SliceSpec)
+            arrays.ArrayMethod, arrays.AtHelper, arrays.AtIndexed, arrays.AtMethod, arrays.SliceSpec, VarTail)
 
 
 def standins_in(tree: Any) -> list:

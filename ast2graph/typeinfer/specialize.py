@@ -31,6 +31,7 @@ from .nnx import boundary_leaf, is_nnx
 from .lattice import array_type_of, is_array, untrace_numbers
 from .kinds import standin_types
 from .writeback import written_key
+from .varlist import lists_out
 from .localclass import escapes as local_class_escapes, read_by_other_scopes
 from .trees import keyed, tree_flatten
 from .boundary import InputRef, abstract_inputs, reaches, register_other_node, resolve, share_outputs
@@ -295,6 +296,11 @@ def _specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str]
         return isinstance(x, Value) or is_nnx(x) and id(x) not in sp.nnx_fresh and not contains_value(x) \
             or sp.outside_container(x) or sp.input_container(x) is not None or _argument_part(sp, x)
 
+    try:   # a list whose length depends on the data leaves as eager's list, made after the call (varlist.py)
+        out = lists_out(out, kept, sp.outer_traced)
+    except ValueError as e:
+        raise _escape_break(unit, stmts, start, end, FallbackCode.CONCRETE_VALUE, f"{e} would leave the compiled "
+                            "segment", "assignment") from None
     try:   # a container made here that leaves twice is one object per call (boundary.py)
         out = share_outputs(out, kept)
     except ValueError as e:
