@@ -298,7 +298,7 @@ class ControlMixin(ExitsMixin):
         finally:
             after, self.attr_writes = self.attr_writes, dict(before)
             self.end_container_log(log, self.frame.env if done else None)
-        self.no_container_writes(log, None if outcome is _FELL else outcome, node)
+        self.no_container_writes(log, None if outcome is _FELL else outcome, node, rest)
         env = self.frame.env
         if any(before.get(k) is not e for k, e in after.items()):
             env[_WRITES] = (before, after)
@@ -535,7 +535,8 @@ class ControlMixin(ExitsMixin):
             return self.frame.env
 
         state, (cond, body) = self._solve_loop(stmt, names, env0, one_pass, regions=2, exact=exact,
-                                               flagged=self._maybe_unbound_after(stmt, names, env0), may_skip=True)
+                                               flagged=self._maybe_unbound_after(stmt, names, env0), may_skip=True,
+                                               max_trips=self.options.max_iters)
         init = self._loop_init(stmt, names, state, env0)
         results = [Value(a.type) for a in body.args]
         self.join_views(results, [init, body.yields])   # the initial array or a carried one (mutation.py)
@@ -773,8 +774,10 @@ class ControlMixin(ExitsMixin):
         flagged = set() if runs and not exits else self._maybe_unbound_after(stmt, names, env0)
         if runs:   # each iteration binds the loop variable before its body runs
             flagged.discard(carried_target)
+        trips = self.options.max_iters if traced_count else count if row is None else count.type.shape[0]
         state, (body,) = self._solve_loop(stmt, names, env0, one_pass, regions=1, static_check=not traced_count,
-                                          exact=exact, exempt={carried_target}, flagged=flagged, may_skip=not runs)
+                                          exact=exact, exempt={carried_target}, flagged=flagged, may_skip=not runs,
+                                          max_trips=trips, trips_static=not traced_count)
         if carried_target is None:
             self.check_target_after_break(stmt, ctx, state)
         exit_kinds = self.carried_exit_kinds
@@ -849,7 +852,8 @@ class ControlMixin(ExitsMixin):
 
     def _solve_loop(self, stmt: Any, names: list[str], env0: dict, one_pass: Callable, regions: int,
                     static_check: bool = False, exact: bool = False, exempt: set = frozenset(),
-                    flagged: set = frozenset(), may_skip: bool = False) -> tuple[dict, tuple]:
+                    flagged: set = frozenset(), may_skip: bool = False, max_trips: int | None = None,
+                    trips_static: bool = False) -> tuple[dict, tuple]:
         """Carried values to a fixpoint: widen until a pass changes nothing.
 
         ``exact``: raise ``_UnsafeWidening`` instead of widening a Python
@@ -872,6 +876,7 @@ class ControlMixin(ExitsMixin):
         self.loop_depth += 1
         self.rolled_depth += 1
         containers = self.begin_container_carry()   # lists and dicts from outside written in the body (containers.py)
+        containers.max_trips, containers.trips_static = max_trips, trips_static   # lists grown in the body (varlist.py)
         self.keep_identity(containers, names, env0)
         try:
             while True:
@@ -922,6 +927,8 @@ class ControlMixin(ExitsMixin):
             self.carried_container_values(env, names)
             if not self.loop_exit(containers, env, env0, names):
                 raise _Rebound()   # a variable kept as its list or dict was rebound: solve again, copying it
+            if self.grow_carried(stmt, names, state, env, env0):
+                continue   # a list grown by appends: carried as a buffer and a count from now on (varlist.py)
             if static_check and iteration == 0 and not any(True for r in regs for _ in walk_ops(r)) \
                     and not any(isinstance(x, _Traced) for n in names for x in _flatten(state[n])[0]):
                 raise _StaticLoop()

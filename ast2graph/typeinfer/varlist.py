@@ -45,6 +45,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import operator
+import types
 from typing import Any
 
 import jax
@@ -366,7 +367,9 @@ class VarListMixin:
     def empty_tail(self, node: Any, like: VarTail, cap: int) -> VarTail:
         """No items, room for ``cap``, of ``like``'s item type."""
         buffers = [self._emit(tail_zeros, ((cap,) + t.shape, t.dtype), node) for t in like.types]
-        return VarTail(buffers, self._count_value(0, node), cap, 0, 0, like.tree, like.types)
+        count = self._count_value(0, node)
+        self.__dict__.setdefault("_zero_counts", {})[id(count)] = count   # a count known to be 0
+        return VarTail(buffers, count, cap, 0, 0, like.tree, like.types)
 
     def pad_tail(self, node: Any, tail: VarTail, cap: int) -> VarTail:
         if cap == tail.cap:
@@ -411,6 +414,10 @@ class VarListMixin:
         buffers = [self._emit(tail_put, (b, index, self._row_value(x, t, node)), node)
                    for b, x, t in zip(tail.buffers, part[0], types)]
         count = self._count_value(self.binop(operator.add, index, 1, node), node)
+        steps = self.__dict__.setdefault("_count_steps", {})   # count -> (the count it adds to, appends): a chain
+        base, k = steps.get(id(index), (index, 0))
+        steps[id(count)] = (base, k + 1)
+        self.__dict__.setdefault("_count_keep", []).append(count)   # (ids stay unique while tracing)
         self.decide(node, "call", "buffer", f"append to {what}, whose length depends on the data: the next row of "
                     "its buffer")
         obj[-1] = VarTail(buffers, count, tail.cap, min(tail.bound + 1, tail.cap), tail.room, tail.tree, types)
@@ -440,6 +447,10 @@ class VarListMixin:
         types = self._join_item_types(node, tree, [t.types for t in made], what)
         cap, bound = max(t.cap for t in made), max(t.bound for t in made)
         room = min(t.room for t in made) if len(made) == len(tails) else 0
+        steps = self.__dict__.setdefault("_count_steps", {})
+        chains = {steps.get(id(t.count)) if t is not None else None for t in tails}
+        if len(chains) == 1 and None not in chains:   # every branch appended as many: the join is that count too
+            self.__dict__.setdefault("_join_chains", {})[id(obj)] = chains.pop()
         for (region, env), v, t in zip(outs, values, tails):
             with self.in_region(region):
                 t = self.empty_tail(node, made[0], cap) if t is None else self.pad_tail(node, t, cap)
@@ -588,6 +599,123 @@ class VarListMixin:
                     "data: a loop over its buffer")
         return self._fold(node, rest, acc, step)
 
+    # ------------------------------------------------------ rolled loops
+    def grow_carried(self, stmt: Any, names: list[str], state: dict, env: dict, env0: dict) -> bool:
+        """After a pass of a rolled loop: a list the loop carries (its contents
+        ``<container ...>`` in ``names``) that grew by appends is carried from
+        now on as its prefix and a tail with room for ``M * d`` more items (the
+        loop's static maximum trip count ``M``, at most ``d`` appends per
+        iteration); ``state`` (the carried templates), ``env`` (this pass's
+        contents, abstract) and ``env0`` (the entry, in the enclosing region)
+        are rewritten. True: solve again (this pass had another structure)."""
+        loop = self.container_loops[-1]
+        again = False
+        for n in names:
+            if not n.startswith("<container ") or type(self._container_object(n)) is not list:
+                continue
+            old, new = state.get(n), env.get(n)
+            if type(old) is not list or type(new) is not list:
+                continue
+            again |= self._grow_one(stmt, n, old, new, state, env, env0, loop)
+        return again
+
+    def _grow_one(self, stmt: Any, n: str, old: list, new: list, state: dict, env: dict, env0: dict, loop: Any) -> bool:
+        from .control import _Traced   # control imports this module through the interpreter
+
+        old_tail, new_tail = (old[-1] if _has_tail(old) else None), (new[-1] if _has_tail(new) else None)
+        p_old, p_new = len(old) - _has_tail(old), len(new) - _has_tail(new)
+        if (old_tail is None and new_tail is None and p_new == p_old) or p_new < p_old or loop.max_trips is None:
+            return False
+        if new_tail is not None and old_tail is not None and (p_new != p_old or new_tail.tree != old_tail.tree):
+            return False
+        reserved = loop.growth.get(n)
+        if reserved is not None:
+            d, cap = reserved[:2]
+            used = d - new_tail.room + (new_tail.cap - cap)
+            if used <= d and p_new == p_old:   # within the rows reserved: the template's form again
+                # every iteration appends d items (no traced condition): the count after the loop is known
+                start = self.__dict__.get("_pass_counts", {}).get(n)
+                chain = self.__dict__.get("_count_steps", {}).get(id(new_tail.count))
+                loop.growth[n] = (d, cap, chain is not None and start is not None and chain[0] is start
+                                  and chain[1] == d)
+                env[n] = new[:p_old] + [new_tail.replace(room=d, bound=cap, cap=cap)]
+                return False
+        else:
+            used = (p_new - p_old) + ((new_tail.bound - (old_tail.bound if old_tail else 0)) if new_tail else 0)
+            d = 0
+        d = max(d, used)
+        obj = self._container_object(n)
+        what = self.container_label(obj)
+        entry = env0[n]
+        entry_tail = entry[-1] if _has_tail(entry) else None
+        parts = [x for x in new[p_old:p_new]]
+        templates = [(t.tree, t.types) for t in (entry_tail, new_tail) if t is not None]
+        for x in parts:
+            leaves = self._item_leaves(self._unshield(x), stmt)
+            if leaves is None:
+                raise self._no_tail(stmt, what, "an item appended in the loop is not a number or an array")
+            templates.append((leaves[1], tuple(self._leaf_type(v) if not isinstance(v, _Traced) else v.type
+                                               for v in leaves[0])))
+        tree = templates[0][0]
+        if any(t[0] != tree for t in templates[1:]):
+            raise self._no_tail(stmt, what, "its items are of other structures")
+        types = self._join_item_types(stmt, tree, [t[1] for t in templates], what)
+        start = entry_tail.bound if entry_tail is not None else 0
+        cap = max(entry_tail.cap if entry_tail is not None else 0, start + loop.max_trips * d)
+        self._check_size(stmt, types, cap, what)
+        tail_t = VarTail([_Traced(self._buffer_type(t, cap).with_kinds(("numpy",))) for t in types],
+                         _Traced(COUNT_TYPE), cap, cap, d, tree, types)
+        state[n] = old[:p_old] + [tail_t]
+        env[n] = new[:p_old] + [tail_t]
+        if entry_tail is None:
+            like = VarTail([], None, 0, 0, 0, tree, types)
+            entry_tail = self.empty_tail(stmt, like, cap)
+        else:
+            entry_tail = self.pad_tail(stmt, entry_tail, cap)
+        env0[n] = list(entry[:p_old]) + [entry_tail.replace(bound=cap, room=d, types=types)]
+        loop.before[id(obj)] = env0[n]
+        loop.growth[n] = (d, cap, False)
+        self.decide(stmt, "loop", "buffer", f"{what} grows by up to {d} item(s) an iteration: carried as a buffer of "
+                    f"{cap} rows and a traced count")
+        return True
+
+    def note_joined(self, obj: Any) -> None:
+        """The joined contents are in ``obj``: a count every branch chained
+        alike from one before the ``if`` is that chain after it too."""
+        chain = self.__dict__.get("_join_chains", {}).pop(id(obj), None)
+        if chain is not None and tail_of(obj) is not None:
+            self.__dict__["_count_steps"][id(obj[-1].count)] = chain
+            self.__dict__.setdefault("_count_keep", []).append(obj[-1].count)
+
+    def note_pass_entry(self, name: str, contents: Any) -> None:
+        """A pass of a rolled loop begins with ``contents`` in a carried list:
+        the count its tail has then (appends chain from it)."""
+        if _has_tail(contents):
+            self.__dict__.setdefault("_pass_counts", {})[name] = contents[-1].count
+
+    def finish_grown(self, node: Any, name: str, obj: Any, loop: Any) -> None:
+        """After a rolled loop: its tail takes no reserved rows any more; where
+        every iteration appended (a static trip count, no traced condition)
+        and the count before was known, the list is eager's list of known
+        length again, its items the buffer's rows."""
+        tail = tail_of(obj)
+        if tail is None:
+            return
+        tail = tail.replace(room=0, bound=tail.cap)
+        obj[-1] = tail
+        grown = loop.growth.get(name)
+        entry = loop.before.get(id(obj))
+        if grown is None or not grown[2] or not loop.trips_static or not _has_tail(entry) \
+                or type(entry[-1].count) is not int and not self._known_zero(entry[-1].count):
+            return
+        count = (entry[-1].count if type(entry[-1].count) is int else 0) + loop.max_trips * grown[0]
+        if count > min(tail.cap, self.options.max_unroll):
+            return
+        obj[-1:] = [self._item_at(tail, k, node) for k in range(count)]
+
+    def _known_zero(self, count: Any) -> bool:
+        return isinstance(count, Value) and id(count) in self.__dict__.get("_zero_counts", {})
+
     # ----------------------------------------------------------- guards
     def check_no_varlist(self, fn: Any, args: tuple, kwargs: dict, node: Any) -> None:
         """A Python call at trace time must not see a tail (it would take it
@@ -622,6 +750,10 @@ class VarListMixin:
             return self.tail_extreme(obj, callee is max, node)
         if callee is list and len(args) == 1 and not kwargs:
             return self.mark_fresh(list(obj))   # a copy: the same items, the same tail
+        if isinstance(callee, (types.BuiltinFunctionType, type)):   # sorted, tuple, str, ...: the list itself
+            raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{getattr(callee, '__name__', callee)}() of "
+                                   f"{self.container_label(obj)}, whose length depends on the data (it needs the "
+                                   "list itself)", hint="read it with len(), xs[i], sum(), max() or min(), or return it")
         return NotImplemented
 
     def check_varlist_iteration(self, value: Any, node: Any) -> None:
