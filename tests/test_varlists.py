@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from ast2graph import explain, to_static
-from helpers import check
+from helpers import check, check_sequence
 
 _rng = np.random.default_rng(0)
 X = jnp.asarray(_rng.normal(size=(16, 3)), jnp.float32)
@@ -312,3 +312,81 @@ def dict_items(x):
 def test_dict_items_keep_their_identity_in_python():
     # a dict in the list is eager's object (another name may change it): not rebuilt from rows
     check(dict_items, X8, full_graph=False)
+
+
+# ------------------------------------------------------------ outside lists
+def _world_log():
+    log: list = []
+
+    def fn(w, x, y, tol):
+        for epoch in range(30):
+            loss = jnp.mean((x @ w - y) ** 2)
+            if loss < tol:
+                break
+            log.append(float(loss))
+            w = w - 0.1 * x.T @ (x @ w - y) / x.shape[0]
+        log.append("done")
+        return w
+
+    return fn, log
+
+
+def test_outside_list_appended_in_a_rolled_loop_with_a_break():
+    def step(tol, clear=False):
+        def run(fn, log):
+            if clear:
+                log.clear()
+            log.append("call")
+            return fn(W0, X, Y, tol), list(log)
+        return run
+
+    static = check_sequence(_world_log, [step(1e9), step(0.5), step(1e-12, clear=True), step(0.5)])
+    e = explain(static)(W0, X, Y, 0.5)
+    assert e.graph_count == 1 and not e.fallback_sites, e
+
+
+class Model:
+    def __init__(self):
+        self.history = []
+
+    def fit(self, x):
+        for i in range(20):
+            v = x[i % 8]
+            if v > 0:
+                self.history.append(v)
+        return len(self.history)
+
+
+def test_attribute_list_appended_under_a_traced_if():
+    def make():
+        m = Model()
+        return m.fit, m
+
+    def step(x):
+        def run(fn, m):
+            return fn(x), list(m.history)
+        return run
+
+    check_sequence(make, [step(X8), step(-X8), step(X8)], full_graph=False)
+
+
+def test_outside_list_under_a_traced_if_at_the_top_level():
+    def make():
+        log: list = []
+
+        def fn(x):
+            if x[0] > 0:
+                log.append(x[0])
+            else:
+                log.append(-x[1])
+                log.append(x[1])
+            return x[2]
+
+        return fn, log
+
+    def step(x):
+        def run(fn, log):
+            return fn(x), list(log)
+        return run
+
+    check_sequence(make, [step(X8), step(-X8), step(X8)])

@@ -1355,7 +1355,11 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
         method = getattr(self, "exec_" + type(stmt).__name__, None)
         if method is None:
             raise self.graph_break(FallbackCode.UNSUPPORTED_SYNTAX, stmt, f"`{type(stmt).__name__.lower()}` statement")
-        method(stmt)
+        try:
+            method(stmt)
+        finally:
+            if "_pending_shadows" in self.__dict__:   # outside lists appended to in a traced construct (writeback.py)
+                self.flush_shadows()
 
     def exec_Expr(self, stmt: gast.Expr) -> None:
         self.eval(stmt.value)
