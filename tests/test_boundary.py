@@ -193,6 +193,8 @@ MAKERS = {
     "AtMethod": "x.at[1].set",
     "SliceSpec": "slice(1, jnp.sum(x).astype(jnp.int32))",
     "VarTail": "_varlist(x)",   # a list whose length depends on the data (typeinfer/varlist.py)
+    "MaskedSlice": "x[:jnp.sum(x).astype(jnp.int32) - 4]",   # a slice with a traced bound (typeinfer/masked.py)
+    "MaskedMethod": "x[:jnp.sum(x).astype(jnp.int32) - 4].sum",
 }
 
 # Where a value goes (``{obj}``: the expression). Text that holds an address

@@ -40,6 +40,7 @@ from . import numpy_api, numpy_inplace
 from .mutation import is_numpy_callable, numpy_gives_ndarray
 from .nnx import is_nnx, is_variable, nnx_transforms
 from .varlist import tail_of
+from .masked import MaskedMethod, MaskedSlice
 from .kinds import CALLS_ARGUMENTS, INSPECTORS, MOVES_ARGUMENTS, Unobservable, contains_standin, observe, standins_in
 from .lattice import INT_BITS, WIDE_INTS, describe
 from .trees import tree_flatten, tree_leaves
@@ -198,6 +199,10 @@ class CallMixin(GeneratorMixin):
             return self.emit_call(_debug_effect(callee), args, kwargs, node, qualified_name(callee), effect=True)
         if is_effectful(callee):
             raise self.graph_break(FallbackCode.SIDE_EFFECT, node, f"{qualified_name(callee)} has a Python side effect that must run on every call", "call")
+        if isinstance(callee, MaskedMethod) or any(isinstance(a, MaskedSlice) for a in (*args, *kwargs.values())):
+            handled = self.masked_call(callee, args, kwargs, node)   # ``x[:n].sum()``, ``np.sum(x[:n])`` (masked.py)
+            if handled is not NotImplemented:
+                return handled
         standins = standins_in((args, kwargs))   # graph values, local functions, ...: one walk
         if args and tail_of(args[0]) is not None:   # len(xs), sum(xs) of a list whose length depends on the data
             handled = self.varlist_call(callee, args, kwargs, node)

@@ -29,6 +29,7 @@ from ..ir.core import ArrayType, ForOp, IfOp, Region, ScanOp, SwitchOp, Value, W
 from . import arrays
 from .exits import BodyEnd, ExitsMixin, LoopCtx
 from .lattice import INT_BITS, TRACED_INT_BITS, abstract_type, describe, join_types, same_dtype, same_static
+from .masked import MaskedSlice
 from .nnx import is_nnx
 from .trees import tree_flatten
 from .state import UNBOUND, BreakSignal, MaybeBound, ContinueSignal, ControlSignal, ReturnSignal
@@ -559,6 +560,9 @@ class ControlMixin(ExitsMixin):
         if isinstance(iterable, arrays.TracedZip):
             self._rolled_zip(stmt, iterable)
             return
+        if isinstance(iterable, MaskedSlice):   # ``for v in x[:n]``: a loop with a traced trip count (masked.py)
+            self._rolled_masked(stmt, iterable)
+            return
         if isinstance(iterable, range) and len(iterable) > self.options.unroll_limit:
             self._roll_or_unroll(stmt, len(iterable), lambda exact: self._rolled_range(stmt, iterable, traced=False, exact=exact), iterable)
             return
@@ -701,6 +705,20 @@ class ControlMixin(ExitsMixin):
             self.assign(stmt.target, self._zip_item(zipped, k, stmt), stmt)
 
         self._rolled_counted(stmt, count, bind_target, lambda: None, "lax.fori_loop", True, target_bits=TRACED_INT_BITS)
+
+    def _rolled_masked(self, stmt: gast.For, s: Any) -> None:
+        """``for v in x[:n]``: a rolled loop over the slice's count, the target
+        bound to the row at ``start + k * step`` (eager's rows, in order)."""
+        if self._target_names(stmt) & self.frame.unit.ssa.live_out(stmt) \
+                and self._carried_target(stmt, s.count, True, None) is None:
+            raise self.graph_break(FallbackCode.UNDEFINED_AFTER_LOOP, stmt, "a loop variable is used after a loop over "
+                                   "a slice with a traced bound and is not bound before it", "for")
+
+        def bind_target(k: Value) -> None:
+            i = self.emit_call(arrays.range_value, (s.start, k, s.step), {}, stmt, "range_value")
+            self.assign(stmt.target, self.emit_call(arrays.getitem, (s.base, i), {}, stmt, "getitem"), stmt)
+
+        self._rolled_counted(stmt, s.count, bind_target, lambda: None, "lax.fori_loop", True)
 
     def _zip_count(self, part: Any, node: Any) -> Any:
         if isinstance(part, arrays.TracedZip):

@@ -47,6 +47,7 @@ from .control import ControlMixin
 from .mutation import MutationMixin
 from .listindex import ListIndexMixin, traced_index
 from .varlist import VarListMixin, tail_of
+from .masked import MaskedMixin, MaskedSlice
 from .nnx import NnxMixin, is_node, is_nnx, is_variable
 from .writeback import WritebackMixin, NOT_PENDING
 from .elementwise import ELEMENTWISE, elementwise_type
@@ -190,7 +191,7 @@ class LocalFunction:
 
 
 class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixin, NnxMixin, WritebackMixin,
-                  ContainerMixin, ListIndexMixin, VarListMixin):
+                  ContainerMixin, ListIndexMixin, VarListMixin, MaskedMixin):
     """Abstract interpreter for one call signature of one segment."""
 
     def __init__(self, options: Options):
@@ -761,6 +762,8 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
         return self.binop(arrays.OPERATORS[type(node.op).__name__], self.eval(node.left), self.eval(node.right), node)
 
     def binop(self, fn: Callable, left: Any, right: Any, node: Any) -> Any:
+        if isinstance(left, MaskedSlice) or isinstance(right, MaskedSlice):   # ``x[:n] ** 2`` (masked.py)
+            return self.masked_binop(fn, left, right, node)
         if is_nnx(left) or is_nnx(right):   # a Variable's operators read its current value
             return self.nnx_operator(fn, (left, right), node)
         if fn is operator.mod and type(left) is str and contains_value(right):
@@ -858,6 +861,9 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
                 return self.emit_call(arrays.logical_not, (truth,), {}, node, "not")
             return not truth
         fn = arrays.UNARY[type(node.op).__name__]
+        if isinstance(operand, MaskedSlice):   # ``-x[:n]`` (masked.py)
+            return MaskedSlice(self.emit_call(fn, (operand.base,), {}, node, fn.__name__), operand.start, operand.count,
+                               operand.step)
         if is_nnx(operand):
             return self.nnx_operator(fn, (operand,), node)
         if isinstance(operand, Value):
@@ -1024,6 +1030,8 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
                 value_attribute_allowed(obj, attr, self.outer_traced)
             except Unobservable as e:
                 raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, str(e)) from None
+        if isinstance(obj, MaskedSlice):   # ``x[:n].sum`` (masked.py)
+            return self.masked_attribute(obj, attr, node)
         if isinstance(obj, arrays.TracedRange) and attr in ("start", "stop", "step"):
             return getattr(obj, attr)
         if isinstance(obj, standin_types()) and not isinstance(obj, (Value, arrays.AtIndexed)):
@@ -1128,6 +1136,8 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
         if isinstance(obj, Value) or contains_value(idx):
             parts = idx if type(idx) is tuple else (idx,)
             if isinstance(obj, Value) and any(isinstance(p, arrays.SliceSpec) for p in parts):
+                if type(idx) is arrays.SliceSpec:   # ``x[:n]``: the whole array, the positions kept masked (masked.py)
+                    return self.masked_slice(obj, idx, node)
                 raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, "a slice with a traced bound (`x[:n]`): the "
                                        "result's shape depends on the bound's value", "subscript",
                                        hint="keep the shape fixed: jnp.where(jnp.arange(len(x)) < n, x, 0), or "

@@ -30,6 +30,7 @@ from .interpreter import LocalFunction, Specializer, contains_value
 from .nnx import boundary_leaf, is_nnx
 from .lattice import array_type_of, is_array, untrace_numbers
 from .kinds import standin_types
+from .masked import MaskedMethod, MaskedSlice
 from .writeback import written_key
 from .varlist import lists_out
 from .localclass import escapes as local_class_escapes, read_by_other_scopes
@@ -328,6 +329,10 @@ def _specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str]
         if isinstance(leaf, DeferredStr):
             raise _escape_break(unit, stmts, start, end, FallbackCode.CONCRETE_VALUE, "a string formatted from traced "
                                 "values escapes the compiled segment", "function")
+        if isinstance(leaf, (MaskedSlice, MaskedMethod)):
+            raise _escape_break(unit, stmts, start, end, FallbackCode.CONCRETE_VALUE, "a slice with a traced bound "
+                                "(`x[:n]`) escapes the compiled segment: its shape depends on the bound's value",
+                                "assignment")
         if isinstance(leaf, standin_types()) and not isinstance(leaf, Value):
             raise _escape_break(unit, stmts, start, end, FallbackCode.CONCRETE_VALUE, f"ast2graph's trace-time stand-in "
                                 f"{type(leaf).__name__} (a traced range, an array method) escapes the compiled segment", "assignment")
