@@ -48,7 +48,7 @@ from .parser import unwrap_callable
 from .parser.unwrap import array_function_implementation, code_signature, overrides_array_function
 from .typeinfer import Options, Specialization, specialize, unit_of_function
 from .typeinfer.guards import Identity, changed_attributes, object_key
-from .typeinfer import numpy_api
+from .typeinfer import numpy_api, scipy_api
 from .typeinfer.numpy_api import copy_keeping_views
 from .typeinfer.specialize import leaf_paths, numpy_aliasing
 from .typeinfer.boundary import InputRef, container_paths, resolve
@@ -714,11 +714,11 @@ class StaticFunction:
         # overriding __array_function__ goes through NumPy's dispatcher, as eager's does
         self._dispatcher = array_function_implementation(fn) is not None
         try:
-            # one with a JAX equivalent (np.polyval, a ufunc such as np.exp or scipy.special.expit)
-            # is converted as a user's call of it (one array op)
+            # one with a JAX equivalent (np.polyval, a ufunc such as np.exp; scipy.linalg.solve or
+            # scipy.special.expit where validated for the call) is converted as a user's call of it
             self._target, self._bound_args, self._bound_kwargs = unwrap_callable(
                 numpy_api.calling(fn) if (self._dispatcher or numpy_api.is_numpy(fn))
-                and numpy_api.has_graph_equivalent(fn) else fn)
+                and numpy_api.has_graph_equivalent(fn) or scipy_api.replaceable(fn) else fn)
             with _gc_paused():
                 self._unit = unit_of_function(self._target)
         except NoSourceError as e:

@@ -9,7 +9,10 @@ behaviour (``benchmarks/library_sweep.py``) is named in the test.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
+import pytest
 
 from tests.helpers import check
 
@@ -494,3 +497,41 @@ def test_integer_power_with_a_negative_traced_exponent_raises():
 
     check(f, np.array([2, 3]), np.array([1, 2]))
     check(f, np.array([2, 3]), np.array([-1, 2]))    # ValueError, as eager
+
+
+# --------------------------------------------- operators and casts of NumPy integers
+def _floordiv_static_zero(a):
+    return a // 0, a % 0, a[0] // 0
+
+
+def _power_traced(a, b):
+    return a ** b
+
+
+@pytest.mark.parametrize("a", [np.array([5, -5, 7]), np.array([0, 3, -9], dtype=np.int32)])
+def test_numpy_integer_operators_by_zero_give_numpys_zero(a):
+    """``a // 0`` and ``a % 0`` of NumPy integers are 0 (with NumPy's warning),
+    where XLA's integer division by zero gives another number."""
+    with np.errstate(all="ignore"):
+        check(_floordiv_static_zero, a)
+
+
+@pytest.mark.parametrize("b", [np.array([2, 1, 0]), np.array([-1, 2, 1])])
+def test_numpy_integer_power_with_a_negative_exponent_raises_as_eager(b):
+    check(_power_traced, np.array([2, 3, 4]), b)
+
+
+def _to_int(x):
+    return x.astype(np.int64), x.astype(np.int32), (x * 100).astype(np.int8), x.astype("uint8")
+
+
+@pytest.mark.parametrize("x", [np.array([1.5, -2.7, 3.0]), np.array([np.nan, 1e30, 2.5]),
+                               np.array([np.inf, -np.inf, -1e20]), np.array([200.0, -3.0, 1.99]),
+                               np.array([1.5, -2.7, 3.0], dtype=np.float32)],
+                         ids=["in-range", "nan-big", "inf", "wraps", "float32"])
+def test_float_to_int_astype_gives_numpys_values_out_of_range_too(x):
+    """NumPy converts NaN, infinities and out-of-range floats as the platform
+    does (INT_MIN, wrapped bits), XLA saturates: such data converts on the host."""
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        check(_to_int, x)

@@ -741,6 +741,10 @@ def attribute(x: Any, name: str) -> Any:
 
 
 STATIC_ARRAY_ATTRS = {"shape", "dtype", "ndim", "size"}
+# A NumPy array's memory layout: eager's answer depends on how the array was
+# made (C or Fortran order, a view's base and strides), which the graph does
+# not model (SciPy's LAPACK wrappers read them to pick a routine).
+LAYOUT_ATTRS = frozenset({"flags", "strides", "base", "data", "ctypes", "__array_interface__"})
 # Methods whose result is a Python object made from the values (a list of
 # numbers, bytes): eager needs them on the host.
 HOST_METHODS = frozenset({"tolist", "tobytes"})
@@ -821,10 +825,25 @@ INPLACE_OPERATORS = {
 
 UNARY = {"USub": operator.neg, "UAdd": operator.pos, "Invert": operator.invert}
 
+def contained_in(a: Any, b: Any) -> bool:
+    """``a in b``; what ``b.__contains__`` raises is eager's (``"k" in None``
+    raises TypeError in the user's code, not in ast2graph's)."""
+    try:
+        return operator.contains(b, a)
+    except Exception as e:
+        e._a2g_eager = True  # type: ignore[attr-defined]
+        raise
+
+
+def not_contained_in(a: Any, b: Any) -> bool:
+    """``a not in b`` (``contained_in``)."""
+    return not contained_in(a, b)
+
+
 COMPARE = {
     "Eq": operator.eq, "NotEq": operator.ne, "Lt": operator.lt, "LtE": operator.le,
     "Gt": operator.gt, "GtE": operator.ge, "Is": operator.is_, "IsNot": operator.is_not,
-    "In": lambda a, b: operator.contains(b, a), "NotIn": lambda a, b: not operator.contains(b, a),
+    "In": contained_in, "NotIn": not_contained_in,
 }
 
 

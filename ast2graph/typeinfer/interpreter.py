@@ -124,6 +124,26 @@ def _references_of_new() -> int:
 
 _UNSHARED_REFS = _references_of_new()
 _TYPE_READS = (isinstance, issubclass, type, callable)
+# operators whose NumPy ufunc has integer rules XLA's op lacks (division by zero, negative powers)
+_NUMPY_OPERATORS = {operator.floordiv: np.floor_divide, operator.ifloordiv: np.floor_divide,
+                    operator.mod: np.remainder, operator.imod: np.remainder,
+                    operator.pow: np.power, operator.ipow: np.power}
+
+
+def _numpy_operands(left: Any, right: Any) -> bool:
+    """Both operands of NumPy's rules: NumPy arrays or scalars (graph values of
+    NumPy kind, or NumPy objects) and Python numbers, at least one an integer
+    array of NumPy kind; no jax.Array (NumPy defers to JAX's operators) and no
+    value whose kind depends on the path."""
+    numpy_int = False
+    for x in (left, right):
+        if isinstance(x, Value):
+            if x.type.mixed or not x.type.kinds <= {"numpy", "array0", "python"}:
+                return False
+            numpy_int |= "python" not in x.type.kinds and x.type.dtype.kind in "iu"
+        elif not isinstance(x, (bool, int, float, np.ndarray, np.generic)):
+            return False
+    return numpy_int
 _FAKE_TEST = __import__("re").compile(r"[F\s()]*(==|!=|<=|>=|<|>|in)[F\s()]*")
 _SAFE_LEAVES = (bool, int, float, complex, str, bytes, type(None), types.ModuleType, types.FunctionType, type)
 
@@ -747,10 +767,14 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
         return obj
 
     def check_mutable(self, obj: Any, node: Any, what: str) -> None:
-        entry = self.fresh.get(id(obj))
+        owner = obj
+        if not self._is_fresh(obj) and type(obj) is np.ndarray and isinstance(obj.base, np.ndarray):
+            owner = obj.base   # a view of a NumPy array made in this trace (``for row in np.ones((n, m))``):
+            # writes reach that array, this trace's own as well
+        entry = self.fresh.get(id(owner))
         hint = ("grow lists only in loops with a static trip count (they unroll), or preallocate an array "
                 "and write rows with x = x.at[i].set(v)") if isinstance(obj, (list, dict, set)) else ""
-        if entry is None or entry[1] is not obj:
+        if entry is None or entry[1] is not owner:
             raise self.graph_break(FallbackCode.MUTATION, node, f"{what} mutates an object created outside this compiled segment (an argument, a global, or a value of an earlier segment)", hint=hint)
         if entry[0] != self.traced_depth and not (entry[0] < self.traced_depth and self.log_container_write(obj, entry[0], node)):
             raise self.graph_break(FallbackCode.MUTATION, node, f"{what} mutates a container created outside a traced branch or a rolled loop, from inside it", hint=hint)
@@ -769,6 +793,11 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
         if fn is operator.mod and type(left) is str and contains_value(right):
             return self.deferred_percent(left, right, node)
         if isinstance(left, Value) or isinstance(right, Value):
+            ufunc = _NUMPY_OPERATORS.get(fn)
+            if ufunc is not None and _numpy_operands(left, right):
+                # ``a // 0``, ``a ** b`` of NumPy integers: ndarray's operators are NumPy's ufuncs,
+                # with their integer rules (0 for a division by zero, ValueError for a negative power)
+                return self.call(ufunc, (left, right), {}, node)
             if isinstance(right, Value) and fn in _DIVISIONS:
                 return self._traced_division(fn, left, right, node)
             return self.emit_call(fn, (left, right), {}, node, fn.__name__)
@@ -873,6 +902,9 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
     def truth(self, value: Any, node: Any) -> Any:
         """``bool(value)``: a Python bool, or a traced scalar bool ``Value``."""
         if isinstance(value, Value):
+            known = self.__dict__.get("_known_truths", {}).get(id(value))
+            if known is not None and known[0] is value:   # ``a and False`` (eval_BoolOp)
+                return known[1]
             if int(np.prod(value.type.shape)) != 1:
                 raise self.graph_break(FallbackCode.TRACE_ERROR, node, f"the truth value of an array of shape {value.type.shape} is ambiguous (eager raises ValueError)")
             if value.type.shape == () and value.type.dtype == np.dtype(bool):
@@ -906,6 +938,10 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
                                        "runs only when the left operand does not decide", "boolop",
                                        hint="write an `if` around the call")
             result = self._select_operand(node, truth, other, result, is_and)
+            if type(other) in (bool, int, float, str, type(None)) and bool(other) != is_and:
+                # ``a and False`` is falsy, ``a or True`` truthy, whatever the traced ``a`` holds: an ``if``
+                # on it is static (scipy's ``if any(contains_nan) and nan_policy == 'omit':``)
+                self.__dict__.setdefault("_known_truths", {})[id(result)] = (result, bool(other))
         return result
 
     def _select_operand(self, node: Any, truth: Value, other: Any, current: Any, is_and: bool) -> Value:
@@ -1110,6 +1146,10 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
         t = value.type
         if attr in arrays.STATIC_ARRAY_ATTRS:
             return {"shape": t.shape, "dtype": t.dtype, "ndim": len(t.shape), "size": int(np.prod(t.shape))}[attr]
+        if attr in arrays.LAYOUT_ATTRS and "numpy" in t.kinds:
+            raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"`.{attr}` of a NumPy array computed in the graph: "
+                                   "eager's answer depends on its memory layout (C or Fortran order, a view's base), "
+                                   "which the graph does not model")
         if attr == "at":
             if t.numpy:
                 raise self.graph_break(FallbackCode.TRACE_ERROR, node, "a NumPy array has no attribute 'at' (eager raises AttributeError)")
@@ -1517,11 +1557,40 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
     def exec_ImportFrom(self, stmt: Any) -> None:
         import importlib
 
-        if stmt.level or any(a.name == "*" for a in stmt.names):
-            raise self.graph_break(FallbackCode.UNSUPPORTED_SYNTAX, stmt, "relative or star import inside a function")
+        if any(a.name == "*" for a in stmt.names):
+            raise self.graph_break(FallbackCode.UNSUPPORTED_SYNTAX, stmt, "star import inside a function")
+        if stmt.level:   # ``from ._x import y``: pure where the modules are imported already
+            self._relative_import(stmt)
+            return
         module = self.static_call(importlib.import_module, (stmt.module,), {}, stmt)
         for alias in stmt.names:
             self.assign_name(alias.asname or alias.name, self.static_call(getattr, (module, alias.name), {}, stmt), stmt)
+
+    def _relative_import(self, stmt: Any) -> None:
+        """``from .mod import name`` in a library's function: resolved against
+        the function's package (its globals' ``__package__``, as eager's import
+        resolves it). Eager finds an imported module in ``sys.modules`` and reads
+        its attribute (or the submodule ``pkg.mod.name``): nothing happens but
+        the read. Importing a module not imported yet runs its code: in Python."""
+        import importlib.util
+
+        globs = self.frame.unit.globals
+        package = globs.get("__package__")
+        if package is None:
+            name = globs.get("__name__", "")
+            package = name if "__path__" in globs else name.rpartition(".")[0]
+        try:
+            target = importlib.util.resolve_name("." * stmt.level + (stmt.module or ""), package)
+        except (ImportError, ValueError) as e:
+            raise self.graph_break(FallbackCode.UNSUPPORTED_SYNTAX, stmt, f"relative import: {e}") from None
+        module = sys.modules.get(target)
+        for alias in stmt.names:
+            found = module is not None and alias.name in vars(module)
+            value = self.get_attribute(module, alias.name, stmt) if found else sys.modules.get(f"{target}.{alias.name}")
+            if value is None:
+                raise self.graph_break(FallbackCode.SIDE_EFFECT, stmt, f"`from {'.' * stmt.level}{stmt.module or ''} "
+                                       f"import {alias.name}` imports a module not imported yet (its code runs)", "import")
+            self.assign_name(alias.asname or alias.name, value, stmt)
 
     def exec_Delete(self, stmt: Any) -> None:
         for target in stmt.targets:

@@ -221,6 +221,25 @@ def _host_numpy(fn: Any, shape: tuple, dtype: Any, *operands: Any) -> Any:
     return jax.pure_callback(host, jax.ShapeDtypeStruct(shape, dtype), *operands, vmap_method="sequential")
 
 
+def float_to_int(x: Any, dtype: Any) -> Any:
+    """``x.astype(dtype)`` of a NumPy float array to an integer dtype: XLA
+    truncates toward zero as NumPy does, but where a value is NaN, infinite
+    or beyond the integer range NumPy's answer is the platform's (INT_MIN on
+    x86 for int32/int64, bits wrapped for narrower types) and XLA saturates:
+    those calls convert on the host with NumPy itself (a callback that runs
+    only then, warning as eager warns)."""
+    dtype = np.dtype(dtype)
+    info = np.iinfo(dtype)
+    lo, hi = float(info.min), float(info.max) + 1.0   # both exact in float32 and float64
+    x = jnp.asarray(x)
+    in_range = jnp.all(jnp.isfinite(x) & (x >= lo) & (x < hi))
+
+    def on_host(v: Any) -> Any:
+        return _host_numpy(lambda a: a.astype(dtype), v.shape, dtype, v)
+
+    return jax.lax.cond(in_range, lambda v: v.astype(dtype), on_host, x)
+
+
 def _has_ties(sorted_values: Any, axis: int) -> Any:
     """Whether two neighbours along ``axis`` of sorted data are equal (NaNs equal to each other, -0.0 to 0.0)."""
     n = sorted_values.shape[axis]

@@ -243,6 +243,11 @@ def _specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str]
     body = Region()
     sp.regions.append(body)
     sp.frame = sp.top_frame = Frame(unit, dict(zip(names, values)))
+    kwarg = getattr(unit.tree.args, "kwarg", None)
+    own_kwargs = kwarg.id if start == 0 and not nested and kwarg is not None and \
+        type(sp.frame.env.get(kwarg.id)) is dict else None
+    if own_kwargs is not None:   # ``**kwargs``: a dict eager makes anew for every call, the function's own
+        sp.mark_fresh(sp.frame.env[own_kwargs])
     sp.own_cells = {id(cell): (cell, name) for name, cell in (cells or {}).items()}
     returns, out, end = False, None, stop
     for k in range(start, stop):
@@ -260,7 +265,8 @@ def _specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str]
     out_names: list[str] = []
     deleted: list[str] = []
     if not returns:
-        out_names = _segment_outputs(unit, stmts, start, end, sp.frame.env, nested)
+        # (the **kwargs dict may have been changed in place: what the rest of the function sees)
+        out_names = _segment_outputs(unit, stmts, start, end, sp.frame.env, nested, {own_kwargs} - {None})
         out = {n: sp.frame.env[n] for n in out_names}
         # names the segment deleted (``del t``) are unbound after it, whatever the caller's environment holds
         assigned = set(names).union(*(unit.ssa.assigned(s) for s in stmts[start:end]))
@@ -568,10 +574,13 @@ def _covered_read(guard: Any, covered: set[int]) -> bool:
     return key[0] in ("item", "contents")
 
 
-def _segment_outputs(unit: Unit, stmts: list, start: int, end: int, env: dict, nested: bool) -> list[str]:
+def _segment_outputs(unit: Unit, stmts: list, start: int, end: int, env: dict, nested: bool,
+                     changed: set[str] = frozenset()) -> list[str]:
+    """The names the code after the segment reads that it binds (or, in
+    ``changed``, may have changed in place)."""
     if end >= len(stmts) and not nested:
         return []
-    assigned: set[str] = set()
+    assigned: set[str] = set(changed)
     for s in stmts[start:end]:
         assigned |= unit.ssa.assigned(s)
     live = unit.ssa.live_out(stmts[end - 1]) | set(unit.cellvars)   # a closure may read a cell variable any time
