@@ -128,3 +128,80 @@ def test_other_uses_fall_back_with_the_reason(fn):
     check(fn, XJ, jnp.asarray(3), full_graph=False)
     e = explain(to_static(fn))(XJ, jnp.asarray(3))
     assert e.fallback_sites and "traced bound" in e.fallback_sites[0].cause, e
+
+
+# ------------------------------------------------------------------ writes
+def write_same_bounds(x, n):
+    k = int(n)
+    y = np.array(x)
+    y[:k] += 1.0
+    z = np.zeros(6)
+    z[k:] = x[k:] * 2.0
+    w = np.array(x)
+    w[:k:2] = w[:k:2] - x[:k:2]
+    return y, z, w
+
+
+def write_other_bounds(x, n):
+    k = int(n)
+    y = np.zeros(6)
+    y[:k] = x[1:k + 1]   # one row fewer when k + 1 passes the end: NumPy's ValueError, from a run-time check
+    return y
+
+
+def write_one_row_broadcasts(x, n):
+    k = int(n)
+    y = np.zeros(6)
+    y[:k] = x[k - 1:k]   # one kept row (or none) broadcast along the target, as NumPy does
+    return y
+
+
+def write_rows(x, n):
+    k = int(n)
+    m = np.array(x).reshape(3, 2)
+    m[:k] *= m[:k]
+    out = np.ones((3, 2), np.float32)
+    out[k:] = m[k:]   # float64 rows into a float32 array: cast as NumPy casts
+    return m, out
+
+
+def at_writes(x, n):
+    k = int(n)
+    return x.at[:k].set(x[:k] * 3.0), x.at[k:].add(x[k:]), x.at[:k].max(-x[:k])
+
+
+@pytest.mark.parametrize("n", (0, 1, 3, 5, 6, 9, -1, -4, -7))
+def test_writes_of_a_slice_into_a_slice_with_traced_bounds(n):
+    for fn in (write_same_bounds, write_other_bounds, write_one_row_broadcasts):
+        check(fn, XN, jnp.asarray(n))
+    check(write_rows, XN, jnp.asarray(min(n, 4)))
+    check(at_writes, XJ, jnp.asarray(n))
+
+
+def write_in_branch_and_loop(x, n):
+    k = int(n)
+    y = np.array(x)
+    if x[0] > 0:
+        y[:k] = y[:k] * 0.5
+    for i in range(20):   # rolled
+        y[:k] += 0.125
+    return y
+
+
+@pytest.mark.parametrize("n", (0, 3, 9, -2))
+def test_writes_under_a_traced_if_and_in_a_rolled_loop(n):
+    check(write_in_branch_and_loop, XN, jnp.asarray(n))
+    check(write_in_branch_and_loop, -XN, jnp.asarray(n))
+
+
+def write_casts_float_into_int(x, n):
+    k = int(n)
+    y = np.arange(6)
+    y[:k] = x[:k]
+    return y
+
+
+def test_a_write_that_casts_across_kinds_falls_back_with_the_reason():
+    check(write_casts_float_into_int, XN, jnp.asarray(3), full_graph=False)
+    e = explain(to_static(write_casts_float_into_int))(XN, jnp.asarray(3))
+    assert e.fallback_sites and "casting float64 into int64" in e.fallback_sites[0].cause, e

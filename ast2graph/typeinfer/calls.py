@@ -180,6 +180,9 @@ class CallMixin(GeneratorMixin):
             return self.call(numpy_api.METHOD_FUNCTIONS[callee.name], (callee.value, *args), kwargs, node)
         if isinstance(callee, arrays.ArrayMethod):
             return self.emit_call(arrays.method_caller(callee.name), (callee.value, *args), kwargs, node, f".{callee.name}")
+        if isinstance(callee, arrays.AtMethod) and len(args) == 1 and not kwargs and isinstance(args[0], MaskedSlice):
+            # ``x.at[:k].set(x[:k] * 3)``: the kept rows in order (masked.py)
+            return self.masked_store(callee.value, callee.index, args[0], callee.name, node, numpy=False)
         if isinstance(callee, arrays.AtMethod):
             return self.emit_call(arrays.at_updater(callee.name), (callee.value, callee.index, *args), kwargs, node, f".at[].{callee.name}")
         if isinstance(callee, LocalFunction):

@@ -20,7 +20,11 @@ graph expresses exactly stays in the graph:
   axes, or a slice with the same bounds: a masked value again;
 * ``a @ b``: two 1-D slices with the same bounds (the kept products summed),
   a 2-D slice times a matrix (a masked value);
-* ``len(s)``: the count, a traced Python int.
+* ``len(s)``: the count, a traced Python int;
+* a write of it into a slice with a traced bound (``y[:k] = x[:k] * 2``,
+  ``y[:k] += 1`` of a NumPy array, ``x.at[:k].set(x[:k] * 3)``): the kept rows
+  in order, NumPy's broadcast error checked at run time where the counts may
+  differ.
 
 Any other use (returned, printed, its shape, handed to a function) falls back:
 the statement runs in Python, where eager slices with the bound's value.
@@ -31,6 +35,7 @@ the identity, or masked); the bounds are Python's ``slice.indices``.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import operator
 from typing import Any
 
@@ -121,9 +126,42 @@ def warn_empty_mean(count: Any, dtype: Any) -> None:
     jax.debug.callback(warn, count, ordered=True)
 
 
-for _fn in (slice_bounds, slice_mask, masked_fill):
+_UPDATES = {"set": lambda x, v: v, "add": jnp.add, "multiply": jnp.multiply, "mul": jnp.multiply,
+            "min": jnp.minimum, "max": jnp.maximum}
+
+
+def masked_write(x: Any, start: Any, count: Any, step: int, v: Any, vstart: Any, vcount: Any, vstep: int,
+                 name: str) -> Any:
+    """``x[slice] = v[vslice]`` (or ``x.at[slice].name(v[vslice])``) along
+    axis 0: the k-th kept position of ``x`` takes the k-th kept row of ``v``
+    (its only one when it keeps one: eager's broadcast), converted to ``x``'s
+    dtype first as a scatter converts its updates."""
+    i = jnp.arange(x.shape[0], dtype=jnp.int64)
+    k = jnp.where(vcount == 1, 0, (i - start) // step)
+    rows = jnp.take(v, jnp.clip(vstart + k * vstep, 0, v.shape[0] - 1), axis=0)
+    rows = jnp.broadcast_to(rows, x.shape).astype(x.dtype)
+    return jnp.where(slice_mask(start, count, step, x.shape), _UPDATES[name](x, rows).astype(x.dtype), x)
+
+
+def check_write_counts(count: Any, vcount: Any, shape: tuple, vshape: tuple, dtype: Any, vdtype: Any) -> None:
+    """At run time: NumPy's ValueError when ``vcount`` rows do not broadcast
+    into ``count`` (neither equal nor one); its message made by NumPy itself."""
+    from ..lowering.bounded import raise_if
+
+    raise_if((vcount != count) & (vcount != 1), functools.partial(_raise_write, shape, vshape, dtype, vdtype),
+             count, vcount)
+
+
+def _raise_write(shape: tuple, vshape: tuple, dtype: Any, vdtype: Any, mask: Any, count: Any, vcount: Any) -> None:
+    if np.any(np.asarray(mask)):
+        target = np.zeros((int(np.asarray(count)),) + shape, dtype)
+        target[:] = np.zeros((int(np.asarray(vcount)),) + vshape, vdtype)   # raises eager's ValueError
+
+
+for _fn in (slice_bounds, slice_mask, masked_fill, masked_write):
     _fn._a2g_typed = True  # type: ignore[attr-defined]
 warn_empty_mean._a2g_effect = True  # type: ignore[attr-defined]
+check_write_counts._a2g_effect = True  # type: ignore[attr-defined]
 
 _REDUCTIONS = ("sum", "mean", "max", "min", "prod", "any", "all")
 
@@ -156,13 +194,14 @@ class MaskedMixin:
         cache = self.__dict__.setdefault("_slice_bounds", {})
         key = (id(self.region), id(spec.start), id(spec.stop), step, obj.type.shape[0])
         entry = cache.get(key)
-        if entry is None or entry[0] is not spec.start or entry[1] is not spec.stop:
+        if entry is None or entry[0] is not spec.start or entry[1] is not spec.stop or entry[4] is not self.region:
+            # (the entry holds what its key names by id: a key reused by new objects is not a hit)
             start, count = self.emit_call(slice_bounds, (spec.start, spec.stop, step, obj.type.shape[0]), {}, node,
                                           "slice bounds")
             for v in (start, count):
                 v.type = v.type.with_kinds(("python",))
                 INT_BITS[v] = max(obj.type.shape[0], 1).bit_length() + 1
-            entry = cache[key] = (spec.start, spec.stop, start, count)
+            entry = cache[key] = (spec.start, spec.stop, start, count, self.region)
         self.decide(node, "subscript", "masked", "a slice with a traced bound: the whole array, the positions kept "
                     "marked (reductions and elementwise operations stay in the graph)")
         return MaskedSlice(obj, entry[2], entry[3], step)
@@ -255,6 +294,37 @@ class MaskedMixin:
             raise self._masked_break(node, f".{name}() of a slice that may be empty, where a run-time check cannot "
                                      "raise eager's ValueError")
         self.emit_call(raise_if_empty, (s.count, message), {}, node, "empty check", effect=True)
+
+    # -------------------------------------------------------------- writes
+    def masked_store(self, obj: Value, idx: Any, v: "MaskedSlice", name: str, node: Any, numpy: bool) -> Value:
+        """``obj[idx] = v`` (``numpy``: NumPy's in-place write) or
+        ``obj.at[idx].name(v)`` where ``idx`` is a slice with a traced bound
+        and ``v`` a slice with traced bounds: its kept rows, in order, go to the
+        positions ``idx`` keeps. Slices with the same bounds of arrays of one
+        length keep as many rows; otherwise NumPy's broadcast is checked at run
+        time (JAX's other rules for a scatter fall back)."""
+        if type(idx) is not arrays.SliceSpec or name not in _UPDATES:
+            raise self._masked_break(node, f"a write ({name}) of a slice into this index")
+        t = self.masked_slice(obj, idx, node)   # the target's bounds, by eager's slice.indices
+        shape, vshape = obj.type.shape, v.base.type.shape
+        if len(vshape) != len(shape) or not vshape[0] or np.broadcast_shapes(vshape[1:], shape[1:]) != shape[1:]:
+            raise self._masked_break(node, "a write of a slice whose rows do not broadcast to the target's rows")
+        if not np.can_cast(v.base.type.dtype, obj.type.dtype, "same_kind"):
+            raise self._masked_break(node, f"a write casting {v.base.type.dtype} into {obj.type.dtype}")
+        if not t.same_bounds(v):
+            if not numpy:
+                raise self._masked_break(node, "`.at[]` with a slice of other bounds (JAX's broadcast rules)")
+            if not self.raise_checks_allowed():
+                raise self._masked_break(node, "a write of a slice whose length may differ, where a run-time check "
+                                         "cannot raise eager's ValueError")
+            self.emit_call(check_write_counts, (t.count, v.count, shape[1:], vshape[1:], obj.type.dtype,
+                                                v.base.type.dtype), {}, node, "write check", effect=True)
+        out = self.emit_call(masked_write, (obj, t.start, t.count, t.step, v.base, v.start, v.count, v.step, name), {},
+                             node, "masked write")
+        out.type = dataclasses.replace(out.type, weak_type=obj.type.weak_type).with_kinds(obj.type.kinds)
+        self.decide(node, "subscript", "masked", "a write of a slice with traced bounds into a slice with a traced "
+                    "bound: the rows taken in order, the other positions kept")
+        return out
 
     # ----------------------------------------------------------- operators
     def masked_binop(self, fn: Any, left: Any, right: Any, node: Any, callee: Any = None) -> Any:
