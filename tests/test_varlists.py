@@ -390,3 +390,22 @@ def test_outside_list_under_a_traced_if_at_the_top_level():
         return run
 
     check_sequence(make, [step(X8), step(-X8), step(X8)])
+
+
+def moving_window(x, k=3):
+    out = []
+    window = []
+    for v in x:   # 20 rows: rolling is tried first (the list grows), then it unrolls (pop)
+        window.append(v)
+        if len(window) > k:
+            window.pop(0)
+        out.append(sum(window) / len(window))
+    return np.array(out)
+
+
+@pytest.mark.parametrize("x", (np.linspace(-1.0, 2.0, 20), jnp.linspace(-1.0, 2.0, 20)), ids=("numpy", "jax"))
+def test_a_loop_that_cannot_roll_unrolls_on_the_lists_as_they_were_before_it(x):
+    """A failed roll put back what the list held before the loop (it kept the
+    buffer the attempt made: len(window) was traced in the unrolled loop and
+    window.pop(0) fell back; the corpus's moving_average_window)."""
+    check(moving_window, x)

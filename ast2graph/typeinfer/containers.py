@@ -76,7 +76,8 @@ class _Carry:
         self.trips_static = False   # and it is the trip count (no traced bound)
         self.growth: dict[str, tuple] = {}   # a grown list's pseudo-name -> (appends an iteration, rows)
         self.carried: dict[int, Any] = {}
-        self.before: dict[int, Any] = {}
+        self.before: dict[int, Any] = {}   # the loop's entry (a grown list's: as prefix and buffer)
+        self.original: dict[int, Any] = {}   # what the container held before the loop, restored after it
         self.keep: set[str] = set()
 
 
@@ -230,7 +231,7 @@ class ContainerMixin:
         self.__dict__.setdefault("_container_objects", {})[name] = obj
         names.append(name)
         env0[name] = self.contents(obj)
-        loop.before[id(obj)] = env0[name]
+        loop.before[id(obj)] = loop.original[id(obj)] = env0[name]
         return True
 
     def outer_carry(self, err: Any) -> bool:
@@ -244,7 +245,8 @@ class ContainerMixin:
         popped = self.container_loops.pop()
         assert popped is loop
         for key, obj in loop.carried.items():
-            self.set_contents(obj, loop.before[key])
+            # (its contents as they were: a loop that failed to roll unrolls on them; a solved one writes its results)
+            self.set_contents(obj, loop.original[key])
         done = self.__dict__.setdefault("_container_loops_done", [])
         done[:] = [loop]   # what finish_carried_containers reads after the loop (varlist.finish_grown)
 
