@@ -205,3 +205,15 @@ def test_a_write_that_casts_across_kinds_falls_back_with_the_reason():
     check(write_casts_float_into_int, XN, jnp.asarray(3), full_graph=False)
     e = explain(to_static(write_casts_float_into_int))(XN, jnp.asarray(3))
     assert e.fallback_sites and "casting float64 into int64" in e.fallback_sites[0].cause, e
+
+
+
+def count_and_scale(x, n):
+    k = int(n)
+    return (x[:k] > 0).sum(), np.abs(x[k:]).sum(), (x[:k] >= 1.0).any(), jnp.exp(x[:k]).sum()
+
+
+@pytest.mark.parametrize("x", (XJ, XN), ids=("jax", "numpy"))
+@pytest.mark.parametrize("n", (0, 1, 3, 6, 9, -2))
+def test_comparisons_and_ufuncs_of_a_slice(x, n):
+    check(count_and_scale, x, jnp.asarray(n))
