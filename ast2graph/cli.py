@@ -4,7 +4,7 @@ Requires: ``report`` (static fallback sites of files, never importing them),
 ``ssa.analyze`` (for ``show``) and ``fallback.sites.FallbackCode``.
 Produces: ``main(argv=None) -> int``, the console script::
 
-    ast2graph report PATH[::QUALNAME]... [--format text|json|sarif] [--strict] [--possible]
+    ast2graph report PATH[::QUALNAME]... [--format text|json|sarif|html] [-o FILE] [--strict] [--possible]
                      [--max-file-size SIZE] [--config PYPROJECT | --no-config]
     ast2graph show FILE::QUALNAME [--ssa]
     ast2graph codes
@@ -57,7 +57,10 @@ def build_parser() -> argparse.ArgumentParser:
                                      "here win.")
     rep.add_argument("targets", nargs="+", metavar="PATH[::QUALNAME]",
                      help=".py files or directories; ::Qual.name selects one function")
-    rep.add_argument("--format", choices=("text", "json", "sarif"), default="text")
+    rep.add_argument("--format", choices=("text", "json", "sarif", "html"), default="text",
+                     help="html: one self-contained page, each line coloured by what happens to it, the sites on "
+                          "hover, each function's control-flow graph drawn (SVG with Graphviz's dot installed)")
+    rep.add_argument("-o", "--output", metavar="FILE", default=None, help="write the report to FILE, not stdout")
     rep.add_argument("--strict", action="store_true", default=None, help="exit 1 when any always-fallback site is found")
     rep.add_argument("--possible", "--include-depends", dest="possible", action="store_true", default=None,
                      help="also list the sites that fall back only for some inputs (a flag that may be a traced "
@@ -127,10 +130,19 @@ def cmd_report(args: argparse.Namespace, out: TextIO) -> int:
     for r in reports:   # [tool.ast2graph] ignore / per-file-ignores
         r.sites = [s for s in r.sites if not settings.ignored(s.site.code.code, r.file)]
     if args.format == "text":
-        out.write(format_text(reports, possible))
+        text = format_text(reports, possible)
+    elif args.format == "html":
+        from .report_html import to_html
+
+        text = to_html(reports, possible)
     else:
         render = to_json if args.format == "json" else to_sarif
-        out.write(json.dumps(render(reports, possible), indent=2) + "\n")
+        text = json.dumps(render(reports, possible), indent=2) + "\n"
+    if args.output is None:
+        out.write(text)
+    else:
+        with open(args.output, "w", encoding="utf-8") as fh:
+            fh.write(text)
     skipped = [r for r in reports if r.error is not None]
     for r in skipped:
         print(f"ast2graph: warning: skipped {r.error}", file=sys.stderr)

@@ -194,11 +194,11 @@ def real_if_close_like(z):
 @pytest.mark.parametrize("x", [X, NEG], ids=["int", "float"])
 def test_int_and_float_dtypes_do_not_join(x):
     # after a traced `if`, eager's y has the taken branch's dtype (int32 or
-    # float32): one cond result would give both paths one dtype, so the `if`
-    # runs in Python (it was joined as float32, a wrong dtype when y is seen)
+    # float32): one cond result would give both paths one dtype (it was joined
+    # as float32, a wrong dtype when y is seen); each dtype is a variant of its
+    # own, the taken one named by a run-time kind tag (pathkinds.py)
     for fn in (int_vs_float, dtype_by_path):
-        e = check(fn, x, full_graph=False)
-        assert [s.code.code for s in e.fallback_sites] == ["A2G004"]
+        check(fn, x, graphs=1)
 
 
 @pytest.mark.parametrize("z", [np.arange(3.0) + 0j, np.arange(3.0) + 1j])

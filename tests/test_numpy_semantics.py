@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import warnings
 
+import jax.numpy as jnp
 import numpy as np
 import pytest
 
@@ -80,13 +81,14 @@ def test_zero_d_array_is_printed_and_inspected_as_eager():
     check(f, V)
 
 
-def test_zero_d_array_or_scalar_by_the_path_falls_back():
+def test_zero_d_array_or_scalar_by_the_path_is_tagged():
     def f(a, v):
         r = a if v.sum() > 0 else a * 2    # a 0-d ndarray on one path, a NumPy scalar on the other
         return r
 
-    e = check(f, np.array(2.0), V, full_graph=False)
-    assert [s.code.code for s in e.fallback_sites] == ["A2G003"]
+    # a run-time kind tag picks eager's object (typeinfer/pathkinds.py): one graph, both paths
+    for v in (V, -V):
+        check(f, np.array(2.0), v, full_graph=True)
 
 
 def test_zero_d_array_written_in_place_falls_back():
@@ -535,3 +537,44 @@ def test_float_to_int_astype_gives_numpys_values_out_of_range_too(x):
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore")
         check(_to_int, x)
+
+
+# ------------------------------------- list indices of NumPy arrays (fancy indexing)
+def row_swap(a, b):
+    a = a.copy()
+    p = int(np.argmax(np.abs(a[:, 0])))
+    a[[0, p]] = a[[p, 0]]          # the row-swap idiom: p traced, p == 0 on some inputs
+    return a, a[[0, 2]], b[[True, False, True]], a[[0, 2], 1:]
+
+
+def repeated_rows(x, i, j):
+    x[[i, j]] = [10.0, 20.0]       # i == j: NumPy keeps the last value
+    x[[2, 2]] += 1.0               # a repeated index is incremented once (buffered), as NumPy does
+    return x
+
+
+@pytest.mark.parametrize("a", [np.array([[1.0, 2.0, 3.0], [7.0, 1.0, 0.0], [2.0, 2.0, 2.0]]),
+                               np.array([[9.0, 2.0, 3.0], [7.0, 1.0, 0.0], [2.0, 2.0, 2.0]])])
+def test_list_index_of_a_numpy_array_is_fancy_indexing(a):
+    check(row_swap, a, np.arange(3.0), graphs=1)
+
+
+@pytest.mark.parametrize("i, j", [(1, 1), (0, 2), (2, 0)])
+def test_list_index_write_keeps_numpy_s_order(i, j):
+    check(repeated_rows, np.zeros(4), i, j, graphs=1)
+
+
+def static_out_of_bounds(x):
+    return x[np.array([0, 5])]     # XLA's gather would clamp 5 to 2
+
+
+def traced_out_of_bounds(x, k):
+    return x[[0, k]]
+
+
+def test_out_of_bounds_index_arrays_raise_numpy_s_index_error():
+    check(static_out_of_bounds, np.arange(3.0), full_graph=False)
+    for k in (1, 3, -4):
+        check(traced_out_of_bounds, np.arange(3.0), k, full_graph=False)
+        check(traced_out_of_bounds, np.arange(3.0), jnp.array(k), full_graph=False)   # a run-time check
+    check(traced_out_of_bounds, np.arange(3.0), jnp.array(2), graphs=1)

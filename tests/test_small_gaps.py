@@ -251,3 +251,35 @@ def folded_compare_and_methods(x):
 
 def test_folded_constants_compare_and_convert_as_eager():
     check(folded_compare_and_methods, jnp.arange(3.0), graphs=1)
+
+
+# ------------------------------- a nested function read only by comprehensions
+def table_of_rates(n, base, x):
+    def lr_at(s):   # a cell variable: the comprehension below reads it from its own scope
+        return base * (0.9 ** s) if s > 2 else base * (s + 1) / 3
+
+    return jnp.array([lr_at(s) for s in range(n)]) * x.sum()
+
+
+def closure_sees_last_value(x):
+    k = 1.0
+    g = lambda: k   # noqa: E731 - reads the cell after the call: eager's g sees k = 2.0
+    k = 2.0
+    return x * k, g
+
+
+@pytest.mark.parametrize("n", [1, 4, 10])
+def test_nested_function_read_only_by_a_comprehension_is_one_graph(n):
+    # a cell read only by list/set/dict comprehensions cannot be read after the
+    # call: the nested function need not leave the graph (it fell back: A2G009)
+    check(table_of_rates, n, 0.1, jnp.ones(3), graphs=1)
+
+
+def test_closure_returned_still_sees_the_cell_s_last_value():
+    # a lambda reads the cell after the call: its value still leaves with it
+    from ast2graph import to_static
+
+    x = jnp.ones(2)
+    (y, g), (y_eager, g_eager) = to_static(closure_sees_last_value)(x), closure_sees_last_value(x)
+    assert g() == g_eager() == 2.0
+    assert bool((y == y_eager).all()) and y.dtype == y_eager.dtype

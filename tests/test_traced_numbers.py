@@ -449,3 +449,63 @@ def test_math_functions_of_traced_numbers(x):
 def test_math_functions_in_branches_and_loops(x):
     check(math_in_branch, x, graphs=1)
     check(math_in_loop, x + 1, graphs=1)
+
+
+# ------------------------------- math's other float functions: Python's math on the host
+def cosine_schedule(step, total):
+    s = int(step.sum())   # a traced Python int
+    return 0.5 * (1.0 + math.cos(math.pi * s / total))
+
+
+def every_math_function(x):
+    a, b = float(x[0]), float(x[1])
+    out = [math.sin(a), math.cos(a), math.tan(a), math.atan(a), math.sinh(a), math.cosh(a), math.tanh(a),
+           math.asinh(a), math.exp(a), math.expm1(a), math.erf(a), math.erfc(a), math.lgamma(b), math.gamma(b),
+           math.log(b), math.log2(b), math.log10(b), math.log1p(b), math.log(b, 3), math.atan2(a, b),
+           math.pow(b, a), math.hypot(a, b), math.fmod(a, b), math.remainder(a, b), math.copysign(b, a),
+           math.degrees(a), math.radians(a), math.asin(a / 10), math.acos(a / 10), math.acosh(b + 1),
+           math.atanh(a / 10)]
+    if hasattr(math, "cbrt"):
+        out += [math.cbrt(a), math.exp2(a)]
+    return out
+
+
+@pytest.mark.parametrize("values", [(0.3, 2.5), (1.1, 7.0), (-2.7, 0.6), (5.5, 123.25)])
+def test_math_functions_are_python_s_to_the_bit(values):
+    """math.cos & co. of traced Python numbers run Python's math on the host
+    (a callback in the graph): eager's libm result to the last bit, which
+    XLA's kernels do not give (they differ in the last ulp)."""
+    x = jnp.array(values, dtype=jnp.float32)
+    check(every_math_function, x, graphs=1)
+    assert to_static(every_math_function)(x) == every_math_function(x)   # bit for bit, not within a tolerance
+
+
+@pytest.mark.parametrize("step", [jnp.arange(3), jnp.arange(6), jnp.zeros(2, jnp.int32)])
+def test_cosine_schedule_of_a_traced_step(step):
+    check(cosine_schedule, step, 17, graphs=1)
+    assert to_static(cosine_schedule)(step, 17) == cosine_schedule(step, 17)
+
+
+def math_errors(x):
+    v = float(x.sum())
+    return math.acos(v), math.log(v, 2), math.exp(v * 1000)
+
+
+@pytest.mark.parametrize("x", [jnp.array([0.25, 0.25]), jnp.array([1.0, 1.0]), jnp.array([-0.5, 0.0]),
+                               jnp.array([0.0, 0.0])])
+def test_math_errors_are_eager_s(x):
+    """math.acos(2.0) -> ValueError, math.exp(2000.0) -> OverflowError,
+    math.log(0, 2) -> ValueError: each raised as eager raises it (the check
+    calls Python's math again with the same floats)."""
+    check(math_errors, x, graphs=1)
+
+
+def chained_comparisons(x, n):
+    a = float(x[0])
+    return 0 < a < 2, 1 < a > 5, -1.0 <= a <= int(x[2]), x[0] < x[1] < x[2], n[0] < n[1] < n[2]
+
+
+@pytest.mark.parametrize("x", [jnp.array([1.5, -2.25, 3.0]), jnp.array([-1.0, 0.0, 9.0])])
+def test_chained_comparisons_keep_eager_s_kinds(x):
+    # a Python bool for Python numbers, a jax.Array for jax.Arrays, np.bool_ for NumPy (it came back a jax.Array)
+    check(chained_comparisons, x, np.asarray(x), graphs=1)

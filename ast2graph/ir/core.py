@@ -162,6 +162,33 @@ class Value:
         return standin_text(self, "")
 
 
+class KindedValue(Value):
+    """A value whose eager kind depends on the path taken (a Python float on
+    one path, a jax.Array on another): ``variants`` holds one value per kind
+    it may have, each of that kind's exact type (a Python float as float64,
+    the jax.Array as float32), and ``tag``, a traced int32 scalar, says which
+    one holds eager's value on this call (the others hold zeros). ``keys``
+    names the variants' kinds (``typeinfer.pathkinds.kind_class``), in order.
+
+    It is never an operand of an op, a region's yield or a graph output: ops
+    on it are computed per variant (``pathkinds``), joins and loops carry its
+    tag and variants (it is a pytree node of them), and a segment hands back
+    the object of eager's kind, picked by the tag on the host (``tree_unflatten``
+    of concrete children). Its own ``type`` (the first variant's, with
+    ``mixed`` naming every kind) is what code unaware of it sees: a value of
+    path-dependent kind, which it does not observe."""
+
+    __slots__ = ("tag", "variants", "keys")
+
+    def __init__(self, tag: Any, variants: Any, keys: tuple):
+        types = [v.type for k, v in zip(keys, variants) if k != "none"] or [variants[0].type]
+        kinds = frozenset(k.split(":")[0] for k in keys)
+        if len({k for k in keys if k.startswith("python")}) > 1:
+            kinds |= {"python?"}
+        super().__init__(ArrayType(types[0].shape, types[0].dtype, False, mixed=kinds))
+        self.tag, self.variants, self.keys = tag, tuple(variants), tuple(keys)
+
+
 class StandinSeen(TypeError):
     """Python code run at trace time looked at one of ast2graph's trace-time
     stand-ins (a graph ``Value``) where eager has an array."""

@@ -10,6 +10,7 @@ Produces: named functions (so the IR printer shows ``getitem``/``.sum``/
 from __future__ import annotations
 
 import functools
+import math
 import operator
 import reprlib
 import traceback
@@ -250,6 +251,48 @@ def getitem(x: Any, idx: Any) -> Any:
     if traced_slice(idx) and not isinstance(x, (list, tuple)):
         raise ShapeDependsOnTracedBound("the shape of x[a:b] depends on its traced bound")
     return x[_unspec(idx)]
+
+
+def index_list(*items: Any) -> Any:
+    """A list of integers used as a NumPy index (``x[[k, p]]``, some traced):
+    the int64 index array NumPy makes of it."""
+    return jnp.stack([jnp.asarray(i, jnp.int64) for i in items])
+
+
+index_list._a2g_typed = True  # type: ignore[attr-defined]
+
+
+def setitem_rows(x: Any, rows: Any, v: Any) -> Any:
+    """``x[[r0, r1, ...]] = v`` on a NumPy array, one row after the other in
+    the list's order: a repeated row gets the last of its values, as NumPy
+    writes it (XLA's scatter leaves the order of repeated indices unspecified)."""
+    values = jnp.broadcast_to(jnp.asarray(v), (rows.shape[0],) + x.shape[1:])
+    for k in range(rows.shape[0]):
+        x = x.at[rows[k]].set(values[k].astype(x.dtype))
+    return x
+
+
+setitem_rows._a2g_typed = True  # type: ignore[attr-defined]
+
+
+def static_index_out_of_bounds(shape: tuple, idx: Any) -> tuple[int, int] | None:
+    """``(index, axis)`` of an integer of a static index array (NumPy data in
+    the index: ``x[np.array([0, 5])]``, a list made one) outside its axis:
+    NumPy raises IndexError where XLA's gather would clamp it."""
+    parts = idx if type(idx) is tuple else (idx,)
+    axis = 0
+    for p in parts:
+        if p is Ellipsis:
+            return None
+        if p is None:
+            continue
+        if isinstance(p, np.ndarray) and p.dtype.kind in "iu" and axis < len(shape) and p.size:
+            n = shape[axis]
+            bad = p[(p < -n) | (p >= n)]
+            if bad.size:
+                return int(bad.flat[0]), axis
+        axis += p.ndim if isinstance(p, np.ndarray) and p.dtype == bool else 1
+    return None
 
 
 def traced_int_parts(shape: tuple, idx: Any) -> list[tuple[int, Any]]:
@@ -511,6 +554,48 @@ def python_math(x: Any, name: str) -> Any:
 
 
 python_math._a2g_typed = True  # type: ignore[attr-defined]
+
+# ``math``'s float functions that XLA computes otherwise than the C library
+# Python calls (its kernels differ from libm in the last ulp, and eager's
+# result is libm's): of traced Python numbers they run by Python's own
+# ``math`` on the host. (``sqrt`` and ``fabs`` are exact in IEEE arithmetic:
+# in the graph, ``python_math``.)
+HOST_MATH = frozenset(n for n in (
+    "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh",
+    "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "pow", "hypot", "erf", "erfc", "gamma", "lgamma",
+    "cbrt", "fmod", "remainder", "copysign", "degrees", "radians") if hasattr(math, n))
+
+
+def python_math_host(name: str, *xs: Any) -> Any:
+    """``math.<name>(*xs)`` of Python floats' graph values (float64): a
+    ``jax.pure_callback`` running Python's ``math.<name>`` on the host, so
+    the result is eager's to the bit on every backend. Where ``math`` raises
+    (``ValueError: math domain error``, ``OverflowError: math range error``)
+    the run-time check raises eager's very exception (the host call is made
+    again with the same floats)."""
+    from ..lowering.bounded import raise_if   # the run-time check machinery
+
+    fn = getattr(math, name)
+
+    def on_host(*vs: Any) -> tuple:
+        try:
+            return np.asarray(fn(*(float(v) for v in vs)), np.float64), np.asarray(False)
+        except (ValueError, OverflowError):
+            return np.asarray(np.nan, np.float64), np.asarray(True)
+
+    operands = [jnp.asarray(x, np.float64) for x in xs]
+    out = (jax.ShapeDtypeStruct((), np.float64), jax.ShapeDtypeStruct((), np.bool_))
+    value, failed = jax.pure_callback(on_host, out, *operands, vmap_method="sequential")
+    raise_if(failed, functools.partial(_raise_math_host, name), *operands)
+    return cast(value, np.float64, True)
+
+
+python_math_host._a2g_effect = True  # type: ignore[attr-defined]
+
+
+def _raise_math_host(name: str, mask: Any, *vs: Any) -> None:
+    if np.any(np.asarray(mask)):
+        getattr(math, name)(*(float(np.asarray(v)) for v in vs))   # raises eager's exception
 
 
 def math_domain_check(x: Any, name: str) -> None:

@@ -36,7 +36,7 @@ import numpy as np
 
 from ..diagnostics import NoSourceError
 from ..fallback.sites import FallbackCode, GraphBreak
-from ..ir.core import Value, is_extended
+from ..ir.core import KindedValue, Value, is_extended
 from ..parser import StaleSourceError, unwrap_callable
 from ..parser.unwrap import code_signature
 from ..resolver import (CallKind, classify_callee, is_effectful, is_host_printer, is_pure_static_callable, is_state_read,
@@ -53,6 +53,7 @@ from .kinds import (CALLS_ARGUMENTS, INSPECTORS, MOVES_ARGUMENTS, Unobservable, 
                     same_inputs, signature_inputs, standins_in)
 from .lattice import INT_BITS, WIDE_INTS, describe
 from .trees import tree_flatten, tree_leaves
+from .pathkinds import MAX_COMBINATIONS, kinded_in
 from .state import Frame, Guard, ReturnSignal, unit_of_function
 
 _COMPARISONS = (operator.eq, operator.ne, operator.lt, operator.le, operator.gt, operator.ge,
@@ -96,7 +97,17 @@ def _leaves_or_none(tree: Any) -> list | None:
     except Exception:  # noqa: BLE001 - unsortable keys and the like: not a folding candidate
         return None
 _JAX_ARRAY = type(jnp.zeros(()))
-_MATH_FLOATS = ((math.sqrt, "sqrt"), (math.log, "log"), (math.exp, "exp"), (math.fabs, "fabs"))
+# callables that only hold or hand on their arguments: a value of path-dependent kind passes as it is
+# (``str(s)``, ``repr(s)``: a string formatted on the host from eager's object, ``strformat``)
+_KIND_MOVERS = frozenset(map(id, (list, tuple, dict, set, frozenset, zip, enumerate, iter, reversed, functools.partial,
+                                  str, repr, ascii)))
+_MATH_FLOATS = ((math.sqrt, "sqrt"), (math.fabs, "fabs"))   # exact in the graph; the others: arrays.HOST_MATH
+
+
+def _host_math(callee: Any) -> str | None:
+    """The name of a ``math`` function of ``arrays.HOST_MATH`` that ``callee`` is."""
+    name = getattr(callee, "__name__", None)
+    return name if name in arrays.HOST_MATH and getattr(math, name, None) is callee else None
 
 
 def _numpy_to_jnp(fn: Any) -> Any:
@@ -119,7 +130,20 @@ def _numpy_to_jnp(fn: Any) -> Any:
 
 class CallMixin(GeneratorMixin):
     def eval_Call(self, node: gast.Call) -> Any:
-        callee = self.eval(node.func)
+        if isinstance(node.func, gast.Attribute):
+            owner = self.eval(node.func.value)
+            if type(owner) is KindedValue:   # ``s.item()`` of a value of path-dependent kind: each kind's method
+                args, kwargs = self._call_arguments(node)
+                method = node.func.attr
+                return self.split_kinds((owner, args, kwargs), lambda t: self.call(
+                    self.attribute_of(t[0], method, node.func), t[1], t[2], node), node)
+            callee = self.attribute_of(owner, node.func.attr, node.func)
+        else:
+            callee = self.eval(node.func)
+        args, kwargs = self._call_arguments(node)
+        return self.call(callee, args, kwargs, node)
+
+    def _call_arguments(self, node: gast.Call) -> tuple[tuple, dict]:
         args: list = []
         for a in node.args:
             if isinstance(a, gast.Starred):
@@ -132,7 +156,7 @@ class CallMixin(GeneratorMixin):
                 kwargs.update(self.eval(kw.value))
             else:
                 kwargs[kw.arg] = self.eval(kw.value)
-        return self.call(callee, tuple(args), kwargs, node)
+        return tuple(args), kwargs
 
     def call(self, callee: Any, args: tuple, kwargs: dict, node: Any) -> Any:
         from ..api import StaticFunction
@@ -142,6 +166,13 @@ class CallMixin(GeneratorMixin):
             return self.call(callee._fn, args, kwargs, node)
         if type(callee) is functools.partial:   # what it wraps decides (a user function, print, jnp.sum)
             return self.call(callee.func, (*callee.args, *args), {**callee.keywords, **kwargs}, node)
+        if kinded_in((args, kwargs)) and self._splits_kinds(callee):
+            # an argument of path-dependent kind: the call as eager makes it with each kind's object
+            if self.kind_combinations((args, kwargs)) > MAX_COMBINATIONS and _is_jax_function(callee):
+                out = self.collapsed_jax_call(callee, args, kwargs, node)
+                if out is not NotImplemented:
+                    return out
+            return self.split_kinds((args, kwargs), lambda t: self.call(callee, t[0], t[1], node), node)
 
         if isinstance(callee, TransformedFn):   # jax.vmap(f)(x) with f closing over traced values
             if self.nnx_in(callee.args, callee.kwargs, args, kwargs):   # nnx.value_and_grad(loss)(model): on its state
@@ -768,6 +799,8 @@ class CallMixin(GeneratorMixin):
         from .kinds import array_exemplars
 
         def exemplars(v: Value) -> tuple:
+            if isinstance(v, KindedValue) and not self.outer_traced:   # formatted on the host from eager's object
+                return self.kinded_exemplars(v)
             return () if self.outer_traced or v.type.mixed else array_exemplars(v.type, False)
 
         return {"traced": lambda x: isinstance(x, Value), "opaque": contains_standin, "exemplars": exemplars}
@@ -912,6 +945,20 @@ class CallMixin(GeneratorMixin):
         call = getattr(type(callee), "__call__", None)
         return isinstance(call, types.FunctionType) and classify_callee(call) is CallKind.USER_FUNCTION
 
+    def _splits_kinds(self, callee: Any) -> bool:
+        """A call that looks at its arguments' kinds (a builtin, an array op, a
+        printer): made once per kind of an argument of path-dependent kind. A
+        function converted inline (the user's, a library's Python) or one that
+        only moves its arguments (``list``, ``zip``) gets the value itself."""
+        from .interpreter import LocalFunction
+
+        if isinstance(callee, LocalFunction) or id(callee) in _KIND_MOVERS:
+            return False
+        if classify_callee(callee) is CallKind.USER_FUNCTION or self._is_user_callable_object(callee) \
+                or _library_python(callee):
+            return False
+        return not (isinstance(callee, type) and (_python_init(callee) is not None or _is_namedtuple_class(callee)))
+
     def _special_builtin(self, callee: Any, args: tuple, kwargs: dict, node: Any, traced: bool) -> Any:
         if callee in (zip, enumerate) and any(isinstance(a, (arrays.TracedRange, arrays.TracedZip)) for a in args):
             zipped = self._traced_zip(callee, args, kwargs)
@@ -963,6 +1010,15 @@ class CallMixin(GeneratorMixin):
             f = self.python_number(args[0], float, "trunc", f"math.{name}()", node)
             self.emit_call(arrays.math_domain_check, (f, name), {}, node, f"math.{name} check", effect=True)
             out = self.emit_call(arrays.python_math, (f, name), {}, node, f"math.{name}")
+            out.type = out.type.with_kinds(("python",))
+            return out
+        host = _host_math(callee)
+        if host is not None and args and not kwargs and any(isinstance(a, Value) for a in args) \
+                and all(not a.type.shape if isinstance(a, Value) else type(a) in (int, float, bool) for a in args):
+            # math.cos(step / total * math.pi) of traced Python numbers: Python's math on the host
+            floats = tuple(self.python_number(a, float, "trunc", f"math.{host}()", node) if isinstance(a, Value)
+                           else float(a) for a in args)
+            out = self.emit_call(arrays.python_math_host, (host, *floats), {}, node, f"math.{host}", effect=True)
             out.type = out.type.with_kinds(("python",))
             return out
         if callee is round and args and isinstance(args[0], Value):
@@ -1440,6 +1496,11 @@ def _is_namedtuple_class(cls: Any) -> bool:
     new = cls.__new__
     return isinstance(new, types.FunctionType) and new.__globals__.get("_tuple_new") is tuple.__new__ \
         and cls.__init__ is object.__init__
+
+
+def _is_jax_function(callee: Any) -> bool:
+    """A function of JAX's own (``jnp.stack``, ``jax.nn.relu``): its operands become JAX arrays."""
+    return (getattr(callee, "__module__", "") or "").split(".")[0] == "jax" and callable(callee)
 
 
 def _python_with_source(callee: Any) -> bool:

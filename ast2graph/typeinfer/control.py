@@ -25,12 +25,13 @@ import jax
 import numpy as np
 
 from ..fallback.sites import FallbackCode, GraphBreak
-from ..ir.core import ArrayType, ForOp, IfOp, Region, ScanOp, SwitchOp, Value, WhileOp, walk_ops
+from ..ir.core import ArrayType, ForOp, IfOp, KindedValue, Region, ScanOp, SwitchOp, Value, WhileOp, walk_ops
 from . import arrays
 from .exits import BodyEnd, ExitsMixin, LoopCtx
-from .lattice import INT_BITS, TRACED_INT_BITS, abstract_type, describe, join_types, same_dtype, same_static
+from .lattice import INT_BITS, TRACED_INT_BITS, WIDE_INTS, abstract_type, describe, join_types, same_dtype, same_static
 from .masked import MaskedSlice
 from .nnx import is_nnx
+from .pathkinds import NONE_KEY, TAG_TYPE, kind_family, variants_of
 from .trees import tree_flatten
 from .state import UNBOUND, BreakSignal, MaybeBound, ContinueSignal, ControlSignal, ReturnSignal
 
@@ -62,8 +63,16 @@ _PYTHON_TYPES = {"b": bool, "i": int, "u": int, "f": float, "c": complex}
 
 
 def _flatten(x: Any):
-    # an NNX object is one leaf, the same object on every path (its state is in attr_writes)
-    return tree_flatten(x, is_leaf=lambda v: isinstance(v, Value) or v is UNBOUND or is_nnx(v))
+    # an NNX object is one leaf, the same object on every path (its state is in attr_writes);
+    # a value of path-dependent kind is its tag and variants (what regions yield and carry)
+    return tree_flatten(x, is_leaf=lambda v: isinstance(v, Value) and type(v) is not KindedValue or v is UNBOUND
+                        or is_nnx(v))
+
+
+def _flatten_joined(x: Any):
+    """``_flatten`` with a ``KindedValue`` as one leaf, and ``None`` (what
+    joins compare: None on one path and an array on another is a kind)."""
+    return tree_flatten(x, is_leaf=lambda v: v is None or isinstance(v, Value) or v is UNBOUND or is_nnx(v))
 
 
 class ControlMixin(ExitsMixin):
@@ -80,6 +89,9 @@ class ControlMixin(ExitsMixin):
         ssa = self.frame.unit.ssa
         names = sorted(ssa.assigned(stmt) & ssa.live_out(stmt))
         runs = [lambda b=b: self.exec_block(b) for b in bodies] + [lambda: self.exec_block(orelse)]
+        if len(preds) == 1:   # ``if n is None``: each branch sees what n can be there
+            narrowing = self.none_narrowing(stmt.test)
+            runs = [self.narrowed(narrowing, True, runs[0]), self.narrowed(narrowing, False, runs[1])]
         if len(preds) == 1:
             self.decide(stmt, "if", "lax.cond", "condition is a traced array")
             self._traced_branches(stmt, truth, runs, names, ssa.assigned(stmt))
@@ -143,8 +155,10 @@ class ControlMixin(ExitsMixin):
             return run
 
         frame.local_names = had | {box}
+        narrowing = self.none_narrowing(node.test)
+        runs = [self.narrowed(narrowing, True, branch(node.body)), self.narrowed(narrowing, False, branch(node.orelse))]
         try:
-            self._traced_branches(node, truth, [branch(node.body), branch(node.orelse)], [box], {box})
+            self._traced_branches(node, truth, runs, [box], {box})
             return frame.env.pop(box)
         finally:
             frame.local_names = had
@@ -313,11 +327,17 @@ class ControlMixin(ExitsMixin):
         joined = []
         for region, env in outs:
             with self.in_region(region):
-                values = [self.fit_bound(env.get(n, UNBOUND), t, node) for n, t in zip(names, templates)]
+                values = [self.fit_kinds(self.fit_bound(env.get(n, UNBOUND), t, node), t, node)
+                          for n, t in zip(names, templates)]
                 joined.append([leaf for value, template in zip(values, templates)
                                for leaf, t in zip(_flatten(value)[0], _flatten(template)[0]) if isinstance(t, _Traced)])
                 region.yields = self._coerce_all(node, values, templates)
         self.join_views(results, joined)   # the result is one of the paths' arrays (mutation.py)
+        for k, r in enumerate(results):   # a Python int that fits n bits on every path fits them after the join
+            if r.type.python and r.type.dtype.kind in "iu" and all(region.yields[k] in INT_BITS for region, _ in outs):
+                INT_BITS[r] = max(INT_BITS[region.yields[k]] for region, _ in outs)
+            if any(region.yields[k] in WIDE_INTS for region, _ in outs):   # a JAX op still checks it fits int32
+                WIDE_INTS.add(r)
         if switch:
             self.region.ops.append(SwitchOp(results, self.loc(node), pred, [r for r, _ in outs]))
         else:
@@ -381,19 +401,25 @@ class ControlMixin(ExitsMixin):
         ``branches``: the paths of a traced ``if``, after which eager's array
         has the taken path's dtype, so arrays of different dtypes do not join
         (a loop's carried value takes the promoted dtype from its first trip)."""
-        flat = [_flatten(v) for v in values]
+        flat = [_flatten_joined(v) for v in values]
         treedef = flat[0][1]
         if any(f[1] != treedef for f in flat[1:]):
             raise _JoinError(f"structure differs ({' vs '.join(describe(v) for v in values)})")
         out = []
         for leaves in zip(*(f[0] for f in flat)):
-            out.append(self._join_leaves(list(leaves), branches))
+            out.append(self._join_leaves(list(leaves), branches, kinded=True))
         return jax.tree_util.tree_unflatten(treedef, out)
 
-    def _join_leaves(self, leaves: list, branches: bool = False) -> Any:
+    def _join_leaves(self, leaves: list, branches: bool = False, kinded: bool = False) -> Any:
+        """The template of one leaf after a join. ``kinded``: values of
+        different kinds make a ``KindedValue`` (the caller fits each path's
+        value to it, ``fit_kinds``); otherwise an untagged path-dependent kind."""
         first = leaves[0]
         if not any(isinstance(x, (Value, _Traced)) for x in leaves) and all(same_static(first, x) for x in leaves[1:]):
             return first
+        tagged = self._join_kinds(leaves, branches) if kinded else None
+        if tagged is not None:
+            return tagged
         types = []
         for x in leaves:
             t = x.type if isinstance(x, (Value, _Traced)) else abstract_type(x)
@@ -417,6 +443,34 @@ class ControlMixin(ExitsMixin):
             kinds |= {"python?"}
         return _Traced(joined.with_kinds(kinds))
 
+    def _join_kinds(self, leaves: list, branches: bool) -> KindedValue | None:
+        """The join of values of different kinds (a Python float on one path,
+        a jax.Array on another): a ``KindedValue`` template, one variant per
+        kind, each the join of that kind's types; None where every value has
+        one kind (the usual join) or one has no kind description."""
+        described = [variants_of(x) for x in leaves]
+        if any(d is None for d in described):
+            return None
+        groups: dict[str, list[ArrayType]] = {}
+        for d in described:
+            for key, t in d:
+                groups.setdefault(key, []).append(t)
+        if len(groups) < 2 or not branches and not any(isinstance(x, KindedValue) for x in leaves) and \
+                len({kind_family(k) for k in groups}) < 2:
+            return None   # one kind (a loop's carried array of another dtype: promoted, as before)
+        variants = []
+        for key in sorted(groups):
+            types = groups[key]
+            joined = types[0]
+            for t in types[1:]:
+                joined = join_types(joined, t)
+                if joined is None:
+                    raise _JoinError(f"shape changes ({' vs '.join(str(t) for t in types)})")
+            variants.append(_Traced(joined.with_kinds(types[0].kinds)))
+        if len({v.type.shape for k, v in zip(sorted(groups), variants) if k != NONE_KEY}) > 1:
+            raise _JoinError(f"shape changes ({' vs '.join(str(v.type) for v in variants)})")
+        return KindedValue(_Traced(TAG_TYPE), variants, tuple(sorted(groups)))
+
     def _coerce_all(self, node: Any, values: list, templates: list) -> list[Value]:
         out: list[Value] = []
         for value, template in zip(values, templates):
@@ -424,6 +478,8 @@ class ControlMixin(ExitsMixin):
             for leaf, t in zip(leaves, _flatten(template)[0]):
                 if isinstance(t, _Traced):
                     out.append(self.convert(leaf, t.type, node))
+                    if type(leaf) in (bool, int) and t.type.python and t.type.dtype.kind in "iu":
+                        INT_BITS[out[-1]] = abs(leaf).bit_length()   # a static Python int: its bits are known
         return out
 
     def _bind_templates(self, names: list[str], templates: list, results: Any) -> None:
@@ -804,6 +860,7 @@ class ControlMixin(ExitsMixin):
         init = self._loop_init(stmt, names, state, env0, set(names) if runs else {carried_target})
         n_index = 0 if row is not None else 1
         results = [Value(a.type) for a in body.args[n_index:n_index + len(init)]]
+        exit_classes = self.carried_exit_classes
         self.join_views(results, [init, body.yields])   # the initial array or a carried one (mutation.py)
         if not traced_count and (count if row is None else count.type.shape[0]) >= 1:
             for r, kinds in zip(results, exit_kinds):   # one iteration or more: the body's kinds
@@ -821,6 +878,8 @@ class ControlMixin(ExitsMixin):
             self.decide(stmt, "for", mode, "rolled: trip count is traced" if traced_count else f"rolled: {count if row is None else count.type.shape[0]} iterations exceed the unroll limit {self.options.unroll_limit}")
         self.frame.env = dict(env0)
         self._bind_state(names, state, iter(results))
+        if not traced_count and (count if row is None else count.type.shape[0]) >= 1:
+            self._exit_variants(names, exit_classes)
         self.finish_carried_containers(stmt, names)
         if carried_target is not None and target_bits is not None:
             self._bound_int_bits(self.frame.env.get(carried_target), env0.get(carried_target, UNBOUND), target_bits)
@@ -828,6 +887,25 @@ class ControlMixin(ExitsMixin):
                                       and carried_target not in self.frame.unit.ssa.assigned(stmt.body)):
             finish()   # no break, not rebound in the body: the last item (a static int for a static range)
         self.after_loop(stmt, ctx)
+
+    def _exit_variants(self, names: list[str], exit_classes: dict) -> None:
+        """After a loop that runs at least once: a carried value of
+        path-dependent kind that every iteration leaves of one kind is the
+        variant of that kind (its tag is always that one's)."""
+        for n in names:
+            if n not in self.frame.env or not exit_classes.get(n):
+                continue
+            classes = iter(exit_classes[n])
+            leaves, treedef = _flatten_joined(self.frame.env[n])
+            if not any(isinstance(x, KindedValue) for x in leaves):
+                continue
+            out = []
+            for x in leaves:
+                if isinstance(x, KindedValue):
+                    keys = next(classes, ())
+                    x = x.variants[x.keys.index(keys[0])] if len(keys) == 1 and keys[0] in x.keys else x
+                out.append(x)
+            self.frame.env[n] = jax.tree_util.tree_unflatten(treedef, out)
 
     @staticmethod
     def _bound_int_bits(result: Any, init: Any, bits: int) -> None:
@@ -997,7 +1075,9 @@ class ControlMixin(ExitsMixin):
         for n, old, new in pairs:
             if not isinstance(old, (bool, int, float, complex)):
                 continue
-            if isinstance(new, Value):
+            if isinstance(new, KindedValue):   # its Python number stays one, exact
+                unsafe = False
+            elif isinstance(new, Value):
                 unsafe = new.type.weak_type or new.type.dtype.kind in "biu" and not isinstance(old, bool)
             else:
                 unsafe = isinstance(new, (bool, int, float, complex)) and not same_static(old, new)
@@ -1007,16 +1087,24 @@ class ControlMixin(ExitsMixin):
     def _yield_carried(self, stmt: Any, names: list[str], state: dict, env: dict, body: Region) -> None:
         live = [n for n in names if state[n] is not UNBOUND]
         templates = [_unwrap(state[n]) for n in live]
+        bound = [self.fit_bound(env[n], t, stmt) for n, t in zip(live, templates)]
+        # the kinds a path-dependent carried value has after an iteration (one
+        # variant: the loop's result after one or more iterations is that one)
+        self.carried_exit_classes = {
+            n: [tuple(k for k, _ in variants_of(leaf) or ()) for leaf, t in
+                zip(*(_flatten_joined(x)[0] for x in (value, template))) if isinstance(t, KindedValue)]
+            for n, value, template in zip(live, bound, templates)}
+        self.check_input_versions([env])
+        with self.in_region(body):
+            fitted = [self.fit_kinds(value, t, stmt) for value, t in zip(bound, templates)]
+            body.yields = self._coerce_all(stmt, fitted, templates)
         # the eager kinds of the carried values after an iteration (before the
         # join with the values before the loop): the loop's results after one
         # or more iterations
         self.carried_exit_kinds = [
             (leaf.type if isinstance(leaf, Value) else abstract_type(leaf)).kinds
-            for value, template in zip([self.fit_bound(env[n], t, stmt) for n, t in zip(live, templates)], templates)
+            for value, template in zip(fitted, templates)
             for leaf, t in zip(_flatten(value)[0], _flatten(template)[0]) if isinstance(t, _Traced)]
-        self.check_input_versions([env])
-        with self.in_region(body):
-            body.yields = self._coerce_all(stmt, [self.fit_bound(env[n], t, stmt) for n, t in zip(live, templates)], templates)
 
     def _abstract(self, value: Any) -> Any:
         if value is UNBOUND:
@@ -1108,7 +1196,8 @@ class ControlMixin(ExitsMixin):
                 template = template.template
                 if n in self.frame.unit.ssa.live_out(stmt) and n not in bound and not isinstance(template, MaybeBound):
                     raise self.graph_break(FallbackCode.UNDEFINED_AFTER_LOOP, stmt, f"variable '{n}' is first assigned inside the loop and used after it", "loop")
-            src = _flatten(self.fit_bound(env0[n], template, stmt))[0] if not placeholder else None
+            src = _flatten(self.fit_kinds(self.fit_bound(env0[n], template, stmt), template, stmt))[0] \
+                if not placeholder else None
             for j, t in enumerate(_flatten(template)[0]):
                 if isinstance(t, _Traced):
                     init.append(self._zeros(t.type, stmt) if placeholder else self.convert(src[j], t.type, stmt))

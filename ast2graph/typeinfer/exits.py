@@ -36,7 +36,7 @@ import jax
 import jax.numpy as jnp
 
 from ..fallback.sites import FallbackCode
-from ..ir.core import Region, Value
+from ..ir.core import KindedValue, Region, Value
 from .nnx import is_nnx
 from .trees import tree_flatten
 from .state import UNBOUND, BreakSignal, ContinueSignal, ControlSignal, ReturnSignal
@@ -173,7 +173,9 @@ class ExitsMixin:
             bound = [env[name] for _, env in outs if name in env and env[name] is not UNBOUND]
             if not bound or len(bound) == len(outs):
                 continue
-            leaves, treedef = tree_flatten(bound[0], is_leaf=lambda x: isinstance(x, Value) or is_nnx(x))
+            # (a value of path-dependent kind: zeros for its tag and each variant)
+            leaves, treedef = tree_flatten(bound[0], is_leaf=lambda x: isinstance(x, Value) and type(x) is not KindedValue
+                                           or is_nnx(x))
             for region, env in outs:
                 if env.get(name, UNBOUND) is UNBOUND:
                     with self.in_region(region):

@@ -34,7 +34,7 @@ import numpy as np
 
 from ..diagnostics import Loc
 from ..fallback.sites import Decision, FallbackCode, FallbackSite, GraphBreak
-from ..ir.core import ArrayType, CallOp, Region, StandinSeen, Value, walk_ops
+from ..ir.core import ArrayType, CallOp, KindedValue, Region, StandinSeen, Value, walk_ops
 from ..resolver import CallKind, NameKind, classify_callee, qualified_name
 from ..ssa.names import bound_names
 from ..tracebacks import RaiseSite, UserLine
@@ -45,6 +45,7 @@ from .calls import CallMixin
 from .containers import ContainerMixin
 from .control import ControlMixin
 from .mutation import MutationMixin
+from .pathkinds import KindTagMixin, kind_class
 from .listindex import ListIndexMixin, traced_index
 from .varlist import VarListMixin, tail_of
 from .masked import MaskedMixin, MaskedSlice
@@ -211,7 +212,7 @@ class LocalFunction:
 
 
 class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixin, NnxMixin, WritebackMixin,
-                  ContainerMixin, ListIndexMixin, VarListMixin, MaskedMixin):
+                  ContainerMixin, ListIndexMixin, VarListMixin, MaskedMixin, KindTagMixin):
     """Abstract interpreter for one call signature of one segment."""
 
     def __init__(self, options: Options):
@@ -337,6 +338,9 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
         (``jnp.sum`` for ``np.sum``): it decides the results' eager kinds."""
         self._guard_operands(args, kwargs, node)
         leaves, treedef = tree_flatten((args, kwargs))
+        if any(type(x) is KindedValue for x in leaves):   # computed per kind where its callers split (pathkinds)
+            raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{name or qualified_name(fn)} is given a value "
+                                   "whose kind (NumPy array, Python number or jax.Array) depends on the path taken")
         if not effect and not numpy_fn and eager_fn is None and self.folded_operands(leaves):
             folded = self.fold_constant(fn, args, kwargs)   # calls.py: made at trace time, as eager makes it
             if folded is not None:
@@ -453,6 +457,10 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
         if isinstance(x, Value):
             return x
         v = self.emit_call(arrays.constant, (x,), {}, node, "asarray")
+        if not isinstance(v, Value):   # a small jax.Array folded at trace time (``jnp.arange(3)``): a graph constant
+            v = Value(ArrayType.of(x))
+            self.region.ops.append(CallOp([v], self.loc(node), arrays.constant,
+                                          jax.tree_util.tree_structure(((0,), {})), [x], "asarray"))
         if is_python_number(x):
             v.type = dataclasses.replace(v.type, python=True)
         return v
@@ -719,6 +727,8 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
     def iterate_static(self, value: Any, node: Any) -> list:
         """The items of an iterable known at trace time (array rows included)."""
         self.check_varlist_iteration(value, node)   # a list whose length depends on the data (varlist.py)
+        if type(value) is KindedValue:   # the rows of each kind's object (a NumPy array's or a jax.Array's)
+            return self.split_kinds(value, lambda v: self.iterate_static(v, node), node)
         if isinstance(value, Value):
             if not value.type.shape:
                 raise self.graph_break(FallbackCode.TRACE_ERROR, node, "iteration over a 0-d array")
@@ -788,6 +798,8 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
     def binop(self, fn: Callable, left: Any, right: Any, node: Any) -> Any:
         if isinstance(left, MaskedSlice) or isinstance(right, MaskedSlice):   # ``x[:n] ** 2`` (masked.py)
             return self.masked_binop(fn, left, right, node)
+        if type(left) is KindedValue or type(right) is KindedValue:   # eager's operator on each path's objects
+            return self.split_kinds((left, right), lambda lr: self.binop(fn, *lr, node), node)
         if is_nnx(left) or is_nnx(right):   # a Variable's operators read its current value
             return self.nnx_operator(fn, (left, right), node)
         if fn is operator.mod and type(left) is str and contains_value(right):
@@ -893,6 +905,8 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
         if isinstance(operand, MaskedSlice):   # ``-x[:n]`` (masked.py)
             return MaskedSlice(self.emit_call(fn, (operand.base,), {}, node, fn.__name__), operand.start, operand.count,
                                operand.step)
+        if type(operand) is KindedValue:
+            return self.split_kinds(operand, lambda x: self.emit_call(fn, (x,), {}, node, fn.__name__), node)
         if is_nnx(operand):
             return self.nnx_operator(fn, (operand,), node)
         if isinstance(operand, Value):
@@ -901,10 +915,12 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
 
     def truth(self, value: Any, node: Any) -> Any:
         """``bool(value)``: a Python bool, or a traced scalar bool ``Value``."""
+        known = self.__dict__.get("_known_truths", {}).get(id(value)) if isinstance(value, Value) else None
+        if known is not None and known[0] is value:   # ``a and False`` (eval_BoolOp), of one kind or kinded
+            return known[1]
+        if type(value) is KindedValue:   # each kind's truth, as one traced bool whatever the kind
+            return self.split_kinds(value, lambda x: self._plain_truth(x, node), node)
         if isinstance(value, Value):
-            known = self.__dict__.get("_known_truths", {}).get(id(value))
-            if known is not None and known[0] is value:   # ``a and False`` (eval_BoolOp)
-                return known[1]
             if int(np.prod(value.type.shape)) != 1:
                 raise self.graph_break(FallbackCode.TRACE_ERROR, node, f"the truth value of an array of shape {value.type.shape} is ambiguous (eager raises ValueError)")
             if value.type.shape == () and value.type.dtype == np.dtype(bool):
@@ -918,6 +934,14 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
             return True
         return self.static_call(bool, (value,), {}, node)
 
+    def _plain_truth(self, value: Any, node: Any) -> Any:
+        truth = self.truth(value, node)
+        if not isinstance(truth, Value):
+            return truth
+        out = self.emit_call(arrays.cast, (truth, np.dtype(bool), False), {}, node, "bool")
+        out.type = out.type.with_kinds(("jax",))
+        return out
+
     def eval_BoolOp(self, node: gast.BoolOp) -> Any:
         is_and = isinstance(node.op, gast.And)
         result = self.eval(node.values[0])
@@ -930,7 +954,14 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
                 result = self.eval(operand)
                 continue
             start = len(self.region.ops)
-            other = self.eval(operand)
+            # ``n is None or n < m``: the right operand runs (for eager) where n is not None
+            narrowing = self.none_narrowing(node.values[i]) if i == 0 else None
+            saved = self.frame.env.get(narrowing[0]) if narrowing else None
+            try:
+                other = self.narrowed(narrowing, is_and, lambda: self.eval(operand))()
+            finally:
+                if narrowing:
+                    self.frame.env[narrowing[0]] = saved
             if any(getattr(getattr(op, "fn", None), "_a2g_effect", False)
                    for op in walk_ops(Region(ops=self.region.ops[start:]))):
                 raise self.graph_break(FallbackCode.SIDE_EFFECT, operand, "the right operand of a traced "
@@ -949,6 +980,11 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
         from .lattice import abstract_type, join_types, same_dtype
 
         ta, tb = abstract_type(other), abstract_type(current)
+        if KindedValue in (type(other), type(current)) or ta and tb and kind_class(ta) != kind_class(tb):
+            # eager's result is one operand or the other, of its own kind: a run-time kind tag says which
+            picked = (other, current) if is_and else (current, other)
+            self.decide(node, "boolop", "select", "traced left operand: both operands computed, one selected")
+            return self.select_join(node, truth, *picked)
         joined = join_types(ta, tb) if ta and tb else None
         if joined is None or not same_dtype(ta, tb):
             raise self.graph_break(FallbackCode.BRANCH_MISMATCH, node, "operands of a traced and/or differ in kind, shape or dtype; the result would not be one of them")
@@ -967,10 +1003,10 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
             fn = arrays.COMPARE[type(op).__name__]
             if isinstance(op, (gast.Is, gast.IsNot)):
                 self.note_identity((left, right))
-                try:
-                    part = same_object(left, right) is isinstance(op, gast.Is)
-                except Unobservable as e:
-                    raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, str(e)) from None
+                if KindedValue in (type(left), type(right)):   # ``best is None``: by the kind on each path
+                    part = self.split_kinds((left, right), lambda lr, op=op: self._identity(*lr, op, node), node)
+                else:
+                    part = self._identity(left, right, op, node)
             else:
                 part = self._traced_contains(left, right, isinstance(op, gast.NotIn), node) \
                     if isinstance(op, (gast.In, gast.NotIn)) else NotImplemented
@@ -984,6 +1020,12 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
                 return result   # (Python asks the truth only before a next comparison: ``a < b < c``)
             left = right
         return result
+
+    def _identity(self, left: Any, right: Any, op: Any, node: Any) -> bool:
+        try:
+            return same_object(left, right) is isinstance(op, gast.Is)
+        except Unobservable as e:
+            raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, str(e)) from None
 
     def _traced_contains(self, left: Any, right: Any, negate: bool, node: Any) -> Any:
         """``left in right`` / ``not in`` with ``right`` a tuple or list of
@@ -1030,10 +1072,11 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
         ta, tb = self.truth(a, node), self.truth(b, node)
         if not isinstance(ta, Value):
             return b if ta else a
-        out = self.emit_call(jax.numpy.logical_and, (ta, tb), {}, node, "and")
         kinds = [x.type.kinds if isinstance(x, Value) else frozenset({"python"}) for x in (a, b)]
-        if kinds[0] != kinds[1]:   # eager's result is a or b, by the data: its kind depends on the path
-            out.type = out.type.with_kinds(kinds[0] | kinds[1])
+        if kinds[0] != kinds[1] or KindedValue in (type(a), type(b)):
+            return self.select_join(node, ta, b, a)   # eager's result is a or b, by the data, of its own kind
+        out = self.emit_call(jax.numpy.logical_and, (ta, tb), {}, node, "and")
+        out.type = out.type.with_kinds(kinds[0])   # a or b: both of this kind (a Python bool for ``0 < a < 2``)
         return out
 
     def eval_IfExp(self, node: gast.IfExp) -> Any:
@@ -1049,6 +1092,8 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
 
     def attribute_of(self, obj: Any, attr: str, node: Any) -> Any:
         """``obj.attr``; a local function answers as a function does."""
+        if type(obj) is KindedValue:   # each kind's attribute (``x.shape``: one answer)
+            return self.split_kinds(obj, lambda x: self.attribute_of(x, attr, node), node)
         if attr == "__class__" and isinstance(obj, standin_types()):   # type(obj), as eager has it
             try:
                 return observe(type, (obj,), {}, self.outer_traced, None)
@@ -1161,6 +1206,12 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
     def eval_Subscript(self, node: gast.Subscript) -> Any:
         obj = self.eval(node.value)
         idx = self.eval_index(node.slice)
+        if type(obj) is KindedValue or type(idx) is KindedValue:
+            return self.split_kinds((obj, idx), lambda oi: self.subscript(*oi, node), node)
+        return self.subscript(obj, idx, node)
+
+    def subscript(self, obj: Any, idx: Any, node: Any) -> Any:
+        """``obj[idx]`` of evaluated operands."""
         if isinstance(obj, arrays.AtHelper):
             return arrays.AtIndexed(obj.value, idx)
         if is_variable(obj):   # ``v[...]`` on an NNX Variable (nnx.py)
@@ -1174,6 +1225,7 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
                 self._guard_contents(obj, node)   # the items read are the ones it holds now
             return self.traced_list_load(node, obj, idx)   # containers.py: items of joined kinds, by selects
         if isinstance(obj, Value) or contains_value(idx):
+            idx = self.numpy_list_index(obj, idx, node)   # x[[k, p]] of a NumPy array: NumPy's fancy index
             parts = idx if type(idx) is tuple else (idx,)
             if isinstance(obj, Value) and any(isinstance(p, arrays.SliceSpec) for p in parts):
                 if type(idx) is arrays.SliceSpec:   # ``x[:n]``: the whole array, the positions kept masked (masked.py)

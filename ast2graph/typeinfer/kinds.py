@@ -240,7 +240,7 @@ def _what(x: Any) -> str:
     if isinstance(x, Value):
         names = {"python": "a Python number", "python?": "a Python number", "numpy": "a NumPy array",
                  "array0": "a 0-d NumPy array", "jax": "a jax.Array"}
-        return f"a traced value ({' or '.join(names[k] for k in sorted(x.type.kinds))})"
+        return f"a traced value ({' or '.join(names.get(k, k) for k in sorted(x.type.kinds))})"
     return f"ast2graph's stand-in for {type(x).__name__}"
 
 

@@ -257,6 +257,8 @@ def abstract_type(x: Any) -> ArrayType | None:
         return None if type(x) is int and not is_traceable_number(x) else static_array_type(x)
     if isinstance(x, np.ndarray) and x.dtype.kind in "biufc":
         return array_type_of(x)
+    if isinstance(x, jax.Array) and not isinstance(x, jax.core.Tracer) and x.dtype.kind in "biufc":
+        return array_type_of(x)   # a small array folded at trace time (``jnp.arange(3)``): a jax.Array
     return None
 
 

@@ -105,13 +105,16 @@ def make_local_class(stmt: gast.ClassDef, bases: list, filename: str, globals_: 
 
 
 def read_by_other_scopes(tree: Any, name: str) -> bool:
-    """Whether a nested function, lambda or class of ``tree`` other than the
-    class ``name`` itself reads ``name`` from the function (its cell)."""
+    """Whether a nested function, lambda, class or generator expression of
+    ``tree`` other than the class ``name`` itself reads ``name`` from the
+    function (its cell): what may read the cell after the call returns. (A
+    list, set or dict comprehension reads it only while it runs.)"""
     def visit(node: Any) -> bool:
         for child in gast.iter_child_nodes(node):
             if isinstance(child, gast.ClassDef) and child.name == name:
                 continue
-            if isinstance(child, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)) \
+            if isinstance(child, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef,
+                                  gast.GeneratorExp)) \
                     and name in free_names(child):
                 return True
             if visit(child):

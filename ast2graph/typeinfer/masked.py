@@ -186,7 +186,7 @@ class MaskedMixin:
     def masked_slice(self, obj: Value, spec: Any, node: Any) -> MaskedSlice:
         """``obj[spec]`` for a ``SliceSpec`` with a traced bound on axis 0."""
         step = 1 if spec.step is None else spec.step
-        if not obj.type.shape or isinstance(step, Value) or type(step) is not int or step == 0 \
+        if type(obj) is not Value or not obj.type.shape or isinstance(step, Value) or type(step) is not int or step == 0 \
                 or any(isinstance(b, Value) and (b.type.shape or b.type.dtype.kind not in "iu" or b.type.mixed)
                        for b in (spec.start, spec.stop)) \
                 or any(b is not None and not isinstance(b, Value) and type(b) is not int for b in (spec.start, spec.stop)):

@@ -640,6 +640,18 @@ class MutationMixin:
             # argument at the segment's end: the construct's result for this
             # name (carried by the loop, joined by the branch: writeback.py)
             self.note_region_input_write(self.input_of[id(obj)][1], name, target)
+        # x[[k, p]] = v: NumPy writes a repeated index's last value, XLA's scatter in no set order:
+        # a list of rows (traced, or repeated) is written one row after the other; in a tuple, distinct only
+        lists = [k for k, p in enumerate(idx if type(idx) is tuple else (idx,)) if type(p) is list]
+        idx = self.numpy_list_index(obj, idx, target)
+        converted = [(idx if type(idx) is tuple else (idx,))[k] for k in lists]
+        rows = type(idx) is not tuple and lists and not isinstance(idx, list) and \
+            (isinstance(idx, Value) or idx.dtype != bool and len(set(idx.tolist())) < len(idx))
+        if type(idx) is tuple and any(isinstance(p, Value) or p.dtype != bool and len(set(p.tolist())) < len(p)
+                                      for p in converted if not isinstance(p, list)):
+            raise self.graph_break(FallbackCode.MUTATION, target, "a write through a list index that may repeat an "
+                                   "element, with other indices (NumPy writes the last value; the graph's order is "
+                                   "unspecified)")
         masked = type(idx) is arrays.SliceSpec and any(isinstance(b, Value) for b in (idx.start, idx.stop, idx.step))
         if op is not None:
             if masked:   # ``y[:k] += v``: the slice read masked (masked.py), written back below
@@ -655,6 +667,8 @@ class MutationMixin:
         self._check_bounds(obj, idx, target)
         if masked and isinstance(value, MaskedSlice):   # ``y[:k] = x[:k] * 2``: the kept rows in order
             new = self.masked_store(obj, idx, value, "set", target, numpy=True)
+        elif rows:
+            new = self.emit_call(arrays.setitem_rows, (obj, idx, value), {}, target, "setitem")
         else:
             new = self.emit_call(np_setitem, (obj, idx, value), {}, target, "setitem")
         new.type = dataclasses.replace(new.type, numpy=True, array0=obj.type.array0)
@@ -681,11 +695,46 @@ class MutationMixin:
                                    "array (bounds-checked) on one path and a jax.Array (clamped) on another")
         if not numpy:
             return
+        bad = arrays.static_index_out_of_bounds(tuple(shape), idx)
+        if bad is not None:
+            raise self.graph_break(FallbackCode.TRACE_ERROR, node, f"index {bad[0]} is out of bounds for axis {bad[1]} "
+                                   f"with size {shape[bad[1]]} (eager raises IndexError)")
         parts = arrays.traced_int_parts(tuple(shape), idx)
         if parts:
             axes, indices = zip(*parts)
             self.emit_call(arrays.numpy_index_check, (tuple(shape), axes, *indices), {}, node, "index check",
                            effect=True)
+
+    def numpy_list_index(self, obj: Any, idx: Any, node: Any) -> Any:
+        """A list in the index of a NumPy array (``x[[k, p]]``, ``x[[0, 2], 1]``):
+        NumPy's fancy index, the integer array (a list of bools: the mask)
+        NumPy makes of it; JAX refuses lists. A list of other items is left
+        as it is (the statement runs in Python, as before)."""
+        numpy = isinstance(obj, np.ndarray) or isinstance(obj, Value) and obj.type.numpy and not obj.type.mixed
+        parts = idx if type(idx) is tuple else (idx,)
+        if not numpy or not any(type(p) is list for p in parts):
+            return idx
+
+        def integer(e: Any) -> bool:
+            if isinstance(e, Value):
+                return not e.type.shape and not e.type.mixed and e.type.dtype.kind in "iu"
+            return isinstance(e, (int, np.integer)) and not isinstance(e, (bool, np.bool_))
+
+        out = []
+        for p in parts:
+            if type(p) is not list:
+                out.append(p)
+            elif not p:
+                out.append(np.zeros(0, np.intp))
+            elif all(type(e) is bool for e in p):
+                out.append(np.asarray(p))
+            elif all(integer(e) and not isinstance(e, Value) for e in p):
+                out.append(np.asarray(p, np.intp))
+            elif all(integer(e) for e in p):
+                out.append(self.emit_call(arrays.index_list, tuple(p), {}, node, "index list"))
+            else:
+                return idx
+        return tuple(out) if type(idx) is tuple else out[0]
 
     def _check_bounds(self, obj: Value, idx: Any, node: Any) -> None:
         self.check_numpy_index(obj, idx, node)

@@ -15,6 +15,7 @@ import collections.abc
 import dataclasses
 import functools
 import itertools
+import os
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,7 +23,7 @@ import jax
 import numpy as np
 
 from ..fallback.sites import Decision, FallbackCode, FallbackSite, GraphBreak
-from ..ir.core import CallOp, Graph, Region, Value, walk_ops
+from ..ir.core import CallOp, Graph, KindedValue, Region, Value, walk_ops
 from .arrays import DeferredStr, raise_when
 from .calls import TransformedFn
 from .guards import object_key
@@ -31,6 +32,7 @@ from .nnx import boundary_leaf, is_nnx
 from .lattice import array_type_of, is_array, untrace_numbers
 from .kinds import standin_types
 from .masked import MaskedMethod, MaskedSlice
+from .pathkinds import kinded_operand
 from .writeback import written_key
 from .varlist import lists_out
 from .localclass import escapes as local_class_escapes, read_by_other_scopes
@@ -280,11 +282,13 @@ def _specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str]
             raise _escape_break(unit, stmts, start, end, FallbackCode.MUTATION, "an argument's NumPy array written in "
                                 "place inside a construct whose result does not carry it", "assignment")
     # the cell variables a returning segment assigned: their final values go
-    # into the call's cells (a closure made earlier may be called later)
+    # into the call's cells (a closure made earlier may be called later).
+    # Only a nested def, lambda, class or generator can read a cell after the
+    # call: a cell read by comprehensions alone (``[lr_at(s) for s in ...]``)
+    # and a class's cell read only by its own methods need no value
     set_here = set().union(*(unit.ssa.assigned(s) for s in stmts[start:end])) if returns and unit.cellvars else ()
     cell_values = {n: sp.frame.env[n] for n in unit.cellvars if n in set_here and n in sp.frame.env
-                   # a class made in the segment whose cell only its own methods read: they leave with it, or not at all
-                   and not (local_class_escapes(sp.frame.env[n]) and not read_by_other_scopes(unit.tree, n))}
+                   and read_by_other_scopes(unit.tree, n)}
     # the input containers written here: their new contents, written back into them after the call
     rewritten = [(obj, path) for obj, path, before in own if not _same_contents(_contents(obj), before)]
     _check_unseen(sp, rewritten, dict(zip(names, structure or [])), unit, stmts)
@@ -299,8 +303,15 @@ def _specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str]
     # dicts in eager's order; a real NNX object (not one made during tracing)
     # leaves as itself, not as a copy of its leaves; an outside or input
     # container as itself (an input one: the caller's object, ``InputRef``)
+    if sp.outer_traced and any(isinstance(x, KindedValue) for x in tree_flatten(out, leaf_types=(Value,))[0]):
+        raise _escape_break(unit, stmts, start, end, FallbackCode.CONCRETE_VALUE, "a value whose kind (NumPy array, "
+                            "Python number or jax.Array) depends on the path taken would leave the compiled segment "
+                            "under an outer JAX transform", "assignment")
+
+    # a value of path-dependent kind leaves as its tag and variants: the host picks eager's object (pathkinds)
     def kept(x: Any) -> bool:
-        return isinstance(x, Value) or is_nnx(x) and id(x) not in sp.nnx_fresh and not contains_value(x) \
+        return isinstance(x, Value) and type(x) is not KindedValue \
+            or is_nnx(x) and id(x) not in sp.nnx_fresh and not contains_value(x) \
             or sp.outside_container(x) or sp.input_container(x) is not None or _argument_part(sp, x)
 
     try:   # a list whose length depends on the data leaves as eager's list, made after the call (varlist.py)
@@ -353,6 +364,12 @@ def _specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str]
         # segment before the statement that made it.
         raise _escape_break(unit, stmts, start, end, FallbackCode.MUTATION, views, "assignment")
     body.yields = [x for x in out_leaves if isinstance(x, Value)]
+    misplaced = kinded_operand(body)
+    if misplaced is not None:   # ast2graph's own bug: a computation that skipped the split per kind
+        error = AssertionError(f"ast2graph internal error: a value of path-dependent kind is an operand of {misplaced}")
+        if os.environ.get("AST2GRAPH_CHECKS", "") not in ("", "0"):
+            raise error
+        raise _escape_break(unit, stmts, start, end, FallbackCode.INTERNAL_ERROR, str(error), "assignment")
     rebound, pinned = _rebind(sp, {k: ids for k, (ids, _) in by_value.items()}, leaves, out_leaves, writes)
     capture_values = [c.value for c in sp.captures]
     graph = Graph(unit.qualname, params + capture_values, [v.hint for v in params] + [c.description for c in sp.captures],

@@ -38,6 +38,7 @@ ALLOWED = {
     "boolop": {"static", "select"},
     "exit": {"flag"},
     "return": {"joined"},
+    "kinds": {"per kind"},   # a value of path-dependent kind computed with (pathkinds.py)
 }
 TRACED_MODE = {"if": {"lax.cond", "lax.switch"}, "while": {"lax.while_loop"}, "for": {"lax.fori_loop"}}
 
