@@ -192,6 +192,9 @@ MAKERS = {
     "AtIndexed": "x.at[1]",
     "AtMethod": "x.at[1].set",
     "SliceSpec": "slice(1, jnp.sum(x).astype(jnp.int32))",
+    "VarTail": "_varlist(x)",   # a list whose length depends on the data (typeinfer/varlist.py)
+    "MaskedSlice": "x[:jnp.sum(x).astype(jnp.int32) - 4]",   # a slice with a traced bound (typeinfer/masked.py)
+    "MaskedMethod": "x[:jnp.sum(x).astype(jnp.int32) - 4].sum",
 }
 
 # Where a value goes (``{obj}``: the expression). Text that holds an address
@@ -229,6 +232,13 @@ def _strip(text):
 
 def _plain(obj):
     return not callable(obj)
+
+
+def _varlist(x):
+    out = []
+    if jnp.sum(x) > 0:
+        out.append(jnp.sum(x))
+    return out
 '''
 
 

@@ -288,7 +288,8 @@ def test_state_read_into_the_list_changes_between_calls():
 
 
 # ------------------------------------------------------------- fallbacks
-def test_append_on_one_branch_falls_back_with_its_reason():
+def test_append_on_one_branch_is_a_buffer_and_a_count():
+    # eager's length depends on the data: a buffer and a traced count, the list made after the call (varlist.py)
     def f(x):
         out = []
         if x[0] > 0:
@@ -296,8 +297,7 @@ def test_append_on_one_branch_falls_back_with_its_reason():
         return out
 
     for x in INPUTS:
-        check(f, x, full_graph=False)
-    assert any("list 'out' has another length" in c for c in _causes(f, X_POS))
+        check(f, x, full_graph=True)
 
 
 def test_new_key_on_one_branch_falls_back():
@@ -451,7 +451,9 @@ def test_nested_rolled_loops_and_a_helper():
     assert _loop_modes(e) == ["lax.fori_loop", "lax.fori_loop"], e
 
 
-def test_growing_list_in_long_loop_unrolls():
+def test_growing_list_in_long_loop_rolls():
+    # the appended items are a buffer the loop carries; every iteration appends, so the list's
+    # length is known after it and its items are the buffer's rows (varlist.py)
     def f(x):
         out = []
         for i in range(20):
@@ -459,7 +461,7 @@ def test_growing_list_in_long_loop_unrolls():
         return jnp.stack(out)
 
     e = check(f, X20, graphs=1)
-    assert _loop_modes(e) == ["unrolled"], e
+    assert _loop_modes(e) == ["lax.fori_loop"], e
 
 
 def test_python_counter_in_a_list_keeps_python_semantics():

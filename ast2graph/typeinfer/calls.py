@@ -47,6 +47,8 @@ from .closures import TracedClosure, factory_for, free_names
 from . import numpy_api, numpy_inplace, scipy_api
 from .mutation import is_numpy_callable, numpy_gives_ndarray
 from .nnx import is_nnx, is_variable, nnx_transforms
+from .varlist import tail_of
+from .masked import MaskedMethod, MaskedSlice
 from .kinds import (CALLS_ARGUMENTS, INSPECTORS, MOVES_ARGUMENTS, Unobservable, contains_standin, introspection, observe,
                     same_inputs, signature_inputs, standins_in)
 from .lattice import INT_BITS, WIDE_INTS, describe
@@ -209,6 +211,9 @@ class CallMixin(GeneratorMixin):
             return self.call(numpy_api.METHOD_FUNCTIONS[callee.name], (callee.value, *args), kwargs, node)
         if isinstance(callee, arrays.ArrayMethod):
             return self.emit_call(arrays.method_caller(callee.name), (callee.value, *args), kwargs, node, f".{callee.name}")
+        if isinstance(callee, arrays.AtMethod) and len(args) == 1 and not kwargs and isinstance(args[0], MaskedSlice):
+            # ``x.at[:k].set(x[:k] * 3)``: the kept rows in order (masked.py)
+            return self.masked_store(callee.value, callee.index, args[0], callee.name, node, numpy=False)
         if isinstance(callee, arrays.AtMethod):
             return self.emit_call(arrays.at_updater(callee.name), (callee.value, callee.index, *args), kwargs, node, f".at[].{callee.name}")
         if isinstance(callee, LocalFunction):
@@ -248,7 +253,15 @@ class CallMixin(GeneratorMixin):
         if is_effectful(callee) and not _python_with_source(callee):
             # (a Python function of such a module, os.getenv, random.shuffle, is converted: what it calls decides)
             raise self.graph_break(FallbackCode.SIDE_EFFECT, node, f"{qualified_name(callee)} has a Python side effect that must run on every call", "call")
+        if isinstance(callee, MaskedMethod) or any(isinstance(a, MaskedSlice) for a in (*args, *kwargs.values())):
+            handled = self.masked_call(callee, args, kwargs, node)   # ``x[:n].sum()``, ``np.sum(x[:n])`` (masked.py)
+            if handled is not NotImplemented:
+                return handled
         standins = standins_in((args, kwargs))   # graph values, local functions, ...: one walk
+        if args and tail_of(args[0]) is not None:   # len(xs), sum(xs) of a list whose length depends on the data
+            handled = self.varlist_call(callee, args, kwargs, node)
+            if handled is not NotImplemented:
+                return handled
         traced = any(isinstance(x, Value) or contains_value(x) for x in standins)
         special = self._special_builtin(callee, args, kwargs, node, traced)
         if special is not NotImplemented:
@@ -267,6 +280,8 @@ class CallMixin(GeneratorMixin):
             if not self._is_fresh(owner) and self.lift_method_effect(owner, callee.__name__, args, kwargs, node):
                 return None   # ``LOG.append(v)`` on an outside list: replayed after the call (writeback.py)
             self.check_mutable(owner, node, f"{type(owner).__name__}.{callee.__name__}")
+            if tail_of(owner) is not None and callee.__name__ == "append" and len(args) == 1 and not kwargs:
+                return self.tail_append(owner, args[0], node)   # the next row of its buffer (varlist.py)
             return self.static_call(callee, args, kwargs, node)
         if traced and scipy_api.public_name(callee) is not None:   # scipy.linalg.solve: JAX's, where validated
             result = self._scipy_call(callee, args, kwargs, node)

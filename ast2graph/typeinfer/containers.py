@@ -52,7 +52,9 @@ class Ref:
 
 
 def _plain(x: Any) -> bool:
-    return isinstance(x, (Value, bool, int, float, complex, str, bytes, type(None), np.generic, np.ndarray, jax.Array))
+    from .varlist import VarTail   # a list's traced tail: a pytree of graph values, joined leaf by leaf
+
+    return isinstance(x, (Value, VarTail, bool, int, float, complex, str, bytes, type(None), np.generic, np.ndarray, jax.Array))
 
 
 class _Log:
@@ -70,8 +72,12 @@ class _Carry:
     def __init__(self, depth: int):
         self.depth = depth
         self.active = True   # False while a `while` test runs (it may not write them)
+        self.max_trips: int | None = None   # the loop's static maximum trip count (lists grown in it: varlist.py)
+        self.trips_static = False   # and it is the trip count (no traced bound)
+        self.growth: dict[str, tuple] = {}   # a grown list's pseudo-name -> (appends an iteration, rows)
         self.carried: dict[int, Any] = {}
-        self.before: dict[int, Any] = {}
+        self.before: dict[int, Any] = {}   # the loop's entry (a grown list's: as prefix and buffer)
+        self.original: dict[int, Any] = {}   # what the container held before the loop, restored after it
         self.keep: set[str] = set()
 
 
@@ -169,6 +175,10 @@ class ContainerMixin:
         return True
 
     # ------------------------------------------------------ rolled loops
+    @property
+    def container_loops_done(self) -> list:
+        return self.__dict__.get("_container_loops_done", [None])
+
     def begin_container_carry(self) -> "_Carry":
         """The rolled loop about to be solved: its body runs at the next traced depth."""
         loop = _Carry(self.traced_depth + 1)
@@ -221,7 +231,7 @@ class ContainerMixin:
         self.__dict__.setdefault("_container_objects", {})[name] = obj
         names.append(name)
         env0[name] = self.contents(obj)
-        loop.before[id(obj)] = env0[name]
+        loop.before[id(obj)] = loop.original[id(obj)] = env0[name]
         return True
 
     def outer_carry(self, err: Any) -> bool:
@@ -235,7 +245,10 @@ class ContainerMixin:
         popped = self.container_loops.pop()
         assert popped is loop
         for key, obj in loop.carried.items():
-            self.set_contents(obj, loop.before[key])
+            # (its contents as they were: a loop that failed to roll unrolls on them; a solved one writes its results)
+            self.set_contents(obj, loop.original[key])
+        done = self.__dict__.setdefault("_container_loops_done", [])
+        done[:] = [loop]   # what finish_carried_containers reads after the loop (varlist.finish_grown)
 
     def bind_carried_container(self, name: str, value: Any) -> bool:
         """A carried container's pseudo-variable bound (a pass's entry, the
@@ -243,6 +256,7 @@ class ContainerMixin:
         if not name.startswith("<container "):
             return False
         self.set_contents(self._container_object(name), value)
+        self.note_pass_entry(name, value)   # a grown list's count at the pass's start (varlist.py)
         return True
 
     def carried_container_values(self, env: dict, names: list[str]) -> None:
@@ -257,6 +271,7 @@ class ContainerMixin:
         for name in names:
             if name.startswith("<container ") and name in self.frame.env:
                 self.write_joined(node, self._container_object(name), self.frame.env.pop(name))
+                self.finish_grown(node, name, self._container_object(name), self.container_loops_done[-1])
 
     def begin_container_log(self) -> _Log:
         """A log for the branch about to run (at the next traced depth)."""
@@ -358,11 +373,20 @@ class ContainerMixin:
             raise self.graph_break(FallbackCode.MUTATION, node, f"{self.container_label(obj)} is written under a "
                                    "traced condition inside a construct whose writes are not joined", "if")
         self.set_contents(obj, joined)
+        self.note_joined(obj)   # its count as every branch chained it (varlist.py)
 
-    def no_container_writes(self, log: _Log, outcome: Any, node: Any) -> None:
+    def no_container_writes(self, log: _Log, outcome: Any, node: Any, rest: Any = None) -> None:
         """A branch that returns, breaks or continues after writing a container
         from outside it: not joined (the contents would have to follow the
-        exit); it falls back."""
+        exit); it falls back. Inside a loop body the branches run on to the
+        body's end (``rest``, the loop: ``exits._branches_ending_body``) and are
+        joined there, containers too: allowed (a first run without ``rest`` is
+        run again so)."""
+        from .exits import LoopCtx
+
+        loop = rest if rest is not None else self.nearest_loop()
+        if isinstance(loop, LoopCtx) and rest != "function":
+            return
         if log.saved and outcome is not None:
             obj = next(iter(log.saved.values()))[0]
             raise self.graph_break(FallbackCode.EARLY_EXIT, outcome[1] or node, f"`{outcome[0]}` under a traced "

@@ -29,6 +29,7 @@ from ..ir.core import ArrayType, ForOp, IfOp, KindedValue, Region, ScanOp, Switc
 from . import arrays
 from .exits import BodyEnd, ExitsMixin, LoopCtx
 from .lattice import INT_BITS, TRACED_INT_BITS, WIDE_INTS, abstract_type, describe, join_types, same_dtype, same_static
+from .masked import MaskedSlice
 from .nnx import is_nnx
 from .pathkinds import NONE_KEY, TAG_TYPE, kind_family, variants_of
 from .trees import tree_flatten
@@ -199,7 +200,8 @@ class ControlMixin(ExitsMixin):
         names += [name for name, _, _ in written]
         containers = self.branch_containers(outs)   # lists and dicts written in a branch: their contents
         for name, obj in containers:
-            self.check_container_structure(node, obj, [env[name] for _, env in outs])
+            if not self.join_list_structure(node, obj, name, outs):   # another length: a tail (varlist.py)
+                self.check_container_structure(node, obj, [env[name] for _, env in outs])
         if containers:   # a variable holding a written container keeps that object
             objs = {id(obj): obj for _, obj in containers}
             for _, env in outs:
@@ -311,7 +313,7 @@ class ControlMixin(ExitsMixin):
         finally:
             after, self.attr_writes = self.attr_writes, dict(before)
             self.end_container_log(log, self.frame.env if done else None)
-        self.no_container_writes(log, None if outcome is _FELL else outcome, node)
+        self.no_container_writes(log, None if outcome is _FELL else outcome, node, rest)
         env = self.frame.env
         if any(before.get(k) is not e for k, e in after.items()):
             env[_WRITES] = (before, after)
@@ -590,7 +592,8 @@ class ControlMixin(ExitsMixin):
             return self.frame.env
 
         state, (cond, body) = self._solve_loop(stmt, names, env0, one_pass, regions=2, exact=exact,
-                                               flagged=self._maybe_unbound_after(stmt, names, env0), may_skip=True)
+                                               flagged=self._maybe_unbound_after(stmt, names, env0), may_skip=True,
+                                               max_trips=self.options.max_iters)
         init = self._loop_init(stmt, names, state, env0)
         results = [Value(a.type) for a in body.args]
         self.join_views(results, [init, body.yields])   # the initial array or a carried one (mutation.py)
@@ -612,6 +615,9 @@ class ControlMixin(ExitsMixin):
             return
         if isinstance(iterable, arrays.TracedZip):
             self._rolled_zip(stmt, iterable)
+            return
+        if isinstance(iterable, MaskedSlice):   # ``for v in x[:n]``: a loop with a traced trip count (masked.py)
+            self._rolled_masked(stmt, iterable)
             return
         if isinstance(iterable, range) and len(iterable) > self.options.unroll_limit:
             self._roll_or_unroll(stmt, len(iterable), lambda exact: self._rolled_range(stmt, iterable, traced=False, exact=exact), iterable)
@@ -756,6 +762,20 @@ class ControlMixin(ExitsMixin):
 
         self._rolled_counted(stmt, count, bind_target, lambda: None, "lax.fori_loop", True, target_bits=TRACED_INT_BITS)
 
+    def _rolled_masked(self, stmt: gast.For, s: Any) -> None:
+        """``for v in x[:n]``: a rolled loop over the slice's count, the target
+        bound to the row at ``start + k * step`` (eager's rows, in order)."""
+        if self._target_names(stmt) & self.frame.unit.ssa.live_out(stmt) \
+                and self._carried_target(stmt, s.count, True, None) is None:
+            raise self.graph_break(FallbackCode.UNDEFINED_AFTER_LOOP, stmt, "a loop variable is used after a loop over "
+                                   "a slice with a traced bound and is not bound before it", "for")
+
+        def bind_target(k: Value) -> None:
+            i = self.emit_call(arrays.range_value, (s.start, k, s.step), {}, stmt, "range_value")
+            self.assign(stmt.target, self.emit_call(arrays.getitem, (s.base, i), {}, stmt, "getitem"), stmt)
+
+        self._rolled_counted(stmt, s.count, bind_target, lambda: None, "lax.fori_loop", True)
+
     def _zip_count(self, part: Any, node: Any) -> Any:
         if isinstance(part, arrays.TracedZip):
             counts = [self._zip_count(p, node) for p in part.parts]
@@ -828,8 +848,10 @@ class ControlMixin(ExitsMixin):
         flagged = set() if runs and not exits else self._maybe_unbound_after(stmt, names, env0)
         if runs:   # each iteration binds the loop variable before its body runs
             flagged.discard(carried_target)
+        trips = self.options.max_iters if traced_count else count if row is None else count.type.shape[0]
         state, (body,) = self._solve_loop(stmt, names, env0, one_pass, regions=1, static_check=not traced_count,
-                                          exact=exact, exempt={carried_target}, flagged=flagged, may_skip=not runs)
+                                          exact=exact, exempt={carried_target}, flagged=flagged, may_skip=not runs,
+                                          max_trips=trips, trips_static=not traced_count)
         if carried_target is None:
             self.check_target_after_break(stmt, ctx, state)
         exit_kinds = self.carried_exit_kinds
@@ -926,7 +948,8 @@ class ControlMixin(ExitsMixin):
 
     def _solve_loop(self, stmt: Any, names: list[str], env0: dict, one_pass: Callable, regions: int,
                     static_check: bool = False, exact: bool = False, exempt: set = frozenset(),
-                    flagged: set = frozenset(), may_skip: bool = False) -> tuple[dict, tuple]:
+                    flagged: set = frozenset(), may_skip: bool = False, max_trips: int | None = None,
+                    trips_static: bool = False) -> tuple[dict, tuple]:
         """Carried values to a fixpoint: widen until a pass changes nothing.
 
         ``exact``: raise ``_UnsafeWidening`` instead of widening a Python
@@ -949,6 +972,7 @@ class ControlMixin(ExitsMixin):
         self.loop_depth += 1
         self.rolled_depth += 1
         containers = self.begin_container_carry()   # lists and dicts from outside written in the body (containers.py)
+        containers.max_trips, containers.trips_static = max_trips, trips_static   # lists grown in the body (varlist.py)
         self.keep_identity(containers, names, env0)
         try:
             while True:
@@ -999,6 +1023,8 @@ class ControlMixin(ExitsMixin):
             self.carried_container_values(env, names)
             if not self.loop_exit(containers, env, env0, names):
                 raise _Rebound()   # a variable kept as its list or dict was rebound: solve again, copying it
+            if self.grow_carried(stmt, names, state, env, env0):
+                continue   # a list grown by appends: carried as a buffer and a count from now on (varlist.py)
             if static_check and iteration == 0 and not any(True for r in regs for _ in walk_ops(r)) \
                     and not any(isinstance(x, _Traced) for n in names for x in _flatten(state[n])[0]):
                 raise _StaticLoop()

@@ -47,6 +47,8 @@ from .control import ControlMixin
 from .mutation import MutationMixin
 from .pathkinds import KindTagMixin, kind_class
 from .listindex import ListIndexMixin, traced_index
+from .varlist import VarListMixin, tail_of
+from .masked import MaskedMixin, MaskedSlice
 from .nnx import NnxMixin, is_node, is_nnx, is_variable
 from .writeback import WritebackMixin, NOT_PENDING
 from .elementwise import ELEMENTWISE, elementwise_type
@@ -210,7 +212,7 @@ class LocalFunction:
 
 
 class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixin, NnxMixin, WritebackMixin,
-                  ContainerMixin, ListIndexMixin, KindTagMixin):
+                  ContainerMixin, ListIndexMixin, VarListMixin, MaskedMixin, KindTagMixin):
     """Abstract interpreter for one call signature of one segment."""
 
     def __init__(self, options: Options):
@@ -724,6 +726,7 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
 
     def iterate_static(self, value: Any, node: Any) -> list:
         """The items of an iterable known at trace time (array rows included)."""
+        self.check_varlist_iteration(value, node)   # a list whose length depends on the data (varlist.py)
         if type(value) is KindedValue:   # the rows of each kind's object (a NumPy array's or a jax.Array's)
             return self.split_kinds(value, lambda v: self.iterate_static(v, node), node)
         if isinstance(value, Value):
@@ -793,6 +796,8 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
         return self.binop(arrays.OPERATORS[type(node.op).__name__], self.eval(node.left), self.eval(node.right), node)
 
     def binop(self, fn: Callable, left: Any, right: Any, node: Any) -> Any:
+        if isinstance(left, MaskedSlice) or isinstance(right, MaskedSlice):   # ``x[:n] ** 2`` (masked.py)
+            return self.masked_binop(fn, left, right, node)
         if type(left) is KindedValue or type(right) is KindedValue:   # eager's operator on each path's objects
             return self.split_kinds((left, right), lambda lr: self.binop(fn, *lr, node), node)
         if is_nnx(left) or is_nnx(right):   # a Variable's operators read its current value
@@ -853,6 +858,7 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
         ``reads``: ``fn`` may read the contents of its arguments (and of the
         object a builtin method is bound to), which are then guarded; False
         for a read the caller guards itself (``x[i]``) and for writes."""
+        self.check_no_varlist(fn, args, kwargs, node)   # a list whose length depends on the data (varlist.py)
         if not any(fn is f for f in _TYPE_READS):
             self.note_identity((*args, *kwargs.values()))
         if reads and not any(fn is f for f in _IDENTITY_READS):
@@ -896,6 +902,9 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
                 return self.emit_call(arrays.logical_not, (truth,), {}, node, "not")
             return not truth
         fn = arrays.UNARY[type(node.op).__name__]
+        if isinstance(operand, MaskedSlice):   # ``-x[:n]`` (masked.py)
+            return MaskedSlice(self.emit_call(fn, (operand.base,), {}, node, fn.__name__), operand.start, operand.count,
+                               operand.step)
         if type(operand) is KindedValue:
             return self.split_kinds(operand, lambda x: self.emit_call(fn, (x,), {}, node, fn.__name__), node)
         if is_nnx(operand):
@@ -919,6 +928,8 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
             return self.emit_call(arrays.truthy, (value,), {}, node, "truthy")
         if is_variable(value):
             return self.truth(self.nnx_operator(bool, (value,), node), node)
+        if tail_of(value) is not None:   # a list whose length depends on the data (varlist.py)
+            return self.tail_truth(value, node)
         if isinstance(value, (LocalFunction,)) or contains_value(value) and not isinstance(value, (tuple, list, dict)):
             return True
         return self.static_call(bool, (value,), {}, node)
@@ -1100,6 +1111,8 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
                 value_attribute_allowed(obj, attr, self.outer_traced)
             except Unobservable as e:
                 raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, str(e)) from None
+        if isinstance(obj, MaskedSlice):   # ``x[:n].sum`` (masked.py)
+            return self.masked_attribute(obj, attr, node)
         if isinstance(obj, arrays.TracedRange) and attr in ("start", "stop", "step"):
             return getattr(obj, attr)
         if isinstance(obj, standin_types()) and not isinstance(obj, (Value, arrays.AtIndexed)):
@@ -1203,6 +1216,8 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
             return arrays.AtIndexed(obj.value, idx)
         if is_variable(obj):   # ``v[...]`` on an NNX Variable (nnx.py)
             return self.nnx_operator(operator.getitem, (obj, idx), node)
+        if tail_of(obj) is not None:   # a list whose length depends on the data (varlist.py)
+            return self.tail_getitem(obj, idx, node)
         if type(obj) in (list, tuple) and self.traced_int_index(idx):
             if traced_index(idx) and self.uniform_items(obj):   # numbers of one class (listindex.py)
                 return self.pick_item(obj, idx, node)
@@ -1213,6 +1228,8 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
             idx = self.numpy_list_index(obj, idx, node)   # x[[k, p]] of a NumPy array: NumPy's fancy index
             parts = idx if type(idx) is tuple else (idx,)
             if isinstance(obj, Value) and any(isinstance(p, arrays.SliceSpec) for p in parts):
+                if type(idx) is arrays.SliceSpec:   # ``x[:n]``: the whole array, the positions kept masked (masked.py)
+                    return self.masked_slice(obj, idx, node)
                 raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, "a slice with a traced bound (`x[:n]`): the "
                                        "result's shape depends on the bound's value", "subscript",
                                        hint="keep the shape fixed: jnp.where(jnp.arange(len(x)) < n, x, 0), or "
@@ -1440,7 +1457,11 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
         method = getattr(self, "exec_" + type(stmt).__name__, None)
         if method is None:
             raise self.graph_break(FallbackCode.UNSUPPORTED_SYNTAX, stmt, f"`{type(stmt).__name__.lower()}` statement")
-        method(stmt)
+        try:
+            method(stmt)
+        finally:
+            if "_pending_shadows" in self.__dict__:   # outside lists appended to in a traced construct (writeback.py)
+                self.flush_shadows()
 
     def exec_Expr(self, stmt: gast.Expr) -> None:
         self.eval(stmt.value)

@@ -111,8 +111,12 @@ def standin_types() -> tuple:
     from .closures import TracedClosure
     from .interpreter import LocalFunction
 
+    from .masked import MaskedMethod, MaskedSlice
+    from .varlist import VarTail
+
     return (Value, LocalFunction, TracedClosure, TransformedFn, arrays.TracedRange, arrays.TracedZip, arrays.DeferredStr,
-            arrays.ArrayMethod, arrays.AtHelper, arrays.AtIndexed, arrays.AtMethod, arrays.SliceSpec)
+            arrays.ArrayMethod, arrays.AtHelper, arrays.AtIndexed, arrays.AtMethod, arrays.SliceSpec, VarTail,
+            MaskedSlice, MaskedMethod)
 
 
 def standins_in(tree: Any) -> list:

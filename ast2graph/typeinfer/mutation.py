@@ -34,6 +34,7 @@ from ..fallback.sites import FallbackCode
 from ..ir.core import Value
 from . import arrays
 from .lattice import INT_BITS, WIDE_INTS
+from .masked import MaskedSlice
 from .precision import (argument_path, comparison_dtype, index_leaves, int32_check, is_at_update, jax_kind,
                         jax_semantics, numpy_dtypes, python_int)
 from .trees import tree_flatten
@@ -651,15 +652,22 @@ class MutationMixin:
             raise self.graph_break(FallbackCode.MUTATION, target, "a write through a list index that may repeat an "
                                    "element, with other indices (NumPy writes the last value; the graph's order is "
                                    "unspecified)")
+        masked = type(idx) is arrays.SliceSpec and any(isinstance(b, Value) for b in (idx.start, idx.stop, idx.step))
         if op is not None:
-            current = self.emit_call(arrays.getitem, (obj, idx), {}, target, "getitem")
+            if masked:   # ``y[:k] += v``: the slice read masked (masked.py), written back below
+                current = self.masked_slice(obj, idx, target)
+            else:
+                current = self.emit_call(arrays.getitem, (obj, idx), {}, target, "getitem")
             value = self.binop(op, current, value, target)
-            rtype = value.type.dtype if isinstance(value, Value) else np.result_type(value)
+            rtype = value.base.type.dtype if isinstance(value, MaskedSlice) else \
+                value.type.dtype if isinstance(value, Value) else np.result_type(value)
             if not _same_kind(np.dtype(rtype), obj.type.dtype):
                 raise self.graph_break(FallbackCode.MUTATION, target, f"in-place update casts {np.dtype(rtype)} into a "
                                        f"{obj.type.dtype} array (NumPy's casting rules decide it at run time)")
         self._check_bounds(obj, idx, target)
-        if rows:
+        if masked and isinstance(value, MaskedSlice):   # ``y[:k] = x[:k] * 2``: the kept rows in order
+            new = self.masked_store(obj, idx, value, "set", target, numpy=True)
+        elif rows:
             new = self.emit_call(arrays.setitem_rows, (obj, idx, value), {}, target, "setitem")
         else:
             new = self.emit_call(np_setitem, (obj, idx, value), {}, target, "setitem")

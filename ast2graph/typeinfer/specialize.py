@@ -31,8 +31,10 @@ from .interpreter import LocalFunction, Specializer, contains_value
 from .nnx import boundary_leaf, is_nnx
 from .lattice import array_type_of, is_array, untrace_numbers
 from .kinds import standin_types
+from .masked import MaskedMethod, MaskedSlice
 from .pathkinds import kinded_operand
 from .writeback import written_key
+from .varlist import lists_out
 from .localclass import escapes as local_class_escapes, read_by_other_scopes
 from .trees import keyed, tree_flatten
 from .boundary import InputRef, abstract_inputs, reaches, register_other_node, resolve, share_outputs
@@ -312,6 +314,11 @@ def _specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str]
             or is_nnx(x) and id(x) not in sp.nnx_fresh and not contains_value(x) \
             or sp.outside_container(x) or sp.input_container(x) is not None or _argument_part(sp, x)
 
+    try:   # a list whose length depends on the data leaves as eager's list, made after the call (varlist.py)
+        out = lists_out(out, kept, sp.outer_traced)
+    except ValueError as e:
+        raise _escape_break(unit, stmts, start, end, FallbackCode.CONCRETE_VALUE, f"{e} would leave the compiled "
+                            "segment", "assignment") from None
     try:   # a container made here that leaves twice is one object per call (boundary.py)
         out = share_outputs(out, kept)
     except ValueError as e:
@@ -339,6 +346,10 @@ def _specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str]
         if isinstance(leaf, DeferredStr):
             raise _escape_break(unit, stmts, start, end, FallbackCode.CONCRETE_VALUE, "a string formatted from traced "
                                 "values escapes the compiled segment", "function")
+        if isinstance(leaf, (MaskedSlice, MaskedMethod)):
+            raise _escape_break(unit, stmts, start, end, FallbackCode.CONCRETE_VALUE, "a slice with a traced bound "
+                                "(`x[:n]`) escapes the compiled segment: its shape depends on the bound's value",
+                                "assignment")
         if isinstance(leaf, standin_types()) and not isinstance(leaf, Value):
             raise _escape_break(unit, stmts, start, end, FallbackCode.CONCRETE_VALUE, f"ast2graph's trace-time stand-in "
                                 f"{type(leaf).__name__} (a traced range, an array method) escapes the compiled segment", "assignment")

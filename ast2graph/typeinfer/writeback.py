@@ -190,6 +190,11 @@ class WritebackMixin:
     def lift_method_effect(self, container: Any, method: str, args: tuple, kwargs: dict, node: Any) -> bool:
         """``LOG.append(v)`` / ``LOG.extend(items)`` on an outside list: an
         effect replayed after the call. False: not lifted."""
+        if not kwargs and len(args) == 1 and method in ("append", "extend") and self._shadow_allowed(container):
+            # under a traced condition or in a rolled loop: into this call's own list, the
+            # outside list extended by it after the call (``_shadow``)
+            self.call(getattr(self._shadow(container), method), args, kwargs, node)
+            return True
         if kwargs or len(args) != 1 or not self._effect_allowed(container) or type(container) is not list:
             return False
         if method == "append":
@@ -200,6 +205,44 @@ class WritebackMixin:
             return False
         self._add_effect(container, method, None, value)
         return True
+
+    def _shadow_allowed(self, container: Any) -> bool:
+        """An outside list (as ``_effect_allowed``) written where a lifted effect
+        cannot be: under a traced condition or in a rolled loop."""
+        if not (self.traced_depth or getattr(self, "rolled_depth", 0)) or type(container) is not list \
+                or self._is_fresh(container):
+            return False
+        entry = self.origin.get(id(container))
+        return entry is not None and entry[0] is container and id(container) not in getattr(self, "argument_ids", ())
+
+    def _shadow(self, container: Any) -> list:
+        """This call's own list of the items appended to the outside list
+        ``container`` inside a traced construct: made at the segment's top
+        level (so branches join it and rolled loops carry it, its length
+        depending on the data: ``varlist.py``); when the construct ends it
+        becomes an effect ``container.extend(shadow)`` (``flush_shadows``), in
+        eager's order among the other effects. The outside list is not read
+        again by the graph (its reads run in Python, after the effects)."""
+        shadows = self.__dict__.setdefault("_shadows", {})
+        entry = shadows.get(id(container))
+        if entry is None or entry[0] is not container:
+            shadow: list = []
+            self.fresh[id(shadow)] = (0, shadow)   # made where the outermost traced construct began
+            entry = shadows[id(container)] = (container, shadow)
+            self.__dict__.setdefault("_pending_shadows", []).append(entry)
+            self.effect_targets[id(container)] = container   # read again: in Python (check_no_effect)
+        return entry[1]
+
+    def flush_shadows(self) -> None:
+        """At the top level again: each outside list written in the construct
+        just traced is extended by its shadow after the call."""
+        pending = self.__dict__.get("_pending_shadows")
+        if not pending or self.traced_depth or getattr(self, "rolled_depth", 0):
+            return
+        for container, shadow in pending:
+            self._add_effect(container, "extend", None, shadow)
+            del self.__dict__["_shadows"][id(container)]
+        pending.clear()
 
     def lift_item_write(self, container: Any, key: Any, value: Any, node: Any) -> bool:
         """``CACHE[k] = v`` on an outside dict with a static key."""

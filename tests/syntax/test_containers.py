@@ -60,10 +60,11 @@ def append_rolled_size(x):
     return jnp.stack(outs)
 
 
-@covers("List", "unrolled", "`append` in a 20-iteration loop (above unroll_limit, unrolled since a list cannot roll)")
-def test_append_above_unroll_limit_unrolls():
+@covers("List", "lax.fori_loop", "`append` in a 20-iteration loop (above unroll_limit): rolled, the list a buffer "
+        "with room for every iteration, eager's list of 20 after it")
+def test_append_above_unroll_limit_rolls():
     e = check(append_rolled_size, X, graphs=1)
-    assert modes_of(e, "for") == ["unrolled"]
+    assert modes_of(e, "for") == ["lax.fori_loop"]
 
 
 def dict_store_in_traced_if(x):
@@ -102,12 +103,11 @@ def append_in_traced_if(x):
     return outs
 
 
-@covers("List", "python control", "`append` inside a traced `if` (the list's length depends on the value)",
-        code="A2G007")
+@covers("List", "one graph", "`append` inside a traced `if` (the list's length depends on the value: a static "
+        "prefix, a buffer and a traced count, eager's list built after the call)")
 @pytest.mark.parametrize("x", SIGNS, ids=SIGN_IDS)
-def test_append_in_traced_branch_runs_as_python(x):
-    e = check(append_in_traced_if, x, full_graph=False)
-    assert codes(e)[0] == "A2G007"
+def test_append_in_traced_branch_is_one_graph(x):
+    check(append_in_traced_if, x, graphs=1)
 
 
 def append_on_both_branches(x):

@@ -1,0 +1,371 @@
+"""``x[:n]``, ``x[i:j]``, ``x[n:]`` of an array with traced bounds: a masked value.
+
+Requires: the interpreter (``emit_call``, ``call``, ``binop``, ``convert``,
+``graph_break``); the subscript, attribute, call, operator and loop sites of
+the interpreter hand a ``MaskedSlice`` here.
+Produces: ``MaskedSlice``: eager's slice along the first axis as the whole
+array, the first kept position and the number kept (traced Python ints, by
+eager's rules: a negative bound counts from the end, bounds clamp to the
+length, the step is static). What eager code does with such a slice that the
+graph expresses exactly stays in the graph:
+
+* reductions over it: ``.sum()``, ``.mean()``, ``.max()``, ``.min()``,
+  ``.prod()``, ``.any()``, ``.all()`` and ``np.``/``jnp.`` of them (over all
+  elements or the first axis): the eager function applied to the whole array
+  with the other positions set to the reduction's identity (``.mean()``: with
+  ``where=``, so the count is the slice's); ``.max()``/``.min()`` of an empty
+  slice raise eager's ``ValueError`` (a run-time check); ``np.mean`` of an
+  empty slice warns as NumPy does (a host callback) and gives NaN;
+* elementwise operators with a number, an array broadcast along the other
+  axes, or a slice with the same bounds: a masked value again;
+* ``a @ b``: two 1-D slices with the same bounds (the kept products summed),
+  a 2-D slice times a matrix (a masked value);
+* ``len(s)``: the count, a traced Python int;
+* a write of it into a slice with a traced bound (``y[:k] = x[:k] * 2``,
+  ``y[:k] += 1`` of a NumPy array, ``x.at[:k].set(x[:k] * 3)``): the kept rows
+  in order, NumPy's broadcast error checked at run time where the counts may
+  differ.
+
+Any other use (returned, printed, its shape, handed to a function) falls back:
+the statement runs in Python, where eager slices with the bound's value.
+Invariants: positions outside the slice never reach a result (replaced by
+the identity, or masked); the bounds are Python's ``slice.indices``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import operator
+from typing import Any
+
+import jax.numpy as jnp
+import numpy as np
+
+from ..fallback.sites import FallbackCode
+from ..ir.core import ArrayType, Value
+from . import arrays
+from .lattice import INT_BITS
+
+_WHY = "a slice with a traced bound (`x[:n]`): the result's shape depends on the bound's value"
+_HINT = ("reduce it (x[:n].sum(), .mean(), .max()), combine it elementwise or with @, or keep the shape fixed: "
+         "jnp.where(jnp.arange(len(x)) < n, x, 0)")
+
+
+class MaskedSlice:
+    """``base[start : start + count * step : step]`` along axis 0 (see the module docstring)."""
+
+    __slots__ = ("base", "start", "count", "step")
+
+    def __init__(self, base: Value, start: Any, count: Any, step: int):
+        self.base, self.start, self.count, self.step = base, start, count, step
+
+    @property
+    def length(self) -> int:
+        return self.base.type.shape[0]
+
+    def same_bounds(self, other: "MaskedSlice") -> bool:
+        return self.start is other.start and self.count is other.count and self.step == other.step \
+            and self.length == other.length
+
+    def __repr__(self) -> str:
+        return f"<masked slice of {self.base.type}>"
+
+
+class MaskedMethod:
+    """``s.sum`` of a masked slice, before it is called."""
+
+    __slots__ = ("slice", "name")
+
+    def __init__(self, s: MaskedSlice, name: str):
+        self.slice, self.name = s, name
+
+
+# ------------------------------------------------------------ graph helpers
+def slice_bounds(start: Any, stop: Any, step: int, n: int) -> tuple:
+    """Python's ``slice(start, stop, step).indices(n)`` then the count: the
+    first position and the number of positions (``None``: the default)."""
+    def clamp(b: Any, default: int, low: int, high: int) -> Any:
+        if b is None:
+            return jnp.asarray(default, jnp.int64)
+        b = jnp.asarray(b).astype(jnp.int64)
+        return jnp.where(b < 0, jnp.maximum(b + n, low), jnp.minimum(b, high))
+
+    if step > 0:
+        lo = clamp(start, 0, 0, n)
+        hi = clamp(stop, n, 0, n)
+        count = jnp.maximum((hi - lo + step - 1) // step, 0)
+    else:
+        lo = clamp(start, n - 1, -1, n - 1)
+        hi = clamp(stop, -1, -1, n - 1)
+        count = jnp.maximum((lo - hi - step - 1) // (-step), 0)
+    return lo, count
+
+
+def slice_mask(start: Any, count: Any, step: int, shape: tuple) -> Any:
+    """True at the positions of axis 0 the slice keeps, broadcast to ``shape``."""
+    i = jnp.arange(shape[0], dtype=jnp.int64)
+    k = (i - start) // step
+    keep = ((i - start) % step == 0) & (k >= 0) & (k < count)
+    return jnp.broadcast_to(keep.reshape((shape[0],) + (1,) * (len(shape) - 1)), shape)
+
+
+def masked_fill(x: Any, start: Any, count: Any, step: int, fill: Any) -> Any:
+    """``x`` with the positions the slice does not keep set to ``fill``."""
+    return jnp.where(slice_mask(start, count, step, x.shape), x, jnp.asarray(fill, x.dtype))
+
+
+def warn_empty_mean(count: Any, dtype: Any) -> None:
+    """NumPy's warnings for the mean of an empty slice (on the host, when it is empty)."""
+    import jax
+
+    def warn(n: Any) -> None:
+        if int(np.asarray(n)) == 0:
+            np.mean(np.zeros(0, dtype))
+
+    jax.debug.callback(warn, count, ordered=True)
+
+
+_UPDATES = {"set": lambda x, v: v, "add": jnp.add, "multiply": jnp.multiply, "mul": jnp.multiply,
+            "min": jnp.minimum, "max": jnp.maximum}
+
+
+def masked_write(x: Any, start: Any, count: Any, step: int, v: Any, vstart: Any, vcount: Any, vstep: int,
+                 name: str) -> Any:
+    """``x[slice] = v[vslice]`` (or ``x.at[slice].name(v[vslice])``) along
+    axis 0: the k-th kept position of ``x`` takes the k-th kept row of ``v``
+    (its only one when it keeps one: eager's broadcast), converted to ``x``'s
+    dtype first as a scatter converts its updates."""
+    i = jnp.arange(x.shape[0], dtype=jnp.int64)
+    k = jnp.where(vcount == 1, 0, (i - start) // step)
+    rows = jnp.take(v, jnp.clip(vstart + k * vstep, 0, v.shape[0] - 1), axis=0)
+    rows = jnp.broadcast_to(rows, x.shape).astype(x.dtype)
+    return jnp.where(slice_mask(start, count, step, x.shape), _UPDATES[name](x, rows).astype(x.dtype), x)
+
+
+def check_write_counts(count: Any, vcount: Any, shape: tuple, vshape: tuple, dtype: Any, vdtype: Any) -> None:
+    """At run time: NumPy's ValueError when ``vcount`` rows do not broadcast
+    into ``count`` (neither equal nor one); its message made by NumPy itself."""
+    from ..lowering.bounded import raise_if
+
+    raise_if((vcount != count) & (vcount != 1), functools.partial(_raise_write, shape, vshape, dtype, vdtype),
+             count, vcount)
+
+
+def _raise_write(shape: tuple, vshape: tuple, dtype: Any, vdtype: Any, mask: Any, count: Any, vcount: Any) -> None:
+    if np.any(np.asarray(mask)):
+        target = np.zeros((int(np.asarray(count)),) + shape, dtype)
+        target[:] = np.zeros((int(np.asarray(vcount)),) + vshape, vdtype)   # raises eager's ValueError
+
+
+for _fn in (slice_bounds, slice_mask, masked_fill, masked_write):
+    _fn._a2g_typed = True  # type: ignore[attr-defined]
+warn_empty_mean._a2g_effect = True  # type: ignore[attr-defined]
+check_write_counts._a2g_effect = True  # type: ignore[attr-defined]
+
+_REDUCTIONS = ("sum", "mean", "max", "min", "prod", "any", "all")
+
+
+def _identity(name: str, dtype: np.dtype) -> Any:
+    """What the positions outside the slice become for reduction ``name``."""
+    if name in ("sum", "mean", "any"):
+        return False if dtype.kind == "b" else 0
+    if name in ("prod", "all"):
+        return True if dtype.kind == "b" else 1
+    if dtype.kind == "b":
+        return name == "min"
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        return info.min if name == "max" else info.max
+    return -np.inf if name == "max" else np.inf
+
+
+class MaskedMixin:
+    """Slices with traced bounds (see the module docstring)."""
+
+    def masked_slice(self, obj: Value, spec: Any, node: Any) -> MaskedSlice:
+        """``obj[spec]`` for a ``SliceSpec`` with a traced bound on axis 0."""
+        step = 1 if spec.step is None else spec.step
+        if type(obj) is not Value or not obj.type.shape or isinstance(step, Value) or type(step) is not int or step == 0 \
+                or any(isinstance(b, Value) and (b.type.shape or b.type.dtype.kind not in "iu" or b.type.mixed)
+                       for b in (spec.start, spec.stop)) \
+                or any(b is not None and not isinstance(b, Value) and type(b) is not int for b in (spec.start, spec.stop)):
+            raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, _WHY, "subscript", hint=_HINT)
+        cache = self.__dict__.setdefault("_slice_bounds", {})
+        key = (id(self.region), id(spec.start), id(spec.stop), step, obj.type.shape[0])
+        entry = cache.get(key)
+        if entry is None or entry[0] is not spec.start or entry[1] is not spec.stop or entry[4] is not self.region:
+            # (the entry holds what its key names by id: a key reused by new objects is not a hit)
+            start, count = self.emit_call(slice_bounds, (spec.start, spec.stop, step, obj.type.shape[0]), {}, node,
+                                          "slice bounds")
+            for v in (start, count):
+                v.type = v.type.with_kinds(("python",))
+                INT_BITS[v] = max(obj.type.shape[0], 1).bit_length() + 1
+            entry = cache[key] = (spec.start, spec.stop, start, count, self.region)
+        self.decide(node, "subscript", "masked", "a slice with a traced bound: the whole array, the positions kept "
+                    "marked (reductions and elementwise operations stay in the graph)")
+        return MaskedSlice(obj, entry[2], entry[3], step)
+
+    def _masked_break(self, node: Any, what: str) -> Any:
+        return self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{what}: {_WHY}", hint=_HINT)
+
+    def filled(self, s: MaskedSlice, fill: Any, node: Any) -> Value:
+        out = self.emit_call(masked_fill, (s.base, s.start, s.count, s.step, fill), {}, node, "masked fill")
+        out.type = dataclasses.replace(out.type, weak_type=s.base.type.weak_type).with_kinds(s.base.type.kinds)
+        return out
+
+    # ---------------------------------------------------------- attributes
+    def masked_attribute(self, s: MaskedSlice, attr: str, node: Any) -> Any:
+        if attr in _REDUCTIONS:
+            return MaskedMethod(s, attr)
+        if attr in ("dtype", "ndim"):
+            return self.attribute_of(s.base, attr, node)
+        if attr == "T" and len(s.base.type.shape) == 1:
+            return s
+        raise self._masked_break(node, f"attribute {attr!r} of a slice")
+
+    # --------------------------------------------------------------- calls
+    def masked_call(self, callee: Any, args: tuple, kwargs: dict, node: Any) -> Any:
+        """A call that involves a masked slice: handled, or NotImplemented
+        (the caller converts a user function; anything else falls back)."""
+        if isinstance(callee, MaskedMethod):
+            return self._reduce(callee.name, callee.slice, None, args, kwargs, node)
+        if not any(isinstance(a, MaskedSlice) for a in (*args, *kwargs.values())):
+            return NotImplemented
+        if callee is len and len(args) == 1 and not kwargs:
+            return args[0].count
+        name = getattr(callee, "__name__", "")
+        module = (getattr(callee, "__module__", "") or "").split(".")[0]
+        if name in _REDUCTIONS and module in ("numpy", "jax") and args and isinstance(args[0], MaskedSlice) \
+                and not any(isinstance(a, MaskedSlice) for a in (*args[1:], *kwargs.values())):
+            return self._reduce(name, args[0], callee, args[1:], kwargs, node)
+        if isinstance(callee, np.ufunc) and callee.nin == 1 and len(args) == 1 and not kwargs \
+                or module == "jax" and len(args) == 1 and not kwargs and name in _UNARY:
+            return MaskedSlice(self.call(callee, (args[0].base,), {}, node), args[0].start, args[0].count, args[0].step)
+        if name in ("dot", "matmul") and module in ("numpy", "jax") and len(args) == 2 and not kwargs:
+            return self.masked_binop(operator.matmul, args[0], args[1], node, callee)
+        return NotImplemented
+
+    def _reduce(self, name: str, s: MaskedSlice, callee: Any, args: tuple, kwargs: dict, node: Any) -> Any:
+        """``s.name(*args, **kwargs)`` (``callee``: ``np.name``/``jnp.name`` of ``s``)."""
+        axis = kwargs.get("axis", args[0] if args else None)
+        if len(args) > 1 or set(kwargs) - {"axis"} or not (axis is None or type(axis) is int):
+            raise self._masked_break(node, f".{name}() with these arguments of a slice")
+        ndim = len(s.base.type.shape)
+        if axis is not None and not -ndim <= axis < ndim:
+            raise self._masked_break(node, f".{name}() over axis {axis} of a slice")
+        if axis is not None and axis % ndim != 0:   # over another axis: one result per kept row
+            base = self._call_reduction(name, s.base, callee, {"axis": axis}, node)
+            return MaskedSlice(base, s.start, s.count, s.step)
+        dtype = s.base.type.dtype
+        if name in ("max", "min"):
+            self._empty_check(name, s, callee, node)
+        if name == "mean":
+            if "numpy" in s.base.type.kinds or "array0" in s.base.type.kinds:
+                self.emit_call(warn_empty_mean, (s.count, dtype), {}, node, "mean warning", effect=True)
+            mask = self.emit_call(slice_mask, (s.start, s.count, s.step, s.base.type.shape), {}, node, "mask")
+            mask.type = mask.type.with_kinds(s.base.type.kinds)
+            out = self._call_reduction(name, s.base, callee, {"axis": axis, "where": mask}, node)
+        else:
+            out = self._call_reduction(name, self.filled(s, _identity(name, dtype), node), callee, {"axis": axis}, node)
+        self.decide(node, "call", "masked", f".{name}() of a slice with a traced bound: over the whole array, the "
+                    "other positions masked")
+        return out
+
+    def _call_reduction(self, name: str, x: Value, callee: Any, kwargs: dict, node: Any) -> Any:
+        kwargs = {k: v for k, v in kwargs.items() if not (k == "axis" and v is None)}
+        if callee is None:
+            return self.call(self.attribute_of(x, name, node), (), kwargs, node)
+        return self.call(callee, (x,), kwargs, node)
+
+    def _empty_check(self, name: str, s: MaskedSlice, callee: Any, node: Any) -> None:
+        """Eager's ValueError for the max/min of an empty slice (its message, computed by eager's function)."""
+        from .varlist import raise_if_empty
+
+        numpy = bool(s.base.type.kinds & {"numpy", "array0"})
+        fn = callee or getattr(np if numpy else jnp, "max" if name == "max" else "min")
+        try:
+            fn((np if numpy else jnp).zeros((0,) + s.base.type.shape[1:], s.base.type.dtype))
+        except ValueError as e:
+            message = str(e)
+        else:   # pragma: no cover - every eager max/min of nothing raises
+            return
+        if not self.raise_checks_allowed():
+            raise self._masked_break(node, f".{name}() of a slice that may be empty, where a run-time check cannot "
+                                     "raise eager's ValueError")
+        self.emit_call(raise_if_empty, (s.count, message), {}, node, "empty check", effect=True)
+
+    # -------------------------------------------------------------- writes
+    def masked_store(self, obj: Value, idx: Any, v: "MaskedSlice", name: str, node: Any, numpy: bool) -> Value:
+        """``obj[idx] = v`` (``numpy``: NumPy's in-place write) or
+        ``obj.at[idx].name(v)`` where ``idx`` is a slice with a traced bound
+        and ``v`` a slice with traced bounds: its kept rows, in order, go to the
+        positions ``idx`` keeps. Slices with the same bounds of arrays of one
+        length keep as many rows; otherwise NumPy's broadcast is checked at run
+        time (JAX's other rules for a scatter fall back)."""
+        if type(idx) is not arrays.SliceSpec or name not in _UPDATES:
+            raise self._masked_break(node, f"a write ({name}) of a slice into this index")
+        t = self.masked_slice(obj, idx, node)   # the target's bounds, by eager's slice.indices
+        shape, vshape = obj.type.shape, v.base.type.shape
+        if len(vshape) != len(shape) or not vshape[0] or np.broadcast_shapes(vshape[1:], shape[1:]) != shape[1:]:
+            raise self._masked_break(node, "a write of a slice whose rows do not broadcast to the target's rows")
+        if not np.can_cast(v.base.type.dtype, obj.type.dtype, "same_kind"):
+            raise self._masked_break(node, f"a write casting {v.base.type.dtype} into {obj.type.dtype}")
+        if not t.same_bounds(v):
+            if not numpy:
+                raise self._masked_break(node, "`.at[]` with a slice of other bounds (JAX's broadcast rules)")
+            if not self.raise_checks_allowed():
+                raise self._masked_break(node, "a write of a slice whose length may differ, where a run-time check "
+                                         "cannot raise eager's ValueError")
+            self.emit_call(check_write_counts, (t.count, v.count, shape[1:], vshape[1:], obj.type.dtype,
+                                                v.base.type.dtype), {}, node, "write check", effect=True)
+        out = self.emit_call(masked_write, (obj, t.start, t.count, t.step, v.base, v.start, v.count, v.step, name), {},
+                             node, "masked write")
+        out.type = dataclasses.replace(out.type, weak_type=obj.type.weak_type).with_kinds(obj.type.kinds)
+        self.decide(node, "subscript", "masked", "a write of a slice with traced bounds into a slice with a traced "
+                    "bound: the rows taken in order, the other positions kept")
+        return out
+
+    # ----------------------------------------------------------- operators
+    def masked_binop(self, fn: Any, left: Any, right: Any, node: Any, callee: Any = None) -> Any:
+        """``left <op> right`` with a masked slice on a side."""
+        if fn is operator.matmul:
+            return self._masked_matmul(left, right, node, callee)
+        ls, rs = isinstance(left, MaskedSlice), isinstance(right, MaskedSlice)
+        if ls and rs and not left.same_bounds(right):
+            raise self._masked_break(node, "an operation on two slices with other bounds")
+        s = left if ls else right
+        other = right if ls else left
+        if not rs or not ls:
+            if not self._broadcasts_along(other, s):
+                raise self._masked_break(node, "an operation on a slice and an array of its length")
+        out = self.binop(fn, left.base if ls else left, right.base if rs else right, node)
+        if not isinstance(out, Value) or not out.type.shape or out.type.shape[0] != s.length:
+            raise self._masked_break(node, "an operation on a slice")
+        return MaskedSlice(out, s.start, s.count, s.step)
+
+    @staticmethod
+    def _broadcasts_along(other: Any, s: MaskedSlice) -> bool:
+        """``other`` leaves axis 0 of the slice alone (a number, fewer axes, or length 1 there)."""
+        if not isinstance(other, Value):
+            return isinstance(other, (bool, int, float, complex, np.generic))
+        nd, bd = len(other.type.shape), len(s.base.type.shape)
+        return nd < bd or nd == bd and other.type.shape[0] == 1
+
+    def _masked_matmul(self, left: Any, right: Any, node: Any, callee: Any) -> Any:
+        ls, rs = isinstance(left, MaskedSlice), isinstance(right, MaskedSlice)
+        fn = callee if callee is not None else operator.matmul
+
+        def apply(a: Any, b: Any) -> Any:
+            return self.call(fn, (a, b), {}, node) if callee is not None else self.binop(operator.matmul, a, b, node)
+
+        if ls and rs and left.same_bounds(right) and len(left.base.type.shape) == 1:
+            # the contraction runs over the slice: the positions it does not keep add zeros
+            return apply(self.filled(left, 0, node), self.filled(right, 0, node))
+        if ls and not rs and isinstance(right, Value) and len(left.base.type.shape) == 2 and right.type.shape:
+            return MaskedSlice(apply(left.base, right), left.start, left.count, left.step)
+        raise self._masked_break(node, "a matrix product with a slice")
+
+
+_UNARY = frozenset({"exp", "log", "sin", "cos", "tanh", "abs", "sqrt", "square", "negative", "sign", "log1p", "expm1",
+                    "absolute", "floor", "ceil", "isnan", "isfinite"})
