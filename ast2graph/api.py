@@ -914,6 +914,14 @@ class StaticFunction:
             record, self._record = self._record, None
         return Explanation(self, record, result, time.perf_counter() - t0)
 
+    def export(self, *args: Any, **kwargs: Any) -> Any:
+        """A ``jax.export.Exported`` of this function's graph for these
+        arguments (``exporting.export``); ``ExportError`` listing the
+        fallback sites where it is not one graph."""
+        from .exporting import export
+
+        return export(self)(*args, **kwargs)
+
 
 @dataclass
 class Explanation:
