@@ -68,12 +68,14 @@ MIN_JAX = (0, 8, 0)   # pyproject.toml's jax>= bound, the version .ci/lowest-jax
 
 def check_jax_version(version: str) -> None:
     """Warn, once at import, when JAX is older than the lowest tested
-    version: every conversion would then fail inside ast2graph (an internal
-    error, A2G015: the statement runs in Python), never as the user's code."""
+    version: a conversion that needs what it lacks then fails inside
+    ast2graph (an internal error, A2G015: the statement runs in Python),
+    never reported as the user's code raising."""
     parts = tuple(int(p) for p in version.split(".")[:3] if p.isdigit())
     if parts < MIN_JAX:
-        warnings.warn(f"ast2graph needs jax>={'.'.join(map(str, MIN_JAX))}, found jax {version}: conversions fail "
-                      "as internal errors (A2G015) and run in Python; upgrade jax and jaxlib", stacklevel=3)
+        warnings.warn(f"ast2graph needs jax>={'.'.join(map(str, MIN_JAX))}, found jax {version}: conversions that "
+                      "need what it lacks (jax.enable_x64, for graphs with 64-bit values) fail as internal errors "
+                      "(A2G015) and run in Python; upgrade jax and jaxlib", stacklevel=3)
 
 
 check_jax_version(jax.__version__)
