@@ -25,6 +25,7 @@ _PUBLIC = {
     "Loc": ".diagnostics", "LoopBoundError": ".diagnostics", "NoSourceError": ".diagnostics",
     "UnsupportedSyntaxError": ".diagnostics",
     "UnrollWarning": ".typeinfer.control",
+    "ExportError": ".exporting", "export": ".exporting",
 }
 
 __all__ = sorted(_PUBLIC)

@@ -59,6 +59,27 @@ from .typeinfer.arrays import HostErrors
 from .typeinfer.lattice import (TracedNumber, array_type_of, is_array, is_traceable_number, to_python_number,
                                 traced_int_ok)
 from .typeinfer.precision import check_int_inputs, hoist_input_checks, needs_x64
+from .cache import compile_threshold, enable_persistent_cache
+from .worklog import note_long_work
+
+
+MIN_JAX = (0, 8, 0)   # pyproject.toml's jax>= bound, the version .ci/lowest-jax tests (jax.enable_x64)
+
+
+def check_jax_version(version: str) -> None:
+    """Warn, once at import, when JAX is older than the lowest tested
+    version: a conversion that needs what it lacks then fails inside
+    ast2graph (an internal error, A2G015: the statement runs in Python),
+    never reported as the user's code raising."""
+    parts = tuple(int(p) for p in version.split(".")[:3] if p.isdigit())
+    if parts < MIN_JAX:
+        warnings.warn(f"ast2graph needs jax>={'.'.join(map(str, MIN_JAX))}, found jax {version}: conversions that "
+                      "need what it lacks (jax.enable_x64, for graphs with 64-bit values) fail as internal errors "
+                      "(A2G015) and run in Python; upgrade jax and jaxlib", stacklevel=3)
+
+
+check_jax_version(jax.__version__)
+enable_persistent_cache()   # JAX's compilation cache in ast2graph's folder, unless the user set JAX's own (cache.py)
 
 
 @contextlib.contextmanager
@@ -639,10 +660,18 @@ class _Block:
         if owner._jit is not None and not self.nested and i == 0 and (spec.returns or spec.end == len(self.stmts)):
             # the whole function is this one graph: jax.jit takes the options
             jit_kwargs = owner._jit.segment_kwargs(spec, names, leaves, treedef, owner._caller_params)
+        note_long_work(owner.name, "conversion", conversion, spec)
         jitted = jax.jit(aval_checked(lowered.fn), **jit_kwargs)
-        # Trace now: an error here is ours, and nothing of the user's has run yet.
+        # Trace and compile now: an error here is ours, and nothing of the user's has run yet.
+        # (Under an outer transform the graph is inlined into the caller's: no compile of its own.)
+        t1 = time.perf_counter()
+        inputs = [leaves[k] for k in spec.arg_positions] + [c.getter() for c in spec.captures]
         with x64_switch(x64):
-            traced = jitted.lower(*[leaves[k] for k in spec.arg_positions], *[c.getter() for c in spec.captures])
+            traced = jitted.lower(*inputs)
+            if not any(isinstance(x, jax.core.Tracer) for x in inputs):
+                with compile_threshold():   # the call reuses this executable; it goes to the persistent cache
+                    traced.compile()
+        note_long_work(owner.name, "trace and XLA compile", time.perf_counter() - t1, spec)
         if _checks_enabled():
             _check_output_types(spec, traced)
         if spec.end in self.break_sites:   # this segment stopped before a break: the next one is a split
@@ -926,6 +955,14 @@ class StaticFunction:
         finally:
             record, self._record = self._record, None
         return Explanation(self, record, result, time.perf_counter() - t0)
+
+    def export(self, *args: Any, **kwargs: Any) -> Any:
+        """A ``jax.export.Exported`` of this function's graph for these
+        arguments (``exporting.export``); ``ExportError`` listing the
+        fallback sites where it is not one graph."""
+        from .exporting import export
+
+        return export(self)(*args, **kwargs)
 
 
 @dataclass

@@ -1,6 +1,31 @@
+import atexit
 import os
+import shutil
 import sys
+import tempfile
+from pathlib import Path
+
+import pytest
 
 # The verifier runs after every specialisation in tests.
 os.environ.setdefault("AST2GRAPH_CHECKS", "1")
 sys.path.insert(0, os.path.dirname(__file__))
+
+# JAX's persistent compilation cache, on by default (ast2graph/cache.py), in a
+# folder of this run: the tests never write into the user's home; their
+# subprocesses inherit it
+_CACHE = tempfile.mkdtemp(prefix="a2g-test-cache-")
+os.environ["AST2GRAPH_CACHE_DIR"] = _CACHE
+os.environ.pop("AST2GRAPH_NO_CACHE", None)
+atexit.register(shutil.rmtree, _CACHE, ignore_errors=True)
+
+# `pytest -m "not slow"`: the tests listed in slow_tests.txt (measured, .ci/slow-tests) and
+# the files with `pytestmark = pytest.mark.slow` are left out; plain `pytest` runs all
+_SLOW = Path(__file__).with_name("slow_tests.txt")
+
+
+def pytest_collection_modifyitems(config, items):
+    slow = {line.strip() for line in _SLOW.read_text().splitlines() if line.strip() and not line.startswith("#")}
+    for item in items:
+        if item.nodeid in slow:
+            item.add_marker(pytest.mark.slow)

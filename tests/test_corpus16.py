@@ -20,6 +20,8 @@ from benchmarks.corpus16 import load_all  # noqa: E402
 from benchmarks.corpus16.registry import HANGS, XFAIL  # noqa: E402
 from helpers import check, check_sequence  # noqa: E402
 
+pytestmark = pytest.mark.slow   # minutes: deselected by -m "not slow"
+
 CORPUS = load_all()
 
 

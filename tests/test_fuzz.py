@@ -26,6 +26,8 @@ import pytest
 from fuzz.extensions import EXTENSIONS
 from fuzz.generator import generate, program_seed, run_program
 
+pytestmark = pytest.mark.slow   # minutes: deselected by -m "not slow"
+
 CAMPAIGN_SEED = 1
 COUNT = 120
 

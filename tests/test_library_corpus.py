@@ -13,6 +13,8 @@ import pytest
 from benchmarks.library_corpus import entries
 from tests.helpers import check
 
+pytestmark = pytest.mark.slow   # minutes: deselected by -m "not slow"
+
 # the entries that are one graph today (python -m benchmarks.library_corpus -v)
 ONE_GRAPH = frozenset({
     "np.polyval", "np.polyval+np.polyder", "np.trapezoid", "np.linalg.norm", "np.linalg.norm (ord, axis)",
