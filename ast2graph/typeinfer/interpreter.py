@@ -116,11 +116,17 @@ _SAFE_LEAVES = (bool, int, float, complex, str, bytes, type(None), types.ModuleT
 def _library_module(module: types.ModuleType) -> bool:
     """A module of the standard library or an installed package (not the
     user's own): its functions and classes are not monkeypatched between
-    calls, so reads of them are not guarded (a user module's are)."""
+    calls, so reads of them are not guarded (a user module's are). A module
+    without a file is a library's only when the import system made it (a
+    builtin such as ``math``, a frozen or namespace module); one the user
+    made (``types.ModuleType("helpers")``, a notebook's scratch module) is
+    the user's: its attributes are monkeypatched like a file module's."""
     from ..resolver.callees import is_user_file
 
     filename = getattr(module, "__file__", None)
-    return filename is None or not is_user_file(filename)
+    if filename is None:
+        return module.__name__ in sys.builtin_module_names or getattr(module, "__spec__", None) is not None
+    return not is_user_file(filename)
 
 
 def is_value(x: Any) -> bool:
