@@ -34,3 +34,167 @@ def test_monkeypatched_function_of_a_module_without_file_is_guarded():
 
     check_sequence(make, [lambda f, _: f(x), patch("activation", jax.nn.relu), patch("EPS", 0.5),
                           patch("activation", lambda v: v * 10)])
+
+
+def test_not_of_a_traced_array_is_a_python_bool():
+    # `not m.any()` is a Python bool in eager; it came back as a jax.Array
+    def f(x):
+        m = x > 0
+        return not m.any(), (not m.all()) + 1, not x[0]
+
+    check(f, jnp.zeros(3))
+    check(f, jnp.array([1.0, -2.0, 3.0]))
+
+
+def test_python_int_division_by_a_static_zero_raises():
+    # int(x[0]) // 0: a traced Python int divided by a static zero returned
+    # XLA's number where eager raises ZeroDivisionError
+    def f(x, d):
+        try:
+            q = int(x[0]) // d
+        except ZeroDivisionError as e:
+            q = str(e)
+        return q
+
+    def g(x, d):
+        return float(x.sum()) % d, int(x[1]) / d
+
+    xs = np.array([7.0, -3.0])
+    check(f, xs, 0, full_graph=False)
+    check(f, xs, 2, full_graph=False)   # int() may raise ValueError: inside try, not a run-time check
+    check(g, xs, 0, full_graph=False)
+    check(g, xs, 0.0, full_graph=False)
+
+
+def test_numpy_int_division_by_a_static_zero_gives_zero():
+    # NumPy's integer // and % by zero give 0; XLA gave -1 / another number
+    def f(a):
+        return a // 0, a % 0, a // np.array([0, 2]), a % np.int64(0)
+
+    check(f, np.array([3, -4]))
+    check(f, np.array([3, -4], np.int32))
+
+
+def test_static_out_of_bounds_index_into_a_numpy_array_raises():
+    # x[10] on a NumPy array of 4 elements: eager raises IndexError, the
+    # graph clamped to the last element
+    def read(x, i):
+        return x[i]
+
+    def caught(x, i):
+        try:
+            return x[i]
+        except IndexError as e:
+            return "bad index: " + str(e)
+
+    def fancy(m):
+        return m[[0, 5]], m[1, -4]
+
+    xs = np.array([1.0, -2.0, 3.0, 0.5])
+    check(read, xs, 10, full_graph=False)
+    check(read, xs, -5, full_graph=False)
+    check(read, xs, 3)
+    check(caught, xs, 10, full_graph=False)
+    check(fancy, np.ones((2, 3)), full_graph=False)
+    check(read, jnp.ones(3), 5)     # a jax.Array clamps, in eager too
+
+
+def test_python_int_beyond_a_small_numpy_dtype_raises():
+    # uint8_array * 300: NumPy (NEP 50) raises OverflowError, the graph wrapped
+    def f(a, s):
+        return a * s
+
+    def g(a):
+        try:
+            return a + 300
+        except OverflowError as e:
+            return str(e)
+
+    check(f, np.array([1, 2], np.uint8), 300, full_graph=False)
+    check(f, np.array([1, 2], np.int32), 2 ** 40, full_graph=False)
+    check(f, np.array([1, 2], np.uint8), 3)
+    check(g, np.array([1, 2], np.uint8), full_graph=False)
+    check(g, np.array([1, 2], np.int16))
+
+
+def test_scalar_stored_into_an_integer_numpy_array_is_converted_as_int():
+    # a[0] = nan / inf / 300 (into uint8) raises in NumPy; the graph stored
+    # XLA's saturated or wrapped number
+    def store(a, v):
+        a[0] = v
+        return a
+
+    def store_traced(a, x):
+        a[1] = float(x[0])
+        a[0] = x[1]
+        return a
+
+    for dtype, v in [(np.int64, np.nan), (np.int64, np.inf), (np.int64, 1e20), (np.int32, 3e9), (np.uint8, -1),
+                     (np.uint8, 300)]:
+        check(store, np.zeros(3, dtype), v, full_graph=False)
+    check(store, np.zeros(3, np.int64), -2.7)
+    for dtype, x in [(np.int64, [np.nan, 1.0]), (np.int64, [2.0 ** 63, 1.0]), (np.int64, [-2.0 ** 63, 1.0]),
+                     (np.uint8, [255.9, 3.0]), (np.uint8, [256.0, 3.0]), (np.int32, [-3.5, 3e9]),
+                     (np.int32, [-3.5, 7.0])]:
+        # the argument written in place: a raise would skip the write-back
+        # eager made before raising, so the check is not a run-time one
+        check(store_traced, np.zeros(3, dtype), np.array(x), full_graph=False)
+
+    def store_local(x):
+        a = np.zeros(3, np.int32)
+        a[1] = float(x[0])
+        a[0] = x[1]
+        return a
+
+    for x in [[np.nan, 1.0], [-3.5, 3e9], [-3.5, 7.0], [2.0 ** 31, 1.0]]:
+        check(store_local, np.array(x))   # a run-time check in the graph
+
+
+def test_run_time_check_in_a_segment_that_writes_back_keeps_eager_writes():
+    # a[0] = 5 then a check that fires (an index out of bounds, int() of NaN):
+    # the graph applied no write-back, eager had written a[0] before raising
+    def index(a, x):
+        a[0] = 5.0
+        return a[int(x.sum())]
+
+    def conversion(a, x):
+        a[0] = 5.0
+        return int(x.sum())
+
+    check(index, np.zeros(3), np.array([7.0]), full_graph=False)
+    check(index, np.zeros(3), np.array([1.0]), full_graph=False)
+    check(conversion, np.zeros(3), np.array([np.nan]), full_graph=False)
+
+
+def test_run_time_check_inside_try_reaches_the_handler():
+    # a check raising out of the graph skipped the user's except clause
+    def index(a, x):
+        try:
+            v = a[int(x.sum())]
+        except IndexError:
+            v = -1.0
+        return v
+
+    def conversion(x):
+        try:
+            v = int(x.sum())
+        except ValueError:
+            v = -1
+        return v
+
+    check(index, np.zeros(3), np.array([7.0]), full_graph=False)
+    check(index, np.zeros(3), np.array([1.0]), full_graph=False)
+    check(conversion, np.array([np.nan]), full_graph=False)
+    check(conversion, np.array([2.5]), full_graph=False)
+
+
+def test_loop_counter_index_in_range_needs_no_check():
+    # a rolled loop's counter over a static range (and i % n) is known in
+    # bounds: writing an argument array in place stays one graph
+    def f(a, x):
+        for i in range(40):
+            a[i % 3] += x[i % 2]
+            a[i // 20] -= 0.5
+        return a
+
+    check(f, np.zeros(3), np.array([1.0, -2.0]), unroll_limit=8)

@@ -278,6 +278,36 @@ def numpy_index_check(shape: tuple, axes: tuple, *indices: Any) -> None:
 
 
 numpy_index_check._a2g_effect = True  # type: ignore[attr-defined]
+numpy_index_check._a2g_check = True  # type: ignore[attr-defined]
+
+
+def int_store_check(value: Any, dtype: np.dtype, kind: str) -> None:
+    """At run time: the error NumPy raises storing the scalar ``value`` (a
+    Python number for ``kind`` "python", else a NumPy scalar) into an array of
+    integer ``dtype``: NaN, an infinity, or a number whose integer part is
+    beyond the dtype's range."""
+    from ..lowering.bounded import raise_if   # the run-time check machinery
+
+    info = np.iinfo(dtype)
+    if jnp.issubdtype(value.dtype, jnp.floating):
+        whole = jnp.trunc(value)
+        signed = info.min < 0
+        low, high = -(2.0 ** (info.bits - 1)) if signed else 0.0, 2.0 ** (info.bits - signed)   # exact floats
+        bad = ~jnp.isfinite(value) | (whole < low) | (whole >= high)
+    else:
+        bad = (value < info.min) | (value > info.max)
+    raise_if(bad, functools.partial(_raise_store_error, dtype, kind), value)
+
+
+int_store_check._a2g_effect = True  # type: ignore[attr-defined]
+int_store_check._a2g_check = True  # type: ignore[attr-defined]
+
+
+def _raise_store_error(dtype: np.dtype, kind: str, mask: Any, value: Any) -> None:
+    if not np.any(np.asarray(mask)):
+        return
+    v = np.asarray(value)[()]
+    np.zeros((), dtype)[()] = v.item() if kind == "python" else v   # raises eager's error
 
 
 class Static:
@@ -342,6 +372,7 @@ def raise_when(pred: Any, exc: Any, args: tuple = (), kwargs: dict | None = None
 
 
 raise_when._a2g_effect = True  # type: ignore[attr-defined]
+raise_when._a2g_check = True  # type: ignore[attr-defined]
 
 
 def _raise_exception(exc: Any, treedef: Any, statics: list, positions: tuple, kinds: tuple, site: RaiseSite | None,
@@ -470,6 +501,7 @@ def int_conversion_check(x: Any, what: str, where: str) -> None:
 
 
 int_conversion_check._a2g_effect = True  # type: ignore[attr-defined]
+int_conversion_check._a2g_check = True  # type: ignore[attr-defined]
 
 
 # ``math.f(x)`` of a Python float in the graph: the float64 function, and the
@@ -503,6 +535,7 @@ def math_domain_check(x: Any, name: str) -> None:
 
 
 math_domain_check._a2g_effect = True  # type: ignore[attr-defined]
+math_domain_check._a2g_check = True  # type: ignore[attr-defined]
 
 
 def _raise_math(exc: type, message: str, mask: Any) -> None:
@@ -522,6 +555,7 @@ def linalg_error_check(output: Any, message: str, *inputs: Any) -> None:
 
 
 linalg_error_check._a2g_effect = True  # type: ignore[attr-defined]
+linalg_error_check._a2g_check = True  # type: ignore[attr-defined]
 
 
 def _raise_linalg(message: str, mask: Any) -> None:
@@ -554,6 +588,7 @@ def index_range_check(i: Any, n: int, message: str) -> None:
 
 
 index_range_check._a2g_effect = True  # type: ignore[attr-defined]
+index_range_check._a2g_check = True  # type: ignore[attr-defined]
 
 
 def _raise_index_range(message: str, mask: Any, i: Any) -> None:

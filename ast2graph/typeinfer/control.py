@@ -28,7 +28,7 @@ from ..fallback.sites import FallbackCode, GraphBreak
 from ..ir.core import ArrayType, ForOp, IfOp, Region, ScanOp, SwitchOp, Value, WhileOp, walk_ops
 from . import arrays
 from .exits import BodyEnd, ExitsMixin, LoopCtx
-from .lattice import INT_BITS, TRACED_INT_BITS, abstract_type, describe, join_types, same_dtype, same_static
+from .lattice import INT_BITS, INT_RANGE, TRACED_INT_BITS, abstract_type, describe, join_types, same_dtype, same_static
 from .nnx import is_nnx
 from .trees import tree_flatten
 from .state import UNBOUND, BreakSignal, MaybeBound, ContinueSignal, ControlSignal, ReturnSignal
@@ -670,6 +670,8 @@ class ControlMixin(ExitsMixin):
 
         def bind_target(k: Value) -> None:
             i = k if (start == 0 and step == 1 and not traced) else self.emit_call(arrays.range_value, (start, k, step), {}, stmt, "range_value")
+            if not traced and count and isinstance(i, Value):
+                INT_RANGE[i] = (min(rng[0], rng[-1]), max(rng[0], rng[-1]))   # the body sees only the range's items
             self.assign(stmt.target, i, stmt)
 
         def finish() -> None:

@@ -54,7 +54,7 @@ from .kinds import (Unobservable, contains_standin, function_attribute, internal
 from .shaperules import rule_type
 from .tracing import output_types
 from .tracertext import suspended, watching
-from .lattice import (INT_BITS, TRACED_INT_BITS, WIDE_INTS, traced_int_ok, canonical_type, host_scalar, is_64bit, is_array, is_python_number, is_static_number,
+from .lattice import (INT_BITS, INT_RANGE, TRACED_INT_BITS, int_range_of, WIDE_INTS, traced_int_ok, canonical_type, host_scalar, is_64bit, is_array, is_python_number, is_static_number,
                       is_traceable_number, static_array_type)
 from .guards import Snapshot, TooLarge, watched
 from .state import (UNBOUND, MaybeBound, Capture, ContinueSignal, BreakSignal, Frame, Guard,
@@ -127,6 +127,14 @@ def _library_module(module: types.ModuleType) -> bool:
     if filename is None:
         return module.__name__ in sys.builtin_module_names or getattr(module, "__spec__", None) is not None
     return not is_user_file(filename)
+
+
+def _may_be_zero(divisor: Any) -> bool:
+    """Whether a divisor may hold a zero: a traced one may; a static number or
+    NumPy array is looked at."""
+    if isinstance(divisor, (bool, int, float, np.ndarray, np.generic)):
+        return bool(np.any(np.asarray(divisor) == 0))
+    return True
 
 
 def is_value(x: Any) -> bool:
@@ -231,7 +239,9 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
         # try/except (and suppress) blocks around the statement being traced:
         # a run-time check's exception could not reach their handlers
         self.handlers_depth = 0
-        self.raise_checks = True
+        # run-time checks allowed: True (all), "no raise" (not a `raise` or
+        # `assert`: the segment prints), False (none: it writes state back)
+        self.raise_checks: bool | str = True
         # The user's JAX x64 switch (off by default): JAX ops follow it (precision.py).
         self.user_x64 = bool(jax.config.jax_enable_x64)
         # the caller runs the converted function under a JAX transform: its
@@ -300,6 +310,13 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
         ``eager_fn``: what the user called, when ``fn`` stands for it (``np.sin`` run as ``jnp.sin``).
         ``callee``: the function the user called, when ``fn`` stands for it
         (``jnp.sum`` for ``np.sum``): it decides the results' eager kinds."""
+        if getattr(fn, "_a2g_check", False) and (self.handlers_depth or self.raise_checks is False):
+            # a run-time check raises out of the graph: past a handler of the
+            # user's, and skipping the writes and prints the segment applies
+            # after the call, which eager made before raising
+            raise self.graph_break(FallbackCode.TRACE_ERROR, node, f"a {name or qualified_name(fn)} (eager may raise "
+                                   "here) where a run-time check cannot raise: inside try/except, or in a segment "
+                                   "that writes state or prints")
         self._guard_operands(args, kwargs, node)
         leaves, treedef = tree_flatten((args, kwargs))
         if not effect and not numpy_fn and eager_fn is None and self.folded_operands(leaves):
@@ -735,9 +752,14 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
         if fn is operator.mod and type(left) is str and contains_value(right):
             return self.deferred_percent(left, right, node)
         if isinstance(left, Value) or isinstance(right, Value):
-            if isinstance(right, Value) and fn in _DIVISIONS:
-                return self._traced_division(fn, left, right, node)
-            return self.emit_call(fn, (left, right), {}, node, fn.__name__)
+            out = self._traced_division(fn, left, right, node) if fn in _DIVISIONS else \
+                self.emit_call(fn, (left, right), {}, node, fn.__name__)
+            if isinstance(out, Value) and out.type.dtype.kind in "iu" and not out.type.shape:
+                known = int_range_of(fn, left, right)
+                info = np.iinfo(out.type.dtype)
+                if known is not None and info.min <= known[0] and known[1] <= info.max:   # no wrap-around
+                    INT_RANGE[out] = known
+            return out
         if not (type(left) in _IMMUTABLE and type(right) in _IMMUTABLE) and contains_standin((left, right)):
             out = self.standin_operator(fn, left, right, node)
         else:
@@ -746,35 +768,48 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
             self.mark_fresh(out)   # ``[True] * n``, ``xs + ys``, ``d | e``: a new container on every call
         return out
 
-    def _traced_division(self, fn: Callable, left: Any, right: Value, node: Any) -> Any:
-        """``left / right`` (``//``, ``%``) by a traced divisor, zero included as
-        eager has it: Python numbers raise ZeroDivisionError (a run-time check,
-        eager's message), NumPy integers give 0; JAX's arrays give what XLA
+    def _traced_division(self, fn: Callable, left: Any, right: Any, node: Any) -> Any:
+        """``left / right`` (``//``, ``%``) with a traced operand, zero divisors
+        included as eager has them: Python numbers raise ZeroDivisionError (a
+        run-time check, eager's message, for a traced divisor; at trace time
+        for a static zero), NumPy integers give 0; JAX's arrays give what XLA
         gives, as in eager."""
-        python = right.type.python and (isinstance(left, Value) and left.type.python or is_python_number(left))
+        python = all(isinstance(v, Value) and v.type.python or is_python_number(v) for v in (left, right))
         if python:
-            kind = lambda v: {"b": bool, "i": int, "u": int}.get(v.type.dtype.kind, float) if isinstance(v, Value) \
-                else type(v)  # noqa: E731
-            try:
-                fn(kind(left)(1), kind(right)(0))
-            except ZeroDivisionError as e:
-                message = str(e)
-            else:
-                message = None
-            if message is not None:
-                if not self.raise_checks_allowed():
-                    raise self.graph_break(FallbackCode.TRACE_ERROR, node, "a division by a traced Python number that "
-                                           "may be zero (eager raises ZeroDivisionError) where a run-time check cannot "
-                                           "raise it", "binop")
-                zero = self.emit_call(operator.eq, (right, 0), {}, node, "eq")
-                self.emit_call(arrays.raise_when, (self.truth(zero, node), ZeroDivisionError, (message,)), {}, node,
-                               "zero division check", effect=True)
+            self._python_zero_division(fn, left, right, node)
         out = self.emit_call(fn, (left, right), {}, node, fn.__name__)
-        if not python and isinstance(out, Value) and out.type.dtype.kind in "iu" and "numpy" in out.type.kinds:
+        if not python and isinstance(out, Value) and out.type.dtype.kind in "iu" and "numpy" in out.type.kinds \
+                and _may_be_zero(right):
             fixed = self.emit_call(arrays.numpy_int_division, (out, right), {}, node, "where")
             fixed.type = out.type
             out = fixed
         return out
+
+    def _python_zero_division(self, fn: Callable, left: Any, right: Any, node: Any) -> None:
+        """Eager's ZeroDivisionError for a division of Python numbers (one of
+        them traced) by zero: a static zero raises it here, a traced divisor
+        gets a run-time check."""
+        kind = lambda v: {"b": bool, "i": int, "u": int}.get(v.type.dtype.kind, float) if isinstance(v, Value) \
+            else type(v)  # noqa: E731
+        divisor = right if not isinstance(right, Value) else kind(right)(0)
+        if divisor != 0:
+            return
+        try:
+            fn(kind(left)(1), divisor)
+        except ZeroDivisionError as e:
+            if not isinstance(right, Value):
+                raise self.graph_break(FallbackCode.TRACE_ERROR, node, f"division by zero (eager raises "
+                                       f"ZeroDivisionError: {e})", "binop", exc=e) from None
+            message = str(e)
+        else:
+            return
+        if not self.raise_checks_allowed():
+            raise self.graph_break(FallbackCode.TRACE_ERROR, node, "a division by a traced Python number that "
+                                   "may be zero (eager raises ZeroDivisionError) where a run-time check cannot "
+                                   "raise it", "binop")
+        zero = self.emit_call(operator.eq, (right, 0), {}, node, "eq")
+        self.emit_call(arrays.raise_when, (self.truth(zero, node), ZeroDivisionError, (message,)), {}, node,
+                       "zero division check", effect=True)
 
     def static_call(self, fn: Callable, args: tuple, kwargs: dict, node: Any, reads: bool = True) -> Any:
         """Eager Python at trace time; an exception is eager's, so it falls back
@@ -823,7 +858,9 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
         if isinstance(node.op, gast.Not):
             truth = self.truth(operand, node)
             if isinstance(truth, Value):
-                return self.emit_call(arrays.logical_not, (truth,), {}, node, "not")
+                out = self.emit_call(arrays.logical_not, (truth,), {}, node, "not")
+                out.type = out.type.with_kinds(("python",))   # `not` gives a Python bool, whatever its operand
+                return out
             return not truth
         fn = arrays.UNARY[type(node.op).__name__]
         if is_nnx(operand):
@@ -1479,7 +1516,7 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
         must catch it, or the segment prints (``specialize`` then runs again
         without checks): a check's callback is not ordered with the prints'
         callbacks, and eager prints exactly up to the raise."""
-        return self.raise_checks and not self.handlers_depth
+        return self.raise_checks is True and not self.handlers_depth
 
     # ---------------------------------------------- raise and assert as run-time checks
     def emit_raise_check(self, pred: Value, stmt: Any, exc: Any, args: tuple, kwargs: dict, construct: str) -> None:

@@ -33,7 +33,7 @@ import numpy as np
 from ..fallback.sites import FallbackCode
 from ..ir.core import Value
 from . import arrays
-from .lattice import INT_BITS, WIDE_INTS
+from .lattice import INT_BITS, INT_RANGE, WIDE_INTS
 from .precision import (argument_path, comparison_dtype, index_leaves, int32_check, is_at_update, jax_kind,
                         jax_semantics, numpy_dtypes, python_int)
 from .trees import tree_flatten
@@ -82,6 +82,13 @@ def np_setitem(x: Any, idx: Any, v: Any) -> Any:
 
 
 np_setitem.__name__ = np_setitem.__qualname__ = "setitem"
+
+
+def _in_bounds(index: Value, n: int) -> bool:
+    """Whether a traced integer index is known to lie within ``-n <= i < n``
+    (``INT_RANGE``): no run-time bounds check needed."""
+    low, high = INT_RANGE.get(index, (None, None))
+    return low is not None and -n <= low and high < n
 
 
 def _same_kind(result: np.dtype, target: np.dtype) -> bool:
@@ -329,7 +336,10 @@ class MutationMixin:
         if common is not None:
             leaves = self._cast_operands(leaves, common, node)
         out = self._abstract_eval(fn, treedef, leaves, node)
-        expected = numpy_dtypes(source, treedef, leaves)
+        try:
+            expected = numpy_dtypes(source, treedef, leaves)
+        except OverflowError as e:   # a Python int beyond the array's dtype: NumPy raises on any data
+            raise self.graph_break(FallbackCode.TRACE_ERROR, node, f"{e} (eager raises OverflowError)", exc=e) from None
         got = [x.type.dtype for x in out[1] if isinstance(x, Value)]
         if expected is None or len(expected) != len(got) or expected == got:
             return leaves, False, out
@@ -522,6 +532,7 @@ class MutationMixin:
                 raise self.graph_break(FallbackCode.MUTATION, target, f"in-place update casts {np.dtype(rtype)} into a "
                                        f"{obj.type.dtype} array (NumPy's casting rules decide it at run time)")
         self._check_bounds(obj, idx, target)
+        self._check_scalar_store(obj.type.dtype, value, target)
         new = self.emit_call(np_setitem, (obj, idx, value), {}, target, "setitem")
         new.type = dataclasses.replace(new.type, numpy=True)
         entry = self.input_of.get(id(obj))
@@ -541,11 +552,65 @@ class MutationMixin:
                                    "array (bounds-checked) on one path and a jax.Array (clamped) on another")
         if not numpy:
             return
-        parts = arrays.traced_int_parts(tuple(shape), idx)
+        self._check_static_index(tuple(shape), idx, node)
+        parts = [(a, i) for a, i in arrays.traced_int_parts(tuple(shape), idx) if not _in_bounds(i, shape[a])]
         if parts:
             axes, indices = zip(*parts)
             self.emit_call(arrays.numpy_index_check, (tuple(shape), axes, *indices), {}, node, "index check",
                            effect=True)
+
+    def _check_scalar_store(self, dtype: np.dtype, value: Any, node: Any) -> None:
+        """NumPy stores a scalar (a Python number, a NumPy scalar) into an
+        integer array as ``int()`` converts it: NaN raises ValueError, an
+        infinity or a number beyond the dtype's range OverflowError (an array
+        value is cast without a check, as XLA casts). A static scalar is
+        stored into a NumPy stand-in now; a traced one gets a run-time check
+        (the exact error made on the host when it fires)."""
+        if np.dtype(dtype).kind not in "iu":
+            return
+        if not isinstance(value, Value):
+            if isinstance(value, (int, float, complex, np.number)) and not isinstance(value, bool):
+                try:
+                    np.zeros((), dtype)[()] = value
+                except (ValueError, OverflowError, TypeError) as e:
+                    raise self.graph_break(FallbackCode.TRACE_ERROR, node, f"storing {value!r} into a {np.dtype(dtype)} "
+                                           f"array (eager raises {type(e).__name__}: {e})", exc=e) from None
+            return
+        t = value.type
+        if t.shape or t.mixed or not (t.python or t.numpy) or t.dtype.kind == "b":
+            return   # an array (or a jax.Array) is cast unchecked, as XLA casts
+        if t.dtype.kind in "iu" and np.can_cast(t.dtype, dtype):
+            return
+        if t.dtype.kind not in "iuf" or not self.raise_checks_allowed():
+            raise self.graph_break(FallbackCode.MUTATION, node, f"a traced {t.dtype} scalar stored into a "
+                                   f"{np.dtype(dtype)} array: NumPy raises when it is NaN, infinite or out of range")
+        kind = "python" if t.python else "numpy"
+        self.emit_call(arrays.int_store_check, (value, np.dtype(dtype), kind), {}, node, "store check", effect=True)
+
+    def _check_static_index(self, shape: tuple, idx: Any, node: Any) -> None:
+        """NumPy's IndexError for an index known at trace time to be out of
+        bounds (``x[10]``, ``x[1, 7]``, ``x[[0, 9]]`` on a NumPy array of 4
+        rows), where XLA would clamp: the index is tried on a stand-in of the
+        array's shape (no data: every stride 0), traced integer parts as
+        zeros of their shape; eager's exception makes the statement run in
+        Python (a handler on a static path takes it at trace time)."""
+        parts = idx if type(idx) is tuple else (idx,)
+        probe = []
+        for p in parts:
+            if isinstance(p, Value):
+                if np.dtype(p.type.dtype).kind not in "iu":
+                    return   # a traced mask or float index: not decided here
+                p = np.zeros(p.type.shape, p.type.dtype)
+            elif not isinstance(p, (int, np.integer, slice, type(None), type(Ellipsis), list, np.ndarray)):
+                return
+            probe.append(p)
+        stand_in = np.lib.stride_tricks.as_strided(np.zeros(1, bool), shape, (0,) * len(shape))
+        try:
+            stand_in[tuple(probe) if type(idx) is tuple else probe[0]]
+        except IndexError as e:
+            raise self.graph_break(FallbackCode.TRACE_ERROR, node, f"{e} (eager raises IndexError)", exc=e) from None
+        except Exception:  # noqa: BLE001 - another index error is left to the operation itself
+            return
 
     def _check_bounds(self, obj: Value, idx: Any, node: Any) -> None:
         self.check_numpy_index(obj, idx, node)

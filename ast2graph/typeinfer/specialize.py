@@ -163,24 +163,30 @@ def flatten_inputs(env: dict[str, Any], names: list[str]):
 def specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str], leaves: list, treedef: Any,
                options: Options, nested: bool = False, traced_statics: frozenset = frozenset(),
                cells: dict | None = None, by_identity: frozenset = frozenset()) -> Specialization:
-    """See ``_specialize``; a segment that raises through a run-time check and
-    also prints or writes state back (attributes, cells, argument arrays: all
-    applied after the call, which a raise would skip although eager made them
-    before raising) is specialised again with the raises kept in Python.
+    """See ``_specialize``. A segment whose run-time checks may raise
+    (``_a2g_check``: ``raise_when``, index, int(), store checks) while it
+    writes state back (attributes, cells, argument arrays: all applied after
+    the call, which a raise would skip although eager made them before
+    raising) is specialised again with every check kept in Python (the
+    statement that needs one runs there); one with a ``raise_when`` that also
+    prints, with its raises kept in Python.
     ``cells``: the call's cells (``interpreted.CELLS``), if it made them."""
     spec = _specialize(unit, stmts, start, stop, names, leaves, treedef, options, nested, traced_statics, True, cells,
                        by_identity)
-    ops = list(walk_ops(spec.graph.body))
-    if any(op.fn is raise_when for op in ops if isinstance(op, CallOp)) and (
-            spec.attr_writes or spec.input_writes or
-            any(getattr(op.fn, "_a2g_host_print", False) for op in ops if isinstance(op, CallOp))):
-        spec = _specialize(unit, stmts, start, stop, names, leaves, treedef, options, nested, traced_statics, False,
-                           cells, by_identity)
-    return spec
+    calls = [op.fn for op in walk_ops(spec.graph.body) if isinstance(op, CallOp)]
+    checks = [fn for fn in calls if getattr(fn, "_a2g_check", False)]
+    if checks and (spec.attr_writes or spec.input_writes):
+        mode: bool | str = False
+    elif raise_when in checks and any(getattr(fn, "_a2g_host_print", False) for fn in calls):
+        mode = "no raise"
+    else:
+        return spec
+    return _specialize(unit, stmts, start, stop, names, leaves, treedef, options, nested, traced_statics, mode,
+                       cells, by_identity)
 
 
 def _specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str], leaves: list, treedef: Any,
-                options: Options, nested: bool, traced_statics: frozenset, raise_checks: bool,
+                options: Options, nested: bool, traced_statics: frozenset, raise_checks: bool | str,
                 cells: dict | None, by_identity: frozenset) -> Specialization:
     """``stmts[start:stop]`` as one graph. ``nested``: ``stmts`` is the body of
     a construct that runs as Python control flow, not the function body (no
