@@ -14,6 +14,7 @@ from __future__ import annotations
 import collections.abc
 import dataclasses
 import functools
+import types
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -89,23 +90,58 @@ class MadePerCall:
     def tree_unflatten(cls, aux, values):
         kind, names = aux
         obj = object.__new__(kind)
-        vars(obj).update(zip(names, values))
+        slots = _slot_names(kind)
+        for name, value in zip(names, values):
+            if name in slots:
+                object.__setattr__(obj, name, value)   # a slot (also of a frozen dataclass)
+            else:
+                vars(obj)[name] = value
         return obj
+
+
+def _slot_names(cls: type) -> frozenset:
+    """The slots of ``cls`` and its bases (not ``__dict__``/``__weakref__``)."""
+    names: set[str] = set()
+    for base in cls.__mro__:
+        slots = vars(base).get("__slots__", ())
+        names.update((slots,) if isinstance(slots, str) else slots)
+    return frozenset(names - {"__dict__", "__weakref__"})
+
+
+def _instance_state(x: Any) -> dict:
+    """A plain instance's whole state: its ``__dict__`` and its set slots."""
+    state = dict(getattr(x, "__dict__", {}))
+    for name in sorted(_slot_names(type(x))):
+        try:
+            state[name] = object.__getattribute__(x, name)
+        except AttributeError:
+            continue   # an unset slot stays unset
+    return state
 
 
 _HEAPTYPE = 1 << 9   # Py_TPFLAGS_HEAPTYPE: a class defined in Python
 
 
 def _plain_instance(x: Any) -> bool:
-    """An object whose whole state is its ``__dict__`` (what ``object.__new__``
-    and a converted ``__init__`` make): Python classes only, no slots, no own
-    ``__new__``, and not a pytree JAX rebuilds itself."""
+    """An object whose whole state is its ``__dict__`` and its slots (what
+    ``object.__new__`` and a converted ``__init__`` make): Python classes
+    only, no own ``__new__``, and not a pytree JAX rebuilds itself."""
     cls = type(x)
     if isinstance(x, standin_types()) or (cls.__module__ or "").split(".")[0] == "ast2graph":
         return False   # ast2graph's own (a local function): the escape checks decide
-    return (isinstance(getattr(x, "__dict__", None), dict) and cls.__new__ is object.__new__
-            and all(b is object or b.__flags__ & _HEAPTYPE and "__slots__" not in vars(b) for b in cls.__mro__)
+    return ((isinstance(getattr(x, "__dict__", None), dict) or bool(_slot_names(cls))) and cls.__new__ is object.__new__
+            and all(b is object or b.__flags__ & _HEAPTYPE for b in cls.__mro__)
             and jax.tree_util.all_leaves([x]))
+
+
+def _stateful_object(x: Any) -> bool:
+    """An object with attributes a caller could change (a ``__dict__`` or
+    slots) that JAX does not rebuild as a pytree: made by the trace, one
+    static object would be shared by every call's result."""
+    if isinstance(x, (type, types.FunctionType, types.MethodType, types.ModuleType, functools.partial)) \
+            or isinstance(x, standin_types()) or (type(x).__module__ or "").split(".")[0] == "ast2graph":
+        return False
+    return (hasattr(x, "__dict__") or bool(_slot_names(type(x)))) and jax.tree_util.all_leaves([x])
 
 
 def remade_per_call(tree: Any, fresh: dict) -> Any:
@@ -130,8 +166,11 @@ def remade_per_call(tree: Any, fresh: dict) -> Any:
                 raise _Shared(f"a {type(x).__name__} made in the function would leave the compiled segment "
                               "(eager makes a new one per call)")
             if _plain_instance(x):
-                names = tuple(vars(x))
-                return MadePerCall(type(x), names, [walk(vars(x)[n]) for n in names])
+                state = _instance_state(x)
+                return MadePerCall(type(x), tuple(state), [walk(v) for v in state.values()])
+            if _stateful_object(x):
+                raise _Shared(f"an object of class {type(x).__name__} made in the function would leave the compiled "
+                              "segment (eager makes a new one per call; the graph cannot rebuild this class)")
             return x
         if type(x) in (list, tuple) or isinstance(x, tuple) and hasattr(type(x), "_fields"):
             items = [walk(v) for v in x]
