@@ -8,6 +8,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from ast2graph import to_static
 from helpers import check, check_sequence
 
 
@@ -198,3 +199,70 @@ def test_loop_counter_index_in_range_needs_no_check():
         return a
 
     check(f, np.zeros(3), np.array([1.0, -2.0]), unroll_limit=8)
+
+
+class _Vec:
+    __slots__ = ("x", "y")
+
+    def __init__(self, x, y):
+        self.x, self.y = x, y
+
+    def __add__(self, o):
+        return _Vec(self.x + o.x, self.y + o.y)
+
+    def __mul__(self, k):
+        return _Vec(self.x * k, self.y * k)
+
+    __rmul__ = __mul__
+
+    def __neg__(self):
+        return _Vec(-self.x, -self.y)
+
+    def __eq__(self, o):
+        return isinstance(o, _Vec) and self.x == o.x and self.y == o.y
+
+
+def test_object_with_slots_made_in_the_graph_leaves_it_with_eager_values():
+    # a __slots__ instance made in the graph came back holding ast2graph's
+    # trace-time stand-ins (Value), and the same object on every call
+    def f(a):
+        return _Vec(a * 2, a + 1)
+
+    e = check(f, jnp.float32(1.5))
+    static = to_static(f)
+    assert static(jnp.float32(1.0)) is not static(jnp.float32(1.0))
+
+
+def test_user_operators_are_converted_calls():
+    # `v * k`, `acc + v`, `-v`, `2 * v`, `v != w` on a user class: its dunder
+    # ran at trace time on graph values (TypeError taken for eager's, a
+    # fallback), and an effect in it happened once instead of every call
+    def f(a, b):
+        v = _Vec(a, b)
+        acc = _Vec(0.0, 0.0)
+        for k in range(3):
+            acc = acc + v * k
+        acc += 2 * -v
+        return acc.x, acc.y, v != acc, v == _Vec(a, b)
+
+    check(f, jnp.float32(1.0), jnp.float32(2.0))
+
+    def make():
+        class Meter:
+            def __init__(self):
+                self.n = 0
+                self.log = []
+
+            def __add__(self, v):
+                self.n += 1
+                self.log.append(1)
+                return v + self.n
+
+        meter = Meter()
+
+        def g(x):
+            return meter + x
+        return g, meter
+
+    x = jnp.ones(2)
+    check_sequence(make, [lambda g, m: (g(x), m.n, len(m.log))] * 3)

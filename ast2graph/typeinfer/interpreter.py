@@ -36,6 +36,7 @@ from ..diagnostics import Loc
 from ..fallback.sites import Decision, FallbackCode, FallbackSite, GraphBreak
 from ..ir.core import ArrayType, CallOp, Region, StandinSeen, Value, walk_ops
 from ..resolver import CallKind, NameKind, classify_callee, qualified_name
+from .operators import NOT_USER, OperatorMixin
 from ..ssa.names import bound_names
 from ..tracebacks import RaiseSite, UserLine
 from . import arrays, trees
@@ -189,7 +190,7 @@ class LocalFunction:
         return f"<local function {self.unit.qualname}>"
 
 
-class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixin, NnxMixin, WritebackMixin,
+class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixin, NnxMixin, WritebackMixin,
                   ContainerMixin, ListIndexMixin):
     """Abstract interpreter for one call signature of one segment."""
 
@@ -749,6 +750,9 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
     def binop(self, fn: Callable, left: Any, right: Any, node: Any) -> Any:
         if is_nnx(left) or is_nnx(right):   # a Variable's operators read its current value
             return self.nnx_operator(fn, (left, right), node)
+        out = self.user_operator(fn, (left, right), node)   # a class's own __add__ (operators.py)
+        if out is not NOT_USER:
+            return out
         if fn is operator.mod and type(left) is str and contains_value(right):
             return self.deferred_percent(left, right, node)
         if isinstance(left, Value) or isinstance(right, Value):
@@ -865,6 +869,9 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
         fn = arrays.UNARY[type(node.op).__name__]
         if is_nnx(operand):
             return self.nnx_operator(fn, (operand,), node)
+        out = self.user_operator(fn, (operand,), node)
+        if out is not NOT_USER:
+            return out
         if isinstance(operand, Value):
             return self.emit_call(fn, (operand,), {}, node, fn.__name__)
         return self.static_call(fn, (operand,), {}, node)
