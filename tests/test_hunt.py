@@ -266,3 +266,21 @@ def test_user_operators_are_converted_calls():
 
     x = jnp.ones(2)
     check_sequence(make, [lambda g, m: (g(x), m.n, len(m.log))] * 3)
+
+
+def test_comprehension_pulls_an_iterator_one_item_at_a_time():
+    # [list(g) for _, g in itertools.groupby(...)]: the comprehension listed
+    # the iterator first, which empties every group
+    import itertools
+
+    def f(x):
+        groups = [list(g) for _, g in itertools.groupby([1, 1, 2, 3, 3, 3])]
+        sizes = {k: len(list(g)) for k, g in itertools.groupby("aabccc")}
+        return groups, sizes, x * len(groups)
+
+    def g(x):
+        it = iter([1, 2, 3, 4])
+        return [(a, next(it)) for a in it], x
+
+    check(f, jnp.ones(2))
+    check(g, jnp.ones(2), full_graph=False)   # the iterator left in a variable leaves the segment

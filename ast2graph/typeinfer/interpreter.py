@@ -1253,7 +1253,14 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
                 return
             gen = node.generators[i]
             iterable = self.eval(gen.iter)
-            for item in self.iterate_static(iterable, gen.iter):
+            if isinstance(iterable, collections.abc.Iterator):
+                # pulled one item per element, as eager pulls it: an item may
+                # be valid only until the next is pulled (itertools.groupby's groups)
+                self.check_consumable(iterable, gen.iter)
+                items: Any = self._live_items(iterable, gen.iter, self.options.max_unroll)
+            else:
+                items = self.iterate_static(iterable, gen.iter)
+            for item in items:
                 self.assign(gen.target, item, gen)
                 if all(self._static_truth(self.eval(c), c) for c in gen.ifs):
                     loop(i + 1)

@@ -139,7 +139,8 @@ def _stateful_object(x: Any) -> bool:
     slots) that JAX does not rebuild as a pytree: made by the trace, one
     static object would be shared by every call's result."""
     if isinstance(x, (type, types.FunctionType, types.MethodType, types.ModuleType, functools.partial)) \
-            or isinstance(x, standin_types()) or (type(x).__module__ or "").split(".")[0] == "ast2graph":
+            or isinstance(x, standin_types()) or is_array(x) or not type(x).__flags__ & _HEAPTYPE \
+            or (type(x).__module__ or "").split(".")[0] in ("ast2graph", "jax", "jaxlib", "numpy"):
         return False
     return (hasattr(x, "__dict__") or bool(_slot_names(type(x)))) and jax.tree_util.all_leaves([x])
 
