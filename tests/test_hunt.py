@@ -284,3 +284,20 @@ def test_comprehension_pulls_an_iterator_one_item_at_a_time():
 
     check(f, jnp.ones(2))
     check(g, jnp.ones(2), full_graph=False)   # the iterator left in a variable leaves the segment
+
+
+def test_numpy_string_array_stays_a_python_object():
+    # a NumPy array of strings became a graph input (a Value of dtype <U4):
+    # looking its items up in a dict was an internal error
+    labels = np.array(["cat", "dog", "cat", "bird"])
+
+    def one_hot(labels):
+        classes = sorted(set(labels.tolist()))
+        index = {c: i for i, c in enumerate(classes)}
+        out = np.zeros((len(labels), len(classes)), dtype=np.float32)
+        for r, label in enumerate(labels):
+            out[r, index[label]] = 1.0
+        return out, classes, labels[-1], labels == "cat"
+
+    check(one_hot, labels)
+    check(one_hot, np.array(["a"]))

@@ -33,8 +33,13 @@ _NUMBER_TYPES = (bool, int, float, complex, np.bool_, np.number)
 
 
 def is_array(x: Any) -> bool:
-    """Runtime arrays that become graph inputs (not Python scalars)."""
-    return isinstance(x, (jax.Array, np.ndarray, np.generic))
+    """Runtime arrays that become graph inputs (not Python scalars): jax
+    arrays, and NumPy arrays and scalars of a dtype XLA holds (bool, integer,
+    float, complex, ml_dtypes' bfloat16 and float8); a NumPy array of
+    strings, objects or dates stays a Python object."""
+    if isinstance(x, (np.ndarray, np.generic)):
+        return x.dtype.kind in "biufc" or x.dtype.type.__module__ == "ml_dtypes"
+    return isinstance(x, jax.Array)
 
 
 def array_type_of(x: Any) -> ArrayType:
