@@ -301,3 +301,80 @@ def test_numpy_string_array_stays_a_python_object():
 
     check(one_hot, labels)
     check(one_hot, np.array(["a"]))
+
+
+class _Obj:
+    pass
+
+
+def test_setattr_and_getattr_builtins_are_attribute_stores_and_reads():
+    # setattr(o, name, traced) was traced by JAX as an op: it stored a tracer
+    # in the object (JitTracer in the result); getattr(o, name) of an object
+    # made here did not see the attribute; vars(o) missed the writes
+    def f(x, names):
+        o = _Obj()
+        for n in names:
+            setattr(o, n, x * len(n))
+        return getattr(o, names[0]), getattr(o, "missing", None), sorted(vars(o).keys())
+
+    check(f, jnp.ones(1), ["ab", "c"])
+
+
+def test_builtins_that_store_their_arguments_never_trace_them():
+    # deque.append(traced) stored a tracer; operator.setitem(d, k, traced)
+    # was dropped (the dict came back empty)
+    import collections
+    import operator
+
+    def dq(x):
+        d = collections.deque(maxlen=2)
+        for i in range(3):
+            d.append(x * i)
+        return list(d)
+
+    def st(x):
+        d = {}
+        operator.setitem(d, "a", x * 2)
+        return d
+
+    check(dq, jnp.ones(1), full_graph=False)
+    check(st, jnp.ones(1))
+
+
+def test_defaultdict_of_lists():
+    # d[k].append(v) on a defaultdict(list): the key inserted by __missing__
+    # at trace time was lost (the next statement saw an empty dict), and a
+    # print(d) after a lifted append printed the state before it
+    import collections
+
+    def grouped(x):
+        d = collections.defaultdict(list)
+        for i, v in enumerate(x):
+            d[i % 2].append(v * 2)
+        return {k: jnp.stack(v) for k, v in d.items()}
+
+    def printed(x):
+        d = collections.defaultdict(list)
+        d[0].append(x * 2)
+        print(d)
+        return dict(d)
+
+    def counts(x, keys):
+        c = collections.Counter()
+        for k in keys:
+            c[k] += 1
+        return c["a"], c["zzz"], dict(c), x
+
+    check(grouped, jnp.arange(4.0), full_graph=False)
+    check(printed, jnp.arange(2.0))
+    check(counts, jnp.ones(1), ["a", "b", "a"])
+
+    def make():
+        d = collections.defaultdict(list)
+
+        def f(x):
+            d["seen"].append(1)
+            return len(d["seen"]) * x
+        return f, d
+
+    check_sequence(make, [lambda f, d: (f(jnp.ones(1)), dict(d))] * 3, full_graph=False)

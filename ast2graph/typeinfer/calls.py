@@ -12,7 +12,9 @@ by this very interpreter.
 
 from __future__ import annotations
 
+import bisect
 import functools
+import heapq
 import inspect
 import math
 import operator
@@ -38,8 +40,9 @@ from .closures import TracedClosure, factory_for, free_names
 from . import numpy_api
 from .mutation import is_numpy_callable, numpy_gives_ndarray
 from .nnx import is_nnx, is_variable, nnx_transforms
-from .kinds import CALLS_ARGUMENTS, INSPECTORS, MOVES_ARGUMENTS, Unobservable, contains_standin, observe, standins_in
-from .lattice import INT_BITS, WIDE_INTS, describe
+from .kinds import (CALLS_ARGUMENTS, INSPECTORS, MOVES_ARGUMENTS, Unobservable, contains_standin, observe, standin_types,
+                    standins_in)
+from .lattice import INT_BITS, WIDE_INTS, describe, is_array
 from .trees import tree_flatten, tree_leaves
 from .state import Frame, Guard, ReturnSignal, unit_of_function
 
@@ -305,7 +308,9 @@ class CallMixin(GeneratorMixin):
                 raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{qualified_name(callee)} of a traced value "
                                        "looks at eager's object itself")
             result = self.static_call(callee, args, kwargs, node)
-            return self.mark_fresh(result) if isinstance(result, (list, dict, set)) else result
+            made = isinstance(callee, type) and callee.__new__ is object.__new__ and type(result) is callee
+            # a new container, or a new object of a plain class (``Obj()`` without __init__): this call's own
+            return self.mark_fresh(result) if isinstance(result, (list, dict, set)) or made else result
         raise self.graph_break(FallbackCode.OPAQUE_CALL, node, f"{qualified_name(callee)} is not known to be free of side effects", "call")
 
     def _ufunc_out(self, ufunc: Any, args: tuple, kwargs: dict, node: Any) -> Any:
@@ -558,6 +563,33 @@ class CallMixin(GeneratorMixin):
         call = getattr(type(callee), "__call__", None)
         return isinstance(call, types.FunctionType) and classify_callee(call) is CallKind.USER_FUNCTION
 
+    def _storing_builtin(self, callee: Any, args: tuple, kwargs: dict, node: Any, traced: bool) -> Any:
+        """``setattr(o, "a", v)`` and ``operator.setitem(d, k, v)``: stores, as
+        ``o.a = v`` and ``d[k] = v``; ``getattr(o, "a"[, default])`` reads as
+        ``o.a``; another builtin that stores an argument
+        into an object (``deque.append``, ``heapq.heappush``) with a traced
+        one runs in Python (JAX would trace it: it would store a tracer)."""
+        if callee is setattr and len(args) == 3 and not kwargs and type(args[1]) is str:
+            self.store_attribute(*args, node)
+            return None
+        if callee is getattr and len(args) in (2, 3) and not kwargs and type(args[1]) is str \
+                and not isinstance(args[0], standin_types()):
+            # as ``obj.name``: an attribute this graph wrote (pending), a property converted
+            try:
+                return self.get_attribute(args[0], args[1], node)
+            except GraphBreak as e:
+                if len(args) == 3 and isinstance(getattr(e, "exc", None), AttributeError):
+                    return args[2]
+                raise
+        if callee is operator.setitem and len(args) == 3 and not kwargs and not is_array(args[0]) \
+                and not isinstance(args[0], Value) and not self.traced_int_index(args[1]):
+            self.store_item_into(*args, node)
+            return None
+        if traced and _stores_arguments(callee):
+            raise self.graph_break(FallbackCode.MUTATION, node, f"{qualified_name(callee)} would store a traced value "
+                                   "into a Python object", "call")
+        return NotImplemented
+
     def _special_builtin(self, callee: Any, args: tuple, kwargs: dict, node: Any, traced: bool) -> Any:
         if callee in (zip, enumerate) and any(isinstance(a, (arrays.TracedRange, arrays.TracedZip)) for a in args):
             zipped = self._traced_zip(callee, args, kwargs)
@@ -576,6 +608,9 @@ class CallMixin(GeneratorMixin):
             return seen
         if callee is super and not args and not kwargs:
             return self._zero_argument_super(node)
+        stored = self._storing_builtin(callee, args, kwargs, node, traced)
+        if stored is not NotImplemented:
+            return stored
         if traced and type(callee) is types.BuiltinMethodType and type(getattr(callee, "__self__", None)) is str \
                 and callee.__name__ == "format":
             return self.deferred_format(callee.__self__, args, kwargs, node)
@@ -1022,6 +1057,26 @@ def _debug_effect(fn: Any) -> Any:
     effect._a2g_effect = True  # type: ignore[attr-defined]
     effect._a2g_host_print = True  # type: ignore[attr-defined]
     return effect
+
+
+# builtins that store an argument into another object (never graph ops: traced
+# by JAX they would store its tracer)
+_STORING_BUILTINS = frozenset(map(id, (delattr, operator.delitem, object.__setattr__, object.__delattr__,
+                                       heapq.heappush, heapq.heappushpop, heapq.heapreplace, bisect.insort,
+                                       bisect.insort_left, bisect.insort_right)))
+
+
+def _stores_arguments(callee: Any) -> bool:
+    """A builtin that stores an argument into an object: one of
+    ``_STORING_BUILTINS``, or a builtin method of a mutable object that is
+    not a list, dict or set (``deque.append``, ``bytearray.extend``;
+    ``calls.py`` handles those three's methods itself)."""
+    if id(callee) in _STORING_BUILTINS:
+        return True
+    owner = getattr(callee, "__self__", None)
+    return type(callee) is types.BuiltinMethodType and owner is not None and not isinstance(
+        owner, (types.ModuleType, type, list, dict, set, str, bytes, tuple, int, float, complex, np.ndarray,
+                np.generic, jax.Array)) and getattr(owner, "__hash__", None) is None
 
 
 _COMPARING_METHODS = frozenset({"count", "index", "remove", "__contains__", "__eq__", "__ne__", "__lt__", "__le__",

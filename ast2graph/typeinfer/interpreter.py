@@ -18,6 +18,7 @@ module holds the state, the emission of ops, expressions and statements.
 from __future__ import annotations
 
 import collections.abc
+from collections.abc import Mapping
 import contextlib
 import dataclasses
 import inspect
@@ -565,10 +566,10 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
             kind = type(x)
             if kind is Value or isinstance(x, _SAFE_LEAVES):
                 continue
-            if kind in (list, dict, set) and not self._is_fresh(x):
+            if isinstance(x, (list, dict, set)) and not self._is_fresh(x):   # a defaultdict, a Counter too
                 self.guard_reads(x, node)
-            elif kind in (list, tuple, dict, set):
-                stack.extend(x.values() if kind is dict else x)
+            elif isinstance(x, (list, tuple, dict, set)):
+                stack.extend(x.values() if isinstance(x, dict) else x)
             elif not is_array(x):
                 self.identity_used.add(id(x))
 
@@ -1127,6 +1128,9 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
             if not self._is_fresh(obj) and type(obj) is not tuple:
                 self._guard_contents(obj, node)   # the items read are the ones it holds now
             return self.traced_list_load(node, obj, idx)   # containers.py: items of joined kinds, by selects
+        if isinstance(obj, Mapping) and not isinstance(obj, Value) and contains_value(idx):
+            raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"a traced value as a key into a "
+                                   f"{type(obj).__name__} (eager hashes its value)", "subscript")
         if isinstance(obj, Value) or contains_value(idx):
             parts = idx if type(idx) is tuple else (idx,)
             if isinstance(obj, Value) and any(isinstance(p, arrays.SliceSpec) for p in parts):
@@ -1140,7 +1144,10 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         if pending is not NOT_PENDING:   # ``CACHE[k]`` of a key set earlier in this graph (writeback.py)
             return pending
         self.check_no_effect(obj, node)
+        inserted = self._check_missing_insert(obj, idx, node)
         value = self.static_call(operator.getitem, (obj, idx), {}, node, reads=False)
+        if inserted and type(value) in (list, dict, set):
+            self.mark_fresh(value)   # ``d[k].append(v)`` on a defaultdict made here: the new list is this call's
         if self._is_fresh(obj) or isinstance(obj, (tuple, str, range)) and not is_array(value):
             return value
         if type(idx) is slice and type(value) is type(obj) and type(obj) in (list, bytearray):
@@ -1149,6 +1156,23 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
             return self.mark_fresh(value)
         return self.external(value, lambda: obj[idx], f"{self.named(obj)}[{idx!r}]", ("item", id(obj), repr(idx)),
                              ("item", obj, idx))
+
+    def _check_missing_insert(self, obj: Any, idx: Any, node: Any) -> bool:
+        """``d[k]`` of a missing key on a mapping whose ``__missing__`` inserts
+        it (a ``defaultdict``) is a write: on an object from outside this
+        segment it would happen once, at trace time, not on every call.
+        Returns whether the read inserts (into an object made here)."""
+        if not isinstance(obj, dict) or type(obj) is dict or getattr(type(obj), "__missing__", None) is None \
+                or isinstance(obj, collections.Counter):
+            return False
+        try:
+            missing = idx not in obj
+        except TypeError:   # an unhashable key: getitem raises eager's TypeError itself
+            return False
+        if missing and not self._is_fresh(obj):
+            raise self.graph_break(FallbackCode.MUTATION, node, f"{type(obj).__name__}[{idx!r}] of a missing key "
+                                   "inserts it (its __missing__) into an object made outside this segment")
+        return missing
 
     def eval_index(self, node: Any) -> Any:
         if isinstance(node, gast.Slice):
@@ -1293,23 +1317,26 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         elif isinstance(target, gast.Subscript):
             self._store_subscript(target, value)
         elif isinstance(target, gast.Attribute):
-            obj = self.eval(target.value)
-            if is_nnx(obj):   # an NNX Variable or module (nnx.py): lifted out of the graph
-                self.nnx_set_attribute(obj, target.attr, value, target)
-                return
-            if not self._is_fresh(obj) and self._can_lift_attribute_write(obj, target.attr):
-                # under a traced `if` joined, in a rolled loop carried (control.py)
-                self.lift_write(obj, target.attr, value, target, f"attribute {target.attr!r}")
-                return
-            self.check_mutable(obj, target, f"setting attribute {target.attr!r}")
-            if isinstance(obj, LocalFunction):   # a function attribute (f.calls = 0): the function's own
-                obj.attributes[target.attr] = value
-                return
-            self.static_call(setattr, (obj, target.attr, value), {}, target, reads=False)
+            self.store_attribute(self.eval(target.value), target.attr, value, target)
         elif isinstance(target, gast.Starred):
             self.assign(target.value, value, node)
         else:
             raise self.graph_break(FallbackCode.UNSUPPORTED_SYNTAX, target, f"assignment to {type(target).__name__}")
+
+    def store_attribute(self, obj: Any, attr: str, value: Any, node: Any) -> None:
+        """``obj.attr = value`` (also ``setattr(obj, "attr", value)``)."""
+        if is_nnx(obj):   # an NNX Variable or module (nnx.py): lifted out of the graph
+            self.nnx_set_attribute(obj, attr, value, node)
+            return
+        if not self._is_fresh(obj) and self._can_lift_attribute_write(obj, attr):
+            # under a traced `if` joined, in a rolled loop carried (control.py)
+            self.lift_write(obj, attr, value, node, f"attribute {attr!r}")
+            return
+        self.check_mutable(obj, node, f"setting attribute {attr!r}")
+        if isinstance(obj, LocalFunction):   # a function attribute (f.calls = 0): the function's own
+            obj.attributes[attr] = value
+            return
+        self.static_call(setattr, (obj, attr, value), {}, node, reads=False)
 
     def _unpack(self, target: Any, value: Any) -> None:
         items = self.iterate_static(value, target)
@@ -1336,6 +1363,10 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         if isinstance(obj, Value) or isinstance(obj, np.ndarray) and self.functional_store(obj, idx, value):
             self.array_store(target, obj, idx, value)
             return
+        self.store_item_into(obj, idx, value, target)
+
+    def store_item_into(self, obj: Any, idx: Any, value: Any, target: Any) -> None:
+        """``obj[idx] = value`` (also ``operator.setitem``) on a Python container."""
         if not self._is_fresh(obj) and self.lift_item_write(obj, idx, value, target):
             return   # ``CACHE[k] = v`` on an outside dict: replayed after the call (writeback.py)
         self.check_mutable(obj, target, "item assignment")
