@@ -378,3 +378,21 @@ def test_defaultdict_of_lists():
         return f, d
 
     check_sequence(make, [lambda f, d: (f(jnp.ones(1)), dict(d))] * 3, full_graph=False)
+
+
+def test_python_float_power_as_eager():
+    # float(x) ** 0.5 of a negative number is complex in Python (the graph
+    # gave NaN); 0.0 ** -1 raises ZeroDivisionError (the graph gave inf)
+    def frac(x):
+        v = float(x[0])
+        return v ** 0.5, v ** (1 / 3)
+
+    def integral(x):
+        v = float(x[0])
+        a = int(x[1])
+        return v ** 2, v ** -1, 2.0 ** v, a * 3
+
+    check(frac, np.array([-8.0, 2.0]), full_graph=False)
+    check(frac, np.array([4.0, 2.0]), full_graph=False)
+    check(integral, np.array([-8.0, 2.0]))
+    check(integral, np.array([0.0, 2.0]))

@@ -757,6 +757,8 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         if fn is operator.mod and type(left) is str and contains_value(right):
             return self.deferred_percent(left, right, node)
         if isinstance(left, Value) or isinstance(right, Value):
+            if fn in (operator.pow, operator.ipow):
+                self._python_power(left, right, node)
             out = self._traced_division(fn, left, right, node) if fn in _DIVISIONS else \
                 self.emit_call(fn, (left, right), {}, node, fn.__name__)
             if isinstance(out, Value) and out.type.dtype.kind in "iu" and not out.type.shape:
@@ -789,6 +791,35 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
             fixed.type = out.type
             out = fixed
         return out
+
+    def _python_power(self, base: Any, exponent: Any, node: Any) -> None:
+        """``base ** exponent`` of Python numbers, one traced, as eager has it:
+        a negative base to a fractional power is a complex number (its kind
+        depends on the data: the statement runs in Python); zero to a negative
+        power raises ZeroDivisionError (a run-time check)."""
+        python = lambda v: isinstance(v, Value) and v.type.python or is_python_number(v)  # noqa: E731
+        if not (python(base) and python(exponent)):
+            return
+        if isinstance(base, Value) and base.type.dtype.kind == "c" or type(base) is complex \
+                or isinstance(exponent, Value) and exponent.type.dtype.kind == "c" or type(exponent) is complex:
+            return   # complex arithmetic: no kind change, 0 ** -1 raises the same way below
+        integral = not isinstance(exponent, Value) and float(exponent).is_integer()
+        if not integral and not (not isinstance(base, Value) and base >= 0):
+            raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, "a Python number raised to a power that may be "
+                                   "fractional: eager's result is a complex number when the base is negative "
+                                   "(its kind depends on the data)", "binop")
+        if not isinstance(exponent, Value) and exponent >= 0 or not isinstance(base, Value) and base != 0:
+            return
+        if not self.raise_checks_allowed():
+            raise self.graph_break(FallbackCode.TRACE_ERROR, node, "0 ** a negative power raises ZeroDivisionError "
+                                   "in eager, where a run-time check cannot raise it", "binop")
+        zero = self.emit_call(operator.eq, (base, 0), {}, node, "eq")
+        if isinstance(exponent, Value):
+            zero = self.emit_call(operator.and_, (zero, self.emit_call(operator.lt, (exponent, 0), {}, node, "lt")),
+                                  {}, node, "and")
+        self.emit_call(arrays.raise_when, (self.truth(zero, node), ZeroDivisionError,
+                                          ("0.0 cannot be raised to a negative power",)), {}, node,
+                       "zero power check", effect=True)
 
     def _python_zero_division(self, fn: Callable, left: Any, right: Any, node: Any) -> None:
         """Eager's ZeroDivisionError for a division of Python numbers (one of
