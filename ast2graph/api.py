@@ -84,6 +84,30 @@ def _checks_enabled() -> bool:
 _ARRAY_IMPL = type(jax.numpy.zeros(()))
 
 
+def _frame_introspection_call(unit: Any) -> str | None:
+    """The name of a builtin the function's own body calls that looks at the
+    calling frame (``locals()``, ``vars()``/``dir()`` without an object,
+    ``eval``/``exec`` without namespaces), or None. Nested functions and
+    lambdas have frames of their own and are not looked into."""
+    import builtins
+
+    import gast
+
+    from .typeinfer.calls import frame_introspection
+
+    stack = list(unit.tree.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)):
+            continue
+        if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and node.func.id not in unit.globals:
+            fn = getattr(builtins, node.func.id, None)
+            if fn is not None and frame_introspection(fn, tuple(node.args), {k.arg: k.value for k in node.keywords if k.arg}):
+                return node.func.id
+        stack.extend(gast.iter_child_nodes(node))
+    return None
+
+
 def _leaf_key(leaf: Any, by_identity: bool = False) -> Any:
     if type(leaf) is _ARRAY_IMPL:
         return ("A", leaf.shape, leaf.dtype, leaf.weak_type)
@@ -679,6 +703,11 @@ class StaticFunction:
         self._top = _Block(self, self._unit.tree.body, nested=False)
         if self._unit.generator:
             self._eager(FallbackCode.GENERATOR, ConversionError(f"{self._unit.qualname} is a generator function", self._unit.loc(self._unit.tree)), fn)
+            return
+        frame_call = _frame_introspection_call(self._unit)
+        if frame_call is not None:   # only the function's own frame answers locals(), eval("y + 1")
+            self._eager(FallbackCode.OPAQUE_CALL, ConversionError(f"{self._unit.qualname} calls {frame_call}(), which "
+                                                                  "looks at its own frame", self._unit.loc(self._unit.tree)), fn)
 
     def _eager(self, code: FallbackCode, error: Exception, fn: Callable) -> None:
         from .diagnostics import UNKNOWN_LOC

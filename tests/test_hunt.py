@@ -395,3 +395,29 @@ def test_python_float_power_as_eager():
     check(frac, np.array([4.0, 2.0]), full_graph=False)
     check(integral, np.array([-8.0, 2.0]))
     check(integral, np.array([0.0, 2.0]))
+
+
+HUNT_GLOBAL_SCALE = 3.0
+
+
+def test_frame_introspection_sees_the_users_frame():
+    # locals(), dir(), vars() and eval("y + 1") inside a converted function
+    # answered from ast2graph's own frame (['args', 'fn', 'kwargs', ...]);
+    # globals() gave ast2graph's module
+    import warnings
+
+    def own(x):
+        y = x * 2
+        return sorted(locals()), sorted(dir()), eval("y + 1")
+
+    def helper(v):
+        w = v + 1
+        return sorted(locals())
+
+    def uses_helper(x):
+        return helper(x), globals()["HUNT_GLOBAL_SCALE"] * x
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        check(own, jnp.ones(2), full_graph=False)
+    check(uses_helper, jnp.ones(2), full_graph=False)

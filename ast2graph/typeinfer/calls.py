@@ -608,6 +608,12 @@ class CallMixin(GeneratorMixin):
             return seen
         if callee is super and not args and not kwargs:
             return self._zero_argument_super(node)
+        if callee is globals and not args and not kwargs:
+            return self.frame.unit.globals   # the function's module, not ast2graph's
+        if frame_introspection(callee, args, kwargs):
+            # run by Python inside a converted call it would see ast2graph's frame
+            raise self.graph_break(FallbackCode.OPAQUE_CALL, node, f"{qualified_name(callee)}() looks at the "
+                                   "calling function's frame", "call")
         stored = self._storing_builtin(callee, args, kwargs, node, traced)
         if stored is not NotImplemented:
             return stored
@@ -1064,6 +1070,18 @@ def _debug_effect(fn: Any) -> Any:
 _STORING_BUILTINS = frozenset(map(id, (delattr, operator.delitem, object.__setattr__, object.__delattr__,
                                        heapq.heappush, heapq.heappushpop, heapq.heapreplace, bisect.insort,
                                        bisect.insort_left, bisect.insort_right)))
+
+
+def frame_introspection(callee: Any, args: tuple, kwargs: dict) -> bool:
+    """A builtin call that looks at its caller's frame: ``locals()``, ``vars()``
+    and ``dir()`` without an object, ``eval``/``exec`` without namespaces."""
+    if callee is locals:
+        return True
+    if callee in (vars, dir):
+        return not args and not kwargs
+    if callee in (eval, exec):
+        return len(args) < 2 and "globals" not in kwargs
+    return False
 
 
 def _stores_arguments(callee: Any) -> bool:
