@@ -421,3 +421,20 @@ def test_frame_introspection_sees_the_users_frame():
         warnings.simplefilter("ignore")
         check(own, jnp.ones(2), full_graph=False)
     check(uses_helper, jnp.ones(2), full_graph=False)
+
+
+def test_string_formatted_from_traced_values_leaves_the_graph_as_eagers_str():
+    # f"loss {loss:.3f}" returned (or left to later statements) fell back:
+    # now formatted on the host per call from eager's kinds of the values
+    def f(x):
+        msg = f"mean={x.mean():.3f} max={x.max()!r}"
+        return msg, x * 2
+
+    def g(x):
+        return [f"{i}:{x[i]}" for i in range(2)], {"s": "%.2f|%s" % (float(x.sum()), x.dtype),
+                                                  "t": "{:>6.1f}".format(x[0]) + "!"}
+
+    check(f, jnp.arange(3.0))
+    check(f, np.arange(3.0))
+    check(g, np.arange(3, dtype=np.float32))
+    check(g, jnp.arange(3.0))

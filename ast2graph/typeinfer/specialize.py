@@ -23,7 +23,7 @@ import numpy as np
 
 from ..fallback.sites import Decision, FallbackCode, FallbackSite, GraphBreak
 from ..ir.core import CallOp, Graph, Region, Value, walk_ops
-from .arrays import DeferredStr, raise_when
+from .arrays import DeferredStr, eager_kind, raise_when, to_eager_kind
 from .calls import TransformedFn
 from .guards import object_key
 from .interpreter import LocalFunction, Specializer, contains_value
@@ -99,6 +99,52 @@ class MadePerCall:
         return obj
 
 
+@jax.tree_util.register_pytree_node_class
+class FormattedPerCall:
+    """A string formatted from traced values (``f"loss {loss:.3f}"``, a
+    ``DeferredStr``) leaving the segment: its values are the graph's outputs,
+    and every call formats them on the host into the ``str`` eager makes,
+    each value first made the object eager formats (``kinds``: a Python
+    number, a NumPy scalar or array, a jax.Array)."""
+
+    def __init__(self, parts: tuple, kinds: tuple, values: list):
+        self.parts, self.kinds, self.values = parts, kinds, values
+
+    def tree_flatten(self):
+        return self.values, (self.parts, self.kinds)
+
+    @classmethod
+    def tree_unflatten(cls, aux, values):
+        parts, kinds = aux
+        eager = []
+        for value, kind in zip(values, kinds):
+            if kind is None:   # a static value of the string
+                eager.append(value)
+                continue
+            a = np.asarray(value)
+            if a.dtype.itemsize == 8 and a.dtype.kind in "iuf" or a.dtype == np.complex128:
+                with jax.enable_x64(True):   # 64-bit data formats as eager's, never narrowed
+                    eager.append(to_eager_kind(a, kind))
+            else:
+                eager.append(to_eager_kind(a, kind))
+        return str(DeferredStr(parts, tuple(eager)))
+
+
+def _formatted_per_call(x: DeferredStr) -> Any:
+    """``x`` as a ``FormattedPerCall`` node, or None where a value's eager
+    kind depends on the path taken."""
+    kinds = []
+    for v in x.values:
+        if isinstance(v, Value):
+            kind = eager_kind(v.type)
+            if kind == "mixed":
+                return None
+            kinds.append(kind)
+        else:
+            kinds.append(None)
+    return FormattedPerCall(x.parts, tuple(kinds), list(x.values))
+
+
 def _slot_names(cls: type) -> frozenset:
     """The slots of ``cls`` and its bases (not ``__dict__``/``__weakref__``)."""
     names: set[str] = set()
@@ -145,7 +191,7 @@ def _stateful_object(x: Any) -> bool:
     return (hasattr(x, "__dict__") or bool(_slot_names(type(x)))) and jax.tree_util.all_leaves([x])
 
 
-def remade_per_call(tree: Any, fresh: dict) -> Any:
+def remade_per_call(tree: Any, fresh: dict, outer_traced: bool = False) -> Any:
     """``tree`` with every object of a plain class the trace made replaced by
     a ``MadePerCall`` node, and every set it made by a copy (rebuilt per call
     as a pytree node); an object the trace made that appears twice, or another
@@ -154,6 +200,8 @@ def remade_per_call(tree: Any, fresh: dict) -> Any:
     seen: set[int] = set()
 
     def walk(x: Any) -> Any:
+        if type(x) is DeferredStr and not outer_traced:
+            return _formatted_per_call(x) or x
         if local_class_escapes(x):
             raise _Shared(f"a class defined in the function (or its {type(x).__name__}) would leave the compiled "
                           "segment (eager makes a new class on every call)")
@@ -297,7 +345,7 @@ def _specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str]
                    and not (local_class_escapes(sp.frame.env[n]) and not read_by_other_scopes(unit.tree, n))}
     out = (out, [value for _, _, value in writes], [value for _, value in input_writes], cell_values)
     try:   # objects the trace made are made anew by every call, as eager makes them
-        out = remade_per_call(out, sp.fresh)
+        out = remade_per_call(out, sp.fresh, sp.outer_traced)
     except _Shared as e:
         raise _escape_break(unit, stmts, start, end, FallbackCode.MUTATION, str(e), "assignment") from None
     # dicts in eager's order; a real NNX object (not one made during tracing)
