@@ -438,3 +438,14 @@ def test_string_formatted_from_traced_values_leaves_the_graph_as_eagers_str():
     check(f, np.arange(3.0))
     check(g, np.arange(3, dtype=np.float32))
     check(g, jnp.arange(3.0))
+
+
+def test_numpy_predicates_give_python_bools():
+    # np.allclose / np.array_equal of NumPy arrays return a Python bool in
+    # eager; the graph handed back np.True_
+    def f(a, b):
+        return np.allclose(a, b), np.array_equal(a, b), np.array_equiv(a, b[:1]), np.isclose(a, b)
+
+    check(f, np.array([1.0, 2.0]), np.array([1.0, 2.0]))
+    check(f, np.array([1.0, 2.0]), np.array([1.0, 3.0]))
+    check(f, jnp.array([1.0, 2.0]), jnp.array([1.0, 2.0]))

@@ -128,8 +128,12 @@ def needs_probe(fn: Any, leaves: list) -> bool:
     if _operator_like(fn) or _is_jax_callable(fn) or isinstance(fn, np.ufunc) or _is_ours(fn):
         return False
     if is_numpy_callable(fn):
-        return any(_jax_operand(x) for x in leaves)
+        return any(_jax_operand(x) for x in leaves) or getattr(fn, "__name__", "") in _PYTHON_RESULTS
     return any(_eager_operand(x) for x in leaves)
+
+
+# NumPy functions whose result is a Python object (np.allclose: a Python bool), not a NumPy scalar
+_PYTHON_RESULTS = frozenset({"allclose", "array_equal", "array_equiv"})
 
 
 _PROBE_SEED = 20141
