@@ -449,3 +449,15 @@ def test_numpy_predicates_give_python_bools():
     check(f, np.array([1.0, 2.0]), np.array([1.0, 2.0]))
     check(f, np.array([1.0, 2.0]), np.array([1.0, 3.0]))
     check(f, jnp.array([1.0, 2.0]), jnp.array([1.0, 2.0]))
+
+
+def test_numpy_functions_that_make_0d_arrays():
+    # np.where of scalars, np.select, np.piecewise, a full np.tensordot,
+    # np.isin of a scalar and x[:1].reshape(()) give a 0-d ndarray in eager;
+    # the graph handed back NumPy scalars
+    cases = [lambda x: np.isin(2.0, x), lambda x: np.where(x[0] > 0, x[1], x[2]), lambda x: x[:1].reshape(()),
+             lambda x: np.select([x[0] > 0], [x[1]], 5.0), lambda x: np.tensordot(x, x, axes=1),
+             lambda x: np.piecewise(x[0], [x[0] > 0], [1.0, 2.0]), lambda x: x[:1].squeeze(),
+             lambda x: np.where(x > 1, x, 0.0)]
+    for fn in cases:
+        check(fn, np.array([1.0, 0.0, 3.0, 2.0]), full_graph=False)

@@ -284,7 +284,11 @@ _MAX_KIND_COMBINATIONS = 64
 # NumPy functions whose 0-d result is a 0-d array, not a NumPy scalar
 _MAKES_ARRAYS = frozenset({"array", "asarray", "asanyarray", "ascontiguousarray", "asfortranarray", "copy", "zeros",
                            "ones", "empty", "full", "zeros_like", "ones_like", "empty_like", "full_like", "reshape",
-                           "squeeze", "transpose", "broadcast_to", "require"})
+                           "squeeze", "transpose", "broadcast_to", "require",
+                           # a 0-d ndarray too for 0-d operands: np.where(c, a, b) of scalars, a full contraction
+                           "where", "select", "piecewise", "tensordot", "isin"})
+# ndarray methods that give a 0-d ndarray (x[:1].reshape(()), x[:1].squeeze())
+_METHODS_MAKE_ARRAYS = frozenset({".reshape", ".squeeze"})
 # Python int operations that leave int64 on operands that fit it (k * k,
 # k ** 3, k << 40): on a traced int that may be large (``WIDE_INTS``) they run
 # in Python, where the int is exact; a sum would need operands near 2**62
@@ -457,7 +461,8 @@ class MutationMixin:
             kinds = {rule_kind(fn, leaves, c, numpy_fn, not r.type.shape) for c in combinations}
             if kinds != {"jax"}:   # a new result is a jax.Array until told otherwise
                 r.type = r.type.with_kinds(kinds)
-            if not r.type.shape and "numpy" in kinds and numpy_fn and getattr(user, "__name__", "") in _MAKES_ARRAYS:
+            if not r.type.shape and "numpy" in kinds and (numpy_fn and getattr(user, "__name__", "") in _MAKES_ARRAYS
+                                                          or label in _METHODS_MAKE_ARRAYS):
                 # np.asarray(c), np.array(x.sum()): a 0-d ndarray in eager, where
                 # the graph's 0-d NumPy results are NumPy scalars (np.sum(x), a[i])
                 raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{qualified_name(user)} makes a 0-d NumPy "
