@@ -461,3 +461,24 @@ def test_numpy_functions_that_make_0d_arrays():
              lambda x: np.where(x > 1, x, 0.0)]
     for fn in cases:
         check(fn, np.array([1.0, 0.0, 3.0, 2.0]), full_graph=False)
+
+
+def test_round_of_a_numpy_float64_scalar_keeps_its_precision():
+    # round(np.float64, 1) came back as np.float32 (JAX's 32-bit rounding),
+    # and jnp.round's multiply-by-inverse (XLA's too, for a division by a
+    # constant) is another last bit than NumPy's
+    def f(x):
+        return round(x[0], 1), round(x[1], 2), round(x[2], -1)
+
+    check(f, np.array([1.25, 2.675, 125.0]))
+    check(f, np.array([0.285, -1.005, -35.0], dtype=np.float32))
+
+
+def test_chained_comparison_of_numpy_scalars_is_a_numpy_bool():
+    # 0 < x[0] < 2 on NumPy scalars is np.True_ in eager (the `and` hands back
+    # an operand); the graph gave a jax.Array
+    def f(x):
+        return 0 < x[0] < 2, x[0] < x[1] < x[2]
+
+    check(f, np.array([1.25, -0.5, 3.0]))
+    check(f, np.array([1.25, 2.5, 3.0], dtype=np.float32))

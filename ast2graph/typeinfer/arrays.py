@@ -234,6 +234,18 @@ def _unspec(idx: Any) -> Any:
     return idx
 
 
+def numpy_round(x: Any, decimals: int) -> Any:
+    """``np.round(x, decimals)`` of floats as NumPy computes it: scaled by a
+    power of ten (a Python float, weak), rounded half to even, scaled back
+    (``jnp.round`` multiplies by the inverse: another last bit; so would
+    XLA's simplifier a division by a constant, hence the barrier)."""
+    if decimals >= 0:
+        factor = 10.0 ** decimals
+        return jnp.rint(x * factor) / jax.lax.optimization_barrier(jnp.asarray(factor, x.dtype))
+    factor = 10.0 ** -decimals
+    return jnp.rint(x / jax.lax.optimization_barrier(jnp.asarray(factor, x.dtype))) * factor
+
+
 def numpy_int_division(result: Any, divisor: Any) -> Any:
     """NumPy's integer ``//`` and ``%`` by zero: 0 (XLA's is another number)."""
     return jnp.where(divisor == 0, jnp.zeros_like(result), result)

@@ -775,7 +775,11 @@ class CallMixin(GeneratorMixin):
             return self.emit_call(round, (x, *ndigits), {}, node, "round")
         if digits is None:   # a Python int, half to even; NaN and infinities raise eager's errors
             return self.python_number(x, int, "round", "round()", node)
-        out = self.emit_call(jnp.round, (x, digits), {}, node, "round")
+        if t.dtype.kind not in "f":
+            raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"round(x, n) of a {t.dtype} scalar: NumPy's "
+                                   "integer rounding is not modelled")
+        # NumPy's own algorithm at the scalar's precision (a float64 stays float64)
+        out = self.emit_call(arrays.numpy_round, (x, digits), {}, node, "round")
         out.type = out.type.with_kinds(t.kinds)
         return out
 

@@ -1032,8 +1032,9 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
             return b if ta else a
         out = self.emit_call(jax.numpy.logical_and, (ta, tb), {}, node, "and")
         kinds = [x.type.kinds if isinstance(x, Value) else frozenset({"python"}) for x in (a, b)]
-        if kinds[0] != kinds[1]:   # eager's result is a or b, by the data: its kind depends on the path
-            out.type = out.type.with_kinds(kinds[0] | kinds[1])
+        # eager's result is a or b, by the data: their kind (np.True_ for NumPy
+        # comparisons), one that depends on the path where they differ
+        out.type = out.type.with_kinds(kinds[0] | kinds[1])
         return out
 
     def eval_IfExp(self, node: gast.IfExp) -> Any:
