@@ -482,3 +482,17 @@ def test_chained_comparison_of_numpy_scalars_is_a_numpy_bool():
 
     check(f, np.array([1.25, -0.5, 3.0]))
     check(f, np.array([1.25, 2.5, 3.0], dtype=np.float32))
+
+
+def test_numpy_array_divided_by_a_scalar_is_exact():
+    # np.floor(x / 0.1) binned 0.3 into 3 (eager: 2): XLA's kernel divides by
+    # a loop-invariant scalar as a multiplication by its reciprocal
+    def f(x, w):
+        return np.floor(x / 0.1), np.floor(x / w), np.floor(x / x[1] * 0.7)
+
+    x = np.array([0.3, 0.7, 1.1, 2.3])
+    check(f, x, 0.1)
+    static = to_static(f)
+    for w in [0.1, 0.2, 0.3, 0.4, 0.1, 0.7]:   # w traced after static_values values
+        for a, b in zip(f(x, w), static(x, w)):
+            np.testing.assert_array_equal(a, b)
