@@ -492,6 +492,13 @@ def test_numpy_array_divided_by_a_scalar_is_exact():
 
     x = np.array([0.3, 0.7, 1.1, 2.3])
     check(f, x, 0.1)
+
+    def rows(m):   # a broadcast divisor: bit for bit NumPy's quotients
+        return m / m.sum(axis=1, keepdims=True), m / m.max(axis=0)
+
+    m = np.random.default_rng(0).random((50, 7))
+    for a, b in zip(rows(m), to_static(rows)(m)):
+        np.testing.assert_array_equal(a, b)
     static = to_static(f)
     for w in [0.1, 0.2, 0.3, 0.4, 0.1, 0.7]:   # w traced after static_values values
         for a, b in zip(f(x, w), static(x, w)):

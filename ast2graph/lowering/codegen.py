@@ -187,13 +187,14 @@ def _constant_divisor(x: Any) -> bool:
 
 
 def _numpy_division(op: CallOp, args: tuple) -> bool:
-    """An array divided by a scalar (a constant or traced) with NumPy's or
-    Python's rules: NumPy divides element by element, exactly; XLA's kernel
-    would multiply by the reciprocal of the loop-invariant divisor. (A JAX
+    """An array divided by a scalar (a constant or traced) or a broadcast
+    array (``m / m.sum(axis=1, keepdims=True)``) with NumPy's or Python's
+    rules: NumPy divides element by element, exactly; XLA's kernel would
+    multiply by the reciprocal of the loop-invariant divisor. (A JAX
     division keeps XLA's, as eager JAX computes it.)"""
     a, b = args
-    scalar = _constant_divisor(b) or isinstance(b, Value) and not b.type.shape
-    return (not op.x32 and scalar and bool(a.type.shape)
+    broadcast = _constant_divisor(b) or isinstance(b, Value) and tuple(b.type.shape) != tuple(a.type.shape)
+    return (not op.x32 and broadcast and bool(a.type.shape)
             and any(isinstance(x, Value) and (x.type.numpy or x.type.python) for x in (a, b)))
 
 
@@ -311,7 +312,7 @@ def opaque(x: Any, like: Any = None) -> Any:
     reciprocal (``0.3 / 0.1``: 3.0, not 2.9999999999999996)."""
     c = jax.numpy.asarray(x)
     if like is not None and jax.numpy.ndim(like):
-        c = jax.numpy.broadcast_to(c, jax.numpy.shape(like))
+        c = jax.numpy.broadcast_to(c, jax.numpy.broadcast_shapes(jax.numpy.shape(like), jax.numpy.shape(c)))
     return lax.optimization_barrier(c)
 
 
