@@ -503,3 +503,25 @@ def test_numpy_array_divided_by_a_scalar_is_exact():
     for w in [0.1, 0.2, 0.3, 0.4, 0.1, 0.7]:   # w traced after static_values values
         for a, b in zip(f(x, w), static(x, w)):
             np.testing.assert_array_equal(a, b)
+
+
+class _Temp:
+    def __init__(self, c):
+        self.c = c
+
+    def __lt__(self, other):
+        return self.c < other.c
+
+
+def test_builtin_calling_user_code_on_graph_values_is_not_taken_for_eagers_error():
+    # max(objs) ran the user's __lt__ at trace time on graph values; Python's
+    # plain TypeError there passed for eager's exception, which an
+    # `except TypeError` then took ("cannot compare", eager: 3.0)
+    def f(cs):
+        ts = [_Temp(c) for c in cs]
+        try:
+            return max(ts).c
+        except TypeError:
+            return "cannot compare"
+
+    check(f, jnp.array([1.0, 3.0, 2.0]), full_graph=False)
