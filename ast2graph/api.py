@@ -691,14 +691,7 @@ class StaticFunction:
                 FallbackCode.MUTATION, self._unit.loc(self._unit.tree), "function",
                 f"{self._unit.qualname} (or a function nested in it) assigns nonlocal variables {sorted(rebound)}",
                 "the whole call runs eagerly", "api")
-        self._signature = code_signature(self._target)   # a wraps() wrapper runs its own code
-        params = list(self._signature.parameters.values())
-        simple = all(p.kind is p.POSITIONAL_OR_KEYWORD for p in params)
-        self._simple = simple
-        self._defaults = tuple(p.default for p in params if p.default is not p.empty)
-        if any(p.default is p.empty for p in params[len(params) - len(self._defaults):]):
-            self._simple = False
-        self._simple_params = tuple(p.name for p in params)
+        self._read_signature()
         self._caller_params = self._simple_params[len(self._bound_args):]   # what in_shardings/donate_argnums index
         self._top = _Block(self, self._unit.tree.body, nested=False)
         if self._unit.generator:
@@ -708,6 +701,20 @@ class StaticFunction:
         if frame_call is not None:   # only the function's own frame answers locals(), eval("y + 1")
             self._eager(FallbackCode.OPAQUE_CALL, ConversionError(f"{self._unit.qualname} calls {frame_call}(), which "
                                                                   "looks at its own frame", self._unit.loc(self._unit.tree)), fn)
+
+    def _read_signature(self) -> None:
+        """The parameters and their defaults, as ``fn.__defaults__`` and
+        ``__kwdefaults__`` hold them now (a caller may assign new ones between
+        calls: ``_bind`` reads them again when they are other objects)."""
+        self._defaults_of = (getattr(self._target, "__defaults__", None), getattr(self._target, "__kwdefaults__", None))
+        self._signature = code_signature(self._target)   # a wraps() wrapper runs its own code
+        params = list(self._signature.parameters.values())
+        simple = all(p.kind is p.POSITIONAL_OR_KEYWORD for p in params)
+        self._simple = simple
+        self._defaults = tuple(p.default for p in params if p.default is not p.empty)
+        if any(p.default is p.empty for p in params[len(params) - len(self._defaults):]):
+            self._simple = False
+        self._simple_params = tuple(p.name for p in params)
 
     def _eager(self, code: FallbackCode, error: Exception, fn: Callable) -> None:
         from .diagnostics import UNKNOWN_LOC
@@ -795,6 +802,10 @@ class StaticFunction:
         return block
 
     def _bind(self, args: tuple, kwargs: dict) -> dict[str, Any]:
+        defaults_of = self._defaults_of
+        if getattr(self._target, "__defaults__", None) is not defaults_of[0] \
+                or getattr(self._target, "__kwdefaults__", None) is not defaults_of[1]:
+            self._read_signature()   # f.__defaults__ = (...) since the last call
         if self._simple and not kwargs and not self._bound_kwargs:
             given = self._bound_args + args
             missing = len(self._simple_params) - len(given)

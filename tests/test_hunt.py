@@ -525,3 +525,35 @@ def test_builtin_calling_user_code_on_graph_values_is_not_taken_for_eagers_error
             return "cannot compare"
 
     check(f, jnp.array([1.0, 3.0, 2.0]), full_graph=False)
+
+
+def test_new_defaults_and_partial_keywords_between_calls():
+    # f.__defaults__ = (3.0,) between calls kept the old default (bound once,
+    # and by the warm fast path); a global partial's keywords changed in place
+    # (P.keywords["s"] = 5.0) kept the old value
+    import functools
+
+    def make_defaults():
+        def f(x, s=2.0):
+            return x * s
+        return f, f
+
+    def set_defaults(f, target):
+        target.__defaults__ = (3.0,)
+        return f(jnp.arange(3.0))
+
+    x = jnp.arange(3.0)
+    check_sequence(make_defaults, [lambda f, t: f(x), lambda f, t: f(x), set_defaults, lambda f, t: f(x)])
+
+    def make_partial():
+        p = functools.partial(lambda v, s: v * s, s=2.0)
+
+        def g(v):
+            return p(v)
+        return g, p
+
+    def set_keyword(g, p):
+        p.keywords["s"] = 5.0
+        return g(x)
+
+    check_sequence(make_partial, [lambda g, p: g(x), set_keyword, lambda g, p: g(x)])

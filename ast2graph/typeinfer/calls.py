@@ -145,6 +145,8 @@ class CallMixin(GeneratorMixin):
         if isinstance(callee, StaticFunction):  # nested to_static: convert the function itself
             return self.call(callee._fn, args, kwargs, node)
         if type(callee) is functools.partial:   # what it wraps decides (a user function, print, jnp.sum)
+            if not self._is_fresh(callee):   # its keywords are a dict a caller may change in place
+                self.guard_reads((callee.args, callee.keywords), node)
             return self.call(callee.func, (*callee.args, *args), {**callee.keywords, **kwargs}, node)
 
         if isinstance(callee, TransformedFn):   # jax.vmap(f)(x) with f closing over traced values
