@@ -557,3 +557,29 @@ def test_new_defaults_and_partial_keywords_between_calls():
         return g(x)
 
     check_sequence(make_partial, [lambda g, p: g(x), set_keyword, lambda g, p: g(x)])
+
+
+class _Rec:
+    pass
+
+
+def test_vars_of_an_object_with_a_pending_attribute_write():
+    # vars(r) / r.__dict__ after r.m = ... on an object from outside (or one
+    # made by Rec.__new__(Rec), not taken for this call's) missed the write,
+    # which is made after the call
+    def make():
+        rec = _Rec()
+
+        def f(x):
+            rec.m = x.mean()
+            return sorted(vars(rec)), sorted(rec.__dict__)
+        return f, rec
+
+    check_sequence(make, [lambda f, r: f(jnp.arange(3.0))] * 2, full_graph=False)
+
+    def g(x):
+        r = _Rec.__new__(_Rec)
+        r.m = x.mean()
+        return sorted(vars(r).keys()), r.m
+
+    check(g, jnp.arange(3.0))

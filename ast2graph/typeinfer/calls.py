@@ -310,7 +310,8 @@ class CallMixin(GeneratorMixin):
                 raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{qualified_name(callee)} of a traced value "
                                        "looks at eager's object itself")
             result = self.static_call(callee, args, kwargs, node)
-            made = isinstance(callee, type) and callee.__new__ is object.__new__ and type(result) is callee
+            made = isinstance(callee, type) and callee.__new__ is object.__new__ and type(result) is callee or \
+                callee is object.__new__ and args and isinstance(args[0], type) and type(result) is args[0]
             # a new container, or a new object of a plain class (``Obj()`` without __init__): this call's own
             return self.mark_fresh(result) if isinstance(result, (list, dict, set)) or made else result
         raise self.graph_break(FallbackCode.OPAQUE_CALL, node, f"{qualified_name(callee)} is not known to be free of side effects", "call")
@@ -565,6 +566,11 @@ class CallMixin(GeneratorMixin):
         call = getattr(type(callee), "__call__", None)
         return isinstance(call, types.FunctionType) and classify_callee(call) is CallKind.USER_FUNCTION
 
+    def _pending_attributes(self, obj: Any) -> bool:
+        """Whether this graph set an attribute of ``obj`` that is written to it
+        only after the call (a lifted write: ``writeback.py``)."""
+        return any(key[0] == id(obj) and entry[0] is obj for key, entry in self.attr_writes.items())
+
     def _storing_builtin(self, callee: Any, args: tuple, kwargs: dict, node: Any, traced: bool) -> Any:
         """``setattr(o, "a", v)`` and ``operator.setitem(d, k, v)``: stores, as
         ``o.a = v`` and ``d[k] = v``; ``getattr(o, "a"[, default])`` reads as
@@ -612,6 +618,9 @@ class CallMixin(GeneratorMixin):
             return self._zero_argument_super(node)
         if callee is globals and not args and not kwargs:
             return self.frame.unit.globals   # the function's module, not ast2graph's
+        if callee in (vars, dir) and len(args) == 1 and not kwargs and self._pending_attributes(args[0]):
+            raise self.graph_break(FallbackCode.MUTATION, node, f"{callee.__name__}() of an object this function set "
+                                   "an attribute of (the write is made after the call)", "call")
         if frame_introspection(callee, args, kwargs):
             # run by Python inside a converted call it would see ast2graph's frame
             raise self.graph_break(FallbackCode.OPAQUE_CALL, node, f"{qualified_name(callee)}() looks at the "

@@ -1100,6 +1100,9 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
                 return pending
         if isinstance(obj, arrays.AtIndexed):
             return arrays.AtMethod(obj.value, obj.index, attr)
+        if attr == "__dict__" and self._pending_attributes(obj):
+            raise self.graph_break(FallbackCode.MUTATION, node, "__dict__ of an object this function set an attribute "
+                                   "of (the write is made after the call)")
         getter = self._user_property(obj, attr)
         if getter is not None:   # converted like a call: its effects are the graph's, not the trace's
             return self.call(getter, (obj,), {}, node)
