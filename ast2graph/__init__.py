@@ -7,16 +7,38 @@
         if x.sum() > 0:          # a traced condition: lax.cond
             x = x * 2
         return x
+
+The public names are imported on first use (PEP 562): ``import ast2graph``
+and the command line's ``--help`` do not import JAX.
 """
 
-from .api import Explanation, RecompileWarning, StaticFunction, clear_caches, explain, to_static
-from .diagnostics import (Ast2GraphError, ConversionError, FullGraphError, Loc,
-                          LoopBoundError, NoSourceError, UnsupportedSyntaxError)
-from .typeinfer.control import UnrollWarning
+from __future__ import annotations
 
-__all__ = [
-    "Ast2GraphError", "ConversionError", "Explanation", "FullGraphError", "Loc",
-    "LoopBoundError", "NoSourceError", "RecompileWarning", "StaticFunction", "UnsupportedSyntaxError", "UnrollWarning", "clear_caches",
-    "explain", "to_static",
-]
+import importlib
+from typing import Any
+
+# public name -> the module that defines it
+_PUBLIC = {
+    "Explanation": ".api", "RecompileWarning": ".api", "StaticFunction": ".api", "clear_caches": ".api",
+    "explain": ".api", "to_static": ".api",
+    "Ast2GraphError": ".diagnostics", "ConversionError": ".diagnostics", "FullGraphError": ".diagnostics",
+    "Loc": ".diagnostics", "LoopBoundError": ".diagnostics", "NoSourceError": ".diagnostics",
+    "UnsupportedSyntaxError": ".diagnostics",
+    "UnrollWarning": ".typeinfer.control",
+}
+
+__all__ = sorted(_PUBLIC)
 __version__ = "0.1.0"
+
+
+def __getattr__(name: str) -> Any:
+    module = _PUBLIC.get(name)
+    if module is None:
+        raise AttributeError(f"module 'ast2graph' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value   # later lookups are plain attribute reads
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_PUBLIC))

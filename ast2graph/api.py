@@ -48,9 +48,10 @@ from .parser import unwrap_callable
 from .parser.unwrap import array_function_implementation, code_signature, overrides_array_function
 from .typeinfer import Options, Specialization, specialize, unit_of_function
 from .typeinfer.guards import Identity, changed_attributes, object_key
-from .typeinfer import numpy_api
+from .typeinfer import numpy_api, scipy_api
 from .typeinfer.numpy_api import copy_keeping_views
 from .typeinfer.specialize import leaf_paths, numpy_aliasing
+from .typeinfer.boundary import InputRef, container_paths, resolve
 from .typeinfer.nnx import boundary_leaf, is_node
 from .typeinfer.trees import tree_flatten
 from .tracebacks import hide_frames
@@ -198,11 +199,12 @@ class GraphPlan:
 
     def __post_init__(self) -> None:
         # outputs whose eager value is a NumPy ndarray: handed back as ndarrays
+        # (a 0-d one too where eager's is a 0-d ndarray: np.cov of a vector, ``ArrayType.array0``)
         self.numpy_out = [k for k, x in enumerate(self.spec.out_template)
-                          if isinstance(x, Value) and x.type.numpy and x.type.shape]
+                          if isinstance(x, Value) and x.type.numpy and (x.type.shape or x.type.array0)]
         # a 0-d NumPy result (np.sum of an ndarray, a[i]) is a NumPy scalar in eager
         self.numpy_scalar_out = [k for k, x in enumerate(self.spec.out_template)
-                                 if isinstance(x, Value) and x.type.numpy and not x.type.shape]
+                                 if isinstance(x, Value) and x.type.numpy and not x.type.shape and not x.type.array0]
         # outputs that are an argument unchanged: the caller's object itself, as in eager
         param_leaf = {id(v): k for v, k in zip(self.spec.graph.params, self.spec.arg_positions)}
         # (a Python number passed traced is handed back as the Python number: python_out)
@@ -225,14 +227,19 @@ class GraphPlan:
         self.plain_outputs = (all(isinstance(x, Value) for x in self.spec.out_template)
                               and not (self.numpy_out or self.numpy_scalar_out or self.python_out or self.captured_out))
         # what only the general path does: arguments handed back or written into, attributes set, host effects
-        self.fast_ok = not (self.passthrough or self.has_effects or self.spec.input_writes)
+        self.fast_ok = not (self.passthrough or self.has_effects or self.spec.input_writes or self.spec.views)
         # by-value object arguments (``Specialization.rebound``): where the
         # trace-time object stands in the outputs and attribute writes
         self.rebind_out = [(j, k) for j, x in enumerate(self.spec.out_template) for k, obj in self.spec.rebound.items()
                            if x is obj]
         self.rebind_writes = [(w, k) for w, (obj, _) in enumerate(self.spec.attr_writes)
                               for k, held in self.spec.rebound.items() if obj is held]
+        # the caller's lists and dicts handed on: the objects themselves, found in the live values
+        self.input_refs = [(j, x.path) for j, x in enumerate(self.spec.out_template) if type(x) is InputRef]
         self.stale = False   # traced again for inputs of other types (SpecMiss): compile anew
+        # argument arrays written in place and NumPy arrays read from outside: checked apart before each call
+        self.alias_checked = bool(self.spec.written_arguments) and any(
+            c.kind is np.ndarray or c.value.type.numpy for c in self.spec.captures)
 
     @property
     def end(self) -> int:
@@ -245,11 +252,24 @@ class GraphPlan:
                 return f"another {type(leaves[k]).__name__} object where the graph used the identity of the first"
         failed = next((g for g in self.spec.guards if not g.holds()), None) or \
             next((c for c in self.spec.captures if not c.holds()), None)
+        if failed is None and self.alias_checked and not self._captures_apart(leaves):
+            return "an argument array it writes in place shares memory with an array it reads from outside now"
         return f"{failed.description} changed" if failed is not None else "the graph was traced for other input types"
 
     def guards_hold(self, leaves: list) -> bool:
         return not self.stale and all(leaves[k] is obj for k, obj in self.spec.pinned.items()) and \
-            all(g.holds() for g in self.spec.guards) and all(c.holds() for c in self.spec.captures)
+            all(g.holds() for g in self.spec.guards) and all(c.holds() for c in self.spec.captures) and \
+            (not self.alias_checked or self._captures_apart(leaves))
+
+    def _captures_apart(self, leaves: list) -> bool:
+        """No argument array the graph writes in place shares memory with a
+        NumPy array it reads from outside (``specialize._check_captures_apart``)."""
+        for c in self.spec.captures:
+            value = c.getter()
+            if isinstance(value, np.ndarray) and any(np.may_share_memory(value, leaves[k])
+                                                     for k in self.spec.written_arguments):
+                return False
+        return True
 
     def converted(self, outs: Any) -> list:
         """The flat result of the graph's outputs ``outs``, each of eager's
@@ -312,7 +332,10 @@ class GraphPlan:
             filled[j] = leaves[k]
         for j, k in self.rebind_out:   # an equal object argument stands where the traced one did
             filled[j] = leaves[k]
-        tail = len(filled) - len(spec.input_writes)   # the written-back arguments come last
+        for j, path in self.input_refs:
+            filled[j] = resolve(env, path)
+        local_targets = [resolve(env, path) for path in spec.local_writes]
+        tail = spec.input_writes_at   # the versions of the written-back arguments
         for n, k in enumerate(spec.input_writes):
             # a mutated argument: into the caller's array, and every output that is it
             np.copyto(leaves[k], filled[tail + n], casting="unsafe")
@@ -320,7 +343,11 @@ class GraphPlan:
             for j, x in enumerate(spec.out_template):
                 if x is final:
                     filled[j] = leaves[k]
-        result, written, _, cell_values = jax.tree_util.tree_unflatten(spec.out_treedef, filled)
+        if spec.views and not any(isinstance(o, jax.core.Tracer) for o in outs):   # (under an outer transform: JAX's)
+            _make_views(spec.views, filled, leaves, arrays_in[len(spec.arg_positions):])
+        result, written, _, cell_values, local_contents, _ = jax.tree_util.tree_unflatten(spec.out_treedef, filled)
+        if local_targets:
+            _write_back_local(local_targets, local_contents)
         if cell_values:
             env.update(_bound_only(cell_values))
         targets = [obj for obj, _ in spec.attr_writes]
@@ -340,6 +367,49 @@ class GraphPlan:
                 else:
                     env.pop(name, None)
         return NEXT, None
+
+
+def _shared_containers(names: list[str], values: list, treedef: Any) -> tuple:
+    """The plan-key part of the inputs' lists and dicts: the places one is
+    reached again (``d["l"] is inner``: one object in the trace too)."""
+    if treedef.num_nodes == len(names) + 1:   # no container at all
+        return ()
+    return container_paths(names, values)[1]
+
+
+def _write_back_local(targets: list, contents: list) -> None:
+    """The input lists and dicts a segment wrote: their new contents, in the same objects."""
+    for target, new in zip(targets, contents):
+        if type(target) is list:
+            target[:] = new
+        else:
+            target.clear()
+            target.update(new)
+
+
+def _make_views(views: tuple, filled: list, leaves: list, captured: list) -> None:
+    """The NumPy views among a segment's outputs, made on eager's arrays (the
+    caller's, written back; those read from outside; those handed out), so a
+    later write through a view or its base shows in the other, as in eager
+    (``specialize._view_program``)."""
+    steps, assigns, writes = views
+    made: list = []
+    for step in steps:
+        kind = step[0]
+        if kind == "leaf":
+            made.append(leaves[step[1]])
+        elif kind == "capture":
+            made.append(captured[step[1]])
+        elif kind == "out":
+            made.append(filled[step[1]])
+        else:
+            _, base, fn, treedef, operands, value = step
+            args, kwargs = jax.tree_util.tree_unflatten(treedef, [made[base] if x is value else x for x in operands])
+            made.append(fn(*args, **kwargs))
+    for slot, j in writes:   # a view of an argument written in place: into that view of the caller's array
+        np.copyto(made[slot], filled[j], casting="unsafe")
+    for j, slot in assigns:
+        filled[j] = made[slot]
 
 
 def _bound_only(values: dict) -> dict:
@@ -439,7 +509,8 @@ class _Block:
                 if self.nested or self.owner._traced_params:
                     values = self._trace_busy(i, names, values)
                 leaves, treedef = tree_flatten(values, is_leaf=boundary_leaf())   # dicts in insertion order; an NNX module: one object
-                plan = self._plan_for(i, names, leaves, treedef, env.get(CELLS))
+                shared = _shared_containers(names, values, treedef)
+                plan = self._plan_for(i, names, leaves, treedef, env.get(CELLS), values, shared)
             if i == 0 and not self.nested and self.owner._whole_only is not None:
                 self._check_whole(plan, n)
             if record is not None:
@@ -498,14 +569,15 @@ class _Block:
     def _line(self, i: int) -> int:
         return getattr(self.stmts[i], "lineno", 0)
 
-    def _plan_for(self, i: int, names: list[str], leaves: list, treedef: Any, cells: dict | None = None) -> Any:
+    def _plan_for(self, i: int, names: list[str], leaves: list, treedef: Any, cells: dict | None = None,
+                  values: list | None = None, shared: tuple = ()) -> Any:
         owner = self.owner
         ident = self.identity_keyed.get(i, ())
         # the user's x64 switch decides the types of JAX ops: a plan per setting;
         # under an outer JAX transform eager's arrays are tracers (isinstance, type() see it)
         outer = any(isinstance(x, jax.core.Tracer) for x in leaves)
         key = (i, tuple(names), treedef, tuple(_leaf_key(x, k in ident) for k, x in enumerate(leaves)),
-               numpy_aliasing(leaves), bool(jax.config.jax_enable_x64), outer)
+               (numpy_aliasing(leaves), shared), bool(jax.config.jax_enable_x64), outer)
         candidates = self.plans.setdefault(key, [])
         last, self.last_keys[i] = self.last_keys.get(i), key
         for plan in candidates:
@@ -524,7 +596,7 @@ class _Block:
                                 "this statement runs in Python; the statements around it stay compiled")
             plan = self.fixed[i] = self._fallback_plan(i, site)
             return plan
-        plan = self._compile(i, names, leaves, treedef, cells)
+        plan = self._compile(i, names, leaves, treedef, cells, values)
         if getattr(plan, "rebind_writes", None):
             # the graph writes attributes of a by-value object (``c.calls += 1``):
             # its state changes every call, so it is specialised on by identity
@@ -535,11 +607,12 @@ class _Block:
             owner._record.compiled.append(plan)
         return plan
 
-    def _compile(self, i: int, names: list[str], leaves: list, treedef: Any, cells: dict | None) -> Any:
+    def _compile(self, i: int, names: list[str], leaves: list, treedef: Any, cells: dict | None,
+                 values: list | None = None) -> Any:
         owner = self.owner
         try:
             with _gc_paused():
-                plan = self._compile_plan(i, names, leaves, treedef, cells)
+                plan = self._compile_plan(i, names, leaves, treedef, cells, values)
         except (FullGraphError, GraphBreak):
             raise
         except Exception as e:  # noqa: BLE001 - a bug of ours must not break the user's program
@@ -555,7 +628,8 @@ class _Block:
             return self._interpreted_plan(i, site)
         return plan
 
-    def _compile_plan(self, i: int, names: list[str], leaves: list, treedef: Any, cells: dict | None) -> Any:
+    def _compile_plan(self, i: int, names: list[str], leaves: list, treedef: Any, cells: dict | None,
+                      values: list | None = None) -> Any:
         owner = self.owner
         t0 = time.perf_counter()
         stop = next((k for k in self.barriers if k > i), len(self.stmts))
@@ -563,7 +637,8 @@ class _Block:
             try:
                 spec = specialize(owner._unit, self.stmts, i, stop, names, leaves, treedef, owner._options,
                                   by_identity=frozenset(self.identity_keyed.get(i, ())),
-                                  nested=self.nested, traced_statics=frozenset(owner._traced_statics), cells=cells)
+                                  nested=self.nested, traced_statics=frozenset(owner._traced_statics), cells=cells,
+                                  structure=values)
                 break
             except GraphBreak as e:
                 if owner._options.full_graph:
@@ -663,11 +738,11 @@ class StaticFunction:
         # overriding __array_function__ goes through NumPy's dispatcher, as eager's does
         self._dispatcher = array_function_implementation(fn) is not None
         try:
-            # one with a JAX equivalent (np.polyval, a ufunc such as np.exp or scipy.special.expit)
-            # is converted as a user's call of it (one array op)
+            # one with a JAX equivalent (np.polyval, a ufunc such as np.exp; scipy.linalg.solve or
+            # scipy.special.expit where validated for the call) is converted as a user's call of it
             self._target, self._bound_args, self._bound_kwargs = unwrap_callable(
-                numpy_api.calling(fn) if (self._dispatcher or isinstance(fn, np.ufunc))
-                and numpy_api.has_graph_equivalent(fn) else fn)
+                numpy_api.calling(fn) if (self._dispatcher or numpy_api.is_numpy(fn))
+                and numpy_api.has_graph_equivalent(fn) or scipy_api.replaceable(fn) else fn)
             with _gc_paused():
                 self._unit = unit_of_function(self._target)
         except NoSourceError as e:

@@ -4,8 +4,8 @@ Requires: ``report`` (static fallback sites of files, never importing them),
 ``ssa.analyze`` (for ``show``) and ``fallback.sites.FallbackCode``.
 Produces: ``main(argv=None) -> int``, the console script::
 
-    ast2graph report PATH[::QUALNAME] [--format text|json|sarif] [--strict] [--include-depends]
-                     [--max-file-size SIZE]
+    ast2graph report PATH[::QUALNAME]... [--format text|json|sarif] [--strict] [--possible]
+                     [--max-file-size SIZE] [--config PYPROJECT | --no-config]
     ast2graph show FILE::QUALNAME [--ssa]
     ast2graph codes
     ast2graph explain FILE::QUALNAME --args 'jnp.ones(3), 2' [--format text|json] [--ir] [--lowered]
@@ -36,15 +36,11 @@ import re
 import sys
 from typing import Sequence, TextIO
 
-from .fallback.sites import FallbackCode
-from .parser.locate import normalise
-from .report import (ALWAYS, MAX_FILE_SIZE, ReportError, format_text, iter_functions, load_file,
-                     on_deep_stack, report_path, to_json, to_sarif, too_deep_is_error)
-from .ssa import analyze
-from .ssa import cfg as cfg_mod
-from .ssa.dump import entry_line, entry_text
+# Each command imports what it needs when it runs: ``ast2graph --help`` and a
+# usage error import neither JAX nor the compiler (they answer in well under 0.5 s).
 
 EXIT_OK, EXIT_SITES, EXIT_ERROR = 0, 1, 2
+MAX_FILE_SIZE = 10 * 10**6   # report's default (report.MAX_FILE_SIZE; a test keeps the two equal)
 _SIZE_UNITS = {"": 1, "b": 1, "k": 10**3, "kb": 10**3, "m": 10**6, "mb": 10**6, "g": 10**9, "gb": 10**9,
                "kib": 2**10, "mib": 2**20, "gib": 2**30}
 
@@ -55,14 +51,23 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="ast2graph", description="ast2graph: Python AST -> JAX/XLA graph compiler tools")
     parser.add_argument("--version", action="version", version=f"ast2graph {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="{report,show,codes,explain}")
-    rep = sub.add_parser("report", help="list the sites that fall back to Python, without running the code")
-    rep.add_argument("target", metavar="PATH[::QUALNAME]", help="a .py file or a directory; ::Qual.name selects one function")
+    rep = sub.add_parser("report", help="list the sites that fall back to Python, without running the code",
+                         description="Settings come from [tool.ast2graph] in the nearest pyproject.toml (strict, "
+                                     "include-possible, ignore, per-file-ignores, max-file-size); options given "
+                                     "here win.")
+    rep.add_argument("targets", nargs="+", metavar="PATH[::QUALNAME]",
+                     help=".py files or directories; ::Qual.name selects one function")
     rep.add_argument("--format", choices=("text", "json", "sarif"), default="text")
-    rep.add_argument("--strict", action="store_true", help="exit 1 when any always-fallback site is found")
-    rep.add_argument("--include-depends", action="store_true", help="also list the sites whose fate depends on the input types")
-    rep.add_argument("--max-file-size", type=parse_size, default=MAX_FILE_SIZE, metavar="SIZE",
+    rep.add_argument("--strict", action="store_true", default=None, help="exit 1 when any always-fallback site is found")
+    rep.add_argument("--possible", "--include-depends", dest="possible", action="store_true", default=None,
+                     help="also list the sites that fall back only for some inputs (a flag that may be a traced "
+                          "array, a value whose kind the source does not fix); --include-depends is the old name")
+    rep.add_argument("--max-file-size", type=parse_size, default=None, metavar="SIZE",
                      help="skip (as an error) a file larger than SIZE: bytes, or with a unit kB, MB, KiB, MiB "
                           "(default 10MB; 0: no limit)")
+    rep.add_argument("--config", metavar="PYPROJECT", default=None,
+                     help="read [tool.ast2graph] from this file instead of the nearest pyproject.toml")
+    rep.add_argument("--no-config", action="store_true", help="ignore pyproject.toml settings")
     show = sub.add_parser("show", help="print the control-flow graph of one function (with --ssa: SSA and liveness)")
     show.add_argument("target", metavar="FILE::QUALNAME")
     show.add_argument("--ssa", action="store_true", help="print the full SSA dump: phis, versions and liveness")
@@ -78,9 +83,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    from .report import ReportError
+    from .settings import SettingsError
+
     try:
         return _COMMANDS[args.command](args, sys.stdout)
-    except ReportError as e:
+    except (ReportError, SettingsError) as e:
         print(f"ast2graph: error: {e}", file=sys.stderr)
         return EXIT_ERROR
 
@@ -103,17 +111,30 @@ def split_target(target: str) -> tuple[str, str | None]:
 
 # ------------------------------------------------------------------ report
 def cmd_report(args: argparse.Namespace, out: TextIO) -> int:
-    path, qualname = split_target(args.target)
-    reports = report_path(path, qualname, args.max_file_size)
+    from .report import ALWAYS, format_text, report_path, to_json, to_sarif
+    from .settings import Settings, load_settings
+
+    first = split_target(args.targets[0])[0]
+    settings = Settings() if args.no_config else load_settings(first, args.config)
+    strict = settings.strict if args.strict is None else args.strict
+    possible = settings.include_possible if args.possible is None else args.possible
+    size = args.max_file_size if args.max_file_size is not None else \
+        parse_size(str(settings.max_file_size)) if settings.max_file_size is not None else MAX_FILE_SIZE
+    reports = []
+    for target in args.targets:
+        path, qualname = split_target(target)
+        reports += report_path(path, qualname, size)
+    for r in reports:   # [tool.ast2graph] ignore / per-file-ignores
+        r.sites = [s for s in r.sites if not settings.ignored(s.site.code.code, r.file)]
     if args.format == "text":
-        out.write(format_text(reports, args.include_depends))
+        out.write(format_text(reports, possible))
     else:
         render = to_json if args.format == "json" else to_sarif
-        out.write(json.dumps(render(reports, args.include_depends), indent=2) + "\n")
+        out.write(json.dumps(render(reports, possible), indent=2) + "\n")
     skipped = [r for r in reports if r.error is not None]
     for r in skipped:
         print(f"ast2graph: warning: skipped {r.error}", file=sys.stderr)
-    if not args.strict:
+    if not strict:
         return EXIT_OK
     if skipped:
         return EXIT_ERROR  # a file not analysed may hide sites: never a pass, and not "sites found"
@@ -126,6 +147,8 @@ def cmd_explain(args: argparse.Namespace, out: TextIO) -> int:
     """The opt-in mode that imports and runs the user's code."""
     import importlib.util
     import os
+
+    from .report import ReportError
 
     path, qualname = split_target(args.target)
     if not qualname:
@@ -170,6 +193,8 @@ def _example_args(text: str, module: object) -> tuple:
     import jax.numpy as jnp
     import numpy as np
 
+    from .report import ReportError
+
     if not text.strip():
         return ()
     namespace = {"jax": jax, "jnp": jnp, "np": np, **vars(module)}
@@ -192,10 +217,16 @@ def _explanation_json(e) -> dict:
 
 # -------------------------------------------------------------------- show
 def cmd_show(args: argparse.Namespace, out: TextIO) -> int:
+    from .report import on_deep_stack
+
     return on_deep_stack(_show, args, out)
 
 
 def _show(args: argparse.Namespace, out: TextIO) -> int:
+    from .parser.locate import normalise
+    from .report import ReportError, iter_functions, load_file, too_deep_is_error
+    from .ssa import analyze
+
     path, qualname = split_target(args.target)
     if not qualname:
         raise ReportError(f"{args.target}: name a function as FILE::QUALNAME")
@@ -213,8 +244,10 @@ def _show(args: argparse.Namespace, out: TextIO) -> int:
     return EXIT_OK
 
 
-def cfg_text(cfg: cfg_mod.CFG) -> str:
-    """One paragraph per block: header with preds/succs, then its entries."""
+def cfg_text(cfg) -> str:
+    """One paragraph per block (of an ``ssa.cfg.CFG``): header with preds/succs, then its entries."""
+    from .ssa.dump import entry_line, entry_text
+
     lines: list[str] = []
     for b in cfg.block_ids():
         tags = [t for t, on in (("(entry)", b == cfg.entry), ("(exit)", b == cfg.exit),
@@ -235,6 +268,8 @@ def cmd_codes(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def codes_table() -> str:
+    from .fallback.sites import FallbackCode
+
     width = max(len(c.title) for c in FallbackCode)
     rows = [f"{'CODE':<7} {'TITLE':<{width}}  HINT"]
     rows += [f"{c.code:<7} {c.title:<{width}}  {c.hint}" for c in FallbackCode]

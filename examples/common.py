@@ -105,9 +105,9 @@ def compare(label: str, eager_fn: Callable, static_fn: Callable, *args: Any, rep
 
 
 def print_report(path: str, qualnames: Sequence[str]) -> None:
-    """``ast2graph report PATH::QUALNAME --include-depends`` for each name:
+    """``ast2graph report PATH::QUALNAME... --possible`` for the names:
     the sites that may fall back, found from the source alone (nothing is imported)."""
     shown = os.path.relpath(path)
-    print(f"ast2graph report {' '.join(f'{shown}::{q}' for q in qualnames)} --include-depends")
+    print(f"ast2graph report {' '.join(f'{shown}::{q}' for q in qualnames)} --possible")
     reports = [r for q in qualnames for r in report_path(shown, q)]
     print("  " + format_text(reports, include_depends=True).rstrip().replace("\n", "\n  "))

@@ -12,6 +12,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 from ast2graph.cli import main
 from ast2graph.fallback.sites import FallbackCode
 from ast2graph.report import report_path
@@ -407,3 +409,83 @@ def test_raise_under_a_condition_that_may_be_traced_is_input_dependent(tmp_path)
 
     check(f, jnp.arange(3.0), 1.0, 10.0, graphs=1)
     check(f, jnp.arange(3.0), 1.0, 0.0, graphs=1)
+
+
+def test_help_and_import_do_not_import_jax():
+    """``ast2graph --help`` and ``import ast2graph`` stay light: JAX is
+    imported only by the commands and names that need it (issue 18)."""
+    code = textwrap.dedent("""
+        import sys
+        import ast2graph
+        assert "jax" not in sys.modules, "import ast2graph imported jax"
+        from ast2graph.cli import main
+        try:
+            main(["--help"])
+        except SystemExit as e:
+            assert e.code == 0
+        assert "jax" not in sys.modules, "ast2graph --help imported jax"
+        from ast2graph import to_static
+        assert "jax" in sys.modules and callable(to_static)
+    """)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+
+
+def test_cli_default_file_size_is_reports():
+    from ast2graph import cli, report
+
+    assert cli.MAX_FILE_SIZE == report.MAX_FILE_SIZE
+
+
+def test_several_paths_in_one_report(capsys, tmp_path):
+    a, b = tmp_path / "a.py", tmp_path / "b.py"
+    a.write_text("def f(x):\n    print(x)\n    return x\n")
+    b.write_text("def g(x):\n    open('log').write('x')\n    return x\n")
+    rc, out, _ = run(capsys, "report", str(a), f"{b}::g", "--format", "json", "--possible")
+    assert rc == 0
+    names = [(f["file"], f["qualname"]) for f in json.loads(out)["functions"]]
+    assert names == [(str(a), "f"), (str(b), "g")]
+
+
+def _project(tmp_path, table: str) -> Path:
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'p'\n\n" + table)
+    src = tmp_path / "pkg"
+    src.mkdir(exist_ok=True)
+    (src / "m.py").write_text("def f(x):\n    open('log').write('x')\n    return x\n")
+    (tmp_path / "tests").mkdir(exist_ok=True)
+    (tmp_path / "tests" / "t.py").write_text("def g(x):\n    open('log').write('x')\n    return x\n")
+    return tmp_path
+
+
+def _codes(out: str) -> dict[str, list[str]]:
+    return {f["qualname"]: [s["code"] for s in f["sites"]] for f in json.loads(out)["functions"]}
+
+
+def test_pyproject_settings_strict_ignore_and_per_file_ignores(capsys, tmp_path):
+    root = _project(tmp_path, "")
+    rc, out, _ = run(capsys, "report", str(root / "pkg"), str(root / "tests"), "--format", "json")
+    baseline = _codes(out)
+    assert rc == 0 and baseline["f"] and baseline["g"]
+    code = baseline["f"][0]
+    _project(tmp_path, f'[tool.ast2graph]\nstrict = true\n\n[tool.ast2graph.per-file-ignores]\n"tests/*" = ["{code}"]\n')
+    rc, out, _ = run(capsys, "report", str(root / "pkg"), str(root / "tests"), "--format", "json")
+    assert _codes(out)["g"] == [c for c in baseline["g"] if c != code]
+    assert _codes(out)["f"] == baseline["f"]
+    assert rc == 1   # strict from pyproject.toml: an always site remains
+    rc, _, _ = run(capsys, "report", str(root / "pkg"), "--no-config")
+    assert rc == 0
+    _project(tmp_path, f'[tool.ast2graph]\nignore = ["{code}"]\n')
+    rc, out, _ = run(capsys, "report", str(root / "pkg"), "--format", "json")
+    assert code not in _codes(out)["f"]
+
+
+@pytest.mark.parametrize("table, message", [
+    ("[tool.ast2graph]\nstrickt = true\n", "unknown key 'strickt'"),
+    ("[tool.ast2graph]\nignore = ['A2G999']\n", "unknown fallback code(s) A2G999"),
+    ("[tool.ast2graph]\nstrict = 'yes'\n", "strict: 'yes' is not a valid value"),
+    ("[tool.ast2graph\n", "not valid TOML"),
+])
+def test_bad_settings_are_an_error_naming_the_file(capsys, tmp_path, table, message):
+    root = _project(tmp_path, table)
+    rc, _, err = run(capsys, "report", str(root / "pkg"))
+    assert rc == 2 and "pyproject.toml" in err and message in err

@@ -13,6 +13,7 @@ import warnings
 
 import gast
 import jax.numpy as jnp
+import numpy as np
 import pytest
 
 from ast2graph import explain, to_static
@@ -286,7 +287,6 @@ def consumer_rebinds_closure(x):
     (traced_while, "traced condition"),
     (printing, "side effect"),
     (delegating, "yield from"),
-    (partially_next, "given to next()"),
     (bound_then_sent, "bound to a name"),
     (raising, "raise (eager raises here)"),
     (too_many, "unroll_limit"),
@@ -296,6 +296,11 @@ def test_real_generator_needed_falls_back(fn, cause):
     e = check(fn, X, full_graph=False)
     assert "A2G013" in codes(e), str(e)
     assert cause in causes(e), str(e)
+
+
+def test_next_of_a_generator_runs_it_to_its_first_yield():
+    # eager never resumes it: the raise after the first yield is never reached
+    check(partially_next, X, graphs=1)
 
 
 def test_returned_generator_is_a_real_generator():
@@ -574,3 +579,42 @@ def map_consumed_by_builtins(x):
 def test_map_and_filter_items_are_made_when_pulled(fn):
     # the items were all made when the loop started: [1, 1, 1] where eager gives [1, 2, 3]
     check(fn, X)
+
+
+def _gen_checked(x):
+    yield x
+    if x.sum() > 10:
+        raise ValueError("too big")
+    yield x * 2
+
+
+def _gen_printing(x):
+    for k in range(3):
+        print("item", k)
+        yield x[k] > 0
+
+
+def test_a_check_after_a_yield_the_consumer_never_reaches_does_not_fire():
+    """``for v in gen(x): return v`` pulls one item: eager never resumes the
+    body, so a check (or a print) after the first yield never runs."""
+    def first(x):
+        for v in _gen_checked(x):
+            return v
+        return None
+
+    def all_items(x):
+        return [v for v in _gen_checked(x)]
+
+    check(first, np.full(3, 5.0), full_graph=False)
+    check(first, np.full(3, 1.0), full_graph=False)
+    check(all_items, np.full(3, 5.0))   # pulls every item: eager raises, so does the graph's check
+    check(all_items, np.full(3, 1.0))
+
+
+def test_any_of_a_printing_generator_prints_what_eager_prints():
+    """``any`` stops at the first true item: eager prints only up to it."""
+    def f(x):
+        return any(_gen_printing(x))
+
+    check(f, np.array([1.0, -1.0, 2.0]), full_graph=False)
+    check(f, np.array([-1.0, -1.0, 2.0]), full_graph=False)

@@ -179,9 +179,21 @@ def in_place_numpy_method(x):
     return y
 
 
+def in_place_numpy_put(x):
+    y = x * 2
+    y.put([0], 5.0)
+    return y
+
+
 def test_in_place_ndarray_method_falls_back():
-    e = check(in_place_numpy_method, N32[::-1].copy(), full_graph=False)
+    # y.put(...) writes into y: not modelled, it runs in Python
+    e = check(in_place_numpy_put, N32[::-1].copy(), full_graph=False)
     assert any("in place" in c for c in causes(e))
+
+
+def test_in_place_ndarray_sort_is_a_functional_update():
+    # y.sort() writes the sorted values into y (numpy_inplace): one graph, y changed as eager changes it
+    check(in_place_numpy_method, N32[::-1].copy())
 
 
 def python_number_attribute(x, n):

@@ -166,6 +166,20 @@ def test_nan_and_infinities_raise_as_eager(x):
     check(round_of, x, graphs=1)
 
 
+def round_digits(x, n):
+    v = float(x.mean())
+    return round(v, n), round(v * 3.0, 1), round(-v, 0)
+
+
+@pytest.mark.parametrize("value", [2.675, 0.125, 0.375, -0.5, 1234.5678, 1e300, 5e-324, float("nan"), float("inf")])
+@pytest.mark.parametrize("n", [0, 1, 2, 3, -2, 400])
+def test_round_with_digits_of_a_python_float_is_decimal_exact(value, n):
+    """``round(2.675, 2)`` is 2.67 and ``round(0.125, 2)`` 0.12 in Python
+    (the float's exact binary value, half to even), where ``x * 100`` rounded
+    in floating point gives 2.68 and 0.13: one graph, Python's answer."""
+    check(round_digits, np.array([value]), n, graphs=1)
+
+
 def test_an_int_beyond_int64_is_an_error_not_a_wrapped_value():
     with pytest.raises(IntRangeError, match="beyond int64"):
         to_static(int_of)(jnp.array([1e20]))

@@ -54,6 +54,7 @@ def is_extended(dtype: Any) -> bool:
 
 
 _PYTHON_KIND, _NUMPY_KIND, _JAX_KIND = frozenset({"python"}), frozenset({"numpy"}), frozenset({"jax"})
+_ARRAY0_KIND = frozenset({"array0"})
 
 
 @dataclass(frozen=True)
@@ -82,6 +83,11 @@ class ArrayType:
     # (``isinstance``, printing, an in-place write, a segment's output). Not
     # part of type equality either.
     mixed: frozenset = field(default=frozenset(), compare=False)
+    # A 0-d value of NumPy kind that is a 0-d ``ndarray`` in eager (``np.cov``
+    # of a vector, ``np.asarray(2.0)``, a 0-d array argument), not a NumPy
+    # scalar (``np.sum(x)``, ``a[i]``): its kind is "array0" (``numpy`` is True
+    # too: NumPy's rules apply). A segment hands it back as a 0-d ndarray.
+    array0: bool = field(default=False, compare=False)
 
     @staticmethod
     def of(x: Any) -> "ArrayType":
@@ -90,9 +96,11 @@ class ArrayType:
 
     @property
     def kinds(self) -> frozenset:
-        """The kinds of object eager may have: {"numpy"}, {"python"}, {"jax"} or several."""
+        """The kinds of object eager may have: {"numpy"}, {"array0"}, {"python"}, {"jax"} or several."""
         if self.mixed:
             return self.mixed
+        if self.array0:
+            return _ARRAY0_KIND
         return _PYTHON_KIND if self.python else _NUMPY_KIND if self.numpy else _JAX_KIND
 
     def with_kinds(self, kinds: Any) -> "ArrayType":
@@ -102,8 +110,9 @@ class ArrayType:
         kinds = frozenset(kinds)
         if len(kinds) == 1:
             (kind,) = kinds
-            return replace(self, numpy=kind == "numpy", python=kind == "python", mixed=frozenset())
-        return replace(self, numpy=False, python=False, mixed=kinds)
+            return replace(self, numpy=kind in ("numpy", "array0"), python=kind == "python", mixed=frozenset(),
+                           array0=kind == "array0")
+        return replace(self, numpy=False, python=False, mixed=kinds, array0=False)
 
     def to_sds(self) -> Any:
         import jax
@@ -114,7 +123,7 @@ class ArrayType:
         name = _SHORT_DTYPES.get(self.dtype.name, self.dtype.name)   # extended dtypes: their own name (key<fry>)
         dims = ",".join(str(d) for d in self.shape)
         mixed = "{" + "|".join(sorted(self.mixed)) + "}" if self.mixed else ""
-        return f"{name}[{dims}]" + ("~" if self.weak_type else "") + ("np" if self.numpy else "") + ("py" if self.python else "") + mixed
+        return f"{name}[{dims}]" + ("~" if self.weak_type else "") + ("np0" if self.array0 else "np" if self.numpy else "") + ("py" if self.python else "") + mixed
 
 
 class Value:

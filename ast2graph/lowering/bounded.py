@@ -185,7 +185,7 @@ mlir.register_lowering(forward_only_p, mlir.lower_fun(lambda x, **_: x, multiple
 
 
 class _QuietRuntimeErrors(logging.Filter):
-    """JAX logs every exception a debug callback raises; ours (``HostRaised``,
+    """JAX logs every exception a debug or pure callback raises; ours (``HostRaised``,
     standing for any ``BaseException`` the check raised) reach the user anyway."""
 
     def filter(self, record: logging.LogRecord) -> bool:
@@ -193,3 +193,4 @@ class _QuietRuntimeErrors(logging.Filter):
 
 
 logging.getLogger("jax._src.debugging").addFilter(_QuietRuntimeErrors())
+logging.getLogger("jax._src.callback").addFilter(_QuietRuntimeErrors())   # a pure_callback's (scipy_api, host_function)

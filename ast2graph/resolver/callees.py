@@ -2,7 +2,7 @@
 
 Requires: a callee object already resolved statically.
 Produces: ``CallKind``, ``classify_callee``, ``is_effectful``,
-``is_pure_static_callable``, ``qualified_name`` and ``module_of``.
+``is_pure_static_callable``, ``is_state_read``, ``qualified_name`` and ``module_of``.
 Invariants: pure inspection -- nothing here calls the callee, reads a
 property, or imports a module (numpy/jax are looked up in ``sys.modules``).
 """
@@ -124,11 +124,42 @@ def is_effectful(obj: object) -> bool:
     """Calling ``obj`` does I/O, reads a clock/RNG, or touches process state."""
     if id(obj) in _EFFECTFUL_IDS or _is_jax_debug(obj):
         return True
+    if is_state_read(obj):
+        return False   # a read, guarded where it is made
     if obj is getattr(sys.modules.get("logging"), "getLogger", None):
         return False   # looks a logger up; its methods are host printers
     if isinstance(obj, types.MethodType):
         return is_effectful(obj.__func__) or in_module(module_of(obj.__self__), EFFECTFUL_MODULES)
     return in_module(module_of(obj), EFFECTFUL_MODULES)
+
+
+# Reads of interpreter state that change nothing: called at trace time, their
+# result guarded (re-read before every call; a ``sys.setrecursionlimit`` or a
+# call from another thread re-specialises).
+_STATE_READS = ("getrecursionlimit", "getdefaultencoding", "getfilesystemencoding", "getfilesystemencodeerrors",
+                "getswitchinterval", "is_finalizing", "get_int_max_str_digits")
+
+
+@functools.lru_cache(maxsize=1)
+def _state_read_ids() -> frozenset:
+    import _thread
+    import threading
+
+    found = [getattr(sys, n) for n in _STATE_READS if hasattr(sys, n)]
+    found += [_thread.get_ident, threading.get_ident, threading.current_thread, threading.main_thread, os.getpid]
+    return frozenset(id(f) for f in found)
+
+
+def is_state_read(obj: object) -> bool:
+    """``obj()`` only reads interpreter state (``sys.getrecursionlimit()``,
+    ``threading.get_ident()``, ``ContextVar.get`` of a context variable): its
+    value is a static value of the call, to be guarded like a global's."""
+    if id(obj) in _state_read_ids():
+        return True
+    import contextvars
+
+    owner = getattr(obj, "__self__", None)
+    return isinstance(owner, contextvars.ContextVar) and getattr(obj, "__name__", "") == "get"
 
 
 def _is_jax_debug(obj: object) -> bool:

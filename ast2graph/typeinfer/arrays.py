@@ -177,8 +177,8 @@ def _guarded(callback):
 
 def eager_kind(t: Any) -> str:
     """The kind of object eager Python has for an array of type ``t`` (an
-    ``ArrayType``): "python", "numpy" or "jax"; "mixed" where it depends on the path."""
-    return "mixed" if t.mixed else "python" if t.python else "numpy" if t.numpy else "jax"
+    ``ArrayType``): "python", "numpy", "array0" (a 0-d ndarray) or "jax"; "mixed" where it depends on the path."""
+    return "mixed" if t.mixed else "python" if t.python else "array0" if t.array0 else "numpy" if t.numpy else "jax"
 
 
 def to_eager_kind(a: Any, kind: str) -> Any:
@@ -191,6 +191,8 @@ def to_eager_kind(a: Any, kind: str) -> Any:
     if kind == "numpy":
         x = np.array(a)
         return x[()] if x.ndim == 0 else x
+    if kind == "array0":
+        return np.array(a)
     return jnp.asarray(a)
 
 
@@ -496,6 +498,25 @@ def python_float_of(x: Any) -> Any:
 python_float_of._a2g_typed = True  # type: ignore[attr-defined]
 
 
+def python_round_digits(x: Any, ndigits: int) -> Any:
+    """``round(x, ndigits)`` of a traced Python float: Python rounds the
+    float's exact binary value to ``ndigits`` decimals, half to even, and
+    returns the float nearest that decimal (``2.675`` gives ``2.67``,
+    ``0.125`` gives ``0.12``), which ``x * 10**n`` in floating point does not
+    reproduce. The graph asks the host: a ``jax.pure_callback`` running
+    Python's own ``round`` on the float64 value (exact, the same on every
+    backend; NaN and infinities come back unchanged, as in eager)."""
+    def on_host(v: Any) -> Any:
+        return np.asarray(round(float(v), ndigits), dtype=np.float64)
+
+    out = jax.ShapeDtypeStruct((), np.float64)
+    return cast(jax.pure_callback(on_host, out, jnp.asarray(x, np.float64), vmap_method="sequential"),
+                np.float64, True)
+
+
+python_round_digits._a2g_typed = True  # type: ignore[attr-defined]
+
+
 def int_conversion_check(x: Any, what: str, where: str) -> None:
     """At run time, before ``python_int_of``: eager's ValueError for NaN,
     OverflowError for an infinity; ``IntRangeError`` for a finite value
@@ -767,6 +788,10 @@ def attribute(x: Any, name: str) -> Any:
 
 
 STATIC_ARRAY_ATTRS = {"shape", "dtype", "ndim", "size"}
+# A NumPy array's memory layout: eager's answer depends on how the array was
+# made (C or Fortran order, a view's base and strides), which the graph does
+# not model (SciPy's LAPACK wrappers read them to pick a routine).
+LAYOUT_ATTRS = frozenset({"flags", "strides", "base", "data", "ctypes", "__array_interface__"})
 # Methods whose result is a Python object made from the values (a list of
 # numbers, bytes): eager needs them on the host.
 HOST_METHODS = frozenset({"tolist", "tobytes"})
@@ -847,10 +872,25 @@ INPLACE_OPERATORS = {
 
 UNARY = {"USub": operator.neg, "UAdd": operator.pos, "Invert": operator.invert}
 
+def contained_in(a: Any, b: Any) -> bool:
+    """``a in b``; what ``b.__contains__`` raises is eager's (``"k" in None``
+    raises TypeError in the user's code, not in ast2graph's)."""
+    try:
+        return operator.contains(b, a)
+    except Exception as e:
+        e._a2g_eager = True  # type: ignore[attr-defined]
+        raise
+
+
+def not_contained_in(a: Any, b: Any) -> bool:
+    """``a not in b`` (``contained_in``)."""
+    return not contained_in(a, b)
+
+
 COMPARE = {
     "Eq": operator.eq, "NotEq": operator.ne, "Lt": operator.lt, "LtE": operator.le,
     "Gt": operator.gt, "GtE": operator.ge, "Is": operator.is_, "IsNot": operator.is_not,
-    "In": lambda a, b: operator.contains(b, a), "NotIn": lambda a, b: not operator.contains(b, a),
+    "In": contained_in, "NotIn": not_contained_in,
 }
 
 

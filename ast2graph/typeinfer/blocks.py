@@ -49,8 +49,7 @@ import numpy as np
 
 from ..fallback.sites import FallbackCode, GraphBreak
 from ..ir.core import Value
-from ..resolver import CallKind, classify_callee
-from .contexts import ContextsMixin, contextmanager_function, user_manager_class
+from .contexts import ContextsMixin, contextmanager_function, python_code, user_manager_class
 from .exits import BodyEnd, TryCtx
 from .state import UNBOUND, BreakSignal, ContinueSignal, ControlSignal, ReturnSignal
 
@@ -297,7 +296,7 @@ class BlocksMixin(ContextsMixin):
 
         if isinstance(expr, gast.Call):
             user_class = isinstance(callee, type) and user_manager_class(callee)
-            if not user_class and classify_callee(callee) is not CallKind.USER_FUNCTION:
+            if not user_class and not python_code(callee):
                 raise refuse()
             manager = self.call(callee, *self._call_arguments(expr), expr)
         else:
@@ -311,12 +310,19 @@ class BlocksMixin(ContextsMixin):
         expr = item.context_expr
         args, kwargs = self._call_arguments(expr)
         manager = self.static_call(callee, args, kwargs, expr)
+        if callee is warnings.catch_warnings:   # eager's enter and exit change the filters' version (calls.py)
+            self.warning_filters_changed(stmt)
         value = manager.__enter__()
         if item.optional_vars is not None:
             self.assign(item.optional_vars, value, item)
         if stmt.items[0] is item:
             self.decide(stmt, "with", "trace time", "context managers that only affect tracing, entered and exited while tracing")
+        contexts = self.__dict__.setdefault("trace_time_contexts", [])   # (``warnings.warn`` looks: calls.py)
+        contexts.append(manager)
         try:
             rest()
         finally:
+            contexts.pop()
             manager.__exit__(None, None, None)
+        if callee is warnings.catch_warnings:
+            self.warning_filters_changed(stmt)

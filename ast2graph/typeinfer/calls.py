@@ -2,10 +2,18 @@
 
 Requires: the ``Specializer`` state (mixed in).
 Produces: the value of a call site; array work becomes ``CallOp``s; user
-functions with source are converted recursively (inlined, with a depth
-guard); effectful callees (``print``, ``np.random``...) raise ``GraphBreak``.
+functions and libraries' Python functions with source are converted
+recursively (inlined, with a depth guard), their effects judged statement by
+statement; ``print``/``logging`` and ``warnings.warn`` become ordered host
+effects (``hostwarnings``); reads of interpreter state
+(``sys.getrecursionlimit()``) are guarded static values; ``inspect``'s
+signature functions run at trace time (``kinds.introspection``), guarded on
+what they read; a read of an outside list or dict the graph changed sees its
+shadow (``writeback.shadow_of``); effectful callees (``np.random``, C code
+without source) raise ``GraphBreak``.
 Invariants: a callee is never run at trace time unless it is pure
-(``resolver.is_pure_static_callable``), a jax/numpy array op, a container
+(``resolver.is_pure_static_callable``), a read of interpreter state or an
+``inspect`` signature function (guarded), a jax/numpy array op, a container
 method on an object created during tracing, or a user function converted
 by this very interpreter.
 """
@@ -13,13 +21,14 @@ by this very interpreter.
 from __future__ import annotations
 
 import bisect
+import copy
 import functools
 import heapq
 import inspect
 import math
 import operator
-import sys
 import types
+import warnings
 from typing import Any
 
 import gast
@@ -32,16 +41,16 @@ from ..fallback.sites import FallbackCode, GraphBreak
 from ..ir.core import Value, is_extended
 from ..parser import StaleSourceError, unwrap_callable
 from ..parser.unwrap import code_signature
-from ..resolver import (CallKind, classify_callee, is_effectful, is_host_printer, is_pure_static_callable,
+from ..resolver import (CallKind, classify_callee, is_effectful, is_host_printer, is_pure_static_callable, is_state_read,
                         qualified_name)
-from . import arrays, jaxcallbacks
+from . import arrays, hostwarnings, jaxcallbacks
 from .generators import GeneratorMixin
 from .closures import TracedClosure, factory_for, free_names
-from . import numpy_api
+from . import numpy_api, numpy_inplace, scipy_api
 from .mutation import is_numpy_callable, numpy_gives_ndarray
 from .nnx import is_nnx, is_variable, nnx_transforms
-from .kinds import (CALLS_ARGUMENTS, INSPECTORS, MOVES_ARGUMENTS, Unobservable, contains_standin, observe, standin_types,
-                    standins_in)
+from .kinds import (CALLS_ARGUMENTS, INSPECTORS, MOVES_ARGUMENTS, Unobservable, contains_standin, introspection, observe,
+                    same_inputs, signature_inputs, standin_types, standins_in)
 from .lattice import INT_BITS, WIDE_INTS, describe, is_array
 from .trees import tree_flatten, tree_leaves
 from .state import Frame, Guard, ReturnSignal, unit_of_function
@@ -91,33 +100,20 @@ _MATH_FLOATS = ((math.sqrt, "sqrt"), (math.log, "log"), (math.exp, "exp"), (math
 
 
 def _numpy_to_jnp(fn: Any) -> Any:
-    """``np.sin`` called on a traced array runs as ``jnp.sin``; ``scipy.special.erf``
-    as ``jax.scipy.special.erf`` (same results within float tolerance)."""
+    """``np.sin`` called on a traced array runs as ``jnp.sin``. SciPy's functions
+    are left as they are: ``scipy.special.erf`` runs as ``jax.scipy.special.erf``
+    only where ``scipy_api.equivalent`` validated it for the call's signature."""
     module = getattr(fn, "__module__", "") or ""
     name = getattr(fn, "__name__", None)
+    if scipy_api.public_name(fn) is not None:
+        return fn   # SciPy's: JAX's namesake only where validated for the call (scipy_api.equivalent)
     if isinstance(fn, np.ufunc) and name and hasattr(jnp, name):
         return getattr(jnp, name)
-    if isinstance(fn, np.ufunc) and name and not module:   # scipy.special.expit: a ufunc of SciPy's
-        special = sys.modules.get("scipy.special")
-        if special is not None and getattr(special, name, None) is fn:
-            import jax.scipy.special
-
-            return getattr(jax.scipy.special, name, fn)
     if module.startswith("numpy") and name:
         sub = module.split(".")[1] if module.count(".") else ""
         target = getattr(jnp, sub, None) if sub in ("linalg", "fft") else jnp
         if target is not None and hasattr(target, name):
             return getattr(target, name)
-    if module.startswith("scipy.") and name:
-        import importlib
-
-        for candidate in (module.replace("scipy", "jax.scipy", 1), "jax.scipy." + module.split(".")[1]):
-            try:
-                mod = importlib.import_module(candidate.replace("._", ".").split("._")[0])
-            except ImportError:
-                continue
-            if hasattr(mod, name):
-                return getattr(mod, name)
     return fn
 
 
@@ -157,6 +153,7 @@ class CallMixin(GeneratorMixin):
                                      f"nnx {qualified_name(callee.transform)}(...)")
             return self.emit_call(_apply_transform, (callee.transform, callee.args, callee.kwargs, *args), kwargs, node,
                                   qualified_name(callee.transform))
+        callee, args = self._shadowed(callee, args)
         owner = getattr(callee, "__self__", None)   # ``c.prod()`` of a folded constant
         creation = any(callee is f for f in _FOLDABLE)
         operands = _leaves_or_none((args, kwargs)) if creation or type(owner) is _JAX_ARRAY else None
@@ -171,6 +168,18 @@ class CallMixin(GeneratorMixin):
         if isinstance(callee, arrays.ArrayMethod) and callee.name in arrays.HOST_METHODS:
             raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f".{callee.name}() of a traced array needs its "
                                    "values on the host (a Python object made from them)")
+        if isinstance(callee, arrays.ArrayMethod) and callee.name in numpy_inplace.METHODS \
+                and callee.value.type.kinds & {"numpy", "array0"}:
+            return self._numpy_write(arrays.method_caller(callee.name), (callee.value, *args), kwargs, node,
+                                     numpy_inplace.METHODS[callee.name])   # a.sort(), a.fill(v): in place
+        if isinstance(callee, arrays.ArrayMethod) and callee.name == "astype" and self._numpy_float_to_int(callee, args, kwargs):
+            out = self.emit_call(numpy_api.float_to_int, (callee.value, np.dtype(args[0] if args else kwargs["dtype"])),
+                                 {}, node, ".astype")
+            out.type = out.type.with_kinds(callee.value.type.kinds)
+            return out
+        if isinstance(callee, arrays.ArrayMethod) and callee.name in numpy_api.METHOD_FUNCTIONS \
+                and callee.value.type.kinds <= {"numpy", "array0"}:   # x.argsort() of an ndarray: np.argsort(x)
+            return self.call(numpy_api.METHOD_FUNCTIONS[callee.name], (callee.value, *args), kwargs, node)
         if isinstance(callee, arrays.ArrayMethod):
             return self.emit_call(arrays.method_caller(callee.name), (callee.value, *args), kwargs, node, f".{callee.name}")
         if isinstance(callee, arrays.AtMethod):
@@ -189,10 +198,28 @@ class CallMixin(GeneratorMixin):
             self.decide(node, "call", "host callback", f"{qualified_name(callee)} runs on the host, in order, on every call")
             effect = arrays.host_effect(callee, self.value_kinds((args, kwargs), node))
             return self.emit_call(effect, args, kwargs, node, f"host {qualified_name(callee)}", effect=True)
+        if callee is warnings.warn:
+            return self._warn(args, kwargs, node)
+        if any(callee is f for f in _FILTER_SETTERS) and self._in_catch_warnings():
+            # ``warnings.simplefilter("error", W)`` inside ``with warnings.catch_warnings():`` entered at
+            # trace time: the filters it changes are that block's, restored at its exit
+            self._no_standins(callee, standins_in((args, kwargs)), node)
+            result = self.static_call(callee, args, kwargs, node)
+            self.warning_filters_changed(node)
+            return result
         if callee is jax.debug.print or callee is jax.debug.callback:
             self.decide(node, "call", "host callback", f"{qualified_name(callee)} stays in the graph (JAX's own callback)")
             return self.emit_call(_debug_effect(callee), args, kwargs, node, qualified_name(callee), effect=True)
-        if is_effectful(callee):
+        if is_state_read(callee) and not args and not kwargs:   # sys.getrecursionlimit(): a guarded read
+            owner = getattr(callee, "__self__", None)   # (a bound method is made anew by each read: keyed by its owner)
+            key = ("state", id(callee)) if owner is None or isinstance(owner, types.ModuleType) else \
+                ("state", id(owner), callee.__name__)
+            return self.external(callee(), callee, f"{qualified_name(callee)}()", key)
+        found = introspection(callee)
+        if found is not None:   # inspect.signature(f), sig.bind(*args): run at trace time, guarded
+            return self._introspect(callee, found[1], args, kwargs, node)
+        if is_effectful(callee) and not _python_with_source(callee):
+            # (a Python function of such a module, os.getenv, random.shuffle, is converted: what it calls decides)
             raise self.graph_break(FallbackCode.SIDE_EFFECT, node, f"{qualified_name(callee)} has a Python side effect that must run on every call", "call")
         standins = standins_in((args, kwargs))   # graph values, local functions, ...: one walk
         traced = any(isinstance(x, Value) or contains_value(x) for x in standins)
@@ -214,11 +241,20 @@ class CallMixin(GeneratorMixin):
                 return None   # ``LOG.append(v)`` on an outside list: replayed after the call (writeback.py)
             self.check_mutable(owner, node, f"{type(owner).__name__}.{callee.__name__}")
             return self.static_call(callee, args, kwargs, node)
+        if traced and scipy_api.public_name(callee) is not None:   # scipy.linalg.solve: JAX's, where validated
+            result = self._scipy_call(callee, args, kwargs, node)
+            if result is not NotImplemented:
+                return result
+        if scipy_api.packs_arguments(callee):   # a scipy.stats distribution's generated _parse_args
+            return self.static_call(callee, args, kwargs, node)
+        form = scipy_api.graph_form(callee, args, kwargs) if traced else None
+        if form is not None:   # apply_where, norm.pdf: written with where for what masks the data
+            return self.inline_user(form[0], form[1], kwargs, node)
         kind = classify_callee(callee)
         # library code on NNX objects (flax's own layers, nnx.state, nnx.grad) runs as it is, in one op (nnx.py)
         nnx = self.nnx_in(callee, args, kwargs) or self.nnx_class(callee) or any(callee is t for t in nnx_transforms())
         if kind is CallKind.USER_FUNCTION or self._is_user_callable_object(callee) or \
-                _library_python(callee) and not contains_value(callee) and not nnx:
+                _library_python(callee, traced) and not contains_value(callee) and not nnx:
             start = len(self.region.ops)
             try:
                 return self.inline_user(callee, args, kwargs, node)
@@ -240,9 +276,18 @@ class CallMixin(GeneratorMixin):
             return self.static_call(callee, args, kwargs, node)
         if traced and numpy_api.returns_operand(callee, args, kwargs):
             return args[0]   # np.asarray(x) of a NumPy array is x itself
+        if traced and numpy_api.is_numpy(callee):
+            kwargs = numpy_api.without_out_none(callee, kwargs)   # np.trunc(x, out=None): a new array
+            special = self._numpy_call(callee, args, kwargs, node, kind)
+            if special is not NotImplemented:
+                return special
         if traced and isinstance(callee, np.ufunc) and kwargs.get("out", None) is not None:
             return self._ufunc_out(callee, args, kwargs, node)
-        if traced and _is_namedtuple_class(callee):   # P(x.sum(), y): a tuple holding the values, as they are
+        if traced and (_is_namedtuple_class(callee) or scipy_api.is_tuple_bunch(callee)):
+            # P(x.sum(), y), SciPy's SignificanceResult(stat, p): a tuple holding the values, as they are
+            if getattr(callee, "_extra_fields", ()):   # attributes outside the tuple: lost on the way out
+                raise self.graph_break(FallbackCode.OPAQUE_CALL, node, f"{qualified_name(callee)} holds traced values "
+                                       f"in attributes outside its tuple ({', '.join(callee._extra_fields)})")
             return self.static_call(callee, args, kwargs, node)
         numpy_python = numpy_api.python_code(callee) if traced and kind is CallKind.ARRAY_OP else None
         if numpy_python is not None:   # np.asarray_chkfinite, np.real_if_close: NumPy's own Python, converted
@@ -260,7 +305,7 @@ class CallMixin(GeneratorMixin):
             return obj
         if kind is CallKind.ARRAY_OP or traced or holds_arrays:
             # np.asanyarray(x, order='C'), np.array(x, copy=None): NumPy's conversions; else np.sin -> jnp.sin
-            fn = (numpy_api.conversion(callee, args, kwargs) or _numpy_to_jnp(callee)) if traced else callee
+            fn = numpy_api.graph_function(callee, args, kwargs) if traced else callee
             args, kwargs = self._closures_for_jax((args, kwargs), node)
             # a local function closing over NNX objects (``lax.scan(lambda c, x: self.cell(c, x), ...)``)
             closes_over_nnx = self.nnx_in(args, kwargs)
@@ -305,16 +350,299 @@ class CallMixin(GeneratorMixin):
             result = self.static_call(callee, args, kwargs, node)
             self._guard_cache(callee)
             return result
-        if is_pure_static_callable(callee) or kind is CallKind.BUILTIN or isinstance(callee, type):
+        if is_pure_static_callable(callee) or kind is CallKind.BUILTIN or isinstance(callee, type) \
+                or not traced and scipy_api.pure_compiled(callee):
             if traced and id(callee) in INSPECTORS:   # not modelled by _special_builtin: eager looks at the object
                 raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{qualified_name(callee)} of a traced value "
                                        "looks at eager's object itself")
             result = self.static_call(callee, args, kwargs, node)
             made = isinstance(callee, type) and callee.__new__ is object.__new__ and type(result) is callee or \
                 callee is object.__new__ and args and isinstance(args[0], type) and type(result) is args[0]
-            # a new container, or a new object of a plain class (``Obj()`` without __init__): this call's own
-            return self.mark_fresh(result) if isinstance(result, (list, dict, set)) or made else result
+            # a new container, or a new object of a plain class (``Obj()``, ``cls.__new__(cls)``): this
+            # call's own where nothing else holds it (``mark_made``: not one its __init__ registered)
+            return self.mark_made(result) if isinstance(result, (list, dict, set)) or made else result
         raise self.graph_break(FallbackCode.OPAQUE_CALL, node, f"{qualified_name(callee)} is not known to be free of side effects", "call")
+
+    def _numpy_call(self, callee: Any, args: tuple, kwargs: dict, node: Any, kind: CallKind) -> Any:
+        """A NumPy function on traced values, where its graph op needs more
+        than the op (``NotImplemented`` otherwise: the caller emits the op):
+        a write into an argument (``np.copyto(y, x)``, ``np.add.at``), ``out=``
+        of a function other than a ufunc, NumPy's own Python or a fallback
+        where the op would compute otherwise (``_numpy_inexact``); run-time
+        checks for NumPy's errors (an all-NaN slice, an index out of bounds)
+        emitted before the op."""
+        if numpy_inplace.writes_argument(callee):   # np.copyto(y, x), np.add.at(a, i, b)
+            return self._numpy_write(callee, args, kwargs, node)
+        if not isinstance(callee, np.ufunc) and kwargs.get("out", None) is not None:   # np.cumsum(x, out=y)
+            return self._numpy_out(callee, args, kwargs, node)
+        if kind is not CallKind.ARRAY_OP:
+            return NotImplemented
+        inexact = self._numpy_inexact(callee, args, kwargs, node)
+        if inexact is not NotImplemented:
+            return inexact
+        self._numpy_raise_check(callee, args, kwargs, node)
+        check = numpy_api.take_index_check(callee, args, kwargs)
+        if check is not None:   # np.take(x, i): NumPy raises IndexError out of bounds, XLA fills
+            shape, axis, indices = check
+            self.emit_call(arrays.numpy_index_check, (shape, (axis,), indices), {}, node, "index check", effect=True)
+        return NotImplemented
+
+    def _numpy_write(self, callee: Any, args: tuple, kwargs: dict, node: Any, update: Any = None) -> None:
+        """A NumPy call that writes into its array argument (``np.copyto(y, x)``,
+        ``np.fill_diagonal(a, v)``, ``np.add.at(a, i, b)``, ``a.sort()``): the
+        array's new value computed by a functional rule (``numpy_inplace``),
+        checked once against NumPy on exemplar data, then written into the
+        array as ``a[...] = new`` (``_write_into``). Where there is no exact
+        rule, or the array cannot be written here, the call falls back: never
+        a dropped write. Returns None, as eager's calls do."""
+        from .numpy_probe import write_differs
+
+        name = qualified_name(callee) if update is None else f"ndarray.{callee.__name__.lstrip('.')}"
+        if update is None:
+            target, update, why = numpy_inplace.rule_for(callee, args, kwargs)
+        else:
+            target, why = args[0], ""
+        numpy_target = isinstance(target, np.ndarray) or isinstance(target, Value) and target.type.kinds <= {"numpy"} \
+            and target.type.shape
+        if not why and not numpy_target:
+            why = "the array written is not a NumPy array of the graph (eager writes it, or raises)"
+        leaves, treedef = tree_flatten((args, kwargs), is_leaf=lambda x: isinstance(x, Value))
+        if not why:
+            position = next((k for k, x in enumerate(leaves) if x is target), None)
+            why = "its array is not among its arguments" if position is None else \
+                write_differs(callee, update, treedef, leaves, position)
+        if why:
+            raise self.graph_break(FallbackCode.MUTATION, node, f"{name} writes into its argument, which the graph "
+                                   f"cannot do here: {why}", "call")
+        if numpy_inplace.is_ufunc_at(callee) and len(args) > 1:   # traced indices: NumPy's IndexError out of bounds
+            self.check_numpy_index(target, args[1], node)
+        new = self.emit_call(update, args, kwargs, node, name)
+        self._write_into(target, new, node, name)
+        return None
+
+    def _numpy_out(self, callee: Any, args: tuple, kwargs: dict, node: Any) -> Any:
+        """``np.cumsum(x, out=y)`` (a NumPy function other than a ufunc):
+        the result computed as without ``out`` and written into ``y`` where
+        it has ``y``'s shape and dtype exactly; otherwise a fallback (NumPy's
+        casting and broadcasting into ``out`` differ from function to
+        function). Eager returns ``y``."""
+        kwargs = dict(kwargs)
+        out = kwargs.pop("out")
+        numpy_out = isinstance(out, np.ndarray) or isinstance(out, Value) and out.type.kinds <= {"numpy"} \
+            and out.type.shape
+        result = self.call(callee, args, kwargs, node) if numpy_out else None
+        if not isinstance(result, Value) or result.type.shape != tuple(np.shape(out) if isinstance(out, np.ndarray)
+                                                                       else out.type.shape) \
+                or result.type.dtype != (out.dtype if isinstance(out, np.ndarray) else out.type.dtype):
+            raise self.graph_break(FallbackCode.MUTATION, node, f"{qualified_name(callee)} writes into out=, which "
+                                   "the graph does only for a NumPy array of the result's shape and dtype", "call")
+        return self._write_into(out, result, node, f"{qualified_name(callee)} (out=)")
+
+    def _numpy_raise_check(self, callee: Any, args: tuple, kwargs: dict, node: Any) -> None:
+        """NumPy's exception for data its JAX namesake takes silently
+        (``np.nanargmax`` of an all-NaN slice): a run-time check before the
+        op (``numpy_api.raise_check``); a fallback where no check may raise."""
+        check = numpy_api.raise_check(callee, args, kwargs)
+        if check is None:
+            return
+        predicate, exc, message = check
+        if not self.raise_checks_allowed():
+            raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{qualified_name(callee)} raises "
+                                   f"{exc.__name__} for some data, where a run-time check cannot raise it", "call")
+        pred = self.emit_call(predicate, args, kwargs, node, f"{qualified_name(callee)} check")
+        self.emit_call(arrays.raise_when, (pred, exc, (message,)), {}, node, f"{qualified_name(callee)} check",
+                       effect=True)
+
+    def _numpy_inexact(self, callee: Any, args: tuple, kwargs: dict, node: Any) -> Any:
+        """Where the graph's op for the NumPy function ``callee`` would not
+        compute NumPy's result on these arguments (``numpy_api.data_dependent``;
+        ``numpy_probe.differs`` on exemplar data): NumPy's own Python,
+        converted, where it is known to compute it, else a fallback.
+        ``NotImplemented``: the graph's op computes NumPy's result (the caller emits it)."""
+        from .numpy_probe import differs, eager_raises
+
+        why, python = numpy_api.data_dependent(callee, args, kwargs)
+        if not why and not isinstance(callee, np.ufunc) and numpy_api.conversion(callee, args, kwargs) is None:
+            fn = numpy_api.graph_function(callee, args, kwargs)
+            leaves, treedef = tree_flatten((args, kwargs), is_leaf=lambda x: isinstance(x, Value))
+            eager_kinds = all(not (x.type.mixed or "jax" in x.type.kinds) for x in leaves if isinstance(x, Value))
+            if fn is not callee and eager_kinds and not any(isinstance(x, jax.Array) for x in leaves):
+                checked = numpy_api.raise_check(callee, args, kwargs) is not None
+                # (a vetted op: only whether NumPy raises for these arguments, np.percentile(x, 150))
+                why = eager_raises(callee, treedef, leaves, checked) if numpy_api.vetted(callee, kwargs) else \
+                    differs(callee, fn, treedef, leaves, raises_checked=checked)
+                python = bool(why)
+        if not why:
+            return NotImplemented
+        source = numpy_api.numpy_source(callee) if python else None
+        if source is not None:
+            start = len(self.region.ops)
+            try:
+                return self.inline_user(source, args, kwargs, node)
+            except GraphBreak:
+                del self.region.ops[start:]
+        raise self.graph_break(FallbackCode.OPAQUE_CALL, node, f"{qualified_name(callee)} has no graph op that "
+                               f"computes what NumPy computes here: {why}", "call")
+    def _warn(self, args: tuple, kwargs: dict, node: Any) -> None:
+        """``warnings.warn(message, category, stacklevel)``: an ordered host
+        effect issuing eager's warning (``hostwarnings``): its category, the
+        file and line of the frame ``stacklevel`` names (a converted function's
+        own: the library's line, or its caller's), that module's registry. It
+        runs in Python where the filters (guarded) make it an exception, where
+        the frame is outside the converted code, or inside a
+        ``catch_warnings(record=True)`` entered at trace time; in another
+        ``catch_warnings`` block it is issued under that block's filters."""
+        def refuse(cause: str) -> GraphBreak:
+            return self.graph_break(FallbackCode.SIDE_EFFECT, node, f"warnings.warn {cause}", "call")
+
+        try:
+            bound = _WARN_SIGNATURE.bind(*args, **kwargs)
+        except TypeError:
+            raise refuse("called with arguments it refuses (eager raises TypeError)") from None
+        message, category, stacklevel, source = (bound.arguments.get(k, d) for k, d in _WARN_DEFAULTS)
+        if contains_standin((category, stacklevel, source)) or source is not None or type(stacklevel) is not int \
+                or contains_standin(message) and not isinstance(message, arrays.DeferredStr):
+            raise refuse("of traced values, a source object or a traced stacklevel")
+        category = type(message) if isinstance(message, Warning) else UserWarning if category is None else category
+        if not (isinstance(category, type) and issubclass(category, Warning)):
+            raise refuse(f"with category {category!r} (eager raises TypeError)")
+        blocks = self._catch_warnings_blocks()
+        if any(b._record or b._module is not warnings for b in blocks):
+            raise refuse("inside a warnings.catch_warnings(record=True) block (eager records it in that block's list)")
+        unit, lineno = self._warning_frame(stacklevel, node, refuse)
+        module = unit.globals.get("__name__", "<string>")
+        text = None if isinstance(message, arrays.DeferredStr) else str(message)
+        # the filters the caller has (guarded): in a block, those it had when the outermost block was entered
+        state = hostwarnings.filters_state(blocks[0]._filters if blocks else None)
+        actions = hostwarnings.filter_actions(category, text, module if isinstance(module, str) else "<string>", lineno)
+        if "error" in actions:
+            raise refuse("where the warning filters may turn the warning into an exception (eager raises it here)")
+        if ("warning filters",) not in self.guard_keys:
+            self.guard_keys.add(("warning filters",))
+            self.guards.append(Guard(lambda: hostwarnings.filters_unchanged(state), True, "the warning filters",
+                                     ("warning filters",)))
+        self.decide(node, "call", "host callback", f"warnings.warn issues {category.__name__} on the host, in order, on "
+                    f"every call, from {unit.filename}:{lineno}")
+        # in a catch_warnings block entered at trace time, the warning is issued under that block's filters
+        # (the caller's, as guarded, changed as the block changes them: the same list of filters as now)
+        inside = tuple(warnings.filters) if blocks else None
+        effect = hostwarnings.warning_effect(category, _code_filename(unit), lineno, unit.globals,
+                                             self.value_kinds(message, node), inside)
+        self.emit_call(effect, (message,), {}, node, "host warnings.warn", effect=True)
+        return None
+
+    def _catch_warnings_blocks(self) -> list:
+        """The ``warnings.catch_warnings`` managers entered at trace time around
+        the statement being traced, outermost first (``blocks._trace_time_context``)."""
+        return [m for m in self.__dict__.get("trace_time_contexts", ()) if isinstance(m, warnings.catch_warnings)]
+
+    def _in_catch_warnings(self) -> bool:
+        return bool(self._catch_warnings_blocks())
+
+    def warning_filters_changed(self, node: Any) -> None:
+        """Eager changed the warning filters here (``catch_warnings``'s enter
+        and exit, ``simplefilter`` in its block; at trace time in the graph):
+        the filters' version changes on every call, as eager's does, so that
+        the "once per location" registries are forgotten as eager forgets
+        them. One effect where the previous op already made the change."""
+        ops = self.region.ops
+        if ops and getattr(ops[-1], "fn", None) is _FILTERS_MUTATED:
+            return
+        if hostwarnings.filters_mutated is None:
+            raise self.graph_break(FallbackCode.SIDE_EFFECT, node, "a change of the warning filters (this Python "
+                                   "has no warnings._filters_mutated)", "call")
+        self.emit_call(_FILTERS_MUTATED, (), {}, node, "host warnings._filters_mutated", effect=True)
+
+    def _warning_frame(self, stacklevel: int, node: Any, refuse: Any) -> tuple:
+        """The unit and line eager's ``warnings.warn`` takes from the frame
+        ``stacklevel`` names: this function's (1), or the converted function
+        calling it (2), ...; frames skipped must be plain calls (a generator's
+        caller is whoever resumes it, a ``@contextmanager``'s is contextlib)."""
+        chain = [(self.frame.unit, node)]
+        chain += [(f.unit, n) for f, n in zip(reversed(self.callers), reversed(self.call_nodes))]
+        level = max(stacklevel, 1) - 1
+        if level >= len(chain) or any(unit.generator for unit, _ in chain[:level]):
+            raise refuse(f"with stacklevel={stacklevel} names a frame outside the converted code")
+        unit, at = chain[level]
+        return unit, _call_line(unit, at)
+
+    def _shadowed(self, callee: Any, args: tuple) -> tuple[Any, tuple]:
+        """A read that only looks at an outside list or dict this graph has
+        changed (``CONFIG.copy()``, ``len(LOG)``) reads its trace-time shadow,
+        which holds eager's contents now (``writeback.shadow_of``)."""
+        targets = self.__dict__.get("_effect_targets")
+        if not targets:
+            return callee, args
+        owner = getattr(callee, "__self__", None)
+        if type(callee) is types.BuiltinMethodType and type(owner) in (list, dict) \
+                and callee.__name__ in _LOOKING_METHODS and targets.get(id(owner)) is owner:
+            shadow = self.shadow_of(owner)
+            return (callee, args) if shadow is None else (getattr(shadow, callee.__name__), args)
+        if any(callee is f for f in _LOOKING_BUILTINS):
+            shadows = [self.shadow_of(a) if targets.get(id(a)) is a else None for a in args]
+            return callee, tuple(a if s is None else s for a, s in zip(args, shadows))
+        return callee, args
+
+    def _introspect(self, callee: Any, moves: bool, args: tuple, kwargs: dict, node: Any) -> Any:
+        """``inspect.signature(f)``, ``Signature.bind(*args, **kwargs)``,
+        ``BoundArguments.apply_defaults()``, ``Parameter(...)``: run at trace
+        time as eager runs them (``kinds.introspection``). A signature is
+        guarded on what it is made from (``kinds.signature_inputs``); the
+        objects made are this trace's (a ``BoundArguments`` holds the graph
+        values it was given, as eager's holds the arrays)."""
+        owner = callee.__self__ if isinstance(callee, types.MethodType) else None
+        subjects = self._subjects(callee, args, kwargs)
+        # a stand-in may only be among what bind() stores, never what a function looks at
+        looked_at = (owner, *subjects) if moves else (owner, args, kwargs)
+        if contains_standin(looked_at):
+            raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{qualified_name(callee)} of ast2graph's "
+                                   "trace-time stand-in (eager looks at its own object)")
+        if isinstance(owner, inspect.BoundArguments):
+            self.check_mutable(owner, node, f"{qualified_name(callee)}")
+        # the signature's own guard covers what inspect.signature reads; bind only stores its arguments;
+        # Signature(params), Parameter(...), replace(...) read theirs (an outside list of parameters)
+        result = self.static_call(callee, args, kwargs, node, reads=not (moves or subjects))
+        for subject in subjects:
+            self._guard_signature(callee, subject, args, kwargs, result)
+        if isinstance(result, inspect.BoundArguments):
+            self.mark_fresh(result)
+            self.mark_fresh(result.arguments)
+        if isinstance(result, inspect.Signature):
+            for made in (result, *result.parameters.values()):
+                self.mark_fresh(made)   # immutable: read without guards (the signature's guard covers them)
+        return result
+
+    @staticmethod
+    def _subjects(callee: Any, args: tuple, kwargs: dict) -> tuple:
+        """The function whose signature ``callee`` reads (``inspect.signature(f)``,
+        ``Signature.from_callable(f)``, ``unwrap``, ``getfullargspec``); none for the rest."""
+        target = callee.__func__ if isinstance(callee, types.MethodType) else callee
+        if target in (inspect.signature, inspect.Signature.from_callable.__func__, inspect.unwrap,
+                      inspect.getfullargspec):
+            subject = args[0] if args else kwargs.get("obj", kwargs.get("func"))
+            return (subject,)
+        return ()
+
+    def _guard_signature(self, callee: Any, subject: Any, args: tuple, kwargs: dict, result: Any) -> None:
+        """The graph holds ``result``, read from ``subject``'s signature: valid
+        while the objects it was made from are the same ones (a function's
+        ``__defaults__`` replaced, a ``__signature__`` set re-specialise); for
+        a subject whose inputs are not known, while ``callee`` gives an equal result."""
+        key = ("signature", id(subject), id(callee))
+        if key in self.guard_keys:
+            return
+        self.guard_keys.add(key)
+        inputs = signature_inputs(subject)
+        what = f"what {qualified_name(callee)} reads of {self.named(subject)}"
+        if inputs is not None:
+            self.guards.append(Guard(lambda: same_inputs(signature_inputs(subject), inputs), True, what, key))
+            return
+
+        def same() -> bool:
+            now = callee(*args, **kwargs)
+            return now is result or bool(now == result)
+
+        self.guards.append(Guard(same, True, what, key))
 
     def _ufunc_out(self, ufunc: Any, args: tuple, kwargs: dict, node: Any) -> Any:
         """``np.exp(x, out=x)``, ``np.divide(a, b, out=np.zeros_like(a), where=b != 0)``:
@@ -338,6 +666,17 @@ class CallMixin(GeneratorMixin):
                                    "or broadcast into out= (eager raises)")
         if where is not True:
             result = self.call(np.where, (where, result, out), {}, node)
+        return self._write_into(out, result, node, f"{qualified_name(ufunc)} (out=)")
+
+    def _write_into(self, out: Any, result: Any, node: Any, what: str) -> Any:
+        """``out[...] = result`` for a NumPy call that writes its result into
+        the array ``out`` (``np.exp(x, out=y)``, ``np.copyto(y, x)``): through
+        the one local name that holds it (``array_store``: its alias checks,
+        the write-back into a caller's array); a new value where nothing else
+        can see ``out``. Returns ``out``'s new value (eager returns ``out``)."""
+        if id(out) in self.view_of:
+            raise self.graph_break(FallbackCode.MUTATION, node, f"{what} writes into an array that may be a view of "
+                                   "another (the write changes the base)", "call")
         names = [k for k, v in self.frame.env.items() if v is out]
         if len(names) == 1:
             target = gast.Subscript(value=gast.Name(id=names[0], ctx=gast.Load(), annotation=None, type_comment=None),
@@ -347,9 +686,9 @@ class CallMixin(GeneratorMixin):
             self.array_store(target, out, Ellipsis, result)
             return self.frame.env[names[0]]
         holder = next(self._references(out, ""), None)
-        if names or holder is not None or id(out) in self.input_of:
-            raise self.graph_break(FallbackCode.MUTATION, node, f"{qualified_name(ufunc)} writes into out=, which is "
-                                   f"also reachable as {holder or names}", "call")
+        if names or holder is not None or id(out) in self.input_of or not isinstance(out, Value):
+            seen = f"also reachable as {holder or names}" if holder or names else "not held by one local name"
+            raise self.graph_break(FallbackCode.MUTATION, node, f"{what} writes into an array {seen}", "call")
         return self.call(np.asarray, (result, out.type.dtype), {}, node) if result.type.dtype != out.type.dtype \
             else result
 
@@ -383,7 +722,7 @@ class CallMixin(GeneratorMixin):
         if static:
             self.nnx_guard([x for x in tree_leaves((args, kwargs), is_leaf=is_nnx) if is_nnx(x)])
             result = self.static_call(callee, args, kwargs, node)
-            return self.mark_fresh(result) if isinstance(result, (list, dict, set)) else result
+            return self.mark_made(result) if isinstance(result, (list, dict, set)) else result
         result = self.nnx_call(callee, args, kwargs, node)
         if self.nnx_class(callee) and is_nnx(result):
             self.nnx_made(result)   # made anew by every eager call
@@ -667,6 +1006,8 @@ class CallMixin(GeneratorMixin):
             return self._round(args[0], args[1:] + tuple(kwargs.values()), node)
         if callee in (int, float, bool, complex) and traced:
             raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{callee.__name__}() of a traced array needs its value on the host")
+        if callee is iter and len(args) == 1 and not kwargs and isinstance(args[0], Value):
+            return self._iter_value(args[0], node)
         if callee is next and args:
             self.check_consumable(args[0], node)
         if callee is map and traced and len(args) >= 2 and not kwargs:
@@ -682,6 +1023,10 @@ class CallMixin(GeneratorMixin):
                 return self.mark_fresh([self.call(args[0], tuple(items), {}, node) for items in zip(*seqs)])
             if isinstance(consumer, str) and not python_code:   # a builtin (``map(kwds.pop, ...)``): as before
                 return self.mark_fresh(iter([self.call(args[0], tuple(items), {}, node) for items in zip(*seqs)]))
+            if isinstance(consumer, str) and _consumed_at_once(self.frame.unit.tree, node, min(map(len, seqs))):
+                # ``b, a = map(np.atleast_1d, (b, a))``, ``f(*map(g, xs))``: eager pulls every item
+                # there and then, in order, as making them now does
+                return self.mark_fresh(iter([self.call(args[0], tuple(items), {}, node) for items in zip(*seqs)]))
             if isinstance(consumer, str):
                 raise self.graph_break(FallbackCode.OPAQUE_CALL, node, "a lazy map() of traced values used other than "
                                        "by iteration where it is made (eager calls the function when an item is pulled)")
@@ -691,6 +1036,24 @@ class CallMixin(GeneratorMixin):
                     return self.call(args[0], items, {}, node)
 
             return self.mark_fresh(map(item, *seqs))
+        if callee is dict and traced and all(type(a) in (list, tuple, dict) for a in args):
+            # dict(d), dict(pairs), dict(a=x) of traced values: a new dict, this call's own
+            self.guard_reads((args, kwargs), node)
+            return self.mark_fresh(dict(*args, **kwargs))
+        if callee is copy.copy and traced and len(args) == 1 and not kwargs and type(args[0]) in (list, dict):
+            # copy.copy(xs): a new list holding the same items (the arrays themselves), this call's own
+            self.guard_reads(args, node)
+            return self.mark_fresh(copy.copy(args[0]))
+        if callee in (set, frozenset) and traced and len(args) == 1 and not kwargs:
+            # ``set(d)`` of a dict holding traced values: its keys, static; a set of traced values
+            # hashes them (their values, or eager's TypeError for an array): in Python
+            items = self.iterate_static(args[0], node)
+            if contains_standin(items):
+                raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{callee.__name__}() of traced values "
+                                       "(eager hashes their values)")
+            return self.mark_fresh(set(items)) if callee is set else frozenset(items)
+        if callee is functools.reduce and traced and 2 <= len(args) <= 3 and not kwargs:
+            return self._reduce_call(args, node)
         if callee in (enumerate, zip, reversed, list, tuple, sorted) and traced:
             if callee is sorted:
                 raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, "sorted() of traced values")
@@ -701,6 +1064,89 @@ class CallMixin(GeneratorMixin):
             return self.mark_fresh(list(result)) if callee is list else (tuple(result) if callee is tuple else
                                                                          self.mark_fresh(result))
         return NotImplemented
+
+    def _iter_value(self, x: Value, node: Any) -> Any:
+        """``iter(x)`` of a traced array: an iterator over its rows, as the for
+        loop takes them; of a 0-d one (or a number), eager's TypeError
+        (``np.iterable(x)`` catches it)."""
+        t = x.type
+        if t.shape:
+            return self.mark_fresh(iter(self.iterate_static(x, node)))
+        if t.mixed:
+            raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, "iter() of a value whose kind depends on the path")
+        if t.python:
+            message = f"'{_ITEM_KINDS.get(t.dtype.kind, float).__name__}' object is not iterable"
+        elif t.numpy:   # a 0-d NumPy value is a NumPy scalar
+            message = f"'numpy.{t.dtype.type.__name__}' object is not iterable"
+        else:
+            message = "iteration over a 0-d array"
+        error = TypeError(message)
+        raise self.graph_break(FallbackCode.TRACE_ERROR, node, f"iter() of a 0-d value (eager raises TypeError: {message})",
+                               exc=error)
+
+    @staticmethod
+    def _numpy_float_to_int(method: Any, args: tuple, kwargs: dict) -> bool:
+        """``a.astype(int_dtype)`` of a NumPy float array (``numpy_api.float_to_int``):
+        the plain form only (other keywords keep the generic method)."""
+        t = method.value.type
+        if not t.kinds <= {"numpy", "array0"} or t.dtype.kind != "f" or set(kwargs) - {"dtype"} \
+                or len(args) + len(kwargs) != 1:
+            return False
+        target = args[0] if args else kwargs["dtype"]
+        if isinstance(target, Value):
+            return False
+        try:
+            return np.dtype(target).kind in "iu"
+        except TypeError:
+            return False
+
+    def _scipy_call(self, callee: Any, args: tuple, kwargs: dict, node: Any) -> Any:
+        """A public SciPy function on traced values as its JAX equivalent where
+        ``scipy_api.equivalent`` found that it computes what SciPy computes for
+        this signature (SciPy's own call on the host where an input or a result
+        is not finite, if it may raise or differ there); NotImplemented
+        otherwise (its Python is converted, or the call falls back)."""
+        from .interpreter import contains_value
+
+        leaves, treedef = tree_flatten((args, kwargs), is_leaf=lambda x: isinstance(x, Value))
+        if contains_value(callee) or any(contains_value(x) for x in leaves if not isinstance(x, Value)):
+            return NotImplemented
+        found = scipy_api.equivalent(callee, leaves, treedef)
+        name = scipy_api.public_name(callee)
+        if isinstance(found, str):   # SciPy's Python is converted; its compiled code cannot see traced values
+            if isinstance(callee, types.FunctionType):
+                return NotImplemented
+            raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{name} is compiled code that needs its "
+                                   f"operands' values on the host, and no JAX function computes what it computes "
+                                   f"here: {found}")
+        self.decide(node, "call", "graph op", f"{name} runs as {qualified_name(found.fn)} (the same results on "
+                    "exemplar data of this signature" + ("; SciPy's own on the host where an input or a result is "
+                                                          "not finite)" if found.guard else ")"))
+        spec, traced = scipy_api.guarded_operands(callee, found, leaves, treedef)
+        result = self.emit_call(scipy_api.guarded_call, (spec, *traced), {}, node, name, numpy_fn=True)
+        outputs = [x for x in tree_leaves(result) if isinstance(x, Value)]
+        if len(outputs) != len(found.kinds):
+            raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{name}'s results are not known to be eager's")
+        for r, kind in zip(outputs, found.kinds):   # SciPy's results: NumPy arrays and scalars, Python numbers
+            r.type = r.type.with_kinds((kind,))
+        return numpy_api._restructure(found.example, result)
+
+    def _reduce_call(self, args: tuple, node: Any) -> Any:
+        """``functools.reduce(f, items[, initial])`` of traced values: Python's
+        left fold, each ``f(acc, item)`` converted like any call (``np.multiply``
+        with NumPy's rules; run whole as an op, reduce was typed as a JAX op and
+        narrowed 64-bit items to 32 bits)."""
+        items = list(self.iterate_static(args[1], node))
+        if len(args) == 3:
+            acc = args[2]
+        elif items:
+            acc = items.pop(0)
+        else:
+            raise self.graph_break(FallbackCode.TRACE_ERROR, node, "reduce() of an empty iterable with no initial "
+                                   "value (eager raises TypeError)")
+        for item in items:
+            acc = self.call(args[0], (acc, item), {}, node)
+        return acc
 
     def folded_operands(self, leaves: list, need_one: bool = True) -> bool:
         """Every leaf static Python data or a folded constant (``need_one``: at least one of those)."""
@@ -774,14 +1220,24 @@ class CallMixin(GeneratorMixin):
         a Python number or NumPy scalar rounds to a Python int; with ``n``, a
         NumPy scalar stays one (NumPy's rounding is ``jnp.round``'s); a jax.Array
         rounds as JAX does. A NumPy array or bool has no ``__round__`` (eager
-        raises TypeError), and a Python float's ``round(x, n)`` is decimal-exact:
-        those run in Python."""
+        raises TypeError): those run in Python. A Python float's ``round(x, n)``
+        is decimal-exact: Python's own ``round`` computes it on the host
+        (``arrays.python_round_digits``)."""
         t = x.type
         digits = ndigits[0] if len(ndigits) == 1 else None
         if len(ndigits) > 1 or contains_value_any(ndigits) or t.mixed or t.shape and (t.numpy or t.python) \
-                or t.numpy and t.dtype.kind == "b" or t.python and t.dtype.kind == "f" and digits is not None:
+                or t.numpy and t.dtype.kind == "b":
             raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, "round() of this kind of value: eager's result "
                                    "(or exception) is not JAX's")
+        if t.python and t.dtype.kind == "f" and digits is not None:
+            if type(digits) is not int:   # round(1.5, 2.0) raises TypeError in eager: let Python say so
+                raise self.graph_break(FallbackCode.TRACE_ERROR, node, "round() with a non-int ndigits (eager raises "
+                                       "TypeError)")
+            out = self.emit_call(arrays.python_round_digits, (x, digits), {}, node, "round")
+            out.type = out.type.with_kinds(("python",))
+            self.decide(node, "call", "host callback", "round(x, n) of a traced Python float: Python's decimal-exact "
+                        "rounding, computed on the host")
+            return out
         if not (t.python or t.numpy):
             return self.emit_call(round, (x, *ndigits), {}, node, "round")
         if digits is None:   # a Python int, half to even; NaN and infinities raise eager's errors
@@ -992,10 +1448,10 @@ _STRUCTURE_BUILTINS = frozenset({len, list, tuple, iter, enumerate, zip, reverse
 
 
 def _user_init(cls: Any) -> bool:
-    """``cls`` is a plain class whose ``__init__`` is the user's own Python
-    code, and no pytree JAX would rebuild (a registered dataclass)."""
-    init = _python_init(cls)
-    if init is None or classify_callee(init) is not CallKind.USER_FUNCTION:
+    """``cls`` is a plain class whose ``__init__`` is Python code with source
+    (the user's, or a library's other than JAX's and NumPy's: array-api-extra's
+    ``at``), and no pytree JAX would rebuild (a registered dataclass)."""
+    if _python_init(cls) is None:
         return False
     try:
         return jax.tree_util.all_leaves([object.__new__(cls)])
@@ -1027,20 +1483,34 @@ def _is_namedtuple_class(cls: Any) -> bool:
         and cls.__init__ is object.__init__
 
 
-def _library_python(callee: Any) -> bool:
+def _python_with_source(callee: Any) -> bool:
+    """A Python function (or a method bound to one) with source, of the user
+    or of a library other than JAX and NumPy: converted, never refused by
+    the module it lives in (``resolver.is_effectful`` names whole modules,
+    ``random``, ``os``, ``logging``; the C functions those call stay out)."""
+    target = callee.__func__ if isinstance(callee, types.MethodType) else callee
+    return isinstance(target, types.FunctionType) and target.__code__.co_filename[:1] != "<" \
+        and classify_callee(target) in (CallKind.USER_FUNCTION, CallKind.OPAQUE)
+
+
+def _library_python(callee: Any, traced: bool = True) -> bool:
     """A Python function (or an object with a Python ``__call__``) of an
     installed library other than JAX and NumPy (scipy, scikit-learn, optax,
-    ...). Called with traced values it is converted like the user's own
-    functions, never run on tracers: running it would perform its Python
-    effects (a call counter in a closure, an appended list) at trace time,
-    once for all calls, or twice when the attempt then falls back."""
+    ...). It is converted like the user's own functions, never run on
+    tracers nor at trace time: running it would perform its Python effects
+    (a call counter in a closure, an appended list) at trace time, once for
+    all calls, or twice when the attempt then falls back; its effects are
+    judged statement by statement, and what stays out is what it calls that
+    has no source (C code) or a real effect. Only a ``traced`` call of a
+    function with a JAX equivalent (``scipy.special.comb`` on traced values)
+    runs as that equivalent instead."""
     target = callee.__func__ if isinstance(callee, types.MethodType) else callee
     if not isinstance(target, types.FunctionType):
         call = getattr(type(callee), "__call__", None)
         if isinstance(callee, type) or not isinstance(call, types.FunctionType):
             return False
         target = call
-    if _numpy_to_jnp(callee) is not callee or is_pure_static_callable(callee):
+    if traced and _numpy_to_jnp(callee) is not callee or is_pure_static_callable(callee):
         return False   # a NumPy/SciPy function with a JAX equivalent; logging.getLogger
     return classify_callee(target) is CallKind.OPAQUE and target.__code__.co_filename[:1] != "<"
 
@@ -1111,6 +1581,64 @@ def _stores_arguments(callee: Any) -> bool:
         owner, (types.ModuleType, type, list, dict, set, str, bytes, tuple, int, float, complex, np.ndarray,
                 np.generic, jax.Array)) and getattr(owner, "__hash__", None) is None
 
+
+_FILTER_SETTERS = (warnings.simplefilter, warnings.filterwarnings, warnings.resetwarnings)
+_FILTERS_MUTATED = arrays.host_effect(hostwarnings.filters_mutated) if hostwarnings.filters_mutated else None
+
+
+def _warn_signature(message: Any, category: Any = None, stacklevel: int = 1, source: Any = None) -> None:
+    """``warnings.warn``'s parameters (a C function)."""
+
+
+_WARN_SIGNATURE = inspect.signature(_warn_signature)
+_WARN_DEFAULTS = (("message", None), ("category", None), ("stacklevel", 1), ("source", None))
+
+
+def _code_filename(unit: Any) -> str:
+    """The ``co_filename`` of the code a unit is made from (a warning's file)."""
+    code = getattr(getattr(unit.parsed, "fn", None), "__code__", None)
+    return code.co_filename if code is not None else unit.filename
+
+
+def _call_line(unit: Any, node: Any) -> int:
+    """The line eager's frame is at while ``node`` (a call) runs: the call's
+    first line; for ``obj.method(...)`` across lines, the line of the method
+    name (CPython 3.11+ places the call there)."""
+    line = unit.loc(node).line
+    func = getattr(node, "func", None)
+    if isinstance(func, gast.Attribute) and getattr(func, "end_lineno", None) and getattr(node, "lineno", None):
+        line += func.end_lineno - node.lineno
+    return line
+
+
+def _consumed_at_once(tree: Any, node: Any, count: int) -> bool:
+    """The iterator the call ``node`` makes is consumed whole where it is
+    made, before anything else runs: unpacked into targets that take exactly
+    its ``count`` items (``a, b = ...``; ``a, *rest = ...``), or starred into
+    a call's arguments or a display (``f(*...)``, ``[*...]``)."""
+    from .generators import _parents
+
+    parents = _parents(tree)
+    parent = parents.get(id(node))
+    if isinstance(parent, gast.Starred):
+        outer = parents.get(id(parent))
+        return isinstance(outer, (gast.List, gast.Tuple, gast.Set)) or \
+            isinstance(outer, gast.Call) and any(a is parent for a in outer.args)
+    if not (isinstance(parent, gast.Assign) and parent.value is node and len(parent.targets) == 1):
+        return False
+    target = parent.targets[0]
+    if not isinstance(target, (gast.Tuple, gast.List)):
+        return False
+    starred = sum(isinstance(t, gast.Starred) for t in target.elts)
+    fixed = len(target.elts) - starred
+    return count == fixed if not starred else starred == 1 and count >= fixed
+
+
+# Methods and builtins that look at a list or dict without changing it or
+# handing it back (``CallMixin._shadowed``).
+_LOOKING_METHODS = frozenset({"copy", "get", "keys", "items", "values", "count", "index", "__getitem__",
+                              "__contains__", "__len__"})
+_LOOKING_BUILTINS = (len, list, tuple, dict, sorted, set, frozenset, sum, any, all, max, min)
 
 _COMPARING_METHODS = frozenset({"count", "index", "remove", "__contains__", "__eq__", "__ne__", "__lt__", "__le__",
                                 "__gt__", "__ge__"})

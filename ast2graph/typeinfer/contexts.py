@@ -6,7 +6,8 @@ back after every call), ``BlocksMixin.guarded_body`` (exits through a
 ``finally:``) and ``generators.GeneratorMixin`` (the yield hook).
 Produces: ``ContextsMixin.user_context`` and ``generator_context``:
 
-* a class with Python ``__enter__``/``__exit__`` of the user's: eager's
+* a class with Python ``__enter__``/``__exit__`` (the user's, or a library's
+  other than JAX's and NumPy's): eager's
   ``with`` is, per PEP 343::
 
       mgr = EXPR; value = type(mgr).__enter__(mgr)
@@ -20,7 +21,8 @@ Produces: ``ContextsMixin.user_context`` and ``generator_context``:
   as ``(type, value, None)`` at trace time; a true (static) result
   suppresses it. An ``__exit__`` that reads the traceback argument (eager
   passes one ast2graph cannot build), or whose result is traced, falls back;
-* a ``@contextlib.contextmanager`` generator function: its body is inlined;
+* a ``@contextlib.contextmanager`` generator function (the user's or a
+  library's: scikit-learn's ``config_context``): its body is inlined;
   the code before its ``yield`` is the enter, the yielded value is bound by
   ``as``, the ``with`` body runs at the ``yield`` (in the caller's frame),
   the code after it is the exit. An exception in the body is raised at the
@@ -31,8 +33,8 @@ Produces: ``ContextsMixin.user_context`` and ``generator_context``:
 * a ``break``/``continue``/``return`` under a traced condition in the body
   sets a flag; the exit runs once after the body, then the exit is taken.
 
-Anything else (a library or builtin manager other than the trace-time ones
-of ``blocks``, ``open()``) falls back as before (A2G001). I/O in an enter or
+Anything else (a manager of C code, of JAX or NumPy, other than the
+trace-time ones of ``blocks``; ``open()``) falls back as before (A2G001). I/O in an enter or
 exit falls back where it stands (its own site); ``print`` is a host callback.
 Invariants: ``__exit__`` (the code after the ``yield``) runs exactly once on
 every path, after the body, as eager's.
@@ -58,22 +60,33 @@ from .state import ControlSignal, Frame, unit_of_function
 _HELPER_CODE = contextlib.contextmanager(lambda: (yield)).__code__
 
 
+def python_code(fn: Any) -> bool:
+    """A Python function with source to convert: the user's, or a library's
+    other than JAX's and NumPy's (scikit-learn's ``config_context``); its
+    effects are then judged statement by statement, as a call's are."""
+    if not isinstance(fn, types.FunctionType):
+        return False
+    kind = classify_callee(fn)
+    return kind is CallKind.USER_FUNCTION or kind is CallKind.OPAQUE and fn.__code__.co_filename[:1] != "<"
+
+
 def contextmanager_function(callee: Any) -> Any:
     """The generator function behind a ``@contextlib.contextmanager``
-    function of the user's, or None."""
+    function with Python source (``python_code``), or None."""
     if getattr(callee, "__code__", None) is not _HELPER_CODE:
         return None
     fn = getattr(callee, "__wrapped__", None)
     if not isinstance(fn, types.FunctionType) or not inspect.isgeneratorfunction(fn):
         return None
-    return fn if classify_callee(fn) is CallKind.USER_FUNCTION else None
+    return fn if python_code(fn) else None
 
 
 def user_manager_class(cls: Any) -> bool:
-    """A class whose ``__enter__`` and ``__exit__`` are the user's Python code."""
+    """A class whose ``__enter__`` and ``__exit__`` are Python code with
+    source (``python_code``)."""
     for name in ("__enter__", "__exit__"):
         method = inspect.getattr_static(cls, name, None)
-        if not isinstance(method, types.FunctionType) or classify_callee(method) is not CallKind.USER_FUNCTION:
+        if not python_code(method):
             return False
     return True
 

@@ -308,10 +308,14 @@ class ControlMixin(ExitsMixin):
         results: list[Value] = []
         for template in templates:
             results.extend(Value(leaf.type) for leaf in _flatten(template)[0] if isinstance(leaf, _Traced))
+        joined = []
         for region, env in outs:
             with self.in_region(region):
                 values = [self.fit_bound(env.get(n, UNBOUND), t, node) for n, t in zip(names, templates)]
+                joined.append([leaf for value, template in zip(values, templates)
+                               for leaf, t in zip(_flatten(value)[0], _flatten(template)[0]) if isinstance(t, _Traced)])
                 region.yields = self._coerce_all(node, values, templates)
+        self.join_views(results, joined)   # the result is one of the paths' arrays (mutation.py)
         if switch:
             self.region.ops.append(SwitchOp(results, self.loc(node), pred, [r for r, _ in outs]))
         else:
@@ -533,6 +537,7 @@ class ControlMixin(ExitsMixin):
                                                flagged=self._maybe_unbound_after(stmt, names, env0), may_skip=True)
         init = self._loop_init(stmt, names, state, env0)
         results = [Value(a.type) for a in body.args]
+        self.join_views(results, [init, body.yields])   # the initial array or a carried one (mutation.py)
         n = self.options.max_iters
         self.region.ops.append(WhileOp(results, self.loc(stmt), init, cond, body, max_iters=n))
         if n is None:
@@ -779,6 +784,7 @@ class ControlMixin(ExitsMixin):
         init = self._loop_init(stmt, names, state, env0, set(names) if runs else {carried_target})
         n_index = 0 if row is not None else 1
         results = [Value(a.type) for a in body.args[n_index:n_index + len(init)]]
+        self.join_views(results, [init, body.yields])   # the initial array or a carried one (mutation.py)
         if not traced_count and (count if row is None else count.type.shape[0]) >= 1:
             for r, kinds in zip(results, exit_kinds):   # one iteration or more: the body's kinds
                 r.type = r.type.with_kinds(kinds)
@@ -1045,6 +1051,8 @@ class ControlMixin(ExitsMixin):
                     filled.append(v)
                     if isinstance(entry, Value) and id(entry) in self.input_of:   # still the caller's array
                         self.input_of[id(v)] = (v, self.input_of[id(entry)][1])
+                    elif isinstance(entry, Value):   # on the first trip, the array from before the loop
+                        self.join_views([v], [[entry]])
                 else:
                     filled.append(x)
             self.frame.env[n] = self.unshield_all(jax.tree_util.tree_unflatten(treedef, filled))

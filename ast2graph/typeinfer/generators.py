@@ -13,9 +13,11 @@ difference:
   ``sum``, ``min``, ``max``, ``any``, ``all``, ``sorted`` (without ``key``),
   or of a lazy wrapper (``zip``, ``enumerate``, ``itertools.chain``,
   ``islice``, ``accumulate``, ``product``) itself consumed so, given no
-  function, lambda or Python iterable it would run between the items. A generator
-  object bound to a name, returned, given to ``next()``, ``.send()``-ed, ...
-  is a real generator: the call runs in Python;
+  function, lambda or Python iterable it would run between the items; or
+  given to ``next(gen(...), default)`` where it is made: the body runs up to
+  its first ``yield`` and stops there, as eager's (the generator is then
+  dropped, never resumed). A generator object bound to a name, returned,
+  ``.send()``-ed, ... is a real generator: the call runs in Python;
 * the generator body has no Python side effect (``python_effect``, also
   through the local functions it calls), and a ``for`` or comprehension
   consuming it changes nothing the body reads (eager runs the body lazily,
@@ -46,7 +48,7 @@ from ..resolver import is_host_printer
 from . import jaxcallbacks
 from .contexts import ContextYield
 from .jaxcallbacks import MUTATING_METHODS
-from .state import Frame, own_nodes
+from .state import ControlSignal, Frame, own_nodes
 
 _CONSUMERS = frozenset({"list", "tuple", "sum", "min", "max", "any", "all", "sorted"})
 _WRAPPERS = frozenset({"zip", "enumerate", "chain", "islice", "accumulate", "product"})
@@ -88,9 +90,71 @@ def _mutable(obj: Any) -> bool:
 
 
 class _Collector:
-    def __init__(self, depth: int, limit: int):
-        self.depth, self.limit = depth, limit
+    def __init__(self, depth: int, limit: int, first: bool = False):
+        self.depth, self.limit, self.first = depth, limit, first
         self.items: list = []
+        self.marks: list[int] = []   # the number of ops in the region when each item was yielded
+
+
+def _has_effect_op(ops: list) -> bool:
+    """Whether ``ops`` (or a region inside them) hold a run-time check or a
+    host effect: what eager does only if it gets that far."""
+    from ..ir.core import bounded, walk_ops
+
+    def every(ops: list):
+        for op in ops:
+            yield op
+            for sub in op.regions():
+                yield from walk_ops(sub)
+
+    return any(getattr(getattr(op, "fn", None), "_a2g_effect", False) or bounded(op) for op in every(ops))
+
+
+def _exits(body: list) -> bool:
+    """Whether the statements ``body`` (not nested functions) may leave the loop holding them early."""
+    stack = list(body)
+    while stack:
+        n = stack.pop()
+        if isinstance(n, (gast.Break, gast.Return, gast.Raise)):
+            return True
+        if isinstance(n, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)):
+            continue
+        if isinstance(n, (gast.For, gast.While)):
+            stack.extend(n.orelse)   # a break in a nested loop leaves that loop only
+            stack.extend(c for c in gast.walk(gast.Module(body=n.body, type_ignores=[]))
+                         if isinstance(c, (gast.Return, gast.Raise)))
+            continue
+        stack.extend(gast.iter_child_nodes(n))
+    return False
+
+
+def _first_item_cause(tree: Any) -> str | None:
+    """Why stopping ``tree``'s body at its first ``yield`` (``_FirstItem``)
+    would differ from eager dropping the suspended generator, which throws
+    ``GeneratorExit`` in at the ``yield``: a handler that may catch it, or a
+    ``with`` whose ``__exit__`` would see it, around a ``yield``. None if
+    nothing differs (a ``finally:`` runs either way)."""
+    parents = _parents(tree)
+    for node in own_nodes(tree):
+        if not isinstance(node, gast.Yield):
+            continue
+        child, parent = node, parents.get(id(node))
+        while parent is not None and parent is not tree:
+            if isinstance(parent, (gast.With, gast.AsyncWith)) and any(child is s for s in parent.body):
+                return "given to next(), it would be dropped at a yield inside `with` (eager's __exit__ sees GeneratorExit)"
+            if isinstance(parent, gast.Try) and parent.handlers and any(child is s for s in parent.body):
+                return "given to next(), it would be dropped at a yield inside `try` with handlers (eager throws " \
+                       "GeneratorExit there)"
+            child, parent = parent, parents.get(id(parent))
+    return None
+
+
+class _FirstItem(ControlSignal):
+    """The first item of a generator given to ``next()`` is made: eager
+    suspends the body there and never resumes it (the generator is dropped)."""
+
+
+_FIRST = "first item"   # ``_generator_consumer``: the call is given to ``next()``
 
 
 class GeneratorMixin:
@@ -110,6 +174,9 @@ class GeneratorMixin:
         if len(top.items) >= top.limit:
             raise self.graph_break(FallbackCode.GENERATOR, node, f"more than {top.limit} items (unroll_limit)")
         top.items.append(value)
+        top.marks.append(len(self.region.ops))
+        if top.first:
+            raise _FirstItem(node)
         return None
 
     def inline_generator(self, unit: Any, frame: Frame, node: Any) -> Any:
@@ -124,23 +191,31 @@ class GeneratorMixin:
         if any(isinstance(n, gast.YieldFrom) for n in own_nodes(unit.tree)):
             raise refuse("`yield from` needs a real generator")
         consumer = self._generator_consumer(node)
-        if isinstance(consumer, str):
+        first = consumer is _FIRST
+        if first:
+            consumer = None   # ``next(gen(...), default)``: the body runs to its first ``yield``, then stops
+        elif isinstance(consumer, str):
             raise refuse(consumer)
 
-        effect = self._effect(unit.tree, self._resolver(frame, node), printers=False)
+        if first:
+            cause = _first_item_cause(unit.tree)
+            if cause is not None:
+                raise refuse(cause)
+        # (given to next(), the body runs now up to its first yield, as in eager: its effects are judged as they run)
+        effect = None if first else self._effect(unit.tree, self._resolver(frame, node), printers=False)
         if effect is not None:
             raise refuse(f"its body has a Python side effect, {effect[1]} (line {getattr(effect[0], 'lineno', '?')}), "
                          "which eager interleaves with the consumer")
-        if consumer is not None:   # a for/comprehension: its steps run between the generator's
-            cause = self._consumer_cause(*consumer, unit, frame, node)
-            if cause is not None:
-                raise refuse(cause)
+        # a for/comprehension: its steps run between the generator's items (none: nothing runs between)
+        between = self._consumer_cause(*consumer, unit, frame, node) if consumer is not None else None
         stack = self.__dict__.setdefault("_generators", [])
-        collector = _Collector(self.traced_depth, self.options.unroll_limit)
+        collector = _Collector(self.traced_depth, self.options.unroll_limit, first)
         stack.append(collector)
         start = len(self.region.ops)
         try:
             self._run_frame(frame, node)
+        except _FirstItem:
+            pass
         except GraphBreak as e:
             del self.region.ops[start:]
             raise refuse(e.site.cause) from None
@@ -149,6 +224,20 @@ class GeneratorMixin:
             raise refuse(f"its body raises {type(e).__name__} at trace time") from None
         finally:
             stack.pop()
+        if between is not None and collector.items:
+            del self.region.ops[start:]
+            raise refuse(between)
+        if not first and collector.marks and self._may_stop_early(node) \
+                and _has_effect_op(self.region.ops[collector.marks[0]:]):
+            # eager resumes the body only when the consumer asks for the next item: a check or
+            # a print after the first yield may never run (``for v in gen(x): return v``)
+            del self.region.ops[start:]
+            raise refuse("its body has a run-time check or a host effect after a yield, and the consumer may stop "
+                         "before eager resumes the body there")
+        if first:
+            self.decide(node, "call", "unrolled", f"generator {name} given to next(): its body interpreted up to "
+                        "the first yield")
+            return self.mark_fresh(iter(collector.items))
         self.decide(node, "call", "unrolled", f"generator {name}: {len(collector.items)} items interpreted at trace time")
         return self.mark_fresh(collector.items)
 
@@ -270,10 +359,13 @@ class GeneratorMixin:
                 return parents.get(id(parent)), child
             if not isinstance(parent, gast.Call) or not any(a is child for a in parent.args):
                 return "the generator object is used other than by iteration where it is made (bound to a name, " \
-                       "returned, or given to next()/send()): a real generator is needed"
+                       "returned, or given to send()): a real generator is needed"
             callee = self._static_callee(parent.func)
             name = getattr(callee, "__name__", None)
             module = getattr(callee, "__module__", None)
+            if callee is next and parent.args[0] is child and child is node and len(parent.args) <= 2 \
+                    and not parent.keywords:
+                return _FIRST   # ``next(gen(...), default)``: eager runs the body to its first yield, then drops it
             if name in _CONSUMERS and module == "builtins":
                 if parent.keywords and name in ("min", "max"):
                     return f"{name}() with a keyword argument"
@@ -285,6 +377,22 @@ class GeneratorMixin:
                 child, parent = parent, parents.get(id(parent))
                 continue
             return f"the generator object is given to {name or 'a call'}(), which may use it other than by iterating"
+
+    def _may_stop_early(self, node: Any) -> bool:
+        """Whether what consumes the call ``node`` may stop pulling items before
+        the generator ends: a ``for`` whose body may leave the loop, ``any``/
+        ``all`` (they short-circuit), a lazy wrapper (``zip`` stops at the
+        shortest, ``islice`` at its bound) or ``next``."""
+        parents = _parents(self.frame.unit.tree)
+        parent = parents.get(id(node))
+        if isinstance(parent, gast.For):
+            return _exits(parent.body)
+        if isinstance(parent, gast.comprehension):
+            return False
+        if isinstance(parent, gast.Call):
+            name = getattr(self._static_callee(parent.func), "__name__", None)
+            return name in ("any", "all", "next") or name in _WRAPPERS
+        return True
 
     def _callable_passed(self, nodes: list) -> str | None:
         """A lambda or a Python function passed as a value (not called) in

@@ -110,7 +110,40 @@ _DIVISIONS = (operator.truediv, operator.floordiv, operator.mod, operator.itrued
 # operators that make a new list or dict from their operands (never return one of them)
 _JAX_ARRAY = type(jax.numpy.zeros(()))
 _NEW_CONTAINER = frozenset({operator.add, operator.mul, operator.or_})
+
+
+def _references_of_new() -> int:
+    """``sys.getrefcount`` of a new object in ``mark_made`` (the caller's
+    variable, the parameter, getrefcount's argument), measured on this Python."""
+    def probe(obj: Any) -> int:
+        return sys.getrefcount(obj)
+
+    result: list = []
+    return probe(result)
+
+
+_UNSHARED_REFS = _references_of_new()
 _TYPE_READS = (isinstance, issubclass, type, callable)
+# operators whose NumPy ufunc has integer rules XLA's op lacks (division by zero, negative powers)
+_NUMPY_OPERATORS = {operator.floordiv: np.floor_divide, operator.ifloordiv: np.floor_divide,
+                    operator.mod: np.remainder, operator.imod: np.remainder,
+                    operator.pow: np.power, operator.ipow: np.power}
+
+
+def _numpy_operands(left: Any, right: Any) -> bool:
+    """Both operands of NumPy's rules: NumPy arrays or scalars (graph values of
+    NumPy kind, or NumPy objects) and Python numbers, at least one an integer
+    array of NumPy kind; no jax.Array (NumPy defers to JAX's operators) and no
+    value whose kind depends on the path."""
+    numpy_int = False
+    for x in (left, right):
+        if isinstance(x, Value):
+            if x.type.mixed or not x.type.kinds <= {"numpy", "array0", "python"}:
+                return False
+            numpy_int |= "python" not in x.type.kinds and x.type.dtype.kind in "iu"
+        elif not isinstance(x, (bool, int, float, np.ndarray, np.generic)):
+            return False
+    return numpy_int
 _FAKE_TEST = __import__("re").compile(r"[F\s()]*(==|!=|<=|>=|<|>|in)[F\s()]*")
 _SAFE_LEAVES = (bool, int, float, complex, str, bytes, type(None), types.ModuleType, types.FunctionType, type)
 
@@ -233,6 +266,12 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         self.input_of: dict[int, tuple] = {}
         self.input_writes: dict[int, Value] = {}
         self.input_aliased: set[int] = set()
+        # the caller's lists and dicts among the inputs, rebuilt at trace time
+        # (boundary.abstract_inputs): id -> (the abstract container, its path)
+        self.input_containers: dict[int, tuple] = {}
+        self.first_writes: dict[int, int] = {}   # id(input container) -> the segment's statement that first wrote it
+        self.current_top = 0   # the segment's statement being traced
+        self.first_input_writes: dict[int, int] = {}   # argument leaf -> the statement that first wrote it
         self.callers: list[Frame] = []
         self.call_nodes: list[Any] = []   # the nodes that called them (for a check's traceback)
         # Keys of outside Python numbers to read traced (they kept changing).
@@ -325,9 +364,11 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
             folded = self.fold_constant(fn, args, kwargs)   # calls.py: made at trace time, as eager makes it
             if folded is not None:
                 return folded
-        leaves, x32, (out_tree, out_leaves) = self.precise_eval(fn, treedef, leaves, node, numpy_fn, eager_fn)
+        leaves, x32, (out_tree, out_leaves), fn = self.precise_eval(fn, treedef, leaves, node, numpy_fn, eager_fn)
         results = [leaf for leaf in out_leaves if isinstance(leaf, Value)]
         self.mark_kinds(fn, name, treedef, leaves, out_tree, out_leaves, node, callee)
+        if results and self.view_of:
+            self.note_view_recipes(fn, treedef, leaves, results, eager_fn, len(out_leaves))   # mutation.py
         for leaf in out_leaves:
             if type(leaf) is np.ndarray and leaf.base is None and not any(leaf is x for x in leaves):
                 self.mark_fresh(leaf)   # a new NumPy array computed at trace time (np.zeros(n))
@@ -735,14 +776,32 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         self.fresh[id(obj)] = (self.traced_depth, obj)
         return obj
 
+    def mark_made(self, obj: Any) -> Any:
+        """``obj``, the result of a call run at trace time, marked fresh when
+        the call made it: nothing but the caller's variable holds it. A call
+        may hand back an object that exists already (``max(lists)``,
+        ``d.get(k)``, ``next(iter(xs))``, ``vars(o)``): a write into it must
+        reach its other holders, so it is never fresh. The count of
+        references tells the two apart whatever the callee (a new object has
+        only the caller's, this call's argument and ``getrefcount``'s own)."""
+        if sys.getrefcount(obj) <= _UNSHARED_REFS:
+            self.fresh[id(obj)] = (self.traced_depth, obj)
+        return obj
+
     def check_mutable(self, obj: Any, node: Any, what: str) -> None:
-        entry = self.fresh.get(id(obj))
+        owner = obj
+        if not self._is_fresh(obj) and type(obj) is np.ndarray and isinstance(obj.base, np.ndarray):
+            owner = obj.base   # a view of a NumPy array made in this trace (``for row in np.ones((n, m))``):
+            # writes reach that array, this trace's own as well
+        entry = self.fresh.get(id(owner))
         hint = ("grow lists only in loops with a static trip count (they unroll), or preallocate an array "
                 "and write rows with x = x.at[i].set(v)") if isinstance(obj, (list, dict, set)) else ""
-        if entry is None or entry[1] is not obj:
+        if entry is None or entry[1] is not owner:
             raise self.graph_break(FallbackCode.MUTATION, node, f"{what} mutates an object created outside this compiled segment (an argument, a global, or a value of an earlier segment)", hint=hint)
         if entry[0] != self.traced_depth and not (entry[0] < self.traced_depth and self.log_container_write(obj, entry[0], node)):
             raise self.graph_break(FallbackCode.MUTATION, node, f"{what} mutates a container created outside a traced branch or a rolled loop, from inside it", hint=hint)
+        if id(obj) in self.input_containers:   # the statement that first wrote an input container (specialize._check_unseen)
+            self.first_writes.setdefault(id(obj), self.current_top)
         self.mutations += 1
 
     def eval_BinOp(self, node: gast.BinOp) -> Any:
@@ -757,6 +816,11 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         if fn is operator.mod and type(left) is str and contains_value(right):
             return self.deferred_percent(left, right, node)
         if isinstance(left, Value) or isinstance(right, Value):
+            ufunc = _NUMPY_OPERATORS.get(fn)
+            if ufunc is not None and _numpy_operands(left, right):
+                # ``a // 0``, ``a ** b`` of NumPy integers: ndarray's operators are NumPy's ufuncs,
+                # with their integer rules (0 for a division by zero, ValueError for a negative power)
+                return self.call(ufunc, (left, right), {}, node)
             if fn in (operator.pow, operator.ipow):
                 self._python_power(left, right, node)
             out = self._traced_division(fn, left, right, node) if fn in _DIVISIONS else \
@@ -881,10 +945,10 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         if watch.tripped:   # it caught the exception and went on
             raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{qualified_name(fn)} looks at a traced array "
                                    "at trace time (its text or truth; eager has its value)")
-        if isinstance(out, collections.abc.Iterator) and not any(a is out for a in args):
-            self.mark_fresh(out)   # an iterator made at trace time (iter(xs), zip(..)): this trace's to advance
-        if type(out) is np.ndarray and out.base is None and not any(a is out for a in args):
-            self.mark_fresh(out)   # a new NumPy array (not a view): may be written in place
+        if isinstance(out, collections.abc.Iterator) or type(out) is np.ndarray and out.base is None:
+            # an iterator made at trace time (iter(xs), zip(..)): this trace's to
+            # advance; a new NumPy array (not a view): may be written in place
+            self.mark_made(out)
         if type(out) is _JAX_ARRAY and self.folded_operands(tree_flatten((args, kwargs))[0]):
             self.mark_fresh(out)   # ``c[0]`` of a folded constant: one too (calls.fold_constant)
         return out
@@ -911,6 +975,9 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
     def truth(self, value: Any, node: Any) -> Any:
         """``bool(value)``: a Python bool, or a traced scalar bool ``Value``."""
         if isinstance(value, Value):
+            known = self.__dict__.get("_known_truths", {}).get(id(value))
+            if known is not None and known[0] is value:   # ``a and False`` (eval_BoolOp)
+                return known[1]
             if int(np.prod(value.type.shape)) != 1:
                 raise self.graph_break(FallbackCode.TRACE_ERROR, node, f"the truth value of an array of shape {value.type.shape} is ambiguous (eager raises ValueError)")
             if value.type.shape == () and value.type.dtype == np.dtype(bool):
@@ -942,6 +1009,10 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
                                        "runs only when the left operand does not decide", "boolop",
                                        hint="write an `if` around the call")
             result = self._select_operand(node, truth, other, result, is_and)
+            if type(other) in (bool, int, float, str, type(None)) and bool(other) != is_and:
+                # ``a and False`` is falsy, ``a or True`` truthy, whatever the traced ``a`` holds: an ``if``
+                # on it is static (scipy's ``if any(contains_nan) and nan_policy == 'omit':``)
+                self.__dict__.setdefault("_known_truths", {})[id(result)] = (result, bool(other))
         return result
 
     def _select_operand(self, node: Any, truth: Value, other: Any, current: Any, is_and: bool) -> Value:
@@ -1134,6 +1205,12 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
             self.properties[key] = fget if user else None
         return self.properties[key]
 
+    def input_container(self, obj: Any) -> tuple | None:
+        """The path of ``obj`` among the segment's inputs when it stands for
+        one of the caller's lists or dicts (it leaves as that object), else None."""
+        entry = self.input_containers.get(id(obj))
+        return entry[1] if entry is not None and entry[0] is obj else None
+
     def _is_fresh(self, obj: Any) -> bool:
         entry = self.fresh.get(id(obj))
         return entry is not None and entry[1] is obj
@@ -1142,12 +1219,16 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         t = value.type
         if attr in arrays.STATIC_ARRAY_ATTRS:
             return {"shape": t.shape, "dtype": t.dtype, "ndim": len(t.shape), "size": int(np.prod(t.shape))}[attr]
+        if attr in arrays.LAYOUT_ATTRS and "numpy" in t.kinds:
+            raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"`.{attr}` of a NumPy array computed in the graph: "
+                                   "eager's answer depends on its memory layout (C or Fortran order, a view's base), "
+                                   "which the graph does not model")
         if attr == "at":
             if t.numpy:
                 raise self.graph_break(FallbackCode.TRACE_ERROR, node, "a NumPy array has no attribute 'at' (eager raises AttributeError)")
             return arrays.AtHelper(value)
-        if callable(getattr(jax.Array, attr, None)) or attr in arrays.HOST_METHODS:
-            return arrays.ArrayMethod(value, attr)
+        if callable(getattr(jax.Array, attr, None)) or attr in arrays.HOST_METHODS or t.numpy and attr in ("fill", "partition"):
+            return arrays.ArrayMethod(value, attr)   # (ndarray.fill, .partition: in place, calls._numpy_write)
         return self.emit_call(arrays.attribute, (value, attr), {}, node, f".{attr}")
 
     def eval_Subscript(self, node: gast.Subscript) -> Any:
@@ -1183,12 +1264,14 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         value = self.static_call(operator.getitem, (obj, idx), {}, node, reads=False)
         if inserted and type(value) in (list, dict, set):
             self.mark_fresh(value)   # ``d[k].append(v)`` on a defaultdict made here: the new list is this call's
+        if type(idx) is slice and type(value) is type(obj) and type(obj) in (list, bytearray):
+            # a copy made per call (``schedules[1:]``, ``args[:n]``): this call's own, to
+            # write into; of an outside list what it holds is guarded, not its identity
+            if not self._is_fresh(obj):
+                self._guard_contents(obj, node)
+            return self.mark_fresh(value)
         if self._is_fresh(obj) or isinstance(obj, (tuple, str, range)) and not is_array(value):
             return value
-        if type(idx) is slice and type(value) is type(obj) and type(obj) in (list, bytearray):
-            # a copy made per call (``schedules[1:]``): what it holds is guarded, not its identity
-            self._guard_contents(obj, node)
-            return self.mark_fresh(value)
         return self.external(value, lambda: obj[idx], f"{self.named(obj)}[{idx!r}]", ("item", id(obj), repr(idx)),
                              ("item", obj, idx))
 
@@ -1451,9 +1534,9 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         if isinstance(target, gast.Name):
             current = self.lookup(target.id, target)
             right = self.eval(stmt.value)
-            # (a 0-d NumPy input is a 0-d ndarray, written in place; a 0-d NumPy graph value is a NumPy scalar)
+            # (a 0-d ndarray, ``array0``, is written in place; a NumPy scalar is not)
             numpy = isinstance(current, np.ndarray) or isinstance(current, Value) and current.type.numpy and (
-                current.type.shape or id(current) in self.input_of)
+                current.type.shape or current.type.array0 or id(current) in self.input_of)
             jax_operand = any(isinstance(x, jax.Array) or isinstance(x, Value) and "jax" in x.type.kinds
                               for x in tree_flatten(right)[0])
             if any(isinstance(x, Value) and x.type.mixed and x.type.shape for x in (current, *tree_flatten(right)[0])):
@@ -1576,11 +1659,40 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
     def exec_ImportFrom(self, stmt: Any) -> None:
         import importlib
 
-        if stmt.level or any(a.name == "*" for a in stmt.names):
-            raise self.graph_break(FallbackCode.UNSUPPORTED_SYNTAX, stmt, "relative or star import inside a function")
+        if any(a.name == "*" for a in stmt.names):
+            raise self.graph_break(FallbackCode.UNSUPPORTED_SYNTAX, stmt, "star import inside a function")
+        if stmt.level:   # ``from ._x import y``: pure where the modules are imported already
+            self._relative_import(stmt)
+            return
         module = self.static_call(importlib.import_module, (stmt.module,), {}, stmt)
         for alias in stmt.names:
             self.assign_name(alias.asname or alias.name, self.static_call(getattr, (module, alias.name), {}, stmt), stmt)
+
+    def _relative_import(self, stmt: Any) -> None:
+        """``from .mod import name`` in a library's function: resolved against
+        the function's package (its globals' ``__package__``, as eager's import
+        resolves it). Eager finds an imported module in ``sys.modules`` and reads
+        its attribute (or the submodule ``pkg.mod.name``): nothing happens but
+        the read. Importing a module not imported yet runs its code: in Python."""
+        import importlib.util
+
+        globs = self.frame.unit.globals
+        package = globs.get("__package__")
+        if package is None:
+            name = globs.get("__name__", "")
+            package = name if "__path__" in globs else name.rpartition(".")[0]
+        try:
+            target = importlib.util.resolve_name("." * stmt.level + (stmt.module or ""), package)
+        except (ImportError, ValueError) as e:
+            raise self.graph_break(FallbackCode.UNSUPPORTED_SYNTAX, stmt, f"relative import: {e}") from None
+        module = sys.modules.get(target)
+        for alias in stmt.names:
+            found = module is not None and alias.name in vars(module)
+            value = self.get_attribute(module, alias.name, stmt) if found else sys.modules.get(f"{target}.{alias.name}")
+            if value is None:
+                raise self.graph_break(FallbackCode.SIDE_EFFECT, stmt, f"`from {'.' * stmt.level}{stmt.module or ''} "
+                                       f"import {alias.name}` imports a module not imported yet (its code runs)", "import")
+            self.assign_name(alias.asname or alias.name, value, stmt)
 
     def exec_Delete(self, stmt: Any) -> None:
         for target in stmt.targets:

@@ -14,10 +14,14 @@ function), ``value_attribute_allowed`` (``x.name`` of a traced value),
 ``traced_as_eager`` (whether an exception raised on tracers is eager's);
 ``contains_standin`` and ``MOVES_ARGUMENTS``, the callables that only store,
 pass on or call their arguments (``list``, ``sorted``, ``functools.reduce``,
-...), so that seeing a stand-in there is harmless.
+...), so that seeing a stand-in there is harmless; ``introspection``:
+``inspect``'s signature functions run at trace time (``Signature.bind`` only
+stores its arguments), with ``signature_inputs``/``same_inputs``, what a
+function's signature is made from (its guard).
 Invariants: an answer is given only when it is eager's for every object the
 stand-in can stand for (an array ``Value``'s eager kind is in its type:
-``ArrayType.numpy``: an ndarray, or a NumPy scalar when 0-d; ``.python``: a
+``ArrayType.numpy``: an ndarray, or a NumPy scalar when 0-d unless
+``.array0``; ``.python``: a
 Python number; otherwise a ``jax.Array``, or a JAX tracer when the caller
 runs the converted function under a JAX transform); otherwise ``observe``
 raises ``Unobservable`` and the site falls back to Python, where the real
@@ -59,6 +63,8 @@ def _array_exemplars(kind: str, dtype: np.dtype, ndim_zero: bool) -> tuple:
         return False, 0, 0.0, 0j
     if kind == "numpy":
         return (dtype.type(0),) if ndim_zero else (np.zeros(0, dtype),)
+    if kind == "array0":   # a 0-d ndarray
+        return (np.zeros((), dtype),)
     exemplar = jnp.zeros((), dtype)
     if kind == "jax":
         return (exemplar,)
@@ -200,6 +206,15 @@ def observe(callee: Any, args: tuple, kwargs: dict, outer_traced: bool,
             return attribute(obj, args[1])
         if len(args) == 3:
             return args[2]
+    if callee is inspect.getattr_static and len(args) in (2, 3) and isinstance(args[1], str) and not kwargs \
+            and args[1] not in getattr(obj, "attributes", ()):
+        # what the class of eager's object holds (its MRO, its instances' __dict__: the exemplars' own)
+        missing = object()
+        found = _one({inspect.getattr_static(e, args[1], missing) for e in exemplars}, "inspect.getattr_static()")
+        if found is not missing:
+            return found
+        if len(args) == 3:
+            return args[2]
     if isinstance(obj, (Value, arrays.DeferredStr)) and id(callee) in _LOOKS_INSIDE and callee is not hash:
         return _deferred(callee, args, kwargs)
     raise Unobservable(f"{name}() of {_what(obj)} (eager looks at the object itself)")
@@ -219,7 +234,8 @@ def _deferred(callee: Any, args: tuple, kwargs: dict) -> Any:
 
 def _what(x: Any) -> str:
     if isinstance(x, Value):
-        names = {"python": "a Python number", "python?": "a Python number", "numpy": "a NumPy array", "jax": "a jax.Array"}
+        names = {"python": "a Python number", "python?": "a Python number", "numpy": "a NumPy array",
+                 "array0": "a 0-d NumPy array", "jax": "a jax.Array"}
         return f"a traced value ({' or '.join(names[k] for k in sorted(x.type.kinds))})"
     return f"ast2graph's stand-in for {type(x).__name__}"
 
@@ -228,7 +244,7 @@ def _what(x: Any) -> str:
 # attributes), not at its value through operators.
 INSPECTORS = frozenset(map(id, (
     isinstance, issubclass, type, callable, hasattr, getattr, delattr, id, hash, repr, str, ascii,
-    format, vars, dir, memoryview, bytes, bytearray,
+    format, vars, dir, memoryview, bytes, bytearray, inspect.getattr_static,
 )))
 # ... and of those, the ones that look inside a container too.
 _LOOKS_INSIDE = frozenset(map(id, (hash, repr, str, ascii, format)))
@@ -325,8 +341,8 @@ def traced_as_eager(fn: Any, leaves: list, error: BaseException) -> bool:
 
 # ndarray methods that change the array in place (jax.Array's namesakes, if
 # any, return a new array and leave the operand as it is).
-_NUMPY_IN_PLACE = frozenset({"sort", "fill", "resize", "partition", "put", "itemset", "setfield", "setflags",
-                             "byteswap"})
+# (``sort``, ``fill`` and ``partition`` are functional updates of the array: ``calls._numpy_write``)
+_NUMPY_IN_PLACE = frozenset({"resize", "put", "itemset", "setfield", "setflags", "byteswap"})
 
 
 def value_attribute_allowed(v: Value, name: str, outer_traced: bool) -> None:
@@ -334,7 +350,7 @@ def value_attribute_allowed(v: Value, name: str, outer_traced: bool) -> None:
     jax.Array's attribute): eager's object has that attribute too, and it is
     not a NumPy method that works in place. ``Unobservable`` otherwise."""
     kinds = v.type.kinds
-    if "numpy" in kinds and name in _NUMPY_IN_PLACE:
+    if ("numpy" in kinds or "array0" in kinds) and name in _NUMPY_IN_PLACE:
         raise Unobservable(f"ndarray.{name} changes the array in place")
     if kinds == {"jax"} or name in ("shape", "dtype", "ndim", "size") and "python" not in kinds:
         return
@@ -342,3 +358,63 @@ def value_attribute_allowed(v: Value, name: str, outer_traced: bool) -> None:
     if has != {True}:
         raise Unobservable(f"attribute {name!r} of {_what(v)}: eager's object "
                            f"{'may not have' if len(has) > 1 else 'does not have'} it")
+
+
+# --------------------------------------------------------------- inspect
+# ``inspect``'s functions of static objects (a function's signature, binding
+# arguments to it): run at trace time, as eager runs them, never converted
+# (inspect's own code reads interpreter state and builds objects ast2graph
+# would otherwise have to model). Each entry: the callable, or the function
+# behind a bound method, and whether it only moves its other arguments
+# (``Signature.bind`` stores graph values in the ``BoundArguments`` it makes,
+# never looks at them).
+_INTROSPECTION: dict[int, tuple[Any, bool]] = {id(f): (f, moves) for f, moves in (
+    (inspect.signature, False), (inspect.Signature.from_callable.__func__, False),
+    (inspect.Signature.bind, True), (inspect.Signature.bind_partial, True),
+    (inspect.Signature.replace, False), (inspect.Parameter.replace, False),
+    (inspect.BoundArguments.apply_defaults, True), (inspect.Signature, False), (inspect.Parameter, False),
+    (inspect.unwrap, False), (inspect.getfullargspec, False),
+)}
+
+
+def introspection(callee: Any) -> tuple[Any, bool] | None:
+    """``(function, moves)`` when ``callee`` is one of inspect's trace-time
+    functions (``_INTROSPECTION``), or a method bound to one; None otherwise."""
+    target = callee.__func__ if isinstance(callee, types.MethodType) else callee
+    entry = _INTROSPECTION.get(id(target))
+    return entry if entry is not None and entry[0] is target else None
+
+
+def signature_inputs(obj: Any, depth: int = 0) -> tuple | None:
+    """The objects whose identity decides ``inspect.signature(obj)`` (and
+    ``inspect.unwrap``, ``getfullargspec``): of a Python function, its code,
+    defaults, annotations and its own ``__signature__``/``__wrapped__``,
+    through the ``__wrapped__`` chain; of a ``functools.partial`` and a bound
+    method, those of what they hold. None where that is not known (a class,
+    a builtin, a callable object): the signature itself is then compared."""
+    if depth > 32:
+        return None
+    if isinstance(obj, types.MethodType):
+        inner = signature_inputs(obj.__func__, depth + 1)
+        return None if inner is None else (obj.__func__, obj.__self__, inner)
+    if isinstance(obj, functools.partial):
+        inner = signature_inputs(obj.func, depth + 1)
+        return None if inner is None else (obj.func, obj.args, tuple(obj.keywords.items()), inner)
+    if not isinstance(obj, types.FunctionType):
+        return None
+    own = obj.__dict__
+    annotations = obj.__annotations__
+    mine = (obj.__code__, obj.__defaults__, obj.__kwdefaults__, annotations, tuple(annotations.items()),
+            own.get("__signature__"), own.get("__wrapped__"), own.get("__text_signature__"))
+    wrapped = own.get("__wrapped__")
+    if wrapped is None:
+        return mine
+    inner = signature_inputs(wrapped, depth + 1)
+    return None if inner is None else (mine, inner)
+
+
+def same_inputs(now: Any, then: Any) -> bool:
+    """``signature_inputs`` results holding the same objects (by identity)."""
+    if type(now) is tuple and type(then) is tuple:
+        return len(now) == len(then) and all(same_inputs(a, b) for a, b in zip(now, then))
+    return now is then

@@ -46,10 +46,12 @@ def array_type_of(x: Any) -> ArrayType:
     """The type of a runtime array in the graph: its own dtype, 64-bit
     included (a segment with 64-bit values runs under ``jax.enable_x64``,
     never narrowed as ``jax.jit`` would with x64 off). A NumPy array or
-    scalar is of NumPy kind (``ArrayType.numpy``): NumPy's rules apply to it.
+    scalar is of NumPy kind (``ArrayType.numpy``): NumPy's rules apply to it;
+    a 0-d ndarray is marked so (``ArrayType.array0``), a NumPy scalar is not.
     An extended dtype such as a PRNG key's ``key<fry>`` is kept as JAX's object."""
     if isinstance(x, (np.ndarray, np.generic)):
-        return ArrayType(tuple(np.shape(x)), x.dtype, False, numpy=True)
+        return ArrayType(tuple(np.shape(x)), x.dtype, False, numpy=True,
+                         array0=isinstance(x, np.ndarray) and x.ndim == 0)
     weak = bool(getattr(x, "weak_type", False))
     if is_extended(x.dtype):
         return ArrayType(tuple(x.shape), x.dtype, weak)
@@ -173,7 +175,8 @@ def untrace_numbers(tree: Any) -> Any:
     def unwrap(x: Any) -> Any:
         if isinstance(x, TracedNumber) and isinstance(x.array, Value):
             # weak, as JAX and NumPy treat a Python scalar (the graph casts its input so)
-            x.array.type = dataclasses.replace(x.array.type, python=True, numpy=False, weak_type=x.kind is not bool)
+            x.array.type = dataclasses.replace(x.array.type, python=True, numpy=False, array0=False,
+                                                 weak_type=x.kind is not bool)
             if x.kind is int:
                 WIDE_INTS.add(x.array)
                 INT_BITS[x.array] = TRACED_INT_BITS
@@ -208,7 +211,9 @@ def join_types(a: ArrayType, b: ArrayType) -> ArrayType | None:
     array's float32, the type every later JAX op gives)."""
     numpy, python = a.numpy and b.numpy, a.python and b.python
     if a == b:
-        return a if (a.numpy, a.python) == (numpy, python) else dataclasses.replace(a, numpy=numpy, python=python)
+        array0 = a.array0 and b.array0   # (the kinds of a join of paths: its caller's ``with_kinds``)
+        return a if (a.numpy, a.python, a.array0) == (numpy, python, array0) else \
+            dataclasses.replace(a, numpy=numpy, python=python, array0=array0)
     if a.shape != b.shape:
         return None
     if (a.numpy or a.python) and (b.numpy or b.python):

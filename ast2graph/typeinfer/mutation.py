@@ -48,8 +48,8 @@ VIEW_NAMES = frozenset({
 
 
 def is_numpy_callable(fn: Any) -> bool:
-    """A NumPy function or ufunc: its eager result is a NumPy array."""
-    if isinstance(fn, np.ufunc):
+    """A NumPy function, ufunc or ufunc method (``np.add.reduce``): its eager result is a NumPy array."""
+    if isinstance(fn, np.ufunc) or isinstance(getattr(fn, "__self__", None), np.ufunc):
         return True
     module = getattr(fn, "__module__", "") or ""
     return module == "numpy" or module.startswith("numpy.")
@@ -91,6 +91,31 @@ def _in_bounds(index: Value, n: int) -> bool:
     return low is not None and -n <= low and high < n
 
 
+class _Pick:
+    """``fn``'s ``k``-th array (in flattening order) of what it returns."""
+
+    def __init__(self, fn: Any, k: int):
+        self.fn, self.k = fn, k
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return tree_flatten(self.fn(*args, **kwargs))[0][self.k]
+
+
+def _replayer(fn: Any, eager_fn: Any) -> Any:
+    """What makes, on an ndarray, the view ``fn`` made on a traced one: our
+    own indexing, attribute and method helpers work on either; a NumPy
+    function run as its JAX equivalent is replayed as the NumPy function."""
+    if fn is arrays.getitem or fn is arrays.attribute:
+        return fn
+    if getattr(fn, "__module__", None) == arrays.__name__ and getattr(fn, "__name__", "").startswith("."):
+        return fn   # arrays.method_caller: ``x.reshape(...)``, ``x.transpose()``
+    if eager_fn is not None and is_numpy_callable(eager_fn):
+        return eager_fn
+    if is_numpy_callable(fn):
+        return fn
+    return None
+
+
 def _same_kind(result: np.dtype, target: np.dtype) -> bool:
     return np.can_cast(result, target, casting="same_kind")
 
@@ -125,7 +150,11 @@ def needs_probe(fn: Any, leaves: list) -> bool:
     a jax.Array); any other library function, traced on JAX tracers where
     eager gives it NumPy arrays or Python numbers, may return either. JAX's
     functions give jax.Arrays; operators and ufuncs follow their operands."""
-    if _operator_like(fn) or _is_jax_callable(fn) or isinstance(fn, np.ufunc) or _is_ours(fn):
+    if _is_jax_callable(fn) or isinstance(fn, np.ufunc):
+        return False
+    if _array_method(fn) and any(isinstance(x, Value) and x.type.array0 for x in leaves):
+        return True   # of a 0-d ndarray, x.copy() is one, x.sum() a NumPy scalar (x + 1 and x[()] too: the rules)
+    if _operator_like(fn) or _is_ours(fn):
         return False
     if is_numpy_callable(fn):
         return any(_jax_operand(x) for x in leaves) or getattr(fn, "__name__", "") in _PYTHON_RESULTS
@@ -134,6 +163,13 @@ def needs_probe(fn: Any, leaves: list) -> bool:
 
 # NumPy functions whose result is a Python object (np.allclose: a Python bool), not a NumPy scalar
 _PYTHON_RESULTS = frozenset({"allclose", "array_equal", "array_equiv"})
+
+
+def _array_method(fn: Any) -> bool:
+    """A method or attribute of an array, as the IR calls it (``arrays.method_caller``, ``arrays.attribute``)."""
+    return getattr(fn, "__module__", None) == arrays.__name__ and (
+        fn is arrays.attribute or (getattr(fn, "__name__", "") or "").startswith(".") and
+        not (getattr(fn, "__name__", "") or "").startswith(".at["))
 
 
 _PROBE_SEED = 20141
@@ -149,7 +185,7 @@ def _exemplar(v: Value, rng: np.random.Generator) -> Any:
     if t.python:
         return data.item()
     if t.numpy:
-        return data[()] if not t.shape else data
+        return data[()] if not t.shape and not t.array0 else data
     return jnp.asarray(data)
 
 
@@ -183,7 +219,7 @@ def probe_kinds(fn: Any, treedef: Any, leaves: list, out_tree: Any, out_leaves: 
             continue
         if isinstance(theirs, (np.ndarray, np.generic)) and np.shape(theirs) == mine.type.shape:
             shares = [k for k, d in numpy_operands if isinstance(theirs, np.ndarray) and np.shares_memory(theirs, d)]
-            kinds.append(("numpy", shares))
+            kinds.append(("array0" if isinstance(theirs, np.ndarray) and not theirs.ndim else "numpy", shares))
         elif type(theirs) in (bool, int, float, complex) and not mine.type.shape:
             kinds.append(("python", []))
         elif isinstance(theirs, jax.Array) and theirs.shape == mine.type.shape:
@@ -230,7 +266,7 @@ def _precision_kind(kinds: frozenset) -> str:
     """One kind for the rules a value computes with: a jax.Array on some path
     makes JAX's; else a NumPy array on some path NumPy's (a Python number
     computes at the same 64 bits)."""
-    return "jax" if "jax" in kinds else "numpy" if "numpy" in kinds else "python"
+    return "jax" if "jax" in kinds else "numpy" if "numpy" in kinds or "array0" in kinds else "python"
 
 
 def _zeros_like_eager(v: Value) -> Any:
@@ -271,7 +307,8 @@ def rule_kind(fn: Any, leaves: list, value_kinds: list[str], numpy_fn: bool, sca
         return "jax"   # jax.numpy, lax, ...: a jax.Array even on NumPy inputs
     it = iter(value_kinds)
     kinds = [next(it) if isinstance(x, Value) else _leaf_kind(x) for x in leaves]
-    kinds = ["python" if k == "python?" else k for k in kinds]   # a Python number of some type: the dtype decides the result's
+    # a Python number of some type: the dtype decides the result's; a 0-d ndarray computes as NumPy's scalar
+    kinds = [{"python?": "python", "array0": "numpy"}.get(k, k) for k in kinds]
     if fn is arrays.getitem and leaves:
         return "numpy" if kinds[0] == "numpy" else "jax"
     if scalar and "python" in kinds and all(k in ("python", None) for k in kinds):
@@ -324,21 +361,24 @@ def _dtype_list(dtypes: list) -> str:
 class MutationMixin:
     # -------------------------------------------------------- precision
     def precise_eval(self, fn: Any, treedef: Any, leaves: list, node: Any, numpy_fn: bool, eager_fn: Any) -> tuple:
-        """``(leaves, x32, (out_tree, out_leaves))``: the abstract result of
+        """``(leaves, x32, (out_tree, out_leaves), fn)``: the abstract result of
         ``fn`` under the rules eager follows (``precision``). A JAX op (``x32``)
         is typed with x64 off; a NumPy op with x64 on, its operands first cast
         to the dtype NumPy computes in where JAX's promotion differs (the
-        returned ``leaves``); where that cannot make the graph compute NumPy's
-        dtypes the site falls back (A2G016), never narrowed."""
+        returned ``leaves``), its integer results widened where NumPy's are
+        wider (``np.digitize``'s int64 indices where JAX gives int32: the
+        returned ``fn`` casts them, an exact cast); where that cannot make
+        the graph compute NumPy's dtypes the site falls back (A2G016), never
+        narrowed."""
         host = eager_fn is not None and (numpy_fn or not any(jax_kind(x) for x in leaves))
         x32 = jax_semantics(fn, leaves, numpy_fn, host, self.user_x64)
         if x32 or is_at_update(fn) and not self.user_x64 and leaves and jax_kind(leaves[0]):
             self._check_python_ints(fn, treedef, leaves, node)
-            return leaves, x32, self._abstract_eval(fn, treedef, leaves, node, x32)
+            return leaves, x32, self._abstract_eval(fn, treedef, leaves, node, x32), fn
         if not (numpy_fn or host or self.numpy_kind(fn, leaves, False)):
             out = self._abstract_eval(fn, treedef, leaves, node, x32)
             self._python_int_bits(fn, leaves, out[1], node)
-            return leaves, x32, out
+            return leaves, x32, out, fn
         source = eager_fn if eager_fn is not None else fn
         common = comparison_dtype(source, leaves)
         if common is not None:
@@ -350,14 +390,20 @@ class MutationMixin:
             raise self.graph_break(FallbackCode.TRACE_ERROR, node, f"{e} (eager raises OverflowError)", exc=e) from None
         got = [x.type.dtype for x in out[1] if isinstance(x, Value)]
         if expected is None or len(expected) != len(got) or expected == got:
-            return leaves, False, out
+            return leaves, False, out, fn
+        if eager_fn is not None and all(e == g or e.kind == g.kind == "i" and e.itemsize > g.itemsize
+                                        for e, g in zip(expected, got)):
+            from .numpy_api import widen_ints   # int32 indices where NumPy's are int64: widened, exactly
+
+            wider = widen_ints(fn, expected)
+            return leaves, False, self._abstract_eval(wider, treedef, leaves, node), wider
         targets = {e for e, g in zip(expected, got) if e != g}
         if len(targets) == 1:
             cast = self._cast_operands(leaves, next(iter(targets)), node)
             if cast is not leaves:
                 again = self._abstract_eval(fn, treedef, cast, node)
                 if [x.type.dtype for x in again[1] if isinstance(x, Value)] == expected:
-                    return cast, False, again
+                    return cast, False, again, fn
         raise self.graph_break(FallbackCode.PRECISION, node, f"NumPy computes {_dtype_list(expected)} here, where the "
                                f"graph would compute {_dtype_list(got)}")
 
@@ -435,6 +481,9 @@ class MutationMixin:
         if not results:
             return
         values = [x for x in leaves if isinstance(x, Value)]
+        if self._numpy_result_kinds(user, treedef, leaves, out_leaves, node):
+            self._mark_views(fn, label, leaves, results, node)
+            return
         if needs_probe(user, leaves):
             if any(x.type.mixed for x in values):
                 raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{qualified_name(user)} is given a value whose "
@@ -469,6 +518,46 @@ class MutationMixin:
                                        "array, which the graph cannot tell from a NumPy scalar")
         self._mark_views(fn, label, leaves, results, node)
 
+    def _numpy_result_kinds(self, user: Any, treedef: Any, leaves: list, out_leaves: list, node: Any) -> bool:
+        """The kinds of the results of the NumPy function ``user`` on NumPy
+        operands and Python numbers, as eager NumPy gives them on exemplar data
+        (``numpy_probe``): a Python bool (``np.allclose``), a NumPy scalar
+        (``np.sum``), a 0-d ndarray (``np.cov`` of a vector, ``np.tensordot``
+        over every axis), an ndarray; results sharing memory with an operand
+        are its views. False where not probed (a ufunc, a jax.Array operand, a
+        kind that depends on the path, eager raised on the exemplars): the rules
+        decide. A result unlike eager's (another number of results, another
+        rank, an object) falls back: the graph's op is not NumPy's."""
+        from ..resolver import qualified_name
+        from .numpy_probe import eager_probe, leaf_kind
+
+        if not is_numpy_callable(user) or isinstance(user, np.ufunc) or _is_ours(user) \
+                or any(isinstance(x, Value) and (x.type.mixed or "jax" in x.type.kinds) or _jax_operand(x) for x in leaves):
+            return False
+        probe = eager_probe(user, treedef, leaves)
+        if probe is None:
+            return False
+        if len(probe.leaves) != len(out_leaves):
+            raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{qualified_name(user)} gives {len(probe.leaves)} "
+                                   f"results in eager, its graph op {len(out_leaves)}")
+        kinds = []
+        for mine, theirs in zip(out_leaves, probe.leaves):
+            if not isinstance(mine, Value):
+                continue
+            kind, shape = leaf_kind(theirs), mine.type.shape
+            same_rank = np.ndim(theirs) == len(shape) and (probe.shrunk or np.shape(theirs) == shape)
+            if kind is None or not same_rank:
+                raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{qualified_name(user)} gives "
+                                       f"{type(theirs).__name__} {np.shape(theirs)} in eager where its graph op gives "
+                                       f"{mine.type}")
+            kinds.append((mine, kind))
+        for (mine, kind), shares in zip(kinds, [s for m, s in zip(out_leaves, probe.shares) if isinstance(m, Value)]):
+            mine.type = mine.type.with_kinds((kind,))
+            bases = [leaves[k] for k in shares if isinstance(leaves[k], Value)]
+            if bases and (mine.type.shape or mine.type.array0):
+                self.view_of[id(mine)] = (mine, bases)
+        return True
+
     def _mark_views(self, fn: Any, label: str, leaves: list, results: list, node: Any = None) -> None:
         """NumPy results of a function that may return a view of a NumPy operand."""
         name = (label or getattr(fn, "__name__", "")).lstrip(".")
@@ -483,12 +572,43 @@ class MutationMixin:
             view = _basic_index(leaves[1]) if len(leaves) > 1 else True
         if not view:
             return
-        bases = [x for x in leaves if isinstance(x, Value) and "numpy" in x.type.kinds]
+        bases = [x for x in leaves if isinstance(x, Value) and ("numpy" in x.type.kinds and x.type.shape or
+                                                                 "array0" in x.type.kinds)]   # (a NumPy scalar is no base)
         if not bases:
             return
         for r in results:
-            if "numpy" in r.type.kinds and r.type.shape:   # a 0-d result is a NumPy scalar, not a view
+            if "numpy" in r.type.kinds and r.type.shape or r.type.array0:   # a NumPy scalar is no view
                 self.view_of[id(r)] = (r, bases)
+
+    # ------------------------------------------------------- view recipes
+    @property
+    def view_recipes(self) -> dict:
+        """NumPy views the graph can make again on eager's arrays after the
+        call: id(view) -> (view, replay, treedef, leaves, base), where
+        ``replay(*args, **kwargs)`` of the operands (``base`` among the
+        ``leaves`` replaced by an ndarray) makes eager's view of it."""
+        d = self.__dict__.get("_view_recipes")
+        if d is None:
+            d = self.__dict__["_view_recipes"] = {}
+        return d
+
+    def note_view_recipes(self, fn: Any, treedef: Any, leaves: list, results: list, eager_fn: Any,
+                          n_out: int) -> None:
+        """After ``mark_kinds``: a view made from one NumPy operand and static
+        operands (``x[1:]``, ``x.T``, ``x.reshape(2, 3)``, ``np.transpose(x)``)
+        by a function that does on an ndarray what eager does."""
+        operands = [x for x in leaves if isinstance(x, Value)]
+        if len(operands) != 1 or len(results) != n_out:   # (arrays only: the k-th result is the k-th leaf)
+            return
+        replay = _replayer(fn, eager_fn)
+        if replay is None:
+            return
+        base = operands[0]
+        for k, r in enumerate(results):
+            entry = self.view_of.get(id(r))
+            if entry is not None and entry[0] is r and len(entry[1]) == 1 and entry[1][0] is base:
+                # the replay picks the k-th array of what it makes (np.split's list, broadcast_arrays' tuple)
+                self.view_recipes[id(r)] = (r, _Pick(replay, k), treedef, list(leaves), base)
 
     # ------------------------------------------------------------ stores
     def functional_store(self, obj: np.ndarray, idx: Any, value: Any) -> bool:
@@ -515,6 +635,7 @@ class MutationMixin:
         if any(c.value is obj for c in self.captures):
             raise self.graph_break(FallbackCode.MUTATION, target, f"in-place write into a NumPy array read from outside "
                                    f"(a global, a closure variable, an attribute) through '{name}'")
+        view = None
         if isinstance(obj, np.ndarray):
             if not self._is_fresh(obj):
                 raise self.graph_break(FallbackCode.MUTATION, target, "in-place write of a traced value into a NumPy array "
@@ -527,7 +648,11 @@ class MutationMixin:
                 raise self.graph_break(FallbackCode.MUTATION, target, f"in-place write into the NumPy array '{name}' "
                                        "read from outside the function (a global, closure or attribute): the write "
                                        "must reach that array")
-            self._check_unaliased(obj, name, target)
+            view = self._input_view(obj) if len(self.regions) == 1 and not self.traced_depth else None
+            if view is None:
+                self._check_unaliased(obj, name, target)
+            else:   # a view of an argument nothing else sees: written back into that view of the caller's array
+                self._check_unaliased(view, name, target, views_ok=True)
         if id(obj) in self.input_of and len(self.regions) > 1:
             # the write-back into the caller's array follows the version of the
             # argument at the segment's end: the construct's result for this
@@ -543,11 +668,17 @@ class MutationMixin:
         self._check_bounds(obj, idx, target)
         self._check_scalar_store(obj.type.dtype, value, target)
         new = self.emit_call(np_setitem, (obj, idx, value), {}, target, "setitem")
-        new.type = dataclasses.replace(new.type, numpy=True)
+        new.type = dataclasses.replace(new.type, numpy=True, array0=obj.type.array0)
         entry = self.input_of.get(id(obj))
         if entry is not None:   # an argument: write it back into the caller's array
             self.input_of[id(new)] = (new, entry[1])
             self.input_writes[entry[1]] = new
+            self.first_input_writes.setdefault(entry[1], self.current_top)
+        if view is not None:   # a view of an argument: written back into that view (specialize._view_program)
+            self.view_versions[id(new)] = (new, view)
+            self.view_writes[id(view)] = (view, new)
+            root = self._roots(view)[0]
+            self.first_input_writes.setdefault(self.input_of[id(root)][1], self.current_top)
         self.assign_name(name, new, target)
 
     def check_numpy_index(self, obj: Any, idx: Any, node: Any) -> None:
@@ -631,19 +762,141 @@ class MutationMixin:
                     raise self.graph_break(FallbackCode.TRACE_ERROR, node, f"index {p} is out of bounds for axis {axis} "
                                            f"with size {n} (eager raises IndexError)")
 
-    def _check_unaliased(self, obj: Any, name: str, node: Any) -> None:
-        """Fall back unless the local ``name`` is the only way to observe ``obj``."""
-        if isinstance(obj, Value):
-            if id(obj) in self.view_of:
-                raise self.graph_break(FallbackCode.MUTATION, node, f"'{name}' may be a view of another NumPy array "
-                                       "(a write through it changes the base)", hint="take a copy first: y = x[...].copy()")
+    def _check_unaliased(self, obj: Any, name: str, node: Any, views_ok: bool = False) -> None:
+        """Fall back unless the local ``name`` is the only way to observe ``obj``
+        (``views_ok``: ``obj`` is a view ``_input_view`` accepted)."""
+        if isinstance(obj, Value) and not views_ok:
             entry = self.input_of.get(id(obj))
             if entry is not None and entry[1] in self.input_aliased:
                 raise self.graph_break(FallbackCode.MUTATION, node, f"argument array '{name}' shares memory with another argument")
+            held = self._base_observable(obj)
+            if held and id(obj) in self.view_of:
+                raise self.graph_break(FallbackCode.MUTATION, node, f"'{name}' may be a view of another NumPy array "
+                                       f"(a write through it changes the base, {held})",
+                                       hint="take a copy first: y = x[...].copy()")
+            if held:
+                raise self.graph_break(FallbackCode.MUTATION, node, f"'{name}' may be {held} (the result of a traced "
+                                       "branch or a rolled loop is one of the arrays it joins)",
+                                       hint="take a copy first: y = y.copy()")
         holder = next(self._references(obj, name), None)
         if holder is not None:
             raise self.graph_break(FallbackCode.MUTATION, node, f"the array in '{name}' is also reachable as {holder}: "
                                    "a write must show through every alias", hint="take a copy (y = x.copy()) or write through one name")
+
+    # ------------------------------------------------------------ joins
+    @property
+    def joined_from(self) -> dict:
+        """NumPy arrays joined from others (a traced branch's result, a rolled
+        loop's carried value): id -> (value, the arrays it may be)."""
+        d = self.__dict__.get("_joined_from")
+        if d is None:
+            d = self.__dict__["_joined_from"] = {}
+        return d
+
+    def join_views(self, results: list, sources: list[list]) -> None:
+        """``results[k]`` is, in eager, one of ``source[k]`` for the sources
+        (each path of a branch; a loop's initial and carried values): a NumPy
+        array among them may be that same object (``y = a if c else b``),
+        so a write through either must show in the other."""
+        for k, r in enumerate(results):
+            if not isinstance(r, Value) or "numpy" not in r.type.kinds or not r.type.shape:
+                continue
+            bases = [src[k] for src in sources if k < len(src) and isinstance(src[k], Value)
+                     and "numpy" in src[k].type.kinds and src[k] is not r]
+            if bases:
+                self.joined_from[id(r)] = (r, bases)
+
+    def _bases_of(self, x: Any) -> list:
+        """The arrays ``x`` may view or be (one step)."""
+        out = []
+        for table in (self.view_of, self.__dict__.get("_joined_from") or {}):
+            entry = table.get(id(x))
+            if entry is not None and entry[0] is x:
+                out.extend(entry[1])
+        return out
+
+    def may_share(self, x: Any, obj: Any, depth: int = 0) -> bool:
+        """Whether ``x`` is ``obj``, or a view of it or joined from it, through any chain."""
+        if x is obj:
+            return True
+        if depth > 32:
+            return True   # a chain this long: assume it does
+        return any(self.may_share(b, obj, depth + 1) for b in self._bases_of(x))
+
+    @property
+    def view_versions(self) -> dict:
+        """Arrays written through a view of an argument: id(version) -> (version, the view it is written into)."""
+        d = self.__dict__.get("_view_versions")
+        if d is None:
+            d = self.__dict__["_view_versions"] = {}
+        return d
+
+    @property
+    def view_writes(self) -> dict:
+        """Views of arguments written in place: id(view) -> (view, its latest version), written back after the call."""
+        d = self.__dict__.get("_view_writes")
+        if d is None:
+            d = self.__dict__["_view_writes"] = {}
+        return d
+
+    def _input_view(self, obj: Value) -> Value | None:
+        """The view of an argument's array that ``obj`` is (or a version
+        written through it), when a write through it can be written back into
+        that view of the caller's array after the call: the view is made by
+        indexing, ``.T``, a method or a NumPy function from the whole
+        argument (``view_recipes``), and neither the argument nor any view on
+        the way is seen by anything but ``obj`` (``x = np.moveaxis(x, 0, -1);
+        x[..., 1:] *= 2``). None otherwise."""
+        version = self.view_versions.get(id(obj))
+        view = version[1] if version is not None and version[0] is obj else obj
+        chain, v = [], view
+        while True:
+            recipe = self.view_recipes.get(id(v))
+            if recipe is None or recipe[0] is not v or len(chain) > 64:
+                break
+            v = recipe[4]
+            chain.append(v)
+        entry = self.input_of.get(id(v))
+        if not chain or entry is None or entry[0] is not v:
+            return None
+        if entry[1] in self.input_aliased or entry[1] in self.input_writes or self.pending_inputs:
+            return None
+        seen = chain + ([view] if view is not obj else [])
+        if any(next(self._references(b, "", skip=obj), None) is not None for b in seen):
+            return None
+        return view
+
+    def _roots(self, x: Any, depth: int = 0) -> list:
+        """The arrays ``x`` views or may be, through any chain, that view or join nothing."""
+        bases = self._bases_of(x)
+        if not bases or depth > 64:
+            return [x]
+        return [r for b in bases for r in self._roots(b, depth + 1)]
+
+    def _base_observable(self, obj: Value) -> str:
+        """For a view or an array joined from others: how an array it may
+        share memory with can still be seen other than through ``obj`` (a
+        name, a container, another view, an argument, an array read from
+        outside), or '': a write through ``obj`` then changes nothing else
+        anyone can see (``moveaxis(fft(x))[..., 1:] *= 2``)."""
+        if not self._bases_of(obj):
+            return ""
+        mine = self.input_of.get(id(obj))
+        mine = mine[1] if mine is not None and mine[0] is obj else None
+        for r in self._roots(obj):
+            if r is obj:
+                continue
+            other = self.input_of.get(id(r))
+            if other is not None and other[0] is r:
+                if mine is not None and other[1] == mine:
+                    continue   # a version of the same argument array (written back: writeback.py)
+                return "an argument's array"
+            if not isinstance(r, Value) or any(c.value is r for c in self.captures):
+                return "an array from outside the segment"
+            holder = next(self._references(r, "", skip=obj), None)
+            if holder is not None:
+                return f"which is also reachable as {holder}"
+        return ""
 
     def _frames(self) -> list:
         out, seen = [], set()
@@ -655,14 +908,17 @@ class MutationMixin:
                 f = f.parent
         return out
 
-    def _references(self, obj: Any, name: str):
-        """Where else ``obj`` (or a view of it) can be seen from: names, containers, attributes."""
+    def _references(self, obj: Any, name: str, skip: Any = None):
+        """Where else ``obj`` (or a view of it, or an array joined from it) can
+        be seen from: names, containers, attributes (``skip``: not that one)."""
         seen: set[int] = set()
         is_value = isinstance(obj, Value)
         argument = self.input_of.get(id(obj)) if is_value else None
         argument = argument[1] if argument is not None and argument[0] is obj else None
 
         def hits(x: Any) -> bool:
+            if x is skip:
+                return False
             if x is obj:
                 return True
             if argument is not None and isinstance(x, Value):
@@ -672,8 +928,7 @@ class MutationMixin:
                 if other is not None and other[0] is x and other[1] == argument:
                     return True
             if is_value and isinstance(x, Value):
-                entry = self.view_of.get(id(x))
-                return entry is not None and entry[0] is x and any(b is obj for b in entry[1])
+                return self.may_share(x, obj)
             if not is_value and isinstance(x, np.ndarray):
                 return np.may_share_memory(x, obj)
             return False

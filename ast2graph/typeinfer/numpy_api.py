@@ -12,7 +12,7 @@ do; an array sharing memory with nothing is copied on its own.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 import jax
 import jax.numpy as jnp
@@ -75,7 +75,11 @@ def has_graph_equivalent(fn: Any) -> bool:
     """Whether a NumPy function called on traced values runs as a JAX op."""
     from .calls import _numpy_to_jnp
 
-    return _numpy_to_jnp(fn) is not fn
+    if not REPLACEMENTS:
+        REPLACEMENTS.update(_replacements())
+    from .numpy_inplace import writes_argument
+
+    return _numpy_to_jnp(fn) is not fn or id(fn) in REPLACEMENTS or writes_argument(fn)
 
 
 def with_eager_containers(callee: Any, args: tuple, kwargs: dict, result: Any) -> Any:
@@ -83,27 +87,18 @@ def with_eager_containers(callee: Any, args: tuple, kwargs: dict, result: Any) -
     gave on traced values) in the containers eager's ``callee`` returns:
     ``np.meshgrid`` gives a tuple where ``jnp.meshgrid`` gives a list,
     ``np.linalg.eigh`` NumPy's ``EighResult``. Eager's are read by running
-    ``callee`` once on data of the operands' kinds (NumPy functions are pure);
-    a result that is no list or tuple is returned as it is."""
+    ``callee`` once on data of the operands' kinds (``numpy_probe``, cached;
+    NumPy functions are pure); a result that is no list or tuple is returned
+    as it is."""
     if not isinstance(result, (list, tuple)):
         return result
-    import warnings
-
     from ..ir.core import Value
-    from .mutation import _PROBE_SEED, _exemplar
+    from .numpy_probe import eager_probe
     from .trees import tree_flatten
 
-    rng = np.random.default_rng(_PROBE_SEED)
     leaves, treedef = tree_flatten((args, kwargs), is_leaf=lambda x: isinstance(x, Value))
-    dummies = [_exemplar(x, rng) if isinstance(x, Value) else x for x in leaves]
-    try:
-        with warnings.catch_warnings(), np.errstate(all="ignore"):
-            warnings.simplefilter("ignore")
-            dargs, dkwargs = jax.tree_util.tree_unflatten(treedef, dummies)
-            eager = callee(*dargs, **dkwargs)
-    except Exception:  # noqa: BLE001 - eager's containers not known: left as they are
-        return result
-    return _restructure(eager, result)
+    probe = eager_probe(callee, treedef, leaves)
+    return result if probe is None else _restructure(probe.result, result)
 
 
 def _restructure(eager: Any, mine: Any) -> Any:
@@ -191,12 +186,572 @@ def python_code(callee: Any) -> Any:
     """The Python function of NumPy's own (``np.asarray_chkfinite``, a
     dispatcher's ``_implementation``) to convert when ``callee`` is called on
     traced values and has no JAX equivalent (``np.sin``, ``np.polyval`` run as
-    JAX ops) nor a rule here (``conversion``); None otherwise."""
+    JAX ops) nor a rule here (``conversion``, ``REPLACEMENTS``); None otherwise."""
+    if isinstance(callee, np.ufunc) or has_graph_equivalent(callee) or conversion(callee, (), {}) is not None:
+        return None
+    return numpy_source(callee)
+
+
+# ------------------------------------------------------------------ graph ops
+# The graph's op for a NumPy function called on traced values is its JAX
+# namesake (``np.sin`` -> ``jnp.sin``) only where that computes what NumPy
+# computes: the same results, shapes, dtypes and kinds. Where it does not for
+# a reason written down here (a default, a signature, the order of ties), a
+# function below with NumPy's signature computes NumPy's result with JAX ops
+# (``REPLACEMENTS``); where the difference depends on the data in a way no
+# exemplar shows, the call runs NumPy's own Python or falls back
+# (``DATA_DEPENDENT``); any other difference is found by running both on
+# exemplar data once per function and signature (``numpy_probe.differs``).
+
+
+def not_numpys(what: str) -> NotImplementedError:
+    """The error a graph op with NumPy's semantics raises for arguments it
+    does not model (``order=``, ``out=``): the call falls back (A2G003), as
+    for a JAX op that rejects its arguments; not an internal error."""
+    error = NotImplementedError(what)
+    error._a2g_eager = True  # type: ignore[attr-defined]
+    return error
+
+
+def _host_numpy(fn: Any, shape: tuple, dtype: Any, *operands: Any) -> Any:
+    """``fn(*operands)`` run by NumPy on the host (a pure callback), as an array of ``shape`` and ``dtype``."""
+    def host(*arrays: Any) -> np.ndarray:
+        return np.asarray(fn(*[np.asarray(a) for a in arrays]), dtype=dtype)
+
+    return jax.pure_callback(host, jax.ShapeDtypeStruct(shape, dtype), *operands, vmap_method="sequential")
+
+
+def float_to_int(x: Any, dtype: Any) -> Any:
+    """``x.astype(dtype)`` of a NumPy float array to an integer dtype: XLA
+    truncates toward zero as NumPy does, but where a value is NaN, infinite
+    or beyond the integer range NumPy's answer is the platform's (INT_MIN on
+    x86 for int32/int64, bits wrapped for narrower types) and XLA saturates:
+    those calls convert on the host with NumPy itself (a callback that runs
+    only then, warning as eager warns)."""
+    dtype = np.dtype(dtype)
+    info = np.iinfo(dtype)
+    lo, hi = float(info.min), float(info.max) + 1.0   # both exact in float32 and float64
+    x = jnp.asarray(x)
+    in_range = jnp.all(jnp.isfinite(x) & (x >= lo) & (x < hi))
+
+    def on_host(v: Any) -> Any:
+        return _host_numpy(lambda a: a.astype(dtype), v.shape, dtype, v)
+
+    return jax.lax.cond(in_range, lambda v: v.astype(dtype), on_host, x)
+
+
+def _has_ties(sorted_values: Any, axis: int) -> Any:
+    """Whether two neighbours along ``axis`` of sorted data are equal (NaNs equal to each other, -0.0 to 0.0)."""
+    n = sorted_values.shape[axis]
+    if n < 2:
+        return jnp.zeros((), bool)
+    a = jax.lax.slice_in_dim(sorted_values, 1, n, axis=axis)
+    b = jax.lax.slice_in_dim(sorted_values, 0, n - 1, axis=axis)
+    same = a == b
+    if jnp.issubdtype(sorted_values.dtype, jnp.inexact):
+        same = same | jnp.isnan(a) & jnp.isnan(b)
+    return jnp.any(same)
+
+
+def argsort(a: Any, axis: Any = -1, kind: Any = None, order: Any = None, *, stable: Any = None) -> Any:
+    """``np.argsort``: NumPy's default sort (quicksort, heapsort) is not
+    stable, JAX's is: equal keys may come in another order. A stable kind
+    is JAX's result; otherwise, where the data has ties, NumPy sorts on the
+    host (a callback that runs only then)."""
+    if order is not None:
+        raise not_numpys("np.argsort with order= (structured arrays)")
+    x = jnp.asarray(a)
+    if axis is None:
+        x, axis = jnp.ravel(x), -1
+    axis = axis % max(x.ndim, 1)
+    indices = jnp.argsort(x, axis=axis, stable=True)
+    if stable or kind in ("stable", "mergesort") or x.ndim == 0:
+        return indices
+    ties = _has_ties(jnp.take_along_axis(x, indices, axis=axis), axis)
+
+    def numpy_order(values: Any) -> Any:
+        return _host_numpy(lambda v: np.argsort(v, axis=axis, kind=kind), indices.shape, indices.dtype, values)
+
+    return jax.lax.cond(ties, numpy_order, lambda _: indices, x)
+
+
+def sort(a: Any, axis: Any = -1, kind: Any = None, order: Any = None, *, stable: Any = None) -> Any:
+    """``np.sort``: the sorted values do not depend on the algorithm (``kind``)."""
+    if order is not None:
+        raise not_numpys("np.sort with order= (structured arrays)")
+    return jnp.sort(a, axis=axis)
+
+
+def tril(m: Any, k: int = 0) -> Any:
+    """``np.tril``: a 1-D operand is a row repeated (NumPy broadcasts it to a square)."""
+    m = jnp.asarray(m)
+    if m.ndim == 1:
+        m = jnp.broadcast_to(m, (m.shape[0], m.shape[0]))
+    return jnp.tril(m, k)
+
+
+def triu(m: Any, k: int = 0) -> Any:
+    """``np.triu``: a 1-D operand is a row repeated (NumPy broadcasts it to a square)."""
+    m = jnp.asarray(m)
+    if m.ndim == 1:
+        m = jnp.broadcast_to(m, (m.shape[0], m.shape[0]))
+    return jnp.triu(m, k)
+
+
+_NO_VALUE = getattr(np, "_NoValue", None)
+
+
+def pinv(a: Any, rcond: Any = None, hermitian: bool = False, *, rtol: Any = _NO_VALUE) -> Any:
+    """``np.linalg.pinv``: NumPy's cutoff for small singular values (1e-15
+    by default; JAX's default is ``10 * max(M, N) * eps``)."""
+    if rcond is None:
+        if rtol is _NO_VALUE:
+            rcond = 1e-15
+        elif rtol is None:
+            rcond = max(np.shape(a)[-2:]) * np.finfo(jnp.result_type(a, 1.0)).eps
+        else:
+            rcond = rtol
+    elif rtol is not _NO_VALUE:
+        raise ValueError("`rtol` and `rcond` can't be both set.")
+    return jnp.linalg.pinv(a, rtol=rcond, hermitian=hermitian)
+
+
+def matrix_rank(A: Any, tol: Any = None, hermitian: bool = False, *, rtol: Any = None) -> Any:
+    """``np.linalg.matrix_rank``: ``tol`` absolute, ``rtol`` relative to the
+    largest singular value (JAX takes both as absolute), an int64 count."""
+    if rtol is not None and tol is not None:
+        raise ValueError("`tol` and `rtol` can't be both set.")
+    A = jnp.asarray(A)
+    if A.ndim < 2:
+        return jnp.any(A != 0).astype(np.int64)
+    S = jnp.linalg.svd(A, compute_uv=False, hermitian=hermitian)
+    if tol is None:
+        rtol = max(A.shape[-2:]) * jnp.finfo(S.dtype).eps if rtol is None else jnp.asarray(rtol)[..., None]
+        tol = jnp.max(S, axis=-1, keepdims=True, initial=0) * rtol
+    else:
+        tol = jnp.asarray(tol)[..., None]
+    return jnp.count_nonzero(S > tol, axis=-1).astype(np.int64)
+
+
+def searchsorted(a: Any, v: Any, side: str = "left", sorter: Any = None) -> Any:
+    """``np.searchsorted``: NumPy's int64 indices; where ``a`` is not sorted
+    (NumPy's precondition, whose breach gives what its binary search finds),
+    NumPy searches on the host (a callback that runs only then)."""
+    found = jnp.searchsorted(a, v, side=side, sorter=sorter).astype(np.int64)
+    a = jnp.asarray(a)
+    keys = a if sorter is None else a[jnp.asarray(sorter)]
+    if keys.shape[0] < 2:
+        return found
+    unsorted = jnp.any(keys[1:] < keys[:-1]) | jnp.any(jnp.isnan(keys[:-1]) & ~jnp.isnan(keys[1:])) \
+        if jnp.issubdtype(keys.dtype, jnp.inexact) else jnp.any(keys[1:] < keys[:-1])
+    operands = (a, v) if sorter is None else (a, v, sorter)
+
+    def numpy_search(ops: tuple) -> Any:
+        return _host_numpy(lambda *xs: np.searchsorted(xs[0], xs[1], side=side,
+                                                       sorter=None if sorter is None else xs[2]),
+                           found.shape, found.dtype, *ops)
+
+    return jax.lax.cond(unsorted, numpy_search, lambda _: found, operands)
+
+
+def histogram(a: Any, bins: Any = 10, range: Any = None, density: Any = None, weights: Any = None) -> Any:
+    """``np.histogram``: counts are int64 without weights or density (JAX's are floats)."""
+    hist, edges = jnp.histogram(a, bins=bins, range=range, density=density, weights=weights)
+    if weights is None and not density:
+        hist = hist.astype(np.int64)
+    return hist, edges
+
+
+def histogram2d(x: Any, y: Any, bins: Any = 10, range: Any = None, density: Any = None, weights: Any = None) -> Any:
+    """``np.histogram2d``: counts are float64 (JAX's are ints without weights)."""
+    hist, xedges, yedges = jnp.histogram2d(x, y, bins=bins, range=range, density=density, weights=weights)
+    return hist.astype(jnp.result_type(float)), xedges, yedges
+
+
+def _int_division_by_zero(ufunc: Any, quotient_at: Any) -> Any:
+    """``ufunc`` (``jnp.floor_divide``, ``jnp.divmod``) with NumPy's integer
+    quotient by zero: 0 (XLA's is another number)."""
+    def op(x1: Any, x2: Any, /, **kwargs: Any) -> Any:
+        out = ufunc(x1, x2, **kwargs)
+        q = out if quotient_at is None else out[quotient_at]
+        if jnp.issubdtype(q.dtype, jnp.integer):
+            q = jnp.where(jnp.asarray(x2) == 0, jnp.zeros_like(q), q)
+        return q if quotient_at is None else (q, *out[1:])
+
+    op.__name__ = op.__qualname__ = ufunc.__name__
+    return op
+
+
+def fix(x: Any, out: Any = None) -> Any:
+    """``np.fix`` (its Python calls ``np.trunc(x, out=None)``, which JAX's ``trunc`` does not take)."""
+    if out is not None:
+        raise not_numpys("np.fix with out=")
+    return jnp.trunc(x)
+
+
+def eigh(a: Any, UPLO: str = "L") -> Any:
+    """``np.linalg.eigh``: only the ``UPLO`` triangle is read (JAX symmetrizes by default)."""
+    return jnp.linalg.eigh(a, UPLO=UPLO, symmetrize_input=False)
+
+
+def eigvalsh(a: Any, UPLO: str = "L") -> Any:
+    """``np.linalg.eigvalsh``: only the ``UPLO`` triangle is read (JAX symmetrizes by default)."""
+    return jnp.linalg.eigvalsh(a, UPLO=UPLO, symmetrize_input=False)
+
+
+def cholesky(a: Any, /, *, upper: bool = False) -> Any:
+    """``np.linalg.cholesky``: only the lower (``upper``) triangle is read (JAX symmetrizes by default)."""
+    return jnp.linalg.cholesky(a, upper=upper, symmetrize_input=False)
+
+
+def _int_indices(indices: Any) -> Any:
+    """Indices as NumPy casts them (floats truncated: ``np.take(x, 1.7)`` is ``x[1]``)."""
+    if isinstance(indices, (list, tuple)):
+        indices = jnp.asarray(indices)
+    if jnp.issubdtype(jnp.result_type(indices), jnp.floating):
+        return jnp.asarray(indices).astype(np.int64)
+    return indices
+
+
+def take(a: Any, indices: Any, axis: Any = None, out: Any = None, mode: str = "raise") -> Any:
+    """``np.take``: indices checked by NumPy's bounds (``take_index_check``, before the op) for ``mode='raise'``."""
+    if out is not None:
+        raise not_numpys("np.take with out=")
+    return jnp.take(a, _int_indices(indices), axis=axis, mode="fill" if mode == "raise" else mode)
+
+
+def take_along_axis(arr: Any, indices: Any, axis: Any = -1) -> Any:
+    """``np.take_along_axis``: indices checked by NumPy's bounds (``take_index_check``)."""
+    return jnp.take_along_axis(arr, indices, axis=axis, mode="fill")
+
+
+def repeat(a: Any, repeats: Any, axis: Any = None) -> Any:
+    """``np.repeat``: a float count known at trace time truncated, as NumPy casts it."""
+    if isinstance(repeats, float) or isinstance(repeats, np.ndarray) and repeats.dtype.kind == "f":
+        repeats = np.asarray(repeats).astype(np.intp)
+        repeats = int(repeats) if repeats.ndim == 0 else repeats
+    return jnp.repeat(a, repeats, axis=axis)
+
+
+def take_index_check(callee: Any, args: tuple, kwargs: dict) -> tuple | None:
+    """``(shape, axis, indices)`` for the run-time bounds check NumPy makes
+    of ``np.take``'s (``mode='raise'``) and ``np.take_along_axis``'s traced
+    indices (XLA would fill or clamp where NumPy raises IndexError), or None."""
+    from ..ir.core import Value
+
+    names = ("a", "indices", "axis") if callee is np.take else ("arr", "indices", "axis")
+    if callee not in (np.take, np.take_along_axis):
+        return None
+    bound = dict(zip(names, args))
+    bound.update({k: v for k, v in kwargs.items() if k in names})
+    a, indices = bound.get(names[0]), bound.get("indices")
+    axis = bound.get("axis", None if callee is np.take else -1)
+    if callee is np.take and kwargs.get("mode", args[4] if len(args) > 4 else "raise") != "raise":
+        return None
+    if not isinstance(a, Value) or not isinstance(indices, Value) or indices.type.dtype.kind not in "iu" \
+            or not isinstance(axis, (int, type(None))):
+        return None
+    shape = a.type.shape
+    if axis is None:
+        return (int(np.prod(shape)),), 0, indices
+    return shape, axis % max(len(shape), 1), indices
+
+
+def widen_ints(fn: Any, dtypes: list) -> Any:
+    """``fn`` with its array results cast to ``dtypes`` (in flattening
+    order): integer results NumPy gives wider than JAX (int64 indices where
+    JAX computes int32), a cast that changes no value."""
+    def wider(*args: Any, **kwargs: Any) -> Any:
+        out = fn(*args, **kwargs)
+        leaves, treedef = jax.tree_util.tree_flatten(out)
+        it = iter(dtypes)
+        cast = [x.astype(next(it)) if hasattr(x, "dtype") else x for x in leaves]
+        return jax.tree_util.tree_unflatten(treedef, cast)
+
+    wider.__name__ = wider.__qualname__ = getattr(fn, "__name__", "numpy_function")
+    wider.__module__ = getattr(fn, "__module__", None)
+    return wider
+
+
+def choose(a: Any, choices: Any, out: Any = None, mode: str = "raise") -> Any:
+    """``np.choose``: an entry out of range raises (``raise_check``), so the graph op may clip."""
+    if out is not None:
+        raise not_numpys("np.choose with out=")
+    return jnp.choose(a, choices, mode="clip" if mode == "raise" else mode)
+
+
+def histogramdd(sample: Any, bins: Any = 10, range: Any = None, density: Any = None, weights: Any = None) -> Any:
+    """``np.histogramdd``: a 1-D sample is N points in one dimension; counts are floats."""
+    sample = jnp.asarray(sample)
+    if sample.ndim == 1:
+        sample = sample[:, None]
+    hist, edges = jnp.histogramdd(sample, bins=bins, range=range, weights=weights, density=density)
+    return hist.astype(jnp.result_type(float)), edges
+
+
+def _on_host(numpy_fn: Any, integer_result: bool) -> Any:
+    """``numpy_fn(a, kth, axis=-1, ...)`` (``np.partition``, ``np.argpartition``)
+    computed by NumPy on the host (a pure callback): NumPy's introselect
+    leaves the elements other than the ``kth`` in an order of its own, which
+    no JAX op computes. ``kth`` and the keywords must be known at trace time."""
+    def op(a: Any, kth: Any, axis: Any = -1, kind: str = "introselect", order: Any = None) -> Any:
+        from ..ir.core import Value
+
+        if order is not None or any(isinstance(x, (Value, jax.core.Tracer)) for x in jax.tree_util.tree_leaves(kth)):
+            raise not_numpys(f"np.{numpy_fn.__name__} with a traced kth or order=")
+        a = jnp.asarray(a)
+        shape = (a.size,) if axis is None else a.shape
+        dtype = np.dtype(np.intp) if integer_result else a.dtype
+        return _host_numpy(lambda x: numpy_fn(x, kth, axis=axis, kind=kind), shape, dtype, a)
+
+    op.__name__ = op.__qualname__ = numpy_fn.__name__
+    return op
+
+
+def _replacements() -> dict:
+    return {id(np.argsort): argsort, id(np.sort): sort, id(np.tril): tril, id(np.triu): triu,
+            id(np.linalg.pinv): pinv, id(np.linalg.matrix_rank): matrix_rank, id(np.searchsorted): searchsorted,
+            id(np.histogram): histogram, id(np.histogram2d): histogram2d, id(np.fix): fix,
+            id(np.choose): choose, id(np.histogramdd): histogramdd,
+            id(np.partition): _on_host(np.partition, False), id(np.argpartition): _on_host(np.argpartition, True),
+            id(np.take): take, id(np.take_along_axis): take_along_axis, id(np.repeat): repeat,
+            id(np.linalg.eigh): eigh, id(np.linalg.eigvalsh): eigvalsh, id(np.linalg.cholesky): cholesky,
+            id(np.floor_divide): _int_division_by_zero(jnp.floor_divide, None),
+            id(np.divmod): _int_division_by_zero(jnp.divmod, 0)}
+
+
+REPLACEMENTS: dict = {}
+
+
+# NumPy functions whose JAX namesake differs in ways that depend on the data
+# (exemplars cannot show them): the reason, and whether NumPy's own Python
+# (``python_code``) computes it instead (it then falls back where it must).
+DATA_DEPENDENT: dict = {}
+
+
+def _data_dependent() -> dict:
+    shape = "the result's shape depends on the data"
+    return {
+        id(np.polydiv): ("NumPy trims the remainder's leading zeros: its shape depends on the data", True),
+        id(np.roots): ("NumPy trims zeros and returns real or complex roots by the data", False),
+        id(np.linalg.eig): ("NumPy returns real or complex eigenvalues by the data", False),
+        id(np.linalg.eigvals): ("NumPy returns real or complex eigenvalues by the data", False),
+        id(np.linalg.lstsq): ("NumPy's residuals are empty when the matrix is rank-deficient", False),
+        id(np.unique): (shape, False), id(np.unique_values): (shape, False), id(np.unique_counts): (shape, False),
+        id(np.unique_inverse): (shape, False), id(np.unique_all): (shape, False), id(np.trim_zeros): (shape, False),
+        id(np.nonzero): (shape, False), id(np.flatnonzero): (shape, False), id(np.argwhere): (shape, False),
+        id(np.extract): (shape, False), id(np.compress): (shape, False), id(np.setdiff1d): (shape, False),
+        id(np.union1d): (shape, False), id(np.intersect1d): (shape, False), id(np.setxor1d): (shape, False),
+    }
+
+
+def data_dependent(callee: Any, args: tuple, kwargs: dict) -> tuple[str, bool]:
+    """``(why, python)``: why the JAX namesake of ``callee`` may compute
+    otherwise than NumPy on these arguments ("" if it does not), and whether
+    NumPy's own Python (converted) computes it instead."""
+    if not DATA_DEPENDENT:
+        DATA_DEPENDENT.update(_data_dependent())
+    return DATA_DEPENDENT.get(id(callee), ("", False))
+
+
+# ---------------------------------------------------- NumPy's own errors
+# NumPy functions that raise for data their JAX namesake takes silently (an
+# all-NaN slice, weights summing to zero, a quantile out of range): a
+# run-time check in the graph raises eager's exception (``raise_check``).
+def _all_nan_slice(a: Any, axis: Any = None, out: Any = None, *, keepdims: Any = False) -> Any:
+    a = jnp.asarray(a)
+    if not jnp.issubdtype(a.dtype, jnp.inexact):
+        return jnp.zeros((), bool)
+    return jnp.any(jnp.all(jnp.isnan(a), axis=axis))
+
+
+def _weights_sum_to_zero(a: Any, axis: Any = None, weights: Any = None, returned: bool = False, *,
+                         keepdims: Any = False) -> Any:
+    a, w = jnp.asarray(a), jnp.asarray(weights)
+    if w.shape != a.shape:   # 1-D weights along ``axis``, as NumPy broadcasts them
+        w = jnp.swapaxes(jnp.broadcast_to(w, (a.ndim - 1) * (1,) + w.shape), -1, axis)
+    return jnp.any(jnp.sum(w, axis=axis) == 0)
+
+
+def _outside(scale: float) -> Callable:
+    def q_outside(a: Any, q: Any, *args: Any, **kwargs: Any) -> Any:
+        q = jnp.asarray(q) / scale
+        return ~(jnp.all(0 <= q) & jnp.all(q <= 1))   # (a NaN is outside)
+
+    return q_outside
+
+
+def _not_monotonic(x: Any, bins: Any, right: bool = False) -> Any:
+    d = jnp.diff(jnp.asarray(bins))
+    return ~(jnp.all(d >= 0) | jnp.all(d <= 0))
+
+
+def _bad_choice(a: Any, choices: Any, out: Any = None, mode: str = "raise") -> Any:
+    n = len(choices) if isinstance(choices, (list, tuple)) else jnp.shape(choices)[0]
+    a = jnp.asarray(a)
+    return jnp.any((a < 0) | (a >= n)) if mode == "raise" else jnp.zeros((), bool)
+
+
+def _negative_integer_power(x1: Any, x2: Any, /, **kwargs: Any) -> Any:
+    x1, x2 = jnp.asarray(x1), jnp.asarray(x2)
+    if not (jnp.issubdtype(x1.dtype, jnp.integer) and jnp.issubdtype(x2.dtype, jnp.signedinteger)):
+        return jnp.zeros((), bool)
+    return jnp.any(x2 < 0)
+
+
+def _raise_checks() -> dict:
+    percent = (ValueError, "Percentiles must be in the range [0, 100]")
+    quant = (ValueError, "Quantiles must be in the range [0, 1]")
+    return {
+        id(np.nanargmax): (_all_nan_slice, ValueError, "All-NaN slice encountered", None),
+        id(np.nanargmin): (_all_nan_slice, ValueError, "All-NaN slice encountered", None),
+        id(np.average): (_weights_sum_to_zero, ZeroDivisionError, "Weights sum to zero, can't be normalized",
+                         ("weights", 2)),
+        id(np.percentile): (_outside(100.0), *percent, ("q", 1)), id(np.nanpercentile): (_outside(100.0), *percent, ("q", 1)),
+        id(np.quantile): (_outside(1.0), *quant, ("q", 1)), id(np.nanquantile): (_outside(1.0), *quant, ("q", 1)),
+        id(np.power): (_negative_integer_power, ValueError, "Integers to negative integer powers are not allowed.",
+                       ("x2", 1)),
+        id(np.choose): (_bad_choice, ValueError, "invalid entry in choice array", ("a", 0)),
+        id(np.digitize): (_not_monotonic, ValueError, "bins must be monotonically increasing or decreasing",
+                          ("bins", 1)),
+    }
+
+
+RAISE_CHECKS: dict = {}
+
+
+def raise_check(callee: Any, args: tuple, kwargs: dict) -> tuple | None:
+    """``(predicate, exception, message)`` where NumPy's ``callee`` raises
+    ``exception(message)`` on data ``predicate(*args, **kwargs)`` (a JAX
+    function) holds for, or None (no such check, or the argument it checks
+    is known at trace time: NumPy's own check then runs on the exemplars)."""
+    from ..ir.core import Value
+    from .trees import tree_leaves
+
+    if not RAISE_CHECKS:
+        RAISE_CHECKS.update(_raise_checks())
+    entry = RAISE_CHECKS.get(id(callee))
+    if entry is None:
+        return None
+    predicate, exc, message, checked = entry
+    if checked is not None:
+        name, at = checked
+        operand = args[at] if len(args) > at else kwargs.get(name)
+        if not any(isinstance(x, Value) for x in tree_leaves(operand)):
+            return None
+    return predicate, exc, message
+
+
+# NumPy functions (names under ``numpy.``) whose graph op (JAX namesake or
+# replacement above) was checked against NumPy on exemplar data for every
+# argument kind NumPy's namespace sweep gives them: not checked again at
+# trace time (a check runs JAX on the exemplars, a compilation each); the
+# test ``test_numpy_semantics.py::test_vetted_graph_ops_compute_numpys_results``
+# checks them all again. Any other NumPy function is checked when called.
+VETTED_NAMES = (
+    "empty", "empty_like",   # uninitialised memory: any values are eager's (JAX's zeros too)
+    "partition", "argpartition",   # NumPy's own, on the host
+    "all", "allclose", "amax", "amin", "angle", "any", "append", "argmax", "argmin", "argsort", "around",
+    "array_equal", "array_equiv", "array_split", "atleast_1d", "atleast_2d", "atleast_3d", "average", "bartlett",
+    "bincount", "blackman", "block", "broadcast_arrays", "broadcast_shapes", "choose", "clip", "column_stack",
+    "concat", "concatenate", "convolve", "copy", "corrcoef", "correlate", "count_nonzero", "cov", "cumprod",
+    "cumsum", "cumulative_prod", "cumulative_sum", "delete", "diag", "diag_indices", "diag_indices_from", "diagflat",
+    "diagonal", "diff", "dot", "dstack", "ediff1d", "eye", "fft.fft", "fft.fft2", "fft.fftfreq", "fft.fftn",
+    "fft.fftshift", "fft.hfft", "fft.ifft", "fft.ifft2", "fft.ifftn", "fft.ifftshift", "fft.ihfft", "fft.irfft",
+    "fft.irfft2", "fft.irfftn", "fft.rfft", "fft.rfft2", "fft.rfftfreq", "fft.rfftn", "fill_diagonal", "fix", "flip",
+    "fliplr", "flipud", "full_like", "geomspace", "gradient", "hamming", "hanning", "histogram", "histogram2d",
+    "histogram_bin_edges", "histogramdd", "hsplit", "hstack", "i0", "identity", "imag", "indices", "inner",
+    "isclose", "iscomplex", "iscomplexobj", "isin", "isneginf", "isposinf", "isreal", "isrealobj", "isscalar", "ix_",
+    "kron", "lexsort", "linalg.cholesky", "linalg.cond", "linalg.det", "linalg.diagonal", "linalg.eigh",
+    "linalg.eigvalsh", "linalg.inv", "linalg.matmul", "linalg.matrix_norm", "linalg.matrix_rank",
+    "linalg.matrix_transpose", "linalg.norm", "linalg.outer", "linalg.pinv", "linalg.qr", "linalg.slogdet",
+    "linalg.solve", "linalg.svd", "linalg.svdvals", "linalg.tensordot", "linalg.tensorsolve", "linalg.trace",
+    "linalg.vecdot", "linalg.vector_norm", "linspace", "logspace", "matrix_transpose", "max", "mean", "median",
+    "meshgrid", "min", "nan_to_num", "nanargmax", "nanargmin", "nancumprod", "nancumsum", "nanmax", "nanmean",
+    "nanmedian", "nanmin", "nanpercentile", "nanprod", "nanstd", "nansum", "nanvar", "ndim", "ones", "ones_like",
+    "outer", "packbits", "pad", "percentile", "permute_dims", "poly", "polyadd", "polyder", "polyint", "polymul",
+    "polysub", "polyval", "prod", "ptp", "ravel", "real", "repeat", "resize", "roll", "rot90", "round", "shape",
+    "sinc", "size", "sort", "sort_complex", "split", "squeeze", "stack", "std", "sum", "take", "take_along_axis",
+    "tensordot", "tile", "trace", "transpose", "trapezoid", "tri", "tril", "tril_indices", "tril_indices_from",
+    "triu", "triu_indices", "triu_indices_from", "unstack", "unwrap", "vander", "var", "vdot", "vstack", "where",
+    "zeros_like",
+)
+_VETTED: set = set()
+
+
+# keywords whose meaning NumPy and JAX share (a call with another keyword,
+# ``np.linalg.norm(x, ord='nuc')``, is checked at trace time even when vetted)
+_PLAIN_KEYWORDS = frozenset({"axis", "keepdims", "dtype", "ddof"})
+
+
+def vetted(callee: Any, kwargs: dict | None = None) -> bool:
+    """Whether ``callee``'s graph op is one of the checked ones (``VETTED_NAMES``)
+    and the call's keywords are among those whose meaning JAX shares."""
+    if kwargs and not set(kwargs) <= _PLAIN_KEYWORDS:
+        return False
+    if not _VETTED:
+        import importlib
+
+        for name in VETTED_NAMES:
+            module, _, attr = ("numpy." + name).rpartition(".")
+            obj = getattr(importlib.import_module(module), attr, None)
+            if obj is not None:
+                _VETTED.add(id(obj))
+    return id(callee) in _VETTED
+
+
+def graph_function(callee: Any, args: tuple, kwargs: dict) -> Any:
+    """The function the graph runs for the NumPy function ``callee`` on
+    traced values: a conversion (``np.asarray``), a replacement with NumPy's
+    semantics (``REPLACEMENTS``), else its JAX namesake (or ``callee`` itself
+    where it has none). ``out=None`` (NumPy's "a new array") is dropped."""
+    if not REPLACEMENTS:
+        REPLACEMENTS.update(_replacements())
+    method = ufunc_method(callee)
+    if method is not None:   # np.add.reduce -> jnp.add.reduce
+        return getattr(getattr(jnp, callee.__self__.__name__, None), method, None) or callee
+    return conversion(callee, args, kwargs) or REPLACEMENTS.get(id(callee)) or _jnp_namesake(callee)
+
+
+def ufunc_method(fn: Any) -> str | None:
+    """The name of a NumPy ufunc's method (``np.add.reduce``: "reduce"), or None."""
+    if isinstance(getattr(fn, "__self__", None), np.ufunc) and getattr(fn, "__name__", "") in (
+            "reduce", "accumulate", "outer", "reduceat", "at"):
+        return fn.__name__
+    return None
+
+
+def _jnp_namesake(callee: Any) -> Any:
+    from .calls import _numpy_to_jnp
+
+    return _numpy_to_jnp(callee)
+
+
+def without_out_none(callee: Any, kwargs: dict) -> dict:
+    """``kwargs`` without ``out=None`` for a NumPy function (NumPy's default: a new array)."""
+    out = kwargs.get("out", 0)
+    if (out is None or type(out) is tuple and len(out) == 1 and out[0] is None) and is_numpy(callee):
+        kwargs = dict(kwargs)
+        del kwargs["out"]
+    return kwargs
+
+
+def is_numpy(fn: Any) -> bool:
+    """A NumPy function, ufunc or ufunc method (``np.add.reduce``)."""
+    if isinstance(fn, np.ufunc) or ufunc_method(fn) is not None:
+        return True
+    module = getattr(fn, "__module__", "") or ""
+    return module == "numpy" or module.startswith("numpy.")
+
+
+def numpy_source(callee: Any) -> Any:
+    """NumPy's own Python function for ``callee`` (a dispatcher's
+    implementation), whether or not it has a JAX namesake; None if it has none."""
     import types
 
     from ..parser.unwrap import array_function_implementation
 
-    if isinstance(callee, np.ufunc) or has_graph_equivalent(callee) or conversion(callee, (), {}) is not None:
+    if isinstance(callee, np.ufunc):
         return None
     fn = array_function_implementation(callee) or callee
     module = getattr(fn, "__module__", "") or ""
@@ -204,3 +759,9 @@ def python_code(callee: Any) -> Any:
             or fn.__code__.co_filename[:1] == "<":
         return None
     return fn
+
+
+# ndarray methods whose jax.Array namesakes compute otherwise: on a NumPy
+# array, ``x.argsort(...)`` is ``np.argsort(x, ...)`` (and its rules above)
+METHOD_FUNCTIONS = {"argsort": np.argsort, "argpartition": np.argpartition, "searchsorted": np.searchsorted,
+                    "take": np.take}

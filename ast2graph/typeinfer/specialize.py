@@ -14,6 +14,7 @@ from __future__ import annotations
 import collections.abc
 import dataclasses
 import functools
+import itertools
 import types
 from dataclasses import dataclass, field
 from typing import Any
@@ -27,12 +28,13 @@ from .arrays import DeferredStr, eager_kind, raise_when, to_eager_kind
 from .calls import TransformedFn
 from .guards import object_key
 from .interpreter import LocalFunction, Specializer, contains_value
-from .nnx import is_nnx
+from .nnx import boundary_leaf, is_nnx
 from .lattice import array_type_of, is_array, untrace_numbers
 from .kinds import standin_types
 from .writeback import written_key
 from .localclass import escapes as local_class_escapes, read_by_other_scopes
 from .trees import keyed, tree_flatten
+from .boundary import InputRef, abstract_inputs, reaches, register_other_node, resolve, share_outputs
 from .state import Capture, Frame, Guard, Options, ReturnSignal, Unit
 
 
@@ -60,6 +62,12 @@ class Specialization:
     # guard keys of the outside values this graph writes back (``writeback.written_key``): a
     # Python int among them that changed since the trace is read traced at once (api.note_changed_statics)
     written_keys: frozenset = frozenset()
+    # NumPy views among the outputs made again on eager's arrays after each call (``_view_program``)
+    views: tuple | None = None
+    # paths of the call's own input containers this segment wrote: their new contents come last in the outputs
+    local_writes: list = field(default_factory=list)
+    input_writes_at: int = 0   # the position among the outputs of the first written-back argument's version
+    written_arguments: list = field(default_factory=list)   # leaf indices of the argument arrays written in place
 
 
 def numpy_aliasing(leaves: list) -> tuple:
@@ -165,6 +173,10 @@ def _instance_state(x: Any) -> dict:
     return state
 
 
+register_other_node(MadePerCall)
+register_other_node(FormattedPerCall)
+
+
 _HEAPTYPE = 1 << 9   # Py_TPFLAGS_HEAPTYPE: a class defined in Python
 
 
@@ -250,32 +262,38 @@ def flatten_inputs(env: dict[str, Any], names: list[str]):
 
 def specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str], leaves: list, treedef: Any,
                options: Options, nested: bool = False, traced_statics: frozenset = frozenset(),
-               cells: dict | None = None, by_identity: frozenset = frozenset()) -> Specialization:
+               cells: dict | None = None, by_identity: frozenset = frozenset(),
+               structure: list | None = None) -> Specialization:
     """See ``_specialize``. A segment whose run-time checks may raise
     (``_a2g_check``: ``raise_when``, index, int(), store checks) while it
-    writes state back (attributes, cells, argument arrays: all applied after
-    the call, which a raise would skip although eager made them before
-    raising) is specialised again with every check kept in Python (the
-    statement that needs one runs there); one with a ``raise_when`` that also
-    prints, with its raises kept in Python.
-    ``cells``: the call's cells (``interpreted.CELLS``), if it made them."""
+    writes state back (attributes, cells, argument arrays, views of them, the
+    caller's lists and dicts: all applied after the call, which a raise would
+    skip although eager made them before raising) is specialised again with
+    every check kept in Python (the statement that needs one runs there); one
+    with a ``raise_when`` that also prints, with its raises kept in Python.
+    ``cells``: the call's cells (``interpreted.CELLS``), if it made them.
+    ``structure``: the live values themselves (``names``' values, flattened
+    to ``leaves``): their lists and dicts keep their identity across the
+    segment (``boundary.py``), and are written in place, their new contents
+    written into them after the call; only their structure is read, never a
+    leaf."""
     spec = _specialize(unit, stmts, start, stop, names, leaves, treedef, options, nested, traced_statics, True, cells,
-                       by_identity)
+                       by_identity, structure)
     calls = [op.fn for op in walk_ops(spec.graph.body) if isinstance(op, CallOp)]
     checks = [fn for fn in calls if getattr(fn, "_a2g_check", False)]
-    if checks and (spec.attr_writes or spec.input_writes):
+    if checks and (spec.attr_writes or spec.input_writes or spec.views and spec.views[2] or spec.local_writes):
         mode: bool | str = False
     elif raise_when in checks and any(getattr(fn, "_a2g_host_print", False) for fn in calls):
         mode = "no raise"
     else:
         return spec
     return _specialize(unit, stmts, start, stop, names, leaves, treedef, options, nested, traced_statics, mode,
-                       cells, by_identity)
+                       cells, by_identity, structure)
 
 
 def _specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str], leaves: list, treedef: Any,
                 options: Options, nested: bool, traced_statics: frozenset, raise_checks: bool | str,
-                cells: dict | None, by_identity: frozenset) -> Specialization:
+                cells: dict | None, by_identity: frozenset, structure: list | None = None) -> Specialization:
     """``stmts[start:stop]`` as one graph. ``nested``: ``stmts`` is the body of
     a construct that runs as Python control flow, not the function body (no
     continuation after an early exit; outputs are what the code after reads)."""
@@ -305,15 +323,30 @@ def _specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str]
     by_value = {k: ids for k, ids in all_by_value.items() if k not in by_identity}
     # objects an argument's value key covers: another equal object may come next call (writeback.py)
     sp.argument_ids = set().union(*(ids for ids, _ in all_by_value.values()))
-    values = untrace_numbers(keyed(jax.tree_util.tree_unflatten(treedef, abstract)))
+    built = abstract_inputs(names, structure, abstract, boundary_leaf(), untrace_numbers) \
+        if structure is not None else None
+    # the input lists and dicts, written in place as the segment's own (abstract, path, contents before);
+    # after the call their new contents are written into the caller's objects
+    own: list[tuple] = []
+    if built is not None:   # the caller's lists and dicts: one abstract container each, shared as eager's
+        values, sp.input_containers = built
+        own = [(sp.mark_fresh(obj), path, _contents(obj)) for obj, path in sp.input_containers.values()]
+    else:
+        values = untrace_numbers(keyed(jax.tree_util.tree_unflatten(treedef, abstract)))
     body = Region()
     sp.regions.append(body)
     sp.frame = sp.top_frame = Frame(unit, dict(zip(names, values)))
+    kwarg = getattr(unit.tree.args, "kwarg", None)
+    own_kwargs = kwarg.id if start == 0 and not nested and kwarg is not None and \
+        type(sp.frame.env.get(kwarg.id)) is dict else None
+    if own_kwargs is not None:   # ``**kwargs``: a dict eager makes anew for every call, the function's own
+        sp.mark_fresh(sp.frame.env[own_kwargs])
     sp.own_cells = {id(cell): (cell, name) for name, cell in (cells or {}).items()}
     returns, out, end = False, None, stop
     for k in range(start, stop):
         # The rest of the function is a continuation only if this segment runs to its end.
         sp.cont = [(stmts, k)] if stop == len(stmts) and not nested else [None]
+        sp.current_top = k
         try:
             sp.exec_stmt(stmts[k])
         except GraphBreak as e:
@@ -325,13 +358,15 @@ def _specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str]
     out_names: list[str] = []
     deleted: list[str] = []
     if not returns:
-        out_names = _segment_outputs(unit, stmts, start, end, sp.frame.env, nested)
+        # (the **kwargs dict may have been changed in place: what the rest of the function sees)
+        out_names = _segment_outputs(unit, stmts, start, end, sp.frame.env, nested, {own_kwargs} - {None})
         out = {n: sp.frame.env[n] for n in out_names}
         # names the segment deleted (``del t``) are unbound after it, whatever the caller's environment holds
         assigned = set(names).union(*(unit.ssa.assigned(s) for s in stmts[start:end]))
         deleted = sorted(n for n in assigned if n not in sp.frame.env and sp.frame.owns(n))
     writes = list(sp.attr_writes.values())
     input_writes = sorted(sp.input_writes.items())
+    _check_captures_apart(sp, leaves, unit, stmts)
     top = {id(v) for op in body.ops for v in op.results}
     for _, v in input_writes:   # a version made inside a region would not reach the caller's array
         if id(v) not in top or sp.pending_inputs:
@@ -343,16 +378,34 @@ def _specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str]
     cell_values = {n: sp.frame.env[n] for n in unit.cellvars if n in set_here and n in sp.frame.env
                    # a class made in the segment whose cell only its own methods read: they leave with it, or not at all
                    and not (local_class_escapes(sp.frame.env[n]) and not read_by_other_scopes(unit.tree, n))}
-    out = (out, [value for _, _, value in writes], [value for _, value in input_writes], cell_values)
+    # the input containers written here: their new contents, written back into them after the call
+    rewritten = [(obj, path) for obj, path, before in own if not _same_contents(_contents(obj), before)]
+    _check_unseen(sp, rewritten, dict(zip(names, structure or [])), unit, stmts)
+    view_writes = list(sp.view_writes.values())   # views of arguments written in place: their last versions
+    out = (out, [value for _, _, value in writes], [value for _, value in input_writes], cell_values,
+           [list(obj) if type(obj) is list else dict(obj) for obj, _ in rewritten], [new for _, new in view_writes])
     try:   # objects the trace made are made anew by every call, as eager makes them
         out = remade_per_call(out, sp.fresh, sp.outer_traced)
     except _Shared as e:
         raise _escape_break(unit, stmts, start, end, FallbackCode.MUTATION, str(e), "assignment") from None
+
     # dicts in eager's order; a real NNX object (not one made during tracing)
-    # leaves as itself, not as a copy of its leaves
-    out_leaves, out_treedef = tree_flatten(
-        out, is_leaf=lambda x: isinstance(x, Value) or is_nnx(x) and id(x) not in sp.nnx_fresh and not contains_value(x)
-        or sp.outside_container(x))
+    # leaves as itself, not as a copy of its leaves; an outside or input
+    # container as itself (an input one: the caller's object, ``InputRef``)
+    def kept(x: Any) -> bool:
+        return isinstance(x, Value) or is_nnx(x) and id(x) not in sp.nnx_fresh and not contains_value(x) \
+            or sp.outside_container(x) or sp.input_container(x) is not None or _argument_part(sp, x)
+
+    try:   # a container made here that leaves twice is one object per call (boundary.py)
+        out = share_outputs(out, kept)
+    except ValueError as e:
+        raise _escape_break(unit, stmts, start, end, FallbackCode.MUTATION, f"{e} would leave the compiled segment",
+                            "assignment") from None
+    out_leaves, out_treedef = tree_flatten(out, is_leaf=kept)
+    # where each part of the outputs starts among their leaves (the written-back arguments' versions: part 2)
+    starts = list(itertools.accumulate([0] + [len(tree_flatten(part, is_leaf=kept)[0]) for part in out]))
+    out_leaves = [InputRef(sp.input_container(x)) if not isinstance(x, Value) and sp.input_container(x) is not None
+                  else x for x in out_leaves]
     # Trace-time stand-ins cannot leave the segment: the statements after it
     # (Python, or the caller) must get eager's objects.
     escaping = tree_flatten(out, is_leaf=lambda x: isinstance(x, standin_types()))[0]
@@ -377,12 +430,12 @@ def _specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str]
         raise _escape_break(unit, stmts, start, end, FallbackCode.CONCRETE_VALUE, "a value whose kind (NumPy array, "
                             "Python number or jax.Array) depends on the path taken would leave the compiled segment",
                             "assignment")
-    if not returns and any(isinstance(x, Value) and id(x) in sp.view_of and sp.view_of[id(x)][0] is x
-                           for x in out_leaves):
-        # A NumPy view handed to later statements would become a separate
-        # array: end the segment before the statement that made it.
-        raise _escape_break(unit, stmts, start, end, FallbackCode.MUTATION, "a view of a NumPy array would leave the "
-                            "compiled segment (writes through it must reach the base)", "assignment")
+    views = _view_program(sp, out_leaves, returns, [(view, starts[5] + n) for n, (view, _) in enumerate(view_writes)])
+    if isinstance(views, str):
+        # A NumPy view (or an array that may be another) that cannot be made
+        # again on eager's arrays would become a separate array: end the
+        # segment before the statement that made it.
+        raise _escape_break(unit, stmts, start, end, FallbackCode.MUTATION, views, "assignment")
     body.yields = [x for x in out_leaves if isinstance(x, Value)]
     rebound, pinned = _rebind(sp, {k: ids for k, (ids, _) in by_value.items()}, leaves, out_leaves, writes)
     capture_values = [c.value for c in sp.captures]
@@ -391,7 +444,167 @@ def _specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str]
     return Specialization(graph, positions, sp.captures, sp.guards, out_treedef, out_leaves, returns, end,
                           out_names, list(sp.decisions.values()), [(obj, attr) for obj, attr, _ in writes],
                           [k for k, _ in input_writes], rebound, pinned, {k: key for k, (_, key) in by_value.items()},
-                          deleted, frozenset(written_key(obj, attr) for obj, attr, _ in writes))
+                          deleted, frozenset(written_key(obj, attr) for obj, attr, _ in writes), views,
+                          [path for _, path in rewritten], starts[2], sorted(written_arguments(sp)))
+
+
+def written_arguments(sp: Specializer) -> set[int]:
+    """The leaf indices of the argument arrays the segment writes in place
+    (whole, or through a view: ``mutation._input_view``)."""
+    out = set(sp.input_writes)
+    for view, _ in sp.view_writes.values():
+        v = view
+        while True:
+            recipe = sp.view_recipes.get(id(v))
+            if recipe is None or recipe[0] is not v:
+                break
+            v = recipe[4]
+        entry = sp.input_of.get(id(v))
+        if entry is not None and entry[0] is v:
+            out.add(entry[1])
+    return out
+
+
+def _check_captures_apart(sp: Specializer, leaves: list, unit: Unit, stmts: list) -> None:
+    """An argument array written in place must not share memory with a NumPy
+    array the graph reads from outside (``f(G)`` writing ``x`` and reading the
+    global ``G``): that read would not see the write. Checked again before
+    every call (``api.GraphPlan.guards_hold``)."""
+    written = written_arguments(sp)
+    if not written or not sp.captures:
+        return
+    for c in sp.captures:
+        try:
+            value = c.getter()
+        except Exception:  # noqa: BLE001 - a vanished value: the plan's own check fails it
+            continue
+        k = next((k for k in written if isinstance(value, np.ndarray) and np.may_share_memory(value, leaves[k])), None)
+        if k is not None:
+            top = sp.first_input_writes.get(k, sp.current_top)
+            err = GraphBreak(FallbackSite(FallbackCode.MUTATION, unit.loc(stmts[top]), "assignment",
+                                          f"an argument's NumPy array written in place shares memory with "
+                                          f"{c.description}, which this code also reads"))
+            err.top_index = top  # type: ignore[attr-defined]
+            raise err
+
+
+def _check_unseen(sp: Specializer, rewritten: list, real: dict, unit: Unit, stmts: list) -> None:
+    """An input list or dict the segment wrote in place (its new contents
+    written into the caller's object after the call) must not be one the
+    trace also saw from outside (a global, an attribute, an object
+    argument): that read would not see the write. Held anywhere else
+    (Python code kept it, the caller holds it), it sees the new contents
+    after the call, as in eager."""
+    # what the trace read from outside: every outside value it looked at (attributes, globals, cells,
+    # items of outside containers: ``origin``) and every object whose whole contents it read (guarded)
+    roots = [v for v, _ in sp.origin.values()] + [g.getter() for g in sp.guards if type(g.key) is tuple
+                                                  and g.key[:1] == ("contents",)]
+    for obj, path in rewritten:
+        if not reaches(roots, resolve(real, path)):
+            continue
+        k = sp.first_writes.get(id(obj), sp.current_top)
+        err = GraphBreak(FallbackSite(FallbackCode.MUTATION, unit.loc(stmts[k]), "assignment",
+                                      f"a write into the {type(obj).__name__} '{'/'.join(map(str, path))}', which "
+                                      "this code also reads from outside (a global, an attribute, an object argument)"))
+        err.top_index = k  # type: ignore[attr-defined]
+        raise err
+
+
+def _contents(obj: Any) -> tuple:
+    """What a list or dict holds: its keys (a dict's) and its items."""
+    return (tuple(obj), list(obj.values())) if isinstance(obj, dict) else ((), list(obj))
+
+
+def _same_contents(a: tuple, b: tuple) -> bool:
+    """The same keys and the same items, by identity."""
+    return a[0] == b[0] and len(a[1]) == len(b[1]) and all(x is y for x, y in zip(a[1], b[1]))
+
+
+def _view_program(sp: Specializer, out_leaves: list, returns: bool, view_writes: list) -> tuple | None | str:
+    """How the NumPy views among the outputs are made again after each call,
+    on eager's arrays (``Specialization.views``): ``(steps, assigns)``, each
+    step making one array from the call's (``("leaf", k)``: an argument;
+    ``("capture", n)``: an array read from outside; ``("out", j)``: the array
+    handed out at output ``j``; ``("replay", step, fn, treedef, leaves,
+    base)``: ``fn`` of the operands with the array of ``step`` as ``base``),
+    ``(j, step)``: output ``j`` is that array, and ``(step, j)``: output ``j``
+    (the last version of a view of an argument written in place:
+    ``mutation._input_view``) is written into that array. A string: why a view
+    cannot leave (its base is seen otherwise but the view cannot be made
+    again); a NumPy array the graph may have joined from another (a traced
+    branch's result, a loop's carried value) cannot leave a segment the
+    function goes on after when that other one is seen otherwise."""
+    captures = {id(c.value): n for n, c in enumerate(sp.captures)}
+    positions: dict[int, int] = {}
+    for j, x in enumerate(out_leaves):
+        if isinstance(x, Value):
+            positions.setdefault(id(x), j)
+    steps: list[tuple] = []
+    slot_of: dict[int, int] = {}
+
+    def source(v: Value, depth: int = 0) -> int | None:
+        version = sp.view_versions.get(id(v))
+        if version is not None and version[0] is v:   # written through: still that view of the argument
+            return source(version[1], depth + 1)
+        if id(v) in slot_of:
+            return slot_of[id(v)]
+        entry = sp.input_of.get(id(v))
+        recipe = sp.view_recipes.get(id(v))
+        if entry is not None and entry[0] is v:
+            step: tuple = ("leaf", entry[1])
+        elif id(v) in captures:
+            step = ("capture", captures[id(v)])
+        elif recipe is not None and recipe[0] is v and depth < 64:
+            base = source(recipe[4], depth + 1)
+            if base is None:
+                return None
+            step = ("replay", base, *recipe[1:])
+        elif id(v) in positions:
+            step = ("out", positions[id(v)])
+        else:
+            return None
+        steps.append(step)
+        slot_of[id(v)] = len(steps) - 1
+        return slot_of[id(v)]
+
+    outs = [(j, x) for j, x in enumerate(out_leaves) if isinstance(x, Value) and "numpy" in x.type.kinds and x.type.shape]
+    assigns: list[tuple[int, int]] = []
+    shared: dict[int, set] = {}
+    for j, x in outs:
+        for r in sp._roots(x):
+            shared.setdefault(id(r), set()).add(id(x))
+    writes = []
+    for view, j in view_writes:
+        slot = source(view)
+        if slot is None or steps[slot][0] != "replay":
+            return "a view of an argument written in place cannot be made again on the caller's array"
+        writes.append((slot, j))
+    for j, x in outs:
+        view = sp.view_of.get(id(x), (None,))[0] is x or sp.view_versions.get(id(x), (None,))[0] is x
+        if not view and (returns or not sp._bases_of(x)):
+            continue   # not a view (a joined result handed back: eager's object or a copy, equal)
+        slot = source(x) if view else None
+        if slot is not None and steps[slot][0] == "replay":
+            assigns.append((j, slot))
+            continue
+        mine = sp.input_of.get(id(x), (None, None))
+        mine = mine[1] if mine[0] is x else None
+        for r in sp._roots(x):
+            entry = sp.input_of.get(id(r))
+            if entry is not None and entry[0] is r and entry[1] == mine:
+                continue   # a version of the same argument array, written back into it
+            if entry is not None and entry[0] is r or id(r) in captures or \
+                    id(r) in positions and r is not x or len(shared[id(r)]) > 1:
+                return ("a view of a NumPy array would leave the compiled segment (writes through it must reach the "
+                        "base)") if view else ("a NumPy array that may be another one (a traced branch's result, a "
+                                               "loop's carried value) would leave the compiled segment")
+    return (steps, assigns, writes) if assigns or writes else None
+
+
+def _argument_part(sp: Specializer, x: Any) -> bool:
+    """A list or dict inside a static object argument (``getattr(cfg, "items")``):
+    it leaves as itself (the plan then serves that argument only: ``_rebind``)."""
+    return type(x) in (list, dict) and id(x) in sp.argument_ids and not sp._is_fresh(x)
 
 
 def _by_value(leaves: list) -> dict[int, tuple[set[int], tuple]]:
@@ -445,10 +658,13 @@ def _covered_read(guard: Any, covered: set[int]) -> bool:
     return key[0] in ("item", "contents")
 
 
-def _segment_outputs(unit: Unit, stmts: list, start: int, end: int, env: dict, nested: bool) -> list[str]:
+def _segment_outputs(unit: Unit, stmts: list, start: int, end: int, env: dict, nested: bool,
+                     changed: set[str] = frozenset()) -> list[str]:
+    """The names the code after the segment reads that it binds (or, in
+    ``changed``, may have changed in place)."""
     if end >= len(stmts) and not nested:
         return []
-    assigned: set[str] = set()
+    assigned: set[str] = set(changed)
     for s in stmts[start:end]:
         assigned |= unit.ssa.assigned(s)
     live = unit.ssa.live_out(stmts[end - 1]) | set(unit.cellvars)   # a closure may read a cell variable any time

@@ -23,7 +23,9 @@ check after making one is specialised with its raises in Python
 Invariants: a read of a global or attribute written earlier in the graph sees
 the pending value; a container with a pending effect is not read again by the
 graph (any read of its contents raises ``GraphBreak``: the statement runs in
-Python, after the effects), except ``CACHE[k]`` of a key this graph set;
+Python, after the effects), except ``CACHE[k]`` and the reads that only look
+(``D.copy()``, ``D.get(k)``, ``len(D)``: ``shadow_of``), which see eager's
+contents: the container's at the call (guarded) with the effects so far;
 effects are lifted only on containers read from outside, never on an
 argument's (an argument may be keyed by value, another equal object next
 call), and never under a traced condition or in a rolled loop.
@@ -216,6 +218,55 @@ class WritebackMixin:
         self.effect_targets[id(container)] = container
         if method == "__setitem__":
             self.__dict__.setdefault("_pending_items", {})[(id(container), key)] = (container, value)
+        shadow = self._shadows.get(id(container))
+        if shadow is not None and shadow[0] is container:
+            _replay(shadow[1], method, key, value)
+
+    @property
+    def _shadows(self) -> dict:
+        return self.__dict__.setdefault("_shadow_map", {})
+
+    def shadow_of(self, container: Any) -> Any:
+        """A trace-time copy of an outside list or dict with pending effects,
+        holding what eager's container holds now: its contents at the call
+        (guarded) with the effects so far applied, kept in step with later
+        ones. Reads that only look (``D.copy()``, ``D.get(k)``, ``len(D)``)
+        are served from it; the container itself stays as the caller has it
+        until the effects are replayed. None where the container has no
+        pending effects (or one not replayed here: a write to a module's
+        globals)."""
+        if self._shadows.get(id(container), (None,))[0] is container:
+            return self._shadows[id(container)][1]
+        if type(container) not in (list, dict) or self.effect_targets.get(id(container)) is not container:
+            return None
+        effects = [e for e in self.__dict__.get("_effects", ()) if e.container is container]
+        if not effects or id(container) in _TARGETS:
+            return None
+        if not self._guard_entry_state(container):
+            return None
+        shadow = self.mark_fresh(type(container)(container))
+        for e in effects:
+            _replay(shadow, e.method, e.key, self.attr_writes[(id(e), "value")][2])
+        self._shadows[id(container)] = (container, shadow)
+        return shadow
+
+    def _guard_entry_state(self, container: Any) -> bool:
+        """Guard what ``container`` holds at the call (the trace has not changed
+        it: its effects are pending), as a read of its contents does; False
+        where it is too large to guard cheaply."""
+        from .guards import Snapshot, TooLarge
+        from .state import Guard
+
+        key = ("contents", id(container))
+        if key in self.guard_keys:
+            return True
+        try:
+            snapshot = Snapshot(container)
+        except TooLarge:
+            return False
+        self.guard_keys.add(key)
+        self.guards.append(Guard(lambda: container, snapshot, f"the contents of {self.named(container, 'a ')}", key))
+        return True
 
     def pending_item(self, container: Any, key: Any) -> Any:
         """``CACHE[k]`` of a key this graph set: the pending value, else ``NOT_PENDING``."""
@@ -227,7 +278,10 @@ class WritebackMixin:
         if not items or not _static_key(key):
             return NOT_PENDING
         entry = items.get((id(container), key))
-        return entry[1] if entry is not None and entry[0] is container else NOT_PENDING
+        if entry is not None and entry[0] is container:
+            return entry[1]
+        shadow = self.shadow_of(container) if type(container) is dict else None
+        return shadow[key] if shadow is not None and key in shadow else NOT_PENDING
 
     def outside_container(self, x: Any) -> bool:
         """A list or dict read from outside (a global, a cell, an attribute;
@@ -318,6 +372,14 @@ class WritebackMixin:
         self.input_writes = dict(snapshot[0])
         self.pending_inputs.clear()
         self.pending_inputs.update(snapshot[1])
+
+
+def _replay(shadow: Any, method: str, key: Any, value: Any) -> None:
+    """One effect (``Effect``) applied to a trace-time shadow."""
+    if method == "__setitem__":
+        shadow[key] = value
+    else:
+        getattr(shadow, method)(value)
 
 
 class _None:

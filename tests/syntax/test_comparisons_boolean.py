@@ -145,3 +145,18 @@ def side_effect_in_right_operand(x):
 def test_side_effect_in_right_operand_runs_only_when_eager_runs_it(x):
     e = check(side_effect_in_right_operand, x, full_graph=False)
     assert "A2G002" in [s.code.code for s in e.fallback_sites]
+
+
+def and_static_false(x, flag):
+    if x.sum() > 0 and flag:         # falsy whatever x holds when flag is: only the else path
+        return x[x > 0]              # (a data-dependent shape, which a traced branch could not hold)
+    if x.sum() > 0 or not flag:      # truthy whatever x holds
+        x = x + 1
+    return x
+
+
+@covers("BoolOp", "pruned", "`if traced and <static falsy>:` / `if traced or <static truthy>:`: the test's truth is "
+        "static whatever the traced operand holds")
+def test_traced_and_static_false_is_pruned():
+    e = check(and_static_false, X, False, graphs=1)
+    assert modes_of(e, "if") == ["pruned", "pruned"]

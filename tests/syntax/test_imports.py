@@ -40,8 +40,27 @@ def relative_import(x):
     return x + NEG
 
 
-@covers("ImportFrom", "interpreted", "a relative import (`from .common import NEG`) inside the function",
-        code="A2G001")
-def test_relative_import_falls_back():
-    e = check(relative_import, X, full_graph=False)
-    assert [s.code.code for s in e.fallback_sites] == ["A2G001"]
+@covers("ImportFrom", "one graph", "a relative import of a module imported already (`from .common import NEG`): "
+        "resolved against the function's package, a read")
+def test_relative_import_of_an_imported_module():
+    check(relative_import, X, graphs=1)
+
+
+def relative_import_late(x):
+    from ._imported_late import SCALE
+    return x * SCALE
+
+
+@covers("ImportFrom", "interpreted", "a relative import of a module not imported yet (its code runs: an effect)",
+        code="A2G002")
+def test_relative_import_of_a_module_not_imported_yet():
+    import sys
+
+    from ast2graph import explain, to_static
+
+    name = f"{__package__}._imported_late"
+    sys.modules.pop(name, None)
+    e = explain(to_static(relative_import_late))(X)   # first: the import runs, in Python, as eager's would
+    assert [s.code.code for s in e.fallback_sites] == ["A2G002"]
+    assert sys.modules[name].LOADS == ["loaded"]
+    check(relative_import_late, X, graphs=1)   # imported now: a read

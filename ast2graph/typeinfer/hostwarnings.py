@@ -1,0 +1,118 @@
+"""``warnings.warn`` as an ordered host effect, issued as eager issues it.
+
+Requires: ``arrays.host_effect`` (an ordered ``io_callback`` handing its
+arguments over as eager's objects) and ``arrays.DeferredStr`` (a message
+formatted from traced values on the host).
+Produces: ``filter_actions`` (what the warning filters do with a warning, at
+trace time), ``filters_state``/``filters_unchanged`` (a guard on them),
+``filters_mutated`` (eager's change of the filters' version), and
+``warning_effect`` (the effect op issuing one warning from a fixed place).
+Invariants: the warning is issued through ``warnings.warn_explicit`` with
+what eager's ``warnings.warn`` computes from its frame: the category, the
+file name and line of the frame ``stacklevel`` names, that frame's module
+name and its module's ``__warningregistry__`` (made when missing, as eager
+makes it), so that the filters, the "once per location" registry and
+``catch_warnings(record=True)`` see eager's warning. An effect is emitted
+only where the filters (guarded) do not turn the warning into an exception:
+the callback never raises into the graph.
+
+Eager's ``warnings.warn`` (CPython's ``_warnings.warn``), for reference::
+
+    frame = sys._getframe(stacklevel)      # 1: the function calling warn
+    globals = frame.f_globals
+    module = globals.get("__name__", "<string>")
+    registry = globals.setdefault("__warningregistry__", {})
+    warn_explicit(message, category, frame.f_code.co_filename, frame.f_lineno, module, registry)
+"""
+
+from __future__ import annotations
+
+import functools
+import warnings
+from typing import Any
+
+from . import arrays
+
+
+def filter_actions(category: type, text: str | None, module: str, lineno: int) -> set[str]:
+    """The actions the warning filters may take on a warning (the first
+    filter matching it, as ``_warnings`` matches them, or
+    ``warnings.defaultaction``): one action, or several where the match
+    depends on a message text not known at trace time (``text`` None)."""
+    found: set[str] = set()
+    for action, message, kind, mod, line in warnings.filters:
+        if not issubclass(category, kind) or (mod is not None and not mod.match(module)) or (line and line != lineno):
+            continue
+        if message is not None and (text is None or not message.match(text)):
+            if text is None:
+                found.add(action)   # it may match the text eager formats
+            continue
+        found.add(action)
+        return found
+    found.add(warnings.defaultaction)
+    return found
+
+
+# What eager calls where the filters change (``catch_warnings``, ``simplefilter``):
+# the registries of "once per location" warnings are then forgotten.
+filters_mutated = getattr(warnings, "_filters_mutated", None)
+
+
+def filters_state(filters: list | None = None) -> tuple:
+    """What the filters are now: the list (the module's attribute, or the one
+    ``filters`` a ``catch_warnings`` block saved), its entries, and the
+    default action."""
+    filters = warnings.filters if filters is None else filters
+    return filters, tuple(filters), warnings.defaultaction
+
+
+def filters_unchanged(state: tuple) -> bool:
+    now = filters_state()
+    return now[0] is state[0] and now[1] == state[1] and now[2] == state[2]
+
+
+@functools.lru_cache(maxsize=None)
+def _issuer(category: type, filename: str, lineno: int, module_globals: Any, filters: tuple | None) -> Any:
+    def issue(message: Any) -> None:
+        if isinstance(message, arrays.DeferredStr):
+            message = str(message)
+        namespace = module_globals.namespace
+        module = namespace["__name__"] if "__name__" in namespace else "<string>"
+        registry = namespace.setdefault("__warningregistry__", {})
+        if filters is None:
+            warnings.warn_explicit(message, category, filename, lineno, module, registry)
+            return
+        # a catch_warnings block's filters, as eager's block holds them while the warning is issued (the
+        # module's attribute, which _warnings reads; its version changes are effects of their own)
+        saved = warnings.filters
+        warnings.filters = list(filters)
+        try:
+            warnings.warn_explicit(message, category, filename, lineno, module, registry)
+        finally:
+            warnings.filters = saved
+
+    issue.__qualname__ = issue.__name__ = "warnings.warn"
+    return issue
+
+
+class Namespace:
+    """A module's globals, hashable by identity (a key of ``_issuer``'s cache)."""
+
+    __slots__ = ("namespace",)
+
+    def __init__(self, namespace: dict):
+        self.namespace = namespace
+
+
+_NAMESPACES: dict[int, Namespace] = {}
+
+
+def warning_effect(category: type, filename: str, lineno: int, namespace: dict, kinds: tuple,
+                   filters: tuple | None = None) -> Any:
+    """The effect op issuing ``warnings.warn(message, category)`` as if from
+    ``filename:lineno`` in the module whose globals are ``namespace``; under
+    ``filters`` (a ``catch_warnings`` block's) where given."""
+    holder = _NAMESPACES.get(id(namespace))
+    if holder is None or holder.namespace is not namespace:
+        holder = _NAMESPACES[id(namespace)] = Namespace(namespace)
+    return arrays.host_effect(_issuer(category, filename, lineno, holder, filters), kinds)

@@ -1,0 +1,185 @@
+"""NumPy's functions that write into an array argument, as functional updates.
+
+Requires: nothing of the interpreter (the caller, ``calls.CallMixin``, writes
+the new value into the array as ``x[...] = new``: ``array_store``, with its
+alias checks and the write-back into a caller's array).
+Produces: ``rule_for(callee, args, kwargs)``: ``(position, update)`` for a
+call that writes into its argument ``args[position]`` (``np.copyto(dst,
+src)``, ``np.fill_diagonal(a, v)``, ``np.put``, ``np.putmask``, ``np.place``,
+``np.put_along_axis``, ``np.add.at``, ``a.fill(v)``, ``a.sort()``): ``update``
+takes the call's arguments and returns the array's new value, computed with
+JAX ops; ``WRITES``: why a call of one of these cannot be a functional
+update (then it falls back).
+Invariants: a rule computes what NumPy writes, the array's dtype and shape
+unchanged; what NumPy decides from the data in a way a graph cannot (the
+order of duplicate indices: the last write wins in NumPy, any in XLA;
+out-of-bounds indices: NumPy raises) is a fallback, not a rule.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import jax.numpy as jnp
+import numpy as np
+
+
+def copyto(dst: Any, src: Any, casting: str = "same_kind", where: Any = True) -> Any:
+    """``np.copyto``: ``src`` broadcast into ``dst`` where ``where`` holds (the casting checked by the caller)."""
+    new = jnp.broadcast_to(jnp.asarray(src).astype(dst.dtype), dst.shape)
+    return new if where is True else jnp.where(where, new, dst)
+
+
+def fill_diagonal(a: Any, val: Any, wrap: bool = False) -> Any:
+    """``np.fill_diagonal``: NumPy's strided write of ``val`` (cycled) along the diagonal."""
+    a = jnp.asarray(a)
+    if a.ndim == 2:
+        step = a.shape[1] + 1
+        end = None if wrap else a.shape[1] * a.shape[1]
+    else:
+        step = 1 + int(np.cumprod(a.shape[:-1]).sum())
+        end = None
+    flat = a.ravel()
+    positions = np.arange(flat.shape[0])[:end][::step]
+    values = jnp.resize(jnp.ravel(jnp.asarray(val)).astype(a.dtype), positions.shape)
+    return flat.at[positions].set(values).reshape(a.shape)
+
+
+def putmask(a: Any, mask: Any, values: Any) -> Any:
+    """``np.putmask``: ``a.flat[n] = values[n % len(values)]`` where ``mask`` holds."""
+    a = jnp.asarray(a)
+    repeated = jnp.resize(jnp.ravel(jnp.asarray(values)).astype(a.dtype), a.shape)
+    return jnp.where(mask, repeated, a)
+
+
+def place(arr: Any, mask: Any, vals: Any) -> Any:
+    """``np.place``: the values of ``vals`` (cycled) in order into the positions where ``mask`` holds."""
+    arr = jnp.asarray(arr)
+    flat_mask = jnp.ravel(jnp.broadcast_to(mask, arr.shape))
+    vals = jnp.ravel(jnp.asarray(vals)).astype(arr.dtype)
+    order = jnp.cumsum(flat_mask) - 1
+    picked = vals[jnp.mod(order, vals.shape[0])]
+    return jnp.where(flat_mask, picked, arr.ravel()).reshape(arr.shape)
+
+
+def put(a: Any, ind: Any, v: Any, mode: str = "raise") -> Any:
+    """``np.put`` with indices known at trace time, none repeated, in bounds (``mode='raise'``)."""
+    a = jnp.asarray(a)
+    ind = np.ravel(np.asarray(ind))
+    if mode == "wrap":
+        ind = np.mod(ind, a.size)
+    elif mode == "clip":
+        ind = np.clip(ind, 0, a.size - 1)
+    values = jnp.resize(jnp.ravel(jnp.asarray(v)).astype(a.dtype), ind.shape)
+    return a.ravel().at[ind].set(values).reshape(a.shape)
+
+
+def put_along_axis(arr: Any, indices: Any, values: Any, axis: Any) -> Any:
+    """``np.put_along_axis`` with indices known at trace time, none repeated along the axis."""
+    return jnp.put_along_axis(jnp.asarray(arr), jnp.asarray(indices), jnp.asarray(values).astype(arr.dtype), axis,
+                              inplace=False)
+
+
+def ufunc_at(ufunc: np.ufunc) -> Callable:
+    """``ufunc.at(a, indices, b)``: unbuffered, every index applied (repeated ones too): JAX's ``ufunc.at``."""
+    jax_ufunc = getattr(jnp, ufunc.__name__)
+
+    def at(a: Any, indices: Any, b: Any = None) -> Any:
+        a = jnp.asarray(a)
+        if isinstance(indices, list):   # NumPy takes a list as an array of indices
+            indices = jnp.asarray(indices)
+        if b is None:
+            return jax_ufunc.at(a, indices, inplace=False).astype(a.dtype)
+        return jax_ufunc.at(a, indices, b, inplace=False).astype(a.dtype)
+
+    at.__name__ = at.__qualname__ = f"{ufunc.__name__}.at"
+    return at
+
+
+def fill(a: Any, value: Any) -> Any:
+    """``ndarray.fill``: every element ``value``, cast as NumPy casts it (unsafe)."""
+    return jnp.full(jnp.shape(a), jnp.asarray(value).astype(a.dtype), a.dtype)
+
+
+def sort(a: Any, axis: int = -1, kind: Any = None, order: Any = None, *, stable: Any = None) -> Any:
+    """``ndarray.sort``: the sorted values (they do not depend on the algorithm)."""
+    if order is not None:
+        from .numpy_api import not_numpys
+
+        raise not_numpys("ndarray.sort with order= (structured arrays)")
+    return jnp.sort(a, axis=axis)
+
+
+# NumPy functions that write into an argument: (its position, its keyword, the rule)
+_FUNCTIONS: dict = {}
+
+
+def _functions() -> dict:
+    return {id(np.copyto): (0, "dst", copyto), id(np.fill_diagonal): (0, "a", fill_diagonal),
+            id(np.putmask): (0, "a", putmask), id(np.place): (0, "arr", place), id(np.put): (0, "a", put),
+            id(np.put_along_axis): (0, "arr", put_along_axis)}
+
+
+def partition(a: Any, kth: Any, axis: int = -1, kind: str = "introselect", order: Any = None) -> Any:
+    """``ndarray.partition``: NumPy's own partition, computed on the host (``numpy_api``)."""
+    from .numpy_api import REPLACEMENTS, graph_function
+
+    graph_function(np.partition, (), {})   # (fills REPLACEMENTS)
+    return REPLACEMENTS[id(np.partition)](a, kth, axis=axis, kind=kind, order=order)
+
+
+METHODS = {"fill": fill, "sort": sort, "partition": partition}
+# Arguments that must be known at trace time (indices: NumPy writes repeated ones in order, raises out of bounds)
+_STATIC = {id(np.put): ("ind", 1), id(np.put_along_axis): ("indices", 1)}
+
+
+def writes_argument(callee: Any) -> bool:
+    """Whether ``callee`` is one of NumPy's functions that write into an argument (a rule here or not)."""
+    if not _FUNCTIONS:
+        _FUNCTIONS.update(_functions())
+    return id(callee) in _FUNCTIONS or is_ufunc_at(callee)
+
+
+def is_ufunc_at(callee: Any) -> bool:
+    return isinstance(getattr(callee, "__self__", None), np.ufunc) and getattr(callee, "__name__", "") == "at"
+
+
+def rule_for(callee: Any, args: tuple, kwargs: dict) -> tuple[Any, Callable, str] | None:
+    """``(target, update, why)`` for a call of a NumPy function that writes
+    into its argument ``target``: ``update(*args, **kwargs)`` is the new
+    value; ``why`` is not empty where the call cannot be a functional
+    update (then ``update`` is None). None: ``callee`` writes into no argument."""
+    if not writes_argument(callee):
+        return None
+    if is_ufunc_at(callee):
+        if not args:
+            return None, None, "ufunc.at without its array"
+        ufunc = callee.__self__
+        if not hasattr(jnp, ufunc.__name__) or ufunc.nin + ufunc.nout > 3:
+            return args[0], None, f"JAX has no {ufunc.__name__}.at"
+        return args[0], ufunc_at(ufunc), ""
+    position, keyword, update = _FUNCTIONS[id(callee)]
+    target = args[position] if len(args) > position else kwargs.get(keyword)
+    static = _STATIC.get(id(callee))
+    if static is not None:
+        name, at = static
+        indices = args[at] if len(args) > at else kwargs.get(name)
+        why = _static_indices_problem(indices)
+        if why:
+            return target, None, why
+    return target, update, ""
+
+
+def _static_indices_problem(indices: Any) -> str:
+    from ..ir.core import Value
+    from .trees import tree_leaves
+
+    if any(isinstance(x, Value) for x in tree_leaves(indices)):
+        return "its indices are traced (NumPy writes repeated indices in order and raises out of bounds)"
+    try:
+        flat = np.asarray(indices)
+    except Exception:  # noqa: BLE001 - not indices NumPy takes: eager's error
+        return "its indices are not an array"
+    if flat.dtype.kind not in "iu":
+        return "its indices are not integers"
+    return ""
