@@ -167,6 +167,33 @@ def test_run_time_check_in_a_segment_that_writes_back_keeps_eager_writes():
     check(conversion, np.zeros(3), np.array([np.nan]), full_graph=False)
 
 
+def test_run_time_check_before_every_write_stays_in_the_graph():
+    # a check that raises before eager wrote anything (the store's own bounds
+    # check, np.add.at checking every index first) leaves eager's state: one graph
+    def store(a, x):
+        a[int(x.sum())] = 5.0
+        return a
+
+    def add_at(counts, labels):
+        np.add.at(counts, labels, 1.0)
+        return counts
+
+    check(store, np.zeros(3), np.array([7.0]))
+    check(store, np.zeros(3), np.array([1.0]))
+    check(add_at, np.zeros(4), np.array([0, 4]))
+    check(add_at, np.zeros(4), np.array([0, 3, 0]))
+
+    # in a rolled loop, a later iteration's check follows an earlier one's write
+    def loop(a, idx):
+        for k in range(12):
+            a[idx[k]] = float(k)
+        return a
+
+    e = check(loop, np.zeros(3), np.array([0, 1, 2] * 3 + [0, 1, 2]), full_graph=False, unroll_limit=4)
+    assert [s.code.code for s in e.fallback_sites] == ["A2G008"], str(e)
+    check(loop, np.zeros(3), np.array([0, 1, 2] * 3 + [0, 1, 7]), full_graph=False, unroll_limit=4)
+
+
 def test_run_time_check_inside_try_reaches_the_handler():
     # a check raising out of the graph skipped the user's except clause
     def index(a, x):

@@ -283,6 +283,11 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         # run-time checks allowed: True (all), "no raise" (not a `raise` or
         # `assert`: the segment prints), False (none: it writes state back)
         self.raise_checks: bool | str = True
+        # a run-time check was emitted after a write of state the segment
+        # applies after the call (or in a rolled loop's body, where a later
+        # iteration's check follows the earlier one's writes): a raise there
+        # would drop writes eager made (``specialize.specialize``)
+        self.late_checks = False
         # The user's JAX x64 switch (off by default): JAX ops follow it (precision.py).
         self.user_x64 = bool(jax.config.jax_enable_x64)
         # the caller runs the converted function under a JAX transform: its
@@ -358,6 +363,8 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
             raise self.graph_break(FallbackCode.TRACE_ERROR, node, f"a {name or qualified_name(fn)} (eager may raise "
                                    "here) where a run-time check cannot raise: inside try/except, or in a segment "
                                    "that writes state or prints")
+        if getattr(fn, "_a2g_check", False) and (self.rolled_depth or self.state_written()):
+            self.late_checks = True
         self._guard_operands(args, kwargs, node)
         leaves, treedef = tree_flatten((args, kwargs))
         if not effect and not numpy_fn and eager_fn is None and self.folded_operands(leaves):
@@ -1702,6 +1709,12 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
                 del self.frame.env[target.id]
             else:
                 raise self.graph_break(FallbackCode.MUTATION, stmt, "`del` of something other than a bound local")
+
+    def state_written(self) -> bool:
+        """Whether the segment has so far written state it applies after the
+        call: attributes and outside containers (``attr_writes``), argument
+        arrays and views of them, the caller's lists and dicts."""
+        return bool(self.attr_writes or self.input_writes or self.view_writes or self.first_writes)
 
     def raise_checks_allowed(self) -> bool:
         """A ``raise`` may become a run-time check unless a try/except around it

@@ -68,6 +68,7 @@ class Specialization:
     local_writes: list = field(default_factory=list)
     input_writes_at: int = 0   # the position among the outputs of the first written-back argument's version
     written_arguments: list = field(default_factory=list)   # leaf indices of the argument arrays written in place
+    late_checks: bool = False   # a run-time check follows a write of state (``Specializer.late_checks``)
 
 
 def numpy_aliasing(leaves: list) -> tuple:
@@ -265,12 +266,14 @@ def specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str],
                cells: dict | None = None, by_identity: frozenset = frozenset(),
                structure: list | None = None) -> Specialization:
     """See ``_specialize``. A segment whose run-time checks may raise
-    (``_a2g_check``: ``raise_when``, index, int(), store checks) while it
-    writes state back (attributes, cells, argument arrays, views of them, the
+    (``_a2g_check``: ``raise_when``, index, int(), store checks) after it
+    wrote state back (attributes, argument arrays, views of them, the
     caller's lists and dicts: all applied after the call, which a raise would
     skip although eager made them before raising) is specialised again with
-    every check kept in Python (the statement that needs one runs there); one
-    with a ``raise_when`` that also prints, with its raises kept in Python.
+    every check kept in Python (the statement that needs one runs there); a
+    check before every write (``np.add.at``'s index check) raises before eager
+    writes anything, and stays. One with a ``raise_when`` that also prints is
+    specialised again with its raises kept in Python.
     ``cells``: the call's cells (``interpreted.CELLS``), if it made them.
     ``structure``: the live values themselves (``names``' values, flattened
     to ``leaves``): their lists and dicts keep their identity across the
@@ -281,7 +284,8 @@ def specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str],
                        by_identity, structure)
     calls = [op.fn for op in walk_ops(spec.graph.body) if isinstance(op, CallOp)]
     checks = [fn for fn in calls if getattr(fn, "_a2g_check", False)]
-    if checks and (spec.attr_writes or spec.input_writes or spec.views and spec.views[2] or spec.local_writes):
+    if spec.late_checks and (spec.attr_writes or spec.input_writes or spec.views and spec.views[2] or
+                             spec.local_writes):
         mode: bool | str = False
     elif raise_when in checks and any(getattr(fn, "_a2g_host_print", False) for fn in calls):
         mode = "no raise"
@@ -445,7 +449,8 @@ def _specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str]
                           out_names, list(sp.decisions.values()), [(obj, attr) for obj, attr, _ in writes],
                           [k for k, _ in input_writes], rebound, pinned, {k: key for k, (_, key) in by_value.items()},
                           deleted, frozenset(written_key(obj, attr) for obj, attr, _ in writes), views,
-                          [path for _, path in rewritten], starts[2], sorted(written_arguments(sp)))
+                          [path for _, path in rewritten], starts[2], sorted(written_arguments(sp)),
+                          sp.late_checks)
 
 
 def written_arguments(sp: Specializer) -> set[int]:
