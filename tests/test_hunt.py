@@ -1,6 +1,7 @@
 """Silent differences an independent corpus of realistic programs found
 (/work/hunt-programs, not in the repository), minimised; each compared with eager."""
 
+import dataclasses
 import sys
 import types
 
@@ -293,6 +294,27 @@ def test_user_operators_are_converted_calls():
 
     x = jnp.ones(2)
     check_sequence(make, [lambda g, m: (g(x), m.n, len(m.log))] * 3)
+
+
+@dataclasses.dataclass(order=True)
+class _Version:
+    major: int
+    minor: int
+
+
+def test_operators_a_dataclass_generates_run_as_before():
+    # a dataclass's __eq__/__lt__ is code made by exec (no source): compared as
+    # the operands' own operator, not refused as a function without source
+    def f(x, a, b):
+        match a:
+            case "latest":
+                return x
+            case _Version(major=1):
+                return x * 2 if a < b else x - 1, a == b, a != b
+        return x
+
+    check(f, jnp.ones(2), _Version(1, 2), _Version(1, 3))
+    check(f, jnp.ones(2), _Version(1, 4), _Version(1, 3))
 
 
 def test_comprehension_pulls_an_iterator_one_item_at_a_time():

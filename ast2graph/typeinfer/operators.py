@@ -52,7 +52,8 @@ _UNARY = {operator.neg: "__neg__", operator.pos: "__pos__", operator.invert: "__
 def python_method(obj: Any, name: str) -> Any:
     """The Python function that implements ``name`` for ``obj``'s class (looked
     up on the class, as Python's operators do), or None: a builtin's slot, a
-    class that does not define it."""
+    class that does not define it, a method generated without source (as
+    ``calls._python_init`` leaves a dataclass's ``__init__``)."""
     if isinstance(obj, type) or (type(obj).__module__ or "").split(".")[0] == "ast2graph":
         return None   # a class; ast2graph's own stand-ins (a formatted string) have their own rules
     try:
@@ -61,7 +62,9 @@ def python_method(obj: Any, name: str) -> Any:
         return None
     from ..resolver import CallKind, classify_callee
 
-    return fn if isinstance(fn, types.FunctionType) and classify_callee(fn) is CallKind.USER_FUNCTION else None
+    if not isinstance(fn, types.FunctionType) or fn.__code__.co_filename[:1] == "<":
+        return None   # code made by exec (a dataclass's __eq__ and __lt__): no source, run as the operand's operator
+    return fn if classify_callee(fn) is CallKind.USER_FUNCTION else None
 
 
 def has_user_operator(fn: Any, operands: tuple) -> bool:
