@@ -807,6 +807,19 @@ class StaticFunction:
             return self._unit.qualname
         return getattr(self._fn, "__qualname__", type(self._fn).__name__)
 
+    def __repr__(self) -> str:
+        """``<to_static f at model.py:12, 0 recompiles>``: what a notebook
+        shows for the converted function (``explain(f)(*args)`` says more)."""
+        loc = self._unit.loc(self._unit.tree) if self._unit is not None else None
+        where = f" at {loc.file}:{loc.line}" if loc is not None else ""
+        state = f"runs eagerly: {self.eager_reason.code.code}" if self.eager_reason is not None \
+            else f"{self.recompiles} recompiles"
+        options = ", full_graph=True" if self._options.full_graph else ""
+        return f"<to_static {self.name}{where}, {state}{options}>"
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:   # IPython
+        printer.text(repr(self))
+
     # ----------------------------------------------------------------- calls
     def __get__(self, obj: Any, objtype: Any = None) -> Any:
         if obj is None:
@@ -985,10 +998,12 @@ class Explanation:
 
     @property
     def decisions(self) -> list[Decision]:
+        """Every decision of the graphs run, in source order (file, line,
+        column; the order they were made among equal positions)."""
         out: list[Decision] = []
         for p in self.graphs:
             out.extend(p.spec.decisions)
-        return out
+        return sorted(out, key=lambda d: (d.loc.file, d.loc.line, d.loc.col))
 
     @property
     def conversion_seconds(self) -> float:
@@ -1018,6 +1033,35 @@ class Explanation:
             for s in self.fallback_sites:
                 lines.extend("    " + line for line in s.format().splitlines())
         return "\n".join(lines)
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:   # IPython's text display
+        printer.text(str(self))
+
+    def _repr_html_(self) -> str:
+        """Jupyter's display: the summary, then the decisions and the fallback
+        sites as tables (code, line, construct, cause, hint)."""
+        from html import escape
+
+        fn, sites = self.function, self.fallback_sites
+        head = (f"<b>ast2graph explain: {escape(fn.name)}</b><br>graphs run: {self.graph_count}; fallback sites: "
+                f"{len(sites)}; newly compiled segments: {len(self.record.compiled)}; recompiles so far: "
+                f"{fn.recompiles}; conversion time: {self.conversion_seconds * 1e3:.1f} ms")
+        parts = [f"<div class='ast2graph-explain'>{head}"]
+
+        def table(title: str, columns: tuple, rows: list) -> None:
+            if not rows:
+                return
+            cells = "".join(f"<th>{escape(c)}</th>" for c in columns)
+            body = "".join("<tr>" + "".join(f"<td>{escape(str(v))}</td>" for v in row) + "</tr>" for row in rows)
+            parts.append(f"<details open><summary>{escape(title)} ({len(rows)})</summary>"
+                         f"<table><tr>{cells}</tr>{body}</table></details>")
+
+        table("fallback sites", ("code", "where", "construct", "cause", "hint"),
+              [(s.code.code, f"{s.loc.file}:{s.loc.line}", s.construct, s.cause, s.hint or s.code.hint) for s in sites])
+        table("decisions", ("where", "construct", "becomes", "why"),
+              [(f"{d.loc.file}:{d.loc.line}", d.construct, d.mode, d.reason) for d in self.decisions])
+        parts.append("</div>")
+        return "".join(parts)
 
 
 _UNSET = object()

@@ -9,6 +9,8 @@ file, never a line of generated code.
 
 from __future__ import annotations
 
+import ast
+import functools
 import linecache
 from dataclasses import dataclass
 
@@ -43,6 +45,55 @@ class Loc:
 
 
 UNKNOWN_LOC = Loc("<unknown>", 0, 0)
+
+_LOOPS = (ast.For, ast.AsyncFor, ast.While)
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+
+
+def _span(node: ast.AST) -> tuple:
+    return (node.lineno, node.col_offset), (node.end_lineno, node.end_col_offset)
+
+
+@functools.lru_cache(maxsize=64)
+def _loop_index(text: str) -> tuple[tuple, tuple]:
+    """A module's loops, each as its span and the span of the innermost
+    function, lambda or class around it (None at module level), and the spans
+    of all its functions, lambdas and classes."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return (), ()
+    loops: list = []
+    scopes: list = []
+
+    def walk(node: ast.AST, scope: tuple | None) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, _LOOPS):
+                loops.append((_span(child), scope))
+            if isinstance(child, _SCOPES):
+                scopes.append(_span(child))
+            walk(child, _span(child) if isinstance(child, _SCOPES) else scope)
+
+    walk(tree, None)
+    return tuple(loops), tuple(scopes)
+
+
+def loop_depth_at(loc: Loc) -> int | None:
+    """The one meaning of a site's ``loop depth``, in ``explain``, the report
+    and JSON alike: how many ``for``/``while`` loops of the site's own
+    function (the innermost ``def``, ``lambda`` or class around it) enclose
+    its position in the source. A loop's own header (a site at the ``for``
+    itself) is not inside it; loops of a caller a helper is inlined into do
+    not count (the site names the helper's line). None where the file cannot
+    be read or parsed."""
+    text = "".join(linecache.getlines(loc.file)) if loc.line > 0 else ""
+    if not text:
+        return None
+    loops, scopes = _loop_index(text)
+    pos = (loc.line, loc.col)
+    # nested scopes do not overlap partially: the latest-starting one around pos is the innermost
+    own = max((span for span in scopes if span[0] <= pos < span[1]), default=None)
+    return sum(1 for span, scope in loops if span[0] < pos < span[1] and scope == own)
 
 
 class Ast2GraphError(Exception):

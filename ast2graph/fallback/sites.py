@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import Enum
 
-from ..diagnostics import Loc
+from ..diagnostics import Loc, loop_depth_at
 
 
 class FallbackCode(Enum):
@@ -59,6 +59,14 @@ class FallbackSite:
     stage: str = "typeinfer"
     loop_depth: int = 0
     hint: str = ""
+
+    def __post_init__(self) -> None:
+        # one meaning everywhere: the loops of the site's own function around
+        # its line (diagnostics.loop_depth_at); what a stage passed stands
+        # only where the source cannot be read
+        depth = loop_depth_at(self.loc) if isinstance(self.loc, Loc) else None
+        if depth is not None:
+            object.__setattr__(self, "loop_depth", depth)
 
     def format(self) -> str:
         hint = self.hint or self.code.hint
