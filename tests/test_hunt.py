@@ -632,3 +632,31 @@ def test_vars_of_an_object_with_a_pending_attribute_write():
         return sorted(vars(r).keys()), r.m
 
     check(g, jnp.arange(3.0))
+
+
+def test_in_place_updates_under_a_traced_break_convert_quickly():
+    # x += ..., r -= ... in an unrolled loop that breaks under a traced
+    # condition: each array is joined from its versions in the branches, and
+    # the alias walks (may_share, _roots) followed every path through them:
+    # exponential, the conversion ran for minutes
+    def conjugate_gradient(a, b, tol):
+        x = np.zeros_like(b)
+        r = b - a @ x
+        p = r.copy()
+        rs = r @ r
+        for i in range(len(b) * 2):
+            if np.sqrt(rs) < tol:
+                break
+            ap = a @ p
+            alpha = rs / (p @ ap)
+            x += alpha * p
+            r -= alpha * ap
+            rs_new = r @ r
+            p = r + (rs_new / rs) * p
+            rs = rs_new
+        return x, i
+
+    m = np.random.default_rng(7).normal(size=(6, 6))
+    spd = m @ m.T + 6 * np.eye(6)
+    check(conjugate_gradient, spd, np.ones(6), 1e-10)
+    check(conjugate_gradient, spd, np.arange(6.0), 1e-3)

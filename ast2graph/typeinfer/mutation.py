@@ -815,13 +815,19 @@ class MutationMixin:
                 out.extend(entry[1])
         return out
 
-    def may_share(self, x: Any, obj: Any, depth: int = 0) -> bool:
+    def may_share(self, x: Any, obj: Any, depth: int = 0, seen: set | None = None) -> bool:
         """Whether ``x`` is ``obj``, or a view of it or joined from it, through any chain."""
         if x is obj:
             return True
         if depth > 32:
             return True   # a chain this long: assume it does
-        return any(self.may_share(b, obj, depth + 1) for b in self._bases_of(x))
+        # each array explored once: arrays joined in a loop's branches share
+        # their bases, and the paths through them grow exponentially
+        seen = set() if seen is None else seen
+        if id(x) in seen:
+            return False   # explored already, without reaching ``obj`` (a cycle adds nothing)
+        seen.add(id(x))
+        return any(self.may_share(b, obj, depth + 1, seen) for b in self._bases_of(x))
 
     @property
     def view_versions(self) -> dict:
@@ -866,12 +872,23 @@ class MutationMixin:
             return None
         return view
 
-    def _roots(self, x: Any, depth: int = 0) -> list:
-        """The arrays ``x`` views or may be, through any chain, that view or join nothing."""
+    def _roots(self, x: Any, depth: int = 0, memo: dict | None = None) -> list:
+        """The arrays ``x`` views or may be, through any chain, that view or join
+        nothing (each once: ``memo`` keeps each array's, as the paths through
+        arrays joined in a loop's branches grow exponentially)."""
         bases = self._bases_of(x)
         if not bases or depth > 64:
             return [x]
-        return [r for b in bases for r in self._roots(b, depth + 1)]
+        memo = {} if memo is None else memo
+        if id(x) in memo:
+            return memo[id(x)]
+        memo[id(x)] = [x]   # while it is explored: a cycle back to it takes it for a root
+        out: dict[int, Any] = {}
+        for b in bases:
+            for r in self._roots(b, depth + 1, memo):
+                out.setdefault(id(r), r)
+        memo[id(x)] = list(out.values())
+        return memo[id(x)]
 
     def _base_observable(self, obj: Value) -> str:
         """For a view or an array joined from others: how an array it may
