@@ -106,6 +106,30 @@ def _checks_enabled() -> bool:
 _ARRAY_IMPL = type(jax.numpy.zeros(()))
 
 
+def _frame_introspection_call(unit: Any) -> str | None:
+    """The name of a builtin the function's own body calls that looks at the
+    calling frame (``locals()``, ``vars()``/``dir()`` without an object,
+    ``eval``/``exec`` without namespaces), or None. Nested functions and
+    lambdas have frames of their own and are not looked into."""
+    import builtins
+
+    import gast
+
+    from .typeinfer.calls import frame_introspection
+
+    stack = list(unit.tree.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)):
+            continue
+        if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and node.func.id not in unit.globals:
+            fn = getattr(builtins, node.func.id, None)
+            if fn is not None and frame_introspection(fn, tuple(node.args), {k.arg: k.value for k in node.keywords if k.arg}):
+                return node.func.id
+        stack.extend(gast.iter_child_nodes(node))
+    return None
+
+
 def _leaf_key(leaf: Any, by_identity: bool = False) -> Any:
     if type(leaf) is _ARRAY_IMPL:
         return ("A", leaf.shape, leaf.dtype, leaf.weak_type)
@@ -771,6 +795,22 @@ class StaticFunction:
                 FallbackCode.MUTATION, self._unit.loc(self._unit.tree), "function",
                 f"{self._unit.qualname} (or a function nested in it) assigns nonlocal variables {sorted(rebound)}",
                 "the whole call runs eagerly", "api")
+        self._read_signature()
+        self._caller_params = self._simple_params[len(self._bound_args):]   # what in_shardings/donate_argnums index
+        self._top = _Block(self, self._unit.tree.body, nested=False)
+        if self._unit.generator:
+            self._eager(FallbackCode.GENERATOR, ConversionError(f"{self._unit.qualname} is a generator function", self._unit.loc(self._unit.tree)), fn)
+            return
+        frame_call = _frame_introspection_call(self._unit)
+        if frame_call is not None:   # only the function's own frame answers locals(), eval("y + 1")
+            self._eager(FallbackCode.OPAQUE_CALL, ConversionError(f"{self._unit.qualname} calls {frame_call}(), which "
+                                                                  "looks at its own frame", self._unit.loc(self._unit.tree)), fn)
+
+    def _read_signature(self) -> None:
+        """The parameters and their defaults, as ``fn.__defaults__`` and
+        ``__kwdefaults__`` hold them now (a caller may assign new ones between
+        calls: ``_bind`` reads them again when they are other objects)."""
+        self._defaults_of = (getattr(self._target, "__defaults__", None), getattr(self._target, "__kwdefaults__", None))
         self._signature = code_signature(self._target)   # a wraps() wrapper runs its own code
         params = list(self._signature.parameters.values())
         simple = all(p.kind is p.POSITIONAL_OR_KEYWORD for p in params)
@@ -779,10 +819,6 @@ class StaticFunction:
         if any(p.default is p.empty for p in params[len(params) - len(self._defaults):]):
             self._simple = False
         self._simple_params = tuple(p.name for p in params)
-        self._caller_params = self._simple_params[len(self._bound_args):]   # what in_shardings/donate_argnums index
-        self._top = _Block(self, self._unit.tree.body, nested=False)
-        if self._unit.generator:
-            self._eager(FallbackCode.GENERATOR, ConversionError(f"{self._unit.qualname} is a generator function", self._unit.loc(self._unit.tree)), fn)
 
     def _eager(self, code: FallbackCode, error: Exception, fn: Callable) -> None:
         from .diagnostics import UNKNOWN_LOC
@@ -883,6 +919,10 @@ class StaticFunction:
         return block
 
     def _bind(self, args: tuple, kwargs: dict) -> dict[str, Any]:
+        defaults_of = self._defaults_of
+        if getattr(self._target, "__defaults__", None) is not defaults_of[0] \
+                or getattr(self._target, "__kwdefaults__", None) is not defaults_of[1]:
+            self._read_signature()   # f.__defaults__ = (...) since the last call
         if self._simple and not kwargs and not self._bound_kwargs:
             given = self._bound_args + args
             missing = len(self._simple_params) - len(given)

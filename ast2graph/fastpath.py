@@ -145,10 +145,14 @@ def make_fast_call(owner: Any, plan: Any, args: tuple, names: list[str], leaves:
     config, user_x64 = jax.config, bool(jax.config.jax_enable_x64)
     x64 = jax.enable_x64 if plan.x64 else None
     int_inputs = plan.int_inputs
+    target, (defaults, kwdefaults) = owner._target, owner._defaults_of
 
     def fast(call_args: tuple) -> Any:
         if len(call_args) != nargs or config.jax_enable_x64 is not user_x64:
             return MISS
+        if missing and (getattr(target, "__defaults__", None) is not defaults
+                        or getattr(target, "__kwdefaults__", None) is not kwdefaults):
+            return MISS   # f.__defaults__ = (...) since: the general path binds the new ones
         for q in arrays:
             if type(call_args[q]) is not _ARRAY_IMPL:
                 return MISS

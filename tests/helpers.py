@@ -80,6 +80,9 @@ def assert_same(eager: Any, converted: Any, rtol: float = 1e-5, atol: float = 1e
             assert a.shape == b.shape, f"{path}: shape differs: {a.shape} vs {b.shape}"
             assert a.dtype == b.dtype or not exact_kinds and (np.can_cast(a.dtype, b.dtype) or np.can_cast(b.dtype, a.dtype)), \
                 f"{path}: dtype differs: eager {a.dtype} vs converted {b.dtype}"
+            if a.dtype.kind in "USOM":   # strings, objects, dates: exactly equal
+                assert a.tolist() == b.tolist(), f"{path}: value differs: {a!r} vs {b!r}"
+                continue
             r, t = _tolerance(a.dtype, rtol, atol)
             np.testing.assert_allclose(b, a, rtol=r, atol=t, err_msg=path)
         else:

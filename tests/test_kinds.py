@@ -148,8 +148,8 @@ def returns_str_of_array(x):
 
 
 def test_str_of_traced_value_returned():
-    e = check(returns_str_of_array, N32, full_graph=False)
-    assert any("formatted from traced values" in c for c in causes(e))
+    # formatted on the host per call, from the graph's outputs as eager's objects
+    check(returns_str_of_array, N32, graphs=1)
 
 
 def identity_of_arrays(x):

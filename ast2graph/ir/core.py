@@ -161,6 +161,21 @@ class Value:
 
         return standin_text(self, "")
 
+    def _operand(self, *_: Any) -> Any:
+        raise StandinSeen("a traced array is an operand of Python code run at trace time")
+
+    # Operators and conversions (``max(objs)`` calling a user's ``__lt__`` on
+    # graph values, ``float(v)`` in a library): without them Python raises a
+    # plain TypeError, which would pass for an exception eager raises.
+    __lt__ = __le__ = __gt__ = __ge__ = _operand
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _operand
+    __truediv__ = __rtruediv__ = __floordiv__ = __rfloordiv__ = __mod__ = __rmod__ = _operand
+    __pow__ = __rpow__ = __matmul__ = __rmatmul__ = __divmod__ = __rdivmod__ = _operand
+    __and__ = __rand__ = __or__ = __ror__ = __xor__ = __rxor__ = _operand
+    __lshift__ = __rlshift__ = __rshift__ = __rrshift__ = _operand
+    __neg__ = __pos__ = __abs__ = __invert__ = __round__ = _operand
+    __int__ = __float__ = __complex__ = __index__ = _operand
+
 
 class KindedValue(Value):
     """A value whose eager kind depends on the path taken (a Python float on

@@ -186,6 +186,18 @@ def _constant_divisor(x: Any) -> bool:
     return type(x) is float or type(x) is int and -2**31 <= x < 2**31 or isinstance(x, np.floating)
 
 
+def _numpy_division(op: CallOp, args: tuple) -> bool:
+    """An array divided by a scalar (a constant or traced) or a broadcast
+    array (``m / m.sum(axis=1, keepdims=True)``) with NumPy's or Python's
+    rules: NumPy divides element by element, exactly; XLA's kernel would
+    multiply by the reciprocal of the loop-invariant divisor. (A JAX
+    division keeps XLA's, as eager JAX computes it.)"""
+    a, b = args
+    broadcast = _constant_divisor(b) or isinstance(b, Value) and tuple(b.type.shape) != tuple(a.type.shape)
+    return (not op.x32 and broadcast and bool(a.type.shape)
+            and any(isinstance(x, Value) and (x.type.numpy or x.type.python) for x in (a, b)))
+
+
 def _is_division(fn: Any) -> bool:
     try:
         return fn in _DIVISIONS
@@ -199,10 +211,12 @@ def _call_lowering(em: _Emitter, op: CallOp, indent: str) -> None:
     parts = [em.tree(a) for a in args]
     for k, v in kwargs.items():   # a keyword given through ``**`` may be any string
         parts.append(f"{k}={em.tree(v)}" if _is_name(k) else f"**{{{em.tree(k)}: {em.tree(v)}}}")
-    if _is_division(op.fn) and len(args) == 2 and not kwargs and _constant_divisor(args[1]) \
-            and isinstance(args[0], Value):
-        # a division, as eager computes it (op by op, the divisor is no constant to XLA)
-        parts[1] = f"_opaque({parts[1]})"
+    if _is_division(op.fn) and len(args) == 2 and not kwargs and isinstance(args[0], Value):
+        numpy = _numpy_division(op, args)
+        if numpy or _constant_divisor(args[1]):
+            # a division, as eager computes it (op by op, the divisor is no constant
+            # to XLA; with NumPy's rules no loop-invariant scalar either)
+            parts[1] = f"_opaque({parts[1]}, {parts[0]})" if numpy else f"_opaque({parts[1]})"
     if em.x64 and op.x32:   # eager runs it as a JAX op with x64 off: so does the graph
         call = f"_x32_call({', '.join([em.const(op.fn)] + parts)})"
     else:
@@ -291,9 +305,15 @@ def _index_splat(f: Callable) -> Callable:
     return lambda i, c: tuple(f(weak(i), *c))   # the loop index is a Python int: weakly typed
 
 
-def opaque(x: Any) -> Any:
-    """A constant that XLA's simplifier cannot see as one (same dtype and weak type)."""
-    return lax.optimization_barrier(jax.numpy.asarray(x))
+def opaque(x: Any, like: Any = None) -> Any:
+    """A constant that XLA's simplifier cannot see as one (same dtype and weak
+    type), of the dividend's shape: a scalar divisor broadcast in the kernel
+    is loop-invariant, and LLVM divides by it as a multiplication by its
+    reciprocal (``0.3 / 0.1``: 3.0, not 2.9999999999999996)."""
+    c = jax.numpy.asarray(x)
+    if like is not None and jax.numpy.ndim(like):
+        c = jax.numpy.broadcast_to(c, jax.numpy.broadcast_shapes(jax.numpy.shape(like), jax.numpy.shape(c)))
+    return lax.optimization_barrier(c)
 
 
 def weak(x: Any) -> Any:

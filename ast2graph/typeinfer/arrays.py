@@ -237,6 +237,18 @@ def _unspec(idx: Any) -> Any:
     return idx
 
 
+def numpy_round(x: Any, decimals: int) -> Any:
+    """``np.round(x, decimals)`` of floats as NumPy computes it: scaled by a
+    power of ten (a Python float, weak), rounded half to even, scaled back
+    (``jnp.round`` multiplies by the inverse: another last bit; so would
+    XLA's simplifier a division by a constant, hence the barrier)."""
+    if decimals >= 0:
+        factor = 10.0 ** decimals
+        return jnp.rint(x * factor) / jax.lax.optimization_barrier(jnp.asarray(factor, x.dtype))
+    factor = 10.0 ** -decimals
+    return jnp.rint(x / jax.lax.optimization_barrier(jnp.asarray(factor, x.dtype))) * factor
+
+
 def numpy_int_division(result: Any, divisor: Any) -> Any:
     """NumPy's integer ``//`` and ``%`` by zero: 0 (XLA's is another number)."""
     return jnp.where(divisor == 0, jnp.zeros_like(result), result)
@@ -275,26 +287,6 @@ def setitem_rows(x: Any, rows: Any, v: Any) -> Any:
 setitem_rows._a2g_typed = True  # type: ignore[attr-defined]
 
 
-def static_index_out_of_bounds(shape: tuple, idx: Any) -> tuple[int, int] | None:
-    """``(index, axis)`` of an integer of a static index array (NumPy data in
-    the index: ``x[np.array([0, 5])]``, a list made one) outside its axis:
-    NumPy raises IndexError where XLA's gather would clamp it."""
-    parts = idx if type(idx) is tuple else (idx,)
-    axis = 0
-    for p in parts:
-        if p is Ellipsis:
-            return None
-        if p is None:
-            continue
-        if isinstance(p, np.ndarray) and p.dtype.kind in "iu" and axis < len(shape) and p.size:
-            n = shape[axis]
-            bad = p[(p < -n) | (p >= n)]
-            if bad.size:
-                return int(bad.flat[0]), axis
-        axis += p.ndim if isinstance(p, np.ndarray) and p.dtype == bool else 1
-    return None
-
-
 def traced_int_parts(shape: tuple, idx: Any) -> list[tuple[int, Any]]:
     """``(axis, index)`` for the traced integer indices of ``x[idx]`` (scalars
     or integer arrays) before any ``...``: the ones NumPy bounds-checks at run
@@ -323,6 +315,36 @@ def numpy_index_check(shape: tuple, axes: tuple, *indices: Any) -> None:
 
 
 numpy_index_check._a2g_effect = True  # type: ignore[attr-defined]
+numpy_index_check._a2g_check = True  # type: ignore[attr-defined]
+
+
+def int_store_check(value: Any, dtype: np.dtype, kind: str) -> None:
+    """At run time: the error NumPy raises storing the scalar ``value`` (a
+    Python number for ``kind`` "python", else a NumPy scalar) into an array of
+    integer ``dtype``: NaN, an infinity, or a number whose integer part is
+    beyond the dtype's range."""
+    from ..lowering.bounded import raise_if   # the run-time check machinery
+
+    info = np.iinfo(dtype)
+    if jnp.issubdtype(value.dtype, jnp.floating):
+        whole = jnp.trunc(value)
+        signed = info.min < 0
+        low, high = -(2.0 ** (info.bits - 1)) if signed else 0.0, 2.0 ** (info.bits - signed)   # exact floats
+        bad = ~jnp.isfinite(value) | (whole < low) | (whole >= high)
+    else:
+        bad = (value < info.min) | (value > info.max)
+    raise_if(bad, functools.partial(_raise_store_error, dtype, kind), value)
+
+
+int_store_check._a2g_effect = True  # type: ignore[attr-defined]
+int_store_check._a2g_check = True  # type: ignore[attr-defined]
+
+
+def _raise_store_error(dtype: np.dtype, kind: str, mask: Any, value: Any) -> None:
+    if not np.any(np.asarray(mask)):
+        return
+    v = np.asarray(value)[()]
+    np.zeros((), dtype)[()] = v.item() if kind == "python" else v   # raises eager's error
 
 
 class Static:
@@ -387,6 +409,7 @@ def raise_when(pred: Any, exc: Any, args: tuple = (), kwargs: dict | None = None
 
 
 raise_when._a2g_effect = True  # type: ignore[attr-defined]
+raise_when._a2g_check = True  # type: ignore[attr-defined]
 
 
 def _raise_exception(exc: Any, treedef: Any, statics: list, positions: tuple, kinds: tuple, site: RaiseSite | None,
@@ -534,6 +557,7 @@ def int_conversion_check(x: Any, what: str, where: str) -> None:
 
 
 int_conversion_check._a2g_effect = True  # type: ignore[attr-defined]
+int_conversion_check._a2g_check = True  # type: ignore[attr-defined]
 
 
 # ``math.f(x)`` of a Python float in the graph: the float64 function, and the
@@ -609,6 +633,7 @@ def math_domain_check(x: Any, name: str) -> None:
 
 
 math_domain_check._a2g_effect = True  # type: ignore[attr-defined]
+math_domain_check._a2g_check = True  # type: ignore[attr-defined]
 
 
 def _raise_math(exc: type, message: str, mask: Any) -> None:
@@ -628,6 +653,7 @@ def linalg_error_check(output: Any, message: str, *inputs: Any) -> None:
 
 
 linalg_error_check._a2g_effect = True  # type: ignore[attr-defined]
+linalg_error_check._a2g_check = True  # type: ignore[attr-defined]
 
 
 def _raise_linalg(message: str, mask: Any) -> None:
@@ -660,6 +686,7 @@ def index_range_check(i: Any, n: int, message: str) -> None:
 
 
 index_range_check._a2g_effect = True  # type: ignore[attr-defined]
+index_range_check._a2g_check = True  # type: ignore[attr-defined]
 
 
 def _raise_index_range(message: str, mask: Any, i: Any) -> None:

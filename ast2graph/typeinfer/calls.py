@@ -20,8 +20,10 @@ by this very interpreter.
 
 from __future__ import annotations
 
+import bisect
 import copy
 import functools
+import heapq
 import inspect
 import math
 import operator
@@ -50,8 +52,8 @@ from .nnx import is_nnx, is_variable, nnx_transforms
 from .varlist import tail_of
 from .masked import MaskedMethod, MaskedSlice
 from .kinds import (CALLS_ARGUMENTS, INSPECTORS, MOVES_ARGUMENTS, Unobservable, contains_standin, introspection, observe,
-                    same_inputs, signature_inputs, standins_in)
-from .lattice import INT_BITS, WIDE_INTS, describe
+                    same_inputs, signature_inputs, standin_types, standins_in)
+from .lattice import INT_BITS, WIDE_INTS, describe, is_array
 from .trees import tree_flatten, tree_leaves
 from .pathkinds import MAX_COMBINATIONS, kinded_in
 from .state import Frame, Guard, ReturnSignal, unit_of_function
@@ -165,6 +167,8 @@ class CallMixin(GeneratorMixin):
         if isinstance(callee, StaticFunction):  # nested to_static: convert the function itself
             return self.call(callee._fn, args, kwargs, node)
         if type(callee) is functools.partial:   # what it wraps decides (a user function, print, jnp.sum)
+            if not self._is_fresh(callee):   # its keywords are a dict a caller may change in place
+                self.guard_reads((callee.args, callee.keywords), node)
             return self.call(callee.func, (*callee.args, *args), {**callee.keywords, **kwargs}, node)
         if kinded_in((args, kwargs)) and self._splits_kinds(callee):
             # an argument of path-dependent kind: the call as eager makes it with each kind's object
@@ -398,7 +402,11 @@ class CallMixin(GeneratorMixin):
                 raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{qualified_name(callee)} of a traced value "
                                        "looks at eager's object itself")
             result = self.static_call(callee, args, kwargs, node)
-            return self.mark_made(result) if isinstance(result, (list, dict, set)) else result
+            made = isinstance(callee, type) and callee.__new__ is object.__new__ and type(result) is callee or \
+                callee is object.__new__ and args and isinstance(args[0], type) and type(result) is args[0]
+            # a new container, or a new object of a plain class (``Obj()``, ``cls.__new__(cls)``): this
+            # call's own where nothing else holds it (``mark_made``: not one its __init__ registered)
+            return self.mark_made(result) if isinstance(result, (list, dict, set)) or made else result
         raise self.graph_break(FallbackCode.OPAQUE_CALL, node, f"{qualified_name(callee)} is not known to be free of side effects", "call")
 
     def _numpy_call(self, callee: Any, args: tuple, kwargs: dict, node: Any, kind: CallKind) -> Any:
@@ -958,6 +966,37 @@ class CallMixin(GeneratorMixin):
                 or _library_python(callee):
             return False
         return not (isinstance(callee, type) and (_python_init(callee) is not None or _is_namedtuple_class(callee)))
+    def _pending_attributes(self, obj: Any) -> bool:
+        """Whether this graph set an attribute of ``obj`` that is written to it
+        only after the call (a lifted write: ``writeback.py``)."""
+        return any(key[0] == id(obj) and entry[0] is obj for key, entry in self.attr_writes.items())
+
+    def _storing_builtin(self, callee: Any, args: tuple, kwargs: dict, node: Any, traced: bool) -> Any:
+        """``setattr(o, "a", v)`` and ``operator.setitem(d, k, v)``: stores, as
+        ``o.a = v`` and ``d[k] = v``; ``getattr(o, "a"[, default])`` reads as
+        ``o.a``; another builtin that stores an argument
+        into an object (``deque.append``, ``heapq.heappush``) with a traced
+        one runs in Python (JAX would trace it: it would store a tracer)."""
+        if callee is setattr and len(args) == 3 and not kwargs and type(args[1]) is str:
+            self.store_attribute(*args, node)
+            return None
+        if callee is getattr and len(args) in (2, 3) and not kwargs and type(args[1]) is str \
+                and not isinstance(args[0], standin_types()):
+            # as ``obj.name``: an attribute this graph wrote (pending), a property converted
+            try:
+                return self.get_attribute(args[0], args[1], node)
+            except GraphBreak as e:
+                if len(args) == 3 and isinstance(getattr(e, "exc", None), AttributeError):
+                    return args[2]
+                raise
+        if callee is operator.setitem and len(args) == 3 and not kwargs and not is_array(args[0]) \
+                and not isinstance(args[0], Value) and not self.traced_int_index(args[1]):
+            self.store_item_into(*args, node)
+            return None
+        if traced and _stores_arguments(callee):
+            raise self.graph_break(FallbackCode.MUTATION, node, f"{qualified_name(callee)} would store a traced value "
+                                   "into a Python object", "call")
+        return NotImplemented
 
     def _special_builtin(self, callee: Any, args: tuple, kwargs: dict, node: Any, traced: bool) -> Any:
         if callee in (zip, enumerate) and any(isinstance(a, (arrays.TracedRange, arrays.TracedZip)) for a in args):
@@ -977,6 +1016,18 @@ class CallMixin(GeneratorMixin):
             return seen
         if callee is super and not args and not kwargs:
             return self._zero_argument_super(node)
+        if callee is globals and not args and not kwargs:
+            return self.frame.unit.globals   # the function's module, not ast2graph's
+        if callee in (vars, dir) and len(args) == 1 and not kwargs and self._pending_attributes(args[0]):
+            raise self.graph_break(FallbackCode.MUTATION, node, f"{callee.__name__}() of an object this function set "
+                                   "an attribute of (the write is made after the call)", "call")
+        if frame_introspection(callee, args, kwargs):
+            # run by Python inside a converted call it would see ast2graph's frame
+            raise self.graph_break(FallbackCode.OPAQUE_CALL, node, f"{qualified_name(callee)}() looks at the "
+                                   "calling function's frame", "call")
+        stored = self._storing_builtin(callee, args, kwargs, node, traced)
+        if stored is not NotImplemented:
+            return stored
         if traced and type(callee) is types.BuiltinMethodType and type(getattr(callee, "__self__", None)) is str \
                 and callee.__name__ == "format":
             return self.deferred_format(callee.__self__, args, kwargs, node)
@@ -1261,7 +1312,11 @@ class CallMixin(GeneratorMixin):
             return self.emit_call(round, (x, *ndigits), {}, node, "round")
         if digits is None:   # a Python int, half to even; NaN and infinities raise eager's errors
             return self.python_number(x, int, "round", "round()", node)
-        out = self.emit_call(jnp.round, (x, digits), {}, node, "round")
+        if t.dtype.kind not in "f":
+            raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"round(x, n) of a {t.dtype} scalar: NumPy's "
+                                   "integer rounding is not modelled")
+        # NumPy's own algorithm at the scalar's precision (a float64 stays float64)
+        out = self.emit_call(arrays.numpy_round, (x, digits), {}, node, "round")
         out.type = out.type.with_kinds(t.kinds)
         return out
 
@@ -1568,6 +1623,38 @@ def _debug_effect(fn: Any) -> Any:
     effect._a2g_effect = True  # type: ignore[attr-defined]
     effect._a2g_host_print = True  # type: ignore[attr-defined]
     return effect
+
+
+# builtins that store an argument into another object (never graph ops: traced
+# by JAX they would store its tracer)
+_STORING_BUILTINS = frozenset(map(id, (delattr, operator.delitem, object.__setattr__, object.__delattr__,
+                                       heapq.heappush, heapq.heappushpop, heapq.heapreplace, bisect.insort,
+                                       bisect.insort_left, bisect.insort_right)))
+
+
+def frame_introspection(callee: Any, args: tuple, kwargs: dict) -> bool:
+    """A builtin call that looks at its caller's frame: ``locals()``, ``vars()``
+    and ``dir()`` without an object, ``eval``/``exec`` without namespaces."""
+    if callee is locals:
+        return True
+    if callee in (vars, dir):
+        return not args and not kwargs
+    if callee in (eval, exec):
+        return len(args) < 2 and "globals" not in kwargs
+    return False
+
+
+def _stores_arguments(callee: Any) -> bool:
+    """A builtin that stores an argument into an object: one of
+    ``_STORING_BUILTINS``, or a builtin method of a mutable object that is
+    not a list, dict or set (``deque.append``, ``bytearray.extend``;
+    ``calls.py`` handles those three's methods itself)."""
+    if id(callee) in _STORING_BUILTINS:
+        return True
+    owner = getattr(callee, "__self__", None)
+    return type(callee) is types.BuiltinMethodType and owner is not None and not isinstance(
+        owner, (types.ModuleType, type, list, dict, set, str, bytes, tuple, int, float, complex, np.ndarray,
+                np.generic, jax.Array)) and getattr(owner, "__hash__", None) is None
 
 
 _FILTER_SETTERS = (warnings.simplefilter, warnings.filterwarnings, warnings.resetwarnings)

@@ -28,7 +28,7 @@ from ..fallback.sites import FallbackCode, GraphBreak
 from ..ir.core import ArrayType, ForOp, IfOp, KindedValue, Region, ScanOp, SwitchOp, Value, WhileOp, walk_ops
 from . import arrays
 from .exits import BodyEnd, ExitsMixin, LoopCtx
-from .lattice import INT_BITS, TRACED_INT_BITS, WIDE_INTS, abstract_type, describe, join_types, same_dtype, same_static
+from .lattice import INT_BITS, INT_RANGE, TRACED_INT_BITS, WIDE_INTS, abstract_type, describe, join_types, same_dtype, same_static
 from .masked import MaskedSlice
 from .nnx import is_nnx
 from .pathkinds import NONE_KEY, TAG_TYPE, kind_family, variants_of
@@ -737,6 +737,8 @@ class ControlMixin(ExitsMixin):
 
         def bind_target(k: Value) -> None:
             i = k if (start == 0 and step == 1 and not traced) else self.emit_call(arrays.range_value, (start, k, step), {}, stmt, "range_value")
+            if not traced and count and isinstance(i, Value):
+                INT_RANGE[i] = (min(rng[0], rng[-1]), max(rng[0], rng[-1]))   # the body sees only the range's items
             self.assign(stmt.target, i, stmt)
 
         def finish() -> None:

@@ -18,6 +18,7 @@ module holds the state, the emission of ops, expressions and statements.
 from __future__ import annotations
 
 import collections.abc
+from collections.abc import Mapping
 import contextlib
 import dataclasses
 import inspect
@@ -36,6 +37,7 @@ from ..diagnostics import Loc
 from ..fallback.sites import Decision, FallbackCode, FallbackSite, GraphBreak
 from ..ir.core import ArrayType, CallOp, KindedValue, Region, StandinSeen, Value, walk_ops
 from ..resolver import CallKind, NameKind, classify_callee, qualified_name
+from .operators import NOT_USER, OperatorMixin
 from ..ssa.names import bound_names
 from ..tracebacks import RaiseSite, UserLine
 from . import arrays, trees
@@ -57,7 +59,7 @@ from .kinds import (Unobservable, contains_standin, function_attribute, internal
 from .shaperules import rule_type
 from .tracing import output_types
 from .tracertext import suspended, watching
-from .lattice import (INT_BITS, TRACED_INT_BITS, WIDE_INTS, traced_int_ok, canonical_type, host_scalar, is_64bit, is_array, is_python_number, is_static_number,
+from .lattice import (INT_BITS, INT_RANGE, TRACED_INT_BITS, int_range_of, WIDE_INTS, traced_int_ok, canonical_type, host_scalar, is_64bit, is_array, is_python_number, is_static_number,
                       is_traceable_number, static_array_type)
 from .guards import Snapshot, TooLarge, watched
 from .state import (UNBOUND, MaybeBound, Capture, ContinueSignal, BreakSignal, Frame, Guard,
@@ -152,11 +154,25 @@ _SAFE_LEAVES = (bool, int, float, complex, str, bytes, type(None), types.ModuleT
 def _library_module(module: types.ModuleType) -> bool:
     """A module of the standard library or an installed package (not the
     user's own): its functions and classes are not monkeypatched between
-    calls, so reads of them are not guarded (a user module's are)."""
+    calls, so reads of them are not guarded (a user module's are). A module
+    without a file is a library's only when the import system made it (a
+    builtin such as ``math``, a frozen or namespace module); one the user
+    made (``types.ModuleType("helpers")``, a notebook's scratch module) is
+    the user's: its attributes are monkeypatched like a file module's."""
     from ..resolver.callees import is_user_file
 
     filename = getattr(module, "__file__", None)
-    return filename is None or not is_user_file(filename)
+    if filename is None:
+        return module.__name__ in sys.builtin_module_names or getattr(module, "__spec__", None) is not None
+    return not is_user_file(filename)
+
+
+def _may_be_zero(divisor: Any) -> bool:
+    """Whether a divisor may hold a zero: a traced one may; a static number or
+    NumPy array is looked at."""
+    if isinstance(divisor, (bool, int, float, np.ndarray, np.generic)):
+        return bool(np.any(np.asarray(divisor) == 0))
+    return True
 
 
 def is_value(x: Any) -> bool:
@@ -211,7 +227,7 @@ class LocalFunction:
         return f"<local function {self.unit.qualname}>"
 
 
-class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixin, NnxMixin, WritebackMixin,
+class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixin, NnxMixin, WritebackMixin,
                   ContainerMixin, ListIndexMixin, VarListMixin, MaskedMixin, KindTagMixin):
     """Abstract interpreter for one call signature of one segment."""
 
@@ -267,7 +283,14 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
         # try/except (and suppress) blocks around the statement being traced:
         # a run-time check's exception could not reach their handlers
         self.handlers_depth = 0
-        self.raise_checks = True
+        # run-time checks allowed: True (all), "no raise" (not a `raise` or
+        # `assert`: the segment prints), False (none: it writes state back)
+        self.raise_checks: bool | str = True
+        # a run-time check was emitted after a write of state the segment
+        # applies after the call (or in a rolled loop's body, where a later
+        # iteration's check follows the earlier one's writes): a raise there
+        # would drop writes eager made (``specialize.specialize``)
+        self.late_checks = False
         # The user's JAX x64 switch (off by default): JAX ops follow it (precision.py).
         self.user_x64 = bool(jax.config.jax_enable_x64)
         # the caller runs the converted function under a JAX transform: its
@@ -336,6 +359,15 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
         ``eager_fn``: what the user called, when ``fn`` stands for it (``np.sin`` run as ``jnp.sin``).
         ``callee``: the function the user called, when ``fn`` stands for it
         (``jnp.sum`` for ``np.sum``): it decides the results' eager kinds."""
+        if getattr(fn, "_a2g_check", False) and (self.handlers_depth or self.raise_checks is False):
+            # a run-time check raises out of the graph: past a handler of the
+            # user's, and skipping the writes and prints the segment applies
+            # after the call, which eager made before raising
+            raise self.graph_break(FallbackCode.TRACE_ERROR, node, f"a {name or qualified_name(fn)} (eager may raise "
+                                   "here) where a run-time check cannot raise: inside try/except, or in a segment "
+                                   "that writes state or prints")
+        if getattr(fn, "_a2g_check", False) and (self.rolled_depth or self.state_written()):
+            self.late_checks = True
         self._guard_operands(args, kwargs, node)
         leaves, treedef = tree_flatten((args, kwargs))
         if any(type(x) is KindedValue for x in leaves):   # computed per kind where its callers split (pathkinds)
@@ -592,10 +624,10 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
             kind = type(x)
             if kind is Value or isinstance(x, _SAFE_LEAVES):
                 continue
-            if kind in (list, dict, set) and not self._is_fresh(x):
+            if isinstance(x, (list, dict, set)) and not self._is_fresh(x):   # a defaultdict, a Counter too
                 self.guard_reads(x, node)
-            elif kind in (list, tuple, dict, set):
-                stack.extend(x.values() if kind is dict else x)
+            elif isinstance(x, (list, tuple, dict, set)):
+                stack.extend(x.values() if isinstance(x, dict) else x)
             elif not is_array(x):
                 self.identity_used.add(id(x))
 
@@ -802,6 +834,9 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
             return self.split_kinds((left, right), lambda lr: self.binop(fn, *lr, node), node)
         if is_nnx(left) or is_nnx(right):   # a Variable's operators read its current value
             return self.nnx_operator(fn, (left, right), node)
+        out = self.user_operator(fn, (left, right), node)   # a class's own __add__ (operators.py)
+        if out is not NOT_USER:
+            return out
         if fn is operator.mod and type(left) is str and contains_value(right):
             return self.deferred_percent(left, right, node)
         if isinstance(left, Value) or isinstance(right, Value):
@@ -810,9 +845,16 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
                 # ``a // 0``, ``a ** b`` of NumPy integers: ndarray's operators are NumPy's ufuncs,
                 # with their integer rules (0 for a division by zero, ValueError for a negative power)
                 return self.call(ufunc, (left, right), {}, node)
-            if isinstance(right, Value) and fn in _DIVISIONS:
-                return self._traced_division(fn, left, right, node)
-            return self.emit_call(fn, (left, right), {}, node, fn.__name__)
+            if fn in (operator.pow, operator.ipow):
+                self._python_power(left, right, node)
+            out = self._traced_division(fn, left, right, node) if fn in _DIVISIONS else \
+                self.emit_call(fn, (left, right), {}, node, fn.__name__)
+            if isinstance(out, Value) and out.type.dtype.kind in "iu" and not out.type.shape:
+                known = int_range_of(fn, left, right)
+                info = np.iinfo(out.type.dtype)
+                if known is not None and info.min <= known[0] and known[1] <= info.max:   # no wrap-around
+                    INT_RANGE[out] = known
+            return out
         if not (type(left) in _IMMUTABLE and type(right) in _IMMUTABLE) and contains_standin((left, right)):
             out = self.standin_operator(fn, left, right, node)
         else:
@@ -821,35 +863,77 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
             self.mark_fresh(out)   # ``[True] * n``, ``xs + ys``, ``d | e``: a new container on every call
         return out
 
-    def _traced_division(self, fn: Callable, left: Any, right: Value, node: Any) -> Any:
-        """``left / right`` (``//``, ``%``) by a traced divisor, zero included as
-        eager has it: Python numbers raise ZeroDivisionError (a run-time check,
-        eager's message), NumPy integers give 0; JAX's arrays give what XLA
+    def _traced_division(self, fn: Callable, left: Any, right: Any, node: Any) -> Any:
+        """``left / right`` (``//``, ``%``) with a traced operand, zero divisors
+        included as eager has them: Python numbers raise ZeroDivisionError (a
+        run-time check, eager's message, for a traced divisor; at trace time
+        for a static zero), NumPy integers give 0; JAX's arrays give what XLA
         gives, as in eager."""
-        python = right.type.python and (isinstance(left, Value) and left.type.python or is_python_number(left))
+        python = all(isinstance(v, Value) and v.type.python or is_python_number(v) for v in (left, right))
         if python:
-            kind = lambda v: {"b": bool, "i": int, "u": int}.get(v.type.dtype.kind, float) if isinstance(v, Value) \
-                else type(v)  # noqa: E731
-            try:
-                fn(kind(left)(1), kind(right)(0))
-            except ZeroDivisionError as e:
-                message = str(e)
-            else:
-                message = None
-            if message is not None:
-                if not self.raise_checks_allowed():
-                    raise self.graph_break(FallbackCode.TRACE_ERROR, node, "a division by a traced Python number that "
-                                           "may be zero (eager raises ZeroDivisionError) where a run-time check cannot "
-                                           "raise it", "binop")
-                zero = self.emit_call(operator.eq, (right, 0), {}, node, "eq")
-                self.emit_call(arrays.raise_when, (self.truth(zero, node), ZeroDivisionError, (message,)), {}, node,
-                               "zero division check", effect=True)
+            self._python_zero_division(fn, left, right, node)
         out = self.emit_call(fn, (left, right), {}, node, fn.__name__)
-        if not python and isinstance(out, Value) and out.type.dtype.kind in "iu" and "numpy" in out.type.kinds:
+        if not python and isinstance(out, Value) and out.type.dtype.kind in "iu" and "numpy" in out.type.kinds \
+                and _may_be_zero(right):
             fixed = self.emit_call(arrays.numpy_int_division, (out, right), {}, node, "where")
             fixed.type = out.type
             out = fixed
         return out
+
+    def _python_power(self, base: Any, exponent: Any, node: Any) -> None:
+        """``base ** exponent`` of Python numbers, one traced, as eager has it:
+        a negative base to a fractional power is a complex number (its kind
+        depends on the data: the statement runs in Python); zero to a negative
+        power raises ZeroDivisionError (a run-time check)."""
+        python = lambda v: isinstance(v, Value) and v.type.python or is_python_number(v)  # noqa: E731
+        if not (python(base) and python(exponent)):
+            return
+        if isinstance(base, Value) and base.type.dtype.kind == "c" or type(base) is complex \
+                or isinstance(exponent, Value) and exponent.type.dtype.kind == "c" or type(exponent) is complex:
+            return   # complex arithmetic: no kind change, 0 ** -1 raises the same way below
+        integral = not isinstance(exponent, Value) and float(exponent).is_integer()
+        if not integral and not (not isinstance(base, Value) and base >= 0):
+            raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, "a Python number raised to a power that may be "
+                                   "fractional: eager's result is a complex number when the base is negative "
+                                   "(its kind depends on the data)", "binop")
+        if not isinstance(exponent, Value) and exponent >= 0 or not isinstance(base, Value) and base != 0:
+            return
+        if not self.raise_checks_allowed():
+            raise self.graph_break(FallbackCode.TRACE_ERROR, node, "0 ** a negative power raises ZeroDivisionError "
+                                   "in eager, where a run-time check cannot raise it", "binop")
+        zero = self.emit_call(operator.eq, (base, 0), {}, node, "eq")
+        if isinstance(exponent, Value):
+            zero = self.emit_call(operator.and_, (zero, self.emit_call(operator.lt, (exponent, 0), {}, node, "lt")),
+                                  {}, node, "and")
+        self.emit_call(arrays.raise_when, (self.truth(zero, node), ZeroDivisionError,
+                                          ("0.0 cannot be raised to a negative power",)), {}, node,
+                       "zero power check", effect=True)
+
+    def _python_zero_division(self, fn: Callable, left: Any, right: Any, node: Any) -> None:
+        """Eager's ZeroDivisionError for a division of Python numbers (one of
+        them traced) by zero: a static zero raises it here, a traced divisor
+        gets a run-time check."""
+        kind = lambda v: {"b": bool, "i": int, "u": int}.get(v.type.dtype.kind, float) if isinstance(v, Value) \
+            else type(v)  # noqa: E731
+        divisor = right if not isinstance(right, Value) else kind(right)(0)
+        if divisor != 0:
+            return
+        try:
+            fn(kind(left)(1), divisor)
+        except ZeroDivisionError as e:
+            if not isinstance(right, Value):
+                raise self.graph_break(FallbackCode.TRACE_ERROR, node, f"division by zero (eager raises "
+                                       f"ZeroDivisionError: {e})", "binop", exc=e) from None
+            message = str(e)
+        else:
+            return
+        if not self.raise_checks_allowed():
+            raise self.graph_break(FallbackCode.TRACE_ERROR, node, "a division by a traced Python number that "
+                                   "may be zero (eager raises ZeroDivisionError) where a run-time check cannot "
+                                   "raise it", "binop")
+        zero = self.emit_call(operator.eq, (right, 0), {}, node, "eq")
+        self.emit_call(arrays.raise_when, (self.truth(zero, node), ZeroDivisionError, (message,)), {}, node,
+                       "zero division check", effect=True)
 
     def static_call(self, fn: Callable, args: tuple, kwargs: dict, node: Any, reads: bool = True) -> Any:
         """Eager Python at trace time; an exception is eager's, so it falls back
@@ -899,7 +983,9 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
         if isinstance(node.op, gast.Not):
             truth = self.truth(operand, node)
             if isinstance(truth, Value):
-                return self.emit_call(arrays.logical_not, (truth,), {}, node, "not")
+                out = self.emit_call(arrays.logical_not, (truth,), {}, node, "not")
+                out.type = out.type.with_kinds(("python",))   # `not` gives a Python bool, whatever its operand
+                return out
             return not truth
         fn = arrays.UNARY[type(node.op).__name__]
         if isinstance(operand, MaskedSlice):   # ``-x[:n]`` (masked.py)
@@ -909,6 +995,9 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
             return self.split_kinds(operand, lambda x: self.emit_call(fn, (x,), {}, node, fn.__name__), node)
         if is_nnx(operand):
             return self.nnx_operator(fn, (operand,), node)
+        out = self.user_operator(fn, (operand,), node)
+        if out is not NOT_USER:
+            return out
         if isinstance(operand, Value):
             return self.emit_call(fn, (operand,), {}, node, fn.__name__)
         return self.static_call(fn, (operand,), {}, node)
@@ -1146,6 +1235,9 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
                 return pending
         if isinstance(obj, arrays.AtIndexed):
             return arrays.AtMethod(obj.value, obj.index, attr)
+        if attr == "__dict__" and self._pending_attributes(obj):
+            raise self.graph_break(FallbackCode.MUTATION, node, "__dict__ of an object this function set an attribute "
+                                   "of (the write is made after the call)")
         getter = self._user_property(obj, attr)
         if getter is not None:   # converted like a call: its effects are the graph's, not the trace's
             return self.call(getter, (obj,), {}, node)
@@ -1224,6 +1316,9 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
             if not self._is_fresh(obj) and type(obj) is not tuple:
                 self._guard_contents(obj, node)   # the items read are the ones it holds now
             return self.traced_list_load(node, obj, idx)   # containers.py: items of joined kinds, by selects
+        if isinstance(obj, Mapping) and not isinstance(obj, Value) and contains_value(idx):
+            raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"a traced value as a key into a "
+                                   f"{type(obj).__name__} (eager hashes its value)", "subscript")
         if isinstance(obj, Value) or contains_value(idx):
             idx = self.numpy_list_index(obj, idx, node)   # x[[k, p]] of a NumPy array: NumPy's fancy index
             parts = idx if type(idx) is tuple else (idx,)
@@ -1240,7 +1335,10 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
         if pending is not NOT_PENDING:   # ``CACHE[k]`` of a key set earlier in this graph (writeback.py)
             return pending
         self.check_no_effect(obj, node)
+        inserted = self._check_missing_insert(obj, idx, node)
         value = self.static_call(operator.getitem, (obj, idx), {}, node, reads=False)
+        if inserted and type(value) in (list, dict, set):
+            self.mark_fresh(value)   # ``d[k].append(v)`` on a defaultdict made here: the new list is this call's
         if type(idx) is slice and type(value) is type(obj) and type(obj) in (list, bytearray):
             # a copy made per call (``schedules[1:]``, ``args[:n]``): this call's own, to
             # write into; of an outside list what it holds is guarded, not its identity
@@ -1251,6 +1349,23 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
             return value
         return self.external(value, lambda: obj[idx], f"{self.named(obj)}[{idx!r}]", ("item", id(obj), repr(idx)),
                              ("item", obj, idx))
+
+    def _check_missing_insert(self, obj: Any, idx: Any, node: Any) -> bool:
+        """``d[k]`` of a missing key on a mapping whose ``__missing__`` inserts
+        it (a ``defaultdict``) is a write: on an object from outside this
+        segment it would happen once, at trace time, not on every call.
+        Returns whether the read inserts (into an object made here)."""
+        if not isinstance(obj, dict) or type(obj) is dict or getattr(type(obj), "__missing__", None) is None \
+                or isinstance(obj, collections.Counter):
+            return False
+        try:
+            missing = idx not in obj
+        except TypeError:   # an unhashable key: getitem raises eager's TypeError itself
+            return False
+        if missing and not self._is_fresh(obj):
+            raise self.graph_break(FallbackCode.MUTATION, node, f"{type(obj).__name__}[{idx!r}] of a missing key "
+                                   "inserts it (its __missing__) into an object made outside this segment")
+        return missing
 
     def eval_index(self, node: Any) -> Any:
         if isinstance(node, gast.Slice):
@@ -1355,7 +1470,14 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
                 return
             gen = node.generators[i]
             iterable = self.eval(gen.iter)
-            for item in self.iterate_static(iterable, gen.iter):
+            if isinstance(iterable, collections.abc.Iterator):
+                # pulled one item per element, as eager pulls it: an item may
+                # be valid only until the next is pulled (itertools.groupby's groups)
+                self.check_consumable(iterable, gen.iter)
+                items: Any = self._live_items(iterable, gen.iter, self.options.max_unroll)
+            else:
+                items = self.iterate_static(iterable, gen.iter)
+            for item in items:
                 self.assign(gen.target, item, gen)
                 if all(self._static_truth(self.eval(c), c) for c in gen.ifs):
                     loop(i + 1)
@@ -1388,23 +1510,26 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
         elif isinstance(target, gast.Subscript):
             self._store_subscript(target, value)
         elif isinstance(target, gast.Attribute):
-            obj = self.eval(target.value)
-            if is_nnx(obj):   # an NNX Variable or module (nnx.py): lifted out of the graph
-                self.nnx_set_attribute(obj, target.attr, value, target)
-                return
-            if not self._is_fresh(obj) and self._can_lift_attribute_write(obj, target.attr):
-                # under a traced `if` joined, in a rolled loop carried (control.py)
-                self.lift_write(obj, target.attr, value, target, f"attribute {target.attr!r}")
-                return
-            self.check_mutable(obj, target, f"setting attribute {target.attr!r}")
-            if isinstance(obj, LocalFunction):   # a function attribute (f.calls = 0): the function's own
-                obj.attributes[target.attr] = value
-                return
-            self.static_call(setattr, (obj, target.attr, value), {}, target, reads=False)
+            self.store_attribute(self.eval(target.value), target.attr, value, target)
         elif isinstance(target, gast.Starred):
             self.assign(target.value, value, node)
         else:
             raise self.graph_break(FallbackCode.UNSUPPORTED_SYNTAX, target, f"assignment to {type(target).__name__}")
+
+    def store_attribute(self, obj: Any, attr: str, value: Any, node: Any) -> None:
+        """``obj.attr = value`` (also ``setattr(obj, "attr", value)``)."""
+        if is_nnx(obj):   # an NNX Variable or module (nnx.py): lifted out of the graph
+            self.nnx_set_attribute(obj, attr, value, node)
+            return
+        if not self._is_fresh(obj) and self._can_lift_attribute_write(obj, attr):
+            # under a traced `if` joined, in a rolled loop carried (control.py)
+            self.lift_write(obj, attr, value, node, f"attribute {attr!r}")
+            return
+        self.check_mutable(obj, node, f"setting attribute {attr!r}")
+        if isinstance(obj, LocalFunction):   # a function attribute (f.calls = 0): the function's own
+            obj.attributes[attr] = value
+            return
+        self.static_call(setattr, (obj, attr, value), {}, node, reads=False)
 
     def _unpack(self, target: Any, value: Any) -> None:
         items = self.iterate_static(value, target)
@@ -1431,6 +1556,10 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
         if isinstance(obj, Value) or isinstance(obj, np.ndarray) and self.functional_store(obj, idx, value):
             self.array_store(target, obj, idx, value)
             return
+        self.store_item_into(obj, idx, value, target)
+
+    def store_item_into(self, obj: Any, idx: Any, value: Any, target: Any) -> None:
+        """``obj[idx] = value`` (also ``operator.setitem``) on a Python container."""
         if not self._is_fresh(obj) and self.lift_item_write(obj, idx, value, target):
             return   # ``CACHE[k] = v`` on an outside dict: replayed after the call (writeback.py)
         self.check_mutable(obj, target, "item assignment")
@@ -1653,12 +1782,18 @@ class Specializer(CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixi
             else:
                 raise self.graph_break(FallbackCode.MUTATION, stmt, "`del` of something other than a bound local")
 
+    def state_written(self) -> bool:
+        """Whether the segment has so far written state it applies after the
+        call: attributes and outside containers (``attr_writes``), argument
+        arrays and views of them, the caller's lists and dicts."""
+        return bool(self.attr_writes or self.input_writes or self.view_writes or self.first_writes)
+
     def raise_checks_allowed(self) -> bool:
         """A ``raise`` may become a run-time check unless a try/except around it
         must catch it, or the segment prints (``specialize`` then runs again
         without checks): a check's callback is not ordered with the prints'
         callbacks, and eager prints exactly up to the raise."""
-        return self.raise_checks and not self.handlers_depth
+        return self.raise_checks is True and not self.handlers_depth
 
     # ---------------------------------------------- raise and assert as run-time checks
     def emit_raise_check(self, pred: Value, stmt: Any, exc: Any, args: tuple, kwargs: dict, construct: str) -> None:

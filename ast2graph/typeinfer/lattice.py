@@ -33,8 +33,13 @@ _NUMBER_TYPES = (bool, int, float, complex, np.bool_, np.number)
 
 
 def is_array(x: Any) -> bool:
-    """Runtime arrays that become graph inputs (not Python scalars)."""
-    return isinstance(x, (jax.Array, np.ndarray, np.generic))
+    """Runtime arrays that become graph inputs (not Python scalars): jax
+    arrays, and NumPy arrays and scalars of a dtype XLA holds (bool, integer,
+    float, complex, ml_dtypes' bfloat16 and float8); a NumPy array of
+    strings, objects or dates stays a Python object."""
+    if isinstance(x, (np.ndarray, np.generic)):
+        return x.dtype.kind in "biufc" or x.dtype.type.__module__ == "ml_dtypes"
+    return isinstance(x, jax.Array)
 
 
 def array_type_of(x: Any) -> ArrayType:
@@ -130,6 +135,33 @@ WIDE_INTS: "weakref.WeakSet[Value]" = weakref.WeakSet()
 # in Python. A traced int not in this map may need all 63 bits.
 INT_BITS: "weakref.WeakKeyDictionary[Value, int]" = weakref.WeakKeyDictionary()
 TRACED_INT_BITS = 31
+
+# The values a traced integer is known to lie between, inclusive: a rolled
+# loop's counter over a static range, ``i % n`` by a static n. An index whose
+# range is within an array's bounds needs no run-time bounds check.
+INT_RANGE: "weakref.WeakKeyDictionary[Value, tuple[int, int]]" = weakref.WeakKeyDictionary()
+
+
+def int_range_of(fn: Any, left: Any, right: Any) -> tuple[int, int] | None:
+    """``INT_RANGE`` of ``left fn right`` (``+``, ``-``, ``*``, ``//``, ``%``)
+    from its operands' (a static int's is itself), or None if unknown. ``%``
+    by a static int is bounded whatever the dividend."""
+    import operator
+
+    if fn in (operator.mod, operator.imod) and type(right) is int and right:
+        return (0, right - 1) if right > 0 else (right + 1, 0)
+    a = (left, left) if type(left) is int else INT_RANGE.get(left) if isinstance(left, Value) else None
+    b = (right, right) if type(right) is int else INT_RANGE.get(right) if isinstance(right, Value) else None
+    if a is None or b is None:
+        return None
+    if fn in (operator.add, operator.iadd):
+        return a[0] + b[0], a[1] + b[1]
+    if fn in (operator.sub, operator.isub):
+        return a[0] - b[1], a[1] - b[0]
+    if fn in (operator.mul, operator.imul) or fn in (operator.floordiv, operator.ifloordiv) and b[0] > 0:
+        corners = [fn(x, y) for x in a for y in b]
+        return min(corners), max(corners)
+    return None
 
 
 def traced_int_ok(x: Any) -> bool:

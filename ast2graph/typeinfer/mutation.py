@@ -33,7 +33,7 @@ import numpy as np
 from ..fallback.sites import FallbackCode
 from ..ir.core import Value
 from . import arrays
-from .lattice import INT_BITS, WIDE_INTS
+from .lattice import INT_BITS, INT_RANGE, WIDE_INTS
 from .masked import MaskedSlice
 from .precision import (argument_path, comparison_dtype, index_leaves, int32_check, is_at_update, jax_kind,
                         jax_semantics, numpy_dtypes, python_int)
@@ -83,6 +83,13 @@ def np_setitem(x: Any, idx: Any, v: Any) -> Any:
 
 
 np_setitem.__name__ = np_setitem.__qualname__ = "setitem"
+
+
+def _in_bounds(index: Value, n: int) -> bool:
+    """Whether a traced integer index is known to lie within ``-n <= i < n``
+    (``INT_RANGE``): no run-time bounds check needed."""
+    low, high = INT_RANGE.get(index, (None, None))
+    return low is not None and -n <= low and high < n
 
 
 class _Pick:
@@ -151,8 +158,12 @@ def needs_probe(fn: Any, leaves: list) -> bool:
     if _operator_like(fn) or _is_ours(fn):
         return False
     if is_numpy_callable(fn):
-        return any(_jax_operand(x) for x in leaves)
+        return any(_jax_operand(x) for x in leaves) or getattr(fn, "__name__", "") in _PYTHON_RESULTS
     return any(_eager_operand(x) for x in leaves)
+
+
+# NumPy functions whose result is a Python object (np.allclose: a Python bool), not a NumPy scalar
+_PYTHON_RESULTS = frozenset({"allclose", "array_equal", "array_equiv"})
 
 
 def _array_method(fn: Any) -> bool:
@@ -311,7 +322,11 @@ _MAX_KIND_COMBINATIONS = 64
 # NumPy functions whose 0-d result is a 0-d array, not a NumPy scalar
 _MAKES_ARRAYS = frozenset({"array", "asarray", "asanyarray", "ascontiguousarray", "asfortranarray", "copy", "zeros",
                            "ones", "empty", "full", "zeros_like", "ones_like", "empty_like", "full_like", "reshape",
-                           "squeeze", "transpose", "broadcast_to", "require"})
+                           "squeeze", "transpose", "broadcast_to", "require",
+                           # a 0-d ndarray too for 0-d operands: np.where(c, a, b) of scalars, a full contraction
+                           "where", "select", "piecewise", "tensordot", "isin"})
+# ndarray methods that give a 0-d ndarray (x[:1].reshape(()), x[:1].squeeze())
+_METHODS_MAKE_ARRAYS = frozenset({".reshape", ".squeeze"})
 # Python int operations that leave int64 on operands that fit it (k * k,
 # k ** 3, k << 40): on a traced int that may be large (``WIDE_INTS``) they run
 # in Python, where the int is exact; a sum would need operands near 2**62
@@ -370,7 +385,10 @@ class MutationMixin:
         if common is not None:
             leaves = self._cast_operands(leaves, common, node)
         out = self._abstract_eval(fn, treedef, leaves, node)
-        expected = numpy_dtypes(source, treedef, leaves)
+        try:
+            expected = numpy_dtypes(source, treedef, leaves)
+        except OverflowError as e:   # a Python int beyond the array's dtype: NumPy raises on any data
+            raise self.graph_break(FallbackCode.TRACE_ERROR, node, f"{e} (eager raises OverflowError)", exc=e) from None
         got = [x.type.dtype for x in out[1] if isinstance(x, Value)]
         if expected is None or len(expected) != len(got) or expected == got:
             return leaves, False, out, fn
@@ -493,7 +511,8 @@ class MutationMixin:
             kinds = {rule_kind(fn, leaves, c, numpy_fn, not r.type.shape) for c in combinations}
             if kinds != {"jax"}:   # a new result is a jax.Array until told otherwise
                 r.type = r.type.with_kinds(kinds)
-            if not r.type.shape and "numpy" in kinds and numpy_fn and getattr(user, "__name__", "") in _MAKES_ARRAYS:
+            if not r.type.shape and "numpy" in kinds and (numpy_fn and getattr(user, "__name__", "") in _MAKES_ARRAYS
+                                                          or label in _METHODS_MAKE_ARRAYS):
                 # np.asarray(c), np.array(x.sum()): a 0-d ndarray in eager, where
                 # the graph's 0-d NumPy results are NumPy scalars (np.sum(x), a[i])
                 raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{qualified_name(user)} makes a 0-d NumPy "
@@ -665,6 +684,7 @@ class MutationMixin:
                 raise self.graph_break(FallbackCode.MUTATION, target, f"in-place update casts {np.dtype(rtype)} into a "
                                        f"{obj.type.dtype} array (NumPy's casting rules decide it at run time)")
         self._check_bounds(obj, idx, target)
+        self._check_scalar_store(obj.type.dtype, value, target)
         if masked and isinstance(value, MaskedSlice):   # ``y[:k] = x[:k] * 2``: the kept rows in order
             new = self.masked_store(obj, idx, value, "set", target, numpy=True)
         elif rows:
@@ -695,11 +715,8 @@ class MutationMixin:
                                    "array (bounds-checked) on one path and a jax.Array (clamped) on another")
         if not numpy:
             return
-        bad = arrays.static_index_out_of_bounds(tuple(shape), idx)
-        if bad is not None:
-            raise self.graph_break(FallbackCode.TRACE_ERROR, node, f"index {bad[0]} is out of bounds for axis {bad[1]} "
-                                   f"with size {shape[bad[1]]} (eager raises IndexError)")
-        parts = arrays.traced_int_parts(tuple(shape), idx)
+        self._check_static_index(tuple(shape), idx, node)
+        parts = [(a, i) for a, i in arrays.traced_int_parts(tuple(shape), idx) if not _in_bounds(i, shape[a])]
         if parts:
             axes, indices = zip(*parts)
             self.emit_call(arrays.numpy_index_check, (tuple(shape), axes, *indices), {}, node, "index check",
@@ -735,6 +752,58 @@ class MutationMixin:
             else:
                 return idx
         return tuple(out) if type(idx) is tuple else out[0]
+    def _check_scalar_store(self, dtype: np.dtype, value: Any, node: Any) -> None:
+        """NumPy stores a scalar (a Python number, a NumPy scalar) into an
+        integer array as ``int()`` converts it: NaN raises ValueError, an
+        infinity or a number beyond the dtype's range OverflowError (an array
+        value is cast without a check, as XLA casts). A static scalar is
+        stored into a NumPy stand-in now; a traced one gets a run-time check
+        (the exact error made on the host when it fires)."""
+        if np.dtype(dtype).kind not in "iu":
+            return
+        if not isinstance(value, Value):
+            if isinstance(value, (int, float, complex, np.number)) and not isinstance(value, bool):
+                try:
+                    np.zeros((), dtype)[()] = value
+                except (ValueError, OverflowError, TypeError) as e:
+                    raise self.graph_break(FallbackCode.TRACE_ERROR, node, f"storing {value!r} into a {np.dtype(dtype)} "
+                                           f"array (eager raises {type(e).__name__}: {e})", exc=e) from None
+            return
+        t = value.type
+        if t.shape or t.mixed or not (t.python or t.numpy) or t.dtype.kind == "b":
+            return   # an array (or a jax.Array) is cast unchecked, as XLA casts
+        if t.dtype.kind in "iu" and np.can_cast(t.dtype, dtype):
+            return
+        if t.dtype.kind not in "iuf" or not self.raise_checks_allowed():
+            raise self.graph_break(FallbackCode.MUTATION, node, f"a traced {t.dtype} scalar stored into a "
+                                   f"{np.dtype(dtype)} array: NumPy raises when it is NaN, infinite or out of range")
+        kind = "python" if t.python else "numpy"
+        self.emit_call(arrays.int_store_check, (value, np.dtype(dtype), kind), {}, node, "store check", effect=True)
+
+    def _check_static_index(self, shape: tuple, idx: Any, node: Any) -> None:
+        """NumPy's IndexError for an index known at trace time to be out of
+        bounds (``x[10]``, ``x[1, 7]``, ``x[[0, 9]]`` on a NumPy array of 4
+        rows), where XLA would clamp: the index is tried on a stand-in of the
+        array's shape (no data: every stride 0), traced integer parts as
+        zeros of their shape; eager's exception makes the statement run in
+        Python (a handler on a static path takes it at trace time)."""
+        parts = idx if type(idx) is tuple else (idx,)
+        probe = []
+        for p in parts:
+            if isinstance(p, Value):
+                if np.dtype(p.type.dtype).kind not in "iu":
+                    return   # a traced mask or float index: not decided here
+                p = np.zeros(p.type.shape, p.type.dtype)
+            elif not isinstance(p, (int, np.integer, slice, type(None), type(Ellipsis), list, np.ndarray)):
+                return
+            probe.append(p)
+        stand_in = np.lib.stride_tricks.as_strided(np.zeros(1, bool), shape, (0,) * len(shape))
+        try:
+            stand_in[tuple(probe) if type(idx) is tuple else probe[0]]
+        except IndexError as e:
+            raise self.graph_break(FallbackCode.TRACE_ERROR, node, f"{e} (eager raises IndexError)", exc=e) from None
+        except Exception:  # noqa: BLE001 - another index error is left to the operation itself
+            return
 
     def _check_bounds(self, obj: Value, idx: Any, node: Any) -> None:
         self.check_numpy_index(obj, idx, node)
@@ -799,13 +868,19 @@ class MutationMixin:
                 out.extend(entry[1])
         return out
 
-    def may_share(self, x: Any, obj: Any, depth: int = 0) -> bool:
+    def may_share(self, x: Any, obj: Any, depth: int = 0, seen: set | None = None) -> bool:
         """Whether ``x`` is ``obj``, or a view of it or joined from it, through any chain."""
         if x is obj:
             return True
         if depth > 32:
             return True   # a chain this long: assume it does
-        return any(self.may_share(b, obj, depth + 1) for b in self._bases_of(x))
+        # each array explored once: arrays joined in a loop's branches share
+        # their bases, and the paths through them grow exponentially
+        seen = set() if seen is None else seen
+        if id(x) in seen:
+            return False   # explored already, without reaching ``obj`` (a cycle adds nothing)
+        seen.add(id(x))
+        return any(self.may_share(b, obj, depth + 1, seen) for b in self._bases_of(x))
 
     @property
     def view_versions(self) -> dict:
@@ -850,12 +925,23 @@ class MutationMixin:
             return None
         return view
 
-    def _roots(self, x: Any, depth: int = 0) -> list:
-        """The arrays ``x`` views or may be, through any chain, that view or join nothing."""
+    def _roots(self, x: Any, depth: int = 0, memo: dict | None = None) -> list:
+        """The arrays ``x`` views or may be, through any chain, that view or join
+        nothing (each once: ``memo`` keeps each array's, as the paths through
+        arrays joined in a loop's branches grow exponentially)."""
         bases = self._bases_of(x)
         if not bases or depth > 64:
             return [x]
-        return [r for b in bases for r in self._roots(b, depth + 1)]
+        memo = {} if memo is None else memo
+        if id(x) in memo:
+            return memo[id(x)]
+        memo[id(x)] = [x]   # while it is explored: a cycle back to it takes it for a root
+        out: dict[int, Any] = {}
+        for b in bases:
+            for r in self._roots(b, depth + 1, memo):
+                out.setdefault(id(r), r)
+        memo[id(x)] = list(out.values())
+        return memo[id(x)]
 
     def _base_observable(self, obj: Value) -> str:
         """For a view or an array joined from others: how an array it may

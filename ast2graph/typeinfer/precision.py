@@ -170,6 +170,9 @@ def int32_check(value: Any, path: str | None) -> None:
 
 
 int32_check._a2g_effect = True  # type: ignore[attr-defined]
+# Not an ``_a2g_check``: a Python int beyond int32 meeting a JAX op (a counter
+# past 2**31) is not worth giving up the graph of every segment that writes a
+# counter back; the writes made before such an overflow are the known gap.
 
 
 def _raise_overflow(path: str | None, mask: Any, value: Any) -> None:
@@ -296,6 +299,10 @@ def numpy_dtypes(fn: Any, treedef: Any, leaves: list) -> list | None:
         try:
             out = _probe(fn, treedef, leaves, shrink)
             break
+        except OverflowError as e:
+            if _static_int_overflow(e):
+                raise   # a Python int beyond the dtype's range (NEP 50): eager raises whatever the data
+            continue
         except Exception:  # noqa: BLE001 - the probe proves nothing: JAX's type stands
             continue
     if key is not None:
@@ -303,6 +310,13 @@ def numpy_dtypes(fn: Any, treedef: Any, leaves: list) -> list | None:
             _PROBE_CACHE.clear()
         _PROBE_CACHE[key] = _FAILED if out is None else out
     return out
+
+
+def _static_int_overflow(e: OverflowError) -> bool:
+    """NumPy's refusal of a Python int operand beyond an integer array's dtype
+    (``uint8_array * 300``: "Python integer 300 out of bounds for uint8"),
+    which depends on the static operand and the dtypes only."""
+    return str(e).startswith("Python integer ") and " out of bounds for " in str(e)
 
 
 def comparison_dtype(fn: Any, leaves: list) -> np.dtype | None:

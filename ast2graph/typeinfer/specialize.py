@@ -16,6 +16,7 @@ import dataclasses
 import functools
 import itertools
 import os
+import types
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,7 +25,7 @@ import numpy as np
 
 from ..fallback.sites import Decision, FallbackCode, FallbackSite, GraphBreak
 from ..ir.core import CallOp, Graph, KindedValue, Region, Value, walk_ops
-from .arrays import DeferredStr, raise_when
+from .arrays import DeferredStr, eager_kind, raise_when, to_eager_kind
 from .calls import TransformedFn
 from .guards import object_key
 from .interpreter import LocalFunction, Specializer, contains_value
@@ -71,6 +72,7 @@ class Specialization:
     local_writes: list = field(default_factory=list)
     input_writes_at: int = 0   # the position among the outputs of the first written-back argument's version
     written_arguments: list = field(default_factory=list)   # leaf indices of the argument arrays written in place
+    late_checks: bool = False   # a run-time check follows a write of state (``Specializer.late_checks``)
 
 
 def numpy_aliasing(leaves: list) -> tuple:
@@ -101,29 +103,112 @@ class MadePerCall:
     def tree_unflatten(cls, aux, values):
         kind, names = aux
         obj = object.__new__(kind)
-        vars(obj).update(zip(names, values))
+        slots = _slot_names(kind)
+        for name, value in zip(names, values):
+            if name in slots:
+                object.__setattr__(obj, name, value)   # a slot (also of a frozen dataclass)
+            else:
+                vars(obj)[name] = value
         return obj
 
 
+@jax.tree_util.register_pytree_node_class
+class FormattedPerCall:
+    """A string formatted from traced values (``f"loss {loss:.3f}"``, a
+    ``DeferredStr``) leaving the segment: its values are the graph's outputs,
+    and every call formats them on the host into the ``str`` eager makes,
+    each value first made the object eager formats (``kinds``: a Python
+    number, a NumPy scalar or array, a jax.Array)."""
+
+    def __init__(self, parts: tuple, kinds: tuple, values: list):
+        self.parts, self.kinds, self.values = parts, kinds, values
+
+    def tree_flatten(self):
+        return self.values, (self.parts, self.kinds)
+
+    @classmethod
+    def tree_unflatten(cls, aux, values):
+        parts, kinds = aux
+        eager = []
+        for value, kind in zip(values, kinds):
+            if kind is None:   # a static value of the string
+                eager.append(value)
+                continue
+            a = np.asarray(value)
+            if a.dtype.itemsize == 8 and a.dtype.kind in "iuf" or a.dtype == np.complex128:
+                with jax.enable_x64(True):   # 64-bit data formats as eager's, never narrowed
+                    eager.append(to_eager_kind(a, kind))
+            else:
+                eager.append(to_eager_kind(a, kind))
+        return str(DeferredStr(parts, tuple(eager)))
+
+
+def _formatted_per_call(x: DeferredStr) -> Any:
+    """``x`` as a ``FormattedPerCall`` node, or None where a value's eager
+    kind depends on the path taken."""
+    kinds = []
+    for v in x.values:
+        if isinstance(v, Value):
+            kind = eager_kind(v.type)
+            if kind == "mixed":
+                return None
+            kinds.append(kind)
+        else:
+            kinds.append(None)
+    return FormattedPerCall(x.parts, tuple(kinds), list(x.values))
+
+
+def _slot_names(cls: type) -> frozenset:
+    """The slots of ``cls`` and its bases (not ``__dict__``/``__weakref__``)."""
+    names: set[str] = set()
+    for base in cls.__mro__:
+        slots = vars(base).get("__slots__", ())
+        names.update((slots,) if isinstance(slots, str) else slots)
+    return frozenset(names - {"__dict__", "__weakref__"})
+
+
+def _instance_state(x: Any) -> dict:
+    """A plain instance's whole state: its ``__dict__`` and its set slots."""
+    state = dict(getattr(x, "__dict__", {}))
+    for name in sorted(_slot_names(type(x))):
+        try:
+            state[name] = object.__getattribute__(x, name)
+        except AttributeError:
+            continue   # an unset slot stays unset
+    return state
+
+
 register_other_node(MadePerCall)
+register_other_node(FormattedPerCall)
 
 
 _HEAPTYPE = 1 << 9   # Py_TPFLAGS_HEAPTYPE: a class defined in Python
 
 
 def _plain_instance(x: Any) -> bool:
-    """An object whose whole state is its ``__dict__`` (what ``object.__new__``
-    and a converted ``__init__`` make): Python classes only, no slots, no own
-    ``__new__``, and not a pytree JAX rebuilds itself."""
+    """An object whose whole state is its ``__dict__`` and its slots (what
+    ``object.__new__`` and a converted ``__init__`` make): Python classes
+    only, no own ``__new__``, and not a pytree JAX rebuilds itself."""
     cls = type(x)
     if isinstance(x, standin_types()) or (cls.__module__ or "").split(".")[0] == "ast2graph":
         return False   # ast2graph's own (a local function): the escape checks decide
-    return (isinstance(getattr(x, "__dict__", None), dict) and cls.__new__ is object.__new__
-            and all(b is object or b.__flags__ & _HEAPTYPE and "__slots__" not in vars(b) for b in cls.__mro__)
+    return ((isinstance(getattr(x, "__dict__", None), dict) or bool(_slot_names(cls))) and cls.__new__ is object.__new__
+            and all(b is object or b.__flags__ & _HEAPTYPE for b in cls.__mro__)
             and jax.tree_util.all_leaves([x]))
 
 
-def remade_per_call(tree: Any, fresh: dict) -> Any:
+def _stateful_object(x: Any) -> bool:
+    """An object with attributes a caller could change (a ``__dict__`` or
+    slots) that JAX does not rebuild as a pytree: made by the trace, one
+    static object would be shared by every call's result."""
+    if isinstance(x, (type, types.FunctionType, types.MethodType, types.ModuleType, functools.partial)) \
+            or isinstance(x, standin_types()) or is_array(x) or not type(x).__flags__ & _HEAPTYPE \
+            or (type(x).__module__ or "").split(".")[0] in ("ast2graph", "jax", "jaxlib", "numpy"):
+        return False
+    return (hasattr(x, "__dict__") or bool(_slot_names(type(x)))) and jax.tree_util.all_leaves([x])
+
+
+def remade_per_call(tree: Any, fresh: dict, outer_traced: bool = False) -> Any:
     """``tree`` with every object of a plain class the trace made replaced by
     a ``MadePerCall`` node, and every set it made by a copy (rebuilt per call
     as a pytree node); an object the trace made that appears twice, or another
@@ -132,6 +217,8 @@ def remade_per_call(tree: Any, fresh: dict) -> Any:
     seen: set[int] = set()
 
     def walk(x: Any) -> Any:
+        if type(x) is DeferredStr and not outer_traced:
+            return _formatted_per_call(x) or x
         if local_class_escapes(x):
             raise _Shared(f"a class defined in the function (or its {type(x).__name__}) would leave the compiled "
                           "segment (eager makes a new class on every call)")
@@ -145,8 +232,11 @@ def remade_per_call(tree: Any, fresh: dict) -> Any:
                 raise _Shared(f"a {type(x).__name__} made in the function would leave the compiled segment "
                               "(eager makes a new one per call)")
             if _plain_instance(x):
-                names = tuple(vars(x))
-                return MadePerCall(type(x), names, [walk(vars(x)[n]) for n in names])
+                state = _instance_state(x)
+                return MadePerCall(type(x), tuple(state), [walk(v) for v in state.values()])
+            if _stateful_object(x):
+                raise _Shared(f"an object of class {type(x).__name__} made in the function would leave the compiled "
+                              "segment (eager makes a new one per call; the graph cannot rebuild this class)")
             return x
         if type(x) in (list, tuple) or isinstance(x, tuple) and hasattr(type(x), "_fields"):
             items = [walk(v) for v in x]
@@ -179,10 +269,15 @@ def specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str],
                options: Options, nested: bool = False, traced_statics: frozenset = frozenset(),
                cells: dict | None = None, by_identity: frozenset = frozenset(),
                structure: list | None = None) -> Specialization:
-    """See ``_specialize``; a segment that raises through a run-time check and
-    also prints or writes state back (attributes, cells, argument arrays: all
-    applied after the call, which a raise would skip although eager made them
-    before raising) is specialised again with the raises kept in Python.
+    """See ``_specialize``. A segment whose run-time checks may raise
+    (``_a2g_check``: ``raise_when``, index, int(), store checks) after it
+    wrote state back (attributes, argument arrays, views of them, the
+    caller's lists and dicts: all applied after the call, which a raise would
+    skip although eager made them before raising) is specialised again with
+    every check kept in Python (the statement that needs one runs there); a
+    check before every write (``np.add.at``'s index check) raises before eager
+    writes anything, and stays. One with a ``raise_when`` that also prints is
+    specialised again with its raises kept in Python.
     ``cells``: the call's cells (``interpreted.CELLS``), if it made them.
     ``structure``: the live values themselves (``names``' values, flattened
     to ``leaves``): their lists and dicts keep their identity across the
@@ -191,17 +286,21 @@ def specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str],
     leaf."""
     spec = _specialize(unit, stmts, start, stop, names, leaves, treedef, options, nested, traced_statics, True, cells,
                        by_identity, structure)
-    ops = list(walk_ops(spec.graph.body))
-    if any(op.fn is raise_when for op in ops if isinstance(op, CallOp)) and (
-            spec.attr_writes or spec.input_writes or spec.views and spec.views[2] or spec.local_writes or
-            any(getattr(op.fn, "_a2g_host_print", False) for op in ops if isinstance(op, CallOp))):
-        spec = _specialize(unit, stmts, start, stop, names, leaves, treedef, options, nested, traced_statics, False,
-                           cells, by_identity, structure)
-    return spec
+    calls = [op.fn for op in walk_ops(spec.graph.body) if isinstance(op, CallOp)]
+    checks = [fn for fn in calls if getattr(fn, "_a2g_check", False)]
+    if spec.late_checks and (spec.attr_writes or spec.input_writes or spec.views and spec.views[2] or
+                             spec.local_writes):
+        mode: bool | str = False
+    elif raise_when in checks and any(getattr(fn, "_a2g_host_print", False) for fn in calls):
+        mode = "no raise"
+    else:
+        return spec
+    return _specialize(unit, stmts, start, stop, names, leaves, treedef, options, nested, traced_statics, mode,
+                       cells, by_identity, structure)
 
 
 def _specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str], leaves: list, treedef: Any,
-                options: Options, nested: bool, traced_statics: frozenset, raise_checks: bool,
+                options: Options, nested: bool, traced_statics: frozenset, raise_checks: bool | str,
                 cells: dict | None, by_identity: frozenset, structure: list | None = None) -> Specialization:
     """``stmts[start:stop]`` as one graph. ``nested``: ``stmts`` is the body of
     a construct that runs as Python control flow, not the function body (no
@@ -296,7 +395,7 @@ def _specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str]
     out = (out, [value for _, _, value in writes], [value for _, value in input_writes], cell_values,
            [list(obj) if type(obj) is list else dict(obj) for obj, _ in rewritten], [new for _, new in view_writes])
     try:   # objects the trace made are made anew by every call, as eager makes them
-        out = remade_per_call(out, sp.fresh)
+        out = remade_per_call(out, sp.fresh, sp.outer_traced)
     except _Shared as e:
         raise _escape_break(unit, stmts, start, end, FallbackCode.MUTATION, str(e), "assignment") from None
 
@@ -378,7 +477,8 @@ def _specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str]
                           out_names, list(sp.decisions.values()), [(obj, attr) for obj, attr, _ in writes],
                           [k for k, _ in input_writes], rebound, pinned, {k: key for k, (_, key) in by_value.items()},
                           deleted, frozenset(written_key(obj, attr) for obj, attr, _ in writes), views,
-                          [path for _, path in rewritten], starts[2], sorted(written_arguments(sp)))
+                          [path for _, path in rewritten], starts[2], sorted(written_arguments(sp)),
+                          sp.late_checks)
 
 
 def written_arguments(sp: Specializer) -> set[int]:

@@ -107,6 +107,9 @@ def _static_key(key: Any) -> bool:
     return type(key) in _KEY_TYPES
 
 
+_EFFECT_SEARCH = 10_000   # containers looked through for a pending effect's target
+
+
 class WritebackMixin:
     """Writes of outside state during specialisation."""
 
@@ -333,11 +336,24 @@ class WritebackMixin:
         return entry is not None and entry[0] is x and id(x) not in getattr(self, "argument_ids", ())
 
     def check_no_effect(self, obj: Any, node: Any) -> None:
-        """A read of a container this graph mutates after the call: in Python."""
+        """A read of a container this graph mutates after the call, or of one
+        holding it (``print(d)`` after ``d[0].append(v)``): in Python."""
         targets = self.__dict__.get("_effect_targets")
-        if targets and targets.get(id(obj)) is obj:
-            raise self.graph_break(FallbackCode.MUTATION, node, f"a read of {self.named(obj, 'a ')} after this "
-                                   "function changed it (the change is made after the call)", "call")
+        if not targets:
+            return
+        stack, seen = [obj], set()
+        while stack and len(seen) < _EFFECT_SEARCH:
+            x = stack.pop()
+            if id(x) in seen:
+                continue
+            seen.add(id(x))
+            if targets.get(id(x)) is x:
+                raise self.graph_break(FallbackCode.MUTATION, node, f"a read of {self.named(obj, 'a ')} after this "
+                                       "function changed it (the change is made after the call)", "call")
+            if isinstance(x, (list, tuple, set, frozenset)):
+                stack.extend(x)
+            elif isinstance(x, dict):
+                stack.extend(x.values())
 
 
     # ------------------------------------- argument arrays in traced regions

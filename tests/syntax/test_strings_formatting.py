@@ -54,10 +54,10 @@ def fstring_value_of_traced(x):
     return x * 2, label
 
 
-@covers("JoinedStr", "interpreted", "an f-string of a traced value used as a value (returned)", code="A2G003")
-def test_fstring_of_traced_value_falls_back():
-    e = check(fstring_value_of_traced, X, full_graph=False)
-    assert "A2G003" in codes(e)
+@covers("JoinedStr", "one graph", "an f-string of a traced value used as a value (returned): formatted on the host "
+        "per call from the graph's outputs")
+def test_fstring_of_traced_value_returned():
+    check(fstring_value_of_traced, X, graphs=1)
 
 
 def docstring_and_expr(x):
