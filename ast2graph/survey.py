@@ -1,0 +1,570 @@
+"""Survey mode: the report as the compiler's own abstract interpreter (issue 17).
+
+Requires: a ``.py`` file (parsed, never imported: no decorator, default
+expression, class body or module-level statement of the user's runs) and a
+module-level function in it; ``typeinfer.specialize`` (the same abstract
+interpreter ``to_static`` runs) and ``api.StaticFunction`` (only its
+conversion: unit, whole-function reasons; it is never called).
+Produces: ``survey_function(path, qualname) -> list[ReportSite]`` and
+``survey_file(path, qualname=None) -> list[FunctionReport]``: the sites where
+``to_static`` falls back, found by running typeinfer's ``specialize`` on
+abstract arguments segment by segment as ``api._Block`` does at run time,
+recording each ``GraphBreak`` instead of running the statement, and going on
+with the statement's results as placeholder values.
+Invariants: the user's code is never executed. The function is rebuilt from
+its own ``def`` with decorators, defaults and annotations stripped (a
+"source-only function": compiling a ``def`` runs nothing), in a synthetic
+globals namespace: known libraries (``report.load_import``), literal module
+constants, the module's other functions made the same way, and a placeholder
+array for any other module-level name. A site is ``always`` when every
+assumption about the parameters (``ASSUMPTIONS``) breaks there, ``depends``
+when only some do (its cause names them). See docs/design-survey.md.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import dataclasses
+import os
+import types
+import warnings
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import gast
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from .fallback.control import escapes, splittable
+from .fallback.sites import FallbackCode, FallbackSite, GraphBreak
+from .report import (ALWAYS, DEPENDS, FunctionReport, ReportError, ReportSite, _module_statements, import_bindings,
+                     installed_libraries_only, iter_functions, load_file, load_import, on_deep_stack)
+
+STAGE = "survey"
+_PLACEHOLDER_SIDE = 4   # the placeholder shape's side: small, and not 1 (no accidental broadcasting of size 1)
+
+
+# ================================================================ assumptions
+@dataclass(frozen=True)
+class Kind:
+    """What an unannotated parameter without a literal default may be taken to be."""
+
+    name: str          # said in a site's cause
+    make: Callable[[], Any]
+    array: bool = True
+
+
+def _array(shape: tuple, numpy: bool = False) -> Callable[[], Any]:
+    return (lambda: np.ones(shape, np.float64)) if numpy else (lambda: jnp.ones(shape, jnp.float32))
+
+
+_SQUARE = (_PLACEHOLDER_SIDE, _PLACEHOLDER_SIDE)
+KINDS = (
+    Kind("a float32 jax.Array of shape (4, 4)", _array(_SQUARE)),
+    Kind("a float32 jax.Array of shape (4,)", _array((_PLACEHOLDER_SIDE,))),
+    Kind("a float64 NumPy array of shape (4,)", _array((_PLACEHOLDER_SIDE,), numpy=True)),
+    Kind("a float64 NumPy array of shape (4, 4)", _array(_SQUARE, numpy=True)),
+    Kind("a Python int", lambda: 2, False),
+    Kind("a Python float", lambda: 0.5, False),
+    Kind("a jax.random key", lambda: jax.random.PRNGKey(0)),
+)
+_INT, _KEY = 4, 6
+_KEY_NAMES = ("key", "rng", "prng", "prng_key", "rng_key", "subkey")
+# the next kinds to try for a parameter eager refuted: named in the statement that
+# raised (any kind), or not named (an array of another shape or kind only)
+_NEXT_NAMED = {0: 4, 4: 5, 5: 1, 1: 2, 2: 3, 6: 0}
+_NEXT_UNNAMED = {0: 1, 1: 2, 2: 3}
+MAX_ROUNDS = 8
+
+
+class _Unknown:
+    """A module-level name whose value the report cannot know without running the module."""
+
+
+def _annotation_value(node: ast.AST | None, env: dict) -> tuple[bool, Any]:
+    """A stand-in value for a parameter annotated ``node`` (False: no rule)."""
+    if node is None:
+        return False, None
+    text = ast.unparse(node)
+    head = text.split("[")[0].strip()
+    base = head.rsplit(".", 1)[-1]
+    scalars = {"int": 2, "float": 0.5, "bool": True, "str": "s", "complex": 0.5 + 0.5j}
+    if head in scalars:
+        return True, scalars[head]
+    if base in ("ndarray", "NDArray"):
+        return True, np.ones((_PLACEHOLDER_SIDE, _PLACEHOLDER_SIDE), np.float32)
+    if base in ("Array", "ArrayLike", "Float", "Int", "Bool", "Shaped", "Num", "Real", "Inexact", "Integer"):
+        return True, jnp.ones((_PLACEHOLDER_SIDE, _PLACEHOLDER_SIDE), jnp.int32 if base in ("Int", "Integer")
+                              else jnp.bool_ if base == "Bool" else jnp.float32)
+    return False, None
+
+
+def _literal(node: ast.AST | None) -> tuple[bool, Any]:
+    if node is None:
+        return False, None
+    try:
+        return True, ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return False, None
+
+
+# ========================================================= synthetic globals
+class SyntheticModule:
+    """The file's module namespace as far as it is known without running it."""
+
+    def __init__(self, path: str, tree: ast.Module):
+        self.path = path
+        self.tree = tree
+        self.globals: dict[str, Any] = {"__name__": "__a2g_survey__", "__file__": path, "__builtins__": builtins}
+        self.defs: dict[str, ast.FunctionDef] = {}
+        self._bind(tree.body)
+
+    def _bind(self, body: list) -> None:
+        for stmt in _module_statements(body):
+            if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+                for name, target in import_bindings(_gast_import(stmt)).items():
+                    ok, value = load_import(target)
+                    self.globals[name] = value if ok else _Unknown()
+            elif isinstance(stmt, ast.FunctionDef) and stmt in self.tree.body:
+                self.defs[stmt.name] = stmt
+            elif isinstance(stmt, (ast.Assign, ast.AnnAssign)):
+                targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+                ok, value = _literal(stmt.value)
+                for t in targets:
+                    if isinstance(t, ast.Name):
+                        known = ok and self.globals.get(t.id, value) is value if t.id in self.globals else ok
+                        self.globals[t.id] = value if known else jnp.ones((_PLACEHOLDER_SIDE,), jnp.float32)
+        for name, node in self.defs.items():
+            self.globals[name] = self.source_only(node)
+
+    def source_only(self, node: ast.FunctionDef) -> types.FunctionType:
+        """The ``def`` compiled without decorators, annotations or non-literal
+        defaults, and made into a function without running any code: the
+        module compiled holds the file's imports (CPython compiles a method
+        call on an imported module differently) and the stripped def; its
+        code object is taken from the module's constants, the module code is
+        never run. Its first line is the decorated def's (``co_firstlineno``),
+        so ``parse_function`` finds and checks the real text."""
+        stripped = _stripped(node)
+        imports = [s for s in _module_statements(self.tree.body) if isinstance(s, (ast.Import, ast.ImportFrom))]
+        code = compile(ast.Module(imports + [stripped], type_ignores=[]), self.path, "exec", dont_inherit=True)
+        own = next(c for c in code.co_consts if isinstance(c, types.CodeType) and c.co_name == node.name)
+        fn = types.FunctionType(own, self.globals, node.name)
+        fn.__defaults__ = tuple(_default_value(d) for d in node.args.defaults) or None
+        fn.__kwdefaults__ = {a.arg: _default_value(d) for a, d in zip(node.args.kwonlyargs, node.args.kw_defaults)
+                             if d is not None} or None
+        return fn
+
+
+def _default_value(node: ast.expr) -> Any:
+    ok, value = _literal(node)
+    return value if ok else None
+
+
+def _gast_import(stmt: ast.stmt) -> Any:
+    return gast.ast_to_gast(stmt)
+
+
+def _stripped(node: ast.FunctionDef) -> ast.FunctionDef:
+    first = min([d.lineno for d in node.decorator_list] + [node.lineno])
+    new = ast.FunctionDef(node.name, _stripped_args(node.args), node.body, [], None, node.type_comment,
+                          **({"type_params": []} if "type_params" in ast.FunctionDef._fields else {}))
+    ast.copy_location(new, node)
+    new.lineno = first
+    return new
+
+
+def _stripped_args(args: ast.arguments) -> ast.arguments:
+    def plain(a: ast.arg) -> ast.arg:
+        return ast.copy_location(ast.arg(a.arg, None, None), a)
+
+    def default(d: ast.expr | None) -> ast.expr | None:
+        if d is None:
+            return None
+        ok, _ = _literal(d)
+        return d if ok else ast.copy_location(ast.Constant(None), d)
+
+    return ast.arguments([plain(a) for a in args.posonlyargs], [plain(a) for a in args.args],
+                         plain(args.vararg) if args.vararg else None, [plain(a) for a in args.kwonlyargs],
+                         [default(d) for d in args.kw_defaults], plain(args.kwarg) if args.kwarg else None,
+                         [default(d) for d in args.defaults])
+
+
+# =============================================================== the survey
+@dataclass
+class _Found:
+    sites: list[FallbackSite] = field(default_factory=list)
+
+    def add(self, site: FallbackSite) -> None:
+        if not any((s.code, s.loc.line, s.cause) == (site.code, site.loc.line, site.cause) for s in self.sites):
+            self.sites.append(site)
+
+
+def _arguments(node: ast.FunctionDef, kinds: dict[str, int], env: dict) -> dict[str, Any]:
+    """Abstract arguments from the def's annotations and literal defaults,
+    otherwise the assumption's placeholder."""
+    args = node.args
+    positional = args.posonlyargs + args.args
+    defaults = [None] * (len(positional) - len(args.defaults)) + list(args.defaults)
+    out: dict[str, Any] = {}
+    for a, d in list(zip(positional, defaults)) + list(zip(args.kwonlyargs, args.kw_defaults)):
+        ok, value = _annotation_value(a.annotation, env)
+        if not ok:
+            ok, value = _literal(d)
+        if ok:
+            out[a.arg] = value
+        else:
+            kinds.setdefault(a.arg, _KEY if a.arg.lower() in _KEY_NAMES or a.arg.endswith("_key") else 0)
+            out[a.arg] = KINDS[kinds[a.arg]].make()
+    if args.vararg:
+        out[args.vararg.arg] = ()
+    if args.kwarg:
+        out[args.kwarg.arg] = {}
+    return out
+
+
+def _placeholder_of(leaf: Any) -> Any:
+    """A concrete stand-in of a segment's abstract output (a ``Value``) for
+    the next segment, of the kind the run reads back: a Python number, a
+    NumPy array or a jax.Array of the same shape and dtype."""
+    from .ir.core import Value
+
+    if not isinstance(leaf, Value):
+        return leaf
+    t = leaf.type
+    if getattr(t, "python", False) and not t.shape:
+        kind = t.dtype.kind
+        return True if kind == "b" else 2 if kind in "iu" else 0.5 + 0.5j if kind == "c" else 0.5
+    if getattr(t, "is_extended", False) or not isinstance(t.dtype, np.dtype):
+        return jax.random.key(0)
+    if getattr(t, "numpy", False):
+        return np.ones(t.shape, t.dtype)
+    return jnp.ones(t.shape, t.dtype)
+
+
+def _unknown_for(stmt: Any) -> Any:
+    """A stand-in for what an interpreted statement assigns (the run has the real value)."""
+    value = getattr(stmt, "value", None)
+    if isinstance(value, gast.Call) and isinstance(value.func, gast.Name):
+        kinds = {"int": 2, "len": 2, "round": 2, "float": 0.5, "bool": True, "str": "s"}
+        if value.func.id in kinds:
+            return kinds[value.func.id]
+    if isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute) and value.func.attr == "item":
+        return 0.5
+    return jnp.ones((_PLACEHOLDER_SIDE,), jnp.float32)
+
+
+class _Surveyor:
+    """``api._Block`` without running anything: segments are specialised on
+    abstract inputs; a statement that breaks is recorded and its results
+    replaced by stand-ins; an ``if``/``for``/``while`` that breaks is run as
+    the run's Python control flow would: each body surveyed as a nested block."""
+
+    def __init__(self, fn: Any, options: Any):
+        from .api import StaticFunction
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            self.static = StaticFunction(fn, options)
+        self.unit = self.static._unit
+        self.options = options
+        self.found = _Found()
+        self.refuted: list[FallbackSite] = []   # sites where eager itself raises: the assumption is not a real call
+
+    def run(self, env: dict[str, Any]) -> list[FallbackSite]:
+        if self.static.eager_reason is not None:
+            return [self.static.eager_reason]
+        self.block(self.unit.tree.body, env, nested=False, depth=0)
+        return self.found.sites
+
+    def block(self, stmts: list, env: dict[str, Any], nested: bool, depth: int) -> bool:
+        """Survey ``stmts`` from ``env`` (updated); True when every path returned."""
+        from .api import _hidden_reads
+
+        hidden = _hidden_reads(self.unit) | set(self.unit.cellvars)
+        barriers = [k for k, s in enumerate(stmts) if nested and escapes(s)]
+        break_sites: dict[int, FallbackSite] = {}
+        i, n = 0, len(stmts)
+        while i < n:
+            stmt = stmts[i]
+            if i in barriers:
+                if isinstance(stmt, (gast.Break, gast.Continue)):
+                    return False
+                self.control(stmt, None, env, depth)
+                i += 1
+                continue
+            stop = next((k for k in barriers if k > i), n)
+            outcome = self.segment(stmts, i, stop, env, nested, break_sites)
+            if outcome == "return":
+                return True
+            if isinstance(outcome, int):
+                i = outcome
+                continue
+            site = outcome
+            if splittable(stmt):
+                self.control(stmt, site, env, depth)
+            else:
+                self.found.add(site)
+                for name in self.unit.ssa.assigned(stmt):
+                    env[name] = _unknown_for(stmt)
+                if isinstance(stmt, gast.Return):
+                    return True
+            i += 1
+        return False
+
+    def segment(self, stmts: list, i: int, stop: int, env: dict, nested: bool,
+                break_sites: dict) -> Any:
+        """Specialise ``stmts[i:stop]`` as the run would: the index the
+        segment ended at (its outputs put in ``env``), ``"return"``, or the
+        ``FallbackSite`` of statement ``i`` itself."""
+        from .api import _hidden_reads
+        from .typeinfer.boundary import register_other_node  # noqa: F401 - the pytree nodes registered
+        from .typeinfer.nnx import boundary_leaf
+        from .typeinfer.specialize import specialize
+        from .typeinfer.trees import tree_flatten
+
+        hidden = _hidden_reads(self.unit) | set(self.unit.cellvars)
+        while True:
+            names = sorted(x for x in self.unit.ssa.live_in(stmts[i]) | hidden if x in env)
+            values = [env[x] for x in names]
+            leaves, treedef = tree_flatten(values, is_leaf=boundary_leaf())
+            try:
+                spec = specialize(self.unit, stmts, i, stop, names, leaves, treedef, self.options, nested=nested,
+                                  structure=values)
+                break
+            except GraphBreak as e:
+                if getattr(e, "exc", None) is not None or e.site.code is FallbackCode.TRACE_ERROR:
+                    self.refuted.append(e.site)
+                k = e.top_index  # type: ignore[attr-defined]
+                if k <= i:
+                    return break_sites.get(i, e.site)
+                break_sites.setdefault(k, e.site)
+                stop = k
+        if i in break_sites:   # a split: the run lists the site that cut the segment before it
+            self.found.add(break_sites[i])
+        if spec.returns:
+            return "return"
+        # (result, attribute writes, argument writes, cells, input containers' contents, views): as GraphPlan.run
+        parts = jax.tree_util.tree_unflatten(spec.out_treedef, [_placeholder_of(x) for x in spec.out_template])
+        if isinstance(parts[0], dict):
+            env.update(parts[0])
+        for name in spec.deleted:
+            env.pop(name, None)
+        return spec.end
+
+    def control(self, stmt: Any, site: FallbackSite | None, env: dict, depth: int) -> None:
+        """The run's ``PythonControl``: the construct's head in Python, its bodies as blocks."""
+        if site is not None:
+            what = {gast.If: "if", gast.For: "for", gast.While: "while"}[type(stmt)]
+            self.found.add(dataclasses.replace(site, loc=self.unit.loc(stmt), construct=what,
+                                               cause=f"{site.cause} (line {site.loc.line})"))
+        if depth > 8:
+            return
+        if isinstance(stmt, gast.For):
+            iterable = stmt.iter
+            counter = isinstance(iterable, gast.Call) and isinstance(iterable.func, gast.Name) and \
+                iterable.func.id in ("range", "enumerate")
+            for node in gast.walk(stmt.target):
+                if isinstance(node, gast.Name):
+                    env[node.id] = 2 if counter else jnp.ones((_PLACEHOLDER_SIDE,), jnp.float32)
+        bodies = [stmt.body, stmt.orelse] if isinstance(stmt, gast.If) else [stmt.body, stmt.orelse]
+        for body in bodies:
+            if body:
+                self.block(body, env, nested=True, depth=depth + 1)
+
+
+# ================================================================= the entry
+def survey_function(path: str, qualname: str, module: SyntheticModule | None = None) -> list[ReportSite]:
+    """The sites of the module-level function ``qualname`` of ``path``.
+
+    ReportError when ``qualname`` is not a module-level function of the file
+    (methods and nested functions are not surveyed yet)."""
+    return on_deep_stack(_survey_isolated, path, qualname, module)
+
+
+def _survey_isolated(path: str, qualname: str, module: SyntheticModule | None) -> list[ReportSite]:
+    with installed_libraries_only(os.path.dirname(os.path.abspath(path))):
+        return _survey(path, qualname, module)
+
+
+def _survey(path: str, qualname: str, module: SyntheticModule | None) -> list[ReportSite]:
+    from .typeinfer.state import Options
+
+    if module is None:
+        module = synthetic_module(path)
+    node = module.defs.get(qualname)
+    if node is None:
+        raise ReportError(f"{path}: {qualname!r} is not a module-level function (the survey reads only those yet)")
+    fn = module.globals[qualname]
+    return _Search(fn, node, module.globals, path, qualname).run()
+
+
+@dataclass
+class _Run:
+    kinds: dict[str, int]
+    sites: list[FallbackSite]
+    refuted: list[FallbackSite]
+
+
+class _Search:
+    """The parameters' kinds, searched: start from arrays (or a key), move a
+    parameter to another kind when eager itself would raise under the
+    current ones (``refuted``), and try a Python number for an array
+    parameter named where a site needs a value (A2G003): a site that then
+    vanishes is ``depends`` on that parameter, the sites of the last run
+    eager accepts are ``always``."""
+
+    def __init__(self, fn: Any, node: ast.FunctionDef, globals_: dict, path: str, qualname: str):
+        self.fn, self.node, self.globals, self.path, self.qualname = fn, node, globals_, path, qualname
+        self.rebound = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        self.depends: list[ReportSite] = []
+
+    def survey(self, kinds: dict[str, int]) -> _Run:
+        from .typeinfer.state import Options
+
+        kinds = dict(kinds)
+        env = _arguments(self.node, kinds, self.globals)
+        surveyor = _Surveyor(self.fn, Options())
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                sites = surveyor.run(env)
+            except Exception as e:  # noqa: BLE001 - an analysis failure is a site of its own, never a crash
+                sites = [FallbackSite(FallbackCode.INTERNAL_ERROR, _loc(self.path, self.qualname, self.node),
+                                      "function", f"the survey failed: {type(e).__name__}: {str(e)[:200]}")]
+        return _Run(kinds, sites, surveyor.refuted)
+
+    def named(self, line: int, kinds: dict[str, int]) -> set[str]:
+        """Parameters named on ``line`` that still hold their argument (never rebound)."""
+        on = {n.id for n in ast.walk(self.node) if isinstance(n, ast.Name) and getattr(n, "lineno", 0) == line}
+        return on & set(kinds) - self.rebound
+
+    def run(self) -> list[ReportSite]:
+        kinds: dict[str, int] = {}
+        best: _Run | None = None
+        settled: set[str] = set()   # array parameters a Python number was refuted for
+        switched: set[str] = set()
+        last = None
+        for _ in range(MAX_ROUNDS):
+            last = self.survey(kinds)
+            kinds = dict(last.kinds)
+            if last.refuted:
+                if switched and best is not None:   # the Python number was wrong: back to the array
+                    settled |= switched
+                    kinds, switched = dict(best.kinds), set()
+                    if not self.switch(best, kinds, settled):
+                        break
+                    switched = {p for p in kinds if kinds[p] != best.kinds[p]}
+                elif not self.refine(kinds, last.refuted[0]):
+                    break
+                continue
+            if best is not None and switched:
+                self.note_depends(best, last, switched)
+            best = last
+            if not self.switch(best, kinds, settled):
+                break
+            switched = {p for p in kinds if kinds[p] != best.kinds[p]}
+        final = best or last
+        return _classified(final.sites if final else [], self.depends)
+
+    def switch(self, run: _Run, kinds: dict[str, int], settled: set[str]) -> bool:
+        """Array parameters named where ``run`` needs a value become Python ints."""
+        wanted: set[str] = set()
+        for s in run.sites:
+            if s.code is FallbackCode.CONCRETE_VALUE:
+                wanted |= {p for p in self.named(s.loc.line, kinds) if kinds[p] < _INT} - settled
+        for p in wanted:
+            kinds[p] = _INT
+        return bool(wanted)
+
+    def refine(self, kinds: dict[str, int], site: FallbackSite) -> bool:
+        """Eager raises at ``site`` under these kinds: the next kinds of the
+        parameters named on its line (of every array parameter if none is
+        named). False when there is nothing left to try."""
+        named = self.named(site.loc.line, kinds)
+        table = _NEXT_NAMED if named else _NEXT_UNNAMED
+        changed = False
+        for p in (named or set(kinds)):
+            nxt = table.get(kinds[p])
+            if nxt is not None:
+                kinds[p], changed = nxt, True
+        return changed
+
+    def note_depends(self, before: _Run, after: _Run, switched: set[str]) -> None:
+        """Sites of ``before`` gone once ``switched`` became Python numbers."""
+        def key(s: FallbackSite) -> tuple:
+            return (s.code, s.loc.line)
+
+        now = {key(s) for s in after.sites}
+        which = ", ".join(f"`{p}`" for p in sorted(switched))
+        for s in before.sites:
+            if key(s) not in now:
+                self.depends.append(ReportSite(dataclasses.replace(
+                    s, cause=f"{s.cause}; falls back if {which} is a traced array, one graph if a Python int"), DEPENDS))
+
+
+def _loc(path: str, qualname: str, node: ast.AST) -> Any:
+    from .diagnostics import Loc
+
+    return Loc(path, node.lineno, node.col_offset, qualname)
+
+
+def _classified(sites: list[FallbackSite], depends: list[ReportSite]) -> list[ReportSite]:
+    """``always``: the sites of the accepted run, but where eager itself
+    raises (A2G008: the kinds guessed may be wrong); ``depends``: those and
+    the sites that vanished when a parameter became a Python number."""
+    out = [ReportSite(s, DEPENDS if s.code is FallbackCode.TRACE_ERROR else ALWAYS) for s in sites]
+    seen = {(r.site.code, r.site.loc.line) for r in out}
+    out += [r for r in depends if (r.site.code, r.site.loc.line) not in seen]
+    return sorted(out, key=lambda r: (r.site.loc.line, r.site.loc.col))
+
+
+def synthetic_module(path: str) -> SyntheticModule:
+    source = load_file(path)
+    with open(path, encoding="utf-8", errors="replace") as fh:
+        tree = ast.parse(fh.read(), filename=path)
+    del source
+    return SyntheticModule(path, tree)
+
+
+def survey_file(path: str, qualname: str | None = None) -> list[FunctionReport]:
+    """``report_file`` by survey: every module-level function of ``path``
+    (or ``qualname`` and what is nested in it)."""
+    module = on_deep_stack(lambda: _with_libraries(path, lambda: synthetic_module(path)))
+    out = []
+    for name, node in module.defs.items():
+        if qualname is None or name == qualname or qualname.startswith(name + "."):
+            sites = survey_function(path, name, module)
+            out.append(FunctionReport(name, path, node.lineno, sites))
+    return out
+
+
+def _with_libraries(path: str, body: Callable[[], Any]) -> Any:
+    with installed_libraries_only(os.path.dirname(os.path.abspath(path))):
+        return body()
+
+
+def survey_path(path: str, qualname: str | None = None, max_file_size: int | None = None) -> list[FunctionReport]:
+    """``report_path`` by survey: a file, or every .py file under a folder."""
+    from .report import _python_files
+
+    if os.path.isdir(path):
+        files = list(_python_files(path))
+    elif os.path.exists(path):
+        files = [path]
+    else:
+        raise ReportError(f"{path}: no such file or directory")
+    out: list[FunctionReport] = []
+    for f in files:
+        try:
+            load_file(f, max_file_size)   # size, encoding and syntax errors as the scanner reports them
+            out += survey_file(f, qualname)
+        except ReportError as e:
+            if len(files) == 1:
+                raise
+            out.append(FunctionReport("<module>", f, e.line, [], str(e)))
+    if qualname and not any(r.error is None for r in out):
+        raise ReportError(f"{path}: no module-level function named {qualname!r} (the survey reads only those yet)")
+    return out
