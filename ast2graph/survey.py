@@ -69,13 +69,15 @@ KINDS = (
     Kind("a Python int", lambda: 2, False),
     Kind("a Python float", lambda: 0.5, False),
     Kind("a jax.random key", lambda: jax.random.PRNGKey(0)),
+    Kind("a float32 jax.Array of shape ()", _array(())),
 )
-_INT, _KEY = 4, 6
+_INT, _KEY, _SCALAR = 4, 6, 7
 _KEY_NAMES = ("key", "rng", "prng", "prng_key", "rng_key", "subkey")
 # the next kinds to try for a parameter eager refuted: named in the statement that
 # raised (any kind), or not named (an array of another shape or kind only)
-_NEXT_NAMED = {0: 4, 4: 5, 5: 1, 1: 2, 2: 3, 6: 0}
+_NEXT_NAMED = {0: 7, 7: 4, 4: 5, 5: 1, 1: 2, 2: 3, 6: 0}
 _NEXT_UNNAMED = {0: 1, 1: 2, 2: 3}
+_LOWER_RANK = {0: 1, 3: 2}
 MAX_ROUNDS = 8
 
 
@@ -225,6 +227,15 @@ def _arguments(node: ast.FunctionDef, kinds: dict[str, int], env: dict) -> dict[
     return out
 
 
+def _eager_raises(e: GraphBreak) -> bool:
+    """Eager itself would raise at this break under the kinds assumed (so
+    they are not how the function is called): its exception is known, it is
+    an A2G008 site, or a library function raised on the placeholders."""
+    cause = e.site.cause
+    return getattr(e, "exc", None) is not None or e.site.code is FallbackCode.TRACE_ERROR or \
+        " raised " in cause or "does not have it" in cause
+
+
 def _placeholder_of(leaf: Any) -> Any:
     """A concrete stand-in of a segment's abstract output (a ``Value``) for
     the next segment, of the kind the run reads back: a Python number, a
@@ -308,11 +319,27 @@ class _Surveyor:
             else:
                 self.found.add(site)
                 for name in self.unit.ssa.assigned(stmt):
-                    env[name] = _unknown_for(stmt)
+                    env[name] = self.nested_function(stmt, env) if isinstance(stmt, gast.FunctionDef) \
+                        else _unknown_for(stmt)
                 if isinstance(stmt, gast.Return):
                     return True
             i += 1
         return False
+
+    def nested_function(self, stmt: Any, env: dict) -> Any:
+        """What the run's interpreted ``def`` makes: the nested code object
+        of the source-only function, its free variables in cells holding the
+        stand-ins (no decorator or default of the user's runs: ``_stripped``
+        removed them from the enclosing def's compile, nested defs keep
+        theirs, so one with decorators or defaults stays a stand-in array)."""
+        if stmt.decorator_list or stmt.args.defaults or any(d is not None for d in stmt.args.kw_defaults):
+            return _unknown_for(stmt)
+        code = next((c for c in self.static._unit.parsed.fn.__code__.co_consts if isinstance(c, types.CodeType)
+                     and c.co_name == stmt.name and c.co_firstlineno == stmt.lineno), None)
+        if code is None:
+            return _unknown_for(stmt)
+        cells = tuple(types.CellType(env.get(name, _unknown_for(stmt))) for name in code.co_freevars)
+        return types.FunctionType(code, self.static._unit.globals, stmt.name, None, cells or None)
 
     def segment(self, stmts: list, i: int, stop: int, env: dict, nested: bool,
                 break_sites: dict) -> Any:
@@ -335,7 +362,7 @@ class _Surveyor:
                                   structure=values)
                 break
             except GraphBreak as e:
-                if getattr(e, "exc", None) is not None or e.site.code is FallbackCode.TRACE_ERROR:
+                if _eager_raises(e):
                     self.refuted.append(e.site)
                 k = e.top_index  # type: ignore[attr-defined]
                 if k <= i:
@@ -418,8 +445,12 @@ class _Search:
 
     def __init__(self, fn: Any, node: ast.FunctionDef, globals_: dict, path: str, qualname: str):
         self.fn, self.node, self.globals, self.path, self.qualname = fn, node, globals_, path, qualname
-        self.rebound = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        self.first_store: dict[str, int] = {}   # variable -> the first line that assigns it
+        for n in ast.walk(node):
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+                self.first_store[n.id] = min(n.lineno, self.first_store.get(n.id, n.lineno))
         self.depends: list[ReportSite] = []
+        self.reads = _assignment_reads(node)
 
     def survey(self, kinds: dict[str, int]) -> _Run:
         from .typeinfer.state import Options
@@ -439,7 +470,23 @@ class _Search:
     def named(self, line: int, kinds: dict[str, int]) -> set[str]:
         """Parameters named on ``line`` that still hold their argument (never rebound)."""
         on = {n.id for n in ast.walk(self.node) if isinstance(n, ast.Name) and getattr(n, "lineno", 0) == line}
-        return on & set(kinds) - self.rebound
+        return self.holding(on, line, kinds)
+
+    def holding(self, names: set[str], line: int, kinds: dict[str, int]) -> set[str]:
+        """The parameters among ``names`` not assigned above ``line`` (still the argument there)."""
+        return {p for p in names & set(kinds) if self.first_store.get(p, line) >= line}
+
+    def flowing(self, line: int, kinds: dict[str, int]) -> set[str]:
+        """Parameters named on ``line`` or flowing into a variable named
+        there (through the assignments of the function, by name)."""
+        on = {n.id for n in ast.walk(self.node) if isinstance(n, ast.Name) and getattr(n, "lineno", 0) == line}
+        seen, todo = set(on), list(on)
+        while todo:
+            for name in self.reads.get(todo.pop(), ()):
+                if name not in seen:
+                    seen.add(name)
+                    todo.append(name)
+        return self.holding(seen, line, kinds)
 
     def run(self) -> list[ReportSite]:
         kinds: dict[str, int] = {}
@@ -451,12 +498,14 @@ class _Search:
             last = self.survey(kinds)
             kinds = dict(last.kinds)
             if last.refuted:
-                if switched and best is not None:   # the Python number was wrong: back to the array
-                    settled |= switched
-                    kinds, switched = dict(best.kinds), set()
-                    if not self.switch(best, kinds, settled):
+                if switched and best is not None:   # a Python number was wrong: that parameter back to the array
+                    wrong = switched & self.flowing(last.refuted[0].loc.line, kinds) or switched
+                    settled |= wrong
+                    for p in wrong:
+                        kinds[p] = best.kinds[p]
+                    switched -= wrong
+                    if not switched:
                         break
-                    switched = {p for p in kinds if kinds[p] != best.kinds[p]}
                 elif not self.refine(kinds, last.refuted[0]):
                     break
                 continue
@@ -474,16 +523,20 @@ class _Search:
         wanted: set[str] = set()
         for s in run.sites:
             if s.code is FallbackCode.CONCRETE_VALUE:
-                wanted |= {p for p in self.named(s.loc.line, kinds) if kinds[p] < _INT} - settled
+                wanted |= {p for p in self.flowing(s.loc.line, kinds) if kinds[p] < _INT or kinds[p] == _SCALAR}
+        changed = False
         for p in wanted:
-            kinds[p] = _INT
-        return bool(wanted)
+            # a Python int first; one refuted: an array of lower rank (its rows are scalars)
+            nxt = _INT if p not in settled else _LOWER_RANK.get(kinds[p])
+            if nxt is not None:
+                kinds[p], changed = nxt, True
+        return changed
 
     def refine(self, kinds: dict[str, int], site: FallbackSite) -> bool:
         """Eager raises at ``site`` under these kinds: the next kinds of the
         parameters named on its line (of every array parameter if none is
         named). False when there is nothing left to try."""
-        named = self.named(site.loc.line, kinds)
+        named = self.flowing(site.loc.line, kinds)
         table = _NEXT_NAMED if named else _NEXT_UNNAMED
         changed = False
         for p in (named or set(kinds)):
@@ -503,6 +556,29 @@ class _Search:
             if key(s) not in now:
                 self.depends.append(ReportSite(dataclasses.replace(
                     s, cause=f"{s.cause}; falls back if {which} is a traced array, one graph if a Python int"), DEPENDS))
+
+
+def _assignment_reads(fn: ast.FunctionDef) -> dict[str, set[str]]:
+    """Variable -> the names read by the statements that assign it (``for`` targets: the iterable)."""
+    out: dict[str, set[str]] = {}
+    for stmt in ast.walk(fn):
+        if isinstance(stmt, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+            source = stmt.value
+        elif isinstance(stmt, (ast.For, ast.comprehension)):
+            targets, source = [stmt.target], stmt.iter
+        elif isinstance(stmt, (ast.FunctionDef, ast.Lambda)) and stmt is not fn:   # a closure: what it reads
+            targets, source = [ast.Name(getattr(stmt, "name", "<lambda>"), ast.Store())], stmt
+        else:
+            continue
+        if source is None:
+            continue
+        read = {n.id for n in ast.walk(source) if isinstance(n, ast.Name)}
+        for t in targets:
+            for n in ast.walk(t):
+                if isinstance(n, ast.Name):
+                    out.setdefault(n.id, set()).update(read)
+    return out
 
 
 def _loc(path: str, qualname: str, node: ast.AST) -> Any:
