@@ -78,7 +78,7 @@ _KEY_NAMES = ("key", "rng", "prng", "prng_key", "rng_key", "subkey")
 _NEXT_NAMED = {0: 7, 7: 4, 4: 5, 5: 1, 1: 2, 2: 3, 6: 0}
 _NEXT_UNNAMED = {0: 1, 1: 2, 2: 3}
 _LOWER_RANK = {0: 1, 3: 2}
-MAX_ROUNDS = 8
+MAX_ROUNDS = 12
 
 
 class _Unknown:
@@ -234,6 +234,18 @@ def _eager_raises(e: GraphBreak) -> bool:
     cause = e.site.cause
     return getattr(e, "exc", None) is not None or e.site.code is FallbackCode.TRACE_ERROR or \
         " raised " in cause or "does not have it" in cause
+
+
+def _needs_value(site: FallbackSite) -> bool:
+    """A site that needs a traced value as a Python value (a Python number there would be static)."""
+    return site.code is FallbackCode.CONCRETE_VALUE or "needs its value" in site.cause or \
+        "looks at a traced array" in site.cause
+
+
+def _counts(node: ast.FunctionDef) -> set[str]:
+    """Names given directly to ``range()``: taken for Python ints first."""
+    return {a.id for n in ast.walk(node) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+            and n.func.id == "range" for a in n.args if isinstance(a, ast.Name)}
 
 
 def _placeholder_of(leaf: Any) -> Any:
@@ -478,18 +490,21 @@ class _Search:
 
     def flowing(self, line: int, kinds: dict[str, int]) -> set[str]:
         """Parameters named on ``line`` or flowing into a variable named
-        there (through the assignments of the function, by name)."""
+        there (through the assignments of the function, by name): each
+        counted where it is read, if still the argument there."""
         on = {n.id for n in ast.walk(self.node) if isinstance(n, ast.Name) and getattr(n, "lineno", 0) == line}
+        found = self.holding(on, line, kinds)
         seen, todo = set(on), list(on)
         while todo:
-            for name in self.reads.get(todo.pop(), ()):
-                if name not in seen:
+            for at, names in self.reads.get(todo.pop(), ()):
+                found |= self.holding(names, at, kinds)
+                for name in names - seen:
                     seen.add(name)
                     todo.append(name)
-        return self.holding(seen, line, kinds)
+        return found
 
     def run(self) -> list[ReportSite]:
-        kinds: dict[str, int] = {}
+        kinds: dict[str, int] = {p: _INT for p in _counts(self.node) if self.first_store.get(p, 1 << 30) > self.node.lineno}
         best: _Run | None = None
         settled: set[str] = set()   # array parameters a Python number was refuted for
         switched: set[str] = set()
@@ -522,7 +537,7 @@ class _Search:
         """Array parameters named where ``run`` needs a value become Python ints."""
         wanted: set[str] = set()
         for s in run.sites:
-            if s.code is FallbackCode.CONCRETE_VALUE:
+            if _needs_value(s):
                 wanted |= {p for p in self.flowing(s.loc.line, kinds) if kinds[p] < _INT or kinds[p] == _SCALAR}
         changed = False
         for p in wanted:
@@ -558,9 +573,10 @@ class _Search:
                     s, cause=f"{s.cause}; falls back if {which} is a traced array, one graph if a Python int"), DEPENDS))
 
 
-def _assignment_reads(fn: ast.FunctionDef) -> dict[str, set[str]]:
-    """Variable -> the names read by the statements that assign it (``for`` targets: the iterable)."""
-    out: dict[str, set[str]] = {}
+def _assignment_reads(fn: ast.FunctionDef) -> dict[str, list[tuple[int, set[str]]]]:
+    """Variable -> (line, the names read) of each statement that assigns it
+    (``for`` targets: the iterable; a nested def: what its body reads)."""
+    out: dict[str, list[tuple[int, set[str]]]] = {}
     for stmt in ast.walk(fn):
         if isinstance(stmt, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
             targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
@@ -577,7 +593,7 @@ def _assignment_reads(fn: ast.FunctionDef) -> dict[str, set[str]]:
         for t in targets:
             for n in ast.walk(t):
                 if isinstance(n, ast.Name):
-                    out.setdefault(n.id, set()).update(read)
+                    out.setdefault(n.id, []).append((getattr(stmt, "lineno", None) or source.lineno, read))
     return out
 
 
