@@ -539,13 +539,13 @@ class _Search:
         for s in run.sites:
             if _needs_value(s):
                 wanted |= {p for p in self.flowing(s.loc.line, kinds) if kinds[p] < _INT or kinds[p] == _SCALAR}
-        changed = False
-        for p in wanted:
+        for p in sorted(wanted, key=lambda p: (p in settled, p)):   # one at a time: a refutation then names it
             # a Python int first; one refuted: an array of lower rank (its rows are scalars)
             nxt = _INT if p not in settled else _LOWER_RANK.get(kinds[p])
             if nxt is not None:
-                kinds[p], changed = nxt, True
-        return changed
+                kinds[p] = nxt
+                return True
+        return False
 
     def refine(self, kinds: dict[str, int], site: FallbackSite) -> bool:
         """Eager raises at ``site`` under these kinds: the next kinds of the
