@@ -70,7 +70,13 @@ KINDS = (
     Kind("a Python float", lambda: 0.5, False),
     Kind("a jax.random key", lambda: jax.random.PRNGKey(0)),
     Kind("a float32 jax.Array of shape ()", _array(())),
+    Kind("a dict of float32[4] jax.Arrays", lambda: {}, False),      # keys filled per function (_Search.make)
+    Kind("a list of float32[4] jax.Arrays", lambda: [jnp.ones((_PLACEHOLDER_SIDE,), jnp.float32)], False),
+    Kind("a Python str", lambda: "s", False),                         # the literal compared with, per function
 )
+_DICT, _LIST, _STR = 8, 9, 10
+_DICT_ATTRS = frozenset({"items", "keys", "values", "get", "setdefault", "update", "pop"})
+_LIST_ATTRS = frozenset({"append", "extend", "insert", "remove", "sort", "reverse", "index", "count"})
 _INT, _KEY, _SCALAR = 4, 6, 7
 _KEY_NAMES = ("key", "rng", "prng", "prng_key", "rng_key", "subkey")
 # the next kinds to try for a parameter eager refuted: named in the statement that
@@ -78,6 +84,8 @@ _KEY_NAMES = ("key", "rng", "prng", "prng_key", "rng_key", "subkey")
 _NEXT_NAMED = {0: 7, 7: 4, 4: 5, 5: 1, 1: 2, 2: 3, 6: 0}
 _NEXT_UNNAMED = {0: 1, 1: 2, 2: 3}
 _LOWER_RANK = {0: 1, 3: 2}
+_AS_NUMPY = {0: 3, 1: 2}
+_NUMPY_ONLY = ("immutable", "non-tuple sequence", "item assignment")
 MAX_ROUNDS = 12
 
 
@@ -204,7 +212,8 @@ class _Found:
             self.sites.append(site)
 
 
-def _arguments(node: ast.FunctionDef, kinds: dict[str, int], env: dict) -> dict[str, Any]:
+def _arguments(node: ast.FunctionDef, kinds: dict[str, int], env: dict,
+               make: Callable[[str, int], Any] | None = None) -> dict[str, Any]:
     """Abstract arguments from the def's annotations and literal defaults,
     otherwise the assumption's placeholder."""
     args = node.args
@@ -219,7 +228,7 @@ def _arguments(node: ast.FunctionDef, kinds: dict[str, int], env: dict) -> dict[
             out[a.arg] = value
         else:
             kinds.setdefault(a.arg, _KEY if a.arg.lower() in _KEY_NAMES or a.arg.endswith("_key") else 0)
-            out[a.arg] = KINDS[kinds[a.arg]].make()
+            out[a.arg] = make(a.arg, kinds[a.arg]) if make is not None else KINDS[kinds[a.arg]].make()
     if args.vararg:
         out[args.vararg.arg] = ()
     if args.kwarg:
@@ -231,9 +240,34 @@ def _eager_raises(e: GraphBreak) -> bool:
     """Eager itself would raise at this break under the kinds assumed (so
     they are not how the function is called): its exception is known, it is
     an A2G008 site, or a library function raised on the placeholders."""
-    cause = e.site.cause
-    return getattr(e, "exc", None) is not None or e.site.code is FallbackCode.TRACE_ERROR or \
-        " raised " in cause or "does not have it" in cause
+    return getattr(e, "exc", None) is not None or e.site.code is FallbackCode.TRACE_ERROR or _raised(e.site)
+
+
+def _raised(site: FallbackSite) -> bool:
+    """A library function raised on the placeholders as it would in eager, or
+    an attribute the placeholder lacks. (A function that raises on tracers
+    only, "on traced arrays (eager passes it its values ...)", is a real site
+    under these kinds.)"""
+    return " raised " in site.cause and "eager passes it its values" not in site.cause or \
+        "does not have it" in site.cause
+
+
+def _compared_strings(fn: ast.FunctionDef) -> dict[str, str]:
+    """Parameters compared with a string literal (``mode == "tanh"``, ``match
+    mode: case "relu"``) -> the first such literal: taken for a str."""
+    params = {a.arg for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs}
+    out: dict[str, str] = {}
+    for n in ast.walk(fn):
+        if isinstance(n, ast.Compare) and isinstance(n.left, ast.Name) and n.left.id in params:
+            lit = next((c.value for c in n.comparators if isinstance(c, ast.Constant) and isinstance(c.value, str)), None)
+            if lit is not None:
+                out.setdefault(n.left.id, lit)
+        elif isinstance(n, ast.Match) and isinstance(n.subject, ast.Name) and n.subject.id in params:
+            lit = next((c.pattern.value.value for c in n.cases if isinstance(c.pattern, ast.MatchValue)
+                        and isinstance(c.pattern.value, ast.Constant) and isinstance(c.pattern.value.value, str)), None)
+            if lit is not None:
+                out.setdefault(n.subject.id, lit)
+    return out
 
 
 def _needs_value(site: FallbackSite) -> bool:
@@ -374,7 +408,8 @@ class _Surveyor:
                                   structure=values)
                 break
             except GraphBreak as e:
-                if _eager_raises(e):
+                if _eager_raises(e) and not self.found.sites:
+                    # (after a site, values are the survey's stand-ins: a raise there says nothing of the kinds)
                     self.refuted.append(e.site)
                 k = e.top_index  # type: ignore[attr-defined]
                 if k <= i:
@@ -463,12 +498,24 @@ class _Search:
                 self.first_store[n.id] = min(n.lineno, self.first_store.get(n.id, n.lineno))
         self.depends: list[ReportSite] = []
         self.reads = _assignment_reads(node)
+        self.keys = sorted({n.slice.value for n in ast.walk(node) if isinstance(n, ast.Subscript)
+                            and isinstance(n.slice, ast.Constant) and isinstance(n.slice.value, str)})
+        self.strings = _compared_strings(node)
+
+    def make(self, param: str, kind: int) -> Any:
+        """The stand-in of ``param`` of ``kind``: a dict has the string keys the
+        function subscripts with, a str is a literal the function compares it with."""
+        if kind == _DICT:
+            return {k: jnp.ones((_PLACEHOLDER_SIDE,), jnp.float32) for k in self.keys}
+        if kind == _STR:
+            return self.strings.get(param, "s")
+        return KINDS[kind].make()
 
     def survey(self, kinds: dict[str, int]) -> _Run:
         from .typeinfer.state import Options
 
         kinds = dict(kinds)
-        env = _arguments(self.node, kinds, self.globals)
+        env = _arguments(self.node, kinds, self.globals, self.make)
         surveyor = _Surveyor(self.fn, Options())
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -505,6 +552,7 @@ class _Search:
 
     def run(self) -> list[ReportSite]:
         kinds: dict[str, int] = {p: _INT for p in _counts(self.node) if self.first_store.get(p, 1 << 30) > self.node.lineno}
+        kinds.update({p: _STR for p in self.strings})
         best: _Run | None = None
         settled: set[str] = set()   # array parameters a Python number was refuted for
         switched: set[str] = set()
@@ -519,8 +567,10 @@ class _Search:
                     for p in wrong:
                         kinds[p] = best.kinds[p]
                     switched -= wrong
-                    if not switched:
-                        break
+                    if not switched:   # then an array of lower rank, or another parameter
+                        if not self.switch(best, kinds, settled):
+                            break
+                        switched = {p for p in kinds if kinds[p] != best.kinds[p]}
                 elif not self.refine(kinds, last.refuted[0]):
                     break
                 continue
@@ -530,8 +580,9 @@ class _Search:
             if not self.switch(best, kinds, settled):
                 break
             switched = {p for p in kinds if kinds[p] != best.kinds[p]}
-        final = best or last
-        return _classified(final.sites if final else [], self.depends)
+        if best is None and last is not None:   # no kinds eager accepts: nothing is certain
+            return _classified([], [ReportSite(s, DEPENDS) for s in last.sites])
+        return _classified(best.sites if best else [], self.depends)
 
     def switch(self, run: _Run, kinds: dict[str, int], settled: set[str]) -> bool:
         """Array parameters named where ``run`` needs a value become Python ints."""
@@ -551,7 +602,23 @@ class _Search:
         """Eager raises at ``site`` under these kinds: the next kinds of the
         parameters named on its line (of every array parameter if none is
         named). False when there is nothing left to try."""
-        named = self.flowing(site.loc.line, kinds)
+        line = site.loc.line
+        for attrs, container in ((_DICT_ATTRS, _DICT), (_LIST_ATTRS, _LIST)):
+            # ``p.items()`` on the line, eager's object lacking it: ``p`` is a dict (a list)
+            receivers = {n.value.id for n in ast.walk(self.node) if isinstance(n, ast.Attribute)
+                         and n.attr in attrs and isinstance(n.value, ast.Name) and n.lineno == line}
+            receivers = {p for p in self.holding(receivers, line, kinds) if kinds[p] != container}
+            if receivers and any(f"'{a}'" in site.cause or f" {a} " in site.cause for a in attrs):
+                for p in receivers:
+                    kinds[p] = container
+                return True
+        named = self.named(line, kinds) or self.flowing(line, kinds)
+        if any(m in site.cause for m in _NUMPY_ONLY):   # NumPy's indexing or in-place writes on a jax kind
+            jax_kinds = {p for p in named if kinds[p] in _AS_NUMPY}
+            for p in jax_kinds:
+                kinds[p] = _AS_NUMPY[kinds[p]]
+            if jax_kinds:
+                return True
         table = _NEXT_NAMED if named else _NEXT_UNNAMED
         changed = False
         for p in (named or set(kinds)):
@@ -607,7 +674,7 @@ def _classified(sites: list[FallbackSite], depends: list[ReportSite]) -> list[Re
     """``always``: the sites of the accepted run, but where eager itself
     raises (A2G008: the kinds guessed may be wrong); ``depends``: those and
     the sites that vanished when a parameter became a Python number."""
-    out = [ReportSite(s, DEPENDS if s.code is FallbackCode.TRACE_ERROR else ALWAYS) for s in sites]
+    out = [ReportSite(s, DEPENDS if s.code is FallbackCode.TRACE_ERROR or _raised(s) else ALWAYS) for s in sites]
     seen = {(r.site.code, r.site.loc.line) for r in out}
     out += [r for r in depends if (r.site.code, r.site.loc.line) not in seen]
     return sorted(out, key=lambda r: (r.site.loc.line, r.site.loc.col))
