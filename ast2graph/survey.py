@@ -39,7 +39,7 @@ import numpy as np
 
 from .fallback.control import escapes, splittable
 from .fallback.sites import FallbackCode, FallbackSite, GraphBreak
-from .report import (ALWAYS, DEPENDS, FunctionReport, ReportError, ReportSite, _module_statements, import_bindings,
+from .report import (_KNOWN_ROOTS, ALWAYS, DEPENDS, FunctionReport, ReportError, ReportSite, _module_statements, import_bindings,
                      installed_libraries_only, iter_functions, load_file, load_import, on_deep_stack)
 
 STAGE = "survey"
@@ -165,7 +165,35 @@ class SyntheticModule:
         fn.__defaults__ = tuple(_default_value(d) for d in node.args.defaults) or None
         fn.__kwdefaults__ = {a.arg: _default_value(d) for a, d in zip(node.args.kwonlyargs, node.args.kw_defaults)
                              if d is not None} or None
+        return self.decorated(fn, node)
+
+    def decorated(self, fn: Any, node: ast.FunctionDef) -> Any:
+        """``fn`` under its decorators when every one is a known library's
+        object named plainly (``@contextlib.contextmanager``, ``@jax.jit``):
+        applying those runs library code only. Otherwise undecorated."""
+        found = [self.library_object(d) for d in node.decorator_list]
+        if not found or any(d is None for d in found):
+            return fn
+        for decorator in reversed(found):
+            try:
+                fn = decorator(fn)
+            except Exception:  # noqa: BLE001 - a library refusing the stand-in: keep it plain
+                return fn
         return fn
+
+    def library_object(self, node: ast.expr) -> Any:
+        """The object a ``name`` or ``name.attr...`` decorator names, when it comes from a known library."""
+        chain: list[str] = []
+        while isinstance(node, ast.Attribute):
+            chain.insert(0, node.attr)
+            node = node.value
+        if not isinstance(node, ast.Name) or node.id not in self.globals:
+            return None
+        obj = self.globals[node.id]
+        for attr in chain:
+            obj = getattr(obj, attr, None)
+        module = getattr(obj, "__module__", None) or getattr(obj, "__name__", "")
+        return obj if callable(obj) and str(module).split(".")[0] in _KNOWN_ROOTS else None
 
 
 def _default_value(node: ast.expr) -> Any:

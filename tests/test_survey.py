@@ -78,3 +78,15 @@ def test_survey_runs_nothing_of_the_file() -> None:
     assert {r.qualname for r in reports} == {"boom", "decorated", "annotated"}
     assert all(r.error is None for r in reports)
     assert "survey_no_execution" not in sys.modules
+
+
+def test_cli_engine_survey(capsys) -> None:
+    import json
+
+    from ast2graph.cli import main
+
+    rc = main(["report", f"{PROGRAMS}::shape_from_data", "--engine", "survey", "--format", "json"])
+    data = json.loads(capsys.readouterr().out)
+    assert rc == 0
+    sites = [s for f in data["functions"] for s in f["sites"]]
+    assert [(s["code"], s["line"], s["kind"]) for s in sites] == [("A2G003", 17, ALWAYS)]
