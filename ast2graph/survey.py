@@ -268,6 +268,8 @@ def _eager_raises(e: GraphBreak) -> bool:
     """Eager itself would raise at this break under the kinds assumed (so
     they are not how the function is called): its exception is known, it is
     an A2G008 site, or a library function raised on the placeholders."""
+    if e.site.construct == "raise" or e.site.cause.startswith("raise "):
+        return False   # the user's own raise: evidence of a path taken, not against the kinds
     return getattr(e, "exc", None) is not None or e.site.code is FallbackCode.TRACE_ERROR or _raised(e.site)
 
 
@@ -588,6 +590,11 @@ class _Search:
         for _ in range(MAX_ROUNDS):
             last = self.survey(kinds)
             kinds = dict(last.kinds)
+            if switched and best is not None and not last.refuted:
+                # a switch that makes eager raise anywhere, even after a site, was wrong
+                before = {(s.code, s.loc.line) for s in best.sites}
+                last.refuted = [s for s in last.sites if (s.code is FallbackCode.TRACE_ERROR or _raised(s))
+                                and (s.code, s.loc.line) not in before]
             if last.refuted:
                 if switched and best is not None:   # a Python number was wrong: that parameter back to the array
                     wrong = switched & self.flowing(last.refuted[0].loc.line, kinds) or switched
@@ -614,11 +621,13 @@ class _Search:
 
     def switch(self, run: _Run, kinds: dict[str, int], settled: set[str]) -> bool:
         """Array parameters named where ``run`` needs a value become Python ints."""
-        wanted: set[str] = set()
-        for s in run.sites:
+        rank: dict[str, tuple] = {}   # the first site's own names first, then what flows there
+        for k, s in enumerate(run.sites):
             if _needs_value(s):
-                wanted |= {p for p in self.flowing(s.loc.line, kinds) if kinds[p] < _INT or kinds[p] == _SCALAR}
-        for p in sorted(wanted, key=lambda p: (p in settled, p)):   # one at a time: a refutation then names it
+                for p in self.flowing(s.loc.line, kinds):
+                    if kinds[p] < _INT or kinds[p] == _SCALAR:
+                        rank.setdefault(p, (k, p not in self.named(s.loc.line, kinds)))
+        for p in sorted(rank, key=lambda p: (p in settled, rank[p], p)):   # one at a time: a refutation names it
             # a Python int first; one refuted: an array of lower rank (its rows are scalars)
             nxt = _INT if p not in settled else _LOWER_RANK.get(kinds[p])
             if nxt is not None:
