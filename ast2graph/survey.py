@@ -16,9 +16,12 @@ its own ``def`` with decorators, defaults and annotations stripped (a
 "source-only function": compiling a ``def`` runs nothing), in a synthetic
 globals namespace: known libraries (``report.load_import``), literal module
 constants, the module's other functions made the same way, and a placeholder
-array for any other module-level name. A site is ``always`` when every
-assumption about the parameters (``ASSUMPTIONS``) breaks there, ``depends``
-when only some do (its cause names them). See docs/design-survey.md.
+array for any other module-level name. The parameters' kinds are searched
+(``_Search``: arrays first; a kind eager itself would raise under is refuted;
+a parameter whose value a site needs is tried as a Python int): a site of the
+kinds eager accepts is ``always``; one that vanishes with a Python number, or
+where eager raises, is ``depends`` (its cause says on what).
+See docs/design-survey.md.
 """
 
 from __future__ import annotations
@@ -39,8 +42,8 @@ import numpy as np
 
 from .fallback.control import escapes, splittable
 from .fallback.sites import FallbackCode, FallbackSite, GraphBreak
-from .report import (_KNOWN_ROOTS, ALWAYS, DEPENDS, FunctionReport, ReportError, ReportSite, _module_statements, import_bindings,
-                     installed_libraries_only, iter_functions, load_file, load_import, on_deep_stack)
+from .report import (_KNOWN_ROOTS, ALWAYS, DEPENDS, FunctionReport, ReportError, ReportSite, _module_statements,
+                     import_bindings, installed_libraries_only, load_file, load_import, on_deep_stack)
 
 STAGE = "survey"
 _PLACEHOLDER_SIDE = 4   # the placeholder shape's side: small, and not 1 (no accidental broadcasting of size 1)
@@ -144,8 +147,9 @@ class SyntheticModule:
                 ok, value = _literal(stmt.value)
                 for t in targets:
                     if isinstance(t, ast.Name):
-                        known = ok and self.globals.get(t.id, value) is value if t.id in self.globals else ok
-                        self.globals[t.id] = value if known else jnp.ones((_PLACEHOLDER_SIDE,), jnp.float32)
+                        # a literal assigned once; a name assigned twice may hold either value: a placeholder
+                        once = ok and t.id not in self.globals
+                        self.globals[t.id] = value if once else jnp.ones((_PLACEHOLDER_SIDE,), jnp.float32)
         for name, node in self.defs.items():
             self.globals[name] = self.source_only(node)
 
@@ -289,7 +293,8 @@ def _compared_strings(fn: ast.FunctionDef) -> dict[str, str]:
     out: dict[str, str] = {}
     for n in ast.walk(fn):
         if isinstance(n, ast.Compare) and isinstance(n.left, ast.Name) and n.left.id in params:
-            lit = next((c.value for c in n.comparators if isinstance(c, ast.Constant) and isinstance(c.value, str)), None)
+            lit = next((c.value for c in n.comparators
+                        if isinstance(c, ast.Constant) and isinstance(c.value, str)), None)
             if lit is not None:
                 out.setdefault(n.left.id, lit)
         elif isinstance(n, ast.Match) and isinstance(n.subject, ast.Name) and n.subject.id in params:
@@ -368,9 +373,6 @@ class _Surveyor:
 
     def block(self, stmts: list, env: dict[str, Any], nested: bool, depth: int) -> bool:
         """Survey ``stmts`` from ``env`` (updated); True when every path returned."""
-        from .api import _hidden_reads
-
-        hidden = _hidden_reads(self.unit) | set(self.unit.cellvars)
         barriers = [k for k, s in enumerate(stmts) if nested and escapes(s)]
         break_sites: dict[int, FallbackSite] = {}
         i, n = 0, len(stmts)
@@ -423,7 +425,6 @@ class _Surveyor:
         segment ended at (its outputs put in ``env``), ``"return"``, or the
         ``FallbackSite`` of statement ``i`` itself."""
         from .api import _hidden_reads
-        from .typeinfer.boundary import register_other_node  # noqa: F401 - the pytree nodes registered
         from .typeinfer.nnx import boundary_leaf
         from .typeinfer.specialize import specialize
         from .typeinfer.trees import tree_flatten
@@ -581,7 +582,8 @@ class _Search:
         return found
 
     def run(self) -> list[ReportSite]:
-        kinds: dict[str, int] = {p: _INT for p in _counts(self.node) if self.first_store.get(p, 1 << 30) > self.node.lineno}
+        kinds: dict[str, int] = {p: _INT for p in _counts(self.node)
+                                 if self.first_store.get(p, 1 << 30) > self.node.lineno}
         kinds.update({p: _STR for p in self.strings})
         best: _Run | None = None
         settled: set[str] = set()   # array parameters a Python number was refuted for
@@ -674,7 +676,8 @@ class _Search:
         for s in before.sites:
             if key(s) not in now:
                 self.depends.append(ReportSite(dataclasses.replace(
-                    s, cause=f"{s.cause}; falls back if {which} is a traced array, one graph if a Python int"), DEPENDS))
+                    s, cause=f"{s.cause}; falls back if {which} is a traced array, one graph if a Python int"),
+                    DEPENDS))
 
 
 def _assignment_reads(fn: ast.FunctionDef) -> dict[str, list[tuple[int, set[str]]]]:
@@ -718,10 +721,10 @@ def _classified(sites: list[FallbackSite], depends: list[ReportSite]) -> list[Re
 
 
 def synthetic_module(path: str) -> SyntheticModule:
-    source = load_file(path)
-    with open(path, encoding="utf-8", errors="replace") as fh:
+    """The module namespace of ``path`` as far as it is known without running it."""
+    load_file(path)   # unreadable, too large or unparsable: the scanner's ReportError
+    with open(path, "rb") as fh:
         tree = ast.parse(fh.read(), filename=path)
-    del source
     return SyntheticModule(path, tree)
 
 

@@ -9,6 +9,7 @@ and line) as ``always`` sites.
 
 from __future__ import annotations
 
+import os
 import sys
 import warnings
 from pathlib import Path
@@ -73,11 +74,14 @@ def test_report_path_engine_survey() -> None:
 
 def test_survey_runs_nothing_of_the_file() -> None:
     # the module body, the decorator, the default expression and the class body all raise if run
+    # and a helper that writes os.environ, called with static arguments, is analysed, never called
     path = str(FIXTURES / "survey_no_execution.py")
     reports = report_path(path, engine="survey")
-    assert {r.qualname for r in reports} == {"boom", "decorated", "annotated"}
+    assert {r.qualname for r in reports} == {"boom", "decorated", "annotated", "touches_environment",
+                                             "calls_with_static_arguments"}
     assert all(r.error is None for r in reports)
     assert "survey_no_execution" not in sys.modules
+    assert "A2G_SURVEY_RAN" not in os.environ
 
 
 def test_cli_engine_survey(capsys) -> None:
