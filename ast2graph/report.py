@@ -149,11 +149,18 @@ class _File:
 
 
 def report_path(path: str, qualname: str | None = None,
-                max_file_size: int | None = MAX_FILE_SIZE) -> list[FunctionReport]:
+                max_file_size: int | None = MAX_FILE_SIZE, engine: str = "scan") -> list[FunctionReport]:
     """Every function's sites in ``path`` (a file, or every .py file under a folder).
 
     A file larger than ``max_file_size`` bytes (None or 0: no limit) is not read.
+    ``engine``: "scan", this module's syntactic scanner (the default for now),
+    or "survey", typeinfer run on abstract arguments (``survey.py``,
+    experimental: module-level functions of one file only; issue 17).
     """
+    if engine == "survey":
+        from .survey import survey_path
+
+        return survey_path(path, qualname, max_file_size)
     return on_deep_stack(_report_path, path, qualname, max_file_size)
 
 

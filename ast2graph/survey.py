@@ -1,0 +1,769 @@
+"""Survey mode: the report as the compiler's own abstract interpreter (issue 17).
+
+Requires: a ``.py`` file (parsed, never imported: no decorator, default
+expression, class body or module-level statement of the user's runs) and a
+module-level function in it; ``typeinfer.specialize`` (the same abstract
+interpreter ``to_static`` runs) and ``api.StaticFunction`` (only its
+conversion: unit, whole-function reasons; it is never called).
+Produces: ``survey_function(path, qualname) -> list[ReportSite]`` and
+``survey_file(path, qualname=None) -> list[FunctionReport]``: the sites where
+``to_static`` falls back, found by running typeinfer's ``specialize`` on
+abstract arguments segment by segment as ``api._Block`` does at run time,
+recording each ``GraphBreak`` instead of running the statement, and going on
+with the statement's results as placeholder values.
+Invariants: the user's code is never executed. The function is rebuilt from
+its own ``def`` with decorators, defaults and annotations stripped (a
+"source-only function": compiling a ``def`` runs nothing), in a synthetic
+globals namespace: known libraries (``report.load_import``), literal module
+constants, the module's other functions made the same way, and a placeholder
+array for any other module-level name. The parameters' kinds are searched
+(``_Search``: arrays first; a kind eager itself would raise under is refuted;
+a parameter whose value a site needs is tried as a Python int): a site of the
+kinds eager accepts is ``always``; one that vanishes with a Python number, or
+where eager raises, is ``depends`` (its cause says on what).
+See docs/design-survey.md.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import dataclasses
+import os
+import types
+import warnings
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import gast
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from .fallback.control import escapes, splittable
+from .fallback.sites import FallbackCode, FallbackSite, GraphBreak
+from .report import (_KNOWN_ROOTS, ALWAYS, DEPENDS, FunctionReport, ReportError, ReportSite, _module_statements,
+                     import_bindings, installed_libraries_only, load_file, load_import, on_deep_stack)
+
+STAGE = "survey"
+_PLACEHOLDER_SIDE = 4   # the placeholder shape's side: small, and not 1 (no accidental broadcasting of size 1)
+
+
+# ================================================================ assumptions
+@dataclass(frozen=True)
+class Kind:
+    """What an unannotated parameter without a literal default may be taken to be."""
+
+    name: str          # said in a site's cause
+    make: Callable[[], Any]
+    array: bool = True
+
+
+def _array(shape: tuple, numpy: bool = False) -> Callable[[], Any]:
+    return (lambda: np.ones(shape, np.float64)) if numpy else (lambda: jnp.ones(shape, jnp.float32))
+
+
+_SQUARE = (_PLACEHOLDER_SIDE, _PLACEHOLDER_SIDE)
+KINDS = (
+    Kind("a float32 jax.Array of shape (4, 4)", _array(_SQUARE)),
+    Kind("a float32 jax.Array of shape (4,)", _array((_PLACEHOLDER_SIDE,))),
+    Kind("a float64 NumPy array of shape (4,)", _array((_PLACEHOLDER_SIDE,), numpy=True)),
+    Kind("a float64 NumPy array of shape (4, 4)", _array(_SQUARE, numpy=True)),
+    Kind("a Python int", lambda: 2, False),
+    Kind("a Python float", lambda: 0.5, False),
+    Kind("a jax.random key", lambda: jax.random.PRNGKey(0)),
+    Kind("a float32 jax.Array of shape ()", _array(())),
+    Kind("a dict of float32[4] jax.Arrays", lambda: {}, False),      # keys filled per function (_Search.make)
+    Kind("a list of float32[4] jax.Arrays", lambda: [jnp.ones((_PLACEHOLDER_SIDE,), jnp.float32)], False),
+    Kind("a Python str", lambda: "s", False),                         # the literal compared with, per function
+)
+_DICT, _LIST, _STR = 8, 9, 10
+_DICT_ATTRS = frozenset({"items", "keys", "values", "get", "setdefault", "update", "pop"})
+_LIST_ATTRS = frozenset({"append", "extend", "insert", "remove", "sort", "reverse", "index", "count"})
+_INT, _KEY, _SCALAR = 4, 6, 7
+_KEY_NAMES = ("key", "rng", "prng", "prng_key", "rng_key", "subkey")
+# the next kinds to try for a parameter eager refuted: named in the statement that
+# raised (any kind), or not named (an array of another shape or kind only)
+_NEXT_NAMED = {0: 7, 7: 4, 4: 5, 5: 1, 1: 2, 2: 3, 6: 0}
+_NEXT_UNNAMED = {0: 1, 1: 2, 2: 3}
+_LOWER_RANK = {0: 1, 3: 2}
+_AS_NUMPY = {0: 3, 1: 2}
+_NUMPY_ONLY = ("immutable", "non-tuple sequence", "item assignment")
+MAX_ROUNDS = 12
+
+
+class _Unknown:
+    """A module-level name whose value the report cannot know without running the module."""
+
+
+def _annotation_value(node: ast.AST | None, env: dict) -> tuple[bool, Any]:
+    """A stand-in value for a parameter annotated ``node`` (False: no rule)."""
+    if node is None:
+        return False, None
+    text = ast.unparse(node)
+    head = text.split("[")[0].strip()
+    base = head.rsplit(".", 1)[-1]
+    scalars = {"int": 2, "float": 0.5, "bool": True, "str": "s", "complex": 0.5 + 0.5j}
+    if head in scalars:
+        return True, scalars[head]
+    if base in ("ndarray", "NDArray"):
+        return True, np.ones((_PLACEHOLDER_SIDE, _PLACEHOLDER_SIDE), np.float32)
+    if base in ("Array", "ArrayLike", "Float", "Int", "Bool", "Shaped", "Num", "Real", "Inexact", "Integer"):
+        return True, jnp.ones((_PLACEHOLDER_SIDE, _PLACEHOLDER_SIDE), jnp.int32 if base in ("Int", "Integer")
+                              else jnp.bool_ if base == "Bool" else jnp.float32)
+    return False, None
+
+
+def _literal(node: ast.AST | None) -> tuple[bool, Any]:
+    if node is None:
+        return False, None
+    try:
+        return True, ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return False, None
+
+
+# ========================================================= synthetic globals
+class SyntheticModule:
+    """The file's module namespace as far as it is known without running it."""
+
+    def __init__(self, path: str, tree: ast.Module):
+        self.path = path
+        self.tree = tree
+        self.globals: dict[str, Any] = {"__name__": "__a2g_survey__", "__file__": path, "__builtins__": builtins}
+        self.defs: dict[str, ast.FunctionDef] = {}
+        self._bind(tree.body)
+
+    def _bind(self, body: list) -> None:
+        for stmt in _module_statements(body):
+            if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+                for name, target in import_bindings(_gast_import(stmt)).items():
+                    ok, value = load_import(target)
+                    self.globals[name] = value if ok else _Unknown()
+            elif isinstance(stmt, ast.FunctionDef) and stmt in self.tree.body:
+                self.defs[stmt.name] = stmt
+            elif isinstance(stmt, (ast.Assign, ast.AnnAssign)):
+                targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+                ok, value = _literal(stmt.value)
+                for t in targets:
+                    if isinstance(t, ast.Name):
+                        # a literal assigned once; a name assigned twice may hold either value: a placeholder
+                        once = ok and t.id not in self.globals
+                        self.globals[t.id] = value if once else jnp.ones((_PLACEHOLDER_SIDE,), jnp.float32)
+        for name, node in self.defs.items():
+            self.globals[name] = self.source_only(node)
+
+    def source_only(self, node: ast.FunctionDef) -> types.FunctionType:
+        """The ``def`` compiled without decorators, annotations or non-literal
+        defaults, and made into a function without running any code: the
+        module compiled holds the file's imports (CPython compiles a method
+        call on an imported module differently) and the stripped def; its
+        code object is taken from the module's constants, the module code is
+        never run. Its first line is the decorated def's (``co_firstlineno``),
+        so ``parse_function`` finds and checks the real text."""
+        stripped = _stripped(node)
+        imports = [s for s in _module_statements(self.tree.body) if isinstance(s, (ast.Import, ast.ImportFrom))]
+        code = compile(ast.Module(imports + [stripped], type_ignores=[]), self.path, "exec", dont_inherit=True)
+        own = next(c for c in code.co_consts if isinstance(c, types.CodeType) and c.co_name == node.name)
+        fn = types.FunctionType(own, self.globals, node.name)
+        fn.__defaults__ = tuple(_default_value(d) for d in node.args.defaults) or None
+        fn.__kwdefaults__ = {a.arg: _default_value(d) for a, d in zip(node.args.kwonlyargs, node.args.kw_defaults)
+                             if d is not None} or None
+        return self.decorated(fn, node)
+
+    def decorated(self, fn: Any, node: ast.FunctionDef) -> Any:
+        """``fn`` under its decorators when every one is a known library's
+        object named plainly (``@contextlib.contextmanager``, ``@jax.jit``):
+        applying those runs library code only. Otherwise undecorated."""
+        found = [self.library_object(d) for d in node.decorator_list]
+        if not found or any(d is None for d in found):
+            return fn
+        for decorator in reversed(found):
+            try:
+                fn = decorator(fn)
+            except Exception:  # noqa: BLE001 - a library refusing the stand-in: keep it plain
+                return fn
+        return fn
+
+    def library_object(self, node: ast.expr) -> Any:
+        """The object a ``name`` or ``name.attr...`` decorator names, when it comes from a known library."""
+        chain: list[str] = []
+        while isinstance(node, ast.Attribute):
+            chain.insert(0, node.attr)
+            node = node.value
+        if not isinstance(node, ast.Name) or node.id not in self.globals:
+            return None
+        obj = self.globals[node.id]
+        for attr in chain:
+            obj = getattr(obj, attr, None)
+        module = getattr(obj, "__module__", None) or getattr(obj, "__name__", "")
+        return obj if callable(obj) and str(module).split(".")[0] in _KNOWN_ROOTS else None
+
+
+def _default_value(node: ast.expr) -> Any:
+    ok, value = _literal(node)
+    return value if ok else None
+
+
+def _gast_import(stmt: ast.stmt) -> Any:
+    return gast.ast_to_gast(stmt)
+
+
+def _stripped(node: ast.FunctionDef) -> ast.FunctionDef:
+    first = min([d.lineno for d in node.decorator_list] + [node.lineno])
+    new = ast.FunctionDef(node.name, _stripped_args(node.args), node.body, [], None, node.type_comment,
+                          **({"type_params": []} if "type_params" in ast.FunctionDef._fields else {}))
+    ast.copy_location(new, node)
+    new.lineno = first
+    return new
+
+
+def _stripped_args(args: ast.arguments) -> ast.arguments:
+    def plain(a: ast.arg) -> ast.arg:
+        return ast.copy_location(ast.arg(a.arg, None, None), a)
+
+    def default(d: ast.expr | None) -> ast.expr | None:
+        if d is None:
+            return None
+        ok, _ = _literal(d)
+        return d if ok else ast.copy_location(ast.Constant(None), d)
+
+    return ast.arguments([plain(a) for a in args.posonlyargs], [plain(a) for a in args.args],
+                         plain(args.vararg) if args.vararg else None, [plain(a) for a in args.kwonlyargs],
+                         [default(d) for d in args.kw_defaults], plain(args.kwarg) if args.kwarg else None,
+                         [default(d) for d in args.defaults])
+
+
+# =============================================================== the survey
+@dataclass
+class _Found:
+    sites: list[FallbackSite] = field(default_factory=list)
+
+    def add(self, site: FallbackSite) -> None:
+        if not any((s.code, s.loc.line, s.cause) == (site.code, site.loc.line, site.cause) for s in self.sites):
+            self.sites.append(site)
+
+
+def _arguments(node: ast.FunctionDef, kinds: dict[str, int], env: dict,
+               make: Callable[[str, int], Any] | None = None) -> dict[str, Any]:
+    """Abstract arguments from the def's annotations and literal defaults,
+    otherwise the assumption's placeholder."""
+    args = node.args
+    positional = args.posonlyargs + args.args
+    defaults = [None] * (len(positional) - len(args.defaults)) + list(args.defaults)
+    out: dict[str, Any] = {}
+    for a, d in list(zip(positional, defaults)) + list(zip(args.kwonlyargs, args.kw_defaults)):
+        ok, value = _annotation_value(a.annotation, env)
+        if not ok:
+            ok, value = _literal(d)
+        if ok:
+            out[a.arg] = value
+        else:
+            kinds.setdefault(a.arg, _KEY if a.arg.lower() in _KEY_NAMES or a.arg.endswith("_key") else 0)
+            out[a.arg] = make(a.arg, kinds[a.arg]) if make is not None else KINDS[kinds[a.arg]].make()
+    if args.vararg:
+        out[args.vararg.arg] = ()
+    if args.kwarg:
+        out[args.kwarg.arg] = {}
+    return out
+
+
+def _eager_raises(e: GraphBreak) -> bool:
+    """Eager itself would raise at this break under the kinds assumed (so
+    they are not how the function is called): its exception is known, it is
+    an A2G008 site, or a library function raised on the placeholders."""
+    if e.site.construct == "raise" or e.site.cause.startswith("raise "):
+        return False   # the user's own raise: evidence of a path taken, not against the kinds
+    return getattr(e, "exc", None) is not None or e.site.code is FallbackCode.TRACE_ERROR or _raised(e.site)
+
+
+def _raised(site: FallbackSite) -> bool:
+    """A library function raised on the placeholders as it would in eager, or
+    an attribute the placeholder lacks. (A function that raises on tracers
+    only, "on traced arrays (eager passes it its values ...)", is a real site
+    under these kinds.)"""
+    return " raised " in site.cause and "eager passes it its values" not in site.cause or \
+        "does not have it" in site.cause
+
+
+def _compared_strings(fn: ast.FunctionDef) -> dict[str, str]:
+    """Parameters compared with a string literal (``mode == "tanh"``, ``match
+    mode: case "relu"``) -> the first such literal: taken for a str."""
+    params = {a.arg for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs}
+    out: dict[str, str] = {}
+    for n in ast.walk(fn):
+        if isinstance(n, ast.Compare) and isinstance(n.left, ast.Name) and n.left.id in params:
+            lit = next((c.value for c in n.comparators
+                        if isinstance(c, ast.Constant) and isinstance(c.value, str)), None)
+            if lit is not None:
+                out.setdefault(n.left.id, lit)
+        elif isinstance(n, ast.Match) and isinstance(n.subject, ast.Name) and n.subject.id in params:
+            lit = next((c.pattern.value.value for c in n.cases if isinstance(c.pattern, ast.MatchValue)
+                        and isinstance(c.pattern.value, ast.Constant) and isinstance(c.pattern.value.value, str)), None)
+            if lit is not None:
+                out.setdefault(n.subject.id, lit)
+    return out
+
+
+def _needs_value(site: FallbackSite) -> bool:
+    """A site that needs a traced value as a Python value (a Python number there would be static)."""
+    return site.code is FallbackCode.CONCRETE_VALUE or "needs its value" in site.cause or \
+        "looks at a traced array" in site.cause
+
+
+def _counts(node: ast.FunctionDef) -> set[str]:
+    """Names given directly to ``range()``: taken for Python ints first."""
+    return {a.id for n in ast.walk(node) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+            and n.func.id == "range" for a in n.args if isinstance(a, ast.Name)}
+
+
+def _placeholder_of(leaf: Any) -> Any:
+    """A concrete stand-in of a segment's abstract output (a ``Value``) for
+    the next segment, of the kind the run reads back: a Python number, a
+    NumPy array or a jax.Array of the same shape and dtype."""
+    from .ir.core import Value
+
+    if not isinstance(leaf, Value):
+        return leaf
+    t = leaf.type
+    if getattr(t, "python", False) and not t.shape:
+        kind = t.dtype.kind
+        return True if kind == "b" else 2 if kind in "iu" else 0.5 + 0.5j if kind == "c" else 0.5
+    if getattr(t, "is_extended", False) or not isinstance(t.dtype, np.dtype):
+        return jax.random.key(0)
+    if getattr(t, "numpy", False):
+        return np.ones(t.shape, t.dtype)
+    return jnp.ones(t.shape, t.dtype)
+
+
+def _unknown_for(stmt: Any) -> Any:
+    """A stand-in for what an interpreted statement assigns (the run has the real value)."""
+    value = getattr(stmt, "value", None)
+    if isinstance(value, gast.Call) and isinstance(value.func, gast.Name):
+        kinds = {"int": 2, "len": 2, "round": 2, "float": 0.5, "bool": True, "str": "s"}
+        if value.func.id in kinds:
+            return kinds[value.func.id]
+    if isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute) and value.func.attr == "item":
+        return 0.5
+    return jnp.ones((_PLACEHOLDER_SIDE,), jnp.float32)
+
+
+class _Surveyor:
+    """``api._Block`` without running anything: segments are specialised on
+    abstract inputs; a statement that breaks is recorded and its results
+    replaced by stand-ins; an ``if``/``for``/``while`` that breaks is run as
+    the run's Python control flow would: each body surveyed as a nested block."""
+
+    def __init__(self, fn: Any, options: Any):
+        from .api import StaticFunction
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            self.static = StaticFunction(fn, options)
+        self.unit = self.static._unit
+        self.options = options
+        self.found = _Found()
+        self.refuted: list[FallbackSite] = []   # sites where eager itself raises: the assumption is not a real call
+
+    def run(self, env: dict[str, Any]) -> list[FallbackSite]:
+        if self.static.eager_reason is not None:
+            return [self.static.eager_reason]
+        self.block(self.unit.tree.body, env, nested=False, depth=0)
+        return self.found.sites
+
+    def block(self, stmts: list, env: dict[str, Any], nested: bool, depth: int) -> bool:
+        """Survey ``stmts`` from ``env`` (updated); True when every path returned."""
+        barriers = [k for k, s in enumerate(stmts) if nested and escapes(s)]
+        break_sites: dict[int, FallbackSite] = {}
+        i, n = 0, len(stmts)
+        while i < n:
+            stmt = stmts[i]
+            if i in barriers:
+                if isinstance(stmt, (gast.Break, gast.Continue)):
+                    return False
+                self.control(stmt, None, env, depth)
+                i += 1
+                continue
+            stop = next((k for k in barriers if k > i), n)
+            outcome = self.segment(stmts, i, stop, env, nested, break_sites)
+            if outcome == "return":
+                return True
+            if isinstance(outcome, int):
+                i = outcome
+                continue
+            site = outcome
+            if splittable(stmt):
+                self.control(stmt, site, env, depth)
+            else:
+                self.found.add(site)
+                for name in self.unit.ssa.assigned(stmt):
+                    env[name] = self.nested_function(stmt, env) if isinstance(stmt, gast.FunctionDef) \
+                        else _unknown_for(stmt)
+                if isinstance(stmt, gast.Return):
+                    return True
+            i += 1
+        return False
+
+    def nested_function(self, stmt: Any, env: dict) -> Any:
+        """What the run's interpreted ``def`` makes: the nested code object
+        of the source-only function, its free variables in cells holding the
+        stand-ins (no decorator or default of the user's runs: ``_stripped``
+        removed them from the enclosing def's compile, nested defs keep
+        theirs, so one with decorators or defaults stays a stand-in array)."""
+        if stmt.decorator_list or stmt.args.defaults or any(d is not None for d in stmt.args.kw_defaults):
+            return _unknown_for(stmt)
+        code = next((c for c in self.static._unit.parsed.fn.__code__.co_consts if isinstance(c, types.CodeType)
+                     and c.co_name == stmt.name and c.co_firstlineno == stmt.lineno), None)
+        if code is None:
+            return _unknown_for(stmt)
+        cells = tuple(types.CellType(env.get(name, _unknown_for(stmt))) for name in code.co_freevars)
+        return types.FunctionType(code, self.static._unit.globals, stmt.name, None, cells or None)
+
+    def segment(self, stmts: list, i: int, stop: int, env: dict, nested: bool,
+                break_sites: dict) -> Any:
+        """Specialise ``stmts[i:stop]`` as the run would: the index the
+        segment ended at (its outputs put in ``env``), ``"return"``, or the
+        ``FallbackSite`` of statement ``i`` itself."""
+        from .api import _hidden_reads
+        from .typeinfer.nnx import boundary_leaf
+        from .typeinfer.specialize import specialize
+        from .typeinfer.trees import tree_flatten
+
+        hidden = _hidden_reads(self.unit) | set(self.unit.cellvars)
+        while True:
+            names = sorted(x for x in self.unit.ssa.live_in(stmts[i]) | hidden if x in env)
+            values = [env[x] for x in names]
+            leaves, treedef = tree_flatten(values, is_leaf=boundary_leaf())
+            try:
+                spec = specialize(self.unit, stmts, i, stop, names, leaves, treedef, self.options, nested=nested,
+                                  structure=values)
+                break
+            except GraphBreak as e:
+                if _eager_raises(e) and not self.found.sites:
+                    # (after a site, values are the survey's stand-ins: a raise there says nothing of the kinds)
+                    self.refuted.append(e.site)
+                k = e.top_index  # type: ignore[attr-defined]
+                if k <= i:
+                    return break_sites.get(i, e.site)
+                break_sites.setdefault(k, e.site)
+                stop = k
+        if i in break_sites:   # a split: the run lists the site that cut the segment before it
+            self.found.add(break_sites[i])
+        if spec.returns:
+            return "return"
+        # (result, attribute writes, argument writes, cells, input containers' contents, views): as GraphPlan.run
+        parts = jax.tree_util.tree_unflatten(spec.out_treedef, [_placeholder_of(x) for x in spec.out_template])
+        if isinstance(parts[0], dict):
+            env.update(parts[0])
+        for name in spec.deleted:
+            env.pop(name, None)
+        return spec.end
+
+    def control(self, stmt: Any, site: FallbackSite | None, env: dict, depth: int) -> None:
+        """The run's ``PythonControl``: the construct's head in Python, its bodies as blocks."""
+        if site is not None:
+            what = {gast.If: "if", gast.For: "for", gast.While: "while"}[type(stmt)]
+            self.found.add(dataclasses.replace(site, loc=self.unit.loc(stmt), construct=what,
+                                               cause=f"{site.cause} (line {site.loc.line})"))
+        if depth > 8:
+            return
+        if isinstance(stmt, gast.For):
+            iterable = stmt.iter
+            counter = isinstance(iterable, gast.Call) and isinstance(iterable.func, gast.Name) and \
+                iterable.func.id in ("range", "enumerate")
+            for node in gast.walk(stmt.target):
+                if isinstance(node, gast.Name):
+                    env[node.id] = 2 if counter else jnp.ones((_PLACEHOLDER_SIDE,), jnp.float32)
+        bodies = [stmt.body, stmt.orelse] if isinstance(stmt, gast.If) else [stmt.body, stmt.orelse]
+        for body in bodies:
+            if body:
+                self.block(body, env, nested=True, depth=depth + 1)
+
+
+# ================================================================= the entry
+def survey_function(path: str, qualname: str, module: SyntheticModule | None = None) -> list[ReportSite]:
+    """The sites of the module-level function ``qualname`` of ``path``.
+
+    ReportError when ``qualname`` is not a module-level function of the file
+    (methods and nested functions are not surveyed yet)."""
+    return on_deep_stack(_survey_isolated, path, qualname, module)
+
+
+def _survey_isolated(path: str, qualname: str, module: SyntheticModule | None) -> list[ReportSite]:
+    with installed_libraries_only(os.path.dirname(os.path.abspath(path))):
+        return _survey(path, qualname, module)
+
+
+def _survey(path: str, qualname: str, module: SyntheticModule | None) -> list[ReportSite]:
+    from .typeinfer.state import Options
+
+    if module is None:
+        module = synthetic_module(path)
+    node = module.defs.get(qualname)
+    if node is None:
+        raise ReportError(f"{path}: {qualname!r} is not a module-level function (the survey reads only those yet)")
+    fn = module.globals[qualname]
+    return _Search(fn, node, module.globals, path, qualname).run()
+
+
+@dataclass
+class _Run:
+    kinds: dict[str, int]
+    sites: list[FallbackSite]
+    refuted: list[FallbackSite]
+
+
+class _Search:
+    """The parameters' kinds, searched: start from arrays (or a key), move a
+    parameter to another kind when eager itself would raise under the
+    current ones (``refuted``), and try a Python number for an array
+    parameter named where a site needs a value (A2G003): a site that then
+    vanishes is ``depends`` on that parameter, the sites of the last run
+    eager accepts are ``always``."""
+
+    def __init__(self, fn: Any, node: ast.FunctionDef, globals_: dict, path: str, qualname: str):
+        self.fn, self.node, self.globals, self.path, self.qualname = fn, node, globals_, path, qualname
+        self.first_store: dict[str, int] = {}   # variable -> the first line that assigns it
+        for n in ast.walk(node):
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+                self.first_store[n.id] = min(n.lineno, self.first_store.get(n.id, n.lineno))
+        self.depends: list[ReportSite] = []
+        self.reads = _assignment_reads(node)
+        self.keys = sorted({n.slice.value for n in ast.walk(node) if isinstance(n, ast.Subscript)
+                            and isinstance(n.slice, ast.Constant) and isinstance(n.slice.value, str)})
+        self.strings = _compared_strings(node)
+
+    def make(self, param: str, kind: int) -> Any:
+        """The stand-in of ``param`` of ``kind``: a dict has the string keys the
+        function subscripts with, a str is a literal the function compares it with."""
+        if kind == _DICT:
+            return {k: jnp.ones((_PLACEHOLDER_SIDE,), jnp.float32) for k in self.keys}
+        if kind == _STR:
+            return self.strings.get(param, "s")
+        return KINDS[kind].make()
+
+    def survey(self, kinds: dict[str, int]) -> _Run:
+        from .typeinfer.state import Options
+
+        kinds = dict(kinds)
+        env = _arguments(self.node, kinds, self.globals, self.make)
+        surveyor = _Surveyor(self.fn, Options())
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                sites = surveyor.run(env)
+            except Exception as e:  # noqa: BLE001 - an analysis failure is a site of its own, never a crash
+                sites = [FallbackSite(FallbackCode.INTERNAL_ERROR, _loc(self.path, self.qualname, self.node),
+                                      "function", f"the survey failed: {type(e).__name__}: {str(e)[:200]}")]
+        return _Run(kinds, sites, surveyor.refuted)
+
+    def named(self, line: int, kinds: dict[str, int]) -> set[str]:
+        """Parameters named on ``line`` that still hold their argument (never rebound)."""
+        on = {n.id for n in ast.walk(self.node) if isinstance(n, ast.Name) and getattr(n, "lineno", 0) == line}
+        return self.holding(on, line, kinds)
+
+    def holding(self, names: set[str], line: int, kinds: dict[str, int]) -> set[str]:
+        """The parameters among ``names`` not assigned above ``line`` (still the argument there)."""
+        return {p for p in names & set(kinds) if self.first_store.get(p, line) >= line}
+
+    def flowing(self, line: int, kinds: dict[str, int]) -> set[str]:
+        """Parameters named on ``line`` or flowing into a variable named
+        there (through the assignments of the function, by name): each
+        counted where it is read, if still the argument there."""
+        on = {n.id for n in ast.walk(self.node) if isinstance(n, ast.Name) and getattr(n, "lineno", 0) == line}
+        found = self.holding(on, line, kinds)
+        seen, todo = set(on), list(on)
+        while todo:
+            for at, names in self.reads.get(todo.pop(), ()):
+                found |= self.holding(names, at, kinds)
+                for name in names - seen:
+                    seen.add(name)
+                    todo.append(name)
+        return found
+
+    def run(self) -> list[ReportSite]:
+        kinds: dict[str, int] = {p: _INT for p in _counts(self.node)
+                                 if self.first_store.get(p, 1 << 30) > self.node.lineno}
+        kinds.update({p: _STR for p in self.strings})
+        best: _Run | None = None
+        settled: set[str] = set()   # array parameters a Python number was refuted for
+        switched: set[str] = set()
+        last = None
+        for _ in range(MAX_ROUNDS):
+            last = self.survey(kinds)
+            kinds = dict(last.kinds)
+            if switched and best is not None and not last.refuted:
+                # a switch that makes eager raise anywhere, even after a site, was wrong
+                before = {(s.code, s.loc.line) for s in best.sites}
+                last.refuted = [s for s in last.sites if (s.code is FallbackCode.TRACE_ERROR or _raised(s))
+                                and (s.code, s.loc.line) not in before]
+            if last.refuted:
+                if switched and best is not None:   # a Python number was wrong: that parameter back to the array
+                    wrong = switched & self.flowing(last.refuted[0].loc.line, kinds) or switched
+                    settled |= wrong
+                    for p in wrong:
+                        kinds[p] = best.kinds[p]
+                    switched -= wrong
+                    if not switched:   # then an array of lower rank, or another parameter
+                        if not self.switch(best, kinds, settled):
+                            break
+                        switched = {p for p in kinds if kinds[p] != best.kinds[p]}
+                elif not self.refine(kinds, last.refuted[0]):
+                    break
+                continue
+            if best is not None and switched:
+                self.note_depends(best, last, switched)
+            best = last
+            if not self.switch(best, kinds, settled):
+                break
+            switched = {p for p in kinds if kinds[p] != best.kinds[p]}
+        if best is None and last is not None:   # no kinds eager accepts: nothing is certain
+            return _classified([], [ReportSite(s, DEPENDS) for s in last.sites])
+        return _classified(best.sites if best else [], self.depends)
+
+    def switch(self, run: _Run, kinds: dict[str, int], settled: set[str]) -> bool:
+        """Array parameters named where ``run`` needs a value become Python ints."""
+        rank: dict[str, tuple] = {}   # the first site's own names first, then what flows there
+        for k, s in enumerate(run.sites):
+            if _needs_value(s):
+                for p in self.flowing(s.loc.line, kinds):
+                    if kinds[p] < _INT or kinds[p] == _SCALAR:
+                        rank.setdefault(p, (k, p not in self.named(s.loc.line, kinds)))
+        for p in sorted(rank, key=lambda p: (p in settled, rank[p], p)):   # one at a time: a refutation names it
+            # a Python int first; one refuted: an array of lower rank (its rows are scalars)
+            nxt = _INT if p not in settled else _LOWER_RANK.get(kinds[p])
+            if nxt is not None:
+                kinds[p] = nxt
+                return True
+        return False
+
+    def refine(self, kinds: dict[str, int], site: FallbackSite) -> bool:
+        """Eager raises at ``site`` under these kinds: the next kinds of the
+        parameters named on its line (of every array parameter if none is
+        named). False when there is nothing left to try."""
+        line = site.loc.line
+        for attrs, container in ((_DICT_ATTRS, _DICT), (_LIST_ATTRS, _LIST)):
+            # ``p.items()`` on the line, eager's object lacking it: ``p`` is a dict (a list)
+            receivers = {n.value.id for n in ast.walk(self.node) if isinstance(n, ast.Attribute)
+                         and n.attr in attrs and isinstance(n.value, ast.Name) and n.lineno == line}
+            receivers = {p for p in self.holding(receivers, line, kinds) if kinds[p] != container}
+            if receivers and any(f"'{a}'" in site.cause or f" {a} " in site.cause for a in attrs):
+                for p in receivers:
+                    kinds[p] = container
+                return True
+        named = self.named(line, kinds) or self.flowing(line, kinds)
+        if any(m in site.cause for m in _NUMPY_ONLY):   # NumPy's indexing or in-place writes on a jax kind
+            jax_kinds = {p for p in named if kinds[p] in _AS_NUMPY}
+            for p in jax_kinds:
+                kinds[p] = _AS_NUMPY[kinds[p]]
+            if jax_kinds:
+                return True
+        table = _NEXT_NAMED if named else _NEXT_UNNAMED
+        changed = False
+        for p in (named or set(kinds)):
+            nxt = table.get(kinds[p])
+            if nxt is not None:
+                kinds[p], changed = nxt, True
+        return changed
+
+    def note_depends(self, before: _Run, after: _Run, switched: set[str]) -> None:
+        """Sites of ``before`` gone once ``switched`` became Python numbers."""
+        def key(s: FallbackSite) -> tuple:
+            return (s.code, s.loc.line)
+
+        now = {key(s) for s in after.sites}
+        which = ", ".join(f"`{p}`" for p in sorted(switched))
+        for s in before.sites:
+            if key(s) not in now:
+                self.depends.append(ReportSite(dataclasses.replace(
+                    s, cause=f"{s.cause}; falls back if {which} is a traced array, one graph if a Python int"),
+                    DEPENDS))
+
+
+def _assignment_reads(fn: ast.FunctionDef) -> dict[str, list[tuple[int, set[str]]]]:
+    """Variable -> (line, the names read) of each statement that assigns it
+    (``for`` targets: the iterable; a nested def: what its body reads)."""
+    out: dict[str, list[tuple[int, set[str]]]] = {}
+    for stmt in ast.walk(fn):
+        if isinstance(stmt, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+            source = stmt.value
+        elif isinstance(stmt, (ast.For, ast.comprehension)):
+            targets, source = [stmt.target], stmt.iter
+        elif isinstance(stmt, (ast.FunctionDef, ast.Lambda)) and stmt is not fn:   # a closure: what it reads
+            targets, source = [ast.Name(getattr(stmt, "name", "<lambda>"), ast.Store())], stmt
+        else:
+            continue
+        if source is None:
+            continue
+        read = {n.id for n in ast.walk(source) if isinstance(n, ast.Name)}
+        for t in targets:
+            for n in ast.walk(t):
+                if isinstance(n, ast.Name):
+                    out.setdefault(n.id, []).append((getattr(stmt, "lineno", None) or source.lineno, read))
+    return out
+
+
+def _loc(path: str, qualname: str, node: ast.AST) -> Any:
+    from .diagnostics import Loc
+
+    return Loc(path, node.lineno, node.col_offset, qualname)
+
+
+def _classified(sites: list[FallbackSite], depends: list[ReportSite]) -> list[ReportSite]:
+    """``always``: the sites of the accepted run, but where eager itself
+    raises (A2G008: the kinds guessed may be wrong); ``depends``: those and
+    the sites that vanished when a parameter became a Python number."""
+    out = [ReportSite(s, DEPENDS if s.code is FallbackCode.TRACE_ERROR or _raised(s) else ALWAYS) for s in sites]
+    seen = {(r.site.code, r.site.loc.line) for r in out}
+    out += [r for r in depends if (r.site.code, r.site.loc.line) not in seen]
+    return sorted(out, key=lambda r: (r.site.loc.line, r.site.loc.col))
+
+
+def synthetic_module(path: str) -> SyntheticModule:
+    """The module namespace of ``path`` as far as it is known without running it."""
+    load_file(path)   # unreadable, too large or unparsable: the scanner's ReportError
+    with open(path, "rb") as fh:
+        tree = ast.parse(fh.read(), filename=path)
+    return SyntheticModule(path, tree)
+
+
+def survey_file(path: str, qualname: str | None = None) -> list[FunctionReport]:
+    """``report_file`` by survey: every module-level function of ``path``
+    (or ``qualname`` and what is nested in it)."""
+    module = on_deep_stack(lambda: _with_libraries(path, lambda: synthetic_module(path)))
+    out = []
+    for name, node in module.defs.items():
+        if qualname is None or name == qualname or qualname.startswith(name + "."):
+            sites = survey_function(path, name, module)
+            out.append(FunctionReport(name, path, node.lineno, sites))
+    return out
+
+
+def _with_libraries(path: str, body: Callable[[], Any]) -> Any:
+    with installed_libraries_only(os.path.dirname(os.path.abspath(path))):
+        return body()
+
+
+def survey_path(path: str, qualname: str | None = None, max_file_size: int | None = None) -> list[FunctionReport]:
+    """``report_path`` by survey: a file, or every .py file under a folder."""
+    from .report import _python_files
+
+    if os.path.isdir(path):
+        files = list(_python_files(path))
+    elif os.path.exists(path):
+        files = [path]
+    else:
+        raise ReportError(f"{path}: no such file or directory")
+    out: list[FunctionReport] = []
+    for f in files:
+        try:
+            load_file(f, max_file_size)   # size, encoding and syntax errors as the scanner reports them
+            out += survey_file(f, qualname)
+        except ReportError as e:
+            if len(files) == 1:
+                raise
+            out.append(FunctionReport("<module>", f, e.line, [], str(e)))
+    if qualname and not any(r.error is None for r in out):
+        raise ReportError(f"{path}: no module-level function named {qualname!r} (the survey reads only those yet)")
+    return out

@@ -1,0 +1,96 @@
+"""The survey engine of the report (issue 17): typeinfer on abstract
+arguments, reading the file without importing it, lists the run's sites.
+
+Each case converts a function of tests/fixtures/survey_programs.py with
+``explain`` on concrete inputs and checks that the survey of the same
+function, read from the file, lists exactly the run's fallback sites (code
+and line) as ``always`` sites.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import warnings
+from pathlib import Path
+
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from ast2graph import explain
+from ast2graph.report import ALWAYS, DEPENDS, report_path
+from ast2graph.survey import survey_function
+
+FIXTURES = Path(__file__).parent / "fixtures"
+PROGRAMS = str(FIXTURES / "survey_programs.py")
+sys.path.insert(0, str(FIXTURES))
+import survey_programs as P  # noqa: E402 - the file the survey reads, imported here to run it
+
+CASES = [
+    ("one_graph", (jnp.ones(3), jnp.ones(3))),
+    ("shape_from_data", (jnp.ones(3),)),
+    ("steps_loop", (jnp.ones(3), 4)),
+    ("python_flag", (jnp.ones(3), True)),
+    ("numpy_view_write", (np.arange(4.0),)),
+    ("tolist_sum", (jnp.arange(3.0),)),
+    ("calls_helper", (jnp.ones(3),)),
+    ("traced_while", (jnp.ones(3),)),
+    ("nested_closure", (jnp.ones(3), 2.0)),
+    ("zeros_like_count", (jnp.ones(3), 3)),
+    ("python_mode", (jnp.ones(3), 1)),
+]
+
+
+def _run_sites(name: str, args: tuple) -> set[tuple[str, int]]:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        e = explain(getattr(P, name))(*args)
+    return {(s.code.code, s.loc.line) for s in e.fallback_sites}
+
+
+def _survey_sites(name: str, kind: str = ALWAYS) -> set[tuple[str, int]]:
+    return {(s.site.code.code, s.site.loc.line) for s in survey_function(PROGRAMS, name) if s.kind == kind}
+
+
+@pytest.mark.parametrize("name,args", CASES, ids=[c[0] for c in CASES])
+def test_survey_lists_the_runs_sites(name: str, args: tuple) -> None:
+    assert _survey_sites(name) == _run_sites(name, args)
+
+
+def test_a_value_needed_from_a_parameter_depends_on_it() -> None:
+    # jnp.zeros(n): one graph when n is a Python int (the run's), a fallback if a traced array
+    sites = survey_function(PROGRAMS, "zeros_like_count")
+    assert [s.kind for s in sites] == [DEPENDS]
+    assert "`n` is a traced array" in sites[0].site.cause
+    assert _run_sites("zeros_like_count", (jnp.ones(3), 3)) == set()
+
+
+def test_report_path_engine_survey() -> None:
+    reports = report_path(PROGRAMS, "shape_from_data", engine="survey")
+    assert [r.qualname for r in reports] == ["shape_from_data"]
+    assert reports[0].of_kind(ALWAYS)
+
+
+def test_survey_runs_nothing_of_the_file() -> None:
+    # the module body, the decorator, the default expression and the class body all raise if run
+    # and a helper that writes os.environ, called with static arguments, is analysed, never called
+    path = str(FIXTURES / "survey_no_execution.py")
+    reports = report_path(path, engine="survey")
+    assert {r.qualname for r in reports} == {"boom", "decorated", "annotated", "touches_environment",
+                                             "calls_with_static_arguments"}
+    assert all(r.error is None for r in reports)
+    assert "survey_no_execution" not in sys.modules
+    assert "A2G_SURVEY_RAN" not in os.environ
+
+
+def test_cli_engine_survey(capsys) -> None:
+    import json
+
+    from ast2graph.cli import main
+
+    rc = main(["report", f"{PROGRAMS}::shape_from_data", "--engine", "survey", "--format", "json"])
+    data = json.loads(capsys.readouterr().out)
+    assert rc == 0
+    sites = [s for f in data["functions"] for s in f["sites"]]
+    assert [(s["code"], s["line"], s["kind"]) for s in sites] == [("A2G003", 17, ALWAYS)]
