@@ -179,7 +179,7 @@ def sum_gen(x):
 
 
 INPUTS = [jnp.arange(4.0), -jnp.arange(4.0) - 1, jnp.arange(4.0) * 30]
-GRAPH = [n for n in progs if n != "early_return_none"]
+GRAPH = list(progs)   # early_return_none too: None or an array by the path, a run-time kind tag (pathkinds)
 
 
 @pytest.mark.parametrize("name", GRAPH)
@@ -188,7 +188,3 @@ def test_program_one_graph(name, x):
     check(progs[name], x, graphs=1)
 
 
-@pytest.mark.parametrize("x", INPUTS, ids=["small", "negative", "large"])
-def test_return_none_or_array_falls_back_and_equals_eager(x):
-    e = check(progs["early_return_none"], x, full_graph=False)
-    assert [s.code.code for s in e.fallback_sites] == ["A2G004"]

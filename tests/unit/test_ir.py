@@ -47,19 +47,28 @@ def accumulate(x):
 
 
 def test_golden_widened_loop_ir():
+    # ``acc = 0`` (a Python int) before a rolled loop whose body makes it a
+    # jax.Array: carried with a run-time kind tag (typeinfer/pathkinds.py),
+    # each variant exact; after the loop (20 iterations) the jax variant
     e = explain(to_static(accumulate, full_graph=True))(jnp.ones(3))
     assert e.ir_text == textwrap.dedent("""\
         graph accumulate(%0: f32[3] <x>) {
-          %1 = asarray(0) : i64[]~py  # test_ir.py:44
-          %2 = convert(%1, dtype('float32'), False) : f32[]{jax|python|python?}  # test_ir.py:44
-          %3 = for 0 to 20 init(%2) : f32[]  # test_ir.py:44
-            body(%4: i64[]~py, %5: f32[]{jax|python|python?}) {
-              %6 = mod(%4, 3) : i64[]~py  # test_ir.py:45
-              %7 = getitem(%0, %6) : f32[]  # test_ir.py:45
-              %8 = add(%5, %7) : f32[]  # test_ir.py:45
-              yield %8
+          %1 = kind tag(1) : i32[]  # test_ir.py:44
+          %2 = asarray(0.0) : f64[]~py  # test_ir.py:44
+          %3 = convert(%2, dtype('float32'), False) : f32[]  # test_ir.py:44
+          %4 = asarray(0) : i64[]~py  # test_ir.py:44
+          %5, %6, %7 = for 0 to 20 init(%1, %3, %4) : i32[], f32[], i64[]~py  # test_ir.py:44
+            body(%8: i64[]~py, %9: i32[], %10: f32[], %11: i64[]~py) {
+              %12 = mod(%8, 3) : i64[]~py  # test_ir.py:45
+              %13 = getitem(%0, %12) : f32[]  # test_ir.py:45
+              %14 = add(%10, %13) : f32[]  # test_ir.py:45
+              %15 = add(%11, %13) : f32[]  # test_ir.py:45
+              %16 = select kind(%9, %14, %15) : f32[]  # test_ir.py:45
+              %17 = kind tag(0) : i32[]  # test_ir.py:44
+              %18 = asarray(0) : i64[]~py  # test_ir.py:44
+              yield %17, %16, %18
             }
-          return %3
+          return %6
         }""")
     assert "lax.fori_loop" in e.lowered_source
 
