@@ -88,7 +88,10 @@ def too_large(leaves: list) -> bool:
     return bool(statics) and float(np.prod(statics, dtype=np.float64)) > _MAX_SIZE
 
 
-def _key(fn: Any, treedef: Any, leaves: list) -> tuple | None:
+def call_key(fn: Any, treedef: Any, leaves: list) -> tuple | None:
+    """A hashable key of a call by what decides its verdict: each traced
+    operand's shape, dtype and kinds, a small static array's values, every
+    other static by value (None where one is unhashable or an array large)."""
     parts = []
     for x in leaves:
         if isinstance(x, Value):
@@ -135,7 +138,7 @@ def eager_probe(fn: Any, treedef: Any, leaves: list) -> Probe | None:
     leaves as they are: at the operands' own shapes when they are small,
     else shrunk to at most 2 per axis (then at their own shapes if that
     raised and they are not huge). None where every try raised."""
-    key = _key(fn, treedef, leaves)
+    key = call_key(fn, treedef, leaves)
     hit = _CACHE.get(key) if key is not None else None
     if hit is not None:
         return None if hit is _FAILED else hit
@@ -195,7 +198,7 @@ def differs(callee: Any, fn: Any, treedef: Any, leaves: list, raises_checked: bo
     differs too, unless NumPy raised ``LinAlgError`` (the data of the
     exemplars: a singular matrix) or ``raises_checked`` (the graph checks
     the data NumPy raises for at run time). Cached per function and signature."""
-    key = _key((callee, fn, raises_checked), treedef, leaves)
+    key = call_key((callee, fn, raises_checked), treedef, leaves)
     hit = _SAME_CACHE.get(key) if key is not None else None
     if hit is not None:
         return hit
@@ -275,7 +278,7 @@ def write_differs(callee: Any, update: Any, treedef: Any, leaves: list, position
     data NumPy writes, found on exemplar data (cached like ``differs``), or
     "". NumPy raising on the exemplars (a casting it refuses, an index out
     of bounds) differs: the call falls back and eager raises."""
-    key = _key(("write", callee, update, position), treedef, leaves)
+    key = call_key(("write", callee, update, position), treedef, leaves)
     hit = _SAME_CACHE.get(key) if key is not None else None
     if hit is not None:
         return hit

@@ -422,24 +422,10 @@ def _plain_operands(leaves: list, ufunc: bool = False) -> bool:
 
 
 def _verdict_key(fn: Any, treedef: Any, leaves: list) -> tuple | None:
-    from ..ir.core import Value
+    """``numpy_probe.call_key`` of the call, per JAX backend (a verdict is the backend's)."""
+    from .numpy_probe import call_key
 
-    parts: list = [jax.default_backend()]
-    for x in leaves:
-        if isinstance(x, Value):
-            parts.append((Value, x.type.shape, x.type.dtype, x.type.python, x.type.numpy))
-        elif isinstance(x, np.ndarray):
-            if x.size > 64:
-                return None
-            parts.append((np.ndarray, x.shape, x.dtype, x.tobytes()))
-        else:
-            parts.append((type(x), x if type(x) not in (float, complex) else repr(x)))
-    key = (fn, treedef, tuple(parts))
-    try:
-        hash(key)
-    except TypeError:
-        return None
-    return key
+    return call_key((jax.default_backend(), fn), treedef, leaves)
 
 
 def _validate(fn: Any, target: Any, treedef: Any, leaves: list, exact: bool, ufunc: bool,
