@@ -45,6 +45,7 @@ from ..resolver import (CallKind, classify_callee, is_effectful, is_host_printer
                         qualified_name)
 from . import arrays, hostwarnings, jaxcallbacks
 from .generators import GeneratorMixin
+from .sorting import SortMixin
 from .closures import TracedClosure, factory_for, free_names
 from . import numpy_api, numpy_inplace, scipy_api
 from .mutation import is_numpy_callable, numpy_gives_ndarray
@@ -130,7 +131,7 @@ def _numpy_to_jnp(fn: Any) -> Any:
     return fn
 
 
-class CallMixin(GeneratorMixin):
+class CallMixin(GeneratorMixin, SortMixin):
     def eval_Call(self, node: gast.Call) -> Any:
         if isinstance(node.func, gast.Attribute):
             owner = self.eval(node.func.value)
@@ -286,6 +287,10 @@ class CallMixin(GeneratorMixin):
             self.check_mutable(owner, node, f"{type(owner).__name__}.{callee.__name__}")
             if tail_of(owner) is not None and callee.__name__ == "append" and len(args) == 1 and not kwargs:
                 return self.tail_append(owner, args[0], node)   # the next row of its buffer (varlist.py)
+            if callee.__name__ == "sort" and type(owner) is list and tail_of(owner) is None and not args \
+                    and (contains_value(owner) or kwargs.get("key") is not None):   # xs.sort(): sorted()'s order
+                return self.static_call(owner.__setitem__, (slice(None), self.traced_sorted((list(owner),), kwargs,
+                                                                                            node)), {}, node)
             return self.static_call(callee, args, kwargs, node)
         if traced and scipy_api.public_name(callee) is not None:   # scipy.linalg.solve: JAX's, where validated
             result = self._scipy_call(callee, args, kwargs, node)
@@ -1124,9 +1129,9 @@ class CallMixin(GeneratorMixin):
             return self.mark_fresh(set(items)) if callee is set else frozenset(items)
         if callee is functools.reduce and traced and 2 <= len(args) <= 3 and not kwargs:
             return self._reduce_call(args, node)
-        if callee in (enumerate, zip, reversed, list, tuple, sorted) and traced:
-            if callee is sorted:
-                raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, "sorted() of traced values")
+        if callee is sorted and (traced or kwargs.get("key") is not None):   # a key function may give traced keys
+            return self.traced_sorted(args, kwargs, node)
+        if callee in (enumerate, zip, reversed, list, tuple) and traced:
             seqs = [self.iterate_static(a, node) if isinstance(a, Value) else a for a in args]
             for seq in seqs:
                 self.check_consumable(seq, node)
