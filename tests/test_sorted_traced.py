@@ -156,3 +156,17 @@ def test_sorted_of_a_generator_expression():
 
     for data in VECTORS[:6]:
         check(f, jnp.asarray(data, dtype=jnp.float32), full_graph=True)
+
+
+def test_python_numbers_keep_64_bits():
+    """Keys that differ beyond float32 or int32 keep eager's order and values."""
+    def floats(x):
+        a = float(x[0])
+        return sorted([a + 1e-12, a, a + 2e-12, a - 1e-12])
+
+    def ints(x):
+        a = int(x[0])
+        return sorted([a + 2**40 + 1, a + 2**40, a], reverse=True)
+
+    check(floats, jnp.asarray([1.0, 2.0]), full_graph=True)
+    check(ints, jnp.asarray([1.0, 2.0]), full_graph=True)

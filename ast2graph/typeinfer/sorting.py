@@ -84,6 +84,11 @@ def take_sorted(order: Any, items: tuple) -> tuple:
     return tuple(stacked[order[j]] for j in range(len(items)))
 
 
+# run at the graph's precision: the keys and items keep their dtypes (a Python int's int64, a float's float64)
+cpython_sort_order._a2g_typed = True
+take_sorted._a2g_typed = True
+
+
 def _python_kind(x: Any) -> type | None:
     return type(x) if type(x) in (bool, int, float) else None
 
