@@ -392,13 +392,22 @@ class MutationMixin:
         got = [x.type.dtype for x in out[1] if isinstance(x, Value)]
         if expected is None or len(expected) != len(got) or expected == got:
             return leaves, False, out, fn
+        targets = {e for e, g in zip(expected, got) if e != g}
+        if len(targets) == 1 and all(x.type.dtype.kind in "biu" for x in leaves if isinstance(x, Value)):
+            # integer operands: computed at NumPy's width (``np.cumsum`` of int32 accumulates in int64,
+            # where JAX's int32 would wrap), an exact widening of the operands whatever the result is
+            cast = self._cast_operands(leaves, next(iter(targets)), node)
+            if cast is not leaves:
+                again = self._abstract_eval(fn, treedef, cast, node)
+                if [x.type.dtype for x in again[1] if isinstance(x, Value)] == expected:
+                    return cast, False, again, fn
         if eager_fn is not None and all(e == g or e.kind == g.kind == "i" and e.itemsize > g.itemsize
                                         for e, g in zip(expected, got)):
-            from .numpy_api import widen_ints   # int32 indices where NumPy's are int64: widened, exactly
+            # float operands, int32 indices where NumPy's are int64 (``np.digitize``): widened after, exactly
+            from .numpy_api import widen_ints
 
             wider = widen_ints(fn, expected)
             return leaves, False, self._abstract_eval(wider, treedef, leaves, node), wider
-        targets = {e for e, g in zip(expected, got) if e != g}
         if len(targets) == 1:
             cast = self._cast_operands(leaves, next(iter(targets)), node)
             if cast is not leaves:
