@@ -1036,6 +1036,12 @@ class CallMixin(GeneratorMixin, SortMixin):
         if traced and type(callee) is types.BuiltinMethodType and type(getattr(callee, "__self__", None)) is str \
                 and callee.__name__ == "format":
             return self.deferred_format(callee.__self__, args, kwargs, node)
+        if callee is len and len(args) == 1 and not kwargs and _user_method(args[0], "__len__") is not None:
+            n = self.call(_user_method(args[0], "__len__"), args, {}, node)   # a user class's own __len__, converted
+            if type(n) is not int or n < 0:   # eager's len() checks what it returns: let Python say so
+                raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, "len() of an object whose __len__ returns "
+                                       "a traced or non-int value (eager checks it)")
+            return n
         if callee is len and args and isinstance(args[0], Value):
             shape = args[0].type.shape
             if not shape:
@@ -1051,7 +1057,8 @@ class CallMixin(GeneratorMixin, SortMixin):
         if callee in (max, min, any, all) and traced and len(args) == 1 and not kwargs:
             # of a traced array too: eager iterates its rows (Python's fold, NaN handling included)
             return self._reduce_items(callee, self.iterate_static(args[0], node), node)
-        if callee is sum and args and (isinstance(args[0], Value) or traced and type(args[0]) in (list, tuple)) \
+        if callee is sum and args and (isinstance(args[0], Value) or type(args[0]) in (list, tuple) and (
+                traced or _user_added((*args[0], *args[1:], *kwargs.values())))) \
                 and len(args) + len(kwargs) <= 2 and set(kwargs) <= {"start"}:
             # a list of traced values too: each ``+`` of eager's kinds (float64 NumPy scalars stay float64)
             return self._left_sum(self.iterate_static(args[0], node), (*args[1:], *kwargs.values(), 0)[0], node)
@@ -1718,6 +1725,20 @@ def _consumed_at_once(tree: Any, node: Any, count: int) -> bool:
 # handing it back (``CallMixin._shadowed``).
 _LOOKING_METHODS = frozenset({"copy", "get", "keys", "items", "values", "count", "index", "__getitem__",
                               "__contains__", "__len__"})
+def _user_method(obj: Any, name: str) -> Any:
+    from .operators import python_method
+
+    return python_method(obj, name)
+
+
+def _user_added(operands: tuple) -> bool:
+    """Whether ``sum`` of these adds with a user class's ``__add__``/``__radd__``
+    (converted like any user method: its arrays may be traced)."""
+    from .operators import has_user_operator
+
+    return any(has_user_operator(operator.add, (x,)) for x in operands)
+
+
 _LOOKING_BUILTINS = (len, list, tuple, dict, sorted, set, frozenset, sum, any, all, max, min)
 
 _COMPARING_METHODS = frozenset({"count", "index", "remove", "__contains__", "__eq__", "__ne__", "__lt__", "__le__",

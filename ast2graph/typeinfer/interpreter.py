@@ -37,7 +37,7 @@ from ..diagnostics import Loc
 from ..fallback.sites import Decision, FallbackCode, FallbackSite, GraphBreak
 from ..ir.core import ArrayType, CallOp, KindedValue, Region, StandinSeen, Value, walk_ops
 from ..resolver import CallKind, NameKind, classify_callee, qualified_name
-from .operators import NOT_USER, OperatorMixin
+from .operators import NOT_USER, OperatorMixin, python_method
 from ..ssa.names import bound_names
 from ..tracebacks import RaiseSite, UserLine
 from . import arrays, trees
@@ -1331,6 +1331,9 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
                                        "lax.dynamic_slice with a static size")
             self.check_numpy_index(obj, idx, node)
             return self.emit_call(arrays.getitem, (obj, idx), {}, node, "getitem")
+        method = python_method(obj, "__getitem__")
+        if method is not None:   # a user class's own ``__getitem__``: converted like any of its methods
+            return self.call(method, (obj, idx), {}, node)
         pending = self.pending_item(obj, idx)
         if pending is not NOT_PENDING:   # ``CACHE[k]`` of a key set earlier in this graph (writeback.py)
             return pending
