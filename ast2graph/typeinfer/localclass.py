@@ -106,12 +106,14 @@ def make_local_class(stmt: gast.ClassDef, bases: list, filename: str, globals_: 
 
 def read_by_other_scopes(tree: Any, name: str) -> bool:
     """Whether a nested function, lambda, class or generator expression of
-    ``tree`` other than the class ``name`` itself reads ``name`` from the
-    function (its cell): what may read the cell after the call returns. (A
-    list, set or dict comprehension reads it only while it runs.)"""
+    ``tree`` other than the class or function ``name`` itself reads ``name``
+    from the function (its cell): what may read the cell after the call
+    returns. (A list, set or dict comprehension reads it only while it runs;
+    a recursive nested ``def`` reads its own cell only when called, and a
+    function that leaves the call is refused where it leaves.)"""
     def visit(node: Any) -> bool:
         for child in gast.iter_child_nodes(node):
-            if isinstance(child, gast.ClassDef) and child.name == name:
+            if isinstance(child, (gast.ClassDef, gast.FunctionDef, gast.AsyncFunctionDef)) and child.name == name:
                 continue
             if isinstance(child, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)) \
                     and name in free_names(child):

@@ -10,7 +10,8 @@ import jax.numpy as jnp
 import pytest
 from jax import lax
 
-from helpers import check, modes
+from ast2graph import explain
+from helpers import assert_same, check, modes
 
 from .common import SIGN_IDS, SIGNS, X, codes, modes_of
 from .coverage import covers
@@ -153,6 +154,43 @@ def recursive_static(x, n):
 def test_static_recursion(n):
     e = check(recursive_static, X, n, graphs=1)
     assert set(modes_of(e, "ifexp")) == {"pruned"}
+
+
+def nested_recursion(x, n):
+    def power(b, k):
+        if k == 0:
+            return jnp.ones_like(b)
+        half = power(b, k // 2)
+        return half * half * (b if k % 2 else 1)
+
+    return power(x, n)
+
+
+def nested_recursion_escapes(x, n):
+    def countdown(k):
+        return x if k == 0 else countdown(k - 1) + 1
+
+    return countdown(n), countdown
+
+
+@covers("Call", "pruned", "a recursive nested function on a static argument (its own cell needs no value)")
+@pytest.mark.parametrize("n", [0, 5])
+def test_nested_static_recursion(n):
+    check(nested_recursion, X, n, full_graph=True)
+
+
+def test_nested_recursive_function_that_escapes_falls_back():
+    def call_it(x, n):
+        y, fn = nested_recursion_escapes(x, n)
+        return y, fn(1)   # inlined: the function does not leave the graph
+
+    check(call_it, X, 3, full_graph=True)
+    e = explain(nested_recursion_escapes)(X, 3)   # returned: it reads its own cell after the call
+    assert "A2G009" in codes(e)
+    y, fn = e.result
+    y_eager, fn_eager = nested_recursion_escapes(X, 3)
+    assert_same(y_eager, y)
+    assert_same(fn_eager(2), fn(2))
 
 
 def recursive_traced(x):

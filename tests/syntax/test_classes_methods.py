@@ -141,6 +141,35 @@ def test_operator_overloading_one_graph():
     check(vector_ops, Vec(X), Vec(NEG), graphs=1)
 
 
+class Rows:
+    def __init__(self, m):
+        self.m = m
+
+    def __getitem__(self, i):
+        return self.m[i] * 2
+
+    def __len__(self):
+        return self.m.shape[0]
+
+    def __add__(self, other):
+        return Rows(self.m + (other.m if isinstance(other, Rows) else other))
+
+    def __radd__(self, other):
+        return Rows(other + self.m)
+
+
+def rows_protocols(x):
+    r = Rows(jnp.stack([x, x + 1]))
+    total = sum([r, r])
+    return [r[i] for i in range(len(r))], total.m
+
+
+@covers("Subscript", "one graph", "`obj[i]`, `len(obj)`, `sum(objs)` of user objects holding traced arrays "
+        "(`__getitem__`, `__len__`, `__add__`/`__radd__` converted as methods)")
+def test_user_sequence_protocols_one_graph():
+    check(rows_protocols, X, full_graph=True)
+
+
 class Counter(Module):
     def __init__(self):
         self.calls = 0
