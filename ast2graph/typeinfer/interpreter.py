@@ -133,6 +133,19 @@ _NUMPY_OPERATORS = {operator.floordiv: np.floor_divide, operator.ifloordiv: np.f
                     operator.pow: np.power, operator.ipow: np.power}
 
 
+def _assigns_in_rest(node: Any, cond: Any) -> bool:
+    """Whether the comprehension ``node`` assigns a name (a walrus) in what
+    runs after the filter ``cond``: its element or the clauses after it."""
+    after, seen = [], False
+    for gen in node.generators:
+        for part in [gen.iter, gen.target, *gen.ifs]:
+            if seen:
+                after.append(part)
+            seen = seen or part is cond
+    after.append(node.elt)
+    return any(isinstance(n, gast.NamedExpr) for part in after for n in gast.walk(part))
+
+
 def _numpy_operands(left: Any, right: Any) -> bool:
     """Both operands of NumPy's rules: NumPy arrays or scalars (graph values of
     NumPy kind, or NumPy objects) and Python numbers, at least one an integer
@@ -1465,11 +1478,18 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
             targets |= {n.id for n in gast.walk(gen.target) if isinstance(n, gast.Name)}
         outer = self.frame
         inner = Frame(outer.unit, {}, outer, frozenset(targets))
-        out: list = []
+        out: list = self.mark_fresh([])   # this call's own: a traced filter appends to it
+
+        filtered = [False]   # inside a traced filter: appends are the branch's writes (varlist joins them)
 
         def loop(i: int) -> None:
             if i == len(node.generators):
-                out.extend(produce(self.eval))
+                items = produce(self.eval)
+                if filtered[0]:
+                    for item in items:
+                        self.call(out.append, (item,), {}, node)
+                else:
+                    out.extend(items)
                 return
             gen = node.generators[i]
             iterable = self.eval(gen.iter)
@@ -1482,8 +1502,7 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
                 items = self.iterate_static(iterable, gen.iter)
             for item in items:
                 self.assign(gen.target, item, gen)
-                if all(self._static_truth(self.eval(c), c) for c in gen.ifs):
-                    loop(i + 1)
+                self._comprehension_filter(node, gen.ifs, 0, lambda: loop(i + 1), filtered)
 
         self.frame = inner
         try:
@@ -1493,11 +1512,33 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
             self.frame = outer
         return out
 
-    def _static_truth(self, value: Any, node: Any) -> bool:
-        truth = self.truth(value, node)
-        if isinstance(truth, Value):
-            raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, "a comprehension filter on a traced value (the result length would depend on data)")
-        return truth
+    def _comprehension_filter(self, node: Any, conds: list, k: int, rest: Callable[[], None], filtered: list) -> None:
+        """The filters ``conds[k:]`` of one item, then ``rest``. A traced
+        filter of a list comprehension or generator expression runs the rest
+        as the branch of a traced ``if`` that appends (the list's length then
+        depends on the data: a tail, varlist.py), as ``for``/``if``/``append``
+        would; where the rest assigns a name (a walrus), or of a set or dict
+        comprehension, the comprehension runs in Python."""
+        if k == len(conds):
+            rest()
+            return
+        cond = conds[k]
+        truth = self.truth(self.eval(cond), cond)
+        if not isinstance(truth, Value):
+            if truth:
+                self._comprehension_filter(node, conds, k + 1, rest, filtered)
+            return
+        if not isinstance(node, (gast.ListComp, gast.GeneratorExp)) or _assigns_in_rest(node, cond):
+            raise self.graph_break(FallbackCode.CONCRETE_VALUE, cond, "a comprehension filter on a traced value (the "
+                                   "result length would depend on data)")
+        self.decide(cond, "comprehension", "lax.cond", "filter on a traced value: the item appended on one branch")
+        was = filtered[0]
+        filtered[0] = True
+        try:
+            self._traced_branches(cond, truth, [lambda: self._comprehension_filter(node, conds, k + 1, rest, filtered),
+                                                lambda: None], [], set())
+        finally:
+            filtered[0] = was
 
     def eval_Yield(self, node: Any) -> Any:
         return self.generator_yield(node)   # generators.py

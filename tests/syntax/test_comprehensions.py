@@ -114,3 +114,36 @@ def comp_in_traced_branch(x):
 def test_comprehension_in_traced_branch(x):
     e = check(comp_in_traced_branch, x, graphs=1)
     assert modes_of(e, "if") == ["lax.cond"]
+
+
+def positives(x):
+    pos = [v for v in x if v > 0]
+    return pos, len(pos), max(v for v in x if v < 3)
+
+
+def filtered_pairs(x):
+    pairs = [(i, float(v)) for i, v in enumerate(x) if v > 1]
+    inverses = [1.0 / f for f in (float(v) for v in x) if f != 0.0]
+    doubled = [y for v in x if (y := float(v) * 2) > 1.0]
+    return pairs, inverses, doubled, y
+
+
+FILTER_DATA = [[1.0, -2.0, 3.0, 0.0], [-1.0, -2.0, 5.0, 2.0], [-1.0, -1.0, -1.0, -1.0]]
+
+
+@covers("ListComp", "lax.cond", "a filter on a traced value: the item appended on one branch, a list whose length "
+        "depends on the data (len, max, returned)")
+@pytest.mark.parametrize("data", FILTER_DATA)
+def test_traced_filter_one_graph(data):
+    check(positives, jnp.asarray(data), full_graph=True)
+    check(filtered_pairs, jnp.asarray(data), full_graph=True)
+
+
+def filter_then_walrus(x):
+    return [(y := v * 2) for v in x if v > 0], y
+
+
+@covers("ListComp", "interpreted", "a traced filter before an element that assigns (a walrus)", code="A2G003")
+def test_traced_filter_with_walrus_in_element_falls_back():
+    e = check(filter_then_walrus, jnp.asarray([1.0, -2.0, 3.0]), full_graph=False)
+    assert [s.code.code for s in e.fallback_sites] == ["A2G003"]
