@@ -103,7 +103,7 @@ def _checks_enabled() -> bool:
     return os.environ.get("AST2GRAPH_CHECKS", "") not in ("", "0")
 
 
-_ARRAY_IMPL = type(jax.numpy.zeros(()))
+_ARRAY_IMPL = type(jax.device_put(np.zeros((), np.float32)))   # (jnp.zeros would compile an XLA program at import)
 
 
 def _frame_introspection_call(unit: Any) -> str | None:

@@ -38,6 +38,7 @@ import keyword
 from typing import Any, Callable
 
 import jax
+import numpy as np
 
 from .typeinfer.arrays import HostErrors
 from .typeinfer.guards import object_key
@@ -46,7 +47,7 @@ from .typeinfer.state import guarded_equal
 
 MISS = object()
 
-_ARRAY_IMPL = type(jax.numpy.zeros(()))
+_ARRAY_IMPL = type(jax.device_put(np.zeros((), np.float32)))   # (jnp.zeros would compile an XLA program at import)
 _STATIC_SCALARS = (bool, int, float, complex, str, bytes, type(None))
 _MAX_MISSES = 3   # trace attempts refused (shape changes) before the fast path is given up
 

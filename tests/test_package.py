@@ -116,3 +116,27 @@ def test_old_jax_is_named_at_import():
         api.check_jax_version("0.7.2")
     api.check_jax_version("0.8.0")
     api.check_jax_version("0.10.2")
+
+
+def test_converting_imports_no_heavy_module():
+    """``to_static``'s modules (``ast2graph.api``) import neither networkx
+    (the CFG has its own small graph, ssa/digraph.py), nor the report, survey
+    or HTML modules, nor jax.extend (which imports Pallas), and compile no XLA
+    program: a fresh process's first call pays for none of them."""
+    code = textwrap.dedent("""
+        import json, sys
+        import jax
+        from jax._src import monitoring
+        events = []
+        monitoring.register_event_listener(lambda name, **kw: events.append(name))
+        import ast2graph.api
+        heavy = ("networkx", "ast2graph.report", "ast2graph.survey", "ast2graph.report_html", "ast2graph.cli",
+                 "jax.extend")
+        print(json.dumps({"imported": [m for m in heavy if m in sys.modules],
+                          "compiles": sum("compil" in e for e in events)}))
+    """)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
+                          env=dict(os.environ, JAX_PLATFORMS="cpu"))
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    assert out == {"imported": [], "compiles": 0}

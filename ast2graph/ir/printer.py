@@ -11,9 +11,10 @@ file names print as base names so the text does not depend on the checkout.
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import networkx as nx
+if TYPE_CHECKING:   # networkx is imported by to_networkx only: not on the conversion path
+    import networkx as nx
 
 from .core import (CallOp, ConstOp, ForOp, Graph, IfOp, Op, Region, ScanOp,
                    SwitchOp, Value, WhileOp)
@@ -144,6 +145,8 @@ def print_graph(graph: Graph) -> str:
 
 def to_networkx(graph: Graph) -> nx.DiGraph:
     """Ops (and parameters) as nodes, def-use as edges; nested ops included."""
+    import networkx as nx
+
     g = nx.DiGraph()
     names = _Names()
     producer: dict[int, str] = {}

@@ -41,7 +41,10 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
-from jax.extend.core import Primitive
+try:   # what jax.extend.core exports: importing jax.extend imports Pallas too, a good part of ast2graph's import
+    from jax._src.core import Primitive
+except ImportError:   # pragma: no cover - another JAX layout
+    from jax.extend.core import Primitive
 from jax.interpreters import ad, batching, mlir
 
 from ..diagnostics import Loc, LoopBoundError

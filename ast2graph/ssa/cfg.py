@@ -3,7 +3,7 @@
 Requires: a ``gast.FunctionDef`` (Python 3.11 syntax); ``names`` for the
 name events of each piece of syntax.
 Produces: ``build_cfg(tree) -> CFG``: basic blocks of *entries* in a
-``networkx.DiGraph`` (node = block id, attribute ``block`` = ``BasicBlock``),
+``digraph.DiGraph`` (networkx's interface; node = block id, attribute ``block`` = ``BasicBlock``),
 a single entry block (id 0, no predecessors) and a single exit block (the
 largest id, no statements). An entry is a simple statement node, or a
 pseudo-entry standing for the header piece of a compound statement
@@ -50,7 +50,7 @@ from functools import cached_property
 from typing import Union
 
 import gast
-import networkx as nx
+from . import digraph as dg   # networkx's interface without importing networkx (digraph.py)
 
 from . import names as nm
 from .effects import Effects, chain, summarize
@@ -203,7 +203,7 @@ class BasicBlock:
 class CFG:
     """Blocks, edges and the statement -> location maps of one function."""
 
-    def __init__(self, tree: gast.FunctionDef, graph: nx.DiGraph, entry: int,
+    def __init__(self, tree: gast.FunctionDef, graph: dg.DiGraph, entry: int,
                  exit: int, locals_: frozenset[str]) -> None:
         self.tree = tree
         self.graph = graph
@@ -231,7 +231,7 @@ class CFG:
 
     @cached_property
     def reachable(self) -> frozenset[int]:
-        return frozenset(nx.descendants(self.graph, self.entry) | {self.entry})
+        return frozenset(dg.descendants(self.graph, self.entry) | {self.entry})
 
     def effect(self, entry: Entry) -> Effects:
         return self.effects[entry]
@@ -280,7 +280,7 @@ def _irrefutable(case: gast.match_case) -> bool:
 
 class _Builder:
     def __init__(self) -> None:
-        self.graph = nx.DiGraph()
+        self.graph = dg.DiGraph()
         self.stmts: dict[int, list] = {}
         self.seq: dict[int, int] = {}  # block -> order in which it was entered
         self.entry = self._new()
@@ -332,7 +332,7 @@ class _Builder:
         return b != self.entry and not self.stmts[b] and self.graph.in_degree(b) == 0
 
     def _reachable_now(self, b: int) -> bool:
-        return b == self.entry or nx.has_path(self.graph, self.entry, b)
+        return b == self.entry or dg.has_path(self.graph, self.entry, b)
 
     def _loop_after(self, frame: _Loop) -> int:
         if frame.after is None:
@@ -538,7 +538,7 @@ class _Builder:
 # -- finishing -------------------------------------------------------------
 def _prune(b: _Builder) -> None:
     """Drop empty blocks that no path from the entry reaches."""
-    reach = nx.descendants(b.graph, b.entry) | {b.entry}
+    reach = dg.descendants(b.graph, b.entry) | {b.entry}
     for i in list(b.graph.nodes):
         if i not in reach and not b.stmts[i] and i != b.exit:
             b.graph.remove_node(i)
@@ -559,7 +559,7 @@ def _remap_point(point: Point, ids: dict[int, int]) -> Point | None:
 def _finish(tree: gast.FunctionDef, b: _Builder) -> CFG:
     _prune(b)
     ids = _renumber(b)
-    graph = nx.relabel_nodes(b.graph, ids, copy=True)
+    graph = dg.relabel_nodes(b.graph, ids)
     cfg = CFG(tree, graph, ids[b.entry], ids[b.exit], nm.local_names(tree))
     cfg.stmt_loc = {k: _remap_point(v, ids) for k, v in b.loc.items()}
     cfg.after = {k: _remap_point(v, ids) for k, v in b.after.items()}

@@ -4,7 +4,7 @@ Requires: a ``CFG`` (block ``defs`` = SSA definition sites) and its
 ``Liveness`` (block ``live_in``).
 Produces: ``construct_ssa(cfg, liveness=None) -> SSAResult``: immediate
 dominators and dominance frontiers of the reachable subgraph
-(``networkx.immediate_dominators`` / ``dominance_frontiers``), the phi
+(``digraph.immediate_dominators`` / ``dominance_frontiers``), the phi
 functions per block with their incoming ``(pred, version)`` pairs and the
 version each phi defines, and a version string for every local ``gast.Name``
 node that the code evaluates (parameters ``'x.0'``, later definitions
@@ -28,7 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import gast
-import networkx as nx
+from . import digraph as dg   # networkx's interface without importing networkx (digraph.py)
 
 from . import names as nm
 from .cfg import CFG
@@ -53,12 +53,12 @@ class SSAResult:
 def dominance(cfg: CFG) -> tuple[dict[int, int], dict[int, set[int]]]:
     """Immediate dominators (entry excluded) and frontiers, reachable part."""
     reach = cfg.reachable
-    sub = nx.DiGraph()   # (a subgraph view filters every lookup: quadratic on long functions)
+    sub = dg.DiGraph()   # (a subgraph view filters every lookup: quadratic on long functions)
     sub.add_nodes_from(reach)
     sub.add_edges_from((u, v) for u, v in cfg.graph.edges if u in reach and v in reach)
-    idom = dict(nx.immediate_dominators(sub, cfg.entry))
+    idom = dict(dg.immediate_dominators(sub, cfg.entry))
     idom.pop(cfg.entry, None)
-    frontiers = {b: set(f) for b, f in nx.dominance_frontiers(sub, cfg.entry).items()}
+    frontiers = {b: set(f) for b, f in dg.dominance_frontiers(sub, cfg.entry).items()}
     return idom, frontiers
 
 

@@ -111,7 +111,7 @@ NO_DEFAULT = object()
 _IDENTITY_READS = (isinstance, issubclass, type, callable, id)
 _DIVISIONS = (operator.truediv, operator.floordiv, operator.mod, operator.itruediv, operator.ifloordiv, operator.imod)
 # operators that make a new list or dict from their operands (never return one of them)
-_JAX_ARRAY = type(jax.numpy.zeros(()))
+_JAX_ARRAY = type(jax.device_put(np.zeros((), np.float32)))   # (jnp.zeros would compile an XLA program at import)
 _NEW_CONTAINER = frozenset({operator.add, operator.mul, operator.or_})
 
 
