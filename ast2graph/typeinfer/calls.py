@@ -25,6 +25,7 @@ import copy
 import functools
 import heapq
 import inspect
+import itertools
 import math
 import operator
 import types
@@ -1004,6 +1005,10 @@ class CallMixin(GeneratorMixin, SortMixin):
         return NotImplemented
 
     def _special_builtin(self, callee: Any, args: tuple, kwargs: dict, node: Any, traced: bool) -> Any:
+        if callee is sum and args and type(args[0]) is _LIST_ITERATOR:
+            # an iterator made at trace time (itertools.chain/accumulate): taken once, here, as eager's sum takes it
+            args = (list(args[0]), *args[1:])
+            traced = traced or any(isinstance(v, Value) for v in args[0])
         if callee in (zip, enumerate) and any(isinstance(a, (arrays.TracedRange, arrays.TracedZip)) for a in args):
             zipped = self._traced_zip(callee, args, kwargs)
             if zipped is not None:
@@ -1118,6 +1123,10 @@ class CallMixin(GeneratorMixin, SortMixin):
                     return self.call(args[0], items, {}, node)
 
             return self.mark_fresh(map(item, *seqs))
+        if (callee is itertools.chain or callee is itertools.accumulate) and traced:
+            made = self._itertools_made(callee, args, kwargs, node)
+            if made is not NotImplemented:
+                return made
         if callee is dict and traced and all(type(a) in (list, tuple, dict) for a in args):
             # dict(d), dict(pairs), dict(a=x) of traced values: a new dict, this call's own
             self.guard_reads((args, kwargs), node)
@@ -1146,6 +1155,36 @@ class CallMixin(GeneratorMixin, SortMixin):
             return self.mark_fresh(list(result)) if callee is list else (tuple(result) if callee is tuple else
                                                                          self.mark_fresh(result))
         return NotImplemented
+
+    def _itertools_made(self, callee: Any, args: tuple, kwargs: dict, node: Any) -> Any:
+        """``itertools.chain(a, b)`` / ``itertools.accumulate(xs, f)`` over
+        arrays' rows, lists and tuples (iterating them has no effect): an
+        iterator over the items made now, in eager's order. ``accumulate``'s
+        function is called now, as eager calls it when the items are pulled:
+        only where that cannot be told apart (no function, a builtin one, or
+        every item taken at once where it is made); else NotImplemented."""
+        sources = args if callee is itertools.chain else args[:1]
+        if kwargs and callee is itertools.chain or not sources or \
+                not all(isinstance(a, Value) or type(a) in (list, tuple) for a in sources):
+            return NotImplemented
+        if callee is itertools.chain:
+            return self.mark_fresh(iter([item for a in args for item in self.iterate_static(a, node)]))
+        if len(args) > 2 or set(kwargs) - {"func", "initial"} or len(args) == 2 and "func" in kwargs:
+            return NotImplemented
+        func = args[1] if len(args) == 2 else kwargs.get("func")
+        if func is not None and not isinstance(func, (types.BuiltinFunctionType, types.BuiltinMethodType)) \
+                and self._generator_consumer(node) is not None:
+            return NotImplemented   # a Python function: eager calls it as each item is pulled
+        items = list(self.iterate_static(args[0], node))
+        out = [kwargs["initial"]] if kwargs.get("initial") is not None else []
+        for item in items:
+            if not out:
+                out.append(item)
+            elif func is None:
+                out.append(self.binop(operator.add, out[-1], item, node))
+            else:
+                out.append(self.call(func, (out[-1], item), {}, node))
+        return self.mark_fresh(iter(out))
 
     def _iter_value(self, x: Value, node: Any) -> Any:
         """``iter(x)`` of a traced array: an iterator over its rows, as the for
@@ -1725,6 +1764,9 @@ def _consumed_at_once(tree: Any, node: Any, count: int) -> bool:
 # handing it back (``CallMixin._shadowed``).
 _LOOKING_METHODS = frozenset({"copy", "get", "keys", "items", "values", "count", "index", "__getitem__",
                               "__contains__", "__len__"})
+_LIST_ITERATOR = type(iter([]))   # an iterator made at trace time (itertools.chain/accumulate of static items)
+
+
 def _user_method(obj: Any, name: str) -> Any:
     from .operators import python_method
 
