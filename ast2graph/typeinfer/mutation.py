@@ -31,7 +31,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..fallback.sites import FallbackCode
-from ..ir.core import Value
+from ..ir.core import KindedValue, Value
 from . import arrays
 from .lattice import INT_BITS, INT_RANGE, WIDE_INTS
 from .masked import MaskedSlice
@@ -417,6 +417,25 @@ class MutationMixin:
         raise self.graph_break(FallbackCode.PRECISION, node, f"NumPy computes {_dtype_list(expected)} here, where the "
                                f"graph would compute {_dtype_list(got)}")
 
+    def _stored_number(self, value: KindedValue, dtype: np.dtype, node: Any) -> Any:
+        """A value of path-dependent kind (a Python float on one path, a 0-d
+        jax.Array on another) written into a float NumPy array: what NumPy
+        stores does not depend on the kind, only on each path's number, cast
+        to the array's dtype; that cast per kind, one value picked by the tag.
+        Other kinds (None, an int array's rules) stay refused."""
+        from .pathkinds import NONE_KEY
+
+        if dtype.kind != "f" or NONE_KEY in value.keys or any(
+                v.type.dtype.kind not in "biuf" for v in value.variants):
+            return value
+
+        def cast(v: Any) -> Any:
+            out = self.emit_call(arrays.cast, (v, dtype, False), {}, node, "convert")
+            out.type = dataclasses.replace(out.type, numpy=True, python=False, mixed=frozenset())
+            return out
+
+        return self.split_kinds(value, cast, node)
+
     def numpy_kind(self, fn: Any, leaves: list, numpy_fn: bool) -> bool:
         """Whether ``fn``'s eager result is a NumPy array (so NumPy's rules
         apply); a value whose kind depends on the path counts as a jax.Array
@@ -692,6 +711,8 @@ class MutationMixin:
             if not _same_kind(np.dtype(rtype), obj.type.dtype):
                 raise self.graph_break(FallbackCode.MUTATION, target, f"in-place update casts {np.dtype(rtype)} into a "
                                        f"{obj.type.dtype} array (NumPy's casting rules decide it at run time)")
+        if type(value) is KindedValue:   # ``out[i] = x[i] ** 2 if x[i] > 0 else 0.0``: the number NumPy stores
+            value = self._stored_number(value, obj.type.dtype, target)
         self._check_bounds(obj, idx, target)
         self._check_scalar_store(obj.type.dtype, value, target)
         if masked and isinstance(value, MaskedSlice):   # ``y[:k] = x[:k] * 2``: the kept rows in order
