@@ -55,7 +55,7 @@ from .varlist import tail_of
 from .masked import MaskedMethod, MaskedSlice
 from .kinds import (CALLS_ARGUMENTS, INSPECTORS, MOVES_ARGUMENTS, Unobservable, contains_standin, introspection, observe,
                     same_inputs, signature_inputs, standin_types, standins_in)
-from .lattice import INT_BITS, WIDE_INTS, describe, is_array
+from .lattice import INT_BITS, INT_RANGE, WIDE_INTS, describe, is_array
 from .trees import tree_flatten, tree_leaves
 from .pathkinds import MAX_COMBINATIONS, kinded_in
 from .state import Frame, Guard, ReturnSignal, unit_of_function
@@ -1393,6 +1393,11 @@ class CallMixin(GeneratorMixin, SortMixin):
                 result = other if better else result
             else:
                 result = self._select_operand(node, better, other, result, True)
+        if isinstance(result, Value) and result.type.dtype.kind in "iu" and not result.type.shape \
+                and not any(result is a for a in args):   # (a new select: an operand's own range stays its own)
+            known = _extreme_range(is_max, args)   # ``max(count, 1)`` is never 0: a division by it needs no check
+            if known is not None:
+                INT_RANGE[result] = known
         return result
 
     def _reduce_items(self, callee: Any, items: list, node: Any) -> Any:
@@ -1764,6 +1769,24 @@ def _consumed_at_once(tree: Any, node: Any, count: int) -> bool:
 # handing it back (``CallMixin._shadowed``).
 _LOOKING_METHODS = frozenset({"copy", "get", "keys", "items", "values", "count", "index", "__getitem__",
                               "__contains__", "__len__"})
+def _extreme_range(is_max: bool, args: tuple) -> tuple[int, int] | None:
+    """The values ``max(*args)`` (``min``) of ints can take, from each
+    operand's (a static int's is itself; a traced one's ``INT_RANGE``, else
+    any int64): a static bound on one side is enough to exclude 0."""
+    lo_any, hi_any = -(1 << 63), (1 << 63) - 1
+    bounds = []
+    for a in args:
+        if type(a) is int:
+            bounds.append((a, a))
+        elif isinstance(a, Value) and a.type.dtype.kind in "iu":
+            bounds.append(INT_RANGE.get(a, (lo_any, hi_any)))
+        else:
+            return None
+    if is_max:
+        return max(b[0] for b in bounds), max(b[1] for b in bounds)
+    return min(b[0] for b in bounds), min(b[1] for b in bounds)
+
+
 _LIST_ITERATOR = type(iter([]))   # an iterator made at trace time (itertools.chain/accumulate of static items)
 
 

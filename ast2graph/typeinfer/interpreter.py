@@ -931,6 +931,9 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         divisor = right if not isinstance(right, Value) else kind(right)(0)
         if divisor != 0:
             return
+        known = INT_RANGE.get(right) if isinstance(right, Value) else None
+        if known is not None and (known[0] > 0 or known[1] < 0):   # ``x / max(n, 1)``: never a zero divisor
+            return
         try:
             fn(kind(left)(1), divisor)
         except ZeroDivisionError as e:
