@@ -327,6 +327,24 @@ _MAKES_ARRAYS = frozenset({"array", "asarray", "asanyarray", "ascontiguousarray"
                            "where", "select", "piecewise", "tensordot", "isin"})
 # ndarray methods that give a 0-d ndarray (x[:1].reshape(()), x[:1].squeeze())
 _METHODS_MAKE_ARRAYS = frozenset({".reshape", ".squeeze"})
+def _method_array0(leaves: list) -> bool:
+    """Whether ``self.reshape(..)``/``self.squeeze()`` gives a 0-d ndarray in
+    eager: so on an ndarray of any rank (a view of it), where on a NumPy
+    scalar it gives a NumPy scalar (and the kind of a value that may be
+    either is not known: the caller falls back)."""
+    if not leaves or not isinstance(leaves[0], Value):
+        return False
+    t = leaves[0].type
+    return t.kinds == {"array0"} or t.kinds == {"numpy"} and bool(t.shape)
+
+
+def _method_scalar(leaves: list) -> bool:
+    """Whether ``self.reshape(())``/``self.squeeze()`` is of a NumPy scalar
+    (``np.float64(1).squeeze()``): a NumPy scalar again, as the graph's is."""
+    return bool(leaves) and isinstance(leaves[0], Value) and leaves[0].type.kinds == {"numpy"} \
+        and not leaves[0].type.shape
+
+
 # Python int operations that leave int64 on operands that fit it (k * k,
 # k ** 3, k << 40): on a traced int that may be large (``WIDE_INTS``) they run
 # in Python, where the int is exact; a sum would need operands near 2**62
@@ -511,8 +529,11 @@ class MutationMixin:
             kinds = {rule_kind(fn, leaves, c, numpy_fn, not r.type.shape) for c in combinations}
             if kinds != {"jax"}:   # a new result is a jax.Array until told otherwise
                 r.type = r.type.with_kinds(kinds)
+            if not r.type.shape and label in _METHODS_MAKE_ARRAYS and _method_array0(leaves):
+                r.type = r.type.with_kinds(("array0",))   # x.reshape(()), x.squeeze() of an ndarray: a 0-d ndarray
+                continue
             if not r.type.shape and "numpy" in kinds and (numpy_fn and getattr(user, "__name__", "") in _MAKES_ARRAYS
-                                                          or label in _METHODS_MAKE_ARRAYS):
+                                                          or label in _METHODS_MAKE_ARRAYS and not _method_scalar(leaves)):
                 # np.asarray(c), np.array(x.sum()): a 0-d ndarray in eager, where
                 # the graph's 0-d NumPy results are NumPy scalars (np.sum(x), a[i])
                 raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{qualified_name(user)} makes a 0-d NumPy "

@@ -1,0 +1,153 @@
+"""Library functions that once gave a silent wrong result, each against eager.
+
+The library sweep (``benchmarks/library_sweep.py``) found these: a Python bool
+returned as ``np.False_``, a 0-d ndarray returned as a NumPy scalar, a write
+into an argument lost, a float64 statistic computed in float32, complex roots
+in another order, a remainder with another shape. Each is pinned here twice:
+as user code showing the general behaviour, and as the library function that
+showed it, compared with eager (values, dtypes, kinds, argument mutations).
+Where the graph cannot compute exactly what eager computes, the construct
+falls back with a reason: asserted by its code.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.signal
+import scipy.special
+import scipy.stats
+from sklearn.utils.extmath import svd_flip
+
+from tests.helpers import check
+
+V = np.random.default_rng(0).normal(size=8)
+W = np.random.default_rng(1).normal(size=8)
+A = np.random.default_rng(0).normal(size=(4, 4))
+B = np.random.default_rng(1).normal(size=(4, 4))
+
+
+def codes(explanation) -> set[str]:
+    return {s.code.code for s in explanation.fallback_sites}
+
+
+# ------------------------------------------------ Python bool, not np.bool_
+def test_bool_of_an_array_reduction_is_a_python_bool():
+    def f(x, y):
+        close = np.abs(x - y) <= 1e-8 + 1e-5 * np.abs(y)
+        return bool(np.all(close)), bool((x == y).all())
+    check(f, V, W)
+    check(f, V, V.copy())
+
+
+@pytest.mark.parametrize("fn", [np.allclose, np.array_equal, np.array_equiv])
+def test_numpy_comparisons_return_python_bools(fn):
+    check(fn, V, W)
+    check(fn, V, V.copy())
+
+
+# ------------------------------------------------ a 0-d ndarray, not a NumPy scalar
+def test_squeeze_and_reshape_to_0d_give_a_0d_ndarray():
+    def f(x, a, b):
+        c = np.dot(x[None, :], x[:, None])
+        c *= 0.5
+        t = np.dot(a.reshape(1, -1), b.reshape(-1, 1)).reshape(())
+        return c.squeeze(), t
+    check(f, V, A, B)
+
+
+def test_reshape_and_squeeze_methods_to_0d_by_operand_kind():
+    def f(x):
+        s = np.sum(x)              # a NumPy scalar: its .reshape(()) is a NumPy scalar
+        a = np.asarray(x.sum())    # a 0-d ndarray: so is its .squeeze()
+        y = x.reshape(1, 3)[:, :1].squeeze()
+        return s.reshape(()), s.squeeze(), a.reshape(()), a.squeeze() + 1, y, y * 2
+    check(f, np.arange(3.0))
+
+
+def test_write_through_a_0d_view_reaches_the_base():
+    def f(x):
+        y = x[:1].reshape(())      # a 0-d ndarray viewing x
+        y += 5.0                   # in place: x[0] changes
+        z = np.squeeze(x[1:2])
+        z *= 3.0
+        return y, z, x
+    check(f, np.arange(3.0), full_graph=False)
+
+
+def test_numpy_cov_of_a_vector_and_full_tensordot_are_0d_ndarrays():
+    check(np.cov, V)
+    check(np.tensordot, A, B)
+    check(np.linalg.tensordot, A, B)
+
+
+# ------------------------------------------------ writes into arguments reach the caller
+def test_writes_into_an_argument_through_numpy_functions_reach_the_caller():
+    def f(dst, src, m):
+        np.copyto(dst, src)
+        m.flat[::m.shape[1] + 1] = src[:4]
+        return dst.sum() + m.sum()
+    check(f, V.copy(), W, A.copy(), full_graph=False)
+
+
+def test_numpy_copyto_and_fill_diagonal_write_into_their_argument():
+    check(np.copyto, V.copy(), W, full_graph=False)
+    check(np.fill_diagonal, A.copy(), B, full_graph=False)
+
+
+def test_in_place_sign_flip_of_arguments():
+    def f(u, v):
+        i = np.argmax(np.abs(u), axis=0)
+        s = np.sign(u[i, np.arange(u.shape[1])])
+        u *= s[np.newaxis, :]
+        v *= s[:, np.newaxis]
+        return u, v
+    check(f, A.copy(), B.copy())
+    check(svd_flip, A.copy(), B.copy())
+
+
+# ------------------------------------------------ partition: NumPy's own order
+def test_partition_keeps_numpy_order_beyond_kth():
+    def f(x, k):
+        return np.partition(x, k), np.partition(x * 2.0, 1)
+    check(f, np.random.default_rng(3).normal(size=40), 5)
+    check(np.partition, V, 2)
+
+
+# ------------------------------------------------ data-dependent shapes fall back
+def test_trimming_leading_zeros_is_a_data_dependent_shape():
+    def f(r):
+        while np.allclose(r[0], 0, rtol=1e-14) and r.shape[-1] > 1:
+            r = r[1:]
+        return r
+    check(f, np.array([0.0, 0.0, 1.0, 2.0]), full_graph=False)
+    e = check(np.polydiv, V, W[:3], full_graph=False)
+    assert "A2G009" in codes(e), str(e)
+
+
+# ------------------------------------------------ float64 statistics stay float64
+def test_statistics_through_compiled_special_functions_stay_float64():
+    def f(x):
+        n = x.shape[0]
+        m = x - x.mean()
+        s = n / 6.0 * (np.mean(m ** 3) / np.mean(m ** 2) ** 1.5) ** 2
+        return s, scipy.special.chdtrc(2, s)
+    check(f, V, full_graph=False)
+
+
+@pytest.mark.parametrize("fn", [scipy.stats.jarque_bera, scipy.stats.theilslopes])
+def test_scipy_stats_results_are_float64(fn):
+    check(fn, V, full_graph=False)
+
+
+# ------------------------------------------------ complex roots in eager's order
+def test_complex_roots_keep_eager_order_and_conjugates():
+    def f(a):
+        r = np.roots(a)
+        return r, np.conj(r)
+    check(f, W, full_graph=False)
+
+
+@pytest.mark.parametrize("fn", [scipy.signal.residue, scipy.signal.residuez])
+def test_scipy_signal_residues(fn):
+    check(fn, V, W, full_graph=False)
