@@ -19,7 +19,7 @@ import scipy.special
 import scipy.stats
 from sklearn.utils.extmath import svd_flip
 
-from tests.helpers import check
+from tests.helpers import check, check_sequence
 
 V = np.random.default_rng(0).normal(size=8)
 W = np.random.default_rng(1).normal(size=8)
@@ -151,3 +151,28 @@ def test_complex_roots_keep_eager_order_and_conjugates():
 @pytest.mark.parametrize("fn", [scipy.signal.residue, scipy.signal.residuez])
 def test_scipy_signal_residues(fn):
     check(fn, V, W, full_graph=False)
+
+
+# ------------------------------------------------ a pending write to outside state, then None
+def test_a_pending_write_to_an_outside_dict_does_not_stop_reads_of_none():
+    def make():
+        config = {"skip": False}
+
+        def f(x, device=None):
+            config["skip"] = True        # written back after the call
+            pair = (device, None)        # a read of None: not of the written dict
+            if pair[0] == pair[1]:
+                return x * 2.0, config.get("skip")
+            return x, config.get("skip")
+        return f, config
+
+    def step(f, config):
+        return f(V), dict(config)
+    check_sequence(make, [step, step])
+
+
+def test_sklearn_metrics_under_config_context():
+    import sklearn.metrics
+    y = np.array([0.5, 1.0, 2.0, 3.0])
+    p = np.array([0.4, 1.1, 2.5, 2.0])
+    check(sklearn.metrics.mean_squared_error, y, p, full_graph=False)
