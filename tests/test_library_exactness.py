@@ -176,3 +176,29 @@ def test_sklearn_metrics_under_config_context():
     y = np.array([0.5, 1.0, 2.0, 3.0])
     p = np.array([0.4, 1.1, 2.5, 2.0])
     check(sklearn.metrics.mean_squared_error, y, p, full_graph=False)
+
+
+# ------------------------------------------------ x.flags.writeable of a new array
+def test_flags_writeable_of_a_new_numpy_array_is_static():
+    def f(x):
+        y = np.exp(x) * 2.0               # a ufunc's and an operator's results: new, writeable
+        z = np.sort(x)                    # a NumPy function's new array
+        if y.flags.writeable and z.flags["WRITEABLE"]:
+            y[0] = 0.0
+        return y, z, y.flags.writeable
+    check(f, V)
+
+
+def test_flags_writeable_where_eager_depends_on_the_object_falls_back():
+    def f(x):
+        b = np.broadcast_to(x, (2, 8))    # a read-only view
+        return b.flags.writeable, x.flags.writeable, b[0].flags["W"]
+    check(f, V, full_graph=False)
+    r = V.copy()
+    r.setflags(write=False)
+    check(f, r, full_graph=False)
+
+
+def test_scipy_stats_writing_into_its_own_new_arrays():
+    check(scipy.stats.gzscore, np.abs(V) + 0.1, full_graph=False)
+    check(scipy.stats.iqr, V, full_graph=False)

@@ -266,6 +266,10 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         # versions to write back; leaf indices sharing memory with another
         # argument; the frames of the callers of inlined functions.
         self.view_of: dict[int, tuple] = {}
+        # NumPy arrays made in this segment by a NumPy function that eager
+        # gives as a new writeable array (no view, no operand handed back:
+        # mutation._numpy_result_kinds): id -> value; ``x.flags.writeable`` is True
+        self.writeable_arrays: dict[int, Value] = {}
         self.input_of: dict[int, tuple] = {}
         self.input_writes: dict[int, Value] = {}
         self.input_aliased: set[int] = set()
@@ -1176,8 +1180,18 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         return self.traced_ifexp(node, truth)
 
     def eval_Attribute(self, node: gast.Attribute) -> Any:
+        if node.attr == "writeable" and isinstance(node.value, gast.Attribute) and node.value.attr == "flags":
+            array = self.eval(node.value.value)   # ``x.flags.writeable`` (the flags object itself is not modelled)
+            if self.known_writeable(array):
+                return True
+            return self.attribute_of(self.attribute_of(array, "flags", node.value), node.attr, node)
         obj = self.eval(node.value)
         return self.attribute_of(obj, node.attr, node)
+
+    def known_writeable(self, x: Any) -> bool:
+        """``x`` is a NumPy array this segment made, new and writeable in eager
+        (``writeable_arrays``): its ``.flags.writeable`` is True on every call."""
+        return isinstance(x, Value) and self.writeable_arrays.get(id(x), None) is x
 
     def attribute_of(self, obj: Any, attr: str, node: Any) -> Any:
         """``obj.attr``; a local function answers as a function does."""
@@ -1296,6 +1310,12 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         return self.emit_call(arrays.attribute, (value, attr), {}, node, f".{attr}")
 
     def eval_Subscript(self, node: gast.Subscript) -> Any:
+        if isinstance(node.value, gast.Attribute) and node.value.attr == "flags" and \
+                isinstance(node.slice, gast.Constant) and node.slice.value in ("WRITEABLE", "W"):
+            array = self.eval(node.value.value)   # ``x.flags["WRITEABLE"]``: as ``x.flags.writeable``
+            if self.known_writeable(array):
+                return True
+            return self.subscript(self.attribute_of(array, "flags", node.value), node.slice.value, node)
         obj = self.eval(node.value)
         idx = self.eval_index(node.slice)
         if type(obj) is KindedValue or type(idx) is KindedValue:

@@ -239,6 +239,12 @@ def _same_static(a: Any, b: Any) -> bool:
         return False
 
 
+# Operators that make a new array of ndarray operands (not the in-place ones: they hand back their operand)
+_NEW_ARRAY_OPERATORS = frozenset(map(id, {operator.add, operator.sub, operator.mul, operator.truediv, operator.floordiv,
+                                  operator.mod, operator.pow, operator.matmul, operator.neg, operator.pos,
+                                  operator.invert, operator.and_, operator.or_, operator.xor, operator.lshift,
+                                  operator.rshift, operator.lt, operator.le, operator.eq, operator.ne, operator.gt,
+                                  operator.ge, abs}))
 # Builtins that call their operands' own operator methods (``abs(x)`` is ``x.__abs__()``).
 _OPERATOR_BUILTINS = frozenset(map(id, (abs, pow, divmod, sum, max, min)))
 
@@ -539,6 +545,19 @@ class MutationMixin:
                 raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{qualified_name(user)} makes a 0-d NumPy "
                                        "array, which the graph cannot tell from a NumPy scalar")
         self._mark_views(fn, label, leaves, results, node)
+        if isinstance(user, np.ufunc) or id(fn) in _NEW_ARRAY_OPERATORS:
+            self._note_new_arrays(leaves, results)
+
+    def _note_new_arrays(self, leaves: list, results: list) -> None:
+        """The results of a ufunc (its ``out=`` is handled apart: ``calls._ufunc_out``)
+        or of an operator on NumPy arrays and numbers: NumPy makes each a new,
+        writeable ndarray (``writeable_arrays``)."""
+        if any(isinstance(x, Value) and not x.type.kinds <= {"numpy", "array0", "python"} or _jax_operand(x)
+               for x in leaves):
+            return   # (a jax.Array operand: eager's result is JAX's, read-only once converted)
+        for r in results:
+            if r.type.kinds == {"numpy"} and r.type.shape and id(r) not in self.view_of:
+                self.writeable_arrays[id(r)] = r
 
     def _numpy_result_kinds(self, user: Any, treedef: Any, leaves: list, out_leaves: list, node: Any) -> bool:
         """The kinds of the results of the NumPy function ``user`` on NumPy
@@ -573,8 +592,12 @@ class MutationMixin:
                                        f"{type(theirs).__name__} {np.shape(theirs)} in eager where its graph op gives "
                                        f"{mine.type}")
             kinds.append((mine, kind))
-        for (mine, kind), shares in zip(kinds, [s for m, s in zip(out_leaves, probe.shares) if isinstance(m, Value)]):
+        theirs = [t for m, t in zip(out_leaves, probe.leaves) if isinstance(m, Value)]
+        for (mine, kind), shares, eager in zip(kinds, [s for m, s in zip(out_leaves, probe.shares) if isinstance(m, Value)],
+                                               theirs):
             mine.type = mine.type.with_kinds((kind,))
+            if not shares and isinstance(eager, np.ndarray) and eager.ndim and eager.flags.writeable:
+                self.writeable_arrays[id(mine)] = mine   # a new array, writeable in eager (``x.flags.writeable``)
             bases = [leaves[k] for k in shares if isinstance(leaves[k], Value)]
             if bases and (mine.type.shape or mine.type.array0):
                 self.view_of[id(mine)] = (mine, bases)
@@ -713,6 +736,8 @@ class MutationMixin:
         else:
             new = self.emit_call(np_setitem, (obj, idx, value), {}, target, "setitem")
         new.type = dataclasses.replace(new.type, numpy=True, array0=obj.type.array0)
+        if self.known_writeable(obj):   # the same array, written: still a new writeable one
+            self.writeable_arrays[id(new)] = new
         entry = self.input_of.get(id(obj))
         if entry is not None:   # an argument: write it back into the caller's array
             self.input_of[id(new)] = (new, entry[1])
