@@ -202,3 +202,35 @@ def test_flags_writeable_where_eager_depends_on_the_object_falls_back():
 def test_scipy_stats_writing_into_its_own_new_arrays():
     check(scipy.stats.gzscore, np.abs(V) + 0.1, full_graph=False)
     check(scipy.stats.iqr, V, full_graph=False)
+
+
+# ------------------------------------------------ `is` between arrays the trace knows
+def test_identity_of_argument_arrays_and_new_arrays():
+    def f(x, y):
+        z = np.exp(x)
+        z[0] = 1.0                        # the same object after the write
+        same = y is x, z is x, z is np.exp(x), np.asarray(x) is x
+        return (x + y if y is x else x - y), same
+    check(f, V, W)
+    check(f, V, V, full_graph=False)   # the same array twice: eager's `is` is True (not known: falls back)
+    a = np.arange(8.0)
+    check(f, a, a[::-1], full_graph=False)   # a view of another argument: not known
+
+
+def test_sklearn_pairwise_identity_check():
+    import sklearn.metrics.pairwise as pw
+    check(pw.paired_cosine_distances, A, B, full_graph=False)
+
+
+def test_identity_of_arguments_when_the_caller_passes_one_array_twice_later():
+    def make():
+        def f(x, y):
+            return x * 2.0 if y is x else x - y
+        return f, {"a": V.copy(), "b": W.copy()}
+
+    def apart(f, w):
+        return f(w["a"], w["b"])
+
+    def twice(f, w):
+        return f(w["a"], w["a"])
+    check_sequence(make, [apart, twice, apart], full_graph=False)

@@ -268,8 +268,9 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         self.view_of: dict[int, tuple] = {}
         # NumPy arrays made in this segment by a NumPy function that eager
         # gives as a new writeable array (no view, no operand handed back:
-        # mutation._numpy_result_kinds): id -> value; ``x.flags.writeable`` is True
-        self.writeable_arrays: dict[int, Value] = {}
+        # mutation._numpy_result_kinds): id -> (value, the id of its first
+        # version: one object in eager); ``x.flags.writeable`` is True
+        self.writeable_arrays: dict[int, tuple] = {}
         self.input_of: dict[int, tuple] = {}
         self.input_writes: dict[int, Value] = {}
         self.input_aliased: set[int] = set()
@@ -1115,6 +1116,9 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         return result
 
     def _identity(self, left: Any, right: Any, op: Any, node: Any) -> bool:
+        a, b = self.object_token(left), self.object_token(right)
+        if a is not None and b is not None:   # two arrays the trace knows: ``Y is X`` of two arguments
+            return (a == b) is isinstance(op, gast.Is)
         try:
             return same_object(left, right) is isinstance(op, gast.Is)
         except Unobservable as e:
@@ -1191,7 +1195,26 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
     def known_writeable(self, x: Any) -> bool:
         """``x`` is a NumPy array this segment made, new and writeable in eager
         (``writeable_arrays``): its ``.flags.writeable`` is True on every call."""
-        return isinstance(x, Value) and self.writeable_arrays.get(id(x), None) is x
+        entry = self.writeable_arrays.get(id(x)) if isinstance(x, Value) else None
+        return entry is not None and entry[0] is x
+
+    def object_token(self, x: Any) -> tuple | None:
+        """Which eager object the NumPy array ``x`` is, where the trace knows
+        it: a new array this segment made (``writeable_arrays``; its versions
+        after in-place writes are the same object), or an argument array
+        sharing memory with no other argument (``input_aliased``: in the
+        plan key). None where it may be another value's object (a view, an
+        operand handed back, a join of paths)."""
+        if not isinstance(x, Value):
+            return None
+        entry = self.writeable_arrays.get(id(x))
+        if entry is not None and entry[0] is x:
+            return ("new", entry[1])
+        entry = self.input_of.get(id(x))
+        if entry is not None and entry[0] is x and x.type.kinds == {"numpy"} and x.type.shape \
+                and entry[1] not in self.input_aliased:
+            return ("argument", entry[1])
+        return None
 
     def attribute_of(self, obj: Any, attr: str, node: Any) -> Any:
         """``obj.attr``; a local function answers as a function does."""

@@ -557,7 +557,7 @@ class MutationMixin:
             return   # (a jax.Array operand: eager's result is JAX's, read-only once converted)
         for r in results:
             if r.type.kinds == {"numpy"} and r.type.shape and id(r) not in self.view_of:
-                self.writeable_arrays[id(r)] = r
+                self.writeable_arrays[id(r)] = (r, id(r))
 
     def _numpy_result_kinds(self, user: Any, treedef: Any, leaves: list, out_leaves: list, node: Any) -> bool:
         """The kinds of the results of the NumPy function ``user`` on NumPy
@@ -597,7 +597,7 @@ class MutationMixin:
                                                theirs):
             mine.type = mine.type.with_kinds((kind,))
             if not shares and isinstance(eager, np.ndarray) and eager.ndim and eager.flags.writeable:
-                self.writeable_arrays[id(mine)] = mine   # a new array, writeable in eager (``x.flags.writeable``)
+                self.writeable_arrays[id(mine)] = (mine, id(mine))   # a new array, writeable in eager (``x.flags.writeable``)
             bases = [leaves[k] for k in shares if isinstance(leaves[k], Value)]
             if bases and (mine.type.shape or mine.type.array0):
                 self.view_of[id(mine)] = (mine, bases)
@@ -736,8 +736,8 @@ class MutationMixin:
         else:
             new = self.emit_call(np_setitem, (obj, idx, value), {}, target, "setitem")
         new.type = dataclasses.replace(new.type, numpy=True, array0=obj.type.array0)
-        if self.known_writeable(obj):   # the same array, written: still a new writeable one
-            self.writeable_arrays[id(new)] = new
+        if self.known_writeable(obj):   # the same array, written: still a new writeable one, the same object
+            self.writeable_arrays[id(new)] = (new, self.writeable_arrays[id(obj)][1])
         entry = self.input_of.get(id(obj))
         if entry is not None:   # an argument: write it back into the caller's array
             self.input_of[id(new)] = (new, entry[1])
