@@ -234,3 +234,64 @@ def test_identity_of_arguments_when_the_caller_passes_one_array_twice_later():
     def twice(f, w):
         return f(w["a"], w["a"])
     check_sequence(make, [apart, twice, apart], full_graph=False)
+
+
+# ------------------------------------------------ a raise after statements that compute its message
+def _finite_check(x, allow_nan=False, name=""):
+    has_inf = np.any(np.isinf(x))
+    has_nan_error = False if allow_nan else np.any(np.isnan(x))
+    if has_inf or has_nan_error:
+        if has_nan_error:
+            type_err = "NaN"                       # a str chosen by a traced condition
+        else:
+            type_err = f"infinity or a value too large for {x.dtype!r}"
+        padded = name + " " if name else ""
+        msg_err = f"Input {padded}contains {type_err}."
+        raise ValueError(msg_err)
+    return x * 2
+
+
+@pytest.mark.parametrize("x", [V, np.array([1.0, np.nan]), np.array([1.0, np.inf]), np.array([np.inf, np.nan])])
+def test_raise_after_message_statements_is_a_run_time_check(x):
+    check(_finite_check, x)
+    check(_finite_check, x, kwargs={"name": "X"})
+
+
+def test_names_bound_before_a_checked_raise_keep_their_values_after_it():
+    def f(x, i):
+        m = "small"
+        k = 0
+        if np.any(x > 5):
+            m = "big"
+            k = k + 1
+            raise ValueError(m)
+        return m, k, x[i]
+    check(f, np.arange(3.0), 1)
+    check(f, np.arange(8.0), 1)
+
+
+def test_a_message_block_with_a_run_time_check_of_its_own_is_not_hoisted():
+    def f(x, i):
+        if np.any(x > 5):
+            v = x[i]                   # eager checks i only when the block runs
+            raise ValueError(f"big: {v}")
+        return x
+    check(f, np.arange(3.0), 7, full_graph=False)
+    check(f, np.arange(8.0), 1, full_graph=False)
+
+
+def test_chosen_strings_print_and_return_as_eager():
+    def f(x):
+        s = "NaN" if np.any(np.isnan(x)) else "ok"
+        print(s)
+        return s, f"<{s}>", s == "ok"
+    check(f, V, full_graph=False)
+    check(f, np.array([1.0, np.nan]), full_graph=False)
+
+
+def test_sklearn_metrics_finite_check():
+    import sklearn.metrics
+    y = np.array([0, 1, 1, 0])
+    p = np.array([0.1, 0.8, 0.6, 0.3])
+    check(sklearn.metrics.brier_score_loss, y, p, full_graph=False)
+    check(sklearn.metrics.brier_score_loss, y, np.array([0.1, np.nan, 0.6, 0.3]), full_graph=False)
