@@ -44,6 +44,11 @@ class SliceSpec:
         return cls(*children)
 
 
+# The conversion of a DeferredStr slot holding the index of one of several
+# static strings (``spec``): a str variable a traced ``if`` set to one or another
+CHOICE = "choice"
+
+
 @jax.tree_util.register_pytree_node_class
 class DeferredStr:
     """An f-string of traced values, formatted on the host when it is printed.
@@ -72,6 +77,9 @@ class DeferredStr:
                 value = next(values)
                 if conv == "%":   # a printf-style directive (``"%.3f" % x``)
                     out.append(spec % (value,))
+                    continue
+                if conv == CHOICE:   # one of the strings a traced branch chose (``spec``), by its index
+                    out.append(spec[int(value)])
                     continue
                 value = {"s": str, "r": repr, "a": ascii}.get(conv, lambda v: v)(value)
                 out.append(format(value, spec))

@@ -631,7 +631,7 @@ class CallMixin(GeneratorMixin, SortMixin):
             shadow = self.shadow_of(owner)
             return (callee, args) if shadow is None else (getattr(shadow, callee.__name__), args)
         if any(callee is f for f in _LOOKING_BUILTINS):
-            shadows = [self.shadow_of(a) if targets.get(id(a)) is a else None for a in args]
+            shadows = [self.shadow_of(a) if id(a) in targets and targets[id(a)] is a else None for a in args]
             return callee, tuple(a if s is None else s for a, s in zip(args, shadows))
         return callee, args
 

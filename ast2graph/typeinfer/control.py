@@ -25,7 +25,7 @@ import jax
 import numpy as np
 
 from ..fallback.sites import FallbackCode, GraphBreak
-from ..ir.core import ArrayType, ForOp, IfOp, KindedValue, Region, ScanOp, SwitchOp, Value, WhileOp, walk_ops
+from ..ir.core import ArrayType, CallOp, ForOp, IfOp, KindedValue, Region, ScanOp, SwitchOp, Value, WhileOp, walk_ops
 from . import arrays
 from .exits import BodyEnd, ExitsMixin, LoopCtx
 from .lattice import INT_BITS, INT_RANGE, TRACED_INT_BITS, WIDE_INTS, abstract_type, describe, join_types, same_dtype, same_static
@@ -39,6 +39,58 @@ _MAX_FIXPOINT = 6
 _UNROLL_WARNING = 64   # a loop that cannot roll and unrolls more iterations than this warns (once per site)
 _unroll_warned: set = set()
 
+
+
+def _chosen_strings(outs: list, names: list[str]) -> None:
+    """A variable holding a different static str on each path of a traced
+    ``if`` (``type_err = "NaN"`` / ``"infinity"``): on each path, a deferred
+    string choosing its text by a Python int index, which joins as any
+    traced int. Its text is formatted on the host where eager uses it (a
+    message raised by a run-time check, a print, a result), as an f-string
+    of traced values is; comparing or hashing it falls back (a stand-in)."""
+    for name in names:
+        values = [env.get(name, UNBOUND) for _, env in outs]
+        if not all(type(v) is str and v for v in values) or len(set(values)) < 2:
+            continue   # (non-empty: a deferred string is true, as each of them is)
+        options = tuple(dict.fromkeys(values))
+        for (_, env), v in zip(outs, values):
+            env[name] = arrays.DeferredStr(((arrays.CHOICE, options),), (options.index(v),))
+
+
+# Statements that may precede a checked ``raise`` in its block (they only
+# compute its message): bindings of local names and ``if``s, nothing that
+# calls a function, writes into an object, or leaves the block
+_MESSAGE_STATEMENTS = (gast.Assign, gast.AugAssign, gast.AnnAssign, gast.If, gast.Pass)
+_MESSAGE_FORBIDDEN = (gast.Call, gast.Lambda, gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp,
+                      gast.NamedExpr, gast.Await, gast.Yield, gast.YieldFrom, gast.Return, gast.Break,
+                      gast.Continue, gast.Raise, gast.Global, gast.Nonlocal, gast.Delete, gast.Starred)
+
+
+def _message_block(stmts: list) -> bool:
+    """``stmts`` only compute values for a ``raise`` after them (``_MESSAGE_STATEMENTS``;
+    attributes read are an array's static ones: ``X.dtype``)."""
+    for stmt in stmts:
+        if not isinstance(stmt, _MESSAGE_STATEMENTS):
+            return False
+        for n in gast.walk(stmt):
+            if isinstance(n, _MESSAGE_FORBIDDEN):
+                return False
+            if isinstance(n, (gast.Attribute, gast.Subscript)) and not isinstance(n.ctx, gast.Load):
+                return False
+            if isinstance(n, gast.Attribute) and n.attr not in arrays.STATIC_ARRAY_ATTRS:
+                return False
+            if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load) and \
+                    not isinstance(stmt, (gast.Assign, gast.AugAssign, gast.AnnAssign, gast.If)):
+                return False
+    return True
+
+
+def _ops_since(region: Region, start: int):
+    """The ops appended to ``region`` from ``start`` on, nested regions included."""
+    for op in region.ops[start:]:
+        yield op
+        for sub in op.regions():
+            yield from walk_ops(sub)
 
 class UnrollWarning(UserWarning):
     """A loop that could not be rolled into one ``lax`` loop was unrolled
@@ -125,7 +177,42 @@ class ControlMixin(ExitsMixin):
                             "under a traced condition: a run-time check, the call raises as eager does")
                 self.exec_block(other)
                 return True
+        for body, other, negate in ((stmt.body, stmt.orelse, False), (stmt.orelse, stmt.body, True)):
+            if len(body) > 1 and isinstance(body[-1], gast.Raise) and body[-1].exc is not None \
+                    and body[-1].cause is None and _message_block(body[:-1]):
+                return self._checked_raise_block(stmt, truth, body, other, negate)
         return False
+
+    def _checked_raise_block(self, stmt: gast.If, truth: Value, body: list, other: list, negate: bool) -> bool:
+        """``if c: msg = ...; raise E(msg)``: the statements before the raise
+        only compute its arguments (``_message_block``), so they are traced
+        on every call, pure graph ops whose values matter only when the
+        check fires; the names they bind are as before the ``if`` after it
+        (eager leaves the block only by raising). False (nothing kept) where
+        they made an effect (a run-time check, a print) or the raise cannot
+        be a check."""
+        start = len(self.region.ops)
+        env0 = dict(self.frame.env)
+        checked = None
+        try:
+            self.exec_block(body[:-1])
+            if not any(isinstance(op, CallOp) and not op.results for op in _ops_since(self.region, start)):
+                checked = self.checked_exception(body[-1].exc, start)
+                if checked is not None:
+                    pred = self.emit_call(arrays.logical_not, (truth,), {}, stmt, "not") if negate else truth
+                    self.emit_raise_check(pred, body[-1], *checked, "raise")
+        except GraphBreak:
+            checked = None
+        self.frame.env = env0
+        if checked is None:
+            del self.region.ops[start:]
+            return False
+        exc = checked[0]
+        self.decide(stmt, "if", "checked", f"`raise {(exc if isinstance(exc, type) else type(exc)).__name__}` after "
+                    "statements computing its message, under a traced condition: a run-time check, the call "
+                    "raises as eager does")
+        self.exec_block(other)
+        return True
 
     def _elif_chain(self, stmt: gast.If, truth: Value) -> tuple[list[Value], list[list], list]:
         """``if a: .. elif b: .. else: ..`` with traced a, b: the conditions
@@ -211,6 +298,7 @@ class ControlMixin(ExitsMixin):
         plain = list(names)
         names += [name for name, _ in containers]
         self._fill_placeholders(node, outs, [n for n in names if n.startswith("<retval")])
+        _chosen_strings(outs, names)
         templates = [self._join_branch_name(node, self._branch_label(name), [env.get(name, UNBOUND) for _, env in outs])
                      for name in names]
         results = self._emit_branch_op(node, pred, outs, names, templates, switch)

@@ -279,6 +279,11 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         # versions to write back; leaf indices sharing memory with another
         # argument; the frames of the callers of inlined functions.
         self.view_of: dict[int, tuple] = {}
+        # NumPy arrays made in this segment by a NumPy function that eager
+        # gives as a new writeable array (no view, no operand handed back:
+        # mutation._numpy_result_kinds): id -> (value, the id of its first
+        # version: one object in eager); ``x.flags.writeable`` is True
+        self.writeable_arrays: dict[int, tuple] = {}
         self.input_of: dict[int, tuple] = {}
         self.input_writes: dict[int, Value] = {}
         self.input_aliased: set[int] = set()
@@ -1127,6 +1132,9 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         return result
 
     def _identity(self, left: Any, right: Any, op: Any, node: Any) -> bool:
+        a, b = self.object_token(left), self.object_token(right)
+        if a is not None and b is not None:   # two arrays the trace knows: ``Y is X`` of two arguments
+            return (a == b) is isinstance(op, gast.Is)
         try:
             return same_object(left, right) is isinstance(op, gast.Is)
         except Unobservable as e:
@@ -1192,8 +1200,37 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         return self.traced_ifexp(node, truth)
 
     def eval_Attribute(self, node: gast.Attribute) -> Any:
+        if node.attr == "writeable" and isinstance(node.value, gast.Attribute) and node.value.attr == "flags":
+            array = self.eval(node.value.value)   # ``x.flags.writeable`` (the flags object itself is not modelled)
+            if self.known_writeable(array):
+                return True
+            return self.attribute_of(self.attribute_of(array, "flags", node.value), node.attr, node)
         obj = self.eval(node.value)
         return self.attribute_of(obj, node.attr, node)
+
+    def known_writeable(self, x: Any) -> bool:
+        """``x`` is a NumPy array this segment made, new and writeable in eager
+        (``writeable_arrays``): its ``.flags.writeable`` is True on every call."""
+        entry = self.writeable_arrays.get(id(x)) if isinstance(x, Value) else None
+        return entry is not None and entry[0] is x
+
+    def object_token(self, x: Any) -> tuple | None:
+        """Which eager object the NumPy array ``x`` is, where the trace knows
+        it: a new array this segment made (``writeable_arrays``; its versions
+        after in-place writes are the same object), or an argument array
+        sharing memory with no other argument (``input_aliased``: in the
+        plan key). None where it may be another value's object (a view, an
+        operand handed back, a join of paths)."""
+        if not isinstance(x, Value):
+            return None
+        entry = self.writeable_arrays.get(id(x))
+        if entry is not None and entry[0] is x:
+            return ("new", entry[1])
+        entry = self.input_of.get(id(x))
+        if entry is not None and entry[0] is x and x.type.kinds == {"numpy"} and x.type.shape \
+                and entry[1] not in self.input_aliased:
+            return ("argument", entry[1])
+        return None
 
     def attribute_of(self, obj: Any, attr: str, node: Any) -> Any:
         """``obj.attr``; a local function answers as a function does."""
@@ -1312,6 +1349,12 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         return self.emit_call(arrays.attribute, (value, attr), {}, node, f".{attr}")
 
     def eval_Subscript(self, node: gast.Subscript) -> Any:
+        if isinstance(node.value, gast.Attribute) and node.value.attr == "flags" and \
+                isinstance(node.slice, gast.Constant) and node.slice.value in ("WRITEABLE", "W"):
+            array = self.eval(node.value.value)   # ``x.flags["WRITEABLE"]``: as ``x.flags.writeable``
+            if self.known_writeable(array):
+                return True
+            return self.subscript(self.attribute_of(array, "flags", node.value), node.slice.value, node)
         obj = self.eval(node.value)
         idx = self.eval_index(node.slice)
         if type(obj) is KindedValue or type(idx) is KindedValue:

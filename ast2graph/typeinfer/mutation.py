@@ -239,6 +239,12 @@ def _same_static(a: Any, b: Any) -> bool:
         return False
 
 
+# Operators that make a new array of ndarray operands (not the in-place ones: they hand back their operand)
+_NEW_ARRAY_OPERATORS = frozenset(map(id, {operator.add, operator.sub, operator.mul, operator.truediv, operator.floordiv,
+                                  operator.mod, operator.pow, operator.matmul, operator.neg, operator.pos,
+                                  operator.invert, operator.and_, operator.or_, operator.xor, operator.lshift,
+                                  operator.rshift, operator.lt, operator.le, operator.eq, operator.ne, operator.gt,
+                                  operator.ge, abs}))
 # Builtins that call their operands' own operator methods (``abs(x)`` is ``x.__abs__()``).
 _OPERATOR_BUILTINS = frozenset(map(id, (abs, pow, divmod, sum, max, min)))
 
@@ -327,6 +333,24 @@ _MAKES_ARRAYS = frozenset({"array", "asarray", "asanyarray", "ascontiguousarray"
                            "where", "select", "piecewise", "tensordot", "isin"})
 # ndarray methods that give a 0-d ndarray (x[:1].reshape(()), x[:1].squeeze())
 _METHODS_MAKE_ARRAYS = frozenset({".reshape", ".squeeze"})
+def _method_array0(leaves: list) -> bool:
+    """Whether ``self.reshape(..)``/``self.squeeze()`` gives a 0-d ndarray in
+    eager: so on an ndarray of any rank (a view of it), where on a NumPy
+    scalar it gives a NumPy scalar (and the kind of a value that may be
+    either is not known: the caller falls back)."""
+    if not leaves or not isinstance(leaves[0], Value):
+        return False
+    t = leaves[0].type
+    return t.kinds == {"array0"} or t.kinds == {"numpy"} and bool(t.shape)
+
+
+def _method_scalar(leaves: list) -> bool:
+    """Whether ``self.reshape(())``/``self.squeeze()`` is of a NumPy scalar
+    (``np.float64(1).squeeze()``): a NumPy scalar again, as the graph's is."""
+    return bool(leaves) and isinstance(leaves[0], Value) and leaves[0].type.kinds == {"numpy"} \
+        and not leaves[0].type.shape
+
+
 # Python int operations that leave int64 on operands that fit it (k * k,
 # k ** 3, k << 40): on a traced int that may be large (``WIDE_INTS``) they run
 # in Python, where the int is exact; a sum would need operands near 2**62
@@ -539,13 +563,29 @@ class MutationMixin:
             kinds = {rule_kind(fn, leaves, c, numpy_fn, not r.type.shape) for c in combinations}
             if kinds != {"jax"}:   # a new result is a jax.Array until told otherwise
                 r.type = r.type.with_kinds(kinds)
+            if not r.type.shape and label in _METHODS_MAKE_ARRAYS and _method_array0(leaves):
+                r.type = r.type.with_kinds(("array0",))   # x.reshape(()), x.squeeze() of an ndarray: a 0-d ndarray
+                continue
             if not r.type.shape and "numpy" in kinds and (numpy_fn and getattr(user, "__name__", "") in _MAKES_ARRAYS
-                                                          or label in _METHODS_MAKE_ARRAYS):
+                                                          or label in _METHODS_MAKE_ARRAYS and not _method_scalar(leaves)):
                 # np.asarray(c), np.array(x.sum()): a 0-d ndarray in eager, where
                 # the graph's 0-d NumPy results are NumPy scalars (np.sum(x), a[i])
                 raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{qualified_name(user)} makes a 0-d NumPy "
                                        "array, which the graph cannot tell from a NumPy scalar")
         self._mark_views(fn, label, leaves, results, node)
+        if isinstance(user, np.ufunc) or id(fn) in _NEW_ARRAY_OPERATORS:
+            self._note_new_arrays(leaves, results)
+
+    def _note_new_arrays(self, leaves: list, results: list) -> None:
+        """The results of a ufunc (its ``out=`` is handled apart: ``calls._ufunc_out``)
+        or of an operator on NumPy arrays and numbers: NumPy makes each a new,
+        writeable ndarray (``writeable_arrays``)."""
+        if any(isinstance(x, Value) and not x.type.kinds <= {"numpy", "array0", "python"} or _jax_operand(x)
+               for x in leaves):
+            return   # (a jax.Array operand: eager's result is JAX's, read-only once converted)
+        for r in results:
+            if r.type.kinds == {"numpy"} and r.type.shape and id(r) not in self.view_of:
+                self.writeable_arrays[id(r)] = (r, id(r))
 
     def _numpy_result_kinds(self, user: Any, treedef: Any, leaves: list, out_leaves: list, node: Any) -> bool:
         """The kinds of the results of the NumPy function ``user`` on NumPy
@@ -580,8 +620,12 @@ class MutationMixin:
                                        f"{type(theirs).__name__} {np.shape(theirs)} in eager where its graph op gives "
                                        f"{mine.type}")
             kinds.append((mine, kind))
-        for (mine, kind), shares in zip(kinds, [s for m, s in zip(out_leaves, probe.shares) if isinstance(m, Value)]):
+        theirs = [t for m, t in zip(out_leaves, probe.leaves) if isinstance(m, Value)]
+        for (mine, kind), shares, eager in zip(kinds, [s for m, s in zip(out_leaves, probe.shares) if isinstance(m, Value)],
+                                               theirs):
             mine.type = mine.type.with_kinds((kind,))
+            if not shares and isinstance(eager, np.ndarray) and eager.ndim and eager.flags.writeable:
+                self.writeable_arrays[id(mine)] = (mine, id(mine))   # a new array, writeable in eager (``x.flags.writeable``)
             bases = [leaves[k] for k in shares if isinstance(leaves[k], Value)]
             if bases and (mine.type.shape or mine.type.array0):
                 self.view_of[id(mine)] = (mine, bases)
@@ -722,6 +766,8 @@ class MutationMixin:
         else:
             new = self.emit_call(np_setitem, (obj, idx, value), {}, target, "setitem")
         new.type = dataclasses.replace(new.type, numpy=True, array0=obj.type.array0)
+        if self.known_writeable(obj):   # the same array, written: still a new writeable one, the same object
+            self.writeable_arrays[id(new)] = (new, self.writeable_arrays[id(obj)][1])
         entry = self.input_of.get(id(obj))
         if entry is not None:   # an argument: write it back into the caller's array
             self.input_of[id(new)] = (new, entry[1])

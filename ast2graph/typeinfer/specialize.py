@@ -600,7 +600,8 @@ def _view_program(sp: Specializer, out_leaves: list, returns: bool, view_writes:
         slot_of[id(v)] = len(steps) - 1
         return slot_of[id(v)]
 
-    outs = [(j, x) for j, x in enumerate(out_leaves) if isinstance(x, Value) and "numpy" in x.type.kinds and x.type.shape]
+    outs = [(j, x) for j, x in enumerate(out_leaves) if isinstance(x, Value) and x.type.numpy
+            and (x.type.shape or x.type.array0)]   # (a 0-d ndarray view: x[:1].reshape(()))
     assigns: list[tuple[int, int]] = []
     shared: dict[int, set] = {}
     for j, x in outs:

@@ -278,7 +278,7 @@ class WritebackMixin:
         until the effects are replayed. None where the container has no
         pending effects (or one not replayed here: a write to a module's
         globals)."""
-        if self._shadows.get(id(container), (None,))[0] is container:
+        if id(container) in self._shadows and self._shadows[id(container)][0] is container:
             return self._shadows[id(container)][1]
         if type(container) not in (list, dict) or self.effect_targets.get(id(container)) is not container:
             return None
@@ -347,7 +347,7 @@ class WritebackMixin:
             if id(x) in seen:
                 continue
             seen.add(id(x))
-            if targets.get(id(x)) is x:
+            if id(x) in targets and targets[id(x)] is x:   # (not .get: None would match a missing id)
                 raise self.graph_break(FallbackCode.MUTATION, node, f"a read of {self.named(obj, 'a ')} after this "
                                        "function changed it (the change is made after the call)", "call")
             if isinstance(x, (list, tuple, set, frozenset)):
