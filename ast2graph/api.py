@@ -50,7 +50,7 @@ from .typeinfer import Options, Specialization, specialize, unit_of_function
 from .typeinfer.guards import Identity, changed_attributes, object_key
 from .typeinfer import numpy_api, scipy_api
 from .typeinfer.numpy_api import copy_keeping_views
-from .typeinfer.specialize import leaf_paths, numpy_aliasing
+from .typeinfer.specialize import leaf_paths, numpy_aliasing, numpy_readonly
 from .typeinfer.boundary import InputRef, container_paths, resolve
 from .typeinfer.nnx import boundary_leaf, is_node
 from .typeinfer.trees import tree_flatten
@@ -306,6 +306,8 @@ class GraphPlan:
             key = id(spec.out_template[k])
             if key not in made:
                 made[key] = np.array(filled[k])
+                if k in spec.readonly_out:   # read-only in eager (np.asarray of a jax.Array): a write raises
+                    made[key].flags.writeable = False
             filled[k] = made[key]
         if self.fresh_numpy:   # new arrays per call, as eager makes (aliases and views stay so)
             for k, a in zip(self.fresh_numpy, copy_keeping_views([spec.out_template[k] for k in self.fresh_numpy])):
@@ -598,7 +600,7 @@ class _Block:
         # under an outer JAX transform eager's arrays are tracers (isinstance, type() see it)
         outer = any(isinstance(x, jax.core.Tracer) for x in leaves)
         key = (i, tuple(names), treedef, tuple(_leaf_key(x, k in ident) for k, x in enumerate(leaves)),
-               (numpy_aliasing(leaves), shared), bool(jax.config.jax_enable_x64), outer)
+               (numpy_aliasing(leaves), numpy_readonly(leaves), shared), bool(jax.config.jax_enable_x64), outer)
         candidates = self.plans.setdefault(key, [])
         last, self.last_keys[i] = self.last_keys.get(i), key
         for plan in candidates:

@@ -284,6 +284,10 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         # mutation._numpy_result_kinds): id -> (value, the id of its first
         # version: one object in eager); ``x.flags.writeable`` is True
         self.writeable_arrays: dict[int, tuple] = {}
+        # NumPy arrays that are read-only in eager: ``np.asarray`` of a
+        # jax.Array (a view of its host buffer), ``np.broadcast_to``, views of
+        # them (mutation._mark_views): a write raises eager's ValueError
+        self.readonly_arrays: dict[int, Value] = {}
         self.input_of: dict[int, tuple] = {}
         self.input_writes: dict[int, Value] = {}
         self.input_aliased: set[int] = set()
@@ -1204,9 +1208,15 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
             array = self.eval(node.value.value)   # ``x.flags.writeable`` (the flags object itself is not modelled)
             if self.known_writeable(array):
                 return True
+            if self.known_readonly(array):
+                return False
             return self.attribute_of(self.attribute_of(array, "flags", node.value), node.attr, node)
         obj = self.eval(node.value)
         return self.attribute_of(obj, node.attr, node)
+
+    def known_readonly(self, x: Any) -> bool:
+        """``x`` is a NumPy array that is read-only in eager (``readonly_arrays``)."""
+        return isinstance(x, Value) and self.readonly_arrays.get(id(x)) is x
 
     def known_writeable(self, x: Any) -> bool:
         """``x`` is a NumPy array this segment made, new and writeable in eager

@@ -550,6 +550,7 @@ class MutationMixin:
                 bases = [leaves[k] for k in shares if isinstance(leaves[k], Value)]
                 if bases and r.type.shape:
                     self.view_of[id(r)] = (r, bases)
+            self._mark_readonly(getattr(user, "__name__", ""), leaves, results)
             return
         numpy_fn = is_numpy_callable(user)
         if not any(x.type.mixed for x in values):   # the usual case: one kind per operand
@@ -643,6 +644,8 @@ class MutationMixin:
         view = name in VIEW_NAMES
         if view and name == "getitem":
             view = _basic_index(leaves[1]) if len(leaves) > 1 else True
+        if view:
+            self._mark_readonly(name, leaves, results)
         if not view:
             return
         bases = [x for x in leaves if isinstance(x, Value) and ("numpy" in x.type.kinds and x.type.shape or
@@ -693,6 +696,25 @@ class MutationMixin:
         entry = self.fresh.get(id(obj))
         return contains_value((idx, value)) or (entry is not None and entry[1] is obj and entry[0] != self.traced_depth)
 
+    def _mark_readonly(self, name: str, leaves: list, results: list) -> None:
+        """``np.asarray`` of a jax.Array is a read-only view of its buffer;
+        ``np.broadcast_to``'s result and the views of a read-only array are
+        read-only too (``readonly_arrays``)."""
+        if name not in VIEW_NAMES or not (name == "broadcast_to" or any(
+                _jax_operand(x) or self.known_readonly(x) for x in leaves)):
+            return
+        for r in results:
+            if "numpy" in r.type.kinds or r.type.array0:
+                self.readonly_arrays[id(r)] = r
+                self.writeable_arrays.pop(id(r), None)
+
+    def check_not_readonly(self, obj: Any, node: Any) -> None:
+        """A write into a NumPy array that is read-only in eager raises there
+        (ValueError): the statement runs in Python, where it does."""
+        if self.known_readonly(obj):
+            raise self.graph_break(FallbackCode.TRACE_ERROR, node, "a write into a read-only NumPy array (np.asarray "
+                                   "of a jax.Array, np.broadcast_to, or a view of one; eager raises ValueError)")
+
     def array_store(self, target: gast.Subscript, obj: Any, idx: Any, value: Any, op: Any = None) -> None:
         """``x[idx] = value`` (or ``x[idx] op= value``) on an array."""
         if isinstance(obj, Value) and obj.type.mixed:
@@ -701,6 +723,7 @@ class MutationMixin:
         if isinstance(obj, Value) and not obj.type.numpy:
             raise self.graph_break(FallbackCode.TRACE_ERROR, target, "item assignment on a jax.Array (eager raises TypeError: "
                                    "JAX arrays are immutable)", hint="write x = x.at[i].set(v)")
+        self.check_not_readonly(obj, target)
         if not isinstance(target.value, gast.Name) or not self.frame.owns(target.value.id):
             raise self.graph_break(FallbackCode.MUTATION, target, "in-place write into an array reached through an "
                                    "expression or a non-local name", hint="bind the array to a local name first, or use x = x.at[i].set(v)")

@@ -73,6 +73,9 @@ class Specialization:
     input_writes_at: int = 0   # the position among the outputs of the first written-back argument's version
     written_arguments: list = field(default_factory=list)   # leaf indices of the argument arrays written in place
     late_checks: bool = False   # a run-time check follows a write of state (``Specializer.late_checks``)
+    # positions among the outputs of NumPy arrays that are read-only in eager (np.asarray of a jax.Array):
+    # handed back read-only, so a later write raises as eager's does
+    readonly_out: tuple = ()
 
 
 def numpy_aliasing(leaves: list) -> tuple:
@@ -80,6 +83,11 @@ def numpy_aliasing(leaves: list) -> tuple:
     found = [k for k, x in enumerate(leaves) if type(x) is np.ndarray]
     return tuple((a, b) for i, a in enumerate(found) for b in found[i + 1:]
                  if np.may_share_memory(leaves[a], leaves[b]))
+
+
+def numpy_readonly(leaves: list) -> tuple:
+    """The NumPy argument arrays that are read-only (a write into one raises)."""
+    return tuple(k for k, x in enumerate(leaves) if type(x) is np.ndarray and not x.flags.writeable)
 
 
 class _Shared(Exception):
@@ -320,6 +328,8 @@ def _specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str]
             if type(leaf) is np.ndarray:
                 v.type = dataclasses.replace(v.type, numpy=True)
                 sp.input_of[id(v)] = (v, i)
+                if not leaf.flags.writeable:   # (in the plan key: numpy_readonly)
+                    sp.readonly_arrays[id(v)] = v
             elif isinstance(leaf, np.generic):   # a NumPy scalar: NumPy kind, immutable
                 v.type = dataclasses.replace(v.type, numpy=True)
             params.append(v)
@@ -478,7 +488,7 @@ def _specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str]
                           [k for k, _ in input_writes], rebound, pinned, {k: key for k, (_, key) in by_value.items()},
                           deleted, frozenset(written_key(obj, attr) for obj, attr, _ in writes), views,
                           [path for _, path in rewritten], starts[2], sorted(written_arguments(sp)),
-                          sp.late_checks)
+                          sp.late_checks, tuple(k for k, x in enumerate(out_leaves) if sp.known_readonly(x)))
 
 
 def written_arguments(sp: Specializer) -> set[int]:
