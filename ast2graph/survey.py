@@ -132,6 +132,8 @@ class SyntheticModule:
         self.tree = tree
         self.globals: dict[str, Any] = {"__name__": "__a2g_survey__", "__file__": path, "__builtins__": builtins}
         self.defs: dict[str, ast.FunctionDef] = {}
+        self.classes: dict[str, RebuiltClass] = {}
+        self.methods: dict[str, RebuiltClass] = {}   # "C.m" -> its class
         self._bind(tree.body)
 
     def _bind(self, body: list) -> None:
@@ -152,6 +154,70 @@ class SyntheticModule:
                         self.globals[t.id] = value if once else jnp.ones((_PLACEHOLDER_SIDE,), jnp.float32)
         for name, node in self.defs.items():
             self.globals[name] = self.source_only(node)
+        for stmt in self.tree.body:
+            if isinstance(stmt, ast.ClassDef):
+                self.rebuild_class(stmt)
+
+    def rebuild_class(self, node: ast.ClassDef) -> None:
+        """The class ``node`` rebuilt without running its body: its methods
+        are source-only functions compiled inside a ``class C:`` skeleton (so
+        ``co_qualname`` and the ``__class__`` cell are the real ones), its
+        literal class attributes are values, its bases the rebuilt classes of
+        the file it names (others are dropped). Instances are made by
+        ``RebuiltClass.instance`` (``__init__`` never runs)."""
+        methods = [s for s in node.body if isinstance(s, ast.FunctionDef)]
+        skeleton = ast.ClassDef(node.name, [], [], [_stripped(m) for m in methods] or [ast.Pass()], [],
+                                **({"type_params": []} if "type_params" in ast.ClassDef._fields else {}))
+        ast.copy_location(skeleton, node)
+        ast.fix_missing_locations(skeleton)
+        imports = [s for s in _module_statements(self.tree.body) if isinstance(s, (ast.Import, ast.ImportFrom))]
+        try:
+            code = compile(ast.Module(imports + [skeleton], type_ignores=[]), self.path, "exec", dont_inherit=True)
+        except SyntaxError:
+            return
+        body = next(c for c in code.co_consts if isinstance(c, types.CodeType) and c.co_name == node.name)
+        namespace: dict[str, Any] = {}
+        for stmt in node.body:   # literal class attributes
+            if isinstance(stmt, ast.Assign) and all(isinstance(t, ast.Name) for t in stmt.targets):
+                ok, value = _literal(stmt.value)
+                for t in stmt.targets:
+                    if ok:
+                        namespace[t.id] = value
+        class_cell = types.CellType()
+        for m in methods:
+            own = next((c for c in body.co_consts if isinstance(c, types.CodeType) and c.co_name == m.name
+                        and c.co_firstlineno == _stripped(m).lineno), None)
+            if own is None:
+                continue
+            cells = tuple(class_cell for _ in own.co_freevars) or None   # only ``__class__`` is free in a method
+            fn = types.FunctionType(own, self.globals, m.name, None, cells)
+            fn.__qualname__ = f"{node.name}.{m.name}"
+            fn.__defaults__ = tuple(_default_value(d) for d in m.args.defaults) or None
+            fn.__kwdefaults__ = {a.arg: _default_value(d) for a, d in zip(m.args.kwonlyargs, m.args.kw_defaults)
+                                 if d is not None} or None
+            wrapper = _method_wrapper(m)
+            namespace[m.name] = wrapper(fn) if wrapper else fn
+            self.defs[f"{node.name}.{m.name}"] = m
+        bases = tuple(self.classes[b.id].cls for b in node.bases
+                      if isinstance(b, ast.Name) and b.id in self.classes)
+        try:
+            cls = type(node.name, bases, namespace)
+        except TypeError:
+            return
+        class_cell.cell_contents = cls
+        rebuilt = RebuiltClass(node, cls, _init_attributes(node, [self.classes[b.id] for b in node.bases
+                                                                  if isinstance(b, ast.Name) and b.id in self.classes]))
+        self.classes[node.name] = rebuilt
+        self.globals[node.name] = cls
+        for m in methods:
+            self.methods[f"{node.name}.{m.name}"] = rebuilt
+
+    def function(self, qualname: str) -> Any:
+        """The source-only function of ``qualname`` (a method: the plain function in its rebuilt class)."""
+        if qualname in self.methods:
+            raw = self.methods[qualname].cls.__dict__[qualname.rsplit(".", 1)[1]]
+            return getattr(raw, "__func__", getattr(raw, "fget", raw))
+        return self.globals[qualname]
 
     def source_only(self, node: ast.FunctionDef) -> types.FunctionType:
         """The ``def`` compiled without decorators, annotations or non-literal
@@ -200,6 +266,91 @@ class SyntheticModule:
         return obj if callable(obj) and str(module).split(".")[0] in _KNOWN_ROOTS else None
 
 
+def _method_wrapper(node: ast.FunctionDef) -> Callable | None:
+    """``staticmethod``/``classmethod``/``property`` when the method is decorated by that builtin alone."""
+    names = [d.id for d in node.decorator_list if isinstance(d, ast.Name)]
+    if len(names) == 1 == len(node.decorator_list) and names[0] in ("staticmethod", "classmethod", "property"):
+        return getattr(builtins, names[0])
+    return None
+
+
+# an attribute's starting kind from what ``__init__`` assigns it: a constructor's rank says the array's
+_ARRAY_CALLS = {"zeros": 1, "ones": 1, "full": 1, "empty": 1, "arange": 1, "linspace": 1, "zeros_like": 0,
+                "ones_like": 0, "array": 1, "asarray": 1, "eye": 0, "float32": 7, "float64": 7, "int32": 7}
+
+
+@dataclass
+class RebuiltClass:
+    """A class of the file rebuilt without running its body, and what its
+    ``__init__`` assigns to ``self``: an attribute name -> ``(True, value)``
+    for a literal (or a parameter's literal default), ``(False, kind)`` for
+    anything else, whose kind the search decides (a pseudo-parameter
+    ``self.NAME``)."""
+
+    node: ast.ClassDef
+    cls: type
+    attributes: dict[str, tuple[bool, Any]]
+
+    def instance(self, make: Callable[[str, int], Any], kinds: dict[str, int], self_name: str) -> Any:
+        """An object of the class, ``__init__`` not run: its attributes set as the search assumes."""
+        obj = object.__new__(self.cls)
+        for attr, (known, value) in self.attributes.items():
+            if known:
+                obj.__dict__[attr] = value
+            else:
+                key = f"{self_name}.{attr}"
+                kinds.setdefault(key, value)
+                obj.__dict__[attr] = make(key, kinds[key])
+        return obj
+
+
+def _init_attributes(node: ast.ClassDef, bases: list[RebuiltClass]) -> dict[str, tuple[bool, Any]]:
+    """What ``__init__`` assigns to ``self.NAME`` (see ``RebuiltClass``); the bases' first."""
+    out: dict[str, tuple[bool, Any]] = {}
+    for base in bases:
+        out.update(base.attributes)
+    init = next((s for s in node.body if isinstance(s, ast.FunctionDef) and s.name == "__init__"), None)
+    if init is None or not init.args.args:
+        return out
+    me = init.args.args[0].arg
+    params = init.args.posonlyargs + init.args.args
+    defaults = dict(zip([a.arg for a in params][len(params) - len(init.args.defaults):], init.args.defaults))
+    defaults.update({a.arg: d for a, d in zip(init.args.kwonlyargs, init.args.kw_defaults) if d is not None})
+    seen: dict[str, tuple[bool, Any]] = {}
+    for stmt in ast.walk(init):
+        if not isinstance(stmt, (ast.Assign, ast.AnnAssign)) or stmt.value is None:
+            continue
+        for target in (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]):
+            pairs = list(zip(target.elts, stmt.value.elts)) if isinstance(target, ast.Tuple) and \
+                isinstance(stmt.value, ast.Tuple) and len(target.elts) == len(stmt.value.elts) else [(target, stmt.value)]
+            for t, v in pairs:
+                if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == me:
+                    guess = _attribute_guess(v, defaults)
+                    # assigned twice with different values: its kind is searched
+                    seen[t.attr] = guess if t.attr not in seen or seen[t.attr] == guess else (False, 5)
+    out.update(seen)
+    return out
+
+
+def _attribute_guess(value: ast.expr, defaults: dict[str, ast.expr]) -> tuple[bool, Any]:
+    ok, literal = _literal(value)
+    if ok:
+        return True, literal
+    if isinstance(value, ast.Name) and value.id in defaults:
+        ok, literal = _literal(defaults[value.id])
+        if ok:
+            return True, literal
+    if isinstance(value, ast.Name):
+        return False, 5   # a constructor's argument: most often a hyper-parameter (a Python number)
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in _ARRAY_CALLS:
+        numpy = isinstance(value.func.value, ast.Name) and value.func.value.id in ("np", "numpy")
+        kind = _ARRAY_CALLS[value.func.attr]
+        if kind == 1 and value.args and isinstance(value.args[0], ast.Tuple) and len(value.args[0].elts) == 2:
+            kind = 0
+        return False, {0: 3, 1: 2}.get(kind, kind) if numpy else kind
+    return False, 0
+
+
 def _default_value(node: ast.expr) -> Any:
     ok, value = _literal(node)
     return value if ok else None
@@ -245,14 +396,16 @@ class _Found:
 
 
 def _arguments(node: ast.FunctionDef, kinds: dict[str, int], env: dict,
-               make: Callable[[str, int], Any] | None = None) -> dict[str, Any]:
+               make: Callable[[str, int], Any] | None = None, fixed: dict | None = None) -> dict[str, Any]:
     """Abstract arguments from the def's annotations and literal defaults,
-    otherwise the assumption's placeholder."""
+    otherwise the assumption's placeholder (``fixed``: given, a method's ``self``)."""
     args = node.args
     positional = args.posonlyargs + args.args
     defaults = [None] * (len(positional) - len(args.defaults)) + list(args.defaults)
-    out: dict[str, Any] = {}
+    out: dict[str, Any] = dict(fixed or {})
     for a, d in list(zip(positional, defaults)) + list(zip(args.kwonlyargs, args.kw_defaults)):
+        if a.arg in out:
+            continue
         ok, value = _annotation_value(a.annotation, env)
         if not ok:
             ok, value = _literal(d)
@@ -501,9 +654,10 @@ def _survey(path: str, qualname: str, module: SyntheticModule | None) -> list[Re
         module = synthetic_module(path)
     node = module.defs.get(qualname)
     if node is None:
-        raise ReportError(f"{path}: {qualname!r} is not a module-level function (the survey reads only those yet)")
-    fn = module.globals[qualname]
-    return _Search(fn, node, module.globals, path, qualname).run()
+        raise ReportError(f"{path}: {qualname!r} is not a module-level function or a method of a module-level "
+                          "class (the survey reads only those yet)")
+    return _Search(module.function(qualname), node, module.globals, path, qualname,
+                   module.methods.get(qualname)).run()
 
 
 @dataclass
@@ -521,12 +675,16 @@ class _Search:
     vanishes is ``depends`` on that parameter, the sites of the last run
     eager accepts are ``always``."""
 
-    def __init__(self, fn: Any, node: ast.FunctionDef, globals_: dict, path: str, qualname: str):
+    def __init__(self, fn: Any, node: ast.FunctionDef, globals_: dict, path: str, qualname: str,
+                 owner: RebuiltClass | None = None):
         self.fn, self.node, self.globals, self.path, self.qualname = fn, node, globals_, path, qualname
-        self.first_store: dict[str, int] = {}   # variable -> the first line that assigns it
+        self.owner = owner if owner is not None and node.args.args and _method_wrapper(node) is not staticmethod \
+            else None
+        self.self_name = node.args.args[0].arg if self.owner is not None else None
+        self.first_store: dict[str, int] = {}   # variable (or ``self.attr``) -> the first line that assigns it
         for n in ast.walk(node):
-            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
-                self.first_store[n.id] = min(n.lineno, self.first_store.get(n.id, n.lineno))
+            if isinstance(getattr(n, "ctx", None), ast.Store) and _ref(n) is not None:
+                self.first_store[_ref(n)] = min(n.lineno, self.first_store.get(_ref(n), n.lineno))
         self.depends: list[ReportSite] = []
         self.reads = _assignment_reads(node)
         self.keys = sorted({n.slice.value for n in ast.walk(node) if isinstance(n, ast.Subscript)
@@ -546,7 +704,11 @@ class _Search:
         from .typeinfer.state import Options
 
         kinds = dict(kinds)
-        env = _arguments(self.node, kinds, self.globals, self.make)
+        fixed = {}
+        if self.owner is not None:   # ``self``: an object of the rebuilt class (``cls``: the class)
+            fixed[self.self_name] = self.owner.cls if _method_wrapper(self.node) is classmethod \
+                else self.owner.instance(self.make, kinds, self.self_name)
+        env = _arguments(self.node, kinds, self.globals, self.make, fixed)
         surveyor = _Surveyor(self.fn, Options())
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -559,8 +721,11 @@ class _Search:
 
     def named(self, line: int, kinds: dict[str, int]) -> set[str]:
         """Parameters named on ``line`` that still hold their argument (never rebound)."""
-        on = {n.id for n in ast.walk(self.node) if isinstance(n, ast.Name) and getattr(n, "lineno", 0) == line}
-        return self.holding(on, line, kinds)
+        return self.holding(self.on_line(line), line, kinds)
+
+    def on_line(self, line: int) -> set[str]:
+        """The names (and ``name.attr`` references) on ``line``."""
+        return {_ref(n) for n in ast.walk(self.node) if getattr(n, "lineno", 0) == line and _ref(n) is not None}
 
     def holding(self, names: set[str], line: int, kinds: dict[str, int]) -> set[str]:
         """The parameters among ``names`` not assigned above ``line`` (still the argument there)."""
@@ -570,7 +735,7 @@ class _Search:
         """Parameters named on ``line`` or flowing into a variable named
         there (through the assignments of the function, by name): each
         counted where it is read, if still the argument there."""
-        on = {n.id for n in ast.walk(self.node) if isinstance(n, ast.Name) and getattr(n, "lineno", 0) == line}
+        on = self.on_line(line)
         found = self.holding(on, line, kinds)
         seen, todo = set(on), list(on)
         while todo:
@@ -644,8 +809,8 @@ class _Search:
         line = site.loc.line
         for attrs, container in ((_DICT_ATTRS, _DICT), (_LIST_ATTRS, _LIST)):
             # ``p.items()`` on the line, eager's object lacking it: ``p`` is a dict (a list)
-            receivers = {n.value.id for n in ast.walk(self.node) if isinstance(n, ast.Attribute)
-                         and n.attr in attrs and isinstance(n.value, ast.Name) and n.lineno == line}
+            receivers = {_ref(n.value) for n in ast.walk(self.node) if isinstance(n, ast.Attribute)
+                         and n.attr in attrs and _ref(n.value) is not None and n.lineno == line}
             receivers = {p for p in self.holding(receivers, line, kinds) if kinds[p] != container}
             if receivers and any(f"'{a}'" in site.cause or f" {a} " in site.cause for a in attrs):
                 for p in receivers:
@@ -696,12 +861,21 @@ def _assignment_reads(fn: ast.FunctionDef) -> dict[str, list[tuple[int, set[str]
             continue
         if source is None:
             continue
-        read = {n.id for n in ast.walk(source) if isinstance(n, ast.Name)}
+        read = {_ref(n) for n in ast.walk(source)} - {None}
         for t in targets:
             for n in ast.walk(t):
-                if isinstance(n, ast.Name):
-                    out.setdefault(n.id, []).append((getattr(stmt, "lineno", None) or source.lineno, read))
+                if _ref(n) is not None:
+                    out.setdefault(_ref(n), []).append((getattr(stmt, "lineno", None) or source.lineno, read))
     return out
+
+
+def _ref(n: ast.AST) -> str | None:
+    """A name, or ``name.attr`` (an attribute of a parameter the search may assume a kind for)."""
+    if isinstance(n, ast.Name):
+        return n.id
+    if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name):
+        return f"{n.value.id}.{n.attr}"
+    return None
 
 
 def _loc(path: str, qualname: str, node: ast.AST) -> Any:

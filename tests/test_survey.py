@@ -58,6 +58,23 @@ def test_survey_lists_the_runs_sites(name: str, args: tuple) -> None:
     assert _survey_sites(name) == _run_sites(name, args)
 
 
+METHOD_CASES = [
+    ("Scaler.__call__", lambda: P.Scaler(2.0), (jnp.ones(3),)),
+    ("Scaler.sized", lambda: P.Scaler(2.0), (jnp.ones(3),)),
+    ("Shifted.__call__", lambda: P.Shifted(0.5, 2), (jnp.ones(3),)),
+]
+
+
+@pytest.mark.parametrize("qualname,make,args", METHOD_CASES, ids=[c[0] for c in METHOD_CASES])
+def test_survey_of_a_method_lists_the_runs_sites(qualname: str, make, args: tuple) -> None:
+    # self: an object of the class rebuilt from its source (__init__'s assignments), never constructed
+    method = getattr(make(), qualname.split(".")[1])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        run = {(s.code.code, s.loc.line) for s in explain(method)(*args).fallback_sites}
+    assert _survey_sites(qualname) == run
+
+
 def test_a_value_needed_from_a_parameter_depends_on_it() -> None:
     # jnp.zeros(n): one graph when n is a Python int (the run's), a fallback if a traced array
     sites = survey_function(PROGRAMS, "zeros_like_count")
@@ -78,7 +95,7 @@ def test_survey_runs_nothing_of_the_file() -> None:
     path = str(FIXTURES / "survey_no_execution.py")
     reports = report_path(path, engine="survey")
     assert {r.qualname for r in reports} == {"boom", "decorated", "annotated", "touches_environment",
-                                             "calls_with_static_arguments"}
+                                             "calls_with_static_arguments", "Model.__init__", "Model.forward"}
     assert all(r.error is None for r in reports)
     assert "survey_no_execution" not in sys.modules
     assert "A2G_SURVEY_RAN" not in os.environ
