@@ -29,11 +29,13 @@ from __future__ import annotations
 import ast
 import builtins
 import dataclasses
+import importlib
 import os
+import re
 import types
 import warnings
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import gast
 import jax
@@ -42,10 +44,9 @@ import numpy as np
 
 from .fallback.control import escapes, splittable
 from .fallback.sites import FallbackCode, FallbackSite, GraphBreak
-from .report import (_KNOWN_ROOTS, ALWAYS, DEPENDS, FunctionReport, ReportError, ReportSite, _module_statements,
-                     import_bindings, installed_libraries_only, load_file, load_import, on_deep_stack)
+from .report import ALWAYS, DEPENDS, FunctionReport, ReportError, ReportSite, installed_libraries_only, on_deep_stack
 
-STAGE = "survey"
+STAGE = "report"   # the stage named by the report's sites (docs/fallback-codes.md: the JSON schema)
 _PLACEHOLDER_SIDE = 4   # the placeholder shape's side: small, and not 1 (no accidental broadcasting of size 1)
 
 
@@ -76,19 +77,23 @@ KINDS = (
     Kind("a dict of float32[4] jax.Arrays", lambda: {}, False),      # keys filled per function (_Search.make)
     Kind("a list of float32[4] jax.Arrays", lambda: [jnp.ones((_PLACEHOLDER_SIDE,), jnp.float32)], False),
     Kind("a Python str", lambda: "s", False),                         # the literal compared with, per function
+    Kind("an int32 jax.Array of shape (4,)", lambda: jnp.arange(_PLACEHOLDER_SIDE, dtype=jnp.int32)),
 )
-_DICT, _LIST, _STR = 8, 9, 10
+_DICT, _LIST, _STR, _INT_ARRAY = 8, 9, 10, 11
+_ARRAY_KINDS = frozenset({0, 1, 2, 3, 7, 11})
 _DICT_ATTRS = frozenset({"items", "keys", "values", "get", "setdefault", "update", "pop"})
 _LIST_ATTRS = frozenset({"append", "extend", "insert", "remove", "sort", "reverse", "index", "count"})
 _INT, _KEY, _SCALAR = 4, 6, 7
 _KEY_NAMES = ("key", "rng", "prng", "prng_key", "rng_key", "subkey")
 # the next kinds to try for a parameter eager refuted: named in the statement that
 # raised (any kind), or not named (an array of another shape or kind only)
-_NEXT_NAMED = {0: 7, 7: 4, 4: 5, 5: 1, 1: 2, 2: 3, 6: 0}
+_NEXT_NAMED = {0: 7, 7: 4, 4: 5, 5: 1, 1: 2, 2: 3, 6: 0, 11: 4}
 _NEXT_UNNAMED = {0: 1, 1: 2, 2: 3}
 _LOWER_RANK = {0: 1, 3: 2}
 _AS_NUMPY = {0: 3, 1: 2}
 _NUMPY_ONLY = ("immutable", "non-tuple sequence", "item assignment")
+_TRACER_WORDS = ("racer", "oncrete", "bstract", "traced")
+_BAD_INDEX = ("Indexer must have integer", "only integers, slices", "indices must be integers")
 MAX_ROUNDS = 12
 
 
@@ -139,10 +144,10 @@ class SyntheticModule:
     def _bind(self, body: list) -> None:
         for stmt in _module_statements(body):
             if isinstance(stmt, (ast.Import, ast.ImportFrom)):
-                for name, target in import_bindings(_gast_import(stmt)).items():
+                for name, target in import_bindings(stmt).items():
                     ok, value = load_import(target)
                     self.globals[name] = value if ok else _Unknown()
-            elif isinstance(stmt, ast.FunctionDef) and stmt in self.tree.body:
+            elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt in self.tree.body:
                 self.defs[stmt.name] = stmt
             elif isinstance(stmt, (ast.Assign, ast.AnnAssign)):
                 targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
@@ -153,7 +158,7 @@ class SyntheticModule:
                         once = ok and t.id not in self.globals
                         self.globals[t.id] = value if once else jnp.ones((_PLACEHOLDER_SIDE,), jnp.float32)
         for name, node in self.defs.items():
-            self.globals[name] = self.source_only(node)
+            self.globals[name] = self.source_only(node) if isinstance(node, ast.FunctionDef) else _Unknown()
         for stmt in self.tree.body:
             if isinstance(stmt, ast.ClassDef):
                 self.rebuild_class(stmt)
@@ -166,6 +171,9 @@ class SyntheticModule:
         the file it names (others are dropped). Instances are made by
         ``RebuiltClass.instance`` (``__init__`` never runs)."""
         methods = [s for s in node.body if isinstance(s, ast.FunctionDef)]
+        for s in node.body:   # an async method is listed (to_static refuses it), never rebuilt
+            if isinstance(s, ast.AsyncFunctionDef):
+                self.defs[f"{node.name}.{s.name}"] = s
         skeleton = ast.ClassDef(node.name, [], [], [_stripped(m) for m in methods] or [ast.Pass()], [],
                                 **({"type_params": []} if "type_params" in ast.ClassDef._fields else {}))
         ast.copy_location(skeleton, node)
@@ -263,7 +271,7 @@ class SyntheticModule:
         for attr in chain:
             obj = getattr(obj, attr, None)
         module = getattr(obj, "__module__", None) or getattr(obj, "__name__", "")
-        return obj if callable(obj) and str(module).split(".")[0] in _KNOWN_ROOTS else None
+        return obj if callable(obj) and str(module).split(".")[0] in KNOWN_ROOTS else None
 
 
 def _method_wrapper(node: ast.FunctionDef) -> Callable | None:
@@ -356,8 +364,61 @@ def _default_value(node: ast.expr) -> Any:
     return value if ok else None
 
 
-def _gast_import(stmt: ast.stmt) -> Any:
-    return gast.ast_to_gast(stmt)
+# ============================================================ known libraries
+KNOWN_ROOTS = frozenset({
+    "numpy", "jax", "math", "cmath", "time", "random", "logging", "os", "sys",
+    "warnings", "operator", "functools", "itertools", "builtins", "contextlib",
+})
+
+
+def _module_statements(body: list) -> Iterator[ast.stmt]:
+    """Top-level statements, including those nested in module-level if/try/with."""
+    for stmt in body:
+        yield stmt
+        if not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            for child in ast.iter_child_nodes(stmt):
+                if isinstance(child, ast.stmt):
+                    yield from _module_statements([child])
+                elif isinstance(child, (ast.excepthandler, ast.match_case)):
+                    yield from _module_statements(child.body)
+
+
+def import_bindings(stmt: ast.Import | ast.ImportFrom) -> dict[str, tuple[str, tuple[str, ...]]]:
+    """name -> (module, attributes) each alias of an import binds (relative/star: none)."""
+    out: dict[str, tuple[str, tuple[str, ...]]] = {}
+    if isinstance(stmt, ast.Import):
+        for a in stmt.names:
+            top = a.name.split(".")[0]
+            out[a.asname or top] = (a.name, ()) if a.asname else (top, ())
+    elif not stmt.level and stmt.module:
+        for a in stmt.names:
+            if a.name != "*":
+                out[a.asname or a.name] = (stmt.module, (a.name,))
+    return out
+
+
+def load_import(target: tuple[str, tuple[str, ...]]) -> tuple[bool, object]:
+    """The object an import binds, for well-known library modules only (imported
+    from the installed environment: the caller holds ``installed_libraries_only``)."""
+    module, attrs = target
+    if module.split(".")[0] not in KNOWN_ROOTS:
+        return False, None
+    try:
+        obj = importlib.import_module(module)
+    except Exception:  # noqa: BLE001 - a broken optional library is just unknown
+        return False, None
+    if attrs:
+        found = getattr(obj, attrs[0], _MISSING)
+        if found is not _MISSING:
+            return True, found
+        try:
+            return True, importlib.import_module(f"{module}.{attrs[0]}")
+        except Exception:  # noqa: BLE001
+            return False, None
+    return True, obj
+
+
+_MISSING = object()
 
 
 def _stripped(node: ast.FunctionDef) -> ast.FunctionDef:
@@ -435,8 +496,13 @@ def _raised(site: FallbackSite) -> bool:
     an attribute the placeholder lacks. (A function that raises on tracers
     only, "on traced arrays (eager passes it its values ...)", is a real site
     under these kinds.)"""
-    return " raised " in site.cause and "eager passes it its values" not in site.cause or \
-        "does not have it" in site.cause
+    if " raised " in site.cause and "eager passes it its values" in site.cause:
+        # a library refusing tracers is a real site; one refusing the placeholders' shape or dtype
+        # (no word of tracers or concreteness in its message) would refuse eager's values alike
+        message = site.cause.split(" on traced arrays")[0]
+        return "has no attribute" in message or not any(w in message for w in _TRACER_WORDS)
+    return " raised " in site.cause or "does not have it" in site.cause or \
+        site.code is FallbackCode.INTERNAL_ERROR or re.search(r"range\(\) of a traced [fc]\d", site.cause) is not None
 
 
 def _compared_strings(fn: ast.FunctionDef) -> dict[str, str]:
@@ -470,7 +536,7 @@ def _counts(node: ast.FunctionDef) -> set[str]:
             and n.func.id == "range" for a in n.args if isinstance(a, ast.Name)}
 
 
-def _placeholder_of(leaf: Any) -> Any:
+def _placeholder_of(leaf: Any, count: int = 2) -> Any:
     """A concrete stand-in of a segment's abstract output (a ``Value``) for
     the next segment, of the kind the run reads back: a Python number, a
     NumPy array or a jax.Array of the same shape and dtype."""
@@ -481,7 +547,7 @@ def _placeholder_of(leaf: Any) -> Any:
     t = leaf.type
     if getattr(t, "python", False) and not t.shape:
         kind = t.dtype.kind
-        return True if kind == "b" else 2 if kind in "iu" else 0.5 + 0.5j if kind == "c" else 0.5
+        return True if kind == "b" else count if kind in "iu" else 0.5 + 0.5j if kind == "c" else 0.5
     if getattr(t, "is_extended", False) or not isinstance(t.dtype, np.dtype):
         return jax.random.key(0)
     if getattr(t, "numpy", False):
@@ -605,7 +671,10 @@ class _Surveyor:
         if spec.returns:
             return "return"
         # (result, attribute writes, argument writes, cells, input containers' contents, views): as GraphPlan.run
-        parts = jax.tree_util.tree_unflatten(spec.out_treedef, [_placeholder_of(x) for x in spec.out_template])
+        try:
+            parts = jax.tree_util.tree_unflatten(spec.out_treedef, [_placeholder_of(x) for x in spec.out_template])
+        except IndexError:   # a list of traced length (``varlist``): its length must fit its buffer
+            parts = jax.tree_util.tree_unflatten(spec.out_treedef, [_placeholder_of(x, 0) for x in spec.out_template])
         if isinstance(parts[0], dict):
             env.update(parts[0])
         for name in spec.deleted:
@@ -635,10 +704,10 @@ class _Surveyor:
 
 # ================================================================= the entry
 def survey_function(path: str, qualname: str, module: SyntheticModule | None = None) -> list[ReportSite]:
-    """The sites of the module-level function ``qualname`` of ``path``.
+    """The sites of the module-level function or method ``qualname`` of ``path``.
 
-    ReportError when ``qualname`` is not a module-level function of the file
-    (methods and nested functions are not surveyed yet)."""
+    ReportError when ``qualname`` is neither (nested functions are surveyed
+    only as the run meets them, inside their enclosing function)."""
     return on_deep_stack(_survey_isolated, path, qualname, module)
 
 
@@ -648,14 +717,17 @@ def _survey_isolated(path: str, qualname: str, module: SyntheticModule | None) -
 
 
 def _survey(path: str, qualname: str, module: SyntheticModule | None) -> list[ReportSite]:
-    from .typeinfer.state import Options
-
     if module is None:
         module = synthetic_module(path)
     node = module.defs.get(qualname)
     if node is None:
         raise ReportError(f"{path}: {qualname!r} is not a module-level function or a method of a module-level "
                           "class (the survey reads only those yet)")
+    if isinstance(node, ast.AsyncFunctionDef):   # to_static refuses it (UnsupportedSyntaxError)
+        site = FallbackSite(FallbackCode.UNSUPPORTED_SYNTAX, _loc(path, qualname, node), "async def",
+                            "async def is refused by to_static: a coroutine cannot be traced into one graph",
+                            "to_static refuses the function (UnsupportedSyntaxError); call it without to_static")
+        return _classified([site], [])
     return _Search(module.function(qualname), node, module.globals, path, qualname,
                    module.methods.get(qualname)).run()
 
@@ -731,11 +803,11 @@ class _Search:
         """The parameters among ``names`` not assigned above ``line`` (still the argument there)."""
         return {p for p in names & set(kinds) if self.first_store.get(p, line) >= line}
 
-    def flowing(self, line: int, kinds: dict[str, int]) -> set[str]:
+    def flowing(self, line: int, kinds: dict[str, int], on: set[str] | None = None) -> set[str]:
         """Parameters named on ``line`` or flowing into a variable named
         there (through the assignments of the function, by name): each
         counted where it is read, if still the argument there."""
-        on = self.on_line(line)
+        on = self.on_line(line) if on is None else on
         found = self.holding(on, line, kinds)
         seen, todo = set(on), list(on)
         while todo:
@@ -763,8 +835,14 @@ class _Search:
                 last.refuted = [s for s in last.sites if (s.code is FallbackCode.TRACE_ERROR or _raised(s))
                                 and (s.code, s.loc.line) not in before]
             if last.refuted:
-                if switched and best is not None:   # a Python number was wrong: that parameter back to the array
-                    wrong = switched & self.flowing(last.refuted[0].loc.line, kinds) or switched
+                if switched and best is not None:
+                    site = last.refuted[0]
+                    wrong = switched & self.flowing(site.loc.line, kinds, self.index_refs(site))
+                    # refuted elsewhere, or on shapes: the other parameters' kinds move first, the switch kept
+                    if (not wrong or "shape" in site.cause or "broadcast" in site.cause) and \
+                            self.refine(kinds, site, keep=switched):
+                        continue
+                    wrong = wrong or switched   # a Python number was wrong: that parameter back to the array
                     settled |= wrong
                     for p in wrong:
                         kinds[p] = best.kinds[p]
@@ -772,7 +850,7 @@ class _Search:
                     if not switched:   # then an array of lower rank, or another parameter
                         if not self.switch(best, kinds, settled):
                             break
-                        switched = {p for p in kinds if kinds[p] != best.kinds[p]}
+                        switched = {p for p in kinds if kinds[p] != best.kinds.get(p)}
                 elif not self.refine(kinds, last.refuted[0]):
                     break
                 continue
@@ -781,10 +859,30 @@ class _Search:
             best = last
             if not self.switch(best, kinds, settled):
                 break
-            switched = {p for p in kinds if kinds[p] != best.kinds[p]}
+            switched = {p for p in kinds if kinds[p] != best.kinds.get(p)}
         if best is None and last is not None:   # no kinds eager accepts: nothing is certain
             return _classified([], [ReportSite(s, DEPENDS) for s in last.sites])
+        if best is not None:
+            best = self.scalars(best)
         return _classified(best.sites if best else [], self.depends)
+
+    def scalars(self, best: _Run, tries: int = 2) -> _Run:
+        """Array parameters flowing into a site of ``best`` tried as 0-d arrays
+        (the run's scalars: ``jnp.array(48)``): a site that vanishes, eager
+        accepting, is ``depends``, its cause naming both assumptions."""
+        for site in list(best.sites)[:tries]:
+            params = {p for p in self.flowing(site.loc.line, best.kinds) if best.kinds[p] in (0, 1)}
+            if not params:
+                continue
+            kinds = dict(best.kinds, **{p: _SCALAR for p in params})
+            run = self.survey(kinds)
+            before = {(s.code, s.loc.line) for s in best.sites}
+            if run.refuted or any((s.code is FallbackCode.TRACE_ERROR or _raised(s)) and
+                                  (s.code, s.loc.line) not in before for s in run.sites):
+                continue
+            self.note_depends(best, run, params)
+            return run
+        return best
 
     def switch(self, run: _Run, kinds: dict[str, int], settled: set[str]) -> bool:
         """Array parameters named where ``run`` needs a value become Python ints."""
@@ -802,7 +900,15 @@ class _Search:
                 return True
         return False
 
-    def refine(self, kinds: dict[str, int], site: FallbackSite) -> bool:
+    def index_refs(self, site: FallbackSite) -> set[str] | None:
+        """The names read by the subscripts' indices on the line of a site
+        refusing an index (None for any other site: then the whole line)."""
+        if not any(m in site.cause for m in _BAD_INDEX):
+            return None
+        return {r for n in ast.walk(self.node) if isinstance(n, ast.Subscript) and n.lineno == site.loc.line
+                for r in map(_ref, ast.walk(n.slice)) if r is not None}
+
+    def refine(self, kinds: dict[str, int], site: FallbackSite, keep: set[str] = frozenset()) -> bool:
         """Eager raises at ``site`` under these kinds: the next kinds of the
         parameters named on its line (of every array parameter if none is
         named). False when there is nothing left to try."""
@@ -811,12 +917,26 @@ class _Search:
             # ``p.items()`` on the line, eager's object lacking it: ``p`` is a dict (a list)
             receivers = {_ref(n.value) for n in ast.walk(self.node) if isinstance(n, ast.Attribute)
                          and n.attr in attrs and _ref(n.value) is not None and n.lineno == line}
-            receivers = {p for p in self.holding(receivers, line, kinds) if kinds[p] != container}
+            receivers = {p for p in self.holding(receivers, line, kinds) - keep if kinds[p] != container}
             if receivers and any(f"'{a}'" in site.cause or f" {a} " in site.cause for a in attrs):
                 for p in receivers:
                     kinds[p] = container
                 return True
-        named = self.named(line, kinds) or self.flowing(line, kinds)
+        index = self.index_refs(site)
+        if index is not None:   # the index is wrong, not the array: what flows into it
+            # an array index: an int array; a Python float: an int
+            movable = {p for p in self.flowing(line, kinds, index) - keep if kinds[p] in (_ARRAY_KINDS - {_INT_ARRAY})
+                       or kinds[p] == 5}
+            if movable:
+                for p in movable:
+                    kinds[p] = _INT if kinds[p] in (5, _SCALAR) else _INT_ARRAY
+                return True
+        # a parameter named on the line (even rebound: ``x = x * 2`` still derives from it) first
+        named = (self.on_line(line) & set(kinds)) - keep or self.flowing(line, kinds) - keep
+        # a parameter taken for a random key by its name moves last: another one flowing there first
+        others = {p for p in named if kinds[p] != _KEY} or \
+            {p for p in self.flowing(line, kinds) - keep if kinds[p] != _KEY}
+        named = others or named
         if any(m in site.cause for m in _NUMPY_ONLY):   # NumPy's indexing or in-place writes on a jax kind
             jax_kinds = {p for p in named if kinds[p] in _AS_NUMPY}
             for p in jax_kinds:
@@ -825,24 +945,28 @@ class _Search:
                 return True
         table = _NEXT_NAMED if named else _NEXT_UNNAMED
         changed = False
-        for p in (named or set(kinds)):
+        for p in (named or set(kinds) - keep):
             nxt = table.get(kinds[p])
             if nxt is not None:
                 kinds[p], changed = nxt, True
         return changed
 
     def note_depends(self, before: _Run, after: _Run, switched: set[str]) -> None:
-        """Sites of ``before`` gone once ``switched`` became Python numbers."""
+        """Sites of ``before`` gone once ``switched`` took the kinds of ``after``
+        (a Python number, a 0-d array): ``depends``, naming both assumptions."""
         def key(s: FallbackSite) -> tuple:
             return (s.code, s.loc.line)
+
+        def kinds_of(run: _Run) -> str:
+            return " and ".join(sorted({KINDS[run.kinds[p]].name for p in switched}))
 
         now = {key(s) for s in after.sites}
         which = ", ".join(f"`{p}`" for p in sorted(switched))
         for s in before.sites:
             if key(s) not in now:
                 self.depends.append(ReportSite(dataclasses.replace(
-                    s, cause=f"{s.cause}; falls back if {which} is a traced array, one graph if a Python int"),
-                    DEPENDS))
+                    s, cause=f"{s.cause}; falls back if {which} is a traced array ({kinds_of(before)}), "
+                             f"one graph if {kinds_of(after)}"), DEPENDS))
 
 
 def _assignment_reads(fn: ast.FunctionDef) -> dict[str, list[tuple[int, set[str]]]]:
@@ -891,53 +1015,25 @@ def _classified(sites: list[FallbackSite], depends: list[ReportSite]) -> list[Re
     out = [ReportSite(s, DEPENDS if s.code is FallbackCode.TRACE_ERROR or _raised(s) else ALWAYS) for s in sites]
     seen = {(r.site.code, r.site.loc.line) for r in out}
     out += [r for r in depends if (r.site.code, r.site.loc.line) not in seen]
+    out = [ReportSite(dataclasses.replace(r.site, stage=STAGE), r.kind) for r in out]
     return sorted(out, key=lambda r: (r.site.loc.line, r.site.loc.col))
 
 
-def synthetic_module(path: str) -> SyntheticModule:
+def synthetic_module(path: str, text: str | None = None) -> SyntheticModule:
     """The module namespace of ``path`` as far as it is known without running it."""
-    load_file(path)   # unreadable, too large or unparsable: the scanner's ReportError
-    with open(path, "rb") as fh:
-        tree = ast.parse(fh.read(), filename=path)
-    return SyntheticModule(path, tree)
+    if text is None:
+        with open(path, "rb") as fh:
+            text = fh.read()
+    return SyntheticModule(path, ast.parse(text, filename=path))
 
 
-def survey_file(path: str, qualname: str | None = None) -> list[FunctionReport]:
-    """``report_file`` by survey: every module-level function of ``path``
-    (or ``qualname`` and what is nested in it)."""
-    module = on_deep_stack(lambda: _with_libraries(path, lambda: synthetic_module(path)))
+def survey_file(path: str, qualname: str | None = None, text: str | None = None) -> list[FunctionReport]:
+    """The reports of every module-level function and method of a module-level
+    class of ``path`` (``qualname``: that one, or a class's methods), in
+    source order. The caller holds ``installed_libraries_only`` and a deep stack."""
+    module = synthetic_module(path, text)
     out = []
     for name, node in module.defs.items():
-        if qualname is None or name == qualname or qualname.startswith(name + "."):
-            sites = survey_function(path, name, module)
-            out.append(FunctionReport(name, path, node.lineno, sites))
-    return out
-
-
-def _with_libraries(path: str, body: Callable[[], Any]) -> Any:
-    with installed_libraries_only(os.path.dirname(os.path.abspath(path))):
-        return body()
-
-
-def survey_path(path: str, qualname: str | None = None, max_file_size: int | None = None) -> list[FunctionReport]:
-    """``report_path`` by survey: a file, or every .py file under a folder."""
-    from .report import _python_files
-
-    if os.path.isdir(path):
-        files = list(_python_files(path))
-    elif os.path.exists(path):
-        files = [path]
-    else:
-        raise ReportError(f"{path}: no such file or directory")
-    out: list[FunctionReport] = []
-    for f in files:
-        try:
-            load_file(f, max_file_size)   # size, encoding and syntax errors as the scanner reports them
-            out += survey_file(f, qualname)
-        except ReportError as e:
-            if len(files) == 1:
-                raise
-            out.append(FunctionReport("<module>", f, e.line, [], str(e)))
-    if qualname and not any(r.error is None for r in out):
-        raise ReportError(f"{path}: no module-level function named {qualname!r} (the survey reads only those yet)")
-    return out
+        if qualname is None or name == qualname or name.startswith(qualname + "."):
+            out.append(FunctionReport(name, path, node.lineno, _survey(path, name, module)))
+    return sorted(out, key=lambda r: r.line)

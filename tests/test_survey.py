@@ -83,8 +83,8 @@ def test_a_value_needed_from_a_parameter_depends_on_it() -> None:
     assert _run_sites("zeros_like_count", (jnp.ones(3), 3)) == set()
 
 
-def test_report_path_engine_survey() -> None:
-    reports = report_path(PROGRAMS, "shape_from_data", engine="survey")
+def test_report_path_is_the_survey() -> None:
+    reports = report_path(PROGRAMS, "shape_from_data")
     assert [r.qualname for r in reports] == ["shape_from_data"]
     assert reports[0].of_kind(ALWAYS)
 
@@ -93,7 +93,7 @@ def test_survey_runs_nothing_of_the_file() -> None:
     # the module body, the decorator, the default expression and the class body all raise if run
     # and a helper that writes os.environ, called with static arguments, is analysed, never called
     path = str(FIXTURES / "survey_no_execution.py")
-    reports = report_path(path, engine="survey")
+    reports = report_path(path)
     assert {r.qualname for r in reports} == {"boom", "decorated", "annotated", "touches_environment",
                                              "calls_with_static_arguments", "Model.__init__", "Model.forward"}
     assert all(r.error is None for r in reports)
@@ -101,12 +101,12 @@ def test_survey_runs_nothing_of_the_file() -> None:
     assert "A2G_SURVEY_RAN" not in os.environ
 
 
-def test_cli_engine_survey(capsys) -> None:
+def test_cli_report_is_the_survey(capsys) -> None:
     import json
 
     from ast2graph.cli import main
 
-    rc = main(["report", f"{PROGRAMS}::shape_from_data", "--engine", "survey", "--format", "json"])
+    rc = main(["report", f"{PROGRAMS}::shape_from_data", "--format", "json"])
     data = json.loads(capsys.readouterr().out)
     assert rc == 0
     sites = [s for f in data["functions"] for s in f["sites"]]
