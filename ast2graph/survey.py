@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import contextlib
 import dataclasses
 import importlib
 import os
@@ -78,8 +79,9 @@ KINDS = (
     Kind("a list of float32[4] jax.Arrays", lambda: [jnp.ones((_PLACEHOLDER_SIDE,), jnp.float32)], False),
     Kind("a Python str", lambda: "s", False),                         # the literal compared with, per function
     Kind("an int32 jax.Array of shape (4,)", lambda: jnp.arange(_PLACEHOLDER_SIDE, dtype=jnp.int32)),
+    Kind("an int32 jax.Array of shape ()", lambda: jnp.int32(3)),
 )
-_DICT, _LIST, _STR, _INT_ARRAY = 8, 9, 10, 11
+_DICT, _LIST, _STR, _INT_ARRAY, _INT_SCALAR = 8, 9, 10, 11, 12
 _ARRAY_KINDS = frozenset({0, 1, 2, 3, 7, 11})
 _DICT_ATTRS = frozenset({"items", "keys", "values", "get", "setdefault", "update", "pop"})
 _LIST_ATTRS = frozenset({"append", "extend", "insert", "remove", "sort", "reverse", "index", "count"})
@@ -781,14 +783,15 @@ class _Search:
             fixed[self.self_name] = self.owner.cls if _method_wrapper(self.node) is classmethod \
                 else self.owner.instance(self.make, kinds, self.self_name)
         env = _arguments(self.node, kinds, self.globals, self.make, fixed)
-        surveyor = _Surveyor(self.fn, Options())
-        with warnings.catch_warnings():
+        with warnings.catch_warnings(), _internal_errors_as_sites():
             warnings.simplefilter("ignore")
+            surveyor = _Surveyor(self.fn, Options())
             try:
                 sites = surveyor.run(env)
             except Exception as e:  # noqa: BLE001 - an analysis failure is a site of its own, never a crash
-                sites = [FallbackSite(FallbackCode.INTERNAL_ERROR, _loc(self.path, self.qualname, self.node),
-                                      "function", f"the survey failed: {type(e).__name__}: {str(e)[:200]}")]
+                site = FallbackSite(FallbackCode.INTERNAL_ERROR, _loc(self.path, self.qualname, self.node),
+                                    "function", f"the survey failed: {type(e).__name__}: {str(e)[:200]}")
+                return _Run(kinds, [site], [site])   # (the kinds guessed broke the analysis: refuted)
         return _Run(kinds, sites, surveyor.refuted)
 
     def named(self, line: int, kinds: dict[str, int]) -> set[str]:
@@ -864,7 +867,23 @@ class _Search:
             return _classified([], [ReportSite(s, DEPENDS) for s in last.sites])
         if best is not None:
             best = self.scalars(best)
+            self.traced_counts(best)
         return _classified(best.sites if best else [], self.depends)
+
+    def traced_counts(self, best: _Run) -> None:
+        """Python-int parameters (a count given to ``range()``, one a site
+        needed) tried as traced 0-d int arrays, as a caller passing
+        ``jnp.array(3)`` would: the sites that appear, eager accepting, are
+        ``depends`` on it (one graph if a Python int)."""
+        params = {p for p, k in best.kinds.items() if k == _INT and "." not in p}
+        if not params:
+            return
+        run = self.survey(dict(best.kinds, **{p: _INT_SCALAR for p in params}))
+        before = {(s.code, s.loc.line) for s in best.sites}
+        if run.refuted or any((s.code is FallbackCode.TRACE_ERROR or _raised(s)) and (s.code, s.loc.line) not in before
+                              for s in run.sites):
+            return
+        self.note_depends(run, best, params)
 
     def scalars(self, best: _Run, tries: int = 2) -> _Run:
         """Array parameters flowing into a site of ``best`` tried as 0-d arrays
@@ -960,7 +979,7 @@ class _Search:
         def kinds_of(run: _Run) -> str:
             return " and ".join(sorted({KINDS[run.kinds[p]].name for p in switched}))
 
-        now = {key(s) for s in after.sites}
+        now = {key(s) for s in after.sites} | {key(r.site) for r in self.depends}
         which = ", ".join(f"`{p}`" for p in sorted(switched))
         for s in before.sites:
             if key(s) not in now:
@@ -991,6 +1010,19 @@ def _assignment_reads(fn: ast.FunctionDef) -> dict[str, list[tuple[int, set[str]
                 if _ref(n) is not None:
                     out.setdefault(_ref(n), []).append((getattr(stmt, "lineno", None) or source.lineno, read))
     return out
+
+
+@contextlib.contextmanager
+def _internal_errors_as_sites() -> Iterator[None]:
+    """``AST2GRAPH_CHECKS`` off while a survey runs: a failure of the
+    analysis on the placeholder kinds is an A2G015 site (a kind the search
+    refutes), as in a user's run, not an exception (the tests set it on)."""
+    saved = os.environ.pop("AST2GRAPH_CHECKS", None)
+    try:
+        yield
+    finally:
+        if saved is not None:
+            os.environ["AST2GRAPH_CHECKS"] = saved
 
 
 def _ref(n: ast.AST) -> str | None:
