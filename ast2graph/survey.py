@@ -842,7 +842,7 @@ class _Search:
                     site = last.refuted[0]
                     wrong = switched & self.flowing(site.loc.line, kinds, self.index_refs(site))
                     # refuted elsewhere, or on shapes: the other parameters' kinds move first, the switch kept
-                    if (not wrong or "shape" in site.cause or "broadcast" in site.cause) and \
+                    if (not wrong or any(w in site.cause for w in ("broadcast", "ncompatible shapes"))) and \
                             self.refine(kinds, site, keep=switched):
                         continue
                     wrong = wrong or switched   # a Python number was wrong: that parameter back to the array
