@@ -222,8 +222,39 @@ class SyntheticModule:
         for m in methods:
             self.methods[f"{node.name}.{m.name}"] = rebuilt
 
+    def nested_def(self, qualname: str) -> ast.FunctionDef | None:
+        """The ``def`` of ``outer.<locals>.name`` (``outer`` a module-level function or a method)."""
+        outer, sep, name = qualname.rpartition(".<locals>.")
+        node = self.defs.get(outer)
+        if not sep or "." in name or not isinstance(node, ast.FunctionDef):
+            return None
+        return next((s for s in _own_statements(node.body) if isinstance(s, ast.FunctionDef) and s.name == name),
+                    None)
+
+    def nested_function(self, qualname: str, node: ast.FunctionDef) -> Any:
+        """A nested function made from its code object in the enclosing
+        source-only function, as the enclosing call would make it, without
+        running the enclosing function: its free variables in cells holding
+        the values the enclosing body assigns them as literals (a Python
+        float otherwise); literal defaults; decorators not applied."""
+        outer_name = qualname.rpartition(".<locals>.")[0]
+        outer = self.function(outer_name)
+        first = min([d.lineno for d in node.decorator_list] + [node.lineno])
+        code = next((c for c in outer.__code__.co_consts if isinstance(c, types.CodeType)
+                     and c.co_name == node.name and c.co_firstlineno == first), None)
+        if code is None:
+            raise ReportError(f"{self.path}: {qualname!r}: its code was not found in the enclosing function")
+        literals = _literal_locals(self.defs[outer_name])
+        # an unknown free variable: a Python float (a hyper-parameter, most often; broadcasts with any shape)
+        cells = tuple(types.CellType(literals.get(v, 0.5)) for v in code.co_freevars) or None
+        fn = types.FunctionType(code, self.globals, node.name, None, cells)
+        fn.__defaults__ = tuple(_default_value(d) for d in node.args.defaults) or None
+        return fn
+
     def function(self, qualname: str) -> Any:
         """The source-only function of ``qualname`` (a method: the plain function in its rebuilt class)."""
+        if ".<locals>." in qualname:
+            return self.nested_function(qualname, self.nested_def(qualname))
         if qualname in self.methods:
             raw = self.methods[qualname].cls.__dict__[qualname.rsplit(".", 1)[1]]
             return getattr(raw, "__func__", getattr(raw, "fget", raw))
@@ -274,6 +305,36 @@ class SyntheticModule:
             obj = getattr(obj, attr, None)
         module = getattr(obj, "__module__", None) or getattr(obj, "__name__", "")
         return obj if callable(obj) and str(module).split(".")[0] in KNOWN_ROOTS else None
+
+
+def _own_statements(body: list) -> Iterator[ast.stmt]:
+    """The statements of a function body, not those of the functions or classes nested in it."""
+    for stmt in body:
+        yield stmt
+        if not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            for child in ast.iter_child_nodes(stmt):
+                if isinstance(child, ast.stmt):
+                    yield from _own_statements([child])
+                elif isinstance(child, (ast.excepthandler, ast.match_case)):
+                    yield from _own_statements(child.body)
+
+
+def _literal_locals(fn: ast.FunctionDef) -> dict[str, Any]:
+    """The local names a function assigns exactly once, a literal (``count = 0``)."""
+    seen: dict[str, list] = {}
+    for stmt in _own_statements(fn.body):
+        for n in ast.walk(stmt) if not isinstance(stmt, (ast.FunctionDef, ast.ClassDef)) else ():
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+                seen.setdefault(n.id, []).append(stmt)
+    out = {}
+    for name, stmts in seen.items():
+        stmt = stmts[0]
+        if len(stmts) == 1 and isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and \
+                isinstance(stmt.targets[0], ast.Name):
+            ok, value = _literal(stmt.value)
+            if ok:
+                out[name] = value
+    return out
 
 
 def _method_wrapper(node: ast.FunctionDef) -> Callable | None:
@@ -721,7 +782,7 @@ def _survey_isolated(path: str, qualname: str, module: SyntheticModule | None) -
 def _survey(path: str, qualname: str, module: SyntheticModule | None) -> list[ReportSite]:
     if module is None:
         module = synthetic_module(path)
-    node = module.defs.get(qualname)
+    node = module.defs.get(qualname) or module.nested_def(qualname)
     if node is None:
         raise ReportError(f"{path}: {qualname!r} is not a module-level function or a method of a module-level "
                           "class (the survey reads only those yet)")
@@ -919,6 +980,11 @@ class _Search:
                 return True
         return False
 
+    def written_into(self, line: int) -> set[str]:
+        """The names whose item or attribute ``line`` assigns (``out[i] = v``: ``out``)."""
+        return {_ref(n.value) for n in ast.walk(self.node) if isinstance(n, (ast.Subscript, ast.Attribute))
+                and isinstance(n.ctx, ast.Store) and n.lineno == line and _ref(n.value) is not None}
+
     def index_refs(self, site: FallbackSite) -> set[str] | None:
         """The names read by the subscripts' indices on the line of a site
         refusing an index (None for any other site: then the whole line)."""
@@ -962,6 +1028,8 @@ class _Search:
                 kinds[p] = _AS_NUMPY[kinds[p]]
             if jax_kinds:
                 return True
+        # an array written into (``out[i] = ...``) is not what a failing read refused: the others first
+        named = named - self.written_into(line) or named
         table = _NEXT_NAMED if named else _NEXT_UNNAMED
         changed = False
         for p in (named or set(kinds) - keep):
@@ -1068,4 +1136,7 @@ def survey_file(path: str, qualname: str | None = None, text: str | None = None)
     for name, node in module.defs.items():
         if qualname is None or name == qualname or name.startswith(qualname + "."):
             out.append(FunctionReport(name, path, node.lineno, _survey(path, name, module)))
+    nested = module.nested_def(qualname) if qualname else None
+    if nested is not None:   # a nested function, named: surveyed as a closure of literal or placeholder values
+        out.append(FunctionReport(qualname, path, nested.lineno, _survey(path, qualname, module)))
     return sorted(out, key=lambda r: r.line)

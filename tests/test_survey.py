@@ -75,6 +75,17 @@ def test_survey_of_a_method_lists_the_runs_sites(qualname: str, make, args: tupl
     assert _survey_sites(qualname) == run
 
 
+@pytest.mark.parametrize("qualname,make,args", [
+    ("make_counter.<locals>.step", lambda: P.make_counter(), (jnp.ones(3),)),
+    ("make_sizer.<locals>.sized", lambda: P.make_sizer(2.0), (jnp.ones(3),)),
+], ids=["counter", "sizer"])
+def test_survey_of_a_named_closure_lists_the_runs_sites(qualname: str, make, args: tuple) -> None:
+    # made from its code object in the enclosing source-only function, never by calling it
+    assert _survey_sites(qualname) == {(s.code.code, s.loc.line) for s in
+                                       explain(make())(*args).fallback_sites}
+    assert qualname not in {r.qualname for r in report_path(PROGRAMS)}   # listed only when named
+
+
 def test_a_value_needed_from_a_parameter_depends_on_it() -> None:
     # jnp.zeros(n): one graph when n is a Python int (the run's), a fallback if a traced array
     sites = survey_function(PROGRAMS, "zeros_like_count")
