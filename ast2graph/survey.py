@@ -587,6 +587,19 @@ def _compared_strings(fn: ast.FunctionDef) -> dict[str, str]:
     return out
 
 
+_SHAPES = {k: tuple(np.shape(kind.make())) for k, kind in enumerate(KINDS) if kind.array}
+
+
+def _of_shape(cause: str, params: set[str], kinds: dict[str, int]) -> set[str]:
+    """The parameters among ``params`` whose placeholder (of ``kinds``) has
+    the shape ``cause`` names ("an array of shape (4, 4)")."""
+    m = re.search(r"of shape \(([\d, ]*)\)", cause)
+    if m is None:
+        return set()
+    shape = tuple(int(d) for d in m.group(1).replace(" ", "").split(",") if d)
+    return {p for p in params if _SHAPES.get(kinds[p]) == shape}
+
+
 def _needs_value(site: FallbackSite) -> bool:
     """A site that needs a traced value as a Python value (a Python number there would be static)."""
     return site.code is FallbackCode.CONCRETE_VALUE or "needs its value" in site.cause or \
@@ -985,6 +998,11 @@ class _Search:
         return {_ref(n.value) for n in ast.walk(self.node) if isinstance(n, (ast.Subscript, ast.Attribute))
                 and isinstance(n.ctx, ast.Store) and n.lineno == line and _ref(n.value) is not None}
 
+    def indexed(self) -> set[str]:
+        """The names the function subscripts (``table[tok]``: ``table``)."""
+        return {_ref(n.value) for n in ast.walk(self.node) if isinstance(n, ast.Subscript)
+                and _ref(n.value) is not None}
+
     def index_refs(self, site: FallbackSite) -> set[str] | None:
         """The names read by the subscripts' indices on the line of a site
         refusing an index (None for any other site: then the whole line)."""
@@ -1030,12 +1048,23 @@ class _Search:
                 return True
         # an array written into (``out[i] = ...``) is not what a failing read refused: the others first
         named = named - self.written_into(line) or named
+        # a parameter used as is (a scalar the line may refuse) before one the function indexes (an array)
+        named = named - self.indexed() or named
+        # the array of the shape the message names ("the truth value of an array of shape (4, 4)"), anywhere
+        shaped = _of_shape(site.cause, named, kinds) or _of_shape(site.cause, set(kinds) - keep, kinds)
+        if shaped:
+            named = shaped
         table = _NEXT_NAMED if named else _NEXT_UNNAMED
         changed = False
         for p in (named or set(kinds) - keep):
             nxt = table.get(kinds[p])
             if nxt is not None:
                 kinds[p], changed = nxt, True
+        if not changed and named:   # the parameters named there are exhausted: the others (a value reaching
+            for p in set(kinds) - named - keep:   # the line through a nested function's parameters)
+                nxt = _NEXT_NAMED.get(kinds[p])
+                if nxt is not None:
+                    kinds[p], changed = nxt, True
         return changed
 
     def note_depends(self, before: _Run, after: _Run, switched: set[str]) -> None:
