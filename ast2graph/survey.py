@@ -14,7 +14,7 @@ with the statement's results as placeholder values.
 Invariants: the user's code is never executed. The function is rebuilt from
 its own ``def`` with decorators, defaults and annotations stripped (a
 "source-only function": compiling a ``def`` runs nothing), in a synthetic
-globals namespace: known libraries (``report.load_import``), literal module
+globals namespace: known libraries (``load_import``, below), literal module
 constants, the module's other functions made the same way, and a placeholder
 array for any other module-level name. The parameters' kinds are searched
 (``_Search``: arrays first; a kind eager itself would raise under is refuted;
@@ -80,8 +80,9 @@ KINDS = (
     Kind("a Python str", lambda: "s", False),                         # the literal compared with, per function
     Kind("an int32 jax.Array of shape (4,)", lambda: jnp.arange(_PLACEHOLDER_SIDE, dtype=jnp.int32)),
     Kind("an int32 jax.Array of shape ()", lambda: jnp.int32(3)),
+    Kind("a context manager", contextlib.nullcontext, False),      # a parameter used as ``with p:``
 )
-_DICT, _LIST, _STR, _INT_ARRAY, _INT_SCALAR = 8, 9, 10, 11, 12
+_DICT, _LIST, _STR, _INT_ARRAY, _INT_SCALAR, _CM = 8, 9, 10, 11, 12, 13
 _ARRAY_KINDS = frozenset({0, 1, 2, 3, 7, 11})
 _DICT_ATTRS = frozenset({"items", "keys", "values", "get", "setdefault", "update", "pop"})
 _LIST_ATTRS = frozenset({"append", "extend", "insert", "remove", "sort", "reverse", "index", "count"})
@@ -899,6 +900,10 @@ class _Search:
         kinds: dict[str, int] = {p: _INT for p in _counts(self.node)
                                  if self.first_store.get(p, 1 << 30) > self.node.lineno}
         kinds.update({p: _STR for p in self.strings})
+        params = {a.arg for a in self.node.args.posonlyargs + self.node.args.args + self.node.args.kwonlyargs}
+        kinds.update({item.context_expr.id: _CM for n in ast.walk(self.node) if isinstance(n, ast.With)
+                      for item in n.items if isinstance(item.context_expr, ast.Name)
+                      and item.context_expr.id in params})   # ``with t:``: t is a context manager
         best: _Run | None = None
         settled: set[str] = set()   # array parameters a Python number was refuted for
         switched: set[str] = set()
