@@ -1,27 +1,33 @@
 """Survey mode: the report as the compiler's own abstract interpreter (issue 17).
 
 Requires: a ``.py`` file (parsed, never imported: no decorator, default
-expression, class body or module-level statement of the user's runs) and a
-module-level function in it; ``typeinfer.specialize`` (the same abstract
-interpreter ``to_static`` runs) and ``api.StaticFunction`` (only its
-conversion: unit, whole-function reasons; it is never called).
+expression, class body, ``__init__`` or module-level statement of the
+user's runs); ``typeinfer.specialize`` (the same abstract interpreter
+``to_static`` runs) and ``api.StaticFunction`` (only its conversion: unit,
+whole-function reasons; it is never called). The caller (``report``) holds
+``installed_libraries_only`` and a deep stack.
 Produces: ``survey_function(path, qualname) -> list[ReportSite]`` and
-``survey_file(path, qualname=None) -> list[FunctionReport]``: the sites where
-``to_static`` falls back, found by running typeinfer's ``specialize`` on
-abstract arguments segment by segment as ``api._Block`` does at run time,
-recording each ``GraphBreak`` instead of running the statement, and going on
-with the statement's results as placeholder values.
-Invariants: the user's code is never executed. The function is rebuilt from
+``survey_file(path, qualname=None, text=None) -> list[FunctionReport]``
+(every module-level function and method of a module-level class; a nested
+``outer.<locals>.f`` when named): the sites where ``to_static`` falls back,
+found by running typeinfer's ``specialize`` on abstract arguments segment by
+segment as ``api._Block`` does at run time, recording each ``GraphBreak``
+instead of running the statement, and going on with the statement's results
+as placeholder values. Also the known-library import resolution
+(``KNOWN_ROOTS``, ``import_bindings``, ``load_import``).
+Invariants: the user's code is never executed. A function is rebuilt from
 its own ``def`` with decorators, defaults and annotations stripped (a
-"source-only function": compiling a ``def`` runs nothing), in a synthetic
-globals namespace: known libraries (``load_import``, below), literal module
-constants, the module's other functions made the same way, and a placeholder
+"source-only function": compiling a ``def`` runs nothing); a class from its
+methods compiled in a ``class C:`` skeleton, ``self`` an object whose
+attributes are what ``__init__`` assigns, read from the source; all in a
+synthetic globals namespace: known libraries, literal module constants, the
+module's other functions and classes made the same way, and a placeholder
 array for any other module-level name. The parameters' kinds are searched
 (``_Search``: arrays first; a kind eager itself would raise under is refuted;
-a parameter whose value a site needs is tried as a Python int): a site of the
-kinds eager accepts is ``always``; one that vanishes with a Python number, or
-where eager raises, is ``depends`` (its cause says on what).
-See docs/design-survey.md.
+a parameter whose value a site needs is tried as a Python int, a count as a
+traced 0-d array): a site of the kinds eager accepts is ``always``; one that
+appears or vanishes under another assumption, or where eager raises, is
+``depends`` (its cause names both assumptions). See docs/design-survey.md.
 """
 
 from __future__ import annotations
