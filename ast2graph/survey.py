@@ -87,8 +87,9 @@ KINDS = (
     Kind("an int32 jax.Array of shape (4,)", lambda: jnp.arange(_PLACEHOLDER_SIDE, dtype=jnp.int32)),
     Kind("an int32 jax.Array of shape ()", lambda: jnp.int32(3)),
     Kind("a context manager", contextlib.nullcontext, False),      # a parameter used as ``with p:``
+    Kind("an int64 NumPy array of rows", lambda: np.ones((_PLACEHOLDER_SIDE, 2), np.int64)),   # width per function
 )
-_DICT, _LIST, _STR, _INT_ARRAY, _INT_SCALAR, _CM = 8, 9, 10, 11, 12, 13
+_DICT, _LIST, _STR, _INT_ARRAY, _INT_SCALAR, _CM, _ROWS = 8, 9, 10, 11, 12, 13, 14
 _ARRAY_KINDS = frozenset({0, 1, 2, 3, 7, 11})
 _DICT_ATTRS = frozenset({"items", "keys", "values", "get", "setdefault", "update", "pop"})
 _LIST_ATTRS = frozenset({"append", "extend", "insert", "remove", "sort", "reverse", "index", "count"})
@@ -845,6 +846,8 @@ class _Search:
         self.keys = sorted({n.slice.value for n in ast.walk(node) if isinstance(n, ast.Subscript)
                             and isinstance(n.slice, ast.Constant) and isinstance(n.slice.value, str)})
         self.strings = _compared_strings(node)
+        self.row_width = {n.iter.id: len(n.target.elts) for n in ast.walk(node) if isinstance(n, ast.For)
+                          and isinstance(n.iter, ast.Name) and isinstance(n.target, ast.Tuple)}
 
     def make(self, param: str, kind: int) -> Any:
         """The stand-in of ``param`` of ``kind``: a dict has the string keys the
@@ -853,6 +856,8 @@ class _Search:
             return {k: jnp.ones((_PLACEHOLDER_SIDE,), jnp.float32) for k in self.keys}
         if kind == _STR:
             return self.strings.get(param, "s")
+        if kind == _ROWS:   # rows as wide as the targets a ``for a, b in p`` unpacks them into
+            return np.zeros((_PLACEHOLDER_SIDE, self.row_width.get(param, 2)), np.int64)
         return KINDS[kind].make()
 
     def survey(self, kinds: dict[str, int]) -> _Run:
@@ -1027,6 +1032,12 @@ class _Search:
         parameters named on its line (of every array parameter if none is
         named). False when there is nothing left to try."""
         line = site.loc.line
+        if "cannot unpack" in site.cause:   # ``for a, b in p``: p's rows have as many items as the targets
+            rows = {p for p in self.on_line(line) & set(self.row_width) & set(kinds) - keep if kinds[p] != _ROWS}
+            for p in rows:
+                kinds[p] = _ROWS
+            if rows:
+                return True
         for attrs, container in ((_DICT_ATTRS, _DICT), (_LIST_ATTRS, _LIST)):
             # ``p.items()`` on the line, eager's object lacking it: ``p`` is a dict (a list)
             receivers = {_ref(n.value) for n in ast.walk(self.node) if isinstance(n, ast.Attribute)
