@@ -218,6 +218,7 @@ class SyntheticModule:
             self.defs[f"{node.name}.{m.name}"] = m
         bases = tuple(self.classes[b.id].cls for b in node.bases
                       if isinstance(b, ast.Name) and b.id in self.classes)
+        namespace["__a2g_rebuilt__"] = True   # the survey may set attributes on its objects (``_write_back``)
         try:
             cls = type(node.name, bases, namespace)
         except TypeError:
@@ -639,6 +640,27 @@ def _placeholder_of(leaf: Any, count: int = 2) -> Any:
     return jnp.ones(t.shape, t.dtype)
 
 
+def _write_back(spec: Any, parts: tuple, env: dict) -> None:
+    """What ``GraphPlan.run`` writes back after a segment, on the survey's own
+    stand-ins (placeholders): the new contents of the input lists and dicts
+    it wrote (a module-level cache filled by the function), and the attributes
+    it set on objects of the file's rebuilt classes. Never on a library's
+    objects (the report process must not change them)."""
+    from .api import _write_back_local
+    from .typeinfer.boundary import resolve
+
+    try:
+        targets = [resolve(env, path) for path in spec.local_writes]
+    except Exception:  # noqa: BLE001 - a path the survey's env lacks: nothing to write back
+        targets = []
+    if targets and isinstance(parts[4], (list, tuple)):
+        _write_back_local([t for t in targets if type(t) in (list, dict)],
+                          [c for t, c in zip(targets, parts[4]) if type(t) in (list, dict)])
+    for (obj, attr), value in zip(spec.attr_writes, parts[1] or ()):
+        if getattr(type(obj), "__a2g_rebuilt__", False) is True and hasattr(obj, "__dict__"):
+            obj.__dict__[attr] = value
+
+
 def _unknown_for(stmt: Any) -> Any:
     """A stand-in for what an interpreted statement assigns (the run has the real value)."""
     value = getattr(stmt, "value", None)
@@ -759,6 +781,7 @@ class _Surveyor:
             parts = jax.tree_util.tree_unflatten(spec.out_treedef, [_placeholder_of(x) for x in spec.out_template])
         except IndexError:   # a list of traced length (``varlist``): its length must fit its buffer
             parts = jax.tree_util.tree_unflatten(spec.out_treedef, [_placeholder_of(x, 0) for x in spec.out_template])
+        _write_back(spec, parts, env)
         if isinstance(parts[0], dict):
             env.update(parts[0])
         for name in spec.deleted:

@@ -45,9 +45,9 @@ KNOWN = {
     "contextmanager_with_try": "the run's site is the user's own raise, reached for one input (`limit < 5`): eager "
                                "raises there, so the report lists it as depends",
     # listed by the default report, one graph at run time
-    "module_cache_dict": "`n` is a dict key and a slice bound: with the Python int the search switches to, the "
-                         "module-level cache dict (empty in the file) makes eager raise KeyError, refuting it (the "
-                         "run's cache is filled by its earlier calls)",
+    "module_cache_dict": "`x[:n] + CACHE[n]`: with `n` a Python int and `x` a 2-D placeholder the shapes do not "
+                         "broadcast; the search moves `x` to a 0-d array (not to the run's 1-D one), which the "
+                         "slice refuses, so the Python int is refuted and the value-needing sites stay always",
 }
 
 RECALL_FLOOR, PRECISION_FLOOR = 0.88, 0.93            # full corpus: 15/17, 15/16 (benchmarks.report_agreement)

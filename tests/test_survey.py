@@ -39,6 +39,7 @@ CASES = [
     ("nested_closure", (jnp.ones(3), 2.0)),
     ("zeros_like_count", (jnp.ones(3), 3)),
     ("python_mode", (jnp.ones(3), 1)),
+    ("cached_table", (jnp.ones(3), 2)),   # a module-level cache the function fills
 ]
 
 
