@@ -71,7 +71,6 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--config", metavar="PYPROJECT", default=None,
                      help="read [tool.ast2graph] from this file instead of the nearest pyproject.toml")
     rep.add_argument("--no-config", action="store_true", help="ignore pyproject.toml settings")
-    rep.add_argument("--engine", choices=("scan", "survey"), default="scan", help=argparse.SUPPRESS)   # issue 17
     show = sub.add_parser("show", help="print the control-flow graph of one function (with --ssa: SSA and liveness)")
     show.add_argument("target", metavar="FILE::QUALNAME")
     show.add_argument("--ssa", action="store_true", help="print the full SSA dump: phis, versions and liveness")
@@ -127,7 +126,7 @@ def cmd_report(args: argparse.Namespace, out: TextIO) -> int:
     reports = []
     for target in args.targets:
         path, qualname = split_target(target)
-        reports += report_path(path, qualname, size, engine=args.engine)
+        reports += report_path(path, qualname, size)
     for r in reports:   # [tool.ast2graph] ignore / per-file-ignores
         r.sites = [s for s in r.sites if not settings.ignored(s.site.code.code, r.file)]
     if args.format == "text":

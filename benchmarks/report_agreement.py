@@ -10,7 +10,7 @@ back, the share the report lists) and precision (of the functions it lists,
 the share that fall back), for the default report and for ``--possible``, and
 the disagreements.
 
-    python -m benchmarks.report_agreement [--outcomes corpus.json] [--engine scan|survey] [-v]
+    python -m benchmarks.report_agreement [--outcomes corpus.json] [-v]
 
 ``--outcomes`` reuses the JSON of ``python -m benchmarks.corpus16 --json F``
 (the run side; otherwise every program is run here, a few minutes).
@@ -45,31 +45,40 @@ def _function_of(p) -> object:
     return getattr(fn, "__func__", fn)
 
 
-def rows(outcomes: dict[str, dict] | None, engine: str = "scan") -> list[Row]:
-    from ast2graph.report import ALWAYS, report_path
-
+def rows(outcomes: dict[str, dict] | None, names: set[str] | None = None) -> list[Row]:
+    """One row per program (``names``: those only): the run's sites from
+    ``outcomes`` (else the program is run here), the report's from the file."""
     from .corpus16 import load_all
     from .corpus16.measure import measure
 
     out = []
     for p in load_all():
-        fn = _function_of(p)
-        file, qualname = inspect.getsourcefile(fn), fn.__qualname__
+        if names is not None and p.name not in names:
+            continue
         if outcomes is not None and p.name in outcomes:
             sites = [f"{s['code']} line {s['line']}" for s in outcomes[p.name]["sites"]]
         else:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 sites = [f"{c} line {ln}" for c, ln, _col, _cause in measure(p).sites]
-        try:
-            reported = [s for r in report_path(file, qualname, engine=engine) for s in r.sites]
-        except Exception as e:  # noqa: BLE001 - a report error is a disagreement to show, not a crash
-            reported, sites = [], sites + [f"report error: {e}"]
-        always = [s for s in reported if s.kind == ALWAYS]
-        out.append(Row(p.name, file, qualname, bool(sites), bool(always), bool(reported),
-                       sites[0] if sites else "",
-                       f"{always[0].site.code.code} line {always[0].site.loc.line}" if always else ""))
+        out.append(row(p, sites))
     return out
+
+
+def row(p, sites: list[str]) -> Row:
+    """The report of program ``p``'s function against the run's ``sites``."""
+    from ast2graph.report import ALWAYS, report_path
+
+    fn = _function_of(p)
+    file, qualname = inspect.getsourcefile(fn), fn.__qualname__
+    try:
+        reported = [s for r in report_path(file, qualname) for s in r.sites]
+    except Exception as e:  # noqa: BLE001 - a report error is a disagreement to show, not a crash
+        reported, sites = [], sites + [f"report error: {e}"]
+    always = [s for s in reported if s.kind == ALWAYS]
+    return Row(p.name, file, qualname, bool(sites), bool(always), bool(reported),
+               sites[0] if sites else "",
+               f"{always[0].site.code.code} line {always[0].site.loc.line}" if always else "")
 
 
 def figures(rs: list[Row], listed: str) -> dict:
@@ -87,14 +96,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--outcomes", metavar="JSON", help="the run side from `python -m benchmarks.corpus16 --json`")
     ap.add_argument("-v", action="store_true", help="list every disagreement")
     ap.add_argument("--json", metavar="PATH", help="also write the rows and figures as JSON")
-    ap.add_argument("--engine", choices=("scan", "survey"), default="scan",
-                    help="the report's engine: the syntactic scanner or typeinfer's survey (issue 17)")
     args = ap.parse_args(argv)
     outcomes = None
     if args.outcomes:
         with open(args.outcomes) as fh:
             outcomes = {o["name"]: o for o in json.load(fh)}
-    rs = rows(outcomes, args.engine)
+    rs = rows(outcomes)
     table = {"default report": figures(rs, "listed"), "--possible": figures(rs, "possible")}
     print("| report | functions | fall back | listed | both | missed | listed but one graph | recall | precision |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")

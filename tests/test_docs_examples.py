@@ -6,7 +6,9 @@ shows. The block is written to a file and imported (so that it has source),
 the call is compared with eager (tests/helpers.py), and every ``# A2Gnnn``
 comment must be a fallback site of that code on that line; a block whose
 comments claim no code ("one graph") must be one graph. A generator
-function's items are compared (``list()`` of each)."""
+function's items are compared (``list()`` of each). The report (which
+reads the file without importing it, before the test imports it) lists
+every claimed code on its line, as an always or an input-dependent site."""
 
 from __future__ import annotations
 
@@ -20,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from ast2graph import FullGraphError, explain, to_static
+from ast2graph.report import report_path
 from tests.helpers import check
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "fallback-codes.md"
@@ -66,6 +69,7 @@ def test_doc_example_produces_its_codes(how, code, tmp_path, monkeypatch):
     name = f"doc_example_{abs(hash(code)) % 10**8}"
     path = tmp_path / f"{name}.py"
     path.write_text(_PRELUDE + code)
+    reported = {(s.site.loc.line, s.site.code.code) for r in report_path(str(path)) for s in r.sites}
     monkeypatch.syspath_prepend(str(tmp_path))
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
@@ -97,6 +101,7 @@ def test_doc_example_produces_its_codes(how, code, tmp_path, monkeypatch):
         for line, codes in claims.items():
             for c in codes:
                 assert (line, c) in found, f"claimed {c} on line {line}; the run gave {sorted(found)}\n{explanation}"
+                assert (line, c) in reported, f"claimed {c} on line {line}; the report gave {sorted(reported)}"
         if not claims:
             assert not explanation.fallback_sites, f"claimed one graph\n{explanation}"
     finally:

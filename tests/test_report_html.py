@@ -18,6 +18,8 @@ from ast2graph.report import report_path
 SOURCE = '''\
 import time
 
+import numpy as np
+
 def train(x, steps):
     print("start <b>", x.shape)
     t = time.time()
@@ -27,6 +29,9 @@ def train(x, steps):
 
 def gen(x):
     yield x  # "<script>alert(1)</script>"
+
+def sized(x, n):
+    return x.sum() + np.zeros(n)
 '''
 
 
@@ -76,18 +81,21 @@ def line(page, text):
 
 def test_lines_are_coloured_by_what_happens(tmp_path):
     html, page = page_of(tmp_path)
-    assert line(page, 'print("start <b>"')["class"] == "host"
+    # print: an ordered host callback inside the graph, not a fallback of the run (the report's
+    # survey does not list host callbacks yet: the line is a graph line)
+    assert line(page, 'print("start <b>"')["class"] == "graph"
     clock = line(page, "t = time.time()")
     assert clock["class"] == "interpreted" and "A2G002" in clock["title"] and "hint:" in clock["title"]
     assert line(page, "x = x * 0.5")["class"] == "graph"
-    assert line(page, "for i in range(steps)")["class"] == "depends"
+    assert line(page, "for i in range(steps)")["class"] == "graph"   # steps: a Python int (given to range)
+    assert line(page, "np.zeros(n)")["class"] == "depends"   # one graph if n is a Python int
     # a generator function runs eagerly as a whole: every line of it
     assert line(page, "def gen(x)")["class"] == "interpreted" and line(page, "yield x")["class"] == "interpreted"
 
 
 def test_input_dependent_sites_only_with_possible(tmp_path):
     _, page = page_of(tmp_path, possible=False)
-    assert line(page, "for i in range(steps)")["class"] == "graph"
+    assert line(page, "np.zeros(n)")["class"] == "graph"
     assert line(page, "t = time.time()")["class"] == "interpreted"
 
 

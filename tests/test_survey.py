@@ -39,6 +39,7 @@ CASES = [
     ("nested_closure", (jnp.ones(3), 2.0)),
     ("zeros_like_count", (jnp.ones(3), 3)),
     ("python_mode", (jnp.ones(3), 1)),
+    ("cached_table", (jnp.ones(3), 2)),   # a module-level cache the function fills
 ]
 
 
@@ -58,6 +59,34 @@ def test_survey_lists_the_runs_sites(name: str, args: tuple) -> None:
     assert _survey_sites(name) == _run_sites(name, args)
 
 
+METHOD_CASES = [
+    ("Scaler.__call__", lambda: P.Scaler(2.0), (jnp.ones(3),)),
+    ("Scaler.sized", lambda: P.Scaler(2.0), (jnp.ones(3),)),
+    ("Shifted.__call__", lambda: P.Shifted(0.5, 2), (jnp.ones(3),)),
+]
+
+
+@pytest.mark.parametrize("qualname,make,args", METHOD_CASES, ids=[c[0] for c in METHOD_CASES])
+def test_survey_of_a_method_lists_the_runs_sites(qualname: str, make, args: tuple) -> None:
+    # self: an object of the class rebuilt from its source (__init__'s assignments), never constructed
+    method = getattr(make(), qualname.split(".")[1])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        run = {(s.code.code, s.loc.line) for s in explain(method)(*args).fallback_sites}
+    assert _survey_sites(qualname) == run
+
+
+@pytest.mark.parametrize("qualname,make,args", [
+    ("make_counter.<locals>.step", lambda: P.make_counter(), (jnp.ones(3),)),
+    ("make_sizer.<locals>.sized", lambda: P.make_sizer(2.0), (jnp.ones(3),)),
+], ids=["counter", "sizer"])
+def test_survey_of_a_named_closure_lists_the_runs_sites(qualname: str, make, args: tuple) -> None:
+    # made from its code object in the enclosing source-only function, never by calling it
+    assert _survey_sites(qualname) == {(s.code.code, s.loc.line) for s in
+                                       explain(make())(*args).fallback_sites}
+    assert qualname not in {r.qualname for r in report_path(PROGRAMS)}   # listed only when named
+
+
 def test_a_value_needed_from_a_parameter_depends_on_it() -> None:
     # jnp.zeros(n): one graph when n is a Python int (the run's), a fallback if a traced array
     sites = survey_function(PROGRAMS, "zeros_like_count")
@@ -66,8 +95,8 @@ def test_a_value_needed_from_a_parameter_depends_on_it() -> None:
     assert _run_sites("zeros_like_count", (jnp.ones(3), 3)) == set()
 
 
-def test_report_path_engine_survey() -> None:
-    reports = report_path(PROGRAMS, "shape_from_data", engine="survey")
+def test_report_path_is_the_survey() -> None:
+    reports = report_path(PROGRAMS, "shape_from_data")
     assert [r.qualname for r in reports] == ["shape_from_data"]
     assert reports[0].of_kind(ALWAYS)
 
@@ -76,20 +105,20 @@ def test_survey_runs_nothing_of_the_file() -> None:
     # the module body, the decorator, the default expression and the class body all raise if run
     # and a helper that writes os.environ, called with static arguments, is analysed, never called
     path = str(FIXTURES / "survey_no_execution.py")
-    reports = report_path(path, engine="survey")
+    reports = report_path(path)
     assert {r.qualname for r in reports} == {"boom", "decorated", "annotated", "touches_environment",
-                                             "calls_with_static_arguments"}
+                                             "calls_with_static_arguments", "Model.__init__", "Model.forward"}
     assert all(r.error is None for r in reports)
     assert "survey_no_execution" not in sys.modules
     assert "A2G_SURVEY_RAN" not in os.environ
 
 
-def test_cli_engine_survey(capsys) -> None:
+def test_cli_report_is_the_survey(capsys) -> None:
     import json
 
     from ast2graph.cli import main
 
-    rc = main(["report", f"{PROGRAMS}::shape_from_data", "--engine", "survey", "--format", "json"])
+    rc = main(["report", f"{PROGRAMS}::shape_from_data", "--format", "json"])
     data = json.loads(capsys.readouterr().out)
     assert rc == 0
     sites = [s for f in data["functions"] for s in f["sites"]]

@@ -1,0 +1,79 @@
+"""The report agrees with the run (issue 17, item 2).
+
+``ast2graph report`` reads a file without importing it and lists, by
+default, the functions that fall back (an ``always`` site). The run
+(``explain`` on each input set of the issue-16 corpus, benchmarks/corpus16)
+says which do. A function is listed by the default report exactly when it
+falls back, but for the disagreements named in the tables below, each with
+its reason: a disagreement outside the table fails, and so does a table
+entry that now agrees (the table stays what the report does). Recall (of the
+functions that fall back, the share listed) and precision (of those listed,
+the share that fall back) are asserted as floors: the figures measured.
+
+The fast test runs a fixed sample of 30 programs chosen by name (both kinds);
+the full corpus is ``test_full_corpus_agreement`` (slow, ~10 min), the same
+figures as ``python -m benchmarks.report_agreement -v`` prints.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from benchmarks.report_agreement import figures, rows
+
+# programs that fall back at run time
+SAMPLE_FALLS_BACK = [
+    "rejection_count", "beam_search", "sample_until_eos", "shape_from_data", "attribute_in_traced_while",
+    "best_k_tracker", "chain_and_zip", "grid_search_product", "accumulate_partial_sums", "generator_pipeline",
+    "return_in_try_finally", "square_into_out", "contextmanager_with_try",
+]
+# programs that are one graph at run time
+SAMPLE_ONE_GRAPH = [
+    "gd_early_stop", "adam", "importance_resample", "step_lr_object", "greedy_decode_list", "viterbi", "numpy_item_int",
+    "gcd_euclid", "gauss_partial_pivot", "rounded_mean", "item_as_range_bound", "optimizer_object",
+    "batchnorm_running_stats", "dict_of_arrays_clipped", "match_traced_mode", "scatter_add_traced_index",
+    "module_cache_dict",
+]
+SAMPLE = SAMPLE_FALLS_BACK + SAMPLE_ONE_GRAPH
+
+# name -> why the default report and the run disagree (every corpus16 disagreement at the time of writing)
+KNOWN = {
+    # falls back at run time, not listed by the default report
+    "cyclic_triangular": "A2G016 (a Python int that may leave int64) appears only when `step` and `step_size` "
+                         "are traced 0-d int arrays, the run's inputs; the search settles on Python ints, under "
+                         "which it is one graph (listed with --possible, as depends on them)",
+    "contextmanager_with_try": "the run's site is the user's own raise, reached for one input (`limit < 5`): eager "
+                               "raises there, so the report lists it as depends",
+    # listed by the default report, one graph at run time
+    "module_cache_dict": "`x[:n] + CACHE[n]`: with `n` a Python int and `x` a 2-D placeholder the shapes do not "
+                         "broadcast; the search moves `x` to a 0-d array (not to the run's 1-D one), which the "
+                         "slice refuses, so the Python int is refuted and the value-needing sites stay always",
+}
+
+RECALL_FLOOR, PRECISION_FLOOR = 0.88, 0.93            # full corpus: 15/17, 15/16 (benchmarks.report_agreement)
+SAMPLE_RECALL_FLOOR, SAMPLE_PRECISION_FLOOR = 0.92, 0.92   # the sample: 12/13, 12/13
+
+
+def _check(rs: list, recall: float, precision: float) -> None:
+    disagree = {r.name: ("falls back, not listed" if r.falls_back else "listed, one graph")
+                for r in rs if r.falls_back != r.listed}
+    unexplained = {n: d for n, d in disagree.items() if n not in KNOWN}
+    assert not unexplained, f"disagreements outside the table: {unexplained}"
+    stale = [r.name for r in rs if r.name in KNOWN and r.name not in disagree]
+    assert not stale, f"table entries that now agree (remove them): {stale}"
+    f = figures(rs, "listed")
+    assert f["recall"] >= recall and f["precision"] >= precision, f
+
+
+def test_sample_agreement() -> None:
+    rs = rows(None, set(SAMPLE))
+    assert sorted(r.name for r in rs) == sorted(SAMPLE)
+    falls_back = {r.name for r in rs if r.falls_back}
+    # the sample still holds both kinds (the run decides, not this list)
+    assert set(SAMPLE_FALLS_BACK) <= falls_back and not falls_back & set(SAMPLE_ONE_GRAPH)
+    _check(rs, SAMPLE_RECALL_FLOOR, SAMPLE_PRECISION_FLOOR)
+
+
+@pytest.mark.slow
+def test_full_corpus_agreement() -> None:
+    _check(rows(None), RECALL_FLOOR, PRECISION_FLOOR)
