@@ -23,9 +23,8 @@ from benchmarks.report_agreement import figures, rows
 
 # programs that fall back at run time
 SAMPLE_FALLS_BACK = [
-    "rejection_count", "beam_search", "sample_until_eos", "shape_from_data", "attribute_in_traced_while",
-    "best_k_tracker", "chain_and_zip", "grid_search_product", "accumulate_partial_sums", "generator_pipeline",
-    "return_in_try_finally", "square_into_out", "contextmanager_with_try",
+    "rejection_count", "beam_search", "sample_until_eos", "shape_from_data", "best_k_tracker",
+    "grid_search_product", "generator_pipeline", "return_in_try_finally", "contextmanager_with_try",
 ]
 # programs that are one graph at run time
 SAMPLE_ONE_GRAPH = [
@@ -33,6 +32,8 @@ SAMPLE_ONE_GRAPH = [
     "gcd_euclid", "gauss_partial_pivot", "rounded_mean", "item_as_range_bound", "optimizer_object",
     "batchnorm_running_stats", "dict_of_arrays_clipped", "match_traced_mode", "scatter_add_traced_index",
     "module_cache_dict",
+    # one graph since the report's floors were first measured (itertools at trace time, a kinded store, max(n, 1))
+    "chain_and_zip", "accumulate_partial_sums", "square_into_out", "attribute_in_traced_while",
 ]
 SAMPLE = SAMPLE_FALLS_BACK + SAMPLE_ONE_GRAPH
 
@@ -50,8 +51,8 @@ KNOWN = {
                          "slice refuses, so the Python int is refuted and the value-needing sites stay always",
 }
 
-RECALL_FLOOR, PRECISION_FLOOR = 0.88, 0.93            # full corpus: 15/17, 15/16 (benchmarks.report_agreement)
-SAMPLE_RECALL_FLOOR, SAMPLE_PRECISION_FLOOR = 0.92, 0.92   # the sample: 12/13, 12/13
+RECALL_FLOOR, PRECISION_FLOOR = 0.84, 0.91            # full corpus: 11/13, 11/12 (benchmarks.report_agreement)
+SAMPLE_RECALL_FLOOR, SAMPLE_PRECISION_FLOOR = 0.88, 0.88   # the sample: 8/9, 8/9
 
 
 def _check(rs: list, recall: float, precision: float) -> None:
