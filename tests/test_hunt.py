@@ -660,3 +660,39 @@ def test_in_place_updates_under_a_traced_break_convert_quickly():
     spd = m @ m.T + 6 * np.eye(6)
     check(conjugate_gradient, spd, np.ones(6), 1e-10)
     check(conjugate_gradient, spd, np.arange(6.0), 1e-3)
+
+
+def test_stdlib_container_of_numpy_values_keeps_their_kind_and_precision():
+    # OrderedDict(...), defaultdict(..., {...}), dict.fromkeys, a NamedTuple's
+    # _make and max(..., key=) hand back their (traced) arguments: typed as one
+    # op under JAX's rules they came back as float32 where eager has float64
+    import collections
+    from typing import NamedTuple
+
+    class Pair(NamedTuple):
+        a: object
+        b: object
+
+    def per_chunk_means(x):
+        means = [x[:2].mean(), x[2:].mean()]
+        return collections.OrderedDict((i, m) for i, m in enumerate(means))
+
+    def listed(x):   # .items() of an OrderedDict runs in Python, on the values the graph made
+        od = per_chunk_means(x)
+        od.move_to_end(0)
+        return list(od.items())
+
+    def containers(x):
+        m = x.mean()
+        return (collections.defaultdict(float, {"a": m}), dict.fromkeys("ab", m), Pair._make([m, x]),
+                max([m, m * 0], key=lambda v: 0))
+
+    def asarray_still_converts(x):   # jnp.asarray hands back its tracer, eager makes a float32 jax.Array
+        return jnp.asarray(x.mean()), jnp.asarray(x)
+
+    x = np.arange(5.0)
+    check(per_chunk_means, x)
+    check(listed, x, full_graph=False)
+    check(containers, x)
+    check(asarray_still_converts, x)
+
