@@ -696,3 +696,37 @@ def test_stdlib_container_of_numpy_values_keeps_their_kind_and_precision():
     check(containers, x)
     check(asarray_still_converts, x)
 
+
+def test_copy_of_an_outside_dict_hands_on_its_inner_lists_themselves():
+    # dict(state) / state.copy() of a global or closure dict is a shallow copy:
+    # eager's state["history"] is the caller's list, which later calls append
+    # to; the graph handed back a copy of the list as it was when traced
+    def make():
+        best = {"val": float("inf"), "history": [], "epoch": 0}
+
+        def step(loss):
+            best["history"].append(loss)
+            if loss < best["val"]:
+                best["val"] = loss
+            return dict(best), best.copy()
+        return step, best
+
+    def snapshot(f, best):
+        a, b = f(1.0)
+        return a, a["history"] is best["history"], b["history"] is best["history"], len(a["history"])
+
+    check_sequence(make, [snapshot] * 3, full_graph=False)
+
+    def make_plain():
+        state = {"log": [], "n": 0}
+
+        def report(x):
+            return {**state}, x + 1
+        return report, state
+
+    def step(f, state):
+        out, y = f(jnp.float32(2.0))
+        state["log"].append(1)
+        return out, y, out["log"] is state["log"]
+
+    check_sequence(make_plain, [step] * 3)

@@ -749,6 +749,24 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
                                    "whose contents cannot be guarded cheaply (it could change before the next call)")
         self.guard_keys.add(key)
         self.guards.append(Guard(lambda: tree, snapshot, f"the contents of {self.named(tree, 'a ')}", key))
+        self._note_guarded_nested(tree)
+
+    def _note_guarded_nested(self, tree: Any) -> None:
+        """The lists and dicts inside an outside container whose contents are
+        guarded (``Snapshot`` holds each by identity): each is the caller's
+        object on every call, so one that leaves the segment (``dict(state)``
+        hands on ``state["history"]``) leaves as itself (``outside_container``),
+        never as a copy of what it held when traced."""
+        nested = self.__dict__.setdefault("guarded_nested", {})
+        stack, seen = [tree], set()
+        while stack:
+            x = stack.pop()
+            if id(x) in seen or not isinstance(x, (list, tuple, dict)):
+                continue
+            seen.add(id(x))
+            if x is not tree and type(x) in (list, dict):
+                nested[id(x)] = x
+            stack.extend(x.values() if isinstance(x, dict) else x)
 
     def _traced_static(self, value: Any, getter: Callable[[], Any], description: str, key: Any) -> Value:
         """A Python int read from outside that keeps changing between calls
