@@ -730,3 +730,40 @@ def test_copy_of_an_outside_dict_hands_on_its_inner_lists_themselves():
         return out, y, out["log"] is state["log"]
 
     check_sequence(make_plain, [step] * 3)
+
+
+def test_a_deque_read_by_the_graph_is_guarded_on_its_contents():
+    # len(win), sum(win), win[-1], iteration over a closure's deque (or
+    # bytearray, array.array) were computed when traced and never checked
+    # again: a window appended to between calls gave the first call's average
+    import array
+    import collections
+
+    def make(window):
+        def make_world():
+            win = window()
+
+            def push(v):
+                win.append(v)   # in Python (a traced value into a deque)
+                return sum(win) / len(win), win[-1], max(win), [w for w in win]
+            return push, win
+        return make_world
+
+    def reads(kind):
+        def make_world():
+            win = kind()
+
+            def f(x):
+                return x * len(win) + sum(win), list(win)
+            return f, win
+        return make_world
+
+    def grow(f, win):
+        out = f(np.float64(1.5))
+        win.append(2)
+        return out
+
+    check_sequence(make(lambda: collections.deque(maxlen=3)), [lambda f, _: f(np.float64(v)) for v in (1.5, 2.5, -1.0, 4.0)],
+                   full_graph=False)
+    for kind in (collections.deque, bytearray, lambda: array.array("d")):
+        check_sequence(reads(kind), [grow] * 3)
