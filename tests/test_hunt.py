@@ -767,3 +767,17 @@ def test_a_deque_read_by_the_graph_is_guarded_on_its_contents():
                    full_graph=False)
     for kind in (collections.deque, bytearray, lambda: array.array("d")):
         check_sequence(reads(kind), [grow] * 3)
+
+
+def test_adding_zero_to_negative_zero_gives_positive_zero():
+    # IEEE (eager, op by op): -0.0 + 0 is +0.0; XLA folds ``x + 0`` to ``x``,
+    # so str(a + 0), sum([a, b]) (which starts at 0) printed "-0.0"
+    def report(a, b):
+        print(a, str(a + 0))
+        return sum([a, b]), 0 + a, a + False, a + 0.0 + 1, a + (-0.0)
+
+    for args in ((np.float64(-0.0), np.float64(-0.0)), (np.float32(-0.0), np.float32(2.0)),
+                 (np.array([-0.0, 1.0]), np.array([-0.0, np.nan])), (jnp.array(-0.0), jnp.array(-0.0)), (-0.0, -0.0)):
+        check(report, *args)
+        e, c = report(*args), to_static(report)(*args)
+        assert [np.signbit(v).tolist() for v in e] == [np.signbit(v).tolist() for v in c], (e, c)

@@ -92,6 +92,12 @@ def _home_module(fn: Any) -> str:
     return module.split(".")[0] if isinstance(module, str) else ""
 
 
+def _positive_zero(x: Any) -> bool:
+    """A static number that is 0 and not -0.0 (``x + 0`` of such is not
+    always ``x``: -0.0 + 0 is +0.0)."""
+    return isinstance(x, (int, float, np.integer, np.floating)) and x == 0 and not np.signbit(x)
+
+
 class PassedValue(Value):
     """A result of a traced call that is one of its array operands handed
     back unchanged (``OrderedDict(a=m)``, ``dict.fromkeys(ks, m)``,
@@ -953,6 +959,11 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
                 self._python_power(left, right, node)
             out = self._traced_division(fn, left, right, node) if fn in _DIVISIONS else \
                 self.emit_call(fn, (left, right), {}, node, fn.__name__)
+            if fn in (operator.add, operator.iadd) and isinstance(out, Value) and out.type.dtype.kind == "f" \
+                    and any(_positive_zero(v) for v in (left, right)):
+                fixed = self.emit_call(arrays.plus_zero, (out,), {}, node, "add")   # ``sum(xs)`` starts at 0
+                fixed.type = out.type
+                out = fixed
             if isinstance(out, Value) and out.type.dtype.kind in "iu" and not out.type.shape:
                 known = int_range_of(fn, left, right)
                 info = np.iinfo(out.type.dtype)
