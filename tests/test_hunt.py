@@ -660,3 +660,124 @@ def test_in_place_updates_under_a_traced_break_convert_quickly():
     spd = m @ m.T + 6 * np.eye(6)
     check(conjugate_gradient, spd, np.ones(6), 1e-10)
     check(conjugate_gradient, spd, np.arange(6.0), 1e-3)
+
+
+def test_stdlib_container_of_numpy_values_keeps_their_kind_and_precision():
+    # OrderedDict(...), defaultdict(..., {...}), dict.fromkeys, a NamedTuple's
+    # _make and max(..., key=) hand back their (traced) arguments: typed as one
+    # op under JAX's rules they came back as float32 where eager has float64
+    import collections
+    from typing import NamedTuple
+
+    class Pair(NamedTuple):
+        a: object
+        b: object
+
+    def per_chunk_means(x):
+        means = [x[:2].mean(), x[2:].mean()]
+        return collections.OrderedDict((i, m) for i, m in enumerate(means))
+
+    def listed(x):   # .items() of an OrderedDict runs in Python, on the values the graph made
+        od = per_chunk_means(x)
+        od.move_to_end(0)
+        return list(od.items())
+
+    def containers(x):
+        m = x.mean()
+        return (collections.defaultdict(float, {"a": m}), dict.fromkeys("ab", m), Pair._make([m, x]),
+                max([m, m * 0], key=lambda v: 0))
+
+    def asarray_still_converts(x):   # jnp.asarray hands back its tracer, eager makes a float32 jax.Array
+        return jnp.asarray(x.mean()), jnp.asarray(x)
+
+    x = np.arange(5.0)
+    check(per_chunk_means, x)
+    check(listed, x, full_graph=False)
+    check(containers, x)
+    check(asarray_still_converts, x)
+
+
+def test_copy_of_an_outside_dict_hands_on_its_inner_lists_themselves():
+    # dict(state) / state.copy() of a global or closure dict is a shallow copy:
+    # eager's state["history"] is the caller's list, which later calls append
+    # to; the graph handed back a copy of the list as it was when traced
+    def make():
+        best = {"val": float("inf"), "history": [], "epoch": 0}
+
+        def step(loss):
+            best["history"].append(loss)
+            if loss < best["val"]:
+                best["val"] = loss
+            return dict(best), best.copy()
+        return step, best
+
+    def snapshot(f, best):
+        a, b = f(1.0)
+        return a, a["history"] is best["history"], b["history"] is best["history"], len(a["history"])
+
+    check_sequence(make, [snapshot] * 3, full_graph=False)
+
+    def make_plain():
+        state = {"log": [], "n": 0}
+
+        def report(x):
+            return {**state}, x + 1
+        return report, state
+
+    def step(f, state):
+        out, y = f(jnp.float32(2.0))
+        state["log"].append(1)
+        return out, y, out["log"] is state["log"]
+
+    check_sequence(make_plain, [step] * 3)
+
+
+def test_a_deque_read_by_the_graph_is_guarded_on_its_contents():
+    # len(win), sum(win), win[-1], iteration over a closure's deque (or
+    # bytearray, array.array) were computed when traced and never checked
+    # again: a window appended to between calls gave the first call's average
+    import array
+    import collections
+
+    def make(window):
+        def make_world():
+            win = window()
+
+            def push(v):
+                win.append(v)   # in Python (a traced value into a deque)
+                return sum(win) / len(win), win[-1], max(win), [w for w in win]
+            return push, win
+        return make_world
+
+    def reads(kind):
+        def make_world():
+            win = kind()
+
+            def f(x):
+                return x * len(win) + sum(win), list(win)
+            return f, win
+        return make_world
+
+    def grow(f, win):
+        out = f(np.float64(1.5))
+        win.append(2)
+        return out
+
+    check_sequence(make(lambda: collections.deque(maxlen=3)), [lambda f, _: f(np.float64(v)) for v in (1.5, 2.5, -1.0, 4.0)],
+                   full_graph=False)
+    for kind in (collections.deque, bytearray, lambda: array.array("d")):
+        check_sequence(reads(kind), [grow] * 3)
+
+
+def test_adding_zero_to_negative_zero_gives_positive_zero():
+    # IEEE (eager, op by op): -0.0 + 0 is +0.0; XLA folds ``x + 0`` to ``x``,
+    # so str(a + 0), sum([a, b]) (which starts at 0) printed "-0.0"
+    def report(a, b):
+        print(a, str(a + 0))
+        return sum([a, b]), 0 + a, a + False, a + 0.0 + 1, a + (-0.0)
+
+    for args in ((np.float64(-0.0), np.float64(-0.0)), (np.float32(-0.0), np.float32(2.0)),
+                 (np.array([-0.0, 1.0]), np.array([-0.0, np.nan])), (jnp.array(-0.0), jnp.array(-0.0)), (-0.0, -0.0)):
+        check(report, *args)
+        e, c = report(*args), to_static(report)(*args)
+        assert [np.signbit(v).tolist() for v in e] == [np.signbit(v).tolist() for v in c], (e, c)

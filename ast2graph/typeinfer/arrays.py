@@ -262,6 +262,12 @@ def numpy_int_division(result: Any, divisor: Any) -> Any:
     return jnp.where(divisor == 0, jnp.zeros_like(result), result)
 
 
+def plus_zero(x: Any) -> Any:
+    """``x + 0`` as IEEE adds (eager's op by op): -0.0 becomes +0.0, where
+    XLA's simplifier folds ``x + 0`` to ``x``."""
+    return jnp.where(x == 0, jnp.zeros_like(x), x)
+
+
 def constant(x: Any) -> Any:
     """A static number as a graph constant (``jnp.asarray``)."""
     return jnp.asarray(x)

@@ -23,6 +23,8 @@ everything the builtin could have seen.
 
 from __future__ import annotations
 
+import array
+import collections
 import types
 from typing import Any
 
@@ -32,7 +34,11 @@ import numpy as np
 _SCALARS = (bool, int, float, complex, str, bytes, type(None), type(Ellipsis), type(NotImplemented))
 _OPAQUE_OK = (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, types.MethodType, type,
               types.CodeType, range, slice)
-_CONTAINERS = (list, tuple, dict, set, frozenset)
+# Sequences recorded item by item: besides list and tuple, the standard
+# library's mutable ones that keep their items in C, with no ``__dict__`` to
+# look at (``win = deque(maxlen=3)`` appended to between calls).
+_SEQUENCES = (list, tuple, collections.deque, bytearray, array.array)
+_CONTAINERS = (*_SEQUENCES, dict, set, frozenset)
 MAX_NODES = 100_000   # a state larger than this is not guarded: the read falls back to Python
 
 
@@ -92,7 +98,7 @@ def _record(x: Any, budget: list, seen: set, root: bool) -> tuple:
         return ("a", x, x.copy())
     if id(x) in seen:
         return ("i", x)
-    if isinstance(x, (list, tuple)):
+    if isinstance(x, _SEQUENCES):
         seen.add(id(x))
         return ("l", x, kind, len(x), [_record(y, budget, seen, False) for y in x])
     if isinstance(x, dict):

@@ -79,6 +79,48 @@ _PURE_MODULES = ("jax", "_operator", "operator", "numpy", "ast2graph", "math", "
 _IMMUTABLE = (bool, int, float, complex, str, bytes, type(None), np.dtype, type(Ellipsis))
 
 
+_ARRAY_MODULES = ("jax", "jaxlib", "numpy", "ast2graph", "scipy")
+
+
+def _home_module(fn: Any) -> str:
+    """The top-level module ``fn`` comes from (its class's for a method of a
+    builtin type: ``dict.fromkeys`` -> "builtins"); "" where unknown."""
+    module = getattr(fn, "__module__", None)
+    if not isinstance(module, str):
+        owner = getattr(fn, "__self__", None)
+        module = getattr(owner if isinstance(owner, type) else type(owner), "__module__", "") if owner is not None else ""
+    return module.split(".")[0] if isinstance(module, str) else ""
+
+
+def _positive_zero(x: Any) -> bool:
+    """A static number that is 0 and not -0.0 (``x + 0`` of such is not
+    always ``x``: -0.0 + 0 is +0.0)."""
+    return isinstance(x, (int, float, np.integer, np.floating)) and x == 0 and not np.signbit(x)
+
+
+class PassedValue(Value):
+    """A result of a traced call that is one of its array operands handed
+    back unchanged (``OrderedDict(a=m)``, ``dict.fromkeys(ks, m)``,
+    ``max(xs, key=...)`` with a static key): ``index`` is the operand's
+    position among the call's flattened leaves. ``emit_call`` replaces it by
+    that operand itself, which keeps eager's kind and precision (a float64
+    NumPy scalar stays one: typing the call under JAX's rules would narrow it)."""
+
+    __slots__ = ("index",)
+
+    def __init__(self, type: ArrayType, index: int):
+        super().__init__(type)
+        self.index = index
+
+
+@dataclasses.dataclass(frozen=True)
+class _Passed:
+    """``PassedValue`` as ``_EVAL_CACHE`` keeps it."""
+
+    type: ArrayType
+    index: int
+
+
 def _eval_key(fn: Callable, treedef: Any, leaves: list) -> tuple | None:
     """The abstract-evaluation cache key of ``fn(*leaves)``, or None (not kept)."""
     module = getattr(fn, "__module__", None)
@@ -400,6 +442,10 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
             if folded is not None:
                 return folded
         leaves, x32, (out_tree, out_leaves), fn = self.precise_eval(fn, treedef, leaves, node, numpy_fn, eager_fn)
+        if any(type(leaf) is PassedValue for leaf in out_leaves):
+            out_leaves = self._passed_through(fn, name, leaves, out_leaves, node, effect)
+            if not any(isinstance(leaf, Value) and not any(leaf is x for x in leaves) for leaf in out_leaves):
+                return jax.tree_util.tree_unflatten(out_tree, out_leaves)   # nothing computed: no op
         results = [leaf for leaf in out_leaves if isinstance(leaf, Value)]
         self.mark_kinds(fn, name, treedef, leaves, out_tree, out_leaves, node, callee)
         if results and self.view_of:
@@ -411,6 +457,32 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
             label = name or qualified_name(fn)
             self.region.ops.append(CallOp(results, self.loc(node), fn, treedef, leaves, label, x32))
         return jax.tree_util.tree_unflatten(out_tree, out_leaves)
+
+    def _passed_through(self, fn: Callable, name: str, leaves: list, out_leaves: list, node: Any, effect: bool) -> list:
+        """``out_leaves`` with each operand the call handed back unchanged
+        (``PassedValue``) resolved. A JAX or NumPy function's is a result like
+        any other (``jnp.asarray(x)`` hands back its tracer where eager makes a
+        jax.Array). A standard-library callable's is the operand itself where
+        every array result is one (a container made of the arguments:
+        ``OrderedDict``, ``dict.fromkeys``, ``max(..., key=)``; the call emits
+        no op). Otherwise it stays a result of the op where its type and kind
+        are the operand's, and the site falls back where they are not (the
+        op, typed under JAX's rules, would narrow or re-kind a value eager
+        hands on unchanged)."""
+        home = _home_module(fn)
+        if home.startswith(_ARRAY_MODULES):   # ``jnp.asarray(x)`` hands back its tracer, eager makes a jax.Array
+            return [Value(x.type) if type(x) is PassedValue else x for x in out_leaves]
+        if home in sys.stdlib_module_names and not effect \
+                and all(type(x) is PassedValue for x in out_leaves if isinstance(x, Value)):
+            return [leaves[x.index] if type(x) is PassedValue else x for x in out_leaves]
+        for x in out_leaves:
+            if type(x) is PassedValue:
+                original = leaves[x.index].type
+                if x.type != original or x.type.kinds != original.kinds:
+                    raise self.graph_break(FallbackCode.OPAQUE_CALL, node, f"{name or qualified_name(fn)} hands back "
+                                           f"an operand ({original}) among values it computes: as one op it would "
+                                           f"become {x.type}")
+        return [Value(x.type) if type(x) is PassedValue else x for x in out_leaves]
 
     def _abstract_eval(self, fn: Callable, treedef: Any, leaves: list, node: Any, x32: bool = False):
         """The result of ``fn`` on ``leaves``: under JAX's rules with x64 off
@@ -437,12 +509,14 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         hit = _EVAL_CACHE.get(key) if key is not None else None
         if hit is not None:
             out_tree, template = hit
-            return out_tree, [Value(x) if type(x) is ArrayType else x for x in template]
+            return out_tree, [Value(x) if type(x) is ArrayType else PassedValue(x.type, x.index) if type(x) is _Passed
+                              else x for x in template]
         out_tree, out = self._jax_eval(fn, treedef, leaves, node)
         if key is not None and all(isinstance(x, Value) or type(x) in _IMMUTABLE for x in out):
             if len(_EVAL_CACHE) >= _EVAL_CACHE_SIZE:
                 _EVAL_CACHE.clear()
-            _EVAL_CACHE[key] = (out_tree, [x.type if isinstance(x, Value) else x for x in out])
+            _EVAL_CACHE[key] = (out_tree, [_Passed(x.type, x.index) if type(x) is PassedValue else
+                                           x.type if isinstance(x, Value) else x for x in out])
         return out_tree, out
 
     def _jax_eval(self, fn: Callable, treedef: Any, leaves: list, node: Any):
@@ -464,6 +538,9 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
                     box["tripped"] = watch.tripped
             out_leaves, out_tree = trees.tree_flatten(result)
             box["tree"], box["leaves"] = out_tree, out_leaves
+            # which results are operands handed back unchanged (their leaf positions)
+            box["passed"] = {id(x): positions[k] for k, x in enumerate(arrays_in)
+                             if any(x is y for y in out_leaves)}
             return [x for x in out_leaves if isinstance(x, jax.Array)]
 
         name = getattr(fn, "__qualname__", "") if getattr(fn, "__module__", "") == arrays.__name__ else ""
@@ -497,9 +574,11 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
                                    "time (its text or truth; eager has its value)")
         types = iter(types)
         out = []
+        passed = box.get("passed", {})
         for leaf in box["leaves"]:
             if isinstance(leaf, jax.Array):
-                out.append(Value(next(types)))
+                t = next(types)
+                out.append(PassedValue(t, passed[id(leaf)]) if id(leaf) in passed else Value(t))
             elif positions and (not isinstance(leaf, _SAFE_STATIC) or _holds_tracer(leaf)):
                 raise self.graph_break(FallbackCode.OPAQUE_CALL, node, f"{qualified_name(fn)} returned a Python object ({type(leaf).__name__}) built from traced values")
             else:
@@ -685,6 +764,24 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
                                    "whose contents cannot be guarded cheaply (it could change before the next call)")
         self.guard_keys.add(key)
         self.guards.append(Guard(lambda: tree, snapshot, f"the contents of {self.named(tree, 'a ')}", key))
+        self._note_guarded_nested(tree)
+
+    def _note_guarded_nested(self, tree: Any) -> None:
+        """The lists and dicts inside an outside container whose contents are
+        guarded (``Snapshot`` holds each by identity): each is the caller's
+        object on every call, so one that leaves the segment (``dict(state)``
+        hands on ``state["history"]``) leaves as itself (``outside_container``),
+        never as a copy of what it held when traced."""
+        nested = self.__dict__.setdefault("guarded_nested", {})
+        stack, seen = [tree], set()
+        while stack:
+            x = stack.pop()
+            if id(x) in seen or not isinstance(x, (list, tuple, dict)):
+                continue
+            seen.add(id(x))
+            if x is not tree and type(x) in (list, dict):
+                nested[id(x)] = x
+            stack.extend(x.values() if isinstance(x, dict) else x)
 
     def _traced_static(self, value: Any, getter: Callable[[], Any], description: str, key: Any) -> Value:
         """A Python int read from outside that keeps changing between calls
@@ -871,6 +968,11 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
                 self._python_power(left, right, node)
             out = self._traced_division(fn, left, right, node) if fn in _DIVISIONS else \
                 self.emit_call(fn, (left, right), {}, node, fn.__name__)
+            if fn in (operator.add, operator.iadd) and isinstance(out, Value) and out.type.dtype.kind == "f" \
+                    and any(_positive_zero(v) for v in (left, right)):
+                fixed = self.emit_call(arrays.plus_zero, (out,), {}, node, "add")   # ``sum(xs)`` starts at 0
+                fixed.type = out.type
+                out = fixed
             if isinstance(out, Value) and out.type.dtype.kind in "iu" and not out.type.shape:
                 known = int_range_of(fn, left, right)
                 info = np.iinfo(out.type.dtype)

@@ -309,6 +309,7 @@ class WritebackMixin:
             return False
         self.guard_keys.add(key)
         self.guards.append(Guard(lambda: container, snapshot, f"the contents of {self.named(container, 'a ')}", key))
+        self._note_guarded_nested(container)
         return True
 
     def pending_item(self, container: Any, key: Any) -> Any:
@@ -333,7 +334,9 @@ class WritebackMixin:
         if type(x) not in (list, dict) or self._is_fresh(x):
             return False
         entry = self.origin.get(id(x))
-        return entry is not None and entry[0] is x and id(x) not in getattr(self, "argument_ids", ())
+        if entry is None or entry[0] is not x:   # inside a guarded outside container (``_note_guarded_nested``)
+            entry = (self.__dict__.get("guarded_nested", {}).get(id(x)),)
+        return entry[0] is x and id(x) not in getattr(self, "argument_ids", ())
 
     def check_no_effect(self, obj: Any, node: Any) -> None:
         """A read of a container this graph mutates after the call, or of one
