@@ -703,6 +703,29 @@ index_range_check._a2g_effect = True  # type: ignore[attr-defined]
 index_range_check._a2g_check = True  # type: ignore[attr-defined]
 
 
+def int_add_overflow_check(a: Any, b: Any, result: Any, subtract: bool, where: str) -> None:
+    """At run time: ``IntRangeError`` where the int64 ``result`` of ``a + b``
+    (``a - b``) of Python ints wrapped around, i.e. eager's exact int is
+    beyond int64 (the sign of the result contradicts the operands')."""
+    from ..lowering.bounded import raise_if   # the run-time check machinery
+
+    a, b, r = (jnp.asarray(v, jnp.int64) for v in (a, b, result))
+    wrapped = ((a ^ b) & (a ^ r)) < 0 if subtract else ((a ^ r) & (b ^ r)) < 0
+    raise_if(wrapped, functools.partial(_raise_int_overflow, where), wrapped)
+
+
+int_add_overflow_check._a2g_effect = True  # type: ignore[attr-defined]
+int_add_overflow_check._a2g_check = True  # type: ignore[attr-defined]
+
+
+def _raise_int_overflow(where: str, mask: Any, _: Any) -> None:
+    if np.any(np.asarray(mask)):
+        from ..diagnostics import IntRangeError
+
+        raise IntRangeError(f"a Python int computed at {where} is beyond int64: eager Python's int holds it exactly, "
+                            "the graph's int64 cannot; keep the value an array, or run this function eagerly")
+
+
 def _raise_index_range(message: str, mask: Any, i: Any) -> None:
     if np.any(np.asarray(mask)):
         raise IndexError(message)

@@ -456,6 +456,11 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         if results or effect:
             label = name or qualified_name(fn)
             self.region.ops.append(CallOp(results, self.loc(node), fn, treedef, leaves, label, x32))
+        pending = self.__dict__.pop("_overflow_check", None)
+        if pending is not None and any(pending[1] is r for r in results):   # (mutation._python_int_bits)
+            operands, result, subtract = pending
+            self.emit_call(arrays.int_add_overflow_check, (*operands, result, subtract, str(self.loc(node))), {},
+                           node, "int64 overflow check", effect=True)
         return jax.tree_util.tree_unflatten(out_tree, out_leaves)
 
     def _passed_through(self, fn: Callable, name: str, leaves: list, out_leaves: list, node: Any, effect: bool) -> list:

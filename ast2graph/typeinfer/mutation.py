@@ -23,6 +23,7 @@ import dataclasses
 import itertools
 import operator
 import types
+import weakref
 from typing import Any
 
 import gast
@@ -359,6 +360,10 @@ _GROWS = {operator.add: "add", operator.iadd: "add", operator.sub: "add", operat
           operator.lshift: "shift", operator.ilshift: "shift"}
 
 
+# traced Python ints computed from a large static int (bit length 61 or more): a sum with them is checked
+_LARGE_INTS: "weakref.WeakSet[Value]" = weakref.WeakSet()
+
+
 def _result_bits(fn: Any, leaves: list, bits: list) -> int:
     """Bits a Python int result of ``fn`` may need, from its operands' (None:
     not an int operand); 64 where it cannot be bounded."""
@@ -486,6 +491,14 @@ class MutationMixin:
         if need > 62 and _GROWS.get(fn) in ("mul", "pow", "shift"):   # (a sum needs operands near 2**62 to leave int64)
             raise self.graph_break(FallbackCode.PRECISION, node, "a Python int computed here may leave int64 (the graph's "
                                    "integers), where eager's int is exact")
+        large = any(type(x) is int and x.bit_length() >= 61 or isinstance(x, Value) and x in _LARGE_INTS
+                    for x in leaves)
+        if large and need > 63 and _GROWS.get(fn) == "add" and len(leaves) == 2 and len(ints) == 1:
+            # ``n + int(v)`` with ``n`` near 2**62 (a large static int, or computed from one): the int64
+            # sum may wrap where eager's int is exact; a run-time check raises IntRangeError then (a
+            # fallback where a check cannot raise). Ints of unknown size from data are not checked.
+            self.__dict__["_overflow_check"] = (tuple(leaves), ints[0], fn in (operator.sub, operator.isub))
+            _LARGE_INTS.update(ints)
         for r in ints:
             INT_BITS[r] = min(need, 63)
         if any(x in WIDE_INTS for x in values):

@@ -1,0 +1,39 @@
+"""A sum of traced Python ints that may leave int64 is checked at run time.
+
+Eager's int is exact; the graph's is int64. ``n + int(v)`` with ``n`` a large
+static int (2**61 or more, or a sum computed from one) would wrap around
+silently: a run-time check raises ``IntRangeError`` instead (as ``int()`` of a
+value beyond int64 does), and values that fit give eager's result in one
+graph. (Two ints of unknown size from data are not checked: noted in the README.)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ast2graph import to_static
+from ast2graph.diagnostics import IntRangeError
+from helpers import check
+
+
+def add(v, n):
+    return n + int(v)
+
+
+def sub(v, n):
+    return n - int(v)
+
+
+@pytest.mark.parametrize("fn", [add, sub])
+@pytest.mark.parametrize("v,n", [(3, 4), (2**62, 5), (-(2**62), 2**61)])
+def test_sums_that_fit_are_eager_and_one_graph(fn, v, n):
+    check(fn, np.int64(v), n, full_graph=True)
+
+
+@pytest.mark.parametrize("fn,v,n", [(add, 2**62, 2**62), (add, -(2**62), -(2**62) - 1), (sub, -(2**62), 2**62)])
+def test_a_sum_beyond_int64_raises_int_range_error(fn, v, n):
+    eager = fn(np.int64(v), n)
+    assert not -(2**63) <= eager < 2**63   # eager's exact int is beyond int64
+    with pytest.raises(IntRangeError, match="beyond int64"):
+        to_static(fn)(np.int64(v), n)
