@@ -444,7 +444,8 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         leaves, x32, (out_tree, out_leaves), fn = self.precise_eval(fn, treedef, leaves, node, numpy_fn, eager_fn)
         if any(type(leaf) is PassedValue for leaf in out_leaves):
             out_leaves = self._passed_through(fn, name, leaves, out_leaves, node, effect)
-            if not any(isinstance(leaf, Value) and not any(leaf is x for x in leaves) for leaf in out_leaves):
+            if not effect and not any(isinstance(leaf, Value) and not any(leaf is x for x in leaves)
+                                      for leaf in out_leaves):
                 return jax.tree_util.tree_unflatten(out_tree, out_leaves)   # nothing computed: no op
         results = [leaf for leaf in out_leaves if isinstance(leaf, Value)]
         self.mark_kinds(fn, name, treedef, leaves, out_tree, out_leaves, node, callee)
@@ -467,27 +468,21 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         """``out_leaves`` with each operand the call handed back unchanged
         (``PassedValue``) resolved. A JAX or NumPy function's is a result like
         any other (``jnp.asarray(x)`` hands back its tracer where eager makes a
-        jax.Array). A standard-library callable's is the operand itself where
-        every array result is one (a container made of the arguments:
-        ``OrderedDict``, ``dict.fromkeys``, ``max(..., key=)``; the call emits
-        no op). Otherwise it stays a result of the op where its type and kind
-        are the operand's, and the site falls back where they are not (the
-        op, typed under JAX's rules, would narrow or re-kind a value eager
-        hands on unchanged)."""
+        jax.Array). Python code's (a standard-library container made of the
+        arguments: ``OrderedDict``, ``dict.fromkeys``, ``max(..., key=)``; a
+        library's getter beside values it computes: an NNX ``Variable.value``)
+        is the operand itself, exactly: typed as a result of the op it would
+        be narrowed or re-kinded under JAX's rules, where eager hands on the
+        object unchanged. Where every result is such an operand and the call
+        has no effect, no op is emitted."""
         home = _home_module(fn)
         if home.startswith(_ARRAY_MODULES):   # ``jnp.asarray(x)`` hands back its tracer, eager makes a jax.Array
             return [Value(x.type) if type(x) is PassedValue else x for x in out_leaves]
-        if home in sys.stdlib_module_names and not effect \
-                and all(type(x) is PassedValue for x in out_leaves if isinstance(x, Value)):
-            return [leaves[x.index] if type(x) is PassedValue else x for x in out_leaves]
-        for x in out_leaves:
-            if type(x) is PassedValue:
-                original = leaves[x.index].type
-                if x.type != original or x.type.kinds != original.kinds:
-                    raise self.graph_break(FallbackCode.OPAQUE_CALL, node, f"{name or qualified_name(fn)} hands back "
-                                           f"an operand ({original}) among values it computes: as one op it would "
-                                           f"become {x.type}")
-        return [Value(x.type) if type(x) is PassedValue else x for x in out_leaves]
+        # Python code that hands back an operand unchanged (a stdlib container of the arguments, a
+        # library's getter beside values it computes): that operand itself, exactly, with eager's kind
+        # and precision (typed as a result of the op it would be narrowed under JAX's rules); the op
+        # computes the other results
+        return [leaves[x.index] if type(x) is PassedValue else x for x in out_leaves]
 
     def _abstract_eval(self, fn: Callable, treedef: Any, leaves: list, node: Any, x32: bool = False):
         """The result of ``fn`` on ``leaves``: under JAX's rules with x64 off
