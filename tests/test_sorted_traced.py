@@ -170,3 +170,13 @@ def test_python_numbers_keep_64_bits():
 
     check(floats, jnp.asarray([1.0, 2.0]), full_graph=True)
     check(ints, jnp.asarray([1.0, 2.0]), full_graph=True)
+
+
+def test_tuples_holding_traced_values_fall_back():
+    """Keys that are tuples holding traced values (eager compares them element
+    by element) run in Python, not at trace time on graph values."""
+    def f(x):
+        return sorted([(x[0], 1), (x[1], 2)]), sorted([(1, x[0]), (0, x[1])])
+
+    e = check(f, jnp.asarray([2.0, 1.0]), full_graph=False)
+    assert [s.code.code for s in e.fallback_sites] == ["A2G003"]

@@ -105,7 +105,9 @@ class SortMixin:
             raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, "sorted(..., reverse=) needs a Python bool")
         items = list(self.iterate_static(args[0], node))
         keys = items if key is None else [self.call(key, (item,), {}, node) for item in items]
-        if not any(isinstance(k, (Value, KindedValue)) for k in keys):   # every comparison decided now, as eager's
+        from .interpreter import contains_value   # (the interpreter mixes this class in)
+
+        if not contains_value(keys):   # every comparison decided now, as eager's
             order = sorted(range(len(items)), key=keys.__getitem__, reverse=bool(reverse))
             return self.mark_fresh([items[i] for i in order])
         why = self._unsortable(keys, items)
