@@ -31,7 +31,7 @@ from .exits import BodyEnd, ExitsMixin, LoopCtx
 from .lattice import INT_BITS, INT_RANGE, TRACED_INT_BITS, WIDE_INTS, abstract_type, describe, join_types, same_dtype, same_static
 from .masked import MaskedSlice
 from .nnx import is_nnx
-from .pathkinds import NONE_KEY, TAG_TYPE, kind_family, variants_of
+from .pathkinds import TAG_TYPE, is_constant_alternative, kind_family, placeholder_key, variants_of
 from .trees import tree_flatten
 from .state import UNBOUND, BreakSignal, MaybeBound, ContinueSignal, ControlSignal, ReturnSignal
 
@@ -125,6 +125,15 @@ def _flatten_joined(x: Any):
     """``_flatten`` with a ``KindedValue`` as one leaf, and ``None`` (what
     joins compare: None on one path and an array on another is a kind)."""
     return tree_flatten(x, is_leaf=lambda v: v is None or isinstance(v, Value) or v is UNBOUND or is_nnx(v))
+
+
+def _flatten_alternatives(x: Any):
+    """``_flatten_joined`` with each constant alternative (a static str, a
+    tuple of static values) one leaf: where paths give objects of different
+    structures, each such object is a variant of a ``KindedValue`` (``best_cfg``
+    None on one path, ``(lr, mom)`` on another)."""
+    return tree_flatten(x, is_leaf=lambda v: v is None or isinstance(v, Value) or v is UNBOUND or is_nnx(v)
+                        or is_constant_alternative(v))
 
 
 class ControlMixin(ExitsMixin):
@@ -491,6 +500,9 @@ class ControlMixin(ExitsMixin):
         (a loop's carried value takes the promoted dtype from its first trip)."""
         flat = [_flatten_joined(v) for v in values]
         treedef = flat[0][1]
+        if any(f[1] != treedef for f in flat[1:]):   # constants of other structures: variants of a kind tag
+            flat = [_flatten_alternatives(v) for v in values]
+            treedef = flat[0][1]
         if any(f[1] != treedef for f in flat[1:]):
             raise _JoinError(f"structure differs ({' vs '.join(describe(v) for v in values)})")
         out = []
@@ -555,7 +567,7 @@ class ControlMixin(ExitsMixin):
                 if joined is None:
                     raise _JoinError(f"shape changes ({' vs '.join(str(t) for t in types)})")
             variants.append(_Traced(joined.with_kinds(types[0].kinds)))
-        if len({v.type.shape for k, v in zip(sorted(groups), variants) if k != NONE_KEY}) > 1:
+        if len({v.type.shape for k, v in zip(sorted(groups), variants) if not placeholder_key(k)}) > 1:
             raise _JoinError(f"shape changes ({' vs '.join(str(v.type) for v in variants)})")
         return KindedValue(_Traced(TAG_TYPE), variants, tuple(sorted(groups)))
 

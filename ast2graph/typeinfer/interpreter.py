@@ -47,7 +47,7 @@ from .calls import CallMixin
 from .containers import ContainerMixin
 from .control import ControlMixin
 from .mutation import MutationMixin
-from .pathkinds import KindTagMixin, kind_class
+from .pathkinds import KindTagMixin, kind_class, kinded_in
 from .listindex import ListIndexMixin, traced_index
 from .varlist import VarListMixin, tail_of
 from .masked import MaskedMixin, MaskedSlice
@@ -949,7 +949,8 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
     def binop(self, fn: Callable, left: Any, right: Any, node: Any) -> Any:
         if isinstance(left, MaskedSlice) or isinstance(right, MaskedSlice):   # ``x[:n] ** 2`` (masked.py)
             return self.masked_binop(fn, left, right, node)
-        if type(left) is KindedValue or type(right) is KindedValue:   # eager's operator on each path's objects
+        if type(left) is KindedValue or type(right) is KindedValue or \
+                tuple in (type(left), type(right)) and kinded_in((left, right)):   # eager's operator on each path's objects
             return self.split_kinds((left, right), lambda lr: self.binop(fn, *lr, node), node)
         if is_nnx(left) or is_nnx(right):   # a Variable's operators read its current value
             return self.nnx_operator(fn, (left, right), node)

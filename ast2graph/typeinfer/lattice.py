@@ -18,6 +18,8 @@ shape change or a non-numeric static change has no upper bound below Opaque.
 
 from __future__ import annotations
 
+import math
+
 import dataclasses
 import functools
 import weakref
@@ -274,8 +276,12 @@ def same_static(a: Any, b: Any) -> bool:
         return True
     if type(a) is not type(b):
         return False
-    if isinstance(a, (bool, int, float, complex, str, bytes)):
-        return a == b or (a != a and b != b)
+    if isinstance(a, float):   # 0.0 and -0.0 are equal, yet print (and divide) differently
+        return a == b and math.copysign(1.0, a) == math.copysign(1.0, b) or (a != a and b != b)
+    if isinstance(a, complex):
+        return same_static(a.real, b.real) and same_static(a.imag, b.imag)
+    if isinstance(a, (bool, int, str, bytes)):
+        return a == b
     if isinstance(a, (tuple, list)):
         return len(a) == len(b) and all(same_static(x, y) if not isinstance(x, Value) else x is y for x, y in zip(a, b))
     return False

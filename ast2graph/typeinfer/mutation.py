@@ -452,9 +452,9 @@ class MutationMixin:
         stores does not depend on the kind, only on each path's number, cast
         to the array's dtype; that cast per kind, one value picked by the tag.
         Other kinds (None, an int array's rules) stay refused."""
-        from .pathkinds import NONE_KEY
+        from .pathkinds import placeholder_key
 
-        if dtype.kind != "f" or NONE_KEY in value.keys or any(
+        if dtype.kind != "f" or any(placeholder_key(k) for k in value.keys) or any(
                 v.type.dtype.kind not in "biuf" for v in value.variants):
             return value
 

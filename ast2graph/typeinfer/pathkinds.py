@@ -63,8 +63,42 @@ TAG_TYPE = ArrayType((), np.dtype(np.int32))
 # variant of its own, a placeholder in the graph; eager's object is None
 NONE_KEY = "none"
 NONE_TYPE = ArrayType((), np.dtype(bool))
+# A static immutable object on some paths that has no array form (a str, a
+# tuple of static numbers, ``None`` inside a tuple): a variant of its own,
+# like None's, named by its type and repr; eager's object is that object
+CONST_PREFIX = "const:"
+_CONSTANTS: dict[str, Any] = {}
+_CONST_SCALARS = (bool, int, float, complex, str, bytes, type(None))
 _PYTHON_NAMES = {"b": "bool", "i": "int", "u": "int", "f": "float", "c": "complex"}
 MAX_COMBINATIONS = 16   # variant combinations of one operation's kinded operands (each a branch)
+
+
+def is_constant_alternative(x: Any) -> bool:
+    """``x`` may be a constant variant: a str or bytes, or a tuple (of
+    exactly that type) of such objects, static numbers, None and such
+    tuples. Immutable, so the one trace-time object can be eager's on every
+    call; a bare number or None has a variant of its own kind instead."""
+    if type(x) in (str, bytes):
+        return True
+    return type(x) is tuple and all(type(e) in _CONST_SCALARS or type(e) is tuple and is_constant_alternative(e)
+                                    for e in x)
+
+
+def constant_key(x: Any) -> str:
+    """The variant key of a constant alternative (equal objects: one key)."""
+    key = f"{CONST_PREFIX}{type(x).__name__}:{x!r}"
+    _CONSTANTS.setdefault(key, x)
+    return key
+
+
+def placeholder_key(key: str) -> bool:
+    """A variant whose graph value is a placeholder: None's, a constant's."""
+    return key == NONE_KEY or key.startswith(CONST_PREFIX)
+
+
+def key_object(key: str) -> Any:
+    """The object a placeholder variant stands for."""
+    return None if key == NONE_KEY else _CONSTANTS[key]
 
 
 def kinded_operand(region: Region) -> str | None:
@@ -99,8 +133,8 @@ def kind_class(t: ArrayType) -> str | None:
 
 def kind_family(key: str) -> str:
     """A kind class without its dtype (a Python number keeps its type: an int
-    and a float are different objects)."""
-    return key if key.startswith("python") else key.split(":")[0]
+    and a float are different objects; each constant is its own)."""
+    return key if key.startswith(("python", CONST_PREFIX)) else key.split(":")[0]
 
 
 def variants_of(x: Any) -> list[tuple[str, ArrayType]] | None:
@@ -113,6 +147,8 @@ def variants_of(x: Any) -> list[tuple[str, ArrayType]] | None:
         return [(k, v.type) for k, v in zip(x.keys, x.variants)]
     if x is None:
         return [(NONE_KEY, NONE_TYPE)]
+    if is_constant_alternative(x):
+        return [(constant_key(x), NONE_TYPE)]
     t = x.type if hasattr(x, "type") and isinstance(getattr(x, "type"), ArrayType) else abstract_type(x)
     if t is None:
         return None
@@ -129,8 +165,8 @@ def eager_object(a: Any, key: str) -> Any:
     """An array computed by a graph as the object eager has for kind ``key``
     (one already of that kind is returned as it is)."""
     kind = key.split(":")[0]
-    if kind == NONE_KEY:
-        return None
+    if placeholder_key(key):
+        return key_object(key)
     if kind == "python":
         if type(a) in (bool, int, float, complex):
             return a
@@ -250,13 +286,17 @@ class KindTagMixin:
         and zeros in the other variants; a kinded one with fewer or other-ordered
         variants has its tag mapped. The same tree where the template has none."""
         from .control import _flatten_joined
+        from .trees import keyed
 
-        tleaves, _ = _flatten_joined(template)
+        tleaves, ttree = _flatten_joined(template)
         if not any(isinstance(t, KindedValue) for t in tleaves):
             return value
         vleaves, vtree = _flatten_joined(value)
-        if len(vleaves) != len(tleaves):
-            return value   # a structure the join refused already
+        if vtree != ttree:   # a constant of another structure where the join has a kind tag: one variant
+            try:
+                vleaves, vtree = ttree.flatten_up_to(keyed(value)), ttree
+            except (ValueError, TypeError):
+                return value   # a structure the join refused already
         out = [self._fit_leaf(v, t, node) if isinstance(t, KindedValue) else v for v, t in zip(vleaves, tleaves)]
         return jax.tree_util.tree_unflatten(vtree, out)
 
@@ -273,7 +313,7 @@ class KindTagMixin:
             have = {t.keys.index(key): leaf}
         variants = []
         for j, s in enumerate(slots):
-            if j in have and t.keys[j] != NONE_KEY:
+            if j in have and not placeholder_key(t.keys[j]):
                 v = self.convert(have[j], s, node)
                 if type(have[j]) in (bool, int) and s.python and s.dtype.kind in "iu":
                     INT_BITS[v] = abs(have[j]).bit_length()   # a static Python int: its bits are known
@@ -307,7 +347,8 @@ class KindTagMixin:
             self.emit_call(combined_tag, tuple(k.tag for k in kinded), {"sizes": tuple(sizes)}, node, "kind tag")
         branches = []
         for combo in itertools.product(*(range(n) for n in sizes)):
-            pick = {id(k): None if k.keys[c] == NONE_KEY else k.variants[c] for k, c in zip(kinded, combo)}
+            pick = {id(k): key_object(k.keys[c]) if placeholder_key(k.keys[c]) else k.variants[c]
+                    for k, c in zip(kinded, combo)}
             filled = [pick.get(id(x), x) if isinstance(x, KindedValue) else x for x in leaves]
             region = Region()
             with self.in_region(region):
@@ -385,7 +426,8 @@ class KindTagMixin:
     def _without_none(self, value: KindedValue, node: Any) -> Any:
         keep = [j for j, k in enumerate(value.keys) if k != NONE_KEY]
         if len(keep) == 1:
-            return value.variants[keep[0]]
+            key = value.keys[keep[0]]
+            return key_object(key) if placeholder_key(key) else value.variants[keep[0]]
         table = tuple(keep.index(j) if j in keep else 0 for j in range(len(value.keys)))
         tag = self.emit_call(remap_tag, (value.tag, table), {}, node, "kind tag")
         return KindedValue(tag, [value.variants[j] for j in keep], tuple(value.keys[j] for j in keep))
@@ -454,7 +496,7 @@ class KindTagMixin:
         from .lattice import canonical_type
 
         kind = key.split(":")[0]
-        if kind == NONE_KEY or key == "python:int" or is_extended(t.dtype):
+        if placeholder_key(key) or key == "python:int" or is_extended(t.dtype):
             return None   # (a Python int beyond int32 raises in eager's JAX)
         weak = kind == "python" and key != "python:bool" or kind == "jax" and t.weak_type
         dtype = t.dtype if self.user_x64 else canonical_type(t).dtype
@@ -509,4 +551,4 @@ class KindTagMixin:
         from .kinds import array_exemplars
 
         return tuple(e for k, x in zip(v.keys, v.variants)
-                     for e in ((None,) if k == NONE_KEY else array_exemplars(x.type, self.outer_traced)))
+                     for e in ((key_object(k),) if placeholder_key(k) else array_exemplars(x.type, self.outer_traced)))

@@ -1,0 +1,184 @@
+"""Objects of different structures on the paths of a traced ``if`` or loop.
+
+``best_cfg = None`` before a loop and ``best_cfg = (lr, mom)`` under a traced
+``if``: eager's object after the join is None or one of the tuples, by the
+data. Each such constant (a str, a tuple of static values) is a variant of a
+run-time kind tag (``typeinfer/pathkinds.py``), as None and a jax.Array on
+different paths already are: the caller gets the very object eager has, and
+operations on it (``is None``, indexing, ``==``, printing, f-strings) are
+computed per variant. Each test calls one converted function on inputs that
+take every path, first and warm, each compared with the eager run.
+"""
+
+import itertools
+
+import jax.numpy as jnp
+import numpy as np
+
+from ast2graph import to_static
+from helpers import _compare, check
+
+POS = jnp.arange(4.0)
+NEG = -jnp.arange(1.0, 5.0)
+NAN = jnp.array([1.0, jnp.nan, 2.0, 3.0])
+
+
+def check_paths(fn, inputs, full_graph=True, **options):
+    """One converted function on each input tuple, then again (warm)."""
+    static = to_static(fn, full_graph=full_graph, **options)
+    for when in ("", "(warm call) "):
+        for args in inputs:
+            _compare(fn, static, args, {}, 1e-5, 1e-6, True, when)
+    return static
+
+
+def grid_search(x):
+    best, best_cfg = jnp.inf, None
+    for lr, mom in itertools.product([0.1, 0.01], [0.0, 0.9]):
+        w, v = jnp.zeros_like(x), jnp.zeros_like(x)
+        for _ in range(3):
+            v = mom * v + 2 * (w - x)
+            w = w - lr * v
+        loss = float(jnp.sum((w - x) ** 2))
+        if loss < best:
+            best, best_cfg = loss, (lr, mom)
+    return best, best_cfg
+
+
+def test_tuple_or_none_chosen_in_unrolled_loop():
+    # NaN data: no loss is below inf, so eager's best_cfg stays None
+    check_paths(grid_search, [(POS,), (NEG,), (NAN,)])
+
+
+def label_of(x):
+    label = None
+    if x.sum() > 0:
+        label = "positive"
+    return x * 2, label
+
+
+def test_str_or_none():
+    check_paths(label_of, [(POS,), (NEG,)])
+
+
+def mode_tuple(x):
+    mode = None
+    if x[0] > 0.5:
+        mode = ("sgd", 0.1, None)
+    elif x[1] > 0:
+        mode = ("adam", 1e-3, (0.9, 0.999))
+    return mode
+
+
+def test_nested_tuples_three_paths():
+    check_paths(mode_tuple, [(POS,), (NEG,), (jnp.array([0.0, 1.0]),)])
+
+
+def scaled_by_config(x):
+    cfg = None
+    if x.mean() > 1.0:
+        cfg = (2.0, "double")
+    if cfg is None:
+        return x
+    return x * cfg[0]
+
+
+def test_is_none_then_index():
+    check_paths(scaled_by_config, [(POS,), (NEG,)])
+
+
+def compared(x):
+    cfg = ("a", 1.5)
+    if x.sum() > 0:
+        cfg = ("b", 1.5, None)
+    same = cfg == ("b", 1.5, None)
+    return same, cfg[1] + x, len(cfg)
+
+
+def test_equality_and_item_per_variant():
+    check_paths(compared, [(POS,), (NEG,)])
+
+
+def printed(x):
+    cfg = None
+    if x.sum() > 0:
+        cfg = ("warm", 3)
+    print("config:", cfg)
+    print(f"{cfg}!")
+    return x
+
+
+def test_print_and_fstring_of_the_chosen_object():
+    check_paths(printed, [(POS,), (NEG,)])
+
+
+def str_or_int(x):
+    r = 0
+    if x.sum() > 0:
+        r = "n/a"
+    return r
+
+
+def test_str_or_python_int():
+    check_paths(str_or_int, [(POS,), (NEG,)])
+
+
+def status_in_while(x):
+    status = "start"
+    while x.sum() < 20.0:
+        x = x * 2.0 + 1.0
+        status = "grew"
+    return x, status
+
+
+def test_status_string_carried_by_rolled_while():
+    check_paths(status_in_while, [(POS,), (POS + 100.0,)])
+
+
+def dict_item(x):
+    d = {"cfg": None, "n": 0}
+    if x.sum() > 0:
+        d["cfg"] = (1, 2)
+    return d
+
+
+def test_constant_in_dict_item_under_traced_if():
+    check_paths(dict_item, [(POS,), (NEG,)])
+
+
+def test_sequence_of_calls_with_other_data():
+    static = to_static(grid_search, full_graph=True)
+    for x in (NEG, POS, NAN, POS * 3, NAN):
+        _compare(grid_search, static, (x,), {}, 1e-5, 1e-6, True, "")
+
+
+def returned_list_structure(x):
+    out = None
+    if x.sum() > 0:
+        out = [1, 2]   # a list is mutable: eager makes a new one each call
+    return out
+
+
+def test_list_constant_is_not_a_variant():
+    # a fresh list per call cannot be one trace-time object: it stays a fallback
+    e = check(returned_list_structure, POS, full_graph=False)
+    assert e.fallback_sites, str(e)
+    check(returned_list_structure, NEG, full_graph=False)
+
+
+def test_numpy_input():
+    check_paths(label_of, [(np.arange(3.0),), (-np.arange(1.0, 4.0),)])
+
+
+def signed_zero(x):
+    s = 0.0
+    t = (0.0, 1)
+    if x.sum() > 0:
+        s = -0.0
+        t = (-0.0, 1)
+    return s, t, 1.0 / s if s != 0 else s
+
+
+def test_zero_and_negative_zero_are_different_constants():
+    # 0.0 == -0.0, but eager's object prints (and divides) by its sign
+    check_paths(signed_zero, [(POS,), (NEG,)])
