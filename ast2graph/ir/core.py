@@ -196,7 +196,9 @@ class KindedValue(Value):
     __slots__ = ("tag", "variants", "keys")
 
     def __init__(self, tag: Any, variants: Any, keys: tuple):
-        types = [v.type for k, v in zip(keys, variants) if k != "none"] or [variants[0].type]
+        # (None's and a constant's variants are placeholders: typeinfer.pathkinds.placeholder_key)
+        types = [v.type for k, v in zip(keys, variants) if k != "none" and not k.startswith("const:")] \
+            or [variants[0].type]
         kinds = frozenset(k.split(":")[0] for k in keys)
         if len({k for k in keys if k.startswith("python")}) > 1:
             kinds |= {"python?"}
