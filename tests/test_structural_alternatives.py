@@ -182,3 +182,94 @@ def signed_zero(x):
 def test_zero_and_negative_zero_are_different_constants():
     # 0.0 == -0.0, but eager's object prints (and divides) by its sign
     check_paths(signed_zero, [(POS,), (NEG,)])
+
+
+# ----------------------------------------------- tuples holding graph values
+def find_first(x, thr):
+    for i in range(x.shape[0]):
+        if x[i] > thr:
+            return i, x[i]
+    return None
+
+
+def test_early_return_of_tuple_or_none():
+    check_paths(find_first, [(POS, 1.5), (POS, 10.0), (NEG, -2.5)])
+
+
+def best_pair(x):
+    best, best_loss = None, jnp.inf
+    for k in range(3):
+        w = x * (k + 1.0)
+        loss = jnp.sum((w - 2.0) ** 2)
+        if loss < best_loss:
+            best, best_loss = (loss, w, k), loss
+    return best
+
+
+def test_none_then_tuple_of_arrays_in_unrolled_loop():
+    check_paths(best_pair, [(POS,), (NEG,), (NAN,)])
+
+
+def narrowed(x):
+    best = None
+    if x.sum() > 0:
+        best = (x.max(), x * 2)
+    if best is not None:
+        return best[1] + best[0]
+    return x
+
+
+def test_is_not_none_narrows_to_the_tuple():
+    check_paths(narrowed, [(POS,), (NEG,)])
+
+
+def found_in_while(x):
+    found = None
+    i = 0
+    while i < 4:
+        if x[i] > 1.0:
+            found = (i, x[i] * 10)
+        i += 1
+    return found
+
+
+def test_tuple_or_none_carried_in_loop():
+    check_paths(found_in_while, [(POS,), (NEG,)])
+
+
+def rolled_search(x, n):
+    found = None
+    for i in range(n):
+        if x[i % 4] > 2.0:
+            found = (x[i % 4], i)
+    return found
+
+
+def test_tuple_or_none_in_rolled_loop():
+    check_paths(rolled_search, [(POS, 40), (NEG, 40), (POS, 0)])
+
+
+Stats = __import__("collections").namedtuple("Stats", "mean top")
+
+
+def named(x):
+    s = None
+    if x.sum() > 0:
+        s = Stats(x.mean(), float(x.max()))
+    return s
+
+
+def test_namedtuple_or_none():
+    check_paths(named, [(POS,), (NEG,)])
+
+
+def printed_tuple(x):
+    best = None
+    if x.sum() > 0:
+        best = (1, x.sum())
+    print("best:", best)
+    return best
+
+
+def test_print_of_tuple_or_none():
+    check_paths(printed_tuple, [(POS,), (NEG,)])

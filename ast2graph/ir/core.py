@@ -197,13 +197,27 @@ class KindedValue(Value):
 
     def __init__(self, tag: Any, variants: Any, keys: tuple):
         # (None's and a constant's variants are placeholders: typeinfer.pathkinds.placeholder_key)
-        types = [v.type for k, v in zip(keys, variants) if k != "none" and not k.startswith("const:")] \
+        types = [v.type for k, v in zip(keys, variants) if k != "none" and not k.startswith(("const:", "tree:"))] \
             or [variants[0].type]
         kinds = frozenset(k.split(":")[0] for k in keys)
         if len({k for k in keys if k.startswith("python")}) > 1:
             kinds |= {"python?"}
         super().__init__(ArrayType(types[0].shape, types[0].dtype, False, mixed=kinds))
         self.tag, self.variants, self.keys = tag, tuple(variants), tuple(keys)
+
+
+class TreeVariant(Value):
+    """A variant of a ``KindedValue`` that is a tuple of values on its
+    paths (``None`` on one path, ``(loss, w)`` on another): ``tree`` is that
+    tuple (graph values, static numbers, None, nested tuples). A pytree node
+    of the tree's leaves; its own ``type`` is a placeholder (a bool scalar)
+    that nothing computes with."""
+
+    __slots__ = ("tree",)
+
+    def __init__(self, tree: Any):
+        super().__init__(ArrayType((), np.dtype(bool)))
+        self.tree = tree
 
 
 class StandinSeen(TypeError):

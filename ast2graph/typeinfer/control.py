@@ -15,8 +15,8 @@ defined on one path only, raises ``GraphBreak`` naming it.
 
 from __future__ import annotations
 
+import collections
 import collections.abc
-
 import dataclasses
 from typing import Any, Callable, Iterable, Iterator
 
@@ -25,13 +25,15 @@ import jax
 import numpy as np
 
 from ..fallback.sites import FallbackCode, GraphBreak
-from ..ir.core import ArrayType, CallOp, ForOp, IfOp, KindedValue, Region, ScanOp, SwitchOp, Value, WhileOp, walk_ops
+from ..ir.core import (ArrayType, CallOp, ForOp, IfOp, KindedValue, Region, ScanOp, SwitchOp, TreeVariant, Value,
+                       WhileOp, walk_ops)
 from . import arrays
 from .exits import BodyEnd, ExitsMixin, LoopCtx
 from .lattice import INT_BITS, INT_RANGE, TRACED_INT_BITS, WIDE_INTS, abstract_type, describe, join_types, same_dtype, same_static
 from .masked import MaskedSlice
 from .nnx import is_nnx
-from .pathkinds import TAG_TYPE, is_constant_alternative, kind_family, placeholder_key, variants_of
+from .pathkinds import (TAG_TYPE, TREE_PREFIX, is_constant_alternative, is_tree_alternative, kind_family, placeholder_key,
+                        variants_of)
 from .trees import tree_flatten
 from .state import UNBOUND, BreakSignal, MaybeBound, ContinueSignal, ControlSignal, ReturnSignal
 
@@ -117,8 +119,8 @@ _PYTHON_TYPES = {"b": bool, "i": int, "u": int, "f": float, "c": complex}
 def _flatten(x: Any):
     # an NNX object is one leaf, the same object on every path (its state is in attr_writes);
     # a value of path-dependent kind is its tag and variants (what regions yield and carry)
-    return tree_flatten(x, is_leaf=lambda v: isinstance(v, Value) and type(v) is not KindedValue or v is UNBOUND
-                        or is_nnx(v))
+    return tree_flatten(x, is_leaf=lambda v: isinstance(v, Value) and type(v) not in (KindedValue, TreeVariant)
+                        or v is UNBOUND or is_nnx(v))
 
 
 def _flatten_joined(x: Any):
@@ -127,13 +129,14 @@ def _flatten_joined(x: Any):
     return tree_flatten(x, is_leaf=lambda v: v is None or isinstance(v, Value) or v is UNBOUND or is_nnx(v))
 
 
-def _flatten_alternatives(x: Any):
-    """``_flatten_joined`` with each constant alternative (a static str, a
-    tuple of static values) one leaf: where paths give objects of different
-    structures, each such object is a variant of a ``KindedValue`` (``best_cfg``
-    None on one path, ``(lr, mom)`` on another)."""
-    return tree_flatten(x, is_leaf=lambda v: v is None or isinstance(v, Value) or v is UNBOUND or is_nnx(v)
-                        or is_constant_alternative(v))
+def _container_form(x: Any) -> tuple | None:
+    """A tuple's, list's or dict's type and length or keys (in order); None
+    for anything else (a leaf of a join)."""
+    if type(x) in (tuple, list) or isinstance(x, tuple) and hasattr(type(x), "_fields"):
+        return type(x), len(x)
+    if type(x) in (dict, collections.defaultdict):
+        return type(x), tuple(x)
+    return None
 
 
 class ControlMixin(ExitsMixin):
@@ -500,15 +503,33 @@ class ControlMixin(ExitsMixin):
         (a loop's carried value takes the promoted dtype from its first trip)."""
         flat = [_flatten_joined(v) for v in values]
         treedef = flat[0][1]
-        if any(f[1] != treedef for f in flat[1:]):   # constants of other structures: variants of a kind tag
-            flat = [_flatten_alternatives(v) for v in values]
-            treedef = flat[0][1]
         if any(f[1] != treedef for f in flat[1:]):
-            raise _JoinError(f"structure differs ({' vs '.join(describe(v) for v in values)})")
+            return self._join_structures(values, branches)
         out = []
         for leaves in zip(*(f[0] for f in flat)):
             out.append(self._join_leaves(list(leaves), branches, kinded=True))
         return jax.tree_util.tree_unflatten(treedef, out)
+
+    def _join_structures(self, values: list, branches: bool) -> Any:
+        """The join of values of different structures: tuples, lists or dicts
+        of one form joined item by item; where the paths' objects differ in
+        form, one ``KindedValue`` whose variants are the alternatives (None, a
+        constant such as ``(lr, mom)`` or ``"relu"``, a tuple holding graph
+        values, an array), picked by the tag on each call."""
+        first = values[0]
+        form = _container_form(first)
+        if form is not None and all(_container_form(v) == form for v in values[1:]):
+            if isinstance(first, dict):
+                items = {k: self._join_trees([v[k] for v in values], branches) for k in first}
+                return type(first)(items) if type(first) is dict else first.__class__(first.default_factory, items)
+            items = [self._join_trees([v[i] for v in values], branches) for i in range(len(first))]
+            return type(first)(*items) if hasattr(type(first), "_fields") else type(first)(items)
+        if all(x is None or is_constant_alternative(x) or is_tree_alternative(x) or isinstance(x, Value)
+               for x in values):
+            tagged = self._join_kinds(values, branches)
+            if tagged is not None:
+                return tagged
+        raise _JoinError(f"structure differs ({' vs '.join(describe(v) for v in values)})")
 
     def _join_leaves(self, leaves: list, branches: bool = False, kinded: bool = False) -> Any:
         """The template of one leaf after a join. ``kinded``: values of
@@ -552,14 +573,20 @@ class ControlMixin(ExitsMixin):
         if any(d is None for d in described):
             return None
         groups: dict[str, list[ArrayType]] = {}
-        for d in described:
-            for key, t in d:
+        trees: dict[str, list] = {}   # a tuple variant's tuples on the paths that have it
+        for x, d in zip(leaves, described):
+            for j, (key, t) in enumerate(d):
                 groups.setdefault(key, []).append(t)
+                if key.startswith(TREE_PREFIX):
+                    trees.setdefault(key, []).append(x.variants[j].tree if isinstance(x, KindedValue) else x)
         if len(groups) < 2 or not branches and not any(isinstance(x, KindedValue) for x in leaves) and \
                 len({kind_family(k) for k in groups}) < 2:
             return None   # one kind (a loop's carried array of another dtype: promoted, as before)
         variants = []
         for key in sorted(groups):
+            if key in trees:
+                variants.append(TreeVariant(self._join_trees(trees[key], branches)))
+                continue
             types = groups[key]
             joined = types[0]
             for t in types[1:]:

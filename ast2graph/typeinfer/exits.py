@@ -36,7 +36,7 @@ import jax
 import jax.numpy as jnp
 
 from ..fallback.sites import FallbackCode
-from ..ir.core import KindedValue, Region, Value
+from ..ir.core import KindedValue, Region, TreeVariant, Value
 from .nnx import is_nnx
 from .trees import tree_flatten
 from .state import UNBOUND, BreakSignal, ContinueSignal, ControlSignal, ReturnSignal
@@ -174,7 +174,7 @@ class ExitsMixin:
             if not bound or len(bound) == len(outs):
                 continue
             # (a value of path-dependent kind: zeros for its tag and each variant)
-            leaves, treedef = tree_flatten(bound[0], is_leaf=lambda x: isinstance(x, Value) and type(x) is not KindedValue
+            leaves, treedef = tree_flatten(bound[0], is_leaf=lambda x: isinstance(x, Value) and type(x) not in (KindedValue, TreeVariant)
                                            or is_nnx(x))
             for region, env in outs:
                 if env.get(name, UNBOUND) is UNBOUND:

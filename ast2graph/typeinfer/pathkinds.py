@@ -54,7 +54,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..fallback.sites import FallbackCode
-from ..ir.core import ArrayType, CallOp, IfOp, KindedValue, Region, SwitchOp, Value, is_extended, walk_ops
+from ..ir.core import ArrayType, CallOp, IfOp, KindedValue, Region, SwitchOp, TreeVariant, Value, is_extended, walk_ops
 from .lattice import INT_BITS
 from .trees import tree_flatten
 
@@ -82,6 +82,48 @@ def is_constant_alternative(x: Any) -> bool:
         return True
     return type(x) is tuple and all(type(e) in _CONST_SCALARS or type(e) is tuple and is_constant_alternative(e)
                                     for e in x)
+
+
+# A tuple holding graph values on some paths and another object on others
+# (``None``, then ``(loss, w)``): a variant of its own, a ``TreeVariant``
+# (its leaves are carried), named by the tuple's structure
+TREE_PREFIX = "tree:"
+
+
+def is_tree_alternative(x: Any) -> bool:
+    """``x`` may be a tuple variant: a tuple or namedtuple whose items are
+    graph values, static numbers, None, str or such tuples, with at least one
+    graph value (immutable, so eager's object is rebuilt from its leaves
+    after each call without another object seeing the difference)."""
+    def ok(e: Any) -> bool:
+        return _graph_leaf(e) or type(e) in _CONST_SCALARS \
+            or isinstance(e, tuple) and _plain_tuple(e) and all(ok(i) for i in e)
+
+    return isinstance(x, tuple) and _plain_tuple(x) and all(ok(e) for e in x) and not is_constant_alternative(x)
+
+
+def _graph_leaf(e: Any) -> bool:
+    """A graph value, or a join's template of one (``_Traced``)."""
+    return isinstance(getattr(e, "type", None), ArrayType) and type(e) is not TreeVariant
+
+
+def _plain_tuple(x: tuple) -> bool:
+    return type(x) is tuple or hasattr(type(x), "_fields")   # a tuple or a namedtuple
+
+
+def tree_key(x: Any) -> str:
+    """The variant key of a tuple variant: its structure, static leaves included."""
+    leaves, treedef = tree_flatten(x, is_leaf=_graph_leaf)
+    # (the static leaves by type: tuples that differ in a static number join it as a traced one)
+    return f"{TREE_PREFIX}{treedef}{tuple('*' if _graph_leaf(e) else type(e).__name__ for e in leaves)}"
+
+
+def variant_object(key: str, variant: Any) -> Any:
+    """What eager's code sees on the paths whose tag names ``key``: None, a
+    constant, a tuple variant's tuple, or the graph value itself."""
+    if key.startswith(TREE_PREFIX):
+        return variant.tree if isinstance(variant, TreeVariant) else variant
+    return key_object(key) if placeholder_key(key) else variant
 
 
 def constant_key(x: Any) -> str:
@@ -134,7 +176,7 @@ def kind_class(t: ArrayType) -> str | None:
 def kind_family(key: str) -> str:
     """A kind class without its dtype (a Python number keeps its type: an int
     and a float are different objects; each constant is its own)."""
-    return key if key.startswith(("python", CONST_PREFIX)) else key.split(":")[0]
+    return key if key.startswith(("python", CONST_PREFIX, TREE_PREFIX)) else key.split(":")[0]
 
 
 def variants_of(x: Any) -> list[tuple[str, ArrayType]] | None:
@@ -149,6 +191,8 @@ def variants_of(x: Any) -> list[tuple[str, ArrayType]] | None:
         return [(NONE_KEY, NONE_TYPE)]
     if is_constant_alternative(x):
         return [(constant_key(x), NONE_TYPE)]
+    if is_tree_alternative(x):
+        return [(tree_key(x), NONE_TYPE)]
     t = x.type if hasattr(x, "type") and isinstance(getattr(x, "type"), ArrayType) else abstract_type(x)
     if t is None:
         return None
@@ -167,6 +211,8 @@ def eager_object(a: Any, key: str) -> Any:
     kind = key.split(":")[0]
     if placeholder_key(key):
         return key_object(key)
+    if key.startswith(TREE_PREFIX):
+        return a   # (its leaves came back each of its eager kind)
     if kind == "python":
         if type(a) in (bool, int, float, complex):
             return a
@@ -211,6 +257,15 @@ class _Parts(tuple):
 
 
 jax.tree_util.register_pytree_node(KindedValue, _flatten_kinded, _unflatten_kinded)
+
+
+def _unflatten_tree_variant(_: Any, children: Any) -> Any:
+    tree = children[0]
+    graph = any(isinstance(getattr(x, "type", None), ArrayType) for x in jax.tree_util.tree_leaves(tree))
+    return TreeVariant(tree) if graph else tree   # a template's, or eager's tuple after a call
+
+
+jax.tree_util.register_pytree_node(TreeVariant, lambda t: ((t.tree,), None), _unflatten_tree_variant)
 
 
 # ------------------------------------------------------------- graph ops
@@ -269,6 +324,15 @@ def _pure(region: Region) -> bool:
     return all(not op.regions() for op in region.ops)
 
 
+class _NoFormat:
+    """An exemplar no format accepts: a tuple variant is formatted in Python."""
+
+    def __format__(self, spec: str) -> str:
+        raise TypeError("a tuple variant")
+
+    __str__ = __repr__ = lambda self: _NoFormat.__format__(self, "")
+
+
 class KindTagMixin:
     """The Specializer's handling of ``KindedValue``s (see the module docstring)."""
 
@@ -313,6 +377,9 @@ class KindTagMixin:
             have = {t.keys.index(key): leaf}
         variants = []
         for j, s in enumerate(slots):
+            if t.keys[j].startswith(TREE_PREFIX):
+                variants.append(self._fit_tree(have.get(j), t.variants[j], node))
+                continue
             if j in have and not placeholder_key(t.keys[j]):
                 v = self.convert(have[j], s, node)
                 if type(have[j]) in (bool, int) and s.python and s.dtype.kind in "iu":
@@ -323,6 +390,19 @@ class KindTagMixin:
                     INT_BITS[v] = 0
             variants.append(v)
         return KindedValue(tag, variants, t.keys)
+
+    def _fit_tree(self, value: Any, template: Any, node: Any) -> TreeVariant:
+        """One path's tuple in the form of a tuple variant's template (its
+        nested kind tags fitted; ``_coerce_all`` converts the leaves); zeros
+        of the template's leaves where the path has another variant."""
+        from .control import _flatten, _Traced
+
+        tree = template.tree
+        if value is None:
+            leaves, treedef = _flatten(tree)
+            return TreeVariant(jax.tree_util.tree_unflatten(
+                treedef, [self._zeros(x.type, node) if isinstance(x, _Traced) else x for x in leaves]))
+        return TreeVariant(self.fit_kinds(value.tree if isinstance(value, TreeVariant) else value, tree, node))
 
     # ------------------------------------------------------- operations
     @staticmethod
@@ -347,8 +427,7 @@ class KindTagMixin:
             self.emit_call(combined_tag, tuple(k.tag for k in kinded), {"sizes": tuple(sizes)}, node, "kind tag")
         branches = []
         for combo in itertools.product(*(range(n) for n in sizes)):
-            pick = {id(k): key_object(k.keys[c]) if placeholder_key(k.keys[c]) else k.variants[c]
-                    for k, c in zip(kinded, combo)}
+            pick = {id(k): variant_object(k.keys[c], k.variants[c]) for k, c in zip(kinded, combo)}
             filled = [pick.get(id(x), x) if isinstance(x, KindedValue) else x for x in leaves]
             region = Region()
             with self.in_region(region):
@@ -426,8 +505,7 @@ class KindTagMixin:
     def _without_none(self, value: KindedValue, node: Any) -> Any:
         keep = [j for j, k in enumerate(value.keys) if k != NONE_KEY]
         if len(keep) == 1:
-            key = value.keys[keep[0]]
-            return key_object(key) if placeholder_key(key) else value.variants[keep[0]]
+            return variant_object(value.keys[keep[0]], value.variants[keep[0]])
         table = tuple(keep.index(j) if j in keep else 0 for j in range(len(value.keys)))
         tag = self.emit_call(remap_tag, (value.tag, table), {}, node, "kind tag")
         return KindedValue(tag, [value.variants[j] for j in keep], tuple(value.keys[j] for j in keep))
@@ -496,7 +574,7 @@ class KindTagMixin:
         from .lattice import canonical_type
 
         kind = key.split(":")[0]
-        if placeholder_key(key) or key == "python:int" or is_extended(t.dtype):
+        if placeholder_key(key) or key.startswith(TREE_PREFIX) or key == "python:int" or is_extended(t.dtype):
             return None   # (a Python int beyond int32 raises in eager's JAX)
         weak = kind == "python" and key != "python:bool" or kind == "jax" and t.weak_type
         dtype = t.dtype if self.user_x64 else canonical_type(t).dtype
@@ -551,4 +629,5 @@ class KindTagMixin:
         from .kinds import array_exemplars
 
         return tuple(e for k, x in zip(v.keys, v.variants)
-                     for e in ((key_object(k),) if placeholder_key(k) else array_exemplars(x.type, self.outer_traced)))
+                     for e in ((key_object(k),) if placeholder_key(k) else (_NoFormat(),) if k.startswith(TREE_PREFIX)
+                               else array_exemplars(x.type, self.outer_traced)))

@@ -24,7 +24,7 @@ import jax
 import numpy as np
 
 from ..fallback.sites import Decision, FallbackCode, FallbackSite, GraphBreak
-from ..ir.core import CallOp, Graph, KindedValue, Region, Value, walk_ops
+from ..ir.core import CallOp, Graph, KindedValue, Region, TreeVariant, Value, walk_ops
 from .arrays import DeferredStr, eager_kind, raise_when, to_eager_kind
 from .calls import TransformedFn
 from .guards import object_key
@@ -419,7 +419,7 @@ def _specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str]
 
     # a value of path-dependent kind leaves as its tag and variants: the host picks eager's object (pathkinds)
     def kept(x: Any) -> bool:
-        return isinstance(x, Value) and type(x) is not KindedValue \
+        return isinstance(x, Value) and type(x) not in (KindedValue, TreeVariant) \
             or is_nnx(x) and id(x) not in sp.nnx_fresh and not contains_value(x) \
             or sp.outside_container(x) or sp.input_container(x) is not None or _argument_part(sp, x)
 
