@@ -273,3 +273,92 @@ def printed_tuple(x):
 
 def test_print_of_tuple_or_none():
     check_paths(printed_tuple, [(POS,), (NEG,)])
+
+
+# ------------------------------- lists held in joined values keep their identity
+def pair_then_append(x):
+    log = []
+    if x.sum() > 0:
+        pair = (x, log)
+    else:
+        pair = (x * 2, log)
+    log.append(1)   # eager's pair[1] is log: it sees this
+    return pair
+
+
+def append_through_pair(x):
+    log = [0.0]
+    if x.sum() > 0:
+        pair = (x, log)
+    else:
+        pair = (x * 2, log)
+    pair[1].append(2.0)
+    return pair, log
+
+
+def test_list_held_by_a_joined_tuple_is_the_same_object():
+    check_paths(pair_then_append, [(POS,), (NEG,)])
+    check_paths(append_through_pair, [(POS,), (NEG,)])
+
+
+def alias_made_in_branch(x):
+    a = [1]
+    b = a
+    if x.sum() > 0:
+        a = [x.sum()]
+        b = a
+    b.append(3)
+    return a
+
+
+def test_list_bound_twice_in_a_branch_falls_back():
+    check(alias_made_in_branch, POS, full_graph=False)
+    check(alias_made_in_branch, NEG, full_graph=False)
+
+
+def held_in_rolled_for(x, n):
+    log = []
+    state = (x, log)
+    for i in range(n):
+        state = (state[0] * 2, log)
+    log.append(1)
+    return state
+
+
+def held_in_while(x):
+    log = []
+    state = (x, log)
+    while state[0].sum() < 100:
+        state = (state[0] * 2 + 1, log)
+    log.append(1)
+    return state
+
+
+def replaced_in_while(x):
+    log = []
+    state = (x, log)
+    while state[0].sum() < 100:
+        state = (state[0] * 2 + 1, [])
+    log.append(1)   # after zero trips eager's state[1] is log
+    return state
+
+
+def test_list_held_by_a_loop_carried_tuple():
+    check_paths(held_in_rolled_for, [(POS, 30), (POS, 0)])
+    check_paths(held_in_while, [(POS,), (POS + 200.0,)])
+    check_paths(replaced_in_while, [(POS,), (POS + 200.0,)], full_graph=False)
+
+
+def return_in_try_finally(x):
+    log = []
+    try:
+        if x.sum() > 0:
+            return x * 2, log
+        x = x - 1
+    finally:
+        log.append("done")
+    return x, log
+
+
+def test_return_in_try_finally_returns_the_list_the_finally_wrote():
+    check_paths(return_in_try_finally, [(POS,), (NEG,)])

@@ -65,6 +65,21 @@ class _Log:
         self.saved: dict[int, tuple[Any, Any]] = {}
 
 
+def _nested_containers(x: Any) -> dict[int, Any]:
+    """The lists and dicts inside ``x`` (through tuples, lists and dicts; not ``x`` itself)."""
+    found: dict[int, Any] = {}
+    stack = list(x.values() if type(x) is dict else x) if type(x) in (tuple, list, dict) else []
+    while stack:
+        y = stack.pop()
+        if type(y) in (list, dict):
+            if id(y) in found:
+                continue
+            found[id(y)] = y
+        if type(y) in (tuple, list, dict):
+            stack.extend(y.values() if type(y) is dict else y)
+    return found
+
+
 class _Carry:
     """The containers a rolled loop being solved carries: id -> object, and
     what each held before the loop."""
@@ -79,6 +94,10 @@ class _Carry:
         self.before: dict[int, Any] = {}   # the loop's entry (a grown list's: as prefix and buffer)
         self.original: dict[int, Any] = {}   # what the container held before the loop, restored after it
         self.keep: set[str] = set()
+        # lists and dicts from before the loop held inside carried values
+        # (``state = (x, log)``): kept as themselves while the body leaves them there
+        self.held: dict[int, Any] = {}
+        self.may_skip = False   # the loop may run zero times
 
 
 def container_name(obj: Any) -> str:
@@ -190,6 +209,10 @@ class ContainerMixin:
         loop keeps the very object in them (``Ref``), not a copy rebuilt from
         its items, while the body leaves it there (``loop_value``)."""
         loop.keep = {n for n in names if type(env0.get(n)) in JOINABLE and self._is_fresh(env0[n])}
+        loop.held = {}
+        for n in names:
+            if n not in loop.keep and not n.startswith("<") and n in env0:
+                loop.held.update(_nested_containers(env0[n]))
 
     def loop_entry(self, loop: "_Carry", name: str, value: Any) -> Any:
         """A carried variable's value before the loop, as the loop's state
@@ -197,7 +220,8 @@ class ContainerMixin:
         wherever it sits (``t = (buf, k)``), as its ``Ref``."""
         if name in loop.keep:
             return self._shield(value)
-        return self.shield_logged(value, loop.carried) if loop.carried and not name.startswith("<") else value
+        objs = {**loop.held, **loop.carried}
+        return self.shield_logged(value, objs) if objs and not name.startswith("<") else value
 
     def loop_exit(self, loop: "_Carry", env: dict, env0: dict, names: list[str]) -> bool:
         """The carried variables at the end of a pass, shielded as at the
@@ -207,12 +231,43 @@ class ContainerMixin:
         if lost:
             loop.keep -= lost
             return False
+        if loop.held:
+            there: dict[int, Any] = {}
+            for n in names:
+                if n not in loop.keep and not n.startswith("<") and n in env:
+                    there.update(_nested_containers(env[n]))
+            gone = [obj for key, obj in loop.held.items() if there.get(key) is not obj]
+            if gone:   # the body puts another object there: carried as a copy of its items from now on
+                self._check_copy_invisible(loop, gone, env0, names)
+                for obj in gone:
+                    del loop.held[id(obj)]
+                return False
+        objs = {**loop.held, **loop.carried}
         for n in names:
             if n in loop.keep:
                 env[n] = self._shield(env[n])
-            elif loop.carried and not n.startswith("<") and n in env:
-                env[n] = self.shield_logged(env[n], loop.carried)
+            elif objs and not n.startswith("<") and n in env:
+                env[n] = self.shield_logged(env[n], objs)
         return True
+
+    def _check_copy_invisible(self, loop: "_Carry", gone: list, env0: dict, names: list[str]) -> None:
+        """A list or dict from before a loop that may run zero times, held in
+        a carried value the body replaces: after zero trips eager's value
+        holds that very object, which the loop's state (its items) cannot
+        be. Only where nothing else can see the difference: an object this
+        trace made that no other variable holds."""
+        if not loop.may_skip:
+            return
+        elsewhere: dict[int, Any] = {}
+        for n, value in env0.items():
+            if n not in names and not n.startswith("<"):
+                elsewhere[id(value)] = value
+                elsewhere.update(_nested_containers(value))
+        for obj in gone:
+            if not self._is_fresh(obj) or elsewhere.get(id(obj)) is obj:
+                raise self.graph_break(FallbackCode.LOOP_CARRIED_CHANGE, self.current_top, f"{self.container_label(obj)}"
+                                       " is held in a loop-carried value the loop replaces, and the loop may run zero "
+                                       "times (eager's value then holds that very object)", "loop")
 
     def carry_container(self, loop: "_Carry", err: Any, names: list[str], env0: dict) -> bool:
         """A write into a container from outside the loop (``err`` from

@@ -301,8 +301,10 @@ class ControlMixin(ExitsMixin):
         for name, obj in containers:
             if not self.join_list_structure(node, obj, name, outs):   # another length: a tail (varlist.py)
                 self.check_container_structure(node, obj, [env[name] for _, env in outs])
-        if containers:   # a variable holding a written container keeps that object
-            objs = {id(obj): obj for _, obj in containers}
+        # a variable holding a written container keeps that object, and so
+        # does one holding a list or dict made before the ``if``
+        objs = {**self._held_containers(node, outs, names), **{id(obj): obj for _, obj in containers}}
+        if objs:
             for _, env in outs:
                 for n in names:
                     if n in env:
@@ -317,13 +319,44 @@ class ControlMixin(ExitsMixin):
         self._bind_templates(names, templates, results)
         for name, obj in containers:
             self.write_joined(node, obj, self.frame.env.pop(name))
-        if containers:
+        if objs:
             for n in plain:
                 if n in self.frame.env:
                     self.frame.env[n] = self.unshield_all(self.frame.env[n])
         self.rebase_input_writes(names)
         for name, obj, attr in written:   # the joined value of each attribute written in a branch
             self.attr_writes[(id(obj), attr)] = (obj, attr, self.frame.env.pop(name))
+
+    def _held_containers(self, node: Any, outs: list, names: list[str]) -> dict[int, Any]:
+        """The lists and dicts the branches' values of ``names`` hold (inside
+        tuples, lists and dicts) that were made before the ``if``: each is kept
+        as itself through the join (``pair = (x, log)`` on both paths: eager's
+        ``pair[1]`` is ``log``, and sees what is appended to it later); a
+        position holding another object on another path fails the join (a
+        Ref is compared by identity). A list or dict a branch made and binds
+        twice (``a = []; b = a``) would become two copies: that falls back."""
+        depth = self.traced_depth
+        held: dict[int, Any] = {}
+        for _, env in outs:
+            seen: set[int] = set()
+            # (a written container's contents: its own join checks the identity of what it holds)
+            stack = [(env[n], True) for n in names if n in env]
+            stack += [(v, False) for n, v in env.items() if n.startswith("<container ")]
+            while stack:
+                x, keep = stack.pop()
+                if type(x) in (tuple, list, dict):
+                    if type(x) is not tuple:
+                        entry = self.fresh.get(id(x))
+                        if entry is None or entry[1] is not x or entry[0] <= depth:
+                            if keep:
+                                held[id(x)] = x   # made before the branch (or outside the function)
+                            continue
+                        if id(x) in seen:
+                            raise self.graph_break(FallbackCode.BRANCH_MISMATCH, node, "a list or dict made in a "
+                                                   "branch is bound to two variables; the join would copy it", "if")
+                        seen.add(id(x))
+                    stack.extend((y, keep) for y in (x.values() if type(x) is dict else x))
+        return held
 
     def _branch_label(self, name: str) -> str:
         if name.startswith("<container "):
@@ -1102,6 +1135,7 @@ class ControlMixin(ExitsMixin):
         self.rolled_depth += 1
         containers = self.begin_container_carry()   # lists and dicts from outside written in the body (containers.py)
         containers.max_trips, containers.trips_static = max_trips, trips_static   # lists grown in the body (varlist.py)
+        containers.may_skip = may_skip
         self.keep_identity(containers, names, env0)
         try:
             while True:
