@@ -362,3 +362,33 @@ def return_in_try_finally(x):
 
 def test_return_in_try_finally_returns_the_list_the_finally_wrote():
     check_paths(return_in_try_finally, [(POS,), (NEG,)])
+
+
+def compared_with_none(x):
+    t = None
+    if x.sum() > 0:
+        t = (1, x.sum())
+    u = (x.max(), 2)
+    return t == None, t != None, t is None, isinstance(t, tuple), u == None, None != u, u == 3  # noqa: E711
+
+
+def test_tuple_compared_with_none_is_an_identity_test():
+    # a tuple holding graph values == None: Python compares identities (an internal error before)
+    check_paths(compared_with_none, [(POS,), (NEG,)])
+
+
+def used_in_helper(b):
+    if b is None:
+        return 0.0
+    return b[0] * 3
+
+
+def call_helper_with_alternative(x):
+    best = None
+    if x.sum() > 0:
+        best = (x.max(), x * 2)
+    return used_in_helper(best), 1 if best else 2
+
+
+def test_alternative_passed_to_helper_and_truth():
+    check_paths(call_helper_with_alternative, [(POS,), (NEG,)])

@@ -789,6 +789,8 @@ class CallMixin(GeneratorMixin, SortMixin):
         would see ast2graph's object instead of eager's and runs in Python."""
         from .interpreter import LocalFunction
 
+        if fn in (operator.eq, operator.ne) and _other_kinds(left, right):
+            return (fn is operator.ne) ^ (left is right)   # ``t == None`` of a tuple: its identity, as Python falls back to
         if fn in _COMPARISONS:
             seen = standins_in((left, right))
             if any(not isinstance(x, (Value, LocalFunction)) for x in seen):
@@ -1612,6 +1614,14 @@ def _is_namedtuple_class(cls: Any) -> bool:
 def _is_jax_function(callee: Any) -> bool:
     """A function of JAX's own (``jnp.stack``, ``jax.nn.relu``): its operands become JAX arrays."""
     return (getattr(callee, "__module__", "") or "").split(".")[0] == "jax" and callable(callee)
+
+
+def _other_kinds(left: Any, right: Any) -> bool:
+    """A tuple or list compared with ``==`` to None, a number or a str (or
+    the reverse): neither defines equality with the other, so Python
+    compares identities."""
+    scalars = (type(None), bool, int, float, complex, str, bytes)
+    return type(left) in (tuple, list) and type(right) in scalars or type(right) in (tuple, list) and type(left) in scalars
 
 
 def _python_with_source(callee: Any) -> bool:
