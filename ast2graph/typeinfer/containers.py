@@ -98,6 +98,11 @@ class _Carry:
         # (``state = (x, log)``): kept as themselves while the body leaves them there
         self.held: dict[int, Any] = {}
         self.may_skip = False   # the loop may run zero times
+        # a traced ``while len(xs) < n:``: id(xs) -> n, a bound on its length at every
+        # iteration's start (its buffer's rows: varlist.py); and whether the
+        # test is only that comparison (then the length after the loop is known)
+        self.len_bounds: dict[int, int] = {}
+        self.len_exit = False
 
 
 def container_name(obj: Any) -> str:

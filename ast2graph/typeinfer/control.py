@@ -753,7 +753,7 @@ class ControlMixin(ExitsMixin):
 
         state, (cond, body) = self._solve_loop(stmt, names, env0, one_pass, regions=2, exact=exact,
                                                flagged=self._maybe_unbound_after(stmt, names, env0), may_skip=True,
-                                               max_trips=self.options.max_iters)
+                                               max_trips=self.options.max_iters, len_bounds=self._length_bounds(stmt))
         init = self._loop_init(stmt, names, state, env0)
         results = [Value(a.type) for a in body.args]
         self.join_views(results, [init, body.yields])   # the initial array or a carried one (mutation.py)
@@ -767,6 +767,33 @@ class ControlMixin(ExitsMixin):
         self._bind_state(names, state, iter(results))
         self.finish_carried_containers(stmt, names)
         self.after_loop(stmt, ctx)
+
+    def _length_bounds(self, stmt: gast.While) -> tuple[dict[int, int], bool]:
+        """The lists a ``while`` test bounds the length of (``len(xs) < n``,
+        ``len(xs) <= n``, ``n > len(xs)``, alone or as a term of ``and``, with
+        ``n`` a static int): id -> the length no iteration starts at or above;
+        and whether the test is only such a comparison (no ``break`` in the body)."""
+        terms = stmt.test.values if isinstance(stmt.test, gast.BoolOp) and isinstance(stmt.test.op, gast.And) \
+            else [stmt.test]
+        found: dict[int, int] = {}
+        for t in terms:
+            if not (isinstance(t, gast.Compare) and len(t.ops) == 1):
+                continue
+            left, op, right = t.left, t.ops[0], t.comparators[0]
+            if isinstance(op, (gast.Gt, gast.GtE)):
+                left, right, op = right, left, gast.Lt() if isinstance(op, gast.Gt) else gast.LtE()
+            if not (isinstance(op, (gast.Lt, gast.LtE)) and isinstance(left, gast.Call) and len(left.args) == 1
+                    and not left.keywords and isinstance(left.func, gast.Name) and isinstance(left.args[0], gast.Name)
+                    and isinstance(right, (gast.Name, gast.Constant))):
+                continue
+            if self.eval(left.func) is not len:   # (names only: reading them has no effect)
+                continue
+            xs, n = self.eval(left.args[0]), self.eval(right)
+            if type(xs) is list and type(n) is int:
+                found[id(xs)] = n + isinstance(op, gast.LtE)
+        alone = len(terms) == 1 and bool(found) and not any(isinstance(x, gast.Break) for b in stmt.body
+                                                             for x in gast.walk(b))
+        return found, alone
 
     def exec_For(self, stmt: gast.For) -> None:
         iterable = self.eval(stmt.iter)
@@ -1111,7 +1138,7 @@ class ControlMixin(ExitsMixin):
     def _solve_loop(self, stmt: Any, names: list[str], env0: dict, one_pass: Callable, regions: int,
                     static_check: bool = False, exact: bool = False, exempt: set = frozenset(),
                     flagged: set = frozenset(), may_skip: bool = False, max_trips: int | None = None,
-                    trips_static: bool = False) -> tuple[dict, tuple]:
+                    trips_static: bool = False, len_bounds: tuple = ({}, False)) -> tuple[dict, tuple]:
         """Carried values to a fixpoint: widen until a pass changes nothing.
 
         ``exact``: raise ``_UnsafeWidening`` instead of widening a Python
@@ -1136,6 +1163,7 @@ class ControlMixin(ExitsMixin):
         containers = self.begin_container_carry()   # lists and dicts from outside written in the body (containers.py)
         containers.max_trips, containers.trips_static = max_trips, trips_static   # lists grown in the body (varlist.py)
         containers.may_skip = may_skip
+        containers.len_bounds, containers.len_exit = len_bounds
         self.keep_identity(containers, names, env0)
         try:
             while True:

@@ -624,7 +624,9 @@ class VarListMixin:
 
         old_tail, new_tail = (old[-1] if _has_tail(old) else None), (new[-1] if _has_tail(new) else None)
         p_old, p_new = len(old) - _has_tail(old), len(new) - _has_tail(new)
-        if (old_tail is None and new_tail is None and p_new == p_old) or p_new < p_old or loop.max_trips is None:
+        limit = loop.len_bounds.get(id(self._container_object(n)))
+        if (old_tail is None and new_tail is None and p_new == p_old) or p_new < p_old or \
+                loop.max_trips is None and limit is None:
             return False
         if new_tail is not None and old_tail is not None and (p_new != p_old or new_tail.tree != old_tail.tree):
             return False
@@ -661,7 +663,10 @@ class VarListMixin:
             raise self._no_tail(stmt, what, "its items are of other structures")
         types = self._join_item_types(stmt, tree, [t[1] for t in templates], what)
         start = entry_tail.bound if entry_tail is not None else 0
-        cap = max(entry_tail.cap if entry_tail is not None else 0, start + loop.max_trips * d)
+        if loop.max_trips is not None:
+            cap = max(entry_tail.cap if entry_tail is not None else 0, start + loop.max_trips * d)
+        else:   # ``while len(xs) < n``: fewer than n items when an iteration starts, d more in it at most
+            cap = max(entry_tail.cap if entry_tail is not None else 0, start, limit - 1 + d - p_old)
         self._check_size(stmt, types, cap, what)
         tail_t = VarTail([_Traced(self._buffer_type(t, cap).with_kinds(("numpy",))) for t in types],
                          _Traced(COUNT_TYPE), cap, cap, d, tree, types)
@@ -705,6 +710,14 @@ class VarListMixin:
         obj[-1] = tail
         grown = loop.growth.get(name)
         entry = loop.before.get(id(obj))
+        limit = loop.len_bounds.get(id(obj))
+        if limit is not None and loop.len_exit and grown is not None and grown[0] == 1 and _has_tail(entry):
+            # ``while len(xs) < n`` and nothing else ends it, one append an
+            # iteration at most, from fewer than n + 1 items: n items after it
+            prefix = len(entry) - 1
+            if prefix + entry[-1].bound <= limit and limit - prefix <= min(tail.cap, self.options.max_unroll):
+                obj[-1:] = [self._item_at(tail, k, node) for k in range(limit - prefix)]
+            return
         if grown is None or not grown[2] or not loop.trips_static or not _has_tail(entry) \
                 or type(entry[-1].count) is not int and not self._known_zero(entry[-1].count):
             return
