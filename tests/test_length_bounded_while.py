@@ -108,3 +108,19 @@ def stacked_after_break(key, n):
 def test_stack_of_a_list_of_data_dependent_length_falls_back():
     for key in (K0, K1):
         check(stacked_after_break, key, 4, full_graph=False)
+
+
+def bound_moves(key, n):
+    xs = []
+    while len(xs) < n:
+        key, sub = jax.random.split(key)
+        v = jax.random.uniform(sub)
+        if v < 0.5:
+            xs.append(v)
+            n = n + (v < 0.1)   # the bound grows in the loop: it bounds nothing
+    return xs
+
+
+def test_a_bound_the_loop_rebinds_is_not_used():
+    for key in (K0, K1, K2):
+        check(bound_moves, key, 3, full_graph=False)

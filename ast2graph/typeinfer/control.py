@@ -786,6 +786,9 @@ class ControlMixin(ExitsMixin):
                     and not left.keywords and isinstance(left.func, gast.Name) and isinstance(left.args[0], gast.Name)
                     and isinstance(right, (gast.Name, gast.Constant))):
                 continue
+            bound_here = self.frame.unit.ssa.assigned(stmt)   # a name the loop rebinds bounds nothing
+            if any(isinstance(x, gast.Name) and x.id in bound_here for x in (left.func, left.args[0], right)):
+                continue
             if self.eval(left.func) is not len:   # (names only: reading them has no effect)
                 continue
             xs, n = self.eval(left.args[0]), self.eval(right)
