@@ -217,3 +217,16 @@ def count_and_scale(x, n):
 @pytest.mark.parametrize("n", (0, 1, 3, 6, 9, -2))
 def test_comparisons_and_ufuncs_of_a_slice(x, n):
     check(count_and_scale, x, jnp.asarray(n))
+
+
+def items_of_trimmed(x):
+    k = int((x < 0).sum())
+    t = x[k:]   # (scipy's _trim_zeros, then den[0])
+    return t[0], t[-1], t[1] / t[0]
+
+
+@pytest.mark.parametrize("x", ([-1.0, 2.0, 3.0, 4.0], [-1.0, -2.0, -3.0, 4.0], [-1.0, -2.0, -3.0, -4.0], [1.0, 2.0]))
+@pytest.mark.parametrize("kind", (np.array, jnp.array), ids=("numpy", "jax"))
+def test_int_index_into_a_slice_with_traced_bound(x, kind):
+    # NumPy raises IndexError past the slice's end; JAX clamps, and raises on an empty one
+    check(items_of_trimmed, kind(x))

@@ -1482,6 +1482,8 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
             return self.nnx_operator(operator.getitem, (obj, idx), node)
         if tail_of(obj) is not None:   # a list whose length depends on the data (varlist.py)
             return self.tail_getitem(obj, idx, node)
+        if isinstance(obj, MaskedSlice):   # ``x[n:][0]`` (masked.py)
+            return self.masked_getitem(obj, idx, node)
         if type(obj) in (list, tuple) and self.traced_int_index(idx):
             if traced_index(idx) and self.uniform_items(obj):   # numbers of one class (listindex.py)
                 return self.pick_item(obj, idx, node)

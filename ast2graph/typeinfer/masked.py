@@ -180,6 +180,35 @@ def _identity(name: str, dtype: np.dtype) -> Any:
     return -np.inf if name == "max" else np.inf
 
 
+def masked_index_check(count: Any, i: int, numpy: bool, rest: tuple) -> None:
+    """At run time: eager's ``IndexError`` for ``s[i]`` of a slice of ``count``
+    rows (NumPy: ``i`` outside ``-count..count-1``; JAX clamps a non-empty
+    array's index and raises on an empty one), raised by indexing an empty
+    array of the slice's shape as eager would."""
+    from ..lowering.bounded import raise_if   # the run-time check machinery
+
+    bad = ((i >= count) | (i < -count)) if numpy else (count == 0)
+    raise_if(bad, functools.partial(_raise_eager_index, i, numpy, rest), count)
+
+
+masked_index_check._a2g_effect = True  # type: ignore[attr-defined]
+masked_index_check._a2g_check = True  # type: ignore[attr-defined]
+
+
+def _raise_eager_index(i: int, numpy: bool, rest: tuple, mask: Any, count: Any) -> None:
+    if np.any(np.asarray(mask)):
+        shape = (int(np.asarray(count)), *rest)
+        (np.empty(shape) if numpy else jnp.zeros(shape))[i]   # raises eager's IndexError
+        raise IndexError(f"index {i} is out of bounds for axis 0 with size {shape[0]}")
+
+
+def masked_position(count: Any, i: int, numpy: bool) -> Any:
+    """The row of ``s[i]`` within the slice: ``i`` from the end when
+    negative; JAX clamps it into the slice."""
+    pos = i if i >= 0 else count + i
+    return pos if numpy else jnp.clip(pos, 0, jnp.maximum(count - 1, 0))
+
+
 class MaskedMixin:
     """Slices with traced bounds (see the module docstring)."""
 
@@ -205,6 +234,23 @@ class MaskedMixin:
         self.decide(node, "subscript", "masked", "a slice with a traced bound: the whole array, the positions kept "
                     "marked (reductions and elementwise operations stay in the graph)")
         return MaskedSlice(obj, entry[2], entry[3], step)
+
+    def masked_getitem(self, s: MaskedSlice, idx: Any, node: Any) -> Any:
+        """``s[i]`` with a static int ``i``: the row ``start + pos * step`` of
+        the whole array, eager's IndexError checked at run time."""
+        if type(idx) is not int:
+            raise self._masked_break(node, "an index into a slice other than an int")
+        if not self.raise_checks_allowed():
+            raise self.graph_break(FallbackCode.TRACE_ERROR, node, "an index into a slice with a traced bound (eager "
+                                   "may raise IndexError) where a run-time check cannot raise it")
+        numpy = "numpy" in s.base.type.kinds
+        if s.base.type.mixed:
+            raise self._masked_break(node, "an index into a slice of an array whose kind depends on the path taken")
+        self.emit_call(masked_index_check, (s.count, idx, numpy, s.base.type.shape[1:]), {}, node, "index check",
+                       effect=True)
+        pos = self.emit_call(masked_position, (s.count, idx, numpy), {}, node, "index")
+        row = self.binop(operator.add, s.start, self.binop(operator.mul, pos, s.step, node), node)
+        return self.subscript(s.base, row, node)
 
     def _masked_break(self, node: Any, what: str) -> Any:
         return self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{what}: {_WHY}", hint=_HINT)
