@@ -392,3 +392,24 @@ def call_helper_with_alternative(x):
 
 def test_alternative_passed_to_helper_and_truth():
     check_paths(call_helper_with_alternative, [(POS,), (NEG,)])
+
+
+def numpy_items(x):
+    out = None
+    if x.sum() > 0:
+        out = (x * 2, float(x.max()), np.float64(3.0), np.int8(2))
+    return out
+
+
+def track_best(x, n):
+    best = None
+    for i in range(n):
+        v = jnp.sin(x * i).sum()
+        if best is None or v > best[0]:
+            best = (v, i, "it")
+    return best
+
+
+def test_numpy_scalars_in_a_tuple_variant_and_a_rolled_tracker():
+    check_paths(numpy_items, [(np.arange(3.0),), (-np.arange(3.0),)])
+    check_paths(track_best, [(POS, 30), (NEG, 0), (NEG, 30)])

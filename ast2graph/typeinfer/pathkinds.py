@@ -80,8 +80,12 @@ def is_constant_alternative(x: Any) -> bool:
     call; a bare number or None has a variant of its own kind instead."""
     if type(x) in (str, bytes):
         return True
-    return type(x) is tuple and all(type(e) in _CONST_SCALARS or type(e) is tuple and is_constant_alternative(e)
-                                    for e in x)
+    return type(x) is tuple and all(_static_scalar(e) or type(e) is tuple and is_constant_alternative(e) for e in x)
+
+
+def _static_scalar(e: Any) -> bool:
+    """A number, str, bytes or None, or a NumPy scalar (all immutable)."""
+    return type(e) in _CONST_SCALARS or isinstance(e, np.generic) and not isinstance(e, np.void)
 
 
 # A tuple holding graph values on some paths and another object on others
@@ -96,7 +100,7 @@ def is_tree_alternative(x: Any) -> bool:
     graph value (immutable, so eager's object is rebuilt from its leaves
     after each call without another object seeing the difference)."""
     def ok(e: Any) -> bool:
-        return _graph_leaf(e) or type(e) in _CONST_SCALARS \
+        return _graph_leaf(e) or _static_scalar(e) \
             or isinstance(e, tuple) and _plain_tuple(e) and all(ok(i) for i in e)
 
     return isinstance(x, tuple) and _plain_tuple(x) and all(ok(e) for e in x) and not is_constant_alternative(x)
