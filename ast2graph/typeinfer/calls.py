@@ -297,6 +297,10 @@ class CallMixin(GeneratorMixin, SortMixin):
             result = self._scipy_call(callee, args, kwargs, node)
             if result is not NotImplemented:
                 return result
+        if traced and isinstance(callee, np.ufunc) and getattr(np, callee.__name__, None) is not callee:
+            result = self._host_ufunc(callee, args, kwargs, node)   # scipy.special's compiled ufuncs
+            if result is not NotImplemented:
+                return result
         if scipy_api.packs_arguments(callee):   # a scipy.stats distribution's generated _parse_args
             return self.static_call(callee, args, kwargs, node)
         form = scipy_api.graph_form(callee, args, kwargs) if traced else None
@@ -1239,6 +1243,10 @@ class CallMixin(GeneratorMixin, SortMixin):
         if isinstance(found, str):   # SciPy's Python is converted; its compiled code cannot see traced values
             if isinstance(callee, types.FunctionType):
                 return NotImplemented
+            if isinstance(callee, np.ufunc):
+                result = self._host_ufunc(callee, args, kwargs, node)
+                if result is not NotImplemented:
+                    return result
             raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{name} is compiled code that needs its "
                                    f"operands' values on the host, and no JAX function computes what it computes "
                                    f"here: {found}")
@@ -1253,6 +1261,58 @@ class CallMixin(GeneratorMixin, SortMixin):
         for r, kind in zip(outputs, found.kinds):   # SciPy's results: NumPy arrays and scalars, Python numbers
             r.type = r.type.with_kinds((kind,))
         return numpy_api._restructure(found.example, result)
+
+    def _host_ufunc(self, callee: np.ufunc, args: tuple, kwargs: dict, node: Any) -> Any:
+        """A compiled NumPy ufunc that is not NumPy's own (``scipy.special.chdtrc``,
+        ``jv``, the ``_zeta`` SciPy's Python calls) on traced operands, with
+        no JAX function that computes what it computes: the ufunc itself on
+        the host (a pure callback), on eager's objects, its results' dtypes
+        found as NumPy resolves them for the operands' classes and dtypes
+        (a Python number weak, an array strong), their shape the broadcast
+        one, NumPy scalars where every operand is 0-d. NotImplemented where
+        an operand or a keyword is of another sort."""
+        if not _NEP50:   # (NumPy 1's value-based casting: a result dtype may depend on a traced number's value)
+            return NotImplemented
+        if kwargs.get("out", None) is None:   # ``out=None``, or a None out operand after the inputs
+            kwargs = {k: v for k, v in kwargs.items() if k != "out"}
+            if len(args) > callee.nin and all(a is None for a in args[callee.nin:]):
+                args = args[:callee.nin]
+        if kwargs or len(args) != callee.nin:
+            return NotImplemented
+        exemplars, shapes = [], []
+        for a in args:
+            if isinstance(a, Value):
+                t = a.type
+                if type(a) is not Value or t.mixed or is_extended(t.dtype) or t.dtype.kind not in "biufc":
+                    return NotImplemented
+                exemplars.append(_PYTHON_NUMBER[t.dtype.kind](1) if t.python else np.ones(t.shape and (1,), t.dtype))
+                shapes.append(t.shape)
+            elif type(a) in (bool, int, float, complex) or isinstance(a, np.generic):
+                exemplars.append(a)
+                shapes.append(())
+            elif type(a) is np.ndarray and a.dtype.kind in "biufc":   # a static array (``np.asarray(2)``)
+                exemplars.append(a.copy())
+                shapes.append(a.shape)
+            else:
+                return NotImplemented
+        try:
+            with np.errstate(all="ignore"), warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                out = callee(*exemplars)
+            shape = np.broadcast_shapes(*shapes)
+        except Exception:  # noqa: BLE001 - eager raises or NumPy has no loop: the call runs in Python
+            return NotImplemented
+        outs = out if callee.nout > 1 else (out,)
+        if any(np.asarray(o).dtype.kind not in "biufc" for o in outs):
+            return NotImplemented
+        declared = [jax.ShapeDtypeStruct(shape, np.asarray(o).dtype) for o in outs]
+        self.decide(node, "call", "host callback", f"{qualified_name(callee)} is a compiled ufunc no JAX function "
+                    "computes exactly: it runs on the host inside the graph, on eager's values")
+        fn = arrays.host_function(callee, len(declared) == 1, self.value_kinds(args, node))
+        result = self.emit_call(fn, (tuple(declared), *args), {}, node, f"host {qualified_name(callee)}")
+        for r in (result if callee.nout > 1 else (result,)):
+            r.type = r.type.with_kinds(("numpy",))   # an ndarray, a NumPy scalar where 0-d
+        return result
 
     def _reduce_call(self, args: tuple, node: Any) -> Any:
         """``functools.reduce(f, items[, initial])`` of traced values: Python's
@@ -1614,6 +1674,10 @@ def _is_namedtuple_class(cls: Any) -> bool:
 def _is_jax_function(callee: Any) -> bool:
     """A function of JAX's own (``jnp.stack``, ``jax.nn.relu``): its operands become JAX arrays."""
     return (getattr(callee, "__module__", "") or "").split(".")[0] == "jax" and callable(callee)
+
+
+_PYTHON_NUMBER = {"b": bool, "i": int, "u": int, "f": float, "c": complex}
+_NEP50 = int(np.__version__.split(".")[0]) >= 2   # NumPy 2: a result's dtype depends on its operands' types only
 
 
 def _other_kinds(left: Any, right: Any) -> bool:
