@@ -23,8 +23,9 @@ Produces: a stack of ``Protector`` (one per enclosing ``try``, ``with`` and
    tuple of classes) read by name, and ``E`` is a subclass of none of them
    (``except InvalidParameterError`` lets a ``ValueError`` through; bare
    ``except``, ``except Exception``, ``except ValueError`` catch it). The same
-   for ``contextlib.suppress(...)``. A check whose class is not known at
-   emission (index checks, ...) stays refused inside any handler.
+   for ``contextlib.suppress(...)``. The other checks name what they may
+   raise (``_a2g_raises``: an index check ``IndexError``, ...); one that
+   names nothing stays refused inside any handler.
 2. *Exits that run the same on both paths.* The unwinding code must be code
    the graph's normal path runs too, reading the same things: a ``finally:``
    that reads no name the ``try`` body binds; a class's ``__exit__`` that

@@ -40,7 +40,7 @@ from ..resolver import CallKind, NameKind, classify_callee, qualified_name
 from .operators import NOT_USER, OperatorMixin, python_method
 from ..ssa.names import bound_names
 from ..tracebacks import RaiseSite, UserLine
-from . import arrays, trees
+from . import arrays, hostwarnings, trees
 from .blocks import BlocksMixin
 from .matching import MatchMixin
 from .calls import CallMixin
@@ -426,6 +426,9 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         (``jnp.sum`` for ``np.sum``): it decides the results' eager kinds."""
         if getattr(fn, "_a2g_check", False):
             self._check_site(fn, args, node, name)
+            if fn is arrays.raise_when and self.__dict__.get("filters_bumped"):
+                # eager changed the warning filters' version before this check (specialize._only_version_bumps)
+                kwargs = {**kwargs, "first": hostwarnings.filters_mutated}
         self._guard_operands(args, kwargs, node)
         leaves, treedef = tree_flatten((args, kwargs))
         if any(type(x) is KindedValue for x in leaves):   # computed per kind where its callers split (pathkinds)
@@ -2001,7 +2004,8 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         ``specialize`` (a check after writes of state)."""
         exc = args[1] if fn is arrays.raise_when and len(args) > 1 else None
         exc_class = exc if isinstance(exc, type) else type(exc) if isinstance(exc, BaseException) else None
-        if self.raise_checks is False or not self.check_passes(exc_class):
+        classes = (exc_class,) if fn is arrays.raise_when else getattr(fn, "_a2g_raises", (None,))   # what it may raise
+        if self.raise_checks is False or not all(self.check_passes(c) for c in classes):
             # a run-time check raises out of the graph: past a handler of the
             # user's, and skipping the writes and prints the segment applies
             # after the call, which eager made before raising
