@@ -386,3 +386,45 @@ def test_sklearn_pairwise():
     X = np.arange(6.0).reshape(3, 2)
     check(metrics.pairwise.euclidean_distances, X, full_graph=False)
     check(metrics.pairwise.euclidean_distances, np.where(X > 4, np.nan, X), full_graph=False)
+
+
+def reads_then_finally_sets(x):
+    y = x + W.x   # W.x keeps changing: read as a traced number (no guard on its value)
+    try:
+        if jnp.any(jnp.isnan(x)):
+            raise ValueError("nan")
+    finally:
+        W.x = 5
+    return y
+
+
+def test_a_constant_written_back_over_a_traced_read():
+    def call(v, x):
+        def run(f, world):
+            world.x = v
+            try:
+                out = f(x)
+            except ValueError as e:
+                out = str(e)
+            return out, world.x
+        return run
+
+    steps = [call(v, GOOD) for v in (1, 2, 3, 4, 6)] + [call(5, NAN), call(7, NAN), call(5, GOOD), call(8, NAN)]
+    check_sequence(lambda: (reads_then_finally_sets, fresh_world()), steps, full_graph=False)
+
+
+def handler_rebound_in_body(x):
+    kind = KeyError
+    try:
+        kind = ValueError   # eager's handler reads kind after this
+        if jnp.any(jnp.isnan(x)):
+            raise ValueError("nan")
+        y = x * 2
+    except kind:
+        return -1.0
+    return y
+
+
+@pytest.mark.parametrize("x", [GOOD, NAN], ids=["finite", "nan"])
+def test_handler_class_bound_in_the_body(x):
+    check(handler_rebound_in_body, x, full_graph=False)

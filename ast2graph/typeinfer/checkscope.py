@@ -192,8 +192,10 @@ class CheckScopeMixin:
         trace time when they are plain names), and whether its ``finally:``
         reads a name the body binds (rule 2)."""
         catches: tuple | None = ()
+        bound = _binds(stmt.body)
         for handler in stmt.handlers:
-            if handler.type is None or not _plain_type_expr(handler.type):
+            # (a name the body binds is evaluated by eager after it: unknown now)
+            if handler.type is None or not _plain_type_expr(handler.type) or _loads([handler.type]) & bound:
                 catches = None
                 break
             try:
@@ -307,4 +309,6 @@ class CheckScopeMixin:
             key = ("cell", id(target))
         else:
             before, key = getattr(target, "__dict__", {}).get(name, _MISSING), ("attr", id(target), name)
-        return before is not _MISSING and before is value and key in self.guard_keys
+        # read and guarded by value (one read as a traced number has no guard: a later call may hold another)
+        return before is not _MISSING and before is value and key in self.guard_keys \
+            and key not in self.traced_statics and key not in self.traced_static_values
