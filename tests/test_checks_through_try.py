@@ -428,3 +428,27 @@ def handler_rebound_in_body(x):
 @pytest.mark.parametrize("x", [GOOD, NAN], ids=["finite", "nan"])
 def test_handler_class_bound_in_the_body(x):
     check(handler_rebound_in_body, x, full_graph=False)
+
+
+def check_in_finally(x):
+    old = W.x
+    W.x = 1
+    try:
+        y = x * 2
+    finally:
+        if jnp.any(jnp.isnan(x)):   # raised from the finally: W.x stays 1 in eager
+            raise ValueError("nan")
+        W.x = old
+    return y
+
+
+def check_in_finally_inside_a_try(x):
+    try:
+        return check_in_finally(x)
+    except KeyError:
+        return None
+
+
+@pytest.mark.parametrize("fn", [check_in_finally, check_in_finally_inside_a_try], ids=["plain", "in-try"])
+def test_check_in_a_finally_keeps_eagers_state(fn):
+    check_sequence(lambda: (fn, fresh_world()), state_steps(GOOD, NAN, GOOD, NAN), full_graph=False)

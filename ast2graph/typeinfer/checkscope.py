@@ -99,6 +99,7 @@ class Protector:
     catches: tuple | None
     exact_exit: bool = True
     pending: list = field(default_factory=list)
+    suspended: bool = False   # its unwinding code runs (``begin_unwinding``)
 
     def passes(self, exc_class: type | None) -> bool:
         if self.catches is None or exc_class is None:
@@ -258,14 +259,25 @@ class CheckScopeMixin:
         self.end_unwinding(protector)
 
     def begin_unwinding(self, protector: Protector) -> None:
-        """Rule 3: nothing written since each pending check, and rule 2."""
+        """Rule 3: nothing written since each pending check, and rule 2.
+        The unwinding code is outside ``protector`` (an exception raised there
+        passes its handlers and its own exit): it leaves the stack until
+        ``end_unwinding``, so a check in it belongs to the protectors around."""
         now = self._mark()
         if protector.pending and (not protector.exact_exit or not all(m.same(now, self.mutated) for m in protector.pending)):
             self.late_checks = True
             protector.pending.clear()
+        if self.protectors and self.protectors[-1] is protector:
+            self.protectors.pop()
+            protector.suspended = True
+        else:   # (not innermost: no proof for the checks around it)
+            self.late_checks = True
 
     def end_unwinding(self, protector: Protector) -> None:
-        """After the unwinding code: the checks' marks move past it."""
+        """After the unwinding code: back on the stack; the checks' marks move past it."""
+        if protector.suspended:
+            protector.suspended = False
+            self.protectors.append(protector)
         if protector.pending:
             protector.pending[:] = [self._mark()]
 
