@@ -7,8 +7,9 @@ Produces:
   unreachable and the statement is body, ``else:``, ``finally:`` in order.
   An exception eager raises at trace time on the same (static) path is
   handled statically by the first matching handler, exactly as eager does.
-  Anything else (an exception under a traced condition, an unmatched one)
-  falls back to Python.
+  An exception under a traced condition is a run-time check where
+  ``checkscope`` proves that no handler takes it and the exits around it
+  leave eager's state; anything else (an unmatched one) falls back to Python.
 * ``with``: context managers that only affect tracing (``jax.named_scope``,
   ``jax.default_matmul_precision``, ``contextlib.nullcontext``,
   ``np.errstate``, ...) are entered and exited at trace time; the user's
