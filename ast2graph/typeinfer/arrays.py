@@ -22,6 +22,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+from ..diagnostics import IntRangeError
 from ..ir.core import Value
 from ..tracebacks import RaiseSite, rethrow, throw
 from .trees import tree_flatten
@@ -330,6 +331,7 @@ def numpy_index_check(shape: tuple, axes: tuple, *indices: Any) -> None:
 
 numpy_index_check._a2g_effect = True  # type: ignore[attr-defined]
 numpy_index_check._a2g_check = True  # type: ignore[attr-defined]
+numpy_index_check._a2g_raises = (IndexError,)  # type: ignore[attr-defined]
 
 
 def int_store_check(value: Any, dtype: np.dtype, kind: str) -> None:
@@ -404,7 +406,7 @@ class Remake:
 
 
 def raise_when(pred: Any, exc: Any, args: tuple = (), kwargs: dict | None = None, *, site: RaiseSite | None = None,
-               kinds: tuple = ()) -> None:
+               kinds: tuple = (), first: Any = None) -> None:
     """At run time: ``if pred: raise exc`` where ``exc`` is an exception
     instance (raised itself, as ``raise ERR`` raises it), else
     ``if pred: raise exc(*args, **kwargs)`` with the constructor called on
@@ -412,13 +414,15 @@ def raise_when(pred: Any, exc: Any, args: tuple = (), kwargs: dict | None = None
     ``kwargs`` hold ``Static`` objects, graph arrays (given to the
     constructor as eager's kinds, ``kinds``: ``eager_kind`` of each in
     flattening order) and f-strings of them (``DeferredStr``, formatted);
-    ``site``: the user's ``raise``/``assert``, where the traceback ends."""
+    ``site``: the user's ``raise``/``assert``, where the traceback ends;
+    ``first``: a host function called (no arguments) when the check fires,
+    before it raises (``warnings._filters_mutated``: see ``specialize``)."""
     from ..lowering.bounded import raise_if   # the run-time check machinery
 
     leaves, treedef = tree_flatten((args, kwargs or {}))
     positions = tuple(i for i, x in enumerate(leaves) if isinstance(x, jax.Array))
     statics = [None if i in positions else x for i, x in enumerate(leaves)]   # no tracer kept by the callback
-    raiser = functools.partial(_raise_exception, exc, treedef, statics, positions, kinds, site)
+    raiser = functools.partial(_raise_exception, exc, treedef, statics, positions, kinds, site, first)
     raise_if(pred, raiser, *[leaves[i] for i in positions])
 
 
@@ -427,12 +431,14 @@ raise_when._a2g_check = True  # type: ignore[attr-defined]
 
 
 def _raise_exception(exc: Any, treedef: Any, statics: list, positions: tuple, kinds: tuple, site: RaiseSite | None,
-                     mask: Any, *arrays_in: Any) -> None:
+                     first: Any, mask: Any, *arrays_in: Any) -> None:
     """On the host, when the check fires: keep what the user's statement
     raises for the caller (made there, in the user's frame, as eager makes
     it); JAX gets ``HostRaised``."""
     if not np.any(np.asarray(mask)):
         return
+    if first is not None:
+        first()
     args, kwargs = _eager_arguments(treedef, statics, positions, kinds, arrays_in)
     form = site.lines[-1].form if site is not None and site.lines else \
         "raise" if isinstance(exc, BaseException) else "raise-call"
@@ -572,6 +578,7 @@ def int_conversion_check(x: Any, what: str, where: str) -> None:
 
 int_conversion_check._a2g_effect = True  # type: ignore[attr-defined]
 int_conversion_check._a2g_check = True  # type: ignore[attr-defined]
+int_conversion_check._a2g_raises = (ValueError, OverflowError, IntRangeError)  # type: ignore[attr-defined]
 
 
 # ``math.f(x)`` of a Python float in the graph: the float64 function, and the
@@ -648,6 +655,7 @@ def math_domain_check(x: Any, name: str) -> None:
 
 math_domain_check._a2g_effect = True  # type: ignore[attr-defined]
 math_domain_check._a2g_check = True  # type: ignore[attr-defined]
+math_domain_check._a2g_raises = (ValueError, OverflowError)  # type: ignore[attr-defined]
 
 
 def _raise_math(exc: type, message: str, mask: Any) -> None:
@@ -668,6 +676,7 @@ def linalg_error_check(output: Any, message: str, *inputs: Any) -> None:
 
 linalg_error_check._a2g_effect = True  # type: ignore[attr-defined]
 linalg_error_check._a2g_check = True  # type: ignore[attr-defined]
+linalg_error_check._a2g_raises = (np.linalg.LinAlgError,)  # type: ignore[attr-defined]
 
 
 def _raise_linalg(message: str, mask: Any) -> None:
@@ -701,6 +710,7 @@ def index_range_check(i: Any, n: int, message: str) -> None:
 
 index_range_check._a2g_effect = True  # type: ignore[attr-defined]
 index_range_check._a2g_check = True  # type: ignore[attr-defined]
+index_range_check._a2g_raises = (IndexError,)  # type: ignore[attr-defined]
 
 
 def int_add_overflow_check(a: Any, b: Any, result: Any, subtract: bool, where: str) -> None:
@@ -716,6 +726,7 @@ def int_add_overflow_check(a: Any, b: Any, result: Any, subtract: bool, where: s
 
 int_add_overflow_check._a2g_effect = True  # type: ignore[attr-defined]
 int_add_overflow_check._a2g_check = True  # type: ignore[attr-defined]
+int_add_overflow_check._a2g_raises = (IntRangeError,)  # type: ignore[attr-defined]
 
 
 def _raise_int_overflow(where: str, mask: Any, _: Any) -> None:

@@ -7,8 +7,9 @@ Produces:
   unreachable and the statement is body, ``else:``, ``finally:`` in order.
   An exception eager raises at trace time on the same (static) path is
   handled statically by the first matching handler, exactly as eager does.
-  Anything else (an exception under a traced condition, an unmatched one)
-  falls back to Python.
+  An exception under a traced condition is a run-time check where
+  ``checkscope`` proves that no handler takes it and the exits around it
+  leave eager's state; anything else (an unmatched one) falls back to Python.
 * ``with``: context managers that only affect tracing (``jax.named_scope``,
   ``jax.default_matmul_precision``, ``contextlib.nullcontext``,
   ``np.errstate``, ...) are entered and exited at trace time; the user's
@@ -49,6 +50,7 @@ import numpy as np
 
 from ..fallback.sites import FallbackCode, GraphBreak
 from ..ir.core import Value
+from .checkscope import Protector
 from .contexts import ContextsMixin, contextmanager_function, python_code, user_manager_class
 from .exits import BodyEnd, TryCtx
 from .state import UNBOUND, BreakSignal, ContinueSignal, ControlSignal, ReturnSignal
@@ -61,6 +63,10 @@ _TRACE_TIME_CONTEXTS = (
 
 class BlocksMixin(ContextsMixin):
     def exec_Try(self, stmt: Any) -> None:
+        with self.protected(self.handler_protector(stmt)) as protector:   # run-time checks inside (checkscope)
+            self._try(stmt, protector)
+
+    def _try(self, stmt: Any, protector: Any) -> None:
         depth = self.traced_depth
 
         def body() -> None:
@@ -85,7 +91,11 @@ class BlocksMixin(ContextsMixin):
             return
         # an exit under a traced condition in the body ends it here (TryCtx), so
         # that else: runs only on the paths that did not exit and finally: once after it
-        self.guarded_body(stmt, body, lambda: self.exec_block(stmt.finalbody), stmt.finalbody + stmt.orelse)
+        def final() -> None:
+            with self.unwinding(protector):
+                self.exec_block(stmt.finalbody)
+
+        self.guarded_body(stmt, body, final, stmt.finalbody + stmt.orelse)
 
     def _else_unless_exited(self, stmt: Any) -> None:
         """``else:`` of a ``try`` whose body took an exit under a traced
@@ -214,8 +224,10 @@ class BlocksMixin(ContextsMixin):
         depth = self.traced_depth
         self.decide(stmt, "with", "trace time", "contextlib.suppress: exceptions raised while tracing are suppressed as eager suppresses them")
         self.handlers_depth += 1
+        classes = types if all(isinstance(t, type) and issubclass(t, BaseException) for t in types) else None
         try:
-            self.exec_block(stmt.body)
+            with self.protected(Protector(classes)):   # a run-time check of another class passes it (checkscope)
+                self.exec_block(stmt.body)
         except GraphBreak as e:
             exc = getattr(e, "exc", None)
             if exc is None or getattr(e, "traced_depth", -1) != depth or not isinstance(exc, types):

@@ -602,6 +602,8 @@ class CallMixin(GeneratorMixin, SortMixin):
         the "once per location" registries are forgotten as eager forgets
         them. One effect where the previous op already made the change."""
         ops = self.region.ops
+        if not (self.traced_depth or getattr(self, "rolled_depth", 0)):
+            self.filters_bumped = True   # on every path: a check after it bumps too when it fires (specialize)
         if ops and getattr(ops[-1], "fn", None) is _FILTERS_MUTATED:
             return
         if hostwarnings.filters_mutated is None:

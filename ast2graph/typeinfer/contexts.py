@@ -54,6 +54,7 @@ from ..diagnostics import NoSourceError
 from ..fallback.sites import FallbackCode, GraphBreak
 from ..parser import StaleSourceError, unwrap_callable
 from ..resolver import CallKind, classify_callee
+from .checkscope import CheckScopeMixin, Protector, exit_reads_exception, generator_exits_exactly
 from .exits import BodyEnd
 from .state import ControlSignal, Frame, unit_of_function
 
@@ -120,9 +121,10 @@ class ContextYield:
     yielded: bool = False
     pending: ControlSignal | None = None
     flags: tuple | None = None
+    protector: Any = None   # around the body and the code after the yield (checkscope)
 
 
-class ContextsMixin:
+class ContextsMixin(CheckScopeMixin):
     # ------------------------------------------------------------ classes
     def user_context(self, stmt: Any, item: Any, manager: Any, rest: Callable[[], None]) -> None:
         cls = type(manager)
@@ -155,9 +157,21 @@ class ContextsMixin:
         def final() -> None:
             if not exited[0]:
                 exited[0] = True
-                self.call(exit_, (manager, None, None, None), {}, stmt)
+                with self.unwinding(protector):
+                    result = self.call(exit_, (manager, None, None, None), {}, stmt)
+                if not (result is None or result is False):   # it might suppress a check's exception (checkscope)
+                    self.unwinding_failed(protector)
 
-        self.guarded_body(stmt, body, final, [])
+        protector = Protector((), not self._exit_reads_exception(exit_))
+        with self.protected(protector):
+            self.guarded_body(stmt, body, final, [])
+
+    def _exit_reads_exception(self, exit_: Any) -> bool:
+        try:
+            tree = unit_of_function(exit_).tree
+        except Exception:  # noqa: BLE001 - unknown: assume it does
+            return True
+        return exit_reads_exception(exit_, tree)
 
     def _special_method(self, manager: Any, name: str) -> Any:
         """``type(manager).<name>`` as eager's ``with`` looks it up, guarded: a
@@ -204,13 +218,20 @@ class ContextsMixin:
         bound.apply_defaults()
         self._fresh_varargs(bound)
         self.decide(stmt, "with", "converted", f"@contextmanager {name} inlined: before its yield the enter, after it the exit")
-        state = ContextYield(stmt, item, rest, self.traced_depth, self._call_state())
+        state = ContextYield(stmt, item, rest, self.traced_depth, self._call_state(),
+                             protector=Protector((), generator_exits_exactly(unit.tree)))
         stack = self.__dict__.setdefault("_generators", [])
         stack.append(state)
+        ok = False
         try:
             self._run_frame(Frame(unit, dict(bound.arguments)), stmt)
+            ok = True
         finally:
             stack.remove(state)
+            if state.yielded:   # the body and the code after the yield ran inside it (checkscope)
+                if ok:
+                    self.end_unwinding(state.protector)
+                self.close_protector(state.protector, ok)
         if not state.yielded:
             raise refuse("the generator did not yield (eager raises RuntimeError)")
         if state.pending is not None:
@@ -253,6 +274,7 @@ class ContextsMixin:
         ctx = self._new_try(stmt, [])
         self.cont.append(ctx)
         self.handlers_depth += 1
+        self.open_protector(state.protector)
         try:
             state.body()
         except BodyEnd:
@@ -263,5 +285,6 @@ class ContextsMixin:
             self.handlers_depth -= 1
             self.cont.pop()
             flags = self._drop_flags(ctx)
+        self.begin_unwinding(state.protector)   # the rest of the generator is its exit
         if any(f is not False for f in (flags[0], flags[2], flags[3])):
             state.flags = flags

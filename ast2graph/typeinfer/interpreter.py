@@ -40,7 +40,7 @@ from ..resolver import CallKind, NameKind, classify_callee, qualified_name
 from .operators import NOT_USER, OperatorMixin, python_method
 from ..ssa.names import bound_names
 from ..tracebacks import RaiseSite, UserLine
-from . import arrays, trees
+from . import arrays, hostwarnings, trees
 from .blocks import BlocksMixin
 from .matching import MatchMixin
 from .calls import CallMixin
@@ -295,6 +295,7 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         self.inline_depth = 0
         self.fresh: dict[int, tuple[int, Any]] = {}
         self.mutations = 0
+        self.mutated: list[int] = []   # ids of this trace's objects mutated, in order (``check_mutable``)
         self.decisions: dict[tuple, Decision] = {}
         self.guards: list[Guard] = []
         self.guard_keys: set = set()
@@ -423,15 +424,11 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         ``eager_fn``: what the user called, when ``fn`` stands for it (``np.sin`` run as ``jnp.sin``).
         ``callee``: the function the user called, when ``fn`` stands for it
         (``jnp.sum`` for ``np.sum``): it decides the results' eager kinds."""
-        if getattr(fn, "_a2g_check", False) and (self.handlers_depth or self.raise_checks is False):
-            # a run-time check raises out of the graph: past a handler of the
-            # user's, and skipping the writes and prints the segment applies
-            # after the call, which eager made before raising
-            raise self.graph_break(FallbackCode.TRACE_ERROR, node, f"a {name or qualified_name(fn)} (eager may raise "
-                                   "here) where a run-time check cannot raise: inside try/except, or in a segment "
-                                   "that writes state or prints")
-        if getattr(fn, "_a2g_check", False) and (self.rolled_depth or self.state_written()):
-            self.late_checks = True
+        if getattr(fn, "_a2g_check", False):
+            self._check_site(fn, args, node, name)
+            if fn is arrays.raise_when and self.__dict__.get("filters_bumped"):
+                # eager changed the warning filters' version before this check (specialize._only_version_bumps)
+                kwargs = {**kwargs, "first": hostwarnings.filters_mutated}
         self._guard_operands(args, kwargs, node)
         leaves, treedef = tree_flatten((args, kwargs))
         if any(type(x) is KindedValue for x in leaves):   # computed per kind where its callers split (pathkinds)
@@ -942,6 +939,7 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         if id(obj) in self.input_containers:   # the statement that first wrote an input container (specialize._check_unseen)
             self.first_writes.setdefault(id(obj), self.current_top)
         self.mutations += 1
+        self.mutated.append(id(obj))   # (checkscope: was it made before a run-time check?)
 
     def eval_BinOp(self, node: gast.BinOp) -> Any:
         return self.binop(arrays.OPERATORS[type(node.op).__name__], self.eval(node.left), self.eval(node.right), node)
@@ -1994,11 +1992,34 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         return bool(self.attr_writes or self.input_writes or self.view_writes or self.first_writes)
 
     def raise_checks_allowed(self) -> bool:
-        """A ``raise`` may become a run-time check unless a try/except around it
-        must catch it, or the segment prints (``specialize`` then runs again
+        """A ``raise`` may become a run-time check unless a try/except or a
+        context manager around it may take it or act differently when it
+        raises (``checkscope``: the class itself is tested where the check is
+        emitted), or the segment prints (``specialize`` then runs again
         without checks): a check's callback is not ordered with the prints'
         callbacks, and eager prints exactly up to the raise."""
-        return self.raise_checks is True and not self.handlers_depth
+        return self.raise_checks is True and self.checks_may_pass()
+
+    def _check_site(self, fn: Callable, args: tuple, node: Any, name: str) -> None:
+        """A run-time check about to be emitted: refused where a handler
+        around it may catch its exception or a manager around it is opaque
+        (``checkscope`` rule 1), or where checks are off; otherwise noted for
+        ``specialize`` (a check after writes of state)."""
+        exc = args[1] if fn is arrays.raise_when and len(args) > 1 else None
+        exc_class = exc if isinstance(exc, type) else type(exc) if isinstance(exc, BaseException) else None
+        classes = (exc_class,) if fn is arrays.raise_when else getattr(fn, "_a2g_raises", (None,))   # what it may raise
+        if self.raise_checks is False or not all(self.check_passes(c) for c in classes):
+            # a run-time check raises out of the graph: past a handler of the
+            # user's, and skipping the writes and prints the segment applies
+            # after the call, which eager made before raising
+            raise self.graph_break(FallbackCode.TRACE_ERROR, node, f"a {name or qualified_name(fn)} (eager may raise "
+                                   "here) where a run-time check cannot raise: inside a try/except that may catch it "
+                                   "or a context manager whose exit ast2graph cannot prove the same on the raising "
+                                   "path, or in a segment that writes state or prints")
+        if self.protectors and not self.rolled_depth:
+            self.note_protected_check()   # proven when the protectors end (checkscope rules 3-4), or late
+        elif self.rolled_depth or self.state_written():
+            self.late_checks = True
 
     # ---------------------------------------------- raise and assert as run-time checks
     def emit_raise_check(self, pred: Value, stmt: Any, exc: Any, args: tuple, kwargs: dict, construct: str) -> None:

@@ -299,12 +299,42 @@ def specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str],
     if spec.late_checks and (spec.attr_writes or spec.input_writes or spec.views and spec.views[2] or
                              spec.local_writes):
         mode: bool | str = False
-    elif raise_when in checks and any(getattr(fn, "_a2g_host_print", False) for fn in calls):
+    elif raise_when in checks and any(getattr(fn, "_a2g_host_print", False) for fn in calls) \
+            and not _only_version_bumps(spec.graph.body):
         mode = "no raise"
     else:
         return spec
     return _specialize(unit, stmts, start, stop, names, leaves, treedef, options, nested, traced_statics, mode,
                        cells, by_identity, structure)
+
+
+def _only_version_bumps(body: Region) -> bool:
+    """The segment's only host effects are changes of the warning filters'
+    version (``warnings.catch_warnings`` in its code, ``calls.warning_filters_changed``),
+    one of them on every path before the first op holding a ``raise_when``,
+    and each ``raise_when`` bumps the version itself when it fires. Then a
+    check that fires is exact whichever of the bumps ran (their callbacks are
+    not ordered with the check's): with no warning issued in the segment,
+    every "once per location" registry was made before the call, at a
+    version eager's bump and the check's both leave behind, so each is
+    forgotten at its next use in both runs."""
+    from .calls import _FILTERS_MUTATED
+
+    ops = list(walk_ops(body))
+    if _FILTERS_MUTATED is None or any(isinstance(op, CallOp) and getattr(op.fn, "_a2g_host_print", False)
+                                       and op.fn is not _FILTERS_MUTATED for op in ops):
+        return False
+    for op in ops:
+        if isinstance(op, CallOp) and op.fn is raise_when:
+            _, kwargs = jax.tree_util.tree_unflatten(op.treedef, op.leaves)
+            if kwargs.get("first") is None:
+                return False
+    for op in body.ops:
+        if isinstance(op, CallOp) and op.fn is _FILTERS_MUTATED:
+            return True
+        if any(isinstance(o, CallOp) and o.fn is raise_when for o in walk_ops(Region(ops=[op]))):
+            return False
+    return True
 
 
 def _specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str], leaves: list, treedef: Any,
