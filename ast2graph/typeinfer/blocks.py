@@ -71,11 +71,7 @@ class BlocksMixin(ContextsMixin):
 
         def body() -> None:
             try:
-                self.handlers_depth += bool(stmt.handlers)
-                try:
-                    self.exec_block(stmt.body)
-                finally:
-                    self.handlers_depth -= bool(stmt.handlers)
+                self.exec_block(stmt.body)
             except GraphBreak as e:
                 self._handle_static_exception(stmt, e, depth)
             except BodyEnd:
@@ -223,7 +219,6 @@ class BlocksMixin(ContextsMixin):
         types = tuple(self.eval(a) for a in expr.args)
         depth = self.traced_depth
         self.decide(stmt, "with", "trace time", "contextlib.suppress: exceptions raised while tracing are suppressed as eager suppresses them")
-        self.handlers_depth += 1
         classes = types if all(isinstance(t, type) and issubclass(t, BaseException) for t in types) else None
         try:
             with self.protected(Protector(classes)):   # a run-time check of another class passes it (checkscope)
@@ -232,8 +227,6 @@ class BlocksMixin(ContextsMixin):
             exc = getattr(e, "exc", None)
             if exc is None or getattr(e, "traced_depth", -1) != depth or not isinstance(exc, types):
                 raise
-        finally:
-            self.handlers_depth -= 1
 
     def _handle_static_exception(self, stmt: Any, error: GraphBreak, depth: int) -> None:
         exc = getattr(error, "exc", None)

@@ -138,7 +138,6 @@ class ContextsMixin(CheckScopeMixin):
         exited = [False]
 
         def body() -> None:
-            self.handlers_depth += 1   # a run-time check would skip __exit__: raised under a traced condition it falls back
             try:
                 rest()
             except GraphBreak as e:
@@ -151,8 +150,6 @@ class ContextsMixin(CheckScopeMixin):
                                 "suppressed by __exit__ as eager's")
                     return
                 raise
-            finally:
-                self.handlers_depth -= 1
 
         def final() -> None:
             if not exited[0]:
@@ -273,7 +270,6 @@ class ContextsMixin(CheckScopeMixin):
             self.assign(item.optional_vars, value, item)
         ctx = self._new_try(stmt, [])
         self.cont.append(ctx)
-        self.handlers_depth += 1
         self.open_protector(state.protector)
         try:
             state.body()
@@ -282,7 +278,6 @@ class ContextsMixin(CheckScopeMixin):
         except ControlSignal as signal:   # eager: __exit__(None, None, None) runs the rest of the generator
             state.pending = signal
         finally:
-            self.handlers_depth -= 1
             self.cont.pop()
             flags = self._drop_flags(ctx)
         self.begin_unwinding(state.protector)   # the rest of the generator is its exit

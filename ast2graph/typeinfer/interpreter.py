@@ -345,9 +345,6 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         # Keys of outside Python numbers to read traced (they kept changing).
         self.traced_statics: frozenset = frozenset()
         self.traced_static_values: dict = {}   # key -> the graph input a traced outside number was read as
-        # try/except (and suppress) blocks around the statement being traced:
-        # a run-time check's exception could not reach their handlers
-        self.handlers_depth = 0
         # run-time checks allowed: True (all), "no raise" (not a `raise` or
         # `assert`: the segment prints), False (none: it writes state back)
         self.raise_checks: bool | str = True
