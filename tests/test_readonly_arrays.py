@@ -61,3 +61,46 @@ def test_readonly_argument_between_calls():
         assert (type(c_exc), str(c_exc)) == (type(e_exc), str(e_exc))
         assert_same(expected, got)
         assert_same(a, b)
+
+
+def flags_object_then_writeable(x):
+    y = x * 2.0                        # a new array: writeable
+    z = np.broadcast_to(x, (2, 3))     # read-only in eager
+    flags = getattr(y, "flags", None)  # (sklearn's check_array)
+    if not getattr(flags, "writeable", True):
+        y = y.copy()
+    zf = z.flags
+    return y, flags.writeable, zf.writeable, getattr(zf, "writeable", True)
+
+
+def test_flags_object_answers_writeable_only():
+    check(flags_object_then_writeable, np.arange(3.0))
+
+
+def flags_layout(x):
+    fl = (x * 2.0).flags
+    return fl.c_contiguous
+
+
+def test_flags_layout_fields_fall_back():
+    check(flags_layout, np.arange(3.0), full_graph=False)
+
+
+def memory_shared(x):
+    y = np.asarray(x)
+    z = x * 2.0
+    return np.may_share_memory(y, x), np.may_share_memory(z, x), np.shares_memory(x, z), np.may_share_memory(z, z)
+
+
+def test_may_share_memory_where_the_graph_knows():
+    check(memory_shared, np.arange(4.0))
+    check(memory_shared, np.zeros(0))
+
+
+def memory_of_views(x):
+    z = x * 2.0
+    return np.may_share_memory(z[1:], z[:1])
+
+
+def test_may_share_memory_of_views_falls_back():
+    check(memory_of_views, np.arange(4.0), full_graph=False)

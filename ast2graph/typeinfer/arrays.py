@@ -905,6 +905,17 @@ STATIC_ARRAY_ATTRS = {"shape", "dtype", "ndim", "size"}
 # made (C or Fortran order, a view's base and strides), which the graph does
 # not model (SciPy's LAPACK wrappers read them to pick a routine).
 LAYOUT_ATTRS = frozenset({"flags", "strides", "base", "data", "ctypes", "__array_interface__"})
+
+
+class KnownFlags:
+    """``x.flags`` of a NumPy array whose writeability the trace knows (a new
+    array this segment made, one read-only in eager): a stand-in that answers
+    ``.writeable`` only (its other fields depend on the memory layout)."""
+
+    __slots__ = ("array", "writeable")
+
+    def __init__(self, array: Any, writeable: bool):
+        self.array, self.writeable = array, writeable
 # Methods whose result is a Python object made from the values (a list of
 # numbers, bytes): eager needs them on the host.
 HOST_METHODS = frozenset({"tolist", "tobytes"})

@@ -189,6 +189,10 @@ class CallMixin(GeneratorMixin, SortMixin):
             return self.emit_call(_apply_transform, (callee.transform, callee.args, callee.kwargs, *args), kwargs, node,
                                   qualified_name(callee.transform))
         callee, args = self._shadowed(callee, args)
+        if (callee is np.may_share_memory or callee is np.shares_memory) and len(args) == 2 and not kwargs:
+            known = self._shares_memory(*args)
+            if known is not None:   # sklearn's check_array: copy only where the input may be shared
+                return known
         owner = getattr(callee, "__self__", None)   # ``c.prod()`` of a folded constant
         creation = any(callee is f for f in _FOLDABLE)
         operands = _leaves_or_none((args, kwargs)) if creation or type(owner) is _JAX_ARRAY else None
@@ -995,7 +999,7 @@ class CallMixin(GeneratorMixin, SortMixin):
             self.store_attribute(*args, node)
             return None
         if callee is getattr and len(args) in (2, 3) and not kwargs and type(args[1]) is str \
-                and not isinstance(args[0], standin_types()):
+                and (not isinstance(args[0], standin_types()) or isinstance(args[0], arrays.KnownFlags)):
             # as ``obj.name``: an attribute this graph wrote (pending), a property converted
             try:
                 return self.get_attribute(args[0], args[1], node)
@@ -1026,6 +1030,9 @@ class CallMixin(GeneratorMixin, SortMixin):
             out = self.emit_call(arrays.trip_count, (rng.start, rng.stop, rng.step), {}, node, "len")
             out.type = out.type.with_kinds(("python",))
             return out
+        if callee is getattr and len(args) in (2, 3) and not kwargs and isinstance(args[0], arrays.KnownFlags) \
+                and args[1] == "writeable":
+            return args[0].writeable   # ``getattr(flags, "writeable", True)`` (sklearn's check_array)
         try:   # isinstance, type, callable, hasattr, repr, ... of a trace-time value: eager's answer
             seen = observe(callee, args, kwargs, self.outer_traced, lambda obj, name: self.attribute_of(obj, name, node))
         except Unobservable as e:
@@ -1263,6 +1270,25 @@ class CallMixin(GeneratorMixin, SortMixin):
         for r, kind in zip(outputs, found.kinds):   # SciPy's results: NumPy arrays and scalars, Python numbers
             r.type = r.type.with_kinds((kind,))
         return numpy_api._restructure(found.example, result)
+
+    def _shares_memory(self, a: Any, b: Any) -> bool | None:
+        """``np.may_share_memory(a, b)`` / ``np.shares_memory`` of two NumPy
+        arrays where the graph knows the answer: the same array (True unless
+        it is empty), or a new array this segment made (a ufunc's, an
+        operator's: ``writeable_arrays``) against one that is neither it nor
+        a view of or joined from it (False). None otherwise: eager's answer
+        depends on memory the graph does not model."""
+        if not (type(a) is Value and type(b) is Value and a.type.kinds == {"numpy"} and b.type.kinds == {"numpy"}):
+            return None
+        if a is b:
+            return bool(np.prod(a.type.shape) > 0)
+        def new(x: Value) -> bool:
+            entry = self.writeable_arrays.get(id(x))
+            return entry is not None and entry[0] is x and entry[1] == id(x) and id(x) not in self.view_of
+
+        if (new(a) or new(b)) and not self.may_share(a, b) and not self.may_share(b, a):
+            return False
+        return None
 
     def _host_ufunc(self, callee: np.ufunc, args: tuple, kwargs: dict, node: Any) -> Any:
         """A compiled NumPy ufunc that is not NumPy's own (``scipy.special.chdtrc``,

@@ -1342,6 +1342,11 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
 
     def attribute_of(self, obj: Any, attr: str, node: Any) -> Any:
         """``obj.attr``; a local function answers as a function does."""
+        if isinstance(obj, arrays.KnownFlags):
+            if attr == "writeable":
+                return obj.writeable
+            raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"`.flags.{attr}` of a NumPy array computed in "
+                                   "the graph: eager's answer depends on its memory layout, which the graph does not model")
         if type(obj) is KindedValue:   # each kind's attribute (``x.shape``: one answer)
             return self.split_kinds(obj, lambda x: self.attribute_of(x, attr, node), node)
         if attr == "__class__" and isinstance(obj, standin_types()):   # type(obj), as eager has it
@@ -1383,6 +1388,8 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         return not hasattr(descriptor, "__set__")
 
     def get_attribute(self, obj: Any, attr: str, node: Any) -> Any:
+        if isinstance(obj, arrays.KnownFlags):
+            return self.attribute_of(obj, attr, node)
         if isinstance(obj, Value):
             return self._array_attribute(obj, attr, node)
         if is_variable(obj):   # an NNX Variable (nnx.py)
@@ -1444,6 +1451,8 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         t = value.type
         if attr in arrays.STATIC_ARRAY_ATTRS:
             return {"shape": t.shape, "dtype": t.dtype, "ndim": len(t.shape), "size": int(np.prod(t.shape))}[attr]
+        if attr == "flags" and "numpy" in t.kinds and (self.known_writeable(value) or self.known_readonly(value)):
+            return arrays.KnownFlags(value, self.known_writeable(value))   # (``getattr(x, "flags")``, then ``.writeable``)
         if attr in arrays.LAYOUT_ATTRS and "numpy" in t.kinds:
             raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"`.{attr}` of a NumPy array computed in the graph: "
                                    "eager's answer depends on its memory layout (C or Fortran order, a view's base), "

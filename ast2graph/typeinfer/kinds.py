@@ -116,7 +116,7 @@ def standin_types() -> tuple:
 
     return (Value, LocalFunction, TracedClosure, TransformedFn, arrays.TracedRange, arrays.TracedZip, arrays.DeferredStr,
             arrays.ArrayMethod, arrays.AtHelper, arrays.AtIndexed, arrays.AtMethod, arrays.SliceSpec, VarTail,
-            MaskedSlice, MaskedMethod)
+            MaskedSlice, MaskedMethod, arrays.KnownFlags)
 
 
 def standins_in(tree: Any) -> list:
