@@ -413,3 +413,29 @@ def track_best(x, n):
 def test_numpy_scalars_in_a_tuple_variant_and_a_rolled_tracker():
     check_paths(numpy_items, [(np.arange(3.0),), (-np.arange(3.0),)])
     check_paths(track_best, [(POS, 30), (NEG, 0), (NEG, 30)])
+
+
+def rebound_dict(x):
+    d = {"b": x, "a": x + 1}
+    if x.sum() > 1:
+        d = {"b": x - 1, "a": x * 3}
+    d["c"] = 1
+    return d
+
+
+def rebind_in_helper(d, x):
+    if x.sum() > 1:
+        d = {"b": x}
+    d["seen"] = True   # on the false path eager writes the caller's dict
+    return d
+
+
+def caller_keeps_dict(x):
+    mine = {"b": x * 2}
+    out = rebind_in_helper(mine, x)
+    return mine, out
+
+
+def test_a_dict_replaced_on_one_path_is_joined_by_value_only_when_nothing_else_holds_it():
+    check_paths(rebound_dict, [(POS,), (NEG,)])
+    check_paths(caller_keeps_dict, [(POS,), (NEG,)], full_graph=False)

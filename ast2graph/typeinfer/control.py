@@ -129,6 +129,30 @@ def _flatten_joined(x: Any):
     return tree_flatten(x, is_leaf=lambda v: v is None or isinstance(v, Value) or v is UNBOUND or is_nnx(v))
 
 
+def _reference_counts(values: Iterable, fresh: dict | None = None) -> dict[int, int]:
+    """How many places among ``values`` (through tuples, lists, dicts and
+    sets; with ``fresh``, the trace's own objects' attributes too) hold each
+    list or dict; one counted twice is never walked again."""
+    counts: dict[int, int] = {}
+    stack = list(values)
+    walked: set[int] = set()
+    while stack:
+        x = stack.pop()
+        if type(x) in (list, dict):
+            counts[id(x)] = counts.get(id(x), 0) + 1
+            if counts[id(x)] > 1:
+                continue
+        if type(x) in (tuple, list, set, frozenset):
+            stack.extend(x)
+        elif type(x) is dict:
+            stack.extend(x.values())
+        elif fresh is not None and id(x) not in walked and fresh.get(id(x), (0, None))[1] is x \
+                and isinstance(getattr(x, "__dict__", None), dict):
+            walked.add(id(x))
+            stack.extend(vars(x).values())   # an object this trace made: its attributes
+    return counts
+
+
 def _container_form(x: Any) -> tuple | None:
     """A tuple's, list's or dict's type and length or keys (in order); None
     for anything else (a leaf of a join)."""
@@ -317,6 +341,9 @@ class ControlMixin(ExitsMixin):
                      for name in names]
         results = self._emit_branch_op(node, pred, outs, names, templates, switch)
         self._bind_templates(names, templates, results)
+        for n in plain:   # the lists and dicts the join built: this trace's own, as a new object per call
+            if n in self.frame.env:
+                self._mark_built(self.frame.env[n])
         for name, obj in containers:
             self.write_joined(node, obj, self.frame.env.pop(name))
         if objs:
@@ -326,6 +353,21 @@ class ControlMixin(ExitsMixin):
         self.rebase_input_writes(names)
         for name, obj, attr in written:   # the joined value of each attribute written in a branch
             self.attr_writes[(id(obj), attr)] = (obj, attr, self.frame.env.pop(name))
+
+    def _mark_built(self, x: Any) -> None:
+        """Mark the lists and dicts in a joined value (through tuples, lists
+        and dicts, not into a kept object's ``Ref``) as made by this trace."""
+        stack = [x]
+        while stack:
+            y = stack.pop()
+            if type(y) in (list, dict):
+                if self._is_fresh(y):
+                    continue
+                self.mark_fresh(y)
+            if type(y) in (tuple, list):
+                stack.extend(y)
+            elif type(y) is dict:
+                stack.extend(y.values())
 
     def _held_containers(self, node: Any, outs: list, names: list[str]) -> dict[int, Any]:
         """The lists and dicts the branches' values of ``names`` hold (inside
@@ -337,8 +379,10 @@ class ControlMixin(ExitsMixin):
         twice (``a = []; b = a``) would become two copies: that falls back."""
         depth = self.traced_depth
         held: dict[int, Any] = {}
+        on_paths: list[set[int]] = []
         for _, env in outs:
             seen: set[int] = set()
+            on_paths.append(found := set())
             # (a written container's contents: its own join checks the identity of what it holds)
             stack = [(env[n], True) for n in names if n in env]
             stack += [(v, False) for n, v in env.items() if n.startswith("<container ")]
@@ -350,12 +394,32 @@ class ControlMixin(ExitsMixin):
                         if entry is None or entry[1] is not x or entry[0] <= depth:
                             if keep:
                                 held[id(x)] = x   # made before the branch (or outside the function)
+                                found.add(id(x))
                             continue
                         if id(x) in seen:
                             raise self.graph_break(FallbackCode.BRANCH_MISMATCH, node, "a list or dict made in a "
                                                    "branch is bound to two variables; the join would copy it", "if")
                         seen.add(id(x))
                     stack.extend((y, keep) for y in (x.values() if type(x) is dict else x))
+        # one this trace made that another path replaces and nothing else holds
+        # (``d = {...}; if c: d = {...}``): which object it was cannot be seen,
+        # its items join as any value's
+        partial = [k for k in held if not all(k in f for f in on_paths)]
+        if partial:
+            env0 = self.frame.env
+            joined = set(names)
+            frames, seen_frames = [], set()
+            for f in [self.frame.parent, *self.callers]:   # the enclosing scopes and the callers of an inlined call
+                while f is not None and id(f) not in seen_frames:
+                    seen_frames.add(id(f))
+                    frames.append(f)
+                    f = f.parent
+            others = [v for n, v in env0.items() if n not in joined] + [v for f in frames for v in f.env.values()]
+            inside = _reference_counts(v for n, v in env0.items() if n in joined)
+            outside = _reference_counts(others, self.fresh)
+            for k in partial:
+                if self._is_fresh(held[k]) and inside.get(k, 0) <= 1 and not outside.get(k):
+                    del held[k]
         return held
 
     def _branch_label(self, name: str) -> str:
