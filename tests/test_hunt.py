@@ -781,3 +781,16 @@ def test_adding_zero_to_negative_zero_gives_positive_zero():
         check(report, *args)
         e, c = report(*args), to_static(report)(*args)
         assert [np.signbit(v).tolist() for v in e] == [np.signbit(v).tolist() for v in c], (e, c)
+
+
+def test_numpy_result_type_of_traced_values_follows_numpys_promotion():
+    # np.result_type ran as jnp.result_type, which promotes by JAX's table:
+    # float32 with int64 gave float32 where NumPy gives float64 (a library's
+    # ``dt = np.result_type(x, y)`` then cast both operands to float32)
+    def promote(x, y):
+        dt = np.result_type(x, y)
+        return dt, np.asarray(x, dtype=dt) + np.asarray(y, dtype=dt), np.can_cast(x, np.float32)
+
+    for args in ((np.float32(1.5), np.int64(3)), (np.array([1, 2], np.int8), 2.5), (np.array([1, 2], np.int64), np.float32(2)),
+                 (np.float32(1.0), 3), (np.array(True), np.uint8(3)), (jnp.array([1.0]), np.array([2], np.int32))):
+        check(promote, *args, full_graph=True)

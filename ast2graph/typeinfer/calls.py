@@ -423,6 +423,8 @@ class CallMixin(GeneratorMixin, SortMixin):
         where the op would compute otherwise (``_numpy_inexact``); run-time
         checks for NumPy's errors (an all-NaN slice, an index out of bounds)
         emitted before the op."""
+        if numpy_api.decided_by_kinds(callee):   # np.result_type(x, y): NumPy's answer for the operands' kinds
+            return self._numpy_by_kinds(callee, args, kwargs, node)
         if numpy_inplace.writes_argument(callee):   # np.copyto(y, x), np.add.at(a, i, b)
             return self._numpy_write(callee, args, kwargs, node)
         if not isinstance(callee, np.ufunc) and kwargs.get("out", None) is not None:   # np.cumsum(x, out=y)
@@ -489,6 +491,22 @@ class CallMixin(GeneratorMixin, SortMixin):
             raise self.graph_break(FallbackCode.MUTATION, node, f"{qualified_name(callee)} writes into out=, which "
                                    "the graph does only for a NumPy array of the result's shape and dtype", "call")
         return self._write_into(out, result, node, f"{qualified_name(callee)} (out=)")
+
+    def _numpy_by_kinds(self, callee: Any, args: tuple, kwargs: dict, node: Any) -> Any:
+        """``np.result_type(x, 1.0)`` of traced values: NumPy's own result on
+        exemplars of the operands' dtypes and eager kinds, exact because it
+        depends on nothing else (``numpy_api.decided_by_kinds``); a fallback
+        where an operand's kind depends on the path or NumPy raises for them."""
+        from .numpy_probe import eager_probe
+
+        leaves, treedef = tree_flatten((args, kwargs), is_leaf=lambda x: isinstance(x, Value))
+        probe = None
+        if not any(isinstance(x, Value) and x.type.mixed for x in leaves):
+            probe = eager_probe(callee, treedef, leaves)
+        if probe is None:
+            raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{qualified_name(callee)} of traced values "
+                                   "whose eager kind depends on the path, or for which NumPy raises", "call")
+        return probe.result
 
     def _numpy_raise_check(self, callee: Any, args: tuple, kwargs: dict, node: Any) -> None:
         """NumPy's exception for data its JAX namesake takes silently

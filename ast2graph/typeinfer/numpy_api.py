@@ -165,6 +165,19 @@ def _array_if_needed(a: Any, dtype: Any = None, *, copy: Any = None, order: Any 
 _array_if_needed.__name__ = "asarray"   # mutation.VIEW_NAMES: may be the operand itself
 
 
+# NumPy functions whose result depends on their operands' dtypes and eager
+# kinds alone (NumPy 2's promotion, NEP 50: a Python number is weak, a NumPy
+# scalar or array strong), never on their data: run by NumPy at trace time on
+# exemplars of those kinds. Their JAX namesakes promote by JAX's own table
+# (``jnp.result_type`` of float32 and int64 is float32 where NumPy's is float64).
+_BY_KINDS = ("result_type", "can_cast", "common_type")
+
+
+def decided_by_kinds(callee: Any) -> bool:
+    """Whether ``callee`` is one of NumPy's functions of dtypes and kinds only (``_BY_KINDS``)."""
+    return any(callee is getattr(np, name, None) for name in _BY_KINDS)
+
+
 def returns_operand(callee: Any, args: tuple, kwargs: dict) -> bool:
     """Whether eager's ``np.asarray(x)`` (``asanyarray``, ``array(x, copy=None)``)
     of the NumPy array ``x`` (``args[0]``, a graph value of NumPy kind) is ``x``
