@@ -794,3 +794,20 @@ def test_numpy_result_type_of_traced_values_follows_numpys_promotion():
     for args in ((np.float32(1.5), np.int64(3)), (np.array([1, 2], np.int8), 2.5), (np.array([1, 2], np.int64), np.float32(2)),
                  (np.float32(1.0), 3), (np.array(True), np.uint8(3)), (jnp.array([1.0]), np.array([2], np.int32))):
         check(promote, *args, full_graph=True)
+
+
+def test_numpy_reduction_initial_is_cast_as_numpy_casts_it():
+    # NumPy casts a reduction's initial= to the result's dtype as int()/float()
+    # would (int(2.7) is 2; -inf and NaN raise for an int array) where the graph
+    # promoted or saturated it (x.max(initial=-np.inf) of ints gave INT_MIN), and
+    # the ndarray method x.sum(initial=v) dropped it (as jax.Array.sum does)
+    def make(ini):   # (a static initial, as library code writes it: initial=-np.inf)
+        def reduce(a):
+            return a.max(initial=ini), np.min(a, axis=0, initial=ini), a.sum(initial=ini), np.prod(a, initial=ini)
+        return reduce
+
+    for a in (np.array([1, 2], np.int32), np.array([3, 0], np.uint8), np.array([1.0, -2.0]), np.array([0.5], np.float32)):
+        for ini in (0.5, 2.7, 5, True):
+            check(make(ini), a, full_graph=True)
+        for ini in (-np.inf, np.nan, 2 ** 40, np.float32(3.5)):   # (a NumPy scalar is a traced value: a fallback)
+            check(make(ini), a, full_graph=False)

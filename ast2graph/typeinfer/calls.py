@@ -212,6 +212,10 @@ class CallMixin(GeneratorMixin, SortMixin):
                                  {}, node, ".astype")
             out.type = out.type.with_kinds(callee.value.type.kinds)
             return out
+        if isinstance(callee, arrays.ArrayMethod) and callee.name in numpy_api.INITIAL_METHODS \
+                and kwargs.get("initial") is not None and callee.value.type.kinds <= {"numpy", "array0"}:
+            # x.sum(initial=v) of an ndarray: np.sum(x, initial=v) (NumPy's cast of v; jax.Array.sum drops it)
+            return self.call(getattr(np, callee.name), (callee.value, *args), kwargs, node)
         if isinstance(callee, arrays.ArrayMethod) and callee.name in numpy_api.METHOD_FUNCTIONS \
                 and callee.value.type.kinds <= {"numpy", "array0"}:   # x.argsort() of an ndarray: np.argsort(x)
             return self.call(numpy_api.METHOD_FUNCTIONS[callee.name], (callee.value, *args), kwargs, node)
@@ -330,6 +334,7 @@ class CallMixin(GeneratorMixin, SortMixin):
             return args[0]   # np.asarray(x) of a NumPy array is x itself
         if traced and numpy_api.is_numpy(callee):
             kwargs = numpy_api.without_out_none(callee, kwargs)   # np.trunc(x, out=None): a new array
+            kwargs = self._numpy_initial(callee, args, kwargs, node)   # np.max(x, initial=-np.inf)
             special = self._numpy_call(callee, args, kwargs, node, kind)
             if special is not NotImplemented:
                 return special
@@ -491,6 +496,35 @@ class CallMixin(GeneratorMixin, SortMixin):
             raise self.graph_break(FallbackCode.MUTATION, node, f"{qualified_name(callee)} writes into out=, which "
                                    "the graph does only for a NumPy array of the result's shape and dtype", "call")
         return self._write_into(out, result, node, f"{qualified_name(callee)} (out=)")
+
+    def _numpy_initial(self, callee: Any, args: tuple, kwargs: dict, node: Any) -> dict:
+        """``kwargs`` of ``np.max(x, initial=v)`` of a traced NumPy array with
+        ``v`` as NumPy casts it to the result's dtype: as Python's int() or
+        float() would (int(2.7) is 2; -inf, NaN or an int beyond the dtype's
+        range raise), where JAX promotes or saturates. The cast is read from
+        NumPy's own reduction of an empty array of the operand's dtype; where
+        that raises, eager raises: the statement falls back and raises it.
+        A traced ``v``, or an operand that may be a jax.Array (whose ``sum``
+        method drops ``initial``), falls back."""
+        from .interpreter import contains_value
+
+        initial = kwargs.get("initial")
+        if initial is None or not args or not isinstance(args[0], Value) or not numpy_api.takes_initial(callee):
+            return kwargs
+        x = args[0]
+        name = qualified_name(callee)
+        if contains_value(initial) or not x.type.kinds <= {"numpy", "array0"}:
+            raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{name} with a traced initial= or of an operand "
+                                   "that may be a jax.Array (whose sum method drops initial=)", "call")
+        try:
+            with warnings.catch_warnings(), np.errstate(all="ignore"):
+                warnings.simplefilter("ignore")
+                cast = callee(np.empty(0, x.type.dtype), initial=initial,
+                              **{k: kwargs[k] for k in ("dtype",) if kwargs.get(k) is not None})
+        except Exception as e:  # noqa: BLE001 - eager's own error for this initial
+            raise self.graph_break(FallbackCode.TRACE_ERROR, node, f"{name} raises {type(e).__name__} for "
+                                   f"initial={initial!r} (eager raises here)", "call") from None
+        return {**kwargs, "initial": cast}
 
     def _numpy_by_kinds(self, callee: Any, args: tuple, kwargs: dict, node: Any) -> Any:
         """``np.result_type(x, 1.0)`` of traced values: NumPy's own result on

@@ -178,6 +178,16 @@ def decided_by_kinds(callee: Any) -> bool:
     return any(callee is getattr(np, name, None) for name in _BY_KINDS)
 
 
+# NumPy's reductions taking ``initial=``, and the ndarray methods among them
+_INITIAL_REDUCTIONS = ("sum", "prod", "max", "min", "amax", "amin", "nansum", "nanprod", "nanmax", "nanmin")
+INITIAL_METHODS = ("sum", "prod", "max", "min")
+
+
+def takes_initial(callee: Any) -> bool:
+    """Whether ``callee`` is one of NumPy's reductions with an ``initial=`` (``_INITIAL_REDUCTIONS``)."""
+    return any(callee is getattr(np, name, None) for name in _INITIAL_REDUCTIONS)
+
+
 def returns_operand(callee: Any, args: tuple, kwargs: dict) -> bool:
     """Whether eager's ``np.asarray(x)`` (``asanyarray``, ``array(x, copy=None)``)
     of the NumPy array ``x`` (``args[0]``, a graph value of NumPy kind) is ``x``
