@@ -811,3 +811,21 @@ def test_numpy_reduction_initial_is_cast_as_numpy_casts_it():
             check(make(ini), a, full_graph=True)
         for ini in (-np.inf, np.nan, 2 ** 40, np.float32(3.5)):   # (a NumPy scalar is a traced value: a fallback)
             check(make(ini), a, full_graph=False)
+
+
+def test_errstate_that_raises_or_prints_falls_back():
+    # under np.errstate(divide="raise") eager raises FloatingPointError (and
+    # "print" prints): the graph's division did neither and returned inf
+    def guarded(x, mode):
+        try:
+            with np.errstate(divide=mode):
+                y = 1.0 / x
+            return y, "ok"
+        except FloatingPointError as e:
+            return None, str(e)
+
+    for mode in ("raise", "print"):
+        for x in (np.array([1.0, 0.0]), np.array([2.0, 4.0])):
+            check(guarded, x, mode, full_graph=False)
+    for mode in ("ignore", "warn"):
+        check(guarded, np.array([1.0, 0.0]), mode, full_graph=True)
