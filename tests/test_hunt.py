@@ -829,3 +829,14 @@ def test_errstate_that_raises_or_prints_falls_back():
             check(guarded, x, mode, full_graph=False)
     for mode in ("ignore", "warn"):
         check(guarded, np.array([1.0, 0.0]), mode, full_graph=True)
+
+
+def test_variance_with_ddof_at_least_the_count_is_numpys():
+    # NumPy divides by max(n - ddof, 0): inf where the values spread (NaN
+    # where they do not); the graph's jnp.var gave NaN for both
+    def spread(x, ddof):
+        return np.var(x, ddof=ddof), np.std(x, ddof=ddof), x.var(ddof=ddof), x.std(axis=0, ddof=ddof, keepdims=True)
+
+    for x in (np.array([1.0, 2.0, 3.0]), np.array([1.0, 1.0]), np.array([[1.0, 5.0]], np.float32), np.array([2, 7])):
+        for ddof in (0, 1, 2, 5):
+            check(spread, x, ddof, full_graph=True)

@@ -436,6 +436,27 @@ def _int_indices(indices: Any) -> Any:
     return indices
 
 
+def _spread(jnp_fn: Any, name: str) -> Any:
+    """``np.var``/``np.std``: with ``ddof`` at least the count, NumPy divides
+    the sum of squares by 0 (``max(n - ddof, 0)``): inf where the values
+    spread, NaN where they do not (JAX's is NaN either way)."""
+    def op(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, ddof: Any = 0, keepdims: Any = False,
+           **options: Any) -> Any:
+        if out is not None or any(v is not _NO_VALUE for v in options.values()) or isinstance(ddof, jax.core.Tracer):
+            raise not_numpys(f"np.{name} with out=, where=, mean=, correction= or a traced ddof")
+        keepdims = False if keepdims is _NO_VALUE else keepdims
+        a = jnp.asarray(a)
+        result = jnp_fn(a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims)
+        axes = range(a.ndim) if axis is None else axis if isinstance(axis, tuple) else (axis,)
+        if int(np.prod([a.shape[k] for k in axes])) - ddof > 0:
+            return result
+        spread = jnp.var(a, axis=axis, dtype=dtype, keepdims=keepdims)   # (the sum of squares over n: > 0 alike)
+        return jnp.where(spread > 0, jnp.inf, jnp.nan).astype(result.dtype)
+
+    op.__name__ = op.__qualname__ = name
+    return op
+
+
 def take(a: Any, indices: Any, axis: Any = None, out: Any = None, mode: str = "raise") -> Any:
     """``np.take``: indices checked by NumPy's bounds (``take_index_check``, before the op) for ``mode='raise'``."""
     if out is not None:
@@ -540,7 +561,8 @@ def _replacements() -> dict:
             id(np.take): take, id(np.take_along_axis): take_along_axis, id(np.repeat): repeat,
             id(np.linalg.eigh): eigh, id(np.linalg.eigvalsh): eigvalsh, id(np.linalg.cholesky): cholesky,
             id(np.floor_divide): _int_division_by_zero(jnp.floor_divide, None),
-            id(np.divmod): _int_division_by_zero(jnp.divmod, 0)}
+            id(np.divmod): _int_division_by_zero(jnp.divmod, 0), id(np.var): _spread(jnp.var, "var"),
+            id(np.std): _spread(jnp.std, "std")}
 
 
 REPLACEMENTS: dict = {}
@@ -787,4 +809,4 @@ def numpy_source(callee: Any) -> Any:
 # ndarray methods whose jax.Array namesakes compute otherwise: on a NumPy
 # array, ``x.argsort(...)`` is ``np.argsort(x, ...)`` (and its rules above)
 METHOD_FUNCTIONS = {"argsort": np.argsort, "argpartition": np.argpartition, "searchsorted": np.searchsorted,
-                    "take": np.take}
+                    "take": np.take, "var": np.var, "std": np.std}
