@@ -840,3 +840,20 @@ def test_variance_with_ddof_at_least_the_count_is_numpys():
     for x in (np.array([1.0, 2.0, 3.0]), np.array([1.0, 1.0]), np.array([[1.0, 5.0]], np.float32), np.array([2, 7])):
         for ddof in (0, 1, 2, 5):
             check(spread, x, ddof, full_graph=True)
+
+
+def test_numpy_submodule_functions_are_not_taken_for_their_jnp_namesakes():
+    # np.emath.sqrt (complex for negative values) ran as jnp.sqrt (NaN): a
+    # NumPy function of any submodule was taken for the jnp function of its
+    # name; only NumPy's own namespaces (np, np.linalg, np.fft) have namesakes
+    import numpy.polynomial.polynomial as P
+
+    def scimath(x):
+        return np.emath.sqrt(x), np.emath.log(x), np.lib.scimath.log2(x)
+
+    def poly(x, c):
+        return P.polyval(x, c), P.polyder(c), np.polyval(c, x)
+
+    for x in (np.array([-1.0, 4.0]), np.array([0.5, 4.0]), np.float64(-4.0)):
+        check(scimath, x, full_graph=False)
+    check(poly, np.array([1.0, 2.0]), np.array([1.0, 2.0, 3.0]), full_graph=False)

@@ -125,10 +125,11 @@ def _numpy_to_jnp(fn: Any) -> Any:
     if isinstance(fn, np.ufunc) and name and hasattr(jnp, name):
         return getattr(jnp, name)
     if module.startswith("numpy") and name:
-        sub = module.split(".")[1] if module.count(".") else ""
-        target = getattr(jnp, sub, None) if sub in ("linalg", "fft") else jnp
-        if target is not None and hasattr(target, name):
-            return getattr(target, name)
+        # only the namesake of NumPy's own namespaces: np.emath.sqrt (complex for negative
+        # values), np.ma.sum or numpy.polynomial's polyval are not np.sqrt, np.sum, np.polyval
+        for home, target in ((np, jnp), (np.linalg, jnp.linalg), (np.fft, jnp.fft)):
+            if getattr(home, name, None) is fn and hasattr(target, name):
+                return getattr(target, name)
     return fn
 
 
