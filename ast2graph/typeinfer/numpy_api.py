@@ -436,6 +436,38 @@ def _int_indices(indices: Any) -> Any:
     return indices
 
 
+def _sequential_cumprod(ignore_nan: bool) -> Any:
+    """``np.cumprod`` (``np.nancumprod``: NaN counted as 1) of floats as
+    NumPy multiplies: one element after the other along the axis. XLA's
+    cumulative product multiplies windows in another order: after a zero,
+    a window whose product overflows gives 0 * inf = NaN where NumPy's
+    running product stays 0. Integer products wrap alike in any order."""
+    name = "nancumprod" if ignore_nan else "cumprod"
+
+    def op(a: Any, axis: Any = None, dtype: Any = None, out: Any = None) -> Any:
+        if out is not None:
+            raise not_numpys(f"np.{name} with out=")
+        a = jnp.asarray(a)
+        jnp_fn = jnp.nancumprod if ignore_nan else jnp.cumprod
+        result = jax.eval_shape(lambda v: jnp_fn(v, axis=axis, dtype=dtype), a)
+        if result.dtype.kind not in "fc":
+            return jnp_fn(a, axis=axis, dtype=dtype)
+        if ignore_nan:
+            a = jnp.where(jnp.isnan(a), jnp.ones((), a.dtype), a)
+        x = a.ravel() if axis is None else jnp.moveaxis(a, axis, 0)
+        x = x.astype(result.dtype)
+
+        def step(carry: Any, v: Any) -> tuple:
+            carry = carry * v
+            return carry, carry
+
+        _, products = jax.lax.scan(step, jnp.ones(x.shape[1:], x.dtype), x)
+        return products if axis is None else jnp.moveaxis(products, 0, axis)
+
+    op.__name__ = op.__qualname__ = name
+    return op
+
+
 def _spread(jnp_fn: Any, name: str) -> Any:
     """``np.var``/``np.std``: with ``ddof`` at least the count, NumPy divides
     the sum of squares by 0 (``max(n - ddof, 0)``): inf where the values
@@ -562,7 +594,8 @@ def _replacements() -> dict:
             id(np.linalg.eigh): eigh, id(np.linalg.eigvalsh): eigvalsh, id(np.linalg.cholesky): cholesky,
             id(np.floor_divide): _int_division_by_zero(jnp.floor_divide, None),
             id(np.divmod): _int_division_by_zero(jnp.divmod, 0), id(np.var): _spread(jnp.var, "var"),
-            id(np.std): _spread(jnp.std, "std")}
+            id(np.std): _spread(jnp.std, "std"), id(np.cumprod): _sequential_cumprod(False),
+            id(np.nancumprod): _sequential_cumprod(True)}
 
 
 REPLACEMENTS: dict = {}
@@ -809,4 +842,4 @@ def numpy_source(callee: Any) -> Any:
 # ndarray methods whose jax.Array namesakes compute otherwise: on a NumPy
 # array, ``x.argsort(...)`` is ``np.argsort(x, ...)`` (and its rules above)
 METHOD_FUNCTIONS = {"argsort": np.argsort, "argpartition": np.argpartition, "searchsorted": np.searchsorted,
-                    "take": np.take, "var": np.var, "std": np.std}
+                    "take": np.take, "var": np.var, "std": np.std, "cumprod": np.cumprod}
