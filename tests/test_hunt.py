@@ -859,16 +859,21 @@ def test_numpy_submodule_functions_are_not_taken_for_their_jnp_namesakes():
     check(poly, np.array([1.0, 2.0]), np.array([1.0, 2.0, 3.0]), full_graph=False)
 
 
-def test_cumulative_product_of_floats_multiplies_in_numpys_order():
-    # after a zero NumPy's running product stays 0; XLA's cumulative product
-    # multiplies windows in another order, and a window whose product
-    # overflows gave 0 * inf = NaN (1983 NaNs of 2000 here)
+def test_cumulative_sums_and_products_of_floats_accumulate_in_numpys_order():
+    # NumPy accumulates one element after the other; XLA's cumulative ops
+    # reduce windows in another order: after a zero, a window whose product
+    # overflows gave 0 * inf = NaN (1983 NaNs of 2000 here), and sums had
+    # other last bits from 32 float32 elements on (1.5 % apart in float16).
+    # np.cumsum of a jax.Array is the array's own method: JAX's op, as eager.
     def running(x):
-        return np.cumprod(x), x.cumprod(), np.nancumprod(x), np.cumprod(x.reshape(2, -1), axis=1)
+        return np.cumprod(x), x.cumprod(), np.nancumprod(x), np.cumprod(x.reshape(2, -1), axis=1), \
+            np.cumsum(x), x.cumsum(), np.nancumsum(x), np.cumsum(x.reshape(2, -1), axis=0)
 
     x = np.full(2000, 1e30, np.float32)
     x[0] = 0.0
     y = np.full(200, 1e300)
     y[3], y[7] = 0.0, np.nan
-    for a in (x, y, np.array([1.5, -2.0, 0.5, 3.0]), np.array([1, 2, 3, 4], np.int8), np.array([1 + 1j, 2j])):
+    z = np.random.default_rng(0).uniform(0, 1, 1000).astype(np.float32)
+    for a in (x, y, z, z.astype(np.float16), jnp.asarray(z), np.array([-0.0, 1.5, -2.0, 3.0]),
+              np.array([1, 2, 3, 4], np.int8), np.array([1 + 1j, 2j])):
         check(running, a, full_graph=True)
