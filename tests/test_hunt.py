@@ -877,3 +877,18 @@ def test_cumulative_sums_and_products_of_floats_accumulate_in_numpys_order():
     for a in (x, y, z, z.astype(np.float16), jnp.asarray(z), np.array([-0.0, 1.5, -2.0, 3.0]),
               np.array([1, 2, 3, 4], np.int8), np.array([1 + 1j, 2j])):
         check(running, a, full_graph=True)
+
+
+def test_containers_an_op_returns_are_the_traces_own():
+    # jax.tree_util.tree_map(f, params) returns new dicts: they were taken for
+    # outside containers, a read of new["e"] guarded one, and it left the
+    # compiled segment as the trace-time dict, a traced value inside it
+    def step(params, grads):
+        new = jax.tree_util.tree_map(lambda p, g: p - 0.1 * g, params, grads)
+        inner = new["extra"]
+        leaves = jax.tree_util.tree_leaves(new["extra"])
+        new["extra"]["count"] = len(leaves)
+        return new, inner, leaves, jax.tree_util.tree_map(jnp.sin, params)["extra"]
+
+    params = {"w": jnp.ones(2), "extra": {"m": jnp.zeros(1), "v": [jnp.ones(3)]}}
+    check(step, params, params, full_graph=True)
