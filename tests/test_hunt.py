@@ -892,3 +892,14 @@ def test_containers_an_op_returns_are_the_traces_own():
 
     params = {"w": jnp.ones(2), "extra": {"m": jnp.zeros(1), "v": [jnp.ones(3)]}}
     check(step, params, params, full_graph=True)
+
+
+def test_text_of_a_weakly_typed_jax_array_says_so():
+    # repr(jnp.array(1.5)) is 'Array(1.5, dtype=float32, weak_type=True)':
+    # the host callback that formats it received a strongly typed array
+    def report(j, x):
+        print(repr(j), j * 2)
+        return repr(j), str([j]), f"{j!r}", repr(x), repr(j + x)
+
+    check(report, jnp.array(1.5), jnp.array([1.0, 2.0]), full_graph=True)
+    check(report, jnp.float32(1.5), jnp.array(2), full_graph=True)
