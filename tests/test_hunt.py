@@ -903,3 +903,13 @@ def test_text_of_a_weakly_typed_jax_array_says_so():
 
     check(report, jnp.array(1.5), jnp.array([1.0, 2.0]), full_graph=True)
     check(report, jnp.float32(1.5), jnp.array(2), full_graph=True)
+
+
+def test_numpy_isscalar_of_traced_values_is_by_their_eager_kind():
+    # np.isscalar ran as jnp.isscalar: True for a 0-d ndarray or jax.Array,
+    # where NumPy says False (only Python and NumPy scalars are scalars)
+    def kind(x):
+        return np.isscalar(x), np.isscalar(x * 2), np.isscalar(np.asarray(x))
+
+    for x in (np.array(2.0), jnp.array(1.0), np.float32(1.5), 1.5, np.array([1, 2]), np.int8(3), True):
+        check(kind, x, full_graph=True)

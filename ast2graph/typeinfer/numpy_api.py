@@ -168,9 +168,10 @@ _array_if_needed.__name__ = "asarray"   # mutation.VIEW_NAMES: may be the operan
 # NumPy functions whose result depends on their operands' dtypes and eager
 # kinds alone (NumPy 2's promotion, NEP 50: a Python number is weak, a NumPy
 # scalar or array strong), never on their data: run by NumPy at trace time on
-# exemplars of those kinds. Their JAX namesakes promote by JAX's own table
-# (``jnp.result_type`` of float32 and int64 is float32 where NumPy's is float64).
-_BY_KINDS = ("result_type", "can_cast", "common_type")
+# exemplars of those kinds. Their JAX namesakes follow JAX's own rules
+# (``jnp.result_type`` of float32 and int64 is float32 where NumPy's is float64;
+# ``np.isscalar`` of a 0-d array is False, ``jnp.isscalar``'s True).
+_BY_KINDS = ("result_type", "can_cast", "common_type", "isscalar")
 
 
 def decided_by_kinds(callee: Any) -> bool:
