@@ -781,3 +781,135 @@ def test_adding_zero_to_negative_zero_gives_positive_zero():
         check(report, *args)
         e, c = report(*args), to_static(report)(*args)
         assert [np.signbit(v).tolist() for v in e] == [np.signbit(v).tolist() for v in c], (e, c)
+
+
+def test_numpy_result_type_of_traced_values_follows_numpys_promotion():
+    # np.result_type ran as jnp.result_type, which promotes by JAX's table:
+    # float32 with int64 gave float32 where NumPy gives float64 (a library's
+    # ``dt = np.result_type(x, y)`` then cast both operands to float32)
+    def promote(x, y):
+        dt = np.result_type(x, y)
+        return dt, np.asarray(x, dtype=dt) + np.asarray(y, dtype=dt), np.can_cast(x, np.float32)
+
+    for args in ((np.float32(1.5), np.int64(3)), (np.array([1, 2], np.int8), 2.5), (np.array([1, 2], np.int64), np.float32(2)),
+                 (np.float32(1.0), 3), (np.array(True), np.uint8(3)), (jnp.array([1.0]), np.array([2], np.int32))):
+        check(promote, *args, full_graph=True)
+
+
+def test_numpy_reduction_initial_is_cast_as_numpy_casts_it():
+    # NumPy casts a reduction's initial= to the result's dtype as int()/float()
+    # would (int(2.7) is 2; -inf and NaN raise for an int array) where the graph
+    # promoted or saturated it (x.max(initial=-np.inf) of ints gave INT_MIN), and
+    # the ndarray method x.sum(initial=v) dropped it (as jax.Array.sum does)
+    def make(ini):   # (a static initial, as library code writes it: initial=-np.inf)
+        def reduce(a):
+            return a.max(initial=ini), np.min(a, axis=0, initial=ini), a.sum(initial=ini), np.prod(a, initial=ini)
+        return reduce
+
+    for a in (np.array([1, 2], np.int32), np.array([3, 0], np.uint8), np.array([1.0, -2.0]), np.array([0.5], np.float32)):
+        for ini in (0.5, 2.7, 5, True):
+            check(make(ini), a, full_graph=True)
+        for ini in (-np.inf, np.nan, 2 ** 40, np.float32(3.5)):   # (a NumPy scalar is a traced value: a fallback)
+            check(make(ini), a, full_graph=False)
+
+
+def test_errstate_that_raises_or_prints_falls_back():
+    # under np.errstate(divide="raise") eager raises FloatingPointError (and
+    # "print" prints): the graph's division did neither and returned inf
+    def guarded(x, mode):
+        try:
+            with np.errstate(divide=mode):
+                y = 1.0 / x
+            return y, "ok"
+        except FloatingPointError as e:
+            return None, str(e)
+
+    for mode in ("raise", "print"):
+        for x in (np.array([1.0, 0.0]), np.array([2.0, 4.0])):
+            check(guarded, x, mode, full_graph=False)
+    for mode in ("ignore", "warn"):
+        check(guarded, np.array([1.0, 0.0]), mode, full_graph=True)
+
+
+def test_variance_with_ddof_at_least_the_count_is_numpys():
+    # NumPy divides by max(n - ddof, 0): inf where the values spread (NaN
+    # where they do not); the graph's jnp.var gave NaN for both
+    def spread(x, ddof):
+        return np.var(x, ddof=ddof), np.std(x, ddof=ddof), x.var(ddof=ddof), x.std(axis=0, ddof=ddof, keepdims=True)
+
+    for x in (np.array([1.0, 2.0, 3.0]), np.array([1.0, 1.0]), np.array([[1.0, 5.0]], np.float32), np.array([2, 7])):
+        for ddof in (0, 1, 2, 5):
+            check(spread, x, ddof, full_graph=True)
+
+
+def test_numpy_submodule_functions_are_not_taken_for_their_jnp_namesakes():
+    # np.emath.sqrt (complex for negative values) ran as jnp.sqrt (NaN): a
+    # NumPy function of any submodule was taken for the jnp function of its
+    # name; only NumPy's own namespaces (np, np.linalg, np.fft) have namesakes
+    import numpy.polynomial.polynomial as P
+
+    def scimath(x):
+        return np.emath.sqrt(x), np.emath.log(x), np.lib.scimath.log2(x)
+
+    def poly(x, c):
+        return P.polyval(x, c), P.polyder(c), np.polyval(c, x)
+
+    for x in (np.array([-1.0, 4.0]), np.array([0.5, 4.0]), np.float64(-4.0)):
+        check(scimath, x, full_graph=False)
+    check(poly, np.array([1.0, 2.0]), np.array([1.0, 2.0, 3.0]), full_graph=False)
+
+
+def test_cumulative_sums_and_products_of_floats_accumulate_in_numpys_order():
+    # NumPy accumulates one element after the other; XLA's cumulative ops
+    # reduce windows in another order: after a zero, a window whose product
+    # overflows gave 0 * inf = NaN (1983 NaNs of 2000 here), and sums had
+    # other last bits from 32 float32 elements on (1.5 % apart in float16).
+    # np.cumsum of a jax.Array is the array's own method: JAX's op, as eager.
+    def running(x):
+        return np.cumprod(x), x.cumprod(), np.nancumprod(x), np.cumprod(x.reshape(2, -1), axis=1), \
+            np.cumsum(x), x.cumsum(), np.nancumsum(x), np.cumsum(x.reshape(2, -1), axis=0)
+
+    x = np.full(2000, 1e30, np.float32)
+    x[0] = 0.0
+    y = np.full(200, 1e300)
+    y[3], y[7] = 0.0, np.nan
+    z = np.random.default_rng(0).uniform(0, 1, 1000).astype(np.float32)
+    for a in (x, y, z, z.astype(np.float16), jnp.asarray(z), np.array([-0.0, 1.5, -2.0, 3.0]),
+              np.array([1, 2, 3, 4], np.int8), np.array([1 + 1j, 2j])):
+        check(running, a, full_graph=True)
+
+
+def test_containers_an_op_returns_are_the_traces_own():
+    # jax.tree_util.tree_map(f, params) returns new dicts: they were taken for
+    # outside containers, a read of new["e"] guarded one, and it left the
+    # compiled segment as the trace-time dict, a traced value inside it
+    def step(params, grads):
+        new = jax.tree_util.tree_map(lambda p, g: p - 0.1 * g, params, grads)
+        inner = new["extra"]
+        leaves = jax.tree_util.tree_leaves(new["extra"])
+        new["extra"]["count"] = len(leaves)
+        return new, inner, leaves, jax.tree_util.tree_map(jnp.sin, params)["extra"]
+
+    params = {"w": jnp.ones(2), "extra": {"m": jnp.zeros(1), "v": [jnp.ones(3)]}}
+    check(step, params, params, full_graph=True)
+
+
+def test_text_of_a_weakly_typed_jax_array_says_so():
+    # repr(jnp.array(1.5)) is 'Array(1.5, dtype=float32, weak_type=True)':
+    # the host callback that formats it received a strongly typed array
+    def report(j, x):
+        print(repr(j), j * 2)
+        return repr(j), str([j]), f"{j!r}", repr(x), repr(j + x)
+
+    check(report, jnp.array(1.5), jnp.array([1.0, 2.0]), full_graph=True)
+    check(report, jnp.float32(1.5), jnp.array(2), full_graph=True)
+
+
+def test_numpy_isscalar_of_traced_values_is_by_their_eager_kind():
+    # np.isscalar ran as jnp.isscalar: True for a 0-d ndarray or jax.Array,
+    # where NumPy says False (only Python and NumPy scalars are scalars)
+    def kind(x):
+        return np.isscalar(x), np.isscalar(x * 2), np.isscalar(np.asarray(x))
+
+    for x in (np.array(2.0), jnp.array(1.0), np.float32(1.5), 1.5, np.array([1, 2]), np.int8(3), True):
+        check(kind, x, full_graph=True)

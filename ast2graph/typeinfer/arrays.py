@@ -187,8 +187,10 @@ def _guarded(callback):
 
 def eager_kind(t: Any) -> str:
     """The kind of object eager Python has for an array of type ``t`` (an
-    ``ArrayType``): "python", "numpy", "array0" (a 0-d ndarray) or "jax"; "mixed" where it depends on the path."""
-    return "mixed" if t.mixed else "python" if t.python else "array0" if t.array0 else "numpy" if t.numpy else "jax"
+    ``ArrayType``): "python", "numpy", "array0" (a 0-d ndarray) or "jax" ("jax~" weakly typed: its repr
+    says ``weak_type=True``); "mixed" where it depends on the path."""
+    return "mixed" if t.mixed else "python" if t.python else "array0" if t.array0 else "numpy" if t.numpy else \
+        "jax~" if t.weak_type else "jax"
 
 
 def to_eager_kind(a: Any, kind: str) -> Any:
@@ -203,6 +205,8 @@ def to_eager_kind(a: Any, kind: str) -> Any:
         return x[()] if x.ndim == 0 else x
     if kind == "array0":
         return np.array(a)
+    if kind == "jax~":
+        return cast(jnp.asarray(a), np.asarray(a).dtype, weak=True)
     return jnp.asarray(a)
 
 

@@ -318,6 +318,10 @@ class BlocksMixin(ContextsMixin):
         if callee is warnings.catch_warnings:   # eager's enter and exit change the filters' version (calls.py)
             self.warning_filters_changed(stmt)
         value = manager.__enter__()
+        if callee is np.errstate and not set(np.geterr().values()) <= {"ignore", "warn"}:
+            manager.__exit__(None, None, None)   # (a graph op never raises FloatingPointError nor prints)
+            raise self.graph_break(FallbackCode.UNSUPPORTED_SYNTAX, stmt, "np.errstate with a mode that raises, prints "
+                                   "or calls (eager's floating-point errors do that on every call)", "with")
         if item.optional_vars is not None:
             self.assign(item.optional_vars, value, item)
         if stmt.items[0] is item:

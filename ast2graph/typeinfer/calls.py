@@ -125,10 +125,11 @@ def _numpy_to_jnp(fn: Any) -> Any:
     if isinstance(fn, np.ufunc) and name and hasattr(jnp, name):
         return getattr(jnp, name)
     if module.startswith("numpy") and name:
-        sub = module.split(".")[1] if module.count(".") else ""
-        target = getattr(jnp, sub, None) if sub in ("linalg", "fft") else jnp
-        if target is not None and hasattr(target, name):
-            return getattr(target, name)
+        # only the namesake of NumPy's own namespaces: np.emath.sqrt (complex for negative
+        # values), np.ma.sum or numpy.polynomial's polyval are not np.sqrt, np.sum, np.polyval
+        for home, target in ((np, jnp), (np.linalg, jnp.linalg), (np.fft, jnp.fft)):
+            if getattr(home, name, None) is fn and hasattr(target, name):
+                return getattr(target, name)
     return fn
 
 
@@ -216,6 +217,10 @@ class CallMixin(GeneratorMixin, SortMixin):
                                  {}, node, ".astype")
             out.type = out.type.with_kinds(callee.value.type.kinds)
             return out
+        if isinstance(callee, arrays.ArrayMethod) and callee.name in numpy_api.INITIAL_METHODS \
+                and kwargs.get("initial") is not None and callee.value.type.kinds <= {"numpy", "array0"}:
+            # x.sum(initial=v) of an ndarray: np.sum(x, initial=v) (NumPy's cast of v; jax.Array.sum drops it)
+            return self.call(getattr(np, callee.name), (callee.value, *args), kwargs, node)
         if isinstance(callee, arrays.ArrayMethod) and callee.name in numpy_api.METHOD_FUNCTIONS \
                 and callee.value.type.kinds <= {"numpy", "array0"}:   # x.argsort() of an ndarray: np.argsort(x)
             return self.call(numpy_api.METHOD_FUNCTIONS[callee.name], (callee.value, *args), kwargs, node)
@@ -338,6 +343,7 @@ class CallMixin(GeneratorMixin, SortMixin):
             return args[0]   # np.asarray(x) of a NumPy array is x itself
         if traced and numpy_api.is_numpy(callee):
             kwargs = numpy_api.without_out_none(callee, kwargs)   # np.trunc(x, out=None): a new array
+            kwargs = self._numpy_initial(callee, args, kwargs, node)   # np.max(x, initial=-np.inf)
             special = self._numpy_call(callee, args, kwargs, node, kind)
             if special is not NotImplemented:
                 return special
@@ -431,6 +437,8 @@ class CallMixin(GeneratorMixin, SortMixin):
         where the op would compute otherwise (``_numpy_inexact``); run-time
         checks for NumPy's errors (an all-NaN slice, an index out of bounds)
         emitted before the op."""
+        if numpy_api.decided_by_kinds(callee):   # np.result_type(x, y): NumPy's answer for the operands' kinds
+            return self._numpy_by_kinds(callee, args, kwargs, node)
         if numpy_inplace.writes_argument(callee):   # np.copyto(y, x), np.add.at(a, i, b)
             return self._numpy_write(callee, args, kwargs, node)
         if not isinstance(callee, np.ufunc) and kwargs.get("out", None) is not None:   # np.cumsum(x, out=y)
@@ -497,6 +505,51 @@ class CallMixin(GeneratorMixin, SortMixin):
             raise self.graph_break(FallbackCode.MUTATION, node, f"{qualified_name(callee)} writes into out=, which "
                                    "the graph does only for a NumPy array of the result's shape and dtype", "call")
         return self._write_into(out, result, node, f"{qualified_name(callee)} (out=)")
+
+    def _numpy_initial(self, callee: Any, args: tuple, kwargs: dict, node: Any) -> dict:
+        """``kwargs`` of ``np.max(x, initial=v)`` of a traced NumPy array with
+        ``v`` as NumPy casts it to the result's dtype: as Python's int() or
+        float() would (int(2.7) is 2; -inf, NaN or an int beyond the dtype's
+        range raise), where JAX promotes or saturates. The cast is read from
+        NumPy's own reduction of an empty array of the operand's dtype; where
+        that raises, eager raises: the statement falls back and raises it.
+        A traced ``v``, or an operand that may be a jax.Array (whose ``sum``
+        method drops ``initial``), falls back."""
+        from .interpreter import contains_value
+
+        initial = kwargs.get("initial")
+        if initial is None or not args or not isinstance(args[0], Value) or not numpy_api.takes_initial(callee):
+            return kwargs
+        x = args[0]
+        name = qualified_name(callee)
+        if contains_value(initial) or not x.type.kinds <= {"numpy", "array0"}:
+            raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{name} with a traced initial= or of an operand "
+                                   "that may be a jax.Array (whose sum method drops initial=)", "call")
+        try:
+            with warnings.catch_warnings(), np.errstate(all="ignore"):
+                warnings.simplefilter("ignore")
+                cast = callee(np.empty(0, x.type.dtype), initial=initial,
+                              **{k: kwargs[k] for k in ("dtype",) if kwargs.get(k) is not None})
+        except Exception as e:  # noqa: BLE001 - eager's own error for this initial
+            raise self.graph_break(FallbackCode.TRACE_ERROR, node, f"{name} raises {type(e).__name__} for "
+                                   f"initial={initial!r} (eager raises here)", "call") from None
+        return {**kwargs, "initial": cast}
+
+    def _numpy_by_kinds(self, callee: Any, args: tuple, kwargs: dict, node: Any) -> Any:
+        """``np.result_type(x, 1.0)`` of traced values: NumPy's own result on
+        exemplars of the operands' dtypes and eager kinds, exact because it
+        depends on nothing else (``numpy_api.decided_by_kinds``); a fallback
+        where an operand's kind depends on the path or NumPy raises for them."""
+        from .numpy_probe import eager_probe
+
+        leaves, treedef = tree_flatten((args, kwargs), is_leaf=lambda x: isinstance(x, Value))
+        probe = None
+        if not any(isinstance(x, Value) and x.type.mixed for x in leaves):
+            probe = eager_probe(callee, treedef, leaves)
+        if probe is None:
+            raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{qualified_name(callee)} of traced values "
+                                   "whose eager kind depends on the path, or for which NumPy raises", "call")
+        return probe.result
 
     def _numpy_raise_check(self, callee: Any, args: tuple, kwargs: dict, node: Any) -> None:
         """NumPy's exception for data its JAX namesake takes silently

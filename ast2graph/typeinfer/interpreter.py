@@ -456,7 +456,22 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
             operands, result, subtract = pending
             self.emit_call(arrays.int_add_overflow_check, (*operands, result, subtract, str(self.loc(node))), {},
                            node, "int64 overflow check", effect=True)
-        return jax.tree_util.tree_unflatten(out_tree, out_leaves)
+        return self._made_by_op(jax.tree_util.tree_unflatten(out_tree, out_leaves))
+
+    def _made_by_op(self, out: Any) -> Any:
+        """An op's result structure: its lists and dicts are new (``tree_unflatten``
+        made them, as eager's call makes its own: ``jax.tree_util.tree_map(f,
+        params)``), this trace's to read and write. Taken for outside
+        containers, a read (``new["layer"]``) guarded one, and it left the
+        segment as the trace-time object with traced values inside."""
+        stack = [out]
+        while stack:
+            x = stack.pop()
+            if type(x) in (list, dict):
+                self.mark_fresh(x)
+            if type(x) in (list, dict, tuple):
+                stack.extend(x.values() if type(x) is dict else x)
+        return out
 
     def _passed_through(self, fn: Callable, name: str, leaves: list, out_leaves: list, node: Any, effect: bool) -> list:
         """``out_leaves`` with each operand the call handed back unchanged

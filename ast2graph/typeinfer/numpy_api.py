@@ -165,6 +165,30 @@ def _array_if_needed(a: Any, dtype: Any = None, *, copy: Any = None, order: Any 
 _array_if_needed.__name__ = "asarray"   # mutation.VIEW_NAMES: may be the operand itself
 
 
+# NumPy functions whose result depends on their operands' dtypes and eager
+# kinds alone (NumPy 2's promotion, NEP 50: a Python number is weak, a NumPy
+# scalar or array strong), never on their data: run by NumPy at trace time on
+# exemplars of those kinds. Their JAX namesakes follow JAX's own rules
+# (``jnp.result_type`` of float32 and int64 is float32 where NumPy's is float64;
+# ``np.isscalar`` of a 0-d array is False, ``jnp.isscalar``'s True).
+_BY_KINDS = ("result_type", "can_cast", "common_type", "isscalar")
+
+
+def decided_by_kinds(callee: Any) -> bool:
+    """Whether ``callee`` is one of NumPy's functions of dtypes and kinds only (``_BY_KINDS``)."""
+    return any(callee is getattr(np, name, None) for name in _BY_KINDS)
+
+
+# NumPy's reductions taking ``initial=``, and the ndarray methods among them
+_INITIAL_REDUCTIONS = ("sum", "prod", "max", "min", "amax", "amin", "nansum", "nanprod", "nanmax", "nanmin")
+INITIAL_METHODS = ("sum", "prod", "max", "min")
+
+
+def takes_initial(callee: Any) -> bool:
+    """Whether ``callee`` is one of NumPy's reductions with an ``initial=`` (``_INITIAL_REDUCTIONS``)."""
+    return any(callee is getattr(np, name, None) for name in _INITIAL_REDUCTIONS)
+
+
 def returns_operand(callee: Any, args: tuple, kwargs: dict) -> bool:
     """Whether eager's ``np.asarray(x)`` (``asanyarray``, ``array(x, copy=None)``)
     of the NumPy array ``x`` (``args[0]``, a graph value of NumPy kind) is ``x``
@@ -413,6 +437,64 @@ def _int_indices(indices: Any) -> Any:
     return indices
 
 
+def _sequential(product: bool, ignore_nan: bool) -> Any:
+    """``np.cumsum``/``np.cumprod`` (``np.nancumsum``/``np.nancumprod``: NaN
+    counted as 0/1) of floats as NumPy accumulates: one element after the
+    other along the axis, each partial result rounded to the dtype. XLA's
+    cumulative ops reduce windows in another order: other last bits from 32
+    float32 elements on (1.4e-4 apart over 10**5 of them, 1.5 % in float16),
+    and after a zero a window whose product overflows gives 0 * inf = NaN
+    where NumPy's running product stays 0. Integers wrap alike in any order."""
+    name = ("nancum" if ignore_nan else "cum") + ("prod" if product else "sum")
+    jnp_fn = getattr(jnp, name)
+    combine, unit = (jnp.multiply, 1) if product else (jnp.add, 0)
+
+    def op(a: Any, axis: Any = None, dtype: Any = None, out: Any = None) -> Any:
+        if out is not None:
+            raise not_numpys(f"np.{name} with out=")
+        a = jnp.asarray(a)
+        result = jax.eval_shape(lambda v: jnp_fn(v, axis=axis, dtype=dtype), a)
+        if result.dtype.kind not in "fc":
+            return jnp_fn(a, axis=axis, dtype=dtype)
+        if ignore_nan and a.dtype.kind in "fc":
+            a = jnp.where(jnp.isnan(a), jnp.full((), unit, a.dtype), a)
+        x = (a.ravel() if axis is None else jnp.moveaxis(a, axis, 0)).astype(result.dtype)
+
+        def step(carry: Any, v: Any) -> tuple:
+            carry = combine(carry, v)
+            return carry, carry
+
+        if x.shape[0] == 0:
+            return x if axis is None else jnp.moveaxis(x, 0, axis)
+        _, partial = jax.lax.scan(step, x[0], x[1:])   # (the first is the element itself: -0.0 stays -0.0)
+        partial = jnp.concatenate([x[:1], partial])
+        return partial if axis is None else jnp.moveaxis(partial, 0, axis)
+
+    op.__name__ = op.__qualname__ = name
+    return op
+
+
+def _spread(jnp_fn: Any, name: str) -> Any:
+    """``np.var``/``np.std``: with ``ddof`` at least the count, NumPy divides
+    the sum of squares by 0 (``max(n - ddof, 0)``): inf where the values
+    spread, NaN where they do not (JAX's is NaN either way)."""
+    def op(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, ddof: Any = 0, keepdims: Any = False,
+           **options: Any) -> Any:
+        if out is not None or any(v is not _NO_VALUE for v in options.values()) or isinstance(ddof, jax.core.Tracer):
+            raise not_numpys(f"np.{name} with out=, where=, mean=, correction= or a traced ddof")
+        keepdims = False if keepdims is _NO_VALUE else keepdims
+        a = jnp.asarray(a)
+        result = jnp_fn(a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims)
+        axes = range(a.ndim) if axis is None else axis if isinstance(axis, tuple) else (axis,)
+        if int(np.prod([a.shape[k] for k in axes])) - ddof > 0:
+            return result
+        spread = jnp.var(a, axis=axis, dtype=dtype, keepdims=keepdims)   # (the sum of squares over n: > 0 alike)
+        return jnp.where(spread > 0, jnp.inf, jnp.nan).astype(result.dtype)
+
+    op.__name__ = op.__qualname__ = name
+    return op
+
+
 def take(a: Any, indices: Any, axis: Any = None, out: Any = None, mode: str = "raise") -> Any:
     """``np.take``: indices checked by NumPy's bounds (``take_index_check``, before the op) for ``mode='raise'``."""
     if out is not None:
@@ -517,10 +599,16 @@ def _replacements() -> dict:
             id(np.take): take, id(np.take_along_axis): take_along_axis, id(np.repeat): repeat,
             id(np.linalg.eigh): eigh, id(np.linalg.eigvalsh): eigvalsh, id(np.linalg.cholesky): cholesky,
             id(np.floor_divide): _int_division_by_zero(jnp.floor_divide, None),
-            id(np.divmod): _int_division_by_zero(jnp.divmod, 0)}
+            id(np.divmod): _int_division_by_zero(jnp.divmod, 0), id(np.var): _spread(jnp.var, "var"),
+            id(np.std): _spread(jnp.std, "std"), id(np.cumprod): _sequential(True, False),
+            id(np.nancumprod): _sequential(True, True), id(np.cumsum): _sequential(False, False),
+            id(np.nancumsum): _sequential(False, True)}
 
 
 REPLACEMENTS: dict = {}
+# replacements for NumPy's computation that apply to NumPy arrays only: NumPy
+# hands a jax.Array to its own method (``np.cumsum(x)`` is ``x.cumsum()``, JAX's op)
+_ON_NDARRAYS = frozenset(map(id, (np.cumsum, np.cumprod, np.var, np.std)))   # (np.nancumsum: on np.asarray(x))
 
 
 # NumPy functions whose JAX namesake differs in ways that depend on the data
@@ -710,7 +798,18 @@ def graph_function(callee: Any, args: tuple, kwargs: dict) -> Any:
     method = ufunc_method(callee)
     if method is not None:   # np.add.reduce -> jnp.add.reduce
         return getattr(getattr(jnp, callee.__self__.__name__, None), method, None) or callee
-    return conversion(callee, args, kwargs) or REPLACEMENTS.get(id(callee)) or _jnp_namesake(callee)
+    replacement = REPLACEMENTS.get(id(callee))
+    if id(callee) in _ON_NDARRAYS and not _ndarray_operand(args, kwargs):
+        replacement = None   # np.cumsum(jax_array) is the array's own method: JAX's op, as eager runs it
+    return conversion(callee, args, kwargs) or replacement or _jnp_namesake(callee)
+
+
+def _ndarray_operand(args: tuple, kwargs: dict) -> bool:
+    """Whether the first operand is a traced NumPy array (not one that may be a jax.Array)."""
+    from ..ir.core import Value
+
+    first = args[0] if args else kwargs.get("a")
+    return isinstance(first, Value) and first.type.kinds <= {"numpy", "array0"}
 
 
 def ufunc_method(fn: Any) -> str | None:
@@ -764,4 +863,5 @@ def numpy_source(callee: Any) -> Any:
 # ndarray methods whose jax.Array namesakes compute otherwise: on a NumPy
 # array, ``x.argsort(...)`` is ``np.argsort(x, ...)`` (and its rules above)
 METHOD_FUNCTIONS = {"argsort": np.argsort, "argpartition": np.argpartition, "searchsorted": np.searchsorted,
-                    "take": np.take}
+                    "take": np.take, "var": np.var, "std": np.std, "cumprod": np.cumprod,
+                    "cumsum": np.cumsum}
