@@ -314,6 +314,16 @@ def _specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str]
     a construct that runs as Python control flow, not the function body (no
     continuation after an early exit; outputs are what the code after reads)."""
     sp = Specializer(options)
+    try:
+        return _specialize_in(sp, unit, stmts, start, stop, names, leaves, treedef, options, nested, traced_statics,
+                              raise_checks, cells, by_identity, structure)
+    finally:   # generator objects the trace left suspended: their rest never runs (generators.py)
+        sp.close_generators()
+
+
+def _specialize_in(sp: Specializer, unit: Unit, stmts: list, start: int, stop: int, names: list[str], leaves: list,
+                   treedef: Any, options: Options, nested: bool, traced_statics: frozenset, raise_checks: bool | str,
+                   cells: dict | None, by_identity: frozenset, structure: list | None = None) -> Specialization:
     sp.traced_statics = traced_statics
     sp.raise_checks = raise_checks
     sp.outer_traced = any(isinstance(leaf, jax.core.Tracer) for leaf in leaves)
