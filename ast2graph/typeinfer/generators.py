@@ -38,6 +38,7 @@ from __future__ import annotations
 import collections.abc
 import threading
 import types
+import warnings
 from typing import Any
 
 import gast
@@ -172,6 +173,31 @@ def _dropped_cause(tree: Any) -> str | None:
     return None
 
 
+def generators_in(source: Any) -> list:
+    """The generator objects (``TraceGenerator``) that pulling ``source``
+    may advance: itself, or those inside the itertools/builtin iterators
+    (zip, enumerate, islice, chain, map) wrapping it."""
+    found: list = []
+    stack, seen = [source], set()
+    while stack and len(seen) < 1000:
+        x = stack.pop()
+        if id(x) in seen:
+            continue
+        seen.add(id(x))
+        if isinstance(x, TraceGenerator):
+            found.append(x)
+        elif isinstance(x, (list, tuple)):
+            stack.extend(x)
+        elif isinstance(x, collections.abc.Iterator) and type(x).__module__ in ("builtins", "itertools"):
+            try:
+                with warnings.catch_warnings():   # (itertools' pickling is deprecated: its state is still there)
+                    warnings.simplefilter("ignore")
+                    stack.extend(x.__reduce__()[1:3])
+            except Exception:  # noqa: BLE001 - an iterator that cannot be reduced: nothing found in it
+                continue
+    return found
+
+
 class _FirstItem(ControlSignal):
     """The first item of a generator given to ``next()`` is made: eager
     suspends the body there and never resumes it (the generator is dropped)."""
@@ -285,11 +311,67 @@ class GeneratorMixin:
                     "as the consumer pulls them")
         return self.mark_fresh(gen)
 
+    def generator_items(self, source: Any, node: Any, stop_on: bool | None) -> list:
+        """The items ``sum``/``min``/``max``/``sorted`` (``stop_on`` None: all
+        of them) or ``any`` (True)/``all`` (False) pull from ``source``, an
+        iterator over generator objects: up to the first static item whose
+        truth is ``stop_on``, as eager's; after a traced item, whether they
+        pull more depends on data (``speculative_pull``)."""
+        items: list = []
+        undecided = False
+        it = iter(source)
+        while True:
+            try:
+                item = self.speculative_pull(it, source, node) if undecided else next(it)
+            except StopIteration:
+                return self.mark_fresh(items)
+            items.append(item)
+            if stop_on is None:
+                continue
+            if item is None or type(item) in (bool, int, float):
+                if bool(item) is stop_on:
+                    return self.mark_fresh(items)   # eager's any/all stops here
+            else:
+                undecided = True
+
+    def speculative_pull(self, it: Any, source: Any, node: Any) -> Any:
+        """``next(it)`` where whether eager pulls it depends on data (after a
+        traced ``break``, a traced item of ``any``): only a pull nobody can
+        observe (no Python effect in the generators' bodies, no check, print
+        or write traced, no exception) is made; the generators pulled are
+        then at a data-dependent position: a later pull of them falls back."""
+        gens = generators_in(source)
+        for gen in gens:
+            effect = self._effect(gen.unit.tree, self._resolver(gen.frame, gen.node), printers=False)
+            if effect is not None:
+                raise gen._break(f"whether eager pulls its next item depends on data, and its body has a Python side "
+                                 f"effect, {effect[1]}")
+        start, mutations = len(self.region.ops), self.mutations
+        for gen in gens:
+            gen.speculating = True
+        try:
+            item = next(it)
+        except StopIteration:
+            raise
+        except GraphBreak as e:
+            if getattr(e, "exc", None) is None:
+                raise
+            raise self.graph_break(FallbackCode.GENERATOR, node, "a generator whose next item eager may not pull "
+                                   "(it depends on data) raises when pulled") from None
+        finally:
+            for gen in gens:
+                gen.speculating = False
+                gen.uncertain = True
+        if self.mutations != mutations or _has_effect_op(self.region.ops[start:]):
+            raise self.graph_break(FallbackCode.GENERATOR, node, "a generator whose next item eager may not pull (it "
+                                   "depends on data) checks, prints or writes something when pulled")
+        return item
+
     def close_generators(self) -> None:
         """End the bodies of the generator objects this trace left suspended
         (their rest never runs, as eager's dropped generators)."""
         for gen in reversed(self.__dict__.pop("_lazy_generators", [])):
-            gen.close()
+            gen.drop()
 
     def _resolver(self, scope: Frame, node: Any):
         def resolve(n: str) -> Any:
@@ -564,6 +646,7 @@ class TraceGenerator(collections.abc.Iterator):
         self.region, self.depth = interp.region, interp.traced_depth
         self.state = "new"
         self.broken: GraphBreak | None = None
+        self.uncertain = self.speculating = False   # pulled where eager may not have (``speculative_pull``)
         self.snapshot: dict = {}
         self.channel = _Channel()
         self.thread: threading.Thread | None = None
@@ -585,6 +668,10 @@ class TraceGenerator(collections.abc.Iterator):
 
     def __next__(self) -> Any:
         if self.broken is not None:
+            raise self.broken
+        if self.uncertain and not self.speculating:
+            self.broken = self._break("a consumer may have stopped pulling it at a traced condition (how far it ran "
+                                      "depends on data)")
             raise self.broken
         if self.state == "done":
             raise _eager(StopIteration())
@@ -676,7 +763,21 @@ class TraceGenerator(collections.abc.Iterator):
         if message == "close":
             raise _Close
 
+    def send(self, value: Any) -> Any:
+        raise self._break("send() on it needs a real generator")
+
+    def throw(self, *args: Any) -> Any:
+        raise self._break("throw() on it needs a real generator")
+
     def close(self) -> None:
+        raise self._break("close() on it needs a real generator (eager runs its body's GeneratorExit handling)")
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("gi_") or name in ("__name__", "__qualname__"):   # introspection of a real generator
+            raise self._break(f"its attribute {name} needs a real generator")
+        raise AttributeError(name)
+
+    def drop(self) -> None:
         """End the body's thread, its rest never run (eager drops the
         generator: its body raises GeneratorExit at the ``yield``, which no
         handler or ``with`` around a yield sees: ``lazy_generator``)."""

@@ -36,6 +36,7 @@ from .masked import MaskedMethod, MaskedSlice
 from .pathkinds import kinded_operand
 from .writeback import written_key
 from .varlist import lists_out
+from .generators import TraceGenerator
 from .localclass import escapes as local_class_escapes, read_by_other_scopes
 from .trees import keyed, tree_flatten
 from .boundary import InputRef, abstract_inputs, reaches, register_other_node, resolve, share_outputs
@@ -414,6 +415,11 @@ def _specialize_in(sp: Specializer, unit: Unit, stmts: list, start: int, stop: i
     view_writes = list(sp.view_writes.values())   # views of arguments written in place: their last versions
     out = (out, [value for _, _, value in writes], [value for _, value in input_writes], cell_values,
            [list(obj) if type(obj) is list else dict(obj) for obj, _ in rewritten], [new for _, new in view_writes])
+    for leaf in tree_flatten(out, is_leaf=lambda x: isinstance(x, TraceGenerator))[0]:
+        if isinstance(leaf, TraceGenerator):   # the statements after the segment need eager's generator object
+            raise _escape_break(unit, stmts, start, end, FallbackCode.GENERATOR, f"a generator object of "
+                                f"{leaf.unit.qualname} would leave the compiled segment (a real generator is needed)",
+                                "assignment")
     try:   # objects the trace made are made anew by every call, as eager makes them
         out = remade_per_call(out, sp.fresh, sp.outer_traced)
     except _Shared as e:
