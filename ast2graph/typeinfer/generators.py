@@ -346,7 +346,7 @@ class GeneratorMixin:
             if effect is not None:
                 raise gen._break(f"whether eager pulls its next item depends on data, and its body has a Python side "
                                  f"effect, {effect[1]}")
-        start, mutations = len(self.region.ops), self.mutations
+        start, mutations, moves = len(self.region.ops), self.mutations, getattr(self, "generator_moves", 0)
         for gen in gens:
             gen.speculating = True
         try:
@@ -362,7 +362,8 @@ class GeneratorMixin:
             for gen in gens:
                 gen.speculating = False
                 gen.uncertain = True
-        if self.mutations != mutations or _has_effect_op(self.region.ops[start:]):
+        written = (self.mutations - mutations) - (getattr(self, "generator_moves", 0) - moves)
+        if written or _has_effect_op(self.region.ops[start:]):
             raise self.graph_break(FallbackCode.GENERATOR, node, "a generator whose next item eager may not pull (it "
                                    "depends on data) checks, prints or writes something when pulled")
         return item
@@ -647,6 +648,7 @@ class TraceGenerator(collections.abc.Iterator):
         self.state = "new"
         self.broken: GraphBreak | None = None
         self.uncertain = self.speculating = False   # pulled where eager may not have (``speculative_pull``)
+        self.pulled = 0
         self.snapshot: dict = {}
         self.channel = _Channel()
         self.thread: threading.Thread | None = None
@@ -679,12 +681,15 @@ class TraceGenerator(collections.abc.Iterator):
             raise _eager(ValueError("generator already executing"))
         interp = self.interp
         if interp.regions[-1] is not self.region or interp.traced_depth != self.depth:
-            # which items it gave would depend on the data (a traced branch, a rolled loop)
-            self.broken = self._break("advanced under a traced condition or in a rolled loop, where it was not made "
-                                      "(how far it ran would depend on data)")
-            raise self.broken
+            # which items it gave would depend on the data (a traced branch, a rolled loop); it has not
+            # moved: a retry elsewhere (the loop unrolled instead) may pull it
+            raise self._break("advanced under a traced condition or in a rolled loop, where it was not made (how far "
+                              "it ran would depend on data)")
         if _jax_context() != self.context:
-            self.broken = self._break("advanced under other JAX settings than where it was made")
+            raise self._break("advanced under other JAX settings than where it was made")
+        self.pulled += 1
+        if self.pulled > interp.options.max_unroll:
+            self.broken = self._break(f"more than {interp.options.max_unroll} items pulled at trace time (max_unroll)")
             raise self.broken
         return self._resume("next")
 
@@ -702,6 +707,10 @@ class TraceGenerator(collections.abc.Iterator):
         finally:
             for k, v in outer.items():
                 setattr(interp, k, v)
+            # moving a generator is a Python state change no rewind undoes: a static ``while`` that
+            # unrolled some iterations then must not restart to roll (``control.exec_While``)
+            interp.mutations += 1
+            interp.generator_moves = getattr(interp, "generator_moves", 0) + 1
         if kind == "yield":
             self.state = "suspended"
             return value
