@@ -510,3 +510,82 @@ def test_static_while_loops_around_pulls_and_yields():
     check(long_static_while_consumer, X, full_graph=True)
     for n in (17, 40):
         check(long_infinite_body, X, n, full_graph=True)
+
+
+def genexp_summed(x):
+    def gen(x):
+        for i in range(3):
+            print("make", i)
+            yield x * i
+
+    g = gen(x)
+    return sum(v.sum() for v in g), list(g)
+
+
+def genexp_kept(x):
+    def gen(x):
+        for i in range(3):
+            print("make", i)
+            yield x * i
+
+    h = (v * 2 for v in gen(x))
+    print("before")
+    return [w for w in h]
+
+
+def genexp_any_stops_early(x):
+    def gen(x):
+        for i in range(4):
+            print("make", i)
+            yield i
+
+    g = gen(x)
+    found = any(v > 0 for v in g)
+    return x * found, list(g)
+
+
+def test_generator_expression_over_a_generator_object_consumed_at_once():
+    check(genexp_summed, X, full_graph=True)
+
+
+@pytest.mark.parametrize("fn", [genexp_kept, genexp_any_stops_early])
+def test_lazy_generator_expression_over_a_generator_object_falls_back(fn):
+    e = check(fn, X, full_graph=False)
+    assert "A2G013" in codes(e), str(e)
+
+
+# ------------------------------------------------------------------ ast2graph's object never seen as eager's
+def dunder_next(x):
+    g = helper_squares(x)
+    return g.__next__(), next(g)
+
+
+def isinstance_of_generator(x):
+    import types
+
+    g = helper_squares(x)
+    return isinstance(g, types.GeneratorType), next(g)
+
+
+def type_name_of_generator(x):
+    g = helper_squares(x)
+    n = next(g)
+    return type(g).__name__, n
+
+
+def len_of_generator(x):
+    g = helper_squares(x)
+    try:
+        len(g)
+    except TypeError as e:
+        return str(e)
+
+
+def test_dunder_next_pulls():
+    check(dunder_next, X, full_graph=True)
+
+
+@pytest.mark.parametrize("fn", [isinstance_of_generator, type_name_of_generator, len_of_generator])
+def test_generator_object_given_to_other_builtins_is_eagers(fn):
+    e = check(fn, X, full_graph=False)
+    assert "A2G013" in codes(e), str(e)

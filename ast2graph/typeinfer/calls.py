@@ -169,6 +169,9 @@ class CallMixin(GeneratorMixin, SortMixin):
 
         if isinstance(callee, StaticFunction):  # nested to_static: convert the function itself
             return self.call(callee._fn, args, kwargs, node)
+        handled = self.generator_object_call(callee, args, kwargs, node)   # generators.py
+        if handled is not NotImplemented:
+            return handled
         if type(callee) is functools.partial:   # what it wraps decides (a user function, print, jnp.sum)
             if not self._is_fresh(callee):   # its keywords are a dict a caller may change in place
                 self.guard_reads((callee.args, callee.keywords), node)

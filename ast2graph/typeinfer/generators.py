@@ -36,6 +36,7 @@ Anything else falls back at the call (A2G013) with the cause.
 from __future__ import annotations
 
 import collections.abc
+import itertools
 import threading
 import types
 import warnings
@@ -171,6 +172,26 @@ def _dropped_cause(tree: Any) -> str | None:
                        "part way)"
             child, parent = parent, parents.get(id(parent))
     return None
+
+
+# builtins and itertools that only iterate an argument, pulling it as eager's would
+_PULLERS = (next, iter, list, tuple, dict, set, frozenset, sum, min, max, any, all, sorted, zip, enumerate, map, filter,
+            itertools.chain, itertools.islice, itertools.accumulate, itertools.product, itertools.starmap,
+            itertools.zip_longest, itertools.chain.from_iterable)
+
+
+def _shallow(items: list) -> list:
+    """``items`` with the lists and tuples among them opened, two levels."""
+    out = []
+    for x in items:
+        out.extend(_shallow(list(x)) if isinstance(x, (list, tuple)) and len(out) < 1000 else [x])
+    return out
+
+
+def _compiled_library(callee: Any) -> bool:
+    """A function of JAX or NumPy (their Python code is not converted: it would see the object)."""
+    module = getattr(callee, "__module__", None) or ""
+    return module.split(".")[0] in ("jax", "jaxlib", "numpy")
 
 
 def generators_in(source: Any) -> list:
@@ -367,6 +388,40 @@ class GeneratorMixin:
             raise self.graph_break(FallbackCode.GENERATOR, node, "a generator whose next item eager may not pull (it "
                                    "depends on data) checks, prints or writes something when pulled")
         return item
+
+    def generator_object_call(self, callee: Any, args: tuple, kwargs: dict, node: Any) -> Any:
+        """A call involving a generator object (``TraceGenerator``): its own
+        methods (``g.__next__()``: a pull; ``send``, ...: a fallback) run as
+        they are; given to a builtin or a library's compiled code, only one
+        that iterates it as eager does (``_PULLERS``) receives it, since any
+        other would see ast2graph's object (``isinstance``, ``type``, ``len``'s
+        message, ``print``). Python functions with source receive it (their
+        code is converted, and its uses checked the same way).
+        NotImplemented when nothing of this applies."""
+        if isinstance(callee, types.MethodType) and isinstance(callee.__self__, TraceGenerator):
+            if callee.__func__ is TraceGenerator.__next__ and not args and not kwargs:
+                return self.call(next, (callee.__self__,), {}, node)
+            return callee(*args, **kwargs)   # __iter__: itself; send/throw/close: a fallback
+        held = [x for x in (*args, *kwargs.values()) if isinstance(x, (TraceGenerator, list, tuple))]
+        if not held or not any(isinstance(x, TraceGenerator) for x in _shallow(held)):
+            return NotImplemented
+        if isinstance(callee, (types.FunctionType, types.MethodType, _local())) and not _compiled_library(callee) \
+                or any(callee is f for f in _PULLERS):
+            return NotImplemented
+        gen = next(x for x in _shallow(held) if isinstance(x, TraceGenerator))
+        name = getattr(callee, "__qualname__", None) or type(callee).__name__
+        raise self.graph_break(FallbackCode.GENERATOR, node, f"a generator object of {gen.unit.qualname} given to "
+                               f"{name}(), which may use it other than by iterating it (a real generator is needed)")
+
+    def genexp_over_generators(self, node: Any) -> None:
+        """A generator expression pulling generator objects is made as a
+        list, where it stands: eager's is lazy. Only a builtin taking every
+        item where it is made (``sum``, ``list``, ``max``, ...) pulls them in
+        the same order, none earlier, none more; anything else falls back."""
+        if self._generator_consumer(node) is not None or self._may_stop_early(node):
+            raise self.graph_break(FallbackCode.GENERATOR, node, "a generator expression over a generator object, "
+                                   "not consumed at once where it is made (eager pulls the generator lazily)",
+                                   hint="use a list comprehension")
 
     def close_generators(self) -> None:
         """End the bodies of the generator objects this trace left suspended

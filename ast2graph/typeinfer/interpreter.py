@@ -44,6 +44,7 @@ from . import arrays, trees
 from .blocks import BlocksMixin
 from .matching import MatchMixin
 from .calls import CallMixin
+from .generators import generators_in
 from .containers import ContainerMixin
 from .control import ControlMixin
 from .mutation import MutationMixin
@@ -1651,6 +1652,8 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
                 return
             gen = node.generators[i]
             iterable = self.eval(gen.iter)
+            if isinstance(node, gast.GeneratorExp) and generators_in(iterable):
+                self.genexp_over_generators(node)   # made now, it must not pull earlier than eager (generators.py)
             if isinstance(iterable, collections.abc.Iterator):
                 # pulled one item per element, as eager pulls it: an item may
                 # be valid only until the next is pulled (itertools.groupby's groups)
