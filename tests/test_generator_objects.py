@@ -589,3 +589,45 @@ def test_dunder_next_pulls():
 def test_generator_object_given_to_other_builtins_is_eagers(fn):
     e = check(fn, X, full_graph=False)
     assert "A2G013" in codes(e), str(e)
+
+
+def stop_iteration_inside_body(x):
+    def inner(x):
+        yield x
+
+    def outer(x):
+        it = inner(x)
+        while True:
+            yield next(it)   # PEP 479: the StopIteration becomes eager's RuntimeError
+
+    g = outer(x)
+    first = next(g)
+    try:
+        next(g)
+    except StopIteration:
+        return first, "stopped"
+    except RuntimeError as e:
+        return first, str(e)
+
+
+def try_around_yield_stopped_early(x):
+    def gen(x):
+        for i in range(4):
+            try:
+                yield x * i
+            except ValueError:
+                pass
+
+    for v in gen(x):
+        if v.shape[0] == 6:
+            break
+    return v
+
+
+def test_stop_iteration_raised_in_the_body_is_eagers_runtime_error():
+    e = check(stop_iteration_inside_body, X, full_graph=False)
+    assert "A2G013" in codes(e), str(e)
+
+
+def test_try_around_a_yield_stopped_early_is_interpreted_whole_as_before():
+    check(try_around_yield_stopped_early, X, full_graph=True)

@@ -281,9 +281,11 @@ class GeneratorMixin:
         effect = None if first else self._effect(unit.tree, self._resolver(frame, node), printers=False)
         # a for/comprehension: its steps run between the generator's items (none: nothing runs between)
         between = self._consumer_cause(*consumer, unit, frame, node) if consumer is not None else None
-        if effect is not None or between is not None or not first and self._may_stop_early(node):
+        if effect is not None or between is not None or not first and self._may_stop_early(node) \
+                and _dropped_cause(unit.tree) is None:
             # eager interleaves the body with the consumer, or may stop before its end: the body
-            # runs lazily, item by item, between the consumer's steps
+            # runs lazily, item by item, between the consumer's steps (a body with a yield inside
+            # try/with, which a stop part way would see, is interpreted whole here as before)
             return self.lazy_generator(unit, frame, node)
         stack = self.__dict__.setdefault("_generators", [])
         collector = _Collector(self.traced_depth, self.options.unroll_limit, first)
@@ -774,7 +776,9 @@ class TraceGenerator(collections.abc.Iterator):
             raise _eager(StopIteration(*(() if value is None else (value,))))
         if kind == "closed":
             return None
-        if isinstance(value, GraphBreak) and getattr(value, "exc", None) is None:
+        if isinstance(value, GraphBreak) and (getattr(value, "exc", None) is None or
+                                              isinstance(value.exc, StopIteration)):
+            # (a StopIteration raised in the body is eager's RuntimeError, PEP 479: it runs in Python)
             self.broken = self._break(value.site.cause)   # the body fell back: so does every use of it
             raise self.broken from None
         raise value   # eager's exception, raised by the body (a handler may take it at trace time)
