@@ -631,3 +631,21 @@ def test_stop_iteration_raised_in_the_body_is_eagers_runtime_error():
 
 def test_try_around_a_yield_stopped_early_is_interpreted_whole_as_before():
     check(try_around_yield_stopped_early, X, full_graph=True)
+
+
+def float64_items(x):
+    def gen(x):
+        for i in range(3):
+            yield x * 0.1 + np.float64(i)
+
+    g = gen(x)
+    a = next(g)
+    return a, list(g), a.dtype
+
+
+def test_body_traced_under_the_callers_thread_local_jax_settings():
+    import jax
+
+    with jax.enable_x64(True):   # thread-local: the body's thread gets it too
+        check(float64_items, jnp.arange(3.0), full_graph=True)
+    check(float64_items, jnp.arange(3.0), full_graph=True)

@@ -36,6 +36,7 @@ Anything else falls back at the call (A2G013) with the cause.
 from __future__ import annotations
 
 import collections.abc
+import contextlib
 import itertools
 import threading
 import types
@@ -637,11 +638,24 @@ _STACK_BYTES = 256 << 20   # as report.on_deep_stack: the interpreter recurses d
 _THREAD_LOCK = threading.Lock()
 
 
+_SETTINGS = (("jax_enable_x64", "enable_x64"), ("jax_numpy_rank_promotion", "numpy_rank_promotion"),
+             ("jax_numpy_dtype_promotion", "numpy_dtype_promotion"),
+             ("jax_default_matmul_precision", "default_matmul_precision"))
+
+
 def _jax_context() -> tuple:
     """The thread-local JAX settings the interpreter reads (a ``with
     jax.enable_x64()`` on the consumer's thread is not the body's thread's)."""
-    names = ("jax_enable_x64", "jax_numpy_rank_promotion", "jax_numpy_dtype_promotion", "jax_default_matmul_precision")
-    return tuple(getattr(jax.config, n, None) for n in names)
+    return tuple(getattr(jax.config, n, None) for n, _ in _SETTINGS)
+
+
+def _jax_settings(values: tuple) -> contextlib.ExitStack:
+    """On the body's thread: the consumer's thread-local JAX settings."""
+    stack = contextlib.ExitStack()
+    for (option, manager), value in zip(_SETTINGS, values):
+        if getattr(jax.config, option, None) != value and hasattr(jax, manager):
+            stack.enter_context(getattr(jax, manager)(value))
+    return stack
 
 
 def _eager(error: BaseException) -> BaseException:
@@ -721,8 +735,9 @@ class TraceGenerator(collections.abc.Iterator):
         return self
 
     def _break(self, cause: str) -> GraphBreak:
+        prefix = f"{self.unit.qualname} is a generator function: "
         return GraphBreak(FallbackSite(FallbackCode.GENERATOR, self.site_unit.loc(self.node), "call",
-                                       f"{self.unit.qualname} is a generator function: {cause}",
+                                       cause if cause.startswith(prefix) else prefix + cause,
                                        hint="return a list or an array instead of yielding"))
 
     def __next__(self) -> Any:
@@ -810,7 +825,10 @@ class TraceGenerator(collections.abc.Iterator):
         self.snapshot["_generators"] = [_LazyFrame(self)]
         self._install(handlers)
         try:
-            value = interp._run_frame(self.frame, self.node)
+            with _jax_settings(self.context):   # the same at every pull (``__next__``)
+                if _jax_context() != self.context:
+                    raise self._break("made under JAX settings its body cannot be traced with")
+                value = interp._run_frame(self.frame, self.node)
         except _Close:
             self.channel.finish(("closed", None))
             return
