@@ -649,3 +649,28 @@ def test_body_traced_under_the_callers_thread_local_jax_settings():
     with jax.enable_x64(True):   # thread-local: the body's thread gets it too
         check(float64_items, jnp.arange(3.0), full_graph=True)
     check(float64_items, jnp.arange(3.0), full_graph=True)
+
+
+def iterator_advanced_in_a_long_loop(x):
+    it = iter(list(range(100)))
+    acc = x * 0
+    for _ in range(40):   # would roll: a rolled body is traced once, its next() would run once
+        acc = acc + next(it)
+    return acc
+
+
+def iterator_advanced_under_traced_condition(x):
+    it = iter([1.0, 2.0, 3.0])
+    if x.sum() > 0:
+        next(it)
+    return x + next(it)
+
+
+def test_plain_iterator_advanced_in_a_rolled_loop_unrolls():
+    # (was a silent wrong result: 0 added 40 times)
+    check(iterator_advanced_in_a_long_loop, X, full_graph=True)
+
+
+def test_plain_iterator_advanced_under_a_traced_condition_falls_back():
+    for x in (X, Y):
+        check(iterator_advanced_under_traced_condition, x, full_graph=False)

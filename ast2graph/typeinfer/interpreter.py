@@ -910,6 +910,11 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
             raise self.graph_break(FallbackCode.SIDE_EFFECT, node, f"advancing a {type(value).__name__} made outside the "
                                    "converted function (eager advances it on every call)", hint="pass a list, or "
                                    "call next() outside the converted function")
+        if isinstance(value, collections.abc.Iterator) and self.fresh[id(value)][0] < self.traced_depth:
+            # made outside a traced branch or a rolled loop, advanced inside it: how far it ran would
+            # depend on data (a rolled body is traced once for every iteration)
+            raise self.graph_break(FallbackCode.MUTATION, node, f"advancing a {type(value).__name__} made "
+                                   "outside a traced branch or a rolled loop, from inside it")
 
     def mark_fresh(self, obj: Any) -> Any:
         """Objects created during tracing may be mutated at trace time."""
