@@ -674,3 +674,89 @@ def test_plain_iterator_advanced_in_a_rolled_loop_unrolls():
 def test_plain_iterator_advanced_under_a_traced_condition_falls_back():
     for x in (X, Y):
         check(iterator_advanced_under_traced_condition, x, full_graph=False)
+
+
+
+# ------------------------------------------------------------------ more shapes of use
+def nonlocal_count(x):
+    count = 0
+    def gen():
+        nonlocal count
+        for i in range(3):
+            count += 1
+            yield x * i
+    g = gen()
+    a = next(g)
+    c1 = count
+    b = next(g)
+    return a, b, c1, count
+
+
+def zip_same(x):
+    def gen(x):
+        for i in range(6):
+            yield x * i
+    a = gen(x)
+    return [u + v for u, v in zip(a, a)]
+
+
+def recursive(x):
+    def walk(v, n):
+        if n == 0:
+            yield v
+            return
+        for w in walk(v * 2, n - 1):
+            yield w
+        for w in walk(v + 1, n - 1):
+            yield w
+    return list(walk(x, 3))
+
+
+def list_of_generators(x):
+    def gen(x, k):
+        for i in range(3):
+            yield x * k + i
+    gens = [gen(x, k) for k in range(3)]
+    return [sum(t) for t in zip(*gens)]
+
+
+def sorted_key(x):
+    def gen(x):
+        for i in [3, 1, 2]:
+            yield (i, x * i)
+    return sorted(gen(x), key=lambda t: t[0])
+
+
+def dict_enumerate(x):
+    def gen(x):
+        for i in range(3):
+            yield x * i
+    return dict(enumerate(gen(x)))
+
+
+def gen_in_traced_branch(x):
+    def gen(x):
+        for i in range(3):
+            yield x * i
+    if x.sum() > 0:
+        g = gen(x)
+        out = list(g)
+    else:
+        out = [x, x, x]
+    return out
+
+
+def chain_of_objects(x):
+    def gen(x, n):
+        for i in range(n):
+            yield x + i
+    a, b = gen(x, 2), gen(x, 3)
+    first = next(b)
+    return list(itertools.chain(a, b)), first
+
+
+@pytest.mark.parametrize("fn", [nonlocal_count, zip_same, recursive, list_of_generators, sorted_key, dict_enumerate,
+                                gen_in_traced_branch, chain_of_objects])
+def test_more_shapes_of_use_are_one_graph(fn):
+    for x in (X, Y):
+        check(fn, x, full_graph=True)
