@@ -1,6 +1,7 @@
 """Calls of generator functions, interpreted at trace time.
 
-Requires: ``state`` (``Frame``, ``own_nodes``), ``jaxcallbacks.python_effect``.
+Requires: ``state`` (``Frame``, ``own_nodes``), ``jaxcallbacks.python_effect``; the
+interpreter's ``_run_frame``, ``region``/``regions`` and ``mutations`` counter.
 Produces: ``GeneratorMixin.inline_generator``: a call ``gen(...)`` of a
 generator function (a nested ``def``, or a user or library function with
 source) whose items are all known at trace time, as the list of its yielded
@@ -29,6 +30,23 @@ difference:
   a rolled loop), there is no ``yield from``, at most ``unroll_limit`` items;
 * interpreting the body raises nothing (eager would raise when the consumer
   reaches that item, or not at all if it stops before).
+
+Produces also ``TraceGenerator`` (``lazy_generator``): where eager's
+generator is observably lazy (the object bound to a name, given to another
+generator or to ``next``/``islice``/``zip``/..., a consumer that may stop
+early, a body with a Python effect or a consumer changing what it reads),
+the call gives a trace-time iterator whose body is interpreted item by item
+as the consumer pulls, on a thread of its own strictly alternating with the
+consumer's (the interpreter's per-position state swapped at each hand-over).
+Invariants: a pull runs where the generator was made (same region, same
+traced depth) or falls back; a pull eager may not make (after a traced
+``break``, ``any``/``all`` past a traced item) is made only when nobody can
+observe it; the body's ops, prints and writes land between the consumer's,
+in eager's order; a generator dropped part way never runs the rest of its
+body (a ``yield`` inside ``try``/``with`` then falls back); the object is
+never shown to code that would see it is not a generator (``isinstance``,
+``type``, ``len``, leaving the segment: A2G013). ``close_generators`` ends
+the bodies' threads when a specialisation ends.
 
 Anything else falls back at the call (A2G013) with the cause.
 """
