@@ -199,11 +199,14 @@ _PULLERS = (next, iter, list, tuple, dict, set, frozenset, sum, min, max, any, a
             itertools.zip_longest, itertools.chain.from_iterable)
 
 
-def _shallow(items: list) -> list:
-    """``items`` with the lists and tuples among them opened, two levels."""
-    out = []
+def _shallow(items: list, depth: int = 2) -> list:
+    """``items`` with the lists and tuples among them opened, ``depth`` levels
+    (at most 1000 items looked at: a call's arguments, not a data set)."""
+    out: list = []
     for x in items:
-        out.extend(_shallow(list(x)) if isinstance(x, (list, tuple)) and len(out) < 1000 else [x])
+        if len(out) >= 1000:
+            break
+        out.extend(_shallow(list(x)[:1000], depth - 1) if depth and isinstance(x, (list, tuple)) else [x])
     return out
 
 
