@@ -760,3 +760,18 @@ def chain_of_objects(x):
 def test_more_shapes_of_use_are_one_graph(fn):
     for x in (X, Y):
         check(fn, x, full_graph=True)
+
+
+def map_with_static_break(x):
+    def show(v):
+        print("pulled", v)
+        return v * x
+
+    for y in map(show, [1, 2, 3]):
+        break
+    return y
+
+
+def test_loop_pulls_no_item_after_a_static_break():
+    # (the loop pulled the next item before seeing it had broken: "pulled 2" printed on main)
+    check(map_with_static_break, X, full_graph=True)
