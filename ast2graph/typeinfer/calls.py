@@ -21,6 +21,7 @@ by this very interpreter.
 from __future__ import annotations
 
 import bisect
+import collections.abc
 import copy
 import functools
 import heapq
@@ -45,7 +46,7 @@ from ..parser.unwrap import code_signature
 from ..resolver import (CallKind, classify_callee, is_effectful, is_host_printer, is_pure_static_callable, is_state_read,
                         qualified_name)
 from . import arrays, hostwarnings, jaxcallbacks
-from .generators import GeneratorMixin
+from .generators import GeneratorMixin, generators_in
 from .sorting import SortMixin
 from .closures import TracedClosure, factory_for, free_names
 from . import numpy_api, numpy_inplace, scipy_api
@@ -169,6 +170,9 @@ class CallMixin(GeneratorMixin, SortMixin):
 
         if isinstance(callee, StaticFunction):  # nested to_static: convert the function itself
             return self.call(callee._fn, args, kwargs, node)
+        handled = self.generator_object_call(callee, args, kwargs, node)   # generators.py
+        if handled is not NotImplemented:
+            return handled
         if type(callee) is functools.partial:   # what it wraps decides (a user function, print, jnp.sum)
             if not self._is_fresh(callee):   # its keywords are a dict a caller may change in place
                 self.guard_reads((callee.args, callee.keywords), node)
@@ -1070,6 +1074,14 @@ class CallMixin(GeneratorMixin, SortMixin):
         return NotImplemented
 
     def _special_builtin(self, callee: Any, args: tuple, kwargs: dict, node: Any, traced: bool) -> Any:
+        if any(callee is f for f in (sum, min, max, any, all, sorted)) and args \
+                and isinstance(args[0], collections.abc.Iterator) and generators_in(args[0]):
+            # generator objects pulled as eager's builtin pulls them (any/all: up to the deciding item)
+            stop_on = True if callee is any else False if callee is all else None
+            items = self.generator_items(args[0], node, stop_on)
+            args = (items, *args[1:])
+            out = self._special_builtin(callee, args, kwargs, node, traced or any(isinstance(v, Value) for v in items))
+            return out if out is not NotImplemented else self.static_call(callee, args, kwargs, node)
         if callee is sum and args and type(args[0]) is _LIST_ITERATOR:
             # an iterator made at trace time (itertools.chain/accumulate): taken once, here, as eager's sum takes it
             args = (list(args[0]), *args[1:])

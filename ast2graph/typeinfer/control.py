@@ -30,6 +30,7 @@ from ..ir.core import (ArrayType, CallOp, ForOp, IfOp, KindedValue, Region, Scan
 from . import arrays
 from .exits import BodyEnd, ExitsMixin, LoopCtx
 from .lattice import INT_BITS, INT_RANGE, TRACED_INT_BITS, WIDE_INTS, abstract_type, describe, join_types, same_dtype, same_static
+from .generators import generators_in
 from .masked import MaskedSlice
 from .nnx import is_nnx
 from .pathkinds import (TAG_TYPE, TREE_PREFIX, is_constant_alternative, is_tree_alternative, kind_family, placeholder_key,
@@ -887,7 +888,7 @@ class ControlMixin(ExitsMixin):
             self.check_consumable(iterable, stmt.iter)
             self.decide(stmt, "for", "unrolled", f"over a {type(iterable).__name__} iterator, one item per iteration "
                         f"(at most max_unroll={self.options.max_unroll})")
-            self._unrolled_for(stmt, self._live_items(iterable, stmt.iter, self.options.max_unroll))
+            self._unrolled_for(stmt, self._live_items(iterable, stmt.iter, self.options.max_unroll), iterable)
             return
         items = self.iterate_static(iterable, stmt.iter)
         what = "array rows" if isinstance(iterable, Value) else type(iterable).__name__
@@ -966,14 +967,21 @@ class ControlMixin(ExitsMixin):
                       f"max_unroll={self.options.max_unroll}) iterations and beyond that runs in Python; "
                       f"loops with more than unroll_limit={self.options.unroll_limit} iterations roll when they can",
                       UnrollWarning, loc.file, loc.line)   # shown at the loop
-    def _unrolled_for(self, stmt: Any, items: Iterable[Any]) -> None:
+    def _unrolled_for(self, stmt: Any, items: Iterable[Any], source: Any = None) -> None:
+        """``source``: the iterator the loop pulls ``items`` from, if one."""
         ctx = self.new_loop(stmt)
 
         def iteration(item: Any) -> None:
             self.assign(stmt.target, item, stmt)
             self.run_body(stmt, ctx)
 
-        for item in items:
+        pulled = iter(items)
+        while self.frame.env[ctx.brk] is not True:   # eager pulls no item once the loop has left
+            try:   # after a traced break, whether eager pulls a generator's next item depends on data
+                item = self.speculative_pull(pulled, source, stmt) \
+                    if isinstance(self.frame.env[ctx.brk], Value) and generators_in(source) else next(pulled)
+            except StopIteration:
+                break
             if not self.guarded_iteration(stmt, ctx, lambda item=item: iteration(item)):
                 break
         self.after_loop(stmt, ctx)

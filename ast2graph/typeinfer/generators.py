@@ -1,6 +1,7 @@
 """Calls of generator functions, interpreted at trace time.
 
-Requires: ``state`` (``Frame``, ``own_nodes``), ``jaxcallbacks.python_effect``.
+Requires: ``state`` (``Frame``, ``own_nodes``), ``jaxcallbacks.python_effect``; the
+interpreter's ``_run_frame``, ``region``/``regions`` and ``mutations`` counter.
 Produces: ``GeneratorMixin.inline_generator``: a call ``gen(...)`` of a
 generator function (a nested ``def``, or a user or library function with
 source) whose items are all known at trace time, as the list of its yielded
@@ -30,19 +31,41 @@ difference:
 * interpreting the body raises nothing (eager would raise when the consumer
   reaches that item, or not at all if it stops before).
 
+Produces also ``TraceGenerator`` (``lazy_generator``): where eager's
+generator is observably lazy (the object bound to a name, given to another
+generator or to ``next``/``islice``/``zip``/..., a consumer that may stop
+early, a body with a Python effect or a consumer changing what it reads),
+the call gives a trace-time iterator whose body is interpreted item by item
+as the consumer pulls, on a thread of its own strictly alternating with the
+consumer's (the interpreter's per-position state swapped at each hand-over).
+Invariants: a pull runs where the generator was made (same region, same
+traced depth) or falls back; a pull eager may not make (after a traced
+``break``, ``any``/``all`` past a traced item) is made only when nobody can
+observe it; the body's ops, prints and writes land between the consumer's,
+in eager's order; a generator dropped part way never runs the rest of its
+body (a ``yield`` inside ``try``/``with`` then falls back); the object is
+never shown to code that would see it is not a generator (``isinstance``,
+``type``, ``len``, leaving the segment: A2G013). ``close_generators`` ends
+the bodies' threads when a specialisation ends.
+
 Anything else falls back at the call (A2G013) with the cause.
 """
 
 from __future__ import annotations
 
+import collections.abc
+import contextlib
+import itertools
+import threading
 import types
+import warnings
 from typing import Any
 
 import gast
 import jax
 import numpy as np
 
-from ..fallback.sites import FallbackCode, GraphBreak
+from ..fallback.sites import FallbackCode, FallbackSite, GraphBreak
 from ..ir.core import Value
 from ..resolver import is_host_printer
 from . import jaxcallbacks
@@ -149,6 +172,75 @@ def _first_item_cause(tree: Any) -> str | None:
     return None
 
 
+def _dropped_cause(tree: Any) -> str | None:
+    """Why a generator object of ``tree`` dropped part way could differ
+    from eager's, which throws ``GeneratorExit`` in at the suspended
+    ``yield``: a ``try`` (its handlers or ``finally``) or a ``with`` around a
+    ``yield`` runs then. None if nothing around a yield would run."""
+    parents = _parents(tree)
+    for node in own_nodes(tree):
+        if not isinstance(node, gast.Yield):
+            continue
+        child, parent = node, parents.get(id(node))
+        while parent is not None and parent is not tree:
+            if isinstance(parent, (gast.With, gast.AsyncWith)) and any(child is s for s in parent.body):
+                return "a yield inside `with` (eager's __exit__ runs when a generator object is dropped part way)"
+            if isinstance(parent, gast.Try) and (parent.handlers and any(child is s for s in parent.body) or
+                                                 parent.finalbody and not any(child is s for s in parent.finalbody)):
+                return "a yield inside `try` (eager throws GeneratorExit there when a generator object is dropped " \
+                       "part way)"
+            child, parent = parent, parents.get(id(parent))
+    return None
+
+
+# builtins and itertools that only iterate an argument, pulling it as eager's would
+_PULLERS = (next, iter, list, tuple, dict, set, frozenset, sum, min, max, any, all, sorted, zip, enumerate, map, filter,
+            itertools.chain, itertools.islice, itertools.accumulate, itertools.product, itertools.starmap,
+            itertools.zip_longest, itertools.chain.from_iterable)
+
+
+def _shallow(items: list, depth: int = 2) -> list:
+    """``items`` with the lists and tuples among them opened, ``depth`` levels
+    (at most 1000 items looked at: a call's arguments, not a data set)."""
+    out: list = []
+    for x in items:
+        if len(out) >= 1000:
+            break
+        out.extend(_shallow(list(x)[:1000], depth - 1) if depth and isinstance(x, (list, tuple)) else [x])
+    return out
+
+
+def _compiled_library(callee: Any) -> bool:
+    """A function of JAX or NumPy (their Python code is not converted: it would see the object)."""
+    module = getattr(callee, "__module__", None) or ""
+    return module.split(".")[0] in ("jax", "jaxlib", "numpy")
+
+
+def generators_in(source: Any) -> list:
+    """The generator objects (``TraceGenerator``) that pulling ``source``
+    may advance: itself, or those inside the itertools/builtin iterators
+    (zip, enumerate, islice, chain, map) wrapping it."""
+    found: list = []
+    stack, seen = [source], set()
+    while stack and len(seen) < 1000:
+        x = stack.pop()
+        if id(x) in seen:
+            continue
+        seen.add(id(x))
+        if isinstance(x, TraceGenerator):
+            found.append(x)
+        elif isinstance(x, (list, tuple)):
+            stack.extend(x)
+        elif isinstance(x, collections.abc.Iterator) and type(x).__module__ in ("builtins", "itertools"):
+            try:
+                with warnings.catch_warnings():   # (itertools' pickling is deprecated: its state is still there)
+                    warnings.simplefilter("ignore")
+                    stack.extend(x.__reduce__()[1:3])
+            except Exception:  # noqa: BLE001 - an iterator that cannot be reduced: nothing found in it
+                continue
+    return found
+
+
 class _FirstItem(ControlSignal):
     """The first item of a generator given to ``next()`` is made: eager
     suspends the body there and never resumes it (the generator is dropped)."""
@@ -167,6 +259,12 @@ class GeneratorMixin:
         top = stack[-1]
         if isinstance(top, ContextYield):   # a @contextmanager's yield: the with body runs here (contexts.py)
             return self.context_yield(top, node)
+        if isinstance(top, _LazyFrame):   # a generator object's body: the consumer takes the item now
+            if self.traced_depth != top.gen.depth:
+                raise self.graph_break(FallbackCode.GENERATOR, node, "a yield under a traced condition or in a rolled "
+                                       "loop (whether or what it yields depends on data)")
+            top.gen.suspend(None if node.value is None else self.eval(node.value))
+            return None
         if self.traced_depth != top.depth:
             raise self.graph_break(FallbackCode.GENERATOR, node, "a yield under a traced condition or in a rolled loop "
                                    "(whether or what it yields depends on data)")
@@ -195,7 +293,7 @@ class GeneratorMixin:
         if first:
             consumer = None   # ``next(gen(...), default)``: the body runs to its first ``yield``, then stops
         elif isinstance(consumer, str):
-            raise refuse(consumer)
+            return self.lazy_generator(unit, frame, node)   # a generator object the function keeps
 
         if first:
             cause = _first_item_cause(unit.tree)
@@ -203,11 +301,14 @@ class GeneratorMixin:
                 raise refuse(cause)
         # (given to next(), the body runs now up to its first yield, as in eager: its effects are judged as they run)
         effect = None if first else self._effect(unit.tree, self._resolver(frame, node), printers=False)
-        if effect is not None:
-            raise refuse(f"its body has a Python side effect, {effect[1]} (line {getattr(effect[0], 'lineno', '?')}), "
-                         "which eager interleaves with the consumer")
         # a for/comprehension: its steps run between the generator's items (none: nothing runs between)
         between = self._consumer_cause(*consumer, unit, frame, node) if consumer is not None else None
+        if effect is not None or between is not None or not first and self._may_stop_early(node) \
+                and _dropped_cause(unit.tree) is None:
+            # eager interleaves the body with the consumer, or may stop before its end: the body
+            # runs lazily, item by item, between the consumer's steps (a body with a yield inside
+            # try/with, which a stop part way would see, is interpreted whole here as before)
+            return self.lazy_generator(unit, frame, node)
         stack = self.__dict__.setdefault("_generators", [])
         collector = _Collector(self.traced_depth, self.options.unroll_limit, first)
         stack.append(collector)
@@ -240,6 +341,117 @@ class GeneratorMixin:
             return self.mark_fresh(iter(collector.items))
         self.decide(node, "call", "unrolled", f"generator {name}: {len(collector.items)} items interpreted at trace time")
         return self.mark_fresh(collector.items)
+
+    def lazy_generator(self, unit: Any, frame: Frame, node: Any) -> "TraceGenerator":
+        """``gen(...)`` as a generator object whose body is interpreted item by
+        item as the consumer pulls them (``TraceGenerator``), or a fallback at
+        ``node`` where dropping it part way would differ from eager."""
+        cause = _dropped_cause(unit.tree)
+        if cause is not None:
+            raise self.graph_break(FallbackCode.GENERATOR, node, f"{unit.qualname} is a generator function: {cause}",
+                                   hint="return a list or an array instead of yielding")
+        gen = TraceGenerator(self, unit, frame, node, self.frame.unit)
+        self.__dict__.setdefault("_lazy_generators", []).append(gen)
+        self.decide(node, "call", "unrolled", f"generator object {unit.qualname}: its body interpreted item by item, "
+                    "as the consumer pulls them")
+        return self.mark_fresh(gen)
+
+    def generator_items(self, source: Any, node: Any, stop_on: bool | None) -> list:
+        """The items ``sum``/``min``/``max``/``sorted`` (``stop_on`` None: all
+        of them) or ``any`` (True)/``all`` (False) pull from ``source``, an
+        iterator over generator objects: up to the first static item whose
+        truth is ``stop_on``, as eager's; after a traced item, whether they
+        pull more depends on data (``speculative_pull``)."""
+        items: list = []
+        undecided = False
+        it = iter(source)
+        while True:
+            try:
+                item = self.speculative_pull(it, source, node) if undecided else next(it)
+            except StopIteration:
+                return self.mark_fresh(items)
+            items.append(item)
+            if stop_on is None:
+                continue
+            if item is None or type(item) in (bool, int, float):
+                if bool(item) is stop_on:
+                    return self.mark_fresh(items)   # eager's any/all stops here
+            else:
+                undecided = True
+
+    def speculative_pull(self, it: Any, source: Any, node: Any) -> Any:
+        """``next(it)`` where whether eager pulls it depends on data (after a
+        traced ``break``, a traced item of ``any``): only a pull nobody can
+        observe (no Python effect in the generators' bodies, no check, print
+        or write traced, no exception) is made; the generators pulled are
+        then at a data-dependent position: a later pull of them falls back."""
+        gens = generators_in(source)
+        for gen in gens:
+            effect = self._effect(gen.unit.tree, self._resolver(gen.frame, gen.node), printers=False)
+            if effect is not None:
+                raise gen._break(f"whether eager pulls its next item depends on data, and its body has a Python side "
+                                 f"effect, {effect[1]}")
+        start, mutations, moves = len(self.region.ops), self.mutations, getattr(self, "generator_moves", 0)
+        for gen in gens:
+            gen.speculating = True
+        try:
+            item = next(it)
+        except StopIteration:
+            raise
+        except GraphBreak as e:
+            if getattr(e, "exc", None) is None:
+                raise
+            raise self.graph_break(FallbackCode.GENERATOR, node, "a generator whose next item eager may not pull "
+                                   "(it depends on data) raises when pulled") from None
+        finally:
+            for gen in gens:
+                gen.speculating = False
+                gen.uncertain = True
+        written = (self.mutations - mutations) - (getattr(self, "generator_moves", 0) - moves)
+        if written or _has_effect_op(self.region.ops[start:]):
+            raise self.graph_break(FallbackCode.GENERATOR, node, "a generator whose next item eager may not pull (it "
+                                   "depends on data) checks, prints or writes something when pulled")
+        return item
+
+    def generator_object_call(self, callee: Any, args: tuple, kwargs: dict, node: Any) -> Any:
+        """A call involving a generator object (``TraceGenerator``): its own
+        methods (``g.__next__()``: a pull; ``send``, ...: a fallback) run as
+        they are; given to a builtin or a library's compiled code, only one
+        that iterates it as eager does (``_PULLERS``) receives it, since any
+        other would see ast2graph's object (``isinstance``, ``type``, ``len``'s
+        message, ``print``). Python functions with source receive it (their
+        code is converted, and its uses checked the same way).
+        NotImplemented when nothing of this applies."""
+        if isinstance(callee, types.MethodType) and isinstance(callee.__self__, TraceGenerator):
+            if callee.__func__ is TraceGenerator.__next__ and not args and not kwargs:
+                return self.call(next, (callee.__self__,), {}, node)
+            return callee(*args, **kwargs)   # __iter__: itself; send/throw/close: a fallback
+        held = [x for x in (*args, *kwargs.values()) if isinstance(x, (TraceGenerator, list, tuple))]
+        if not held or not any(isinstance(x, TraceGenerator) for x in _shallow(held)):
+            return NotImplemented
+        if isinstance(callee, (types.FunctionType, types.MethodType, _local())) and not _compiled_library(callee) \
+                or any(callee is f for f in _PULLERS):
+            return NotImplemented
+        gen = next(x for x in _shallow(held) if isinstance(x, TraceGenerator))
+        name = getattr(callee, "__qualname__", None) or type(callee).__name__
+        raise self.graph_break(FallbackCode.GENERATOR, node, f"a generator object of {gen.unit.qualname} given to "
+                               f"{name}(), which may use it other than by iterating it (a real generator is needed)")
+
+    def genexp_over_generators(self, node: Any) -> None:
+        """A generator expression pulling generator objects is made as a
+        list, where it stands: eager's is lazy. Only a builtin taking every
+        item where it is made (``sum``, ``list``, ``max``, ...) pulls them in
+        the same order, none earlier, none more; anything else falls back."""
+        if self._generator_consumer(node) is not None or self._may_stop_early(node):
+            raise self.graph_break(FallbackCode.GENERATOR, node, "a generator expression over a generator object, "
+                                   "not consumed at once where it is made (eager pulls the generator lazily)",
+                                   hint="use a list comprehension")
+
+    def close_generators(self) -> None:
+        """End the bodies of the generator objects this trace left suspended
+        (their rest never runs, as eager's dropped generators)."""
+        for gen in reversed(self.__dict__.pop("_lazy_generators", [])):
+            gen.drop()
 
     def _resolver(self, scope: Frame, node: Any):
         def resolve(n: str) -> Any:
@@ -427,3 +639,256 @@ class GeneratorMixin:
             owner = self._static_callee(func.value)
             return getattr(owner, func.attr, None) if owner is not None else None
         return None
+
+
+# ------------------------------------------------------------------ lazy generator objects
+# A generator object the function keeps (bound to a name, given to another
+# generator, islice'd, zipped) is a trace-time iterator whose body is
+# interpreted item by item, when the consumer pulls the next item, as eager
+# runs it: the body's statements are traced into the graph at the point of
+# the pull, between the consumer's own. The body's interpretation is
+# suspended at each ``yield``: it runs on a thread of its own (the
+# interpreter is recursive Python code, which only a thread can suspend),
+# strictly alternating with the consumer's thread (one runs at a time), and
+# the interpreter's per-position state (frame, regions, depths, ...) is
+# swapped at each hand-over.
+
+_SWAPPED = ("frame", "cont", "callers", "call_nodes", "inline_depth", "loop_depth", "traced_depth", "handlers_depth",
+            "regions", "_generators")
+_STACK_BYTES = 256 << 20   # as report.on_deep_stack: the interpreter recurses deeply (virtual memory)
+_THREAD_LOCK = threading.Lock()
+
+
+_SETTINGS = (("jax_enable_x64", "enable_x64"), ("jax_numpy_rank_promotion", "numpy_rank_promotion"),
+             ("jax_numpy_dtype_promotion", "numpy_dtype_promotion"),
+             ("jax_default_matmul_precision", "default_matmul_precision"))
+
+
+def _jax_context() -> tuple:
+    """The thread-local JAX settings the interpreter reads (a ``with
+    jax.enable_x64()`` on the consumer's thread is not the body's thread's)."""
+    return tuple(getattr(jax.config, n, None) for n, _ in _SETTINGS)
+
+
+def _jax_settings(values: tuple) -> contextlib.ExitStack:
+    """On the body's thread: the consumer's thread-local JAX settings."""
+    stack = contextlib.ExitStack()
+    for (option, manager), value in zip(_SETTINGS, values):
+        if getattr(jax.config, option, None) != value and hasattr(jax, manager):
+            stack.enter_context(getattr(jax, manager)(value))
+    return stack
+
+
+def _eager(error: BaseException) -> BaseException:
+    """``error`` as eager's own exception (``kinds.internal_failure``)."""
+    error._a2g_eager = True  # type: ignore[attr-defined]
+    return error
+
+
+class _Close(BaseException):
+    """Thrown into a suspended body to end its thread (the generator is dropped)."""
+
+
+class _LazyFrame:
+    """The top of ``_generators`` while a lazy generator's body runs."""
+
+    def __init__(self, gen: "TraceGenerator"):
+        self.gen = gen
+
+
+class _Channel:
+    """Strict alternation between the consumer's thread and the body's."""
+
+    def __init__(self) -> None:
+        self._go, self._back = threading.Semaphore(0), threading.Semaphore(0)
+        self.inbox: Any = None
+        self.outbox: Any = None
+
+    def send(self, message: Any) -> Any:          # consumer: run the body until it answers
+        self.inbox = message
+        self._go.release()
+        self._back.acquire()
+        return self.outbox
+
+    def answer(self, message: Any) -> Any:        # body: hand back, wait for the next request
+        self.outbox = message
+        self._back.release()
+        self._go.acquire()
+        return self.inbox
+
+    def finish(self, message: Any) -> None:       # body: its last answer
+        self.outbox = message
+        self._back.release()
+
+    def first(self) -> Any:
+        self._go.acquire()
+        return self.inbox
+
+
+class TraceGenerator(collections.abc.Iterator):
+    """``gen(...)`` of a generator function, held at trace time: each
+    ``next()`` interprets the body up to its next ``yield`` (module comment
+    above). Eager's states: not started, suspended, running (``next`` from
+    its own body raises ValueError), finished (``StopIteration``, with the
+    ``return`` value the first time). A body that fell back (a GraphBreak)
+    leaves the generator broken: every later use falls back the same way
+    (a construct that retries after a fallback must not see it finished)."""
+
+    def __init__(self, interp: Any, unit: Any, frame: Frame, node: Any, site_unit: Any):
+        self.interp, self.unit, self.frame, self.node, self.site_unit = interp, unit, frame, node, site_unit
+        self.region, self.depth = interp.region, interp.traced_depth
+        self.state = "new"
+        self.broken: GraphBreak | None = None
+        self.uncertain = self.speculating = False   # pulled where eager may not have (``speculative_pull``)
+        self.pulled = 0
+        self.snapshot: dict = {}
+        self.channel = _Channel()
+        self.thread: threading.Thread | None = None
+        self.context = _jax_context()
+        interp.__dict__.setdefault("_generators", [])
+        # where the call stands: the body starts there, with lists of its own
+        self.made = {k: list(v) if type(v) is list else v for k, v in ((k, interp.__dict__[k]) for k in _SWAPPED)}
+
+    def __repr__(self) -> str:
+        return f"<generator object {self.unit.qualname} (trace time)>"
+
+    def __iter__(self) -> "TraceGenerator":
+        return self
+
+    def _break(self, cause: str) -> GraphBreak:
+        prefix = f"{self.unit.qualname} is a generator function: "
+        return GraphBreak(FallbackSite(FallbackCode.GENERATOR, self.site_unit.loc(self.node), "call",
+                                       cause if cause.startswith(prefix) else prefix + cause,
+                                       hint="return a list or an array instead of yielding"))
+
+    def __next__(self) -> Any:
+        if self.broken is not None:
+            raise self.broken
+        if self.uncertain and not self.speculating:
+            self.broken = self._break("a consumer may have stopped pulling it at a traced condition (how far it ran "
+                                      "depends on data)")
+            raise self.broken
+        if self.state == "done":
+            raise _eager(StopIteration())
+        if self.state == "running":
+            raise _eager(ValueError("generator already executing"))
+        interp = self.interp
+        if interp.regions[-1] is not self.region or interp.traced_depth != self.depth:
+            # which items it gave would depend on the data (a traced branch, a rolled loop); it has not
+            # moved: a retry elsewhere (the loop unrolled instead) may pull it
+            raise self._break("advanced under a traced condition or in a rolled loop, where it was not made (how far "
+                              "it ran would depend on data)")
+        if _jax_context() != self.context:
+            raise self._break("advanced under other JAX settings than where it was made")
+        self.pulled += 1
+        if self.pulled > interp.options.max_unroll:
+            self.broken = self._break(f"more than {interp.options.max_unroll} items pulled at trace time (max_unroll)")
+            raise self.broken
+        return self._resume("next")
+
+    def _resume(self, message: str) -> Any:
+        interp = self.interp
+        interp.__dict__.setdefault("_generators", [])
+        # the consumer's own objects, restored as they are (its code holds some of its lists by reference)
+        outer = {k: interp.__dict__[k] for k in _SWAPPED}
+        if self.thread is None:
+            self.snapshot = self.made
+            self._start()
+        self.state = "running"
+        try:
+            kind, value = self.channel.send((message, outer["handlers_depth"]))
+        finally:
+            for k, v in outer.items():
+                setattr(interp, k, v)
+            # moving a generator is a Python state change no rewind undoes: a static ``while`` that
+            # unrolled some iterations then must not restart to roll (``control.exec_While``)
+            interp.mutations += 1
+            interp.generator_moves = getattr(interp, "generator_moves", 0) + 1
+        if kind == "yield":
+            self.state = "suspended"
+            return value
+        self.state = "done"
+        if kind == "return":
+            raise _eager(StopIteration(*(() if value is None else (value,))))
+        if kind == "closed":
+            return None
+        if isinstance(value, GraphBreak) and (getattr(value, "exc", None) is None or
+                                              isinstance(value.exc, StopIteration)):
+            # (a StopIteration raised in the body is eager's RuntimeError, PEP 479: it runs in Python)
+            self.broken = self._break(value.site.cause)   # the body fell back: so does every use of it
+            raise self.broken from None
+        raise value   # eager's exception, raised by the body (a handler may take it at trace time)
+
+    def _start(self) -> None:
+        with _THREAD_LOCK:
+            old = threading.stack_size(_STACK_BYTES)
+            try:
+                self.thread = threading.Thread(target=self._body, name=f"ast2graph-{self.unit.qualname}", daemon=True)
+                self.thread.start()
+            finally:
+                threading.stack_size(old)
+
+    def _install(self, handlers_depth: int) -> None:
+        interp, snap = self.interp, self.snapshot
+        for k in _SWAPPED:
+            setattr(interp, k, snap[k])
+        # a run-time check in the body raises into the consumer's handlers as it stands now
+        interp.handlers_depth = snap["handlers_depth"] - snap["_base_handlers"] + handlers_depth \
+            if "_base_handlers" in snap else handlers_depth
+        snap["_base_handlers"] = handlers_depth
+
+    def _body(self) -> None:
+        message, handlers = self.channel.first()
+        if message == "close":
+            self.channel.finish(("closed", None))
+            return
+        interp = self.interp
+        self.snapshot["_generators"] = [_LazyFrame(self)]
+        self._install(handlers)
+        try:
+            with _jax_settings(self.context):   # the same at every pull (``__next__``)
+                if _jax_context() != self.context:
+                    raise self._break("made under JAX settings its body cannot be traced with")
+                value = interp._run_frame(self.frame, self.node)
+        except _Close:
+            self.channel.finish(("closed", None))
+            return
+        except BaseException as e:  # noqa: BLE001 - handed to the consumer's thread, as eager's next() raises it
+            self.channel.finish(("raise", e))
+            return
+        self.channel.finish(("return", value))
+
+    def suspend(self, value: Any) -> None:
+        """On the body's thread, at a ``yield``: hand ``value`` to the consumer
+        and wait until it pulls the next item (or drops the generator)."""
+        interp = self.interp
+        snap = {k: interp.__dict__.get(k) for k in _SWAPPED}
+        snap["_base_handlers"] = self.snapshot.get("_base_handlers", interp.handlers_depth)
+        self.snapshot = snap
+        message, handlers = self.channel.answer(("yield", value))
+        self._install(handlers)
+        if message == "close":
+            raise _Close
+
+    def send(self, value: Any) -> Any:
+        raise self._break("send() on it needs a real generator")
+
+    def throw(self, *args: Any) -> Any:
+        raise self._break("throw() on it needs a real generator")
+
+    def close(self) -> None:
+        raise self._break("close() on it needs a real generator (eager runs its body's GeneratorExit handling)")
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("gi_") or name in ("__name__", "__qualname__"):   # introspection of a real generator
+            raise self._break(f"its attribute {name} needs a real generator")
+        raise AttributeError(name)
+
+    def drop(self) -> None:
+        """End the body's thread, its rest never run (eager drops the
+        generator: its body raises GeneratorExit at the ``yield``, which no
+        handler or ``with`` around a yield sees: ``lazy_generator``)."""
+        if self.thread is not None and self.state == "suspended":
+            self._resume("close")
+        elif self.thread is None:
+            self.state = "done"

@@ -44,6 +44,7 @@ from . import arrays, hostwarnings, trees
 from .blocks import BlocksMixin
 from .matching import MatchMixin
 from .calls import CallMixin
+from .generators import generators_in
 from .containers import ContainerMixin
 from .control import ControlMixin
 from .mutation import MutationMixin
@@ -918,6 +919,11 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
             raise self.graph_break(FallbackCode.SIDE_EFFECT, node, f"advancing a {type(value).__name__} made outside the "
                                    "converted function (eager advances it on every call)", hint="pass a list, or "
                                    "call next() outside the converted function")
+        if isinstance(value, collections.abc.Iterator) and self.fresh[id(value)][0] < self.traced_depth:
+            # made outside a traced branch or a rolled loop, advanced inside it: how far it ran would
+            # depend on data (a rolled body is traced once for every iteration)
+            raise self.graph_break(FallbackCode.MUTATION, node, f"advancing a {type(value).__name__} made "
+                                   "outside a traced branch or a rolled loop, from inside it")
 
     def mark_fresh(self, obj: Any) -> Any:
         """Objects created during tracing may be mutated at trace time."""
@@ -1673,6 +1679,8 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
                 return
             gen = node.generators[i]
             iterable = self.eval(gen.iter)
+            if isinstance(node, gast.GeneratorExp) and generators_in(iterable):
+                self.genexp_over_generators(node)   # made now, it must not pull earlier than eager (generators.py)
             if isinstance(iterable, collections.abc.Iterator):
                 # pulled one item per element, as eager pulls it: an item may
                 # be valid only until the next is pulled (itertools.groupby's groups)

@@ -36,6 +36,7 @@ from .masked import MaskedMethod, MaskedSlice
 from .pathkinds import kinded_operand
 from .writeback import written_key
 from .varlist import lists_out
+from .generators import TraceGenerator
 from .localclass import escapes as local_class_escapes, read_by_other_scopes
 from .trees import keyed, tree_flatten
 from .boundary import InputRef, abstract_inputs, reaches, register_other_node, resolve, share_outputs
@@ -344,6 +345,16 @@ def _specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str]
     a construct that runs as Python control flow, not the function body (no
     continuation after an early exit; outputs are what the code after reads)."""
     sp = Specializer(options)
+    try:
+        return _specialize_in(sp, unit, stmts, start, stop, names, leaves, treedef, options, nested, traced_statics,
+                              raise_checks, cells, by_identity, structure)
+    finally:   # generator objects the trace left suspended: their rest never runs (generators.py)
+        sp.close_generators()
+
+
+def _specialize_in(sp: Specializer, unit: Unit, stmts: list, start: int, stop: int, names: list[str], leaves: list,
+                   treedef: Any, options: Options, nested: bool, traced_statics: frozenset, raise_checks: bool | str,
+                   cells: dict | None, by_identity: frozenset, structure: list | None = None) -> Specialization:
     sp.traced_statics = traced_statics
     sp.raise_checks = raise_checks
     sp.outer_traced = any(isinstance(leaf, jax.core.Tracer) for leaf in leaves)
@@ -434,6 +445,11 @@ def _specialize(unit: Unit, stmts: list, start: int, stop: int, names: list[str]
     view_writes = list(sp.view_writes.values())   # views of arguments written in place: their last versions
     out = (out, [value for _, _, value in writes], [value for _, value in input_writes], cell_values,
            [list(obj) if type(obj) is list else dict(obj) for obj, _ in rewritten], [new for _, new in view_writes])
+    for leaf in tree_flatten(out, is_leaf=lambda x: isinstance(x, TraceGenerator))[0]:
+        if isinstance(leaf, TraceGenerator):   # the statements after the segment need eager's generator object
+            raise _escape_break(unit, stmts, start, end, FallbackCode.GENERATOR, f"a generator object of "
+                                f"{leaf.unit.qualname} would leave the compiled segment (a real generator is needed)",
+                                "assignment")
     try:   # objects the trace made are made anew by every call, as eager makes them
         out = remade_per_call(out, sp.fresh, sp.outer_traced)
     except _Shared as e:

@@ -74,3 +74,24 @@ def defines_local_generator(x):
 @covers("Yield", "one graph", "a function that only *defines* a local generator (and consumes it) is not a generator")
 def test_local_generator_definition_is_one_graph():
     assert_one_graph(check(defines_local_generator, X))
+
+
+def keeps_generator_objects(m, n):
+    import itertools
+
+    def halves(v):
+        while True:
+            yield v
+            v = v * 0.5
+
+    g = rows_doubled(m)
+    first = next(g)
+    rest = list(g)
+    return first, rest, [h.sum() for h in itertools.islice(halves(m), n)]
+
+
+@covers("Yield", "one graph", "a generator object kept by the function (`g = gen(m)`, `next(g)`, `list(g)`, "
+        "`islice` of an infinite generator, one generator fed to another): its body interpreted item by item as "
+        "the consumer pulls")
+def test_generator_objects_are_one_graph():
+    assert_one_graph(check(keeps_generator_objects, M, 3))
