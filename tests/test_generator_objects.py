@@ -775,3 +775,25 @@ def map_with_static_break(x):
 def test_loop_pulls_no_item_after_a_static_break():
     # (the loop pulled the next item before seeing it had broken: "pulled 2" printed on main)
     check(map_with_static_break, X, full_graph=True)
+
+
+def _checked_items(x):
+    for v in x:
+        if v < 0:
+            raise ValueError("negative item")
+        yield v * 2
+
+
+def pulled_inside_try(x):
+    g = _checked_items(x)
+    try:
+        a = next(g)
+    except ValueError:
+        a = -1.0
+    return a
+
+
+def test_a_check_in_the_body_sees_the_consumers_handlers():
+    # the body's raise is a run-time check where no handler around the pull could catch it
+    check(pulled_inside_try, jnp.array([1.0, 2.0]), full_graph=False)
+    check(pulled_inside_try, jnp.array([-1.0, 2.0]), full_graph=False)

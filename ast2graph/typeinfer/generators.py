@@ -653,7 +653,7 @@ class GeneratorMixin:
 # the interpreter's per-position state (frame, regions, depths, ...) is
 # swapped at each hand-over.
 
-_SWAPPED = ("frame", "cont", "callers", "call_nodes", "inline_depth", "loop_depth", "traced_depth", "handlers_depth",
+_SWAPPED = ("frame", "cont", "callers", "call_nodes", "inline_depth", "loop_depth", "traced_depth", "_protectors",
             "regions", "_generators")
 _STACK_BYTES = 256 << 20   # as report.on_deep_stack: the interpreter recurses deeply (virtual memory)
 _THREAD_LOCK = threading.Lock()
@@ -746,6 +746,7 @@ class TraceGenerator(collections.abc.Iterator):
         self.thread: threading.Thread | None = None
         self.context = _jax_context()
         interp.__dict__.setdefault("_generators", [])
+        interp.__dict__.setdefault("_protectors", [])   # (checkscope's stack)
         # where the call stands: the body starts there, with lists of its own
         self.made = {k: list(v) if type(v) is list else v for k, v in ((k, interp.__dict__[k]) for k in _SWAPPED)}
 
@@ -789,6 +790,7 @@ class TraceGenerator(collections.abc.Iterator):
     def _resume(self, message: str) -> Any:
         interp = self.interp
         interp.__dict__.setdefault("_generators", [])
+        interp.__dict__.setdefault("_protectors", [])
         # the consumer's own objects, restored as they are (its code holds some of its lists by reference)
         outer = {k: interp.__dict__[k] for k in _SWAPPED}
         if self.thread is None:
@@ -796,7 +798,7 @@ class TraceGenerator(collections.abc.Iterator):
             self._start()
         self.state = "running"
         try:
-            kind, value = self.channel.send((message, outer["handlers_depth"]))
+            kind, value = self.channel.send((message, list(outer["_protectors"])))
         finally:
             for k, v in outer.items():
                 setattr(interp, k, v)
@@ -828,14 +830,14 @@ class TraceGenerator(collections.abc.Iterator):
             finally:
                 threading.stack_size(old)
 
-    def _install(self, handlers_depth: int) -> None:
+    def _install(self, protectors: list) -> None:
         interp, snap = self.interp, self.snapshot
         for k in _SWAPPED:
             setattr(interp, k, snap[k])
-        # a run-time check in the body raises into the consumer's handlers as it stands now
-        interp.handlers_depth = snap["handlers_depth"] - snap["_base_handlers"] + handlers_depth \
-            if "_base_handlers" in snap else handlers_depth
-        snap["_base_handlers"] = handlers_depth
+        # a run-time check in the body raises into the consumer's try/with as they stand now
+        # (checkscope), inside the body's own that are still open
+        interp.__dict__["_protectors"] = list(protectors) + list(snap.get("_own_protectors", []))
+        snap["_consumer_protectors"] = len(protectors)
 
     def _body(self) -> None:
         message, handlers = self.channel.first()
@@ -863,7 +865,7 @@ class TraceGenerator(collections.abc.Iterator):
         and wait until it pulls the next item (or drops the generator)."""
         interp = self.interp
         snap = {k: interp.__dict__.get(k) for k in _SWAPPED}
-        snap["_base_handlers"] = self.snapshot.get("_base_handlers", interp.handlers_depth)
+        snap["_own_protectors"] = interp.protectors[self.snapshot.get("_consumer_protectors", 0):]
         self.snapshot = snap
         message, handlers = self.channel.answer(("yield", value))
         self._install(handlers)
