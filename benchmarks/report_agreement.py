@@ -155,6 +155,18 @@ def _grouped(calls: list, corpus: str, prefix: str = "") -> list[Row]:
     return [function_row(prefix + fn.__qualname__, fn, sites, corpus) for fn, sites in by_fn.items()]
 
 
+@contextlib.contextmanager
+def _on_path(folder: Path) -> Iterable[None]:
+    """``folder`` first on ``sys.path`` while a script or test module is
+    imported (as its own folder is when it runs), and no longer after."""
+    saved = list(sys.path)
+    sys.path.insert(0, str(folder))
+    try:
+        yield
+    finally:
+        sys.path[:] = saved
+
+
 def _once(fn: Callable, *args: Any, repeat: int = 1) -> float:
     fn(*args)
     return 1.0
@@ -179,12 +191,10 @@ def example_rows(names: Iterable[str] = EXAMPLES) -> list[Row]:
     """The functions each example script converts, on its own inputs: its
     ``main`` runs (printing into nothing, one timed call per measurement) and
     every ``explain`` it makes is recorded."""
-    folder = str(ROOT / "examples")
-    if folder not in sys.path:
-        sys.path.insert(0, folder)
     out = []
     for name in names:
-        module = importlib.import_module(name)
+        with _on_path(ROOT / "examples"):   # the scripts import `common` and `timing` from their folder
+            module = importlib.import_module(name)
         calls: list = []
         with _recording(calls), _one_timed_call(module), contextlib.redirect_stdout(io.StringIO()), \
                 warnings.catch_warnings():
@@ -204,18 +214,18 @@ def _parametrized(test: Callable, argname: str) -> list:
 
 def _program_calls() -> list[tuple[str, Callable, list]]:
     """(test module, function, inputs): the tests' programs held with their inputs in one place."""
-    folder = str(ROOT / "tests")
-    if folder not in sys.path:
-        sys.path.insert(0, folder)
+    with _on_path(ROOT / "tests"):   # the test modules import `helpers` from their folder
+        tests = {name: importlib.import_module(name) for name in
+                 ("test_programs", "test_programs_models", "test_graph_exceptions", "test_runtime_checks",
+                  "assert_programs")}
     out = []
     for module_name in ("test_programs", "test_programs_models"):
-        m = importlib.import_module(module_name)
+        m = tests[module_name]
         inputs = _parametrized(m.test_program_one_graph, "x")
         out += [(module_name, fn, [(x,) for x in inputs]) for fn in m.progs.values()]
-    exceptions = importlib.import_module("test_graph_exceptions")
+    exceptions = tests["test_graph_exceptions"]
     out += [("test_graph_exceptions", fn, [(-exceptions.X,)]) for fn in exceptions.RAISERS]
-    checks = importlib.import_module("test_runtime_checks")
-    asserts = importlib.import_module("assert_programs")
+    checks, asserts = tests["test_runtime_checks"], tests["assert_programs"]
     out.append(("test_runtime_checks", asserts.asserted,
                 [(x,) for x in _parametrized(checks.test_assert_on_traced_values, "x")]))
     return out
