@@ -10,7 +10,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ast2graph import to_static
-from helpers import check, check_sequence
+from helpers import assert_same, check, check_sequence
 
 
 def test_monkeypatched_function_of_a_module_without_file_is_guarded():
@@ -913,3 +913,13 @@ def test_numpy_isscalar_of_traced_values_is_by_their_eager_kind():
 
     for x in (np.array(2.0), jnp.array(1.0), np.float32(1.5), 1.5, np.array([1, 2]), np.int8(3), True):
         check(kind, x, full_graph=True)
+
+
+def test_grad_through_sum_of_a_list_at_zero():
+    # sum() starts at 0 (0 + -0.0 is 0.0: a select in the graph) whose derivative must stay eager's 1 (h-gen)
+    def f(x):
+        return sum([x, x * 3.0]).sum()
+
+    x = jnp.array([0.0, 1.0, -0.0])
+    assert_same(jax.grad(f)(x), jax.grad(to_static(f))(x))
+    check(lambda x: sum([x, x]), jnp.array([-0.0, 1.0]))

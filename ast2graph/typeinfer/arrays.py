@@ -267,10 +267,18 @@ def numpy_int_division(result: Any, divisor: Any) -> Any:
     return jnp.where(divisor == 0, jnp.zeros_like(result), result)
 
 
+@jax.custom_jvp
 def plus_zero(x: Any) -> Any:
     """``x + 0`` as IEEE adds (eager's op by op): -0.0 becomes +0.0, where
-    XLA's simplifier folds ``x + 0`` to ``x``."""
+    XLA's simplifier folds ``x + 0`` to ``x``. Its derivative is eager's,
+    1 everywhere (the ``where`` alone would give 0 at zero under ``jax.grad``)."""
     return jnp.where(x == 0, jnp.zeros_like(x), x)
+
+
+@plus_zero.defjvp
+def _plus_zero_jvp(primals: tuple, tangents: tuple) -> tuple:
+    (x,), (t,) = primals, tangents
+    return plus_zero(x), t
 
 
 def constant(x: Any) -> Any:
