@@ -923,3 +923,15 @@ def test_grad_through_sum_of_a_list_at_zero():
     x = jnp.array([0.0, 1.0, -0.0])
     assert_same(jax.grad(f)(x), jax.grad(to_static(f))(x))
     check(lambda x: sum([x, x]), jnp.array([-0.0, 1.0]))
+
+
+def _masked_mean(x, y):
+    m = (y != 0).astype(x.dtype)   # eager: a conversion, then a product of its own
+    return (x * m).sum() / m.sum(), (y == 0).astype(jnp.float32) * x, jnp.sum((y == 0) * x)
+
+
+def test_mask_converted_by_astype_times_inf_is_nan_as_eager():
+    # XLA rewrites convert(mask) * x into select(mask, x, 0) inside one graph (h-hunt4); `mask * x` is
+    # one jnp.multiply in eager too, which XLA rewrites the same way
+    check(_masked_mean, jnp.array([-jnp.inf, jnp.nan, 1.0]), jnp.array([1, 1, 0]))
+    check(_masked_mean, jnp.array([2.0, 3.0, 1.0]), jnp.array([1, 0, 0]))

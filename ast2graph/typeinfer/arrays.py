@@ -820,10 +820,28 @@ def method_caller(name: str):
     """``x.name(*args, **kwargs)`` as a named function for the IR."""
 
     def call(self, *args, **kwargs):
-        return getattr(self, name)(*args, **kwargs)
+        out = getattr(self, name)(*args, **kwargs)
+        return opaque_mask(self, out) if name == "astype" else out
 
     call.__name__ = call.__qualname__ = f".{name}"
     return call
+
+
+def _is_bool(x: Any) -> bool:
+    return np.dtype(getattr(x, "dtype", np.float32)) == np.dtype(bool) and not isinstance(x, bool)
+
+
+def opaque_mask(src: Any, out: Any) -> Any:
+    """A bool array converted to a float or complex one by ``astype``, hidden
+    from XLA's simplifier: it rewrites ``convert(mask) * x`` into
+    ``select(mask, x, 0)``, which gives 0 where eager's product of 0.0 and an
+    inf or NaN (a separate op after the conversion) is NaN. (``mask * x`` is
+    one op in eager too, ``jnp.multiply``, which XLA rewrites alike: left as it is.)"""
+    if _is_bool(src) and isinstance(out, jax.Array) and jnp.issubdtype(out.dtype, jnp.inexact):
+        return lax.optimization_barrier(out)
+    return out
+
+
 
 
 @functools.lru_cache(maxsize=None)
