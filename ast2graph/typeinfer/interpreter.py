@@ -644,7 +644,7 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
             return value.value
         if flag is False:
             raise self.graph_break(FallbackCode.TRACE_ERROR, node, f"{msg} (eager raises {exc.__name__})", "name")
-        if not self.raise_checks_allowed():
+        if not self.raise_checks_allowed() or not self.check_passes(exc):
             raise self.graph_break(FallbackCode.BRANCH_MISMATCH, node, f"variable '{name}' is assigned under a traced "
                                    "condition and may be unbound here; the run-time check that raises eager's "
                                    f"{exc.__name__} is not allowed here (inside try/except or a printing segment)", "name")
