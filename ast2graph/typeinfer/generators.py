@@ -151,24 +151,39 @@ def _exits(body: list) -> bool:
     return False
 
 
-def _first_item_cause(tree: Any) -> str | None:
-    """Why stopping ``tree``'s body at its first ``yield`` (``_FirstItem``)
-    would differ from eager dropping the suspended generator, which throws
-    ``GeneratorExit`` in at the ``yield``: a handler that may catch it, or a
-    ``with`` whose ``__exit__`` would see it, around a ``yield``. None if
-    nothing differs (a ``finally:`` runs either way)."""
+def _yield_enclosures(tree: Any):
+    """(child, parent) for each statement enclosing a ``yield`` of ``tree``'s
+    own body, innermost first (``child``: the parent's part holding it)."""
     parents = _parents(tree)
     for node in own_nodes(tree):
         if not isinstance(node, gast.Yield):
             continue
         child, parent = node, parents.get(id(node))
         while parent is not None and parent is not tree:
-            if isinstance(parent, (gast.With, gast.AsyncWith)) and any(child is s for s in parent.body):
-                return "given to next(), it would be dropped at a yield inside `with` (eager's __exit__ sees GeneratorExit)"
-            if isinstance(parent, gast.Try) and parent.handlers and any(child is s for s in parent.body):
-                return "given to next(), it would be dropped at a yield inside `try` with handlers (eager throws " \
-                       "GeneratorExit there)"
+            yield child, parent
             child, parent = parent, parents.get(id(parent))
+
+
+def _in_with(child: Any, parent: Any) -> bool:
+    return isinstance(parent, (gast.With, gast.AsyncWith)) and any(child is s for s in parent.body)
+
+
+def _in_handled_try(child: Any, parent: Any) -> bool:
+    return isinstance(parent, gast.Try) and bool(parent.handlers) and any(child is s for s in parent.body)
+
+
+def _first_item_cause(tree: Any) -> str | None:
+    """Why stopping ``tree``'s body at its first ``yield`` (``_FirstItem``)
+    would differ from eager dropping the suspended generator, which throws
+    ``GeneratorExit`` in at the ``yield``: a handler that may catch it, or a
+    ``with`` whose ``__exit__`` would see it, around a ``yield``. None if
+    nothing differs (a ``finally:`` runs either way)."""
+    for child, parent in _yield_enclosures(tree):
+        if _in_with(child, parent):
+            return "given to next(), it would be dropped at a yield inside `with` (eager's __exit__ sees GeneratorExit)"
+        if _in_handled_try(child, parent):
+            return "given to next(), it would be dropped at a yield inside `try` with handlers (eager throws " \
+                   "GeneratorExit there)"
     return None
 
 
@@ -177,19 +192,13 @@ def _dropped_cause(tree: Any) -> str | None:
     from eager's, which throws ``GeneratorExit`` in at the suspended
     ``yield``: a ``try`` (its handlers or ``finally``) or a ``with`` around a
     ``yield`` runs then. None if nothing around a yield would run."""
-    parents = _parents(tree)
-    for node in own_nodes(tree):
-        if not isinstance(node, gast.Yield):
-            continue
-        child, parent = node, parents.get(id(node))
-        while parent is not None and parent is not tree:
-            if isinstance(parent, (gast.With, gast.AsyncWith)) and any(child is s for s in parent.body):
-                return "a yield inside `with` (eager's __exit__ runs when a generator object is dropped part way)"
-            if isinstance(parent, gast.Try) and (parent.handlers and any(child is s for s in parent.body) or
-                                                 parent.finalbody and not any(child is s for s in parent.finalbody)):
-                return "a yield inside `try` (eager throws GeneratorExit there when a generator object is dropped " \
-                       "part way)"
-            child, parent = parent, parents.get(id(parent))
+    for child, parent in _yield_enclosures(tree):
+        if _in_with(child, parent):
+            return "a yield inside `with` (eager's __exit__ runs when a generator object is dropped part way)"
+        if _in_handled_try(child, parent) or isinstance(parent, gast.Try) and parent.finalbody \
+                and not any(child is s for s in parent.finalbody):
+            return "a yield inside `try` (eager throws GeneratorExit there when a generator object is dropped " \
+                   "part way)"
     return None
 
 
