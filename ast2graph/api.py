@@ -248,7 +248,8 @@ class GraphPlan:
         self.plain_outputs = (all(isinstance(x, Value) for x in self.spec.out_template)
                               and not (self.numpy_out or self.numpy_scalar_out or self.python_out or self.captured_out))
         # what only the general path does: arguments handed back or written into, attributes set, host effects
-        self.fast_ok = not (self.passthrough or self.has_effects or self.spec.input_writes or self.spec.views)
+        self.fast_ok = not (self.passthrough or self.has_effects or self.spec.input_writes or self.spec.views
+                            or self.spec.maybe_same)
         # by-value object arguments (``Specialization.rebound``): where the
         # trace-time object stands in the outputs and attribute writes
         self.rebind_out = [(j, k) for j, x in enumerate(self.spec.out_template) for k, obj in self.spec.rebound.items()
@@ -353,6 +354,10 @@ class GraphPlan:
         filled = self.converted(outs)
         for j, k in self.passthrough:
             filled[j] = leaves[k]
+        for j, choices in spec.maybe_same:   # a joined array that is an argument on this call's path
+            k = next((k for k, at in choices if not isinstance(filled[at], jax.core.Tracer) and bool(filled[at])), None)
+            if k is not None:
+                filled[j] = leaves[k]
         for j, k in self.rebind_out:   # an equal object argument stands where the traced one did
             filled[j] = leaves[k]
         for j, path in self.input_refs:
@@ -368,7 +373,7 @@ class GraphPlan:
                     filled[j] = leaves[k]
         if spec.views and not any(isinstance(o, jax.core.Tracer) for o in outs):   # (under an outer transform: JAX's)
             _make_views(spec.views, filled, leaves, arrays_in[len(spec.arg_positions):])
-        result, written, _, cell_values, local_contents, _ = jax.tree_util.tree_unflatten(spec.out_treedef, filled)
+        result, written, _, cell_values, local_contents, _, _ = jax.tree_util.tree_unflatten(spec.out_treedef, filled)
         if local_targets:
             _write_back_local(local_targets, local_contents)
         if cell_values:

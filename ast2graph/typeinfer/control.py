@@ -531,6 +531,7 @@ class ControlMixin(ExitsMixin):
                                for leaf, t in zip(_flatten(value)[0], _flatten(template)[0]) if isinstance(t, _Traced)])
                 region.yields = self._coerce_all(node, values, templates)
         self.join_views(results, joined)   # the result is one of the paths' arrays (mutation.py)
+        results += self.join_identities(node, results, joined, [r for r, _ in outs])   # (identity.py)
         for k, r in enumerate(results):   # a Python int that fits n bits on every path fits them after the join
             if r.type.python and r.type.dtype.kind in "iu" and all(region.yields[k] in INT_BITS for region, _ in outs):
                 INT_BITS[r] = max(INT_BITS[region.yields[k]] for region, _ in outs)
@@ -1240,6 +1241,7 @@ class ControlMixin(ExitsMixin):
         containers.may_skip = may_skip
         containers.len_bounds, containers.len_exit = len_bounds
         self.keep_identity(containers, names, env0)
+        exempt = set(exempt) | self.carry_identities(stmt, names, env0)   # (identity.py: flags, not Python bools)
         try:
             while True:
                 try:
@@ -1286,6 +1288,7 @@ class ControlMixin(ExitsMixin):
             env = one_pass(state, *regs)
             for key, name in carried.items():   # the carried writes' values at the end of the body
                 env[name] = self.attr_writes[key][2]
+            self.yield_identities(stmt, names, env, regs[-1])
             self.carried_container_values(env, names)
             if not self.loop_exit(containers, env, env0, names):
                 raise _Rebound()   # a variable kept as its list or dict was rebound: solve again, copying it
@@ -1437,6 +1440,7 @@ class ControlMixin(ExitsMixin):
             self._carried_write(n, self.frame.env[n])
             if n.startswith("<container "):   # its contents are in the container now (a branch records its own)
                 del self.frame.env[n]
+        self.bind_identities(names)
 
     def _carried_write(self, name: str, value: Any) -> None:
         """A carried attribute write's pseudo-variable bound: the pending write's
@@ -1497,6 +1501,7 @@ class ControlMixin(ExitsMixin):
                 jax.tree_util.tree_unflatten(treedef, [next(results) if isinstance(x, _Traced) else x for x in leaves]))
             if n.startswith("<write "):   # a carried attribute write: pending again, with the loop's result
                 self._carried_write(n, self.frame.env.pop(n))
+        self.bind_identities(names)
         self.rebase_input_writes(names)
 
 

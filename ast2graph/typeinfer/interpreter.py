@@ -47,6 +47,7 @@ from .calls import CallMixin
 from .generators import generators_in
 from .containers import ContainerMixin
 from .control import ControlMixin
+from .identity import IdentityMixin
 from .mutation import MutationMixin
 from .pathkinds import KindTagMixin, kind_class, kinded_in
 from .listindex import ListIndexMixin, traced_index
@@ -284,7 +285,7 @@ class LocalFunction:
 
 
 class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixin, NnxMixin, WritebackMixin,
-                  ContainerMixin, ListIndexMixin, VarListMixin, MaskedMixin, KindTagMixin):
+                  ContainerMixin, ListIndexMixin, VarListMixin, MaskedMixin, KindTagMixin, IdentityMixin):
     """Abstract interpreter for one call signature of one segment."""
 
     def __init__(self, options: Options):

@@ -807,6 +807,7 @@ class MutationMixin:
         entry = self.input_of.get(id(obj))
         if entry is not None:   # an argument: write it back into the caller's array
             self.input_of[id(new)] = (new, entry[1])
+            self.same_identity(new, obj)
             self.input_writes[entry[1]] = new
             self.first_input_writes.setdefault(entry[1], self.current_top)
         if view is not None:   # a view of an argument: written back into that view (specialize._view_program)

@@ -77,6 +77,9 @@ class Specialization:
     # positions among the outputs of NumPy arrays that are read-only in eager (np.asarray of a jax.Array):
     # handed back read-only, so a later write raises as eager's does
     readonly_out: tuple = ()
+    # outputs that may be an argument's NumPy array itself (a join of paths: identity.py):
+    # (output position, ((argument leaf index, position of the bool that says it is), ...))
+    maybe_same: tuple = ()
 
 
 def numpy_aliasing(leaves: list) -> tuple:
@@ -369,6 +372,7 @@ def _specialize_in(sp: Specializer, unit: Unit, stmts: list, start: int, stop: i
             if type(leaf) is np.ndarray:
                 v.type = dataclasses.replace(v.type, numpy=True)
                 sp.input_of[id(v)] = (v, i)
+                sp.identity_flags[id(v)] = (v, {i: True})   # the caller's object (identity.py)
                 if not leaf.flags.writeable:   # (in the plan key: numpy_readonly)
                     sp.readonly_arrays[id(v)] = v
             elif isinstance(leaf, np.generic):   # a NumPy scalar: NumPy kind, immutable
@@ -445,6 +449,10 @@ def _specialize_in(sp: Specializer, unit: Unit, stmts: list, start: int, stop: i
     view_writes = list(sp.view_writes.values())   # views of arguments written in place: their last versions
     out = (out, [value for _, _, value in writes], [value for _, value in input_writes], cell_values,
            [list(obj) if type(obj) is list else dict(obj) for obj, _ in rewritten], [new for _, new in view_writes])
+    # joined arrays that may be an argument's object: whether they are, per call (identity.py)
+    same = [(x, m, flag) for x in tree_flatten(out, leaf_types=(Value,))[0] if type(x) is Value
+            for m, flag in sp.identity_of(x).items() if isinstance(flag, Value)] if returns else []
+    out = (*out, [flag for _, _, flag in same])
     for leaf in tree_flatten(out, is_leaf=lambda x: isinstance(x, TraceGenerator))[0]:
         if isinstance(leaf, TraceGenerator):   # the statements after the segment need eager's generator object
             raise _escape_break(unit, stmts, start, end, FallbackCode.GENERATOR, f"a generator object of "
@@ -513,6 +521,7 @@ def _specialize_in(sp: Specializer, unit: Unit, stmts: list, start: int, stop: i
                             "Python number or jax.Array) depends on the path taken would leave the compiled segment",
                             "assignment")
     views = _view_program(sp, out_leaves, returns, [(view, starts[5] + n) for n, (view, _) in enumerate(view_writes)])
+    maybe_same = _maybe_same(out_leaves, same, starts)
     if isinstance(views, str):
         # A NumPy view (or an array that may be another) that cannot be made
         # again on eager's arrays would become a separate array: end the
@@ -534,7 +543,25 @@ def _specialize_in(sp: Specializer, unit: Unit, stmts: list, start: int, stop: i
                           [k for k, _ in input_writes], rebound, pinned, {k: key for k, (_, key) in by_value.items()},
                           deleted, frozenset(written_key(obj, attr) for obj, attr, _ in writes), views,
                           [path for _, path in rewritten], starts[2], sorted(written_arguments(sp)),
-                          sp.late_checks, tuple(k for k, x in enumerate(out_leaves) if sp.known_readonly(x)))
+                          sp.late_checks, tuple(k for k, x in enumerate(out_leaves) if sp.known_readonly(x)),
+                          maybe_same)
+
+
+def _maybe_same(out_leaves: list, same: list, starts: list[int]) -> tuple:
+    """``Specialization.maybe_same``: for each output that may be an
+    argument's object, (its position, ((argument leaf, its flag's position), ...)).
+    Among the result, the attribute writes and the cells (parts 0, 1, 3 of
+    the outputs); the written-back arguments' versions and the contents
+    written into containers are values, copied into eager's objects."""
+    flag_at = {id(flag): starts[6] + n for n, (_, _, flag) in enumerate(same)}
+    out = []
+    for j, x in enumerate(out_leaves[:starts[4]]):
+        if starts[2] <= j < starts[3]:
+            continue
+        choices = tuple((m, flag_at[id(flag)]) for y, m, flag in same if y is x)
+        if choices:
+            out.append((j, choices))
+    return tuple(out)
 
 
 def written_arguments(sp: Specializer) -> set[int]:

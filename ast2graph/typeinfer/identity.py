@@ -1,0 +1,137 @@
+"""Which NumPy argument a joined array may be, decided on each call.
+
+Requires: the interpreter's ``emit``/``as_value``/``convert`` and regions
+(``in_region``); the specializer seeds ``identity_flags`` with the NumPy array
+arguments (``specialize.specialize``) and the in-place write machinery hands a
+written argument's versions on (``mutation.array_store``).
+Produces: ``IdentityMixin``: ``identity_of`` (for an array value: argument
+leaf index -> whether it is that argument's object, ``True`` or a traced bool)
+and ``join_identities``, which a traced ``if`` calls on its results, and
+``carried_identities``/``bind_identities``, which a rolled loop calls on its
+carried values.
+Invariants: eager's ``x if c else x * 2`` and ``while x.sum() > 10: x = x / 2``
+hand back the caller's ``x`` itself on the paths that leave it unchanged (the
+caller may write into the result, or test ``is``); the graph computes a copy.
+So each joined NumPy result that may be an argument carries one traced bool
+per such argument, true exactly on the paths where it is that argument's
+object, and the host returns the caller's object where it is true
+(``api.GraphPlan``: ``maybe_same``). A result with no flag is never an
+argument. Flags are only for arrays that leave the graph unchanged by the
+join: an in-place write to an array that may be another one falls back
+(``specialize._view_program``, ``mutation``), so a flag never has to follow a
+write.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..ir.core import ArrayType, Value
+
+_BOOL = ArrayType((), np.dtype(bool))
+
+
+def _numpy_array(x: Any) -> bool:
+    return isinstance(x, Value) and "numpy" in x.type.kinds and bool(x.type.shape or x.type.array0)
+
+
+class IdentityMixin:
+    @property
+    def identity_flags(self) -> dict[int, tuple]:
+        """id(value) -> (value, {argument leaf index: True or a traced bool})."""
+        d = self.__dict__.get("_identity_flags")
+        if d is None:
+            d = self.__dict__["_identity_flags"] = {}
+        return d
+
+    def identity_of(self, x: Any) -> dict[int, Any]:
+        """The arguments ``x`` may be (their objects in eager), each with the
+        condition under which it is; empty where it is never an argument."""
+        if not _numpy_array(x):
+            return {}
+        entry = self.identity_flags.get(id(x))
+        return dict(entry[1]) if entry is not None and entry[0] is x else {}
+
+    def same_identity(self, new: Any, old: Any) -> None:
+        """``new`` is ``old``'s object (a version written in place)."""
+        flags = self.identity_of(old)
+        if flags and isinstance(new, Value):
+            self.identity_flags[id(new)] = (new, flags)
+
+    def _flag_in_region(self, flag: Any, node: Any) -> Value:
+        """A path's flag as a graph bool (emitted in the current region)."""
+        return self.convert(self.as_value(bool(flag), node) if flag is True or flag is False else flag, _BOOL, node)
+
+    def join_identities(self, node: Any, results: list, paths: list[list], regions: list) -> list[Value]:
+        """After a traced branch: each NumPy result that is an argument on some
+        path gets a flag per such argument, yielded by every path (``regions``,
+        aligned with ``paths``, each a list of its leaves aligned with
+        ``results``). Returns the new flag results, to append to the op's."""
+        extra: list[Value] = []
+        for k, r in enumerate(results):
+            if not _numpy_array(r):
+                continue
+            per_path = [self.identity_of(p[k]) if k < len(p) else {} for p in paths]
+            args = sorted(set().union(*per_path))
+            if not args:
+                continue
+            flags = {}
+            for m in args:
+                out = Value(_BOOL, "is_argument")
+                for region, ids in zip(regions, per_path):
+                    with self.in_region(region):
+                        region.yields.append(self._flag_in_region(ids.get(m, False), node))
+                extra.append(out)
+                flags[m] = out
+            self.identity_flags[id(r)] = (r, flags)
+        return extra
+
+    # ------------------------------------------------------------ rolled loops
+    # A carried variable that enters the loop as an argument's array carries,
+    # beside it, a bool per such argument (a pseudo-variable ``<same n m>``):
+    # true while the variable still holds that argument's object.
+
+    @property
+    def _identity_names(self) -> dict[str, tuple[str, int]]:
+        d = self.__dict__.get("_identity_names_d")
+        if d is None:
+            d = self.__dict__["_identity_names_d"] = {}
+        return d
+
+    def carry_identities(self, stmt: Any, names: list[str], env0: dict) -> set[str]:
+        """Add the flags of the carried variables that may enter as an
+        argument's array to ``names`` and ``env0``; returns their names."""
+        added = set()
+        for n in list(names):
+            for m, flag in self.identity_of(env0.get(n)).items():
+                p = f"<same {n} {m}>"
+                if p not in names:
+                    names.append(p)
+                    env0[p] = self._flag_in_region(flag, stmt)
+                    self._identity_names[p] = (n, m)
+                    added.add(p)
+        return added
+
+    def yield_identities(self, stmt: Any, names: list[str], env: dict, body: Any) -> None:
+        """At the end of the body: each flag says whether its variable is still the argument."""
+        with self.in_region(body):
+            for p in names:
+                if p in self._identity_names:
+                    n, m = self._identity_names[p]
+                    env[p] = self._flag_in_region(self.identity_of(env.get(n)).get(m, False), stmt)
+
+    def bind_identities(self, names: list[str]) -> None:
+        """After the carried values are bound (in the body, or after the loop):
+        each one's flags are its pseudo-variables' values."""
+        env = self.frame.env
+        for p in names:
+            if p not in self._identity_names:
+                continue
+            n, m = self._identity_names[p]
+            flag, v = env.pop(p, None), env.get(n)
+            if isinstance(flag, Value) and _numpy_array(v) and self.identity_flags.get(id(v), (None,))[0] is not v:
+                self.identity_flags[id(v)] = (v, {m: flag})
+            elif isinstance(flag, Value) and _numpy_array(v):
+                self.identity_flags[id(v)][1][m] = flag

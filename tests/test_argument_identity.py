@@ -1,0 +1,147 @@
+"""A NumPy argument handed back on some paths of a traced branch or loop is
+the caller's object itself, as in eager (typeinfer/identity.py).
+
+Eager's ``return x if x.sum() > 0 else -x`` returns the caller's ``x`` on one
+path: a caller that writes into the result writes into its own array, and
+``result is x`` is true. Each step below calls the function, then writes into
+the result and hands back the argument, so the comparison with eager sees
+whether the result was the argument's object."""
+
+import numpy as np
+import pytest
+
+from helpers import check, check_sequence
+
+
+def _identity_steps(*inputs):
+    """Steps that call ``fn(*args)`` with fresh arrays, write into the result,
+    and return (result, the arguments after the write, whether it was an argument)."""
+    def step_for(args):
+        def step(fn, world):
+            arrays = [np.array(a) for a in args]
+            out = fn(*arrays)
+            first = out[0] if isinstance(out, (tuple, list)) else out["y"] if isinstance(out, dict) else out
+            same = [first is a for a in arrays]
+            first[...] = -7.0
+            return out, arrays, same
+        return step
+    return [step_for(args) for args in inputs]
+
+
+def _world(fn):
+    return lambda: (fn, None)
+
+
+def pick_if(x):
+    if x.sum() > 0:
+        y = x
+    else:
+        y = x * 2
+    return y
+
+
+def pick_ifexp(x):
+    return x if x.max() > 1 else np.abs(x)
+
+
+def pick_two(a, b):
+    if a.sum() > b.sum():
+        return a
+    return b
+
+
+def pick_chain(a, b):
+    s = a.sum() - b.sum()
+    if s > 1:
+        out = a
+    elif s < -1:
+        out = b
+    else:
+        out = (a + b) / 2
+    return out
+
+
+def halve_while(x):
+    while x.sum() > 10:
+        x = x / 2
+    return x
+
+
+def best_of(x, n):
+    best = x
+    for i in range(n):
+        c = best * 0.5 + i
+        if c.sum() < best.sum():
+            best = c
+    return best
+
+
+def in_tuple(x):
+    y = x if x[0] > 0 else x + 1
+    return y, y.sum()
+
+
+def in_dict(x):
+    y = x if x[0] > 0 else x + 1
+    return {"y": y, "n": y.size}
+
+
+CASES = [
+    (pick_if, [([1.0, 2.0],), ([-1.0, -2.0],)]),
+    (pick_ifexp, [([1.0, 2.0],), ([0.5, -0.5],)]),
+    (pick_two, [([3.0, 2.0], [1.0, 1.0]), ([0.0, 1.0], [5.0, 5.0])]),
+    (pick_chain, [([5.0, 2.0], [1.0, 1.0]), ([0.0, 1.0], [5.0, 5.0]), ([1.0, 1.0], [1.0, 1.5])]),
+    (halve_while, [([1.0, 2.0],), ([30.0, 2.0],)]),
+    (in_tuple, [([1.0, 2.0],), ([-1.0, 2.0],)]),
+    (in_dict, [([1.0, 2.0],), ([-1.0, 2.0],)]),
+]
+
+
+@pytest.mark.parametrize("fn,inputs", CASES, ids=[c[0].__name__ for c in CASES])
+def test_argument_identity(fn, inputs):
+    check(fn, *[np.array(a) for a in inputs[0]], full_graph=True)
+    check_sequence(_world(fn), _identity_steps(*inputs + inputs[::-1]), full_graph=True)
+
+
+def test_loop_that_may_keep_the_argument():
+    def step_for(x, n):
+        def step(fn, world):
+            a = np.array(x)
+            out = fn(a, n)
+            same = out is a
+            out[...] = 0.0
+            return out, a, same
+        return step
+    check(best_of, np.array([1.0, 2.0]), 3, full_graph=True)
+    check_sequence(_world(best_of), [step_for([1.0, 2.0], 0), step_for([1.0, 2.0], 3), step_for([-4.0, 1.0], 2),
+                                     step_for([0.0, 0.0], 1)], full_graph=True)
+
+
+def test_attribute_set_to_an_argument_on_one_path():
+    class Keeper:
+        def __init__(self):
+            self.best = None
+
+        def update(self, x):
+            self.best = x if x.sum() > 0 else np.zeros_like(x)
+            return self.best.sum()
+
+    def make():
+        k = Keeper()
+        return k.update, k
+
+    def step_for(v):
+        def step(fn, keeper):
+            a = np.array(v)
+            out = fn(a)
+            same = keeper.best is a
+            keeper.best[...] = 3.0
+            return out, a, same
+        return step
+    check_sequence(make, [step_for([1.0, 2.0]), step_for([-1.0, -2.0]), step_for([2.0, 2.0])], full_graph=True)
+
+
+def test_jax_arguments_are_unaffected():
+    import jax.numpy as jnp
+    check(pick_two, jnp.array([3.0, 2.0]), jnp.array([1.0, 1.0]), full_graph=True)
+    check(halve_while, jnp.array([30.0, 2.0]), full_graph=True)
