@@ -354,10 +354,10 @@ class GraphPlan:
         filled = self.converted(outs)
         for j, k in self.passthrough:
             filled[j] = leaves[k]
-        for j, choices in spec.maybe_same:   # a joined array that is an argument on this call's path
+        for j, choices in spec.maybe_same:   # a joined array that is an argument (or a global...) on this call's path
             k = next((k for k, at in choices if not isinstance(filled[at], jax.core.Tracer) and bool(filled[at])), None)
             if k is not None:
-                filled[j] = leaves[k]
+                filled[j] = leaves[k] if type(k) is int else spec.captures[k[1]].getter()
         for j, k in self.rebind_out:   # an equal object argument stands where the traced one did
             filled[j] = leaves[k]
         for j, path in self.input_refs:

@@ -145,3 +145,43 @@ def test_jax_arguments_are_unaffected():
     import jax.numpy as jnp
     check(pick_two, jnp.array([3.0, 2.0]), jnp.array([1.0, 1.0]), full_graph=True)
     check(halve_while, jnp.array([30.0, 2.0]), full_graph=True)
+
+
+TABLE = np.array([1.0, 2.0, 3.0])
+
+
+def table_or_scaled(x):
+    if x.sum() > 0:
+        return TABLE
+    return TABLE * x.sum()
+
+
+def test_global_array_handed_back_on_one_path():
+    def make():
+        global TABLE
+        TABLE = np.array([1.0, 2.0, 3.0])
+        return table_or_scaled, None
+
+    def step_for(v):
+        def step(fn, world):
+            out = fn(np.array(v))
+            same = out is TABLE
+            out[0] += 10.0
+            return out, TABLE.copy(), same
+        return step
+    check_sequence(make, [step_for([1.0]), step_for([-1.0]), step_for([2.0])], full_graph=True)
+
+
+def test_array_or_none():
+    def first_positive(x):
+        if x.sum() > 0:
+            return x
+        return None
+
+    def step_for(v):
+        def step(fn, world):
+            a = np.array(v)
+            out = fn(a)
+            return out, out is a
+        return step
+    check_sequence(_world(first_positive), [step_for([1.0]), step_for([-1.0]), step_for([2.0])], full_graph=True)

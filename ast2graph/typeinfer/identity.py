@@ -4,8 +4,9 @@ Requires: the interpreter's ``emit``/``as_value``/``convert`` and regions
 (``in_region``); the specializer seeds ``identity_flags`` with the NumPy array
 arguments (``specialize.specialize``) and the in-place write machinery hands a
 written argument's versions on (``mutation.array_store``).
-Produces: ``IdentityMixin``: ``identity_of`` (for an array value: argument
-leaf index -> whether it is that argument's object, ``True`` or a traced bool)
+Produces: ``IdentityMixin``: ``identity_of`` (for an array value: the objects
+it may be, each an argument's leaf index or ``("capture", i)`` for an array
+read from outside, -> whether it is that object, ``True`` or a traced bool)
 and ``join_identities``, which a traced ``if`` calls on its results, and
 ``carried_identities``/``bind_identities``, which a rolled loop calls on its
 carried values.
@@ -15,7 +16,8 @@ caller may write into the result, or test ``is``); the graph computes a copy.
 So each joined NumPy result that may be an argument carries one traced bool
 per such argument, true exactly on the paths where it is that argument's
 object, and the host returns the caller's object where it is true
-(``api.GraphPlan``: ``maybe_same``). A result with no flag is never an
+(``api.GraphPlan``: ``maybe_same``); the same for a NumPy array read from
+outside (a global, ``self.table``), re-read. A result with no flag is never an
 argument. Flags are only for arrays that leave the graph unchanged by the
 join: an in-place write to an array that may be another one falls back
 (``specialize._view_program``, ``mutation``), so a flag never has to follow a
@@ -74,7 +76,7 @@ class IdentityMixin:
             if not _numpy_array(r):
                 continue
             per_path = [self.identity_of(p[k]) if k < len(p) else {} for p in paths]
-            args = sorted(set().union(*per_path))
+            args = list(dict.fromkeys(m for ids in per_path for m in ids))
             if not args:
                 continue
             flags = {}

@@ -696,6 +696,8 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
                 if isinstance(value, (np.ndarray, np.generic)):   # eager reads a NumPy array or scalar
                     v.type = dataclasses.replace(v.type, numpy=True)
                 self.capture_keys[key] = v
+                if type(value) is np.ndarray:   # eager's read is that very object (identity.py)
+                    self.identity_flags[id(v)] = (v, {("capture", len(self.captures)): True})
                 self.captures.append(Capture(v, getter, description, source, type(value)))
             return self.capture_keys[key]
         if key in self.traced_static_values:   # read traced (it kept changing): the same graph value each read

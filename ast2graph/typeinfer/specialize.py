@@ -78,7 +78,7 @@ class Specialization:
     # handed back read-only, so a later write raises as eager's does
     readonly_out: tuple = ()
     # outputs that may be an argument's NumPy array itself (a join of paths: identity.py):
-    # (output position, ((argument leaf index, position of the bool that says it is), ...))
+    # (output position, ((argument leaf index or ("capture", i), position of the bool that says it is), ...))
     maybe_same: tuple = ()
 
 
@@ -450,7 +450,7 @@ def _specialize_in(sp: Specializer, unit: Unit, stmts: list, start: int, stop: i
     out = (out, [value for _, _, value in writes], [value for _, value in input_writes], cell_values,
            [list(obj) if type(obj) is list else dict(obj) for obj, _ in rewritten], [new for _, new in view_writes])
     # joined arrays that may be an argument's object: whether they are, per call (identity.py)
-    same = [(x, m, flag) for x in tree_flatten(out, leaf_types=(Value,))[0] if type(x) is Value
+    same = [(x, m, flag) for x in tree_flatten(out, is_leaf=lambda x: type(x) is Value)[0] if type(x) is Value
             for m, flag in sp.identity_of(x).items() if isinstance(flag, Value)] if returns else []
     out = (*out, [flag for _, _, flag in same])
     for leaf in tree_flatten(out, is_leaf=lambda x: isinstance(x, TraceGenerator))[0]:
