@@ -185,3 +185,27 @@ def test_array_or_none():
             return out, out is a
         return step
     check_sequence(_world(first_positive), [step_for([1.0]), step_for([-1.0]), step_for([2.0])], full_graph=True)
+
+
+def astype_no_copy(x):
+    return x.astype(np.float64, copy=False)
+
+
+def astype_no_copy_written(x):
+    y = x.astype(x.dtype, copy=False)
+    y[0] = 5.0
+    return y.sum()
+
+
+def astype_copy(x):
+    return x.astype(np.float64)
+
+
+@pytest.mark.parametrize("fn", [astype_no_copy, astype_copy])
+def test_astype_without_copy_is_the_array(fn):
+    check_sequence(_world(fn), _identity_steps(([1.0, 2.0],), ([3.0],)), full_graph=True)
+    check_sequence(_world(fn), _identity_steps((np.array([1.0, 2.0], np.float32),)), full_graph=True)
+
+
+def test_astype_without_copy_written():
+    check(astype_no_copy_written, np.array([1.0, 2.0]), full_graph=False)

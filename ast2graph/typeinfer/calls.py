@@ -90,6 +90,22 @@ _MATH_ROUNDINGS = ((math.floor, "floor"), (math.ceil, "ceil"), (math.trunc, "tru
 _LINALG_ERRORS = ((np.linalg.inv, "Singular matrix"), (np.linalg.solve, "Singular matrix"),
                   (np.linalg.cholesky, "Matrix is not positive definite"))
 # JAX creation functions folded at trace time from static Python data (``fold_constant``)
+def _astype_is_self(x: Value, args: tuple, kwargs: dict) -> bool:
+    """Whether eager's ``x.astype(dtype, copy=False)`` of the NumPy array
+    ``x`` is ``x`` itself: the same dtype, and an order any layout satisfies."""
+    names = ("dtype", "order", "casting", "subok", "copy")
+    if len(args) > len(names) or set(kwargs) - set(names):
+        return False
+    given = {**dict(zip(names, args)), **kwargs}
+    if not (x.type.numpy and not x.type.python and x.type.shape) or given.get("copy", True) is not False:
+        return False
+    try:
+        same = "dtype" in given and np.dtype(given["dtype"]) == x.type.dtype
+    except TypeError:
+        return False
+    return same and given.get("order", "K") in ("K", "A") and given.get("subok", True) is True
+
+
 _FOLDABLE = (jnp.asarray, jnp.array, jnp.full, jnp.zeros, jnp.ones, jnp.arange)
 _FOLD_LEAVES = (bool, int, str, type(None), np.dtype, type)
 _FOLD_SIZE = 8   # shapes, indices, bounds (a longer array iterated by a loop stays a graph value: lax.scan)
@@ -216,6 +232,8 @@ class CallMixin(GeneratorMixin, SortMixin):
                 and callee.value.type.kinds & {"numpy", "array0"}:
             return self._numpy_write(arrays.method_caller(callee.name), (callee.value, *args), kwargs, node,
                                      numpy_inplace.METHODS[callee.name])   # a.sort(), a.fill(v): in place
+        if isinstance(callee, arrays.ArrayMethod) and callee.name == "astype" and _astype_is_self(callee.value, args, kwargs):
+            return callee.value   # x.astype(x.dtype, copy=False) of an ndarray: x itself
         if isinstance(callee, arrays.ArrayMethod) and callee.name == "astype" and self._numpy_float_to_int(callee, args, kwargs):
             out = self.emit_call(numpy_api.float_to_int, (callee.value, np.dtype(args[0] if args else kwargs["dtype"])),
                                  {}, node, ".astype")
