@@ -209,3 +209,25 @@ def test_astype_without_copy_is_the_array(fn):
 
 def test_astype_without_copy_written():
     check(astype_no_copy_written, np.array([1.0, 2.0]), full_graph=False)
+
+
+def appended_on_one_path(x):
+    out = [x]
+    if x.sum() > 0:
+        out.append(x)
+    return out
+
+
+def test_argument_appended_under_a_traced_condition_stays_itself():
+    """A list whose length depends on the data keeps its later items as rows
+    of a buffer (varlist.py): a row would be a copy of the caller's array, so
+    this list stays Python's (A2G007), with eager's objects in it."""
+    def step_for(v):
+        def step(fn, world):
+            a = np.array(v)
+            out = fn(a)
+            return out, [item is a for item in out]
+        return step
+    check_sequence(_world(appended_on_one_path), [step_for([1.0, 2.0]), step_for([-1.0])], full_graph=False)
+    explanation = check(appended_on_one_path, np.array([1.0, 2.0]), full_graph=False)
+    assert "A2G007" in {s.code.value[0] for s in explanation.fallback_sites}

@@ -284,6 +284,8 @@ class VarListMixin:
             if isinstance(x, Value):
                 if x.type.mixed and "python?" in x.type.mixed:
                     return None
+                if self.identity_of(x):   # the caller's NumPy array: eager's list holds it, a row is a copy
+                    return None
                 out.append(x)
             elif is_static_number(x) and abstract_type(x) is not None:
                 out.append(x)
@@ -342,7 +344,8 @@ class VarListMixin:
         """A tail holding ``items`` (at least one), in the current region."""
         parts = [self._item_leaves(x, node) for x in items]
         if any(p is None for p in parts):
-            raise self._no_tail(node, what, "an item is not a number or an array (a tuple of them)")
+            raise self._no_tail(node, what, "an item is not a number or an array (a tuple of them), or is an "
+                                "argument's NumPy array (eager's list holds that object; a row would be a copy)")
         tree = parts[0][1]
         if any(p[1] != tree for p in parts[1:]):
             raise self._no_tail(node, what, "its items are of other structures")
@@ -404,7 +407,8 @@ class VarListMixin:
         what = self.container_label(obj)
         part = self._item_leaves(value, node)
         if part is None or part[1] != tail.tree:
-            raise self._no_tail(node, what, "the item appended is not of its items' structure")
+            raise self._no_tail(node, what, "the item appended is not of its items' structure, or is an argument's "
+                                "NumPy array (eager's list holds that object; a row would be a copy)")
         types = self._join_item_types(node, tail.tree, [tail.types, tuple(self._leaf_type(x) for x in part[0])], what)
         if tail.room > 0:   # in a rolled loop: a row reserved for this iteration
             tail = tail.replace(room=tail.room - 1)
@@ -655,7 +659,8 @@ class VarListMixin:
         for x in parts:
             leaves = self._item_leaves(self._unshield(x), stmt)
             if leaves is None:
-                raise self._no_tail(stmt, what, "an item appended in the loop is not a number or an array")
+                raise self._no_tail(stmt, what, "an item appended in the loop is not a number or an array, or is an "
+                                    "argument's NumPy array (eager's list holds that object; a row would be a copy)")
             templates.append((leaves[1], tuple(self._leaf_type(v) if not isinstance(v, _Traced) else v.type
                                                for v in leaves[0])))
         tree = templates[0][0]
