@@ -354,10 +354,8 @@ class GraphPlan:
         filled = self.converted(outs)
         for j, k in self.passthrough:
             filled[j] = leaves[k]
-        for j, choices in spec.maybe_same:   # a joined array that is an argument (or a global...) on this call's path
-            k = next((k for k, at in choices if not isinstance(filled[at], jax.core.Tracer) and bool(filled[at])), None)
-            if k is not None:
-                filled[j] = leaves[k] if type(k) is int else spec.captures[k[1]].getter()
+        if spec.maybe_same:   # a joined array that is an argument, a global, another output on this call's path
+            _hand_back_same(spec.maybe_same, filled, leaves, spec.captures)
         for j, k in self.rebind_out:   # an equal object argument stands where the traced one did
             filled[j] = leaves[k]
         for j, path in self.input_refs:
@@ -1173,6 +1171,27 @@ def to_static(fn: Callable | None = None, *, full_graph: bool = False, unroll_li
     if fn is None:
         return lambda f: StaticFunction(f, options, jit_options)
     return StaticFunction(fn, options, jit_options)
+
+
+def _hand_back_same(maybe_same: tuple, filled: list, leaves: list, captures: list) -> None:
+    """The outputs that are, on this call's path, another object (an
+    argument, an array read from outside, another output): that object
+    itself, as in eager (``Specialization.maybe_same``, typeinfer/identity.py)."""
+    def holds(at: int) -> bool:
+        return not isinstance(filled[at], jax.core.Tracer) and bool(filled[at])   # (under an outer transform: JAX's)
+
+    others = []
+    for j, choices in maybe_same:
+        which = next((which for which, at in choices if holds(at)), None)
+        if type(which) is int:
+            filled[j] = leaves[which]
+        elif which is not None and which[0] == "capture":
+            filled[j] = captures[which[1]].getter()
+        elif which is not None:
+            others.append((j, which))
+    groups: dict[int, Any] = {}
+    for j, (kind, ref) in others:   # after the arguments: an output may be one of them
+        filled[j] = filled[ref] if kind == "out" else groups.setdefault(ref, filled[j])
 
 
 def explain(fn: Callable) -> Callable[..., Explanation]:

@@ -231,3 +231,81 @@ def test_argument_appended_under_a_traced_condition_stays_itself():
     check_sequence(_world(appended_on_one_path), [step_for([1.0, 2.0]), step_for([-1.0])], full_graph=False)
     explanation = check(appended_on_one_path, np.array([1.0, 2.0]), full_graph=False)
     assert "A2G007" in {s.code.value[0] for s in explanation.fallback_sites}
+
+
+# ------------------------------------------------- outputs that are one object
+def joined_with_another_output(x):
+    z = x * 2
+    y = x if x.sum() > 0 else z
+    return y, z
+
+
+def one_array_two_names_in_a_branch(x):
+    if x.sum() > 0:
+        z = x * 2
+        y = z
+    else:
+        z = x * 3
+        y = x + 1
+    return y, z
+
+
+def loop_may_keep_another_name(x):
+    z = x * 2
+    y = z
+    while y.sum() > 10:
+        y = y / 2
+    return y, z
+
+
+def for_may_keep_another_name(x, n):
+    z = x * 2
+    y = z
+    for _ in range(n):
+        if y[0] > 3:
+            y = y - 1
+    return y, z
+
+
+def nested_joins(x):
+    a = x * 2
+    if x[0] > 0:
+        b = a if x[1] > 0 else x
+    else:
+        b = x * 5
+    return a, b
+
+
+def tuple_of_one_object(x):
+    z = x + 1
+    t = (z, z) if x[0] > 0 else (z, x)
+    return t, z
+
+
+def _flat(r):
+    return [t for item in r for t in (item if isinstance(item, tuple) else (item,))]
+
+
+def _pattern_step(*args):
+    """Which outputs (and the argument) are one object: eager's pattern."""
+    def step(fn, world):
+        a = np.array(args[0])
+        out = fn(a, *args[1:])
+        objs = _flat(out) + [a]
+        return out, [next(i for i, o in enumerate(objs) if o is p) for p in objs]
+    return step
+
+
+PATTERNS = [
+    (joined_with_another_output, [([1.0, 2.0],), ([-1.0, -2.0],)]),
+    (one_array_two_names_in_a_branch, [([1.0, 2.0],), ([-1.0, -2.0],)]),
+    (loop_may_keep_another_name, [([1.0, 2.0],), ([30.0, 2.0],)]),
+    (for_may_keep_another_name, [([1.0, 2.0], 3), ([5.0, 2.0], 3), ([5.0, 2.0], 0)]),
+    (nested_joins, [([1.0, 2.0],), ([1.0, -2.0],), ([-1.0, 2.0],)]),
+    (tuple_of_one_object, [([1.0],), ([-1.0],)]),
+]
+
+
+@pytest.mark.parametrize("fn,inputs", PATTERNS, ids=[c[0].__name__ for c in PATTERNS])
+def test_outputs_that_are_one_object(fn, inputs):
+    check_sequence(_world(fn), [_pattern_step(*args) for args in inputs + inputs[::-1]], full_graph=True)

@@ -77,8 +77,8 @@ class Specialization:
     # positions among the outputs of NumPy arrays that are read-only in eager (np.asarray of a jax.Array):
     # handed back read-only, so a later write raises as eager's does
     readonly_out: tuple = ()
-    # outputs that may be an argument's NumPy array itself (a join of paths: identity.py):
-    # (output position, ((argument leaf index or ("capture", i), position of the bool that says it is), ...))
+    # outputs that may be another object (an argument's NumPy array, a global, another output: a
+    # join of paths, identity.py): (output position, ((which, position of the bool that says it is), ...))
     maybe_same: tuple = ()
 
 
@@ -548,20 +548,37 @@ def _specialize_in(sp: Specializer, unit: Unit, stmts: list, start: int, stop: i
 
 
 def _maybe_same(out_leaves: list, same: list, starts: list[int]) -> tuple:
-    """``Specialization.maybe_same``: for each output that may be an
-    argument's object, (its position, ((argument leaf, its flag's position), ...)).
-    Among the result, the attribute writes and the cells (parts 0, 1, 3 of
-    the outputs); the written-back arguments' versions and the contents
-    written into containers are values, copied into eager's objects."""
+    """``Specialization.maybe_same``: for each output that may be another
+    object, (its position, ((what it may be, its flag's position), ...)),
+    what it may be an argument's leaf index, ``("capture", i)``, ``("out", p)``
+    (the object at output ``p``) or ``("group", g)`` (the same object as the
+    other outputs of group ``g`` whose flag holds). Among the result, the
+    attribute writes and the cells (parts 0, 1, 3 of the outputs); the
+    written-back arguments' versions and the contents written into
+    containers are values, copied into eager's objects."""
     flag_at = {id(flag): starts[6] + n for n, (_, _, flag) in enumerate(same)}
-    out = []
-    for j, x in enumerate(out_leaves[:starts[4]]):
-        if starts[2] <= j < starts[3]:
-            continue
-        choices = tuple((m, flag_at[id(flag)]) for y, m, flag in same if y is x)
-        if choices:
-            out.append((j, choices))
-    return tuple(out)
+    handed = [(j, x) for j, x in enumerate(out_leaves[:starts[4]]) if not starts[2] <= j < starts[3]]
+    positions: dict[int, int] = {}
+    for j, x in handed:
+        positions.setdefault(id(x), j)
+    table = []
+    for j, x in handed:
+        choices = []
+        for y, m, flag in same:
+            if y is not x:
+                continue
+            if type(m) is tuple and m[0] == "value":
+                p = positions.get(id(m[1]))
+                m = ("out", p) if p is not None and p != j else ("group", id(m[1]))
+            choices.append((m, flag_at[id(flag)]))
+        table.append((j, choices))
+    members: dict[tuple, set] = {}
+    for j, choices in table:
+        for m, _ in choices:
+            members.setdefault(m, set()).add(j)
+    # (a group of one output: no other output is that object, so nothing to do)
+    out = [(j, tuple((m, at) for m, at in choices if type(m) is int or m[0] != "group" or len(members[m]) > 1)) for j, choices in table]
+    return tuple((j, choices) for j, choices in out if choices)
 
 
 def written_arguments(sp: Specializer) -> set[int]:
