@@ -128,3 +128,56 @@ def logs(x):
 
 def test_logging_getlogger_is_a_lookup_not_a_fallback():
     check(logs, jnp.arange(3.0), graphs=1)
+
+
+# ---- a `with` whose manager swallows an exception raised part way through its body:
+# the code after it sees the names as they were when the exception was raised
+class _SwallowKeyError:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, et, ev, tb):
+        return et is KeyError
+
+
+def _swallowed_before_rebinding(x):
+    res = "unset"
+    with _SwallowKeyError():
+        if x[0] < 0:
+            raise KeyError("neg")
+        res = float(x.sum())
+    return res
+
+
+def _swallowed_between_rebindings(x):
+    res = 0.0
+    with contextlib.suppress(KeyError):
+        a = x * 2
+        res = a.sum()
+        if x[0] < 0:
+            raise KeyError("neg")
+        res = res + 100
+    return res
+
+
+def _swallowed_in_a_loop(xs):
+    total = 0.0
+    for x in xs:
+        last = -1.0
+        with contextlib.suppress(KeyError):
+            if x < 0:
+                raise KeyError(x)
+            last = x * 2
+        total += last
+    return total
+
+
+@pytest.mark.parametrize("fn,inputs", [
+    (_swallowed_before_rebinding, [[-1.0, 2.0], [1.0, 2.0]]),
+    (_swallowed_between_rebindings, [[-1.0, 2.0], [1.0, 2.0]]),
+    (_swallowed_in_a_loop, [[1.0, -2.0, 3.0]]),
+])
+def test_swallowed_exception_keeps_earlier_bindings(fn, inputs):
+    import numpy as np
+    for v in inputs:
+        check(fn, np.array(v) if fn is not _swallowed_in_a_loop else v, full_graph=False)

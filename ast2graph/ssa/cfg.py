@@ -216,6 +216,12 @@ class CFG:
         self.join: dict[object, int | None] = {}
         self.header: dict[object, int] = {}
         self.effects: dict[object, Effects] = {}
+        # id(entry) -> the points after the ``with`` statements whose body holds
+        # it: an exception there that ``__exit__`` swallows goes on at that
+        # point, so what is live there is live before the entry. Not an edge:
+        # which managers swallow is unknown here, and an edge would make every
+        # name the body binds maybe-unbound after ``with np.errstate(...)``.
+        self.suppressed: dict[int, list[Point]] = {}
 
     def block(self, i: int) -> BasicBlock:
         return self.graph.nodes[i]["block"]
@@ -292,6 +298,8 @@ class _Builder:
         self.after: dict[object, Point] = {}
         self.join: dict[object, int] = {}
         self.header: dict[object, int] = {}
+        self.appended: list = []   # every entry, in the order appended
+        self.with_bodies: list[tuple[object, list]] = []   # (a with statement, the entries of its body)
 
     # -- primitives
     def _new(self) -> int:
@@ -311,6 +319,7 @@ class _Builder:
         if protected and self.stmts[self.cur]:
             self._goto(self._new())
         self.stmts[self.cur].append(entry)
+        self.appended.append(entry)
         if protected:
             self._jump("exc", self.cur, self.frames)
         return (self.cur, len(self.stmts[self.cur]) - 1)
@@ -451,8 +460,13 @@ class _Builder:
 
     def _s_With(self, node: gast.With) -> None:
         self.loc[node] = self._append(WithEnter(node))
+        first = len(self.appended)
         self.body(node.body)
         self.after[node] = (self.cur, len(self.stmts[self.cur]))
+        # the context manager's __exit__ may swallow an exception raised by any
+        # statement of the body: the code after the ``with`` runs from there
+        # (liveness only: ``CFG.suppressed``)
+        self.with_bodies.append((node, self.appended[first:]))
 
     _s_AsyncWith = _s_With
 
@@ -565,6 +579,11 @@ def _finish(tree: gast.FunctionDef, b: _Builder) -> CFG:
     cfg.after = {k: _remap_point(v, ids) for k, v in b.after.items()}
     cfg.join = {k: ids.get(v) for k, v in b.join.items()}
     cfg.header = {k: ids[v] for k, v in b.header.items()}
+    for node, entries in b.with_bodies:
+        after = cfg.after.get(node)
+        if after is not None:
+            for entry in entries:
+                cfg.suppressed.setdefault(id(entry), []).append(after)
     for old, new in ids.items():
         graph.nodes[new]["block"] = _make_block(cfg, new, b.stmts[old])
     return cfg

@@ -36,13 +36,7 @@ class Liveness:
         return self._points[block]
 
     def _walk_back(self, block: int) -> list[Names]:
-        entries = self.cfg.block(block).stmts
-        live = self.live_out[block]
-        out = [live]
-        for entry in reversed(entries):
-            eff = self.cfg.effect(entry)
-            live = eff.uses | (live - eff.kills)
-            out.append(live)
+        out = _walk(self.cfg, block, self.live_out)
         out.reverse()
         return out
 
@@ -50,23 +44,47 @@ class Liveness:
         return self.points(block)[index]
 
 
+def _walk(cfg: CFG, block: int, live_out: dict[int, Names], start: int = 0) -> list[Names]:
+    """The live sets of ``block`` from its live-out back to before entry
+    ``start`` (last first). Before an entry of a ``with`` body, what is live
+    after that ``with`` is live too (``CFG.suppressed``)."""
+    entries = cfg.block(block).stmts
+    live = live_out[block]
+    out = [live]
+    for entry in reversed(entries[start:]):
+        eff = cfg.effect(entry)
+        live = eff.uses | (live - eff.kills)
+        for after in cfg.suppressed.get(id(entry), ()):
+            live = live | _walk(cfg, after[0], live_out, after[1])[-1]
+        out.append(live)
+    return out
+
+
 def compute_liveness(cfg: CFG) -> Liveness:
     graph = cfg.graph
     live_in: dict[int, Names] = {b: frozenset() for b in graph}
     live_out: dict[int, Names] = {b: frozenset() for b in graph}
-    work = sorted(graph)  # pop() takes the exit side first
-    pending = set(work)
-    while work:
-        b = work.pop()
-        pending.discard(b)
-        out = frozenset().union(*(live_in[s] for s in graph.successors(b)))
-        block = cfg.block(b)
-        new_in = block.uses | (out - block.kills)
-        live_out[b] = out
-        if new_in != live_in[b]:
-            live_in[b] = new_in
-            for p in graph.predecessors(b):
-                if p not in pending:
-                    pending.add(p)
-                    work.append(p)
+    # blocks holding part of a ``with`` body: their live-in depends on the
+    # live-out of the block after the ``with`` as well, so solve again until
+    # a whole pass changes nothing
+    suppressing = {b for b in graph if any(id(e) in cfg.suppressed for e in cfg.block(b).stmts)}
+    changed = True
+    while changed:
+        changed = False
+        work = sorted(graph)  # pop() takes the exit side first
+        pending = set(work)
+        while work:
+            b = work.pop()
+            pending.discard(b)
+            out = frozenset().union(*(live_in[s] for s in graph.successors(b)))
+            block = cfg.block(b)
+            live_out[b] = out
+            new_in = _walk(cfg, b, live_out)[-1] if b in suppressing else block.uses | (out - block.kills)
+            if new_in != live_in[b]:
+                live_in[b] = new_in
+                changed = bool(suppressing)
+                for p in graph.predecessors(b):
+                    if p not in pending:
+                        pending.add(p)
+                        work.append(p)
     return Liveness(cfg, live_in, live_out)
