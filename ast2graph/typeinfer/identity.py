@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from ..ir.core import ArrayType, Value, walk_ops
+from . import arrays
 
 _BOOL = ArrayType((), np.dtype(bool))
 
@@ -72,8 +73,15 @@ class IdentityMixin:
             self.identity_flags[id(new)] = (new, flags)
 
     def _flag_in_region(self, flag: Any, node: Any) -> Value:
-        """A path's flag as a graph bool (emitted in the current region)."""
-        return self.convert(self.as_value(bool(flag), node) if flag is True or flag is False else flag, _BOOL, node)
+        """A path's flag as a graph bool of one type, a jax.Array's (emitted
+        in the current region; a Python bool would make a loop's flag a
+        value of path-dependent kind)."""
+        if isinstance(flag, Value) and flag.type == _BOOL and not flag.type.python and not flag.type.mixed:
+            return flag
+        v = self.as_value(bool(flag), node) if flag is True or flag is False else flag
+        out = self.emit_call(arrays.cast, (v, np.dtype(bool), False), {}, node, "is_same")
+        out.type = _BOOL
+        return out
 
     def join_identities(self, node: Any, results: list, paths: list[list], regions: list) -> list[Value]:
         """After a traced branch: each NumPy result that may be an object
