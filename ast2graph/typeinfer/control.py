@@ -323,6 +323,7 @@ class ControlMixin(ExitsMixin):
         written = self._branch_writes(node, outs)
         names += [name for name, _, _ in written]
         containers = self.branch_containers(outs)   # lists and dicts written in a branch: their contents
+        containers = self._containers_by_value(outs, names, containers)
         for name, obj in containers:
             if not self.join_list_structure(node, obj, name, outs):   # another length: a tail (varlist.py)
                 self.check_container_structure(node, obj, [env[name] for _, env in outs])
@@ -354,6 +355,56 @@ class ControlMixin(ExitsMixin):
         self.rebase_input_writes(names)
         for name, obj, attr in written:   # the joined value of each attribute written in a branch
             self.attr_writes[(id(obj), attr)] = (obj, attr, self.frame.env.pop(name))
+
+    def _containers_by_value(self, outs: list, names: list[str], containers: list) -> list:
+        """Of the lists and dicts a branch wrote, those this trace made
+        that one variable alone holds and some path rebinds (``best[1] =
+        loss`` on one path, ``best = [loss, best[0]]`` on another): which
+        object the variable holds after the ``if`` cannot be seen, so on each
+        path it holds the contents as a new list or dict, and the join is
+        by value. The rest keep their objects (their contents joined)."""
+        env0 = self.frame.env
+        kept = []
+        for name, obj in containers:
+            holder = [n for n in names if env0.get(n) is obj]
+            if len(holder) != 1 or type(obj) not in (list, dict) or not self._own_container(obj) \
+                    or all(env.get(holder[0]) is obj for _, env in outs) or not self._held_once(obj, holder[0], outs):
+                kept.append((name, obj))
+                continue
+            for _, env in outs:
+                contents = env.pop(name)
+                if env.get(holder[0]) is obj:   # a new object, as if the branch made it (``_held_containers``)
+                    copy = env[holder[0]] = type(obj)(self.unshield_all(contents))
+                    self.fresh[id(copy)] = (self.traced_depth + 1, copy)
+        return kept
+
+    def _own_container(self, obj: Any) -> bool:
+        """A list or dict this trace made, for this call alone: not the
+        stand-in for a caller's (``input_container``, made at trace time too)
+        nor one read from outside."""
+        return self._is_fresh(obj) and self.input_container(obj) is None and not self.outside_container(obj)
+
+    def _held_once(self, obj: Any, name: str, outs: list) -> bool:
+        """Nothing but variable ``name`` holds ``obj``: before the ``if``
+        and on every path, no other variable, container, object the trace
+        made, enclosing scope, caller, pending write or other written
+        container's contents."""
+        frames, seen_frames = [], set()
+        for f in [self.frame.parent, *self.callers]:
+            while f is not None and id(f) not in seen_frames:
+                seen_frames.add(id(f))
+                frames.append(f)
+                f = f.parent
+        outside = [v for f in frames for v in f.env.values()] + [e[2] for e in self.attr_writes.values()]
+        for env in [self.frame.env] + [env for _, env in outs]:
+            values = [self.unshield_all(v) for n, v in env.items() if n != name and n != _WRITES]
+            counts = _reference_counts(values + outside, self.fresh)
+            if counts.get(id(obj)):
+                return False
+            held = env.get(name)
+            if held is not obj and _reference_counts([held], self.fresh).get(id(obj)):
+                return False
+        return True
 
     def _mark_built(self, x: Any) -> None:
         """Mark the lists and dicts in a joined value (through tuples, lists
@@ -419,7 +470,7 @@ class ControlMixin(ExitsMixin):
             inside = _reference_counts(v for n, v in env0.items() if n in joined)
             outside = _reference_counts(others, self.fresh)
             for k in partial:
-                if self._is_fresh(held[k]) and inside.get(k, 0) <= 1 and not outside.get(k):
+                if self._own_container(held[k]) and inside.get(k, 0) <= 1 and not outside.get(k):
                     del held[k]
         return held
 
