@@ -83,6 +83,9 @@ def _track_int_bits(out: Value, x: Value) -> None:
 
 
 # ``x.item()``: the Python number of the dtype's kind (bfloat16 and the like: kind "V", a float)
+# ``x.tolist()`` in the graph makes one traced Python number per element: past
+# this many it is cheaper (and as exact) to let Python make the list.
+TOLIST_LIMIT = 256
 _ITEM_KINDS = {"b": bool, "i": int, "u": int, "f": float, "c": complex}
 # math's functions that give a Python int of a number, by the rounding each does
 _MATH_ROUNDINGS = ((math.floor, "floor"), (math.ceil, "ceil"), (math.trunc, "trunc"))
@@ -209,6 +212,8 @@ class CallMixin(GeneratorMixin, SortMixin):
         if isinstance(callee, arrays.ArrayMethod) and callee.name == "item" and not args and not kwargs:
             kind = _ITEM_KINDS.get(callee.value.type.dtype.kind, float)
             return self.python_number(callee.value, kind, "trunc", ".item()", node)
+        if isinstance(callee, arrays.ArrayMethod) and callee.name == "tolist" and not args and not kwargs:
+            return self.tolist(callee.value, node)
         if isinstance(callee, arrays.ArrayMethod) and callee.name in arrays.HOST_METHODS:
             raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f".{callee.name}() of a traced array needs its "
                                    "values on the host (a Python object made from them)")
@@ -1490,6 +1495,31 @@ class CallMixin(GeneratorMixin, SortMixin):
         out.type = out.type.with_kinds(("python",))
         self.decide(node, "call", "traced number", f"{what} of a traced value: a Python {kind.__name__} in the graph")
         return out
+
+    def tolist(self, x: Value, node: Any) -> Any:
+        """``x.tolist()`` of a traced array of static shape: eager's nested
+        lists (fresh, one per call) of traced Python numbers, one per element,
+        each ``x[i, j, ...].item()`` (``python_number``: the Python kind of the
+        dtype, the same checks). A 0-d array gives the number itself. The shape
+        is static, so the structure is; only the numbers are the graph's.
+        Above ``TOLIST_LIMIT`` elements (a graph value each) it runs in Python."""
+        t = x.type
+        size = int(np.prod(t.shape, dtype=np.int64))
+        if size > TOLIST_LIMIT:
+            raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f".tolist() of a traced array of {size} elements "
+                                   f"(more than {TOLIST_LIMIT}, each a Python number in the graph) needs its values "
+                                   "on the host", hint="keep the values an array, or convert a smaller part")
+        kind = _ITEM_KINDS.get(t.dtype.kind, float)
+        if not t.shape:
+            return self.python_number(x, kind, "trunc", ".item()", node)
+
+        def build(prefix: tuple) -> Any:
+            if len(prefix) == len(t.shape):
+                item = self.emit_call(arrays.getitem, (x, prefix), {}, node, "getitem")
+                return self.python_number(item, kind, "trunc", ".tolist()", node)
+            return self.mark_fresh([build((*prefix, k)) for k in range(t.shape[len(prefix)])])
+
+        return build(())
 
     def _round(self, x: Value, ndigits: tuple, node: Any) -> Any:
         """``round(x)`` / ``round(x, n)`` of a traced value, of eager's kind:
