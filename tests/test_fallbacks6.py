@@ -113,3 +113,85 @@ def test_tolist_int64_arithmetic_keeps_its_exactness_rule():
 def test_tolist_of_complex_falls_back():
     e = check(p_tolist_complex, F64, full_graph=False)
     assert codes(e) == ["A2G003"]
+
+
+# ------------------------------------------------ formatted strings in lists
+def p_log_lines(x):
+    log = []
+    for step in range(4):
+        msg = "step=%d v=%.5f" % (step, x[step % 3])
+        if step % 2 == 0:
+            log.append(msg)
+            print(msg)
+    return x * 2, log
+
+
+def p_join_parts(x, step):
+    parts = ["step=%d" % step]
+    for name, v in zip(("a", "b"), x):
+        parts.append("%s=%.4g" % (name, v))
+    parts.insert(0, f"<{x.sum():.2f}>")
+    parts.extend([f"{x[0]}", "end"])
+    line = " ".join(parts)
+    print(line)
+    return line, ", ".join((f"{x[1]!r}",))
+
+
+def p_join_comprehension(x):
+    return "|".join([f"{v:+.1f}" for v in x] + ["!"])
+
+
+@pytest.mark.parametrize("fn,args", [
+    (p_log_lines, (F32,)),
+    (p_log_lines, (F64,)),
+    (p_join_parts, (F32, 3)),
+    (p_join_parts, (jnp.array([1e10, -1e-10, 0.0]), 0)),
+    (p_join_comprehension, (F64,)),
+])
+def test_formatted_strings_in_lists_are_graph(fn, args):
+    check(fn, *args, full_graph=True)
+
+
+def p_text_looked_at(x):
+    parts = []
+    parts.append(f"{x[0]:.1f}")
+    return len(parts[0]), parts == ["0.5"]
+
+
+def p_extend_by_characters(x):
+    chars = []
+    chars.extend(f"{x[0]}")
+    return chars
+
+
+def p_append_under_traced_if(x):
+    parts = []
+    if x.sum() > 0:
+        parts.append(f"{x[0]}")
+    else:
+        parts.append(f"{x[1]}")
+    return parts
+
+
+@pytest.mark.parametrize("fn,code", [(p_text_looked_at, "A2G003"), (p_extend_by_characters, "A2G003"),
+                                     (p_append_under_traced_if, "A2G004")])
+def test_formatted_strings_whose_text_is_needed_fall_back(fn, code):
+    e = check(fn, F32, full_graph=False)
+    assert code in codes(e)
+
+
+def p_join_generator(vals):
+    return ", ".join(str(v) for v in vals), "|".join("%.2f" % v for v in vals), "-".join(s for s in ("a", "b"))
+
+
+def p_join_generator_of_numbers(x):
+    return ",".join(v for v in x)   # eager: TypeError (an item is not a str)
+
+
+@pytest.mark.parametrize("args", [([np.float64(0.25), np.float32(2.5), 3, True],), ([],), (F32,)])
+def test_join_of_a_generator_of_formatted_strings_is_graph(args):
+    check(p_join_generator, *args, full_graph=True)
+
+
+def test_join_of_a_generator_of_arrays_raises_eagers_error():
+    check(p_join_generator_of_numbers, F32, full_graph=False)

@@ -83,6 +83,28 @@ def _track_int_bits(out: Value, x: Value) -> None:
 
 
 # ``x.item()``: the Python number of the dtype's kind (bfloat16 and the like: kind "V", a float)
+def _is_str_join(callee: Any) -> bool:
+    return type(callee) is types.BuiltinMethodType and type(getattr(callee, "__self__", None)) is str \
+        and callee.__name__ == "join"
+
+
+def _join_formatted(callee: Any, args: tuple, kwargs: dict) -> Any:
+    """``sep.join(items)`` of a list or tuple of strings, some formatted from
+    traced values (``DeferredStr``): one deferred string, formatted on the host
+    as eager joins the texts; None where that is not the call."""
+    if not _is_str_join(callee) or kwargs or len(args) != 1 or type(args[0]) not in (list, tuple):
+        return None
+    owner = callee.__self__
+    items = args[0]
+    if not any(isinstance(i, arrays.DeferredStr) for i in items) \
+            or not all(type(i) is str or isinstance(i, arrays.DeferredStr) for i in items):
+        return None
+    out = items[0]
+    for item in items[1:]:
+        out = out + owner + item
+    return out
+
+
 # ``x.tolist()`` in the graph makes one traced Python number per element: past
 # this many it is cheaper (and as exact) to let Python make the list.
 TOLIST_LIMIT = 256
@@ -287,6 +309,14 @@ class CallMixin(GeneratorMixin, SortMixin):
             if handled is not NotImplemented:
                 return handled
         traced = any(isinstance(x, Value) or contains_value(x) for x in standins)
+        if _is_str_join(callee) and len(args) == 1 and isinstance(args[0], collections.abc.Iterator) \
+                and generators_in(args[0]):   # ", ".join(f"{v}" for v in xs): the items pulled as eager pulls them
+            return self.call(callee, (self.generator_items(args[0], node, None),), kwargs, node)
+        joined = _join_formatted(callee, args, kwargs)
+        if joined is not None:   # ", ".join(parts) of strings formatted from traced values
+            return joined
+        if self._stores_only(callee, args):   # a formatted string kept in a list made here (as a list display keeps it)
+            standins = [x for x in standins if not isinstance(x, arrays.DeferredStr)]
         special = self._special_builtin(callee, args, kwargs, node, traced)
         if special is not NotImplemented:
             return special
@@ -931,6 +961,19 @@ class CallMixin(GeneratorMixin, SortMixin):
             raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, "a host callback would get a value whose kind "
                                    "(NumPy array, Python number or jax.Array) depends on the path taken")
         return kinds
+
+    def _stores_only(self, callee: Any, args: tuple) -> bool:
+        """``callee`` is ``xs.append``/``insert``/``extend`` of a list made in
+        this call: it stores its argument and never looks at it, so a string
+        formatted from traced values (``DeferredStr``) may go in, formatted on
+        the host where eager's text is needed (printed, returned), as it is in
+        a list display; whatever looks at its text (``==``, ``len``) still
+        runs in Python. (``extend`` of a list or tuple of them only: eager
+        extends by the characters of a string.)"""
+        owner = getattr(callee, "__self__", None)
+        name = getattr(callee, "__name__", "")
+        return type(callee) is types.BuiltinMethodType and type(owner) is list and self._is_fresh(owner) \
+            and (name in ("append", "insert") or name == "extend" and len(args) == 1 and type(args[0]) in (list, tuple))
 
     def _no_standins(self, callee: Any, standins: list, node: Any) -> None:
         """``callee`` is about to receive these stand-ins: it must not see one
