@@ -195,3 +195,68 @@ def test_join_of_a_generator_of_formatted_strings_is_graph(args):
 
 def test_join_of_a_generator_of_arrays_raises_eagers_error():
     check(p_join_generator_of_numbers, F32, full_graph=False)
+
+
+# ------------------------------------------------ x[mask] with a traced boolean mask
+def p_finite_stats(x):
+    f = x[np.isfinite(x)]
+    return f.mean(), f.sum(), len(f), (f * 2).min(), np.max(f)
+
+
+def p_rows_by_label(points, labels):
+    return [points[labels == c].mean(0) if np.any(labels == c) else points[0] for c in range(3)]
+
+
+def p_loop_over_kept(x):
+    total = 0.0
+    for v in x[x > 0]:
+        total = total + v * 2
+    return total
+
+
+def p_mask_2d(m):
+    return m[m > 1].sum(), m[m[:, 0] > 0].sum(0), jnp.sum(m[m > 1]), m[m > 0][0]
+
+
+def p_kmeans(points, k):
+    centers = points[:k].copy()
+    for it in range(20):
+        d = ((points[:, None, :] - centers[None]) ** 2).sum(-1)
+        assign = d.argmin(1)
+        new = np.array([points[assign == c].mean(0) if np.any(assign == c) else centers[c] for c in range(k)])
+        if np.allclose(new, centers):
+            break
+        centers = new
+    return centers, assign, it
+
+
+PTS = np.array([[0.0, 0.0], [0.1, 0.0], [5.0, 5.0], [5.1, 5.0], [0.0, 0.2]])
+
+
+@pytest.mark.parametrize("fn,args", [
+    (p_finite_stats, (np.array([1.0, np.nan, 3.0, -np.inf]),)),
+    (p_finite_stats, (jnp.array([1.0, 2.0]),)),
+    (p_finite_stats, (np.array([np.nan, np.inf]),)),   # nothing kept: eager's ValueError (max of nothing)
+    (p_rows_by_label, (PTS, np.array([0, 0, 2, 2, 0]))),
+    (p_loop_over_kept, (np.array([1.0, -2.0, 3.0]),)),
+    (p_loop_over_kept, (jnp.array([-1.0, -2.0]),)),
+    (p_mask_2d, (np.array([[1.0, 2.0], [-3.0, 4.0]]),)),
+    (p_mask_2d, (jnp.array([[1.0, 2.0], [-3.0, 4.0]]),)),
+    (p_kmeans, (PTS, 2)),
+])
+def test_boolean_mask_of_traced_values_is_graph(fn, args):
+    check(fn, *args, full_graph=True)
+
+
+def p_mask_returned(x):
+    return x[x > 0]
+
+
+def p_mask_median(x):
+    return np.median(x[np.isfinite(x)])
+
+
+@pytest.mark.parametrize("fn", [p_mask_returned, p_mask_median])
+def test_boolean_mask_whose_shape_is_needed_falls_back(fn):
+    e = check(fn, np.array([1.0, np.nan, -3.0, 2.0]), full_graph=False)
+    assert codes(e) == ["A2G003"]
