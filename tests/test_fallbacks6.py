@@ -260,3 +260,50 @@ def p_mask_median(x):
 def test_boolean_mask_whose_shape_is_needed_falls_back(fn):
     e = check(fn, np.array([1.0, np.nan, -3.0, 2.0]), full_graph=False)
     assert codes(e) == ["A2G003"]
+
+
+# ------------------------------------------------ traced keys are hashed by eager: Python
+def p_dict_of_zip(x):
+    return dict(zip(x.tolist(), range(3)))
+
+
+def p_dict_of_pairs(x):
+    return dict([(int(x[0]), "a")])
+
+
+def p_dict_update(x):
+    d = {}
+    d.update([(int(x[1]), 1)])
+    return d
+
+
+def p_dict_setdefault(x):
+    d = {}
+    d.setdefault(int(x[0]), []).append(1)
+    return d
+
+
+def p_fromkeys(x):
+    return dict.fromkeys(x.tolist(), 0)
+
+
+def p_set_add(x):
+    s = set()
+    s.add(int(x[0]))
+    return s
+
+
+@pytest.mark.parametrize("fn", [p_dict_of_zip, p_dict_of_pairs, p_dict_update, p_dict_setdefault, p_fromkeys, p_set_add])
+def test_traced_numbers_as_keys_fall_back(fn):
+    e = check(fn, np.array([3, 1, 3]), full_graph=False)
+    assert "A2G003" in codes(e)   # (the set made before the add leaves its segment too: A2G007)
+
+
+def p_dict_static_keys_traced_values(x):
+    d = dict(zip(("a", "b"), x.tolist()))
+    d.update([("c", float(x[0]))])
+    return d, dict.fromkeys(["k"], x[1])
+
+
+def test_dict_of_static_keys_and_traced_values_is_graph():
+    check(p_dict_static_keys_traced_values, F32, full_graph=True)

@@ -312,6 +312,7 @@ class CallMixin(GeneratorMixin, SortMixin):
         if _is_str_join(callee) and len(args) == 1 and isinstance(args[0], collections.abc.Iterator) \
                 and generators_in(args[0]):   # ", ".join(f"{v}" for v in xs): the items pulled as eager pulls them
             return self.call(callee, (self.generator_items(args[0], node, None),), kwargs, node)
+        args = self._no_traced_keys(callee, args, kwargs, node)
         joined = _join_formatted(callee, args, kwargs)
         if joined is not None:   # ", ".join(parts) of strings formatted from traced values
             return joined
@@ -961,6 +962,35 @@ class CallMixin(GeneratorMixin, SortMixin):
             raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, "a host callback would get a value whose kind "
                                    "(NumPy array, Python number or jax.Array) depends on the path taken")
         return kinds
+
+    def _no_traced_keys(self, callee: Any, args: tuple, kwargs: dict, node: Any) -> tuple:
+        """``dict(pairs)``, ``dict.fromkeys(ks)``, ``d.update(pairs)``,
+        ``d.setdefault(k)``, ``s.add(k)``, ``s.update(ks)`` hash their keys:
+        eager hashes a traced number's value (an array's: TypeError), a
+        stand-in would be hashed by identity. Such a call runs in Python.
+        Returns ``args``, an iterator among them read into a list (the keys
+        are looked at before the call, which then reads the same items)."""
+        owner = getattr(callee, "__self__", None)
+        name = getattr(callee, "__name__", "")
+        hashing = callee is dict or owner is dict and name == "fromkeys" \
+            or type(owner) is dict and name in ("update", "setdefault") or type(owner) is set and name in ("add", "update")
+        if not hashing or not args:
+            return args
+        first = args[0]
+        if isinstance(first, collections.abc.Iterator) and not generators_in(first):
+            first = list(first)   # (zip, map of lists: what eager's call pulls, pulled once)
+            args = (first, *args[1:])
+        if name == "setdefault" or name == "add":
+            keys: Any = [first]
+        elif isinstance(first, collections.abc.Mapping) or callee is not dict and name != "update" \
+                or type(owner) is set or type(first) not in (list, tuple):
+            keys = list(first) if type(first) in (list, tuple, dict) else []
+        else:   # pairs
+            keys = [p[0] for p in first if type(p) in (list, tuple) and p]
+        if contains_standin(keys) or contains_standin(list(kwargs)):
+            raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{qualified_name(callee)} with traced keys "
+                                   "(eager hashes their values)")
+        return args
 
     def _stores_only(self, callee: Any, args: tuple) -> bool:
         """``callee`` is ``xs.append``/``insert``/``extend`` of a list made in
