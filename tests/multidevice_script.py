@@ -61,8 +61,8 @@ def step_by_hand(x, w):
 
 
 def split(x, w):
-    """Two segments: .tolist() of a traced value runs in Python between them."""
-    n = int(jnp.sum(x > 0.5).tolist())
+    """Two segments: the text of a traced value, parsed back, runs in Python between them."""
+    n = int(str(jnp.sum(x > 0.5)))
     y = x @ w
     if y.sum() > 0:
         y = y * n
@@ -233,7 +233,7 @@ def returned_argument_is_never_donated():
 
 @check
 def several_segments_place_arguments_and_results():
-    """A function that splits into two segments (an interpreted `.tolist()`):
+    """A function that splits into two segments (an interpreted `int(str(v))`):
     arguments placed with device_put, the result with out_shardings,
     donation ignored; values of eager, sharding of jax.jit."""
     x, w = data()

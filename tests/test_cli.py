@@ -229,10 +229,10 @@ def test_suppression_comments(capsys, tmp_path, fixture_run):
     assert ("A2G001", IGNORED_LINE) in fixture_run["Model.forward"] and IGNORED_LINE not in lines  # a bare ignore
     path = write(tmp_path, "s.py", """\
         def f(x):
-            a = x.tolist()  # ast2graph: ignore[A2G007]
-            b = x.tolist()  # ast2graph: ignore[A2G007, A2G003]
-            c = x.tolist()  # ast2graph: ignore
-            s = "# ast2graph: ignore"; d = x.tolist()
+            a = x.tobytes()  # ast2graph: ignore[A2G007]
+            b = x.tobytes()  # ast2graph: ignore[A2G007, A2G003]
+            c = x.tobytes()  # ast2graph: ignore
+            s = "# ast2graph: ignore"; d = x.tobytes()
             return a, b, c, d, s
     """)
     assert [s.site.loc.line for s in report_path(path)[0].sites] == [2, 5]
@@ -240,10 +240,10 @@ def test_suppression_comments(capsys, tmp_path, fixture_run):
 
 
 def test_directory_mode(capsys, tmp_path):
-    write(tmp_path, "pkg/a.py", "def a(x):\n    return x.tolist()\n")
+    write(tmp_path, "pkg/a.py", "def a(x):\n    return x.tobytes()\n")
     write(tmp_path, "pkg/sub/b.py", "import numpy as np\n\ndef b(x, n):\n    return x + np.zeros(n)\n")
     write(tmp_path, "pkg/broken.py", "def oops(:\n")
-    write(tmp_path, "pkg/.hidden/c.py", "def c(x):\n    return x.tolist()\n")
+    write(tmp_path, "pkg/.hidden/c.py", "def c(x):\n    return x.tobytes()\n")
     rc, out, err = run(capsys, "report", str(tmp_path / "pkg"), "--format", "json")
     data = json.loads(out)
     assert rc == 0

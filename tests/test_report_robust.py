@@ -174,7 +174,7 @@ def test_skipped_files_fail_strict_and_sarif(capsys, tmp_path):
     assert "syntax error" in notes[0]["message"]["text"]
     assert run(capsys, "report", str(tmp_path))[0] == 0  # without --strict: listed, exit 0
     # sites found and a file skipped: the error (2) wins over the sites (1)
-    write(tmp_path / "sites.py", "def f(x):\n    return x.tolist()\n")
+    write(tmp_path / "sites.py", "def f(x):\n    return x.tobytes()\n")
     assert run(capsys, "report", str(tmp_path), "--strict")[0] == 2
     rc, out, _ = run(capsys, "report", str(tmp_path / "sites.py"), "--format", "sarif")
     assert rc == 0 and json.loads(out)["runs"][0]["invocations"][0]["executionSuccessful"] is True
@@ -182,8 +182,8 @@ def test_skipped_files_fail_strict_and_sarif(capsys, tmp_path):
 
 # ------------------------------------------------------------ SARIF URIs
 def test_sarif_uris_are_rfc3986_references(capsys, tmp_path, monkeypatch):
-    write(tmp_path / "dir x" / "my file é.py", "def f(x):\n    return x.tolist()\n")
-    write(tmp_path / "dir x" / "a:b#c%.py", "def g(x):\n    return x.tolist()\n")
+    write(tmp_path / "dir x" / "my file é.py", "def f(x):\n    return x.tobytes()\n")
+    write(tmp_path / "dir x" / "a:b#c%.py", "def g(x):\n    return x.tobytes()\n")
     monkeypatch.chdir(tmp_path)
     rc, out, _ = run(capsys, "report", "dir x", "--format", "sarif", "--include-depends")
     results = json.loads(out)["runs"][0]["results"]

@@ -723,7 +723,7 @@ def nonlocal_and_a_fallback(x):
         nonlocal tot
         tot = tot * v
     scale(2.0)
-    print(x.tolist())   # A2G003: needs the values, runs in Python
+    print(x.tobytes())   # A2G003: a bytes object made from the values, runs in Python
     scale(x.sum())
     return tot
 

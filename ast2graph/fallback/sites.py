@@ -21,7 +21,7 @@ class FallbackCode(Enum):
 
     UNSUPPORTED_SYNTAX = ("A2G001", "statement not supported in a graph", "move it out of the compiled function, or accept that this statement runs in Python")
     SIDE_EFFECT = ("A2G002", "call with a Python side effect", "hoist the call out of the compiled function or out of the loop/branch; use jax.debug.print for printing traced values")
-    CONCRETE_VALUE = ("A2G003", "a traced value is needed as a Python value", "keep the value in the graph: compute with it (jnp.where / lax.cond, a fixed shape with a mask) rather than use it as a shape, key, format spec or .tolist()")
+    CONCRETE_VALUE = ("A2G003", "a traced value is needed as a Python value", "keep the value in the graph: compute with it (jnp.where / lax.cond, a fixed shape with a mask) rather than use it as a shape, key, format spec or .tobytes()")
     BRANCH_MISMATCH = ("A2G004", "branches of a traced `if` disagree on a variable", "assign the variable on every branch with the same shape and dtype")
     LOOP_CARRIED_CHANGE = ("A2G005", "a loop-carried variable changes shape or kind", "keep the variable's shape fixed across iterations (pre-allocate and update with .at[].set())")
     EARLY_EXIT = ("A2G006", "break/continue/return under a traced condition", "compute a flag and use it in the loop condition")

@@ -83,6 +83,31 @@ def _track_int_bits(out: Value, x: Value) -> None:
 
 
 # ``x.item()``: the Python number of the dtype's kind (bfloat16 and the like: kind "V", a float)
+def _is_str_join(callee: Any) -> bool:
+    return type(callee) is types.BuiltinMethodType and type(getattr(callee, "__self__", None)) is str \
+        and callee.__name__ == "join"
+
+
+def _join_formatted(callee: Any, args: tuple, kwargs: dict) -> Any:
+    """``sep.join(items)`` of a list or tuple of strings, some formatted from
+    traced values (``DeferredStr``): one deferred string, formatted on the host
+    as eager joins the texts; None where that is not the call."""
+    if not _is_str_join(callee) or kwargs or len(args) != 1 or type(args[0]) not in (list, tuple):
+        return None
+    owner = callee.__self__
+    items = args[0]
+    if not any(isinstance(i, arrays.DeferredStr) for i in items) \
+            or not all(type(i) is str or isinstance(i, arrays.DeferredStr) for i in items):
+        return None
+    out = items[0]
+    for item in items[1:]:
+        out = out + owner + item
+    return out
+
+
+# ``x.tolist()`` in the graph makes one traced Python number per element: past
+# this many it is cheaper (and as exact) to let Python make the list.
+TOLIST_LIMIT = 256
 _ITEM_KINDS = {"b": bool, "i": int, "u": int, "f": float, "c": complex}
 # math's functions that give a Python int of a number, by the rounding each does
 _MATH_ROUNDINGS = ((math.floor, "floor"), (math.ceil, "ceil"), (math.trunc, "trunc"))
@@ -225,6 +250,8 @@ class CallMixin(GeneratorMixin, SortMixin):
         if isinstance(callee, arrays.ArrayMethod) and callee.name == "item" and not args and not kwargs:
             kind = _ITEM_KINDS.get(callee.value.type.dtype.kind, float)
             return self.python_number(callee.value, kind, "trunc", ".item()", node)
+        if isinstance(callee, arrays.ArrayMethod) and callee.name == "tolist" and not args and not kwargs:
+            return self.tolist(callee.value, node)
         if isinstance(callee, arrays.ArrayMethod) and callee.name in arrays.HOST_METHODS:
             raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f".{callee.name}() of a traced array needs its "
                                    "values on the host (a Python object made from them)")
@@ -300,6 +327,15 @@ class CallMixin(GeneratorMixin, SortMixin):
             if handled is not NotImplemented:
                 return handled
         traced = any(isinstance(x, Value) or contains_value(x) for x in standins)
+        if _is_str_join(callee) and len(args) == 1 and isinstance(args[0], collections.abc.Iterator) \
+                and generators_in(args[0]):   # ", ".join(f"{v}" for v in xs): the items pulled as eager pulls them
+            return self.call(callee, (self.generator_items(args[0], node, None),), kwargs, node)
+        args = self._no_traced_keys(callee, args, kwargs, node)
+        joined = _join_formatted(callee, args, kwargs)
+        if joined is not None:   # ", ".join(parts) of strings formatted from traced values
+            return joined
+        if self._stores_only(callee, args):   # a formatted string kept in a list made here (as a list display keeps it)
+            standins = [x for x in standins if not isinstance(x, arrays.DeferredStr)]
         special = self._special_builtin(callee, args, kwargs, node, traced)
         if special is not NotImplemented:
             return special
@@ -945,6 +981,48 @@ class CallMixin(GeneratorMixin, SortMixin):
                                    "(NumPy array, Python number or jax.Array) depends on the path taken")
         return kinds
 
+    def _no_traced_keys(self, callee: Any, args: tuple, kwargs: dict, node: Any) -> tuple:
+        """``dict(pairs)``, ``dict.fromkeys(ks)``, ``d.update(pairs)``,
+        ``d.setdefault(k)``, ``s.add(k)``, ``s.update(ks)`` hash their keys:
+        eager hashes a traced number's value (an array's: TypeError), a
+        stand-in would be hashed by identity. Such a call runs in Python.
+        Returns ``args``, an iterator among them read into a list (the keys
+        are looked at before the call, which then reads the same items)."""
+        owner = getattr(callee, "__self__", None)
+        name = getattr(callee, "__name__", "")
+        hashing = callee is dict or owner is dict and name == "fromkeys" \
+            or type(owner) is dict and name in ("update", "setdefault") or type(owner) is set and name in ("add", "update")
+        if not hashing or not args:
+            return args
+        first = args[0]
+        if isinstance(first, collections.abc.Iterator) and not generators_in(first):
+            first = list(first)   # (zip, map of lists: what eager's call pulls, pulled once)
+            args = (first, *args[1:])
+        if name == "setdefault" or name == "add":
+            keys: Any = [first]
+        elif isinstance(first, collections.abc.Mapping) or callee is not dict and name != "update" \
+                or type(owner) is set or type(first) not in (list, tuple):
+            keys = list(first) if type(first) in (list, tuple, dict) else []
+        else:   # pairs
+            keys = [p[0] for p in first if type(p) in (list, tuple) and p]
+        if contains_standin(keys) or contains_standin(list(kwargs)):
+            raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{qualified_name(callee)} with traced keys "
+                                   "(eager hashes their values)")
+        return args
+
+    def _stores_only(self, callee: Any, args: tuple) -> bool:
+        """``callee`` is ``xs.append``/``insert``/``extend`` of a list made in
+        this call: it stores its argument and never looks at it, so a string
+        formatted from traced values (``DeferredStr``) may go in, formatted on
+        the host where eager's text is needed (printed, returned), as it is in
+        a list display; whatever looks at its text (``==``, ``len``) still
+        runs in Python. (``extend`` of a list or tuple of them only: eager
+        extends by the characters of a string.)"""
+        owner = getattr(callee, "__self__", None)
+        name = getattr(callee, "__name__", "")
+        return type(callee) is types.BuiltinMethodType and type(owner) is list and self._is_fresh(owner) \
+            and (name in ("append", "insert") or name == "extend" and len(args) == 1 and type(args[0]) in (list, tuple))
+
     def _no_standins(self, callee: Any, standins: list, node: Any) -> None:
         """``callee`` is about to receive these stand-ins: it must not see one
         where eager has a function, a range, a string, a method. (A local
@@ -1508,6 +1586,31 @@ class CallMixin(GeneratorMixin, SortMixin):
         out.type = out.type.with_kinds(("python",))
         self.decide(node, "call", "traced number", f"{what} of a traced value: a Python {kind.__name__} in the graph")
         return out
+
+    def tolist(self, x: Value, node: Any) -> Any:
+        """``x.tolist()`` of a traced array of static shape: eager's nested
+        lists (fresh, one per call) of traced Python numbers, one per element,
+        each ``x[i, j, ...].item()`` (``python_number``: the Python kind of the
+        dtype, the same checks). A 0-d array gives the number itself. The shape
+        is static, so the structure is; only the numbers are the graph's.
+        Above ``TOLIST_LIMIT`` elements (a graph value each) it runs in Python."""
+        t = x.type
+        size = int(np.prod(t.shape, dtype=np.int64))
+        if size > TOLIST_LIMIT:
+            raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f".tolist() of a traced array of {size} elements "
+                                   f"(more than {TOLIST_LIMIT}, each a Python number in the graph) needs its values "
+                                   "on the host", hint="keep the values an array, or convert a smaller part")
+        kind = _ITEM_KINDS.get(t.dtype.kind, float)
+        if not t.shape:
+            return self.python_number(x, kind, "trunc", ".item()", node)
+
+        def build(prefix: tuple) -> Any:
+            if len(prefix) == len(t.shape):
+                item = self.emit_call(arrays.getitem, (x, prefix), {}, node, "getitem")
+                return self.python_number(item, kind, "trunc", ".tolist()", node)
+            return self.mark_fresh([build((*prefix, k)) for k in range(t.shape[len(prefix)])])
+
+        return build(())
 
     def _round(self, x: Value, ndigits: tuple, node: Any) -> Any:
         """``round(x)`` / ``round(x, n)`` of a traced value, of eager's kind:

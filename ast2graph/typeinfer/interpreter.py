@@ -1521,6 +1521,8 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         if isinstance(obj, Mapping) and not isinstance(obj, Value) and contains_value(idx):
             raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"a traced value as a key into a "
                                    f"{type(obj).__name__} (eager hashes its value)", "subscript")
+        if self.is_bool_mask(obj, idx):   # ``x[x > 0]``: eager's kept rows, a masked value (masked.py)
+            return self.bool_masked(obj, idx, node)
         if isinstance(obj, Value) or contains_value(idx):
             idx = self.numpy_list_index(obj, idx, node)   # x[[k, p]] of a NumPy array: NumPy's fancy index
             parts = idx if type(idx) is tuple else (idx,)

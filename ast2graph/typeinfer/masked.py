@@ -1,4 +1,5 @@
-"""``x[:n]``, ``x[i:j]``, ``x[n:]`` of an array with traced bounds: a masked value.
+"""``x[:n]``, ``x[i:j]``, ``x[n:]`` of an array with traced bounds, and
+``x[m]`` with a traced boolean mask: a masked value.
 
 Requires: the interpreter (``emit_call``, ``call``, ``binop``, ``convert``,
 ``graph_break``); the subscript, attribute, call, operator and loop sites of
@@ -26,6 +27,10 @@ graph expresses exactly stays in the graph:
   in order, NumPy's broadcast error checked at run time where the counts may
   differ.
 
+``x[m]`` of a traced boolean mask ``m`` (the shape of ``x``'s leading axes)
+is the same value: the kept rows moved to the front (a stable argsort of the
+mask, in eager's row-major order), a slice of them from 0 of ``m.sum()`` rows.
+
 Any other use (returned, printed, its shape, handed to a function) falls back:
 the statement runs in Python, where eager slices with the bound's value.
 Invariants: positions outside the slice never reach a result (replaced by
@@ -47,7 +52,8 @@ from ..ir.core import ArrayType, Value
 from . import arrays
 from .lattice import INT_BITS
 
-_WHY = "a slice with a traced bound (`x[:n]`): the result's shape depends on the bound's value"
+_WHY = ("a slice with a traced bound or by a traced mask (`x[:n]`, `x[x > 0]`): the result's shape depends on the "
+        "data")
 _HINT = ("reduce it (x[:n].sum(), .mean(), .max()), combine it elementwise or with @, or keep the shape fixed: "
          "jnp.where(jnp.arange(len(x)) < n, x, 0)")
 
@@ -158,7 +164,20 @@ def _raise_write(shape: tuple, vshape: tuple, dtype: Any, vdtype: Any, mask: Any
         target[:] = np.zeros((int(np.asarray(vcount)),) + vshape, vdtype)   # raises eager's ValueError
 
 
-for _fn in (slice_bounds, slice_mask, masked_fill, masked_write):
+def kept_order(keep: Any) -> tuple:
+    """For ``x[keep]`` with a boolean mask: the positions of the flattened
+    mask, the kept ones first in eager's (row-major) order, and how many are
+    kept. ``x[keep]`` is the first ``count`` rows of ``take_kept(x, order)``."""
+    flat = jnp.reshape(keep, (-1,))
+    return jnp.argsort(jnp.logical_not(flat), stable=True), jnp.sum(flat).astype(jnp.int64)
+
+
+def take_kept(x: Any, order: Any, ndim: int) -> Any:
+    """``x``'s rows over its first ``ndim`` axes (flattened) in ``order``."""
+    return jnp.take(jnp.reshape(x, (-1,) + x.shape[ndim:]), order, axis=0)
+
+
+for _fn in (slice_bounds, slice_mask, masked_fill, masked_write, kept_order, take_kept):
     _fn._a2g_typed = True  # type: ignore[attr-defined]
 warn_empty_mean._a2g_effect = True  # type: ignore[attr-defined]
 check_write_counts._a2g_effect = True  # type: ignore[attr-defined]
@@ -234,6 +253,31 @@ class MaskedMixin:
         self.decide(node, "subscript", "masked", "a slice with a traced bound: the whole array, the positions kept "
                     "marked (reductions and elementwise operations stay in the graph)")
         return MaskedSlice(obj, entry[2], entry[3], step)
+
+    @staticmethod
+    def is_bool_mask(obj: Any, idx: Any) -> bool:
+        """``obj[idx]`` indexes an array by a traced boolean mask of its leading axes' shape."""
+        return type(obj) is Value and type(idx) is Value and idx.type.dtype == np.bool_ and bool(idx.type.shape) \
+            and not obj.type.mixed and not idx.type.mixed and obj.type.shape[:len(idx.type.shape)] == idx.type.shape
+
+    def bool_masked(self, obj: Value, mask: Value, node: Any) -> MaskedSlice:
+        """``obj[mask]``: eager's kept rows (of the axes the mask covers,
+        flattened in row-major order), moved to the front of an array of the
+        full length, as a slice of it from 0 of ``mask.sum()`` rows: every use
+        of a slice with a traced bound (reductions, elementwise operations,
+        ``len``, a loop over it) then sees exactly eager's rows."""
+        cache = self.__dict__.setdefault("_kept_orders", {})
+        entry = cache.get((id(self.region), id(mask)))
+        if entry is None or entry[0] is not mask:   # (keyed by id: a reused id is not a hit)
+            order, count = self.emit_call(kept_order, (mask,), {}, node, "mask order")
+            count.type = count.type.with_kinds(("python",))
+            INT_BITS[count] = max(int(np.prod(mask.type.shape)), 1).bit_length() + 1
+            entry = cache[(id(self.region), id(mask))] = (mask, order, count)
+        packed = self.emit_call(take_kept, (obj, entry[1], len(mask.type.shape)), {}, node, "masked rows")
+        packed.type = dataclasses.replace(packed.type, weak_type=obj.type.weak_type).with_kinds(obj.type.kinds)
+        self.decide(node, "subscript", "masked", "an index by a traced boolean mask: the kept rows first in the whole "
+                    "array's length, their number traced (reductions and elementwise operations stay in the graph)")
+        return MaskedSlice(packed, 0, entry[2], 1)
 
     def masked_getitem(self, s: MaskedSlice, idx: Any, node: Any) -> Any:
         """``s[i]`` with a static int ``i``: the row ``start + pos * step`` of

@@ -511,7 +511,8 @@ def _specialize_in(sp: Specializer, unit: Unit, stmts: list, start: int, stop: i
                                 "values escapes the compiled segment", "function")
         if isinstance(leaf, (MaskedSlice, MaskedMethod)):
             raise _escape_break(unit, stmts, start, end, FallbackCode.CONCRETE_VALUE, "a slice with a traced bound "
-                                "(`x[:n]`) escapes the compiled segment: its shape depends on the bound's value",
+                                "or by a traced mask (`x[:n]`, `x[x > 0]`) escapes the compiled segment: its shape "
+                                "depends on the data",
                                 "assignment")
         if isinstance(leaf, standin_types()) and not isinstance(leaf, Value):
             raise _escape_break(unit, stmts, start, end, FallbackCode.CONCRETE_VALUE, f"ast2graph's trace-time stand-in "

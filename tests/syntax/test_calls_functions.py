@@ -247,13 +247,24 @@ def test_int_of_traced():
 
 
 def tolist_of_traced(x):
-    n = int(x.sum().tolist())
-    return x * n
+    rows = x.tolist()
+    return x * int(sum(rows)), rows, type(rows[0]).__name__
 
 
-@covers("Call", "interpreted", "`.tolist()` of a traced value (a Python object made from its values)", code="A2G003")
-def test_tolist_of_traced_falls_back():
-    e = check(tolist_of_traced, X, full_graph=False, graphs=1)   # the .tolist() statement runs in Python
+@covers("Call", "one graph", "`.tolist()` of a traced array of static shape: eager's lists of Python numbers, each a "
+        "traced Python number in the graph")
+def test_tolist_of_traced():
+    check(tolist_of_traced, X, graphs=1)
+
+
+def tobytes_of_traced(x):
+    raw = x.sum().tobytes()
+    return x * len(raw), raw
+
+
+@covers("Call", "interpreted", "`.tobytes()` of a traced value (a Python object made from its values)", code="A2G003")
+def test_tobytes_of_traced_falls_back():
+    e = check(tobytes_of_traced, X, full_graph=False, graphs=1)   # the .tobytes() statement runs in Python
     assert codes(e) == ["A2G003"]
 
 

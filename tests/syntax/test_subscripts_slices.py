@@ -64,11 +64,22 @@ def boolean_mask(x):
     return x[x > 0.5]
 
 
-@covers("Subscript", "interpreted", "boolean mask `x[x > 0.5]` (data-dependent shape)", code="A2G008",
+@covers("Subscript", "interpreted", "boolean mask `x[x > 0.5]` returned (data-dependent shape)", code="A2G003",
         caveat="`jnp.where(x > 0.5, x, 0)` is one graph")
 def test_boolean_mask_falls_back():
     e = check(boolean_mask, X, full_graph=False)
-    assert codes(e) == ["A2G008"]
+    assert codes(e) == ["A2G003"]
+
+
+def boolean_mask_reduced(x):
+    kept = x[x > 0.5]
+    return kept.sum(), kept.mean(), len(kept), (kept * 2).max()
+
+
+@covers("Subscript", "one graph", "boolean mask `x[x > 0.5]` reduced (`.sum()`, `.mean()`, `len`, ...): the kept "
+        "rows first, their number traced (masked.py)")
+def test_boolean_mask_reduced():
+    check(boolean_mask_reduced, X, graphs=1)
 
 
 def at_updates(x, m):
