@@ -935,3 +935,34 @@ def test_mask_converted_by_astype_times_inf_is_nan_as_eager():
     # one jnp.multiply in eager too, which XLA rewrites the same way
     check(_masked_mean, jnp.array([-jnp.inf, jnp.nan, 1.0]), jnp.array([1, 1, 0]))
     check(_masked_mean, jnp.array([2.0, 3.0, 1.0]), jnp.array([1, 0, 0]))
+
+
+def test_a_static_float_minus_zero_is_not_plus_zero_on_the_next_call():
+    # -0.0 == 0.0 and hash alike: the graph specialised on a static -0.0 (an argument, a float read back
+    # from a segment, a global) was reused for 0.0, and printed or divided with the other sign (h-hunt5)
+    import math
+
+    def arg(x, s):
+        return x * s, str(s), math.copysign(1.0, s.real), 1 / (s + 1e-300 * 0) if s else s
+
+    def read_back(x):
+        v = float(x[0])
+        if v == 0:
+            return f"{v}"
+        return "other"
+
+    box = types.SimpleNamespace(offset=-0.0)
+
+    def global_read(x):
+        return x + 1, str(box.offset)
+
+    def with_offset(value):
+        def step(f, _):
+            box.offset = value
+            return f(jnp.ones(2))
+        return step
+
+    check_sequence(lambda: (arg, None), [lambda f, _, s=s: f(jnp.ones(2), s) for s in (-0.0, 0.0, -0.0, 0.0j, -0.0j, 0j)])
+    check_sequence(lambda: (read_back, None), [lambda f, _, s=s: f(jnp.array([s, 1.0])) for s in (-0.0, 0.0, -0.0)],
+                   full_graph=False)
+    check_sequence(lambda: (global_read, None), [with_offset(v) for v in (-0.0, 0.0, -0.0)])
