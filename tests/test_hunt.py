@@ -966,3 +966,18 @@ def test_a_static_float_minus_zero_is_not_plus_zero_on_the_next_call():
     check_sequence(lambda: (read_back, None), [lambda f, _, s=s: f(jnp.array([s, 1.0])) for s in (-0.0, 0.0, -0.0)],
                    full_graph=False)
     check_sequence(lambda: (global_read, None), [with_offset(v) for v in (-0.0, 0.0, -0.0)])
+
+
+def _mask_products(m, x):
+    return m * x, x * (x > 0), x * ~m, (x > 1) * 2.5
+
+
+def test_numpy_bool_mask_times_inf_is_nan_and_keeps_the_sign_of_zero():
+    # NumPy's `mask * x` is a product: False * inf is NaN, False * -1.0 is -0.0; in one graph XLA made
+    # convert(mask) * x a select (0 and +0.0) (h-hunt5: a ReLU written x * (x > 0), a masked loss). A jax.Array's
+    # jnp.multiply is one XLA op in eager too, simplified alike
+    check(_mask_products, np.array([True, False, True]), np.array([1.0, np.inf, -np.inf]))
+    check(_mask_products, np.array([False, False]), np.array([np.nan, -1.0], np.float32))
+    check(_mask_products, np.array([True, False]), np.array([3, -2], np.int8))
+    check(_mask_products, jnp.array([True, False]), jnp.array([jnp.inf, -2.0]))
+    check(lambda x: float(x[0] > 0) * float(x[1]) + (float(x[0]) > 0) * float(x[1]), np.array([-1.0, np.inf]))

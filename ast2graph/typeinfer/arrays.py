@@ -844,6 +844,18 @@ def opaque_mask(src: Any, out: Any) -> Any:
 
 
 
+def mask_product(left: Any, right: Any) -> Any:
+    """``mask * x`` of NumPy arrays or Python numbers as eager multiplies: the
+    bool operand converted, then hidden from XLA's simplifier (see
+    ``opaque_mask``), which would make the product ``select(mask, x, 0)``: 0
+    where eager's 0.0 * inf is NaN and 0.0 * -1.0 is -0.0."""
+    dtype = jnp.result_type(left, right)
+
+    def operand(v: Any) -> Any:
+        return lax.optimization_barrier(jnp.asarray(v).astype(dtype)) if _is_bool(v) else v
+    return operand(left) * operand(right)
+
+
 @functools.lru_cache(maxsize=None)
 def at_updater(name: str):
     """``x.at[idx].name(*args, **kwargs)`` as a named function for the IR."""

@@ -203,6 +203,17 @@ def _numpy_operands(left: Any, right: Any) -> bool:
         elif not isinstance(x, (bool, int, float, np.ndarray, np.generic)):
             return False
     return numpy_int
+def _mask_times_inexact(left: Any, right: Any) -> bool:
+    """``mask * x``: a traced bool operand, the other a float or complex, and
+    no jax.Array (jnp.multiply is one XLA op in eager too, simplified alike):
+    NumPy's or Python's product, where ``False * inf`` is NaN and ``False * -1.0`` is -0.0."""
+    values = [x for x in (left, right) if isinstance(x, Value)]
+    if any(v.type.mixed or "jax" in v.type.kinds for v in values):
+        return False
+    kinds = [x.type.dtype.kind if isinstance(x, Value) else np.asarray(x).dtype.kind for x in (left, right)]
+    return any(v.type.dtype.kind == "b" for v in values) and any(k in "fc" for k in kinds)
+
+
 _FAKE_TEST = __import__("re").compile(r"[F\s()]*(==|!=|<=|>=|<|>|in)[F\s()]*")
 _SAFE_LEAVES = (bool, int, float, complex, str, bytes, type(None), types.ModuleType, types.FunctionType, type)
 
@@ -981,6 +992,8 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
                 # ``a // 0``, ``a ** b`` of NumPy integers: ndarray's operators are NumPy's ufuncs,
                 # with their integer rules (0 for a division by zero, ValueError for a negative power)
                 return self.call(ufunc, (left, right), {}, node)
+            if fn in (operator.mul, operator.imul) and _mask_times_inexact(left, right):
+                return self.emit_call(arrays.mask_product, (left, right), {}, node, fn.__name__)
             if fn in (operator.pow, operator.ipow):
                 self._python_power(left, right, node)
             out = self._traced_division(fn, left, right, node) if fn in _DIVISIONS else \
