@@ -981,3 +981,31 @@ def test_numpy_bool_mask_times_inf_is_nan_and_keeps_the_sign_of_zero():
     check(_mask_products, np.array([True, False]), np.array([3, -2], np.int8))
     check(_mask_products, jnp.array([True, False]), jnp.array([jnp.inf, -2.0]))
     check(lambda x: float(x[0] > 0) * float(x[1]) + (float(x[0]) > 0) * float(x[1]), np.array([-1.0, np.inf]))
+
+
+def _genexp_kept(x, how):
+    g = (v * 2 for v in x)
+    if how == "twice":
+        return list(g), sum(g)
+    if how == "break":
+        for v in g:
+            break
+        return list(g)
+    if how == "next":
+        first = next(g)
+        return first, next(g, None), list(g)
+    if how == "zip":
+        return list(zip(g, g))
+    if how == "kind":
+        return type(g).__name__
+    return len(g)
+
+
+def test_generator_expression_bound_to_a_name_is_one_shot_as_eager():
+    # a generator expression was held as the list of its items wherever it stood: bound to a name, a second
+    # list(g) was full again, zip(g, g) paired each item with itself, len(g) and g[0] worked (h-hunt5)
+    for how in ("twice", "break", "next", "zip", "kind"):
+        explanation = check(_genexp_kept, jnp.array([1.0, 2.0, 3.0]), how, full_graph=False)
+        assert "A2G013" in [s.code.code for s in explanation.fallback_sites], str(explanation)
+    check(_genexp_kept, jnp.array([1.0, 2.0, 3.0]), "len", full_graph=False)   # eager's TypeError
+    check(lambda x: (sum(v for v in x), max(v * 2 for v in x), list(v for v in x if v > 0)), jnp.array([1.0, -2.0]))

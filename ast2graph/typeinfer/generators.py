@@ -76,6 +76,9 @@ from .state import ControlSignal, Frame, own_nodes
 _CONSUMERS = frozenset({"list", "tuple", "sum", "min", "max", "any", "all", "sorted"})
 _WRAPPERS = frozenset({"zip", "enumerate", "chain", "islice", "accumulate", "product"})
 _PARENTS: dict[int, tuple[Any, dict[int, Any]]] = {}
+# where a generator expression is kept (and may be pulled later, or twice) rather than consumed where it stands
+_KEEPERS = (gast.Assign, gast.AnnAssign, gast.AugAssign, gast.NamedExpr, gast.Return, gast.Yield, gast.List, gast.Tuple,
+            gast.Set, gast.Dict, gast.Lambda)
 
 
 def _parents(tree: Any) -> dict[int, Any]:
@@ -455,6 +458,19 @@ class GeneratorMixin:
             raise self.graph_break(FallbackCode.GENERATOR, node, "a generator expression over a generator object, "
                                    "not consumed at once where it is made (eager pulls the generator lazily)",
                                    hint="use a list comprehension")
+
+    def genexp_kept(self, node: Any) -> None:
+        """A generator expression is held as the list of its items, which is
+        right only where it is consumed once where it stands. Bound to a name,
+        returned or put in a container, eager's is a one-shot lazy iterator:
+        a second ``list(g)`` or ``sum(g)`` is empty, a ``for`` that broke
+        leaves the rest, ``len(g)``/``g[0]`` raise, its items read names as
+        they are when pulled: a fallback (a list would differ silently)."""
+        parent = _parents(self.frame.unit.tree).get(id(node))
+        if isinstance(parent, _KEEPERS):
+            raise self.graph_break(FallbackCode.GENERATOR, node, "a generator expression bound to a name, returned or "
+                                   "put in a container: eager's is a lazy one-shot iterator (a real generator is "
+                                   "needed)", hint="use a list comprehension")
 
     def close_generators(self) -> None:
         """End the bodies of the generator objects this trace left suspended

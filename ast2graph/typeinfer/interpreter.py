@@ -1656,6 +1656,7 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         return self.mark_fresh(self.comprehension(node, lambda f: [f(node.elt)]))
 
     def eval_GeneratorExp(self, node: Any) -> Any:
+        self.genexp_kept(node)   # held as a list: only where it is consumed once (generators.py)
         return self.mark_fresh(self.comprehension(node, lambda f: [f(node.elt)]))
 
     def eval_SetComp(self, node: Any) -> Any:
