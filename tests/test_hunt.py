@@ -1009,3 +1009,17 @@ def test_generator_expression_bound_to_a_name_is_one_shot_as_eager():
         assert "A2G013" in [s.code.code for s in explanation.fallback_sites], str(explanation)
     check(_genexp_kept, jnp.array([1.0, 2.0, 3.0]), "len", full_graph=False)   # eager's TypeError
     check(lambda x: (sum(v for v in x), max(v * 2 for v in x), list(v for v in x if v > 0)), jnp.array([1.0, -2.0]))
+
+
+def _totals(x):
+    return (np.sum(x), x.sum(), np.mean(x), x.mean(), x.sum(axis=-1), np.nansum(x), np.nanmean(x, axis=0),
+            x.sum(initial=-0.0), [str(v) for v in np.ravel(x.sum(axis=-1))])
+
+
+def test_numpy_total_of_one_negative_zero_is_plus_zero():
+    # NumPy adds to +0.0: np.sum/np.mean of [-0.0] is 0.0; XLA folds a reduction over one element into the
+    # element, -0.0 (h-hunt5: str() of a mean printed "-0.0"). A jax.Array's sum is XLA's in eager too
+    for x in (np.array([-0.0]), np.array([[-0.0], [-0.0]]), np.array([[-0.0]], np.float32), np.array([-0.0, -0.0]),
+              np.array([-0.0 - 0.0j]), np.array([[1.0 - 0.0j]])):
+        check(_totals, x)
+    check(lambda x: (np.sum(x), np.mean(x), x.sum(), jnp.sum(x)), jnp.array([-0.0]))

@@ -474,6 +474,25 @@ def _sequential(product: bool, ignore_nan: bool) -> Any:
     return op
 
 
+def _total(jnp_fn: Any) -> Any:
+    """``np.sum``/``np.mean``/``np.nansum``/``np.nanmean`` of floats: NumPy
+    adds to its identity +0.0, so a total is never -0.0 (without
+    ``initial=``); XLA folds a reduction over one element into that element,
+    -0.0 kept (``np.sum(np.array([-0.0]))``, ``x.sum(axis=1)`` of a column)."""
+    def op(*args: Any, **kwargs: Any) -> Any:
+        from .arrays import plus_zero
+
+        out = jnp_fn(*args, **kwargs)
+        if kwargs.get("initial") is not None or len(args) > 5 or not jnp.issubdtype(out.dtype, jnp.inexact):
+            return out
+        if jnp.issubdtype(out.dtype, jnp.complexfloating):
+            return jax.lax.complex(plus_zero(out.real), plus_zero(out.imag))
+        return plus_zero(out)
+
+    op.__name__ = op.__qualname__ = jnp_fn.__name__
+    return op
+
+
 def _spread(jnp_fn: Any, name: str) -> Any:
     """``np.var``/``np.std``: with ``ddof`` at least the count, NumPy divides
     the sum of squares by 0 (``max(n - ddof, 0)``): inf where the values
@@ -602,13 +621,14 @@ def _replacements() -> dict:
             id(np.divmod): _int_division_by_zero(jnp.divmod, 0), id(np.var): _spread(jnp.var, "var"),
             id(np.std): _spread(jnp.std, "std"), id(np.cumprod): _sequential(True, False),
             id(np.nancumprod): _sequential(True, True), id(np.cumsum): _sequential(False, False),
-            id(np.nancumsum): _sequential(False, True)}
+            id(np.nancumsum): _sequential(False, True), id(np.sum): _total(jnp.sum), id(np.mean): _total(jnp.mean),
+            id(np.nansum): _total(jnp.nansum), id(np.nanmean): _total(jnp.nanmean)}
 
 
 REPLACEMENTS: dict = {}
 # replacements for NumPy's computation that apply to NumPy arrays only: NumPy
 # hands a jax.Array to its own method (``np.cumsum(x)`` is ``x.cumsum()``, JAX's op)
-_ON_NDARRAYS = frozenset(map(id, (np.cumsum, np.cumprod, np.var, np.std)))   # (np.nancumsum: on np.asarray(x))
+_ON_NDARRAYS = frozenset(map(id, (np.cumsum, np.cumprod, np.var, np.std, np.sum, np.mean)))   # (np.nancumsum: on np.asarray(x))
 
 
 # NumPy functions whose JAX namesake differs in ways that depend on the data
@@ -864,4 +884,4 @@ def numpy_source(callee: Any) -> Any:
 # array, ``x.argsort(...)`` is ``np.argsort(x, ...)`` (and its rules above)
 METHOD_FUNCTIONS = {"argsort": np.argsort, "argpartition": np.argpartition, "searchsorted": np.searchsorted,
                     "take": np.take, "var": np.var, "std": np.std, "cumprod": np.cumprod,
-                    "cumsum": np.cumsum}
+                    "cumsum": np.cumsum, "sum": np.sum, "mean": np.mean}
