@@ -1023,3 +1023,22 @@ def test_numpy_total_of_one_negative_zero_is_plus_zero():
               np.array([-0.0 - 0.0j]), np.array([[1.0 - 0.0j]])):
         check(_totals, x)
     check(lambda x: (np.sum(x), np.mean(x), x.sum(), jnp.sum(x)), jnp.array([-0.0]))
+
+
+def _pull_callers_iterator(g, how):
+    if how == "sum":
+        return sum(g)
+    if how == "min":
+        i, v = min(g, key=lambda p: p[1])
+        return i, v
+    return max(g), next(g, "done")
+
+
+def test_callers_iterator_is_advanced_once_per_call_as_eager():
+    # sum(g) of the caller's list iterator was taken at trace time (then the fallback summed an exhausted one:
+    # 0); min(g, key=...) ran at trace time on the caller's generator before falling back (h-hunt5)
+    x = jnp.array([4.0, 1.0, 3.0])
+    for how, make in (("sum", lambda: iter([1.0, 2.0])), ("sum", lambda: iter([x[0], x[1]])),
+                      ("min", lambda: ((i, x[i]) for i in range(3))), ("max", lambda: iter([3, 1, 2]))):
+        check_sequence(lambda make=make: (_pull_callers_iterator, make),
+                       [lambda f, make, how=how: f(make(), how)] * 2, full_graph=False)

@@ -170,6 +170,10 @@ def _references_of_new() -> int:
 
 _UNSHARED_REFS = _references_of_new()
 _TYPE_READS = (isinstance, issubclass, type, callable)
+# iterators a trace never makes without marking them fresh: one not fresh is the caller's (a generator object,
+# ``iter(xs)``), and a call at trace time would advance it once for all calls
+_PLAIN_ITERATORS = frozenset(type(it) for it in ((v for v in ()), iter([]), iter(()), iter(range(0)), iter(""),
+                                                 iter({}), iter({}.values()), iter({}.items()), iter(set())))
 # operators whose NumPy ufunc has integer rules XLA's op lacks (division by zero, negative powers)
 _NUMPY_OPERATORS = {operator.floordiv: np.floor_divide, operator.ifloordiv: np.floor_divide,
                     operator.mod: np.remainder, operator.imod: np.remainder,
@@ -1100,6 +1104,10 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         object a builtin method is bound to), which are then guarded; False
         for a read the caller guards itself (``x[i]``) and for writes."""
         self.check_no_varlist(fn, args, kwargs, node)   # a list whose length depends on the data (varlist.py)
+        if not any(fn is f for f in (*_IDENTITY_READS, iter, len, repr, str)):
+            for arg in (*args, *kwargs.values()):   # ``min(g, key=f)`` of the caller's generator or list iterator
+                if type(arg) in _PLAIN_ITERATORS:
+                    self.check_consumable(arg, node)
         if not any(fn is f for f in _TYPE_READS):
             self.note_identity((*args, *kwargs.values()))
         if reads and not any(fn is f for f in _IDENTITY_READS):
