@@ -4,6 +4,7 @@
 import dataclasses
 import sys
 import types
+import warnings
 
 import jax
 import jax.numpy as jnp
@@ -1042,3 +1043,14 @@ def test_callers_iterator_is_advanced_once_per_call_as_eager():
                       ("min", lambda: ((i, x[i]) for i in range(3))), ("max", lambda: iter([3, 1, 2]))):
         check_sequence(lambda make=make: (_pull_callers_iterator, make),
                        [lambda f, make, how=how: f(make(), how)] * 2, full_graph=False)
+
+
+def _medians(x):
+    return [str(v) for v in (np.median(x), np.nanmedian(x), *np.ravel(np.median(x, axis=-1)))]
+
+
+def test_numpy_median_of_negative_zeros_is_plus_zero():
+    # NumPy's median is a mean of the middle elements (+0.0 for -0.0s); jnp.median interpolated them to -0.0
+    for x in (np.array([-0.0, -0.0]), np.array([-0.0]), np.array([[-0.0, -0.0, 1.0]]), np.array([np.nan, -0.0, -0.0])):
+        check(_medians, x)
+

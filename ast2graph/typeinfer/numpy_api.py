@@ -475,10 +475,11 @@ def _sequential(product: bool, ignore_nan: bool) -> Any:
 
 
 def _total(jnp_fn: Any) -> Any:
-    """``np.sum``/``np.mean``/``np.nansum``/``np.nanmean`` of floats: NumPy
-    adds to its identity +0.0, so a total is never -0.0 (without
-    ``initial=``); XLA folds a reduction over one element into that element,
-    -0.0 kept (``np.sum(np.array([-0.0]))``, ``x.sum(axis=1)`` of a column)."""
+    """``np.sum``/``np.mean``/``np.nansum``/``np.nanmean`` (``np.median``:
+    a mean of the middle ones) of floats: NumPy adds to its identity +0.0, so
+    a total is never -0.0 (without ``initial=``); XLA folds a reduction over
+    one element into that element, -0.0 kept (``np.sum(np.array([-0.0]))``,
+    ``x.sum(axis=1)`` of a column), and interpolates medians of -0.0 to -0.0."""
     def op(*args: Any, **kwargs: Any) -> Any:
         from .arrays import plus_zero
 
@@ -622,7 +623,8 @@ def _replacements() -> dict:
             id(np.std): _spread(jnp.std, "std"), id(np.cumprod): _sequential(True, False),
             id(np.nancumprod): _sequential(True, True), id(np.cumsum): _sequential(False, False),
             id(np.nancumsum): _sequential(False, True), id(np.sum): _total(jnp.sum), id(np.mean): _total(jnp.mean),
-            id(np.nansum): _total(jnp.nansum), id(np.nanmean): _total(jnp.nanmean)}
+            id(np.nansum): _total(jnp.nansum), id(np.nanmean): _total(jnp.nanmean), id(np.median): _total(jnp.median),
+            id(np.nanmedian): _total(jnp.nanmedian)}
 
 
 REPLACEMENTS: dict = {}
