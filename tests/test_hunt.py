@@ -1054,3 +1054,16 @@ def test_numpy_median_of_negative_zeros_is_plus_zero():
     for x in (np.array([-0.0, -0.0]), np.array([-0.0]), np.array([[-0.0, -0.0, 1.0]]), np.array([np.nan, -0.0, -0.0])):
         check(_medians, x)
 
+
+def _recorded(x):
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        y = np.log(x)
+    return y, len(w), sorted(str(m.message) for m in w)
+
+
+def test_catch_warnings_record_sees_numpys_floating_point_warnings():
+    # catch_warnings(record=True) around np.log(0) recorded eager's two RuntimeWarnings, none in the graph
+    # (graph ops give no floating-point warnings): the block runs in Python (A2G001) (h-hunt5)
+    explanation = check(_recorded, np.array([1.0, 0.0, -1.0]), full_graph=False)
+    assert "A2G001" in [s.code.code for s in explanation.fallback_sites]
