@@ -1067,3 +1067,19 @@ def test_catch_warnings_record_sees_numpys_floating_point_warnings():
     # (graph ops give no floating-point warnings): the block runs in Python (A2G001) (h-hunt5)
     explanation = check(_recorded, np.array([1.0, 0.0, -1.0]), full_graph=False)
     assert "A2G001" in [s.code.code for s in explanation.fallback_sites]
+
+
+@dataclasses.dataclass(frozen=True)
+class _Offset:
+    value: float
+    scale: tuple = (1.0,)
+
+
+def test_frozen_dataclass_holding_minus_zero_is_not_the_one_holding_zero():
+    # a frozen dataclass is keyed by its equality and hash: _Offset(-0.0) == _Offset(0.0), so the graph made for
+    # one was reused for the other (h-hunt5)
+    def f(x, off):
+        return x * off.value, str(off.value), str(off.scale[0])
+
+    check_sequence(lambda: (f, None), [lambda fn, _, o=o: fn(jnp.ones(2), o) for o in
+                                       (_Offset(-0.0), _Offset(0.0), _Offset(1.0, (-0.0,)), _Offset(1.0, (0.0,)))])
