@@ -1009,6 +1009,28 @@ def test_generator_expression_bound_to_a_name_is_one_shot_as_eager():
         explanation = check(_genexp_kept, jnp.array([1.0, 2.0, 3.0]), how, full_graph=False)
         assert "A2G013" in [s.code.code for s in explanation.fallback_sites], str(explanation)
     check(_genexp_kept, jnp.array([1.0, 2.0, 3.0]), "len", full_graph=False)   # eager's TypeError
+
+
+def _twice(it):
+    return sum(it), len(list(it))
+
+
+def _genexp_given(x):
+    return _twice(v * 2 for v in x), type(v for v in x).__name__
+
+
+def _genexp_consumed(x):
+    n = x.shape[0]
+    return (sum(x[i] for i in range(n)), ",".join(str(i) for i in range(n)), dict((i, x[i]) for i in range(n)),
+            list(zip((i for i in range(n)), (x[i] for i in range(n)))), jnp.stack(list(x[i] for i in range(n))))
+
+
+def test_generator_expression_given_to_a_function_is_a_generator():
+    # a generator expression given to a user function (which iterated it twice: the second time full) or to
+    # type() was the list of its items (h-hunt5); builtins that iterate it once keep it in the graph
+    explanation = check(_genexp_given, jnp.array([1.0, 2.0]), full_graph=False)
+    assert "A2G013" in [s.code.code for s in explanation.fallback_sites]
+    check(_genexp_consumed, jnp.array([1.0, -2.0, 3.0]))
     check(lambda x: (sum(v for v in x), max(v * 2 for v in x), list(v for v in x if v > 0)), jnp.array([1.0, -2.0]))
 
 
