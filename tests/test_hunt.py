@@ -1062,7 +1062,8 @@ def test_callers_iterator_is_advanced_once_per_call_as_eager():
     # 0); min(g, key=...) ran at trace time on the caller's generator before falling back (h-hunt5)
     x = jnp.array([4.0, 1.0, 3.0])
     for how, make in (("sum", lambda: iter([1.0, 2.0])), ("sum", lambda: iter([x[0], x[1]])),
-                      ("min", lambda: ((i, x[i]) for i in range(3))), ("max", lambda: iter([3, 1, 2]))):
+                      ("min", lambda: ((i, x[i]) for i in range(3))), ("max", lambda: iter([3, 1, 2])),
+                      ("min", lambda: zip(range(3), x)), ("min", lambda: enumerate(x)), ("sum", lambda: map(float, [1, 2]))):
         check_sequence(lambda make=make: (_pull_callers_iterator, make),
                        [lambda f, make, how=how: f(make(), how)] * 2, full_graph=False)
 

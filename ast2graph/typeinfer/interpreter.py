@@ -22,6 +22,7 @@ from collections.abc import Mapping
 import contextlib
 import dataclasses
 import inspect
+import itertools
 import linecache
 import operator
 import os
@@ -173,7 +174,12 @@ _TYPE_READS = (isinstance, issubclass, type, callable)
 # iterators a trace never makes without marking them fresh: one not fresh is the caller's (a generator object,
 # ``iter(xs)``), and a call at trace time would advance it once for all calls
 _PLAIN_ITERATORS = frozenset(type(it) for it in ((v for v in ()), iter([]), iter(()), iter(range(0)), iter(""),
-                                                 iter({}), iter({}.values()), iter({}.items()), iter(set())))
+                                                 iter({}), iter({}.values()), iter({}.items()), iter(set()), zip(),
+                                                 enumerate(()), map(abs, ()), filter(None, ()), reversed([]),
+                                                 itertools.chain(), itertools.islice((), 0),
+                                                 itertools.accumulate(()), itertools.starmap(abs, ()),
+                                                 itertools.zip_longest(), itertools.compress((), ()),
+                                                 itertools.takewhile(bool, ()), itertools.dropwhile(bool, ())))
 # operators whose NumPy ufunc has integer rules XLA's op lacks (division by zero, negative powers)
 _NUMPY_OPERATORS = {operator.floordiv: np.floor_divide, operator.ifloordiv: np.floor_divide,
                     operator.mod: np.remainder, operator.imod: np.remainder,
