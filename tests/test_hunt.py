@@ -1106,3 +1106,18 @@ def test_frozen_dataclass_holding_minus_zero_is_not_the_one_holding_zero():
 
     check_sequence(lambda: (f, None), [lambda fn, _, o=o: fn(jnp.ones(2), o) for o in
                                        (_Offset(-0.0), _Offset(0.0), _Offset(1.0, (-0.0,)), _Offset(1.0, (0.0,)))])
+
+
+def _zero_results(x):
+    a = float(x[0])
+    return ([str(v) for v in np.ravel(x % 1.0)], [str(v) for v in np.ravel(x // 1.0)], str(a % 1.0), str(a // 2.0),
+            [str(v) for v in np.ravel(np.mod(x, -1.0))], [str(v) for v in np.ravel(np.sign(x))],
+            [str(v) for v in np.ravel(np.floor_divide(x, 3.0))], [str(v) for w in np.divmod(x, 1.0) for v in np.ravel(w)])
+
+
+def test_numpy_float_remainder_and_floor_division_give_numpys_signed_zeros():
+    # -2.0 % 1.0 is 0.0 in NumPy and Python (the divisor's sign), -0.0 // 1.0 is -0.0, np.sign(-0.0) is 0.0;
+    # XLA's remainder kept the dividend's sign, its floor division and sign gave the other zero (h-hunt5)
+    check(_zero_results, np.array([-0.0, -2.0, 0.5, -0.5, 3.0]))
+    check(_zero_results, np.array([-2.0, 1.0], np.float32))
+    check(_zero_results, jnp.array([-0.0, -2.0, 0.5]))   # a jax.Array's are XLA's in eager too

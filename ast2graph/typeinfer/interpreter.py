@@ -1037,6 +1037,12 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         if python:
             self._python_zero_division(fn, left, right, node)
         out = self.emit_call(fn, (left, right), {}, node, fn.__name__)
+        if fn not in (operator.truediv, operator.itruediv) and isinstance(out, Value) and out.type.dtype.kind == "f" \
+                and not out.type.mixed and "jax" not in out.type.kinds:   # a zero's sign, as NumPy's and Python's
+            fixed = self.emit_call(arrays.python_zero_signs, (out, left, right, fn in (operator.floordiv, operator.ifloordiv)),
+                                   {}, node, "where")
+            fixed.type = out.type
+            out = fixed
         if not python and isinstance(out, Value) and out.type.dtype.kind in "iu" and "numpy" in out.type.kinds \
                 and _may_be_zero(right):
             fixed = self.emit_call(arrays.numpy_int_division, (out, right), {}, node, "where")

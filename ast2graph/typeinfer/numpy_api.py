@@ -400,10 +400,37 @@ def _int_division_by_zero(ufunc: Any, quotient_at: Any) -> Any:
         q = out if quotient_at is None else out[quotient_at]
         if jnp.issubdtype(q.dtype, jnp.integer):
             q = jnp.where(jnp.asarray(x2) == 0, jnp.zeros_like(q), q)
+        if jnp.issubdtype(q.dtype, jnp.floating):   # the signs of zero results, as NumPy's
+            from .arrays import python_zero_signs
+
+            q = python_zero_signs(q, x1, x2, True)
+            if quotient_at is not None:
+                return q, python_zero_signs(out[1], x1, x2, False)
         return q if quotient_at is None else (q, *out[1:])
 
     op.__name__ = op.__qualname__ = ufunc.__name__
     return op
+
+
+def remainder(x1: Any, x2: Any, /, out: Any = None, **kwargs: Any) -> Any:
+    """``np.remainder``/``np.mod`` of floats: a zero remainder has the
+    divisor's sign (``np.mod(-2.0, 1.0)`` is 0.0; XLA's keeps the dividend's)."""
+    from .arrays import python_zero_signs
+
+    if out is not None:
+        raise not_numpys("np.remainder with out=")
+    r = jnp.remainder(x1, x2, **kwargs)
+    return python_zero_signs(r, x1, x2, False) if jnp.issubdtype(r.dtype, jnp.floating) else r
+
+
+def sign(x: Any, /, out: Any = None, **kwargs: Any) -> Any:
+    """``np.sign`` of floats: the sign of -0.0 is 0.0 (XLA's is -0.0)."""
+    from .arrays import plus_zero
+
+    if out is not None:
+        raise not_numpys("np.sign with out=")
+    r = jnp.sign(x, **kwargs)
+    return plus_zero(r) if jnp.issubdtype(r.dtype, jnp.floating) else r
 
 
 def fix(x: Any, out: Any = None) -> Any:
@@ -622,6 +649,7 @@ def _replacements() -> dict:
             id(np.divmod): _int_division_by_zero(jnp.divmod, 0), id(np.var): _spread(jnp.var, "var"),
             id(np.std): _spread(jnp.std, "std"), id(np.cumprod): _sequential(True, False),
             id(np.nancumprod): _sequential(True, True), id(np.cumsum): _sequential(False, False),
+            id(np.remainder): remainder, id(np.sign): sign,
             id(np.nancumsum): _sequential(False, True), id(np.sum): _total(jnp.sum), id(np.mean): _total(jnp.mean),
             id(np.nansum): _total(jnp.nansum), id(np.nanmean): _total(jnp.nanmean), id(np.median): _total(jnp.median),
             id(np.nanmedian): _total(jnp.nanmedian)}
