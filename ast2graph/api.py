@@ -137,7 +137,8 @@ def _leaf_key(leaf: Any, by_identity: bool = False) -> Any:
         t = array_type_of(leaf)   # an ndarray is a NumPy array in the graph too: its own key
         return ("N" if type(leaf) is np.ndarray else "A", t.shape, t.dtype, t.weak_type)
     if isinstance(leaf, (bool, int, float, complex, str, bytes, type(None))):
-        return ("S", type(leaf), leaf)
+        # -0.0 == 0.0 (one dict key), yet they print and divide differently
+        return ("S", type(leaf), leaf, repr(leaf) if isinstance(leaf, (float, complex)) else None)
     if by_identity or is_node(leaf):   # an NNX module: the graph reads its state through it (never by value)
         return ("O", Identity(leaf))
     return object_key(leaf)

@@ -43,7 +43,7 @@ import numpy as np
 from .typeinfer.arrays import HostErrors
 from .typeinfer.guards import object_key
 from .typeinfer.precision import check_int_inputs
-from .typeinfer.state import guarded_equal
+from .typeinfer.state import guarded_equal, same_scalar
 
 MISS = object()
 
@@ -159,7 +159,7 @@ def make_fast_call(owner: Any, plan: Any, args: tuple, names: list[str], leaves:
                 return MISS
         for q, kind, value in equal:
             a = call_args[q]
-            if type(a) is not kind or a != value:
+            if type(a) is not kind or not same_scalar(a, value):   # -0.0 is not 0.0
                 return MISS
         for q, obj in same:
             if call_args[q] is not obj:

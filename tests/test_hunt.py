@@ -4,6 +4,7 @@
 import dataclasses
 import sys
 import types
+import warnings
 
 import jax
 import jax.numpy as jnp
@@ -935,3 +936,188 @@ def test_mask_converted_by_astype_times_inf_is_nan_as_eager():
     # one jnp.multiply in eager too, which XLA rewrites the same way
     check(_masked_mean, jnp.array([-jnp.inf, jnp.nan, 1.0]), jnp.array([1, 1, 0]))
     check(_masked_mean, jnp.array([2.0, 3.0, 1.0]), jnp.array([1, 0, 0]))
+
+
+def test_a_static_float_minus_zero_is_not_plus_zero_on_the_next_call():
+    # -0.0 == 0.0 and hash alike: the graph specialised on a static -0.0 (an argument, a float read back
+    # from a segment, a global) was reused for 0.0, and printed or divided with the other sign (h-hunt5)
+    import math
+
+    def arg(x, s):
+        return x * s, str(s), math.copysign(1.0, s.real), 1 / (s + 1e-300 * 0) if s else s
+
+    def read_back(x):
+        v = float(x[0])
+        if v == 0:
+            return f"{v}"
+        return "other"
+
+    box = types.SimpleNamespace(offset=-0.0)
+
+    def global_read(x):
+        return x + 1, str(box.offset)
+
+    def with_offset(value):
+        def step(f, _):
+            box.offset = value
+            return f(jnp.ones(2))
+        return step
+
+    check_sequence(lambda: (arg, None), [lambda f, _, s=s: f(jnp.ones(2), s) for s in (-0.0, 0.0, -0.0, 0.0j, -0.0j, 0j)])
+    check_sequence(lambda: (read_back, None), [lambda f, _, s=s: f(jnp.array([s, 1.0])) for s in (-0.0, 0.0, -0.0)],
+                   full_graph=False)
+    check_sequence(lambda: (global_read, None), [with_offset(v) for v in (-0.0, 0.0, -0.0)])
+
+
+def _mask_products(m, x):
+    return m * x, x * (x > 0), x * ~m, (x > 1) * 2.5
+
+
+def test_numpy_bool_mask_times_inf_is_nan_and_keeps_the_sign_of_zero():
+    # NumPy's `mask * x` is a product: False * inf is NaN, False * -1.0 is -0.0; in one graph XLA made
+    # convert(mask) * x a select (0 and +0.0) (h-hunt5: a ReLU written x * (x > 0), a masked loss). A jax.Array's
+    # jnp.multiply is one XLA op in eager too, simplified alike
+    check(_mask_products, np.array([True, False, True]), np.array([1.0, np.inf, -np.inf]))
+    check(_mask_products, np.array([False, False]), np.array([np.nan, -1.0], np.float32))
+    check(_mask_products, np.array([True, False]), np.array([3, -2], np.int8))
+    check(_mask_products, jnp.array([True, False]), jnp.array([jnp.inf, -2.0]))
+    check(lambda x: float(x[0] > 0) * float(x[1]) + (float(x[0]) > 0) * float(x[1]), np.array([-1.0, np.inf]))
+
+
+def _genexp_kept(x, how):
+    g = (v * 2 for v in x)
+    if how == "twice":
+        return list(g), sum(g)
+    if how == "break":
+        for v in g:
+            break
+        return list(g)
+    if how == "next":
+        first = next(g)
+        return first, next(g, None), list(g)
+    if how == "zip":
+        return list(zip(g, g))
+    if how == "kind":
+        return type(g).__name__
+    return len(g)
+
+
+def test_generator_expression_bound_to_a_name_is_one_shot_as_eager():
+    # a generator expression was held as the list of its items wherever it stood: bound to a name, a second
+    # list(g) was full again, zip(g, g) paired each item with itself, len(g) and g[0] worked (h-hunt5)
+    for how in ("twice", "break", "next", "zip", "kind"):
+        explanation = check(_genexp_kept, jnp.array([1.0, 2.0, 3.0]), how, full_graph=False)
+        assert "A2G013" in [s.code.code for s in explanation.fallback_sites], str(explanation)
+    check(_genexp_kept, jnp.array([1.0, 2.0, 3.0]), "len", full_graph=False)   # eager's TypeError
+
+
+def _twice(it):
+    return sum(it), len(list(it))
+
+
+def _genexp_given(x):
+    return _twice(v * 2 for v in x), type(v for v in x).__name__
+
+
+def _genexp_consumed(x):
+    n = x.shape[0]
+    return (sum(x[i] for i in range(n)), ",".join(str(i) for i in range(n)), dict((i, x[i]) for i in range(n)),
+            list(zip((i for i in range(n)), (x[i] for i in range(n)))), jnp.stack(list(x[i] for i in range(n))))
+
+
+def test_generator_expression_given_to_a_function_is_a_generator():
+    # a generator expression given to a user function (which iterated it twice: the second time full) or to
+    # type() was the list of its items (h-hunt5); builtins that iterate it once keep it in the graph
+    explanation = check(_genexp_given, jnp.array([1.0, 2.0]), full_graph=False)
+    assert "A2G013" in [s.code.code for s in explanation.fallback_sites]
+    check(_genexp_consumed, jnp.array([1.0, -2.0, 3.0]))
+    check(lambda x: (sum(v for v in x), max(v * 2 for v in x), list(v for v in x if v > 0)), jnp.array([1.0, -2.0]))
+
+
+def _totals(x):
+    return (np.sum(x), x.sum(), np.mean(x), x.mean(), x.sum(axis=-1), np.nansum(x), np.nanmean(x, axis=0),
+            x.sum(initial=-0.0), [str(v) for v in np.ravel(x.sum(axis=-1))])
+
+
+def test_numpy_total_of_one_negative_zero_is_plus_zero():
+    # NumPy adds to +0.0: np.sum/np.mean of [-0.0] is 0.0; XLA folds a reduction over one element into the
+    # element, -0.0 (h-hunt5: str() of a mean printed "-0.0"). A jax.Array's sum is XLA's in eager too
+    for x in (np.array([-0.0]), np.array([[-0.0], [-0.0]]), np.array([[-0.0]], np.float32), np.array([-0.0, -0.0]),
+              np.array([-0.0 - 0.0j]), np.array([[1.0 - 0.0j]])):
+        check(_totals, x)
+    check(lambda x: (np.sum(x), np.mean(x), x.sum(), jnp.sum(x)), jnp.array([-0.0]))
+
+
+def _pull_callers_iterator(g, how):
+    if how == "sum":
+        return sum(g)
+    if how == "min":
+        i, v = min(g, key=lambda p: p[1])
+        return i, v
+    return max(g), next(g, "done")
+
+
+def test_callers_iterator_is_advanced_once_per_call_as_eager():
+    # sum(g) of the caller's list iterator was taken at trace time (then the fallback summed an exhausted one:
+    # 0); min(g, key=...) ran at trace time on the caller's generator before falling back (h-hunt5)
+    x = jnp.array([4.0, 1.0, 3.0])
+    for how, make in (("sum", lambda: iter([1.0, 2.0])), ("sum", lambda: iter([x[0], x[1]])),
+                      ("min", lambda: ((i, x[i]) for i in range(3))), ("max", lambda: iter([3, 1, 2])),
+                      ("min", lambda: zip(range(3), x)), ("min", lambda: enumerate(x)), ("sum", lambda: map(float, [1, 2]))):
+        check_sequence(lambda make=make: (_pull_callers_iterator, make),
+                       [lambda f, make, how=how: f(make(), how)] * 2, full_graph=False)
+
+
+def _medians(x):
+    return [str(v) for v in (np.median(x), np.nanmedian(x), *np.ravel(np.median(x, axis=-1)))]
+
+
+def test_numpy_median_of_negative_zeros_is_plus_zero():
+    # NumPy's median is a mean of the middle elements (+0.0 for -0.0s); jnp.median interpolated them to -0.0
+    for x in (np.array([-0.0, -0.0]), np.array([-0.0]), np.array([[-0.0, -0.0, 1.0]]), np.array([np.nan, -0.0, -0.0])):
+        check(_medians, x)
+
+
+def _recorded(x):
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        y = np.log(x)
+    return y, len(w), sorted(str(m.message) for m in w)
+
+
+def test_catch_warnings_record_sees_numpys_floating_point_warnings():
+    # catch_warnings(record=True) around np.log(0) recorded eager's two RuntimeWarnings, none in the graph
+    # (graph ops give no floating-point warnings): the block runs in Python (A2G001) (h-hunt5)
+    explanation = check(_recorded, np.array([1.0, 0.0, -1.0]), full_graph=False)
+    assert "A2G001" in [s.code.code for s in explanation.fallback_sites]
+
+
+@dataclasses.dataclass(frozen=True)
+class _Offset:
+    value: float
+    scale: tuple = (1.0,)
+
+
+def test_frozen_dataclass_holding_minus_zero_is_not_the_one_holding_zero():
+    # a frozen dataclass is keyed by its equality and hash: _Offset(-0.0) == _Offset(0.0), so the graph made for
+    # one was reused for the other (h-hunt5)
+    def f(x, off):
+        return x * off.value, str(off.value), str(off.scale[0])
+
+    check_sequence(lambda: (f, None), [lambda fn, _, o=o: fn(jnp.ones(2), o) for o in
+                                       (_Offset(-0.0), _Offset(0.0), _Offset(1.0, (-0.0,)), _Offset(1.0, (0.0,)))])
+
+
+def _zero_results(x):
+    a = float(x[0])
+    return ([str(v) for v in np.ravel(x % 1.0)], [str(v) for v in np.ravel(x // 1.0)], str(a % 1.0), str(a // 2.0),
+            [str(v) for v in np.ravel(np.mod(x, -1.0))], [str(v) for v in np.ravel(np.sign(x))],
+            [str(v) for v in np.ravel(np.floor_divide(x, 3.0))], [str(v) for w in np.divmod(x, 1.0) for v in np.ravel(w)])
+
+
+def test_numpy_float_remainder_and_floor_division_give_numpys_signed_zeros():
+    # -2.0 % 1.0 is 0.0 in NumPy and Python (the divisor's sign), -0.0 // 1.0 is -0.0, np.sign(-0.0) is 0.0;
+    # XLA's remainder kept the dividend's sign, its floor division and sign gave the other zero (h-hunt5)
+    check(_zero_results, np.array([-0.0, -2.0, 0.5, -0.5, 3.0]))
+    check(_zero_results, np.array([-2.0, 1.0], np.float32))
+    check(_zero_results, jnp.array([-0.0, -2.0, 0.5]))   # a jax.Array's are XLA's in eager too

@@ -267,6 +267,15 @@ def numpy_int_division(result: Any, divisor: Any) -> Any:
     return jnp.where(divisor == 0, jnp.zeros_like(result), result)
 
 
+def python_zero_signs(result: Any, left: Any, right: Any, floor: bool) -> Any:
+    """NumPy's and Python's float ``%`` and ``//`` where the result is zero:
+    a remainder of 0 has the divisor's sign (``-2.0 % 1.0`` is 0.0), a
+    quotient of 0 the sign of ``left / right`` (``-0.0 // 1.0`` is -0.0);
+    XLA's remainder keeps the dividend's sign and its floor division gives +0.0."""
+    zero = jnp.zeros_like(result)
+    return jnp.where(result == 0, jnp.copysign(zero, jnp.true_divide(left, right) if floor else right), result)
+
+
 @jax.custom_jvp
 def plus_zero(x: Any) -> Any:
     """``x + 0`` as IEEE adds (eager's op by op): -0.0 becomes +0.0, where
@@ -842,6 +851,18 @@ def opaque_mask(src: Any, out: Any) -> Any:
     return out
 
 
+
+
+def mask_product(left: Any, right: Any) -> Any:
+    """``mask * x`` of NumPy arrays or Python numbers as eager multiplies: the
+    bool operand converted, then hidden from XLA's simplifier (see
+    ``opaque_mask``), which would make the product ``select(mask, x, 0)``: 0
+    where eager's 0.0 * inf is NaN and 0.0 * -1.0 is -0.0."""
+    dtype = jnp.result_type(left, right)
+
+    def operand(v: Any) -> Any:
+        return lax.optimization_barrier(jnp.asarray(v).astype(dtype)) if _is_bool(v) else v
+    return operand(left) * operand(right)
 
 
 @functools.lru_cache(maxsize=None)

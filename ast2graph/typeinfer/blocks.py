@@ -314,6 +314,11 @@ class BlocksMixin(ContextsMixin):
         """A context manager that only affects tracing: entered and exited while tracing."""
         expr = item.context_expr
         args, kwargs = self._call_arguments(expr)
+        if callee is warnings.catch_warnings and kwargs.get("record", args[0] if args else False) \
+                and "warn" in np.geterr().values():
+            raise self.graph_break(FallbackCode.UNSUPPORTED_SYNTAX, stmt, "warnings.catch_warnings(record=True): "
+                                   "eager's list holds NumPy's floating-point RuntimeWarnings (np.log(0), 0/0), "
+                                   "which the graph's ops do not give", "with")
         manager = self.static_call(callee, args, kwargs, expr)
         if callee is warnings.catch_warnings:   # eager's enter and exit change the filters' version (calls.py)
             self.warning_filters_changed(stmt)

@@ -1180,6 +1180,7 @@ class CallMixin(GeneratorMixin, SortMixin):
             return out if out is not NotImplemented else self.static_call(callee, args, kwargs, node)
         if callee is sum and args and type(args[0]) is _LIST_ITERATOR:
             # an iterator made at trace time (itertools.chain/accumulate): taken once, here, as eager's sum takes it
+            self.check_consumable(args[0], node)   # (the caller's: eager advances it on every call)
             args = (list(args[0]), *args[1:])
             traced = traced or any(isinstance(v, Value) for v in args[0])
         if callee in (zip, enumerate) and any(isinstance(a, (arrays.TracedRange, arrays.TracedZip)) for a in args):

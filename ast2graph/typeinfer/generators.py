@@ -53,9 +53,13 @@ Anything else falls back at the call (A2G013) with the cause.
 
 from __future__ import annotations
 
+import collections
 import collections.abc
 import contextlib
+import functools
+import heapq
 import itertools
+import math
 import threading
 import types
 import warnings
@@ -76,6 +80,15 @@ from .state import ControlSignal, Frame, own_nodes
 _CONSUMERS = frozenset({"list", "tuple", "sum", "min", "max", "any", "all", "sorted"})
 _WRAPPERS = frozenset({"zip", "enumerate", "chain", "islice", "accumulate", "product"})
 _PARENTS: dict[int, tuple[Any, dict[int, Any]]] = {}
+# callees that iterate a generator expression given to them once, from its start (as they iterate a list)
+_GENEXP_TAKERS = (list, tuple, set, frozenset, dict, sum, min, max, any, all, sorted, enumerate, zip, map, filter, iter,
+                  next, itertools.chain, itertools.chain.from_iterable, itertools.islice, itertools.accumulate,
+                  itertools.product, itertools.starmap, itertools.zip_longest, itertools.groupby, itertools.compress,
+                  itertools.takewhile, itertools.dropwhile, functools.reduce, math.prod, math.fsum,
+                  collections.Counter, collections.deque, collections.OrderedDict, heapq.nlargest, heapq.nsmallest)
+# where a generator expression is kept (and may be pulled later, or twice) rather than consumed where it stands
+_KEEPERS = (gast.Assign, gast.AnnAssign, gast.AugAssign, gast.NamedExpr, gast.Return, gast.Yield, gast.List, gast.Tuple,
+            gast.Set, gast.Dict, gast.Lambda)
 
 
 def _parents(tree: Any) -> dict[int, Any]:
@@ -455,6 +468,35 @@ class GeneratorMixin:
             raise self.graph_break(FallbackCode.GENERATOR, node, "a generator expression over a generator object, "
                                    "not consumed at once where it is made (eager pulls the generator lazily)",
                                    hint="use a list comprehension")
+
+    def genexp_kept(self, node: Any) -> None:
+        """A generator expression is held as the list of its items, which is
+        right only where it is consumed once where it stands. Bound to a name,
+        returned or put in a container, eager's is a one-shot lazy iterator:
+        a second ``list(g)`` or ``sum(g)`` is empty, a ``for`` that broke
+        leaves the rest, ``len(g)``/``g[0]`` raise, its items read names as
+        they are when pulled: a fallback (a list would differ silently)."""
+        parent = _parents(self.frame.unit.tree).get(id(node))
+        if isinstance(parent, _KEEPERS):
+            raise self.graph_break(FallbackCode.GENERATOR, node, "a generator expression bound to a name, returned or "
+                                   "put in a container: eager's is a lazy one-shot iterator (a real generator is "
+                                   "needed)", hint="use a list comprehension")
+        if isinstance(parent, gast.Call) and any(a is node for a in parent.args) and not self._genexp_taker(parent.func):
+            name = getattr(self._static_callee(parent.func), "__qualname__", None) or "a call"
+            raise self.graph_break(FallbackCode.GENERATOR, node, f"a generator expression given to {name}(), which "
+                                   "may use it other than by iterating it once (a real generator is needed)",
+                                   hint="use a list comprehension")
+
+    def _genexp_taker(self, func: Any) -> bool:
+        """Whether the callee ``func`` iterates a generator expression once, as
+        the list of its items would be iterated (a builtin, ``sep.join``)."""
+        if isinstance(func, gast.Attribute) and func.attr == "join" and isinstance(func.value, gast.Constant) \
+                and isinstance(func.value.value, (str, bytes)):
+            return True
+        callee = self._static_callee(func)
+        if isinstance(getattr(callee, "__self__", None), (str, bytes)) and getattr(callee, "__name__", "") == "join":
+            return True
+        return any(callee is f for f in _GENEXP_TAKERS)
 
     def close_generators(self) -> None:
         """End the bodies of the generator objects this trace left suspended

@@ -25,6 +25,8 @@ from __future__ import annotations
 
 import array
 import collections
+import dataclasses
+import math
 import types
 from typing import Any
 
@@ -278,6 +280,23 @@ class Identity:
         return f"the {type(self.obj).__name__} object at {id(self.obj):#x}"
 
 
+def _negative_zeros(obj: Any, depth: int = 0) -> tuple:
+    """Which float fields of a value-equal object (a frozen dataclass, a
+    namedtuple) are -0.0: ``FC(-0.0) == FC(0.0)`` and they hash alike, yet
+    print and divide differently."""
+    if isinstance(obj, float):
+        return (obj == 0 and math.copysign(1.0, obj) < 0,)
+    if depth > 3:
+        return ()
+    if isinstance(obj, tuple):
+        items: Any = obj
+    elif dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        items = [getattr(obj, f.name, None) for f in dataclasses.fields(obj)]
+    else:
+        return ()
+    return tuple(sign for item in items for sign in _negative_zeros(item, depth + 1))
+
+
 def object_key(obj: Any, covered: set[int] | None = None) -> tuple:
     """The plan-key part of a static object argument: a hashable object with
     value equality by that equality (``("H", ...)``: frozen dataclasses,
@@ -289,7 +308,7 @@ def object_key(obj: Any, covered: set[int] | None = None) -> tuple:
     except TypeError:
         hashable = False
     if hashable:
-        return ("H", type(obj), obj)
+        return ("H", type(obj), obj, _negative_zeros(obj))
     key = value_key(obj, covered)
     if key is not None:
         return ("V", key)

@@ -22,6 +22,7 @@ from collections.abc import Mapping
 import contextlib
 import dataclasses
 import inspect
+import itertools
 import linecache
 import operator
 import os
@@ -171,6 +172,15 @@ def _references_of_new() -> int:
 
 _UNSHARED_REFS = _references_of_new()
 _TYPE_READS = (isinstance, issubclass, type, callable)
+# iterators a trace never makes without marking them fresh: one not fresh is the caller's (a generator object,
+# ``iter(xs)``), and a call at trace time would advance it once for all calls
+_PLAIN_ITERATORS = frozenset(type(it) for it in ((v for v in ()), iter([]), iter(()), iter(range(0)), iter(""),
+                                                 iter({}), iter({}.values()), iter({}.items()), iter(set()), zip(),
+                                                 enumerate(()), map(abs, ()), filter(None, ()), reversed([]),
+                                                 itertools.chain(), itertools.islice((), 0),
+                                                 itertools.accumulate(()), itertools.starmap(abs, ()),
+                                                 itertools.zip_longest(), itertools.compress((), ()),
+                                                 itertools.takewhile(bool, ()), itertools.dropwhile(bool, ())))
 # operators whose NumPy ufunc has integer rules XLA's op lacks (division by zero, negative powers)
 _NUMPY_OPERATORS = {operator.floordiv: np.floor_divide, operator.ifloordiv: np.floor_divide,
                     operator.mod: np.remainder, operator.imod: np.remainder,
@@ -204,6 +214,17 @@ def _numpy_operands(left: Any, right: Any) -> bool:
         elif not isinstance(x, (bool, int, float, np.ndarray, np.generic)):
             return False
     return numpy_int
+def _mask_times_inexact(left: Any, right: Any) -> bool:
+    """``mask * x``: a traced bool operand, the other a float or complex, and
+    no jax.Array (jnp.multiply is one XLA op in eager too, simplified alike):
+    NumPy's or Python's product, where ``False * inf`` is NaN and ``False * -1.0`` is -0.0."""
+    values = [x for x in (left, right) if isinstance(x, Value)]
+    if any(v.type.mixed or "jax" in v.type.kinds for v in values):
+        return False
+    kinds = [x.type.dtype.kind if isinstance(x, Value) else np.asarray(x).dtype.kind for x in (left, right)]
+    return any(v.type.dtype.kind == "b" for v in values) and any(k in "fc" for k in kinds)
+
+
 _FAKE_TEST = __import__("re").compile(r"[F\s()]*(==|!=|<=|>=|<|>|in)[F\s()]*")
 _SAFE_LEAVES = (bool, int, float, complex, str, bytes, type(None), types.ModuleType, types.FunctionType, type)
 
@@ -984,6 +1005,8 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
                 # ``a // 0``, ``a ** b`` of NumPy integers: ndarray's operators are NumPy's ufuncs,
                 # with their integer rules (0 for a division by zero, ValueError for a negative power)
                 return self.call(ufunc, (left, right), {}, node)
+            if fn in (operator.mul, operator.imul) and _mask_times_inexact(left, right):
+                return self.emit_call(arrays.mask_product, (left, right), {}, node, fn.__name__)
             if fn in (operator.pow, operator.ipow):
                 self._python_power(left, right, node)
             out = self._traced_division(fn, left, right, node) if fn in _DIVISIONS else \
@@ -1017,6 +1040,12 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         if python:
             self._python_zero_division(fn, left, right, node)
         out = self.emit_call(fn, (left, right), {}, node, fn.__name__)
+        if fn not in (operator.truediv, operator.itruediv) and isinstance(out, Value) and out.type.dtype.kind == "f" \
+                and not out.type.mixed and "jax" not in out.type.kinds:   # a zero's sign, as NumPy's and Python's
+            fixed = self.emit_call(arrays.python_zero_signs, (out, left, right, fn in (operator.floordiv, operator.ifloordiv)),
+                                   {}, node, "where")
+            fixed.type = out.type
+            out = fixed
         if not python and isinstance(out, Value) and out.type.dtype.kind in "iu" and "numpy" in out.type.kinds \
                 and _may_be_zero(right):
             fixed = self.emit_call(arrays.numpy_int_division, (out, right), {}, node, "where")
@@ -1090,6 +1119,10 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         object a builtin method is bound to), which are then guarded; False
         for a read the caller guards itself (``x[i]``) and for writes."""
         self.check_no_varlist(fn, args, kwargs, node)   # a list whose length depends on the data (varlist.py)
+        if not any(fn is f for f in (*_IDENTITY_READS, iter, len, repr, str)):
+            for arg in (*args, *kwargs.values()):   # ``min(g, key=f)`` of the caller's generator or list iterator
+                if type(arg) in _PLAIN_ITERATORS:
+                    self.check_consumable(arg, node)
         if not any(fn is f for f in _TYPE_READS):
             self.note_identity((*args, *kwargs.values()))
         if reads and not any(fn is f for f in _IDENTITY_READS):
@@ -1648,6 +1681,7 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         return self.mark_fresh(self.comprehension(node, lambda f: [f(node.elt)]))
 
     def eval_GeneratorExp(self, node: Any) -> Any:
+        self.genexp_kept(node)   # held as a list: only where it is consumed once (generators.py)
         return self.mark_fresh(self.comprehension(node, lambda f: [f(node.elt)]))
 
     def eval_SetComp(self, node: Any) -> Any:

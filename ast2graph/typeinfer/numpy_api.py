@@ -400,10 +400,37 @@ def _int_division_by_zero(ufunc: Any, quotient_at: Any) -> Any:
         q = out if quotient_at is None else out[quotient_at]
         if jnp.issubdtype(q.dtype, jnp.integer):
             q = jnp.where(jnp.asarray(x2) == 0, jnp.zeros_like(q), q)
+        if jnp.issubdtype(q.dtype, jnp.floating):   # the signs of zero results, as NumPy's
+            from .arrays import python_zero_signs
+
+            q = python_zero_signs(q, x1, x2, True)
+            if quotient_at is not None:
+                return q, python_zero_signs(out[1], x1, x2, False)
         return q if quotient_at is None else (q, *out[1:])
 
     op.__name__ = op.__qualname__ = ufunc.__name__
     return op
+
+
+def remainder(x1: Any, x2: Any, /, out: Any = None, **kwargs: Any) -> Any:
+    """``np.remainder``/``np.mod`` of floats: a zero remainder has the
+    divisor's sign (``np.mod(-2.0, 1.0)`` is 0.0; XLA's keeps the dividend's)."""
+    from .arrays import python_zero_signs
+
+    if out is not None:
+        raise not_numpys("np.remainder with out=")
+    r = jnp.remainder(x1, x2, **kwargs)
+    return python_zero_signs(r, x1, x2, False) if jnp.issubdtype(r.dtype, jnp.floating) else r
+
+
+def sign(x: Any, /, out: Any = None, **kwargs: Any) -> Any:
+    """``np.sign`` of floats: the sign of -0.0 is 0.0 (XLA's is -0.0)."""
+    from .arrays import plus_zero
+
+    if out is not None:
+        raise not_numpys("np.sign with out=")
+    r = jnp.sign(x, **kwargs)
+    return plus_zero(r) if jnp.issubdtype(r.dtype, jnp.floating) else r
 
 
 def fix(x: Any, out: Any = None) -> Any:
@@ -471,6 +498,26 @@ def _sequential(product: bool, ignore_nan: bool) -> Any:
         return partial if axis is None else jnp.moveaxis(partial, 0, axis)
 
     op.__name__ = op.__qualname__ = name
+    return op
+
+
+def _total(jnp_fn: Any) -> Any:
+    """``np.sum``/``np.mean``/``np.nansum``/``np.nanmean`` (``np.median``:
+    a mean of the middle ones) of floats: NumPy adds to its identity +0.0, so
+    a total is never -0.0 (without ``initial=``); XLA folds a reduction over
+    one element into that element, -0.0 kept (``np.sum(np.array([-0.0]))``,
+    ``x.sum(axis=1)`` of a column), and interpolates medians of -0.0 to -0.0."""
+    def op(*args: Any, **kwargs: Any) -> Any:
+        from .arrays import plus_zero
+
+        out = jnp_fn(*args, **kwargs)
+        if kwargs.get("initial") is not None or len(args) > 5 or not jnp.issubdtype(out.dtype, jnp.inexact):
+            return out
+        if jnp.issubdtype(out.dtype, jnp.complexfloating):
+            return jax.lax.complex(plus_zero(out.real), plus_zero(out.imag))
+        return plus_zero(out)
+
+    op.__name__ = op.__qualname__ = jnp_fn.__name__
     return op
 
 
@@ -602,13 +649,16 @@ def _replacements() -> dict:
             id(np.divmod): _int_division_by_zero(jnp.divmod, 0), id(np.var): _spread(jnp.var, "var"),
             id(np.std): _spread(jnp.std, "std"), id(np.cumprod): _sequential(True, False),
             id(np.nancumprod): _sequential(True, True), id(np.cumsum): _sequential(False, False),
-            id(np.nancumsum): _sequential(False, True)}
+            id(np.remainder): remainder, id(np.sign): sign,
+            id(np.nancumsum): _sequential(False, True), id(np.sum): _total(jnp.sum), id(np.mean): _total(jnp.mean),
+            id(np.nansum): _total(jnp.nansum), id(np.nanmean): _total(jnp.nanmean), id(np.median): _total(jnp.median),
+            id(np.nanmedian): _total(jnp.nanmedian)}
 
 
 REPLACEMENTS: dict = {}
 # replacements for NumPy's computation that apply to NumPy arrays only: NumPy
 # hands a jax.Array to its own method (``np.cumsum(x)`` is ``x.cumsum()``, JAX's op)
-_ON_NDARRAYS = frozenset(map(id, (np.cumsum, np.cumprod, np.var, np.std)))   # (np.nancumsum: on np.asarray(x))
+_ON_NDARRAYS = frozenset(map(id, (np.cumsum, np.cumprod, np.var, np.std, np.sum, np.mean)))   # (np.nancumsum: on np.asarray(x))
 
 
 # NumPy functions whose JAX namesake differs in ways that depend on the data
@@ -864,4 +914,4 @@ def numpy_source(callee: Any) -> Any:
 # array, ``x.argsort(...)`` is ``np.argsort(x, ...)`` (and its rules above)
 METHOD_FUNCTIONS = {"argsort": np.argsort, "argpartition": np.argpartition, "searchsorted": np.searchsorted,
                     "take": np.take, "var": np.var, "std": np.std, "cumprod": np.cumprod,
-                    "cumsum": np.cumsum}
+                    "cumsum": np.cumsum, "sum": np.sum, "mean": np.mean}

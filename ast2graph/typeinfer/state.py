@@ -10,6 +10,7 @@ signals ``ReturnSignal``/``BreakSignal``/``ContinueSignal``.
 from __future__ import annotations
 
 import builtins
+import math
 import types
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -305,4 +306,17 @@ def guarded_equal(now: Any, expected: Any) -> bool:
         return now.__func__ is expected.__func__ and now.__self__ is expected.__self__
     if kind is types.BuiltinMethodType:
         return same_builtin_method(now, expected)
-    return type(now) is kind and isinstance(now, _SIMPLE) and (now == expected or now != now and expected != expected)
+    return type(now) is kind and isinstance(now, _SIMPLE) and same_scalar(now, expected)
+
+
+def same_scalar(a: Any, b: Any) -> bool:
+    """Two Python scalars of one type that behave alike: equal, and with the
+    same signs of zero (-0.0 == 0.0, yet they print, divide and copysign
+    differently), or both NaN."""
+    if a != a:
+        return b != b
+    if a != b:
+        return False
+    if isinstance(a, complex):
+        return same_scalar(a.real, b.real) and same_scalar(a.imag, b.imag)
+    return not isinstance(a, float) or a != 0 or math.copysign(1.0, a) == math.copysign(1.0, b)
