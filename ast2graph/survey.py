@@ -100,6 +100,7 @@ _KEY_NAMES = ("key", "rng", "prng", "prng_key", "rng_key", "subkey")
 _NEXT_NAMED = {0: 7, 7: 4, 4: 5, 5: 1, 1: 2, 2: 3, 6: 0, 11: 4}
 _NEXT_UNNAMED = {0: 1, 1: 2, 2: 3}
 _LOWER_RANK = {0: 1, 3: 2}
+_SHAPE_WORDS = re.compile(r"broadcast|[Ii]ncompatible shapes")
 _AS_NUMPY = {0: 3, 1: 2}
 _NUMPY_ONLY = ("immutable", "non-tuple sequence", "item assignment")
 _TRACER_WORDS = ("racer", "oncrete", "bstract", "traced")
@@ -616,9 +617,20 @@ def _needs_value(site: FallbackSite) -> bool:
 
 
 def _counts(node: ast.FunctionDef) -> set[str]:
-    """Names given directly to ``range()``: taken for Python ints first."""
-    return {a.id for n in ast.walk(node) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
-            and n.func.id == "range" for a in n.args if isinstance(a, ast.Name)}
+    """Names given directly to ``range()`` or compared with a ``len(...)``
+    (``while len(xs) < n``: a length bound, which the compiler rolls into a
+    bounded loop when ``n`` is a Python int): taken for Python ints first
+    (``traced_counts`` then tries them as traced 0-d arrays: ``depends``)."""
+    ranged = {a.id for n in ast.walk(node) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+              and n.func.id == "range" for a in n.args if isinstance(a, ast.Name)}
+    return ranged | {other.id for n in ast.walk(node) if isinstance(n, ast.Compare) and len(n.ops) == 1
+                     for one, other in ((n.left, n.comparators[0]), (n.comparators[0], n.left))
+                     if _is_len(one) and isinstance(other, ast.Name)}
+
+
+def _is_len(node: ast.expr) -> bool:
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len" and \
+        len(node.args) == 1 and not node.keywords
 
 
 def _placeholder_of(leaf: Any, count: int = 2) -> Any:
@@ -955,7 +967,7 @@ class _Search:
                     site = last.refuted[0]
                     wrong = switched & self.flowing(site.loc.line, kinds, self.index_refs(site))
                     # refuted elsewhere, or on shapes: the other parameters' kinds move first, the switch kept
-                    if (not wrong or any(w in site.cause for w in ("broadcast", "ncompatible shapes"))) and \
+                    if (not wrong or _SHAPE_WORDS.search(site.cause)) and \
                             self.refine(kinds, site, keep=switched):
                         continue
                     wrong = wrong or switched   # a Python number was wrong: that parameter back to the array
@@ -1099,6 +1111,12 @@ class _Search:
         shaped = _of_shape(site.cause, named, kinds) or _of_shape(site.cause, set(kinds) - keep, kinds)
         if shaped:
             named = shaped
+        if _SHAPE_WORDS.search(site.cause):   # operands that do not broadcast: an array of lower rank first
+            lower = {p for p in named if kinds[p] in _LOWER_RANK}
+            for p in lower:
+                kinds[p] = _LOWER_RANK[kinds[p]]
+            if lower:
+                return True
         table = _NEXT_NAMED if named else _NEXT_UNNAMED
         changed = False
         for p in (named or set(kinds) - keep):

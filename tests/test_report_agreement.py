@@ -56,13 +56,6 @@ KNOWN = {
                          "which it is one graph (listed with --possible, as depends on them)",
     "contextmanager_with_try": "the run's site is the user's own raise, reached for one input (`limit < 5`): eager "
                                "raises there, so the report lists it as depends",
-    # listed by the default report, one graph at run time
-    "rejection_count": "`while len(accepted) < n` with a traced append: the run (n a Python int) fills a "
-                       "buffer bounded by n; the report gives A2G005 always (the list 'accepted' changes "
-                       "structure), not depends on `n` being a Python int",
-    "module_cache_dict": "`x[:n] + CACHE[n]`: with `n` a Python int and `x` a 2-D placeholder the shapes do not "
-                         "broadcast; the search moves `x` to a 0-d array (not to the run's 1-D one), which the "
-                         "slice refuses, so the Python int is refuted and the value-needing sites stay always",
     # the examples: listed by the default report, one graph at run time
     "flax_nnx_model:Classifier.__call__": "`self.calls[...] += 1`: the report does not know `self.calls` is an "
                                           "nnx.Variable (attributes set in __init__ are unknown placeholders, taken "

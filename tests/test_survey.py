@@ -40,6 +40,8 @@ CASES = [
     ("zeros_like_count", (jnp.ones(3), 3)),
     ("python_mode", (jnp.ones(3), 1)),
     ("cached_table", (jnp.ones(3), 2)),   # a module-level cache the function fills
+    ("accept_until", (jnp.ones(3), 3)),   # while len(kept) < n: a bounded buffer when n is a Python int
+    ("prefix_plus_range", (jnp.ones(5), 3)),   # operands that do not broadcast: x of lower rank, n an int
 ]
 
 
@@ -93,6 +95,19 @@ def test_a_value_needed_from_a_parameter_depends_on_it() -> None:
     assert [s.kind for s in sites] == [DEPENDS]
     assert "`n` is a traced array" in sites[0].site.cause
     assert _run_sites("zeros_like_count", (jnp.ones(3), 3)) == set()
+
+
+@pytest.mark.parametrize("name,args,traced", [
+    ("accept_until", (jnp.ones(3), 3), (jnp.ones(3), jnp.array(3))),
+    ("prefix_plus_range", (jnp.ones(5), 3), None),
+], ids=["length_bound", "lower_rank"])
+def test_a_bound_or_size_depends_on_being_a_python_int(name: str, args: tuple, traced: tuple | None) -> None:
+    # the run is one graph with a Python int n; the report lists its sites as depending on `n` only
+    sites = survey_function(PROGRAMS, name)
+    assert sites and all(s.kind == DEPENDS and "`n` is a traced array" in s.site.cause for s in sites)
+    assert _run_sites(name, args) == set()
+    if traced is not None:   # and with n a traced 0-d array the run falls back where the report says
+        assert _run_sites(name, traced) == {(s.site.code.code, s.site.loc.line) for s in sites}
 
 
 def test_report_path_is_the_survey() -> None:
