@@ -56,14 +56,6 @@ KNOWN = {
                          "which it is one graph (listed with --possible, as depends on them)",
     "contextmanager_with_try": "the run's site is the user's own raise, reached for one input (`limit < 5`): eager "
                                "raises there, so the report lists it as depends",
-    # the examples: listed by the default report, one graph at run time
-    "flax_nnx_model:Classifier.__call__": "`self.calls[...] += 1`: the report does not know `self.calls` is an "
-                                          "nnx.Variable (attributes set in __init__ are unknown placeholders, taken "
-                                          "as arrays), so the write is A2G007 always (a write through an attribute)",
-    "decision_transformer_attention:DecisionTransformerGPT2Attention.__call__":
-        "`tensor.reshape(shape[:-1] + (self.num_heads, self.head_dim))` and `jnp.split(..., [self.split_size])`: "
-        "config ints read from `self` are unknown placeholders (arrays), so the shape and the split's `int()` "
-        "need a traced value (A2G003, A2G009 always); the search varies parameters, not attributes of `self`",
 }
 
 # (the run's fallbacks shrink as the compiler grows while the report's two false listings stay: the floors follow)
