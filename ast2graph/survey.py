@@ -542,7 +542,9 @@ def _raised(site: FallbackSite) -> bool:
         # a library refusing tracers is a real site; one refusing the placeholders' shape or dtype
         # (no word of tracers or concreteness in its message) would refuse eager's values alike
         message = site.cause.split(" on traced arrays")[0]
-        return "has no attribute" in message or not any(w in message for w in _TRACER_WORDS)
+        # an attribute the placeholder lacks, or calling it (eager's array is no more callable than a tracer)
+        return "has no attribute" in message or "is not callable" in message or \
+            not any(w in message for w in _TRACER_WORDS)
     return " raised " in site.cause or "does not have it" in site.cause or \
         site.code is FallbackCode.INTERNAL_ERROR or re.search(r"range\(\) of a traced [fc]\d", site.cause) is not None
 
