@@ -104,7 +104,7 @@ _DICT, _LIST, _STR, _INT_ARRAY, _INT_SCALAR, _CM, _ROWS, _LAYER, _LAYERS = 8, 9,
 _ARRAY_KINDS = frozenset({0, 1, 2, 3, 7, 11})
 _DICT_ATTRS = frozenset({"items", "keys", "values", "get", "setdefault", "update", "pop"})
 _LIST_ATTRS = frozenset({"append", "extend", "insert", "remove", "sort", "reverse", "index", "count"})
-_INT, _KEY, _SCALAR = 4, 6, 7
+_INT, _FLOAT, _KEY, _SCALAR = 4, 5, 6, 7
 _KEY_NAMES = ("key", "rng", "prng", "prng_key", "rng_key", "subkey")
 # the next kinds to try for a parameter eager refuted: named in the statement that
 # raised (any kind), or not named (an array of another shape or kind only)
@@ -963,8 +963,47 @@ class _Search:
             return _classified([], [ReportSite(s, DEPENDS) for s in last.sites])
         if best is not None:
             best = self.scalars(best)
+            best = self.python_tests(best)
             self.traced_counts(best)
-        return _classified(best.sites if best else [], self.depends)
+        return [self.value_condition(r) for r in _classified(best.sites if best else [], self.depends)]
+
+    def python_tests(self, best: _Run) -> _Run:
+        """Array parameters tested by an ``if`` above the user's own ``raise``
+        (``if limit < 5: raise ...``) tried as Python floats: a raise that then
+        vanishes (its ``if`` decided at trace time, the exception caught in the
+        graph) is ``depends`` on the parameter being a traced array."""
+        params = {p for s in best.sites if s.construct == "raise" for t in self.tests_above(s.loc.line)
+                  for p in {_ref(x) for x in ast.walk(t)} & set(best.kinds) if best.kinds[p] in _ARRAY_KINDS}
+        if not params:
+            return best
+        run = self.survey(dict(best.kinds, **{p: _FLOAT for p in params}))
+        if run.refuted:
+            return best
+        self.note_depends(best, run, params)
+        return run
+
+    def tests_above(self, line: int) -> list[ast.expr]:
+        """The tests of the ``if``/``while`` statements whose body holds ``line``, outermost first."""
+        return [n.test for n in ast.walk(self.node) if isinstance(n, (ast.If, ast.While))
+                and n.lineno < line <= max(getattr(b, "end_lineno", 0) or 0 for b in n.body)]
+
+    def value_condition(self, reported: ReportSite) -> ReportSite:
+        """A ``depends`` site of the user's own ``raise`` under an ``if`` on
+        parameters (``if limit < 5: raise ...``): reached for some of their
+        values only, which the report cannot know; its cause says which."""
+        site = reported.site
+        if reported.kind != DEPENDS or site.construct != "raise" or "falls back if" in site.cause:
+            return reported
+        params = {a.arg for a in self.node.args.posonlyargs + self.node.args.args + self.node.args.kwonlyargs}
+        named = [t for t in self.tests_above(site.loc.line) if {_ref(x) for x in ast.walk(t)} & params]
+        if not named:   # (a raise in a function it calls, a context manager's re-raise: the test is elsewhere)
+            cause = f"{site.cause}; eager's own raise, a fallback where it is reached: depends on values the " \
+                    "report cannot know"
+            return ReportSite(dataclasses.replace(site, cause=cause), DEPENDS)
+        which = sorted({_ref(x) for t in named for x in ast.walk(t)} & params)
+        cause = (f"{site.cause}; reached only when `{ast.unparse(named[-1])}`: depends on the value of "
+                 f"{', '.join(f'`{p}`' for p in which)}, which the report cannot know")
+        return ReportSite(dataclasses.replace(site, cause=cause), DEPENDS)
 
     def traced_counts(self, best: _Run) -> None:
         """Python-int parameters (a count given to ``range()``, one a site

@@ -113,6 +113,23 @@ def test_a_bound_or_size_depends_on_being_a_python_int(name: str, args: tuple, t
         assert _run_sites(name, traced) == {(s.site.code.code, s.site.loc.line) for s in sites}
 
 
+def test_a_raise_under_a_test_of_a_parameter_depends_on_it() -> None:
+    # caught in the function: one graph for a Python number `limit` (the if decided at trace time), a
+    # fallback for a traced one: depends on its kind
+    sites = survey_function(PROGRAMS, "raise_below")
+    assert [s.kind for s in sites] == [DEPENDS] and "`limit` is a traced array" in sites[0].site.cause
+    assert _run_sites("raise_below", (jnp.ones(3), jnp.array(1.0))) == {(s.site.code.code, s.site.loc.line)
+                                                                        for s in sites}
+    assert _run_sites("raise_below", (jnp.ones(3), 1.0)) == _run_sites("raise_below", (jnp.ones(3), 10.0)) == set()
+    # through a context manager that re-raises: a fallback for some values of a Python `limit` only
+    sites = survey_function(PROGRAMS, "raise_below_in_manager")
+    assert {s.kind for s in sites} == {DEPENDS} and all("depends on values" in s.site.cause or
+                                                        "`limit` is a traced array" in s.site.cause for s in sites)
+    run = _run_sites("raise_below_in_manager", (jnp.ones(3), 1.0))
+    assert run and run <= {(s.site.code.code, s.site.loc.line) for s in sites}
+    assert not _run_sites("raise_below_in_manager", (jnp.ones(3), 10.0))
+
+
 def test_report_path_is_the_survey() -> None:
     reports = report_path(PROGRAMS, "shape_from_data")
     assert [r.qualname for r in reports] == ["shape_from_data"]
