@@ -238,7 +238,8 @@ class SyntheticModule:
             return
         class_cell.cell_contents = cls
         bases = [self.classes[b.id] for b in node.bases if isinstance(b, ast.Name) and b.id in self.classes]
-        rebuilt = RebuiltClass(node, cls, init_attributes(node, bases, self.globals, self.classes))
+        rebuilt = RebuiltClass(node, cls, init_attributes(node, bases, self.globals, self.classes,
+                                                           KNOWN_ROOTS, _Unknown))
         self.classes[node.name] = rebuilt
         self.globals[node.name] = cls
         for m in methods:

@@ -4,7 +4,7 @@ Requires: the ``ast.ClassDef`` of a class of the user's file, the
 survey's synthetic module globals (known libraries, literal constants, the
 file's rebuilt classes) and the attributes the class's bases (rebuilt
 classes of the same file) already model.
-Produces: ``init_attributes(node, bases, globals_, classes) -> {attr: Attr}``:
+Produces: ``init_attributes(node, bases, globals_, classes, known_roots, unknown) -> {attr: Attr}``:
 what ``__init__`` assigns to ``self.NAME``, found by walking its body in
 order over an abstract state: a parameter is unknown (but for a literal
 default, taken as the value the call leaves it), a literal or an
@@ -28,7 +28,7 @@ import builtins
 import operator
 import types
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 # an attribute's starting kind from the constructor it is assigned: the rank says the array's
 # (survey.KINDS indices: 0 a (4, 4) jax array, 1 a (4,) one, 2 and 3 their NumPy kinds, 7 a 0-d one)
@@ -61,15 +61,18 @@ class Instance:
 Attr = tuple   # (True, value) known, (False, kind) searched, ("object", RebuiltClass) an object of the file
 
 
-def init_attributes(node: ast.ClassDef, bases: list, globals_: dict, classes: dict) -> dict[str, Attr]:
-    """What ``__init__`` assigns to ``self.NAME`` (see the module docstring); the bases' first."""
+def init_attributes(node: ast.ClassDef, bases: list, globals_: dict, classes: dict,
+                    known_roots: frozenset[str], unknown: type) -> dict[str, Attr]:
+    """What ``__init__`` assigns to ``self.NAME`` (see the module docstring); the bases' first.
+    ``known_roots``: the libraries whose code may run on known values; ``unknown``: the type of
+    the synthetic globals' unknown names."""
     out: dict[str, Attr] = {}
     for base in bases:
         out.update(base.attributes)
     init = next((s for s in node.body if isinstance(s, ast.FunctionDef) and s.name == "__init__"), None)
     if init is None or not init.args.args:
         return out
-    model = _InitModel(init, globals_, classes)
+    model = _InitModel(init, globals_, classes, known_roots, unknown)
     for attr, value in model.run().items():
         out[attr] = _as_attr(value)
     return out
@@ -101,11 +104,10 @@ class _Dead(Exception):
 
 
 class _InitModel:
-    def __init__(self, init: ast.FunctionDef, globals_: dict, classes: dict):
-        from .survey import KNOWN_ROOTS, _Unknown
-
+    def __init__(self, init: ast.FunctionDef, globals_: dict, classes: dict, known_roots: frozenset[str],
+                 unknown: type):
         self.init, self.globals, self.classes = init, globals_, classes
-        self.known_roots, self.unknown_type = KNOWN_ROOTS, _Unknown
+        self.known_roots, self.unknown_type = known_roots, unknown
         self.me = init.args.args[0].arg
         self.steps = 0
         args = init.args
@@ -331,6 +333,6 @@ def _kind_of(value: Any) -> int:
     """The search's kind for a value assigned in two ways (or in a loop)."""
     if isinstance(value, Guess):
         return value.kind
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return _ARRAY if not isinstance(value, bool) else _INT
-    return _INT if isinstance(value, int) else _FLOAT
+    if isinstance(value, int):   # (a bool too)
+        return _INT
+    return _FLOAT if isinstance(value, float) else _ARRAY
