@@ -68,12 +68,13 @@ class Kind:
     array: bool = True
 
 
-def _layer(x: Any, *args: Any, **kwargs: Any) -> Any:
+def _layer(*args: Any, **kwargs: Any) -> Any:
     """The stand-in of an object the survey cannot build that the function
     calls (``self.embed = nnx.Linear(d_in, d, rngs=rngs)``, its arguments
-    unknown): a layer returning its input (what it does runs in the user's
-    run; the survey lists the sites of the function around it)."""
-    return x
+    unknown; a callable parameter ``fn(*args)``): a layer returning its
+    first input (what it does runs in the user's run; the survey lists the
+    sites of the function around it)."""
+    return args[0] if args else None
 
 
 def _array(shape: tuple, numpy: bool = False) -> Callable[[], Any]:
