@@ -9,8 +9,8 @@ what ``__init__`` assigns to ``self.NAME``, found by walking its body in
 order over an abstract state: a parameter is unknown (but for a literal
 default, taken as the value the call leaves it), a literal or an
 arithmetic of known Python values is known, a known library function
-called on known values is called (library code only, as the survey applies
-a known library's decorators), a class of the file called is an object of
+called on known values is called (a numerical library's code only, never
+one whose name says it acts on files, settings or seeds), a class of the file called is an object of
 that class modelled the same way, anything else is unknown with a guessed
 kind (the search's starting kind for the pseudo-parameter ``self.NAME``):
 a Python int for a hyper-parameter (a parameter, an attribute of one, an
@@ -41,6 +41,11 @@ _BINARY = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
 _COMPARE = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
             ast.Gt: operator.gt, ast.GtE: operator.ge, ast.Is: operator.is_, ast.IsNot: operator.is_not}
 _SAFE_BUILTINS = {"int", "float", "bool", "str", "len", "max", "min", "abs", "round", "tuple"}
+# the libraries whose functions the model calls on known values (not os, sys, time, random, logging: their
+# calls act on the report's process), and the words of a name that acts on files, settings or seeds
+_PURE_ROOTS = frozenset({"numpy", "jax", "jaxlib", "flax", "optax", "equinox", "math", "cmath", "operator"})
+_EFFECT_WORDS = ("save", "load", "seed", "file", "memmap", "config", "set", "print", "write", "open", "enable",
+                 "disable", "clear", "update", "debug", "callback", "host", "device_put", "profil")
 _MAX_STATEMENTS = 2000   # a bound on the walk (a huge generated __init__ is cut, the rest unknown)
 
 
@@ -295,8 +300,8 @@ class _InitModel:
                 return Instance(rebuilt)
         args = [self.eval(a) for a in node.args]
         kwargs = {k.arg: self.eval(k.value) for k in node.keywords if k.arg is not None}
-        callable_known = callable(func) and (self.library(func) or func in (getattr(builtins, b)
-                                                                             for b in _SAFE_BUILTINS))
+        callable_known = callable(func) and (self.pure(func) or any(func is getattr(builtins, b)
+                                                                    for b in _SAFE_BUILTINS))
         if callable_known and len(kwargs) == len(node.keywords) and \
                 all(_known(v) for v in args + list(kwargs.values())) and not any(isinstance(a, ast.Starred)
                                                                                  for a in node.args):
@@ -319,9 +324,21 @@ class _InitModel:
         return Guess(_ARRAY)
 
     def library(self, obj: Any) -> bool:
-        """``obj`` comes from a known library (its code may run on known values)."""
-        module = obj.__name__ if isinstance(obj, types.ModuleType) else getattr(obj, "__module__", None) or ""
-        return str(module).split(".")[0] in self.known_roots
+        """``obj`` comes from a known library (its attributes may be read)."""
+        return _module_of(obj).split(".")[0] in self.known_roots
+
+    @staticmethod
+    def pure(func: Any) -> bool:
+        """``func`` may be called on known values in the report's process: a
+        numerical library's function or class whose name says no effect on
+        files, the environment, global settings or random seeds."""
+        module = _module_of(func)
+        name = f"{module}.{getattr(func, '__qualname__', getattr(func, '__name__', ''))}".lower()
+        return module.split(".")[0] in _PURE_ROOTS and not any(w in name for w in _EFFECT_WORDS)
+
+
+def _module_of(obj: Any) -> str:
+    return str(obj.__name__ if isinstance(obj, types.ModuleType) else getattr(obj, "__module__", None) or "")
 
 
 def _known(value: Any) -> bool:

@@ -14,6 +14,7 @@ import sys
 import warnings
 from pathlib import Path
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
@@ -194,3 +195,32 @@ def test_survey_of_a_module_built_from_library_layers(tmp_path) -> None:
     path.write_text(LAYERS_SOURCE)
     assert_agrees(str(path), {"Tiny.__call__": (lambda ns: ns["Tiny"](4, 2, nnx.Rngs(0)).__call__,
                                                 (jnp.ones((2, 4)),))})
+
+
+def test_the_init_model_calls_no_effect(tmp_path) -> None:
+    # __init__ is run abstractly: a known library's call that acts on files or settings is never made
+    made, saved = tmp_path / "made", tmp_path / "saved.npy"
+    path = tmp_path / "effects.py"
+    path.write_text(f'''\\
+import os
+
+import jax
+import numpy as np
+
+
+class Effects:
+    def __init__(self):
+        self.made = os.makedirs({str(made)!r})
+        self.saved = np.save({str(saved)!r}, np.zeros(2))
+        self.x64 = jax.config.update("jax_enable_x64", True)
+        self.width = np.zeros(3)
+
+    def __call__(self, x):
+        return x + self.width
+''')
+    # (the method only: surveying __init__ itself traces it, and typeinfer runs np.save on constants at trace
+    # time, as to_static does: a separate problem)
+    reports = report_path(str(path), "Effects.__call__")
+    assert [r.qualname for r in reports] == ["Effects.__call__"] and reports[0].error is None
+    assert not made.exists() and not saved.exists()
+    assert not jax.config.jax_enable_x64
