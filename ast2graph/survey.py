@@ -52,6 +52,7 @@ import numpy as np
 from .fallback.control import escapes, splittable
 from .fallback.sites import FallbackCode, FallbackSite, GraphBreak
 from .report import ALWAYS, DEPENDS, FunctionReport, ReportError, ReportSite, installed_libraries_only, on_deep_stack
+from .survey_instances import init_attributes
 
 STAGE = "report"   # the stage named by the report's sites (docs/fallback-codes.md: the JSON schema)
 _PLACEHOLDER_SIDE = 4   # the placeholder shape's side: small, and not 1 (no accidental broadcasting of size 1)
@@ -65,6 +66,15 @@ class Kind:
     name: str          # said in a site's cause
     make: Callable[[], Any]
     array: bool = True
+
+
+def _layer(*args: Any, **kwargs: Any) -> Any:
+    """The stand-in of an object the survey cannot build that the function
+    calls (``self.embed = nnx.Linear(d_in, d, rngs=rngs)``, its arguments
+    unknown; a callable parameter ``fn(*args)``): a layer returning its
+    first input (what it does runs in the user's run; the survey lists the
+    sites of the function around it)."""
+    return args[0] if args else None
 
 
 def _array(shape: tuple, numpy: bool = False) -> Callable[[], Any]:
@@ -88,18 +98,22 @@ KINDS = (
     Kind("an int32 jax.Array of shape ()", lambda: jnp.int32(3)),
     Kind("a context manager", contextlib.nullcontext, False),      # a parameter used as ``with p:``
     Kind("an int64 NumPy array of rows", lambda: np.ones((_PLACEHOLDER_SIDE, 2), np.int64)),   # width per function
+    Kind("a layer (a callable object returning its input)", lambda: _layer, False),
+    Kind("a list of layers", lambda: [_layer, _layer], False),
 )
-_DICT, _LIST, _STR, _INT_ARRAY, _INT_SCALAR, _CM, _ROWS = 8, 9, 10, 11, 12, 13, 14
+_DICT, _LIST, _STR, _INT_ARRAY, _INT_SCALAR, _CM, _ROWS, _LAYER, _LAYERS = 8, 9, 10, 11, 12, 13, 14, 15, 16
 _ARRAY_KINDS = frozenset({0, 1, 2, 3, 7, 11})
 _DICT_ATTRS = frozenset({"items", "keys", "values", "get", "setdefault", "update", "pop"})
 _LIST_ATTRS = frozenset({"append", "extend", "insert", "remove", "sort", "reverse", "index", "count"})
-_INT, _KEY, _SCALAR = 4, 6, 7
+_INT, _FLOAT, _KEY, _SCALAR = 4, 5, 6, 7
 _KEY_NAMES = ("key", "rng", "prng", "prng_key", "rng_key", "subkey")
 # the next kinds to try for a parameter eager refuted: named in the statement that
 # raised (any kind), or not named (an array of another shape or kind only)
 _NEXT_NAMED = {0: 7, 7: 4, 4: 5, 5: 1, 1: 2, 2: 3, 6: 0, 11: 4}
 _NEXT_UNNAMED = {0: 1, 1: 2, 2: 3}
 _LOWER_RANK = {0: 1, 3: 2}
+_BROADCASTS = {0: 1, 3: 2, 1: 7, 2: 7}   # down in rank to a 0-d array, which broadcasts with any shape
+_SHAPE_WORDS = re.compile(r"broadcast|[Ii]ncompatible shapes")
 _AS_NUMPY = {0: 3, 1: 2}
 _NUMPY_ONLY = ("immutable", "non-tuple sequence", "item assignment")
 _TRACER_WORDS = ("racer", "oncrete", "bstract", "traced")
@@ -224,8 +238,9 @@ class SyntheticModule:
         except TypeError:
             return
         class_cell.cell_contents = cls
-        rebuilt = RebuiltClass(node, cls, _init_attributes(node, [self.classes[b.id] for b in node.bases
-                                                                  if isinstance(b, ast.Name) and b.id in self.classes]))
+        bases = [self.classes[b.id] for b in node.bases if isinstance(b, ast.Name) and b.id in self.classes]
+        rebuilt = RebuiltClass(node, cls, init_attributes(node, bases, self.globals, self.classes,
+                                                           KNOWN_ROOTS, _Unknown))
         self.classes[node.name] = rebuilt
         self.globals[node.name] = cls
         for m in methods:
@@ -354,81 +369,38 @@ def _method_wrapper(node: ast.FunctionDef) -> Callable | None:
     return None
 
 
-# an attribute's starting kind from what ``__init__`` assigns it: a constructor's rank says the array's
-_ARRAY_CALLS = {"zeros": 1, "ones": 1, "full": 1, "empty": 1, "arange": 1, "linspace": 1, "zeros_like": 0,
-                "ones_like": 0, "array": 1, "asarray": 1, "eye": 0, "float32": 7, "float64": 7, "int32": 7}
-
-
 @dataclass
 class RebuiltClass:
     """A class of the file rebuilt without running its body, and what its
-    ``__init__`` assigns to ``self``: an attribute name -> ``(True, value)``
-    for a literal (or a parameter's literal default), ``(False, kind)`` for
-    anything else, whose kind the search decides (a pseudo-parameter
-    ``self.NAME``)."""
+    ``__init__`` assigns to ``self`` (``survey_instances``: its body run
+    abstractly): an attribute name -> ``(True, value)`` for a known value,
+    ``("object", RebuiltClass)`` for an object of a class of the file,
+    ``(False, kind)`` for anything else, whose kind the search decides (a
+    pseudo-parameter ``self.NAME``)."""
 
     node: ast.ClassDef
     cls: type
-    attributes: dict[str, tuple[bool, Any]]
+    attributes: dict[str, tuple[Any, Any]]
 
-    def instance(self, make: Callable[[str, int], Any], kinds: dict[str, int], self_name: str) -> Any:
-        """An object of the class, ``__init__`` not run: its attributes set as the search assumes."""
+    def instance(self, make: Callable[[str, int], Any], kinds: dict[str, int], self_name: str,
+                 depth: int = 0) -> Any:
+        """An object of the class, ``__init__`` not run: its attributes set as the search assumes
+        (an object of another class of the file made the same way, its kinds ``self.a.b``)."""
         obj = object.__new__(self.cls)
         for attr, (known, value) in self.attributes.items():
-            if known:
+            key = f"{self_name}.{attr}"
+            if known == "object":
+                if depth < _MAX_OBJECT_DEPTH:
+                    obj.__dict__[attr] = value.instance(make, kinds, key, depth + 1)
+            elif known:
                 obj.__dict__[attr] = value
             else:
-                key = f"{self_name}.{attr}"
                 kinds.setdefault(key, value)
                 obj.__dict__[attr] = make(key, kinds[key])
         return obj
 
 
-def _init_attributes(node: ast.ClassDef, bases: list[RebuiltClass]) -> dict[str, tuple[bool, Any]]:
-    """What ``__init__`` assigns to ``self.NAME`` (see ``RebuiltClass``); the bases' first."""
-    out: dict[str, tuple[bool, Any]] = {}
-    for base in bases:
-        out.update(base.attributes)
-    init = next((s for s in node.body if isinstance(s, ast.FunctionDef) and s.name == "__init__"), None)
-    if init is None or not init.args.args:
-        return out
-    me = init.args.args[0].arg
-    params = init.args.posonlyargs + init.args.args
-    defaults = dict(zip([a.arg for a in params][len(params) - len(init.args.defaults):], init.args.defaults))
-    defaults.update({a.arg: d for a, d in zip(init.args.kwonlyargs, init.args.kw_defaults) if d is not None})
-    seen: dict[str, tuple[bool, Any]] = {}
-    for stmt in ast.walk(init):
-        if not isinstance(stmt, (ast.Assign, ast.AnnAssign)) or stmt.value is None:
-            continue
-        for target in (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]):
-            pairs = list(zip(target.elts, stmt.value.elts)) if isinstance(target, ast.Tuple) and \
-                isinstance(stmt.value, ast.Tuple) and len(target.elts) == len(stmt.value.elts) else [(target, stmt.value)]
-            for t, v in pairs:
-                if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == me:
-                    guess = _attribute_guess(v, defaults)
-                    # assigned twice with different values: its kind is searched
-                    seen[t.attr] = guess if t.attr not in seen or seen[t.attr] == guess else (False, 5)
-    out.update(seen)
-    return out
-
-
-def _attribute_guess(value: ast.expr, defaults: dict[str, ast.expr]) -> tuple[bool, Any]:
-    ok, literal = _literal(value)
-    if ok:
-        return True, literal
-    if isinstance(value, ast.Name) and value.id in defaults:
-        ok, literal = _literal(defaults[value.id])
-        if ok:
-            return True, literal
-    if isinstance(value, ast.Name):
-        return False, 5   # a constructor's argument: most often a hyper-parameter (a Python number)
-    if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in _ARRAY_CALLS:
-        numpy = isinstance(value.func.value, ast.Name) and value.func.value.id in ("np", "numpy")
-        kind = _ARRAY_CALLS[value.func.attr]
-        if kind == 1 and value.args and isinstance(value.args[0], ast.Tuple) and len(value.args[0].elts) == 2:
-            kind = 0
-        return False, {0: 3, 1: 2}.get(kind, kind) if numpy else kind
-    return False, 0
+_MAX_OBJECT_DEPTH = 4   # objects holding objects of the file's classes (a class holding its own kind stops)
 
 
 def _default_value(node: ast.expr) -> Any:
@@ -439,7 +411,7 @@ def _default_value(node: ast.expr) -> Any:
 # ============================================================ known libraries
 KNOWN_ROOTS = frozenset({
     "numpy", "jax", "math", "cmath", "time", "random", "logging", "os", "sys",
-    "warnings", "operator", "functools", "itertools", "builtins", "contextlib",
+    "warnings", "operator", "functools", "itertools", "builtins", "contextlib", "flax", "optax", "equinox",
 })
 
 
@@ -572,7 +544,9 @@ def _raised(site: FallbackSite) -> bool:
         # a library refusing tracers is a real site; one refusing the placeholders' shape or dtype
         # (no word of tracers or concreteness in its message) would refuse eager's values alike
         message = site.cause.split(" on traced arrays")[0]
-        return "has no attribute" in message or not any(w in message for w in _TRACER_WORDS)
+        # an attribute the placeholder lacks, or calling it (eager's array is no more callable than a tracer)
+        return "has no attribute" in message or "is not callable" in message or \
+            not any(w in message for w in _TRACER_WORDS)
     return " raised " in site.cause or "does not have it" in site.cause or \
         site.code is FallbackCode.INTERNAL_ERROR or re.search(r"range\(\) of a traced [fc]\d", site.cause) is not None
 
@@ -616,9 +590,20 @@ def _needs_value(site: FallbackSite) -> bool:
 
 
 def _counts(node: ast.FunctionDef) -> set[str]:
-    """Names given directly to ``range()``: taken for Python ints first."""
-    return {a.id for n in ast.walk(node) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
-            and n.func.id == "range" for a in n.args if isinstance(a, ast.Name)}
+    """Names given directly to ``range()`` or compared with a ``len(...)``
+    (``while len(xs) < n``: a length bound, which the compiler rolls into a
+    bounded loop when ``n`` is a Python int): taken for Python ints first
+    (``traced_counts`` then tries them as traced 0-d arrays: ``depends``)."""
+    ranged = {a.id for n in ast.walk(node) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+              and n.func.id == "range" for a in n.args if isinstance(a, ast.Name)}
+    return ranged | {other.id for n in ast.walk(node) if isinstance(n, ast.Compare) and len(n.ops) == 1
+                     for one, other in ((n.left, n.comparators[0]), (n.comparators[0], n.left))
+                     if _is_len(one) and isinstance(other, ast.Name)}
+
+
+def _is_len(node: ast.expr) -> bool:
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len" and \
+        len(node.args) == 1 and not node.keywords
 
 
 def _placeholder_of(leaf: Any, count: int = 2) -> Any:
@@ -955,7 +940,7 @@ class _Search:
                     site = last.refuted[0]
                     wrong = switched & self.flowing(site.loc.line, kinds, self.index_refs(site))
                     # refuted elsewhere, or on shapes: the other parameters' kinds move first, the switch kept
-                    if (not wrong or any(w in site.cause for w in ("broadcast", "ncompatible shapes"))) and \
+                    if (not wrong or _SHAPE_WORDS.search(site.cause)) and \
                             self.refine(kinds, site, keep=switched):
                         continue
                     wrong = wrong or switched   # a Python number was wrong: that parameter back to the array
@@ -980,8 +965,47 @@ class _Search:
             return _classified([], [ReportSite(s, DEPENDS) for s in last.sites])
         if best is not None:
             best = self.scalars(best)
+            best = self.python_tests(best)
             self.traced_counts(best)
-        return _classified(best.sites if best else [], self.depends)
+        return [self.value_condition(r) for r in _classified(best.sites if best else [], self.depends)]
+
+    def python_tests(self, best: _Run) -> _Run:
+        """Array parameters tested by an ``if`` above the user's own ``raise``
+        (``if limit < 5: raise ...``) tried as Python floats: a raise that then
+        vanishes (its ``if`` decided at trace time, the exception caught in the
+        graph) is ``depends`` on the parameter being a traced array."""
+        params = {p for s in best.sites if s.construct == "raise" for t in self.tests_above(s.loc.line)
+                  for p in {_ref(x) for x in ast.walk(t)} & set(best.kinds) if best.kinds[p] in _ARRAY_KINDS}
+        if not params:
+            return best
+        run = self.survey(dict(best.kinds, **{p: _FLOAT for p in params}))
+        if run.refuted:
+            return best
+        self.note_depends(best, run, params)
+        return run
+
+    def tests_above(self, line: int) -> list[ast.expr]:
+        """The tests of the ``if``/``while`` statements whose body holds ``line``, outermost first."""
+        return [n.test for n in ast.walk(self.node) if isinstance(n, (ast.If, ast.While))
+                and n.lineno < line <= max(getattr(b, "end_lineno", 0) or 0 for b in n.body)]
+
+    def value_condition(self, reported: ReportSite) -> ReportSite:
+        """A ``depends`` site of the user's own ``raise`` under an ``if`` on
+        parameters (``if limit < 5: raise ...``): reached for some of their
+        values only, which the report cannot know; its cause says which."""
+        site = reported.site
+        if reported.kind != DEPENDS or site.construct != "raise" or "falls back if" in site.cause:
+            return reported
+        params = {a.arg for a in self.node.args.posonlyargs + self.node.args.args + self.node.args.kwonlyargs}
+        named = [t for t in self.tests_above(site.loc.line) if {_ref(x) for x in ast.walk(t)} & params]
+        if not named:   # (a raise in a function it calls, a context manager's re-raise: the test is elsewhere)
+            cause = f"{site.cause}; eager's own raise, a fallback where it is reached: depends on values the " \
+                    "report cannot know"
+            return ReportSite(dataclasses.replace(site, cause=cause), DEPENDS)
+        which = sorted({_ref(x) for t in named for x in ast.walk(t)} & params)
+        cause = (f"{site.cause}; reached only when `{ast.unparse(named[-1])}`: depends on the value of "
+                 f"{', '.join(f'`{p}`' for p in which)}, which the report cannot know")
+        return ReportSite(dataclasses.replace(site, cause=cause), DEPENDS)
 
     def traced_counts(self, best: _Run) -> None:
         """Python-int parameters (a count given to ``range()``, one a site
@@ -1070,6 +1094,8 @@ class _Search:
                 for p in receivers:
                     kinds[p] = container
                 return True
+        if self.to_layers(kinds, site, keep):
+            return True
         index = self.index_refs(site)
         if index is not None:   # the index is wrong, not the array: what flows into it
             # an array index: an int array; a Python float: an int
@@ -1099,6 +1125,12 @@ class _Search:
         shaped = _of_shape(site.cause, named, kinds) or _of_shape(site.cause, set(kinds) - keep, kinds)
         if shaped:
             named = shaped
+        if _SHAPE_WORDS.search(site.cause):   # operands that do not broadcast: an array of lower rank first
+            lower = {p for p in named if kinds[p] in _BROADCASTS}
+            for p in lower:
+                kinds[p] = _BROADCASTS[kinds[p]]
+            if lower:
+                return True
         table = _NEXT_NAMED if named else _NEXT_UNNAMED
         changed = False
         for p in (named or set(kinds) - keep):
@@ -1111,6 +1143,27 @@ class _Search:
                 if nxt is not None:
                     kinds[p], changed = nxt, True
         return changed
+
+    def to_layers(self, kinds: dict[str, int], site: FallbackSite, keep: set[str]) -> bool:
+        """Eager refused to call (or iterate to call) a stand-in: what the line
+        calls is a layer (``self.embed(x)``), what it iterates over and calls
+        the items of is a list of layers (``for block in self.blocks: x = block(x)``)."""
+        line = site.loc.line
+        if "calling an array" in site.cause or "not callable" in site.cause:
+            called = {_ref(n.func) for n in ast.walk(self.node) if isinstance(n, ast.Call) and n.lineno == line}
+            moved = {p for p in called & set(kinds) - keep if kinds[p] != _LAYER}
+            for p in moved:
+                kinds[p] = _LAYER
+            return bool(moved)
+        if "iteration over" in site.cause:
+            loops = [n for n in ast.walk(self.node) if isinstance(n, ast.For) and n.lineno == line
+                     and isinstance(n.target, ast.Name) and _ref(n.iter) in set(kinds) - keep]
+            moved = {_ref(n.iter) for n in loops if kinds[_ref(n.iter)] != _LAYERS and any(
+                isinstance(c, ast.Call) and _ref(c.func) == n.target.id for b in n.body for c in ast.walk(b))}
+            for p in moved:
+                kinds[p] = _LAYERS
+            return bool(moved)
+        return False
 
     def note_depends(self, before: _Run, after: _Run, switched: set[str]) -> None:
         """Sites of ``before`` gone once ``switched`` took the kinds of ``after``
