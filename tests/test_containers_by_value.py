@@ -123,3 +123,32 @@ def test_caller_container_keeps_its_object(fn, make, x):
     assert (fn(x, a) is a) == (to_static(fn)(x, b) is b)
     assert a == b or all(float(a[k]) == float(b[k]) for k in (a if isinstance(a, dict) else range(len(a))))
     check(fn, x, make(), full_graph=False)
+
+
+def two_names_for_one_list(x, n):
+    t = [x[0]]
+    u = t
+    for i in range(n):
+        t = [x[i % 3] + i]
+        u = t
+    return t, u
+
+
+@pytest.mark.parametrize("n", [0, 3, 30])
+def test_a_list_two_loop_variables_hold_stays_one_object(n):
+    """The loop's state holds a list by its items: one that two variables
+    hold at the end of the body would come back as two lists."""
+    from ast2graph import to_static
+    x = jnp.array([1.0, 2.0, 3.0])
+    eager, converted = two_names_for_one_list(x, n), to_static(two_names_for_one_list)(x, n)
+    assert (eager[0] is eager[1]) == (converted[0] is converted[1])
+    check(two_names_for_one_list, x, n, full_graph=True)
+
+
+
+
+def test_top_k_tracker_rolls():
+    from ast2graph import explain
+    check(best_two, X[0], 200, full_graph=True)
+    e = explain(best_two)(X[0], 200)
+    assert any(d.mode == "lax.fori_loop" for d in e.decisions)

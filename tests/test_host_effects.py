@@ -186,3 +186,41 @@ def debug_print_in_loop(x):
 def test_jax_debug_print_stays_in_the_graph():
     e = check(debug_print_in_loop, X, graphs=1)
     assert ("call", "host callback") in modes(e)
+
+
+# ---- NumPy calls that read or write files (or change NumPy's settings) on static values:
+# eager does it on every call, so they are never run once at trace time
+def _saves(x, path):
+    np.save(path, np.zeros(2))
+    return x * 2
+
+
+def _writes_tofile(x, path):
+    np.arange(3.0).tofile(path)
+    return x + 1
+
+
+@pytest.mark.parametrize("fn", [_saves, _writes_tofile])
+def test_numpy_file_writes_happen_on_every_call(fn, tmp_path):
+    import os
+    path = str(tmp_path / ("out.npy" if fn is _saves else "out.bin"))   # (np.save adds .npy)
+    f = to_static(fn)
+    for _ in range(3):
+        out = f(jnp.ones(2), path)
+        assert os.path.exists(path)   # written by this call, as eager writes it
+        os.remove(path)
+    np.testing.assert_array_equal(out, fn(jnp.ones(2), path))
+    explanation = check(fn, jnp.ones(2), path, full_graph=False)
+    assert "A2G002" in {s.code.code for s in explanation.fallback_sites}
+
+
+def test_report_does_not_run_a_numpy_file_write(tmp_path):
+    """``ast2graph report`` surveys the function without running its NumPy I/O."""
+    from ast2graph.report import report_path
+    target = tmp_path / "written.npy"
+    src = tmp_path / "saver.py"
+    src.write_text("import numpy as np\n\n\ndef saver(x):\n"
+                   f"    np.save({str(target)!r}, np.zeros(2))\n    return x * 2\n")
+    reports = report_path(str(src), None)
+    assert not target.exists()
+    assert any(s.site.code.code == "A2G002" for r in reports for s in r.sites)

@@ -4,7 +4,8 @@ Eager's int is exact; the graph's is int64. ``n + int(v)`` with ``n`` a large
 static int (2**61 or more, or a sum computed from one) would wrap around
 silently: a run-time check raises ``IntRangeError`` instead (as ``int()`` of a
 value beyond int64 does), and values that fit give eager's result in one
-graph. (Two ints of unknown size from data are not checked: noted in the README.)
+graph. Two ints of int64 data (``int(v[0]) + int(v[1])``) are checked the same
+way.
 """
 
 from __future__ import annotations
@@ -37,3 +38,30 @@ def test_a_sum_beyond_int64_raises_int_range_error(fn, v, n):
     assert not -(2**63) <= eager < 2**63   # eager's exact int is beyond int64
     with pytest.raises(IntRangeError, match="beyond int64"):
         to_static(fn)(np.int64(v), n)
+
+
+def add_data(v):
+    return int(v[0]) + int(v[1])
+
+
+def sub_data(v):
+    return int(v[0]) - int(v[1])
+
+
+def sum_data(v):
+    return sum(int(t) for t in v)
+
+
+@pytest.mark.parametrize("fn", [add_data, sub_data, sum_data])
+@pytest.mark.parametrize("v", [[3, 4], [2**62, 2**61], [-(2**62), -(2**61)], [-5, 2**61]])
+def test_sums_of_int64_data_that_fit_are_eager(fn, v):
+    check(fn, np.array(v, np.int64), full_graph=True)
+
+
+@pytest.mark.parametrize("fn,v", [(add_data, [2**62, 2**62]), (sub_data, [-(2**62) - 5, 2**62]),
+                                  (sum_data, [2**62, 2**62])])
+def test_a_sum_of_int64_data_beyond_int64_raises_int_range_error(fn, v):
+    eager = fn(np.array(v, np.int64))
+    assert not -(2**63) <= eager < 2**63   # eager's exact int is beyond int64 (was wrapped around silently)
+    with pytest.raises(IntRangeError, match="beyond int64"):
+        to_static(fn)(np.array(v, np.int64))

@@ -131,6 +131,40 @@ def _astype_is_self(x: Value, args: tuple, kwargs: dict) -> bool:
     return same and given.get("order", "K") in ("K", "A") and given.get("subok", True) is True
 
 
+@functools.lru_cache(maxsize=1)
+def _library_effects() -> dict[int, str]:
+    """NumPy functions that read or write files or change NumPy's global
+    settings: id -> what they do. NumPy is otherwise free of effects, so a
+    call of it on static values runs once, at trace time."""
+    table = {"save": "writes a file", "savez": "writes a file", "savez_compressed": "writes a file",
+             "savetxt": "writes a file", "load": "reads a file", "loadtxt": "reads a file",
+             "genfromtxt": "reads a file", "fromfile": "reads a file", "fromregex": "reads a file",
+             "memmap": "maps a file", "set_printoptions": "changes NumPy's settings",
+             "seterr": "changes NumPy's settings", "seterrcall": "changes NumPy's settings",
+             "setbufsize": "changes NumPy's settings"}
+    out = {}
+    for name, what in table.items():
+        fn = getattr(np, name, None)
+        if fn is not None:
+            out[id(fn)] = what
+    return out
+
+
+def _library_effect(callee: Any) -> str | None:
+    """What a library call does besides computing a value, where it does
+    (``_library_effects``; ``ndarray.tofile``/``dump`` write a file)."""
+    try:
+        what = _library_effects().get(id(callee))
+    except TypeError:
+        return None
+    if what is not None:
+        return what
+    owner = getattr(callee, "__self__", None)
+    if isinstance(owner, np.ndarray) and getattr(callee, "__name__", "") in ("tofile", "dump"):
+        return "writes a file"
+    return None
+
+
 _FOLDABLE = (jnp.asarray, jnp.array, jnp.full, jnp.zeros, jnp.ones, jnp.arange)
 _FOLD_LEAVES = (bool, int, str, type(None), np.dtype, type)
 _FOLD_SIZE = 8   # shapes, indices, bounds (a longer array iterated by a loop stays a graph value: lax.scan)
@@ -211,6 +245,10 @@ class CallMixin(GeneratorMixin, SortMixin):
 
         if isinstance(callee, StaticFunction):  # nested to_static: convert the function itself
             return self.call(callee._fn, args, kwargs, node)
+        effect = _library_effect(callee)
+        if effect is not None:   # never run at trace time only: eager does it on every call
+            raise self.graph_break(FallbackCode.SIDE_EFFECT, node, f"{qualified_name(callee)} {effect}: eager does it "
+                                   "on every call", "call")
         handled = self.generator_object_call(callee, args, kwargs, node)   # generators.py
         if handled is not NotImplemented:
             return handled

@@ -235,6 +235,8 @@ class ContainerMixin:
         lost = {n for n in loop.keep if env.get(n) is not env0[n]}
         if lost:
             loop.keep -= lost
+            for n in lost:
+                self._uncarry_rebound(loop, n, env0, names)
             return False
         if loop.held:
             there: dict[int, Any] = {}
@@ -248,12 +250,79 @@ class ContainerMixin:
                     del loop.held[id(obj)]
                 return False
         objs = {**loop.held, **loop.carried}
+        self._check_carried_once(loop, env, names, objs)
         for n in names:
             if n in loop.keep:
                 env[n] = self._shield(env[n])
             elif objs and not n.startswith("<") and n in env:
                 env[n] = self.shield_logged(env[n], objs)
         return True
+
+    def _check_carried_once(self, loop: "_Carry", env: dict, names: list[str], objs: dict) -> None:
+        """A list or dict the loop carries by value (its items) held twice
+        at the end of the body (``t = [v]; u = t``, ``pair = (t, t)``): the
+        loop's state would make two objects of it where eager has one."""
+        counts: dict[int, int] = {}
+        stack = [env[n] for n in names if not n.startswith("<") and n in env and n not in loop.keep]
+        while stack:
+            x = stack.pop()
+            if type(x) in (list, dict):
+                if objs.get(id(x)) is x or self.input_container(x) is not None or self.outside_container(x):
+                    continue   # kept as itself (``Ref``)
+                counts[id(x)] = counts.get(id(x), 0) + 1
+                if counts[id(x)] > 1:
+                    raise self.graph_break(FallbackCode.LOOP_CARRIED_CHANGE, self.current_top,
+                                           f"a {type(x).__name__} the loop carries by value is held twice at the end "
+                                           "of its body (two variables, or twice in one value): its state would "
+                                           "make two objects of it", "loop")
+                stack.extend(x.values() if type(x) is dict else x)
+            elif type(x) is tuple or isinstance(x, tuple):
+                stack.extend(x)
+
+    def mark_carried_fresh(self, value: Any) -> Any:
+        """A carried value just made from the loop's state: its lists and
+        dicts (not the ``Ref``s of objects kept as themselves) are new
+        objects of this pass, made at the loop body's depth (a write into one
+        stays in the pass, as into a list the body made)."""
+        depth = self.container_loops[-1].depth if self.container_loops else self.traced_depth
+        stack = [value]
+        while stack:
+            x = stack.pop()
+            if type(x) in (list, dict):
+                self.fresh[id(x)] = (depth, x)
+                stack.extend(x.values() if type(x) is dict else x)
+            elif type(x) is tuple or isinstance(x, tuple):
+                stack.extend(x)
+        return value
+
+    def _uncarry_rebound(self, loop: "_Carry", name: str, env0: dict, names: list[str]) -> None:
+        """A kept list or dict the body writes into and also rebinds
+        (``best[1] = loss`` / ``best = [loss, best[0]]``): carried by value
+        from now on, no longer as a written container, where nothing but
+        ``name`` holds it (which object the variable holds after the loop
+        cannot be seen)."""
+        obj = env0[name]
+        if id(obj) not in loop.carried or self.input_container(obj) is not None or self.outside_container(obj):
+            return
+        others = [v for n, v in env0.items() if n != name and not n.startswith("<")]
+        frames, seen = [], set()
+        for f in [self.frame.parent, *self.callers]:
+            while f is not None and id(f) not in seen:
+                seen.add(id(f))
+                frames.append(f)
+                f = f.parent
+        others += [v for f in frames for v in f.env.values()] + [e[2] for e in self.attr_writes.values()]
+        others += [a for v in others if self._is_fresh(v) and isinstance(getattr(v, "__dict__", None), dict)
+                   for a in vars(v).values()]   # (an object this trace made: its attributes)
+        if id(obj) in _nested_containers(others):
+            return
+        del loop.carried[id(obj)]
+        pseudo = container_name(obj)
+        if pseudo in names:
+            names.remove(pseudo)
+        env0.pop(pseudo, None)
+        loop.before.pop(id(obj), None)
+        self.set_contents(obj, loop.original.pop(id(obj)))
 
     def _check_copy_invisible(self, loop: "_Carry", gone: list, env0: dict, names: list[str]) -> None:
         """A list or dict from before a loop that may run zero times, held in

@@ -1487,7 +1487,9 @@ class ControlMixin(ExitsMixin):
                         self.join_views([v], [[entry]])
                 else:
                     filled.append(x)
-            self.frame.env[n] = self.unshield_all(jax.tree_util.tree_unflatten(treedef, filled))
+            # (its lists and dicts built from the state are new; a Ref stays the object it keeps)
+            self.frame.env[n] = self.unshield_all(self.mark_carried_fresh(jax.tree_util.tree_unflatten(treedef, filled))
+                                                  if not n.startswith("<") else jax.tree_util.tree_unflatten(treedef, filled))
             self._carried_write(n, self.frame.env[n])
             if n.startswith("<container "):   # its contents are in the container now (a branch records its own)
                 del self.frame.env[n]
