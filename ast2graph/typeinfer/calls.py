@@ -56,7 +56,7 @@ from .varlist import tail_of
 from .masked import MaskedMethod, MaskedSlice
 from .kinds import (CALLS_ARGUMENTS, INSPECTORS, MOVES_ARGUMENTS, Unobservable, contains_standin, introspection, observe,
                     same_inputs, signature_inputs, standin_types, standins_in)
-from .lattice import INT_BITS, INT_RANGE, WIDE_INTS, describe, is_array
+from .lattice import DATA_INT64, INT_BITS, INT_RANGE, WIDE_INTS, describe, is_array
 from .trees import tree_flatten, tree_leaves
 from .pathkinds import MAX_COMBINATIONS, kinded_in
 from .state import Frame, Guard, ReturnSignal, unit_of_function
@@ -80,6 +80,7 @@ def _track_int_bits(out: Value, x: Value) -> None:
             WIDE_INTS.add(out)
     else:   # any int64 (a float's value, an int64 or uint64 array's)
         WIDE_INTS.add(out)
+        DATA_INT64.add(out)
 
 
 # ``x.item()``: the Python number of the dtype's kind (bfloat16 and the like: kind "V", a float)

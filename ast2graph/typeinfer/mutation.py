@@ -34,7 +34,7 @@ import numpy as np
 from ..fallback.sites import FallbackCode
 from ..ir.core import KindedValue, Value
 from . import arrays
-from .lattice import INT_BITS, INT_RANGE, WIDE_INTS
+from .lattice import DATA_INT64, INT_BITS, INT_RANGE, WIDE_INTS
 from .masked import MaskedSlice
 from .precision import (argument_path, comparison_dtype, index_leaves, int32_check, is_at_update, jax_kind,
                         jax_semantics, numpy_dtypes, python_int)
@@ -491,10 +491,13 @@ class MutationMixin:
         if need > 62 and _GROWS.get(fn) in ("mul", "pow", "shift"):   # (a sum needs operands near 2**62 to leave int64)
             raise self.graph_break(FallbackCode.PRECISION, node, "a Python int computed here may leave int64 (the graph's "
                                    "integers), where eager's int is exact")
-        if need > 63 and _GROWS.get(fn) == "add" and len(leaves) == 2 and len(ints) == 1:
-            # ``n + int(v)`` with ``n`` near 2**62 (a large static int, or computed from one), or two
-            # ints of int64 data (``int(v[0]) + int(v[1])``): the int64 sum may wrap where eager's int
-            # is exact; a run-time check raises IntRangeError then (a fallback where a check cannot raise)
+        large = any(type(x) is int and x.bit_length() >= 61 or isinstance(x, Value) and x in _LARGE_INTS
+                    for x in leaves) or any(x in DATA_INT64 for x in values)
+        if large and need > 63 and _GROWS.get(fn) == "add" and len(leaves) == 2 and len(ints) == 1:
+            # ``n + int(v)`` with ``n`` near 2**62 (a large static int, or computed from one), or an
+            # int of int64 data (``int(v[0]) + int(v[1])``): the int64 sum may wrap where eager's int
+            # is exact; a run-time check raises IntRangeError then (a fallback where a check cannot
+            # raise). A counter of unknown size (a loop's ``count += 1``) is not checked.
             self.__dict__["_overflow_check"] = (tuple(leaves), ints[0], fn in (operator.sub, operator.isub))
             _LARGE_INTS.update(ints)
         for r in ints:
