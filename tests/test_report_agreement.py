@@ -29,7 +29,7 @@ from benchmarks.report_agreement import EXAMPLES, example_rows, figures, program
 
 # programs that fall back at run time
 SAMPLE_FALLS_BACK = [
-    "beam_search", "sample_until_eos", "shape_from_data", "best_k_tracker",
+    "beam_search", "sample_until_eos", "shape_from_data",
     "contextmanager_with_try", "union_find_components", "adaptive_simpson",
 ]
 # programs that are one graph at run time
@@ -45,6 +45,8 @@ SAMPLE_ONE_GRAPH = [
     "rejection_count", "grid_search_product", "return_in_try_finally",
     # one graph since (generator objects consumed lazily: islice of an infinite generator, a pipeline)
     "generator_pipeline", "islice_infinite_generator",
+    # one graph since (a top-k list written on one path and rebound on another joins by value)
+    "best_k_tracker",
 ]
 SAMPLE = SAMPLE_FALLS_BACK + SAMPLE_ONE_GRAPH
 
@@ -63,8 +65,8 @@ KNOWN = {
 
 # the default report lists no function that is one graph at run time (precision 1); recall is capped by the two
 # sites above, which depend on what the caller passes (python -m benchmarks.report_agreement --corpus all -v)
-RECALL_FLOOR, PRECISION_FLOOR = 0.74, 0.98            # full corpus16: 6/8, 6/6
-SAMPLE_RECALL_FLOOR, SAMPLE_PRECISION_FLOOR = 0.85, 0.98   # the sample: 6/7, 6/6
+RECALL_FLOOR, PRECISION_FLOOR = 0.70, 0.98            # full corpus16: 5/7, 5/5
+SAMPLE_RECALL_FLOOR, SAMPLE_PRECISION_FLOOR = 0.82, 0.98   # the sample: 5/6, 5/5
 # the examples and the programs: no function falls back at run time and the default report lists none
 # (examples 0 of 9, programs 0 of 55): recall and precision 1
 EXAMPLES_RECALL_FLOOR, EXAMPLES_PRECISION_FLOOR, EXAMPLES_WRONGLY_LISTED = 1.0, 1.0, 0.0
