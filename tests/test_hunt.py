@@ -1121,3 +1121,58 @@ def test_numpy_float_remainder_and_floor_division_give_numpys_signed_zeros():
     check(_zero_results, np.array([-0.0, -2.0, 0.5, -0.5, 3.0]))
     check(_zero_results, np.array([-2.0, 1.0], np.float32))
     check(_zero_results, jnp.array([-0.0, -2.0, 0.5]))   # a jax.Array's are XLA's in eager too
+
+
+def _halve_until_small(x):
+    orig = x
+    while x.sum() > 10:
+        x = x / 2
+    return x is orig, x
+
+
+def test_an_empty_array_argument_held_by_two_names_is_one_object():
+    # np.may_share_memory(x, x) is False for an empty array: a segment after a loop that ran in Python took
+    # `x` and `orig` for two arrays, and `x is orig` was False (h-hunt6)
+    for x in (np.array([], np.float64), np.zeros((0, 2)), np.array([40.0, 3.0]), np.array([1.0])):
+        check(_halve_until_small, x, full_graph=False)
+
+
+def _abs_0d(x):
+    y = x if x >= 0 else -x
+    return y is x, y
+
+
+def _abs_0d_mutated(x):
+    y = x if x >= 0 else x * 2
+    y[...] = 7.0
+    return x, y
+
+
+def _astype_0d(x):
+    y = x.astype(x.dtype, copy=False)
+    return y is x, y
+
+
+def test_a_0d_array_joined_or_cast_without_copy_is_the_callers_object():
+    # eager's `x if c else -x` and `x.astype(x.dtype, copy=False)` of a 0-d ndarray hand back x itself; the
+    # identity machinery only knew arrays with a shape, so the graph handed back a copy (h-hunt6)
+    for x in (np.array(2.0), np.array(-0.0), np.array(-3.0), np.array(np.nan), np.array(5, np.int64)):
+        check(_abs_0d, x, full_graph=False)
+        check(_abs_0d_mutated, x, full_graph=False)
+        check(_astype_0d, x, full_graph=False)
+    check(_astype_0d, np.array(1.5, np.float16), full_graph=False)
+
+
+def _write_into_product(x, c):
+    y = x if c else x * 2
+    y[...] = 7.0
+    return x, y
+
+
+def test_item_assignment_into_a_numpy_scalar_raises_as_eager():
+    # `x * 2` of a 0-d ndarray is a NumPy scalar, and eager's `y[...] = 7.0` raises TypeError; the graph wrote
+    # it and returned np.float64(7.0) (h-hunt6)
+    for c in (True, False):
+        check(_write_into_product, np.array(-3.0), c, full_graph=False)
+    check(lambda x: _write_into_product(x, x >= 0), np.array(-3.0), full_graph=False)
+    check(lambda x: _write_into_product(x, x >= 0), np.array(3.0), full_graph=False)

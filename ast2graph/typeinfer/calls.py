@@ -122,7 +122,7 @@ def _astype_is_self(x: Value, args: tuple, kwargs: dict) -> bool:
     if len(args) > len(names) or set(kwargs) - set(names):
         return False
     given = {**dict(zip(names, args)), **kwargs}
-    if not (x.type.numpy and not x.type.python and x.type.shape) or given.get("copy", True) is not False:
+    if not (x.type.numpy and not x.type.python and (x.type.shape or x.type.array0)) or given.get("copy", True) is not False:
         return False
     try:
         same = "dtype" in given and np.dtype(given["dtype"]) == x.type.dtype

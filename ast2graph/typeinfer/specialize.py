@@ -86,7 +86,8 @@ def numpy_aliasing(leaves: list) -> tuple:
     """Pairs of NumPy argument arrays that share memory (a write to one shows in the other)."""
     found = [k for k, x in enumerate(leaves) if type(x) is np.ndarray]
     return tuple((a, b) for i, a in enumerate(found) for b in found[i + 1:]
-                 if np.may_share_memory(leaves[a], leaves[b]))
+                 if leaves[a] is leaves[b] or np.may_share_memory(leaves[a], leaves[b]))
+    # (``is`` first: an empty array shares no memory, not even with itself)
 
 
 def numpy_readonly(leaves: list) -> tuple:
