@@ -1176,3 +1176,41 @@ def test_item_assignment_into_a_numpy_scalar_raises_as_eager():
         check(_write_into_product, np.array(-3.0), c, full_graph=False)
     check(lambda x: _write_into_product(x, x >= 0), np.array(-3.0), full_graph=False)
     check(lambda x: _write_into_product(x, x >= 0), np.array(3.0), full_graph=False)
+
+
+_HISTORY: list = []
+
+
+def _clip_and_report(x):
+    x[0] = -1.0
+    return [h[0] for h in _HISTORY], [h.sum() for h in _HISTORY], [h * 2 for h in _HISTORY]
+
+
+def _remember_then_clip(x):
+    _HISTORY.append(x)
+    x[0] = -1.0
+    return [h[0] for h in _HISTORY]
+
+
+def test_a_global_list_holding_the_argument_array_sees_its_in_place_write():
+    # the items of a global list iterated over are folded (or their elements read) at trace time, before the
+    # argument's in-place write: when the list holds that very array, the graph returned the values from
+    # before the write (h-hunt6). The list's arrays are now checked apart from the written arguments, per call
+    def make():
+        _HISTORY.clear()
+        return _clip_and_report, None
+
+    def step(hold):
+        def run(fn, _):
+            x = np.array([1.0, 2.0])
+            _HISTORY[:] = [np.array([5.0, 6.0]), x] if hold else [np.array([5.0, 6.0])]
+            return fn(x), x
+        return run
+
+    check_sequence(make, [step(False), step(True), step(False), step(True)], full_graph=False)
+
+    def make2():
+        _HISTORY.clear()
+        return _remember_then_clip, None
+
+    check_sequence(make2, [lambda fn, _: fn(np.array([1.0, 2.0])) for _ in range(3)], full_graph=False)
