@@ -1214,3 +1214,25 @@ def test_a_global_list_holding_the_argument_array_sees_its_in_place_write():
         return _remember_then_clip, None
 
     check_sequence(make2, [lambda fn, _: fn(np.array([1.0, 2.0])) for _ in range(3)], full_graph=False)
+
+
+def _astype_ordered_then_write(x, order):
+    y = x.astype(x.dtype, order=order, copy=False)
+    y[0] = 5.0
+    return y is x, x, y
+
+
+def test_astype_without_copy_in_an_order_is_the_callers_array_only_where_its_layout_fits():
+    # x.astype(x.dtype, order="A" or "C", copy=False) copies a non-contiguous x (a[::2]) and hands back a
+    # contiguous one itself; the graph took order "A" for x itself always and wrote into the caller's a[::2] (h-hunt6).
+    # (check_sequence: a deep copy of the argument would make it contiguous)
+    def step(order, make):
+        def run(fn, _):
+            base = make()
+            x = base[::2] if base.ndim == 1 and base.size == 6 else base
+            return fn(x, order), base
+        return run
+
+    makes = (lambda: np.arange(6.0), lambda: np.arange(4.0), lambda: np.asfortranarray(np.ones((2, 3))).T[0])
+    steps = [step(order, make) for order in ("A", "C", "K") for make in makes]
+    check_sequence(lambda: (_astype_ordered_then_write, None), steps, full_graph=False)
