@@ -39,6 +39,7 @@ from .fallback.control import (BREAK, CONTINUE, NEXT, RETURN, JumpPlan, PythonCo
 from .fallback.interpreted import CELLS, InterpretedNode, call_cells
 from .fallback.sites import Decision, FallbackCode, FallbackSite, GraphBreak
 from .typeinfer.state import MaybeBound
+from .typeinfer.specialize import outside_arrays
 from .ir import print_graph, verify
 from .ir.core import Value, as_dtype, bounded, walk_ops
 from .jit_options import JitOptions
@@ -261,8 +262,9 @@ class GraphPlan:
         self.input_refs = [(j, x.path) for j, x in enumerate(self.spec.out_template) if type(x) is InputRef]
         self.stale = False   # traced again for inputs of other types (SpecMiss): compile anew
         # argument arrays written in place and NumPy arrays read from outside: checked apart before each call
-        self.alias_checked = bool(self.spec.written_arguments) and any(
-            c.kind is np.ndarray or c.value.type.numpy for c in self.spec.captures)
+        # (and the arrays inside guarded outside containers: ``specialize.outside_arrays``)
+        self.alias_checked = bool(self.spec.written_arguments) and (bool(self.spec.guards) or any(
+            c.kind is np.ndarray or c.value.type.numpy for c in self.spec.captures))
 
     @property
     def end(self) -> int:
@@ -287,12 +289,8 @@ class GraphPlan:
     def _captures_apart(self, leaves: list) -> bool:
         """No argument array the graph writes in place shares memory with a
         NumPy array it reads from outside (``specialize._check_captures_apart``)."""
-        for c in self.spec.captures:
-            value = c.getter()
-            if isinstance(value, np.ndarray) and any(np.may_share_memory(value, leaves[k])
-                                                     for k in self.spec.written_arguments):
-                return False
-        return True
+        return not any(np.may_share_memory(value, leaves[k]) for _, value in
+                       outside_arrays(self.spec.captures, self.spec.guards) for k in self.spec.written_arguments)
 
     def converted(self, outs: Any) -> list:
         """The flat result of the graph's outputs ``outs``, each of eager's

@@ -1121,3 +1121,118 @@ def test_numpy_float_remainder_and_floor_division_give_numpys_signed_zeros():
     check(_zero_results, np.array([-0.0, -2.0, 0.5, -0.5, 3.0]))
     check(_zero_results, np.array([-2.0, 1.0], np.float32))
     check(_zero_results, jnp.array([-0.0, -2.0, 0.5]))   # a jax.Array's are XLA's in eager too
+
+
+def _halve_until_small(x):
+    orig = x
+    while x.sum() > 10:
+        x = x / 2
+    return x is orig, x
+
+
+def test_an_empty_array_argument_held_by_two_names_is_one_object():
+    # np.may_share_memory(x, x) is False for an empty array: a segment after a loop that ran in Python took
+    # `x` and `orig` for two arrays, and `x is orig` was False (h-hunt6)
+    for x in (np.array([], np.float64), np.zeros((0, 2)), np.array([40.0, 3.0]), np.array([1.0])):
+        check(_halve_until_small, x, full_graph=False)
+
+
+def _abs_0d(x):
+    y = x if x >= 0 else -x
+    return y is x, y
+
+
+def _abs_0d_mutated(x):
+    y = x if x >= 0 else x * 2
+    y[...] = 7.0
+    return x, y
+
+
+def _astype_0d(x):
+    y = x.astype(x.dtype, copy=False)
+    return y is x, y
+
+
+def test_a_0d_array_joined_or_cast_without_copy_is_the_callers_object():
+    # eager's `x if c else -x` and `x.astype(x.dtype, copy=False)` of a 0-d ndarray hand back x itself; the
+    # identity machinery only knew arrays with a shape, so the graph handed back a copy (h-hunt6)
+    for x in (np.array(2.0), np.array(-0.0), np.array(-3.0), np.array(np.nan), np.array(5, np.int64)):
+        check(_abs_0d, x, full_graph=False)
+        check(_abs_0d_mutated, x, full_graph=False)
+        check(_astype_0d, x, full_graph=False)
+    check(_astype_0d, np.array(1.5, np.float16), full_graph=False)
+
+
+def _write_into_product(x, c):
+    y = x if c else x * 2
+    y[...] = 7.0
+    return x, y
+
+
+def test_item_assignment_into_a_numpy_scalar_raises_as_eager():
+    # `x * 2` of a 0-d ndarray is a NumPy scalar, and eager's `y[...] = 7.0` raises TypeError; the graph wrote
+    # it and returned np.float64(7.0) (h-hunt6)
+    for c in (True, False):
+        check(_write_into_product, np.array(-3.0), c, full_graph=False)
+    check(lambda x: _write_into_product(x, x >= 0), np.array(-3.0), full_graph=False)
+    check(lambda x: _write_into_product(x, x >= 0), np.array(3.0), full_graph=False)
+
+
+_HISTORY: list = []
+
+
+def _clip_and_report(x):
+    x[0] = -1.0
+    return [h[0] for h in _HISTORY], [h.sum() for h in _HISTORY], [h * 2 for h in _HISTORY]
+
+
+def _remember_then_clip(x):
+    _HISTORY.append(x)
+    x[0] = -1.0
+    return [h[0] for h in _HISTORY]
+
+
+def test_a_global_list_holding_the_argument_array_sees_its_in_place_write():
+    # the items of a global list iterated over are folded (or their elements read) at trace time, before the
+    # argument's in-place write: when the list holds that very array, the graph returned the values from
+    # before the write (h-hunt6). The list's arrays are now checked apart from the written arguments, per call
+    def make():
+        _HISTORY.clear()
+        return _clip_and_report, None
+
+    def step(hold):
+        def run(fn, _):
+            x = np.array([1.0, 2.0])
+            _HISTORY[:] = [np.array([5.0, 6.0]), x] if hold else [np.array([5.0, 6.0])]
+            return fn(x), x
+        return run
+
+    check_sequence(make, [step(False), step(True), step(False), step(True)], full_graph=False)
+
+    def make2():
+        _HISTORY.clear()
+        return _remember_then_clip, None
+
+    check_sequence(make2, [lambda fn, _: fn(np.array([1.0, 2.0])) for _ in range(3)], full_graph=False)
+
+
+def _astype_ordered_then_write(x, order):
+    y = x.astype(x.dtype, order=order, copy=False)
+    y[0] = 5.0
+    return y is x, x, y
+
+
+def test_astype_without_copy_in_an_order_is_the_callers_array_only_where_its_layout_fits():
+    # x.astype(x.dtype, order="A" or "C", copy=False) copies a non-contiguous x (a[::2]) and hands back a
+    # contiguous one itself; the graph took order "A" for x itself always and wrote into the caller's a[::2] (h-hunt6).
+    # (check_sequence: a deep copy of the argument would make it contiguous)
+    def step(order, make):
+        def run(fn, _):
+            base = make()
+            x = base[::2] if base.ndim == 1 and base.size == 6 else base
+            return fn(x, order), base
+        return run
+
+    makes = (lambda: np.arange(6.0), lambda: np.arange(4.0), lambda: np.asfortranarray(np.ones((2, 3))).T[0])
+    steps = [step(order, make) for order in ("A", "C", "K") for make in makes]
+    check_sequence(lambda: (_astype_ordered_then_write, None), steps, full_graph=False)

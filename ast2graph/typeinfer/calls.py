@@ -123,13 +123,29 @@ def _astype_is_self(x: Value, args: tuple, kwargs: dict) -> bool:
     if len(args) > len(names) or set(kwargs) - set(names):
         return False
     given = {**dict(zip(names, args)), **kwargs}
-    if not (x.type.numpy and not x.type.python and x.type.shape) or given.get("copy", True) is not False:
+    if not (x.type.numpy and not x.type.python and (x.type.shape or x.type.array0)) or given.get("copy", True) is not False:
         return False
     try:
         same = "dtype" in given and np.dtype(given["dtype"]) == x.type.dtype
     except TypeError:
         return False
-    return same and given.get("order", "K") in ("K", "A") and given.get("subok", True) is True
+    return same and given.get("order", "K") == "K" and given.get("subok", True) is True
+
+
+def _astype_layout_decides(x: Value, args: tuple, kwargs: dict) -> bool:
+    """Whether eager's ``x.astype(x.dtype, order=o, copy=False)`` with ``o``
+    other than "K" is ``x`` itself or a copy depending on ``x``'s memory
+    layout (a non-contiguous argument, ``a[::2]``, is copied for "A" and "C"),
+    which the graph does not model."""
+    names = ("dtype", "order", "casting", "subok", "copy")
+    given = {**dict(zip(names, args)), **kwargs}
+    if len(args) > len(names) or set(kwargs) - set(names) or given.get("copy", True) is not False \
+            or given.get("order", "K") == "K" or not (x.type.numpy and not x.type.python):
+        return False
+    try:
+        return "dtype" in given and np.dtype(given["dtype"]) == x.type.dtype
+    except TypeError:
+        return False
 
 
 @functools.lru_cache(maxsize=1)
@@ -300,6 +316,9 @@ class CallMixin(GeneratorMixin, SortMixin):
                                      numpy_inplace.METHODS[callee.name])   # a.sort(), a.fill(v): in place
         if isinstance(callee, arrays.ArrayMethod) and callee.name == "astype" and _astype_is_self(callee.value, args, kwargs):
             return callee.value   # x.astype(x.dtype, copy=False) of an ndarray: x itself
+        if isinstance(callee, arrays.ArrayMethod) and callee.name == "astype" and _astype_layout_decides(callee.value, args, kwargs):
+            raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, "x.astype(x.dtype, order=..., copy=False): "
+                                   "eager hands back x itself or a copy by x's memory layout (contiguous or not)")
         if isinstance(callee, arrays.ArrayMethod) and callee.name == "astype" and self._numpy_float_to_int(callee, args, kwargs):
             out = self.emit_call(numpy_api.float_to_int, (callee.value, np.dtype(args[0] if args else kwargs["dtype"])),
                                  {}, node, ".astype")

@@ -39,7 +39,8 @@ _BOOL = ArrayType((), np.dtype(bool))
 
 
 def _numpy_array(x: Any) -> bool:
-    return isinstance(x, Value) and "numpy" in x.type.kinds and bool(x.type.shape or x.type.array0)
+    # (a 0-d array's kind is "array0": ``x if c else -x`` of one hands back the caller's too)
+    return isinstance(x, Value) and bool(x.type.kinds & {"numpy", "array0"}) and bool(x.type.shape or "array0" in x.type.kinds)
 
 
 class IdentityMixin:

@@ -737,6 +737,10 @@ class MutationMixin:
         if isinstance(obj, Value) and not obj.type.numpy:
             raise self.graph_break(FallbackCode.TRACE_ERROR, target, "item assignment on a jax.Array (eager raises TypeError: "
                                    "JAX arrays are immutable)", hint="write x = x.at[i].set(v)")
+        if isinstance(obj, Value) and obj.type.numpy and not obj.type.shape and not obj.type.array0:
+            # (``x * 2`` of a 0-d ndarray is a NumPy scalar: eager's ``y[...] = v`` raises)
+            raise self.graph_break(FallbackCode.TRACE_ERROR, target, "item assignment on a NumPy scalar (eager raises "
+                                   "TypeError: NumPy scalars are immutable)")
         self.check_not_readonly(obj, target)
         if not isinstance(target.value, gast.Name) or not self.frame.owns(target.value.id):
             raise self.graph_break(FallbackCode.MUTATION, target, "in-place write into an array reached through an "
@@ -965,11 +969,13 @@ class MutationMixin:
         (each path of a branch; a loop's initial and carried values): a NumPy
         array among them may be that same object (``y = a if c else b``),
         so a write through either must show in the other."""
+        def ndarray(v: Any) -> bool:   # (a 0-d ndarray's kind is "array0": ``x if c else -x`` of one is ``x`` too)
+            return isinstance(v, Value) and bool(v.type.kinds & {"numpy", "array0"})
+
         for k, r in enumerate(results):
-            if not isinstance(r, Value) or "numpy" not in r.type.kinds or not r.type.shape:
+            if not ndarray(r) or not (r.type.shape or "array0" in r.type.kinds):
                 continue
-            bases = [src[k] for src in sources if k < len(src) and isinstance(src[k], Value)
-                     and "numpy" in src[k].type.kinds and src[k] is not r]
+            bases = [src[k] for src in sources if k < len(src) and ndarray(src[k]) and src[k] is not r]
             if bases:
                 self.joined_from[id(r)] = (r, bases)
 

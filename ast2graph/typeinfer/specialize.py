@@ -86,7 +86,8 @@ def numpy_aliasing(leaves: list) -> tuple:
     """Pairs of NumPy argument arrays that share memory (a write to one shows in the other)."""
     found = [k for k, x in enumerate(leaves) if type(x) is np.ndarray]
     return tuple((a, b) for i, a in enumerate(found) for b in found[i + 1:]
-                 if np.may_share_memory(leaves[a], leaves[b]))
+                 if leaves[a] is leaves[b] or np.may_share_memory(leaves[a], leaves[b]))
+    # (``is`` first: an empty array shares no memory, not even with itself)
 
 
 def numpy_readonly(leaves: list) -> tuple:
@@ -605,21 +606,47 @@ def _check_captures_apart(sp: Specializer, leaves: list, unit: Unit, stmts: list
     global ``G``): that read would not see the write. Checked again before
     every call (``api.GraphPlan.guards_hold``)."""
     written = written_arguments(sp)
-    if not written or not sp.captures:
+    if not written or not (sp.captures or sp.guards):
         return
-    for c in sp.captures:
-        try:
-            value = c.getter()
-        except Exception:  # noqa: BLE001 - a vanished value: the plan's own check fails it
-            continue
-        k = next((k for k in written if isinstance(value, np.ndarray) and np.may_share_memory(value, leaves[k])), None)
+    for description, value in outside_arrays(sp.captures, sp.guards):
+        k = next((k for k in written if np.may_share_memory(value, leaves[k])), None)
         if k is not None:
             top = sp.first_input_writes.get(k, sp.current_top)
             err = GraphBreak(FallbackSite(FallbackCode.MUTATION, unit.loc(stmts[top]), "assignment",
                                           f"an argument's NumPy array written in place shares memory with "
-                                          f"{c.description}, which this code also reads"))
+                                          f"{description}, which this code also reads"))
             err.top_index = top  # type: ignore[attr-defined]
             raise err
+
+
+def outside_arrays(captures: list, guards: list):
+    """The NumPy arrays a plan reads from outside, now, as (description,
+    array): the captured arrays, the arrays a captured element is read from
+    (``c[0]`` of an array ``c`` of a global list), and the arrays inside the
+    guarded static containers (``for c in G: c.sum()`` folds each ``c`` at
+    trace time): a write into an argument sharing memory with one of them
+    would not show in what the graph read."""
+    for c in captures:
+        try:
+            value = c.getter()
+        except Exception:  # noqa: BLE001 - a vanished value: the plan's own check fails it
+            continue
+        if isinstance(value, np.ndarray):
+            yield c.description, value
+        if c.source is not None and isinstance(c.source[1], np.ndarray):
+            yield c.description, c.source[1]
+    for g in guards:
+        try:
+            stack, seen = [g.getter()], set()
+        except Exception:  # noqa: BLE001 - a vanished value: the guard fails the plan
+            continue
+        while stack:
+            x = stack.pop()
+            if isinstance(x, np.ndarray):
+                yield g.description, x
+            elif type(x) in (list, tuple, dict) and id(x) not in seen:
+                seen.add(id(x))
+                stack.extend(x.values() if type(x) is dict else x)
 
 
 def _check_unseen(sp: Specializer, rewritten: list, real: dict, unit: Unit, stmts: list) -> None:
