@@ -80,7 +80,8 @@ def _track_int_bits(out: Value, x: Value) -> None:
             WIDE_INTS.add(out)
     else:   # any int64 (a float's value, an int64 or uint64 array's)
         WIDE_INTS.add(out)
-        DATA_INT64.add(out)
+        if dtype.kind in "iu":   # (a float's is at most 2**63 - 1024: a small static int added fits)
+            DATA_INT64.add(out)
 
 
 # ``x.item()``: the Python number of the dtype's kind (bfloat16 and the like: kind "V", a float)

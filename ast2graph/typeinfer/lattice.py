@@ -136,8 +136,8 @@ WIDE_INTS: "weakref.WeakSet[Value]" = weakref.WeakSet()
 # Python value), so a product of two fits int64; a product that may not runs
 # in Python. A traced int not in this map may need all 63 bits.
 INT_BITS: "weakref.WeakKeyDictionary[Value, int]" = weakref.WeakKeyDictionary()
-# Python ints made from 64-bit data (``int(v[0])`` of an int64 array): any int64, so a
-# sum of two may leave int64 (mutation._python_int_bits checks it at run time)
+# Python ints made from 64-bit integer data (``int(v[0])`` of an int64 array): any
+# int64, so a sum may leave int64 (mutation._python_int_bits checks it at run time)
 DATA_INT64: "weakref.WeakSet[Value]" = weakref.WeakSet()
 TRACED_INT_BITS = 31
 
