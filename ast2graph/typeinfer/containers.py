@@ -295,6 +295,17 @@ class ContainerMixin:
                 stack.extend(x)
         return value
 
+    def outer_values(self) -> list:
+        """What the enclosing scopes and the callers of an inlined call hold
+        (each frame once): the places beyond this frame that may hold an object."""
+        values, seen = [], set()
+        for f in [self.frame.parent, *self.callers]:
+            while f is not None and id(f) not in seen:
+                seen.add(id(f))
+                values.extend(f.env.values())
+                f = f.parent
+        return values
+
     def _uncarry_rebound(self, loop: "_Carry", name: str, env0: dict, names: list[str]) -> None:
         """A kept list or dict the body writes into and also rebinds
         (``best[1] = loss`` / ``best = [loss, best[0]]``): carried by value
@@ -305,13 +316,7 @@ class ContainerMixin:
         if id(obj) not in loop.carried or self.input_container(obj) is not None or self.outside_container(obj):
             return
         others = [v for n, v in env0.items() if n != name and not n.startswith("<")]
-        frames, seen = [], set()
-        for f in [self.frame.parent, *self.callers]:
-            while f is not None and id(f) not in seen:
-                seen.add(id(f))
-                frames.append(f)
-                f = f.parent
-        others += [v for f in frames for v in f.env.values()] + [e[2] for e in self.attr_writes.values()]
+        others += self.outer_values() + [e[2] for e in self.attr_writes.values()]
         others += [a for v in others if self._is_fresh(v) and isinstance(getattr(v, "__dict__", None), dict)
                    for a in vars(v).values()]   # (an object this trace made: its attributes)
         if id(obj) in _nested_containers(others):

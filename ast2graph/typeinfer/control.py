@@ -389,13 +389,7 @@ class ControlMixin(ExitsMixin):
         and on every path, no other variable, container, object the trace
         made, enclosing scope, caller, pending write or other written
         container's contents."""
-        frames, seen_frames = [], set()
-        for f in [self.frame.parent, *self.callers]:
-            while f is not None and id(f) not in seen_frames:
-                seen_frames.add(id(f))
-                frames.append(f)
-                f = f.parent
-        outside = [v for f in frames for v in f.env.values()] + [e[2] for e in self.attr_writes.values()]
+        outside = self.outer_values() + [e[2] for e in self.attr_writes.values()]
         for env in [self.frame.env] + [env for _, env in outs]:
             values = [self.unshield_all(v) for n, v in env.items() if n != name and n != _WRITES]
             counts = _reference_counts(values + outside, self.fresh)
@@ -460,13 +454,7 @@ class ControlMixin(ExitsMixin):
         if partial:
             env0 = self.frame.env
             joined = set(names)
-            frames, seen_frames = [], set()
-            for f in [self.frame.parent, *self.callers]:   # the enclosing scopes and the callers of an inlined call
-                while f is not None and id(f) not in seen_frames:
-                    seen_frames.add(id(f))
-                    frames.append(f)
-                    f = f.parent
-            others = [v for n, v in env0.items() if n not in joined] + [v for f in frames for v in f.env.values()]
+            others = [v for n, v in env0.items() if n not in joined] + self.outer_values()
             inside = _reference_counts(v for n, v in env0.items() if n in joined)
             outside = _reference_counts(others, self.fresh)
             for k in partial:
