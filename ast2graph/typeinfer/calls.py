@@ -376,6 +376,10 @@ class CallMixin(GeneratorMixin, SortMixin):
         if is_effectful(callee) and not _python_with_source(callee):
             # (a Python function of such a module, os.getenv, random.shuffle, is converted: what it calls decides)
             raise self.graph_break(FallbackCode.SIDE_EFFECT, node, f"{qualified_name(callee)} has a Python side effect that must run on every call", "call")
+        if args and type(args[0]) is Value and (callee is np.nonzero or callee is np.flatnonzero or callee is np.where):
+            handled = self.nonzero_masked(callee, args, kwargs, node)   # np.where(c)[0]: positions, masked (masked.py)
+            if handled is not NotImplemented:
+                return handled
         if isinstance(callee, MaskedMethod) or any(isinstance(a, MaskedSlice) for a in (*args, *kwargs.values())):
             handled = self.masked_call(callee, args, kwargs, node)   # ``x[:n].sum()``, ``np.sum(x[:n])`` (masked.py)
             if handled is not NotImplemented:
