@@ -684,7 +684,11 @@ class CallMixin(GeneratorMixin, SortMixin):
             raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{qualified_name(callee)} raises "
                                    f"{exc.__name__} for some data, where a run-time check cannot raise it", "call")
         pred = self.emit_call(predicate, args, kwargs, node, f"{qualified_name(callee)} check")
-        self.emit_call(arrays.raise_when, (pred, exc, (message,)), {}, node, f"{qualified_name(callee)} check",
+        if callable(message):   # NumPy formats values into it: the exception is made from them on the host
+            message = tuple(self.emit_call(message, args, kwargs, node, f"{qualified_name(callee)} message"))
+        else:
+            message = (message,)
+        self.emit_call(arrays.raise_when, (pred, exc, message), {}, node, f"{qualified_name(callee)} check",
                        effect=True)
 
     def _numpy_inexact(self, callee: Any, args: tuple, kwargs: dict, node: Any) -> Any:
