@@ -110,3 +110,44 @@ def test_ss2zpk_after_unpacking_its_matrices():
     a = -np.array([[5.0, 1.0, 0.5], [1.0, 4.0, 0.2], [0.5, 0.2, 3.0]])
     b, c, d = np.array([[1.0], [0.5], [-0.3]]), np.array([[0.2, -1.0, 0.4]]), np.ones((1, 1))
     check(scipy.signal.ss2zpk, a, b, c, d, full_graph=False)
+
+
+# ------------------------------------------------ scipy.signal.lfilter as a scan
+def _signal(n: int = 64, seed: int = 0) -> np.ndarray:
+    return np.random.default_rng(seed).normal(size=n)
+
+
+def test_lfilter_of_an_iir_filter_is_one_graph():
+    b, a = scipy.signal.butter(4, 0.2)
+    check(scipy.signal.lfilter, b, a, _signal(), full_graph=True)
+    check(scipy.signal.lfilter, np.array([0.2, 0.3, 0.2]), np.array([1.0, -0.5, 0.25]), _signal(8), full_graph=True)
+
+
+def test_lfilter_in_user_code_with_axis_and_initial_state():
+    b, a = scipy.signal.butter(3, 0.1)
+
+    def smooth(b, a, x):
+        zi = scipy.signal.lfilter_zi(b, a)
+        y, zf = scipy.signal.lfilter(b, a, x, zi=zi * x[0])
+        rows = scipy.signal.lfilter(b, a, np.stack([x, 2 * x]), axis=1)
+        cols = scipy.signal.lfilter(b, a[:2], np.stack([x, -x], axis=1), axis=0)
+        return y, zf, rows, cols
+    check(smooth, b, a, _signal(), full_graph=False)
+    check(smooth, b, a, _signal().astype(np.float32), full_graph=False)
+
+
+@pytest.mark.parametrize("case", ["a0 zero", "nan", "ints", "complex", "one-coefficient a"])
+def test_lfilter_where_the_graph_does_not_model_it(case):
+    b, a = scipy.signal.butter(2, 0.3)
+    x = _signal(16)
+    if case == "a0 zero":
+        a = np.array([0.0, 0.5, 0.2])        # SciPy raises ValueError: on the host
+    elif case == "nan":
+        x[3] = np.nan                        # a non-finite input: SciPy's own call
+    elif case == "ints":
+        x = np.arange(16)                    # SciPy raises NotImplementedError
+    elif case == "complex":
+        x = x + 1j * x[::-1]
+    else:
+        a = np.array([2.0])                  # SciPy convolves
+    check(scipy.signal.lfilter, b, a, x, full_graph=False)
