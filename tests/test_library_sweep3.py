@@ -149,5 +149,37 @@ def test_lfilter_where_the_graph_does_not_model_it(case):
     elif case == "complex":
         x = x + 1j * x[::-1]
     else:
-        a = np.array([2.0])                  # SciPy convolves
+        a = np.array([2.0]) + 0j             # SciPy convolves, of complex data
     check(scipy.signal.lfilter, b, a, x, full_graph=False)
+
+
+# ------------------------------------------------ np.apply_along_axis: func1d converted per slice
+X = np.random.default_rng(0).normal(size=(3, 5))
+
+
+def test_apply_along_axis_calls_user_code_per_slice_in_order():
+    def f(x):
+        def centre(v):
+            print("row", v.shape)
+            return v - v.mean()
+        return (np.apply_along_axis(centre, 1, x), np.apply_along_axis(np.sum, 0, x[0]),
+                np.apply_along_axis(lambda v: v * 1.0, -1, np.ones((2, 2, 3))),
+                np.apply_along_axis(lambda v: v[0] > 0, 0, x), np.apply_along_axis(np.diag, 1, x))
+    check(f, X, full_graph=True)
+
+
+@pytest.mark.parametrize("fn", [np.sin, np.sum, np.sort])
+def test_apply_along_axis_of_numpy_functions(fn):
+    check(np.apply_along_axis, fn, 0, X)
+    check(np.apply_along_axis, fn, 1, X)
+
+
+def test_apply_along_axis_where_numpy_casts_or_raises():
+    check(lambda x: np.apply_along_axis(lambda v: v if v[0] > 0 else v[:1], 0, x), X, full_graph=False)
+    check(lambda x: np.apply_along_axis(np.sum, 0, x[:, :0]), X, full_graph=False)   # eager: ValueError
+    check(lambda x: np.apply_along_axis(np.sum, 3, x), X, full_graph=False)          # eager: AxisError
+
+
+def test_lfilter_with_a_one_coefficient_denominator():
+    check(scipy.signal.lfilter, np.array([0.2, 0.3]), np.array([2.0]), X[0], full_graph=True)
+    check(scipy.signal.lfilter, np.array([0.2, 0.3]), np.array([2.0]), X, 0, full_graph=True)
