@@ -183,3 +183,24 @@ def test_apply_along_axis_where_numpy_casts_or_raises():
 def test_lfilter_with_a_one_coefficient_denominator():
     check(scipy.signal.lfilter, np.array([0.2, 0.3]), np.array([2.0]), X[0], full_graph=True)
     check(scipy.signal.lfilter, np.array([0.2, 0.3]), np.array([2.0]), X, 0, full_graph=True)
+
+
+# ------------------------------------------------ x[..., k]: a 0-d ndarray viewing x, not a NumPy scalar
+def test_ellipsis_index_to_0d_is_a_0d_ndarray():
+    def polyval(c, x):               # scipy.signal._polyutils' Horner loop (freqz_sos)
+        c0 = c[-1, ...]
+        for i in range(2, c.shape[0] + 1):
+            c0 = c[-i, ...] + c0 * x
+        return c0, c[0, ...], c[..., 1], type(c[..., 1]).__name__
+    check(polyval, np.arange(3.0), 0.5, full_graph=True)
+    check(polyval, np.arange(3.0), np.arange(4.0), full_graph=True)
+    check(lambda c: (c[..., 0] + 1, c[1, ...]), np.ones((2, 2)), full_graph=True)
+
+
+def test_write_through_an_ellipsis_0d_view_falls_back():
+    def f(c):
+        y = c[..., 0]
+        y -= 1.0                     # writes into c
+        return y * 2, c
+    e = check(f, np.arange(3.0), full_graph=False)
+    assert "A2G007" in {s.code.code for s in e.fallback_sites}
