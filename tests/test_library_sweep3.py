@@ -204,3 +204,22 @@ def test_write_through_an_ellipsis_0d_view_falls_back():
         return y * 2, c
     e = check(f, np.arange(3.0), full_graph=False)
     assert "A2G007" in {s.code.code for s in e.fallback_sites}
+
+
+# ------------------------------------------------ np.broadcast_to(..., subok=True)
+def test_broadcast_to_with_subok_is_a_readonly_view():
+    def f(x):
+        y = np.broadcast_to(x, (3, 4), subok=True)
+        return y + 1, np.broadcast_to(x, (2, 4)), y.flags.writeable
+    check(f, np.arange(4.0), full_graph=True)
+
+    def write(x):
+        y = np.broadcast_to(x, (3, 4), subok=True)
+        y[0, 0] = 1.0                # eager: ValueError, a read-only view
+        return y
+    check(write, np.arange(4.0), full_graph=False)
+
+
+def test_freqz_sos_is_one_graph():
+    sos = np.array([[0.2, 0.3, 0.2, 1.0, -0.5, 0.25], [1.0, 0.5, 0.1, 1.0, -0.3, 0.1]])
+    check(scipy.signal.freqz_sos, sos, full_graph=True)

@@ -465,6 +465,11 @@ def branch_cut(name: str) -> Callable:
     return op
 
 
+def broadcast_to(array: Any, shape: Any, subok: bool = False) -> Any:
+    """``np.broadcast_to``: ``subok`` only keeps an ndarray subclass, which a traced array is not."""
+    return jnp.broadcast_to(array, shape)
+
+
 def fix(x: Any, out: Any = None) -> Any:
     """``np.fix`` (its Python calls ``np.trunc(x, out=None)``, which JAX's ``trunc`` does not take)."""
     if out is not None:
@@ -673,7 +678,7 @@ def _replacements() -> dict:
     return {id(np.argsort): argsort, id(np.sort): sort, id(np.tril): tril, id(np.triu): triu,
             id(np.linalg.pinv): pinv, id(np.linalg.matrix_rank): matrix_rank, id(np.searchsorted): searchsorted,
             id(np.histogram): histogram, id(np.histogram2d): histogram2d, id(np.fix): fix,
-            id(np.choose): choose, id(np.histogramdd): histogramdd,
+            id(np.choose): choose, id(np.histogramdd): histogramdd, id(np.broadcast_to): broadcast_to,
             id(np.partition): _on_host(np.partition, False), id(np.argpartition): _on_host(np.argpartition, True),
             id(np.take): take, id(np.take_along_axis): take_along_axis, id(np.repeat): repeat,
             id(np.linalg.eigh): eigh, id(np.linalg.eigvalsh): eigvalsh, id(np.linalg.cholesky): cholesky,
