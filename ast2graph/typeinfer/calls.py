@@ -45,7 +45,7 @@ from ..parser import StaleSourceError, unwrap_callable
 from ..parser.unwrap import code_signature
 from ..resolver import (CallKind, classify_callee, is_effectful, is_host_printer, is_pure_static_callable, is_state_read,
                         qualified_name)
-from . import arrays, hostwarnings, jaxcallbacks
+from . import apply_along, arrays, hostwarnings, jaxcallbacks
 from .generators import GeneratorMixin, generators_in
 from .sorting import SortMixin
 from .closures import TracedClosure, factory_for, free_names
@@ -263,6 +263,10 @@ class CallMixin(GeneratorMixin, SortMixin):
 
         if isinstance(callee, StaticFunction):  # nested to_static: convert the function itself
             return self.call(callee._fn, args, kwargs, node)
+        if callee is np.apply_along_axis:   # func1d converted once per slice, as NumPy's loop calls it
+            applied = apply_along.apply_along_axis(self, args, kwargs, node)
+            if applied is not NotImplemented:
+                return applied
         effect = _library_effect(callee)
         if effect is not None:   # never run at trace time only: eager does it on every call
             raise self.graph_break(FallbackCode.SIDE_EFFECT, node, f"{qualified_name(callee)} {effect}: eager does it "

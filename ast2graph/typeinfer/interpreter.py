@@ -1681,8 +1681,11 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         return self.mark_fresh(self.comprehension(node, lambda f: [f(node.elt)]))
 
     def eval_GeneratorExp(self, node: Any) -> Any:
-        self.genexp_kept(node)   # held as a list: only where it is consumed once (generators.py)
-        return self.mark_fresh(self.comprehension(node, lambda f: [f(node.elt)]))
+        unpacked = self.genexp_kept(node)   # held as a list: only where it is consumed once (generators.py)
+        items = self.mark_fresh(self.comprehension(node, lambda f: [f(node.elt)]))
+        if unpacked is not None:
+            self.genexp_unpacked(node, unpacked, items)
+        return items
 
     def eval_SetComp(self, node: Any) -> Any:
         items = self.comprehension(node, lambda f: [f(node.elt)])

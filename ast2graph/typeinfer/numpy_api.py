@@ -508,6 +508,43 @@ def sign(x: Any, /, out: Any = None, **kwargs: Any) -> Any:
     return plus_zero(r) if jnp.issubdtype(r.dtype, jnp.floating) else r
 
 
+# The complex functions whose XLA kernel ignores the sign of a zero on the
+# branch cut: NumPy (C99) takes ``x - 0j`` as the limit from below the cut
+# (``np.sqrt(-4 - 0j)`` is -2j, XLA's 2j). Each result's part has a sign given
+# by the operand's (C99's symmetries f(conj z) = conj f(z), odd f): the parts
+# whose sign follows the operand's imaginary part (-1: its opposite), and
+# whether the real part's follows the operand's real part.
+_BRANCH_SIGNS = {"sqrt": (1, False), "arcsin": (1, False), "arccos": (-1, False), "arccosh": (1, False),
+                 "arcsinh": (1, True)}
+
+
+def branch_cut(name: str) -> Callable:
+    """``np.<name>`` of complex numbers with NumPy's signs on the branch cut;
+    of real numbers JAX's namesake unchanged."""
+    jnp_fn = getattr(jnp, name)
+    imag_sign, real_sign = _BRANCH_SIGNS[name]
+
+    def op(x: Any, /, out: Any = None, **kwargs: Any) -> Any:
+        if out is not None:
+            raise not_numpys(f"np.{name} with out=")
+        r = jnp_fn(x, **kwargs)
+        if not jnp.issubdtype(r.dtype, jnp.complexfloating) or not jnp.issubdtype(jnp.result_type(x),
+                                                                                   jnp.complexfloating):
+            return r
+        x = jnp.asarray(x).astype(r.dtype)
+        imag = jnp.copysign(jnp.abs(r.imag), x.imag if imag_sign > 0 else -x.imag)
+        real = jnp.copysign(jnp.abs(r.real), x.real) if real_sign else r.real
+        return jax.lax.complex(real, imag)
+
+    op.__name__ = op.__qualname__ = name
+    return op
+
+
+def broadcast_to(array: Any, shape: Any, subok: bool = False) -> Any:
+    """``np.broadcast_to``: ``subok`` only keeps an ndarray subclass, which a traced array is not."""
+    return jnp.broadcast_to(array, shape)
+
+
 def fix(x: Any, out: Any = None) -> Any:
     """``np.fix`` (its Python calls ``np.trunc(x, out=None)``, which JAX's ``trunc`` does not take)."""
     if out is not None:
@@ -715,8 +752,9 @@ def _on_host(numpy_fn: Any, integer_result: bool) -> Any:
 def _replacements() -> dict:
     return {id(np.argsort): argsort, id(np.sort): sort, id(np.tril): tril, id(np.triu): triu,
             id(np.linalg.pinv): pinv, id(np.linalg.matrix_rank): matrix_rank, id(np.searchsorted): searchsorted,
-            id(np.histogram): histogram, id(np.histogram_bin_edges): histogram_bin_edges, id(np.histogram2d): histogram2d, id(np.fix): fix,
-            id(np.choose): choose, id(np.histogramdd): histogramdd,
+            id(np.histogram): histogram, id(np.histogram_bin_edges): histogram_bin_edges,
+            id(np.histogram2d): histogram2d, id(np.fix): fix,
+            id(np.choose): choose, id(np.histogramdd): histogramdd, id(np.broadcast_to): broadcast_to,
             id(np.partition): _on_host(np.partition, False), id(np.argpartition): _on_host(np.argpartition, True),
             id(np.take): take, id(np.take_along_axis): take_along_axis, id(np.repeat): repeat,
             id(np.linalg.eigh): eigh, id(np.linalg.eigvalsh): eigvalsh, id(np.linalg.cholesky): cholesky,
@@ -727,7 +765,7 @@ def _replacements() -> dict:
             id(np.remainder): remainder, id(np.sign): sign,
             id(np.nancumsum): _sequential(False, True), id(np.sum): _total(jnp.sum), id(np.mean): _total(jnp.mean),
             id(np.nansum): _total(jnp.nansum), id(np.nanmean): _total(jnp.nanmean), id(np.median): _total(jnp.median),
-            id(np.nanmedian): _total(jnp.nanmedian)}
+            id(np.nanmedian): _total(jnp.nanmedian), **{id(getattr(np, n)): branch_cut(n) for n in _BRANCH_SIGNS}}
 
 
 REPLACEMENTS: dict = {}

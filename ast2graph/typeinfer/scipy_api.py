@@ -29,6 +29,8 @@ from typing import Any
 import jax
 import numpy as np
 
+from . import scipy_signal
+
 
 def is_tuple_bunch(cls: Any) -> bool:
     """A class made by ``scipy._lib._bunch._make_tuple_bunch`` (a tuple of its
@@ -310,6 +312,7 @@ RULES: dict[str, Any] = {
     "scipy.linalg.eigvalsh": _eigvalsh,
     "scipy.linalg.eigh": _eigh,
     "scipy.linalg.cho_factor": _cho_factor,
+    "scipy.signal.lfilter": scipy_signal.lfilter,      # SciPy's C kernel as a scan
 }
 
 
