@@ -548,3 +548,18 @@ def concat_back(x):
 @pytest.mark.parametrize("x", (X8[:4], -X8[:4], jnp.array([1.0, 2.0, 3.0, 4.0]), jnp.zeros(4)))
 def test_lists_of_data_dependent_length_concatenated(fn, x):
     check(fn, x, full_graph=True)
+
+
+def extended(x):
+    b = [x[0]]
+    b.extend(_kept(x))
+    b.extend([x[1]])
+    a = _kept(-x)
+    a.extend(_kept(x))
+    a.append(x[2])
+    return len(b), b[-1], len(a), a[-1], a[0], a[1] if len(a) > 1 else None
+
+
+@pytest.mark.parametrize("x", (X8[:4], -X8[:4], jnp.array([1.0, 2.0, 3.0, 4.0])))
+def test_list_extended_by_a_list_of_data_dependent_length(x):
+    check(extended, x, full_graph=True)
