@@ -600,7 +600,7 @@ class VarListMixin:
             raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"sum() of {self.container_label(obj)}, whose "
                                    "length depends on the data: when its last items are none, eager's result is "
                                    f"{describe(acc)}, of another type or kind than with them ({probe.type})",
-                                   hint="give sum() a start of the items' type: sum(xs, 0.0)")
+                                   hint=f"give sum() a start of the items' type: sum(xs, {_zero_of(probe.type)})")
         acc_v = self.convert(acc, probe.type, node)
         acc_v.type = probe.type
         self.decide(node, "call", "fold", f"sum() of {self.container_label(obj)}, whose length depends on the data: "
@@ -829,6 +829,15 @@ def _empty_message(fn: Any) -> str:
     except ValueError as e:
         return str(e)
     return f"{fn.__name__}() arg is an empty sequence"
+
+
+def _zero_of(t: ArrayType) -> str:
+    """A start for ``sum`` of items of type ``t``, as the user would write it."""
+    if t.shape:
+        return f"np.zeros({t.shape}, np.{t.dtype.name})" if t.numpy else f"jnp.zeros({t.shape}, jnp.{t.dtype.name})"
+    if t.python:
+        return "0.0" if t.dtype.kind == "f" else "0"
+    return f"np.{t.dtype.name}(0)" if t.numpy else f"jnp.zeros((), jnp.{t.dtype.name})"
 
 
 def _has_tail(contents: Any) -> int:
