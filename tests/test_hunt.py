@@ -1236,3 +1236,61 @@ def test_astype_without_copy_in_an_order_is_the_callers_array_only_where_its_lay
     makes = (lambda: np.arange(6.0), lambda: np.arange(4.0), lambda: np.asfortranarray(np.ones((2, 3))).T[0])
     steps = [step(order, make) for order in ("A", "C", "K") for make in makes]
     check_sequence(lambda: (_astype_ordered_then_write, None), steps, full_graph=False)
+
+
+_HITS = 0
+
+
+def _count_hits_unrolled(x):
+    global _HITS
+    for i in range(3):
+        if x[i] > 0:
+            _HITS += 1
+    return x.sum()
+
+
+def _count_hits_two_ifs(x):
+    global _HITS
+    if x[0] > 0:
+        _HITS += 1
+    if x[2] > 0:
+        _HITS += 1
+    return _HITS
+
+
+class _HitCounter:
+    def __init__(self):
+        self.hits = 0
+
+    def __call__(self, x):
+        if x[0] > 0:
+            self.hits += 1
+        if x[1] > 0:
+            self.hits += 1
+        return self.hits
+
+
+def test_a_global_written_under_one_traced_if_and_not_under_the_next_keeps_the_first_write():
+    # the branch of a traced `if` that does not write a global (or an attribute) written earlier in the graph
+    # yielded the module's value from before the call instead of the pending one: `if a: N += 1; if b: N += 1`
+    # with a true and b false left N unchanged (h-hunt7; a counter of positive items in an unrolled loop)
+    def make(fn):
+        def m():
+            global _HITS
+            _HITS = 0
+            return fn, None
+        return m
+
+    def step(x):
+        return lambda fn, _: (fn(x), _HITS)
+
+    xs = [jnp.array([1.0, -1.0, 2.0]), jnp.array([1.0, -1.0, -2.0]), jnp.array([-1.0, 3.0, 2.0]), jnp.zeros(3)]
+    for fn in (_count_hits_unrolled, _count_hits_two_ifs):
+        check_sequence(make(fn), [step(x) for x in xs])
+
+    def make_obj():
+        obj = _HitCounter()
+        return obj, obj
+
+    check_sequence(make_obj, [lambda fn, obj, x=x: (fn(x), obj.hits) for x in xs])
+
