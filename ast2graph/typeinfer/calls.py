@@ -199,6 +199,13 @@ _JAX_ARRAY = type(jax.device_put(np.zeros((), np.float32)))   # (jnp.zeros would
 # (``str(s)``, ``repr(s)``: a string formatted on the host from eager's object, ``strformat``)
 _KIND_MOVERS = frozenset(map(id, (list, tuple, dict, set, frozenset, zip, enumerate, iter, reversed, functools.partial,
                                   str, repr, ascii)))
+def _real_python_number(x: Any) -> bool:
+    """A Python int, float or bool, or a traced one (not complex, not a NumPy or JAX value)."""
+    if isinstance(x, Value):
+        return x.type.python and x.type.dtype.kind != "c" and not x.type.shape and type(x) is Value
+    return type(x) in (bool, int, float)
+
+
 _MATH_FLOATS = ((math.sqrt, "sqrt"), (math.fabs, "fabs"))   # exact in the graph; the others: arrays.HOST_MATH
 
 
@@ -1327,6 +1334,9 @@ class CallMixin(GeneratorMixin, SortMixin):
             return out
         if callee is round and args and isinstance(args[0], Value):
             return self._round(args[0], args[1:] + tuple(kwargs.values()), node)
+        if (callee is divmod or callee is pow) and traced and len(args) == 2 and not kwargs \
+                and all(_real_python_number(a) for a in args):
+            return self._python_divmod_pow(callee, args, node)
         if callee in (int, float, bool, complex) and traced:
             raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{callee.__name__}() of a traced array needs its value on the host")
         if callee is iter and len(args) == 1 and not kwargs and isinstance(args[0], Value):
@@ -1391,6 +1401,18 @@ class CallMixin(GeneratorMixin, SortMixin):
             return self.mark_fresh(list(result)) if callee is list else (tuple(result) if callee is tuple else
                                                                          self.mark_fresh(result))
         return NotImplemented
+
+    def _python_divmod_pow(self, callee: Any, args: tuple, node: Any) -> Any:
+        """``divmod(a, b)`` and ``pow(a, b)`` of Python numbers, one traced, as
+        the operators ``(a // b, a % b)`` and ``a ** b`` (Python defines them so
+        for int, float and bool), eager's errors included: a zero divisor raises
+        divmod's own ZeroDivisionError (its message differs from ``//``'s), a
+        negative base to a fractional power gives a complex number."""
+        left, right = args
+        if callee is pow:
+            return self.binop(operator.pow, left, right, node)
+        self._python_zero_division(divmod, left, right, node)   # first: eager's message is divmod's
+        return (self.binop(operator.floordiv, left, right, node), self.binop(operator.mod, left, right, node))
 
     def _itertools_made(self, callee: Any, args: tuple, kwargs: dict, node: Any) -> Any:
         """``itertools.chain(a, b)`` / ``itertools.accumulate(xs, f)`` over
