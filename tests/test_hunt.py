@@ -1313,3 +1313,18 @@ def test_divmod_and_pow_builtins_of_traced_python_numbers_are_the_operators():
     for e in (2, 0.5, -1, 3.0):
         for x in (np.array([2.0, 1.0]), np.array([-2.0, 0.5]), np.array([0.0, 0.0])):
             check(_pow_of_python_numbers, x, e, full_graph=False)
+
+
+def _halve(x):
+    h = x / 2
+    return h, h > 0.5
+
+
+def test_a_numpy_scalar_and_a_0d_jax_array_of_one_dtype_get_their_own_segments():
+    # a call with np.float32(1.5) and then one with jnp.float32(1.5) (a 0-d jax.Array of the same dtype) shared the
+    # cached segment, which hands back NumPy scalars: the second call returned np.float32 where eager gives a
+    # jax.Array, and the other way round (h-hunt7)
+    values = [np.float32(1.5), jnp.float32(1.5), np.float32(0.25), jnp.float32(0.25), np.array(1.5, dtype=np.float32),
+              np.int32(3), jnp.int32(3)]
+    check_sequence(lambda: (_halve, None), [lambda fn, _, v=v: fn(v) for v in values])
+    check_sequence(lambda: (_halve, None), [lambda fn, _, v=v: fn(v) for v in reversed(values)])
