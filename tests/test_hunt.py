@@ -1328,3 +1328,31 @@ def test_a_numpy_scalar_and_a_0d_jax_array_of_one_dtype_get_their_own_segments()
               np.int32(3), jnp.int32(3)]
     check_sequence(lambda: (_halve, None), [lambda fn, _, v=v: fn(v) for v in values])
     check_sequence(lambda: (_halve, None), [lambda fn, _, v=v: fn(v) for v in reversed(values)])
+
+
+def _add_key_then_delete(d):
+    first = list(d)[0]
+    d["z"] = sum(d.values())
+    del d[first]   # (runs in Python: the dict must be the caller's object by then)
+    return d
+
+
+def _add_key(d):
+    d["z"] = 3
+    return d
+
+
+def test_an_argument_dict_whose_keys_are_not_in_sorted_order_leaves_a_segment_as_the_callers_object():
+    # a dict argument with keys inserted out of sorted order ({"y": .., "x": ..}) left a segment as a copy, not
+    # the caller's dict: `d["z"] = ..; return d` returned another object, and a `del d[k]` run in Python after the
+    # segment deleted from the copy, leaving the caller's dict with the key (h-hunt7)
+    def step(fn, d):
+        def run(f, _):
+            arg = dict(d)
+            out = f(arg)
+            return out, arg, out is arg
+        return run
+
+    dicts = [{"x": 1, "y": 2}, {"y": 5, "x": 0}, {"b": 1, "a": 2, "c": 3}, {"y": 5, "x": 0}]
+    for fn in (_add_key_then_delete, _add_key):
+        check_sequence(lambda fn=fn: (fn, None), [step(fn, d) for d in dicts], full_graph=fn is _add_key)
