@@ -1356,3 +1356,21 @@ def test_an_argument_dict_whose_keys_are_not_in_sorted_order_leaves_a_segment_as
     dicts = [{"x": 1, "y": 2}, {"y": 5, "x": 0}, {"b": 1, "a": 2, "c": 3}, {"y": 5, "x": 0}]
     for fn in (_add_key_then_delete, _add_key):
         check_sequence(lambda fn=fn: (fn, None), [step(fn, d) for d in dicts], full_graph=fn is _add_key)
+
+
+def _count_flags(x):
+    a, b = bool(x[0] > 0), bool(x[1] > 0)
+    both = a + b
+    prod = a * b
+    n = a
+    n += b
+    m = b
+    m *= a
+    return both, prod, n, m, a - b, a & b, a // 1, b % 2
+
+
+def test_two_traced_python_bools_added_or_multiplied_give_a_python_int():
+    # bool(x[0] > 0) + bool(x[1] > 0) gave True (a bool array's add is a logical or) where eager's Python
+    # bools add to the int 2 (and True * True is 1; a - b fell back: JAX refuses to subtract bools) (h-hunt7)
+    for x in (np.array([1.0, 1.0]), np.array([1.0, -1.0]), np.array([-1.0, 1.0]), np.array([-1.0, -1.0])):
+        check(_count_flags, x, full_graph=True)

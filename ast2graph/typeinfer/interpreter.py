@@ -158,6 +158,19 @@ _DIVISIONS = (operator.truediv, operator.floordiv, operator.mod, operator.itrued
 # operators that make a new list or dict from their operands (never return one of them)
 _JAX_ARRAY = type(jax.device_put(np.zeros((), np.float32)))   # (jnp.zeros would compile an XLA program at import)
 _NEW_CONTAINER = frozenset({operator.add, operator.mul, operator.or_})
+# operators that compute on two Python bools as on ints (all but &, |, ^): JAX's bool arrays add with a
+# logical or and refuse ``-``
+_BOOL_TO_INT = frozenset({operator.add, operator.iadd, operator.mul, operator.imul, operator.sub, operator.isub,
+                          operator.truediv, operator.itruediv, operator.floordiv, operator.ifloordiv, operator.mod,
+                          operator.imod, operator.pow, operator.ipow, operator.lshift, operator.ilshift,
+                          operator.rshift, operator.irshift})
+
+
+def _python_bool(v: Any) -> bool:
+    """A Python bool, or a traced one (not a NumPy or JAX bool)."""
+    if isinstance(v, Value):
+        return type(v) is Value and v.type.python and v.type.dtype == np.bool_ and not v.type.shape
+    return type(v) is bool
 
 
 def _references_of_new() -> int:
@@ -1005,6 +1018,10 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
                 # ``a // 0``, ``a ** b`` of NumPy integers: ndarray's operators are NumPy's ufuncs,
                 # with their integer rules (0 for a division by zero, ValueError for a negative power)
                 return self.call(ufunc, (left, right), {}, node)
+            if fn in _BOOL_TO_INT and _python_bool(left) and _python_bool(right):
+                # ``flag_a + flag_b`` of Python bools is an int (2), where the arrays' add is a logical or
+                left, right = (self.python_number(v, int, "trunc", "int()", node) if isinstance(v, Value) else int(v)
+                               for v in (left, right))
             if fn in (operator.mul, operator.imul) and _mask_times_inexact(left, right):
                 return self.emit_call(arrays.mask_product, (left, right), {}, node, fn.__name__)
             if fn in (operator.pow, operator.ipow):
