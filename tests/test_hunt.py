@@ -1374,3 +1374,39 @@ def test_two_traced_python_bools_added_or_multiplied_give_a_python_int():
     # bools add to the int 2 (and True * True is 1; a - b fell back: JAX refuses to subtract bools) (h-hunt7)
     for x in (np.array([1.0, 1.0]), np.array([1.0, -1.0]), np.array([-1.0, 1.0]), np.array([-1.0, -1.0])):
         check(_count_flags, x, full_graph=True)
+
+
+class _TaggedArray(np.ndarray):
+    """A user's ndarray subclass (as pandas-free code keeps units or tags)."""
+
+
+def _scale_and_tag(x):
+    y = x * 2
+    x[0] = 5.0
+    return y, x.sum(), type(y).__name__
+
+
+_GLOBAL_TAGGED = [None]
+
+
+def _read_global_subclass(z):
+    w = _GLOBAL_TAGGED[0]
+    return w.sum() + z, type(w.sum()).__name__
+
+
+def test_a_numpy_array_of_a_subclass_runs_in_python():
+    # an ndarray subclass (a user's, np.matrix) became a graph input like an ndarray: x.sum() came back a NumPy
+    # scalar where eager's is a 0-d subclass array, np.matrix's `*` an elementwise product, and `x[0] = 5` did not
+    # reach the caller's array (h-hunt7); a masked array made an internal error. The statements that read one run
+    # in Python
+    for make in (lambda: np.arange(3.0).view(_TaggedArray), lambda: np.matrix([[1.0, 2.0]]),
+                 lambda: np.ma.masked_array([1.0, 2.0, 3.0], mask=[0, 1, 0])):
+        check(_scale_and_tag, make(), full_graph=False)
+        check_sequence(lambda: (_scale_and_tag, None), [lambda f, _: f(np.arange(3.0)), lambda f, _, m=make: f(m()),
+                                                        lambda f, _: f(jnp.arange(3.0))], full_graph=False)
+
+    def make_world():
+        _GLOBAL_TAGGED[0] = np.arange(3.0).view(_TaggedArray)
+        return _read_global_subclass, None
+
+    check_sequence(make_world, [lambda f, _: f(1.0), lambda f, _: f(2.0)], full_graph=False)

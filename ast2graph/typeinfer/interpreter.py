@@ -63,7 +63,7 @@ from .shaperules import rule_type
 from .tracing import output_types
 from .tracertext import suspended, watching
 from .lattice import (INT_BITS, INT_RANGE, TRACED_INT_BITS, int_range_of, WIDE_INTS, traced_int_ok, canonical_type, host_scalar, is_64bit, is_array, is_python_number, is_static_number,
-                      is_traceable_number, static_array_type)
+                      is_traceable_number, ndarray_subclass, static_array_type, subclass_cause)
 from .guards import Snapshot, TooLarge, watched
 from .state import (UNBOUND, MaybeBound, Capture, ContinueSignal, BreakSignal, Frame, Guard,
                     Options, ReturnSignal, Unit, builtin_value, unit_of_nested)
@@ -723,6 +723,8 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         """A value read from outside the arguments: arrays become inputs, the rest is guarded.
         ``source``: what ``getter`` reads (``Guard.source``)."""
         if is_array(value):
+            if ndarray_subclass(value):   # (the statement reading it runs in Python)
+                raise self.graph_break(FallbackCode.OPAQUE_CALL, self.__dict__["_stmt"], subclass_cause(value), "name")
             if key not in self.capture_keys:
                 from .lattice import array_type_of
 
@@ -1874,9 +1876,11 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         method = getattr(self, "exec_" + type(stmt).__name__, None)
         if method is None:
             raise self.graph_break(FallbackCode.UNSUPPORTED_SYNTAX, stmt, f"`{type(stmt).__name__.lower()}` statement")
+        outer, self.__dict__["_stmt"] = self.__dict__.get("_stmt"), stmt   # (where a read from outside is made)
         try:
             method(stmt)
         finally:
+            self.__dict__["_stmt"] = outer
             if "_pending_shadows" in self.__dict__:   # outside lists appended to in a traced construct (writeback.py)
                 self.flush_shadows()
 
