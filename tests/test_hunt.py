@@ -2,6 +2,7 @@
 (/work/hunt-programs, not in the repository), minimised; each compared with eager."""
 
 import dataclasses
+import math
 import sys
 import types
 import warnings
@@ -1410,3 +1411,15 @@ def test_a_numpy_array_of_a_subclass_runs_in_python():
         return _read_global_subclass, None
 
     check_sequence(make_world, [lambda f, _: f(1.0), lambda f, _: f(2.0)], full_graph=False)
+
+
+def _truncate_first(x):
+    return math.trunc(x[0]), math.floor(x[0])
+
+
+def test_math_trunc_of_a_numpy_scalar_other_than_float64_raises_as_in_eager():
+    # math.trunc(np.float32(2.5)) raises TypeError (NumPy's scalars other than float64, a float subclass, define no
+    # __trunc__); the graph returned 2 (h-hunt7)
+    for x in (np.array([2.5, 1.0], dtype=np.float32), np.array([-2.5, 1.0]), np.array([3, 1], dtype=np.int64),
+              np.array([True, False]), np.array([2.5, 1.0], dtype=np.float16)):
+        check(_truncate_first, x, full_graph=False)

@@ -199,6 +199,13 @@ _JAX_ARRAY = type(jax.device_put(np.zeros((), np.float32)))   # (jnp.zeros would
 # (``str(s)``, ``repr(s)``: a string formatted on the host from eager's object, ``strformat``)
 _KIND_MOVERS = frozenset(map(id, (list, tuple, dict, set, frozenset, zip, enumerate, iter, reversed, functools.partial,
                                   str, repr, ascii)))
+def _has_trunc(t: Any) -> bool:
+    """Whether eager's operand of this type defines ``__trunc__``: a Python
+    number, or an ``np.float64`` scalar (a subclass of float); NumPy's other
+    scalars, 0-d arrays and jax.Arrays make ``math.trunc`` raise TypeError."""
+    return t.python or t.numpy and not t.array0 and not t.shape and t.dtype == np.float64
+
+
 def _real_python_number(x: Any) -> bool:
     """A Python int, float or bool, or a traced one (not complex, not a NumPy or JAX value)."""
     if isinstance(x, Value):
@@ -1650,8 +1657,7 @@ class CallMixin(GeneratorMixin, SortMixin):
             raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{what} of a traced value under an outer JAX "
                                    "transform (eager's operand is a JAX tracer)")
         if t.mixed or is_extended(t.dtype) or t.dtype.kind == "c" or (t.shape and not item and kind is not bool) \
-                or item and int(np.prod(t.shape)) != 1 or what == "math.trunc()" and not \
-                (t.python or t.numpy):
+                or item and int(np.prod(t.shape)) != 1 or what == "math.trunc()" and not _has_trunc(t):
             raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{what} of {describe(x)}: eager's result (or "
                                    "exception) needs its value on the host")
         if t.shape and kind is not bool:   # .item() of a one-element array
