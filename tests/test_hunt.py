@@ -1423,3 +1423,28 @@ def test_math_trunc_of_a_numpy_scalar_other_than_float64_raises_as_in_eager():
     for x in (np.array([2.5, 1.0], dtype=np.float32), np.array([-2.5, 1.0]), np.array([3, 1], dtype=np.int64),
               np.array([True, False]), np.array([2.5, 1.0], dtype=np.float16)):
         check(_truncate_first, x, full_graph=False)
+
+
+_WEIGHTS = (0.5, 1.5, 2.5)
+_MANY = list(range(200))
+
+
+def _pick_weight(x):
+    return _WEIGHTS[x[1]], _MANY[x[0]]
+
+
+def _store_at(x):
+    xs = [0.0] * 200
+    xs[x[0]] = 1.0
+    return xs[x[0]], sum(xs), xs[-1]
+
+
+def test_a_list_indexed_by_an_unsigned_or_narrow_int_array_item():
+    # (0.5, 1.5, 2.5)[np.uint8 2] raised IndexError: the range check compared the uint8 index with -3, which
+    # uint8 makes 253 (h-hunt7); an int8 index of a 200-element list must not wrap either
+    for dt in (np.uint8, np.uint16, np.uint32, np.uint64, np.int8, np.int16):
+        for v in ([1, 2], [127, 0], [5, 1]):
+            check(_pick_weight, np.array(v, dtype=dt), full_graph=False)
+    for v in ([-100, 0], [-1, 0], [-128, 0]):
+        check(_pick_weight, np.array(v, dtype=np.int8), full_graph=False)
+    check(_store_at, np.array([-100, 0], dtype=np.int8), full_graph=False)
