@@ -1448,3 +1448,19 @@ def test_a_list_indexed_by_an_unsigned_or_narrow_int_array_item():
     for v in ([-100, 0], [-1, 0], [-128, 0]):
         check(_pick_weight, np.array(v, dtype=np.int8), full_graph=False)
     check(_store_at, np.array([-100, 0], dtype=np.int8), full_graph=False)
+
+
+_SCORES = [1.0, 2.0]
+
+
+def _sum_of_iterators(x):
+    it = iter(_SCORES)
+    first = next(it)
+    return sum(iter(_SCORES)) + x, sum(it), first
+
+
+def test_sum_of_a_list_iterator_made_in_the_function_sums_its_items():
+    # sum(iter(xs)) of a list read from outside gave 0: the iterator was taken into a list for the traced sum, and
+    # the static sum that followed was handed the spent iterator (h-hunt7)
+    check(_sum_of_iterators, jnp.array(1.0), full_graph=True)
+

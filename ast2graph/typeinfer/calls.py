@@ -1255,7 +1255,9 @@ class CallMixin(GeneratorMixin, SortMixin):
             # an iterator made at trace time (itertools.chain/accumulate): taken once, here, as eager's sum takes it
             self.check_consumable(args[0], node)   # (the caller's: eager advances it on every call)
             args = (list(args[0]), *args[1:])
-            traced = traced or any(isinstance(v, Value) for v in args[0])
+            # (its items from now on: the iterator is spent, so the static sum below must not be given it)
+            out = self._special_builtin(callee, args, kwargs, node, traced or any(isinstance(v, Value) for v in args[0]))
+            return out if out is not NotImplemented else self.static_call(callee, args, kwargs, node)
         if callee in (zip, enumerate) and any(isinstance(a, (arrays.TracedRange, arrays.TracedZip)) for a in args):
             zipped = self._traced_zip(callee, args, kwargs)
             if zipped is not None:
