@@ -1464,3 +1464,36 @@ def test_sum_of_a_list_iterator_made_in_the_function_sums_its_items():
     # the static sum that followed was handed the spent iterator (h-hunt7)
     check(_sum_of_iterators, jnp.array(1.0), full_graph=True)
 
+
+class _RingBuffer:
+    def __init__(self, cap):
+        self.items, self.cap = [], cap
+
+    def __iter__(self):
+        return iter(self.items)
+
+    @property
+    def full(self):
+        return len(self.items) >= self.cap
+
+    def push(self, x):
+        self.items.append(x)
+        total = sum(v.sum() for v in self)
+        plain = sum(self)
+        count = 0
+        for _ in self:
+            count += 1
+        return total, plain, count
+
+
+def test_a_users_iter_reading_a_list_appended_to_earlier_in_the_graph_sees_the_append():
+    # self.items.append(x) on an object specialised by identity is replayed after the call; iterating `self`
+    # ran the class's __iter__ natively on the list as it was before the append, so sum(v for v in self) left out
+    # the new item (h-hunt7: a ring buffer with a `full` property). It now runs in Python
+    def make():
+        buf = _RingBuffer(3)
+        buf.items.append(jnp.array([5.0]))
+        return buf.push, buf
+
+    x = jnp.array([1.0, 2.0])
+    check_sequence(make, [lambda f, b: (f(x), len(b.items)), lambda f, b: (f(x * 2), len(b.items))], full_graph=False)

@@ -101,6 +101,16 @@ def written_key(obj: Any, attr: str) -> Any:
     return ("attr", id(obj), attr)
 
 
+_NOT_STATE = (type, types.ModuleType, types.FunctionType, types.MethodType, types.BuiltinFunctionType)
+
+
+def _user_state(x: Any) -> dict | None:
+    """The attributes of an instance of a user's class (None for classes,
+    modules, functions and objects without a ``__dict__``)."""
+    state = getattr(x, "__dict__", None)
+    return state if type(state) is dict and not isinstance(x, _NOT_STATE) else None
+
+
 def _static_key(key: Any) -> bool:
     if type(key) is tuple:
         return all(_static_key(k) for k in key)
@@ -357,6 +367,8 @@ class WritebackMixin:
                 stack.extend(x)
             elif isinstance(x, dict):
                 stack.extend(x.values())
+            elif _user_state(x) is not None:   # a user's object: its methods (``__iter__``) run natively may read it
+                stack.extend(_user_state(x).values())
 
 
     # ------------------------------------- argument arrays in traced regions
