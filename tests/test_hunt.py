@@ -1497,3 +1497,32 @@ def test_a_users_iter_reading_a_list_appended_to_earlier_in_the_graph_sees_the_a
 
     x = jnp.array([1.0, 2.0])
     check_sequence(make, [lambda f, b: (f(x), len(b.items)), lambda f, b: (f(x * 2), len(b.items))], full_graph=False)
+
+
+class _Log:
+    def __init__(self):
+        self.lines = []
+
+    def __repr__(self):
+        return f"Log({self.lines})"
+
+
+_LOG_OBJ = [None]
+
+
+def _log_and_print(x):
+    log = _LOG_OBJ[0]
+    log.lines.append("step")
+    print(log)
+    print("logs:", [log])
+    return x * 2
+
+
+def test_printing_a_users_object_after_the_graph_appended_to_its_list_prints_the_append():
+    # log.lines.append(...) on an object from outside is made after the call, but print(log) ran in the graph
+    # before it: it printed Log([]) where eager prints Log(['step']) (h-hunt7)
+    def make():
+        _LOG_OBJ[0] = _Log()
+        return _log_and_print, _LOG_OBJ[0]
+
+    check_sequence(make, [lambda f, log: (f(jnp.array(1.0)), list(log.lines))] * 2, full_graph=False)

@@ -364,6 +364,9 @@ class CallMixin(GeneratorMixin, SortMixin):
             if contains_standin((args, kwargs), arrays_too=False):
                 raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{qualified_name(callee)} would print ast2graph's "
                                        "trace-time stand-in (a local function, a traced range, ...) instead of eager's object")
+            # (it prints when the graph runs: before the writes made after the call, which eager has made)
+            for arg in (*args, *kwargs.values()):
+                self.check_no_effect(arg, node)
             self.decide(node, "call", "host callback", f"{qualified_name(callee)} runs on the host, in order, on every call")
             effect = arrays.host_effect(callee, self.value_kinds((args, kwargs), node))
             return self.emit_call(effect, args, kwargs, node, f"host {qualified_name(callee)}", effect=True)
