@@ -1526,3 +1526,35 @@ def test_printing_a_users_object_after_the_graph_appended_to_its_list_prints_the
         return _log_and_print, _LOG_OBJ[0]
 
     check_sequence(make, [lambda f, log: (f(jnp.array(1.0)), list(log.lines))] * 2, full_graph=False)
+
+
+class _Counted:
+    def __init__(self):
+        self.n = 0
+
+    def __repr__(self):
+        return f"Counted(n={self.n})"
+
+    def __iter__(self):
+        return iter(range(self.n))
+
+
+_COUNTED = [None]
+
+
+def _bump_and_show(x):
+    c = _COUNTED[0]
+    c.n += 1
+    print(c)
+    return x, list(c), f"{c}"
+
+
+def test_a_users_object_whose_attribute_the_graph_sets_is_read_by_its_own_methods_with_the_new_value():
+    # c.n += 1 on an object from outside is set after the call; print(c), list(c) and f"{c}" ran the class's
+    # __repr__/__iter__ natively (at trace time, or on the host while the graph ran) and saw n before the write:
+    # 'Counted(n=0)' and [] where eager has n=1 (h-hunt7)
+    def make():
+        _COUNTED[0] = _Counted()
+        return _bump_and_show, _COUNTED[0]
+
+    check_sequence(make, [lambda f, c: (f(jnp.array(1.0)), c.n)] * 3, full_graph=False)

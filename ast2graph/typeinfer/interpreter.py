@@ -945,7 +945,7 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         self.check_consumable(value, node)
         if not self._is_fresh(value) and watched(value) and type(value) is not tuple:
             self._guard_contents(value, node)   # the items read are the ones it holds now
-        if self.__dict__.get("_effect_targets") and not isinstance(value, (list, tuple, dict)):
+        if not isinstance(value, (list, tuple, dict)):
             # a user's __iter__ runs natively here: it must not read a container whose writes are made after the call
             self.check_no_effect(value, node)
         try:

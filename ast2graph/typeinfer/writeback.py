@@ -351,8 +351,11 @@ class WritebackMixin:
     def check_no_effect(self, obj: Any, node: Any) -> None:
         """A read of a container this graph mutates after the call, or of one
         holding it (``print(d)`` after ``d[0].append(v)``): in Python."""
-        targets = self.__dict__.get("_effect_targets")
-        if not targets:
+        targets = self.__dict__.get("_effect_targets") or {}
+        # user objects whose attributes this graph sets after the call (``self.n += 1``): Python code run at
+        # trace time or by a host callback (a __repr__, an __iter__) would read the old values
+        written = {id(e[0]): e[0] for e in self.attr_writes.values() if _user_state(e[0]) is not None}
+        if not targets and not written:
             return
         stack, seen = [obj], set()
         while stack and len(seen) < _EFFECT_SEARCH:
@@ -360,7 +363,7 @@ class WritebackMixin:
             if id(x) in seen:
                 continue
             seen.add(id(x))
-            if id(x) in targets and targets[id(x)] is x:   # (not .get: None would match a missing id)
+            if id(x) in targets and targets[id(x)] is x or id(x) in written and written[id(x)] is x:
                 raise self.graph_break(FallbackCode.MUTATION, node, f"a read of {self.named(obj, 'a ')} after this "
                                        "function changed it (the change is made after the call)", "call")
             if isinstance(x, (list, tuple, set, frozenset)):
