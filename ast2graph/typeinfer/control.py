@@ -479,8 +479,8 @@ class ControlMixin(ExitsMixin):
             for key, entry in after.items():
                 if before.get(key) is not entry:
                     changed.setdefault(key, entry)
-        # a branch that wrote nothing has no record: it leaves the writes as
-        # they were before the ``if`` (every branch starts from the same ones)
+        # every branch began from the same pending writes (``_writes_at``): a branch that made none
+        # yields those (a write before the ``if``), not the value from before the call
         start = next((env[_WRITES][0] for _, env in outs if _WRITES in env), {})
         names = []
         for key, (obj, attr, _) in changed.items():
