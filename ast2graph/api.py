@@ -137,7 +137,9 @@ def _leaf_key(leaf: Any, by_identity: bool = False) -> Any:
         return ("A", leaf.shape, leaf.dtype, leaf.weak_type)
     if is_array(leaf):
         t = array_type_of(leaf)   # an ndarray is a NumPy array in the graph too: its own key
-        return ("N" if type(leaf) is np.ndarray else "A", t.shape, t.dtype, t.weak_type)
+        # (a NumPy scalar too: the segment hands back NumPy scalars where a 0-d jax.Array gives jax.Arrays)
+        kind = "N" if type(leaf) is np.ndarray else "G" if isinstance(leaf, np.generic) else "A"
+        return (kind, t.shape, t.dtype, t.weak_type)
     if isinstance(leaf, (bool, int, float, complex, str, bytes, type(None))):
         # -0.0 == 0.0 (one dict key), yet they print and divide differently
         return ("S", type(leaf), leaf, repr(leaf) if isinstance(leaf, (float, complex)) else None)
@@ -167,9 +169,9 @@ def _signature_change(old: tuple, new: tuple) -> str:
 
 
 def _describe_leaf_change(a: tuple, b: tuple) -> str:
-    if a[0] != b[0] or a[0] not in "ANSHVO":
+    if a[0] != b[0] or a[0] not in "ANGSHVO":
         return "changed kind"
-    if a[0] in "AN":
+    if a[0] in "ANG":
         return f"{a[2]}[{','.join(map(str, a[1]))}] -> {b[2]}[{','.join(map(str, b[1]))}]"
     if a[0] == "S":
         return f"{a[2]!r} -> {b[2]!r} (a Python value is specialised on)"

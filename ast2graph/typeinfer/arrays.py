@@ -793,7 +793,16 @@ def index_range_check(i: Any, n: int, message: str) -> None:
     from ..lowering.bounded import raise_if   # the run-time check machinery
 
     i = jnp.asarray(i)
-    raise_if((i < -n) | (i >= n), functools.partial(_raise_index_range, message), i)
+    raise_if(_outside(i, n), functools.partial(_raise_index_range, message), i)
+
+
+def _outside(i: Any, n: int) -> Any:
+    """``not -n <= i < n``, compared in ``i``'s integer dtype only where the
+    bound fits it (``i < -3`` of a uint8 ``i`` would compare with 253)."""
+    info = jnp.iinfo(i.dtype)
+    below = i < -n if -n >= info.min else jnp.zeros(i.shape, bool)
+    above = i >= n if n <= info.max else jnp.zeros(i.shape, bool)
+    return below | above
 
 
 index_range_check._a2g_effect = True  # type: ignore[attr-defined]
@@ -833,8 +842,15 @@ def _raise_index_range(message: str, mask: Any, i: Any) -> None:
 def pick_item(i: Any, *items: Any) -> Any:
     """``items[i]`` for a traced index (checked before to be in range; a
     negative one counts from the end), the items all of one type."""
-    i = jnp.asarray(i)
+    i = _wide_index(i)
     return jnp.stack(items)[jnp.where(i < 0, i + len(items), i)]
+
+
+def _wide_index(i: Any) -> Any:
+    """A traced list index of a narrow integer dtype as int32 (exact), so
+    that ``i + len(items)`` neither wraps nor overflows the bound."""
+    i = jnp.asarray(i)
+    return i.astype(jnp.int32) if i.dtype.itemsize < 4 else i
 
 
 pick_item._a2g_typed = True  # type: ignore[attr-defined]
@@ -843,7 +859,7 @@ pick_item._a2g_typed = True  # type: ignore[attr-defined]
 def put_item(i: Any, new: Any, *items: Any) -> tuple:
     """The items after ``items[i] = new`` for a traced index (checked before):
     each one ``new`` where it is the one indexed, itself otherwise."""
-    i = jnp.asarray(i)
+    i = _wide_index(i)
     i = jnp.where(i < 0, i + len(items), i)
     return tuple(lax.select(i == k, new, item) for k, item in enumerate(items))
 

@@ -199,6 +199,20 @@ _JAX_ARRAY = type(jax.device_put(np.zeros((), np.float32)))   # (jnp.zeros would
 # (``str(s)``, ``repr(s)``: a string formatted on the host from eager's object, ``strformat``)
 _KIND_MOVERS = frozenset(map(id, (list, tuple, dict, set, frozenset, zip, enumerate, iter, reversed, functools.partial,
                                   str, repr, ascii)))
+def _has_trunc(t: Any) -> bool:
+    """Whether eager's operand of this type defines ``__trunc__``: a Python
+    number, or an ``np.float64`` scalar (a subclass of float); NumPy's other
+    scalars, 0-d arrays and jax.Arrays make ``math.trunc`` raise TypeError."""
+    return t.python or t.numpy and not t.array0 and not t.shape and t.dtype == np.float64
+
+
+def _real_python_number(x: Any) -> bool:
+    """A Python int, float or bool, or a traced one (not complex, not a NumPy or JAX value)."""
+    if isinstance(x, Value):
+        return x.type.python and x.type.dtype.kind != "c" and not x.type.shape and type(x) is Value
+    return type(x) in (bool, int, float)
+
+
 _MATH_FLOATS = ((math.sqrt, "sqrt"), (math.fabs, "fabs"))   # exact in the graph; the others: arrays.HOST_MATH
 
 
@@ -354,6 +368,9 @@ class CallMixin(GeneratorMixin, SortMixin):
             if contains_standin((args, kwargs), arrays_too=False):
                 raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{qualified_name(callee)} would print ast2graph's "
                                        "trace-time stand-in (a local function, a traced range, ...) instead of eager's object")
+            # (it prints when the graph runs: before the writes made after the call, which eager has made)
+            for arg in (*args, *kwargs.values()):
+                self.check_no_effect(arg, node)
             self.decide(node, "call", "host callback", f"{qualified_name(callee)} runs on the host, in order, on every call")
             effect = arrays.host_effect(callee, self.value_kinds((args, kwargs), node))
             return self.emit_call(effect, args, kwargs, node, f"host {qualified_name(callee)}", effect=True)
@@ -1262,7 +1279,9 @@ class CallMixin(GeneratorMixin, SortMixin):
             # an iterator made at trace time (itertools.chain/accumulate): taken once, here, as eager's sum takes it
             self.check_consumable(args[0], node)   # (the caller's: eager advances it on every call)
             args = (list(args[0]), *args[1:])
-            traced = traced or any(isinstance(v, Value) for v in args[0])
+            # (its items from now on: the iterator is spent, so the static sum below must not be given it)
+            out = self._special_builtin(callee, args, kwargs, node, traced or any(isinstance(v, Value) for v in args[0]))
+            return out if out is not NotImplemented else self.static_call(callee, args, kwargs, node)
         if callee in (zip, enumerate) and any(isinstance(a, (arrays.TracedRange, arrays.TracedZip)) for a in args):
             zipped = self._traced_zip(callee, args, kwargs)
             if zipped is not None:
@@ -1348,6 +1367,9 @@ class CallMixin(GeneratorMixin, SortMixin):
             return out
         if callee is round and args and isinstance(args[0], Value):
             return self._round(args[0], args[1:] + tuple(kwargs.values()), node)
+        if (callee is divmod or callee is pow) and traced and len(args) == 2 and not kwargs \
+                and all(_real_python_number(a) for a in args):
+            return self._python_divmod_pow(callee, args, node)
         if callee in (int, float, bool, complex) and traced:
             raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{callee.__name__}() of a traced array needs its value on the host")
         if callee is iter and len(args) == 1 and not kwargs and isinstance(args[0], Value):
@@ -1412,6 +1434,18 @@ class CallMixin(GeneratorMixin, SortMixin):
             return self.mark_fresh(list(result)) if callee is list else (tuple(result) if callee is tuple else
                                                                          self.mark_fresh(result))
         return NotImplemented
+
+    def _python_divmod_pow(self, callee: Any, args: tuple, node: Any) -> Any:
+        """``divmod(a, b)`` and ``pow(a, b)`` of Python numbers, one traced, as
+        the operators ``(a // b, a % b)`` and ``a ** b`` (Python defines them so
+        for int, float and bool), eager's errors included: a zero divisor raises
+        divmod's own ZeroDivisionError (its message differs from ``//``'s), a
+        negative base to a fractional power gives a complex number."""
+        left, right = args
+        if callee is pow:
+            return self.binop(operator.pow, left, right, node)
+        self._python_zero_division(divmod, left, right, node)   # first: eager's message is divmod's
+        return (self.binop(operator.floordiv, left, right, node), self.binop(operator.mod, left, right, node))
 
     def _itertools_made(self, callee: Any, args: tuple, kwargs: dict, node: Any) -> Any:
         """``itertools.chain(a, b)`` / ``itertools.accumulate(xs, f)`` over
@@ -1649,8 +1683,7 @@ class CallMixin(GeneratorMixin, SortMixin):
             raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{what} of a traced value under an outer JAX "
                                    "transform (eager's operand is a JAX tracer)")
         if t.mixed or is_extended(t.dtype) or t.dtype.kind == "c" or (t.shape and not item and kind is not bool) \
-                or item and int(np.prod(t.shape)) != 1 or what == "math.trunc()" and not \
-                (t.python or t.numpy):
+                or item and int(np.prod(t.shape)) != 1 or what == "math.trunc()" and not _has_trunc(t):
             raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{what} of {describe(x)}: eager's result (or "
                                    "exception) needs its value on the host")
         if t.shape and kind is not bool:   # .item() of a one-element array

@@ -63,7 +63,7 @@ from .shaperules import rule_type
 from .tracing import output_types
 from .tracertext import suspended, watching
 from .lattice import (INT_BITS, INT_RANGE, TRACED_INT_BITS, int_range_of, WIDE_INTS, traced_int_ok, canonical_type, host_scalar, is_64bit, is_array, is_python_number, is_static_number,
-                      is_traceable_number, static_array_type)
+                      is_traceable_number, ndarray_subclass, static_array_type, subclass_cause)
 from .guards import Snapshot, TooLarge, watched
 from .state import (UNBOUND, MaybeBound, Capture, ContinueSignal, BreakSignal, Frame, Guard,
                     Options, ReturnSignal, Unit, builtin_value, unit_of_nested)
@@ -158,6 +158,19 @@ _DIVISIONS = (operator.truediv, operator.floordiv, operator.mod, operator.itrued
 # operators that make a new list or dict from their operands (never return one of them)
 _JAX_ARRAY = type(jax.device_put(np.zeros((), np.float32)))   # (jnp.zeros would compile an XLA program at import)
 _NEW_CONTAINER = frozenset({operator.add, operator.mul, operator.or_})
+# operators that compute on two Python bools as on ints (all but &, |, ^): JAX's bool arrays add with a
+# logical or and refuse ``-``
+_BOOL_TO_INT = frozenset({operator.add, operator.iadd, operator.mul, operator.imul, operator.sub, operator.isub,
+                          operator.truediv, operator.itruediv, operator.floordiv, operator.ifloordiv, operator.mod,
+                          operator.imod, operator.pow, operator.ipow, operator.lshift, operator.ilshift,
+                          operator.rshift, operator.irshift})
+
+
+def _python_bool(v: Any) -> bool:
+    """A Python bool, or a traced one (not a NumPy or JAX bool)."""
+    if isinstance(v, Value):
+        return type(v) is Value and v.type.python and v.type.dtype == np.bool_ and not v.type.shape
+    return type(v) is bool
 
 
 def _references_of_new() -> int:
@@ -710,6 +723,8 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         """A value read from outside the arguments: arrays become inputs, the rest is guarded.
         ``source``: what ``getter`` reads (``Guard.source``)."""
         if is_array(value):
+            if ndarray_subclass(value):   # (the statement reading it runs in Python)
+                raise self.graph_break(FallbackCode.OPAQUE_CALL, self.__dict__["_stmt"], subclass_cause(value), "name")
             if key not in self.capture_keys:
                 from .lattice import array_type_of
 
@@ -930,6 +945,9 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         self.check_consumable(value, node)
         if not self._is_fresh(value) and watched(value) and type(value) is not tuple:
             self._guard_contents(value, node)   # the items read are the ones it holds now
+        if not isinstance(value, (list, tuple, dict)):
+            # a user's __iter__ runs natively here: it must not read a container whose writes are made after the call
+            self.check_no_effect(value, node)
         try:
             return list(value)
         except Exception as e:  # noqa: BLE001
@@ -1005,6 +1023,10 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
                 # ``a // 0``, ``a ** b`` of NumPy integers: ndarray's operators are NumPy's ufuncs,
                 # with their integer rules (0 for a division by zero, ValueError for a negative power)
                 return self.call(ufunc, (left, right), {}, node)
+            if fn in _BOOL_TO_INT and _python_bool(left) and _python_bool(right):
+                # ``flag_a + flag_b`` of Python bools is an int (2), where the arrays' add is a logical or
+                left, right = (self.python_number(v, int, "trunc", "int()", node) if isinstance(v, Value) else int(v)
+                               for v in (left, right))
             if fn in (operator.mul, operator.imul) and _mask_times_inexact(left, right):
                 return self.emit_call(arrays.mask_product, (left, right), {}, node, fn.__name__)
             if fn in (operator.pow, operator.ipow):
@@ -1865,9 +1887,11 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         method = getattr(self, "exec_" + type(stmt).__name__, None)
         if method is None:
             raise self.graph_break(FallbackCode.UNSUPPORTED_SYNTAX, stmt, f"`{type(stmt).__name__.lower()}` statement")
+        outer, self.__dict__["_stmt"] = self.__dict__.get("_stmt"), stmt   # (where a read from outside is made)
         try:
             method(stmt)
         finally:
+            self.__dict__["_stmt"] = outer
             if "_pending_shadows" in self.__dict__:   # outside lists appended to in a traced construct (writeback.py)
                 self.flush_shadows(stmt)
 

@@ -44,6 +44,22 @@ def is_array(x: Any) -> bool:
     return isinstance(x, jax.Array)
 
 
+def ndarray_subclass(x: Any) -> bool:
+    """A NumPy array of a subclass (``np.matrix``, ``np.ma.MaskedArray``, a
+    user's ``class Sub(np.ndarray)``): its operators, methods and results are
+    its class's own (a 0-d ``Sub`` from ``x.sum()``, a matrix product for
+    ``*``), which the graph's NumPy rules do not follow."""
+    return isinstance(x, np.ndarray) and type(x) is not np.ndarray
+
+
+_SUBCLASS_CAUSE = ("a NumPy array of a subclass of ndarray ({}): its operators, methods and results are its "
+                   "class's own, which the graph does not compute")
+
+
+def subclass_cause(x: Any) -> str:
+    return _SUBCLASS_CAUSE.format(type(x).__qualname__)
+
+
 def array_type_of(x: Any) -> ArrayType:
     """The type of a runtime array in the graph: its own dtype, 64-bit
     included (a segment with 64-bit values runs under ``jax.enable_x64``,

@@ -643,6 +643,10 @@ def _spread(jnp_fn: Any, name: str) -> Any:
             raise not_numpys(f"np.{name} with out=, where=, mean=, correction= or a traced ddof")
         keepdims = False if keepdims is _NO_VALUE else keepdims
         a = jnp.asarray(a)
+        if a.dtype == jnp.float16 and dtype in (None, np.float16):
+            # NumPy rounds the mean, the deviations and their squares to float16 step by step; JAX computes in
+            # float32 and rounds once (a result an ulp or more apart)
+            raise not_numpys(f"np.{name} of float16 values (NumPy rounds each step to float16)")
         result = jnp_fn(a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims)
         axes = range(a.ndim) if axis is None else axis if isinstance(axis, tuple) else (axis,)
         if int(np.prod([a.shape[k] for k in axes])) - ddof > 0:

@@ -30,7 +30,7 @@ from .calls import TransformedFn
 from .guards import object_key
 from .interpreter import LocalFunction, Specializer, contains_value
 from .nnx import boundary_leaf, is_nnx
-from .lattice import array_type_of, is_array, untrace_numbers
+from .lattice import array_type_of, is_array, ndarray_subclass, subclass_cause, untrace_numbers
 from .kinds import standin_types
 from .masked import MaskedMethod, MaskedSlice
 from .pathkinds import kinded_operand
@@ -368,6 +368,9 @@ def _specialize_in(sp: Specializer, unit: Unit, stmts: list, start: int, stop: i
     paths = leaf_paths(names, treedef, len(leaves))
     sp.input_aliased = {k for pair in numpy_aliasing(leaves) for k in pair}
     for i, leaf in enumerate(leaves):
+        if ndarray_subclass(leaf):   # the statement runs in Python (the next segment starts after it)
+            raise _escape_break(unit, stmts, start, start + 1, FallbackCode.OPAQUE_CALL,
+                                f"{paths[i]} is {subclass_cause(leaf)}", "name")
         if is_array(leaf):
             v = Value(array_type_of(leaf), paths[i])
             if type(leaf) is np.ndarray:

@@ -49,11 +49,15 @@ def _rebuild(aux: tuple, children: Any) -> dict:
 
 jax.tree_util.register_pytree_node(InOrder, lambda d: (d.values, (d.kind, d.keys, d.factory)), _rebuild)
 
-def keyed(tree: Any) -> Any:
-    """``tree`` with its dicts as ``InOrder`` nodes (see the module docstring)."""
+def keyed(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> Any:
+    """``tree`` with its dicts as ``InOrder`` nodes (see the module docstring).
+    ``is_leaf``: containers it takes for leaves are left as they are (the
+    object itself must come out of the flattening: an input dict handed on)."""
     kind = type(tree)
+    if is_leaf is not None and kind in _CONTAINERS and is_leaf(tree):
+        return tree
     if kind is dict or kind is collections.defaultdict:
-        values = [keyed(v) for v in tree.values()]
+        values = [keyed(v, is_leaf) for v in tree.values()]
         if kind is dict and _sorted_keys(tree) and all(a is b for a, b in zip(values, tree.values())):
             return tree   # jax's order is the insertion order already (``f(**kwargs)``'s {} most often)
         return InOrder(kind, tuple(tree), values, getattr(tree, "default_factory", None))
@@ -61,7 +65,7 @@ def keyed(tree: Any) -> Any:
         items = None   # a copy only where a dict was found below
         for k, v in enumerate(tree):
             if isinstance(v, (tuple, list, dict)):
-                new = keyed(v)
+                new = keyed(v, is_leaf)
                 if new is not v:
                     items = items if items is not None else list(tree)
                     items[k] = new
@@ -69,6 +73,9 @@ def keyed(tree: Any) -> Any:
             return tree
         return kind(*items) if kind is not tuple and kind is not list else kind(items)
     return tree
+
+
+_CONTAINERS = frozenset({dict, collections.defaultdict, list})
 
 
 # Python's lazy iterators are leaves (JAX warns that it will refuse them).
@@ -92,7 +99,7 @@ def tree_flatten(tree: Any, is_leaf: Callable[[Any], bool] | None = None,
     leaves too (a faster ``is_leaf``)."""
     if is_leaf is None:
         return jax.tree_util.tree_flatten(keyed(tree), is_leaf=_leaf_test(leaf_types))
-    return jax.tree_util.tree_flatten(keyed(tree), is_leaf=lambda x: isinstance(x, ITERATORS) or is_leaf(x))
+    return jax.tree_util.tree_flatten(keyed(tree, is_leaf), is_leaf=lambda x: isinstance(x, ITERATORS) or is_leaf(x))
 
 
 def tree_leaves(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> list:
@@ -109,7 +116,7 @@ def _leaf_test(leaf_types: tuple) -> Callable[[Any], bool]:
 
 def tree_map(fn: Callable[[Any], Any], tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> Any:
     """``jax.tree_util.tree_map`` (one tree) with dicts in insertion order."""
-    return jax.tree_util.tree_map(fn, keyed(tree), is_leaf=is_leaf)
+    return jax.tree_util.tree_map(fn, keyed(tree, is_leaf), is_leaf=is_leaf)
 
 
 def sorted_positions(tree: Any) -> list[int]:

@@ -102,6 +102,16 @@ def written_key(obj: Any, attr: str) -> Any:
     return ("attr", id(obj), attr)
 
 
+_NOT_STATE = (type, types.ModuleType, types.FunctionType, types.MethodType, types.BuiltinFunctionType)
+
+
+def _user_state(x: Any) -> dict | None:
+    """The attributes of an instance of a user's class (None for classes,
+    modules, functions and objects without a ``__dict__``)."""
+    state = getattr(x, "__dict__", None)
+    return state if type(state) is dict and not isinstance(x, _NOT_STATE) else None
+
+
 def _static_key(key: Any) -> bool:
     if type(key) is tuple:
         return all(_static_key(k) for k in key)
@@ -364,8 +374,11 @@ class WritebackMixin:
     def check_no_effect(self, obj: Any, node: Any) -> None:
         """A read of a container this graph mutates after the call, or of one
         holding it (``print(d)`` after ``d[0].append(v)``): in Python."""
-        targets = self.__dict__.get("_effect_targets")
-        if not targets:
+        targets = self.__dict__.get("_effect_targets") or {}
+        # user objects whose attributes this graph sets after the call (``self.n += 1``): Python code run at
+        # trace time or by a host callback (a __repr__, an __iter__) would read the old values
+        written = {id(e[0]): e[0] for e in self.attr_writes.values() if _user_state(e[0]) is not None}
+        if not targets and not written:
             return
         stack, seen = [obj], set()
         while stack and len(seen) < _EFFECT_SEARCH:
@@ -373,13 +386,15 @@ class WritebackMixin:
             if id(x) in seen:
                 continue
             seen.add(id(x))
-            if id(x) in targets and targets[id(x)] is x:   # (not .get: None would match a missing id)
+            if id(x) in targets and targets[id(x)] is x or id(x) in written and written[id(x)] is x:
                 raise self.graph_break(FallbackCode.MUTATION, node, f"a read of {self.named(obj, 'a ')} after this "
                                        "function changed it (the change is made after the call)", "call")
             if isinstance(x, (list, tuple, set, frozenset)):
                 stack.extend(x)
             elif isinstance(x, dict):
                 stack.extend(x.values())
+            elif _user_state(x) is not None:   # a user's object: its methods (``__iter__``) run natively may read it
+                stack.extend(_user_state(x).values())
 
 
     # ------------------------------------- argument arrays in traced regions
