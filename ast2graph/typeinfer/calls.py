@@ -263,6 +263,8 @@ class CallMixin(GeneratorMixin, SortMixin):
 
         if isinstance(callee, StaticFunction):  # nested to_static: convert the function itself
             return self.call(callee._fn, args, kwargs, node)
+        if type(callee) is KindedValue:   # ``type(r)(2)``, the class by the path taken: each path's callee
+            return self.split_kinds((callee, args, kwargs), lambda t: self.call(*t, node), node)
         effect = _library_effect(callee)
         if effect is not None:   # never run at trace time only: eager does it on every call
             raise self.graph_break(FallbackCode.SIDE_EFFECT, node, f"{qualified_name(callee)} {effect}: eager does it "
