@@ -788,3 +788,101 @@ def test_global_written_then_read_through_the_module():
     call = lambda f, _: (f(X), STEP)  # noqa: E731
     check_sequence(make, [call, call], full_graph=False)
     check_sequence(make, [call, call])
+
+
+# -------------------------------------------- writes under successive traced ifs
+# A branch that does not write yields the value pending from before the ``if``
+# (a write in an earlier traced ``if`` or statement), not the one from before
+# the call: ``if a: N += 1`` then ``if b: N += 1`` counted 1 for (True, False).
+SIGNS = [jnp.array([1.0, 1.0, 1.0]), jnp.array([1.0, -1.0, 1.0]), jnp.array([-1.0, 1.0, -1.0]),
+         jnp.array([-1.0, -1.0, 1.0])]
+
+
+class Counter:
+    def __init__(self):
+        self.n = 0
+        self.total = 0.0
+
+
+def _global_two_ifs():
+    global STEP
+    STEP = 3
+
+    def f(x):
+        global STEP
+        if x[0] > 0:
+            STEP += 1
+        if x[1] > 0:
+            STEP += 1
+        return STEP
+    return f, None
+
+
+def _global_unrolled_loop():
+    global STEP
+    STEP = 0
+
+    def f(x):
+        global STEP
+        for i in range(3):
+            if x[i] > 0:
+                STEP += 1
+        return STEP * x[0]
+    return f, None
+
+
+def _global_written_before_then_else_only():
+    global TOTAL
+    TOTAL = 1.0
+
+    def f(x):
+        global TOTAL
+        TOTAL = TOTAL + x[2]
+        if x[0] > 0:
+            pass
+        else:
+            TOTAL = TOTAL * 2
+        if x[1] > 0:
+            TOTAL = -TOTAL
+        return TOTAL
+    return f, None
+
+
+def _attribute_counters():
+    c = Counter()
+
+    def f(x):
+        for i in range(3):
+            if x[i] > 0:
+                c.n += 1
+                c.total = c.total + x[i]
+            elif x[i] < -0.5:
+                c.total = c.total - 1.0
+        return c.n, c.total
+    return f, c
+
+
+def _closure_cell_two_ifs():
+    n = 0
+
+    def f(x):
+        nonlocal n
+        if x[0] > 0:
+            n += 2
+        if x[1] > 0:
+            n += 1
+        return n
+    return f, None
+
+
+def _state(world):
+    if world is None:
+        return STEP, TOTAL
+    return vars(world).copy()
+
+
+@pytest.mark.parametrize("make", [_global_two_ifs, _global_unrolled_loop, _global_written_before_then_else_only,
+                                  _attribute_counters, _closure_cell_two_ifs])
+def test_writes_under_successive_traced_ifs(make):
+    steps = [lambda f, w, x=x: (f(x), _state(w)) for x in SIGNS + SIGNS[::-1]]
+    check_sequence(make, steps, full_graph=True)

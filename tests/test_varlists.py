@@ -409,3 +409,111 @@ def test_a_loop_that_cannot_roll_unrolls_on_the_lists_as_they_were_before_it(x):
     buffer the attempt made: len(window) was traced in the unrolled loop and
     window.pop(0) fell back; the corpus's moving_average_window)."""
     check(moving_window, x)
+
+
+# --- an outside list appended to in several traced constructs, read afterwards ---
+# Each traced construct's appends are one pending list (writeback._shadow); a
+# read after two of them saw each as one item, so ``len`` counted a whole
+# construct's appends as 1 (an unrolled loop over a traced ``if``: 4 for 3 on
+# the second call of a model whose history was not empty).
+
+class Recorder:
+    def __init__(self, first=()):
+        self.history = list(first)
+
+    def fit(self, x):
+        for i in range(3):
+            v = x[i]
+            if v > 0:
+                self.history.append(v)
+        return len(self.history)
+
+
+def _record(x):
+    def run(fn, m):
+        return fn(x), list(m.history)
+    return run
+
+
+@pytest.mark.parametrize("first", [(), (jnp.float32(7.0),)])
+def test_outside_list_appended_in_an_unrolled_loop_then_read(first):
+    def make():
+        m = Recorder(first)
+        return m.fit, m
+
+    x3 = X8[:3]
+    check_sequence(make, [_record(x3), _record(-x3), _record(x3), _record(jnp.zeros(3))], full_graph=False)
+
+
+LOG8: list = []
+
+
+@pytest.mark.parametrize("indexed", [False, True])
+def test_module_list_appended_in_two_traced_ifs_then_read(indexed):
+    # len() is served in the graph; an index into the global runs in Python, after the effects
+    def make():
+        LOG8.clear()
+        LOG8.append(jnp.float32(1.0))
+
+        def fn(x):
+            if x[0] > 0:
+                LOG8.append(x[0])
+            if x[1] > 0:
+                LOG8.append(x[1])
+                LOG8.append(x[2])
+            LOG8.append(x[3])
+            if indexed:
+                return len(LOG8), LOG8[-2], LOG8[1]
+            return len(LOG8)
+
+        return fn, LOG8
+
+    def step(x):
+        def run(fn, log):
+            return fn(x), list(log)
+        return run
+
+    check_sequence(make, [step(X8), step(-X8), step(X8[::-1]), step(X8)], full_graph=not indexed)
+
+
+def test_outside_list_extended_under_traced_ifs_then_read():
+    def make():
+        LOG8.clear()
+
+        def fn(x):
+            for i in range(4):
+                if x[i] > 0:
+                    LOG8.extend([x[i], 2 * x[i]])
+            return len(LOG8)
+
+        return fn, LOG8
+
+    def step(x):
+        def run(fn, log):
+            return fn(x), list(log)
+        return run
+
+    check_sequence(make, [step(X8), step(-X8), step(X8)], full_graph=False)
+
+
+def test_outside_list_read_under_a_traced_if_after_traced_appends():
+    def make():
+        LOG8.clear()
+
+        def fn(x):
+            if x[0] > 0:
+                LOG8.append(x[0])
+            if x[1] > 0:
+                LOG8.append(x[1])
+            if x[2] > 0:
+                return len(LOG8)
+            return -1
+
+        return fn, LOG8
+
+    def step(x):
+        def run(fn, log):
+            return fn(x), list(log)
+        return run
+
+    check_sequence(make, [step(X8), step(-X8), step(X8)], full_graph=False)

@@ -292,7 +292,7 @@ class CallMixin(GeneratorMixin, SortMixin):
                                      f"nnx {qualified_name(callee.transform)}(...)")
             return self.emit_call(_apply_transform, (callee.transform, callee.args, callee.kwargs, *args), kwargs, node,
                                   qualified_name(callee.transform))
-        callee, args = self._shadowed(callee, args)
+        callee, args = self._shadowed(callee, args, node)
         if (callee is np.may_share_memory or callee is np.shares_memory) and len(args) == 2 and not kwargs:
             known = self._shares_memory(*args)
             if known is not None:   # sklearn's check_array: copy only where the input may be shared
@@ -800,7 +800,7 @@ class CallMixin(GeneratorMixin, SortMixin):
         unit, at = chain[level]
         return unit, _call_line(unit, at)
 
-    def _shadowed(self, callee: Any, args: tuple) -> tuple[Any, tuple]:
+    def _shadowed(self, callee: Any, args: tuple, node: Any) -> tuple[Any, tuple]:
         """A read that only looks at an outside list or dict this graph has
         changed (``CONFIG.copy()``, ``len(LOG)``) reads its trace-time shadow,
         which holds eager's contents now (``writeback.shadow_of``)."""
@@ -810,10 +810,10 @@ class CallMixin(GeneratorMixin, SortMixin):
         owner = getattr(callee, "__self__", None)
         if type(callee) is types.BuiltinMethodType and type(owner) in (list, dict) \
                 and callee.__name__ in _LOOKING_METHODS and targets.get(id(owner)) is owner:
-            shadow = self.shadow_of(owner)
+            shadow = self.shadow_of(owner, node)
             return (callee, args) if shadow is None else (getattr(shadow, callee.__name__), args)
         if any(callee is f for f in _LOOKING_BUILTINS):
-            shadows = [self.shadow_of(a) if id(a) in targets and targets[id(a)] is a else None for a in args]
+            shadows = [self.shadow_of(a, node) if id(a) in targets and targets[id(a)] is a else None for a in args]
             return callee, tuple(a if s is None else s for a, s in zip(args, shadows))
         return callee, args
 

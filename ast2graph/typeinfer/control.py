@@ -479,11 +479,14 @@ class ControlMixin(ExitsMixin):
             for key, entry in after.items():
                 if before.get(key) is not entry:
                     changed.setdefault(key, entry)
+        # every branch began from the same pending writes (``_writes_at``): a branch that made none
+        # yields those (a write before the ``if``), not the value from before the call
+        start = next((env[_WRITES][0] for _, env in outs if _WRITES in env), {})
         names = []
         for key, (obj, attr, _) in changed.items():
             name = f"<write {key[0]}.{attr}>"
             for _, env in outs:
-                before, after = env.get(_WRITES, ({}, {}))
+                before, after = env.get(_WRITES, (start, start))
                 entry = after.get(key) or before.get(key)
                 env[name] = entry[2] if entry is not None else self.state_read(obj, attr, node)
             names.append((name, obj, attr))

@@ -1861,7 +1861,7 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
             method(stmt)
         finally:
             if "_pending_shadows" in self.__dict__:   # outside lists appended to in a traced construct (writeback.py)
-                self.flush_shadows()
+                self.flush_shadows(stmt)
 
     def exec_Expr(self, stmt: gast.Expr) -> None:
         self.eval(stmt.value)

@@ -144,6 +144,14 @@ def tail_concat(a: Any, b: Any) -> Any:
     return jnp.concatenate([a, b])
 
 
+def tail_splice(a: Any, b: Any, count: Any) -> Any:
+    """The first ``count`` rows of ``a``, then the rows of ``b``: ``a`` (padded by
+    ``b``'s capacity) with ``b`` written from row ``count`` (``count`` is at most
+    ``a``'s capacity, so the rows fit)."""
+    grown = jnp.concatenate([a, jnp.zeros_like(b)])
+    return lax.dynamic_update_slice_in_dim(grown, b, count, 0)
+
+
 def count_plus(count: Any, k: int) -> Any:
     return count + k
 
@@ -178,7 +186,7 @@ def _raise_empty(message: str, mask: Any, n: Any) -> None:
         raise ValueError(message)
 
 
-for _fn in (tail_put, tail_get, tail_pad, tail_zeros, tail_stack, tail_concat, count_plus, shift_rows):
+for _fn in (tail_put, tail_get, tail_pad, tail_zeros, tail_stack, tail_concat, tail_splice, count_plus, shift_rows):
     _fn._a2g_typed = True  # type: ignore[attr-defined]
 raise_if_outside._a2g_effect = True  # type: ignore[attr-defined]
 raise_if_empty._a2g_effect = True  # type: ignore[attr-defined]
@@ -425,6 +433,37 @@ class VarListMixin:
         self.decide(node, "call", "buffer", f"append to {what}, whose length depends on the data: the next row of "
                     "its buffer")
         obj[-1] = VarTail(buffers, count, tail.cap, min(tail.bound + 1, tail.cap), tail.room, tail.tree, types)
+
+    # ---------------------------------------------------------- extend
+    def extend_rows(self, obj: list, items: list, node: Any) -> None:
+        """``obj.extend(items)`` at trace time where either list may have a tail
+        (an outside list's pending effects replayed onto its shadow: each
+        traced construct's appends are one list, ``writeback._shadow``): the
+        static items become rows once ``obj`` has a tail, and two tails one
+        (``obj``'s rows in use, then ``items``'), so that a tail stays the last
+        element and ``len`` counts every row in use."""
+        extra = tail_of(items)
+        for x in (items[:-1] if extra is not None else items):
+            if tail_of(obj) is not None:
+                self.tail_append(obj, x, node)
+            else:
+                obj.append(x)
+        if extra is None:
+            return
+        if tail_of(obj) is None:
+            obj.append(extra)
+            return
+        obj[-1] = self.concat_tails(node, obj[-1], extra, self.container_label(obj))
+
+    def concat_tails(self, node: Any, a: VarTail, b: VarTail, what: str) -> VarTail:
+        """The rows in use of ``a``, then those of ``b``: one tail of both capacities."""
+        if a.tree != b.tree:
+            raise self._no_tail(node, what, "its items are of other structures")
+        types = self._join_item_types(node, a.tree, [a.types, b.types], what)
+        self._check_size(node, types, a.cap + b.cap, what)
+        buffers = [self._emit(tail_splice, (x, y, a.count), node) for x, y in zip(a.buffers, b.buffers)]
+        count = self._count_value(self.binop(operator.add, a.count, b.count, node), node)
+        return VarTail(buffers, count, a.cap + b.cap, a.bound + b.bound, 0, a.tree, types)
 
     # ------------------------------------------------------------ joins
     def join_list_structure(self, node: Any, obj: Any, name: str, outs: list) -> bool:

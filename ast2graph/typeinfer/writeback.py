@@ -37,6 +37,7 @@ import types
 from typing import Any
 
 from ..fallback.sites import FallbackCode
+from .varlist import tail_of
 
 _KEY_TYPES = (bool, int, float, str, bytes, type(None))
 
@@ -206,7 +207,7 @@ class WritebackMixin:
             value = self.mark_fresh(list(args[0]))   # made anew per call, its items as the graph has them
         else:
             return False
-        self._add_effect(container, method, None, value)
+        self._add_effect(container, method, None, value, node)
         return True
 
     def _shadow_allowed(self, container: Any) -> bool:
@@ -236,14 +237,15 @@ class WritebackMixin:
             self.effect_targets[id(container)] = container   # read again: in Python (check_no_effect)
         return entry[1]
 
-    def flush_shadows(self) -> None:
-        """At the top level again: each outside list written in the construct
-        just traced is extended by its shadow after the call."""
+    def flush_shadows(self, node: Any) -> None:
+        """At the top level again (after statement ``node``): each outside list
+        written in the construct just traced is extended by its shadow after
+        the call."""
         pending = self.__dict__.get("_pending_shadows")
         if not pending or self.traced_depth or getattr(self, "rolled_depth", 0):
             return
         for container, shadow in pending:
-            self._add_effect(container, "extend", None, shadow)
+            self._add_effect(container, "extend", None, shadow, node)
             del self.__dict__["_shadows"][id(container)]
         pending.clear()
 
@@ -251,10 +253,10 @@ class WritebackMixin:
         """``CACHE[k] = v`` on an outside dict with a static key."""
         if type(container) is not dict or not _static_key(key) or not self._effect_allowed(container):
             return False
-        self._add_effect(container, "__setitem__", key, value)
+        self._add_effect(container, "__setitem__", key, value, node)
         return True
 
-    def _add_effect(self, container: Any, method: str, key: Any, value: Any) -> None:
+    def _add_effect(self, container: Any, method: str, key: Any, value: Any, node: Any) -> None:
         effect = Effect(container, method, key)
         self.__dict__.setdefault("_effects", []).append(effect)   # alive while the trace runs: ids stay unique
         self.attr_writes[(id(effect), "value")] = (effect, "value", value)
@@ -263,13 +265,13 @@ class WritebackMixin:
             self.__dict__.setdefault("_pending_items", {})[(id(container), key)] = (container, value)
         shadow = self._shadows.get(id(container))
         if shadow is not None and shadow[0] is container:
-            _replay(shadow[1], method, key, value)
+            self._replay(shadow[1], method, key, value, node)
 
     @property
     def _shadows(self) -> dict:
         return self.__dict__.setdefault("_shadow_map", {})
 
-    def shadow_of(self, container: Any) -> Any:
+    def shadow_of(self, container: Any, node: Any) -> Any:
         """A trace-time copy of an outside list or dict with pending effects,
         holding what eager's container holds now: its contents at the call
         (guarded) with the effects so far applied, kept in step with later
@@ -289,9 +291,30 @@ class WritebackMixin:
             return None
         shadow = self.mark_fresh(type(container)(container))
         for e in effects:
-            _replay(shadow, e.method, e.key, self.attr_writes[(id(e), "value")][2])
+            self._replay(shadow, e.method, e.key, self.attr_writes[(id(e), "value")][2], node)
         self._shadows[id(container)] = (container, shadow)
         return shadow
+
+    def _replay(self, shadow: Any, method: str, key: Any, value: Any, node: Any) -> None:
+        """One effect (``Effect``) applied to a trace-time shadow. A list whose
+        length depends on the data (a traced construct's appends) is joined
+        row by row (``varlist.extend_rows``): appended as one item, its tail
+        would stand in the middle of the list and ``len`` count it as one."""
+        if method == "__setitem__":
+            shadow[key] = value
+            return
+        rows = tail_of(shadow) is not None or (method == "extend" and tail_of(value) is not None)
+        if not rows:
+            getattr(shadow, method)(value)
+            return
+        if self.traced_depth or getattr(self, "rolled_depth", 0):   # rows made here would not outlive the region
+            raise self.graph_break(FallbackCode.MUTATION, node, "a read of an outside list under a traced "
+                                   "condition or in a rolled loop after items appended to it whose number "
+                                   "depends on the data")
+        if method == "extend":
+            self.extend_rows(shadow, list(value), node)
+        else:
+            self.tail_append(shadow, value, node)
 
     def _guard_entry_state(self, container: Any) -> bool:
         """Guard what ``container`` holds at the call (the trace has not changed
@@ -324,7 +347,7 @@ class WritebackMixin:
         entry = items.get((id(container), key))
         if entry is not None and entry[0] is container:
             return entry[1]
-        shadow = self.shadow_of(container) if type(container) is dict else None
+        shadow = self.shadow_of(container, None) if type(container) is dict else None
         return shadow[key] if shadow is not None and key in shadow else NOT_PENDING
 
     def outside_container(self, x: Any) -> bool:
@@ -418,14 +441,6 @@ class WritebackMixin:
         self.input_writes = dict(snapshot[0])
         self.pending_inputs.clear()
         self.pending_inputs.update(snapshot[1])
-
-
-def _replay(shadow: Any, method: str, key: Any, value: Any) -> None:
-    """One effect (``Effect``) applied to a trace-time shadow."""
-    if method == "__setitem__":
-        shadow[key] = value
-    else:
-        getattr(shadow, method)(value)
 
 
 class _None:
