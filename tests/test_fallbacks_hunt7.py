@@ -11,8 +11,10 @@ with the eager run under ``full_graph=True``, on inputs that take every path.
   p_s5_lib.emath_sqrt_kind).
 """
 
+import jax.numpy as jnp
 import numpy as np
 
+from ast2graph import explain, to_static
 from helpers import check, check_sequence
 
 POS = np.array([1.0, -2.0, 3.0])
@@ -107,3 +109,137 @@ def test_classes_with_one_name_stay_apart():
     big, small = _classes()
     for a in (POS, NEG):
         check(p_two_classes_one_name, a, big, small, full_graph=True)
+
+
+# ---------------------------- items of an outside list or dict, written anywhere
+# ``box[k] = v`` of an item a closure's (a global's, an attribute's) list or
+# dict holds already is a write lifted out of the graph like an attribute's:
+# under a traced ``if`` joined, in a rolled loop carried, set after the call
+# (hunt p_s6_struct.make_early_stop, p_s6_num.make_running_min)
+def _steps(*inputs, poke=None):
+    """Calls of ``f`` on each input, the state compared after each; ``poke``
+    changes the state from outside before the third call."""
+    def step(f, world, a, k):
+        if poke is not None and k == 2:
+            poke(world)
+        return f(a), world
+    return [lambda f, w, a=a, k=k: step(f, w, a, k) for k, a in enumerate(inputs)]
+
+
+def make_running_max():
+    box = {"hi": 0.0, "n": 0, "label": "none"}
+
+    def update(x):
+        s = x.sum()
+        if s > box["hi"]:
+            box["hi"] = s
+        box["n"] += 1
+        return box["hi"], box["n"], box["label"]
+    return update, box
+
+
+def make_running_min_none():
+    box = {"lo": None}
+
+    def update(x):
+        v = float(x.min())
+        if box["lo"] is None or v < box["lo"]:
+            box["lo"] = v
+        return str(box["lo"])
+    return update, box
+
+
+def make_two_ifs():
+    st = {"n": 0}
+
+    def update(x):
+        st["n"] = st["n"] * 2        # a static-path write first: the ifs see it
+        if x[0] > 0:
+            st["n"] += 1
+        if x[1] > 0:
+            st["n"] += 10
+        return st["n"]
+    return update, st
+
+
+def make_list_slot():
+    box = [(1, None, 0), "tag"]
+
+    def step(loss):
+        patience, best, bad = box[0]
+        if best is None or loss < best:
+            box[0] = (patience, loss, 0)
+        else:
+            box[-2] = (patience, best, bad + 1)
+        return box[0][2] > patience, box[1]
+    return step, box
+
+
+def test_outside_items_written_under_a_traced_if():
+    a, b, c, d = (np.array(v) for v in ([1.0, 2.0], [-1.0, 0.5], [3.0, -4.0], [5.0, 5.0]))
+
+    def poke(world):
+        if "hi" in world:
+            world["hi"] = 100.0
+        elif "n" in world:
+            world["n"] = -3
+
+    for make in (make_running_max, make_running_min_none, make_two_ifs):
+        check_sequence(make, _steps(a, b, c, d), full_graph=True)
+        check_sequence(make, _steps(a, b, c, d, poke=poke), full_graph=True)
+    losses = [jnp.array(v) for v in (1.0, 1.2, 1.3, 0.5, 0.6)]
+    check_sequence(make_list_slot, _steps(*losses), full_graph=True)
+
+
+def make_rolled_counts():
+    st = {"s": jnp.zeros(()), "hi": jnp.zeros(()), "tag": "sums"}
+
+    def update(batch):
+        for x in batch:
+            if x > 0:
+                st["s"] = st["s"] + x
+            st["hi"] = jnp.maximum(st["hi"], x)
+        return st["s"], st["hi"], st["tag"]
+    return update, st
+
+
+def test_outside_items_carried_by_a_rolled_loop():
+    rng = np.random.default_rng(0)
+    batches = [jnp.asarray(rng.normal(size=300), jnp.float32) for _ in range(3)]
+    static = check_sequence(make_rolled_counts, _steps(*batches), full_graph=True)
+    e = explain(static)(batches[0])
+    assert ("for", "lax.scan") in [(d.construct, d.mode) for d in e.decisions], str(e)
+
+
+OUTSIDE = {"seen": 0.0, "other": 1.5}
+
+
+def p_whole_dict_read(x):
+    if x.sum() > 0:
+        OUTSIDE["seen"] = x.sum()
+    return OUTSIDE["other"], sorted(OUTSIDE)
+
+
+def p_new_key(x):
+    if x.sum() > 0:
+        OUTSIDE["fresh"] = 1.0
+    return OUTSIDE["other"]
+
+
+def test_outside_items_that_stay_a_fallback():
+    """A read of the whole dict after the write (eager's dict holds the new
+    value only after the call) and a key the dict does not hold (its place in
+    the key order would be the write's) still run in Python."""
+    def maker(fn):
+        def make():
+            OUTSIDE.clear()
+            OUTSIDE.update(seen=0.0, other=1.5)
+            return fn, OUTSIDE
+        return make
+
+    for fn in (p_whole_dict_read, p_new_key):
+        inputs = (np.array([1.0, 2.0]), np.array([-1.0, -2.0]), np.array([3.0, 2.0]))
+        check_sequence(maker(fn), _steps(*inputs), full_graph=False)
+        maker(fn)()
+        e = explain(to_static(fn))(inputs[0])
+        assert e.fallback_sites and all(s.code.name == "MUTATION" for s in e.fallback_sites), str(e)

@@ -1574,7 +1574,8 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         pending = self.pending_item(obj, idx)
         if pending is not NOT_PENDING:   # ``CACHE[k]`` of a key set earlier in this graph (writeback.py)
             return pending
-        self.check_no_effect(obj, node)
+        if not self.only_item_targets(obj):   # (another item of a container written item by item: as at the call)
+            self.check_no_effect(obj, node)
         inserted = self._check_missing_insert(obj, idx, node)
         value = self.static_call(operator.getitem, (obj, idx), {}, node, reads=False)
         if inserted and type(value) in (list, dict, set):
