@@ -243,3 +243,67 @@ def test_outside_items_that_stay_a_fallback():
         maker(fn)()
         e = explain(to_static(fn))(inputs[0])
         assert e.fallback_sites and all(s.code.name == "MUTATION" for s in e.fallback_sites), str(e)
+
+
+# ------------------- lists and dicts held by a method's ``self`` (an argument)
+# ``self.history.append(v)``, ``self.stats["neg"] += 1``: the containers of
+# an argument keyed by its value are written like an outside object's; the
+# plan then serves that very object only (its identity pinned), so a call
+# with another, equal object traces its own (hunt p_more2.make_tracker,
+# p_s8_real.make_acc_feed, make_monitor_try_finally)
+class Tracker:
+    def __init__(self):
+        self.best = None
+        self.step = 0
+        self.ema = 0.0
+        self.history = []
+        self.stats = {"better": 0, "worse": 0}
+
+    def update(self, loss):
+        self.step += 1
+        self.ema = 0.9 * self.ema + 0.1 * float(loss)
+        if self.best is None or loss < self.best:
+            self.best = loss
+            self.stats["better"] += 1
+        else:
+            self.stats["worse"] += 1
+        self.history.append(self.ema)
+        return self.best, self.step
+
+
+def _state(obj):
+    return {k: list(v) if type(v) is list else dict(v) if type(v) is dict else v for k, v in vars(obj).items()}
+
+
+def test_containers_of_self_written_by_a_method():
+    def make():
+        t = Tracker()
+        return t.update, t
+
+    losses = [jnp.float32(v) for v in (3.0, 2.0, 2.5, 1.0, 1.5)]
+    check_sequence(make, [lambda f, t, a=a: (f(a), _state(t)) for a in losses], full_graph=True)
+
+
+class Log:
+    def __init__(self):
+        self.items = []
+        self.counts = {"pos": 0}
+
+
+def p_log_into(obj, x):
+    if x.sum() > 0:
+        obj.counts["pos"] += 1
+    obj.items.append(x.sum())
+    return x * 2
+
+
+def test_containers_of_equal_argument_objects_stay_apart():
+    """Two equal objects alternated: each call writes into its own."""
+    def make():
+        return p_log_into, (Log(), Log())
+
+    def call(f, world, k, v):
+        return f(world[k], jnp.array([v, 1.0])), [_state(o) for o in world]
+
+    seq = [(0, 1.0), (1, 2.0), (0, -3.0), (1, 3.0), (1, -2.0), (0, 5.0)]
+    check_sequence(make, [lambda f, w, k=k, v=v: call(f, w, k, v) for k, v in seq], full_graph=True)

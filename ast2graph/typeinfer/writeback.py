@@ -26,9 +26,14 @@ graph (any read of its contents raises ``GraphBreak``: the statement runs in
 Python, after the effects), except ``CACHE[k]`` and the reads that only look
 (``D.copy()``, ``D.get(k)``, ``len(D)``: ``shadow_of``), which see eager's
 contents: the container's at the call (guarded) with the effects so far;
-effects are lifted only on containers read from outside, never on an
-argument's (an argument may be keyed by value, another equal object next
-call), and never under a traced condition or in a rolled loop.
+effects are lifted only on containers read from outside (through a global,
+a cell, an attribute: ``self.history`` of a method's ``self`` too, whose
+plan then serves that very object only: ``specialize._rebind`` pins an
+argument holding a written container, as an equal object may come next call).
+An outside list or dict's existing item (``box[k] = v``) is written through
+one ``Effect`` per item, lifted like an attribute (``item_target``): joined
+under a traced condition, carried by a rolled loop; other effects are made
+on static paths only.
 """
 
 from __future__ import annotations
@@ -191,7 +196,7 @@ class WritebackMixin:
         if type(container) not in (list, dict):
             return False
         entry = self.origin.get(id(container))
-        return entry is not None and entry[0] is container and id(container) not in getattr(self, "argument_ids", ())
+        return entry is not None and entry[0] is container
 
     def lift_method_effect(self, container: Any, method: str, args: tuple, kwargs: dict, node: Any) -> bool:
         """``LOG.append(v)`` / ``LOG.extend(items)`` on an outside list: an
@@ -219,7 +224,7 @@ class WritebackMixin:
                 or self._is_fresh(container):
             return False
         entry = self.origin.get(id(container))
-        return entry is not None and entry[0] is container and id(container) not in getattr(self, "argument_ids", ())
+        return entry is not None and entry[0] is container
 
     def _shadow(self, container: Any) -> list:
         """This call's own list of the items appended to the outside list
@@ -269,14 +274,14 @@ class WritebackMixin:
         """The one write of ``container[key]`` this trace may lift like an
         attribute's (joined after a traced ``if``, carried by a rolled loop,
         set after the call): an outside list or dict (read through a global, a
-        cell, an attribute; not an argument), a static key it holds already
+        cell, an attribute), a static key it holds already
         (so no key is inserted: the order of its keys stays eager's), and no
         other pending change of a list (its positions stay the call's). None
         where there is no such write."""
         if type(container) not in (list, dict) or self._is_fresh(container) or not _static_key(key):
             return None
         entry = self.origin.get(id(container))
-        if entry is None or entry[0] is not container or id(container) in getattr(self, "argument_ids", ()):
+        if entry is None or entry[0] is not container:
             return None
         if type(container) is list:
             if type(key) is not int or not -len(container) <= key < len(container) or id(container) in self._shadows \
