@@ -307,3 +307,92 @@ def test_containers_of_equal_argument_objects_stay_apart():
 
     seq = [(0, 1.0), (1, 2.0), (0, -3.0), (1, 3.0), (1, -2.0), (0, 5.0)]
     check_sequence(make, [lambda f, w, k=k, v=v: call(f, w, k, v) for k, v in seq], full_graph=True)
+
+
+# ------------------------------------------------ a raise on a static path
+# ``raise E(...)`` that this call reaches on a static path of the function
+# itself is a run-time check that always fires, after the graph of what came
+# before: one graph whose call raises eager's exception (as ``if c: raise``
+# on a traced ``c`` already was); hunt p_control.dispatch_by_int,
+# p_s5_lib.validate_then_norm, p_training.validated_lr
+def p_dispatch(x, mode):
+    y = x * 2
+    if mode == 0:
+        return y.sum()
+    elif mode == 1:
+        return y.max()
+    raise ValueError("unknown mode %d" % mode)
+
+
+def p_validate(x, lr):
+    if lr <= 0:
+        raise ValueError(f"learning rate must be positive, got {lr} for a sum of {x.sum()}")
+    return x * lr
+
+
+ERR = KeyError("missing")
+
+
+def p_raise_object(x, flag):
+    if flag:
+        raise ERR
+    return x + 1
+
+
+def p_loop_then_raise(x, n):
+    total = x.sum()
+    for k in range(3):
+        if k == n:
+            raise IndexError(k)
+        total = total + k
+    return total
+
+
+def test_static_raise_is_one_graph():
+    x = np.array([1.0, 2.0, 3.0])
+    for mode in (0, 1, 7):
+        check(p_dispatch, x, mode, full_graph=True)
+    for lr in (0.1, -1.0):
+        check(p_validate, x, lr, full_graph=True)
+    for flag in (False, True):
+        check(p_raise_object, x, flag, full_graph=True)
+    for n in (1, 5):
+        check(p_loop_then_raise, x, n, full_graph=True)
+
+
+def p_printed_then_raise(x, mode):
+    print("mode", mode)
+    if mode:
+        raise ValueError("bad")
+    return x
+
+
+def p_caught(x, mode):
+    try:
+        if mode:
+            raise ValueError("bad")
+        y = x * 2
+    except ValueError:
+        y = -x
+    return y
+
+
+def _helper_raises(mode):
+    if mode:
+        raise ValueError("bad")
+
+
+def p_in_helper(x, mode):
+    _helper_raises(mode)
+    return x
+
+
+def test_static_raise_elsewhere_unchanged():
+    """A raise a handler of the function catches stays a static jump into the
+    handler (one graph); one after a print, or in a helper, still raises
+    from Python, as eager does."""
+    x = np.array([1.0, -2.0])
+    for mode in (0, 1):
+        check(p_caught, x, mode, full_graph=True)
+        check(p_printed_then_raise, x, mode, full_graph=False)
+        check(p_in_helper, x, mode, full_graph=False)

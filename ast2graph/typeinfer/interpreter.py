@@ -2246,5 +2246,33 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
     def exec_Raise(self, stmt: Any) -> None:
         exc = None
         if stmt.exc is not None and stmt.cause is None:
+            self._static_raise_check(stmt)
             exc = self.static_exception(stmt.exc, stmt)
         raise self.graph_break(FallbackCode.TRACE_ERROR, stmt, "raise (eager raises here)", "raise", exc=exc)
+
+    def _static_raise_check(self, stmt: gast.Raise) -> None:
+        """A ``raise`` this call reaches on a static path of the converted
+        function itself (not a callee inlined into it, a traced branch or a
+        rolled loop): a run-time check that always fires, after the graph of
+        what came before, raising what eager raises (as ``if c: raise`` on a
+        traced ``c`` does); the call ends here, as a ``return`` would (its
+        value never seen). Nothing kept where the check cannot raise it (a
+        handler or manager around it may act on it: the ``raise`` then
+        breaks the graph as before, ``exc`` for a static handler)."""
+        if self.frame is not getattr(self, "top_frame", None) or self.callers or self.traced_depth \
+                or getattr(self, "rolled_depth", 0) or not self.raise_checks_allowed():
+            return
+        start = len(self.region.ops)
+        try:
+            checked = self.checked_exception(stmt.exc, start)
+            if checked is not None:
+                self.emit_raise_check(self.as_value(True, stmt), stmt, *checked, "raise")
+        except GraphBreak:
+            checked = None
+        if checked is None:
+            del self.region.ops[start:]
+            return
+        exc = checked[0]
+        self.decide(stmt, "raise", "checked", f"`raise {(exc if isinstance(exc, type) else type(exc)).__name__}` on a "
+                    "static path: a run-time check that fires after the graph, the call raises as eager does")
+        raise ReturnSignal(stmt, None)
