@@ -11,6 +11,8 @@ with the eager run under ``full_graph=True``, on inputs that take every path.
   p_s5_lib.emath_sqrt_kind).
 """
 
+import contextlib
+
 import jax.numpy as jnp
 import numpy as np
 
@@ -385,6 +387,42 @@ def _helper_raises(mode):
 def p_in_helper(x, mode):
     _helper_raises(mode)
     return x
+
+
+def p_finally_returns(x, mode):
+    try:
+        if mode:
+            raise ValueError("bad")
+        y = x * 2
+    finally:
+        return x + 1
+
+
+def p_finally_continues(x, mode):
+    for k in range(3):
+        try:
+            if mode == k:
+                raise ValueError("bad")
+        finally:
+            continue
+    return x
+
+
+def p_suppressed(x, mode):
+    with contextlib.suppress(ValueError):
+        if mode:
+            raise ValueError("bad")
+    return x
+
+
+def test_static_raise_taken_by_a_finally_or_a_manager():
+    """A ``finally:`` that returns or continues swallows eager's exception, as
+    a manager that suppresses it does: the raise is no check that fires."""
+    x = np.array([1.0, -2.0])
+    for mode in (0, 1):
+        check(p_finally_returns, x, mode, full_graph=True)
+        check(p_finally_continues, x, mode, full_graph=True)
+        check(p_suppressed, x, mode, full_graph=True)
 
 
 def test_static_raise_elsewhere_unchanged():

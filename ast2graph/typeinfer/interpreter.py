@@ -2256,11 +2256,13 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         rolled loop): a run-time check that always fires, after the graph of
         what came before, raising what eager raises (as ``if c: raise`` on a
         traced ``c`` does); the call ends here, as a ``return`` would (its
-        value never seen). Nothing kept where the check cannot raise it (a
-        handler or manager around it may act on it: the ``raise`` then
-        breaks the graph as before, ``exc`` for a static handler)."""
+        value never seen). Not inside a ``try`` or ``with`` (``protectors``):
+        a handler, a manager or a ``finally:`` that returns, breaks or
+        continues may take it, and the ``raise`` breaks the graph as before
+        (``exc`` for a static handler); nothing kept where the check cannot
+        raise it."""
         if self.frame is not getattr(self, "top_frame", None) or self.callers or self.traced_depth \
-                or getattr(self, "rolled_depth", 0) or not self.raise_checks_allowed():
+                or getattr(self, "rolled_depth", 0) or self.protectors or not self.raise_checks_allowed():
             return
         start = len(self.region.ops)
         try:
