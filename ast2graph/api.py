@@ -24,6 +24,7 @@ import gc
 import inspect
 import os
 import time
+import types
 import warnings
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -745,12 +746,33 @@ def _hidden_reads(unit: Any) -> set[str]:
     return {positional[0].id} if unit.tree_facts.zero_arg_super and positional else set()
 
 
+def _forwards_attributes(fn: Any) -> bool:
+    """``fn`` is an object called through its class's ``__call__`` (a model
+    instance), not a function: its attributes are the state its calls read."""
+    return not isinstance(fn, (types.FunctionType, types.MethodType, types.BuiltinFunctionType, functools.partial,
+                               type, np.ufunc)) and hasattr(fn, "__dict__")
+
+
 class StaticFunction:
-    """A function converted by ``to_static``."""
+    """A function converted by ``to_static``.
+
+    Of a callable object (``to_static(model)``), any attribute that is not the
+    converted function's own is the object's, read and written through:
+    ``f.training = False`` sets the model's, as on the model itself (a copy of
+    its ``__dict__`` taken at conversion, as ``functools.wraps`` makes, would
+    go stale: a write into it never reached the calls)."""
+
+    # the converted function's own attributes (any other is the wrapped object's, when it forwards)
+    _OWN = frozenset({"_fn", "_forwards", "_options", "_jit", "_caller_params", "_blocks", "_record", "_fast",
+                      "_fast_misses", "_single", "recompiles", "recompile_reasons", "_scalar_values",
+                      "_traced_params", "_static_values", "_traced_statics", "eager_reason", "_unit", "_dispatcher",
+                      "_target", "_bound_args", "_bound_kwargs", "_whole_only", "_top", "_defaults_of",
+                      "_signature", "_simple", "_defaults", "_simple_params"})
 
     def __init__(self, fn: Callable, options: Options, jit_options: JitOptions | None = None):
-        functools.update_wrapper(self, fn)
-        self._fn = fn
+        object.__setattr__(self, "_forwards", _forwards_attributes(fn))
+        object.__setattr__(self, "_fn", fn)
+        functools.update_wrapper(self, fn, updated=() if self._forwards else functools.WRAPPER_UPDATES)
         self._options = options
         self._jit = jit_options
         self._caller_params: tuple[str, ...] = ()
@@ -833,6 +855,26 @@ class StaticFunction:
         if self._options.full_graph:
             raise FullGraphError(f"full_graph=True but {getattr(fn, '__qualname__', fn)!r} cannot be converted: {error}", getattr(error, "loc", None))
         warnings.warn(f"ast2graph: {getattr(fn, '__qualname__', fn)!r} runs eagerly: {error}", stacklevel=3)
+
+    def __getattr__(self, name: str) -> Any:   # only where the ordinary lookup failed
+        own = self.__dict__
+        if own.get("_forwards") and not name.startswith("__") and name not in self._OWN:
+            return getattr(own["_fn"], name)
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if self.__dict__.get("_forwards") and not name.startswith("__") and name not in self._OWN \
+                and not hasattr(type(self), name):
+            setattr(self._fn, name, value)
+        else:
+            object.__setattr__(self, name, value)
+
+    def __delattr__(self, name: str) -> None:
+        if self.__dict__.get("_forwards") and not name.startswith("__") and name not in self._OWN \
+                and not hasattr(type(self), name):
+            delattr(self._fn, name)
+        else:
+            object.__delattr__(self, name)
 
     @property
     def name(self) -> str:

@@ -16,8 +16,8 @@ structure, argument mutation).
 tried, how many are one graph, how many give a result different from eager
 (a silent wrong result: the worst outcome), how many raise where eager did
 not, and the fallback sites by reason. ``--only NAME`` runs the functions
-whose dotted name contains NAME; ``-v`` lists every function; ``--json FILE``
-writes every outcome.
+whose dotted name contains NAME; ``--retry FILE`` only those a former run's
+JSON skipped; ``-v`` lists every function; ``--json FILE`` writes every outcome.
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ import contextlib
 import importlib
 import inspect
 import io
+import itertools
 import json
 import signal
 import sys
@@ -99,6 +100,225 @@ ARG_SETS: list[tuple[str, Callable[[], tuple]]] = [
     ("8", lambda: (8,)),
     ("0.3", lambda: (0.3,)),
 ]
+
+# Argument sets chosen by the function's signature, tried after ARG_SETS (so a
+# function ARG_SETS already fits keeps its arguments): each required
+# positional parameter takes a value a real caller passes for a parameter of
+# that name (``lfilter(b, a, x)``, ``butter(N, Wn)``, ``trim_mean(a,
+# proportiontocut)``, ``hermite(n)``), the candidates of every name tried in
+# order, at most BY_NAME_TRIES combinations. A name not listed is an array.
+_B, _A = np.array([0.2, 0.3, 0.2]), np.array([1.0, -0.5, 0.25])       # a stable IIR filter
+_SOS = np.array([[0.2, 0.3, 0.2, 1.0, -0.5, 0.25], [1.0, 0.5, 0.1, 1.0, -0.3, 0.1]])
+_ZEROS, _POLES = np.array([-1.0, -1.0]), np.array([-0.5 + 0.3j, -0.5 - 0.3j])
+_CALLABLE = ("func", "fun", "f", "function", "func1d", "statistic", "score_func", "metric_func")
+
+
+def _sorted_vec(n: int = 8) -> np.ndarray:
+    return np.sort(_vec(n, 2))
+
+
+def _labels6() -> np.ndarray:
+    return np.array([0, 1, 0, 1, 2, 2])
+
+
+def _multilabel() -> np.ndarray:
+    return np.array([[1, 0, 0], [0, 1, 1], [0, 0, 1], [1, 1, 0]])
+
+
+BY_NAME: dict[str, list[tuple[str, Callable[[], Any]]]] = {}
+
+
+def _names(names: str, *cands: tuple[str, Callable[[], Any]]) -> None:
+    for n in names.split():
+        BY_NAME[n] = list(cands)
+
+
+_VEC = ("vec", _vec)
+_POS = ("posvec", lambda: np.abs(_vec()) + 0.5)
+_LONG = ("vec(256)", lambda: _vec(256, 3))     # spectral estimates: nperseg 256
+
+
+def _num(label: str, value: Any) -> tuple[str, Callable[[], Any]]:
+    return (label, lambda: value)
+
+
+def _integrand2(y: float, x: float) -> float:      # dblquad's func(y, x), odeint's func(y, t)
+    return -0.5 * y + x
+
+
+_names("n N", _num("4", 4), _num("3", 3))
+_names("m M nt deg d", _num("2", 2), _VEC)
+_names("numtaps window_length hsize", _num("5", 5))
+_names("polyorder up down sketch_size batch_size n_packs", _num("2", 2))
+_names("q", _num("2", 2), _num("0.5", 0.5))
+_names("in1_len", _num("8", 8))
+_names("in2_len", _num("5", 5))
+_names("Wn", _num("0.2", 0.2), ("[0.2,0.4]", lambda: [0.2, 0.4]))
+_names("cutoff w0 wp", _num("0.2", 0.2))
+_names("freq", _num("0.2", 0.2), ("[0,0.5,1]", lambda: [0.0, 0.5, 1.0]))
+_names("gain", ("[1,1,0]", lambda: [1.0, 1.0, 0.0]))
+_names("bands", ("[0,.2,.3,1]", lambda: [0.0, 0.2, 0.3, 1.0]), ("[0,.2,.3,.5]", lambda: [0.0, 0.2, 0.3, 0.5]))
+_names("desired", ("[1,1,0,0]", lambda: [1.0, 1.0, 0.0, 0.0]), ("[1,0]", lambda: [1.0, 0.0]))
+_names("ripple", _num("65.0", 65.0))
+_names("width", _num("0.1", 0.1))
+_names("ftype", _num("'fir'", "fir"))
+_names("ws", _num("0.3", 0.3))
+_names("gpass rp", _num("1.0", 1.0))
+_names("gstop rs", _num("40.0", 40.0))
+_names("proportiontocut", _num("0.1", 0.1))
+_names("alpha beta lmb la fs c0 z1 omega", _num("0.5", 0.5))
+_names("lb p1", _num("2.0", 2.0))
+_names("q1", _num("1.0", 1.0))
+_names("dt", _num("0.1", 0.1))
+_names("gfun qfun", _num("0.0", 0.0))
+_names("hfun rfun", _num("1.0", 1.0))
+_names("t", _VEC, _num("0.5", 0.5))
+_names("x", _VEC, _POS, _LONG, _num("0.5", 0.5))
+_names("v c r", _VEC, _num("0.5", 0.5))
+_names("y", _VEC, ("vec(256)", lambda: _vec(256, 4)))
+_names("data", _VEC, _POS)
+_names("a", _VEC, ("den", lambda: _A.copy()), ("spd", _spd), _POS, _num("0.0", 0.0))
+_names("b", _VEC, ("num", lambda: _B.copy()), ("mat", _mat), _num("1.0", 1.0))
+_names("num", ("num", lambda: _B.copy()))
+_names("den", ("den", lambda: _A.copy()))
+_names("p", _num("2.0", 2.0), ("poles", lambda: _POLES.copy()), _VEC)
+_names("z", ("zeros", lambda: _ZEROS.copy()), _VEC, _num("0.5", 0.5))
+_names("k", _num("0.5", 0.5), _num("2", 2))
+_names("sos", ("sos", lambda: _SOS.copy()))
+_names("system", ("(num,den)", lambda: (_B.copy(), _A.copy())), ("(num,den,dt)", lambda: (_B.copy(), _A.copy(), 0.1)))
+_names("Q", _num("30.0", 30.0), ("spd", _spd))
+_names("A R W", ("spd", _spd))
+_names("X", ("mat(6x3)", lambda: _mat(6, 3)), ("spd", _spd), ("|mat(6x3)|", lambda: np.abs(_mat(6, 3))),
+       ("mat(6x2)", lambda: _mat(6, 2)))
+_names("labels", ("labels6", _labels6))
+_names("y_true y_pred", ("binary", lambda: np.array([0, 1, 1, 0, 1, 0, 0, 1])), ("multilabel", _multilabel),
+       ("labels4", lambda: np.array([0, 1, 2, 2])))
+_names("y_score", ("prob", _prob), ("scores(4x3)", lambda: np.abs(_mat(4, 3))))
+_names("peaks", ("[2,5]", lambda: np.array([2, 5])))
+_names("ind indices", ("[0,2]", lambda: np.array([0, 2])))
+_names("obj", _num("2", 2))
+_names("values", _VEC, _num("1.0", 1.0))
+_names("fill_value", _num("0.5", 0.5))
+_names("bins xp fp", ("sorted", _sorted_vec))
+_names("indices_or_sections", _num("2", 2))
+_names("axis source axis1", _num("0", 0))
+_names("destination axis2", _num("1", 1))
+_names("shape", ("(2,4)", lambda: (2, 4)), ("(3,8)", lambda: (3, 8)))
+_names("ary", _VEC, ("spd", _spd))
+_names("table", ("2x2 counts", lambda: np.array([[7, 2], [3, 8]])))
+_names("e", ("vec(7)", lambda: _vec(7, 1)))
+_names("samples", ("mat(6x3)", lambda: _mat(6, 3)), ("[vec,vec]", lambda: [_vec(), _vec(8, 1)]))
+_names("comparator", ("np.greater", lambda: np.greater))
+_names("mask_func", ("np.triu", lambda: np.triu))
+_names("cdf", ("'norm'", lambda: "norm"), ("norm.cdf", lambda: __import__("scipy.stats").stats.norm.cdf))
+_names(" ".join(_CALLABLE), ("np.sin", lambda: np.sin), ("f(y,x)", lambda: _integrand2))
+# Required keyword-only parameters, passed by name.
+KEYWORDS: dict[str, Callable[[], Any]] = {
+    "beta": lambda: 0.5, "classes": lambda: [0, 1], "control": lambda: _vec(8, 3),
+}
+BY_NAME_TRIES = 16
+# The few functions whose parameters must agree in a way no name says.
+BY_FUNCTION: dict[str, tuple[str, Callable[[], tuple]]] = {
+    "ss2tf": ("A,B,C,D", lambda: (-_spd(3), _mat(3, 1), _mat(1, 3, seed=1), np.ones((1, 1)))),
+    "ss2zpk": ("A,B,C,D", lambda: (-_spd(3), _mat(3, 1), _mat(1, 3, seed=1), np.ones((1, 1)))),
+    "ellip_harm": ("5,8,1,1,2.5", lambda: (5.0, 8.0, 1, 1, 2.5)),
+    "ellip_harm_2": ("5,8,1,1,2.5", lambda: (5.0, 8.0, 1, 1, 2.5)),
+    "ellip_normal": ("5,8,1,1", lambda: (5.0, 8.0, 1, 1)),
+    "chirp": ("t,1,1,5", lambda: (np.linspace(0, 1, 8), 1.0, 1.0, 5.0)),
+    "interp": ("x,xp,fp", lambda: (_vec(), _sorted_vec(), _vec(8, 1))),
+    "einsum": ("'ij,jk',A,B", lambda: ("ij,jk", _mat(), _mat(seed=1))),
+    "solve_continuous_are": ("a,b,q,r", lambda: (_spd(2), np.eye(2), np.eye(2), np.eye(2))),
+    "solve_discrete_are": ("a,b,q,r", lambda: (0.5 * np.eye(2), np.eye(2), np.eye(2), np.eye(2))),
+    "solve_sylvester": ("a,b,q", lambda: (_spd(), _spd() + np.eye(4), _mat())),
+    "lsim": ("(num,den),U,T", lambda: ((_B.copy(), np.array([1.0, 3.0, 2.0])), np.ones(8), np.linspace(0, 1, 8))),
+    "lu_solve": ("lu_factor(A),b", lambda: (_lu(), _vec(4))),
+    "cho_solve": ("cho_factor(A),b", lambda: (_cho(), _vec(4))),
+    "mahalanobis": ("u,v,VI", lambda: (_vec(4), _vec(4, 1), np.linalg.inv(_spd()))),
+    "seuclidean": ("u,v,V", lambda: (_vec(4), _vec(4, 1), np.abs(_vec(4, 2)) + 0.5)),
+    "cdf2rdf": ("eig(A)", lambda: tuple(np.linalg.eig(_mat()))),
+    "diagsvd": ("s,4,3", lambda: (np.abs(_vec(3)), 4, 3)),
+    "solve_banded": ("(1,1),ab,b", lambda: ((1, 1), np.array([[0, 1, 1, 1], [4, 4, 4, 4], [1, 1, 1, 0.0]]), _vec(4))),
+    "leslie": ("f,s", lambda: (np.abs(_vec(4)), np.full(3, 0.5))),
+    "qr_delete": ("qr(A),1", lambda: np.linalg.qr(_mat()) + (1,)),
+    "qr_insert": ("qr(A),u,1", lambda: np.linalg.qr(_mat()) + (_vec(4, 1), 1)),
+    "qr_update": ("qr(A),u,v", lambda: np.linalg.qr(_mat()) + (_vec(4, 1), _vec(4, 2))),
+    "place_poles": ("A,B,poles", lambda: (_spd(), _mat(4, 1), np.array([-1.0, -2.0, -3.0, -4.0]))),
+    "odeint": ("f(y,t),y0,t", lambda: (_integrand2, np.ones(2), np.linspace(0.0, 1.0, 5))),
+    "auc": ("sorted x,y", lambda: (np.linspace(0.0, 1.0, 8), np.abs(_vec()))),
+    "select": ("conds,choices", lambda: ([_vec() < 0, _vec() > 1], [_vec(), -_vec()])),
+    "ravel_multi_index": ("(rows,cols),(2,4)", lambda: ((np.array([0, 1]), np.array([2, 3])), (2, 4))),
+    "unpackbits": ("uint8", lambda: (np.array([3, 255], dtype=np.uint8),)),
+    "cross": ("3-vectors", lambda: (_vec(3), _vec(3, 1))),
+    "multi_dot": ("[A,B,A]", lambda: ([_mat(), _mat(seed=1), _mat(4, 2)],)),
+    "tensorinv": ("(2,2,4)", lambda: (_spd().reshape(2, 2, 4),)),
+    "piecewise": ("x,conds,values", lambda: (_vec(), [_vec() < 0, _vec() >= 0], [-1.0, 1.0])),
+    "apply_over_axes": ("np.sum,A,[0]", lambda: (np.sum, _mat(), [0])),
+    "vsplit": ("A,2", lambda: (_mat(), 2)),
+    "dsplit": ("(2,2,4),2", lambda: (_spd().reshape(2, 2, 4), 2)),
+    "broadcast_to": ("vec,(3,8)", lambda: (_vec(), (3, 8))),
+    "quad": ("f,0,1", lambda: (np.sin, 0.0, 1.0)),
+    "fixed_quad": ("f,0,1", lambda: (np.sin, 0.0, 1.0)),
+    "quad_vec": ("f,0,1", lambda: (np.sin, 0.0, 1.0)),
+    "dblquad": ("f(y,x),0,1,0,1", lambda: (_integrand2, 0.0, 1.0, 0.0, 1.0)),
+    "symiirorder1": ("x,0.5,0.5", lambda: (_vec(), 0.5, 0.5)),
+    "symiirorder2": ("x,0.5,0.5", lambda: (_vec(), 0.5, 0.5)),
+    "kaiserord": ("65,0.1", lambda: (65.0, 0.1)),
+    "pmean": ("posvec,2.0", lambda: (np.abs(_vec()) + 0.5, 2.0)),
+    "boxcox_llf": ("0.5,posvec", lambda: (0.5, np.abs(_vec()) + 0.5)),
+    "directional_stats": ("unit rows", lambda: (_mat(6, 3) / np.linalg.norm(_mat(6, 3), axis=1, keepdims=True),)),
+}
+
+
+def _lu() -> tuple:
+    import scipy.linalg
+    return scipy.linalg.lu_factor(_spd())
+
+
+def _cho() -> tuple:
+    import scipy.linalg
+    return scipy.linalg.cho_factor(_spd())
+
+
+class _Kw(dict):
+    """The keyword arguments of an argument set: its last element, passed as ``**``."""
+
+
+def _call(fn: Callable, args: tuple) -> Any:
+    if args and isinstance(args[-1], _Kw):
+        return fn(*args[:-1], **args[-1])
+    return fn(*args)
+
+
+def signature_arg_sets(name: str, fn: Callable) -> list[tuple[str, Callable[[], tuple]]]:
+    """The argument sets for ``fn`` chosen by its name (BY_FUNCTION) and its parameters' names (BY_NAME)."""
+    short = name.rsplit(".", 1)[-1]
+    out = [BY_FUNCTION[short]] if short in BY_FUNCTION else []
+    try:
+        params = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):
+        return out
+    empty = inspect.Parameter.empty
+    required = [p.name for p in params if p.default is empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    keywords = [p.name for p in params if p.default is empty and p.kind == p.KEYWORD_ONLY]
+    if any(k not in KEYWORDS for k in keywords):
+        return out
+    kw = (lambda: _Kw({k: KEYWORDS[k]() for k in keywords})) if keywords else (lambda: None)
+    if not required:
+        if any(p.kind == p.VAR_POSITIONAL for p in params):     # f(*samples): three samples
+            out.append(("vec,vec,vec", lambda: _tail((_vec(), _vec(8, 1), _vec(8, 2)), kw())))
+        return out
+    cands = [BY_NAME.get(n, [_VEC]) for n in required]
+    if "b" in required and required.index("b") + 1 < len(required) and required[required.index("b") + 1] == "a":
+        i = required.index("b")      # f(b, a, ...): a filter's numerator and denominator
+        cands[i], cands[i + 1] = [("num", lambda: _B.copy())] + cands[i], [("den", lambda: _A.copy())] + cands[i + 1]
+    for combo in itertools.islice(itertools.product(*cands), BY_NAME_TRIES):
+        label = ",".join(f"{n}={c[0]}" for n, c in zip(required, combo)) + "".join(f",{k}=" for k in keywords)
+        out.append((label, lambda combo=combo: _tail(tuple(c[1]() for c in combo), kw())))
+    return out
+
+
+def _tail(args: tuple, kw: _Kw | None) -> tuple:
+    return args + (kw,) if kw is not None else args
 
 
 @dataclass
@@ -181,8 +401,8 @@ def _eager(fn: Callable, make: Callable[[], tuple], blank: bool = False) -> Any:
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         with contextlib.redirect_stdout(out), np.errstate(all="raise"), _deadline(5):
-            first = fn(*make())
-            second = fn(*make())
+            first = _call(fn, make())
+            second = _call(fn, make())
     if blank:
         first, second = _blank(first), _blank(second)
     if out.getvalue() or not _plain(first) or not _equal(first, second):
@@ -217,7 +437,7 @@ def run_one(name: str, namespace: str, fn: Callable, timeout: int = 60) -> Outco
     from tests.helpers import assert_same
 
     blank = _values_undefined(name)
-    for label, make in ARG_SETS:
+    for label, make in ARG_SETS + signature_arg_sets(name, fn):
         try:
             expected = _eager(fn, make, blank)
         except BaseException:  # noqa: BLE001
@@ -230,11 +450,11 @@ def run_one(name: str, namespace: str, fn: Callable, timeout: int = 60) -> Outco
     kept = make()   # the arguments after eager's call: a function may write into them (np.copyto)
     with warnings.catch_warnings(), np.errstate(all="ignore"), contextlib.redirect_stdout(io.StringIO()):
         warnings.simplefilter("ignore")
-        fn(*kept)
+        _call(fn, kept)
     try:
         with warnings.catch_warnings(), _deadline(timeout), contextlib.redirect_stdout(io.StringIO()):
             warnings.simplefilter("ignore")
-            e = explain(to_static(fn))(*args)
+            e = _call(explain(to_static(fn)), args)
     except _Timeout as exc:
         return Outcome(name, namespace, label, "raised", detail=f"timeout: {exc}", seconds=timeout)
     except BaseException as exc:  # noqa: BLE001
@@ -262,13 +482,18 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--namespace", action="append", default=None)
     p.add_argument("-v", action="store_true")
     p.add_argument("--json", default=None)
+    p.add_argument("--retry", default=None, help="only the functions a former run's JSON FILE skipped")
     ns = p.parse_args(argv)
+    retry = None
+    if ns.retry:
+        with open(ns.retry) as f:
+            retry = {o["name"] for o in json.load(f) if o["status"] == "skipped"}
     sys.setrecursionlimit(10000)
     outcomes: list[Outcome] = []
     seen: set[int] = set()
     for namespace in ns.namespace or NAMESPACES:
         for name, fn in functions(namespace):
-            if id(fn) in seen or (ns.only and ns.only not in name):
+            if id(fn) in seen or (ns.only and ns.only not in name) or (retry is not None and name not in retry):
                 continue
             seen.add(id(fn))
             o = run_one(name, namespace, fn)

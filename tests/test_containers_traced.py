@@ -693,3 +693,33 @@ def test_grad_through_a_rolled_loop_carrying_a_list():
 
     x = jnp.linspace(-1.0, 1.0, 20)
     np.testing.assert_allclose(jax.grad(to_static(f, full_graph=True))(x), jax.grad(f)(x), rtol=1e-5, atol=1e-6)
+
+
+# ------------------------------------- collections' dict subclasses: the methods they inherit from dict
+# ``d.items()`` of a defaultdict is dict.items itself (a C method, the same object): it computes what
+# the builtin's does. It was "not known to be free of side effects" (A2G009).
+def _grouped(x):
+    import collections
+
+    d = collections.defaultdict(list)
+    for i in range(4):
+        d["ab"[i % 2]].append(x[i] * 2)
+    sums = {k: sum(v) for k, v in d.items()}
+    return d, sums, list(d.keys()), len(d.values()), d.get("c", None)
+
+
+def _counted(x):
+    import collections
+
+    d = collections.defaultdict(float)
+    for i in range(4):
+        d[i % 3] += x[i]
+    view = d.items()
+    d[7] += 1.0
+    return sorted(d.items()), list(view), d.pop(0), dict(d)
+
+
+@pytest.mark.parametrize("fn", (_grouped, _counted))
+@pytest.mark.parametrize("x", (np.array([0.5, -1.0, 2.0, 3.0]), jnp.array([3.0, 2.0, -1.0, 0.0])))
+def test_defaultdict_methods_inherited_from_dict(fn, x):
+    check(fn, x, full_graph=True)

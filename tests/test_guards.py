@@ -496,3 +496,62 @@ def test_counter_attribute_of_a_plain_object_argument():
 
     static = check_sequence(make, [lambda f, c: (f(X, c), c.calls)] * 10, full_graph=False)
     assert static.recompiles <= 6, static.recompile_reasons   # read traced once it took static_values values
+
+
+# ------------------------------------------- attributes of a converted model, through the converted object
+# ``f = to_static(model)`` is used as the model: ``f.cfg = ...``, ``f.training = False``, ``del f.cache``
+# write the model's attributes, as eager's writes do, and reads see the model's current ones (a copy of its
+# __dict__ taken at conversion went stale: the calls kept the first config, silently).
+@dataclasses.dataclass
+class _Cfg:
+    scale: float = 2.0
+    mode: str = "relu"
+    clip: float | None = None
+
+
+class _Net:
+    def __init__(self):
+        self.cfg = _Cfg()
+        self.w = jnp.ones(3)
+        self.training = True
+
+    def __call__(self, x):
+        y = x * self.w * self.cfg.scale
+        y = jnp.maximum(y, 0) if self.cfg.mode == "relu" else jnp.tanh(y)
+        if self.cfg.clip is not None:
+            y = jnp.clip(y, -self.cfg.clip, self.cfg.clip)
+        return y * 0.5 if self.training else y
+
+
+def test_attributes_written_through_the_converted_model():
+    def make():
+        net = _Net()
+        return net, None
+
+    def set_(attr, value):
+        def run(f, _):
+            setattr(f, attr, value)
+            return f(X), f.cfg, f.training
+        return run
+
+    def mode(f, _):
+        f.cfg.mode = "tanh"
+        return f(X)
+
+    steps = [lambda f, _: f(X), mode, set_("cfg", _Cfg(scale=3.0, clip=1.5)), set_("training", False),
+             set_("w", np.full(3, 2.0, np.float32)), lambda f, _: (f(X), f.w)]
+    check_sequence(make, steps)
+
+
+def test_model_attributes_set_on_the_model_are_read_through_the_converted_one():
+    net = _Net()
+    f = to_static(net, full_graph=True)
+    f(X)
+    net.cfg = _Cfg(mode="tanh")
+    assert f.cfg is net.cfg and f.training is True
+    assert np.allclose(f(X), net(X))
+    f.extra = 1
+    assert net.extra == 1
+    del f.extra
+    assert not hasattr(net, "extra")
+    assert f.recompiles >= 1 and "recompiles" not in vars(net)   # the converted function's own stay its own

@@ -119,11 +119,25 @@ def returned(x, n):
     return x[:int(n)]
 
 
+def reshaped(x, n):
+    return x[:int(n)].reshape(-1, 1)
+
+
 def shape_read(x, n):
-    return x[:int(n)].shape
+    return x[:int(n)].shape   # (the count, a traced Python int): one graph
 
 
-@pytest.mark.parametrize("fn", (returned, shape_read))
+def zeros_of_its_shape(x, n):
+    return jnp.zeros(x[:int(n)].shape)   # a shape needs the number itself
+
+
+def test_its_shape_is_a_traced_int_until_a_shape_needs_the_number():
+    check(shape_read, XJ, jnp.asarray(3), full_graph=True)
+    e = check(zeros_of_its_shape, XJ, jnp.asarray(3), full_graph=False)
+    assert e.fallback_sites and "as a shape" in e.fallback_sites[0].cause, e
+
+
+@pytest.mark.parametrize("fn", (returned, reshaped))
 def test_other_uses_fall_back_with_the_reason(fn):
     check(fn, XJ, jnp.asarray(3), full_graph=False)
     e = explain(to_static(fn))(XJ, jnp.asarray(3))
@@ -230,3 +244,56 @@ def items_of_trimmed(x):
 def test_int_index_into_a_slice_with_traced_bound(x, kind):
     # NumPy raises IndexError past the slice's end; JAX clamps, and raises on an empty one
     check(items_of_trimmed, kind(x))
+
+
+# ---------------------------------- shape and size of a masked value; np.nonzero / np.where(c) / np.flatnonzero
+MASK_INPUTS = ([0.5, -1.0, 2.0, 3.0], [-0.5, -1.0, -2.0, -3.0], [3.0, 0.0, 1.0, float("nan")], [1.0, 2.0])
+
+
+def shape_and_size(x):
+    pos = x[x > 0]
+    top = pos.max() if pos.size > 0 else None
+    return pos.sum(), top, pos.shape[0], pos.size, len(pos.shape)
+
+
+def first_positive_index(x):
+    idx = np.where(x > 0)[0]
+    if len(idx) == 0:
+        return -1
+    return int(idx[0])
+
+
+def nonzero_positions(x):
+    (nz,) = np.nonzero(x)
+    flat = np.flatnonzero(x > 1)
+    total = 0
+    for i in nz:
+        total += i
+    return len(nz), total, flat.sum() if len(flat) else 0, nz[-1] if nz.size else None
+
+
+def rows_kept(m):
+    keep = m[m[:, 0] > 0]
+    return keep.shape, keep.size, keep.sum(axis=0)
+
+
+@pytest.mark.parametrize("x", MASK_INPUTS)
+@pytest.mark.parametrize("kind", (np.array, jnp.array), ids=("numpy", "jax"))
+@pytest.mark.parametrize("fn", (shape_and_size, first_positive_index, nonzero_positions))
+def test_masked_shape_size_and_nonzero_positions(fn, kind, x):
+    # np.nonzero of a jax.Array calls its .nonzero() (JAX's int32 positions): that call runs in Python
+    check(fn, kind(x), full_graph=not (fn is nonzero_positions and kind is jnp.array))
+
+
+@pytest.mark.parametrize("kind", (np.array, jnp.array), ids=("numpy", "jax"))
+def test_shape_of_masked_rows(kind):
+    check(rows_kept, kind([[1.0, 2.0], [-1.0, 3.0], [2.0, -4.0]]), full_graph=True)
+    check(rows_kept, kind([[-1.0, 2.0], [-1.0, 3.0]]), full_graph=True)
+
+
+def test_nonzero_of_a_matrix_still_falls_back():
+    def f(m):
+        return len(np.nonzero(m > 0)[0])
+
+    e = check(f, np.array([[1.0, -2.0], [3.0, 4.0]]), full_graph=False)
+    assert e.fallback_sites

@@ -578,3 +578,60 @@ def test_out_of_bounds_index_arrays_raise_numpy_s_index_error():
         check(traced_out_of_bounds, np.arange(3.0), k, full_graph=False)
         check(traced_out_of_bounds, np.arange(3.0), jnp.array(k), full_graph=False)   # a run-time check
     check(traced_out_of_bounds, np.arange(3.0), jnp.array(2), graphs=1)
+
+
+# ------------------------------------------------------------- np.histogram's edges
+# JAX's linspace computes the edges in their own type: float32 edges an ulp off
+# NumPy's (-0.99999988 for -1), so a value on an edge was counted in the bin
+# below (np.histogram(x32, 3, range=(-3, 3)) gave [2 1 3] for [1 2 3]).
+_HIST_DATA = [
+    np.arange(6.0, dtype=np.float32) - 2,                          # values on the edges
+    np.linspace(-1, 1, 11).astype(np.float32),
+    np.random.default_rng(3).normal(size=200).astype(np.float32),
+    np.random.default_rng(4).normal(size=50),                      # float64
+    np.array([3, 1, 4, 1, 5, 9, 2, 6]),                            # ints: float64 edges
+    np.full(4, 2.5, np.float32),                                   # min == max
+    np.array([0.1, 0.2, 0.30000001, 0.7], np.float32),
+]
+
+
+@pytest.mark.parametrize("data", _HIST_DATA, ids=lambda d: f"{d.dtype}[{len(d)}]")
+@pytest.mark.parametrize("how", ["auto", "range", "float range", "density", "weights"])
+def test_histogram_edges_and_counts_are_numpys(data, how):
+    def f(x):
+        if how == "auto":
+            return np.histogram(x, bins=4), np.histogram(x), np.histogram_bin_edges(x, bins=7)
+        if how == "range":
+            return np.histogram(x, bins=3, range=(-3, 3)), np.histogram_bin_edges(x, 5, range=(0, 1))
+        if how == "float range":
+            return np.histogram(x, bins=10, range=(0.1, 0.7))
+        if how == "density":
+            return np.histogram(x, bins=5, density=True)
+        return np.histogram(x, bins=4, weights=x * 2)
+
+    check(f, data, full_graph=True)
+
+
+@pytest.mark.parametrize("data", [np.array([1.0, np.nan, 2.0]), np.array([1.0, np.inf], np.float32),
+                                  np.array([np.nan, 0.5, 3.0])])
+def test_histogram_of_non_finite_data(data):
+    def auto(x):
+        return np.histogram(x, bins=3)   # eager: ValueError naming the autodetected range
+
+    def ranged(x):
+        return np.histogram(x, bins=3, range=(0, 3))   # NaN and inf are outside: not counted
+
+    check(auto, data, full_graph=True)
+    check(ranged, data, full_graph=True)
+
+
+def test_host_calls_with_64_bit_values_beside_parallel_ops():
+    # histogram2d's ops made XLA run the graph's host callbacks on a worker thread, where JAX's x64
+    # switch is off: math.gamma's and round's float64 came back "Incorrect output dtype" (tests/unit/test_host_callbacks.py)
+    import math
+
+    def f(v):
+        h = np.histogram2d(v, v)[0].sum()
+        return math.gamma(float(v[0]) + 2.0), round(float(v[1]), 3), np.histogram(v), h
+
+    check(f, np.random.default_rng(0).normal(size=10), full_graph=True)

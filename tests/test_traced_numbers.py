@@ -509,3 +509,50 @@ def chained_comparisons(x, n):
 def test_chained_comparisons_keep_eager_s_kinds(x):
     # a Python bool for Python numbers, a jax.Array for jax.Arrays, np.bool_ for NumPy (it came back a jax.Array)
     check(chained_comparisons, x, np.asarray(x), graphs=1)
+
+
+# ------------------------------------ a Python number carried by a rolled loop, of 64-bit data
+# ``lam = 0.0`` then ``lam = float(v @ w)`` of float64 data: the graph's number is a float64, as wide
+# as eager's float, so the loop rolls (it unrolled every iteration: "rolling would turn Python scalar
+# 'lam' into a 32-bit array", a 100-iteration power iteration compiled for 18 s).
+def power_iteration(A, iters=40, tol=1e-9):
+    v = np.ones(A.shape[0]) / np.sqrt(A.shape[0])
+    lam = 0.0
+    for i in range(iters):
+        w = A @ v
+        lam_new = float(v @ w)
+        v = w / np.linalg.norm(w)
+        if abs(lam_new - lam) < tol:
+            break
+        lam = lam_new
+    return lam_new, lam, v, i
+
+
+def running_int_total(v):
+    total = 0
+    for i in range(24):
+        total = total + int(v[i % len(v)])
+    return total, type(total).__name__
+
+
+def running_float_max(v):
+    best = 0.0
+    for i in range(24):
+        best = max(best, float(v[i % len(v)]))
+    return best
+
+
+_M = np.random.default_rng(5).normal(size=(4, 4))
+
+
+@pytest.mark.parametrize("A", [_M @ _M.T, np.diag([3.0, 1.0, 0.5]), np.eye(2)], ids=["spd", "diag", "eye"])
+def test_python_float_of_float64_data_carried_by_a_rolled_loop(A):
+    e = check(power_iteration, A, full_graph=True)
+    assert any(d.construct == "for" and d.mode != "unrolled" for d in e.decisions), e
+
+
+@pytest.mark.parametrize("fn, v", [(running_int_total, np.array([2 ** 40, -3, 7], np.int64)),   # (unrolled)
+                                   (running_float_max, np.array([0.5, 2.25, -1.0])),
+                                   (running_float_max, np.array([0.1, 0.7], np.float32))])
+def test_python_numbers_of_64_bit_data_in_a_rolled_loop(fn, v):
+    check(fn, v, full_graph=True)

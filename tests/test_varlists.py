@@ -517,3 +517,49 @@ def test_outside_list_read_under_a_traced_if_after_traced_appends():
         return run
 
     check_sequence(make, [step(X8), step(-X8), step(X8)], full_graph=False)
+
+
+# --- `+` of lists whose length depends on the data: one list of rows (varlist.extend_rows) ---
+def _kept(x):
+    a = []
+    for i in range(4):
+        if x[i] > 0:
+            a.append(x[i])
+    return a
+
+
+def concat_front(x):
+    b = [x[0]] + _kept(x)
+    return len(b), b[0], b[-1], sum(b)
+
+
+def concat_two_tails(x):
+    a, c = _kept(x), _kept(-x)
+    d = a + c
+    return len(d), d[-1] if d else None, max(d) if d else None, a + a
+
+
+def concat_back(x):
+    e = _kept(x) + [x[3], x[2]]
+    return len(e), e[-1], e[-2], e
+
+
+@pytest.mark.parametrize("fn", (concat_front, concat_two_tails, concat_back))
+@pytest.mark.parametrize("x", (X8[:4], -X8[:4], jnp.array([1.0, 2.0, 3.0, 4.0]), jnp.zeros(4)))
+def test_lists_of_data_dependent_length_concatenated(fn, x):
+    check(fn, x, full_graph=True)
+
+
+def extended(x):
+    b = [x[0]]
+    b.extend(_kept(x))
+    b.extend([x[1]])
+    a = _kept(-x)
+    a.extend(_kept(x))
+    a.append(x[2])
+    return len(b), b[-1], len(a), a[-1], a[0], a[1] if len(a) > 1 else None
+
+
+@pytest.mark.parametrize("x", (X8[:4], -X8[:4], jnp.array([1.0, 2.0, 3.0, 4.0])))
+def test_list_extended_by_a_list_of_data_dependent_length(x):
+    check(extended, x, full_graph=True)

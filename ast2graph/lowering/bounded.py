@@ -49,7 +49,7 @@ from jax.interpreters import ad, batching, mlir
 
 from ..diagnostics import Loc, LoopBoundError
 from ..tracebacks import RaiseSite, UserLine, hide_frames, throw
-from ..typeinfer.arrays import _guarded, cast
+from ..typeinfer.arrays import _guarded, cast, words_sent
 
 _ACTIVE = threading.local()
 
@@ -136,8 +136,10 @@ def raise_if(flag: Any, raiser: Callable[..., None], *payload: Any) -> None:
     costs a comparison per iteration, not a host transfer."""
     mask = functools.reduce(jnp.logical_and, _active_stack(), jnp.asarray(flag))
 
+    sent, decode = words_sent((mask, *payload))   # 64-bit values exact whatever thread runs the callback
+
     def call() -> None:
-        jax.debug.callback(_guarded(raiser), mask, *payload, ordered=True)   # the first to fire is the first in program order
+        jax.debug.callback(_guarded(decode(raiser)), *sent, ordered=True)   # the first to fire is the first in program order
 
     lax.cond(jnp.any(mask), call, lambda: None)
 

@@ -86,6 +86,8 @@ def classify_callee(obj: object) -> CallKind:
         return classify_callee(obj.__func__)
     if isinstance(obj, functools.partial):
         return classify_callee(obj.func)
+    if _inherited_builtin_method(obj):
+        return CallKind.BUILTIN
     mod = module_of(obj)
     if _is_ufunc(obj) or in_module(mod, ARRAY_MODULES):
         return CallKind.ARRAY_OP
@@ -94,6 +96,18 @@ def classify_callee(obj: object) -> CallKind:
     if isinstance(obj, types.FunctionType) and is_user_file(obj.__code__.co_filename):
         return CallKind.USER_FUNCTION
     return CallKind.OPAQUE
+
+
+def _inherited_builtin_method(obj: object) -> bool:
+    """``d.items()`` of a ``collections.defaultdict`` (an ``OrderedDict``, a
+    ``Counter``): a C method the class inherits unchanged from ``dict``,
+    ``list`` or ``set``, which computes what the builtin's does."""
+    owner = getattr(obj, "__self__", None)
+    if not isinstance(obj, types.BuiltinMethodType) or type(owner).__module__ != "collections":
+        return False
+    name = getattr(obj, "__name__", "")
+    return any(isinstance(owner, base) and getattr(type(owner), name, None) is getattr(base, name, None) is not None
+               for base in (dict, list, set))
 
 
 def _is_ufunc(obj: object) -> bool:

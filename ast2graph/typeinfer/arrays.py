@@ -185,6 +185,70 @@ def _guarded(callback):
     return run
 
 
+# ------------------------------------------------ 64-bit values across a host callback
+# JAX hands a callback's arguments over (``device_put``) and checks its results
+# under the x64 switch of the thread that runs it. ast2graph runs a graph with
+# 64-bit values inside ``jax.enable_x64(True)``, which holds for the calling
+# thread only: where XLA runs the callback on another one (its worker threads
+# on a CPU, the host thread of a GPU), float64 arguments arrived as float32
+# and a float64 result was refused ("Incorrect output dtype"). 64-bit values
+# cross as pairs of uint32 words instead, exact whatever the thread.
+def _wide(dtype: Any) -> bool:
+    dtype = np.dtype(dtype)
+    return dtype.itemsize == 8 and dtype.kind in "iuf"
+
+
+def _to_words(x: Any) -> Any:
+    """In the graph: a 64-bit value as uint32 words (a last axis of 2)."""
+    x = jnp.asarray(x)
+    return lax.bitcast_convert_type(x, jnp.uint32) if _wide(x.dtype) else x
+
+
+def _from_words(a: Any, dtype: Any) -> np.ndarray:
+    """On the host: the NumPy array that ``_to_words`` sent."""
+    a = np.asarray(a)
+    return np.ascontiguousarray(a).view(np.dtype(dtype)).reshape(a.shape[:-1]) if _wide(dtype) else a
+
+
+def words_sent(operands: tuple) -> tuple[list, Any]:
+    """The operands of a host callback as sent (64-bit ones as uint32 words)
+    and ``decode``: ``decode(fn)`` is ``fn`` taking them back as NumPy
+    arrays of their dtypes (for ``io_callback``/``debug.callback``)."""
+    operands = [jnp.asarray(x) for x in operands]
+    dtypes = [x.dtype for x in operands]
+
+    def decode(fn: Any) -> Any:
+        @functools.wraps(fn)
+        def run(*sent: Any) -> Any:
+            return fn(*[_from_words(a, d) for a, d in zip(sent, dtypes)])
+        return run
+
+    return [_to_words(x) for x in operands], decode
+
+
+def pure_host_call(fn: Any, result_types: Any, *operands: Any, vmap_method: str | None = None) -> Any:
+    """``jax.pure_callback(fn, result_types, *operands)`` whose 64-bit
+    arguments and results cross as uint32 words (see above): ``fn`` gets
+    NumPy arrays of the operands' dtypes and returns arrays (or numbers) of
+    ``result_types`` (a tree of ``ShapeDtypeStruct``)."""
+    types, tree = jax.tree_util.tree_flatten(result_types)
+    operands = [jnp.asarray(x) for x in operands]
+    dtypes = [x.dtype for x in operands]
+
+    def host(*sent: Any) -> tuple:
+        outs = jax.tree_util.tree_leaves(fn(*[_from_words(a, d) for a, d in zip(sent, dtypes)]))
+        back = []
+        for o, t in zip(outs, types):
+            o = np.asarray(o, dtype=t.dtype).reshape(t.shape)
+            back.append(np.ascontiguousarray(o).view(np.uint32).reshape(t.shape + (2,)) if _wide(t.dtype) else o)
+        return tuple(back)
+
+    sent = tuple(jax.ShapeDtypeStruct(t.shape + (2,), np.uint32) if _wide(t.dtype) else t for t in types)
+    outs = jax.pure_callback(host, sent, *[_to_words(x) for x in operands], vmap_method=vmap_method)
+    return jax.tree_util.tree_unflatten(tree, [lax.bitcast_convert_type(o, t.dtype) if _wide(t.dtype) else o
+                                               for o, t in zip(outs, types)])
+
+
 def eager_kind(t: Any) -> str:
     """The kind of object eager Python has for an array of type ``t`` (an
     ``ArrayType``): "python", "numpy", "array0" (a 0-d ndarray) or "jax" ("jax~" weakly typed: its repr
@@ -205,6 +269,9 @@ def to_eager_kind(a: Any, kind: str) -> Any:
         return x[()] if x.ndim == 0 else x
     if kind == "array0":
         return np.array(a)
+    if _wide(np.asarray(a).dtype) and not jax.config.jax_enable_x64:
+        with jax.enable_x64(True):   # a 64-bit jax.Array as eager has it, never narrowed (a callback's thread)
+            return to_eager_kind(a, kind)
     if kind == "jax~":
         return cast(jnp.asarray(a), np.asarray(a).dtype, weak=True)
     return jnp.asarray(a)
@@ -234,7 +301,8 @@ def host_effect(fn: Any, kinds: tuple = ()):
             a, k = jax.tree_util.tree_unflatten(treedef, filled)
             fn(*a, **k)
 
-        io_callback(_guarded(callback), None, *[leaves[i] for i in positions], ordered=True)
+        sent, decode = words_sent(tuple(leaves[i] for i in positions))
+        io_callback(_guarded(decode(callback)), None, *sent, ordered=True)
 
     effect.__name__ = effect.__qualname__ = f"host[{getattr(fn, '__qualname__', fn)}]"
     effect._a2g_effect = True  # type: ignore[attr-defined]
@@ -574,8 +642,7 @@ def python_round_digits(x: Any, ndigits: int) -> Any:
         return np.asarray(round(float(v), ndigits), dtype=np.float64)
 
     out = jax.ShapeDtypeStruct((), np.float64)
-    return cast(jax.pure_callback(on_host, out, jnp.asarray(x, np.float64), vmap_method="sequential"),
-                np.float64, True)
+    return cast(pure_host_call(on_host, out, jnp.asarray(x, np.float64), vmap_method="sequential"), np.float64, True)
 
 
 python_round_digits._a2g_typed = True  # type: ignore[attr-defined]
@@ -651,7 +718,7 @@ def python_math_host(name: str, *xs: Any) -> Any:
 
     operands = [jnp.asarray(x, np.float64) for x in xs]
     out = (jax.ShapeDtypeStruct((), np.float64), jax.ShapeDtypeStruct((), np.bool_))
-    value, failed = jax.pure_callback(on_host, out, *operands, vmap_method="sequential")
+    value, failed = pure_host_call(on_host, out, *operands, vmap_method="sequential")
     raise_if(failed, functools.partial(_raise_math_host, name), *operands)
     return cast(value, np.float64, True)
 
@@ -1110,7 +1177,7 @@ def host_function(fn: Any, single: bool, kinds: tuple = ()):
             outs = (out,) if single else tuple(out)
             return tuple(np.asarray(o, dtype=t.dtype).reshape(t.shape) for o, t in zip(outs, result_types))
 
-        outs = jax.pure_callback(_guarded(callback), tuple(result_types), *[leaves[i] for i in positions])
+        outs = pure_host_call(_guarded(callback), tuple(result_types), *[leaves[i] for i in positions])
         return outs[0] if single else tuple(outs)
 
     call.__name__ = call.__qualname__ = f"host[{getattr(fn, '__qualname__', fn)}]"

@@ -45,7 +45,7 @@ from ..parser import StaleSourceError, unwrap_callable
 from ..parser.unwrap import code_signature
 from ..resolver import (CallKind, classify_callee, is_effectful, is_host_printer, is_pure_static_callable, is_state_read,
                         qualified_name)
-from . import arrays, hostwarnings, jaxcallbacks
+from . import apply_along, arrays, hostwarnings, jaxcallbacks
 from .generators import GeneratorMixin, generators_in
 from .sorting import SortMixin
 from .closures import TracedClosure, factory_for, free_names
@@ -265,6 +265,10 @@ class CallMixin(GeneratorMixin, SortMixin):
             return self.call(callee._fn, args, kwargs, node)
         if type(callee) is KindedValue:   # ``type(r)(2)``, the class by the path taken: each path's callee
             return self.split_kinds((callee, args, kwargs), lambda t: self.call(*t, node), node)
+        if callee is np.apply_along_axis:   # func1d converted once per slice, as NumPy's loop calls it
+            applied = apply_along.apply_along_axis(self, args, kwargs, node)
+            if applied is not NotImplemented:
+                return applied
         effect = _library_effect(callee)
         if effect is not None:   # never run at trace time only: eager does it on every call
             raise self.graph_break(FallbackCode.SIDE_EFFECT, node, f"{qualified_name(callee)} {effect}: eager does it "
@@ -378,6 +382,10 @@ class CallMixin(GeneratorMixin, SortMixin):
         if is_effectful(callee) and not _python_with_source(callee):
             # (a Python function of such a module, os.getenv, random.shuffle, is converted: what it calls decides)
             raise self.graph_break(FallbackCode.SIDE_EFFECT, node, f"{qualified_name(callee)} has a Python side effect that must run on every call", "call")
+        if args and type(args[0]) is Value and (callee is np.nonzero or callee is np.flatnonzero or callee is np.where):
+            handled = self.nonzero_masked(callee, args, kwargs, node)   # np.where(c)[0]: positions, masked (masked.py)
+            if handled is not NotImplemented:
+                return handled
         if isinstance(callee, MaskedMethod) or any(isinstance(a, MaskedSlice) for a in (*args, *kwargs.values())):
             handled = self.masked_call(callee, args, kwargs, node)   # ``x[:n].sum()``, ``np.sum(x[:n])`` (masked.py)
             if handled is not NotImplemented:
@@ -387,6 +395,11 @@ class CallMixin(GeneratorMixin, SortMixin):
             handled = self.varlist_call(callee, args, kwargs, node)
             if handled is not NotImplemented:
                 return handled
+            owner = getattr(callee, "__self__", None)
+            if type(owner) is list and callee.__name__ == "extend" and len(args) == 1 and not kwargs \
+                    and type(args[0]) is list and self._is_fresh(owner):   # ys.extend(xs): rows after rows
+                self.check_mutable(owner, node, "list.extend")
+                return self.extend_rows(owner, list(args[0]), node)
         traced = any(isinstance(x, Value) or contains_value(x) for x in standins)
         if _is_str_join(callee) and len(args) == 1 and isinstance(args[0], collections.abc.Iterator) \
                 and generators_in(args[0]):   # ", ".join(f"{v}" for v in xs): the items pulled as eager pulls them
@@ -416,6 +429,10 @@ class CallMixin(GeneratorMixin, SortMixin):
             self.check_mutable(owner, node, f"{type(owner).__name__}.{callee.__name__}")
             if tail_of(owner) is not None and callee.__name__ == "append" and len(args) == 1 and not kwargs:
                 return self.tail_append(owner, args[0], node)   # the next row of its buffer (varlist.py)
+            if type(owner) is list and callee.__name__ == "extend" and len(args) == 1 and not kwargs \
+                    and type(args[0]) is list and args[0] is not owner \
+                    and (tail_of(owner) is not None or tail_of(args[0]) is not None):
+                return self.extend_rows(owner, list(args[0]), node)   # rows after rows (varlist.py)
             if callee.__name__ == "sort" and type(owner) is list and tail_of(owner) is None and not args \
                     and (contains_value(owner) or kwargs.get("key") is not None):   # xs.sort(): sorted()'s order
                 return self.static_call(owner.__setitem__, (slice(None), self.traced_sorted((list(owner),), kwargs,
@@ -682,7 +699,11 @@ class CallMixin(GeneratorMixin, SortMixin):
             raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{qualified_name(callee)} raises "
                                    f"{exc.__name__} for some data, where a run-time check cannot raise it", "call")
         pred = self.emit_call(predicate, args, kwargs, node, f"{qualified_name(callee)} check")
-        self.emit_call(arrays.raise_when, (pred, exc, (message,)), {}, node, f"{qualified_name(callee)} check",
+        if callable(message):   # NumPy formats values into it: the exception is made from them on the host
+            message = tuple(self.emit_call(message, args, kwargs, node, f"{qualified_name(callee)} message"))
+        else:
+            message = (message,)
+        self.emit_call(arrays.raise_when, (pred, exc, message), {}, node, f"{qualified_name(callee)} check",
                        effect=True)
 
     def _numpy_inexact(self, callee: Any, args: tuple, kwargs: dict, node: Any) -> Any:

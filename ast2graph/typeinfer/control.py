@@ -1388,6 +1388,9 @@ class ControlMixin(ExitsMixin):
                 continue
             if isinstance(new, KindedValue):   # its Python number stays one, exact
                 unsafe = False
+            elif isinstance(new, Value) and new.type.python and not new.type.mixed and not new.type.shape \
+                    and _holds_exactly(new.type.dtype, old):
+                unsafe = False   # a Python float of the graph as wide as eager's (float(v @ w) of float64 data)
             elif isinstance(new, Value):
                 unsafe = new.type.weak_type or new.type.dtype.kind in "biu" and not isinstance(old, bool)
             else:
@@ -1561,6 +1564,13 @@ class _JoinError(Exception):
 
 class _Rebound(Exception):
     """A loop body bound another object to a variable whose list or dict the loop kept."""
+
+
+def _holds_exactly(dtype: np.dtype, old: Any) -> bool:
+    """A graph number of ``dtype`` is a Python float as eager has it: float64.
+    (An int stays as before: ``n += i`` over the loop's index is pure Python
+    work the unrolled loop evaluates at trace time, a static shape after it.)"""
+    return type(old) is float and dtype == np.float64
 
 
 class _UnsafeWidening(Exception):

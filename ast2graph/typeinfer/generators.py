@@ -469,14 +469,19 @@ class GeneratorMixin:
                                    "not consumed at once where it is made (eager pulls the generator lazily)",
                                    hint="use a list comprehension")
 
-    def genexp_kept(self, node: Any) -> None:
+    def genexp_kept(self, node: Any) -> Any:
         """A generator expression is held as the list of its items, which is
         right only where it is consumed once where it stands. Bound to a name,
         returned or put in a container, eager's is a one-shot lazy iterator:
         a second ``list(g)`` or ``sum(g)`` is empty, a ``for`` that broke
         leaves the rest, ``len(g)``/``g[0]`` raise, its items read names as
-        they are when pulled: a fallback (a list would differ silently)."""
+        they are when pulled: a fallback (a list would differ silently).
+        Unpacked where it stands (``a, b = (f(x) for x in xs)``), it is
+        consumed at once: the unpacking target, for ``genexp_unpacked``."""
         parent = _parents(self.frame.unit.tree).get(id(node))
+        if isinstance(parent, gast.Assign) and parent.value is node and len(parent.targets) == 1 \
+                and isinstance(parent.targets[0], (gast.Tuple, gast.List)):
+            return parent.targets[0]
         if isinstance(parent, _KEEPERS):
             raise self.graph_break(FallbackCode.GENERATOR, node, "a generator expression bound to a name, returned or "
                                    "put in a container: eager's is a lazy one-shot iterator (a real generator is "
@@ -486,6 +491,22 @@ class GeneratorMixin:
             raise self.graph_break(FallbackCode.GENERATOR, node, f"a generator expression given to {name}(), which "
                                    "may use it other than by iterating it once (a real generator is needed)",
                                    hint="use a list comprehension")
+
+    def genexp_unpacked(self, node: Any, target: Any, items: Any) -> None:
+        """``a, b = (genexpr)``: eager pulls every item (none between the
+        stores, which follow), as unpacking the list of them does, when their
+        number is what the target takes; otherwise eager's error differs from
+        a list's ("too many values to unpack (expected 2)" has no "got 3"):
+        a fallback, as for a number of items known only from the data."""
+        from .varlist import tail_of
+
+        starred = any(isinstance(t, gast.Starred) for t in target.elts)
+        wanted = len(target.elts) - starred
+        if type(items) is list and tail_of(items) is None and (len(items) == wanted or starred and len(items) >= wanted):
+            return
+        raise self.graph_break(FallbackCode.GENERATOR, node, "a generator expression unpacked into a number of names "
+                               "its items do not match (or known only from the data): eager's error differs from a "
+                               "list's", hint="use a list comprehension")
 
     def _genexp_taker(self, func: Any) -> bool:
         """Whether the callee ``func`` iterates a generator expression once, as

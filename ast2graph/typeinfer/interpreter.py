@@ -1022,6 +1022,11 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
                 if known is not None and info.min <= known[0] and known[1] <= info.max:   # no wrap-around
                     INT_RANGE[out] = known
             return out
+        if fn is operator.add and type(left) is list and type(right) is list \
+                and (tail_of(left) is not None or tail_of(right) is not None):
+            out = self.mark_fresh(list(left))   # ``kept + extra`` of lists whose length depends on the data
+            self.extend_rows(out, list(right), node)
+            return out
         if not (type(left) in _IMMUTABLE and type(right) in _IMMUTABLE) and contains_standin((left, right)):
             out = self.standin_operator(fn, left, right, node)
         else:
@@ -1682,8 +1687,11 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         return self.mark_fresh(self.comprehension(node, lambda f: [f(node.elt)]))
 
     def eval_GeneratorExp(self, node: Any) -> Any:
-        self.genexp_kept(node)   # held as a list: only where it is consumed once (generators.py)
-        return self.mark_fresh(self.comprehension(node, lambda f: [f(node.elt)]))
+        unpacked = self.genexp_kept(node)   # held as a list: only where it is consumed once (generators.py)
+        items = self.mark_fresh(self.comprehension(node, lambda f: [f(node.elt)]))
+        if unpacked is not None:
+            self.genexp_unpacked(node, unpacked, items)
+        return items
 
     def eval_SetComp(self, node: Any) -> Any:
         items = self.comprehension(node, lambda f: [f(node.elt)])

@@ -21,7 +21,8 @@ graph expresses exactly stays in the graph:
   axes, or a slice with the same bounds: a masked value again;
 * ``a @ b``: two 1-D slices with the same bounds (the kept products summed),
   a 2-D slice times a matrix (a masked value);
-* ``len(s)``: the count, a traced Python int;
+* ``len(s)``: the count, a traced Python int; ``s.shape`` (the count, then
+  the other axes) and ``s.size`` likewise;
 * a write of it into a slice with a traced bound (``y[:k] = x[:k] * 2``,
   ``y[:k] += 1`` of a NumPy array, ``x.at[:k].set(x[:k] * 3)``): the kept rows
   in order, NumPy's broadcast error checked at run time where the counts may
@@ -31,7 +32,7 @@ graph expresses exactly stays in the graph:
 is the same value: the kept rows moved to the front (a stable argsort of the
 mask, in eager's row-major order), a slice of them from 0 of ``m.sum()`` rows.
 
-Any other use (returned, printed, its shape, handed to a function) falls back:
+Any other use (returned, printed, handed to a function) falls back:
 the statement runs in Python, where eager slices with the bound's value.
 Invariants: positions outside the slice never reach a result (replaced by
 the identity, or masked); the bounds are Python's ``slice.indices``.
@@ -88,6 +89,13 @@ class MaskedMethod:
 
 
 # ------------------------------------------------------------ graph helpers
+def _nonzero_name(callee: Any) -> str | None:
+    for name in ("nonzero", "flatnonzero", "where"):
+        if callee is getattr(np, name):
+            return name
+    return None
+
+
 def slice_bounds(start: Any, stop: Any, step: int, n: int) -> tuple:
     """Python's ``slice(start, stop, step).indices(n)`` then the count: the
     first position and the number of positions (``None``: the default)."""
@@ -279,6 +287,30 @@ class MaskedMixin:
                     "array's length, their number traced (reductions and elementwise operations stay in the graph)")
         return MaskedSlice(packed, 0, entry[2], 1)
 
+    def nonzero_masked(self, callee: Any, args: tuple, kwargs: dict, node: Any) -> Any:
+        """``np.nonzero(c)``, ``np.where(c)`` (one argument) and
+        ``np.flatnonzero(c)`` of a traced array: eager's positions of the
+        nonzero elements (NumPy int64) are ``arange(n)[c != 0]``, a masked
+        value like ``x[m]`` (``len``, ``idx[0]``, reductions, a loop over them
+        stay in the graph). ``nonzero``/``where`` only of a 1-D array (a tuple
+        of one), ``nonzero`` only of a NumPy array (of a jax.Array, NumPy calls
+        its ``.nonzero()``: JAX's int32 positions); NotImplemented otherwise."""
+        name = _nonzero_name(callee)
+        if name is None or kwargs or len(args) != 1 or type(args[0]) is not Value or args[0].type.mixed:
+            return NotImplemented
+        c = args[0]
+        if name == "nonzero" and not c.type.numpy:   # NumPy calls the array's own method: a jax.Array's gives int32
+            return NotImplemented
+        if name == "flatnonzero":
+            c = self.call(jnp.ravel, (c,), {}, node) if len(c.type.shape) != 1 else c
+        elif len(c.type.shape) != 1:
+            return NotImplemented
+        mask = c if c.type.dtype == np.bool_ else self.binop(operator.ne, c, 0, node)
+        positions = self.as_value(np.arange(c.type.shape[0], dtype=np.intp), node)
+        positions.type = positions.type.with_kinds(("numpy",))
+        found = self.bool_masked(positions, mask, node)
+        return found if name == "flatnonzero" else (found,)
+
     def masked_getitem(self, s: MaskedSlice, idx: Any, node: Any) -> Any:
         """``s[i]`` with a static int ``i``: the row ``start + pos * step`` of
         the whole array, eager's IndexError checked at run time."""
@@ -312,6 +344,11 @@ class MaskedMixin:
             return self.attribute_of(s.base, attr, node)
         if attr == "T" and len(s.base.type.shape) == 1:
             return s
+        if attr == "shape":   # eager's ints: the count (a traced Python int, as ``len``), the other axes static
+            return (s.count, *s.base.type.shape[1:])
+        if attr == "size":
+            rest = int(np.prod(s.base.type.shape[1:], dtype=np.int64))
+            return s.count if rest == 1 else self.binop(operator.mul, s.count, rest, node)
         raise self._masked_break(node, f"attribute {attr!r} of a slice")
 
     # --------------------------------------------------------------- calls

@@ -651,10 +651,14 @@ class MutationMixin:
         name = (label or getattr(fn, "__name__", "")).lstrip(".")
         if name == "getitem" and _has_ellipsis(leaves[1:]) and \
                 any("numpy" in r.type.kinds and not r.type.shape for r in results):
-            # x[..., 0] of a 1-d array is a 0-d array viewing x (x[0] is a scalar):
-            # `y -= v` writes through it, which a NumPy scalar in the graph would not
-            raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, "indexing with `...` makes a 0-d NumPy array "
-                                   "(a view), which the graph cannot tell from a NumPy scalar")
+            # x[..., 0] of a 1-d array is a 0-d array viewing x (x[0] is a scalar): a
+            # 0-d ndarray (``array0``), marked below as a view of x (a write through it falls back)
+            if not all(r.type.kinds == {"numpy"} for r in results if not r.type.shape):
+                raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, "indexing with `...` makes a 0-d NumPy "
+                                       "array (a view), which the graph cannot tell from a NumPy scalar here")
+            for r in results:
+                if not r.type.shape:
+                    r.type = r.type.with_kinds(("array0",))
         view = name in VIEW_NAMES
         if view and name == "getitem":
             view = _basic_index(leaves[1]) if len(leaves) > 1 else True

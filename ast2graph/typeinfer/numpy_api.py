@@ -239,10 +239,12 @@ def not_numpys(what: str) -> NotImplementedError:
 
 def _host_numpy(fn: Any, shape: tuple, dtype: Any, *operands: Any) -> Any:
     """``fn(*operands)`` run by NumPy on the host (a pure callback), as an array of ``shape`` and ``dtype``."""
-    def host(*arrays: Any) -> np.ndarray:
-        return np.asarray(fn(*[np.asarray(a) for a in arrays]), dtype=dtype)
+    from .arrays import pure_host_call
 
-    return jax.pure_callback(host, jax.ShapeDtypeStruct(shape, dtype), *operands, vmap_method="sequential")
+    def host(*arrays: Any) -> np.ndarray:
+        return np.asarray(fn(*arrays), dtype=dtype)
+
+    return pure_host_call(host, jax.ShapeDtypeStruct(shape, dtype), *operands, vmap_method="sequential")
 
 
 def float_to_int(x: Any, dtype: Any) -> Any:
@@ -378,11 +380,84 @@ def searchsorted(a: Any, v: Any, side: str = "left", sorter: Any = None) -> Any:
     return jax.lax.cond(unsorted, numpy_search, lambda _: found, operands)
 
 
+def _static_number(x: Any) -> bool:
+    return isinstance(x, (int, float, np.integer, np.floating)) and not isinstance(x, bool)
+
+
+def _edge_type(first: Any, last: Any, dtype: Any) -> np.dtype:
+    """NumPy's dtype of the bin edges: of the outer edges and the data, a float."""
+    t = np.result_type(first, last, np.empty(0, dtype))
+    return np.result_type(t, float) if np.issubdtype(t, np.integer) else t
+
+
+def histogram_edges(a: Any, bins: Any, range: Any) -> Any:
+    """NumPy's bin edges for an int ``bins`` (``np.histogram_bin_edges``), or
+    None where they are not NumPy's to compute here (explicit edges, a
+    string rule, traced bounds, other data). JAX's linspace computes in the
+    edges' type, NumPy's in float64 then casts: float32 edges an ulp off
+    (-0.99999988 for -1), so a value on an edge went to the bin below. A
+    static range: NumPy's own ``linspace`` at trace time; the data's min and
+    max: NumPy on the host (the edges depend on those two numbers only)."""
+    a = jnp.asarray(a)
+    if not isinstance(bins, (int, np.integer)) or isinstance(bins, bool) or a.dtype.kind not in "iuf":
+        return None
+    n = int(bins)
+    if n < 1:
+        raise ValueError("`bins` must be positive, when an integer")
+    if range is not None:
+        if len(range) != 2 or not all(_static_number(x) for x in range):
+            return None
+        first, last = range
+        if first > last:
+            raise ValueError("max must be larger than min in range parameter.")
+        if not (np.isfinite(first) and np.isfinite(last)):
+            raise ValueError(f"supplied range of [{first}, {last}] is not finite")
+    elif a.size == 0:
+        first, last = 0, 1
+    else:
+        kind = 0.0 if a.dtype.kind == "f" else 0   # eager's outer edges: a.min().item(), a Python float or int
+        dtype, np_dtype = _edge_type(kind, kind, a.dtype), a.dtype
+
+        def on_host(lo: Any, hi: Any) -> Any:
+            if not (np.isfinite(lo) and np.isfinite(hi)):   # NumPy raises: the run-time check reports it
+                return np.zeros(n + 1, dtype)
+            return np.histogram_bin_edges(np.array([lo, hi], np_dtype), bins=n)
+
+        return _host_numpy(on_host, (n + 1,), dtype, jnp.min(a), jnp.max(a))
+    if first == last:
+        first, last = first - 0.5, last + 0.5
+    return jnp.asarray(np.linspace(first, last, n + 1, endpoint=True, dtype=_edge_type(first, last, a.dtype)))
+
+
+def histogram_bin_edges(a: Any, bins: Any = 10, range: Any = None, weights: Any = None) -> Any:
+    """``np.histogram_bin_edges``: NumPy's edges where ``histogram_edges`` knows them."""
+    edges = histogram_edges(jnp.ravel(jnp.asarray(a)), bins, range)
+    return jnp.histogram_bin_edges(a, bins=bins, range=range, weights=weights) if edges is None else edges
+
+
 def histogram(a: Any, bins: Any = 10, range: Any = None, density: Any = None, weights: Any = None) -> Any:
-    """``np.histogram``: counts are int64 without weights or density (JAX's are floats)."""
-    hist, edges = jnp.histogram(a, bins=bins, range=range, density=density, weights=weights)
-    if weights is None and not density:
-        hist = hist.astype(np.int64)
+    """``np.histogram``: NumPy's edges (``histogram_edges``); a value counts in
+    the bin ``edges[i] <= v < edges[i + 1]`` (the last one closed), as NumPy's
+    corrected index puts it; counts are int64 without weights (JAX's are
+    floats), of the weights' dtype with them; ``density`` in float64."""
+    a = jnp.ravel(jnp.asarray(a))
+    edges = histogram_edges(a, bins, range)
+    if edges is None:
+        hist, edges = jnp.histogram(a, bins=bins, range=range, density=density, weights=weights)
+        return (hist.astype(np.int64) if weights is None and not density else hist), edges
+    n = edges.shape[0] - 1
+    v = a.astype(edges.dtype)
+    index = jnp.searchsorted(edges, v, side="right") - 1
+    index = jnp.where(v == edges[-1], n - 1, index)
+    index = jnp.where((v >= edges[0]) & (v <= edges[-1]), index, n)   # outside (or NaN): dropped
+    if weights is None:
+        hist = jnp.zeros(n, np.int64).at[index].add(1, mode="drop")
+    else:
+        w = jnp.ravel(jnp.asarray(weights))
+        hist = jnp.zeros(n, w.dtype).at[index].add(w, mode="drop")
+    if density:
+        widths = jnp.diff(edges).astype(float)
+        hist = hist.astype(float) / widths / hist.sum()
     return hist, edges
 
 
@@ -431,6 +506,43 @@ def sign(x: Any, /, out: Any = None, **kwargs: Any) -> Any:
         raise not_numpys("np.sign with out=")
     r = jnp.sign(x, **kwargs)
     return plus_zero(r) if jnp.issubdtype(r.dtype, jnp.floating) else r
+
+
+# The complex functions whose XLA kernel ignores the sign of a zero on the
+# branch cut: NumPy (C99) takes ``x - 0j`` as the limit from below the cut
+# (``np.sqrt(-4 - 0j)`` is -2j, XLA's 2j). Each result's part has a sign given
+# by the operand's (C99's symmetries f(conj z) = conj f(z), odd f): the parts
+# whose sign follows the operand's imaginary part (-1: its opposite), and
+# whether the real part's follows the operand's real part.
+_BRANCH_SIGNS = {"sqrt": (1, False), "arcsin": (1, False), "arccos": (-1, False), "arccosh": (1, False),
+                 "arcsinh": (1, True)}
+
+
+def branch_cut(name: str) -> Callable:
+    """``np.<name>`` of complex numbers with NumPy's signs on the branch cut;
+    of real numbers JAX's namesake unchanged."""
+    jnp_fn = getattr(jnp, name)
+    imag_sign, real_sign = _BRANCH_SIGNS[name]
+
+    def op(x: Any, /, out: Any = None, **kwargs: Any) -> Any:
+        if out is not None:
+            raise not_numpys(f"np.{name} with out=")
+        r = jnp_fn(x, **kwargs)
+        if not jnp.issubdtype(r.dtype, jnp.complexfloating) or not jnp.issubdtype(jnp.result_type(x),
+                                                                                   jnp.complexfloating):
+            return r
+        x = jnp.asarray(x).astype(r.dtype)
+        imag = jnp.copysign(jnp.abs(r.imag), x.imag if imag_sign > 0 else -x.imag)
+        real = jnp.copysign(jnp.abs(r.real), x.real) if real_sign else r.real
+        return jax.lax.complex(real, imag)
+
+    op.__name__ = op.__qualname__ = name
+    return op
+
+
+def broadcast_to(array: Any, shape: Any, subok: bool = False) -> Any:
+    """``np.broadcast_to``: ``subok`` only keeps an ndarray subclass, which a traced array is not."""
+    return jnp.broadcast_to(array, shape)
 
 
 def fix(x: Any, out: Any = None) -> Any:
@@ -640,8 +752,9 @@ def _on_host(numpy_fn: Any, integer_result: bool) -> Any:
 def _replacements() -> dict:
     return {id(np.argsort): argsort, id(np.sort): sort, id(np.tril): tril, id(np.triu): triu,
             id(np.linalg.pinv): pinv, id(np.linalg.matrix_rank): matrix_rank, id(np.searchsorted): searchsorted,
-            id(np.histogram): histogram, id(np.histogram2d): histogram2d, id(np.fix): fix,
-            id(np.choose): choose, id(np.histogramdd): histogramdd,
+            id(np.histogram): histogram, id(np.histogram_bin_edges): histogram_bin_edges,
+            id(np.histogram2d): histogram2d, id(np.fix): fix,
+            id(np.choose): choose, id(np.histogramdd): histogramdd, id(np.broadcast_to): broadcast_to,
             id(np.partition): _on_host(np.partition, False), id(np.argpartition): _on_host(np.argpartition, True),
             id(np.take): take, id(np.take_along_axis): take_along_axis, id(np.repeat): repeat,
             id(np.linalg.eigh): eigh, id(np.linalg.eigvalsh): eigvalsh, id(np.linalg.cholesky): cholesky,
@@ -652,7 +765,7 @@ def _replacements() -> dict:
             id(np.remainder): remainder, id(np.sign): sign,
             id(np.nancumsum): _sequential(False, True), id(np.sum): _total(jnp.sum), id(np.mean): _total(jnp.mean),
             id(np.nansum): _total(jnp.nansum), id(np.nanmean): _total(jnp.nanmean), id(np.median): _total(jnp.median),
-            id(np.nanmedian): _total(jnp.nanmedian)}
+            id(np.nanmedian): _total(jnp.nanmedian), **{id(getattr(np, n)): branch_cut(n) for n in _BRANCH_SIGNS}}
 
 
 REPLACEMENTS: dict = {}
@@ -737,6 +850,25 @@ def _negative_integer_power(x1: Any, x2: Any, /, **kwargs: Any) -> Any:
     return jnp.any(x2 < 0)
 
 
+def _autodetected_range_not_finite(a: Any, bins: Any = 10, range: Any = None, *args: Any, **kwargs: Any) -> Any:
+    a = jnp.asarray(a)
+    if range is not None or a.size == 0 or a.dtype.kind != "f" or not isinstance(bins, (int, np.integer)):
+        return jnp.zeros((), bool)
+    return ~(jnp.isfinite(jnp.min(a)) & jnp.isfinite(jnp.max(a)))
+
+
+def _autodetected_range(a: Any, *args: Any, **kwargs: Any) -> tuple:
+    """The message's values: the data's min and max (NaN when there is one)."""
+    return jnp.min(jnp.asarray(a)), jnp.max(jnp.asarray(a))
+
+
+def _autodetected_range_error(lo: Any, hi: Any) -> ValueError:
+    return ValueError(f"autodetected range of [{float(lo)}, {float(hi)}] is not finite")
+
+
+_autodetected_range_error.__name__ = "ValueError"
+
+
 def _raise_checks() -> dict:
     percent = (ValueError, "Percentiles must be in the range [0, 100]")
     quant = (ValueError, "Quantiles must be in the range [0, 1]")
@@ -752,6 +884,10 @@ def _raise_checks() -> dict:
         id(np.choose): (_bad_choice, ValueError, "invalid entry in choice array", ("a", 0)),
         id(np.digitize): (_not_monotonic, ValueError, "bins must be monotonically increasing or decreasing",
                           ("bins", 1)),
+        # NumPy's message holds the values: the constructor is handed them (``_numpy_raise_check``)
+        id(np.histogram): (_autodetected_range_not_finite, _autodetected_range_error, _autodetected_range, ("a", 0)),
+        id(np.histogram_bin_edges): (_autodetected_range_not_finite, _autodetected_range_error,
+                                     _autodetected_range, ("a", 0)),
     }
 
 

@@ -29,6 +29,8 @@ from typing import Any
 import jax
 import numpy as np
 
+from . import scipy_signal
+
 
 def is_tuple_bunch(cls: Any) -> bool:
     """A class made by ``scipy._lib._bunch._make_tuple_bunch`` (a tuple of its
@@ -310,6 +312,7 @@ RULES: dict[str, Any] = {
     "scipy.linalg.eigvalsh": _eigvalsh,
     "scipy.linalg.eigh": _eigh,
     "scipy.linalg.cho_factor": _cho_factor,
+    "scipy.signal.lfilter": scipy_signal.lfilter,      # SciPy's C kernel as a scan
 }
 
 
@@ -711,6 +714,8 @@ def guarded_call(spec: GuardedCall, *inputs: Any) -> Any:
     infs or NaNs')``), its warnings and its values."""
     from jax import lax
 
+    from .arrays import pure_host_call
+
     args, kwargs = _fill(spec, inputs)
     out = spec.jax_fn(*args, **kwargs)
     if not spec.guard:
@@ -720,7 +725,7 @@ def guarded_call(spec: GuardedCall, *inputs: Any) -> Any:
     ok = _finite_all([*inputs, *arrays]) & ~_suspect(spec.scipy_fn, args, kwargs, out)
     types = tuple(jax.ShapeDtypeStruct(x.shape, x.dtype) for x in arrays)
     host = _host_scipy(spec, types)
-    chosen = lax.cond(ok, lambda: tuple(arrays), lambda: jax.pure_callback(host, types, *inputs))
+    chosen = lax.cond(ok, lambda: tuple(arrays), lambda: pure_host_call(host, types, *inputs))
     it = iter(chosen)
     return jax.tree_util.tree_unflatten(tree, [next(it) if isinstance(x, jax.Array) else x for x in leaves])
 
