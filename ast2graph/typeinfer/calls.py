@@ -277,6 +277,8 @@ class CallMixin(GeneratorMixin, SortMixin):
 
         if isinstance(callee, StaticFunction):  # nested to_static: convert the function itself
             return self.call(callee._fn, args, kwargs, node)
+        if type(callee) is KindedValue:   # ``type(r)(2)``, the class by the path taken: each path's callee
+            return self.split_kinds((callee, args, kwargs), lambda t: self.call(*t, node), node)
         if callee is np.apply_along_axis:   # func1d converted once per slice, as NumPy's loop calls it
             applied = apply_along.apply_along_axis(self, args, kwargs, node)
             if applied is not NotImplemented:

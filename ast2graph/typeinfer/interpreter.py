@@ -1601,7 +1601,8 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         pending = self.pending_item(obj, idx)
         if pending is not NOT_PENDING:   # ``CACHE[k]`` of a key set earlier in this graph (writeback.py)
             return pending
-        self.check_no_effect(obj, node)
+        if not self.only_item_targets(obj):   # (another item of a container written item by item: as at the call)
+            self.check_no_effect(obj, node)
         inserted = self._check_missing_insert(obj, idx, node)
         value = self.static_call(operator.getitem, (obj, idx), {}, node, reads=False)
         if inserted and type(value) in (list, dict, set):
@@ -2277,5 +2278,35 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
     def exec_Raise(self, stmt: Any) -> None:
         exc = None
         if stmt.exc is not None and stmt.cause is None:
+            self._static_raise_check(stmt)
             exc = self.static_exception(stmt.exc, stmt)
         raise self.graph_break(FallbackCode.TRACE_ERROR, stmt, "raise (eager raises here)", "raise", exc=exc)
+
+    def _static_raise_check(self, stmt: gast.Raise) -> None:
+        """A ``raise`` this call reaches on a static path of the converted
+        function itself (not a callee inlined into it, a traced branch or a
+        rolled loop): a run-time check that always fires, after the graph of
+        what came before, raising what eager raises (as ``if c: raise`` on a
+        traced ``c`` does); the call ends here, as a ``return`` would (its
+        value never seen). Not inside a ``try`` or ``with`` (``protectors``):
+        a handler, a manager or a ``finally:`` that returns, breaks or
+        continues may take it, and the ``raise`` breaks the graph as before
+        (``exc`` for a static handler); nothing kept where the check cannot
+        raise it."""
+        if self.frame is not getattr(self, "top_frame", None) or self.callers or self.traced_depth \
+                or getattr(self, "rolled_depth", 0) or self.protectors or not self.raise_checks_allowed():
+            return
+        start = len(self.region.ops)
+        try:
+            checked = self.checked_exception(stmt.exc, start)
+            if checked is not None:
+                self.emit_raise_check(self.as_value(True, stmt), stmt, *checked, "raise")
+        except GraphBreak:
+            checked = None
+        if checked is None:
+            del self.region.ops[start:]
+            return
+        exc = checked[0]
+        self.decide(stmt, "raise", "checked", f"`raise {(exc if isinstance(exc, type) else type(exc)).__name__}` on a "
+                    "static path: a run-time check that fires after the graph, the call raises as eager does")
+        raise ReturnSignal(stmt, None)

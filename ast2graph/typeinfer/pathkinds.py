@@ -77,10 +77,18 @@ def is_constant_alternative(x: Any) -> bool:
     """``x`` may be a constant variant: a str or bytes, or a tuple (of
     exactly that type) of such objects, static numbers, None and such
     tuples. Immutable, so the one trace-time object can be eager's on every
-    call; a bare number or None has a variant of its own kind instead."""
-    if type(x) in (str, bytes):
+    call; a bare number or None has a variant of its own kind instead. A
+    class (``type(r)`` where ``r``'s kind depends on the path) is one too:
+    eager's ``type()`` gives the same class object on every call; so is a
+    builtin NumPy dtype (``r.dtype``: NumPy's one object for float64)."""
+    if type(x) in (str, bytes) or _singleton(x):
         return True
     return type(x) is tuple and all(_static_scalar(e) or type(e) is tuple and is_constant_alternative(e) for e in x)
+
+
+def _singleton(x: Any) -> bool:
+    """A class, or a builtin NumPy dtype: one object, compared by identity."""
+    return isinstance(x, type) or isinstance(x, np.dtype) and x.isbuiltin == 1
 
 
 def _static_scalar(e: Any) -> bool:
@@ -131,8 +139,10 @@ def variant_object(key: str, variant: Any) -> Any:
 
 
 def constant_key(x: Any) -> str:
-    """The variant key of a constant alternative (equal objects: one key)."""
-    key = f"{CONST_PREFIX}{type(x).__name__}:{x!r}"
+    """The variant key of a constant alternative (equal objects: one key; a
+    class or dtype by its identity, as two classes may have one name and repr)."""
+    key = f"{CONST_PREFIX}{type(x).__name__}:{x!r}@{id(x):x}" if _singleton(x) else \
+        f"{CONST_PREFIX}{type(x).__name__}:{x!r}"
     _CONSTANTS.setdefault(key, x)
     return key
 

@@ -34,7 +34,7 @@ from .lattice import array_type_of, is_array, ndarray_subclass, subclass_cause, 
 from .kinds import standin_types
 from .masked import MaskedMethod, MaskedSlice
 from .pathkinds import kinded_operand
-from .writeback import written_key
+from .writeback import Effect, written_key
 from .varlist import lists_out
 from .generators import TraceGenerator
 from .localclass import escapes as local_class_escapes, read_by_other_scopes
@@ -800,7 +800,7 @@ def _rebind(sp: Specializer, by_value: dict[int, set[int]], leaves: list, out_le
     sp.guards = [g for g in sp.guards if not _covered_read(g, covered)]
     captured = {key[1] for key in sp.capture_keys if type(key) is tuple and len(key) > 1}
     held = [x for x in out_leaves if not isinstance(x, Value)] + [obj for obj, _, _ in writes] + \
-        [v for _, _, v in writes]
+        [v for _, _, v in writes] + [obj.container for obj, _, _ in writes if isinstance(obj, Effect)]   # (its list or dict)
     rebound, pinned = {}, {}
     for k, ids in by_value.items():
         rebound[k] = leaves[k]

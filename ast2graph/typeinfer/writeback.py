@@ -26,9 +26,14 @@ graph (any read of its contents raises ``GraphBreak``: the statement runs in
 Python, after the effects), except ``CACHE[k]`` and the reads that only look
 (``D.copy()``, ``D.get(k)``, ``len(D)``: ``shadow_of``), which see eager's
 contents: the container's at the call (guarded) with the effects so far;
-effects are lifted only on containers read from outside, never on an
-argument's (an argument may be keyed by value, another equal object next
-call), and never under a traced condition or in a rolled loop.
+effects are lifted only on containers read from outside (through a global,
+a cell, an attribute: ``self.history`` of a method's ``self`` too, whose
+plan then serves that very object only: ``specialize._rebind`` pins an
+argument holding a written container, as an equal object may come next call).
+An outside list or dict's existing item (``box[k] = v``) is written through
+one ``Effect`` per item, lifted like an attribute (``item_target``): joined
+under a traced condition, carried by a rolled loop; other effects are made
+on static paths only.
 """
 
 from __future__ import annotations
@@ -97,8 +102,8 @@ def written_key(obj: Any, attr: str) -> Any:
         return ("global", id(obj.namespace), attr)
     if isinstance(obj, types.CellType):
         return ("cell", id(obj))
-    if isinstance(obj, Effect):
-        return None
+    if isinstance(obj, Effect):   # ``box[k] = v``: the key of the item's read
+        return ("item", id(obj.container), repr(obj.key)) if obj.method == "__setitem__" else None
     return ("attr", id(obj), attr)
 
 
@@ -178,6 +183,8 @@ class WritebackMixin:
                                        "and not bound before", "name") from None
             return self.external(value, lambda: obj.cell_contents, "closure variable", ("cell", id(obj)),
                                  ("cell", obj, None))
+        if isinstance(obj, Effect) and self._is_item_target(obj):
+            return self._target_read(obj, node)
         if isinstance(obj, Effect):
             raise self.graph_break(FallbackCode.MUTATION, node, "a container mutated under a traced condition or in a "
                                    "rolled loop", "call")
@@ -199,7 +206,7 @@ class WritebackMixin:
         if type(container) not in (list, dict):
             return False
         entry = self.origin.get(id(container))
-        return entry is not None and entry[0] is container and id(container) not in getattr(self, "argument_ids", ())
+        return entry is not None and entry[0] is container
 
     def lift_method_effect(self, container: Any, method: str, args: tuple, kwargs: dict, node: Any) -> bool:
         """``LOG.append(v)`` / ``LOG.extend(items)`` on an outside list: an
@@ -227,7 +234,7 @@ class WritebackMixin:
                 or self._is_fresh(container):
             return False
         entry = self.origin.get(id(container))
-        return entry is not None and entry[0] is container and id(container) not in getattr(self, "argument_ids", ())
+        return entry is not None and entry[0] is container
 
     def _shadow(self, container: Any) -> list:
         """This call's own list of the items appended to the outside list
@@ -260,11 +267,77 @@ class WritebackMixin:
         pending.clear()
 
     def lift_item_write(self, container: Any, key: Any, value: Any, node: Any) -> bool:
-        """``CACHE[k] = v`` on an outside dict with a static key."""
+        """``CACHE[k] = v`` on an outside dict with a static key; ``box[k] =
+        v`` of an item an outside list or dict holds already, also under a
+        traced condition or in a rolled loop (``item_target``)."""
+        target = self.item_target(container, key)
+        if target is not None and ((id(target), "value") in self.attr_writes or type(container) is list
+                                   or not self._effect_allowed(container)):
+            self.lift_write(target, "value", value, node, f"{self.named(container)}[{key!r}]")
+            return True
         if type(container) is not dict or not _static_key(key) or not self._effect_allowed(container):
             return False
         self._add_effect(container, "__setitem__", key, value, node)
         return True
+
+    def item_target(self, container: Any, key: Any) -> Effect | None:
+        """The one write of ``container[key]`` this trace may lift like an
+        attribute's (joined after a traced ``if``, carried by a rolled loop,
+        set after the call): an outside list or dict (read through a global, a
+        cell, an attribute), a static key it holds already
+        (so no key is inserted: the order of its keys stays eager's), and no
+        other pending change of a list (its positions stay the call's). None
+        where there is no such write."""
+        if type(container) not in (list, dict) or self._is_fresh(container) or not _static_key(key):
+            return None
+        entry = self.origin.get(id(container))
+        if entry is None or entry[0] is not container:
+            return None
+        if type(container) is list:
+            if type(key) is not int or not -len(container) <= key < len(container) or id(container) in self._shadows \
+                    or any(e.container is container for e in self.__dict__.get("_effects", ())):
+                return None
+            key %= len(container)
+        elif key not in container:
+            return None
+        targets = self.__dict__.setdefault("_item_targets", {})
+        target = targets.get((id(container), key))
+        if target is None or target.container is not container:
+            target = targets[(id(container), key)] = Effect(container, "__setitem__", key)
+            self.effect_targets[id(container)] = container   # its other reads: in Python (check_no_effect)
+        return target
+
+    def pending_target(self, container: Any, key: Any) -> Any:
+        """The value this trace wrote into ``container[key]`` through its item
+        target, else ``NOT_PENDING``."""
+        targets = self.__dict__.get("_item_targets")
+        if not targets or type(container) not in (list, dict) or not _static_key(key):
+            return NOT_PENDING
+        if type(container) is list and type(key) is int and container:
+            key %= len(container)
+        target = targets.get((id(container), key)) if type(key) is not float or key == key else None
+        entry = self.attr_writes.get((id(target), "value")) if target is not None else None
+        return entry[2] if entry is not None and entry[0] is target and target.container is container else NOT_PENDING
+
+    def only_item_targets(self, container: Any) -> bool:
+        """``container``'s pending changes are item-target writes only: a read
+        of another item sees what it held at the call."""
+        targets = self.__dict__.get("_item_targets")
+        return bool(targets) and any(t.container is container for t in targets.values()) \
+            and not any(e.container is container for e in self.__dict__.get("_effects", ())) \
+            and id(container) not in self._shadows and id(container) not in _TARGETS
+
+    def _target_read(self, target: Effect, node: Any) -> Any:
+        """The value of an item target's item before a write this graph may
+        make: a pending static-path write's, else the item as the caller's
+        container holds it (read from outside, guarded or captured)."""
+        container, key = target.container, target.key
+        items = self.__dict__.get("_pending_items") or {}
+        entry = items.get((id(container), key))
+        if entry is not None and entry[0] is container:
+            return entry[1]
+        return self.external(container[key], lambda: container[key], f"{self.named(container)}[{key!r}]",
+                             ("item", id(container), repr(key)), ("item", container, key))
 
     def _add_effect(self, container: Any, method: str, key: Any, value: Any, node: Any) -> None:
         effect = Effect(container, method, key)
@@ -345,8 +418,15 @@ class WritebackMixin:
         self._note_guarded_nested(container)
         return True
 
+    def _is_item_target(self, obj: Effect) -> bool:
+        target = self.__dict__.get("_item_targets", {}).get((id(obj.container), obj.key))
+        return target is obj
+
     def pending_item(self, container: Any, key: Any) -> Any:
         """``CACHE[k]`` of a key this graph set: the pending value, else ``NOT_PENDING``."""
+        pending = self.pending_target(container, key)
+        if pending is not NOT_PENDING:
+            return pending
         if type(container) is dict and type(key) is str and id(container) in _TARGETS:
             pending = self.pending_global(container, key)   # ``vars(module)[name]`` of a global written here
             if pending is not NOT_PENDING:
