@@ -2,6 +2,7 @@
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 import pytest
 
 from helpers import check, modes
@@ -590,3 +591,38 @@ def test_loop_that_may_run_zero_times_keeps_the_entry_dtype(n):
     e = check(dtype_changing_for, jnp.ones(3), n, full_graph=False)
     assert (e.graph_count == 1) == (not isinstance(n, jax.Array))
     check(dtype_changing_while, jnp.ones(3), n, full_graph=False)
+
+
+# ------------------------------------- a rolled loop over the rows of a NumPy array
+# The row is of the array's kind: iterating a NumPy array gives NumPy scalars (rows: ndarray views).
+# A float64 sum carried over it came back as a float32 jax.Array (the rows were taken for jax.Arrays),
+# and `row += 1` over a rolled loop's rows missed the array (a row is a view of it).
+def sum_rows(batch, s):
+    for x in batch:
+        s += x
+    return s
+
+
+def add_to_rows(M):
+    for row in M:
+        row += 1
+    return M
+
+
+def write_rows(M):
+    for row in M:
+        row[0] = row[1] * 2
+    return M.sum()
+
+
+@pytest.mark.parametrize("s", [np.float64(0.5), 0.5, np.float32(0.5)], ids=["f64", "float", "f32"])
+@pytest.mark.parametrize("n", [10, 300])
+def test_sum_over_numpy_elements_keeps_their_kind_and_dtype(n, s):
+    check(sum_rows, np.linspace(-1, 1, n), s, full_graph=True)
+    check(sum_rows, np.linspace(-1, 1, n).astype(np.float32), s, full_graph=True)
+
+
+@pytest.mark.parametrize("fn", [add_to_rows, write_rows])
+@pytest.mark.parametrize("n", [4, 40])
+def test_writes_through_the_rows_of_a_numpy_array(fn, n):
+    check(fn, np.arange(2.0 * n).reshape(n, 2), full_graph=False)

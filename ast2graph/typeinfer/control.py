@@ -1102,7 +1102,10 @@ class ControlMixin(ExitsMixin):
         return self.emit_call(arrays.getitem, (part, k), {}, node, "getitem")
 
     def _scan_rows(self, stmt: gast.For, xs: Value, exact: bool = False) -> None:
-        row = ArrayType(xs.type.shape[1:], xs.type.dtype, xs.type.weak_type)
+        # a row is of the array's kind: iterating a NumPy array gives NumPy scalars (rows: ndarrays),
+        # not jax.Arrays (np.float64 + a jax row made a float32 jax.Array of a float64 sum)
+        row = ArrayType(xs.type.shape[1:], xs.type.dtype, xs.type.weak_type).with_kinds(
+            xs.type.kinds - {"array0", "python"} or {"jax"})
 
         def finish() -> None:
             if self._target_names(stmt) & self.frame.unit.ssa.live_out(stmt):
@@ -1132,6 +1135,8 @@ class ControlMixin(ExitsMixin):
             if row is not None:
                 r = Value(row, "row")
                 body.args.append(r)
+                if r.type.shape and r.type.numpy and isinstance(count, Value):
+                    self.view_of[id(r)] = (r, [count])   # a NumPy row is a view: a write through it changes the array
                 bind = lambda: self.assign(stmt.target, r, stmt)  # noqa: E731
             else:
                 def bind() -> None:
