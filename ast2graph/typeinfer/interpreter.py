@@ -747,7 +747,7 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         self.guards.append(Guard(getter, value, description, key, source))
         return value
 
-    def guard_reads(self, tree: Any, node: Any) -> None:
+    def guard_reads(self, tree: Any, node: Any, objects: bool = True) -> None:
         """Guard the contents of every outside container or object in ``tree``
         (a value, or a tuple/list/dict of values created here): a builtin or a
         Python-level read at trace time may look at any part of it, and the
@@ -758,11 +758,11 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
             if isinstance(x, _SAFE_LEAVES) or isinstance(x, Value) or id(x) in seen:
                 continue
             seen.add(id(x))
-            self.check_no_effect(x, node)
+            self.check_no_effect(x, node, objects)
             if self._is_fresh(x) or type(x) is tuple:
                 stack.extend(x.values() if isinstance(x, dict) else x if isinstance(x, (list, tuple, set)) else ())
             elif watched(x):
-                self._guard_contents(x, node)
+                self._guard_contents(x, node, objects)
 
     def _guard_operands(self, args: tuple, kwargs: dict, node: Any) -> None:
         """Outside lists, dicts and sets among an op's operands become static
@@ -801,8 +801,8 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
             elif x is not None and not isinstance(x, _SAFE_LEAVES):
                 self.identity_used.add(id(x))
 
-    def _guard_contents(self, tree: Any, node: Any) -> None:
-        self.check_no_effect(tree, node)
+    def _guard_contents(self, tree: Any, node: Any, objects: bool = True) -> None:
+        self.check_no_effect(tree, node, objects)
         key = ("contents", id(tree))
         if key in self.guard_keys:
             return
@@ -1153,7 +1153,8 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         if not any(fn is f for f in _TYPE_READS):
             self.note_identity((*args, *kwargs.values()))
         if reads and not any(fn is f for f in _IDENTITY_READS):
-            self.guard_reads((*args, *kwargs.values()), node)
+            # hasattr/getattr look an attribute up: what the object's attributes hold is not read
+            self.guard_reads((*args, *kwargs.values()), node, objects=fn is not hasattr and fn is not getattr)
             owner = getattr(fn, "__self__", None)
             if owner is not None and type(fn) is types.BuiltinMethodType:
                 self.guard_reads(owner, node)

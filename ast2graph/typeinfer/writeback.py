@@ -451,9 +451,12 @@ class WritebackMixin:
             entry = (self.__dict__.get("guarded_nested", {}).get(id(x)),)
         return entry[0] is x and id(x) not in getattr(self, "argument_ids", ())
 
-    def check_no_effect(self, obj: Any, node: Any) -> None:
+    def check_no_effect(self, obj: Any, node: Any, objects: bool = True) -> None:
         """A read of a container this graph mutates after the call, or of one
-        holding it (``print(d)`` after ``d[0].append(v)``): in Python."""
+        holding it (``print(d)`` after ``d[0].append(v)``): in Python.
+        ``objects``: also what a user's object holds (its methods run natively
+        may read it); False for a read that only looks an attribute up
+        (``hasattr(obj, "config")``)."""
         targets = self.__dict__.get("_effect_targets") or {}
         # user objects whose attributes this graph sets after the call (``self.n += 1``): Python code run at
         # trace time or by a host callback (a __repr__, an __iter__) would read the old values
@@ -473,7 +476,7 @@ class WritebackMixin:
                 stack.extend(x)
             elif isinstance(x, dict):
                 stack.extend(x.values())
-            elif _user_state(x) is not None:   # a user's object: its methods (``__iter__``) run natively may read it
+            elif objects and _user_state(x) is not None:   # a user's object: its methods (``__iter__``) run natively may read it
                 stack.extend(_user_state(x).values())
 
 
