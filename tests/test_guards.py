@@ -555,3 +555,7 @@ def test_model_attributes_set_on_the_model_are_read_through_the_converted_one():
     del f.extra
     assert not hasattr(net, "extra")
     assert f.recompiles >= 1 and "recompiles" not in vars(net)   # the converted function's own stay its own
+    from ast2graph import explain
+
+    explain(f)(X)   # every internal field the calls and explain set (StaticFunction._OWN) stays on f
+    assert set(vars(net)) == {"cfg", "w", "training"}, sorted(vars(net))

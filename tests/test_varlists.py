@@ -448,6 +448,13 @@ def test_outside_list_appended_in_an_unrolled_loop_then_read(first):
 LOG8: list = []
 
 
+def _log_step(x):
+    """A call of ``fn`` on ``x``, then what the list holds."""
+    def run(fn, log):
+        return fn(x), list(log)
+    return run
+
+
 @pytest.mark.parametrize("indexed", [False, True])
 def test_module_list_appended_in_two_traced_ifs_then_read(indexed):
     # len() is served in the graph; an index into the global runs in Python, after the effects
@@ -468,12 +475,8 @@ def test_module_list_appended_in_two_traced_ifs_then_read(indexed):
 
         return fn, LOG8
 
-    def step(x):
-        def run(fn, log):
-            return fn(x), list(log)
-        return run
-
-    check_sequence(make, [step(X8), step(-X8), step(X8[::-1]), step(X8)], full_graph=not indexed)
+    check_sequence(make, [_log_step(X8), _log_step(-X8), _log_step(X8[::-1]), _log_step(X8)],
+                   full_graph=not indexed)
 
 
 def test_outside_list_extended_under_traced_ifs_then_read():
@@ -488,12 +491,7 @@ def test_outside_list_extended_under_traced_ifs_then_read():
 
         return fn, LOG8
 
-    def step(x):
-        def run(fn, log):
-            return fn(x), list(log)
-        return run
-
-    check_sequence(make, [step(X8), step(-X8), step(X8)], full_graph=False)
+    check_sequence(make, [_log_step(X8), _log_step(-X8), _log_step(X8)], full_graph=False)
 
 
 def test_outside_list_read_under_a_traced_if_after_traced_appends():
@@ -511,12 +509,7 @@ def test_outside_list_read_under_a_traced_if_after_traced_appends():
 
         return fn, LOG8
 
-    def step(x):
-        def run(fn, log):
-            return fn(x), list(log)
-        return run
-
-    check_sequence(make, [step(X8), step(-X8), step(X8)], full_graph=False)
+    check_sequence(make, [_log_step(X8), _log_step(-X8), _log_step(X8)], full_graph=False)
 
 
 # --- `+` of lists whose length depends on the data: one list of rows (varlist.extend_rows) ---

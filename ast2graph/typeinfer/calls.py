@@ -407,16 +407,17 @@ class CallMixin(GeneratorMixin, SortMixin):
             handled = self.masked_call(callee, args, kwargs, node)   # ``x[:n].sum()``, ``np.sum(x[:n])`` (masked.py)
             if handled is not NotImplemented:
                 return handled
+        owner = getattr(callee, "__self__", None)
+        if type(owner) is list and getattr(callee, "__name__", "") == "extend" and len(args) == 1 and not kwargs \
+                and type(args[0]) is list and args[0] is not owner and self._is_fresh(owner) \
+                and (tail_of(owner) is not None or tail_of(args[0]) is not None):
+            self.check_mutable(owner, node, "list.extend")   # ys.extend(xs), a length depending on the data
+            return self.extend_rows(owner, list(args[0]), node)   # rows after rows (varlist.py)
         standins = standins_in((args, kwargs))   # graph values, local functions, ...: one walk
         if args and tail_of(args[0]) is not None:   # len(xs), sum(xs) of a list whose length depends on the data
             handled = self.varlist_call(callee, args, kwargs, node)
             if handled is not NotImplemented:
                 return handled
-            owner = getattr(callee, "__self__", None)
-            if type(owner) is list and callee.__name__ == "extend" and len(args) == 1 and not kwargs \
-                    and type(args[0]) is list and self._is_fresh(owner):   # ys.extend(xs): rows after rows
-                self.check_mutable(owner, node, "list.extend")
-                return self.extend_rows(owner, list(args[0]), node)
         traced = any(isinstance(x, Value) or contains_value(x) for x in standins)
         if _is_str_join(callee) and len(args) == 1 and isinstance(args[0], collections.abc.Iterator) \
                 and generators_in(args[0]):   # ", ".join(f"{v}" for v in xs): the items pulled as eager pulls them
@@ -446,10 +447,6 @@ class CallMixin(GeneratorMixin, SortMixin):
             self.check_mutable(owner, node, f"{type(owner).__name__}.{callee.__name__}")
             if tail_of(owner) is not None and callee.__name__ == "append" and len(args) == 1 and not kwargs:
                 return self.tail_append(owner, args[0], node)   # the next row of its buffer (varlist.py)
-            if type(owner) is list and callee.__name__ == "extend" and len(args) == 1 and not kwargs \
-                    and type(args[0]) is list and args[0] is not owner \
-                    and (tail_of(owner) is not None or tail_of(args[0]) is not None):
-                return self.extend_rows(owner, list(args[0]), node)   # rows after rows (varlist.py)
             if callee.__name__ == "sort" and type(owner) is list and tail_of(owner) is None and not args \
                     and (contains_value(owner) or kwargs.get("key") is not None):   # xs.sort(): sorted()'s order
                 return self.static_call(owner.__setitem__, (slice(None), self.traced_sorted((list(owner),), kwargs,

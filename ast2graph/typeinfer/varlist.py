@@ -807,9 +807,6 @@ class VarListMixin:
             return self.tail_extreme(obj, callee is max, node)
         if callee is list and len(args) == 1 and not kwargs:
             return self.mark_fresh(list(obj))   # a copy: the same items, the same tail
-        if type(getattr(callee, "__self__", None)) is list and getattr(callee, "__name__", "") == "extend" \
-                and callee.__self__ is not obj:
-            return NotImplemented   # ``ys.extend(xs)``: rows after ys's items, as a list method (calls.py)
         if isinstance(callee, (types.BuiltinFunctionType, type)):   # sorted, tuple, str, ...: the list itself
             raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{getattr(callee, '__name__', callee)}() of "
                                    f"{self.container_label(obj)}, whose length depends on the data (it needs the "
