@@ -748,6 +748,20 @@ def _hidden_reads(unit: Any) -> set[str]:
     return {positional[0].id} if unit.tree_facts.zero_arg_super and positional else set()
 
 
+_UNWRAP = object()
+
+
+def _rebinding(fn: Any, replaced: bool) -> Any:
+    """What ``StaticFunction._rebound`` re-checks per call: None for a
+    function or a method of one (their ``__code__`` is checked), the class's
+    ``__call__`` function for a model, ``_UNWRAP`` (unwrap again) otherwise."""
+    if replaced or type(fn) is types.FunctionType or \
+            type(fn) is types.MethodType and type(fn.__func__) is types.FunctionType:
+        return None
+    call = getattr(type(fn), "__call__", None)
+    return call if type(call) is types.FunctionType else _UNWRAP
+
+
 def _forwards_attributes(fn: Any) -> bool:
     """``fn`` is an object called through its class's ``__call__`` (a model
     instance), not a function: its attributes are the state its calls read."""
@@ -769,7 +783,7 @@ class StaticFunction:
                       "_fast_misses", "_single", "recompiles", "recompile_reasons", "_scalar_values",
                       "_traced_params", "_static_values", "_traced_statics", "eager_reason", "_unit", "_dispatcher",
                       "_target", "_bound_args", "_bound_kwargs", "_whole_only", "_top", "_defaults_of",
-                      "_signature", "_simple", "_defaults", "_simple_params"})
+                      "_signature", "_simple", "_defaults", "_simple_params", "_code", "_rebinds"})
 
     def __init__(self, fn: Callable, options: Options, jit_options: JitOptions | None = None):
         object.__setattr__(self, "_forwards", _forwards_attributes(fn))
@@ -791,15 +805,20 @@ class StaticFunction:
         self._traced_statics: set = set()
         self.eager_reason: FallbackSite | None = None
         self._unit = None
+        self._target = self._code = None
+        self._rebinds: Any = None
         # np.polyval & co. convert their Python implementation; a call with an argument
         # overriding __array_function__ goes through NumPy's dispatcher, as eager's does
         self._dispatcher = array_function_implementation(fn) is not None
         try:
             # one with a JAX equivalent (np.polyval, a ufunc such as np.exp; scipy.linalg.solve or
             # scipy.special.expit where validated for the call) is converted as a user's call of it
+            replaced = (self._dispatcher or numpy_api.is_numpy(fn)) and numpy_api.has_graph_equivalent(fn) \
+                or scipy_api.replaceable(fn)
             self._target, self._bound_args, self._bound_kwargs = unwrap_callable(
-                numpy_api.calling(fn) if (self._dispatcher or numpy_api.is_numpy(fn))
-                and numpy_api.has_graph_equivalent(fn) or scipy_api.replaceable(fn) else fn)
+                numpy_api.calling(fn) if replaced else fn)
+            self._code = getattr(self._target, "__code__", None)
+            self._rebinds = _rebinding(fn, replaced)
             with _gc_paused():
                 self._unit = unit_of_function(self._target)
         except NoSourceError as e:
@@ -833,6 +852,32 @@ class StaticFunction:
         if frame_call is not None:   # only the function's own frame answers locals(), eval("y + 1")
             self._eager(FallbackCode.OPAQUE_CALL, ConversionError(f"{self._unit.qualname} calls {frame_call}(), which "
                                                                   "looks at its own frame", self._unit.loc(self._unit.tree)), fn)
+
+    def _rebound(self) -> bool:
+        """Whether the function behind a callable object or partial is
+        another now: its class's ``__call__`` reassigned, its ``__class__``
+        changed, a partial's keywords changed in place (eager looks them up
+        on every call; identity only, no user ``__eq__``)."""
+        if self._rebinds is not _UNWRAP:   # the common case, a model: one class attribute read
+            return type(self._fn).__call__ is not self._rebinds
+        try:
+            target, args, kwargs = unwrap_callable(self._fn)
+        except Exception:  # noqa: BLE001 - no longer convertible: the general path decides
+            return True
+        old_args, old_kwargs = self._bound_args, self._bound_kwargs
+        return target is not self._target or len(args) != len(old_args) \
+            or any(a is not b for a, b in zip(args, old_args)) or list(kwargs) != list(old_kwargs) \
+            or any(v is not old_kwargs[k] for k, v in kwargs.items())
+
+    def _reconvert(self) -> None:
+        """The function's ``__code__`` was replaced since it was converted
+        (IPython's autoreload does so when its file is edited; the function
+        object stays), or the function behind a callable object is another
+        (``_unwrapped_again``): convert it again, as eager now runs the new code."""
+        recompiles, reasons = self.recompiles, self.recompile_reasons
+        StaticFunction.__init__(self, self._fn, self._options, self._jit)
+        self.recompiles, self.recompile_reasons = recompiles, reasons
+        self.note_recompile(f"the code of {self.name} was replaced")
 
     def _read_signature(self) -> None:
         """The parameters and their defaults, as ``fn.__defaults__`` and
@@ -906,6 +951,8 @@ class StaticFunction:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if self._dispatcher and overrides_array_function((args, kwargs)):
             return self._fn(*args, **kwargs)
+        if getattr(self._target, "__code__", None) is not self._code or self._rebinds is not None and self._rebound():
+            self._reconvert()
         try:
             fast = self._fast
             if fast is not None and not kwargs:
@@ -917,6 +964,8 @@ class StaticFunction:
             if self._unit is None:
                 return self._fn(*args, **kwargs)
             env = self._bind(args, kwargs)
+            if env is None:   # arguments the function does not take: Python's own TypeError, before its body
+                return self._fn(*args, **kwargs)
             self._note_busy_scalars(env)
             self._single = None
             try:
@@ -942,6 +991,8 @@ class StaticFunction:
         if self._unit is None:
             return self._jit.place_result(self._fn(*self._jit.place_args(args), **kwargs))
         env = self._bind(args, kwargs)
+        if env is None:
+            return self._fn(*args, **kwargs)
         self._jit.place_inputs(env, self._caller_params)
         self._note_busy_scalars(env)
         try:
@@ -966,7 +1017,7 @@ class StaticFunction:
             block = self._blocks[id(stmts)] = _Block(self, stmts, nested=True)
         return block
 
-    def _bind(self, args: tuple, kwargs: dict) -> dict[str, Any]:
+    def _bind(self, args: tuple, kwargs: dict) -> dict[str, Any] | None:
         defaults_of = self._defaults_of
         if getattr(self._target, "__defaults__", None) is not defaults_of[0] \
                 or getattr(self._target, "__kwdefaults__", None) is not defaults_of[1]:
@@ -978,7 +1029,10 @@ class StaticFunction:
                 return dict(zip(self._simple_params, given))
             if 0 < missing <= len(self._defaults):
                 return dict(zip(self._simple_params, given + self._defaults[len(self._defaults) - missing:]))
-        bound = self._signature.bind(*self._bound_args, *args, **{**self._bound_kwargs, **kwargs})
+        try:
+            bound = self._signature.bind(*self._bound_args, *args, **{**self._bound_kwargs, **kwargs})
+        except TypeError:
+            return None   # the caller calls the function: eager's TypeError ("f() missing 1 required ...")
         bound.apply_defaults()
         return dict(bound.arguments)
 

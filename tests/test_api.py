@@ -396,3 +396,27 @@ def test_clear_caches_keeps_converted_functions_working():
     check(_clamped_sum, x, 100.0)
     ast2graph.clear_caches()
     check(_clamped_sum, -x, 1.0)
+
+
+def _two(x, k):
+    return x + k
+
+
+def _keyword_only(x, *, k):
+    return x + k
+
+
+class _Scaler:
+    def __call__(self, x, k):
+        return x * k
+
+
+@pytest.mark.parametrize("fn, args, kwargs", [
+    (_two, (1.0,), {}), (_two, (1.0, 2.0, 3.0), {}), (_two, (1.0,), {"z": 2.0}), (_two, (1.0,), {"x": 2.0}),
+    (_keyword_only, (1.0, 2.0), {}), (_keyword_only, (1.0,), {}), (_Scaler(), (1.0,), {}),
+    (functools.partial(_two, k=1.0), (1.0, 2.0), {}),
+])
+def test_arguments_the_function_does_not_take_raise_pythons_own_type_error(fn, args, kwargs):
+    # check() compares the exception's type and message with eager's ("_two() missing 1 required positional
+    # argument: 'k'", not inspect's "missing a required argument: 'k'")
+    check(fn, *args, kwargs=kwargs)

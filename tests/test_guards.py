@@ -559,3 +559,96 @@ def test_model_attributes_set_on_the_model_are_read_through_the_converted_one():
 
     explain(f)(X)   # every internal field the calls and explain set (StaticFunction._OWN) stays on f
     assert set(vars(net)) == {"cfg", "w", "training"}, sorted(vars(net))
+
+
+# ------------------------------------------------------------ code replaced in place
+# IPython's autoreload applies an edited file by assigning each function's
+# ``__code__`` (and a class's methods): the function object stays, so a guard on
+# the name that reads it still holds; what the trace inlined must be re-checked.
+
+def _doubled(x):
+    return x * 2.0
+
+
+def _shifted(x, k=1.0):
+    return x + k
+
+
+def test_code_of_the_converted_function_replaced_between_calls():
+    def make():
+        def f(x):
+            return _doubled(x)
+        return f, None
+
+    def replace(f, _):
+        getattr(f, "__wrapped__", f).__code__ = _shifted.__code__   # the converted one: the function it wraps
+        return f(X)
+
+    check_sequence(make, [lambda f, _: f(X), replace, lambda f, _: f(X)])
+
+
+def test_code_of_a_helper_replaced_between_calls():
+    def make():
+        def helper(x):
+            return x * 2.0
+
+        def f(x):
+            return helper(x) + 1.0
+        return f, helper
+
+    def replace(f, helper):
+        helper.__code__ = _shifted.__code__
+        helper.__defaults__ = (5.0,)
+        return f(X)
+
+    def new_default(f, helper):
+        helper.__defaults__ = (7.0,)
+        return f(X)
+
+    check_sequence(make, [lambda f, _: f(X), replace, new_default, lambda f, _: f(X)])
+
+
+def test_method_code_and_model_call_replaced_between_calls():
+    def make():
+        class Model:
+            def __init__(self):
+                self.w = 2.0
+
+            def __call__(self, x):
+                return self.forward(x)
+
+            def forward(self, x):
+                return x * self.w
+
+        class Other(Model):
+            def __call__(self, x):
+                return x - self.w
+        return Model(), (Model, Other)
+
+    def new_forward(model, classes):
+        classes[0].forward.__code__ = (lambda self, x: x + self.w).__code__
+        return model(X)
+
+    def new_call(model, classes):
+        classes[0].__call__ = lambda self, x: x / self.w
+        return model(X)
+
+    def new_class(model, classes):
+        getattr(model, "__wrapped__", model).__class__ = classes[1]
+        return model(X)
+
+    check_sequence(make, [lambda m, _: m(X), new_forward, new_call, new_class, lambda m, _: m(X)])
+
+
+def test_partial_keywords_changed_in_place_between_calls():
+    import functools
+
+    def make():
+        p = functools.partial(_shifted, k=1.0)
+        return p, p
+
+    def rekey(p, world):
+        world.keywords["k"] = 4.0
+        return p(X)
+
+    check_sequence(make, [lambda p, _: p(X), rekey, lambda p, _: p(X)])

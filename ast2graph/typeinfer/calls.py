@@ -1907,6 +1907,7 @@ class CallMixin(GeneratorMixin, SortMixin):
             raise
         except Exception as e:  # noqa: BLE001 - e.g. async def: runs in Python
             raise self.graph_break(FallbackCode.UNSUPPORTED_SYNTAX, node, f"{qualified_name(callee)} cannot be converted: {e}")
+        self.guard_code(fn)
         merged = {**bound_kwargs, **kwargs}
         try:
             bound = code_signature(fn).bind(*bound_args, *args, **merged)
@@ -1918,6 +1919,17 @@ class CallMixin(GeneratorMixin, SortMixin):
         if unit.generator:
             return self.inline_generator(unit, frame, node)
         return self._run_frame(frame, node)
+
+    def guard_code(self, fn: Any) -> None:
+        """Guard what of ``fn`` the trace inlined besides its identity: its
+        ``__code__`` and defaults. IPython's autoreload replaces the code of a
+        function in place when its file is edited (the function object stays,
+        so the guard on the name that reads it still holds), and a caller may
+        assign ``fn.__defaults__``."""
+        for attr in ("__code__", "__defaults__", "__kwdefaults__"):
+            if hasattr(fn, attr):
+                self.external(getattr(fn, attr), functools.partial(getattr, fn, attr), f"{qualified_name(fn)}.{attr}",
+                              ("attr", id(fn), attr), ("attr", fn, attr))
 
     def _fresh_varargs(self, bound: inspect.BoundArguments) -> None:
         """A ``**kwargs`` dict is new per call, the callee's own to change."""
