@@ -29,10 +29,11 @@ added to it on the way).
 from __future__ import annotations
 
 import builtins
+import contextlib
 import functools
 import os
 import types
-from typing import Any, NoReturn
+from typing import Any, Callable, Iterator, NoReturn
 
 import jax
 
@@ -200,29 +201,91 @@ def throw(site: RaiseSite | None, form: str, operand: Any) -> NoReturn:
         raise
 
 
-def rethrow(error: BaseException) -> NoReturn:
-    """Raise ``error``, which user code a host callback ran raised, JAX's
-    and ast2graph's frames dropped from its traceback."""
+def rethrow(error: BaseException, site: "PendingSite | None" = None) -> NoReturn:
+    """Raise ``error``, which a host callback raised (user code it ran, or a
+    run-time check), JAX's and ast2graph's frames dropped from its traceback;
+    with ``site`` (the user's statement whose op made the callback), from
+    synthetic frames of the user's functions at that statement first, as
+    eager's traceback runs through it."""
     _last_thrown[0] = (id(error), type(error))
-    raise error.with_traceback(_user_frames(error.__traceback__))
+    error = error.with_traceback(_user_frames(error.__traceback__))
+    if site is None:
+        raise error
+    throw(site.get(), "call", functools.partial(_reraise, error))   # the user's line "calls" the failing op
+
+
+def _reraise(error: BaseException) -> NoReturn:   # (a frame of ours: dropped by ``hide_frames``)
+    raise error
+
+
+class PendingSite:
+    """A ``RaiseSite`` made only when needed (an exception to raise): the
+    interpreter records the statement of every op that runs a host callback,
+    and most never raise."""
+
+    __slots__ = ("make", "site")
+
+    def __init__(self, make: Callable[[], RaiseSite]):
+        self.make, self.site = make, None
+
+    def get(self) -> RaiseSite:
+        if self.site is None:
+            self.site = self.make()
+        return self.site
+
+
+_CURRENT_SITE: list = [None]   # the PendingSite of the op JAX is tracing now (``at_site``)
+
+
+@contextlib.contextmanager
+def at_site(site: PendingSite) -> Iterator[None]:
+    """While the lowered graph traces one op: the host callbacks it makes
+    (``current_site``) raise from the user's statement."""
+    outer, _CURRENT_SITE[0] = _CURRENT_SITE[0], site
+    try:
+        yield
+    finally:
+        _CURRENT_SITE[0] = outer
+
+
+def current_site() -> PendingSite | None:
+    return _CURRENT_SITE[0]
 
 
 def hide_frames(error: BaseException) -> None:
     """At the converted function's boundary: the traceback of an exception
-    ``throw`` raised without ast2graph's and JAX's frames."""
-    if (id(error), type(error)) != _last_thrown[0] or getattr(jax.config, "jax_traceback_filtering", "auto") == "off":
+    ``throw`` raised without ast2graph's and JAX's frames; of one the user's
+    code raised in Python (an interpreted statement, a function run eagerly)
+    without ast2graph's frames before it (its own frames and those of what it
+    called, NumPy's or JAX's, stay, as in eager's). An exception raised in
+    ast2graph itself keeps every frame (an internal error, to be reported)."""
+    if getattr(jax.config, "jax_traceback_filtering", "auto") == "off":
         return
-    error.__traceback__ = _user_frames(error.__traceback__)
+    if (id(error), type(error)) == _last_thrown[0]:
+        error.__traceback__ = _user_frames(error.__traceback__)
+    elif _through_user_code(error.__traceback__):
+        error.__traceback__ = _user_frames(error.__traceback__, _OWN_DIRS[:1])
 
 
-def _own(code: types.CodeType) -> bool:
-    return code.co_filename.startswith(_OWN_DIRS)
+def _own(code: types.CodeType, dirs: tuple = _OWN_DIRS) -> bool:
+    return code.co_filename.startswith(dirs)
 
 
-def _user_frames(tb: types.TracebackType | None) -> types.TracebackType | None:
-    entries = []
+def _through_user_code(tb: types.TracebackType | None) -> bool:
+    """The exception passed through a frame of the user's after ast2graph's
+    (neither ast2graph's nor JAX's): the user's code raised it, or called
+    what did."""
     while tb is not None:
         if not _own(tb.tb_frame.f_code):
+            return True
+        tb = tb.tb_next
+    return False
+
+
+def _user_frames(tb: types.TracebackType | None, dirs: tuple = _OWN_DIRS) -> types.TracebackType | None:
+    entries = []
+    while tb is not None:
+        if not _own(tb.tb_frame.f_code, dirs):
             entries.append(tb)
         tb = tb.tb_next
     out = None

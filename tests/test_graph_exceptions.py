@@ -8,6 +8,7 @@ through the user's inlined calls, without ast2graph's or JAX's frames.
 Every case against the eager run, called from the same line."""
 
 import logging
+import math
 import traceback
 
 import jax
@@ -273,3 +274,68 @@ def test_forward_mode_and_plain_calls_are_unchanged():
     assert "forward_only" not in jax.jit(f).lower(A).as_text()
     bounded = to_static(newton_sqrt, max_iters=20, full_graph=True)
     np.testing.assert_allclose(jax.grad(lambda a: bounded(a).sum())(A), jax.jacfwd(_while_sqrt)(A).sum(0), rtol=1e-5)
+
+
+# --------------------- exceptions of the graph's own checks and host calls: from the user's line
+# An op that runs a host callback (a run-time check of a builtin, a print, a
+# function run on the host) raises from the user's statement that made it,
+# through the user's inlined calls, as eager's traceback runs.
+
+def _int_of_traced(x):
+    y = x * 2
+    return int(y.max())
+
+
+def _root(v):
+    return math.sqrt(float(v))
+
+
+def _calls_root(x):
+    total = x.sum()
+    return _root(total) + 1.0
+
+
+def _index_by_traced(x, xs):
+    i = int(x.sum())
+    return xs[i] * x
+
+
+def _singular(m):
+    return np.linalg.inv(m) @ m
+
+
+def _prints_loud(x):
+    print(_Loud())
+    return x + 1
+
+
+class _Loud:
+    def __str__(self):
+        raise RuntimeError("no text")
+
+
+@pytest.mark.parametrize("fn, args", [
+    (_int_of_traced, (jnp.array([jnp.nan]),)), (_int_of_traced, (jnp.array([jnp.inf]),)),
+    (_calls_root, (-X,)), (_index_by_traced, (jnp.array([5.0]), [1.0, 2.0])),
+    (_singular, (np.zeros((2, 2)),)), (_prints_loud, (X,)),
+])
+def test_host_callback_errors_raise_from_the_users_line(fn, args):
+    static = to_static(fn, full_graph=True)
+    for _ in range(2):   # the converting call and a warm one
+        eager, got = _raised(fn, *args), _raised(static, *args)
+        assert (type(got), got.args) == (type(eager), eager.args)
+        # the user's frames, lines and carets (eager's runs on into JAX's or NumPy's own Python)
+        assert _user_frames(got) == _user_frames(eager)
+
+
+def _user_frames(e: BaseException) -> list:
+    return [(f.filename, f.lineno, f.name, f.line, f.colno, f.end_colno) for f in traceback.extract_tb(e.__traceback__)
+            if "site-packages" not in f.filename]
+
+
+def test_an_interpreted_statement_is_a_frame_of_the_users_function():
+    def reads_missing_key(d, x):
+        y = x + 1
+        return d["missing"], y
+
+    _same(_raised(reads_missing_key, {"a": 1}, X), _raised(to_static(reads_missing_key), {"a": 1}, X))

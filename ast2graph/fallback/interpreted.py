@@ -110,7 +110,9 @@ class InterpretedNode:
         if cellvars:
             code = next(c for c in code.co_consts if isinstance(c, types.CodeType) and c.co_name == fn.name)
             wrapper = f"{top.name}.<locals>.{fn.name}"
-        return requalified(code, wrapper, unit.qualname)   # nested defs: f.<locals>.g, as eager
+        code = requalified(code, wrapper, unit.qualname)   # nested defs: f.<locals>.g, as eager
+        # a traceback through the statement names the user's function, as eager's does
+        return code.replace(co_name=unit.qualname.rsplit(".", 1)[-1], co_qualname=unit.qualname)
 
     def run(self, env: dict[str, Any]) -> tuple[bool, Any]:
         """Run the statement; (True, value) if it returned, else (False, None) with env updated."""

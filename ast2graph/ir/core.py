@@ -267,6 +267,9 @@ class CallOp(Op):
     # on a jax.Array): in a graph that runs with x64 on it runs on its
     # operands narrowed to 32 bits, with x64 off (lowering), as eager does.
     x32: bool = False
+    # an op that runs a host callback, which may raise: the user's statement
+    # (``tracebacks.PendingSite``), which the exception is raised from
+    site: Any = None
 
     def operands(self) -> list[Value]:
         return [x for x in self.leaves if isinstance(x, Value)]

@@ -42,6 +42,7 @@ from jax import lax
 from ..ir.core import (CallOp, ConstOp, ForOp, Graph, IfOp, Op, Region, ScanOp, is_extended,
                        SwitchOp, Value, WhileOp, bounded, walk_ops)
 from ..resolver import qualified_name
+from ..tracebacks import at_site
 from ..typeinfer.arrays import cast as _convert_element_type
 from ..typeinfer.lattice import _NARROW
 from ..typeinfer.trees import tree_flatten
@@ -222,6 +223,9 @@ def _call_lowering(em: _Emitter, op: CallOp, indent: str) -> None:
     else:
         call = f"{em.const(op.fn)}({', '.join(parts)})"
     n = len(op.results)
+    if op.site is not None:   # its host callbacks raise from the user's statement
+        em.emit(indent, f"with _at_site({em.const(op.site)}):")
+        indent += "    "
     # The callee returns a pytree; its array leaves are the op's results.
     em.emit(indent, f"{em.targets(op)} = _array_leaves({call}, {n}){_comment(op)}  # {_comment_text(qualified_name(op.fn))}")
 
@@ -352,7 +356,7 @@ def _scan_body(f: Callable) -> Callable:
 
 
 _RUNTIME = {
-    "lax": lax, "_array_leaves": _array_leaves, "_splat": _splat,
+    "lax": lax, "_at_site": at_site, "_array_leaves": _array_leaves, "_splat": _splat,
     "_splat_tuple": _splat_tuple, "_index_splat": _index_splat,
     "_scan_body": _scan_body, "_asarray": jax.numpy.asarray,
     "_unflatten": jax.tree_util.tree_unflatten,

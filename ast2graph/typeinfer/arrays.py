@@ -24,7 +24,7 @@ from jax import lax
 
 from ..diagnostics import IntRangeError
 from ..ir.core import Value
-from ..tracebacks import RaiseSite, rethrow, throw
+from ..tracebacks import RaiseSite, current_site, rethrow, throw
 from .trees import tree_flatten
 
 
@@ -126,14 +126,14 @@ class HostError:
 
     __slots__ = ("error", "site", "form", "operand")
 
-    def __init__(self, error: BaseException | None, site: RaiseSite | None = None, form: str = "",
+    def __init__(self, error: BaseException | None, site: Any = None, form: str = "",
                  operand: Any = None):
         self.error, self.site, self.form, self.operand = error, site, form, operand
 
     def throw(self) -> NoReturn:
         """Raise it as eager does, the traceback ending at the user's line."""
         if self.error is not None:
-            rethrow(self.error)
+            rethrow(self.error, self.site)
         throw(self.site, self.form, self.operand)
 
 
@@ -170,7 +170,10 @@ def _check_raised(exc: Any, form: str, args: tuple, kwargs: dict, site: RaiseSit
 
 def _guarded(callback):
     """``callback`` run by a JAX host callback: what it raises (any
-    ``BaseException``) is kept in ``HostErrors``, JAX sees ``HostRaised``."""
+    ``BaseException``) is kept in ``HostErrors``, JAX sees ``HostRaised``.
+    Made while JAX traces an op of the user's statement (``tracebacks.at_site``):
+    the exception is raised from that statement."""
+    site = current_site()
 
     @functools.wraps(callback)
     def run(*args):
@@ -179,7 +182,7 @@ def _guarded(callback):
         except HostRaised:
             raise
         except BaseException as e:  # noqa: BLE001 - SystemExit and KeyboardInterrupt too: kept, re-raised by the caller
-            HostErrors.record(HostError(e))
+            HostErrors.record(HostError(e, site))
             raise _host_raised(e) from None
 
     return run
@@ -1198,4 +1201,5 @@ def host_function(fn: Any, single: bool, kinds: tuple = ()):
 
     call.__name__ = call.__qualname__ = f"host[{getattr(fn, '__qualname__', fn)}]"
     call._a2g_typed = True  # type: ignore[attr-defined]  # its result types are the declared ones
+    call._a2g_host = True  # type: ignore[attr-defined]  # may raise on the host (``tracebacks.at_site``)
     return call

@@ -40,7 +40,7 @@ from ..ir.core import ArrayType, CallOp, KindedValue, Region, StandinSeen, Value
 from ..resolver import CallKind, NameKind, classify_callee, qualified_name
 from .operators import NOT_USER, OperatorMixin, python_method
 from ..ssa.names import bound_names
-from ..tracebacks import RaiseSite, UserLine
+from ..tracebacks import PendingSite, RaiseSite, UserLine
 from . import arrays, hostwarnings, trees
 from .blocks import BlocksMixin
 from .matching import MatchMixin
@@ -100,6 +100,13 @@ def _positive_zero(x: Any) -> bool:
     always ``x``: -0.0 + 0 is +0.0)."""
     return isinstance(x, (int, float, np.integer, np.floating)) and x == 0 and not np.signbit(x)
 
+
+
+def _touches_host(fn: Any) -> bool:
+    """``fn`` runs a host callback that may raise: a run-time check, a host
+    effect (a print), a user or library function run on the host."""
+    return bool(getattr(fn, "_a2g_check", False) or getattr(fn, "_a2g_effect", False)
+                or getattr(fn, "_a2g_host", False))
 
 class PassedValue(Value):
     """A result of a traced call that is one of its array operands handed
@@ -486,7 +493,8 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
                 self.mark_fresh(leaf)   # a new NumPy array computed at trace time (np.zeros(n))
         if results or effect:
             label = name or qualified_name(fn)
-            self.region.ops.append(CallOp(results, self.loc(node), fn, treedef, leaves, label, x32))
+            site = self.host_site(node) if _touches_host(fn) else None
+            self.region.ops.append(CallOp(results, self.loc(node), fn, treedef, leaves, label, x32, site))
         pending = self.__dict__.pop("_overflow_check", None)
         if pending is not None and any(pending[1] is r for r in results):   # (mutation._python_int_bits)
             operands, result, subtract = pending
@@ -2146,6 +2154,21 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         calls = [self._user_line(f.unit, node) for f, node in zip(self.callers, self.call_nodes)
                  if getattr(node, "lineno", None) is not None]
         return RaiseSite((*calls, self._user_line(self.frame.unit, stmt, form, part)))
+
+    def host_site(self, node: Any) -> PendingSite:
+        """Where an op that runs a host callback is in the user's source (the
+        calls of inlined functions that led there, then ``node``'s statement):
+        an exception the callback raises is raised from there."""
+        frames = list(zip(self.callers, self.call_nodes))
+        unit = self.frame.unit
+        if getattr(node, "lineno", None) is None:
+            node = self.__dict__.get("_stmt", node)
+
+        def make() -> RaiseSite:
+            calls = [self._user_line(f.unit, n) for f, n in frames if getattr(n, "lineno", None) is not None]
+            last = [self._user_line(unit, node)] if getattr(node, "lineno", None) is not None else []
+            return RaiseSite((*calls, *last))
+        return PendingSite(make)
 
     def _span(self, unit: Any, node: Any) -> tuple:
         """``node``'s (line, col, end line, end col) in its file."""

@@ -687,6 +687,8 @@ class GuardedCall:
     call's leaves, traced ones marked ``TRACED``; ``kinds``: eager's kind of
     each traced operand."""
 
+    _a2g_host = True   # may raise on the host (``tracebacks.at_site``)
+
     scipy_fn: Any
     jax_fn: Any
     treedef: Any
