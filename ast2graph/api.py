@@ -23,6 +23,7 @@ import functools
 import gc
 import inspect
 import os
+import sys
 import time
 import types
 import warnings
@@ -50,7 +51,7 @@ from .parser import unwrap_callable
 from .parser.unwrap import array_function_implementation, code_signature, overrides_array_function
 from .typeinfer import Options, Specialization, specialize, unit_of_function
 from .typeinfer.guards import Identity, changed_attributes, object_key
-from .typeinfer import numpy_api, scipy_api
+from .typeinfer import hostwarnings, numpy_api, scipy_api
 from .typeinfer.numpy_api import copy_keeping_views
 from .typeinfer.specialize import leaf_paths, numpy_aliasing, numpy_readonly
 from .typeinfer.boundary import InputRef, container_paths, resolve
@@ -332,6 +333,8 @@ class GraphPlan:
         if self.int_inputs:
             check_int_inputs(self.int_inputs, arrays_in)
         thrown = None
+        if self.has_effects:   # a warning issued from a frame above the converted function finds it from here
+            running, hostwarnings.RUNNING[0] = hostwarnings.RUNNING[0], sys._getframe()
         try:
             if self.x64:
                 with jax.enable_x64(True):
@@ -351,6 +354,9 @@ class GraphPlan:
             thrown = HostErrors.take()
             if thrown is None:
                 raise
+        finally:
+            if self.has_effects:
+                hostwarnings.RUNNING[0] = running
         if thrown is not None:   # outside the handler: the context is the caller's, as eager's
             thrown.throw()   # what the check or the user's callback raised, from the user's line
         filled = self.converted(outs)

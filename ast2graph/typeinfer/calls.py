@@ -777,24 +777,30 @@ class CallMixin(GeneratorMixin, SortMixin):
         if any(b._record or b._module is not warnings for b in blocks):
             raise refuse("inside a warnings.catch_warnings(record=True) block (eager records it in that block's list)")
         unit, lineno = self._warning_frame(stacklevel, node, refuse)
-        module = unit.globals.get("__name__", "<string>")
+        module = None if unit is None else unit.globals.get("__name__", "<string>")
         text = None if isinstance(message, arrays.DeferredStr) else str(message)
         # the filters the caller has (guarded): in a block, those it had when the outermost block was entered
         state = hostwarnings.filters_state(blocks[0]._filters if blocks else None)
-        actions = hostwarnings.filter_actions(category, text, module if isinstance(module, str) else "<string>", lineno)
+        actions = hostwarnings.filter_actions(category, text, None if unit is None else
+                                              module if isinstance(module, str) else "<string>", lineno)
         if "error" in actions:
             raise refuse("where the warning filters may turn the warning into an exception (eager raises it here)")
         if ("warning filters",) not in self.guard_keys:
             self.guard_keys.add(("warning filters",))
             self.guards.append(Guard(lambda: hostwarnings.filters_unchanged(state), True, "the warning filters",
                                      ("warning filters",)))
+        where = f"{unit.filename}:{lineno}" if unit is not None else \
+            f"the frame {lineno + 1} above the converted function (found when it runs)"
         self.decide(node, "call", "host callback", f"warnings.warn issues {category.__name__} on the host, in order, on "
-                    f"every call, from {unit.filename}:{lineno}")
+                    f"every call, from {where}")
         # in a catch_warnings block entered at trace time, the warning is issued under that block's filters
         # (the caller's, as guarded, changed as the block changes them: the same list of filters as now)
         inside = tuple(warnings.filters) if blocks else None
-        effect = hostwarnings.warning_effect(category, _code_filename(unit), lineno, unit.globals,
-                                             self.value_kinds(message, node), inside)
+        if unit is None:
+            effect = hostwarnings.outside_warning_effect(category, lineno, self.value_kinds(message, node), inside)
+        else:
+            effect = hostwarnings.warning_effect(category, _code_filename(unit), lineno, unit.globals,
+                                                 self.value_kinds(message, node), inside)
         self.emit_call(effect, (message,), {}, node, "host warnings.warn", effect=True)
         return None
 
@@ -826,12 +832,16 @@ class CallMixin(GeneratorMixin, SortMixin):
         """The unit and line eager's ``warnings.warn`` takes from the frame
         ``stacklevel`` names: this function's (1), or the converted function
         calling it (2), ...; frames skipped must be plain calls (a generator's
-        caller is whoever resumes it, a ``@contextmanager``'s is contextlib)."""
+        caller is whoever resumes it, a ``@contextmanager``'s is contextlib).
+        A frame above the converted function: ``(None, k)``, ``k`` frames above
+        its caller (``hostwarnings.outside_warning_effect``)."""
         chain = [(self.frame.unit, node)]
         chain += [(f.unit, n) for f, n in zip(reversed(self.callers), reversed(self.call_nodes))]
         level = max(stacklevel, 1) - 1
-        if level >= len(chain) or any(unit.generator for unit, _ in chain[:level]):
-            raise refuse(f"with stacklevel={stacklevel} names a frame outside the converted code")
+        if any(unit.generator for unit, _ in chain[:level]):
+            raise refuse(f"with stacklevel={stacklevel} names the frame of whoever resumes a generator")
+        if level >= len(chain):   # the caller's (or above): (None, how many frames above the converted function)
+            return None, level - len(chain)
         unit, at = chain[level]
         return unit, _call_line(unit, at)
 

@@ -34,14 +34,20 @@ from typing import Any
 from . import arrays
 
 
-def filter_actions(category: type, text: str | None, module: str, lineno: int) -> set[str]:
+def filter_actions(category: type, text: str | None, module: str | None, lineno: int | None) -> set[str]:
     """The actions the warning filters may take on a warning (the first
     filter matching it, as ``_warnings`` matches them, or
     ``warnings.defaultaction``): one action, or several where the match
-    depends on a message text not known at trace time (``text`` None)."""
+    depends on a message text not known at trace time (``text`` None) or on
+    a frame known only at run time (``module`` None)."""
     found: set[str] = set()
     for action, message, kind, mod, line in warnings.filters:
-        if not issubclass(category, kind) or (mod is not None and not mod.match(module)) or (line and line != lineno):
+        if not issubclass(category, kind):
+            continue
+        if module is None and (mod is not None or line):   # a frame known only when it runs: it may match
+            found.add(action)
+            continue
+        if (mod is not None and not mod.match(module)) or (line and line != lineno):
             continue
         if message is not None and (text is None or not message.match(text)):
             if text is None:
@@ -93,6 +99,62 @@ def _issuer(category: type, filename: str, lineno: int, module_globals: Any, fil
 
     issue.__qualname__ = issue.__name__ = "warnings.warn"
     return issue
+
+
+# The frame of the graph call running now (``api.GraphPlan.run`` of a graph
+# with effects, which waits for them): a warning whose ``stacklevel`` names a
+# frame outside the converted code finds it from there, as eager's
+# ``sys._getframe(stacklevel)`` does.
+RUNNING: list = [None]
+
+
+def _outside_frame(k: int) -> Any:
+    """The ``k``-th frame of the user's above the converted function (0: its
+    caller), ast2graph's and JAX's frames skipped (eager has none of them);
+    None past the top of the stack."""
+    from ..tracebacks import _own
+
+    frame, n = RUNNING[0], -1
+    while frame is not None:
+        if not _own(frame.f_code):
+            n += 1
+            if n == k:
+                return frame
+        frame = frame.f_back
+    return None
+
+
+@functools.lru_cache(maxsize=None)
+def _outside_issuer(category: type, k: int, filters: tuple | None) -> Any:
+    def issue(message: Any) -> None:
+        if isinstance(message, arrays.DeferredStr):
+            message = str(message)
+        frame = _outside_frame(k)
+        if frame is None:   # past the top of the stack: CPython's warn names the module sys
+            import sys
+
+            namespace, filename, lineno = sys.__dict__, "sys", 0
+        else:
+            namespace, filename, lineno = frame.f_globals, frame.f_code.co_filename, frame.f_lineno
+        module = namespace["__name__"] if "__name__" in namespace else "<string>"
+        registry = namespace.setdefault("__warningregistry__", {})
+        saved = warnings.filters
+        if filters is not None:
+            warnings.filters = list(filters)
+        try:
+            warnings.warn_explicit(message, category, filename, lineno, module, registry)
+        finally:
+            warnings.filters = saved
+
+    issue.__qualname__ = issue.__name__ = "warnings.warn"
+    return issue
+
+
+def outside_warning_effect(category: type, k: int, kinds: tuple, filters: tuple | None = None) -> Any:
+    """The effect op issuing ``warnings.warn(message, category)`` from the
+    ``k``-th frame above the converted function (0: its caller), found when
+    it runs (``RUNNING``)."""
+    return arrays.host_effect(_outside_issuer(category, k, filters), kinds)
 
 
 class Namespace:
