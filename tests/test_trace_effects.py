@@ -423,3 +423,30 @@ def test_objects_made_by_the_function_are_new_every_call():
     check_sequence(lambda: (makes_objects, None), steps, full_graph=False)
     check_sequence(lambda: (makes_object_only, None),
                    [lambda f, w: (f(jnp.ones(2))[0].__dict__.setdefault("seen", 0), vars(f(jnp.ones(2))[0]))] * 3)
+
+
+class _Window:
+    """A user container whose ``__getitem__`` keeps a traced index."""
+
+    def __init__(self, x, idx=None):
+        self.x, self.idx = x, idx
+
+    def __getitem__(self, idx):
+        return _Window(self.x, idx)
+
+    def total(self):
+        return jnp.where(self.idx, self.x, 0.0).sum()
+
+
+def test_a_user_getitem_of_a_traced_index_is_converted():
+    def f(x):
+        return _Window(x)[x > 0].total() + _Window(x * 2)[x < 0].total()
+    check(f, jnp.array([1.0, -2.0, 3.0]))
+
+
+def test_a_library_classs_operators_are_converted():
+    # scipy's logsumexp ends with array-api-extra's ``at(out)[sgn < 0].set(nan)``
+    def f(x):
+        out = fakelib.at(x)[x < 0].set(jnp.nan)
+        return (fakelib.at(out) + 1.0)[x > 1].set(0.0)
+    check(f, jnp.array([1.0, -2.0, 3.0]))

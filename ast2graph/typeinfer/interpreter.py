@@ -1590,6 +1590,9 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         if isinstance(obj, Mapping) and not isinstance(obj, Value) and contains_value(idx):
             raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"a traced value as a key into a "
                                    f"{type(obj).__name__} (eager hashes its value)", "subscript")
+        method = None if isinstance(obj, Value) else python_method(obj, "__getitem__")
+        if method is not None:   # a user class's own ``__getitem__`` (of a traced index too): converted like any of its methods
+            return self.call(method, (obj, idx), {}, node)
         if self.is_bool_mask(obj, idx):   # ``x[x > 0]``: eager's kept rows, a masked value (masked.py)
             return self.bool_masked(obj, idx, node)
         if isinstance(obj, Value) or contains_value(idx):
@@ -1604,9 +1607,6 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
                                        "lax.dynamic_slice with a static size")
             self.check_numpy_index(obj, idx, node)
             return self.emit_call(arrays.getitem, (obj, idx), {}, node, "getitem")
-        method = python_method(obj, "__getitem__")
-        if method is not None:   # a user class's own ``__getitem__``: converted like any of its methods
-            return self.call(method, (obj, idx), {}, node)
         pending = self.pending_item(obj, idx)
         if pending is not NOT_PENDING:   # ``CACHE[k]`` of a key set earlier in this graph (writeback.py)
             return pending

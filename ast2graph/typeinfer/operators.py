@@ -64,7 +64,9 @@ def python_method(obj: Any, name: str) -> Any:
 
     if not isinstance(fn, types.FunctionType) or fn.__code__.co_filename[:1] == "<":
         return None   # code made by exec (a dataclass's __eq__ and __lt__): no source, run as the operand's operator
-    return fn if classify_callee(fn) is CallKind.USER_FUNCTION else None
+    # the user's, or a library's other than JAX's and NumPy's (array-api-extra's ``at(x)[idx]``), as calls of
+    # a library's functions are converted
+    return fn if classify_callee(fn) in (CallKind.USER_FUNCTION, CallKind.OPAQUE) else None
 
 
 def has_user_operator(fn: Any, operands: tuple) -> bool:
