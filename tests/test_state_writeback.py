@@ -886,3 +886,68 @@ def _state(world):
 def test_writes_under_successive_traced_ifs(make):
     steps = [lambda f, w, x=x: (f(x), _state(w)) for x in SIGNS + SIGNS[::-1]]
     check_sequence(make, steps, full_graph=True)
+
+
+# ------------------------------------------------------------ del of list and dict items
+def test_del_of_items_of_the_callers_list_and_dict():
+    def make():
+        history, cache = [1.0, 2.0, 3.0], {"a": 1.0, "b": 2.0}
+
+        def f(x):
+            history.append(x.sum())
+            del history[-1]            # the item this call appended
+            del history[0]
+            cache["new"] = x
+            del cache["a"]
+            del cache["new"]
+            cache["z"] = len(history)
+            return x * 2
+        return f, (history, cache)
+
+    def step(f, world):
+        return f(jnp.ones(2)), list(world[0]), dict(world[1])
+
+    def refill(f, world):   # the caller puts back what the calls deleted
+        world[0][:] = [4.0, 5.0, 6.0, 7.0]
+        world[1]["a"] = 0.5
+        return step(f, world)
+
+    # the second step finds no "a": eager raises KeyError after the writes before it, and so does the converted
+    check_sequence(make, [step, step, refill, step], full_graph=False)
+
+
+def test_del_of_slices_and_items_of_local_containers_is_one_graph():
+    def f(x):
+        parts = [x, x + 1, x + 2, x + 3, x + 4]
+        del parts[::2]
+        del parts[-1:]
+        options = {"scale": 2.0, "shift": x, "unused": 0}
+        del options["unused"]
+        return parts, options
+
+    check(f, jnp.ones(2))
+
+
+def test_del_in_an_unrolled_loop_keeps_a_window_of_the_callers_list():
+    def make():
+        def f(x, window):
+            for i in range(3):
+                window.append(x * i)
+                if len(window) > 2:
+                    del window[0]
+            return len(window), window[-1]
+        return f, [0.0]
+
+    check_sequence(make, [lambda f, w: (f(jnp.ones(2), w), len(w))] * 2)
+
+
+@pytest.mark.parametrize("target", ["missing_key", "index_out_of_range"])
+def test_del_of_what_is_not_there_raises_eagers_error(target):
+    def missing_key(d, xs):
+        del d["missing"]
+
+    def index_out_of_range(d, xs):
+        del xs[5]
+
+    check({"missing_key": missing_key, "index_out_of_range": index_out_of_range}[target], {"a": 1}, [1, 2],
+          full_graph=False)

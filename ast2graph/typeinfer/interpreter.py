@@ -2092,8 +2092,42 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
                 if isinstance(self.frame.env[target.id], MaybeBound):   # eager raises where it is unbound
                     self.check_bound(target.id, self.frame.env[target.id], target)
                 del self.frame.env[target.id]
+            elif isinstance(target, gast.Subscript):
+                self._delete_item(target, stmt)
             else:
-                raise self.graph_break(FallbackCode.MUTATION, stmt, "`del` of something other than a bound local")
+                raise self.graph_break(FallbackCode.MUTATION, stmt, "`del` of something other than a bound local "
+                                       "or an item of a list or dict")
+
+    def _delete_item(self, target: Any, stmt: Any) -> None:
+        """``del d[k]`` of a dict and ``del xs[i]``/``del xs[a:b]`` of a list,
+        static keys and indices: the container's own ``pop`` calls (which the
+        write-back machinery records as it records a call of them), an item
+        at a time, the highest index first. Where eager raises (a missing key,
+        an index out of range), the statement runs in Python and raises it."""
+        obj = self.eval(target.value)
+        idx = self.eval_index(target.slice)
+        if contains_value(idx) or contains_standin(idx) or type(obj) not in (list, dict) \
+                and not isinstance(obj, (collections.OrderedDict, collections.defaultdict)):
+            raise self.graph_break(FallbackCode.MUTATION, stmt, f"`del` of an item of a {type(obj).__name__} by "
+                                   f"{'a traced' if contains_value(idx) else 'a'} {type(idx).__name__}")
+        if isinstance(obj, dict):
+            try:
+                present = idx in obj
+            except TypeError:   # unhashable: eager raises TypeError
+                present = False
+            keys = [idx] if present else None
+        elif isinstance(idx, slice) and all(p is None or type(p) is int for p in (idx.start, idx.stop, idx.step)):
+            keys = sorted(range(len(obj))[idx], reverse=True)
+        elif type(idx) is int:
+            keys = [idx] if -len(obj) <= idx < len(obj) else None
+        else:
+            keys = None
+        if keys is None:
+            raise self.graph_break(FallbackCode.TRACE_ERROR, stmt, "`del` of a missing key or an index out of range "
+                                   "(eager raises)")
+        pop = self.get_attribute(obj, "pop", target)
+        for k in keys:
+            self.call(pop, (k,), {}, target)
 
     def state_written(self) -> bool:
         """Whether the segment has so far written state it applies after the
