@@ -635,3 +635,31 @@ def test_host_calls_with_64_bit_values_beside_parallel_ops():
         return math.gamma(float(v[0]) + 2.0), round(float(v[1]), 3), np.histogram(v), h
 
     check(f, np.random.default_rng(0).normal(size=10), full_graph=True)
+
+
+# --------------------------------------- np.mean / np.average / np.var divide as NumPy does
+# NumPy divides the sum by the count; XLA multiplies by the count's reciprocal
+# (np.mean of [1, 2, 4] in float32: 2.3333333, not 2.3333335): exact here, with
+# data whose sums are exact (NumPy's pairwise summation order is not XLA's).
+_EXACT_SUMS = [np.array([1.0, 2.0, 4.0], np.float32), np.array([1.0, 2.0, 4.0]), np.array([1, 2, 4]),
+               np.array([True, False, True]), np.array([1.0, 2.0, 4.0], np.float16), np.array([1 + 2j, 3 - 1j, 4 + 0j]),
+               np.array([[1.0, 2.0, 4.0], [5.0, 7.0, 11.0]], np.float32)]
+
+
+@pytest.mark.parametrize("x", _EXACT_SUMS, ids=lambda x: f"{x.dtype}{x.shape}")
+@pytest.mark.parametrize("reduce", [
+    lambda x: np.mean(x), lambda x: x.mean(axis=-1), lambda x: np.mean(x, axis=0, keepdims=True),
+    lambda x: np.mean(x, dtype=np.float64), lambda x: np.average(x), lambda x: np.average(x, axis=0, returned=True),
+], ids=["mean", "mean_last", "mean0_keepdims", "mean_f64", "average", "average_returned"])
+def test_mean_and_average_divide_as_numpy(x, reduce):
+    check(reduce, x, rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("x", [np.array([1.0, 2.0, 6.0], np.float32), np.array([1.0, 2.0, 6.0]), np.array([1, 2, 6]),
+                               np.array([1 + 0j, 2 + 0j, 6 + 0j]), np.array([[1.0, 2.0, 6.0], [0.0, 3.0, 3.0]], np.float32)],
+                         ids=lambda x: f"{x.dtype}{x.shape}")
+@pytest.mark.parametrize("reduce", [lambda x: np.var(x), lambda x: x.var(axis=-1), lambda x: np.std(x, axis=-1, ddof=2)],
+                         ids=["var", "var_last", "std_ddof"])
+def test_var_divides_as_numpy(x, reduce):
+    # mean 3, squared deviations 4, 1, 9: every sum exact in any order, 14 / 3 not
+    check(reduce, x, rtol=0, atol=0)

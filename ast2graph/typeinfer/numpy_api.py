@@ -633,6 +633,81 @@ def _total(jnp_fn: Any) -> Any:
     return op
 
 
+def _count(shape: tuple, axis: Any) -> int:
+    axes = range(len(shape)) if axis is None else axis if isinstance(axis, tuple) else (axis,)
+    return int(np.prod([shape[k] for k in axes]))
+
+
+def _true_divide(total: Any, count: int) -> Any:
+    """``total / count`` as NumPy's ``true_divide`` computes it: a division
+    by a count the graph knows, hidden from XLA, which would multiply by the
+    count's reciprocal (``np.mean([1, 2, 4])``: 2.3333333333333335, where the
+    reciprocal's product is 2.333333333333333); a complex total's parts
+    divided each (NumPy divides by ``count + 0j``: exactly that)."""
+    from ..lowering.codegen import opaque
+
+    if jnp.issubdtype(total.dtype, jnp.complexfloating):
+        real = total.real
+        n = opaque(jnp.asarray(count, real.dtype), real)
+        return jax.lax.complex(real / n, total.imag / n)
+    return total / opaque(jnp.asarray(count, total.dtype), total)
+
+
+def _accumulator(a: Any, dtype: Any) -> Any:
+    """The dtype NumPy's mean and var add in: ``dtype``, else float64 for
+    integers and bools (the graph's float: 64-bit where it runs with x64)."""
+    if dtype is not None:
+        return dtype
+    if a.dtype.kind in "biu":
+        return jax.dtypes.canonicalize_dtype(np.float64)
+    return None
+
+
+def numpy_mean(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: Any = _NO_VALUE, *,
+               where: Any = _NO_VALUE) -> Any:
+    """``np.mean`` as NumPy computes it (``numpy._core._methods._mean``): the
+    sum in the accumulator's dtype (float32 for float16), divided by the
+    count (``_true_divide``), cast back to float16."""
+    a = jnp.asarray(a)
+    n = _count(a.shape, axis)
+    if out is not None or where is not _NO_VALUE or n == 0:
+        return jnp.mean(a, axis=axis, dtype=dtype, out=out, keepdims=False if keepdims is _NO_VALUE else keepdims,
+                        **({} if where is _NO_VALUE else {"where": where}))
+    keepdims = False if keepdims is _NO_VALUE else keepdims
+    half = dtype is None and a.dtype == jnp.float16
+    acc = jnp.float32 if half else _accumulator(a, dtype)
+    result = _true_divide(jnp.sum(a, axis=axis, dtype=acc, keepdims=keepdims), n)
+    return result.astype(jnp.float16) if half else result
+
+
+def average(a: Any, axis: Any = None, weights: Any = None, returned: bool = False, *, keepdims: Any = _NO_VALUE) -> Any:
+    """``np.average``: unweighted, NumPy's mean (``numpy_mean``); weighted,
+    a division by the weights' sum (a traced divisor, as NumPy's)."""
+    if weights is not None:
+        return jnp.average(a, axis=axis, weights=weights, returned=returned,
+                           keepdims=False if keepdims is _NO_VALUE else keepdims)
+    a = jnp.asarray(a)
+    avg = _total(numpy_mean)(a, axis=axis, keepdims=keepdims)
+    if not returned:
+        return avg
+    return avg, jnp.full(avg.shape, a.size // max(avg.size, 1), avg.dtype)
+
+
+def _numpy_var(a: Any, axis: Any, dtype: Any, ddof: Any, keepdims: bool) -> Any:
+    """``np.var`` as NumPy computes it (``numpy._core._methods._var``): the
+    mean (``numpy_mean``'s division), the squared deviations (a complex one:
+    its parts squared and added), their sum over ``max(count - ddof, 0)``."""
+    acc = _accumulator(a, dtype)
+    n = _count(a.shape, axis)
+    mean = _true_divide(jnp.sum(a, axis=axis, dtype=acc, keepdims=True), n)
+    x = a - mean
+    if jnp.issubdtype(x.dtype, jnp.complexfloating):
+        x = x.real * x.real + x.imag * x.imag
+    else:
+        x = x * x
+    return _true_divide(jnp.sum(x, axis=axis, dtype=acc, keepdims=keepdims), max(n - ddof, 0))
+
+
 def _spread(jnp_fn: Any, name: str) -> Any:
     """``np.var``/``np.std``: with ``ddof`` at least the count, NumPy divides
     the sum of squares by 0 (``max(n - ddof, 0)``): inf where the values
@@ -648,9 +723,9 @@ def _spread(jnp_fn: Any, name: str) -> Any:
             # float32 and rounds once (a result an ulp or more apart)
             raise not_numpys(f"np.{name} of float16 values (NumPy rounds each step to float16)")
         result = jnp_fn(a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims)
-        axes = range(a.ndim) if axis is None else axis if isinstance(axis, tuple) else (axis,)
-        if int(np.prod([a.shape[k] for k in axes])) - ddof > 0:
-            return result
+        if _count(a.shape, axis) - ddof > 0:   # NumPy's own steps (JAX's divide by the count's reciprocal)
+            var = _numpy_var(a, axis, dtype, ddof, keepdims)
+            return (var if name == "var" else jnp.sqrt(var)).astype(result.dtype)
         spread = jnp.var(a, axis=axis, dtype=dtype, keepdims=keepdims)   # (the sum of squares over n: > 0 alike)
         return jnp.where(spread > 0, jnp.inf, jnp.nan).astype(result.dtype)
 
@@ -767,7 +842,7 @@ def _replacements() -> dict:
             id(np.std): _spread(jnp.std, "std"), id(np.cumprod): _sequential(True, False),
             id(np.nancumprod): _sequential(True, True), id(np.cumsum): _sequential(False, False),
             id(np.remainder): remainder, id(np.sign): sign,
-            id(np.nancumsum): _sequential(False, True), id(np.sum): _total(jnp.sum), id(np.mean): _total(jnp.mean),
+            id(np.nancumsum): _sequential(False, True), id(np.sum): _total(jnp.sum), id(np.mean): _total(numpy_mean), id(np.average): average,
             id(np.nansum): _total(jnp.nansum), id(np.nanmean): _total(jnp.nanmean), id(np.median): _total(jnp.median),
             id(np.nanmedian): _total(jnp.nanmedian), **{id(getattr(np, n)): branch_cut(n) for n in _BRANCH_SIGNS}}
 
