@@ -663,3 +663,17 @@ def test_mean_and_average_divide_as_numpy(x, reduce):
 def test_var_divides_as_numpy(x, reduce):
     # mean 3, squared deviations 4, 1, 9: every sum exact in any order, 14 / 3 not
     check(reduce, x, rtol=0, atol=0)
+
+
+_THIRDS = np.array([1.0, 2.0, 4.0, 7.0, 11.0], np.float32) / 3
+
+
+@pytest.mark.parametrize("x", [_THIRDS, _THIRDS.astype(np.float64), jnp.asarray(_THIRDS), np.array([125, 135]),
+                               np.array([1.5 + 2.25j]), np.float32(1.005)], ids=lambda x: f"{type(x).__name__}-{x.dtype}")
+@pytest.mark.parametrize("rounding", [lambda x: np.round(x, 2), lambda x: np.around(x, 1), lambda x: x.round(2),
+                                      lambda x: np.round(x, -1), lambda x: np.round(x)],
+                         ids=["round2", "around1", "method", "round_tens", "round0"])
+def test_round_with_decimals_scales_as_numpy(x, rounding):
+    # NumPy scales by 10**d, rounds, divides by 10**d; JAX multiplies by 10**-d (0.32999998 for 0.33);
+    # a jax.Array's own round is JAX's (np.round hands it to x.round); JAX has no integer round to tens
+    check(rounding, x, rtol=0, atol=0, full_graph=np.asarray(x).dtype.kind != "i")

@@ -326,11 +326,14 @@ def numpy_round(x: Any, decimals: int) -> Any:
     power of ten (a Python float, weak), rounded half to even, scaled back
     (``jnp.round`` multiplies by the inverse: another last bit; so would
     XLA's simplifier a division by a constant, hence the barrier)."""
+    from ..lowering.codegen import opaque   # (broadcast: LLVM divides by a loop-invariant scalar as by its inverse)
+
     if decimals >= 0:
         factor = 10.0 ** decimals
-        return jnp.rint(x * factor) / jax.lax.optimization_barrier(jnp.asarray(factor, x.dtype))
+        scaled = jnp.rint(x * factor)
+        return scaled / opaque(jnp.asarray(factor, x.dtype), scaled)
     factor = 10.0 ** -decimals
-    return jnp.rint(x / jax.lax.optimization_barrier(jnp.asarray(factor, x.dtype))) * factor
+    return jnp.rint(x / opaque(jnp.asarray(factor, x.dtype), x)) * factor
 
 
 def numpy_int_division(result: Any, divisor: Any) -> Any:

@@ -733,6 +733,18 @@ def _spread(jnp_fn: Any, name: str) -> Any:
     return op
 
 
+def round_(a: Any, decimals: Any = 0, out: Any = None) -> Any:
+    """``np.round``/``np.around`` of floats with ``decimals``: NumPy's
+    scaling by a power of ten and back (``arrays.numpy_round``); JAX's
+    multiplies by the inverse power (0.32999998 for NumPy's 0.33 in float32)."""
+    from .arrays import numpy_round
+
+    a = jnp.asarray(a)
+    if out is not None or not isinstance(decimals, int) or decimals == 0 or not jnp.issubdtype(a.dtype, jnp.floating):
+        return jnp.round(a, decimals, out)
+    return numpy_round(a, decimals)
+
+
 def take(a: Any, indices: Any, axis: Any = None, out: Any = None, mode: str = "raise") -> Any:
     """``np.take``: indices checked by NumPy's bounds (``take_index_check``, before the op) for ``mode='raise'``."""
     if out is not None:
@@ -835,7 +847,7 @@ def _replacements() -> dict:
             id(np.histogram2d): histogram2d, id(np.fix): fix,
             id(np.choose): choose, id(np.histogramdd): histogramdd, id(np.broadcast_to): broadcast_to,
             id(np.partition): _on_host(np.partition, False), id(np.argpartition): _on_host(np.argpartition, True),
-            id(np.take): take, id(np.take_along_axis): take_along_axis, id(np.repeat): repeat,
+            id(np.take): take, id(np.round): round_, id(np.around): round_, id(np.take_along_axis): take_along_axis, id(np.repeat): repeat,
             id(np.linalg.eigh): eigh, id(np.linalg.eigvalsh): eigvalsh, id(np.linalg.cholesky): cholesky,
             id(np.floor_divide): _int_division_by_zero(jnp.floor_divide, None),
             id(np.divmod): _int_division_by_zero(jnp.divmod, 0), id(np.var): _spread(jnp.var, "var"),
@@ -850,7 +862,7 @@ def _replacements() -> dict:
 REPLACEMENTS: dict = {}
 # replacements for NumPy's computation that apply to NumPy arrays only: NumPy
 # hands a jax.Array to its own method (``np.cumsum(x)`` is ``x.cumsum()``, JAX's op)
-_ON_NDARRAYS = frozenset(map(id, (np.cumsum, np.cumprod, np.var, np.std, np.sum, np.mean)))   # (np.nancumsum: on np.asarray(x))
+_ON_NDARRAYS = frozenset(map(id, (np.cumsum, np.cumprod, np.var, np.std, np.sum, np.mean, np.round, np.around)))   # (np.nancumsum: on np.asarray(x))
 
 
 # NumPy functions whose JAX namesake differs in ways that depend on the data
@@ -1129,4 +1141,4 @@ def numpy_source(callee: Any) -> Any:
 # array, ``x.argsort(...)`` is ``np.argsort(x, ...)`` (and its rules above)
 METHOD_FUNCTIONS = {"argsort": np.argsort, "argpartition": np.argpartition, "searchsorted": np.searchsorted,
                     "take": np.take, "var": np.var, "std": np.std, "cumprod": np.cumprod,
-                    "cumsum": np.cumsum, "sum": np.sum, "mean": np.mean}
+                    "cumsum": np.cumsum, "sum": np.sum, "mean": np.mean, "round": np.round}
