@@ -677,3 +677,14 @@ def test_round_with_decimals_scales_as_numpy(x, rounding):
     # NumPy scales by 10**d, rounds, divides by 10**d; JAX multiplies by 10**-d (0.32999998 for 0.33);
     # a jax.Array's own round is JAX's (np.round hands it to x.round); JAX has no integer round to tens
     check(rounding, x, rtol=0, atol=0, full_graph=np.asarray(x).dtype.kind != "i")
+
+
+@pytest.mark.parametrize("x", [np.array([1.0, 2.0, 4.0, 7.0, 11.0]), np.array([1.0, 2.0, 4.0, 7.0, 11.0], np.float32),
+                               jnp.array([1.0, 2.0, 4.0, 7.0, 11.0])], ids=lambda x: f"{type(x).__name__}-{x.dtype}")
+@pytest.mark.parametrize("divide", [lambda x: np.cumsum(x) / np.arange(1, 6), lambda x: x / (np.ones(5) * 3),
+                                    lambda x: x / (jnp.ones(5) * 3), lambda x: x / jnp.full(5, 7.0)],
+                         ids=["by_arange", "by_numpy_product", "by_jax_product", "by_full"])
+def test_division_by_an_array_of_constants_is_a_division(x, divide):
+    # XLA folds a divisor computed from constants and multiplies by its reciprocals (an ulp off);
+    # eager divides, by an array it was handed
+    check(divide, x, rtol=0, atol=0)

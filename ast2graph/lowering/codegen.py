@@ -78,6 +78,7 @@ class _Emitter:
         self.consts: list[Any] = []
         self.const_ids: dict[int, str] = {}
         self.counter = 0
+        self.fixed: set[int] = set()   # ids of values computed from constants alone (``_fixed_values``)
 
     def fresh(self, prefix: str) -> str:
         self.counter += 1
@@ -183,18 +184,32 @@ _DIVISIONS = _divisions()
 
 def _constant_divisor(x: Any) -> bool:
     """A number XLA would fold a division by into a multiplication by its
-    reciprocal (``k / 3``: 1.6666666666666665, not Python's ...67)."""
-    return type(x) is float or type(x) is int and -2**31 <= x < 2**31 or isinstance(x, np.floating)
+    reciprocal (``k / 3``: 1.6666666666666665, not Python's ...67); an array
+    constant likewise (``np.cumsum(x) / np.arange(1, 6)``, folded at trace time)."""
+    return type(x) is float or type(x) is int and -2**31 <= x < 2**31 or isinstance(x, np.floating) \
+        or isinstance(x, (np.ndarray, jax.Array)) and np.dtype(x.dtype).kind in "fciu"
 
 
-def _numpy_division(op: CallOp, args: tuple) -> bool:
+def _fixed_values(graph: Graph) -> set[int]:
+    """The values computed from constants alone (``np.arange(1, 6)``, a
+    ``ConstOp``): XLA folds them, and a division by a folded array becomes a
+    multiplication by its reciprocals, as by a scalar constant."""
+    fixed: set[int] = set()
+    for op in walk_ops(graph.body):
+        if isinstance(op, (CallOp, ConstOp)) and all(id(v) in fixed for v in op.operands()):
+            fixed.update(id(r) for r in op.results)
+    return fixed
+
+
+def _numpy_division(op: CallOp, args: tuple, fixed: set[int] = frozenset()) -> bool:
     """An array divided by a scalar (a constant or traced) or a broadcast
     array (``m / m.sum(axis=1, keepdims=True)``) with NumPy's or Python's
     rules: NumPy divides element by element, exactly; XLA's kernel would
     multiply by the reciprocal of the loop-invariant divisor. (A JAX
     division keeps XLA's, as eager JAX computes it.)"""
     a, b = args
-    broadcast = _constant_divisor(b) or isinstance(b, Value) and tuple(b.type.shape) != tuple(a.type.shape)
+    broadcast = _constant_divisor(b) or isinstance(b, Value) and (tuple(b.type.shape) != tuple(a.type.shape)
+                                                                  or id(b) in fixed)
     return (not op.x32 and broadcast and bool(a.type.shape)
             and any(isinstance(x, Value) and (x.type.numpy or x.type.python) for x in (a, b)))
 
@@ -213,8 +228,8 @@ def _call_lowering(em: _Emitter, op: CallOp, indent: str) -> None:
     for k, v in kwargs.items():   # a keyword given through ``**`` may be any string
         parts.append(f"{k}={em.tree(v)}" if _is_name(k) else f"**{{{em.tree(k)}: {em.tree(v)}}}")
     if _is_division(op.fn) and len(args) == 2 and not kwargs and isinstance(args[0], Value):
-        numpy = _numpy_division(op, args)
-        if numpy or _constant_divisor(args[1]):
+        numpy = _numpy_division(op, args, em.fixed)
+        if numpy or _constant_divisor(args[1]) or isinstance(args[1], Value) and id(args[1]) in em.fixed:
             # a division, as eager computes it (op by op, the divisor is no constant
             # to XLA; with NumPy's rules no loop-invariant scalar either)
             parts[1] = f"_opaque({parts[1]}, {parts[0]})" if numpy else f"_opaque({parts[1]})"
@@ -372,6 +387,7 @@ def lower_graph(graph: Graph, x64: bool = False) -> Lowered:
     64-bit values); its ops that eager runs as JAX ops with x64 off run so
     (``x32_call``)."""
     em = _Emitter(x64)
+    em.fixed = _fixed_values(graph)
     params = ", ".join(em.define(p) for p in graph.params)
     name = "lowered_" + "".join(c if c.isascii() and c.isalnum() else "_" for c in _exact_str(graph.name))
     em.emit("", f"def {name}({params}):")
