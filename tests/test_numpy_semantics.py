@@ -688,3 +688,25 @@ def test_division_by_an_array_of_constants_is_a_division(x, divide):
     # XLA folds a divisor computed from constants and multiplies by its reciprocals (an ulp off);
     # eager divides, by an array it was handed
     check(divide, x, rtol=0, atol=0)
+
+
+_HALVES = [(np.random.default_rng(k).normal(size=shape) * scale).astype(np.float16)
+           for k, (shape, scale) in enumerate([((5,), 1.0), ((16,), 100.0), ((3, 4), 0.01), ((2, 9), 10.0)])]
+
+
+@pytest.mark.parametrize("x", _HALVES, ids=lambda x: f"float16{x.shape}")
+@pytest.mark.parametrize("spread", [lambda x: np.var(x), lambda x: x.std(axis=-1), lambda x: x.var(keepdims=True, ddof=1)],
+                         ids=["var", "std_last", "var_keepdims_ddof"])
+def test_float16_var_rounds_where_numpy_rounds(x, spread):
+    # the sums added in float32, the mean, deviations, squares and quotient rounded to float16, as NumPy's loops
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)   # NumPy's float16 overflow warnings (eager only)
+        check(spread, x, rtol=0, atol=0)
+
+
+def test_float16_var_along_an_outer_axis_falls_back():
+    x = _HALVES[2]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        e = check(lambda x: np.var(x, axis=0), x, full_graph=False, rtol=0, atol=0)
+    assert [s.code.code for s in e.fallback_sites] == ["A2G003"]

@@ -708,6 +708,29 @@ def _numpy_var(a: Any, axis: Any, dtype: Any, ddof: Any, keepdims: bool) -> Any:
     return _true_divide(jnp.sum(x, axis=axis, dtype=acc, keepdims=keepdims), max(n - ddof, 0))
 
 
+def _innermost(ndim: int, axis: Any) -> bool:
+    """A reduction NumPy makes along the innermost axis (or over all of a
+    contiguous array): its loop adds pairwise in float32 for float16 data,
+    rounding once."""
+    axes = None if axis is None else axis if isinstance(axis, tuple) else (axis,)
+    return ndim <= 1 or axes is None or [k % ndim for k in axes] == [ndim - 1]
+
+
+def _half_var(a: Any, axis: Any, ddof: Any, keepdims: bool) -> Any:
+    """``np.var`` of float16 values, rounded to float16 where NumPy rounds:
+    the sum (added in float32, as NumPy's half loops add), the mean, each
+    deviation and its square, the sum of squares, the quotient (JAX's own
+    var computes in float32 and rounds once: an ulp or more apart)."""
+    def half_sum(x: Any, keep: bool) -> Any:
+        return jnp.sum(x.astype(jnp.float32), axis=axis, keepdims=keep).astype(jnp.float16)
+
+    n = _count(a.shape, axis)
+    mean = _true_divide(half_sum(a, True).astype(jnp.float32), n).astype(jnp.float16)
+    x = a - mean
+    x = x * x
+    return _true_divide(half_sum(x, keepdims).astype(jnp.float32), max(n - ddof, 0)).astype(jnp.float16)
+
+
 def _spread(jnp_fn: Any, name: str) -> Any:
     """``np.var``/``np.std``: with ``ddof`` at least the count, NumPy divides
     the sum of squares by 0 (``max(n - ddof, 0)``): inf where the values
@@ -719,9 +742,12 @@ def _spread(jnp_fn: Any, name: str) -> Any:
         keepdims = False if keepdims is _NO_VALUE else keepdims
         a = jnp.asarray(a)
         if a.dtype == jnp.float16 and dtype in (None, np.float16):
-            # NumPy rounds the mean, the deviations and their squares to float16 step by step; JAX computes in
-            # float32 and rounds once (a result an ulp or more apart)
-            raise not_numpys(f"np.{name} of float16 values (NumPy rounds each step to float16)")
+            if _count(a.shape, axis) - ddof <= 0 or not _innermost(a.ndim, axis):
+                # along an outer axis NumPy adds row by row, rounding each partial sum to float16
+                raise not_numpys(f"np.{name} of float16 values along an outer axis (NumPy rounds each partial "
+                                 "sum to float16)")
+            var = _half_var(a, axis, ddof, keepdims)
+            return var if name == "var" else jnp.sqrt(var)
         result = jnp_fn(a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims)
         if _count(a.shape, axis) - ddof > 0:   # NumPy's own steps (JAX's divide by the count's reciprocal)
             var = _numpy_var(a, axis, dtype, ddof, keepdims)
