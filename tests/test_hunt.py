@@ -1,6 +1,7 @@
 """Silent differences an independent corpus of realistic programs found
 (/work/hunt-programs, not in the repository), minimised; each compared with eager."""
 
+import contextlib
 import dataclasses
 import math
 import sys
@@ -10,6 +11,7 @@ import warnings
 import jax
 import jax.numpy as jnp
 import numpy as np
+import pytest
 
 from ast2graph import to_static
 from helpers import assert_same, check, check_sequence
@@ -1570,3 +1572,87 @@ def test_var_and_std_of_float16_values_are_numpys():
     rng = np.random.default_rng(0)
     for x in (rng.standard_normal(7).astype(np.float16), np.array([0.1, 0.2, 0.3], dtype=np.float16)):
         check(_spread16, x, full_graph=False)
+
+
+def _finally_returns(x):
+    try:
+        if x.sum() < 0:
+            raise ValueError("neg")
+        return x * 2
+    finally:
+        return x + 100   # noqa: B012 - drops the exception, as the user meant
+
+
+def _calls_finally_returns(x):
+    return _finally_returns(x)
+
+
+def _finally_continues(x):
+    out = []
+    for i in range(3):
+        try:
+            if x.sum() < i:
+                raise ValueError("neg")
+            out.append(x * i)
+        finally:
+            continue   # noqa: B012
+    return out
+
+
+def _assert_then_finally_return(x):
+    try:
+        assert x.sum() > 0, "pos"
+        return x
+    finally:
+        return -x   # noqa: B012
+
+
+@contextlib.contextmanager
+def _swallowing():
+    try:
+        yield
+    finally:
+        return   # noqa: B012 - the manager suppresses whatever the body raised
+
+
+def _with_swallowing(x):
+    y = x
+    with _swallowing():
+        if x.sum() < 0:
+            raise ValueError("neg")
+        y = x * 2
+    return y
+
+
+@pytest.mark.parametrize("fn", [_finally_returns, _calls_finally_returns, _finally_continues,
+                                _assert_then_finally_return, _with_swallowing])
+def test_a_return_in_finally_drops_the_exception_of_a_raise_under_a_traced_condition(fn):
+    # `finally: return x + 100` drops the ValueError the try body raises; the raise under a traced condition
+    # was a run-time check that raised after the graph anyway: ValueError('neg') where eager returns [99.] (h-hunt8)
+    check(fn, jnp.array([1.5]), full_graph=False)
+    e = check(fn, jnp.array([-1.0]), full_graph=False)
+    assert e.fallback_sites, str(e)   # the raise (or the assert) runs in Python
+
+
+class _Suppress:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return True
+
+
+def _with_suppressing_class(x):
+    y = x
+    with _Suppress():
+        if x.sum() < 0:
+            raise ValueError("neg")
+        y = x * 2
+    return y
+
+
+def test_an_exit_returning_true_suppresses_a_raise_under_a_traced_condition():
+    # __exit__ returning True suppresses the body's ValueError; the run-time check raised it anyway (h-hunt8)
+    check(_with_suppressing_class, jnp.array([1.5]), full_graph=False)
+    e = check(_with_suppressing_class, jnp.array([-1.0]), full_graph=False)
+    assert "A2G008" in [s.code.code for s in e.fallback_sites], str(e)

@@ -63,7 +63,7 @@ import contextlib
 
 import gast
 
-from ..fallback.sites import GraphBreak
+from ..fallback.sites import FallbackCode, GraphBreak
 from .exits import BodyEnd
 from .state import ControlSignal
 from .writeback import Effect, GlobalsTarget
@@ -100,6 +100,7 @@ class Protector:
     exact_exit: bool = True
     pending: list = field(default_factory=list)
     suspended: bool = False   # its unwinding code runs (``begin_unwinding``)
+    checked: bool = False   # a check was emitted inside it (``mark_checked``), proven or not
 
     def passes(self, exc_class: type | None) -> bool:
         if self.catches is None or exc_class is None:
@@ -134,6 +135,13 @@ def _loads(stmts: list) -> set:
 
 def _binds(stmts: list) -> set:
     return {n.id for s in stmts for n in gast.walk(s) if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)}
+
+
+def _exits(stmts: list) -> bool:
+    """A ``return``/``break``/``continue`` in ``stmts`` (anywhere: also one of
+    a nested loop, which only makes the caller more careful). In a
+    ``finally:`` it ends the unwinding and drops the exception being raised."""
+    return any(isinstance(n, (gast.Return, gast.Break, gast.Continue)) for s in stmts for n in gast.walk(s))
 
 
 def _is_bare_yield(stmt: Any) -> bool:
@@ -207,6 +215,8 @@ class CheckScopeMixin:
                 catches = None
                 break
             catches += classes
+        if _exits(stmt.finalbody):   # `finally: return ...` swallows every exception: it catches them all
+            catches = None
         exact = not (_loads(stmt.finalbody) & _binds(stmt.body + stmt.orelse + [h for h in stmt.handlers]))
         return Protector(catches, exact)
 
@@ -246,6 +256,11 @@ class CheckScopeMixin:
         elif not all(mark.same(self._mark(), self.mutated) for mark in protector.pending) or not self._neutral():
             self.late_checks = True
 
+    def mark_checked(self) -> None:
+        """A check emitted inside the protectors on the stack (rolled or not)."""
+        for protector in self.protectors:
+            protector.checked = True
+
     def note_protected_check(self) -> None:
         """A check emitted inside protectors: proven when they end (or not)."""
         if self.protectors:
@@ -281,8 +296,14 @@ class CheckScopeMixin:
         if protector.pending:
             protector.pending[:] = [self._mark()]
 
-    def unwinding_failed(self, protector: Protector) -> None:
-        """Rule 2 found false after the unwinding code ran (``__exit__``'s result)."""
+    def unwinding_failed(self, protector: Protector, node: Any) -> None:
+        """Rule 2 found false after the unwinding code ran: ``__exit__``
+        returned a true value, so it would suppress the exception of a check
+        inside, which the graph raises anyway after the call (no proof of
+        state helps that): the ``with`` at ``node`` falls back."""
+        if protector.checked:
+            raise self.graph_break(FallbackCode.TRACE_ERROR, node, "`__exit__` returned a true value: it suppresses "
+                                   "the exception a run-time check inside the `with` may raise (eager goes on)", "with")
         if protector.pending:
             self.late_checks = True
             protector.pending.clear()

@@ -2118,6 +2118,7 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
                                    "here) where a run-time check cannot raise: inside a try/except that may catch it "
                                    "or a context manager whose exit ast2graph cannot prove the same on the raising "
                                    "path, or in a segment that writes state or prints")
+        self.mark_checked()
         if self.protectors and not self.rolled_depth:
             self.note_protected_check()   # proven when the protectors end (checkscope rules 3-4), or late
         elif self.rolled_depth or self.state_written():
