@@ -1656,3 +1656,40 @@ def test_an_exit_returning_true_suppresses_a_raise_under_a_traced_condition():
     check(_with_suppressing_class, jnp.array([1.5]), full_graph=False)
     e = check(_with_suppressing_class, jnp.array([-1.0]), full_graph=False)
     assert "A2G008" in [s.code.code for s in e.fallback_sites], str(e)
+
+
+class _Box:
+    def __init__(self, v):
+        self.v = v
+
+    def get(self):
+        return self.v * 2
+
+
+def _bound_method_of_a_new_object(x):
+    return _Box(x.sum()).get
+
+
+def _bound_method_in_a_dict(x):
+    return {"f": _Box(x.mean()).get, "n": x.shape[0]}
+
+
+def _bound_method_and_its_object(x):
+    b = _Box(x.sum())
+    return b.get, b
+
+
+def test_a_bound_method_of_an_object_the_function_made_is_bound_to_each_calls_object():
+    # `return Box(x.sum()).get`: the method came back bound to the trace's object, whose attribute held a
+    # stand-in: calling it raised StandinSeen where eager returns 2 * x.sum() (h-hunt8)
+    def make():
+        return _bound_method_of_a_new_object, None
+
+    steps = [lambda f, _, v=v: f(jnp.array(v))() for v in ([1.0, 2.0], [5.0], [0.5, 0.5])]
+    check_sequence(make, steps)
+    check_sequence(lambda: (_bound_method_in_a_dict, None), [lambda f, _: f(jnp.array([1.0, 3.0]))["f"]()])
+    check_sequence(lambda: (_bound_method_and_its_object, None),
+                   [lambda f, _: (lambda r: (r[0](), r[0].__self__ is r[1]))(f(jnp.array([2.0])))], full_graph=False)
+    f = to_static(_bound_method_of_a_new_object)
+    a, b = f(jnp.array([1.0])), f(jnp.array([2.0]))
+    assert a.__self__ is not b.__self__   # eager makes a new object per call

@@ -126,6 +126,24 @@ class MadePerCall:
 
 
 @jax.tree_util.register_pytree_node_class
+class BoundPerCall:
+    """A method bound to an object the trace made (``return Box(x).get``):
+    rebuilt by every call on that call's object (a ``MadePerCall``), as
+    eager's result is bound to its own new object. Left static, it would be
+    bound to the trace's object, whose attributes hold stand-ins."""
+
+    def __init__(self, func: Any, owner: Any):
+        self.func, self.owner = func, owner
+
+    def tree_flatten(self):
+        return [self.owner], self.func
+
+    @classmethod
+    def tree_unflatten(cls, func, children):
+        return types.MethodType(func, children[0])
+
+
+@jax.tree_util.register_pytree_node_class
 class FormattedPerCall:
     """A string formatted from traced values (``f"loss {loss:.3f}"``, a
     ``DeferredStr``) leaving the segment: its values are the graph's outputs,
@@ -223,7 +241,7 @@ def _stateful_object(x: Any) -> bool:
 
 def remade_per_call(tree: Any, fresh: dict, outer_traced: bool = False) -> Any:
     """``tree`` with every object of a plain class the trace made replaced by
-    a ``MadePerCall`` node, and every set it made by a copy (rebuilt per call
+    a ``MadePerCall`` node (a method bound to one by a ``BoundPerCall``), and every set it made by a copy (rebuilt per call
     as a pytree node); an object the trace made that appears twice, or another
     mutable kind (a bytearray, an iterator), raises ``_Shared``: eager's one
     object cannot be two graph outputs, nor one shared by all calls."""
@@ -251,6 +269,9 @@ def remade_per_call(tree: Any, fresh: dict, outer_traced: bool = False) -> Any:
                 raise _Shared(f"an object of class {type(x).__name__} made in the function would leave the compiled "
                               "segment (eager makes a new one per call; the graph cannot rebuild this class)")
             return x
+        if type(x) is types.MethodType and not isinstance(x.__self__, type):
+            owner = walk(x.__self__)
+            return x if owner is x.__self__ else BoundPerCall(x.__func__, owner)
         if type(x) in (list, tuple) or isinstance(x, tuple) and hasattr(type(x), "_fields"):
             items = [walk(v) for v in x]
             if all(a is b for a, b in zip(items, x)):
