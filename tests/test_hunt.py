@@ -3,6 +3,7 @@
 
 import contextlib
 import dataclasses
+import functools
 import math
 import sys
 import types
@@ -1679,6 +1680,10 @@ def _bound_method_and_its_object(x):
     return b.get, b
 
 
+def _partial_of_a_bound_method(x):
+    return functools.partial(_Box(x.sum()).get)
+
+
 def test_a_bound_method_of_an_object_the_function_made_is_bound_to_each_calls_object():
     # `return Box(x.sum()).get`: the method came back bound to the trace's object, whose attribute held a
     # stand-in: calling it raised StandinSeen where eager returns 2 * x.sum() (h-hunt8)
@@ -1690,6 +1695,8 @@ def test_a_bound_method_of_an_object_the_function_made_is_bound_to_each_calls_ob
     check_sequence(lambda: (_bound_method_in_a_dict, None), [lambda f, _: f(jnp.array([1.0, 3.0]))["f"]()])
     check_sequence(lambda: (_bound_method_and_its_object, None),
                    [lambda f, _: (lambda r: (r[0](), r[0].__self__ is r[1]))(f(jnp.array([2.0])))], full_graph=False)
+    # the same through functools.partial, whose function JAX keeps static
+    check_sequence(lambda: (_partial_of_a_bound_method, None), [lambda f, _, v=v: f(jnp.array(v))() for v in ([1.0], [3.0])])
     f = to_static(_bound_method_of_a_new_object)
     a, b = f(jnp.array([1.0])), f(jnp.array([2.0]))
     assert a.__self__ is not b.__self__   # eager makes a new object per call

@@ -144,6 +144,24 @@ class BoundPerCall:
 
 
 @jax.tree_util.register_pytree_node_class
+class PartialPerCall:
+    """``functools.partial`` of a function rebuilt per call (a
+    ``BoundPerCall``: ``partial(Box(x).get, 3)``); JAX flattens a partial's
+    arguments but keeps its function static."""
+
+    def __init__(self, func: Any, args: list, keywords: dict):
+        self.func, self.args, self.keywords = func, args, keywords
+
+    def tree_flatten(self):
+        return [self.func, self.args, self.keywords], None
+
+    @classmethod
+    def tree_unflatten(cls, _, children):
+        func, args, keywords = children
+        return functools.partial(func, *args, **keywords)
+
+
+@jax.tree_util.register_pytree_node_class
 class FormattedPerCall:
     """A string formatted from traced values (``f"loss {loss:.3f}"``, a
     ``DeferredStr``) leaving the segment: its values are the graph's outputs,
@@ -241,7 +259,8 @@ def _stateful_object(x: Any) -> bool:
 
 def remade_per_call(tree: Any, fresh: dict, outer_traced: bool = False) -> Any:
     """``tree`` with every object of a plain class the trace made replaced by
-    a ``MadePerCall`` node (a method bound to one by a ``BoundPerCall``), and every set it made by a copy (rebuilt per call
+    a ``MadePerCall`` node (a method bound to one by a ``BoundPerCall``, a
+    ``functools.partial`` of that by a ``PartialPerCall``), and every set it made by a copy (rebuilt per call
     as a pytree node); an object the trace made that appears twice, or another
     mutable kind (a bytearray, an iterator), raises ``_Shared``: eager's one
     object cannot be two graph outputs, nor one shared by all calls."""
@@ -272,6 +291,13 @@ def remade_per_call(tree: Any, fresh: dict, outer_traced: bool = False) -> Any:
         if type(x) is types.MethodType and not isinstance(x.__self__, type):
             owner = walk(x.__self__)
             return x if owner is x.__self__ else BoundPerCall(x.__func__, owner)
+        if type(x) is functools.partial:
+            func, args, keywords = walk(x.func), [walk(v) for v in x.args], {k: walk(v) for k, v in x.keywords.items()}
+            if func is not x.func:
+                return PartialPerCall(func, args, keywords)
+            if any(a is not b for a, b in zip(args, x.args)) or any(keywords[k] is not v for k, v in x.keywords.items()):
+                return functools.partial(func, *args, **keywords)
+            return x
         if type(x) in (list, tuple) or isinstance(x, tuple) and hasattr(type(x), "_fields"):
             items = [walk(v) for v in x]
             if all(a is b for a, b in zip(items, x)):
