@@ -1700,3 +1700,57 @@ def test_a_bound_method_of_an_object_the_function_made_is_bound_to_each_calls_ob
     f = to_static(_bound_method_of_a_new_object)
     a, b = f(jnp.array([1.0])), f(jnp.array([2.0]))
     assert a.__self__ is not b.__self__   # eager makes a new object per call
+
+
+def _log_or_message(x):
+    try:
+        return math.log(float(x[0]))
+    except ValueError as e:
+        return str(e)
+
+
+def _logs_of_each(x):
+    out = []
+    for f in (math.log, math.sqrt, math.exp):
+        try:
+            out.append(f(float(x[0])))
+        except (ValueError, OverflowError) as e:
+            out.append(f"{type(e).__name__}: {e}")
+    return out
+
+
+def test_a_math_error_of_a_traced_python_float_is_caught_by_the_users_handler():
+    # math.log(float(x[0])) in a try/except ValueError: the host call's run-time check raised
+    # ValueError('math domain error') past the handler, where eager returns the message (h-hunt8)
+    for v in ([0.0], [2.0], [-1.0], [1000.0]):
+        check(_log_or_message, jnp.array(v), full_graph=False)
+        check(_logs_of_each, jnp.array(v), full_graph=False)
+
+
+_WRITTEN = []
+
+
+def _append_then_index(x):
+    ys = [v for v in x if v > 0]
+    _WRITTEN.append(len(_WRITTEN))
+    return ys[1]
+
+
+def _append_then_max(x):
+    ys = [v for v in x if v > 0]
+    _WRITTEN.append(len(_WRITTEN))
+    return max(ys)
+
+
+@pytest.mark.parametrize("fn", [_append_then_index, _append_then_max])
+def test_a_list_check_after_a_write_of_state_keeps_the_write(fn):
+    # ys[1] / max(ys) of a list whose length depends on the data, after a global list's append: the run-time
+    # check raised IndexError/ValueError and the append (applied after the call) was lost, where eager appended
+    # before raising (h-hunt8)
+    def make():
+        _WRITTEN.clear()
+        return fn, _WRITTEN
+
+    steps = [lambda f, w, v=v: (f(jnp.array(v)), list(w)) for v in ([1.0, 2.0], [-1.0, 2.0], [-1.0, -2.0])]
+    steps += [lambda f, w: list(w)]
+    check_sequence(make, steps, full_graph=False)

@@ -724,6 +724,9 @@ def python_math_host(name: str, *xs: Any) -> Any:
 
 
 python_math_host._a2g_effect = True  # type: ignore[attr-defined]
+# a run-time check too (raising eager's math error): refused inside a handler that may catch it (checkscope)
+python_math_host._a2g_check = True  # type: ignore[attr-defined]
+python_math_host._a2g_raises = (ValueError, OverflowError)  # type: ignore[attr-defined]
 
 
 def _raise_math_host(name: str, mask: Any, *vs: Any) -> None:
