@@ -1754,3 +1754,21 @@ def test_a_list_check_after_a_write_of_state_keeps_the_write(fn):
     steps = [lambda f, w, v=v: (f(jnp.array(v)), list(w)) for v in ([1.0, 2.0], [-1.0, 2.0], [-1.0, -2.0])]
     steps += [lambda f, w: list(w)]
     check_sequence(make, steps, full_graph=False)
+
+
+def _int_float_compares(x, y):
+    i, f = int(x[0]), float(y[0])
+    flags = (i == f, i < f, i > f, f <= i, f != i, i >= f)
+    if i < f:   # as a condition too
+        return flags, "below"
+    return flags, "not below"
+
+
+def test_a_python_int_and_a_python_float_compare_exactly():
+    # int(x[0]) == float(y[0]) of 2**53 + 1 and 2.0**53: Python compares an int with a float exactly (False);
+    # the graph converted the int to float64 first (True) (h-hunt8)
+    for a, b in (([2**53 + 1], [2.0**53]), ([2**53], [2.0**53]), ([3], [2.5]), ([2**62 + 1], [2.0**62]),
+                 ([-2**62 - 1], [-2.0**62]), ([2**63 - 1], [2.0**63]), ([-2**63], [-2.0**63]), ([5], [np.nan]),
+                 ([7], [np.inf]), ([7], [-np.inf])):
+        check(_int_float_compares, np.array(a, dtype=np.int64), np.array(b))
+    check(lambda x: (int(x[0]) < 2.0**53, 2.0**53 == int(x[0])), np.array([2**53 + 1], dtype=np.int64))

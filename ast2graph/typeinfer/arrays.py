@@ -344,6 +344,21 @@ def python_zero_signs(result: Any, left: Any, right: Any, floor: bool) -> Any:
     return jnp.where(result == 0, jnp.copysign(zero, jnp.true_divide(left, right) if floor else right), result)
 
 
+def int_float_compare(fn: Any, i: Any, f: Any) -> Any:
+    """``fn(i, f)`` of a Python int (int64) and a Python float, exactly as
+    Python compares them (not ``fn(float(i), f)``: ``2**53 + 1 == 2.0**53``
+    is False). Rounding is monotone, so where ``float(i) != f`` their order is
+    ``i``'s; where equal, ``f`` is integral and compared as an int (``f`` of
+    2**63 or more is above every int64). NaN: ``float(i) != nan``, and ``fn``
+    of NaN is Python's."""
+    f = jnp.asarray(f, jnp.float64)
+    i = jnp.asarray(i, jnp.int64)
+    fi = i.astype(jnp.float64)
+    big = f >= 2.0 ** 63
+    as_int = jnp.where(big | (fi != f), 0.0, f).astype(jnp.int64)
+    return jnp.where(fi != f, fn(fi, f), jnp.where(big, fn(0, 1), fn(i, as_int)))
+
+
 @jax.custom_jvp
 def plus_zero(x: Any) -> Any:
     """``x + 0`` as IEEE adds (eager's op by op): -0.0 becomes +0.0, where

@@ -166,6 +166,26 @@ _BOOL_TO_INT = frozenset({operator.add, operator.iadd, operator.mul, operator.im
                           operator.rshift, operator.irshift})
 
 
+# comparisons, and each one with its operands swapped
+_MIRRORED = {operator.lt: operator.gt, operator.gt: operator.lt, operator.le: operator.ge, operator.ge: operator.le,
+             operator.eq: operator.eq, operator.ne: operator.ne}
+
+
+def _python_kind(v: Any) -> str | None:
+    """"i" for a Python int (traced, or static within int64), "f" for a Python float, else None."""
+    if isinstance(v, Value):
+        ok = type(v) is Value and v.type.python and not v.type.shape and not v.type.mixed
+        return v.type.dtype.kind if ok and v.type.dtype.kind in "if" else None
+    if type(v) is int:
+        return "i" if -2**63 <= v < 2**63 else None
+    return "f" if type(v) is float else None
+
+
+def _python_int_and_float(left: Any, right: Any) -> bool:
+    """A Python int and a Python float, one of them traced: Python compares them exactly."""
+    return {_python_kind(left), _python_kind(right)} == {"i", "f"}
+
+
 def _python_bool(v: Any) -> bool:
     """A Python bool, or a traced one (not a NumPy or JAX bool)."""
     if isinstance(v, Value):
@@ -1031,6 +1051,8 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
                 return self.emit_call(arrays.mask_product, (left, right), {}, node, fn.__name__)
             if fn in (operator.pow, operator.ipow):
                 self._python_power(left, right, node)
+            if fn in _MIRRORED and _python_int_and_float(left, right):
+                return self._int_float_compare(fn, left, right, node)
             out = self._traced_division(fn, left, right, node) if fn in _DIVISIONS else \
                 self.emit_call(fn, (left, right), {}, node, fn.__name__)
             if fn in (operator.add, operator.iadd) and isinstance(out, Value) and out.type.dtype.kind == "f" \
@@ -1055,6 +1077,15 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
             out = self.static_call(fn, (left, right), {}, node)
         if type(out) in (list, dict, set) and out is not left and out is not right and fn in _NEW_CONTAINER:
             self.mark_fresh(out)   # ``[True] * n``, ``xs + ys``, ``d | e``: a new container on every call
+        return out
+
+    def _int_float_compare(self, fn: Callable, left: Any, right: Any, node: Any) -> Any:
+        """A comparison of a Python int with a Python float (one traced):
+        Python's exact one (``arrays.int_float_compare``), a Python bool."""
+        if _python_kind(left) == "f":
+            fn, left, right = _MIRRORED[fn], right, left
+        out = self.emit_call(arrays.int_float_compare, (fn, left, right), {}, node, fn.__name__)
+        out.type = out.type.with_kinds(("python",))
         return out
 
     def _traced_division(self, fn: Callable, left: Any, right: Any, node: Any) -> Any:
