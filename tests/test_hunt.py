@@ -1772,3 +1772,40 @@ def test_a_python_int_and_a_python_float_compare_exactly():
                  ([7], [np.inf]), ([7], [-np.inf])):
         check(_int_float_compares, np.array(a, dtype=np.int64), np.array(b))
     check(lambda x: (int(x[0]) < 2.0**53, 2.0**53 == int(x[0])), np.array([2**53 + 1], dtype=np.int64))
+
+
+_HOST_LOG = []
+
+
+def _host_sqrt(a):
+    a = np.asarray(a)
+    if a[0] < 0:
+        raise ValueError("negative")
+    return np.sqrt(a)
+
+
+def _declared_host_call_in_try(x):
+    try:
+        y = _host_sqrt(x)  # ast2graph: returns f32[2]
+    except ValueError as e:
+        y = str(e)
+    return y
+
+
+def _declared_host_call_after_a_write(x):
+    _HOST_LOG.append(1)
+    return _host_sqrt(x)  # ast2graph: returns f32[2]
+
+
+def test_a_declared_host_call_that_raises_is_a_run_time_check():
+    # a `# ast2graph: returns` host call whose function raises for some data: its exception left the graph
+    # after the call, past the user's try/except ValueError (eager returns the message) (h-hunt8)
+    for v in ([1.0, 4.0], [-1.0, 4.0]):
+        check(_declared_host_call_in_try, jnp.array(v), full_graph=False)
+
+    def make():
+        _HOST_LOG.clear()
+        return _declared_host_call_after_a_write, _HOST_LOG
+
+    check_sequence(make, [lambda f, log: f(jnp.array([1.0, 4.0])), lambda f, log: f(jnp.array([-1.0, 4.0])),
+                          lambda f, log: list(log)], full_graph=False)

@@ -1194,9 +1194,13 @@ def parse_returns_annotation(line: str) -> list | None:
 
 
 @functools.lru_cache(maxsize=None)
-def host_function(fn: Any, single: bool, kinds: tuple = ()):
+def host_function(fn: Any, single: bool, kinds: tuple = (), may_raise: bool = False):
     """``fn`` run on the host by ``jax.pure_callback`` with declared result
-    types; its array arguments are of eager's kinds (``kinds``, as for ``host_effect``)."""
+    types; its array arguments are of eager's kinds (``kinds``, as for ``host_effect``).
+    ``may_raise``: ``fn`` is the user's and may raise any exception on some
+    data, which leaves the graph after the call: a run-time check of no known
+    class (``Specializer._check_site``: refused inside any handler or manager,
+    kept in Python after a write of state)."""
 
     def call(result_types, *args, **kwargs):
         leaves, treedef = tree_flatten((args, kwargs))   # a printed dict in insertion order
@@ -1216,4 +1220,7 @@ def host_function(fn: Any, single: bool, kinds: tuple = ()):
 
     call.__name__ = call.__qualname__ = f"host[{getattr(fn, '__qualname__', fn)}]"
     call._a2g_typed = True  # type: ignore[attr-defined]  # its result types are the declared ones
+    if may_raise:
+        call._a2g_check = True  # type: ignore[attr-defined]
+        call._a2g_raises = (None,)  # type: ignore[attr-defined]
     return call

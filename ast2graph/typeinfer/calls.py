@@ -1135,7 +1135,7 @@ class CallMixin(GeneratorMixin, SortMixin):
         user (``# ast2graph: returns f32[3]``): a ``jax.pure_callback``."""
         self.decide(node, "call", "host callback", f"{qualified_name(callee)} runs on the host with the declared result types {declared}")
         single = len(declared) == 1
-        fn = arrays.host_function(callee, single, self.value_kinds((args, kwargs), node))
+        fn = arrays.host_function(callee, single, self.value_kinds((args, kwargs), node), may_raise=True)
         return self.emit_call(fn, (tuple(declared), *args), kwargs, node, f"host {qualified_name(callee)}")
 
     def _closures_for_jax(self, tree: Any, node: Any) -> Any:
