@@ -1809,3 +1809,26 @@ def test_a_declared_host_call_that_raises_is_a_run_time_check():
 
     check_sequence(make, [lambda f, log: f(jnp.array([1.0, 4.0])), lambda f, log: f(jnp.array([-1.0, 4.0])),
                           lambda f, log: list(log)], full_graph=False)
+
+
+def _float_powers(x):
+    a, b = float(x[0]), float(x[1])
+    out = []
+    for f in (lambda: a ** b, lambda: a ** 2, lambda: 2 ** a, lambda: a ** -2, lambda: a ** 0.5 if a >= 0 else None):
+        try:
+            out.append(f())
+        except (OverflowError, ZeroDivisionError) as e:
+            out.append(f"{type(e).__name__}: {e}")
+    return out
+
+
+def _float_power_unprotected(x):
+    return float(x[0]) ** 3, 2.0 ** float(x[1])
+
+
+def test_a_python_float_power_that_overflows_raises_overflow_error():
+    # float(x[0]) ** float(x[1]) of 10.0 and 400.0: Python raises OverflowError (34, 'Numerical result out of
+    # range'); the graph returned inf (h-hunt8)
+    for v in ([10.0, 400.0], [1e200, 2.0], [1e-200, 3.0], [2000.0, 1.5], [np.inf, 2.0], [2.0, 0.5], [-3.0, 3.0]):
+        check(_float_powers, np.array(v), full_graph=False)
+        check(_float_power_unprotected, np.array(v))

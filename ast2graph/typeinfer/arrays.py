@@ -344,6 +344,13 @@ def python_zero_signs(result: Any, left: Any, right: Any, floor: bool) -> Any:
     return jnp.where(result == 0, jnp.copysign(zero, jnp.true_divide(left, right) if floor else right), result)
 
 
+def power_overflowed(base: Any, exponent: Any, result: Any) -> Any:
+    """Whether Python's ``base ** exponent`` of floats raises OverflowError:
+    finite operands, an infinite result."""
+    finite = jnp.isfinite(jnp.asarray(base, jnp.float64)) & jnp.isfinite(jnp.asarray(exponent, jnp.float64))
+    return finite & jnp.isinf(result)
+
+
 def int_float_compare(fn: Any, i: Any, f: Any) -> Any:
     """``fn(i, f)`` of a Python int (int64) and a Python float, exactly as
     Python compares them (not ``fn(float(i), f)``: ``2**53 + 1 == 2.0**53``

@@ -21,6 +21,7 @@ import collections.abc
 from collections.abc import Mapping
 import contextlib
 import dataclasses
+import errno
 import inspect
 import itertools
 import linecache
@@ -1055,6 +1056,9 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
                 return self._int_float_compare(fn, left, right, node)
             out = self._traced_division(fn, left, right, node) if fn in _DIVISIONS else \
                 self.emit_call(fn, (left, right), {}, node, fn.__name__)
+            if fn in (operator.pow, operator.ipow) and isinstance(out, Value) and type(out) is Value \
+                    and out.type.python and out.type.dtype.kind == "f" and not out.type.shape:
+                self._python_power_overflow(left, right, out, node)
             if fn in (operator.add, operator.iadd) and isinstance(out, Value) and out.type.dtype.kind == "f" \
                     and any(_positive_zero(v) for v in (left, right)):
                 fixed = self.emit_call(arrays.plus_zero, (out,), {}, node, "add")   # ``sum(xs)`` starts at 0
@@ -1139,6 +1143,21 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         self.emit_call(arrays.raise_when, (self.truth(zero, node), ZeroDivisionError,
                                           ("0.0 cannot be raised to a negative power",)), {}, node,
                        "zero power check", effect=True)
+
+    def _python_power_overflow(self, base: Any, exponent: Any, out: Value, node: Any) -> None:
+        """Eager's OverflowError for a Python float power of finite operands
+        whose result overflows (``10.0 ** 400``, where ``10.0 * 1e400`` is
+        inf): a run-time check. An exponent known within [0, 1] cannot
+        overflow."""
+        if not isinstance(exponent, Value) and 0 <= exponent <= 1:
+            return
+        if not self.raise_checks_allowed():
+            raise self.graph_break(FallbackCode.TRACE_ERROR, node, "a Python float power may overflow, which raises "
+                                   "OverflowError in eager, where a run-time check cannot raise it", "binop")
+        over = self.emit_call(arrays.power_overflowed, (base, exponent, out), {}, node, "power overflow")
+        self.emit_call(arrays.raise_when, (self.truth(over, node), OverflowError,
+                                          (errno.ERANGE, os.strerror(errno.ERANGE))), {}, node,
+                       "power overflow check", effect=True)
 
     def _python_zero_division(self, fn: Callable, left: Any, right: Any, node: Any) -> None:
         """Eager's ZeroDivisionError for a division of Python numbers (one of
