@@ -1848,3 +1848,43 @@ def test_the_negation_of_int64_min_is_not_int64_min():
     check(_negated, np.array([-7, 5], dtype=np.int64))
     with pytest.raises(IntRangeError, match="beyond int64"):
         to_static(_negated)(np.array([-2**63, 5], dtype=np.int64))
+
+
+def _log_under_error_filter(x):
+    a = np.asarray(x)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        try:
+            y = np.log(a)
+        except RuntimeWarning as e:
+            y = str(e)
+    return y
+
+
+def _sqrt_under_error_filter(x):
+    a = np.asarray(x)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        return a.mean(), np.sqrt(a)
+
+
+def test_numpy_warnings_that_the_filters_make_errors_raise():
+    # simplefilter("error") turns NumPy's RuntimeWarning of np.log(0) / np.sqrt(-1) into an exception; the
+    # graph's op never warns, so it returned -inf / nan where eager raised (h-hunt8)
+    for v in ([1.0, 2.0], [0.0, 2.0], [-1.0, 1.0]):
+        check(_log_under_error_filter, np.array(v), full_graph=False)
+        check(_sqrt_under_error_filter, np.array(v), full_graph=False)
+
+
+def _double_under_runtime_warning_errors(x):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        y = x * 2
+    return y
+
+
+def test_an_overflow_under_runtime_warning_errors_raises():
+    # x * 2 of 1e308 under simplefilter("error", RuntimeWarning): eager raises RuntimeWarning('overflow
+    # encountered in multiply'), the graph returned inf (h-hunt8)
+    check(_double_under_runtime_warning_errors, np.array([1e308]), full_graph=False)
+    check(_double_under_runtime_warning_errors, np.array([1.5]), full_graph=False)

@@ -29,6 +29,7 @@ import operator
 import os
 import sys
 import types
+import warnings
 from typing import Any, Callable, Iterator
 
 import gast
@@ -185,6 +186,12 @@ def _python_kind(v: Any) -> str | None:
 def _python_int_and_float(left: Any, right: Any) -> bool:
     """A Python int and a Python float, one of them traced: Python compares them exactly."""
     return {_python_kind(left), _python_kind(right)} == {"i", "f"}
+
+
+def _numpy_warnings_may_raise() -> bool:
+    """NumPy warns of floating-point errors, and a warning filter raises: the
+    cheap test before ``Specializer._numpy_warning_errors``."""
+    return any(f[0] == "error" for f in warnings.filters) and "warn" in np.geterr().values()
 
 
 def _python_bool(v: Any) -> bool:
@@ -488,6 +495,9 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         if any(type(x) is KindedValue for x in leaves):   # computed per kind where its callers split (pathkinds)
             raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{name or qualified_name(fn)} is given a value "
                                    "whose kind (NumPy array, Python number or jax.Array) depends on the path taken")
+        if not effect and _numpy_warnings_may_raise() and any(
+                isinstance(x, Value) and x.type.kinds & {"numpy", "array0"} and x.type.dtype.kind in "fciu" for x in leaves):
+            self._numpy_warning_errors(node, name or qualified_name(fn))
         if not effect and not numpy_fn and eager_fn is None and self.folded_operands(leaves):
             folded = self.fold_constant(fn, args, kwargs)   # calls.py: made at trace time, as eager makes it
             if folded is not None:
@@ -2151,6 +2161,18 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         without checks): a check's callback is not ordered with the prints'
         callbacks, and eager prints exactly up to the raise."""
         return self.raise_checks is True and self.checks_may_pass()
+
+    def _numpy_warning_errors(self, node: Any, name: str) -> None:
+        """A NumPy op while the warning filters may turn a RuntimeWarning
+        into an exception (``simplefilter("error")``): NumPy's floating-point
+        warnings (``np.log(0)``, ``0 / 0``) raise in eager, which a graph op
+        never does; the statement runs in Python."""
+        module = self.frame.unit.globals.get("__name__", "<string>")
+        actions = hostwarnings.filter_actions(RuntimeWarning, None, module if isinstance(module, str) else "<string>",
+                                              getattr(node, "lineno", 0))
+        if "error" in actions:
+            raise self.graph_break(FallbackCode.SIDE_EFFECT, node, f"{name} of NumPy values where the warning filters "
+                                   "turn NumPy's RuntimeWarnings into exceptions (eager raises for np.log(0), 0/0, ...)")
 
     def _check_site(self, fn: Callable, args: tuple, node: Any, name: str) -> None:
         """A run-time check about to be emitted: refused where a handler
