@@ -1888,3 +1888,32 @@ def test_an_overflow_under_runtime_warning_errors_raises():
     # encountered in multiply'), the graph returned inf (h-hunt8)
     check(_double_under_runtime_warning_errors, np.array([1e308]), full_graph=False)
     check(_double_under_runtime_warning_errors, np.array([1.5]), full_graph=False)
+
+
+def _running_min_sign():
+    box = {"lo": None}
+
+    def update(x):
+        v = float(x.min())
+        if box["lo"] is None or v < box["lo"]:
+            box["lo"] = v
+        return str(box["lo"]), math.copysign(1.0, box["lo"]), math.atan2(v, 1.0)
+    return update, box
+
+
+def _bias_corrected():
+    state = {"t": 0, "m": 0.0}
+
+    def step(g):
+        state["t"] += 1
+        state["m"] = 0.9 * state["m"] + 0.1 * float(g[0])
+        return state["m"] * (1 - 0.9 ** state["t"])
+    return step, state
+
+
+def test_host_math_that_never_raises_and_bias_corrections_stay_one_graph():
+    # math.copysign / math.atan2 never raise, and 0.9 ** t of an int counter cannot overflow for t >= 0: no
+    # run-time check, so a segment that writes state back keeps its graph (h-hunt8, after the checks above)
+    xs = [np.array([2.0]), np.array([-0.0]), np.array([0.0])]
+    check_sequence(_running_min_sign, [lambda f, _, x=x: f(x) for x in xs])
+    check_sequence(_bias_corrected, [lambda f, s, x=x: (f(x), dict(s)) for x in xs])

@@ -750,6 +750,18 @@ python_math_host._a2g_effect = True  # type: ignore[attr-defined]
 python_math_host._a2g_check = True  # type: ignore[attr-defined]
 python_math_host._a2g_raises = (ValueError, OverflowError)  # type: ignore[attr-defined]
 
+# the functions of HOST_MATH that never raise, whatever the floats (CPython sets no error for them)
+MATH_NEVER_RAISES = frozenset({"atan", "atan2", "tanh", "asinh", "hypot", "erf", "erfc", "cbrt", "copysign",
+                               "degrees", "radians"})
+
+
+def python_math_host_total(name: str, *xs: Any) -> Any:
+    """``python_math_host`` of a function in ``MATH_NEVER_RAISES``: no run-time check."""
+    return python_math_host(name, *xs)
+
+
+python_math_host_total._a2g_effect = True  # type: ignore[attr-defined]
+
 
 def _raise_math_host(name: str, mask: Any, *vs: Any) -> None:
     if np.any(np.asarray(mask)):

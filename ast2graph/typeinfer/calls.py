@@ -1361,7 +1361,8 @@ class CallMixin(GeneratorMixin, SortMixin):
             # math.cos(step / total * math.pi) of traced Python numbers: Python's math on the host
             floats = tuple(self.python_number(a, float, "trunc", f"math.{host}()", node) if isinstance(a, Value)
                            else float(a) for a in args)
-            out = self.emit_call(arrays.python_math_host, (host, *floats), {}, node, f"math.{host}", effect=True)
+            fn = arrays.python_math_host_total if host in arrays.MATH_NEVER_RAISES else arrays.python_math_host
+            out = self.emit_call(fn, (host, *floats), {}, node, f"math.{host}", effect=True)
             out.type = out.type.with_kinds(("python",))
             return out
         if callee is round and args and isinstance(args[0], Value):
