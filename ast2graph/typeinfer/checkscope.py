@@ -23,9 +23,11 @@ Produces: a stack of ``Protector`` (one per enclosing ``try``, ``with`` and
    tuple of classes) read by name, and ``E`` is a subclass of none of them
    (``except InvalidParameterError`` lets a ``ValueError`` through; bare
    ``except``, ``except Exception``, ``except ValueError`` catch it). The same
-   for ``contextlib.suppress(...)``. The other checks name what they may
-   raise (``_a2g_raises``: an index check ``IndexError``, ...); one that
-   names nothing stays refused inside any handler.
+   for ``contextlib.suppress(...)``. A ``finally:`` holding a ``return``,
+   ``break`` or ``continue`` drops any exception: it catches them all. The
+   other checks name what they may raise (``_a2g_raises``: an index check
+   ``IndexError``, ...); one that names nothing stays refused inside any
+   handler.
 2. *Exits that run the same on both paths.* The unwinding code must be code
    the graph's normal path runs too, reading the same things: a ``finally:``
    that reads no name the ``try`` body binds; a class's ``__exit__`` that
@@ -35,6 +37,8 @@ Produces: a stack of ``Protector`` (one per enclosing ``try``, ``with`` and
    and no ``else:`` (``config_context``: ``try: yield finally:
    set_config(**old)``), which ``gen.throw`` unwinds exactly as ``next``
    resumes it. Any other manager is opaque: checks are refused inside it.
+   An ``__exit__`` found to return a true value after a check was emitted
+   inside makes the ``with`` fall back (``unwinding_failed``).
 3. *Nothing in between.* From ``C`` to each unwinding code of the
    protectors around ``C``, and after the last of them to the end of the
    outermost one, the graph's normal path writes no state and mutates no
