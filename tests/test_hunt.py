@@ -1,7 +1,9 @@
 """Silent differences an independent corpus of realistic programs found
 (/work/hunt-programs, not in the repository), minimised; each compared with eager."""
 
+import contextlib
 import dataclasses
+import functools
 import math
 import sys
 import types
@@ -10,6 +12,7 @@ import warnings
 import jax
 import jax.numpy as jnp
 import numpy as np
+import pytest
 
 from ast2graph import to_static
 from helpers import assert_same, check, check_sequence
@@ -1570,3 +1573,347 @@ def test_var_and_std_of_float16_values_are_numpys():
     rng = np.random.default_rng(0)
     for x in (rng.standard_normal(7).astype(np.float16), np.array([0.1, 0.2, 0.3], dtype=np.float16)):
         check(_spread16, x, full_graph=False)
+
+
+def _finally_returns(x):
+    try:
+        if x.sum() < 0:
+            raise ValueError("neg")
+        return x * 2
+    finally:
+        return x + 100   # noqa: B012 - drops the exception, as the user meant
+
+
+def _calls_finally_returns(x):
+    return _finally_returns(x)
+
+
+def _finally_continues(x):
+    out = []
+    for i in range(3):
+        try:
+            if x.sum() < i:
+                raise ValueError("neg")
+            out.append(x * i)
+        finally:
+            continue   # noqa: B012
+    return out
+
+
+def _assert_then_finally_return(x):
+    try:
+        assert x.sum() > 0, "pos"
+        return x
+    finally:
+        return -x   # noqa: B012
+
+
+@contextlib.contextmanager
+def _swallowing():
+    try:
+        yield
+    finally:
+        return   # noqa: B012 - the manager suppresses whatever the body raised
+
+
+def _with_swallowing(x):
+    y = x
+    with _swallowing():
+        if x.sum() < 0:
+            raise ValueError("neg")
+        y = x * 2
+    return y
+
+
+@pytest.mark.parametrize("fn", [_finally_returns, _calls_finally_returns, _finally_continues,
+                                _assert_then_finally_return, _with_swallowing])
+def test_a_return_in_finally_drops_the_exception_of_a_raise_under_a_traced_condition(fn):
+    # `finally: return x + 100` drops the ValueError the try body raises; the raise under a traced condition
+    # was a run-time check that raised after the graph anyway: ValueError('neg') where eager returns [99.] (h-hunt8)
+    check(fn, jnp.array([1.5]), full_graph=False)
+    e = check(fn, jnp.array([-1.0]), full_graph=False)
+    assert e.fallback_sites, str(e)   # the raise (or the assert) runs in Python
+
+
+class _Suppress:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return True
+
+
+def _with_suppressing_class(x):
+    y = x
+    with _Suppress():
+        if x.sum() < 0:
+            raise ValueError("neg")
+        y = x * 2
+    return y
+
+
+def test_an_exit_returning_true_suppresses_a_raise_under_a_traced_condition():
+    # __exit__ returning True suppresses the body's ValueError; the run-time check raised it anyway (h-hunt8)
+    check(_with_suppressing_class, jnp.array([1.5]), full_graph=False)
+    e = check(_with_suppressing_class, jnp.array([-1.0]), full_graph=False)
+    assert "A2G008" in [s.code.code for s in e.fallback_sites], str(e)
+
+
+class _Box:
+    def __init__(self, v):
+        self.v = v
+
+    def get(self):
+        return self.v * 2
+
+
+def _bound_method_of_a_new_object(x):
+    return _Box(x.sum()).get
+
+
+def _bound_method_in_a_dict(x):
+    return {"f": _Box(x.mean()).get, "n": x.shape[0]}
+
+
+def _bound_method_and_its_object(x):
+    b = _Box(x.sum())
+    return b.get, b
+
+
+def _partial_of_a_bound_method(x):
+    return functools.partial(_Box(x.sum()).get)
+
+
+def test_a_bound_method_of_an_object_the_function_made_is_bound_to_each_calls_object():
+    # `return Box(x.sum()).get`: the method came back bound to the trace's object, whose attribute held a
+    # stand-in: calling it raised StandinSeen where eager returns 2 * x.sum() (h-hunt8)
+    def make():
+        return _bound_method_of_a_new_object, None
+
+    steps = [lambda f, _, v=v: f(jnp.array(v))() for v in ([1.0, 2.0], [5.0], [0.5, 0.5])]
+    check_sequence(make, steps)
+    check_sequence(lambda: (_bound_method_in_a_dict, None), [lambda f, _: f(jnp.array([1.0, 3.0]))["f"]()])
+    check_sequence(lambda: (_bound_method_and_its_object, None),
+                   [lambda f, _: (lambda r: (r[0](), r[0].__self__ is r[1]))(f(jnp.array([2.0])))], full_graph=False)
+    # the same through functools.partial, whose function JAX keeps static
+    check_sequence(lambda: (_partial_of_a_bound_method, None), [lambda f, _, v=v: f(jnp.array(v))() for v in ([1.0], [3.0])])
+    f = to_static(_bound_method_of_a_new_object)
+    a, b = f(jnp.array([1.0])), f(jnp.array([2.0]))
+    assert a.__self__ is not b.__self__   # eager makes a new object per call
+
+
+def _log_or_message(x):
+    try:
+        return math.log(float(x[0]))
+    except ValueError as e:
+        return str(e)
+
+
+def _logs_of_each(x):
+    out = []
+    for f in (math.log, math.sqrt, math.exp):
+        try:
+            out.append(f(float(x[0])))
+        except (ValueError, OverflowError) as e:
+            out.append(f"{type(e).__name__}: {e}")
+    return out
+
+
+def test_a_math_error_of_a_traced_python_float_is_caught_by_the_users_handler():
+    # math.log(float(x[0])) in a try/except ValueError: the host call's run-time check raised
+    # ValueError('math domain error') past the handler, where eager returns the message (h-hunt8)
+    for v in ([0.0], [2.0], [-1.0], [1000.0]):
+        check(_log_or_message, jnp.array(v), full_graph=False)
+        check(_logs_of_each, jnp.array(v), full_graph=False)
+
+
+_WRITTEN = []
+
+
+def _append_then_index(x):
+    ys = [v for v in x if v > 0]
+    _WRITTEN.append(len(_WRITTEN))
+    return ys[1]
+
+
+def _append_then_max(x):
+    ys = [v for v in x if v > 0]
+    _WRITTEN.append(len(_WRITTEN))
+    return max(ys)
+
+
+@pytest.mark.parametrize("fn", [_append_then_index, _append_then_max])
+def test_a_list_check_after_a_write_of_state_keeps_the_write(fn):
+    # ys[1] / max(ys) of a list whose length depends on the data, after a global list's append: the run-time
+    # check raised IndexError/ValueError and the append (applied after the call) was lost, where eager appended
+    # before raising (h-hunt8)
+    def make():
+        _WRITTEN.clear()
+        return fn, _WRITTEN
+
+    steps = [lambda f, w, v=v: (f(jnp.array(v)), list(w)) for v in ([1.0, 2.0], [-1.0, 2.0], [-1.0, -2.0])]
+    steps += [lambda f, w: list(w)]
+    check_sequence(make, steps, full_graph=False)
+
+
+def _int_float_compares(x, y):
+    i, f = int(x[0]), float(y[0])
+    flags = (i == f, i < f, i > f, f <= i, f != i, i >= f)
+    if i < f:   # as a condition too
+        return flags, "below"
+    return flags, "not below"
+
+
+def test_a_python_int_and_a_python_float_compare_exactly():
+    # int(x[0]) == float(y[0]) of 2**53 + 1 and 2.0**53: Python compares an int with a float exactly (False);
+    # the graph converted the int to float64 first (True) (h-hunt8)
+    for a, b in (([2**53 + 1], [2.0**53]), ([2**53], [2.0**53]), ([3], [2.5]), ([2**62 + 1], [2.0**62]),
+                 ([-2**62 - 1], [-2.0**62]), ([2**63 - 1], [2.0**63]), ([-2**63], [-2.0**63]), ([5], [np.nan]),
+                 ([7], [np.inf]), ([7], [-np.inf])):
+        check(_int_float_compares, np.array(a, dtype=np.int64), np.array(b))
+    check(lambda x: (int(x[0]) < 2.0**53, 2.0**53 == int(x[0])), np.array([2**53 + 1], dtype=np.int64))
+
+
+_HOST_LOG = []
+
+
+def _host_sqrt(a):
+    a = np.asarray(a)
+    if a[0] < 0:
+        raise ValueError("negative")
+    return np.sqrt(a)
+
+
+def _declared_host_call_in_try(x):
+    try:
+        y = _host_sqrt(x)  # ast2graph: returns f32[2]
+    except ValueError as e:
+        y = str(e)
+    return y
+
+
+def _declared_host_call_after_a_write(x):
+    _HOST_LOG.append(1)
+    return _host_sqrt(x)  # ast2graph: returns f32[2]
+
+
+def test_a_declared_host_call_that_raises_is_a_run_time_check():
+    # a `# ast2graph: returns` host call whose function raises for some data: its exception left the graph
+    # after the call, past the user's try/except ValueError (eager returns the message) (h-hunt8)
+    for v in ([1.0, 4.0], [-1.0, 4.0]):
+        check(_declared_host_call_in_try, jnp.array(v), full_graph=False)
+
+    def make():
+        _HOST_LOG.clear()
+        return _declared_host_call_after_a_write, _HOST_LOG
+
+    check_sequence(make, [lambda f, log: f(jnp.array([1.0, 4.0])), lambda f, log: f(jnp.array([-1.0, 4.0])),
+                          lambda f, log: list(log)], full_graph=False)
+
+
+def _float_powers(x):
+    a, b = float(x[0]), float(x[1])
+    out = []
+    for f in (lambda: a ** b, lambda: a ** 2, lambda: 2 ** a, lambda: a ** -2, lambda: a ** 0.5 if a >= 0 else None):
+        try:
+            out.append(f())
+        except (OverflowError, ZeroDivisionError) as e:
+            out.append(f"{type(e).__name__}: {e}")
+    return out
+
+
+def _float_power_unprotected(x):
+    return float(x[0]) ** 3, 2.0 ** float(x[1])
+
+
+def test_a_python_float_power_that_overflows_raises_overflow_error():
+    # float(x[0]) ** float(x[1]) of 10.0 and 400.0: Python raises OverflowError (34, 'Numerical result out of
+    # range'); the graph returned inf (h-hunt8)
+    for v in ([10.0, 400.0], [1e200, 2.0], [1e-200, 3.0], [2000.0, 1.5], [np.inf, 2.0], [2.0, 0.5], [-3.0, 3.0]):
+        check(_float_powers, np.array(v), full_graph=False)
+        check(_float_power_unprotected, np.array(v))
+
+
+def _negated(x):
+    i = int(x[0])
+    return -i, abs(i)
+
+
+def test_the_negation_of_int64_min_is_not_int64_min():
+    # -i and abs(i) of int(x[0]) == -2**63: int64 negation wraps to -2**63 itself, where eager's int is 2**63;
+    # the graph returned -2**63 silently (h-hunt8); now a run-time check raises IntRangeError
+    from ast2graph.diagnostics import IntRangeError
+
+    check(_negated, np.array([-2**63 + 1, 5], dtype=np.int64))
+    check(_negated, np.array([-7, 5], dtype=np.int64))
+    with pytest.raises(IntRangeError, match="beyond int64"):
+        to_static(_negated)(np.array([-2**63, 5], dtype=np.int64))
+
+
+def _log_under_error_filter(x):
+    a = np.asarray(x)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        try:
+            y = np.log(a)
+        except RuntimeWarning as e:
+            y = str(e)
+    return y
+
+
+def _sqrt_under_error_filter(x):
+    a = np.asarray(x)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        return a.mean(), np.sqrt(a)
+
+
+def test_numpy_warnings_that_the_filters_make_errors_raise():
+    # simplefilter("error") turns NumPy's RuntimeWarning of np.log(0) / np.sqrt(-1) into an exception; the
+    # graph's op never warns, so it returned -inf / nan where eager raised (h-hunt8)
+    for v in ([1.0, 2.0], [0.0, 2.0], [-1.0, 1.0]):
+        check(_log_under_error_filter, np.array(v), full_graph=False)
+        check(_sqrt_under_error_filter, np.array(v), full_graph=False)
+
+
+def _double_under_runtime_warning_errors(x):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        y = x * 2
+    return y
+
+
+def test_an_overflow_under_runtime_warning_errors_raises():
+    # x * 2 of 1e308 under simplefilter("error", RuntimeWarning): eager raises RuntimeWarning('overflow
+    # encountered in multiply'), the graph returned inf (h-hunt8)
+    check(_double_under_runtime_warning_errors, np.array([1e308]), full_graph=False)
+    check(_double_under_runtime_warning_errors, np.array([1.5]), full_graph=False)
+
+
+def _running_min_sign():
+    box = {"lo": None}
+
+    def update(x):
+        v = float(x.min())
+        if box["lo"] is None or v < box["lo"]:
+            box["lo"] = v
+        return str(box["lo"]), math.copysign(1.0, box["lo"]), math.atan2(v, 1.0)
+    return update, box
+
+
+def _bias_corrected():
+    state = {"t": 0, "m": 0.0}
+
+    def step(g):
+        state["t"] += 1
+        state["m"] = 0.9 * state["m"] + 0.1 * float(g[0])
+        return state["m"] * (1 - 0.9 ** state["t"])
+    return step, state
+
+
+def test_host_math_that_never_raises_and_bias_corrections_stay_one_graph():
+    # math.copysign / math.atan2 never raise, and 0.9 ** t of an int counter cannot overflow for t >= 0: no
+    # run-time check, so a segment that writes state back keeps its graph (h-hunt8, after the checks above)
+    xs = [np.array([2.0]), np.array([-0.0]), np.array([0.0])]
+    check_sequence(_running_min_sign, [lambda f, _, x=x: f(x) for x in xs])
+    check_sequence(_bias_corrected, [lambda f, s, x=x: (f(x), dict(s)) for x in xs])

@@ -350,6 +350,28 @@ def python_zero_signs(result: Any, left: Any, right: Any, floor: bool) -> Any:
     return jnp.where(result == 0, jnp.copysign(zero, jnp.true_divide(left, right) if floor else right), result)
 
 
+def power_overflowed(base: Any, exponent: Any, result: Any) -> Any:
+    """Whether Python's ``base ** exponent`` of floats raises OverflowError:
+    finite operands, an infinite result."""
+    finite = jnp.isfinite(jnp.asarray(base, jnp.float64)) & jnp.isfinite(jnp.asarray(exponent, jnp.float64))
+    return finite & jnp.isinf(result)
+
+
+def int_float_compare(fn: Any, i: Any, f: Any) -> Any:
+    """``fn(i, f)`` of a Python int (int64) and a Python float, exactly as
+    Python compares them (not ``fn(float(i), f)``: ``2**53 + 1 == 2.0**53``
+    is False). Rounding is monotone, so where ``float(i) != f`` their order is
+    ``i``'s; where equal, ``f`` is integral and compared as an int (``f`` of
+    2**63 or more is above every int64). NaN: ``float(i) != nan``, and ``fn``
+    of NaN is Python's."""
+    f = jnp.asarray(f, jnp.float64)
+    i = jnp.asarray(i, jnp.int64)
+    fi = i.astype(jnp.float64)
+    big = f >= 2.0 ** 63
+    as_int = jnp.where(big | (fi != f), 0.0, f).astype(jnp.int64)
+    return jnp.where(fi != f, fn(fi, f), jnp.where(big, fn(0, 1), fn(i, as_int)))
+
+
 @jax.custom_jvp
 def plus_zero(x: Any) -> Any:
     """``x + 0`` as IEEE adds (eager's op by op): -0.0 becomes +0.0, where
@@ -730,6 +752,21 @@ def python_math_host(name: str, *xs: Any) -> Any:
 
 
 python_math_host._a2g_effect = True  # type: ignore[attr-defined]
+# a run-time check too (raising eager's math error): refused inside a handler that may catch it (checkscope)
+python_math_host._a2g_check = True  # type: ignore[attr-defined]
+python_math_host._a2g_raises = (ValueError, OverflowError)  # type: ignore[attr-defined]
+
+# the functions of HOST_MATH that never raise, whatever the floats (CPython sets no error for them)
+MATH_NEVER_RAISES = frozenset({"atan", "atan2", "tanh", "asinh", "hypot", "erf", "erfc", "cbrt", "copysign",
+                               "degrees", "radians"})
+
+
+def python_math_host_total(name: str, *xs: Any) -> Any:
+    """``python_math_host`` of a function in ``MATH_NEVER_RAISES``: no run-time check."""
+    return python_math_host(name, *xs)
+
+
+python_math_host_total._a2g_effect = True  # type: ignore[attr-defined]
 
 
 def _raise_math_host(name: str, mask: Any, *vs: Any) -> None:
@@ -1182,9 +1219,13 @@ def parse_returns_annotation(line: str) -> list | None:
 
 
 @functools.lru_cache(maxsize=None)
-def host_function(fn: Any, single: bool, kinds: tuple = ()):
+def host_function(fn: Any, single: bool, kinds: tuple = (), may_raise: bool = False):
     """``fn`` run on the host by ``jax.pure_callback`` with declared result
-    types; its array arguments are of eager's kinds (``kinds``, as for ``host_effect``)."""
+    types; its array arguments are of eager's kinds (``kinds``, as for ``host_effect``).
+    ``may_raise``: ``fn`` is the user's and may raise any exception on some
+    data, which leaves the graph after the call: a run-time check of no known
+    class (``Specializer._check_site``: refused inside any handler or manager,
+    kept in Python after a write of state)."""
 
     def call(result_types, *args, **kwargs):
         leaves, treedef = tree_flatten((args, kwargs))   # a printed dict in insertion order
@@ -1205,4 +1246,7 @@ def host_function(fn: Any, single: bool, kinds: tuple = ()):
     call.__name__ = call.__qualname__ = f"host[{getattr(fn, '__qualname__', fn)}]"
     call._a2g_typed = True  # type: ignore[attr-defined]  # its result types are the declared ones
     call._a2g_host = True  # type: ignore[attr-defined]  # may raise on the host (``tracebacks.at_site``)
+    if may_raise:
+        call._a2g_check = True  # type: ignore[attr-defined]
+        call._a2g_raises = (None,)  # type: ignore[attr-defined]
     return call

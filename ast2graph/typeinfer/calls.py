@@ -1145,7 +1145,7 @@ class CallMixin(GeneratorMixin, SortMixin):
         user (``# ast2graph: returns f32[3]``): a ``jax.pure_callback``."""
         self.decide(node, "call", "host callback", f"{qualified_name(callee)} runs on the host with the declared result types {declared}")
         single = len(declared) == 1
-        fn = arrays.host_function(callee, single, self.value_kinds((args, kwargs), node))
+        fn = arrays.host_function(callee, single, self.value_kinds((args, kwargs), node), may_raise=True)
         return self.emit_call(fn, (tuple(declared), *args), kwargs, node, f"host {qualified_name(callee)}")
 
     def _closures_for_jax(self, tree: Any, node: Any) -> Any:
@@ -1371,7 +1371,8 @@ class CallMixin(GeneratorMixin, SortMixin):
             # math.cos(step / total * math.pi) of traced Python numbers: Python's math on the host
             floats = tuple(self.python_number(a, float, "trunc", f"math.{host}()", node) if isinstance(a, Value)
                            else float(a) for a in args)
-            out = self.emit_call(arrays.python_math_host, (host, *floats), {}, node, f"math.{host}", effect=True)
+            fn = arrays.python_math_host_total if host in arrays.MATH_NEVER_RAISES else arrays.python_math_host
+            out = self.emit_call(fn, (host, *floats), {}, node, f"math.{host}", effect=True)
             out.type = out.type.with_kinds(("python",))
             return out
         if callee is round and args and isinstance(args[0], Value):

@@ -23,9 +23,11 @@ Produces: a stack of ``Protector`` (one per enclosing ``try``, ``with`` and
    tuple of classes) read by name, and ``E`` is a subclass of none of them
    (``except InvalidParameterError`` lets a ``ValueError`` through; bare
    ``except``, ``except Exception``, ``except ValueError`` catch it). The same
-   for ``contextlib.suppress(...)``. The other checks name what they may
-   raise (``_a2g_raises``: an index check ``IndexError``, ...); one that
-   names nothing stays refused inside any handler.
+   for ``contextlib.suppress(...)``. A ``finally:`` holding a ``return``,
+   ``break`` or ``continue`` drops any exception: it catches them all. The
+   other checks name what they may raise (``_a2g_raises``: an index check
+   ``IndexError``, ...); one that names nothing stays refused inside any
+   handler.
 2. *Exits that run the same on both paths.* The unwinding code must be code
    the graph's normal path runs too, reading the same things: a ``finally:``
    that reads no name the ``try`` body binds; a class's ``__exit__`` that
@@ -35,6 +37,8 @@ Produces: a stack of ``Protector`` (one per enclosing ``try``, ``with`` and
    and no ``else:`` (``config_context``: ``try: yield finally:
    set_config(**old)``), which ``gen.throw`` unwinds exactly as ``next``
    resumes it. Any other manager is opaque: checks are refused inside it.
+   An ``__exit__`` found to return a true value after a check was emitted
+   inside makes the ``with`` fall back (``unwinding_failed``).
 3. *Nothing in between.* From ``C`` to each unwinding code of the
    protectors around ``C``, and after the last of them to the end of the
    outermost one, the graph's normal path writes no state and mutates no
@@ -63,7 +67,7 @@ import contextlib
 
 import gast
 
-from ..fallback.sites import GraphBreak
+from ..fallback.sites import FallbackCode, GraphBreak
 from .exits import BodyEnd
 from .state import ControlSignal
 from .writeback import Effect, GlobalsTarget
@@ -100,6 +104,7 @@ class Protector:
     exact_exit: bool = True
     pending: list = field(default_factory=list)
     suspended: bool = False   # its unwinding code runs (``begin_unwinding``)
+    checked: bool = False   # a check was emitted inside it (``mark_checked``), proven or not
 
     def passes(self, exc_class: type | None) -> bool:
         if self.catches is None or exc_class is None:
@@ -134,6 +139,13 @@ def _loads(stmts: list) -> set:
 
 def _binds(stmts: list) -> set:
     return {n.id for s in stmts for n in gast.walk(s) if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)}
+
+
+def _exits(stmts: list) -> bool:
+    """A ``return``/``break``/``continue`` in ``stmts`` (anywhere: also one of
+    a nested loop, which only makes the caller more careful). In a
+    ``finally:`` it ends the unwinding and drops the exception being raised."""
+    return any(isinstance(n, (gast.Return, gast.Break, gast.Continue)) for s in stmts for n in gast.walk(s))
 
 
 def _is_bare_yield(stmt: Any) -> bool:
@@ -207,6 +219,8 @@ class CheckScopeMixin:
                 catches = None
                 break
             catches += classes
+        if _exits(stmt.finalbody):   # `finally: return ...` swallows every exception: it catches them all
+            catches = None
         exact = not (_loads(stmt.finalbody) & _binds(stmt.body + stmt.orelse + [h for h in stmt.handlers]))
         return Protector(catches, exact)
 
@@ -246,6 +260,11 @@ class CheckScopeMixin:
         elif not all(mark.same(self._mark(), self.mutated) for mark in protector.pending) or not self._neutral():
             self.late_checks = True
 
+    def mark_checked(self) -> None:
+        """A check emitted inside the protectors on the stack (rolled or not)."""
+        for protector in self.protectors:
+            protector.checked = True
+
     def note_protected_check(self) -> None:
         """A check emitted inside protectors: proven when they end (or not)."""
         if self.protectors:
@@ -281,8 +300,14 @@ class CheckScopeMixin:
         if protector.pending:
             protector.pending[:] = [self._mark()]
 
-    def unwinding_failed(self, protector: Protector) -> None:
-        """Rule 2 found false after the unwinding code ran (``__exit__``'s result)."""
+    def unwinding_failed(self, protector: Protector, node: Any) -> None:
+        """Rule 2 found false after the unwinding code ran: ``__exit__``
+        returned a true value, so it would suppress the exception of a check
+        inside, which the graph raises anyway after the call (no proof of
+        state helps that): the ``with`` at ``node`` falls back."""
+        if protector.checked:
+            raise self.graph_break(FallbackCode.TRACE_ERROR, node, "`__exit__` returned a true value: it suppresses "
+                                   "the exception a run-time check inside the `with` may raise (eager goes on)", "with")
         if protector.pending:
             self.late_checks = True
             protector.pending.clear()

@@ -157,7 +157,7 @@ class ContextsMixin(CheckScopeMixin):
                 with self.unwinding(protector):
                     result = self.call(exit_, (manager, None, None, None), {}, stmt)
                 if not (result is None or result is False):   # it might suppress a check's exception (checkscope)
-                    self.unwinding_failed(protector)
+                    self.unwinding_failed(protector, stmt)
 
         protector = Protector((), not self._exit_reads_exception(exit_))
         with self.protected(protector):

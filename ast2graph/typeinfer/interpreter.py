@@ -21,6 +21,7 @@ import collections.abc
 from collections.abc import Mapping
 import contextlib
 import dataclasses
+import errno
 import inspect
 import itertools
 import linecache
@@ -28,6 +29,7 @@ import operator
 import os
 import sys
 import types
+import warnings
 from typing import Any, Callable, Iterator
 
 import gast
@@ -171,6 +173,32 @@ _BOOL_TO_INT = frozenset({operator.add, operator.iadd, operator.mul, operator.im
                           operator.truediv, operator.itruediv, operator.floordiv, operator.ifloordiv, operator.mod,
                           operator.imod, operator.pow, operator.ipow, operator.lshift, operator.ilshift,
                           operator.rshift, operator.irshift})
+
+
+# comparisons, and each one with its operands swapped
+_MIRRORED = {operator.lt: operator.gt, operator.gt: operator.lt, operator.le: operator.ge, operator.ge: operator.le,
+             operator.eq: operator.eq, operator.ne: operator.ne}
+
+
+def _python_kind(v: Any) -> str | None:
+    """"i" for a Python int (traced, or static within int64), "f" for a Python float, else None."""
+    if isinstance(v, Value):
+        ok = type(v) is Value and v.type.python and not v.type.shape and not v.type.mixed
+        return v.type.dtype.kind if ok and v.type.dtype.kind in "if" else None
+    if type(v) is int:
+        return "i" if -2**63 <= v < 2**63 else None
+    return "f" if type(v) is float else None
+
+
+def _python_int_and_float(left: Any, right: Any) -> bool:
+    """A Python int and a Python float, one of them traced: Python compares them exactly."""
+    return {_python_kind(left), _python_kind(right)} == {"i", "f"}
+
+
+def _numpy_warnings_may_raise() -> bool:
+    """NumPy warns of floating-point errors, and a warning filter raises: the
+    cheap test before ``Specializer._numpy_warning_errors``."""
+    return any(f[0] == "error" for f in warnings.filters) and "warn" in np.geterr().values()
 
 
 def _python_bool(v: Any) -> bool:
@@ -474,6 +502,9 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         if any(type(x) is KindedValue for x in leaves):   # computed per kind where its callers split (pathkinds)
             raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{name or qualified_name(fn)} is given a value "
                                    "whose kind (NumPy array, Python number or jax.Array) depends on the path taken")
+        if not effect and _numpy_warnings_may_raise() and any(
+                isinstance(x, Value) and x.type.kinds & {"numpy", "array0"} and x.type.dtype.kind in "fciu" for x in leaves):
+            self._numpy_warning_errors(node, name or qualified_name(fn))
         if not effect and not numpy_fn and eager_fn is None and self.folded_operands(leaves):
             folded = self.fold_constant(fn, args, kwargs)   # calls.py: made at trace time, as eager makes it
             if folded is not None:
@@ -1039,8 +1070,13 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
                 return self.emit_call(arrays.mask_product, (left, right), {}, node, fn.__name__)
             if fn in (operator.pow, operator.ipow):
                 self._python_power(left, right, node)
+            if fn in _MIRRORED and _python_int_and_float(left, right):
+                return self._int_float_compare(fn, left, right, node)
             out = self._traced_division(fn, left, right, node) if fn in _DIVISIONS else \
                 self.emit_call(fn, (left, right), {}, node, fn.__name__)
+            if fn in (operator.pow, operator.ipow) and isinstance(out, Value) and type(out) is Value \
+                    and out.type.python and out.type.dtype.kind == "f" and not out.type.shape:
+                self._python_power_overflow(left, right, out, node)
             if fn in (operator.add, operator.iadd) and isinstance(out, Value) and out.type.dtype.kind == "f" \
                     and any(_positive_zero(v) for v in (left, right)):
                 fixed = self.emit_call(arrays.plus_zero, (out,), {}, node, "add")   # ``sum(xs)`` starts at 0
@@ -1063,6 +1099,15 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
             out = self.static_call(fn, (left, right), {}, node)
         if type(out) in (list, dict, set) and out is not left and out is not right and fn in _NEW_CONTAINER:
             self.mark_fresh(out)   # ``[True] * n``, ``xs + ys``, ``d | e``: a new container on every call
+        return out
+
+    def _int_float_compare(self, fn: Callable, left: Any, right: Any, node: Any) -> Any:
+        """A comparison of a Python int with a Python float (one traced):
+        Python's exact one (``arrays.int_float_compare``), a Python bool."""
+        if _python_kind(left) == "f":
+            fn, left, right = _MIRRORED[fn], right, left
+        out = self.emit_call(arrays.int_float_compare, (fn, left, right), {}, node, fn.__name__)
+        out.type = out.type.with_kinds(("python",))
         return out
 
     def _traced_division(self, fn: Callable, left: Any, right: Any, node: Any) -> Any:
@@ -1116,6 +1161,27 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         self.emit_call(arrays.raise_when, (self.truth(zero, node), ZeroDivisionError,
                                           ("0.0 cannot be raised to a negative power",)), {}, node,
                        "zero power check", effect=True)
+
+    def _python_power_overflow(self, base: Any, exponent: Any, out: Value, node: Any) -> None:
+        """Eager's OverflowError for a Python float power of finite operands
+        whose result overflows (``10.0 ** 400``, where ``1e300 * 1e300`` is
+        inf): a run-time check. An exponent known within [0, 1] cannot
+        overflow."""
+        if not isinstance(exponent, Value) and 0 <= exponent <= 1:
+            return
+        if not isinstance(base, Value) and abs(base) <= 1 and isinstance(exponent, Value) \
+                and exponent.type.dtype.kind in "iu":
+            # ``beta ** t`` (a bias correction, a decay) of a traced int counter: not checked, which would cost
+            # the graph of every segment that writes the counter back; only ``t`` below about
+            # -700 / log(1 / |beta|) overflows in eager (the known gap)
+            return
+        if not self.raise_checks_allowed():
+            raise self.graph_break(FallbackCode.TRACE_ERROR, node, "a Python float power may overflow, which raises "
+                                   "OverflowError in eager, where a run-time check cannot raise it", "binop")
+        over = self.emit_call(arrays.power_overflowed, (base, exponent, out), {}, node, "power overflow")
+        self.emit_call(arrays.raise_when, (self.truth(over, node), OverflowError,
+                                          (errno.ERANGE, os.strerror(errno.ERANGE))), {}, node,
+                       "power overflow check", effect=True)
 
     def _python_zero_division(self, fn: Callable, left: Any, right: Any, node: Any) -> None:
         """Eager's ZeroDivisionError for a division of Python numbers (one of
@@ -2144,6 +2210,18 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         callbacks, and eager prints exactly up to the raise."""
         return self.raise_checks is True and self.checks_may_pass()
 
+    def _numpy_warning_errors(self, node: Any, name: str) -> None:
+        """A NumPy op while the warning filters may turn a RuntimeWarning
+        into an exception (``simplefilter("error")``): NumPy's floating-point
+        warnings (``np.log(0)``, ``0 / 0``) raise in eager, which a graph op
+        never does; the statement runs in Python."""
+        module = self.frame.unit.globals.get("__name__", "<string>")
+        actions = hostwarnings.filter_actions(RuntimeWarning, None, module if isinstance(module, str) else "<string>",
+                                              getattr(node, "lineno", 0))
+        if "error" in actions:
+            raise self.graph_break(FallbackCode.SIDE_EFFECT, node, f"{name} of NumPy values where the warning filters "
+                                   "turn NumPy's RuntimeWarnings into exceptions (eager raises for np.log(0), 0/0, ...)")
+
     def _check_site(self, fn: Callable, args: tuple, node: Any, name: str) -> None:
         """A run-time check about to be emitted: refused where a handler
         around it may catch its exception or a manager around it is opaque
@@ -2160,6 +2238,7 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
                                    "here) where a run-time check cannot raise: inside a try/except that may catch it "
                                    "or a context manager whose exit ast2graph cannot prove the same on the raising "
                                    "path, or in a segment that writes state or prints")
+        self.mark_checked()
         if self.protectors and not self.rolled_depth:
             self.note_protected_check()   # proven when the protectors end (checkscope rules 3-4), or late
         elif self.rolled_depth or self.state_written():

@@ -189,6 +189,8 @@ for _fn in (slice_bounds, slice_mask, masked_fill, masked_write, kept_order, tak
     _fn._a2g_typed = True  # type: ignore[attr-defined]
 warn_empty_mean._a2g_effect = True  # type: ignore[attr-defined]
 check_write_counts._a2g_effect = True  # type: ignore[attr-defined]
+check_write_counts._a2g_check = True  # type: ignore[attr-defined]   # a run-time check (``_check_site``)
+check_write_counts._a2g_raises = (ValueError,)  # type: ignore[attr-defined]
 
 _REDUCTIONS = ("sum", "mean", "max", "min", "prod", "any", "all")
 

@@ -500,6 +500,11 @@ class MutationMixin:
             # raise). A counter of unknown size (a loop's ``count += 1``) is not checked.
             self.__dict__["_overflow_check"] = (tuple(leaves), ints[0], fn in (operator.sub, operator.isub))
             _LARGE_INTS.update(ints)
+        if large and fn in (operator.neg, abs) and len(leaves) == 1 and len(ints) == 1:
+            # ``-i`` / ``abs(i)`` of an int of int64 data: -2**63 has no int64 negation (it wraps to itself)
+            # where eager's int is 2**63; checked as ``0 - i`` wraps (``arrays.int_add_overflow_check``)
+            self.__dict__["_overflow_check"] = ((0, leaves[0]), ints[0], True)
+            _LARGE_INTS.update(ints)
         for r in ints:
             INT_BITS[r] = min(need, 63)
         if any(x in WIDE_INTS for x in values):

@@ -126,6 +126,42 @@ class MadePerCall:
 
 
 @jax.tree_util.register_pytree_node_class
+class BoundPerCall:
+    """A method bound to an object the trace made (``return Box(x).get``):
+    rebuilt by every call on that call's object (a ``MadePerCall``), as
+    eager's result is bound to its own new object. Left static, it would be
+    bound to the trace's object, whose attributes hold stand-ins."""
+
+    def __init__(self, func: Any, owner: Any):
+        self.func, self.owner = func, owner
+
+    def tree_flatten(self):
+        return [self.owner], self.func
+
+    @classmethod
+    def tree_unflatten(cls, func, children):
+        return types.MethodType(func, children[0])
+
+
+@jax.tree_util.register_pytree_node_class
+class PartialPerCall:
+    """``functools.partial`` of a function rebuilt per call (a
+    ``BoundPerCall``: ``partial(Box(x).get, 3)``); JAX flattens a partial's
+    arguments but keeps its function static."""
+
+    def __init__(self, func: Any, args: list, keywords: dict):
+        self.func, self.args, self.keywords = func, args, keywords
+
+    def tree_flatten(self):
+        return [self.func, self.args, self.keywords], None
+
+    @classmethod
+    def tree_unflatten(cls, _, children):
+        func, args, keywords = children
+        return functools.partial(func, *args, **keywords)
+
+
+@jax.tree_util.register_pytree_node_class
 class FormattedPerCall:
     """A string formatted from traced values (``f"loss {loss:.3f}"``, a
     ``DeferredStr``) leaving the segment: its values are the graph's outputs,
@@ -223,7 +259,8 @@ def _stateful_object(x: Any) -> bool:
 
 def remade_per_call(tree: Any, fresh: dict, outer_traced: bool = False) -> Any:
     """``tree`` with every object of a plain class the trace made replaced by
-    a ``MadePerCall`` node, and every set it made by a copy (rebuilt per call
+    a ``MadePerCall`` node (a method bound to one by a ``BoundPerCall``, a
+    ``functools.partial`` of that by a ``PartialPerCall``), and every set it made by a copy (rebuilt per call
     as a pytree node); an object the trace made that appears twice, or another
     mutable kind (a bytearray, an iterator), raises ``_Shared``: eager's one
     object cannot be two graph outputs, nor one shared by all calls."""
@@ -250,6 +287,16 @@ def remade_per_call(tree: Any, fresh: dict, outer_traced: bool = False) -> Any:
             if _stateful_object(x):
                 raise _Shared(f"an object of class {type(x).__name__} made in the function would leave the compiled "
                               "segment (eager makes a new one per call; the graph cannot rebuild this class)")
+            return x
+        if type(x) is types.MethodType and not isinstance(x.__self__, type):
+            owner = walk(x.__self__)
+            return x if owner is x.__self__ else BoundPerCall(x.__func__, owner)
+        if type(x) is functools.partial:
+            func, args, keywords = walk(x.func), [walk(v) for v in x.args], {k: walk(v) for k, v in x.keywords.items()}
+            if func is not x.func:
+                return PartialPerCall(func, args, keywords)
+            if any(a is not b for a, b in zip(args, x.args)) or any(keywords[k] is not v for k, v in x.keywords.items()):
+                return functools.partial(func, *args, **keywords)
             return x
         if type(x) in (list, tuple) or isinstance(x, tuple) and hasattr(type(x), "_fields"):
             items = [walk(v) for v in x]

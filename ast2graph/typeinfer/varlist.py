@@ -190,6 +190,12 @@ for _fn in (tail_put, tail_get, tail_pad, tail_zeros, tail_stack, tail_concat, t
     _fn._a2g_typed = True  # type: ignore[attr-defined]
 raise_if_outside._a2g_effect = True  # type: ignore[attr-defined]
 raise_if_empty._a2g_effect = True  # type: ignore[attr-defined]
+# run-time checks (``Specializer._check_site``): refused inside a handler that may catch them, and
+# kept in Python where they follow a write of state the graph applies after the call (``late_checks``)
+raise_if_outside._a2g_check = True  # type: ignore[attr-defined]
+raise_if_outside._a2g_raises = (IndexError,)  # type: ignore[attr-defined]
+raise_if_empty._a2g_check = True  # type: ignore[attr-defined]
+raise_if_empty._a2g_raises = (ValueError,)  # type: ignore[attr-defined]
 
 
 # ------------------------------------------------------ leaving the graph
