@@ -1506,7 +1506,7 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
             value = getattr(obj, attr)
         except Exception as e:  # noqa: BLE001
             raise self.graph_break(FallbackCode.TRACE_ERROR, node, f"attribute {attr!r} raised {type(e).__name__}: {e}", exc=e)
-        if self._is_fresh(obj) or callable(value) and not is_array(value) and isinstance(obj, type):
+        if self._made_here(obj) or callable(value) and not is_array(value) and isinstance(obj, type):
             return value
         if isinstance(obj, types.ModuleType) and (isinstance(value, types.ModuleType) or _library_module(obj) and
                                                   callable(value) and not is_array(value)):
@@ -1539,6 +1539,21 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
     def _is_fresh(self, obj: Any) -> bool:
         entry = self.fresh.get(id(obj))
         return entry is not None and entry[1] is obj
+
+    def _made_here(self, obj: Any) -> bool:
+        """Fresh, or a NumPy view of an array this trace made (``m.reshape(-1)``,
+        made at trace time from ``m = np.zeros(..)``): what is read from it
+        (``m.reshape(-1)[1:]``, ``.T``) is this call's own too, a view of the
+        same memory, never an array read from outside (whose read is an input
+        of the graph: a copy, which a write through it would miss)."""
+        if self._is_fresh(obj):
+            return True
+        base = obj.base if type(obj) is np.ndarray else None
+        while type(base) is np.ndarray:
+            if self._is_fresh(base):
+                return True
+            base = base.base
+        return False
 
     def _array_attribute(self, value: Value, attr: str, node: Any) -> Any:
         t = value.type
@@ -1622,7 +1637,7 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
             if not self._is_fresh(obj):
                 self._guard_contents(obj, node)
             return self.mark_fresh(value)
-        if self._is_fresh(obj) or isinstance(obj, (tuple, str, range)) and not is_array(value):
+        if self._made_here(obj) or isinstance(obj, (tuple, str, range)) and not is_array(value):
             return value
         return self.external(value, lambda: obj[idx], f"{self.named(obj)}[{idx!r}]", ("item", id(obj), repr(idx)),
                              ("item", obj, idx))
