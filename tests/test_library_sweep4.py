@@ -10,13 +10,23 @@ function that showed it, against eager:
   (``mat.reshape(-1)[n::n + 1]`` of ``mat = np.zeros(..)``) was taken for an
   array read from outside the function: the graph read a copy, so
   ``bot[...] = 1`` through it never reached ``mat`` (a silent wrong result in
-  ``np.polynomial.polynomial.polycompanion`` and every ``*companion``).
+  ``np.polynomial.polynomial.polycompanion`` and every ``*companion``);
+* a local function handed to a JAX or C callable that reaches itself through
+  its free names (a recursive local function, or SciPy's ``_wrap_nan_raise``
+  whose ``f_raise._function_calls += 1`` names itself) sent the conversion
+  into endless recursion (RecursionError where eager returns:
+  ``scipy.optimize.brentq``/``brenth``/``ridder``/``bisect``); the write into
+  the function's own attribute was also taken for a write into an object it
+  made. It falls back now, with the reason.
 """
 
 from __future__ import annotations
 
+import jax
+import jax.numpy as jnp
 import numpy as np
 import pytest
+import scipy.optimize
 
 from tests.helpers import check
 
@@ -90,3 +100,39 @@ def test_polynomial_companion_matrices(name):
     module, fn = name.split(".")
     f = getattr(getattr(np.polynomial, module), fn)
     check(f, np.random.default_rng(0).normal(size=8), full_graph=False)
+
+
+# ------------------------------------------------ local functions that reach themselves
+def test_a_recursive_local_function_handed_to_jax():
+    def f(x):
+        def g(y, n):
+            return y if n == 0 else g(y * 2, n - 1)
+        return jax.lax.map(lambda t: g(t, 2), x)
+    check(f, jnp.arange(3.0), full_graph=False)
+
+
+def test_a_local_function_counting_its_calls_in_its_own_attribute():
+    def f(x):
+        def g(y):
+            g.calls += 1
+            return y * 2
+        g.calls = 0
+        out = jax.lax.map(g, x)
+        return out, g.calls
+    e = check(f, jnp.arange(3.0), full_graph=False)
+    assert "A2G002" in [s.code.code for s in e.fallback_sites]
+
+
+def _cubic(x):
+    return x ** 3 - 2.0 * x - 5.0
+
+
+@pytest.mark.parametrize("name", ["brentq", "brenth", "ridder", "bisect"])
+def test_scipy_scalar_root_finders(name):
+    check(getattr(scipy.optimize, name), _cubic, 2.0, 3.0, full_graph=False)
+
+
+def test_a_root_finder_called_from_user_code():
+    def f(g, a, b):
+        return scipy.optimize.brentq(g, a, b) * 2
+    check(f, _cubic, 2.0, 3.0, full_graph=False)

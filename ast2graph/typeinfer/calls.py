@@ -1177,6 +1177,22 @@ class CallMixin(GeneratorMixin, SortMixin):
                                         "or move the effect out of the function")
 
     def traced_closure(self, fn: Any, node: Any) -> TracedClosure:
+        """``fn``, a local function handed to JAX, as a Python closure of the
+        values its free names hold now (a local function among them, itself
+        one). A local function that reaches itself through its free names
+        (``def g(n): ... g(n - 1)``) cannot be built from such values: the
+        call falls back."""
+        converting = self.__dict__.setdefault("_closures_converting", set())
+        if id(fn) in converting:
+            raise self.graph_break(FallbackCode.OPAQUE_CALL, node, f"{fn.unit.qualname}, handed to JAX, calls itself "
+                                   "through a free variable (a recursive local function)", "call")
+        converting.add(id(fn))
+        try:
+            return self._traced_closure(fn, node)
+        finally:
+            converting.discard(id(fn))
+
+    def _traced_closure(self, fn: Any, node: Any) -> TracedClosure:
         from .interpreter import LocalFunction
 
         self._no_python_effect(fn.node, lambda name: self._closure_value(fn, name), fn.unit.qualname, node)
