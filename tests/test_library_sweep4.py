@@ -17,7 +17,12 @@ function that showed it, against eager:
   into endless recursion (RecursionError where eager returns:
   ``scipy.optimize.brentq``/``brenth``/``ridder``/``bisect``); the write into
   the function's own attribute was also taken for a write into an object it
-  made. It falls back now, with the reason.
+  made. It falls back now, with the reason;
+* ``to_static`` of a JAX library callable with no Python function of its own
+  (``jax.nn.sigmoid``, a jitted ``PjitFunction``; ``jax.nn.celu``, a
+  ``custom_jvp``) ran eagerly (A2G012, 22 of ``jax.nn``'s functions): it
+  converts a call of it now, one JAX op in one graph, as inside a user's
+  function. A user's own ``jax.jit(f)`` still runs eagerly.
 """
 
 from __future__ import annotations
@@ -136,3 +141,22 @@ def test_a_root_finder_called_from_user_code():
     def f(g, a, b):
         return scipy.optimize.brentq(g, a, b) * 2
     check(f, _cubic, 2.0, 3.0, full_graph=False)
+
+
+# ------------------------------------------------ JAX library callables converted whole
+@pytest.mark.parametrize("name", ["sigmoid", "celu", "relu", "elu", "glu", "selu", "silu", "softplus", "log_softmax",
+                                  "standardize", "hard_tanh", "leaky_relu", "mish", "squareplus"])
+def test_jax_nn_functions_are_one_graph(name):
+    check(getattr(jax.nn, name), np.random.default_rng(0).normal(size=8))
+
+
+def test_a_jax_callable_with_keywords_and_numpy_float32():
+    check(jax.nn.leaky_relu, np.linspace(-1, 1, 6, dtype=np.float32), kwargs={"negative_slope": 0.3})
+    check(jnp.sin, np.float64(0.5))
+
+
+def test_a_users_jitted_function_still_runs_eagerly():
+    g = jax.jit(lambda x: x * 2)
+    with pytest.warns(UserWarning, match="runs eagerly"):
+        e = check(g, np.arange(3.0), full_graph=False)
+    assert [s.code.code for s in e.fallback_sites] == ["A2G012"]

@@ -115,6 +115,16 @@ def _resolve_chain(node: Any, resolve: Callable[[str], Any]) -> Any:
     return None
 
 
+def called_whole(fn: Any) -> bool:
+    """A JAX library callable with no Python function of its own to convert
+    (``jax.nn.sigmoid``, a jitted ``PjitFunction``; ``jax.nn.celu``, a
+    ``custom_jvp``): ``to_static(fn)`` converts a call of it, which the graph
+    makes one JAX op, as inside any user function."""
+    module = getattr(fn, "__module__", "") or ""
+    return callable(fn) and not isinstance(fn, (type, types.FunctionType)) and \
+        (module == "jax" or module.startswith(("jax.", "jaxlib")))
+
+
 def _jax_or_numpy(fn: Any) -> bool:
     module = getattr(fn, "__module__", "") or ""
     return module.split(".")[0] in ("jax", "jaxlib", "numpy", "ast2graph")
