@@ -334,7 +334,6 @@ BY_FUNCTION.update({
                               lambda: (_vec(6), _labels6(), [0, 1], np.mean, float, 0.0)),
     "generic_filter": ("x,np.mean,size=3", lambda: (_vec(), np.mean, 3)),
     "generic_filter1d": ("x,f1d,3", lambda: (_vec(), _filter1d, 3)),
-    "vectorized_filter": ("x,np.mean,size=3", lambda: (_vec(), np.mean, 3)),
     "iterate_structure": ("cross,2", lambda: (np.array([[0, 1, 0], [1, 1, 1], [0, 1, 0]], dtype=bool), 2)),
     "histogram": ("x,-2,2,5", lambda: (_vec(), -2.0, 2.0, 5)),
     "watershed_ift": ("uint8 image,markers", lambda: ((np.abs(_vec()) * 50).astype(np.uint8),
@@ -367,10 +366,22 @@ BY_FUNCTION.update({
     "bracket": ("parabola", lambda: (_parabola,)),
     "fminbound": ("parabola,0,3", lambda: (_parabola, 0.0, 3.0)),
     "nnls": ("A,b", lambda: (_mat(6, 3), _vec(6))),
+    "percentile_filter": ("x,50,3", lambda: (_vec(), 50, 3)),
+    "rank_filter": ("x,1,3", lambda: (_vec(), 1, 3)),
+    "vectorized_filter": ("x,np.mean,size=3", lambda: (_vec(), np.mean, _Kw(size=3))),
+    "splrep": ("sorted x,y", lambda: (np.linspace(-2.0, 2.0, 8), _vec())),
+    "generate_knots": ("sorted x,y", lambda: (np.linspace(-2.0, 2.0, 8), _vec())),
+    "root_scalar": ("f,bracket=[2,3]", lambda: (_cubic, _Kw(bracket=[2.0, 3.0]))),
     # jax.nn
+    "one_hot": ("ints,10", lambda: (np.array([3, 1, 4, 1, 5, 9, 2, 6]), 10)),
     "dot_product_attention": ("q,k,v (1,4,2,8)", lambda: tuple(_rng(i).normal(size=(1, 4, 2, 8)).astype(np.float32)
                                                                for i in range(3))),
 })
+
+
+for _kind in ("poly", "cheb", "leg", "herm", "herme", "lag"):   # numpy.polynomial's pseudo-Vandermonde matrices
+    BY_FUNCTION[f"{_kind}vander2d"] = ("x,y,[2,2]", lambda: (_vec(), _vec(8, 1), [2, 2]))
+    BY_FUNCTION[f"{_kind}vander3d"] = ("x,y,z,[2,2,2]", lambda: (_vec(), _vec(8, 1), _vec(8, 2), [2, 2, 2]))
 
 
 def _cubic(x: float) -> float:        # a root at 2.0946 in [2, 3]

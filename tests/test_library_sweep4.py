@@ -22,7 +22,11 @@ function that showed it, against eager:
   (``jax.nn.sigmoid``, a jitted ``PjitFunction``; ``jax.nn.celu``, a
   ``custom_jvp``) ran eagerly (A2G012, 22 of ``jax.nn``'s functions): it
   converts a call of it now, one JAX op in one graph, as inside a user's
-  function. A user's own ``jax.jit(f)`` still runs eagerly.
+  function. A user's own ``jax.jit(f)`` still runs eagerly;
+* ``x.flags.writeable`` of an argument's NumPy array (in the plan key) and of
+  a new array written with traced values (``d = np.zeros(4); d[0] = x[0]``)
+  is known at trace time: it fell back (A2G003), as SciPy's array-API
+  ``xpx.at(x)[i].set(v)`` asks it (``is_writeable_array``).
 """
 
 from __future__ import annotations
@@ -33,7 +37,8 @@ import numpy as np
 import pytest
 import scipy.optimize
 
-from tests.helpers import check
+from ast2graph import to_static
+from tests.helpers import assert_same, check
 
 
 # ------------------------------------------------ views of views of an array made here
@@ -160,3 +165,41 @@ def test_a_users_jitted_function_still_runs_eagerly():
     with pytest.warns(UserWarning, match="runs eagerly"):
         e = check(g, np.arange(3.0), full_graph=False)
     assert [s.code.code for s in e.fallback_sites] == ["A2G012"]
+
+
+# ------------------------------------------------ .flags.writeable of an argument's array
+def _writeable_or_copy(x, v):
+    writeable = x.flags.writeable       # (array_api_extra's at(): is_writeable_array)
+    if not writeable:
+        x = x.copy()
+    x[1:3] = v
+    return x * 2, writeable
+
+
+def test_flags_writeable_of_an_argument_is_known():
+    check(_writeable_or_copy, np.arange(5.0), np.float64(3.5))
+
+
+def test_flags_writeable_of_a_read_only_argument():
+    x = np.arange(5.0)
+    x.flags.writeable = False
+    check(_writeable_or_copy, x, np.float64(3.5))
+
+
+def test_flags_writeable_changes_between_calls():
+    x = np.arange(5.0)
+    y = np.arange(5.0)
+    y.flags.writeable = False
+    f = to_static(_writeable_or_copy)
+    for a in (x, y, x.copy()):
+        expected = _writeable_or_copy(a.copy() if a.flags.writeable else a, np.float64(2.0))
+        got = f(a.copy() if a.flags.writeable else a, np.float64(2.0))
+        assert_same(expected, got)
+
+
+def test_flags_of_a_new_array_written_with_traced_values():
+    def f(x):
+        d = np.zeros(4)
+        d[0] = x[0] * 2
+        return d, d.flags.writeable, d.flags["W"]
+    check(f, np.arange(5.0))

@@ -1397,10 +1397,9 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
     def eval_Attribute(self, node: gast.Attribute) -> Any:
         if node.attr == "writeable" and isinstance(node.value, gast.Attribute) and node.value.attr == "flags":
             array = self.eval(node.value.value)   # ``x.flags.writeable`` (the flags object itself is not modelled)
-            if self.known_writeable(array):
-                return True
-            if self.known_readonly(array):
-                return False
+            known = self.known_flags_writeable(array)
+            if known is not None:
+                return known
             return self.attribute_of(self.attribute_of(array, "flags", node.value), node.attr, node)
         obj = self.eval(node.value)
         return self.attribute_of(obj, node.attr, node)
@@ -1414,6 +1413,20 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         (``writeable_arrays``): its ``.flags.writeable`` is True on every call."""
         entry = self.writeable_arrays.get(id(x)) if isinstance(x, Value) else None
         return entry is not None and entry[0] is x
+
+    def known_flags_writeable(self, x: Any) -> bool | None:
+        """``x.flags.writeable`` where the trace knows it on every call: a new
+        array this segment made (True), one read-only in eager (False), or an
+        argument's NumPy array, whose writeability is in the plan key
+        (``specialize.numpy_readonly``); None otherwise."""
+        if self.known_writeable(x):
+            return True
+        if self.known_readonly(x):
+            return False
+        entry = self.input_of.get(id(x)) if isinstance(x, Value) else None
+        if entry is not None and entry[0] is x and x.type.kinds == {"numpy"}:
+            return True   # (a read-only argument is in ``readonly_arrays``, answered above)
+        return None
 
     def object_token(self, x: Any) -> tuple | None:
         """Which eager object the NumPy array ``x`` is, where the trace knows
@@ -1559,8 +1572,9 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         t = value.type
         if attr in arrays.STATIC_ARRAY_ATTRS:
             return {"shape": t.shape, "dtype": t.dtype, "ndim": len(t.shape), "size": int(np.prod(t.shape))}[attr]
-        if attr == "flags" and "numpy" in t.kinds and (self.known_writeable(value) or self.known_readonly(value)):
-            return arrays.KnownFlags(value, self.known_writeable(value))   # (``getattr(x, "flags")``, then ``.writeable``)
+        known = self.known_flags_writeable(value) if attr == "flags" and "numpy" in t.kinds else None
+        if known is not None:
+            return arrays.KnownFlags(value, known)   # (``getattr(x, "flags")``, then ``.writeable``)
         if attr in arrays.LAYOUT_ATTRS and "numpy" in t.kinds:
             raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"`.{attr}` of a NumPy array computed in the graph: "
                                    "eager's answer depends on its memory layout (C or Fortran order, a view's base), "
@@ -1577,8 +1591,9 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         if isinstance(node.value, gast.Attribute) and node.value.attr == "flags" and \
                 isinstance(node.slice, gast.Constant) and node.slice.value in ("WRITEABLE", "W"):
             array = self.eval(node.value.value)   # ``x.flags["WRITEABLE"]``: as ``x.flags.writeable``
-            if self.known_writeable(array):
-                return True
+            known = self.known_flags_writeable(array)
+            if known is not None:
+                return known
             return self.subscript(self.attribute_of(array, "flags", node.value), node.slice.value, node)
         obj = self.eval(node.value)
         idx = self.eval_index(node.slice)
