@@ -26,7 +26,11 @@ function that showed it, against eager:
 * ``x.flags.writeable`` of an argument's NumPy array (in the plan key) and of
   a new array written with traced values (``d = np.zeros(4); d[0] = x[0]``)
   is known at trace time: it fell back (A2G003), as SciPy's array-API
-  ``xpx.at(x)[i].set(v)`` asks it (``is_writeable_array``).
+  ``xpx.at(x)[i].set(v)`` asks it (``is_writeable_array``);
+* ``it = iter(args); x0 = next(it)`` of a list of traced values the function
+  made (or a tuple) fell back ("builtins.iter returned a Python object"):
+  the iterator is made at trace time over that very object, as eager's
+  (``np.polynomial``'s ``*val2d``/``*val3d`` through ``polyutils._valnd``).
 """
 
 from __future__ import annotations
@@ -203,3 +207,50 @@ def test_flags_of_a_new_array_written_with_traced_values():
         d[0] = x[0] * 2
         return d, d.flags.writeable, d.flags["W"]
     check(f, np.arange(5.0))
+
+
+# ------------------------------------------------ iter() of this call's own list of traced values
+def test_iter_of_a_list_made_here_pulled_with_next():
+    def f(x, y):
+        args = [np.asanyarray(a) for a in (x, y)]
+        it = iter(args)
+        x0 = next(it)
+        out = x0 * 2
+        for xi in it:
+            out = out + xi
+        return out
+    check(f, np.arange(3.0), np.ones(3))
+
+
+def test_iter_sees_items_appended_after_it_was_made():
+    def f(x):
+        xs = [x, x * 2]
+        it = iter(xs)
+        first = next(it)
+        xs.append(x * 3)
+        return first, list(it), next(it, None)
+    check(f, np.arange(3.0))
+
+
+def test_iter_of_a_tuple_of_traced_values():
+    def f(x):
+        it = iter((x, x + 1))
+        return next(it) - next(it)
+    check(f, np.arange(3.0))
+
+
+def test_iter_of_an_argument_list_still_falls_back():
+    def f(xs):
+        it = iter(xs)
+        return next(it) * 2
+    check(f, [np.arange(3.0), np.ones(3)], full_graph=False)
+
+
+@pytest.mark.parametrize("name", ["polynomial.polyval2d", "polynomial.polyval3d", "chebyshev.chebval2d",
+                                  "legendre.legval3d", "hermite.hermval2d", "laguerre.lagval2d"])
+def test_polynomial_nd_evaluation(name):
+    module, fn = name.split(".")
+    f = getattr(getattr(np.polynomial, module), fn)
+    rng = np.random.default_rng(0)
+    xs = [rng.normal(size=5) for _ in range(3 if fn.endswith("3d") else 2)]
+    check(f, *xs, rng.normal(size=(3,) * len(xs)))
