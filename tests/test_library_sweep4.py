@@ -30,10 +30,19 @@ function that showed it, against eager:
 * ``it = iter(args); x0 = next(it)`` of a list of traced values the function
   made (or a tuple) fell back ("builtins.iter returned a Python object"):
   the iterator is made at trace time over that very object, as eager's
-  (``np.polynomial``'s ``*val2d``/``*val3d`` through ``polyutils._valnd``).
+  (``np.polynomial``'s ``*val2d``/``*val3d`` through ``polyutils._valnd``);
+* a generator expression bound to a name whose one use is the next
+  statement's builtin consumer (``vs = (..); return functools.reduce(
+  operator.mul, vs)``) is consumed whole there, before anything else runs:
+  held as a list, as when written in the call itself (it fell back:
+  ``np.polynomial``'s ``*vander2d``/``*vander3d`` through
+  ``polyutils._vander_nd``).
 """
 
 from __future__ import annotations
+
+import functools
+import operator
 
 import jax
 import jax.numpy as jnp
@@ -254,3 +263,62 @@ def test_polynomial_nd_evaluation(name):
     rng = np.random.default_rng(0)
     xs = [rng.normal(size=5) for _ in range(3 if fn.endswith("3d") else 2)]
     check(f, *xs, rng.normal(size=(3,) * len(xs)))
+
+
+# ------------------------------------------------ a generator expression bound to a name, consumed next
+def test_a_generator_expression_bound_then_reduced_by_the_next_statement():
+    def f(x):
+        vs = (x * k + 1 for k in range(3))
+        return functools.reduce(operator.mul, vs)
+    check(f, np.arange(4.0))
+
+
+def test_a_generator_expression_bound_then_summed_into_a_name():
+    def f(x):
+        parts = (x[k] * 2 for k in range(3))
+        total = sum(parts)
+        return total + 1
+    check(f, np.arange(4.0))
+
+
+def test_a_generator_expression_consumed_twice_falls_back():
+    def f(x):
+        vs = (x * k for k in range(3))
+        a = sum(vs)
+        b = sum(vs)          # eager: empty, 0
+        return a, b
+    e = check(f, np.arange(4.0), full_graph=False)
+    assert "A2G013" in [s.code.code for s in e.fallback_sites]
+
+
+def test_a_generator_expression_reading_a_name_rebound_before_it_is_consumed_falls_back():
+    def f(x):
+        k = 2
+        vs = (x * k for _ in range(2))
+        k = 3                # eager's items read k = 3
+        return sum(vs)
+    e = check(f, np.arange(4.0), full_graph=False)
+    assert "A2G013" in [s.code.code for s in e.fallback_sites]
+
+
+def test_a_generator_expression_reduced_by_a_python_function_falls_back():
+    seen = []
+
+    def mul(a, b):
+        seen.append(1)
+        return a * b
+
+    def f(x):
+        vs = (x * k + 1 for k in range(3))
+        return functools.reduce(mul, vs)
+    e = check(f, np.arange(4.0), full_graph=False)
+    assert "A2G013" in [s.code.code for s in e.fallback_sites]
+
+
+@pytest.mark.parametrize("name", ["polynomial.polyvander2d", "chebyshev.chebvander3d", "hermite_e.hermevander2d"])
+def test_polynomial_nd_vandermonde(name):
+    module, fn = name.split(".")
+    f = getattr(getattr(np.polynomial, module), fn)
+    rng = np.random.default_rng(0)
+    xs = [rng.normal(size=5) for _ in range(3 if fn.endswith("3d") else 2)]
+    check(f, *xs, [2] * len(xs))
