@@ -36,7 +36,11 @@ function that showed it, against eager:
   operator.mul, vs)``) is consumed whole there, before anything else runs:
   held as a list, as when written in the call itself (it fell back:
   ``np.polynomial``'s ``*vander2d``/``*vander3d`` through
-  ``polyutils._vander_nd``).
+  ``polyutils._vander_nd``);
+* an array made at trace time (``positions = np.arange(n)``) indexed by a
+  traced boolean mask fell back (A2G003); it is a constant of the graph, and
+  the index the masked rows every array gets (``positions[vals ==
+  vals.min()][0]``: ``scipy.ndimage.minimum_position``, ``extrema``).
 """
 
 from __future__ import annotations
@@ -48,6 +52,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+import scipy.ndimage
 import scipy.optimize
 
 from ast2graph import to_static
@@ -322,3 +327,22 @@ def test_polynomial_nd_vandermonde(name):
     rng = np.random.default_rng(0)
     xs = [rng.normal(size=5) for _ in range(3 if fn.endswith("3d") else 2)]
     check(f, *xs, [2] * len(xs))
+
+
+# ------------------------------------------------ an array made at trace time indexed by a traced mask
+def test_an_arange_indexed_by_a_traced_mask_then_its_first_item():
+    def f(vals):
+        positions = np.arange(vals.size).reshape(vals.shape)
+        return positions[vals == vals.min()][0], positions[vals > 0].sum()
+    check(f, np.random.default_rng(0).normal(size=(3, 4)))
+
+
+def test_a_masked_static_array_leaving_the_segment_falls_back():
+    def f(vals):
+        return np.arange(vals.size)[vals > 0]
+    check(f, np.random.default_rng(0).normal(size=8), full_graph=False)
+
+
+@pytest.mark.parametrize("name", ["minimum_position", "maximum_position", "extrema"])
+def test_ndimage_positions(name):
+    check(getattr(scipy.ndimage, name), np.random.default_rng(0).normal(size=(4, 5)))

@@ -1623,6 +1623,11 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         method = None if isinstance(obj, Value) else python_method(obj, "__getitem__")
         if method is not None:   # a user class's own ``__getitem__`` (of a traced index too): converted like any of its methods
             return self.call(method, (obj, idx), {}, node)
+        if type(obj) is np.ndarray and obj.dtype != object and type(idx) is Value and idx.type.dtype == np.bool_ \
+                and idx.type.shape and obj.shape[:len(idx.type.shape)] == idx.type.shape and not idx.type.mixed:
+            # ``positions[vals == vals.min()]`` of an array made at trace time (np.arange(n)): its values, a constant
+            obj = self.as_value(obj, node)
+            obj.type = dataclasses.replace(obj.type, numpy=True)
         if self.is_bool_mask(obj, idx):   # ``x[x > 0]``: eager's kept rows, a masked value (masked.py)
             return self.bool_masked(obj, idx, node)
         if isinstance(obj, Value) or contains_value(idx):
