@@ -40,7 +40,12 @@ function that showed it, against eager:
 * an array made at trace time (``positions = np.arange(n)``) indexed by a
   traced boolean mask fell back (A2G003); it is a constant of the graph, and
   the index the masked rows every array gets (``positions[vals ==
-  vals.min()][0]``: ``scipy.ndimage.minimum_position``, ``extrema``).
+  vals.min()][0]``: ``scipy.ndimage.minimum_position``, ``extrema``);
+* an object of a Python subclass of ``dict`` the function made (SciPy's
+  ``OptimizeResult``) could not leave a segment (A2G007: "the graph cannot
+  rebuild this class"): it is rebuilt per call from its items and
+  attributes, a new object each call, as a plain class's object is
+  (``scipy.optimize.minimize_scalar``).
 """
 
 from __future__ import annotations
@@ -346,3 +351,32 @@ def test_a_masked_static_array_leaving_the_segment_falls_back():
 @pytest.mark.parametrize("name", ["minimum_position", "maximum_position", "extrema"])
 def test_ndimage_positions(name):
     check(getattr(scipy.ndimage, name), np.random.default_rng(0).normal(size=(4, 5)))
+
+
+# ------------------------------------------------ a dict subclass made in the function, leaving it
+class _Result(dict):
+    """As SciPy's OptimizeResult: a dict whose items read as attributes."""
+    __getattr__ = dict.__getitem__
+
+
+def _made_result(x):
+    r = _Result(n=3)
+    r["a"] = x * 2
+    r["fun"] = float(len(x))
+    r.note = "kept"
+    return r
+
+
+def test_a_dict_subclass_made_here_leaves_as_a_new_object_each_call():
+    e = check(_made_result, np.arange(3.0))
+    assert e.graph_count == 1
+    f = to_static(_made_result)
+    first = f(np.arange(3.0))
+    first["n"] = 99                       # the caller changes one result: the next is new
+    second = f(np.arange(3.0))
+    assert type(second) is _Result and second["n"] == 3 and second is not first and second.note == "kept"
+
+
+def test_scipy_minimize_scalar_is_one_graph():
+    check(scipy.optimize.minimize_scalar, np.sin)
+    check(scipy.optimize.minimize_scalar, np.cos, kwargs={"bounds": (0.0, 5.0)})
