@@ -380,3 +380,15 @@ def test_a_dict_subclass_made_here_leaves_as_a_new_object_each_call():
 def test_scipy_minimize_scalar_is_one_graph():
     check(scipy.optimize.minimize_scalar, np.sin)
     check(scipy.optimize.minimize_scalar, np.cos, kwargs={"bounds": (0.0, 5.0)})
+
+
+def test_iter_of_a_list_whose_length_depends_on_the_data_falls_back():
+    def f(x):
+        xs = []
+        for v in x:
+            if v > 0:
+                xs.append(v * 2)
+        it = iter(xs)
+        return next(it, -1.0)
+    check(f, np.array([-1.0, 2.0, 3.0]), full_graph=False)
+    check(f, np.array([-1.0, -2.0]), full_graph=False)

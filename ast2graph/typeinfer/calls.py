@@ -1399,7 +1399,7 @@ class CallMixin(GeneratorMixin, SortMixin):
             raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{callee.__name__}() of a traced array needs its value on the host")
         if callee is iter and len(args) == 1 and not kwargs and isinstance(args[0], Value):
             return self._iter_value(args[0], node)
-        if callee is iter and traced and len(args) == 1 and not kwargs and \
+        if callee is iter and traced and len(args) == 1 and not kwargs and tail_of(args[0]) is None and \
                 (type(args[0]) is tuple or type(args[0]) is list and self._is_fresh(args[0])):
             # ``it = iter(args); x0 = next(it)`` of this call's own list (or a tuple) of traced values
             # (NumPy's polyutils._valnd): eager's iterator over that very object, pulled at trace time
