@@ -45,7 +45,12 @@ function that showed it, against eager:
   ``OptimizeResult``) could not leave a segment (A2G007: "the graph cannot
   rebuild this class"): it is rebuilt per call from its items and
   attributes, a new object each call, as a plain class's object is
-  (``scipy.optimize.minimize_scalar``).
+  (``scipy.optimize.minimize_scalar``);
+* ``jax.tree.map(f, tree)`` of a Python function over NumPy leaves: eager
+  runs ``f`` in Python on the ndarrays (NumPy arrays come back), the graph
+  traced it with JAX (jax.Arrays: a silent kind difference in
+  ``optax.incremental_update``, found when the sweep ran optax again). It
+  falls back now; over jax.Arrays it stays one graph.
 """
 
 from __future__ import annotations
@@ -392,3 +397,24 @@ def test_iter_of_a_list_whose_length_depends_on_the_data_falls_back():
         return next(it, -1.0)
     check(f, np.array([-1.0, 2.0, 3.0]), full_graph=False)
     check(f, np.array([-1.0, -2.0]), full_graph=False)
+
+
+# ------------------------------------------------ jax.tree.map of a Python function over NumPy leaves
+def _polyak(new, old, s):
+    return jax.tree.map(lambda a, b: s * a + (1.0 - s) * b, new, old)
+
+
+def test_tree_map_over_numpy_arrays_keeps_numpys_results():
+    # eager runs the lambda in Python on the ndarrays: NumPy arrays come back (optax.incremental_update)
+    e = check(_polyak, {"w": np.arange(3.0)}, {"w": np.ones(3)}, np.float64(0.25), full_graph=False)
+    assert "A2G003" in [s.code.code for s in e.fallback_sites]
+
+
+def test_tree_map_over_jax_arrays_stays_one_graph():
+    check(_polyak, {"w": jnp.arange(3.0)}, {"w": jnp.ones(3)}, 0.25)
+
+
+def test_optax_incremental_update():
+    import optax
+    rng = np.random.default_rng(0)
+    check(optax.incremental_update, rng.normal(size=4), rng.normal(size=4), rng.normal(size=4), full_graph=False)

@@ -522,6 +522,12 @@ class CallMixin(GeneratorMixin, SortMixin):
         if kind is CallKind.ARRAY_OP or traced or holds_arrays:
             # np.asanyarray(x, order='C'), np.array(x, copy=None): NumPy's conversions; else np.sin -> jnp.sin
             fn = numpy_api.graph_function(callee, args, kwargs) if traced else callee
+            if _python_leaf_map(callee, args, kwargs):
+                # jax.tree.map runs its function in Python on the leaves: on NumPy arrays and numbers eager's
+                # results are NumPy's and Python's (optax.incremental_update), JAX's trace of it gives jax.Arrays
+                raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{qualified_name(callee)} of NumPy arrays or "
+                                       "Python numbers: eager runs the function on them in Python (NumPy's results), "
+                                       "the graph would trace it with JAX (jax.Arrays)", "call")
             args, kwargs = self._closures_for_jax((args, kwargs), node)
             # a local function closing over NNX objects (``lax.scan(lambda c, x: self.cell(c, x), ...)``)
             closes_over_nnx = self.nnx_in(args, kwargs)
@@ -2184,6 +2190,18 @@ def _call_line(unit: Any, node: Any) -> int:
     if isinstance(func, gast.Attribute) and getattr(func, "end_lineno", None) and getattr(node, "lineno", None):
         line += func.end_lineno - node.lineno
     return line
+
+
+def _python_leaf_map(callee: Any, args: tuple, kwargs: dict) -> bool:
+    """``jax.tree.map(f, tree, ...)`` (``jax.tree_util.tree_map``) of a Python
+    function over traced leaves of which one is a NumPy array or a Python
+    number: eager calls ``f`` in Python on those, not on jax.Arrays."""
+    maps = {jax.tree_util.tree_map, getattr(getattr(jax, "tree", None), "map", None)}
+    if not any(callee is m for m in maps if m is not None) or not args or \
+            not isinstance(args[0], (types.FunctionType, types.MethodType)) and type(args[0]).__name__ != "LocalFunction":
+        return False
+    leaves, _ = tree_flatten((args[1:], kwargs), is_leaf=lambda x: isinstance(x, Value))
+    return any(isinstance(x, Value) and x.type.kinds - {"jax"} for x in leaves)
 
 
 def _consumed_at_once(tree: Any, node: Any, count: int) -> bool:
