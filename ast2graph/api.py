@@ -52,6 +52,7 @@ from .parser.unwrap import array_function_implementation, code_signature, overri
 from .typeinfer import Options, Specialization, specialize, unit_of_function
 from .typeinfer.guards import Identity, changed_attributes, object_key
 from .typeinfer import hostwarnings, numpy_api, scipy_api
+from .typeinfer.jaxcallbacks import called_whole
 from .typeinfer.numpy_api import copy_keeping_views
 from .typeinfer.specialize import leaf_paths, numpy_aliasing, numpy_readonly
 from .typeinfer.boundary import InputRef, container_paths, resolve
@@ -820,7 +821,7 @@ class StaticFunction:
             # one with a JAX equivalent (np.polyval, a ufunc such as np.exp; scipy.linalg.solve or
             # scipy.special.expit where validated for the call) is converted as a user's call of it
             replaced = (self._dispatcher or numpy_api.is_numpy(fn)) and numpy_api.has_graph_equivalent(fn) \
-                or scipy_api.replaceable(fn)
+                or scipy_api.replaceable(fn) or called_whole(fn)
             self._target, self._bound_args, self._bound_kwargs = unwrap_callable(
                 numpy_api.calling(fn) if replaced else fn)
             self._code = getattr(self._target, "__code__", None)

@@ -4,8 +4,10 @@
 chosen by the people who build the compiler flatters it. This sweep takes
 every public function of a set of namespaces (NumPy's top level, ``np.linalg``,
 ``np.fft``, SciPy's ``special``/``stats``/``linalg``/``signal``/
-``spatial.distance``/``integrate``, scikit-learn's ``metrics``/``preprocessing``/
-``utils.extmath``, optax's losses), and for each one the first of a fixed list
+``spatial.distance``/``integrate``/``ndimage``/``interpolate``/``fft``/
+``cluster.vq`` and the plain functions of ``optimize``, the six
+``numpy.polynomial`` kinds, scikit-learn's ``metrics``/``preprocessing``/
+``utils.extmath``, optax's losses, ``jax.nn``), and for each one the first of a fixed list
 of argument sets that eager accepts (no exception, no warning, a result made
 only of arrays, numbers, tuples, lists and dicts, the same result twice). It
 then runs ``to_static(fn)`` on the same arguments under ``explain`` and
@@ -46,7 +48,22 @@ NAMESPACES = [
     "scipy.integrate",
     "sklearn.metrics", "sklearn.metrics.pairwise", "sklearn.preprocessing", "sklearn.utils.extmath",
     "optax", "optax.losses",
+    "numpy.polynomial.polynomial", "numpy.polynomial.chebyshev", "numpy.polynomial.legendre",
+    "numpy.polynomial.hermite", "numpy.polynomial.hermite_e", "numpy.polynomial.laguerre",
+    "scipy.ndimage", "scipy.interpolate", "scipy.fft", "scipy.cluster.vq", "scipy.optimize", "jax.nn",
 ]
+
+# Namespaces swept only in part: SciPy's optimizers with a global search or a
+# solver's set-up (differential_evolution, linprog, minimize) run for minutes
+# per call; the plain functions (Rosenbrock, finite differences, the scalar
+# root finders and minimisers with a simple callable) are what a user's code
+# calls. A name here is tried even where SKIP_WORDS would skip it.
+NAMESPACE_ONLY: dict[str, tuple[str, ...]] = {
+    "scipy.optimize": ("rosen", "rosen_der", "rosen_hess", "rosen_hess_prod", "approx_fprime", "check_grad",
+                       "bisect", "brentq", "brenth", "ridder", "toms748", "newton", "fixed_point", "golden",
+                       "brent", "bracket", "fminbound", "minimize_scalar", "root_scalar", "isotonic_regression",
+                       "nnls"),
+}
 
 # Functions that read or write files, print, sleep, make random numbers, build
 # objects rather than compute (classes are skipped anyway), or need arguments
@@ -212,6 +229,46 @@ _names("comparator", ("np.greater", lambda: np.greater))
 _names("mask_func", ("np.triu", lambda: np.triu))
 _names("cdf", ("'norm'", lambda: "norm"), ("norm.cdf", lambda: __import__("scipy.stats").stats.norm.cdf))
 _names(" ".join(_CALLABLE), ("np.sin", lambda: np.sin), ("f(y,x)", lambda: _integrand2))
+# numpy.polynomial: coefficient series, a line's offset and scale, a power.
+_names("off", _num("0.5", 0.5))
+_names("scl", _num("2.0", 2.0))
+_names("pow", _num("2", 2))
+_names("npts", _num("5", 5))
+# scipy.ndimage: an image (a vector first: every filter takes one), filter sizes, a kernel, a structure.
+_names("input", _VEC, ("mat(6x5)", lambda: _mat(6, 5)), ("bool(6x5)", lambda: _mat(6, 5) > 0))
+_names("sigma", _num("1.0", 1.0))
+_names("size filter_size", _num("3", 3))
+_names("weights", ("[1,2,1]", lambda: np.array([1.0, 2.0, 1.0])))
+_names("matrix", ("[[0.9]]", lambda: np.array([[0.9]])), ("rotation(2x2)", lambda: np.array([[0.8, -0.6], [0.6, 0.8]])))
+_names("coordinates", ("[[0.5,1.5,2.5]]", lambda: np.array([[0.5, 1.5, 2.5]])))
+_names("shift", _num("1.5", 1.5))
+_names("angle", _num("30.0", 30.0))
+_names("zoom", _num("2.0", 2.0))
+_names("percentile", _num("50", 50))
+_names("rank", _num("1", 1), _num("2", 2))
+_names("connectivity iterations", _num("1", 1), _num("2", 2))
+_names("structure", ("cross(3x3)", lambda: np.array([[0, 1, 0], [1, 1, 1], [0, 1, 0]], dtype=bool)))
+_names("markers", ("int markers", lambda: np.array([1, 0, 0, 0, 0, 0, 0, 2], dtype=np.int8)))
+_names("min", _num("-2.0", -2.0))
+_names("max", _num("2.0", 2.0))
+_names("arr", ("ints", lambda: np.array([3, 1, 4, 1, 5, 9, 2, 6])))
+_names("mapping", ("shift(x)", lambda: _shift_map))
+_names("derivative", ("ndimage.sobel", lambda: __import__("scipy.ndimage").ndimage.sobel))
+_names("derivative2", ("ndimage.laplace-like", lambda: _derivative2))
+# scipy.interpolate: sample points (sorted), values, a B-spline's tck, series coefficients.
+_names("xi", ("sorted", _sorted_vec))
+_names("yi w an", _VEC)
+_names("tck", ("splrep(x,y)", lambda: _tck()))
+_names("degree", _num("2", 2))
+_names("scale", _num("1.0", 1.0))
+# scipy.fft's fast Hankel transform; scipy.cluster.vq's observations and code books.
+_names("dln", _num("0.1", 0.1))
+_names("mu", _num("0.5", 0.5))
+_names("obs", ("mat(6x3)", lambda: _mat(6, 3)))
+_names("k_or_guess", _num("2", 2), ("mat(2x3)", lambda: _mat(2, 3, seed=5)))
+_names("code_book", ("mat(2x3)", lambda: _mat(2, 3, seed=5)))
+# jax.nn
+_names("num_classes", _num("3", 3))
 # Required keyword-only parameters, passed by name.
 KEYWORDS: dict[str, Callable[[], Any]] = {
     "beta": lambda: 0.5, "classes": lambda: [0, 1], "control": lambda: _vec(8, 3),
@@ -269,6 +326,101 @@ BY_FUNCTION: dict[str, tuple[str, Callable[[], tuple]]] = {
 }
 
 
+BY_FUNCTION.update({
+    # numpy.polynomial: a function to interpolate; x, y, z of one shape.
+    "chebinterpolate": ("f,4", lambda: (_cubic, 4)),
+    # scipy.ndimage
+    "labeled_comprehension": ("x,labels,[0,1],np.mean,float,0.0",
+                              lambda: (_vec(6), _labels6(), [0, 1], np.mean, float, 0.0)),
+    "generic_filter": ("x,np.mean,size=3", lambda: (_vec(), np.mean, 3)),
+    "generic_filter1d": ("x,f1d,3", lambda: (_vec(), _filter1d, 3)),
+    "iterate_structure": ("cross,2", lambda: (np.array([[0, 1, 0], [1, 1, 1], [0, 1, 0]], dtype=bool), 2)),
+    "histogram": ("x,-2,2,5", lambda: (_vec(), -2.0, 2.0, 5)),
+    "watershed_ift": ("uint8 image,markers", lambda: ((np.abs(_vec()) * 50).astype(np.uint8),
+                                                       np.array([1, 0, 0, 0, 0, 0, 0, 2], dtype=np.int8))),
+    # scipy.interpolate
+    "approximate_taylor_polynomial": ("np.sin,0.5,3,1.0", lambda: (np.sin, 0.5, 3, 1.0)),
+    "griddata": ("points,values,xi", lambda: (_sorted_vec(), _vec(8, 1), np.linspace(-1.0, 1.0, 5))),
+    "interpn": ("(points,),values,xi", lambda: ((_sorted_vec(),), _vec(8, 1), np.linspace(-1.0, 1.0, 5))),
+    "bisplrep": ("x,y,z (25 points)", lambda: _grid5()),
+    "bisplev": ("x,y,bisplrep", lambda: (np.linspace(0.1, 0.9, 3), np.linspace(0.1, 0.9, 4),
+                                         __import__("scipy.interpolate").interpolate.bisplrep(*_grid5()))),
+    "splint": ("a,b,tck", lambda: (-1.0, 1.0, _tck())),
+    "make_lsq_spline": ("x,y,t", lambda: (np.linspace(0, 1, 12), _vec(12), np.r_[[0.0] * 4, 0.5, [1.0] * 4])),
+    "make_splprep": ("[x,y]", lambda: ([np.linspace(0, 1, 8), _vec()],)),
+    "splprep": ("[x,y]", lambda: ([np.linspace(0, 1, 8), _vec()],)),
+    "pade": ("taylor(exp),2", lambda: (np.array([1.0, 1.0, 0.5, 1 / 6, 1 / 24]), 2)),
+    # scipy.optimize: Rosenbrock, finite differences, scalar root finders and minimisers of a plain function.
+    "approx_fprime": ("x,rosen", lambda: (_vec(4), _rosen())),
+    "check_grad": ("rosen,rosen_der,x", lambda: (_rosen(), __import__("scipy.optimize").optimize.rosen_der, _vec(4))),
+    "rosen_hess_prod": ("x,p", lambda: (_vec(4), _vec(4, 1))),
+    "bisect": ("f,2,3", lambda: (_cubic, 2.0, 3.0)),
+    "brentq": ("f,2,3", lambda: (_cubic, 2.0, 3.0)),
+    "brenth": ("f,2,3", lambda: (_cubic, 2.0, 3.0)),
+    "ridder": ("f,2,3", lambda: (_cubic, 2.0, 3.0)),
+    "toms748": ("f,2,3", lambda: (_cubic, 2.0, 3.0)),
+    "newton": ("f,2.0", lambda: (_cubic, 2.0)),
+    "fixed_point": ("cos,0.5", lambda: (np.cos, 0.5)),
+    "golden": ("parabola", lambda: (_parabola,)),
+    "brent": ("parabola", lambda: (_parabola,)),
+    "bracket": ("parabola", lambda: (_parabola,)),
+    "fminbound": ("parabola,0,3", lambda: (_parabola, 0.0, 3.0)),
+    "nnls": ("A,b", lambda: (_mat(6, 3), _vec(6))),
+    "percentile_filter": ("x,50,3", lambda: (_vec(), 50, 3)),
+    "rank_filter": ("x,1,3", lambda: (_vec(), 1, 3)),
+    "vectorized_filter": ("x,np.mean,size=3", lambda: (_vec(), np.mean, _Kw(size=3))),
+    "splrep": ("sorted x,y", lambda: (np.linspace(-2.0, 2.0, 8), _vec())),
+    "generate_knots": ("sorted x,y", lambda: (np.linspace(-2.0, 2.0, 8), _vec())),
+    "root_scalar": ("f,bracket=[2,3]", lambda: (_cubic, _Kw(bracket=[2.0, 3.0]))),
+    # jax.nn
+    "one_hot": ("ints,10", lambda: (np.array([3, 1, 4, 1, 5, 9, 2, 6]), 10)),
+    "dot_product_attention": ("q,k,v (1,4,2,8)", lambda: tuple(_rng(i).normal(size=(1, 4, 2, 8)).astype(np.float32)
+                                                               for i in range(3))),
+})
+
+
+for _kind in ("poly", "cheb", "leg", "herm", "herme", "lag"):   # numpy.polynomial's pseudo-Vandermonde matrices
+    BY_FUNCTION[f"{_kind}vander2d"] = ("x,y,[2,2]", lambda: (_vec(), _vec(8, 1), [2, 2]))
+    BY_FUNCTION[f"{_kind}vander3d"] = ("x,y,z,[2,2,2]", lambda: (_vec(), _vec(8, 1), _vec(8, 2), [2, 2, 2]))
+
+
+def _cubic(x: float) -> float:        # a root at 2.0946 in [2, 3]
+    return x ** 3 - 2.0 * x - 5.0
+
+
+def _parabola(x: float) -> float:     # its minimum at 1.5
+    return (x - 1.5) ** 2 + 0.25
+
+
+def _rosen() -> Callable:
+    import scipy.optimize
+    return scipy.optimize.rosen
+
+
+def _shift_map(out: tuple) -> tuple:  # geometric_transform's mapping: each output point reads 0.5 before it
+    return (out[0] - 0.5,)
+
+
+def _filter1d(inp: np.ndarray, out: np.ndarray) -> None:   # generic_filter1d's in-place line filter
+    out[:] = inp[1:-1] + 0.5 * (inp[:-2] + inp[2:])
+
+
+def _derivative2(inp, axis, output, mode, cval):           # generic_laplace's second derivative
+    import scipy.ndimage
+    return scipy.ndimage.correlate1d(inp, [1.0, -2.0, 1.0], axis, output, mode, cval)
+
+
+def _tck() -> tuple:
+    import scipy.interpolate
+    return scipy.interpolate.splrep(np.linspace(-2.0, 2.0, 8), _vec())
+
+
+def _grid5() -> tuple:
+    g = np.linspace(0.0, 1.0, 5)
+    x, y = (a.ravel() for a in np.meshgrid(g, g))
+    return x, y, np.sin(3 * x) * np.cos(2 * y)
+
+
 def _lu() -> tuple:
     import scipy.linalg
     return scipy.linalg.lu_factor(_spd())
@@ -284,6 +436,10 @@ class _Kw(dict):
 
 
 def _call(fn: Callable, args: tuple) -> Any:
+    # NumPy's global random state, the same before every call (eager's and the
+    # converted one's): a function drawing from it (kmeans2's initial
+    # centroids) is compared on the same draws, not on two different ones
+    np.random.seed(0)
     if args and isinstance(args[-1], _Kw):
         return fn(*args[:-1], **args[-1])
     return fn(*args)
@@ -416,9 +572,12 @@ def functions(namespace: str) -> list[tuple[str, Callable]]:
     except Exception:  # noqa: BLE001
         return []
     names = getattr(mod, "__all__", None) or [n for n in dir(mod) if not n.startswith("_")]
+    only = NAMESPACE_ONLY.get(namespace)
     out = []
-    for n in sorted(set(names)):
-        if n.startswith("_") or any(w in n.lower() for w in SKIP_WORDS):
+    for n in sorted(set(names) | set(only or ())):
+        if only is not None and n not in only:
+            continue
+        if n.startswith("_") or (only is None and any(w in n.lower() for w in SKIP_WORDS)):
             continue
         obj = getattr(mod, n, None)
         if isinstance(obj, type) or isinstance(obj, types.ModuleType) or not callable(obj):

@@ -522,6 +522,12 @@ class CallMixin(GeneratorMixin, SortMixin):
         if kind is CallKind.ARRAY_OP or traced or holds_arrays:
             # np.asanyarray(x, order='C'), np.array(x, copy=None): NumPy's conversions; else np.sin -> jnp.sin
             fn = numpy_api.graph_function(callee, args, kwargs) if traced else callee
+            if _python_leaf_map(callee, args, kwargs):
+                # jax.tree.map runs its function in Python on the leaves: on NumPy arrays and numbers eager's
+                # results are NumPy's and Python's (optax.incremental_update), JAX's trace of it gives jax.Arrays
+                raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{qualified_name(callee)} of NumPy arrays or "
+                                       "Python numbers: eager runs the function on them in Python (NumPy's results), "
+                                       "the graph would trace it with JAX (jax.Arrays)", "call")
             args, kwargs = self._closures_for_jax((args, kwargs), node)
             # a local function closing over NNX objects (``lax.scan(lambda c, x: self.cell(c, x), ...)``)
             closes_over_nnx = self.nnx_in(args, kwargs)
@@ -1177,6 +1183,22 @@ class CallMixin(GeneratorMixin, SortMixin):
                                         "or move the effect out of the function")
 
     def traced_closure(self, fn: Any, node: Any) -> TracedClosure:
+        """``fn``, a local function handed to JAX, as a Python closure of the
+        values its free names hold now (a local function among them, itself
+        one). A local function that reaches itself through its free names
+        (``def g(n): ... g(n - 1)``) cannot be built from such values: the
+        call falls back."""
+        converting = self.__dict__.setdefault("_closures_converting", set())
+        if id(fn) in converting:
+            raise self.graph_break(FallbackCode.OPAQUE_CALL, node, f"{fn.unit.qualname}, handed to JAX, calls itself "
+                                   "through a free variable (a recursive local function)", "call")
+        converting.add(id(fn))
+        try:
+            return self._traced_closure(fn, node)
+        finally:
+            converting.discard(id(fn))
+
+    def _traced_closure(self, fn: Any, node: Any) -> TracedClosure:
         from .interpreter import LocalFunction
 
         self._no_python_effect(fn.node, lambda name: self._closure_value(fn, name), fn.unit.qualname, node)
@@ -1384,6 +1406,11 @@ class CallMixin(GeneratorMixin, SortMixin):
             raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{callee.__name__}() of a traced array needs its value on the host")
         if callee is iter and len(args) == 1 and not kwargs and isinstance(args[0], Value):
             return self._iter_value(args[0], node)
+        if callee is iter and traced and len(args) == 1 and not kwargs and tail_of(args[0]) is None and \
+                (type(args[0]) is tuple or type(args[0]) is list and self._is_fresh(args[0])):
+            # ``it = iter(args); x0 = next(it)`` of this call's own list (or a tuple) of traced values
+            # (NumPy's polyutils._valnd): eager's iterator over that very object, pulled at trace time
+            return self.mark_fresh(iter(args[0]))
         if callee is next and args:
             self.check_consumable(args[0], node)
         if callee is map and traced and len(args) >= 2 and not kwargs:
@@ -2164,6 +2191,18 @@ def _call_line(unit: Any, node: Any) -> int:
     if isinstance(func, gast.Attribute) and getattr(func, "end_lineno", None) and getattr(node, "lineno", None):
         line += func.end_lineno - node.lineno
     return line
+
+
+def _python_leaf_map(callee: Any, args: tuple, kwargs: dict) -> bool:
+    """``jax.tree.map(f, tree, ...)`` (``jax.tree_util.tree_map``) of a Python
+    function over traced leaves of which one is a NumPy array or a Python
+    number: eager calls ``f`` in Python on those, not on jax.Arrays."""
+    maps = {jax.tree_util.tree_map, getattr(getattr(jax, "tree", None), "map", None)}
+    if not any(callee is m for m in maps if m is not None) or not args or \
+            not isinstance(args[0], (types.FunctionType, types.MethodType)) and type(args[0]).__name__ != "LocalFunction":
+        return False
+    leaves, _ = tree_flatten((args[1:], kwargs), is_leaf=lambda x: isinstance(x, Value))
+    return any(isinstance(x, Value) and x.type.kinds - {"jax"} for x in leaves)
 
 
 def _consumed_at_once(tree: Any, node: Any, count: int) -> bool:

@@ -91,6 +91,18 @@ _KEEPERS = (gast.Assign, gast.AnnAssign, gast.AugAssign, gast.NamedExpr, gast.Re
             gast.Set, gast.Dict, gast.Lambda)
 
 
+def _next_statement(tree: Any, stmt: Any) -> Any:
+    """The statement right after ``stmt`` in the body that holds it; None if last."""
+    parent = _parents(tree).get(id(stmt))
+    for field in ("body", "orelse", "finalbody"):
+        body = getattr(parent, field, None)
+        if isinstance(body, list):
+            for k, s in enumerate(body):
+                if s is stmt:
+                    return body[k + 1] if k + 1 < len(body) else None
+    return None
+
+
 def _parents(tree: Any) -> dict[int, Any]:
     cached = _PARENTS.get(id(tree))
     if cached is None or cached[0] is not tree:
@@ -477,11 +489,18 @@ class GeneratorMixin:
         leaves the rest, ``len(g)``/``g[0]`` raise, its items read names as
         they are when pulled: a fallback (a list would differ silently).
         Unpacked where it stands (``a, b = (f(x) for x in xs)``), it is
-        consumed at once: the unpacking target, for ``genexp_unpacked``."""
+        consumed at once: the unpacking target, for ``genexp_unpacked``.
+        Bound to a name whose one use is the next statement's call of a
+        builtin consumer (``vs = (..); return functools.reduce(operator.mul,
+        vs)``: NumPy's ``polyutils._vander_nd``), it is consumed whole there
+        before anything else runs: held as a list too (``_consumed_next``)."""
         parent = _parents(self.frame.unit.tree).get(id(node))
         if isinstance(parent, gast.Assign) and parent.value is node and len(parent.targets) == 1 \
                 and isinstance(parent.targets[0], (gast.Tuple, gast.List)):
             return parent.targets[0]
+        if isinstance(parent, gast.Assign) and parent.value is node and len(parent.targets) == 1 \
+                and isinstance(parent.targets[0], gast.Name) and self._consumed_next(parent, parent.targets[0].id):
+            return None
         if isinstance(parent, _KEEPERS):
             raise self.graph_break(FallbackCode.GENERATOR, node, "a generator expression bound to a name, returned or "
                                    "put in a container: eager's is a lazy one-shot iterator (a real generator is "
@@ -491,6 +510,27 @@ class GeneratorMixin:
             raise self.graph_break(FallbackCode.GENERATOR, node, f"a generator expression given to {name}(), which "
                                    "may use it other than by iterating it once (a real generator is needed)",
                                    hint="use a list comprehension")
+
+    def _consumed_next(self, stmt: Any, name: str) -> bool:
+        """Whether ``name`` (bound by ``stmt``) is read once in the function,
+        as a positional argument of a builtin consumer (``_genexp_taker``)
+        called by the statement right after ``stmt`` (its value, or a
+        ``return``'s), whose other arguments are names, attributes or
+        constants naming no Python function: nothing runs between the
+        binding and the consumer taking every item, as for the expression
+        written in the call itself."""
+        tree = self.frame.unit.tree
+        loads = [n for n in gast.walk(tree) if isinstance(n, gast.Name) and n.id == name
+                 and not isinstance(n.ctx, gast.Store)]
+        after = _next_statement(tree, stmt)
+        call = getattr(after, "value", None) if isinstance(after, (gast.Return, gast.Assign, gast.Expr)) else None
+        if len(loads) != 1 or not isinstance(call, gast.Call) or call.keywords or \
+                not any(a is loads[0] for a in call.args) or not self._genexp_taker(call.func):
+            return False
+        others = [a for a in call.args if a is not loads[0]]
+        return all(isinstance(a, gast.Constant) or isinstance(a, (gast.Name, gast.Attribute)) and
+                   not isinstance(self._static_callee(a), (types.FunctionType, types.MethodType, _local()))
+                   and self._static_callee(a) is not None for a in others)
 
     def genexp_unpacked(self, node: Any, target: Any, items: Any) -> None:
         """``a, b = (genexpr)``: eager pulls every item (none between the

@@ -1463,10 +1463,9 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
     def eval_Attribute(self, node: gast.Attribute) -> Any:
         if node.attr == "writeable" and isinstance(node.value, gast.Attribute) and node.value.attr == "flags":
             array = self.eval(node.value.value)   # ``x.flags.writeable`` (the flags object itself is not modelled)
-            if self.known_writeable(array):
-                return True
-            if self.known_readonly(array):
-                return False
+            known = self.known_flags_writeable(array)
+            if known is not None:
+                return known
             return self.attribute_of(self.attribute_of(array, "flags", node.value), node.attr, node)
         obj = self.eval(node.value)
         return self.attribute_of(obj, node.attr, node)
@@ -1480,6 +1479,20 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         (``writeable_arrays``): its ``.flags.writeable`` is True on every call."""
         entry = self.writeable_arrays.get(id(x)) if isinstance(x, Value) else None
         return entry is not None and entry[0] is x
+
+    def known_flags_writeable(self, x: Any) -> bool | None:
+        """``x.flags.writeable`` where the trace knows it on every call: a new
+        array this segment made (True), one read-only in eager (False), or an
+        argument's NumPy array, whose writeability is in the plan key
+        (``specialize.numpy_readonly``); None otherwise."""
+        if self.known_writeable(x):
+            return True
+        if self.known_readonly(x):
+            return False
+        entry = self.input_of.get(id(x)) if isinstance(x, Value) else None
+        if entry is not None and entry[0] is x and x.type.kinds == {"numpy"}:
+            return True   # (a read-only argument is in ``readonly_arrays``, answered above)
+        return None
 
     def object_token(self, x: Any) -> tuple | None:
         """Which eager object the NumPy array ``x`` is, where the trace knows
@@ -1572,7 +1585,7 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
             value = getattr(obj, attr)
         except Exception as e:  # noqa: BLE001
             raise self.graph_break(FallbackCode.TRACE_ERROR, node, f"attribute {attr!r} raised {type(e).__name__}: {e}", exc=e)
-        if self._is_fresh(obj) or callable(value) and not is_array(value) and isinstance(obj, type):
+        if self._made_here(obj) or callable(value) and not is_array(value) and isinstance(obj, type):
             return value
         if isinstance(obj, types.ModuleType) and (isinstance(value, types.ModuleType) or _library_module(obj) and
                                                   callable(value) and not is_array(value)):
@@ -1606,12 +1619,28 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         entry = self.fresh.get(id(obj))
         return entry is not None and entry[1] is obj
 
+    def _made_here(self, obj: Any) -> bool:
+        """Fresh, or a NumPy view of an array this trace made (``m.reshape(-1)``,
+        made at trace time from ``m = np.zeros(..)``): what is read from it
+        (``m.reshape(-1)[1:]``, ``.T``) is this call's own too, a view of the
+        same memory, never an array read from outside (whose read is an input
+        of the graph: a copy, which a write through it would miss)."""
+        if self._is_fresh(obj):
+            return True
+        base = obj.base if type(obj) is np.ndarray else None
+        while type(base) is np.ndarray:
+            if self._is_fresh(base):
+                return True
+            base = base.base
+        return False
+
     def _array_attribute(self, value: Value, attr: str, node: Any) -> Any:
         t = value.type
         if attr in arrays.STATIC_ARRAY_ATTRS:
             return {"shape": t.shape, "dtype": t.dtype, "ndim": len(t.shape), "size": int(np.prod(t.shape))}[attr]
-        if attr == "flags" and "numpy" in t.kinds and (self.known_writeable(value) or self.known_readonly(value)):
-            return arrays.KnownFlags(value, self.known_writeable(value))   # (``getattr(x, "flags")``, then ``.writeable``)
+        known = self.known_flags_writeable(value) if attr == "flags" and "numpy" in t.kinds else None
+        if known is not None:
+            return arrays.KnownFlags(value, known)   # (``getattr(x, "flags")``, then ``.writeable``)
         if attr in arrays.LAYOUT_ATTRS and "numpy" in t.kinds:
             raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"`.{attr}` of a NumPy array computed in the graph: "
                                    "eager's answer depends on its memory layout (C or Fortran order, a view's base), "
@@ -1628,8 +1657,9 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         if isinstance(node.value, gast.Attribute) and node.value.attr == "flags" and \
                 isinstance(node.slice, gast.Constant) and node.slice.value in ("WRITEABLE", "W"):
             array = self.eval(node.value.value)   # ``x.flags["WRITEABLE"]``: as ``x.flags.writeable``
-            if self.known_writeable(array):
-                return True
+            known = self.known_flags_writeable(array)
+            if known is not None:
+                return known
             return self.subscript(self.attribute_of(array, "flags", node.value), node.slice.value, node)
         obj = self.eval(node.value)
         idx = self.eval_index(node.slice)
@@ -1659,6 +1689,11 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         method = None if isinstance(obj, Value) else python_method(obj, "__getitem__")
         if method is not None:   # a user class's own ``__getitem__`` (of a traced index too): converted like any of its methods
             return self.call(method, (obj, idx), {}, node)
+        if type(obj) is np.ndarray and obj.dtype != object and type(idx) is Value and idx.type.dtype == np.bool_ \
+                and idx.type.shape and obj.shape[:len(idx.type.shape)] == idx.type.shape and not idx.type.mixed:
+            # ``positions[vals == vals.min()]`` of an array made at trace time (np.arange(n)): its values, a constant
+            obj = self.as_value(obj, node)
+            obj.type = dataclasses.replace(obj.type, numpy=True)
         if self.is_bool_mask(obj, idx):   # ``x[x > 0]``: eager's kept rows, a masked value (masked.py)
             return self.bool_masked(obj, idx, node)
         if isinstance(obj, Value) or contains_value(idx):
@@ -1688,7 +1723,7 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
             if not self._is_fresh(obj):
                 self._guard_contents(obj, node)
             return self.mark_fresh(value)
-        if self._is_fresh(obj) or isinstance(obj, (tuple, str, range)) and not is_array(value):
+        if self._made_here(obj) or isinstance(obj, (tuple, str, range)) and not is_array(value):
             return value
         return self.external(value, lambda: obj[idx], f"{self.named(obj)}[{idx!r}]", ("item", id(obj), repr(idx)),
                              ("item", obj, idx))

@@ -45,6 +45,13 @@ def _bound_names(tree: Any) -> set[str]:
     return names
 
 
+def _binds_own_name(tree: gast.FunctionDef) -> bool:
+    """Whether the body of ``tree`` binds the function's own name itself."""
+    inner = [n for stmt in tree.body for n in gast.walk(stmt)]
+    return any(isinstance(n, gast.Name) and n.id == tree.name and isinstance(n.ctx, (gast.Store, gast.Del))
+               or isinstance(n, (gast.FunctionDef, gast.ClassDef)) and n.name == tree.name for n in inner)
+
+
 def _base_name(node: Any) -> str | None:
     while isinstance(node, (gast.Attribute, gast.Subscript)):
         node = node.value
@@ -54,6 +61,10 @@ def _base_name(node: Any) -> str | None:
 def python_effect(tree: Any, resolve: Callable[[str], Any], depth: int = 0) -> tuple[Any, str] | None:
     """The first Python side effect of the function ``tree``, or None."""
     own = _bound_names(tree)
+    if isinstance(tree, gast.FunctionDef) and not _binds_own_name(tree):
+        # the function's own name is bound where it is defined, not by it:
+        # ``f_raise._function_calls += 1`` writes into an outside object (SciPy's _wrap_nan_raise)
+        own.discard(tree.name)
     for n in gast.walk(tree):
         if isinstance(n, (gast.Global, gast.Nonlocal)):
             return n, f"`{type(n).__name__.lower()} {', '.join(n.names)}`"
@@ -102,6 +113,16 @@ def _resolve_chain(node: Any, resolve: Callable[[str], Any]) -> Any:
         if isinstance(owner, types.ModuleType):
             return getattr(owner, node.attr, None)
     return None
+
+
+def called_whole(fn: Any) -> bool:
+    """A JAX library callable with no Python function of its own to convert
+    (``jax.nn.sigmoid``, a jitted ``PjitFunction``; ``jax.nn.celu``, a
+    ``custom_jvp``): ``to_static(fn)`` converts a call of it, which the graph
+    makes one JAX op, as inside any user function."""
+    module = getattr(fn, "__module__", "") or ""
+    return callable(fn) and not isinstance(fn, (type, types.FunctionType)) and \
+        (module == "jax" or module.startswith(("jax.", "jaxlib")))
 
 
 def _jax_or_numpy(fn: Any) -> bool:

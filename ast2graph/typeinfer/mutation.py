@@ -764,8 +764,11 @@ class MutationMixin:
                 raise self.graph_break(FallbackCode.MUTATION, target, "in-place write of a traced value into a NumPy array "
                                        "created outside this compiled segment")
             self._check_unaliased(obj, name, target)
+            writeable = obj.flags.writeable and obj.base is None   # a new array this call made (np.zeros(n))
             obj = self.as_value(obj, target)
             obj.type = dataclasses.replace(obj.type, numpy=True)
+            if writeable:   # its versions are that one object, new and writeable in eager
+                self.writeable_arrays[id(obj)] = (obj, id(obj))
         else:
             if any(c.value is obj for c in self.captures):
                 raise self.graph_break(FallbackCode.MUTATION, target, f"in-place write into the NumPy array '{name}' "

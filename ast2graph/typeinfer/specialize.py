@@ -107,7 +107,7 @@ class MadePerCall:
     calls: a caller's change to one result would show in the next."""
 
     def __init__(self, cls: type, names: tuple, values: list):
-        self.cls, self.names, self.values = cls, names, values
+        self.cls, self.names, self.values = cls, names, values   # (a name ("item", k): an item of a dict subclass)
 
     def tree_flatten(self):
         return self.values, (self.cls, self.names)
@@ -115,10 +115,12 @@ class MadePerCall:
     @classmethod
     def tree_unflatten(cls, aux, values):
         kind, names = aux
-        obj = object.__new__(kind)
+        obj = dict.__new__(kind) if issubclass(kind, dict) else object.__new__(kind)
         slots = _slot_names(kind)
         for name, value in zip(names, values):
-            if name in slots:
+            if type(name) is tuple:
+                dict.__setitem__(obj, name[1], value)   # (scipy's OptimizeResult: a dict subclass)
+            elif name in slots:
                 object.__setattr__(obj, name, value)   # a slot (also of a frozen dataclass)
             else:
                 vars(obj)[name] = value
@@ -246,6 +248,16 @@ def _plain_instance(x: Any) -> bool:
             and jax.tree_util.all_leaves([x]))
 
 
+def _plain_dict(x: Any) -> bool:
+    """A dict of a Python subclass of ``dict`` whose whole state is its items
+    and its ``__dict__`` (SciPy's ``OptimizeResult``): no own ``__new__``,
+    keys that are strings or ints, not a pytree JAX rebuilds itself."""
+    cls = type(x)
+    return isinstance(x, dict) and cls is not dict and cls.__new__ is dict.__new__ \
+        and all(b in (object, dict) or b.__flags__ & _HEAPTYPE for b in cls.__mro__) and not _slot_names(cls) \
+        and all(type(k) in (str, int) for k in x) and jax.tree_util.all_leaves([x])
+
+
 def _stateful_object(x: Any) -> bool:
     """An object with attributes a caller could change (a ``__dict__`` or
     slots) that JAX does not rebuild as a pytree: made by the trace, one
@@ -284,6 +296,9 @@ def remade_per_call(tree: Any, fresh: dict, outer_traced: bool = False) -> Any:
             if _plain_instance(x):
                 state = _instance_state(x)
                 return MadePerCall(type(x), tuple(state), [walk(v) for v in state.values()])
+            if _plain_dict(x):   # its items, then its attributes: rebuilt per call as eager's call makes one
+                names = tuple(("item", k) for k in x) + tuple(vars(x))
+                return MadePerCall(type(x), names, [walk(v) for v in (*x.values(), *vars(x).values())])
             if _stateful_object(x):
                 raise _Shared(f"an object of class {type(x).__name__} made in the function would leave the compiled "
                               "segment (eager makes a new one per call; the graph cannot rebuild this class)")
