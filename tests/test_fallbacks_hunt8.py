@@ -1,0 +1,151 @@
+"""Fewer fallbacks in programs nobody wrote for the compiler (issue 16, the
+session-8 hunt of fallback reasons). Each capability is user code compared
+with the eager run under ``full_graph=True``, on inputs that take every path,
+plus the edge cases that could make it wrong.
+
+- ``gen.send(v)`` of a generator object made in the function: the body resumes
+  with ``v`` (a traced value too) as its ``yield``'s value, one graph. A real
+  generator (made in Python, an argument) given a traced value falls back
+  before its body runs: it once ran natively on tracers at trace time and the
+  fallback then resumed a finished generator (StopIteration where eager
+  returned).
+"""
+
+import numpy as np
+import pytest
+
+from ast2graph import to_static
+from helpers import check
+
+POS = np.array([1.0, -2.0, 3.0])
+NEG = np.array([-1.0, -2.0])
+EMPTY = np.array([], np.float64)
+F32 = np.array([1.0, -2.0, 3.0], np.float32)
+
+
+# ------------------------------------------------------------ generator send
+def p_running_total(x):
+    def acc():
+        tot = 0.0
+        while True:
+            v = yield tot
+            tot = tot + v
+    it = acc()
+    next(it)
+    r = 0.0
+    for v in x:
+        r = it.send(v)
+    return r
+
+
+def p_send_then_next(x):
+    def g():
+        seen = []
+        while True:
+            v = yield len(seen)
+            if v is not None:
+                seen.append(v * 2)
+            else:
+                yield sum(seen)
+    it = g()
+    a = next(it)
+    b = it.send(x.sum())
+    c = it.send(x.max() if x.size else 1.0)
+    d = next(it)
+    return a, b, c, d
+
+
+def p_send_none_starts(x):
+    def g():
+        v = yield 1
+        yield v
+    it = g()
+    return it.send(None), it.send(x * 2)
+
+
+def p_send_to_new(x):
+    def g():
+        v = yield 1
+        yield v
+    it = g()
+    return it.send(x)   # eager: TypeError, and the generator does not start
+
+
+def p_send_after_end(x):
+    def g():
+        v = yield x.sum()
+        return v
+    it = g()
+    first = next(it)
+    try:
+        it.send(x * 3)
+    except StopIteration as e:
+        return first, e.value
+    return first, None
+
+
+def p_send_prints(x):
+    def g():
+        while True:
+            v = yield
+            print("got", v.shape)
+    it = g()
+    next(it)
+    for row in x:
+        it.send(row)
+    return x.sum()
+
+
+def test_generator_send_is_one_graph():
+    for a in (POS, NEG, EMPTY, F32):
+        check(p_running_total, a, full_graph=True)
+        check(p_send_none_starts, a, full_graph=True)
+        check(p_send_after_end, a, full_graph=True)
+    for a in (POS, NEG, F32):
+        check(p_send_then_next, a, full_graph=True)
+    check(p_send_prints, np.ones((3, 2)), full_graph=True)
+
+
+def test_generator_send_to_a_new_generator_raises_as_eager():
+    check(p_send_to_new, POS, full_graph=False)
+
+
+def p_real_generator_send(x):
+    def g():
+        tot = 0
+        while True:
+            v = yield tot
+            tot = tot + v
+    it = g()
+    print(type(it).__name__)   # the object itself is looked at: a real generator
+    next(it)
+    r = 0
+    for v in x:
+        r = it.send(v)
+    return r
+
+
+def p_callers_generator(gen, x):
+    return gen.send(x.sum())
+
+
+def _primed():
+    def g():
+        tot = 0.0
+        while True:
+            v = yield tot
+            tot += v
+    it = g()
+    next(it)
+    return it
+
+
+def test_a_real_generator_never_runs_on_traced_values():
+    check(p_real_generator_send, POS, full_graph=False)
+    e = check(p_real_generator_send, NEG, full_graph=False)
+    assert e.fallback_sites
+    # the caller's generator moves on every call, as eager moves it
+    eager, conv = _primed(), _primed()
+    f = to_static(p_callers_generator)
+    for a in (POS, NEG, POS):
+        assert p_callers_generator(eager, a) == pytest.approx(float(f(conv, a)))
