@@ -149,3 +149,51 @@ def test_a_real_generator_never_runs_on_traced_values():
     f = to_static(p_callers_generator)
     for a in (POS, NEG, POS):
         assert p_callers_generator(eager, a) == pytest.approx(float(f(conv, a)))
+
+
+# ------------------------------------------- a value of path-dependent kind stored in a list
+def p_append_kinded(x):
+    out = []
+    for row in x:
+        s = row.sum()
+        out.append(s if s > 0 else 0.0)
+    return out
+
+
+def p_append_masked_kinded(x):
+    out = []
+    for row in x:
+        pos = row[row > 0]
+        out.append(pos.sum() if len(pos) else 0.0)
+    return out
+
+
+def p_kinded_read_back(x):
+    out = []
+    for row in x:
+        s = row.sum()
+        r = s if s > 0 else 0
+        out.append(r)
+        out.insert(0, -r)
+    out.extend([x.max() if x.size and x.max() > 1 else 1.5])
+    kinds = [type(v).__name__ for v in out]
+    return out, out[0] + out[-1], out[0] * 2, kinds, out[-1] + 1
+
+
+def p_kinded_printed(x):
+    xs = []
+    s = x.sum()
+    xs.append(s if s > 0 else None if s < -100 else 0.0)
+    print(xs, type(xs[0]))
+    xs[0] = 3
+    return xs
+
+
+def test_a_value_of_path_dependent_kind_appended_is_one_graph():
+    m = np.array([[1.0, -2.0], [-3.0, 4.0], [-1.0, 0.0]])
+    for a in (m, -m, np.zeros((0, 2)), m.astype(np.float32), np.array([[0.5, 0.25]])):
+        check(p_append_kinded, a, full_graph=True)
+        check(p_append_masked_kinded, a, full_graph=True)
+        check(p_kinded_read_back, a, full_graph=True)
+    for a in (POS, NEG, EMPTY, F32):
+        check(p_kinded_printed, a, full_graph=False)

@@ -294,7 +294,7 @@ class CallMixin(GeneratorMixin, SortMixin):
             if not self._is_fresh(callee):   # its keywords are a dict a caller may change in place
                 self.guard_reads((callee.args, callee.keywords), node)
             return self.call(callee.func, (*callee.args, *args), {**callee.keywords, **kwargs}, node)
-        if kinded_in((args, kwargs)) and self._splits_kinds(callee):
+        if kinded_in((args, kwargs)) and self._splits_kinds(callee) and not self._stores_kinded(callee, args, kwargs):
             # an argument of path-dependent kind: the call as eager makes it with each kind's object
             if self.kind_combinations((args, kwargs)) > MAX_COMBINATIONS and _is_jax_function(callee):
                 out = self.collapsed_jax_call(callee, args, kwargs, node)
@@ -427,7 +427,7 @@ class CallMixin(GeneratorMixin, SortMixin):
         if joined is not None:   # ", ".join(parts) of strings formatted from traced values
             return joined
         if self._stores_only(callee, args):   # a formatted string kept in a list made here (as a list display keeps it)
-            standins = [x for x in standins if not isinstance(x, arrays.DeferredStr)]
+            standins = [x for x in standins if not isinstance(x, (arrays.DeferredStr, KindedValue))]
         special = self._special_builtin(callee, args, kwargs, node, traced)
         if special is not NotImplemented:
             return special
@@ -1118,6 +1118,15 @@ class CallMixin(GeneratorMixin, SortMixin):
         name = getattr(callee, "__name__", "")
         return type(callee) is types.BuiltinMethodType and type(owner) is list and self._is_fresh(owner) \
             and (name in ("append", "insert") or name == "extend" and len(args) == 1 and type(args[0]) in (list, tuple))
+
+    def _stores_kinded(self, callee: Any, args: tuple, kwargs: dict) -> bool:
+        """``xs.append(v)`` of a value of path-dependent kind (``s if s > 0
+        else 0.0``) into a list made here: the list holds the value itself,
+        as a list display does (it is eager's object of the path's kind when
+        it leaves the graph). Split per kind, each kind's append would run
+        under a traced branch. Only the stored argument may be kinded."""
+        stored = args[1:] if getattr(callee, "__name__", "") == "insert" else args
+        return not kwargs and self._stores_only(callee, args) and not kinded_in(args[:len(args) - len(stored)])
 
     def _no_standins(self, callee: Any, standins: list, node: Any) -> None:
         """``callee`` is about to receive these stand-ins: it must not see one
