@@ -197,3 +197,42 @@ def test_a_value_of_path_dependent_kind_appended_is_one_graph():
         check(p_kinded_read_back, a, full_graph=True)
     for a in (POS, NEG, EMPTY, F32):
         check(p_kinded_printed, a, full_graph=False)
+
+
+# ------------------------------------------- int() of a traced integer needs no run-time check
+def p_raise_counts(x):
+    if (x < 0).any():
+        raise ValueError(f"negative values: {int((x < 0).sum())}")
+    return np.sqrt(x)
+
+
+def p_int_in_try(x):
+    try:
+        n = int((x > 0).sum())
+        k = int(x.argmax()) if x.size else -1
+    except ValueError:
+        n, k = -1, -1
+    return n, k, n - k
+
+
+def p_int_in_and(x, flag):
+    if flag and int((x > 0).sum()) >= 2:
+        return x * 2
+    return x
+
+
+def p_int_of_float_still_checked(x):
+    try:
+        return int(x.sum())
+    except (ValueError, OverflowError) as e:
+        return str(e)
+
+
+def test_int_of_a_traced_integer_is_one_graph_where_a_check_cannot_stand():
+    for a in (POS, NEG, EMPTY, F32):
+        check(p_raise_counts, a, full_graph=True)
+        check(p_int_in_try, a, full_graph=True)
+        check(p_int_in_and, a, True, full_graph=True)
+        check(p_int_in_and, a, False, full_graph=True)
+    for a in (POS, np.array([np.nan]), np.array([np.inf]), np.array([-np.inf, 1.0])):
+        check(p_int_of_float_still_checked, a, full_graph=False)

@@ -1702,7 +1702,9 @@ class CallMixin(GeneratorMixin, SortMixin):
             out = self.emit_call(arrays.python_float_of, (x,), {}, node, "float")
         else:
             where = f"{self.loc(node).file}:{self.loc(node).line}"
-            self.emit_call(arrays.int_conversion_check, (x, what, where), {}, node, "int check", effect=True)
+            if t.dtype.kind not in "biu" or t.dtype == np.uint64:   # (int() of another integer or a bool never raises: no
+                # check, so it may stand where a check cannot: a raise's message, a traced `and`'s operand)
+                self.emit_call(arrays.int_conversion_check, (x, what, where), {}, node, "int check", effect=True)
             out = self.emit_call(arrays.python_int_of, (x, rounding), {}, node, what)
             _track_int_bits(out, x)
         out.type = out.type.with_kinds(("python",))
