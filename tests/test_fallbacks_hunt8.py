@@ -236,3 +236,145 @@ def test_int_of_a_traced_integer_is_one_graph_where_a_check_cannot_stand():
         check(p_int_in_and, a, False, full_graph=True)
     for a in (POS, np.array([np.nan]), np.array([np.inf]), np.array([-np.inf, 1.0])):
         check(p_int_of_float_still_checked, a, full_graph=False)
+
+
+# ------------------------------------------- a raise under a traced condition that the try's handler takes
+def p_caught_simple(x):
+    try:
+        s = x.sum()
+        if s < 0:
+            raise ValueError("negative")
+        r = s * 2
+    except ValueError:
+        r = -s
+    return r
+
+
+def p_caught_message_else_finally(x):
+    n = 0
+    try:
+        m = x.max() if x.size else 0.0
+        if m > 2:
+            raise RuntimeError(f"too big at {x.shape[0]}")
+        n = 1
+    except (KeyError, RuntimeError) as e:
+        msg = str(e)
+        print("caught:", e)
+        n = len(msg)
+    else:
+        n += 10
+        msg = "fine"
+    finally:
+        n = n * 3
+    return n, msg, x * n
+
+
+def p_caught_nested_if(x, limit):
+    out = x
+    try:
+        if x.sum() > 0:
+            out = out + 1
+            if x.sum() > limit:
+                raise OverflowError("limit")
+            out = out * 2
+    except ArithmeticError as e:   # (OverflowError is one)
+        out = out - 100
+        print(e.args)
+    return out
+
+
+def p_caught_by_bare_except(x):
+    flag = False
+    try:
+        if (x < 0).any():
+            raise ValueError
+    except:  # noqa: E722
+        flag = True
+    return flag, x
+
+
+def p_caught_list_written(x):
+    log = [0.0]
+    try:
+        if x.sum() < 0:
+            raise ValueError("neg")
+        log[0] = x.max() if x.size else 1.0
+    except ValueError:
+        log[0] = -1
+    return log, x * 2
+
+
+def p_return_after_list_written_in_try(x):
+    log = []
+    try:
+        log.append(x.sum())
+        if x.sum() < 0:
+            return log, x
+        log.append(x.max() if x.size else 0.0)
+    finally:
+        log.append(1.0)
+    return log, x * 2
+
+
+def test_raise_under_a_traced_condition_taken_by_the_handler_is_one_graph():
+    for a in (POS, NEG, EMPTY, F32, np.array([3.0, -1.0])):
+        check(p_caught_simple, a, full_graph=True)
+        check(p_caught_message_else_finally, a, full_graph=True)
+        check(p_caught_nested_if, a, 2.0, full_graph=True)
+        check(p_caught_nested_if, a, 10.0, full_graph=True)
+        check(p_caught_by_bare_except, a, full_graph=True)
+        check(p_caught_list_written, a, full_graph=False)
+
+
+def p_two_handlers(x):
+    try:
+        if x[0] < 0:
+            raise KeyError("a")
+        if x[1] < 0:
+            raise IndexError("b")
+        r = x.sum()
+    except KeyError:
+        r = x[0]
+    except IndexError:
+        r = x[1]
+    return r
+
+
+def p_handler_keeps_exception(x):
+    errs = []
+    try:
+        if x.sum() < 0:
+            raise ValueError("neg")
+    except ValueError as e:
+        errs.append(e)   # eager's object, a new one per call: stays in Python
+    return len(errs), x
+
+
+def p_uncaught_class(x):
+    try:
+        if x.sum() < 0:
+            raise ValueError("neg")
+    except KeyError:
+        return "key"
+    return "none"
+
+
+def p_raise_in_a_loop_in_try(x):
+    seen = 0
+    try:
+        for v in x:
+            if v < 0:
+                raise ValueError("neg")
+            seen += 1
+    except ValueError:
+        seen = -seen
+    return seen
+
+
+def test_raises_a_handler_takes_where_it_is_not_exact_fall_back_correctly():
+    for a in (POS, NEG, np.array([3.0, -1.0]), np.array([-3.0, 1.0])):
+        check(p_two_handlers, a, full_graph=False)
+        check(p_handler_keeps_exception, a, full_graph=False)
+        check(p_uncaught_class, a, full_graph=False)
+        check(p_raise_in_a_loop_in_try, a, full_graph=False)
+        check(p_return_after_list_written_in_try, a, full_graph=False)

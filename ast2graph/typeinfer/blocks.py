@@ -50,10 +50,10 @@ import numpy as np
 
 from ..fallback.sites import FallbackCode, GraphBreak
 from ..ir.core import Value
-from .checkscope import Protector
+from .checkscope import Protector, _binds, _handler_classes, _loads, _plain_type_expr
 from .contexts import ContextsMixin, contextmanager_function, python_code, user_manager_class
 from .exits import BodyEnd, TryCtx
-from .state import UNBOUND, BreakSignal, ContinueSignal, ControlSignal, ReturnSignal
+from .state import UNBOUND, BreakSignal, CaughtSignal, ContinueSignal, ControlSignal, ReturnSignal, own_nodes
 
 _TRACE_TIME_CONTEXTS = (
     jax.named_scope, jax.default_matmul_precision, jax.numpy_dtype_promotion,
@@ -82,7 +82,7 @@ class BlocksMixin(ContextsMixin):
                 self.decide(stmt, "try", "graph", "the body specialised: a compiled graph raises no Python exception, the handlers are unreachable")
                 self.exec_block(stmt.orelse)
 
-        if not stmt.finalbody and not stmt.orelse:
+        if not stmt.finalbody and not stmt.orelse and not _raises(stmt.body):
             body()
             return
         # an exit under a traced condition in the body ends it here (TryCtx), so
@@ -91,7 +91,7 @@ class BlocksMixin(ContextsMixin):
             with self.unwinding(protector):
                 self.exec_block(stmt.finalbody)
 
-        self.guarded_body(stmt, body, final, stmt.finalbody + stmt.orelse)
+        self.guarded_body(stmt, body, final, stmt.finalbody + stmt.orelse + [s for h in stmt.handlers for s in h.body])
 
     def _else_unless_exited(self, stmt: Any) -> None:
         """``else:`` of a ``try`` whose body took an exit under a traced
@@ -101,8 +101,11 @@ class BlocksMixin(ContextsMixin):
         if not isinstance(ctx, TryCtx) or ctx.stmt is not stmt:
             raise self.graph_break(FallbackCode.EARLY_EXIT, stmt, "`try` with `else:` around an exit under a traced condition", "try")
         env = self.frame.env
-        flags = [env.get(f, False) for f in (ctx.brk, ctx.cnt, ctx.ret)]
+        flags = [env.get(f, False) for f in (ctx.brk, ctx.cnt, ctx.ret, *([ctx.exc] if ctx.exc else []))]
         if any(f is True for f in flags):
+            return
+        if ctx.exc and isinstance(flags[3], Value) and flags[:3] == [False] * 3:
+            self._handler_or_else(stmt, ctx, flags[3])
             return
         traced = [f for f in flags if isinstance(f, Value)]
         if len(traced) != len([f for f in flags if f is not False]):
@@ -137,22 +140,31 @@ class BlocksMixin(ContextsMixin):
                 body()
             except BodyEnd:
                 pass
-            except ControlSignal:
+            except ControlSignal as signal:
                 self.cont.pop()
                 self._drop_flags(ctx)
+                if self._drop_caught(ctx) is not False:   # (a static exit after a traced raise: not joined)
+                    raise self.graph_break(FallbackCode.EARLY_EXIT, signal.node or stmt, "an exit after a raise "
+                                           "under a traced condition that a handler takes", "try") from None
                 final()
                 raise
             except GraphBreak as e:   # eager's exception on this static path: finally runs, then it propagates
                 if getattr(e, "exc", None) is None or getattr(e, "traced_depth", -1) != depth:
                     raise
+                if ctx.exc is not None and self.frame.env.get(ctx.exc, False) is not False:
+                    raise   # (after a raise a handler takes under a traced condition: not joined, it falls back)
                 self.cont.pop()
                 self._drop_flags(ctx)
+                self._drop_caught(ctx)
                 final()
                 raise
         finally:
             if self.cont and self.cont[-1] is ctx:
                 self.cont.pop()
         flags = self._drop_flags(ctx)
+        caught = self._drop_caught(ctx)
+        if caught is not False:
+            self._run_handler(stmt, ctx, caught)
         final()
         self._reraise_exits(stmt, *flags)
 
@@ -167,11 +179,114 @@ class BlocksMixin(ContextsMixin):
         env[ctx.brk] = env[ctx.cnt] = env[ctx.ret] = False
         env.pop(ctx.retval, None)
         self.frame.local_names = self.frame.local_names | {ctx.brk, ctx.cnt, ctx.ret, ctx.retval}
+        if isinstance(stmt, gast.Try) and stmt.handlers and _raises(stmt.body):
+            ctx.exc, ctx.depth, ctx.frame = f"<raise try {key}>", self.traced_depth, self.frame
+            ctx.protectors = len(self.protectors)
+            env[ctx.exc] = False
+            self.frame.local_names = self.frame.local_names | {ctx.exc}
         return ctx
 
     def _drop_flags(self, ctx: TryCtx) -> tuple:
         env = self.frame.env
         return (env.pop(ctx.ret, False), env.pop(ctx.retval, UNBOUND), env.pop(ctx.brk, False), env.pop(ctx.cnt, False))
+
+    def _drop_caught(self, ctx: TryCtx) -> Any:
+        return self.frame.env.pop(ctx.exc, False) if ctx.exc else False
+
+    # ------------------------------------------- a raise under a traced condition that a handler takes
+    def caught_raise(self, stmt: gast.Raise) -> CaughtSignal | None:
+        """``raise E(...)`` under a traced condition in the body of a ``try``
+        whose handler takes it: an exit of the body (``CaughtSignal``, a flag
+        of the ``TryCtx`` as ``break`` sets one), the handler then running
+        under that flag after the body (``_run_handler``). Only where it is
+        exact: the nearest enclosing construct is that ``try`` (no loop, no
+        inner ``try``/``with`` between), the exception is static (made at
+        trace time from static arguments) and the same at every such raise
+        of the body, the handler matching it is known at trace time, and
+        that handler neither exits nor lets its exception object escape
+        (``_plain_handler``). None otherwise (as before: a fallback)."""
+        ctx = self.nearest_loop()
+        if not isinstance(ctx, TryCtx) or ctx.exc is None or ctx.frame is not self.frame \
+                or self.traced_depth <= ctx.depth or len(self.protectors) != ctx.protectors or stmt.exc is None:
+            return None
+        try:
+            exc = self.static_exception(stmt.exc, stmt)
+        except GraphBreak:
+            return None
+        handler = self._static_handler(ctx.stmt, exc) if exc is not None else None
+        if handler is None or not _plain_handler(handler):
+            return None
+        if ctx.caught is not None and (ctx.caught[0] is not handler or type(ctx.caught[1]) is not type(exc)
+                                       or ctx.caught[1].args != exc.args):
+            return None
+        ctx.caught = ctx.caught or (handler, exc)
+        return CaughtSignal(stmt, exc)
+
+    def _static_handler(self, stmt: gast.Try, exc: BaseException) -> Any:
+        """The handler of ``stmt`` that takes ``exc``, read at trace time; None
+        when none does or a handler's classes are not known now."""
+        bound = _binds(stmt.body)
+        for handler in stmt.handlers:
+            if handler.type is None:
+                return handler
+            if not _plain_type_expr(handler.type) or _loads([handler.type]) & bound:
+                return None
+            try:
+                classes = _handler_classes(self.eval(handler.type))
+            except GraphBreak:
+                return None
+            if classes is None:
+                return None
+            if isinstance(exc, classes):
+                return handler
+        return None
+
+    def _handler_body(self, ctx: TryCtx) -> Callable[[], None]:
+        """Running the handler of the raise the body took: its name bound to
+        the exception and unbound after it, as eager's."""
+        handler, exc = ctx.caught
+
+        def run() -> None:
+            if handler.name is not None:
+                self.assign(handler.name, exc, handler)
+            self.exec_block(handler.body)
+            if handler.name is not None:
+                self.frame.env.pop(handler.name.id, None)
+
+        return run
+
+    def _handler_or_else(self, stmt: gast.Try, ctx: TryCtx, caught: Value) -> None:
+        """``else:`` after a body whose only exit is a raise its handler
+        takes: one branch, the handler where it raised, ``else:`` where not
+        (a name both bind is bound after it on every path)."""
+        handler, exc = ctx.caught
+        ssa = self.frame.unit.ssa
+        assigned = ssa.assigned(handler.body) | ssa.assigned(stmt.orelse) | \
+            ({handler.name.id} if handler.name is not None else set())
+        names = sorted(assigned & (set(ssa.live_out(stmt)) | _loads(stmt.finalbody)))
+        self.decide(stmt, "try", "lax.cond", f"{type(exc).__name__} raised under a traced condition, taken by its "
+                    "handler: the handler runs where it was raised, else: where not")
+        self._traced_branches(stmt, caught, [self._handler_body(ctx), lambda: self.exec_block(stmt.orelse)], names,
+                              assigned)
+        self.frame.env[ctx.exc] = False   # (handled)
+
+    def _run_handler(self, stmt: gast.Try, ctx: TryCtx, caught: Any) -> None:
+        """The handler of the raise the body took under a traced condition,
+        under its flag, before ``finally:``."""
+        handler, exc = ctx.caught
+        run = self._handler_body(ctx)
+        if caught is True:
+            run()
+            return
+        if not isinstance(caught, Value):
+            raise self.graph_break(FallbackCode.EARLY_EXIT, stmt, "a raise flag of a `try` body that is neither "
+                                   "static nor traced", "try")
+        ssa = self.frame.unit.ssa
+        assigned = ssa.assigned(handler.body) | ({handler.name.id} if handler.name is not None else set())
+        names = sorted(assigned & (set(ssa.live_out(stmt)) | _loads(stmt.finalbody)))
+        self.decide(stmt, "try", "lax.cond", f"{type(exc).__name__} raised under a traced condition, taken by its "
+                    "handler: the handler runs where the flag is set")
+        self._traced_branches(stmt, caught, [run, lambda: None], names, assigned)
 
     def branches_ending_try(self, node: Any, pred: Any, branches: list, env0: dict, ctx: TryCtx, switch: bool) -> None:
         """Branches of a traced ``if`` in a ``try`` body, one of which exits:
@@ -185,6 +300,8 @@ class BlocksMixin(ContextsMixin):
                 env[ctx.cnt] = True
             elif kind == "return":
                 env[ctx.ret], env[ctx.retval] = True, value
+            elif kind == "raise":   # taken by the try's handler (``caught_raise``)
+                env[ctx.exc] = True
         self.decide(node, "exit", "flag", f"{'/'.join(k for k in kinds if k != 'end')} under a traced condition inside "
                     "`try`/`finally` (or `with`): the rest of the body runs in the other branches, the exit after the finally")
         self.frame.env = dict(env0)
@@ -340,3 +457,33 @@ class BlocksMixin(ContextsMixin):
             manager.__exit__(None, None, None)
         if callee is warnings.catch_warnings:
             self.warning_filters_changed(stmt)
+
+
+def _raises(body: list) -> bool:
+    """A ``raise`` statement of this function's own code in ``body``."""
+    return any(isinstance(n, gast.Raise) for s in body for n in own_nodes(s))
+
+
+_EXITS = (gast.Return, gast.Break, gast.Continue, gast.Raise, gast.Yield, gast.YieldFrom, gast.Try, gast.With)
+
+
+def _plain_handler(handler: Any) -> bool:
+    """A handler that runs to its end (no exit, no ``try``/``with`` of its
+    own) and uses its exception object only for its text (``str(e)``,
+    ``repr(e)``, an f-string, ``print(e)``) or ``e.args``: the one object
+    made at trace time then stands for eager's new one of every call."""
+    nodes = [n for s in handler.body for n in own_nodes(s)]
+    if any(isinstance(n, _EXITS) for n in nodes):
+        return False
+    if handler.name is None:
+        return True
+    name = handler.name.id
+    fine: set[int] = set()
+    for n in nodes:
+        if isinstance(n, gast.FormattedValue):
+            fine.add(id(n.value))
+        elif isinstance(n, gast.Attribute) and n.attr == "args":
+            fine.add(id(n.value))
+        elif isinstance(n, gast.Call) and isinstance(n.func, gast.Name) and n.func.id in ("str", "repr", "print"):
+            fine.update(id(a) for a in n.args)
+    return all(id(n) in fine for n in nodes if isinstance(n, gast.Name) and n.id == name)

@@ -75,10 +75,17 @@ class TryCtx:
     cnt: str
     ret: str
     retval: str
+    # a ``try`` with handlers: the flag of a raise a handler takes (``CaughtSignal``),
+    # and the (handler, exception) it took, one for the whole body
+    exc: str | None = None
+    caught: tuple | None = None
+    depth: int = 0
+    frame: Any = None
+    protectors: int = 0
 
     @property
     def all_names(self) -> list[str]:
-        return self.names + [self.brk, self.cnt, self.ret, self.retval]
+        return self.names + [self.brk, self.cnt, self.ret, self.retval] + ([self.exc] if self.exc else [])
 
 
 class ExitsMixin:
