@@ -324,19 +324,36 @@ def test_raise_under_a_traced_condition_taken_by_the_handler_is_one_graph():
         check(p_caught_nested_if, a, 10.0, full_graph=True)
         check(p_caught_by_bare_except, a, full_graph=True)
         check(p_caught_list_written, a, full_graph=False)
+        check(p_two_handlers, a, full_graph=True)
+        check(p_two_sites_one_handler, a, full_graph=True)
 
 
 def p_two_handlers(x):
     try:
-        if x[0] < 0:
+        if x.size > 1 and x[0] < 0:
             raise KeyError("a")
-        if x[1] < 0:
+        if x.size > 1 and x[1] < 0:
             raise IndexError("b")
         r = x.sum()
     except KeyError:
         r = x[0]
     except IndexError:
-        r = x[1]
+        r = x[1] * 3
+    return r
+
+
+def p_two_sites_one_handler(x):
+    try:
+        if x.size and x[0] < 0:
+            raise ValueError("first")
+        r = x * 2
+        if x.sum() > 1:
+            raise ValueError("sum")
+        r = r + 1
+    except ValueError as e:
+        r = x * 0 - len(str(e))
+    else:
+        r = r + 10
     return r
 
 
@@ -373,7 +390,6 @@ def p_raise_in_a_loop_in_try(x):
 
 def test_raises_a_handler_takes_where_it_is_not_exact_fall_back_correctly():
     for a in (POS, NEG, np.array([3.0, -1.0]), np.array([-3.0, 1.0])):
-        check(p_two_handlers, a, full_graph=False)
         check(p_handler_keeps_exception, a, full_graph=False)
         check(p_uncaught_class, a, full_graph=False)
         check(p_raise_in_a_loop_in_try, a, full_graph=False)

@@ -101,11 +101,13 @@ class BlocksMixin(ContextsMixin):
         if not isinstance(ctx, TryCtx) or ctx.stmt is not stmt:
             raise self.graph_break(FallbackCode.EARLY_EXIT, stmt, "`try` with `else:` around an exit under a traced condition", "try")
         env = self.frame.env
-        flags = [env.get(f, False) for f in (ctx.brk, ctx.cnt, ctx.ret, *([ctx.exc] if ctx.exc else []))]
+        raised = [(site, env.get(f, False)) for site, f in ctx.sites.items()]
+        flags = [env.get(f, False) for f in (ctx.brk, ctx.cnt, ctx.ret)] + [f for _, f in raised]
         if any(f is True for f in flags):
             return
-        if ctx.exc and isinstance(flags[3], Value) and flags[:3] == [False] * 3:
-            self._handler_or_else(stmt, ctx, flags[3])
+        traced = [(site, f) for site, f in raised if f is not False]
+        if len(traced) == 1 and isinstance(traced[0][1], Value) and flags[:3] == [False] * 3:
+            self._handler_or_else(stmt, ctx, *traced[0])
             return
         traced = [f for f in flags if isinstance(f, Value)]
         if len(traced) != len([f for f in flags if f is not False]):
@@ -143,7 +145,7 @@ class BlocksMixin(ContextsMixin):
             except ControlSignal as signal:
                 self.cont.pop()
                 self._drop_flags(ctx)
-                if self._drop_caught(ctx) is not False:   # (a static exit after a traced raise: not joined)
+                if self._drop_caught(ctx):   # (a static exit after a traced raise: not joined)
                     raise self.graph_break(FallbackCode.EARLY_EXIT, signal.node or stmt, "an exit after a raise "
                                            "under a traced condition that a handler takes", "try") from None
                 final()
@@ -151,7 +153,7 @@ class BlocksMixin(ContextsMixin):
             except GraphBreak as e:   # eager's exception on this static path: finally runs, then it propagates
                 if getattr(e, "exc", None) is None or getattr(e, "traced_depth", -1) != depth:
                     raise
-                if ctx.exc is not None and self.frame.env.get(ctx.exc, False) is not False:
+                if any(self.frame.env.get(f, False) is not False for f in ctx.sites.values()):
                     raise   # (after a raise a handler takes under a traced condition: not joined, it falls back)
                 self.cont.pop()
                 self._drop_flags(ctx)
@@ -162,9 +164,8 @@ class BlocksMixin(ContextsMixin):
             if self.cont and self.cont[-1] is ctx:
                 self.cont.pop()
         flags = self._drop_flags(ctx)
-        caught = self._drop_caught(ctx)
-        if caught is not False:
-            self._run_handler(stmt, ctx, caught)
+        for site, caught in self._drop_caught(ctx):   # (the flags exclude each other: one raise per path)
+            self._run_handler(stmt, ctx, site, caught)
         final()
         self._reraise_exits(stmt, *flags)
 
@@ -179,19 +180,22 @@ class BlocksMixin(ContextsMixin):
         env[ctx.brk] = env[ctx.cnt] = env[ctx.ret] = False
         env.pop(ctx.retval, None)
         self.frame.local_names = self.frame.local_names | {ctx.brk, ctx.cnt, ctx.ret, ctx.retval}
-        if isinstance(stmt, gast.Try) and stmt.handlers and _raises(stmt.body):
-            ctx.exc, ctx.depth, ctx.frame = f"<raise try {key}>", self.traced_depth, self.frame
-            ctx.protectors = len(self.protectors)
-            env[ctx.exc] = False
-            self.frame.local_names = self.frame.local_names | {ctx.exc}
+        if isinstance(stmt, gast.Try) and stmt.handlers:
+            ctx.sites = {id(n): f"<raise try {key} {n.lineno}:{n.col_offset}>" for n in _raise_nodes(stmt.body)}
+            ctx.depth, ctx.frame, ctx.protectors = self.traced_depth, self.frame, len(self.protectors)
+            for flag in ctx.sites.values():
+                env[flag] = False
+            self.frame.local_names = self.frame.local_names | set(ctx.sites.values())
         return ctx
 
     def _drop_flags(self, ctx: TryCtx) -> tuple:
         env = self.frame.env
         return (env.pop(ctx.ret, False), env.pop(ctx.retval, UNBOUND), env.pop(ctx.brk, False), env.pop(ctx.cnt, False))
 
-    def _drop_caught(self, ctx: TryCtx) -> Any:
-        return self.frame.env.pop(ctx.exc, False) if ctx.exc else False
+    def _drop_caught(self, ctx: TryCtx) -> list:
+        """The raise sites whose flag is set on some path, with the flag."""
+        flags = [(site, self.frame.env.pop(f, False)) for site, f in ctx.sites.items()]
+        return [(site, f) for site, f in flags if f is not False]
 
     # ------------------------------------------- a raise under a traced condition that a handler takes
     def caught_raise(self, stmt: gast.Raise) -> CaughtSignal | None:
@@ -206,7 +210,7 @@ class BlocksMixin(ContextsMixin):
         that handler neither exits nor lets its exception object escape
         (``_plain_handler``). None otherwise (as before: a fallback)."""
         ctx = self.nearest_loop()
-        if not isinstance(ctx, TryCtx) or ctx.exc is None or ctx.frame is not self.frame \
+        if not isinstance(ctx, TryCtx) or id(stmt) not in ctx.sites or ctx.frame is not self.frame \
                 or self.traced_depth <= ctx.depth or len(self.protectors) != ctx.protectors or stmt.exc is None:
             return None
         try:
@@ -216,10 +220,10 @@ class BlocksMixin(ContextsMixin):
         handler = self._static_handler(ctx.stmt, exc) if exc is not None else None
         if handler is None or not _plain_handler(handler):
             return None
-        if ctx.caught is not None and (ctx.caught[0] is not handler or type(ctx.caught[1]) is not type(exc)
-                                       or ctx.caught[1].args != exc.args):
+        prior = ctx.caught.get(id(stmt))   # (a body is run again to its end: the same raise)
+        if prior is not None and (prior[0] is not handler or type(prior[1]) is not type(exc) or prior[1].args != exc.args):
             return None
-        ctx.caught = ctx.caught or (handler, exc)
+        ctx.caught.setdefault(id(stmt), (handler, exc))
         return CaughtSignal(stmt, exc)
 
     def _static_handler(self, stmt: gast.Try, exc: BaseException) -> Any:
@@ -241,10 +245,10 @@ class BlocksMixin(ContextsMixin):
                 return handler
         return None
 
-    def _handler_body(self, ctx: TryCtx) -> Callable[[], None]:
+    def _handler_body(self, ctx: TryCtx, site: int) -> Callable[[], None]:
         """Running the handler of the raise the body took: its name bound to
         the exception and unbound after it, as eager's."""
-        handler, exc = ctx.caught
+        handler, exc = ctx.caught[site]
 
         def run() -> None:
             if handler.name is not None:
@@ -255,26 +259,26 @@ class BlocksMixin(ContextsMixin):
 
         return run
 
-    def _handler_or_else(self, stmt: gast.Try, ctx: TryCtx, caught: Value) -> None:
+    def _handler_or_else(self, stmt: gast.Try, ctx: TryCtx, site: int, caught: Value) -> None:
         """``else:`` after a body whose only exit is a raise its handler
         takes: one branch, the handler where it raised, ``else:`` where not
         (a name both bind is bound after it on every path)."""
-        handler, exc = ctx.caught
+        handler, exc = ctx.caught[site]
         ssa = self.frame.unit.ssa
         assigned = ssa.assigned(handler.body) | ssa.assigned(stmt.orelse) | \
             ({handler.name.id} if handler.name is not None else set())
         names = sorted(assigned & (set(ssa.live_out(stmt)) | _loads(stmt.finalbody)))
         self.decide(stmt, "try", "lax.cond", f"{type(exc).__name__} raised under a traced condition, taken by its "
                     "handler: the handler runs where it was raised, else: where not")
-        self._traced_branches(stmt, caught, [self._handler_body(ctx), lambda: self.exec_block(stmt.orelse)], names,
-                              assigned)
-        self.frame.env[ctx.exc] = False   # (handled)
+        self._traced_branches(stmt, caught, [self._handler_body(ctx, site), lambda: self.exec_block(stmt.orelse)],
+                              names, assigned)
+        self.frame.env[ctx.sites[site]] = False   # (handled)
 
-    def _run_handler(self, stmt: gast.Try, ctx: TryCtx, caught: Any) -> None:
+    def _run_handler(self, stmt: gast.Try, ctx: TryCtx, site: int, caught: Any) -> None:
         """The handler of the raise the body took under a traced condition,
         under its flag, before ``finally:``."""
-        handler, exc = ctx.caught
-        run = self._handler_body(ctx)
+        handler, exc = ctx.caught[site]
+        run = self._handler_body(ctx, site)
         if caught is True:
             run()
             return
@@ -293,7 +297,7 @@ class BlocksMixin(ContextsMixin):
         each runs to the end of the body; the exits become the flags."""
         outs = [self._run_branch(run, env0, node, rest=ctx) for run in branches]
         kinds = sorted({out[0] for _, _, out in outs})
-        for _, env, (kind, _, value) in outs:
+        for _, env, (kind, node_, value) in outs:
             if kind == "break":
                 env[ctx.brk] = True
             elif kind == "continue":
@@ -301,7 +305,7 @@ class BlocksMixin(ContextsMixin):
             elif kind == "return":
                 env[ctx.ret], env[ctx.retval] = True, value
             elif kind == "raise":   # taken by the try's handler (``caught_raise``)
-                env[ctx.exc] = True
+                env[ctx.sites[id(node_)]] = True
         self.decide(node, "exit", "flag", f"{'/'.join(k for k in kinds if k != 'end')} under a traced condition inside "
                     "`try`/`finally` (or `with`): the rest of the body runs in the other branches, the exit after the finally")
         self.frame.env = dict(env0)
@@ -459,9 +463,13 @@ class BlocksMixin(ContextsMixin):
             self.warning_filters_changed(stmt)
 
 
+def _raise_nodes(body: list) -> list:
+    """The ``raise`` statements of this function's own code in ``body``."""
+    return [n for s in body for n in own_nodes(s) if isinstance(n, gast.Raise)]
+
+
 def _raises(body: list) -> bool:
-    """A ``raise`` statement of this function's own code in ``body``."""
-    return any(isinstance(n, gast.Raise) for s in body for n in own_nodes(s))
+    return bool(_raise_nodes(body))
 
 
 _EXITS = (gast.Return, gast.Break, gast.Continue, gast.Raise, gast.Yield, gast.YieldFrom, gast.Try, gast.With)

@@ -75,17 +75,18 @@ class TryCtx:
     cnt: str
     ret: str
     retval: str
-    # a ``try`` with handlers: the flag of a raise a handler takes (``CaughtSignal``),
-    # and the (handler, exception) it took, one for the whole body
-    exc: str | None = None
-    caught: tuple | None = None
+    # a ``try`` with handlers: a flag per ``raise`` of its body (by the node's id) that a
+    # handler takes under a traced condition (``CaughtSignal``), and the (handler, exception)
+    # each took
+    sites: dict = field(default_factory=dict)
+    caught: dict = field(default_factory=dict)
     depth: int = 0
     frame: Any = None
     protectors: int = 0
 
     @property
     def all_names(self) -> list[str]:
-        return self.names + [self.brk, self.cnt, self.ret, self.retval] + ([self.exc] if self.exc else [])
+        return self.names + [self.brk, self.cnt, self.ret, self.retval] + list(self.sites.values())
 
 
 class ExitsMixin:
