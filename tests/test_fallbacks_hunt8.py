@@ -11,6 +11,8 @@ plus the edge cases that could make it wrong.
   returned).
 """
 
+import contextlib
+
 import numpy as np
 import pytest
 
@@ -394,3 +396,42 @@ def test_raises_a_handler_takes_where_it_is_not_exact_fall_back_correctly():
         check(p_uncaught_class, a, full_graph=False)
         check(p_raise_in_a_loop_in_try, a, full_graph=False)
         check(p_return_after_list_written_in_try, a, full_graph=False)
+
+
+def p_suppress_status(x):
+    status = "start"
+    with contextlib.suppress(ValueError):
+        status = "checking"
+        if x.size and x[0] < 0:
+            raise ValueError("neg")
+        status = "ok"
+    return status, x
+
+
+def p_suppress_two_raises(x):
+    r = x
+    with contextlib.suppress(KeyError, ValueError):
+        r = r * 2
+        if x.sum() < 0:
+            raise KeyError("neg")
+        r = r + 1
+        if x.sum() > 5:
+            raise ValueError("big")
+        r = r * 10
+    return r
+
+
+def p_suppress_other_class(x):
+    r = x
+    with contextlib.suppress(KeyError):
+        if x.sum() < 0:
+            raise ValueError("neg")   # not suppressed: eager raises it
+        r = r + 1
+    return r
+
+
+def test_raise_under_a_traced_condition_in_suppress_is_one_graph():
+    for a in (POS, NEG, EMPTY, F32, np.array([4.0, 5.0])):
+        check(p_suppress_status, a, full_graph=True)
+        check(p_suppress_two_raises, a, full_graph=True)
+        check(p_suppress_other_class, a, full_graph=False)

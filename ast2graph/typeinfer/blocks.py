@@ -91,7 +91,8 @@ class BlocksMixin(ContextsMixin):
             with self.unwinding(protector):
                 self.exec_block(stmt.finalbody)
 
-        self.guarded_body(stmt, body, final, stmt.finalbody + stmt.orelse + [s for h in stmt.handlers for s in h.body])
+        self.guarded_body(stmt, body, final, stmt.finalbody + stmt.orelse + [s for h in stmt.handlers for s in h.body],
+                          (lambda exc: self._static_handler(stmt, exc)) if stmt.handlers else None)
 
     def _else_unless_exited(self, stmt: Any) -> None:
         """``else:`` of a ``try`` whose body took an exit under a traced
@@ -126,15 +127,17 @@ class BlocksMixin(ContextsMixin):
         self._traced_branches(stmt, exited, [lambda: None, lambda: self.exec_block(stmt.orelse)], names, assigned)
 
     # ------------------------------------------- exits through a finally/an __exit__
-    def guarded_body(self, stmt: Any, body: Callable[[], None], final: Callable[[], None], reads: list) -> None:
+    def guarded_body(self, stmt: Any, body: Callable[[], None], final: Callable[[], None], reads: list,
+                     lookup: Callable[[BaseException], Any] | None = None) -> None:
         """``body`` then ``final`` once on every way out of it, as eager's
         ``try: body finally: final``. A static ``break``/``continue``/``return``
         runs ``final`` and goes on; one under a traced condition sets a flag of
         a ``TryCtx`` (the rest of the body runs in the other branches), ``final``
         runs after the join, then each flag re-raises its exit under its
         condition. ``reads``: statements of ``final`` (their names are live
-        after the body)."""
-        ctx = self._new_try(stmt, reads)
+        after the body). ``lookup``: the handler that takes an exception
+        raised under a traced condition in the body (``caught_raise``), or None."""
+        ctx = self._new_try(stmt, reads, lookup)
         depth = self.traced_depth
         self.cont.append(ctx)
         try:
@@ -169,7 +172,7 @@ class BlocksMixin(ContextsMixin):
         final()
         self._reraise_exits(stmt, *flags)
 
-    def _new_try(self, stmt: Any, reads: list) -> TryCtx:
+    def _new_try(self, stmt: Any, reads: list, lookup: Callable[[BaseException], Any] | None = None) -> TryCtx:
         ssa = self.frame.unit.ssa
         loads = {n.id for r in reads for n in gast.walk(r) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
         # the names the body, its handlers and else: bind (the continuation of an exit in a handler binds them too)
@@ -180,7 +183,8 @@ class BlocksMixin(ContextsMixin):
         env[ctx.brk] = env[ctx.cnt] = env[ctx.ret] = False
         env.pop(ctx.retval, None)
         self.frame.local_names = self.frame.local_names | {ctx.brk, ctx.cnt, ctx.ret, ctx.retval}
-        if isinstance(stmt, gast.Try) and stmt.handlers:
+        if lookup is not None:
+            ctx.lookup = lookup
             ctx.sites = {id(n): f"<raise try {key} {n.lineno}:{n.col_offset}>" for n in _raise_nodes(stmt.body)}
             ctx.depth, ctx.frame, ctx.protectors = self.traced_depth, self.frame, len(self.protectors)
             for flag in ctx.sites.values():
@@ -217,7 +221,7 @@ class BlocksMixin(ContextsMixin):
             exc = self.static_exception(stmt.exc, stmt)
         except GraphBreak:
             return None
-        handler = self._static_handler(ctx.stmt, exc) if exc is not None else None
+        handler = ctx.lookup(exc) if exc is not None else None
         if handler is None or not _plain_handler(handler):
             return None
         prior = ctx.caught.get(id(stmt))   # (a body is run again to its end: the same raise)
@@ -287,7 +291,7 @@ class BlocksMixin(ContextsMixin):
                                    "static nor traced", "try")
         ssa = self.frame.unit.ssa
         assigned = ssa.assigned(handler.body) | ({handler.name.id} if handler.name is not None else set())
-        names = sorted(assigned & (set(ssa.live_out(stmt)) | _loads(stmt.finalbody)))
+        names = sorted(assigned & (set(ssa.live_out(stmt)) | _loads(getattr(stmt, "finalbody", []))))
         self.decide(stmt, "try", "lax.cond", f"{type(exc).__name__} raised under a traced condition, taken by its "
                     "handler: the handler runs where the flag is set")
         self._traced_branches(stmt, caught, [run, lambda: None], names, assigned)
@@ -336,18 +340,28 @@ class BlocksMixin(ContextsMixin):
     def _suppress(self, stmt: Any, expr: Any) -> None:
         """``with contextlib.suppress(E): body``: a compiled graph raises no
         Python exception; one raised on a static path while tracing (eager
-        raises it on every call) ends the block as eager's suppress does."""
+        raises it on every call) ends the block as eager's suppress does; a
+        ``raise`` of an E under a traced condition ends the body where it is
+        raised (a flag, as ``try: body except E: pass``)."""
         types = tuple(self.eval(a) for a in expr.args)
         depth = self.traced_depth
         self.decide(stmt, "with", "trace time", "contextlib.suppress: exceptions raised while tracing are suppressed as eager suppresses them")
         classes = types if all(isinstance(t, type) and issubclass(t, BaseException) for t in types) else None
-        try:
-            with self.protected(Protector(classes)):   # a run-time check of another class passes it (checkscope)
+
+        def body() -> None:
+            try:
                 self.exec_block(stmt.body)
-        except GraphBreak as e:
-            exc = getattr(e, "exc", None)
-            if exc is None or getattr(e, "traced_depth", -1) != depth or not isinstance(exc, types):
-                raise
+            except GraphBreak as e:
+                exc = getattr(e, "exc", None)
+                if exc is None or getattr(e, "traced_depth", -1) != depth or not isinstance(exc, types):
+                    raise
+
+        with self.protected(Protector(classes)):   # a run-time check of another class passes it (checkscope)
+            if classes is None or not _raises(stmt.body):
+                body()
+                return
+            self.guarded_body(stmt, body, lambda: None, [],
+                              lambda exc: _SUPPRESSED if isinstance(exc, classes) else None)
 
     def _handle_static_exception(self, stmt: Any, error: GraphBreak, depth: int) -> None:
         exc = getattr(error, "exc", None)
@@ -461,6 +475,10 @@ class BlocksMixin(ContextsMixin):
             manager.__exit__(None, None, None)
         if callee is warnings.catch_warnings:
             self.warning_filters_changed(stmt)
+
+
+# what ``contextlib.suppress`` does with an exception it takes: nothing
+_SUPPRESSED = gast.ExceptHandler(type=None, name=None, body=[])
 
 
 def _raise_nodes(body: list) -> list:

@@ -83,6 +83,7 @@ class TryCtx:
     depth: int = 0
     frame: Any = None
     protectors: int = 0
+    lookup: Any = None   # exception -> the handler taking it, or None
 
     @property
     def all_names(self) -> list[str]:
