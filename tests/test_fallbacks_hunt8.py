@@ -435,3 +435,38 @@ def test_raise_under_a_traced_condition_in_suppress_is_one_graph():
         check(p_suppress_status, a, full_graph=True)
         check(p_suppress_two_raises, a, full_graph=True)
         check(p_suppress_other_class, a, full_graph=False)
+
+
+# ------------------------------------------- max/min with key= or default= of traced items
+def p_argmax_by_key(x):
+    best = max(range(len(x)), key=lambda i: float(x[i]))
+    worst = min(range(len(x)), key=lambda i: x[i])
+    return best, worst
+
+
+def p_max_tuple_key(x):
+    best = max(((x[i], i) for i in range(x.shape[0])), key=lambda t: float(t[0]))
+    return best[1], best
+
+
+def p_max_default(x):
+    n = x.shape[0]
+    return max((x[i] for i in range(n)), default=None), min(x, default=-1.0), max([], default=7)
+
+
+def p_key_called_in_order(x):
+    def key(v):
+        print("key", v.shape)
+        return -abs(v.sum())
+    return min(list(x), key=key)
+
+
+def test_max_min_with_key_or_default_of_traced_items_is_one_graph():
+    for a in (np.array([1.0, 3.0, 3.0, 2.0]), np.array([5.0]), np.array([np.nan, 1.0]), np.array([1.0, np.nan]),
+              F32, np.array([2, 7, 7], np.int64)):
+        check(p_argmax_by_key, a, full_graph=True)
+        check(p_max_tuple_key, a, full_graph=True)
+        check(p_max_default, a, full_graph=True)
+    check(p_max_default, EMPTY, full_graph=True)
+    check(p_argmax_by_key, EMPTY, full_graph=False)   # eager: ValueError
+    check(p_key_called_in_order, np.array([[1.0, -2.0], [3.0, -5.0], [0.5, 0.0]]), full_graph=True)

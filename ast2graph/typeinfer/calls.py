@@ -1343,6 +1343,9 @@ class CallMixin(GeneratorMixin, SortMixin):
             return arrays.SliceSpec(*((None, args[0], None) if len(args) == 1 else (args + (None,))[:3]))
         if callee in (max, min) and traced and len(args) >= 2 and not kwargs:
             return self._select_extreme(callee is max, args, node)
+        if callee in (max, min) and len(args) == 1 and kwargs and set(kwargs) <= {"key", "default"} \
+                and (type(args[0]) in (list, tuple, range) or isinstance(args[0], Value)):
+            return self._extreme_by_key(callee is max, self.iterate_static(args[0], node), kwargs, node)
         if callee in (max, min, any, all) and traced and len(args) == 1 and not kwargs:
             # of a traced array too: eager iterates its rows (Python's fold, NaN handling included)
             return self._reduce_items(callee, self.iterate_static(args[0], node), node)
@@ -1799,6 +1802,39 @@ class CallMixin(GeneratorMixin, SortMixin):
             if known is not None:
                 INT_RANGE[result] = known
         return result
+
+    def _extreme_by_key(self, is_max: bool, items: list, kwargs: dict, node: Any) -> Any:
+        """``max(xs, key=f, default=d)`` (``min``) of a static sequence: ``f``
+        called on each item in order, once, as eager calls it; a later item
+        wins only if its key is strictly greater (smaller), so ties keep the
+        first, as Python's; the winner selected in the graph where the keys
+        are traced (items of one kind, or tuples of them, selected leaf by
+        leaf). No items: ``default``, or eager's ValueError."""
+        import operator
+
+        key = kwargs.get("key")
+        if not items:
+            if "default" in kwargs:
+                return kwargs["default"]
+            e = ValueError(f"{'max' if is_max else 'min'}() iterable argument is empty")
+            raise self.graph_break(FallbackCode.TRACE_ERROR, node, f"{e} (eager raises ValueError)", exc=e)
+        keys = [item if key is None else self.call(key, (item,), {}, node) for item in items]
+        best, best_key = items[0], keys[0]
+        for item, k in zip(items[1:], keys[1:]):
+            better = self.truth(self.binop(operator.gt if is_max else operator.lt, k, best_key, node), node)
+            if not isinstance(better, Value):
+                best, best_key = (item, k) if better else (best, best_key)
+            else:
+                best, best_key = self._pick(node, better, item, best), self._pick(node, better, k, best_key)
+        return best
+
+    def _pick(self, node: Any, truth: Value, a: Any, b: Any) -> Any:
+        """``a`` where ``truth`` holds, else ``b``: tuples of one length leaf by leaf."""
+        if type(a) is tuple and type(b) is tuple and len(a) == len(b):
+            return tuple(self._pick(node, truth, x, y) for x, y in zip(a, b))
+        if a is b:
+            return a
+        return self._select_operand(node, truth, a, b, True)
 
     def _reduce_items(self, callee: Any, items: list, node: Any) -> Any:
         """``max(xs)``/``min(xs)`` (Python's choice of item, as with several
