@@ -470,3 +470,23 @@ def test_max_min_with_key_or_default_of_traced_items_is_one_graph():
     check(p_max_default, EMPTY, full_graph=True)
     check(p_argmax_by_key, EMPTY, full_graph=False)   # eager: ValueError
     check(p_key_called_in_order, np.array([[1.0, -2.0], [3.0, -5.0], [0.5, 0.0]]), full_graph=True)
+
+
+# ------------------------------------------- sorted() / list.sort of tuples by traced keys
+def p_sort_pairs(x):
+    pairs = list(zip(range(len(x)), x))
+    pairs.sort(key=lambda p: float(p[1]), reverse=True)
+    top = [i for i, _ in pairs[:2]]
+    return top, pairs
+
+
+def p_sorted_records(x):
+    recs = sorted(((float(x[i]), i, x[i] * 2) for i in range(x.shape[0])), key=lambda t: t[0])
+    return recs, [r[1] for r in recs]
+
+
+def test_sorting_tuples_by_traced_keys_is_one_graph():
+    for a in (np.array([1.0, 3.0, 3.0, 2.0]), np.array([5.0]), EMPTY, np.array([1.0, np.nan, 0.5]), F32,
+              np.array([2, 7, 7, -1], np.int64)):
+        check(p_sort_pairs, a, full_graph=True)
+        check(p_sorted_records, a, full_graph=True)

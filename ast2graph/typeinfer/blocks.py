@@ -23,6 +23,10 @@ Produces:
   ``finally:`` runs once after the join, then each exit is taken under its
   flag (``guarded_body``). An exception eager raises on a static path runs
   ``finally:`` before an outer handler takes it.
+* a ``raise`` under a traced condition that a handler of the enclosing
+  ``try`` (or a ``contextlib.suppress``) takes is such an exit too: a flag
+  per raise statement (``caught_raise``), its handler run under the flag
+  after the body, before ``finally:`` (``else:`` as the other branch).
 Invariants: ``finally:`` runs exactly once on every path, after everything
 the body does; ``else:`` never runs on an exit's path (after a traced exit it
 runs under "no flag set").
@@ -209,8 +213,9 @@ class BlocksMixin(ContextsMixin):
         under that flag after the body (``_run_handler``). Only where it is
         exact: the nearest enclosing construct is that ``try`` (no loop, no
         inner ``try``/``with`` between), the exception is static (made at
-        trace time from static arguments) and the same at every such raise
-        of the body, the handler matching it is known at trace time, and
+        trace time from static arguments; each raise statement has a flag of
+        its own, its exception the same whenever it runs), the handler
+        matching it is known at trace time, and
         that handler neither exits nor lets its exception object escape
         (``_plain_handler``). None otherwise (as before: a fallback)."""
         ctx = self.nearest_loop()
