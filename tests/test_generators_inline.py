@@ -286,13 +286,18 @@ def consumer_rebinds_closure(x):
     (traced_if, "traced condition"),
     (traced_while, "traced condition"),
     (delegating, "yield from"),
-    (bound_then_sent, "a real generator is needed"),
     (too_many, "unroll_limit"),
 ])
 def test_real_generator_needed_falls_back(fn, cause):
     e = check(fn, X, full_graph=False)
     assert "A2G013" in codes(e), str(e)
     assert cause in causes(e), str(e)
+
+
+def test_generator_sent_a_value_is_one_graph():
+    """``g.send(v)`` resumes the body with ``v`` as its yield's value (it
+    fell back before: test_fallbacks_hunt8 has the edge cases)."""
+    check(bound_then_sent, X, full_graph=True)
 
 
 @pytest.mark.parametrize("fn", [printing, raising, consumer_changes_what_it_reads])

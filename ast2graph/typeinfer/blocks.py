@@ -23,6 +23,10 @@ Produces:
   ``finally:`` runs once after the join, then each exit is taken under its
   flag (``guarded_body``). An exception eager raises on a static path runs
   ``finally:`` before an outer handler takes it.
+* a ``raise`` under a traced condition that a handler of the enclosing
+  ``try`` (or a ``contextlib.suppress``) takes is such an exit too: a flag
+  per raise statement (``caught_raise``), its handler run under the flag
+  after the body, before ``finally:`` (``else:`` as the other branch).
 Invariants: ``finally:`` runs exactly once on every path, after everything
 the body does; ``else:`` never runs on an exit's path (after a traced exit it
 runs under "no flag set").
@@ -50,10 +54,10 @@ import numpy as np
 
 from ..fallback.sites import FallbackCode, GraphBreak
 from ..ir.core import Value
-from .checkscope import Protector
+from .checkscope import Protector, _binds, _handler_classes, _loads, _plain_type_expr
 from .contexts import ContextsMixin, contextmanager_function, python_code, user_manager_class
 from .exits import BodyEnd, TryCtx
-from .state import UNBOUND, BreakSignal, ContinueSignal, ControlSignal, ReturnSignal
+from .state import UNBOUND, BreakSignal, CaughtSignal, ContinueSignal, ControlSignal, ReturnSignal, own_nodes
 
 _TRACE_TIME_CONTEXTS = (
     jax.named_scope, jax.default_matmul_precision, jax.numpy_dtype_promotion,
@@ -82,7 +86,7 @@ class BlocksMixin(ContextsMixin):
                 self.decide(stmt, "try", "graph", "the body specialised: a compiled graph raises no Python exception, the handlers are unreachable")
                 self.exec_block(stmt.orelse)
 
-        if not stmt.finalbody and not stmt.orelse:
+        if not stmt.finalbody and not stmt.orelse and not _raises(stmt.body):
             body()
             return
         # an exit under a traced condition in the body ends it here (TryCtx), so
@@ -91,7 +95,8 @@ class BlocksMixin(ContextsMixin):
             with self.unwinding(protector):
                 self.exec_block(stmt.finalbody)
 
-        self.guarded_body(stmt, body, final, stmt.finalbody + stmt.orelse)
+        self.guarded_body(stmt, body, final, stmt.finalbody + stmt.orelse + [s for h in stmt.handlers for s in h.body],
+                          (lambda exc: self._static_handler(stmt, exc)) if stmt.handlers else None)
 
     def _else_unless_exited(self, stmt: Any) -> None:
         """``else:`` of a ``try`` whose body took an exit under a traced
@@ -101,8 +106,13 @@ class BlocksMixin(ContextsMixin):
         if not isinstance(ctx, TryCtx) or ctx.stmt is not stmt:
             raise self.graph_break(FallbackCode.EARLY_EXIT, stmt, "`try` with `else:` around an exit under a traced condition", "try")
         env = self.frame.env
-        flags = [env.get(f, False) for f in (ctx.brk, ctx.cnt, ctx.ret)]
+        raised = [(site, env.get(f, False)) for site, f in ctx.sites.items()]
+        flags = [env.get(f, False) for f in (ctx.brk, ctx.cnt, ctx.ret)] + [f for _, f in raised]
         if any(f is True for f in flags):
+            return
+        traced = [(site, f) for site, f in raised if f is not False]
+        if len(traced) == 1 and isinstance(traced[0][1], Value) and flags[:3] == [False] * 3:
+            self._handler_or_else(stmt, ctx, *traced[0])
             return
         traced = [f for f in flags if isinstance(f, Value)]
         if len(traced) != len([f for f in flags if f is not False]):
@@ -121,15 +131,17 @@ class BlocksMixin(ContextsMixin):
         self._traced_branches(stmt, exited, [lambda: None, lambda: self.exec_block(stmt.orelse)], names, assigned)
 
     # ------------------------------------------- exits through a finally/an __exit__
-    def guarded_body(self, stmt: Any, body: Callable[[], None], final: Callable[[], None], reads: list) -> None:
+    def guarded_body(self, stmt: Any, body: Callable[[], None], final: Callable[[], None], reads: list,
+                     lookup: Callable[[BaseException], Any] | None = None) -> None:
         """``body`` then ``final`` once on every way out of it, as eager's
         ``try: body finally: final``. A static ``break``/``continue``/``return``
         runs ``final`` and goes on; one under a traced condition sets a flag of
         a ``TryCtx`` (the rest of the body runs in the other branches), ``final``
         runs after the join, then each flag re-raises its exit under its
         condition. ``reads``: statements of ``final`` (their names are live
-        after the body)."""
-        ctx = self._new_try(stmt, reads)
+        after the body). ``lookup``: the handler that takes an exception
+        raised under a traced condition in the body (``caught_raise``), or None."""
+        ctx = self._new_try(stmt, reads, lookup)
         depth = self.traced_depth
         self.cont.append(ctx)
         try:
@@ -137,26 +149,34 @@ class BlocksMixin(ContextsMixin):
                 body()
             except BodyEnd:
                 pass
-            except ControlSignal:
+            except ControlSignal as signal:
                 self.cont.pop()
                 self._drop_flags(ctx)
+                if self._drop_caught(ctx):   # (a static exit after a traced raise: not joined)
+                    raise self.graph_break(FallbackCode.EARLY_EXIT, signal.node or stmt, "an exit after a raise "
+                                           "under a traced condition that a handler takes", "try") from None
                 final()
                 raise
             except GraphBreak as e:   # eager's exception on this static path: finally runs, then it propagates
                 if getattr(e, "exc", None) is None or getattr(e, "traced_depth", -1) != depth:
                     raise
+                if any(self.frame.env.get(f, False) is not False for f in ctx.sites.values()):
+                    raise   # (after a raise a handler takes under a traced condition: not joined, it falls back)
                 self.cont.pop()
                 self._drop_flags(ctx)
+                self._drop_caught(ctx)
                 final()
                 raise
         finally:
             if self.cont and self.cont[-1] is ctx:
                 self.cont.pop()
         flags = self._drop_flags(ctx)
+        for site, caught in self._drop_caught(ctx):   # (the flags exclude each other: one raise per path)
+            self._run_handler(stmt, ctx, site, caught)
         final()
         self._reraise_exits(stmt, *flags)
 
-    def _new_try(self, stmt: Any, reads: list) -> TryCtx:
+    def _new_try(self, stmt: Any, reads: list, lookup: Callable[[BaseException], Any] | None = None) -> TryCtx:
         ssa = self.frame.unit.ssa
         loads = {n.id for r in reads for n in gast.walk(r) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
         # the names the body, its handlers and else: bind (the continuation of an exit in a handler binds them too)
@@ -167,24 +187,134 @@ class BlocksMixin(ContextsMixin):
         env[ctx.brk] = env[ctx.cnt] = env[ctx.ret] = False
         env.pop(ctx.retval, None)
         self.frame.local_names = self.frame.local_names | {ctx.brk, ctx.cnt, ctx.ret, ctx.retval}
+        if lookup is not None:
+            ctx.lookup = lookup
+            ctx.sites = {id(n): f"<raise try {key} {n.lineno}:{n.col_offset}>" for n in _raise_nodes(stmt.body)}
+            ctx.depth, ctx.frame, ctx.protectors = self.traced_depth, self.frame, len(self.protectors)
+            for flag in ctx.sites.values():
+                env[flag] = False
+            self.frame.local_names = self.frame.local_names | set(ctx.sites.values())
         return ctx
 
     def _drop_flags(self, ctx: TryCtx) -> tuple:
         env = self.frame.env
         return (env.pop(ctx.ret, False), env.pop(ctx.retval, UNBOUND), env.pop(ctx.brk, False), env.pop(ctx.cnt, False))
 
+    def _drop_caught(self, ctx: TryCtx) -> list:
+        """The raise sites whose flag is set on some path, with the flag."""
+        flags = [(site, self.frame.env.pop(f, False)) for site, f in ctx.sites.items()]
+        return [(site, f) for site, f in flags if f is not False]
+
+    # ------------------------------------------- a raise under a traced condition that a handler takes
+    def caught_raise(self, stmt: gast.Raise) -> CaughtSignal | None:
+        """``raise E(...)`` under a traced condition in the body of a ``try``
+        whose handler takes it: an exit of the body (``CaughtSignal``, a flag
+        of the ``TryCtx`` as ``break`` sets one), the handler then running
+        under that flag after the body (``_run_handler``). Only where it is
+        exact: the nearest enclosing construct is that ``try`` (no loop, no
+        inner ``try``/``with`` between), the exception is static (made at
+        trace time from static arguments; each raise statement has a flag of
+        its own, its exception the same whenever it runs), the handler
+        matching it is known at trace time, and
+        that handler neither exits nor lets its exception object escape
+        (``_plain_handler``). None otherwise (as before: a fallback)."""
+        ctx = self.nearest_loop()
+        if not isinstance(ctx, TryCtx) or id(stmt) not in ctx.sites or ctx.frame is not self.frame \
+                or self.traced_depth <= ctx.depth or len(self.protectors) != ctx.protectors or stmt.exc is None:
+            return None
+        try:
+            exc = self.static_exception(stmt.exc, stmt)
+        except GraphBreak:
+            return None
+        handler = ctx.lookup(exc) if exc is not None else None
+        if handler is None or not _plain_handler(handler):
+            return None
+        prior = ctx.caught.get(id(stmt))   # (a body is run again to its end: the same raise)
+        if prior is not None and (prior[0] is not handler or type(prior[1]) is not type(exc) or prior[1].args != exc.args):
+            return None
+        ctx.caught.setdefault(id(stmt), (handler, exc))
+        return CaughtSignal(stmt, exc)
+
+    def _static_handler(self, stmt: gast.Try, exc: BaseException) -> Any:
+        """The handler of ``stmt`` that takes ``exc``, read at trace time; None
+        when none does or a handler's classes are not known now."""
+        bound = _binds(stmt.body)
+        for handler in stmt.handlers:
+            if handler.type is None:
+                return handler
+            if not _plain_type_expr(handler.type) or _loads([handler.type]) & bound:
+                return None
+            try:
+                classes = _handler_classes(self.eval(handler.type))
+            except GraphBreak:
+                return None
+            if classes is None:
+                return None
+            if isinstance(exc, classes):
+                return handler
+        return None
+
+    def _handler_body(self, ctx: TryCtx, site: int) -> Callable[[], None]:
+        """Running the handler of the raise the body took: its name bound to
+        the exception and unbound after it, as eager's."""
+        handler, exc = ctx.caught[site]
+
+        def run() -> None:
+            if handler.name is not None:
+                self.assign(handler.name, exc, handler)
+            self.exec_block(handler.body)
+            if handler.name is not None:
+                self.frame.env.pop(handler.name.id, None)
+
+        return run
+
+    def _handler_or_else(self, stmt: gast.Try, ctx: TryCtx, site: int, caught: Value) -> None:
+        """``else:`` after a body whose only exit is a raise its handler
+        takes: one branch, the handler where it raised, ``else:`` where not
+        (a name both bind is bound after it on every path)."""
+        handler, exc = ctx.caught[site]
+        ssa = self.frame.unit.ssa
+        assigned = ssa.assigned(handler.body) | ssa.assigned(stmt.orelse) | \
+            ({handler.name.id} if handler.name is not None else set())
+        names = sorted(assigned & (set(ssa.live_out(stmt)) | _loads(stmt.finalbody)))
+        self.decide(stmt, "try", "lax.cond", f"{type(exc).__name__} raised under a traced condition, taken by its "
+                    "handler: the handler runs where it was raised, else: where not")
+        self._traced_branches(stmt, caught, [self._handler_body(ctx, site), lambda: self.exec_block(stmt.orelse)],
+                              names, assigned)
+        self.frame.env[ctx.sites[site]] = False   # (handled)
+
+    def _run_handler(self, stmt: gast.Try, ctx: TryCtx, site: int, caught: Any) -> None:
+        """The handler of the raise the body took under a traced condition,
+        under its flag, before ``finally:``."""
+        handler, exc = ctx.caught[site]
+        run = self._handler_body(ctx, site)
+        if caught is True:
+            run()
+            return
+        if not isinstance(caught, Value):
+            raise self.graph_break(FallbackCode.EARLY_EXIT, stmt, "a raise flag of a `try` body that is neither "
+                                   "static nor traced", "try")
+        ssa = self.frame.unit.ssa
+        assigned = ssa.assigned(handler.body) | ({handler.name.id} if handler.name is not None else set())
+        names = sorted(assigned & (set(ssa.live_out(stmt)) | _loads(getattr(stmt, "finalbody", []))))
+        self.decide(stmt, "try", "lax.cond", f"{type(exc).__name__} raised under a traced condition, taken by its "
+                    "handler: the handler runs where the flag is set")
+        self._traced_branches(stmt, caught, [run, lambda: None], names, assigned)
+
     def branches_ending_try(self, node: Any, pred: Any, branches: list, env0: dict, ctx: TryCtx, switch: bool) -> None:
         """Branches of a traced ``if`` in a ``try`` body, one of which exits:
         each runs to the end of the body; the exits become the flags."""
         outs = [self._run_branch(run, env0, node, rest=ctx) for run in branches]
         kinds = sorted({out[0] for _, _, out in outs})
-        for _, env, (kind, _, value) in outs:
+        for _, env, (kind, node_, value) in outs:
             if kind == "break":
                 env[ctx.brk] = True
             elif kind == "continue":
                 env[ctx.cnt] = True
             elif kind == "return":
                 env[ctx.ret], env[ctx.retval] = True, value
+            elif kind == "raise":   # taken by the try's handler (``caught_raise``)
+                env[ctx.sites[id(node_)]] = True
         self.decide(node, "exit", "flag", f"{'/'.join(k for k in kinds if k != 'end')} under a traced condition inside "
                     "`try`/`finally` (or `with`): the rest of the body runs in the other branches, the exit after the finally")
         self.frame.env = dict(env0)
@@ -215,18 +345,28 @@ class BlocksMixin(ContextsMixin):
     def _suppress(self, stmt: Any, expr: Any) -> None:
         """``with contextlib.suppress(E): body``: a compiled graph raises no
         Python exception; one raised on a static path while tracing (eager
-        raises it on every call) ends the block as eager's suppress does."""
+        raises it on every call) ends the block as eager's suppress does; a
+        ``raise`` of an E under a traced condition ends the body where it is
+        raised (a flag, as ``try: body except E: pass``)."""
         types = tuple(self.eval(a) for a in expr.args)
         depth = self.traced_depth
         self.decide(stmt, "with", "trace time", "contextlib.suppress: exceptions raised while tracing are suppressed as eager suppresses them")
         classes = types if all(isinstance(t, type) and issubclass(t, BaseException) for t in types) else None
-        try:
-            with self.protected(Protector(classes)):   # a run-time check of another class passes it (checkscope)
+
+        def body() -> None:
+            try:
                 self.exec_block(stmt.body)
-        except GraphBreak as e:
-            exc = getattr(e, "exc", None)
-            if exc is None or getattr(e, "traced_depth", -1) != depth or not isinstance(exc, types):
-                raise
+            except GraphBreak as e:
+                exc = getattr(e, "exc", None)
+                if exc is None or getattr(e, "traced_depth", -1) != depth or not isinstance(exc, types):
+                    raise
+
+        with self.protected(Protector(classes)):   # a run-time check of another class passes it (checkscope)
+            if classes is None or not _raises(stmt.body):
+                body()
+                return
+            self.guarded_body(stmt, body, lambda: None, [],
+                              lambda exc: _SUPPRESSED if isinstance(exc, classes) else None)
 
     def _handle_static_exception(self, stmt: Any, error: GraphBreak, depth: int) -> None:
         exc = getattr(error, "exc", None)
@@ -340,3 +480,41 @@ class BlocksMixin(ContextsMixin):
             manager.__exit__(None, None, None)
         if callee is warnings.catch_warnings:
             self.warning_filters_changed(stmt)
+
+
+# what ``contextlib.suppress`` does with an exception it takes: nothing
+_SUPPRESSED = gast.ExceptHandler(type=None, name=None, body=[])
+
+
+def _raise_nodes(body: list) -> list:
+    """The ``raise`` statements of this function's own code in ``body``."""
+    return [n for s in body for n in own_nodes(s) if isinstance(n, gast.Raise)]
+
+
+def _raises(body: list) -> bool:
+    return bool(_raise_nodes(body))
+
+
+_EXITS = (gast.Return, gast.Break, gast.Continue, gast.Raise, gast.Yield, gast.YieldFrom, gast.Try, gast.With)
+
+
+def _plain_handler(handler: Any) -> bool:
+    """A handler that runs to its end (no exit, no ``try``/``with`` of its
+    own) and uses its exception object only for its text (``str(e)``,
+    ``repr(e)``, an f-string, ``print(e)``) or ``e.args``: the one object
+    made at trace time then stands for eager's new one of every call."""
+    nodes = [n for s in handler.body for n in own_nodes(s)]
+    if any(isinstance(n, _EXITS) for n in nodes):
+        return False
+    if handler.name is None:
+        return True
+    name = handler.name.id
+    fine: set[int] = set()
+    for n in nodes:
+        if isinstance(n, gast.FormattedValue):
+            fine.add(id(n.value))
+        elif isinstance(n, gast.Attribute) and n.attr == "args":
+            fine.add(id(n.value))
+        elif isinstance(n, gast.Call) and isinstance(n.func, gast.Name) and n.func.id in ("str", "repr", "print"):
+            fine.update(id(a) for a in n.args)
+    return all(id(n) in fine for n in nodes if isinstance(n, gast.Name) and n.id == name)

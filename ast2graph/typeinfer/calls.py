@@ -294,7 +294,7 @@ class CallMixin(GeneratorMixin, SortMixin):
             if not self._is_fresh(callee):   # its keywords are a dict a caller may change in place
                 self.guard_reads((callee.args, callee.keywords), node)
             return self.call(callee.func, (*callee.args, *args), {**callee.keywords, **kwargs}, node)
-        if kinded_in((args, kwargs)) and self._splits_kinds(callee):
+        if kinded_in((args, kwargs)) and self._splits_kinds(callee) and not self._stores_kinded(callee, args, kwargs):
             # an argument of path-dependent kind: the call as eager makes it with each kind's object
             if self.kind_combinations((args, kwargs)) > MAX_COMBINATIONS and _is_jax_function(callee):
                 out = self.collapsed_jax_call(callee, args, kwargs, node)
@@ -427,7 +427,7 @@ class CallMixin(GeneratorMixin, SortMixin):
         if joined is not None:   # ", ".join(parts) of strings formatted from traced values
             return joined
         if self._stores_only(callee, args):   # a formatted string kept in a list made here (as a list display keeps it)
-            standins = [x for x in standins if not isinstance(x, arrays.DeferredStr)]
+            standins = [x for x in standins if not isinstance(x, (arrays.DeferredStr, KindedValue))]
         special = self._special_builtin(callee, args, kwargs, node, traced)
         if special is not NotImplemented:
             return special
@@ -1135,6 +1135,15 @@ class CallMixin(GeneratorMixin, SortMixin):
         return type(callee) is types.BuiltinMethodType and type(owner) is list and self._is_fresh(owner) \
             and (name in ("append", "insert") or name == "extend" and len(args) == 1 and type(args[0]) in (list, tuple))
 
+    def _stores_kinded(self, callee: Any, args: tuple, kwargs: dict) -> bool:
+        """``xs.append(v)`` of a value of path-dependent kind (``s if s > 0
+        else 0.0``) into a list made here: the list holds the value itself,
+        as a list display does (it is eager's object of the path's kind when
+        it leaves the graph). Split per kind, each kind's append would run
+        under a traced branch. Only the stored argument may be kinded."""
+        stored = args[1:] if getattr(callee, "__name__", "") == "insert" else args
+        return not kwargs and self._stores_only(callee, args) and not kinded_in(args[:len(args) - len(stored)])
+
     def _no_standins(self, callee: Any, standins: list, node: Any) -> None:
         """``callee`` is about to receive these stand-ins: it must not see one
         where eager has a function, a range, a string, a method. (A local
@@ -1366,6 +1375,9 @@ class CallMixin(GeneratorMixin, SortMixin):
             return arrays.SliceSpec(*((None, args[0], None) if len(args) == 1 else (args + (None,))[:3]))
         if callee in (max, min) and traced and len(args) >= 2 and not kwargs:
             return self._select_extreme(callee is max, args, node)
+        if callee in (max, min) and len(args) == 1 and kwargs and set(kwargs) <= {"key", "default"} \
+                and (type(args[0]) in (list, tuple, range) or isinstance(args[0], Value)):
+            return self._extreme_by_key(callee is max, self.iterate_static(args[0], node), kwargs, node)
         if callee in (max, min, any, all) and traced and len(args) == 1 and not kwargs:
             # of a traced array too: eager iterates its rows (Python's fold, NaN handling included)
             return self._reduce_items(callee, self.iterate_static(args[0], node), node)
@@ -1731,7 +1743,9 @@ class CallMixin(GeneratorMixin, SortMixin):
             out = self.emit_call(arrays.python_float_of, (x,), {}, node, "float")
         else:
             where = f"{self.loc(node).file}:{self.loc(node).line}"
-            self.emit_call(arrays.int_conversion_check, (x, what, where), {}, node, "int check", effect=True)
+            if t.dtype.kind not in "biu" or t.dtype == np.uint64:   # (int() of another integer or a bool never raises: no
+                # check, so it may stand where a check cannot: a raise's message, a traced `and`'s operand)
+                self.emit_call(arrays.int_conversion_check, (x, what, where), {}, node, "int check", effect=True)
             out = self.emit_call(arrays.python_int_of, (x, rounding), {}, node, what)
             _track_int_bits(out, x)
         out.type = out.type.with_kinds(("python",))
@@ -1826,6 +1840,39 @@ class CallMixin(GeneratorMixin, SortMixin):
             if known is not None:
                 INT_RANGE[result] = known
         return result
+
+    def _extreme_by_key(self, is_max: bool, items: list, kwargs: dict, node: Any) -> Any:
+        """``max(xs, key=f, default=d)`` (``min``) of a static sequence: ``f``
+        called on each item in order, once, as eager calls it; a later item
+        wins only if its key is strictly greater (smaller), so ties keep the
+        first, as Python's; the winner selected in the graph where the keys
+        are traced (items of one kind, or tuples of them, selected leaf by
+        leaf). No items: ``default``, or eager's ValueError."""
+        import operator
+
+        key = kwargs.get("key")
+        if not items:
+            if "default" in kwargs:
+                return kwargs["default"]
+            e = ValueError(f"{'max' if is_max else 'min'}() iterable argument is empty")
+            raise self.graph_break(FallbackCode.TRACE_ERROR, node, f"{e} (eager raises ValueError)", exc=e)
+        keys = [item if key is None else self.call(key, (item,), {}, node) for item in items]
+        best, best_key = items[0], keys[0]
+        for item, k in zip(items[1:], keys[1:]):
+            better = self.truth(self.binop(operator.gt if is_max else operator.lt, k, best_key, node), node)
+            if not isinstance(better, Value):
+                best, best_key = (item, k) if better else (best, best_key)
+            else:
+                best, best_key = self._pick(node, better, item, best), self._pick(node, better, k, best_key)
+        return best
+
+    def _pick(self, node: Any, truth: Value, a: Any, b: Any) -> Any:
+        """``a`` where ``truth`` holds, else ``b``: tuples of one length leaf by leaf."""
+        if type(a) is tuple and type(b) is tuple and len(a) == len(b):
+            return tuple(self._pick(node, truth, x, y) for x, y in zip(a, b))
+        if a is b:
+            return a
+        return self._select_operand(node, truth, a, b, True)
 
     def _reduce_items(self, callee: Any, items: list, node: Any) -> Any:
         """``max(xs)``/``min(xs)`` (Python's choice of item, as with several

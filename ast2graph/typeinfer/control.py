@@ -36,7 +36,7 @@ from .nnx import is_nnx
 from .pathkinds import (TAG_TYPE, TREE_PREFIX, is_constant_alternative, is_tree_alternative, kind_family, placeholder_key,
                         variants_of)
 from .trees import tree_flatten
-from .state import UNBOUND, BreakSignal, MaybeBound, ContinueSignal, ControlSignal, ReturnSignal
+from .state import UNBOUND, BreakSignal, CaughtSignal, MaybeBound, ContinueSignal, ControlSignal, ReturnSignal
 
 _MAX_FIXPOINT = 6
 _UNROLL_WARNING = 64   # a loop that cannot roll and unrolls more iterations than this warns (once per site)
@@ -542,6 +542,8 @@ class ControlMixin(ExitsMixin):
                 outcome = ("break", b.node, None)
             except ContinueSignal as c:
                 outcome = ("continue", c.node, None)
+            except CaughtSignal as c:
+                outcome = ("raise", c.node, c.value)
             except BodyEnd as e:
                 outcome = ("end", e.node, None)
 

@@ -75,10 +75,19 @@ class TryCtx:
     cnt: str
     ret: str
     retval: str
+    # a ``try`` with handlers: a flag per ``raise`` of its body (by the node's id) that a
+    # handler takes under a traced condition (``CaughtSignal``), and the (handler, exception)
+    # each took
+    sites: dict = field(default_factory=dict)
+    caught: dict = field(default_factory=dict)
+    depth: int = 0
+    frame: Any = None
+    protectors: int = 0
+    lookup: Any = None   # exception -> the handler taking it, or None
 
     @property
     def all_names(self) -> list[str]:
-        return self.names + [self.brk, self.cnt, self.ret, self.retval]
+        return self.names + [self.brk, self.cnt, self.ret, self.retval] + list(self.sites.values())
 
 
 class ExitsMixin:

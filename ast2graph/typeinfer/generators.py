@@ -18,7 +18,7 @@ difference:
   given to ``next(gen(...), default)`` where it is made: the body runs up to
   its first ``yield`` and stops there, as eager's (the generator is then
   dropped, never resumed). A generator object bound to a name, returned,
-  ``.send()``-ed, ... is a real generator: the call runs in Python;
+  ``.send()``-ed, ... is a ``TraceGenerator`` (below) or a real generator;
 * the generator body has no Python side effect (``python_effect``, also
   through the local functions it calls), and a ``for`` or comprehension
   consuming it changes nothing the body reads (eager runs the body lazily,
@@ -37,7 +37,11 @@ generator or to ``next``/``islice``/``zip``/..., a consumer that may stop
 early, a body with a Python effect or a consumer changing what it reads),
 the call gives a trace-time iterator whose body is interpreted item by item
 as the consumer pulls, on a thread of its own strictly alternating with the
-consumer's (the interpreter's per-position state swapped at each hand-over).
+consumer's (the interpreter's per-position state swapped at each hand-over);
+``send(v)`` is a pull whose ``yield`` expression gives ``v``. A real
+generator's (or iterator's) own ``send``/``__next__``/... moves it natively:
+only one made in this trace, never with a traced value (its body would run on
+tracers at trace time).
 Invariants: a pull runs where the generator was made (same region, same
 traced depth) or falls back; a pull eager may not make (after a traced
 ``break``, ``any``/``all`` past a traced item) is made only when nobody can
@@ -233,6 +237,10 @@ _PULLERS = (next, iter, list, tuple, dict, set, frozenset, sum, min, max, any, a
             itertools.zip_longest, itertools.chain.from_iterable)
 
 
+# an iterator's own methods that move it (or end it)
+_ADVANCERS = frozenset({"__next__", "send", "throw", "close"})
+
+
 def _shallow(items: list, depth: int = 2) -> list:
     """``items`` with the lists and tuples among them opened, ``depth`` levels
     (at most 1000 items looked at: a call's arguments, not a data set)."""
@@ -297,8 +305,7 @@ class GeneratorMixin:
             if self.traced_depth != top.gen.depth:
                 raise self.graph_break(FallbackCode.GENERATOR, node, "a yield under a traced condition or in a rolled "
                                        "loop (whether or what it yields depends on data)")
-            top.gen.suspend(None if node.value is None else self.eval(node.value))
-            return None
+            return top.gen.suspend(None if node.value is None else self.eval(node.value))
         if self.traced_depth != top.depth:
             raise self.graph_break(FallbackCode.GENERATOR, node, "a yield under a traced condition or in a rolled loop "
                                    "(whether or what it yields depends on data)")
@@ -449,7 +456,7 @@ class GeneratorMixin:
 
     def generator_object_call(self, callee: Any, args: tuple, kwargs: dict, node: Any) -> Any:
         """A call involving a generator object (``TraceGenerator``): its own
-        methods (``g.__next__()``: a pull; ``send``, ...: a fallback) run as
+        methods (``g.__next__()``, ``g.send(v)``: a pull; ``throw``, ...: a fallback) run as
         they are; given to a builtin or a library's compiled code, only one
         that iterates it as eager does (``_PULLERS``) receives it, since any
         other would see ast2graph's object (``isinstance``, ``type``, ``len``'s
@@ -459,7 +466,19 @@ class GeneratorMixin:
         if isinstance(callee, types.MethodType) and isinstance(callee.__self__, TraceGenerator):
             if callee.__func__ is TraceGenerator.__next__ and not args and not kwargs:
                 return self.call(next, (callee.__self__,), {}, node)
-            return callee(*args, **kwargs)   # __iter__: itself; send/throw/close: a fallback
+            if callee.__func__ is TraceGenerator.send and len(args) == 1 and not kwargs:
+                return self._send(callee.__self__, args[0], node)
+            return callee(*args, **kwargs)   # __iter__: itself; throw/close: a fallback
+        owner = getattr(callee, "__self__", None)
+        if isinstance(owner, collections.abc.Iterator) and getattr(callee, "__name__", None) in _ADVANCERS:
+            # a real iterator's own method (``g.send(v)`` of a generator made in Python, ``it.__next__()``):
+            # it moves the iterator, once at trace time but on every call in eager; a real generator's
+            # body would run natively, on traced values
+            self.check_consumable(owner, node)
+            if any(isinstance(x, Value) for x in _shallow([*args, *kwargs.values()])):
+                raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{type(owner).__name__}."
+                                       f"{callee.__name__}() of a traced value runs Python code on it")
+            return NotImplemented
         held = [x for x in (*args, *kwargs.values()) if isinstance(x, (TraceGenerator, list, tuple))]
         if not held or not any(isinstance(x, TraceGenerator) for x in _shallow(held)):
             return NotImplemented
@@ -470,6 +489,21 @@ class GeneratorMixin:
         name = getattr(callee, "__qualname__", None) or type(callee).__name__
         raise self.graph_break(FallbackCode.GENERATOR, node, f"a generator object of {gen.unit.qualname} given to "
                                f"{name}(), which may use it other than by iterating it (a real generator is needed)")
+
+    def _send(self, gen: "TraceGenerator", value: Any, node: Any) -> Any:
+        """``gen.send(value)``: a pull, moving ``gen`` as ``next`` does; what
+        it raises as eager would (StopIteration at the end, TypeError before
+        the start) is eager's exception, which a handler may take at trace time."""
+        self.check_consumable(gen, node)
+        try:
+            return gen.send(value)
+        except GraphBreak:
+            raise
+        except Exception as e:  # noqa: BLE001 - eager's exception (``_eager``), else ast2graph's own failure
+            if not getattr(e, "_a2g_eager", False):
+                raise
+            raise self.graph_break(FallbackCode.TRACE_ERROR, node, f"generator send raised {type(e).__name__}",
+                                   exc=e) from None
 
     def genexp_over_generators(self, node: Any) -> None:
         """A generator expression pulling generator objects is made as a
@@ -875,6 +909,21 @@ class TraceGenerator(collections.abc.Iterator):
                                        hint="return a list or an array instead of yielding"))
 
     def __next__(self) -> Any:
+        return self._advance("next")
+
+    def send(self, value: Any) -> Any:
+        """``gen.send(value)``: the body resumes with ``value`` as its
+        suspended ``yield`` expression's value (a traced value too: the body
+        runs in the consumer's region), and runs to its next ``yield``.
+        ``send(None)`` is ``next``; a non-None value to a generator not
+        started raises eager's TypeError, and it does not start."""
+        if value is None:
+            return self._advance("next")
+        if self.state == "new" and self.broken is None:
+            raise _eager(TypeError("can't send non-None value to a just-started generator"))
+        return self._advance(("send", value))
+
+    def _advance(self, message: Any) -> Any:
         if self.broken is not None:
             raise self.broken
         if self.uncertain and not self.speculating:
@@ -897,9 +946,9 @@ class TraceGenerator(collections.abc.Iterator):
         if self.pulled > interp.options.max_unroll:
             self.broken = self._break(f"more than {interp.options.max_unroll} items pulled at trace time (max_unroll)")
             raise self.broken
-        return self._resume("next")
+        return self._resume(message)
 
-    def _resume(self, message: str) -> Any:
+    def _resume(self, message: Any) -> Any:
         interp = self.interp
         interp.__dict__.setdefault("_generators", [])
         interp.__dict__.setdefault("_protectors", [])
@@ -972,9 +1021,10 @@ class TraceGenerator(collections.abc.Iterator):
             return
         self.channel.finish(("return", value))
 
-    def suspend(self, value: Any) -> None:
+    def suspend(self, value: Any) -> Any:
         """On the body's thread, at a ``yield``: hand ``value`` to the consumer
-        and wait until it pulls the next item (or drops the generator)."""
+        and wait until it pulls the next item (or drops the generator); the
+        ``yield`` expression's value: what ``send`` gave, else None."""
         interp = self.interp
         snap = {k: interp.__dict__.get(k) for k in _SWAPPED}
         snap["_own_protectors"] = interp.protectors[self.snapshot.get("_consumer_protectors", 0):]
@@ -983,9 +1033,7 @@ class TraceGenerator(collections.abc.Iterator):
         self._install(handlers)
         if message == "close":
             raise _Close
-
-    def send(self, value: Any) -> Any:
-        raise self._break("send() on it needs a real generator")
+        return message[1] if type(message) is tuple else None
 
     def throw(self, *args: Any) -> Any:
         raise self._break("throw() on it needs a real generator")

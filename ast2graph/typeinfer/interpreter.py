@@ -2451,6 +2451,9 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         exc = None
         if stmt.exc is not None and stmt.cause is None:
             self._static_raise_check(stmt)
+            caught = self.caught_raise(stmt)   # under a traced condition, taken by a handler (blocks.py)
+            if caught is not None:
+                raise caught
             exc = self.static_exception(stmt.exc, stmt)
         raise self.graph_break(FallbackCode.TRACE_ERROR, stmt, "raise (eager raises here)", "raise", exc=exc)
 

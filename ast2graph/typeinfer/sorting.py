@@ -4,7 +4,8 @@ Requires: the ``Specializer`` state (mixed in): ``iterate_static``, ``call``,
 ``emit_call``, ``graph_break``, ``decide``, ``mark_fresh``, ``guard_reads``.
 Produces: ``SortMixin.traced_sorted(args, kwargs, node)``: the new list
 ``sorted(xs, key=..., reverse=...)`` returns when some keys are traced
-scalars: its items picked by a traced permutation; ``cpython_sort_order``,
+scalars: its items (or each field of tuple items) picked by a traced
+permutation; ``cpython_sort_order``,
 the run-time function computing that permutation.
 Invariants: the permutation is the one CPython 3.11/3.12 computes, comparison
 for comparison, not merely *a* sorted order: for keys with a total order every
@@ -115,12 +116,20 @@ class SortMixin:
             raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"sorted() of traced values: {why}")
         self.decide(node, "call", "graph", f"sorted() of {len(items)} traced keys: CPython's list.sort "
                     "(count_run + binarysort) computed in the graph")
-        keys, items = self._of_one_type(keys, node), self._of_one_type(items, node)
+        keys = self._of_one_type(keys, node)
         order = self.emit_call(cpython_sort_order, (tuple(keys), bool(reverse)), {}, node, "sorted")
+        if _records(items):   # tuples of one length (``(i, x[i])``): each field picked by the same order
+            fields = [self._picked(order, list(column), node) for column in zip(*items)]
+            return self.mark_fresh([tuple(f[j] for f in fields) for j in range(len(items))])
+        return self.mark_fresh(self._picked(order, items, node))
+
+    def _picked(self, order: Value, items: list, node: Any) -> list:
+        """``items`` (of one type) in the traced ``order``."""
+        items = self._of_one_type(items, node)
         picked = self.emit_call(take_sorted, (order, tuple(items)), {}, node, "sorted items")
         for v in picked:
             v.type = v.type.with_kinds(items[0].type.kinds)
-        return self.mark_fresh(list(picked))
+        return list(picked)
 
     def _of_one_type(self, seq: list, node: Any) -> list:
         """The values as graph values of the traced ones' type (static Python
@@ -136,12 +145,19 @@ class SortMixin:
             return f"CPython {sys.version_info[0]}.{sys.version_info[1]}'s list.sort is not emulated"
         if len(keys) >= MIN_MERGE:
             return f"{len(keys)} items (timsort merges runs from {MIN_MERGE} on; only binarysort is emulated)"
-        for what, seq in (("keys", keys), ("items", items)):
+        columns = [list(c) for c in zip(*items)] if _records(items) else [items]
+        for what, seq in (("keys", keys), *(("items", c) for c in columns)):
             if not _homogeneous(seq, scalar=what == "keys"):
                 return (f"the {what} are not all scalars of one dtype and one kind (eager compares mixed kinds "
                         "by its own promotion rules)" if what == "keys" else
                         "the items are not all arrays of one shape, dtype and kind")
         return ""
+
+
+def _records(items: list) -> bool:
+    """Plain tuples of one length, at least one field (sorted field by field)."""
+    return bool(items) and all(type(x) is tuple for x in items) and len({len(x) for x in items}) == 1 \
+        and len(items[0]) > 0
 
 
 def _homogeneous(seq: list, scalar: bool) -> bool:

@@ -247,6 +247,16 @@ class BreakSignal(ControlSignal):
     pass
 
 
+class CaughtSignal(ControlSignal):
+    """A ``raise`` under a traced condition that a handler of the enclosing
+    ``try`` takes (``blocks.BlocksMixin.caught_raise``): an exit of the ``try``
+    body, like ``break``; ``value`` is the exception."""
+
+    def __init__(self, node: Any, value: Any):
+        super().__init__(node)
+        self.value = value
+
+
 class ContinueSignal(ControlSignal):
     pass
 
