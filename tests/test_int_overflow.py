@@ -65,3 +65,20 @@ def test_a_sum_of_int64_data_beyond_int64_raises_int_range_error(fn, v):
     assert not -(2**63) <= eager < 2**63   # eager's exact int is beyond int64 (was wrapped around silently)
     with pytest.raises(IntRangeError, match="beyond int64"):
         to_static(fn)(np.array(v, np.int64))
+
+
+def floordiv_data(v):
+    i, j = int(v[0]), int(v[1])
+    return i // j, i % j, divmod(i, j)
+
+
+@pytest.mark.parametrize("v", [[7, -2], [-7, 2], [-(2**63), 1], [2**63 - 1, -1], [-(2**63), 2]])
+def test_floor_division_of_int64_data_that_fits_is_eager(v):
+    check(floordiv_data, np.array(v, np.int64), full_graph=True)
+
+
+def test_minus_two_to_the_63_floor_divided_by_minus_one_raises_int_range_error():
+    v = np.array([-(2**63), -1], np.int64)
+    assert floordiv_data(v)[0] == 2**63   # eager's exact int; the graph's int64 division wrapped to -2**63
+    with pytest.raises(IntRangeError, match="beyond int64"):
+        to_static(floordiv_data)(v)

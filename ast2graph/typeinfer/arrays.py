@@ -869,6 +869,22 @@ int_add_overflow_check._a2g_check = True  # type: ignore[attr-defined]
 int_add_overflow_check._a2g_raises = (IntRangeError,)  # type: ignore[attr-defined]
 
 
+def int_floordiv_overflow_check(a: Any, b: Any, where: str) -> None:
+    """At run time: ``IntRangeError`` where ``a // b`` of Python ints is
+    ``-2**63 // -1``: eager's int is 2**63, the graph's int64 division wraps
+    to -2**63 (the only quotient beyond int64)."""
+    from ..lowering.bounded import raise_if   # the run-time check machinery
+
+    a, b = (jnp.asarray(v, jnp.int64) for v in (a, b))
+    wrapped = (a == jnp.iinfo(jnp.int64).min) & (b == -1)
+    raise_if(wrapped, functools.partial(_raise_int_overflow, where), wrapped)
+
+
+int_floordiv_overflow_check._a2g_effect = True  # type: ignore[attr-defined]
+int_floordiv_overflow_check._a2g_check = True  # type: ignore[attr-defined]
+int_floordiv_overflow_check._a2g_raises = (IntRangeError,)  # type: ignore[attr-defined]
+
+
 def _raise_int_overflow(where: str, mask: Any, _: Any) -> None:
     if np.any(np.asarray(mask)):
         from ..diagnostics import IntRangeError

@@ -505,6 +505,11 @@ class MutationMixin:
             # where eager's int is 2**63; checked as ``0 - i`` wraps (``arrays.int_add_overflow_check``)
             self.__dict__["_overflow_check"] = ((0, leaves[0]), ints[0], True)
             _LARGE_INTS.update(ints)
+        if large and fn in (operator.floordiv, operator.ifloordiv, divmod) and len(leaves) == 2:
+            # ``i // j`` of ints of int64 data: -2**63 // -1 wraps to -2**63 where eager's int is 2**63
+            self.emit_call(arrays.int_floordiv_overflow_check, (*leaves, str(self.loc(node))), {}, node,
+                           "int64 overflow check", effect=True)
+            _LARGE_INTS.update(ints)
         for r in ints:
             INT_BITS[r] = min(need, 63)
         if any(x in WIDE_INTS for x in values):
