@@ -21,7 +21,6 @@ import contextlib
 import dataclasses
 import functools
 import gc
-import inspect
 import os
 import sys
 import time
@@ -59,7 +58,7 @@ from .typeinfer.boundary import InputRef, container_paths, resolve
 from .typeinfer.nnx import boundary_leaf, is_node
 from .typeinfer.trees import tree_flatten
 from .tracebacks import hide_frames
-from .typeinfer.arrays import HostErrors
+from .hostcalls import HostErrors
 from .typeinfer.lattice import (TracedNumber, array_type_of, is_array, is_traceable_number, to_python_number,
                                 traced_int_ok)
 from .typeinfer.precision import check_int_inputs, hoist_input_checks, needs_x64

@@ -40,7 +40,7 @@ from typing import Any, Callable
 import jax
 import numpy as np
 
-from .typeinfer.arrays import HostErrors
+from .hostcalls import HostErrors
 from .typeinfer.guards import object_key
 from .typeinfer.precision import check_int_inputs
 from .typeinfer.state import guarded_equal, same_scalar

@@ -49,7 +49,8 @@ from jax.interpreters import ad, batching, mlir
 
 from ..diagnostics import Loc, LoopBoundError
 from ..tracebacks import RaiseSite, UserLine, hide_frames, throw
-from ..typeinfer.arrays import _guarded, cast, words_sent
+from ..hostcalls import _guarded, words_sent
+from ..typeinfer.arrays import cast
 
 _ACTIVE = threading.local()
 

@@ -239,7 +239,7 @@ def not_numpys(what: str) -> NotImplementedError:
 
 def _host_numpy(fn: Any, shape: tuple, dtype: Any, *operands: Any) -> Any:
     """``fn(*operands)`` run by NumPy on the host (a pure callback), as an array of ``shape`` and ``dtype``."""
-    from .arrays import pure_host_call
+    from ..hostcalls import pure_host_call
 
     def host(*arrays: Any) -> np.ndarray:
         return np.asarray(fn(*arrays), dtype=dtype)

@@ -716,7 +716,7 @@ def guarded_call(spec: GuardedCall, *inputs: Any) -> Any:
     infs or NaNs')``), its warnings and its values."""
     from jax import lax
 
-    from .arrays import pure_host_call
+    from ..hostcalls import pure_host_call
 
     args, kwargs = _fill(spec, inputs)
     out = spec.jax_fn(*args, **kwargs)
@@ -755,7 +755,8 @@ def _finite_all(xs: list) -> Any:
 def _host_scipy(spec: GuardedCall, types: tuple) -> Any:
     """The host side: SciPy's call on eager's objects; what it raises is
     eager's exception (kept and re-raised by the caller of the graph)."""
-    from .arrays import _guarded, to_eager_kind
+    from ..hostcalls import _guarded
+    from .arrays import to_eager_kind
 
     def run(*inputs: Any) -> tuple:
         eager = [to_eager_kind(x, kind) for x, kind in zip(inputs, spec.kinds)]

@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 from ast2graph.lowering.bounded import raise_if
-from ast2graph.typeinfer.arrays import pure_host_call, words_sent
+from ast2graph.hostcalls import pure_host_call, words_sent
 
 X = 0.1 + 2.0 ** -40   # not a float32: narrowing changes it
 
