@@ -16,11 +16,10 @@ exactly as eager; only its leaves are compiled.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, TYPE_CHECKING
 
 import gast
 
-from ..typeinfer.state import Unit
 from .interpreted import CELLS, InterpretedNode, call_cells
 from .sites import FallbackSite
 
@@ -30,6 +29,9 @@ NEXT, BREAK, CONTINUE, RETURN = "next", "break", "continue", "return"
 _VALUE = "__a2g_value"
 _LOOP = (gast.For, gast.While)
 _SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
+
+if TYPE_CHECKING:   # (annotations only: the compiler's unit, a layer above)
+    from ..typeinfer.state import Unit
 
 
 def escapes(stmt: Any) -> bool:

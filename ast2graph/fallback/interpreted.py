@@ -19,12 +19,13 @@ from __future__ import annotations
 
 import ast
 import types
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
 import gast
 
-from ..typeinfer.closures import requalified
-from ..typeinfer.state import Unit
+if TYPE_CHECKING:   # (annotations only: the compiler's unit, a layer above)
+    from ..typeinfer.state import Unit
+
 
 _RESULT = "__a2g_locals"
 CELLS = "<cells>"   # environment key of the call's cells: {name: cell}; not an identifier, never a variable
@@ -60,6 +61,26 @@ class _ReturnRewriter(ast.NodeTransformer):
     visit_AsyncFunctionDef = visit_FunctionDef
     visit_Lambda = visit_FunctionDef
     visit_ClassDef = visit_FunctionDef
+
+
+def requalified(code: types.CodeType, wrapper: str, qualname: str) -> types.CodeType:
+    """``code`` (compiled inside a generated function named ``wrapper``) with
+    the qualified names of the functions and classes defined in it as they
+    are in the user's program: ``qualname.<locals>.inner``, not
+    ``wrapper.<locals>.inner`` (a class body holds its ``__qualname__`` as a
+    constant)."""
+    prefix = wrapper + ".<locals>."
+
+    def fix(c: Any) -> Any:
+        if isinstance(c, types.CodeType):
+            name = c.co_qualname
+            return c.replace(co_consts=tuple(fix(k) for k in c.co_consts),
+                             co_qualname=qualname + name[len(wrapper):] if name.startswith(prefix) else name)
+        if isinstance(c, str) and c.startswith(prefix):
+            return qualname + c[len(wrapper):]
+        return c
+
+    return code.replace(co_consts=tuple(fix(k) for k in code.co_consts))
 
 
 class InterpretedNode:

@@ -23,6 +23,8 @@ from typing import Any, Callable
 import gast
 import jax
 
+from ..fallback.interpreted import requalified
+
 _FACTORIES: dict[tuple, Callable[..., Any]] = {}
 
 
@@ -43,26 +45,6 @@ class TracedClosure:
 
     def __repr__(self) -> str:
         return f"<closure {getattr(self.factory, '__qualname__', '?')}>"
-
-
-def requalified(code: types.CodeType, wrapper: str, qualname: str) -> types.CodeType:
-    """``code`` (compiled inside a generated function named ``wrapper``) with
-    the qualified names of the functions and classes defined in it as they
-    are in the user's program: ``qualname.<locals>.inner``, not
-    ``wrapper.<locals>.inner`` (a class body holds its ``__qualname__`` as a
-    constant)."""
-    prefix = wrapper + ".<locals>."
-
-    def fix(c: Any) -> Any:
-        if isinstance(c, types.CodeType):
-            name = c.co_qualname
-            return c.replace(co_consts=tuple(fix(k) for k in c.co_consts),
-                             co_qualname=qualname + name[len(wrapper):] if name.startswith(prefix) else name)
-        if isinstance(c, str) and c.startswith(prefix):
-            return qualname + c[len(wrapper):]
-        return c
-
-    return code.replace(co_consts=tuple(fix(k) for k in code.co_consts))
 
 
 def free_names(node: Any, own: set[str]) -> list[str]:
