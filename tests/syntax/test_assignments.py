@@ -212,11 +212,21 @@ def del_items(x):
     return cache, layers
 
 
-@covers("Delete", "interpreted", "`del d[k]`, `del lst[i]` on local containers", code="A2G007",
-        caveat="should be graph: a static container built in the function")
-def test_del_items_falls_back():
-    e = check(del_items, X, full_graph=False)
-    assert codes(e) == ["A2G007", "A2G007"]
+@covers("Delete", "one graph", "`del d[k]`, `del lst[i]` with static keys (the container's `pop`)")
+def test_del_items_one_graph():
+    check(del_items, X, graphs=1)
+
+
+def del_traced_index(x):
+    layers = [x, x + 1, x + 2]
+    del layers[int(x.sum()) % 3]
+    return layers
+
+
+@covers("Delete", "interpreted", "`del lst[i]` with a traced index", code="A2G007")
+def test_del_traced_index_falls_back():
+    e = check(del_traced_index, X, full_graph=False)
+    assert codes(e) == ["A2G007"]
 
 
 def del_numpy_slice(n):
@@ -226,10 +236,9 @@ def del_numpy_slice(n):
     return np.array(b)
 
 
-@covers("Delete", "interpreted", "`del lst[a:b]`", code="A2G007")
-def test_del_slice_falls_back():
-    e = check(del_numpy_slice, 5, full_graph=False)
-    assert codes(e) == ["A2G007"]
+@covers("Delete", "one graph", "`del lst[a:b]` with static bounds")
+def test_del_slice_one_graph():
+    check(del_numpy_slice, 5)
 
 
 # --------------------------------------------------------------------- Pass
