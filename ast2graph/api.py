@@ -879,7 +879,7 @@ class StaticFunction:
         """The function's ``__code__`` was replaced since it was converted
         (IPython's autoreload does so when its file is edited; the function
         object stays), or the function behind a callable object is another
-        (``_unwrapped_again``): convert it again, as eager now runs the new code."""
+        (``_rebound``): convert it again, as eager now runs the new code."""
         recompiles, reasons = self.recompiles, self.recompile_reasons
         StaticFunction.__init__(self, self._fn, self._options, self._jit)
         self.recompiles, self.recompile_reasons = recompiles, reasons
