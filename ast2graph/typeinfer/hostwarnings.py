@@ -77,25 +77,30 @@ def filters_unchanged(state: tuple) -> bool:
     return now[0] is state[0] and now[1] == state[1] and now[2] == state[2]
 
 
+def _warn_from(message: Any, category: type, filename: str, lineno: int, namespace: dict,
+               filters: tuple | None) -> None:
+    """``warnings.warn_explicit`` with what eager's ``warn`` takes from a frame:
+    its file and line, its module's name and ``__warningregistry__`` (made when
+    missing); under ``filters`` (a ``catch_warnings`` block's, as eager's block
+    holds them while the warning is issued: the module's attribute, which
+    ``_warnings`` reads; its version changes are effects of their own)."""
+    if isinstance(message, arrays.DeferredStr):
+        message = str(message)
+    module = namespace["__name__"] if "__name__" in namespace else "<string>"
+    registry = namespace.setdefault("__warningregistry__", {})
+    saved = warnings.filters
+    if filters is not None:
+        warnings.filters = list(filters)
+    try:
+        warnings.warn_explicit(message, category, filename, lineno, module, registry)
+    finally:
+        warnings.filters = saved
+
+
 @functools.lru_cache(maxsize=None)
 def _issuer(category: type, filename: str, lineno: int, module_globals: Any, filters: tuple | None) -> Any:
     def issue(message: Any) -> None:
-        if isinstance(message, arrays.DeferredStr):
-            message = str(message)
-        namespace = module_globals.namespace
-        module = namespace["__name__"] if "__name__" in namespace else "<string>"
-        registry = namespace.setdefault("__warningregistry__", {})
-        if filters is None:
-            warnings.warn_explicit(message, category, filename, lineno, module, registry)
-            return
-        # a catch_warnings block's filters, as eager's block holds them while the warning is issued (the
-        # module's attribute, which _warnings reads; its version changes are effects of their own)
-        saved = warnings.filters
-        warnings.filters = list(filters)
-        try:
-            warnings.warn_explicit(message, category, filename, lineno, module, registry)
-        finally:
-            warnings.filters = saved
+        _warn_from(message, category, filename, lineno, module_globals.namespace, filters)
 
     issue.__qualname__ = issue.__name__ = "warnings.warn"
     return issue
@@ -127,24 +132,13 @@ def _outside_frame(k: int) -> Any:
 @functools.lru_cache(maxsize=None)
 def _outside_issuer(category: type, k: int, filters: tuple | None) -> Any:
     def issue(message: Any) -> None:
-        if isinstance(message, arrays.DeferredStr):
-            message = str(message)
         frame = _outside_frame(k)
         if frame is None:   # past the top of the stack: CPython's warn names the module sys
             import sys
 
-            namespace, filename, lineno = sys.__dict__, "sys", 0
+            _warn_from(message, category, "sys", 0, sys.__dict__, filters)
         else:
-            namespace, filename, lineno = frame.f_globals, frame.f_code.co_filename, frame.f_lineno
-        module = namespace["__name__"] if "__name__" in namespace else "<string>"
-        registry = namespace.setdefault("__warningregistry__", {})
-        saved = warnings.filters
-        if filters is not None:
-            warnings.filters = list(filters)
-        try:
-            warnings.warn_explicit(message, category, filename, lineno, module, registry)
-        finally:
-            warnings.filters = saved
+            _warn_from(message, category, frame.f_code.co_filename, frame.f_lineno, frame.f_globals, filters)
 
     issue.__qualname__ = issue.__name__ = "warnings.warn"
     return issue
