@@ -238,6 +238,7 @@ def _show(args: argparse.Namespace, out: TextIO) -> int:
     from .parser.locate import normalise
     from .report import ReportError, iter_functions, load_file, too_deep_is_error
     from .ssa import analyze
+    from .ssa.dump import cfg_text
 
     path, qualname = split_target(args.target)
     if not qualname:
@@ -254,23 +255,6 @@ def _show(args: argparse.Namespace, out: TextIO) -> int:
     out.write(f"# {qualname} ({path}:{node.lineno})\n")
     out.write(text)
     return EXIT_OK
-
-
-def cfg_text(cfg) -> str:
-    """One paragraph per block (of an ``ssa.cfg.CFG``): header with preds/succs, then its entries."""
-    from .ssa.dump import entry_line, entry_text
-
-    lines: list[str] = []
-    for b in cfg.block_ids():
-        tags = [t for t, on in (("(entry)", b == cfg.entry), ("(exit)", b == cfg.exit),
-                                ("(unreachable)", b not in cfg.reachable)) if on]
-        head = " ".join([f"b{b}:"] + tags)
-        for label, ids in (("preds", cfg.preds(b)), ("succs", cfg.succs(b))):
-            if ids:
-                head += f" {label} " + " ".join(f"b{i}" for i in ids)
-        lines.append(head)
-        lines += [f"  {entry_line(e)}: {entry_text(e)}" for e in cfg.block(b).stmts]
-    return "\n".join(lines) + "\n"
 
 
 # ------------------------------------------------------------------- codes

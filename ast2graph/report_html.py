@@ -33,7 +33,7 @@ from html import escape
 from pathlib import Path
 from typing import Iterable
 
-from .report import ALWAYS, FunctionReport, ReportSite
+from .findings import ALWAYS, FunctionReport, ReportSite
 
 # the worst class a line's sites give it wins
 _RANK = {"graph": 0, "host": 1, "depends": 2, "control": 3, "interpreted": 4}
@@ -134,7 +134,7 @@ def _render_svg(dot: str) -> str | None:
 
 
 def _cfg_section(node: object, qualname: str) -> str:
-    from .cli import cfg_text
+    from .ssa.dump import cfg_text
     from .parser.locate import normalise
     from .ssa import analyze
 

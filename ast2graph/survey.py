@@ -11,7 +11,7 @@ Produces: ``survey_function(path, qualname) -> list[ReportSite]`` and
 (every module-level function and method of a module-level class; a nested
 ``outer.<locals>.f`` when named): the sites where ``to_static`` falls back,
 found by running typeinfer's ``specialize`` on abstract arguments segment by
-segment as ``api._Block`` does at run time, recording each ``GraphBreak``
+segment as ``runtime.block.Block`` does at run time, recording each ``GraphBreak``
 instead of running the statement, and going on with the statement's results
 as placeholder values. Also the known-library import resolution
 (``KNOWN_ROOTS``, ``import_bindings``, ``load_import``).
@@ -51,7 +51,7 @@ import numpy as np
 
 from .fallback.control import escapes, splittable
 from .fallback.sites import FallbackCode, FallbackSite, GraphBreak
-from .report import ALWAYS, DEPENDS, FunctionReport, ReportError, ReportSite, installed_libraries_only, on_deep_stack
+from .findings import ALWAYS, DEPENDS, FunctionReport, ReportError, ReportSite, installed_libraries_only, on_deep_stack
 from .survey_instances import init_attributes
 
 STAGE = "report"   # the stage named by the report's sites (docs/fallback-codes.md: the JSON schema)
@@ -631,7 +631,7 @@ def _write_back(spec: Any, parts: tuple, env: dict) -> None:
     it wrote (a module-level cache filled by the function), and the attributes
     it set on objects of the file's rebuilt classes. Never on a library's
     objects (the report process must not change them)."""
-    from .api import _write_back_local
+    from .runtime.plans import write_back_local
     from .typeinfer.boundary import resolve
 
     try:
@@ -639,7 +639,7 @@ def _write_back(spec: Any, parts: tuple, env: dict) -> None:
     except Exception:  # noqa: BLE001 - a path the survey's env lacks: nothing to write back
         targets = []
     if targets and isinstance(parts[4], (list, tuple)):
-        _write_back_local([t for t in targets if type(t) in (list, dict)],
+        write_back_local([t for t in targets if type(t) in (list, dict)],
                           [c for t, c in zip(targets, parts[4]) if type(t) in (list, dict)])
     for (obj, attr), value in zip(spec.attr_writes, parts[1] or ()):
         if getattr(type(obj), "__a2g_rebuilt__", False) is True and hasattr(obj, "__dict__"):
@@ -659,18 +659,18 @@ def _unknown_for(stmt: Any) -> Any:
 
 
 class _Surveyor:
-    """``api._Block`` without running anything: segments are specialised on
+    """``runtime.block.Block`` without running anything: segments are specialised on
     abstract inputs; a statement that breaks is recorded and its results
     replaced by stand-ins; an ``if``/``for``/``while`` that breaks is run as
     the run's Python control flow would: each body surveyed as a nested block."""
 
     def __init__(self, fn: Any, options: Any):
-        from .api import StaticFunction
+        from .runtime.function import StaticFunction
 
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             self.static = StaticFunction(fn, options)
-        self.unit = self.static._unit
+        self.unit = self.static._state.unit
         self.options = options
         self.found = _Found()
         self.refuted: list[FallbackSite] = []   # sites where eager itself raises: the assumption is not a real call
@@ -722,24 +722,24 @@ class _Surveyor:
         theirs, so one with decorators or defaults stays a stand-in array)."""
         if stmt.decorator_list or stmt.args.defaults or any(d is not None for d in stmt.args.kw_defaults):
             return _unknown_for(stmt)
-        code = next((c for c in self.static._unit.parsed.fn.__code__.co_consts if isinstance(c, types.CodeType)
+        code = next((c for c in self.static._state.unit.parsed.fn.__code__.co_consts if isinstance(c, types.CodeType)
                      and c.co_name == stmt.name and c.co_firstlineno == stmt.lineno), None)
         if code is None:
             return _unknown_for(stmt)
         cells = tuple(types.CellType(env.get(name, _unknown_for(stmt))) for name in code.co_freevars)
-        return types.FunctionType(code, self.static._unit.globals, stmt.name, None, cells or None)
+        return types.FunctionType(code, self.static._state.unit.globals, stmt.name, None, cells or None)
 
     def segment(self, stmts: list, i: int, stop: int, env: dict, nested: bool,
                 break_sites: dict) -> Any:
         """Specialise ``stmts[i:stop]`` as the run would: the index the
         segment ended at (its outputs put in ``env``), ``"return"``, or the
         ``FallbackSite`` of statement ``i`` itself."""
-        from .api import _hidden_reads
+        from .runtime.block import hidden_reads
         from .typeinfer.nnx import boundary_leaf
         from .typeinfer.specialize import specialize
-        from .typeinfer.trees import tree_flatten
+        from .graphlib.trees import tree_flatten
 
-        hidden = _hidden_reads(self.unit) | set(self.unit.cellvars)
+        hidden = hidden_reads(self.unit) | set(self.unit.cellvars)
         while True:
             names = sorted(x for x in self.unit.ssa.live_in(stmts[i]) | hidden if x in env)
             values = [env[x] for x in names]

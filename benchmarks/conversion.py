@@ -8,7 +8,7 @@ What "conversion" means on each side (XLA compilation excluded on both):
   function of the first call's graph: parse (of the whole source file, the
   way ast2graph reads source), resolve, CFG/SSA, type inference for this
   call's signature (every called user function inlined), lowering to JAX
-  source and its ``exec``. Measured by wrapping ``ast2graph.api.lower_graph``
+  source and its ``exec``. Measured by wrapping ``ast2graph.runtime.block.lower_graph``
   for the duration of one measurement: the wrapper notes the time when
   lowering returns and stops the call there, so that neither JAX tracing nor
   XLA runs (``conversion_stop``). ``explain(...).conversion_seconds`` measures
@@ -64,20 +64,20 @@ class _Stop(Exception):
 
 @contextlib.contextmanager
 def _stop_after_lowering(marks: list[float]):
-    import ast2graph.api as api
+    import ast2graph.runtime.block as block
 
-    real = api.lower_graph
+    real = block.lower_graph
 
     def lower_then_stop(*args: Any, **kwargs: Any) -> Any:
         real(*args, **kwargs)
         marks.append(time.perf_counter())
         raise _Stop
 
-    api.lower_graph = lower_then_stop
+    block.lower_graph = lower_then_stop
     try:
         yield
     finally:
-        api.lower_graph = real
+        block.lower_graph = real
 
 
 def conversion_stop(fn: Callable, args: tuple, cold: bool = True, keep_files: bool = False) -> float:

@@ -121,7 +121,8 @@ def _site_strings(explanation: Any) -> list[str]:
 def _python_function(static: Any) -> Callable:
     """The user's function a ``StaticFunction`` converts (a method's function,
     a callable object's ``__call__``)."""
-    target = getattr(static, "_target", None) or static._fn
+    binding = static._state.binding
+    target = binding.target if binding is not None else static._fn
     target = getattr(target, "__func__", target)
     if not inspect.isfunction(target) and callable(target):
         target = getattr(type(target).__call__, "__func__", type(target).__call__)

@@ -195,7 +195,7 @@ MAKERS = {
     "VarTail": "_varlist(x)",   # a list whose length depends on the data (typeinfer/varlist.py)
     "MaskedSlice": "x[:jnp.sum(x).astype(jnp.int32) - 4]",   # a slice with a traced bound (typeinfer/masked.py)
     "MaskedMethod": "x[:jnp.sum(x).astype(jnp.int32) - 4].sum",
-    # the flags of a new NumPy array: only .writeable answered (typeinfer/arrays.py)
+    # the flags of a new NumPy array: only .writeable answered (graphlib/arrays.py)
     "KnownFlags": "(__import__('numpy').asarray(x) * 2.0).flags",
 }
 

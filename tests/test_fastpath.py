@@ -30,7 +30,7 @@ def test_shapes_dtypes_and_static_arguments_change_between_warm_calls():
     for _ in range(3):
         for x, n in calls:
             assert_same(scaled_sum(x, n), f(x, n))
-    assert f._fast_misses <= 3   # alternating shapes gives the fast path up rather than trace each call
+    assert f._state.fast_misses <= 3   # alternating shapes gives the fast path up rather than trace each call
 
 
 FLAG = True
@@ -147,7 +147,7 @@ def test_defaults_and_outputs_of_eager_kinds_on_warm_calls():
         want, got = counted(*args), f(*args)
         assert_same(want, got)
         assert type(got[1]) is int and type(got[2]) is np.ndarray and type(got[3]) is type(want[3])
-    assert f._fast is not None   # defaults and converted outputs keep the fast path
+    assert f._state.fast is not None   # defaults and converted outputs keep the fast path
 
 
 SETTINGS = {"scale": 2.0, "weights": jnp.ones(3)}
@@ -190,7 +190,7 @@ def test_every_outside_value_is_re_read_on_warm_calls():
             change(b)
         assert_same(eager_run(X3), f(X3))
         assert_same(eager_run(X3), f(X3))
-        assert f._fast is not None   # the second call took the fast path
+        assert f._state.fast is not None   # the second call took the fast path
 
     both(lambda b: None)
     both(lambda b: setattr(b, "w", jnp.arange(3.0)))                     # captured attribute
@@ -199,7 +199,7 @@ def test_every_outside_value_is_re_read_on_warm_calls():
     both(lambda b: setattr(b, "act", lambda y: y * 10))                  # bound method replaced
     for count in range(1, 7):
         both(lambda b: setattr(b, "count", count))                       # a Python int, then traced
-    assert f._traced_statics   # the count is now a traced input guarded on its type
+    assert f._state.traced_statics   # the count is now a traced input guarded on its type
     both(lambda b: setattr(b, "count", 2.5))                             # its type changes
     both(lambda b: setattr(b, "use_bias", False))                        # guarded attribute
     try:
@@ -231,7 +231,7 @@ def test_closure_cell_and_global_re_read_on_warm_calls():
             FLAG, offset, k = flag, new_offset, new_k
             assert_same(g(X3), f(X3))
             assert_same(g(X3), f(X3))
-            assert f._fast is not None
+            assert f._state.fast is not None
     finally:
         FLAG = True
 

@@ -412,7 +412,7 @@ def test_recompile_reason_names_the_changed_state():
 
 
 def f_line(static) -> int:
-    return static._unit.tree.body[0].lineno
+    return static._state.unit.tree.body[0].lineno
 
 
 @pytest.mark.parametrize("name", ["piecewise", "exponential", "warmup_cosine"])

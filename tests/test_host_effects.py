@@ -143,7 +143,7 @@ def test_undeclared_opaque_call_falls_back():
 
 
 def test_returns_annotation_parser():
-    from ast2graph.typeinfer.arrays import parse_returns_annotation
+    from ast2graph.graphlib.arrays import parse_returns_annotation
 
     (t,) = parse_returns_annotation("y = f(x)  # ast2graph: returns f32[3, 4]")
     assert t.shape == (3, 4) and str(t.dtype) == "float32"

@@ -232,7 +232,7 @@ def test_int_attribute_counter_does_not_recompile_every_call():
         np.testing.assert_allclose(got, want)
         assert type(model.calls) is int and model.calls == eager_model.calls
         np.testing.assert_allclose(model.seen, eager_model.seen)
-    assert converted.recompiles <= converted._options.static_values   # then traced: no storm
+    assert converted.recompiles <= converted._state.options.static_values   # then traced: no storm
     assert any("Counting.calls" in r and "now traced" in r for r in converted.recompile_reasons)
 
 

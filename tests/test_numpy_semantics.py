@@ -413,7 +413,7 @@ def test_vetted_graph_ops_compute_numpys_results():
     from ast2graph.typeinfer import numpy_api
     from ast2graph.typeinfer.lattice import array_type_of
     from ast2graph.typeinfer.numpy_probe import differs
-    from ast2graph.typeinfer.trees import tree_flatten
+    from ast2graph.graphlib.trees import tree_flatten
     from benchmarks.library_sweep import ARG_SETS, _eager
 
     failures, checked = [], 0

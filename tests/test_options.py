@@ -115,7 +115,7 @@ def test_numpy_integers_and_bools_are_accepted():
     check(loop, X, unroll_limit=np.int64(2), max_unroll=np.int32(8), static_values=np.int16(1),
           max_iters=np.int64(3), full_graph=np.bool_(True), graphs=1)
     g = to_static(loop, full_graph=True, unroll_limit=np.int64(2))
-    assert type(g._options.unroll_limit) is int and type(g._options.full_graph) is bool
+    assert type(g._state.options.unroll_limit) is int and type(g._state.options.full_graph) is bool
 
 
 def test_empty_and_none_jit_options_are_accepted():

@@ -457,6 +457,6 @@ def test_iterated_rows_and_numpy_or_jax_array():
 
 def test_warm_calls_take_the_fast_path():
     static = check_paths(float_or_array, VECTORS)
-    assert static._fast is not None   # the jitted graph called directly; its outputs converted per call
+    assert static._state.fast is not None   # the jitted graph called directly; its outputs converted per call
     for x in (POS, NEG):
         assert type(static(x)) is type(float_or_array(x))

@@ -259,12 +259,12 @@ def _calls(fn, values, full_graph=True):
 
 def test_busy_int_argument_is_exact():
     static = _calls(square, [1, 2, 3, 4, 5, 6, 100000, 3037000499, -7])
-    assert static._traced_params == {"k"}
+    assert static._state.traced_params == {"k"}
 
 
 def test_busy_float_argument_is_float64():
     static = _calls(scaled, [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 0.1, 1.0 / 3.0])
-    assert static._traced_params == {"e"}
+    assert static._state.traced_params == {"e"}
 
 
 def test_busy_int_with_arrays():
@@ -333,7 +333,7 @@ def test_outside_int_read_traced_is_exact():
         return f(F64), c.count
 
     static = check_sequence(make, [step] * 10)
-    assert static._traced_statics
+    assert static._state.traced_statics
 
 
 def printing(x, k):

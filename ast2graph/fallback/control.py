@@ -2,7 +2,7 @@
 
 Requires: ``InterpretedNode`` (to evaluate one expression or bind one target
 exactly as eager Python does) and a ``run_block`` callable that runs a
-statement list as compiled segments (``api._Block``).
+statement list as compiled segments (``runtime.block.Block``).
 Produces: ``PythonControl`` plans for ``if``/``for``/``while`` statements that
 cannot be one graph because of something inside them: the test, the iterable
 and the loop target run in Python; the bodies run as blocks of compiled

@@ -25,6 +25,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ..diagnostics import UNKNOWN_LOC, Loc
+from .tracertext import StandinSeen, standin_text  # noqa: F401 (StandinSeen: named through here)
 
 _SHORT_DTYPES = {
     "float16": "f16", "bfloat16": "bf16", "float32": "f32", "float64": "f64",
@@ -136,8 +137,6 @@ class Value:
         self.hint = hint
 
     def __repr__(self) -> str:
-        from ..typeinfer.tracertext import standin_text
-
         return standin_text(self, None)
 
     def debug_text(self) -> str:
@@ -152,13 +151,9 @@ class Value:
         raise StandinSeen("the truth value of a traced array is needed at trace time")
 
     def __format__(self, spec: str) -> str:
-        from ..typeinfer.tracertext import standin_text
-
         return standin_text(self, spec)
 
     def __str__(self) -> str:
-        from ..typeinfer.tracertext import standin_text
-
         return standin_text(self, "")
 
     def _operand(self, *_: Any) -> Any:
@@ -218,11 +213,6 @@ class TreeVariant(Value):
     def __init__(self, tree: Any):
         super().__init__(ArrayType((), np.dtype(bool)))
         self.tree = tree
-
-
-class StandinSeen(TypeError):
-    """Python code run at trace time looked at one of ast2graph's trace-time
-    stand-ins (a graph ``Value``) where eager has an array."""
 
 
 @dataclass(eq=False)

@@ -43,10 +43,9 @@ from ..ir.core import (CallOp, ConstOp, ForOp, Graph, IfOp, Op, Region, ScanOp, 
                        SwitchOp, Value, WhileOp, bounded, walk_ops)
 from ..resolver import qualified_name
 from ..tracebacks import at_site
-from ..typeinfer.arrays import cast as _convert_element_type
-from ..typeinfer.lattice import _NARROW
-from ..typeinfer.trees import tree_flatten
-from .bounded import bounded_fori, bounded_while, case_taken, forward_only, under
+from ..graphlib.casts import NARROW as _NARROW, cast as _convert_element_type, opaque
+from ..graphlib.trees import tree_flatten
+from ..graphlib.bounded import bounded_fori, bounded_while, case_taken, forward_only, under
 
 _LOWERINGS: dict[type, Callable[["_Emitter", Any, str], None]] = {}
 
@@ -322,17 +321,6 @@ def _splat_tuple(f: Callable) -> Callable:
 
 def _index_splat(f: Callable) -> Callable:
     return lambda i, c: tuple(f(weak(i), *c))   # the loop index is a Python int: weakly typed
-
-
-def opaque(x: Any, like: Any = None) -> Any:
-    """A constant that XLA's simplifier cannot see as one (same dtype and weak
-    type), of the dividend's shape: a scalar divisor broadcast in the kernel
-    is loop-invariant, and LLVM divides by it as a multiplication by its
-    reciprocal (``0.3 / 0.1``: 3.0, not 2.9999999999999996)."""
-    c = jax.numpy.asarray(x)
-    if like is not None and jax.numpy.ndim(like):
-        c = jax.numpy.broadcast_to(c, jax.numpy.broadcast_shapes(jax.numpy.shape(like), jax.numpy.shape(c)))
-    return lax.optimization_barrier(c)
 
 
 def weak(x: Any) -> Any:

@@ -1,7 +1,8 @@
 """Deterministic text rendering of a CFG with its SSA and liveness facts.
 
 Requires: a ``CFG``, its ``Liveness`` and ``SSAResult``.
-Produces: ``dump_ssa(cfg, liveness, ssa) -> str``. One paragraph per block in
+Produces: ``dump_ssa(cfg, liveness, ssa) -> str`` and ``cfg_text(cfg)`` (the
+blocks and their statements only: ``ast2graph cfg`` and the HTML report). One paragraph per block in
 id order::
 
     b3: preds b1 b2
@@ -145,4 +146,19 @@ def dump_ssa(cfg: c.CFG, live: Liveness, ssa: SSAResult) -> str:
     lines: list[str] = []
     for b in cfg.block_ids():
         lines += dump_block(cfg, live, ssa, b)
+    return "\n".join(lines) + "\n"
+
+
+def cfg_text(cfg) -> str:
+    """One paragraph per block (of an ``ssa.cfg.CFG``): header with preds/succs, then its entries."""
+    lines: list[str] = []
+    for b in cfg.block_ids():
+        tags = [t for t, on in (("(entry)", b == cfg.entry), ("(exit)", b == cfg.exit),
+                                ("(unreachable)", b not in cfg.reachable)) if on]
+        head = " ".join([f"b{b}:"] + tags)
+        for label, ids in (("preds", cfg.preds(b)), ("succs", cfg.succs(b))):
+            if ids:
+                head += f" {label} " + " ".join(f"b{i}" for i in ids)
+        lines.append(head)
+        lines += [f"  {entry_line(e)}: {entry_text(e)}" for e in cfg.block(b).stmts]
     return "\n".join(lines) + "\n"

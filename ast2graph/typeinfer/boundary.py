@@ -1,6 +1,6 @@
 """Containers crossing a compiled segment's boundary keep their identity.
 
-Requires: the live values of a segment (``api._Block``: the caller's
+Requires: the live values of a segment (``runtime.block.Block``: the caller's
 objects), their flattened leaves (``trees.tree_flatten`` with
 ``nnx.boundary_leaf``), and the segment's output tree.
 Produces:
@@ -12,7 +12,7 @@ Produces:
   with the same sharing (one abstract list where eager has one list), each
   list and dict registered with its path;
 * ``InputRef``: an output leaf standing for an input container, resolved to
-  the caller's own object after each call (``api.GraphPlan``);
+  the caller's own object after each call (``runtime.plans.GraphPlan``);
 * ``share_outputs``: an output tree in which a container made by the trace
   that leaves the segment more than once (``o.cache = xs; return xs``)
   unflattens to one object per call (``Shared`` nodes);
@@ -36,7 +36,7 @@ from typing import Any, Callable
 
 import jax
 
-from .trees import ITERATORS, tree_flatten
+from ..graphlib.trees import ITERATORS, tree_flatten
 
 MUTABLE = (list, dict, collections.defaultdict)
 

@@ -45,7 +45,8 @@ from ..parser import StaleSourceError, unwrap_callable
 from ..parser.unwrap import code_signature
 from ..resolver import (CallKind, classify_callee, is_effectful, is_host_printer, is_pure_static_callable, is_state_read,
                         qualified_name)
-from . import apply_along, arrays, hostwarnings, jaxcallbacks
+from ..graphlib import arrays
+from . import apply_along, hostwarnings, jaxcallbacks
 from .generators import GeneratorMixin, generators_in
 from .sorting import SortMixin
 from .closures import TracedClosure, factory_for, free_names
@@ -57,7 +58,7 @@ from .masked import MaskedMethod, MaskedSlice
 from .kinds import (CALLS_ARGUMENTS, INSPECTORS, MOVES_ARGUMENTS, Unobservable, contains_standin, introspection, observe,
                     same_inputs, signature_inputs, standin_types, standins_in)
 from .lattice import DATA_INT64, INT_BITS, INT_RANGE, WIDE_INTS, describe, is_array
-from .trees import tree_flatten, tree_leaves
+from ..graphlib.trees import tree_flatten, tree_leaves
 from .pathkinds import MAX_COMBINATIONS, kinded_in
 from .state import Frame, Guard, ReturnSignal, unit_of_function
 
@@ -272,11 +273,10 @@ class CallMixin(GeneratorMixin, SortMixin):
         return tuple(args), kwargs
 
     def call(self, callee: Any, args: tuple, kwargs: dict, node: Any) -> Any:
-        from ..api import StaticFunction
-        from .interpreter import LocalFunction, contains_value
+        from .state import LocalFunction, contains_value
 
-        if isinstance(callee, StaticFunction):  # nested to_static: convert the function itself
-            return self.call(callee._fn, args, kwargs, node)
+        if isinstance(getattr(type(callee), "_a2g_inline", None), property):  # nested to_static: the function itself
+            return self.call(callee._a2g_inline, args, kwargs, node)
         if type(callee) is KindedValue:   # ``type(r)(2)``, the class by the path taken: each path's callee
             return self.split_kinds((callee, args, kwargs), lambda t: self.call(*t, node), node)
         if callee is np.apply_along_axis:   # func1d converted once per slice, as NumPy's loop calls it
@@ -671,7 +671,7 @@ class CallMixin(GeneratorMixin, SortMixin):
         that raises, eager raises: the statement falls back and raises it.
         A traced ``v``, or an operand that may be a jax.Array (whose ``sum``
         method drops ``initial``), falls back."""
-        from .interpreter import contains_value
+        from .state import contains_value
 
         initial = kwargs.get("initial")
         if initial is None or not args or not isinstance(args[0], Value) or not numpy_api.takes_initial(callee):
@@ -1020,7 +1020,7 @@ class CallMixin(GeneratorMixin, SortMixin):
         local function compares by identity, as a function does; a string
         formatted from traced values concatenates with strings; anything else
         would see ast2graph's object instead of eager's and runs in Python."""
-        from .interpreter import LocalFunction
+        from .state import LocalFunction
 
         if fn in (operator.eq, operator.ne) and _other_kinds(left, right):
             return (fn is operator.ne) ^ (left is right)   # ``t == None`` of a tuple: its identity, as Python falls back to
@@ -1085,7 +1085,7 @@ class CallMixin(GeneratorMixin, SortMixin):
     def value_kinds(self, tree: Any, node: Any) -> tuple:
         """``arrays.eager_kind`` of each graph value in ``tree``, in flattening
         order, for a host callback that hands them to Python code."""
-        from .interpreter import tree_flatten
+        from ..graphlib.trees import tree_flatten
 
         kinds = tuple(arrays.eager_kind(x.type) for x in tree_flatten(tree)[0] if isinstance(x, Value))
         if "mixed" in kinds:
@@ -1148,7 +1148,7 @@ class CallMixin(GeneratorMixin, SortMixin):
         """``callee`` is about to receive these stand-ins: it must not see one
         where eager has a function, a range, a string, a method. (A local
         function handed to JAX becomes a real closure first.)"""
-        from .interpreter import LocalFunction
+        from .state import LocalFunction
 
         for x in standins:
             if not isinstance(x, (Value, LocalFunction)):
@@ -1165,9 +1165,7 @@ class CallMixin(GeneratorMixin, SortMixin):
 
     def _closures_for_jax(self, tree: Any, node: Any) -> Any:
         """Local functions passed to JAX become plain Python closures."""
-        from .interpreter import LocalFunction
-
-        # (an NNX object is one leaf: rebuilt from its leaves it would be a copy)
+        from .state import LocalFunction
         leaves, treedef = tree_flatten(tree, is_leaf=lambda x: isinstance(x, (Value, LocalFunction)) or is_nnx(x))
         for x in leaves:
             if isinstance(x, types.FunctionType) and not jaxcallbacks._jax_or_numpy(x):
@@ -1208,7 +1206,7 @@ class CallMixin(GeneratorMixin, SortMixin):
             converting.discard(id(fn))
 
     def _traced_closure(self, fn: Any, node: Any) -> TracedClosure:
-        from .interpreter import LocalFunction
+        from .state import LocalFunction
 
         self._no_python_effect(fn.node, lambda name: self._closure_value(fn, name), fn.unit.qualname, node)
 
@@ -1266,7 +1264,7 @@ class CallMixin(GeneratorMixin, SortMixin):
         printer): made once per kind of an argument of path-dependent kind. A
         function converted inline (the user's, a library's Python) or one that
         only moves its arguments (``list``, ``zip``) gets the value itself."""
-        from .interpreter import LocalFunction
+        from .state import LocalFunction
 
         if isinstance(callee, LocalFunction) or id(callee) in _KIND_MOVERS:
             return False
@@ -1428,7 +1426,7 @@ class CallMixin(GeneratorMixin, SortMixin):
         if callee is map and traced and len(args) >= 2 and not kwargs:
             # each call converted like any other (a traced map object cannot be
             # built), made when the item is pulled, as eager's lazy map makes it
-            from .tracertext import suspended
+            from ..ir.tracertext import suspended
 
             seqs = [self.iterate_static(a, node) for a in args[1:]]
             consumer = self._generator_consumer(node)
@@ -1567,7 +1565,7 @@ class CallMixin(GeneratorMixin, SortMixin):
         this signature (SciPy's own call on the host where an input or a result
         is not finite, if it may raise or differ there); NotImplemented
         otherwise (its Python is converted, or the call falls back)."""
-        from .interpreter import contains_value
+        from .state import contains_value
 
         leaves, treedef = tree_flatten((args, kwargs), is_leaf=lambda x: isinstance(x, Value))
         if contains_value(callee) or any(contains_value(x) for x in leaves if not isinstance(x, Value)):
@@ -2321,13 +2319,13 @@ _COMPARING_METHODS = frozenset({"count", "index", "remove", "__contains__", "__e
 
 
 def contains_value_any(*trees: Any) -> bool:
-    from .interpreter import contains_value
+    from .state import contains_value
 
     return any(contains_value(t) for t in trees)
 
 
 def _signature_of_local(fn: Any) -> inspect.Signature:
-    from .interpreter import NO_DEFAULT
+    from .state import NO_DEFAULT
 
     a = fn.node.args
     params = []

@@ -542,7 +542,7 @@ class ContainerMixin:
         """Eager's IndexError for an index outside ``-n <= i < n``, at run time."""
         import operator
 
-        from . import arrays
+        from ..graphlib import arrays
 
         if not self.raise_checks_allowed():
             raise self.graph_break(FallbackCode.TRACE_ERROR, node, f"a traced list index that may be out of range "
@@ -573,7 +573,7 @@ class ContainerMixin:
         index): eager's IndexError checked at run time, then each item is
         ``v if i hits it else the item``, of the join of both types (a kind
         that differs is path-dependent, as after a traced ``if``)."""
-        from . import arrays
+        from ..graphlib import arrays
 
         if not all(isinstance(x, (Value, bool, int, float, complex, np.generic)) for x in [*obj, value]):
             raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, "a traced index into a list whose items (or the "
@@ -595,7 +595,7 @@ class ContainerMixin:
     def traced_list_load(self, node: Any, obj: Any, idx: Value) -> Value:
         """``xs[i]`` on a list or tuple with a traced integer ``i``: eager's
         IndexError checked at run time, the item picked by selects."""
-        from . import arrays
+        from ..graphlib import arrays
 
         items = list(obj)
         if not all(isinstance(x, (Value, bool, int, float, complex, np.generic)) for x in items):

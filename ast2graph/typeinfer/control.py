@@ -27,7 +27,7 @@ import numpy as np
 from ..fallback.sites import FallbackCode, GraphBreak
 from ..ir.core import (ArrayType, CallOp, ForOp, IfOp, KindedValue, Region, ScanOp, SwitchOp, TreeVariant, Value,
                        WhileOp, walk_ops)
-from . import arrays
+from ..graphlib import arrays
 from .exits import BodyEnd, ExitsMixin, LoopCtx
 from .lattice import INT_BITS, INT_RANGE, TRACED_INT_BITS, WIDE_INTS, abstract_type, describe, join_types, same_dtype, same_static
 from .generators import generators_in
@@ -35,7 +35,7 @@ from .masked import MaskedSlice
 from .nnx import is_nnx
 from .pathkinds import (TAG_TYPE, TREE_PREFIX, is_constant_alternative, is_tree_alternative, kind_family, placeholder_key,
                         variants_of)
-from .trees import tree_flatten
+from ..graphlib.trees import tree_flatten
 from .state import UNBOUND, BreakSignal, CaughtSignal, MaybeBound, ContinueSignal, ControlSignal, ReturnSignal
 
 _MAX_FIXPOINT = 6

@@ -38,7 +38,7 @@ import jax.numpy as jnp
 from ..fallback.sites import FallbackCode
 from ..ir.core import KindedValue, Region, TreeVariant, Value
 from .nnx import is_nnx
-from .trees import tree_flatten
+from ..graphlib.trees import tree_flatten
 from .state import UNBOUND, BreakSignal, ContinueSignal, ControlSignal, ReturnSignal
 
 

@@ -127,7 +127,7 @@ def _read_names(tree: Any) -> set[str]:
 
 
 def _local() -> type:
-    from .interpreter import LocalFunction   # interpreter imports calls, which imports this module
+    from .state import LocalFunction
 
     return LocalFunction
 

@@ -31,7 +31,7 @@ import functools
 import warnings
 from typing import Any
 
-from . import arrays
+from ..graphlib import arrays
 
 
 def filter_actions(category: type, text: str | None, module: str | None, lineno: int | None) -> set[str]:
@@ -106,7 +106,7 @@ def _issuer(category: type, filename: str, lineno: int, module_globals: Any, fil
     return issue
 
 
-# The frame of the graph call running now (``api.GraphPlan.run`` of a graph
+# The frame of the graph call running now (``runtime.plans.GraphPlan.run`` of a graph
 # with effects, which waits for them): a warning whose ``stacklevel`` names a
 # frame outside the converted code finds it from there, as eager's
 # ``sys._getframe(stacklevel)`` does.

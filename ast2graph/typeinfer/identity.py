@@ -17,7 +17,7 @@ caller may write into the result, or test ``is``); the graph computes a copy.
 So each joined NumPy result that may be an argument carries one traced bool
 per such argument, true exactly on the paths where it is that argument's
 object, and the host returns the caller's object where it is true
-(``api.GraphPlan``: ``maybe_same``); the same for a NumPy array read from
+(``runtime.plans.GraphPlan``: ``maybe_same``); the same for a NumPy array read from
 outside (a global, ``self.table``), re-read, and for another output
 (``y = x if c else z; return y, z``: ``y`` is ``z`` where the flag holds). A result with no flag is never an
 argument. Flags are only for arrays that leave the graph unchanged by the
@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from ..ir.core import ArrayType, Value, walk_ops
-from . import arrays
+from ..graphlib import arrays
 
 _BOOL = ArrayType((), np.dtype(bool))
 

@@ -43,7 +43,8 @@ from ..resolver import CallKind, NameKind, classify_callee, qualified_name
 from .operators import NOT_USER, OperatorMixin, python_method
 from ..ssa.names import bound_names
 from ..tracebacks import PendingSite, RaiseSite, UserLine
-from . import arrays, hostwarnings, trees
+from ..graphlib import arrays, trees
+from . import hostwarnings
 from .blocks import BlocksMixin
 from .matching import MatchMixin
 from .calls import CallMixin
@@ -63,12 +64,12 @@ from .kinds import (Unobservable, contains_standin, function_attribute, internal
                     standin_types, traced_as_eager, value_attribute_allowed)
 from .shaperules import rule_type
 from .tracing import output_types
-from .tracertext import suspended, watching
+from ..ir.tracertext import watching
 from .lattice import (INT_BITS, INT_RANGE, TRACED_INT_BITS, int_range_of, WIDE_INTS, traced_int_ok, canonical_type, host_scalar, is_64bit, is_array, is_python_number, is_static_number,
                       is_traceable_number, ndarray_subclass, static_array_type, subclass_cause)
 from .guards import Snapshot, TooLarge, watched
-from .state import (UNBOUND, MaybeBound, Capture, ContinueSignal, BreakSignal, Frame, Guard,
-                    Options, ReturnSignal, Unit, builtin_value, unit_of_nested)
+from .state import (NO_DEFAULT, UNBOUND, MaybeBound, Capture, ContinueSignal, BreakSignal, Frame, Guard,  # noqa: F401
+                    LocalFunction, Options, ReturnSignal, builtin_value, contains_value, unit_of_nested)
 
 # Abstract evaluation (tracing an op once for its result types) is most of
 # the conversion time where no typing rule applies, and the same op on the
@@ -158,8 +159,6 @@ def _eval_key(fn: Callable, treedef: Any, leaves: list) -> tuple | None:
 _SAFE_STATIC = (bool, int, float, complex, str, bytes, type(None), slice, range,
                 np.ndarray, np.generic, np.dtype, type, type(Ellipsis))
 
-
-NO_DEFAULT = object()
 
 # Builtins that look at an object's type or identity only: no content guard.
 _IDENTITY_READS = (isinstance, issubclass, type, callable, id)
@@ -317,10 +316,6 @@ def _holds_tracer(leaf: Any) -> bool:
     return type(leaf) is np.ndarray and leaf.dtype == object
 
 
-def contains_value(tree: Any) -> bool:
-    return any(isinstance(x, Value) for x in tree_flatten(tree)[0])
-
-
 def _traced_number_among(leaves: list) -> str:
     """Text naming a traced Python number among an op's operands ("" if none)."""
     for x in leaves:
@@ -328,29 +323,6 @@ def _traced_number_among(leaves: list) -> str:
             kind = {"b": "bool", "i": "int", "u": "int", "f": "float", "c": "complex"}.get(x.type.dtype.kind, "number")
             return f"a traced Python {kind}"
     return ""
-
-
-class LocalFunction:
-    """A ``def``/``lambda`` inside a converted function: inlined when called,
-    also when Python code at trace time calls it (``sorted(xs, key=...)``,
-    ``functools.reduce``); its attributes are a function's
-    (``kinds.function_attribute``)."""
-
-    def __init__(self, node: Any, unit: Unit, frame: Frame, defaults: list, kw_defaults: list,
-                 interpreter: "Specializer | None" = None):
-        self.node, self.unit, self.frame = node, unit, frame
-        self.defaults, self.kw_defaults = defaults, kw_defaults
-        self.interpreter = interpreter
-        self.attributes: dict[str, Any] = {}   # set by the program (``f.calls = 0``)
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if self.interpreter is None:
-            raise TypeError(f"{self!r} called outside the specialisation that made it")
-        with suspended():   # Python code at trace time calls it: ast2graph interprets it again
-            return self.interpreter.inline_local(self, args, kwargs, self.node)
-
-    def __repr__(self) -> str:
-        return f"<local function {self.unit.qualname}>"
 
 
 class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixin, NnxMixin, WritebackMixin,

@@ -45,7 +45,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..ir.core import ArrayType, Value
-from . import arrays
+from ..graphlib import arrays
 
 _PYTHON_NUMBER = {"b": bool, "i": int, "u": int, "f": float, "c": complex}
 
@@ -87,7 +87,7 @@ def eager_exemplars(x: Any, outer_traced: bool = False) -> tuple | None:
     """Objects of eager's classes for the stand-in ``x``: None if ``x`` is no
     stand-in (it is what eager has), ``()`` if eager's class is not known."""
     from .closures import TracedClosure
-    from .interpreter import LocalFunction   # the interpreter imports this module
+    from .state import LocalFunction
 
     if isinstance(x, Value):
         return array_exemplars(x.type, outer_traced)
@@ -109,7 +109,7 @@ def standin_types() -> tuple:
     """The classes of trace-time stand-ins (they live in modules that import this one)."""
     from .calls import TransformedFn
     from .closures import TracedClosure
-    from .interpreter import LocalFunction
+    from .state import LocalFunction
 
     from .masked import MaskedMethod, MaskedSlice
     from .varlist import VarTail
@@ -121,7 +121,7 @@ def standin_types() -> tuple:
 
 def standins_in(tree: Any) -> list:
     """The stand-ins anywhere in ``tree`` (through tuples, lists, dicts and pytrees)."""
-    from .trees import tree_flatten
+    from ..graphlib.trees import tree_flatten
 
     kinds = standin_types()
     return [x for x in tree_flatten(tree, leaf_types=kinds)[0] if isinstance(x, kinds)]
@@ -308,7 +308,7 @@ def function_attribute(fn: Any, name: str) -> Any:
 
 
 def _no_default() -> Any:
-    from .interpreter import NO_DEFAULT
+    from .state import NO_DEFAULT
 
     return NO_DEFAULT
 

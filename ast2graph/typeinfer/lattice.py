@@ -29,6 +29,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from ..graphlib.casts import NARROW as _NARROW
 from ..ir.core import ArrayType, Value, is_extended
 
 _NUMBER_TYPES = (bool, int, float, complex, np.bool_, np.number)
@@ -209,14 +210,6 @@ def untrace_numbers(tree: Any) -> Any:
     return jax.tree_util.tree_map(unwrap, tree, is_leaf=lambda x: isinstance(x, TracedNumber) or is_node(x))
 
 
-def to_python_number(x: Any) -> Any:
-    """A scalar array back to the Python number it stands for (by dtype kind)."""
-    if isinstance(x, jax.Array):
-        x.block_until_ready()   # waits as jax.block_until_ready does (np.asarray's wait is slower)
-    x = np.asarray(x)
-    kind = x.dtype.kind
-    value = x.item()
-    return bool(value) if kind == "b" else int(value) if kind in "iu" else float(value) if kind == "f" else complex(value)
 
 
 def join_types(a: ArrayType, b: ArrayType) -> ArrayType | None:
@@ -273,8 +266,6 @@ def _promoted_dtype(shape: tuple, a: np.dtype, weak_a: bool, b: np.dtype, weak_b
         return np.dtype(jax.eval_shape(lambda u, v: jnp.add(u, v), *sds).dtype)
 
 
-_NARROW = {np.dtype(np.float64): np.dtype(np.float32), np.dtype(np.int64): np.dtype(np.int32),
-           np.dtype(np.uint64): np.dtype(np.uint32), np.dtype(np.complex128): np.dtype(np.complex64)}
 
 
 def is_64bit(dtype: np.dtype) -> bool:

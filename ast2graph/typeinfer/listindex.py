@@ -22,7 +22,7 @@ import numpy as np
 
 from ..fallback.sites import FallbackCode
 from ..ir.core import Value
-from . import arrays
+from ..graphlib import arrays
 from .lattice import INT_BITS, WIDE_INTS, is_traceable_number, static_array_type
 
 

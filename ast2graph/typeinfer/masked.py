@@ -50,7 +50,7 @@ import numpy as np
 
 from ..fallback.sites import FallbackCode
 from ..ir.core import ArrayType, Value
-from . import arrays
+from ..graphlib import arrays
 from .lattice import INT_BITS
 
 _WHY = ("a slice with a traced bound or by a traced mask (`x[:n]`, `x[x > 0]`): the result's shape depends on the "
@@ -160,7 +160,7 @@ def masked_write(x: Any, start: Any, count: Any, step: int, v: Any, vstart: Any,
 def check_write_counts(count: Any, vcount: Any, shape: tuple, vshape: tuple, dtype: Any, vdtype: Any) -> None:
     """At run time: NumPy's ValueError when ``vcount`` rows do not broadcast
     into ``count`` (neither equal nor one); its message made by NumPy itself."""
-    from ..lowering.bounded import raise_if
+    from ..graphlib.bounded import raise_if
 
     raise_if((vcount != count) & (vcount != 1), functools.partial(_raise_write, shape, vshape, dtype, vdtype),
              count, vcount)
@@ -214,7 +214,7 @@ def masked_index_check(count: Any, i: int, numpy: bool, rest: tuple) -> None:
     rows (NumPy: ``i`` outside ``-count..count-1``; JAX clamps a non-empty
     array's index and raises on an empty one), raised by indexing an empty
     array of the slice's shape as eager would."""
-    from ..lowering.bounded import raise_if   # the run-time check machinery
+    from ..graphlib.bounded import raise_if   # the run-time check machinery
 
     bad = ((i >= count) | (i < -count)) if numpy else (count == 0)
     raise_if(bad, functools.partial(_raise_eager_index, i, numpy, rest), count)

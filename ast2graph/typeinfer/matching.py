@@ -26,7 +26,7 @@ import gast
 import jax
 
 from ..fallback.sites import FallbackCode
-from . import arrays
+from ..graphlib import arrays
 from .lattice import Value
 
 _SELF_MATCHING = (bool, bytearray, bytes, dict, float, frozenset, int, list, set, str, tuple)

@@ -33,12 +33,12 @@ import numpy as np
 
 from ..fallback.sites import FallbackCode
 from ..ir.core import KindedValue, Value
-from . import arrays
+from ..graphlib import arrays
 from .lattice import DATA_INT64, INT_BITS, INT_RANGE, WIDE_INTS
 from .masked import MaskedSlice
 from .precision import (argument_path, comparison_dtype, index_leaves, int32_check, is_at_update, jax_kind,
                         jax_semantics, numpy_dtypes, python_int)
-from .trees import tree_flatten
+from ..graphlib.trees import tree_flatten
 
 # NumPy functions and methods whose result may share memory with an argument.
 VIEW_NAMES = frozenset({
@@ -719,7 +719,7 @@ class MutationMixin:
         """A write into a NumPy array known at trace time that must become a graph
         update: a traced index or value, or a write under a traced condition or
         in a rolled loop (the array's contents then depend on the path)."""
-        from .interpreter import contains_value   # the interpreter imports this module
+        from .state import contains_value
 
         entry = self.fresh.get(id(obj))
         return contains_value((idx, value)) or (entry is not None and entry[1] is obj and entry[0] != self.traced_depth)

@@ -64,7 +64,7 @@ from ..fallback.sites import FallbackCode, GraphBreak
 from ..ir.core import Value
 from ..resolver import qualified_name
 from .lattice import is_array, is_python_number
-from .trees import tree_leaves
+from ..graphlib.trees import tree_leaves
 from .state import Guard
 
 _TYPES: list = []   # (Pytree, Variable) once flax.nnx is imported
@@ -252,7 +252,7 @@ class NnxMixin:
     # ------------------------------------------------------------ the op
     def nnx_call(self, fn: Any, args: tuple, kwargs: dict, node: Any, label: str | None = None) -> Any:
         """``fn(*args, **kwargs)``, library code on NNX objects, as one op."""
-        from .interpreter import LocalFunction, contains_value
+        from .state import LocalFunction, contains_value
 
         gl = _graphlib()
         label = label or _label(fn)
@@ -368,7 +368,7 @@ class NnxMixin:
         """The current value of the state at ``where`` (object, attribute):
         this graph's pending write, else the object's value, an input re-read
         every call (``external``: an array is captured, a static value guarded)."""
-        from .interpreter import contains_value
+        from .state import contains_value
 
         obj, attr = where
         pending = self.attr_writes.get((id(obj), attr))
@@ -395,7 +395,7 @@ class NnxMixin:
                                        f"({type(obj).__name__}) changed under a traced condition or in a rolled loop")
             object.__setattr__(obj, attr, value)
             return
-        from .interpreter import contains_value
+        from .state import contains_value
 
         if attr == "_raw_value" and contains_value(obj.get_raw_value()):
             raise self.graph_break(FallbackCode.MUTATION, node, f"a write into a {type(obj).__name__} passed inside a "
@@ -460,7 +460,7 @@ class NnxMixin:
 
     def nnx_set_attribute(self, obj: Any, attr: str, value: Any, node: Any) -> None:
         """``obj.attr = value`` on an NNX object in converted code."""
-        from .interpreter import contains_value
+        from .state import contains_value
 
         if is_variable(obj):
             self.nnx_call(setattr, (obj, attr, value), {}, node, f"nnx {type(obj).__name__}.{attr} =")

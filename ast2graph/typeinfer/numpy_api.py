@@ -94,7 +94,7 @@ def with_eager_containers(callee: Any, args: tuple, kwargs: dict, result: Any) -
         return result
     from ..ir.core import Value
     from .numpy_probe import eager_probe
-    from .trees import tree_flatten
+    from ..graphlib.trees import tree_flatten
 
     leaves, treedef = tree_flatten((args, kwargs), is_leaf=lambda x: isinstance(x, Value))
     probe = eager_probe(callee, treedef, leaves)
@@ -239,7 +239,7 @@ def not_numpys(what: str) -> NotImplementedError:
 
 def _host_numpy(fn: Any, shape: tuple, dtype: Any, *operands: Any) -> Any:
     """``fn(*operands)`` run by NumPy on the host (a pure callback), as an array of ``shape`` and ``dtype``."""
-    from ..hostcalls import pure_host_call
+    from ..graphlib.hostcalls import pure_host_call
 
     def host(*arrays: Any) -> np.ndarray:
         return np.asarray(fn(*arrays), dtype=dtype)
@@ -476,7 +476,7 @@ def _int_division_by_zero(ufunc: Any, quotient_at: Any) -> Any:
         if jnp.issubdtype(q.dtype, jnp.integer):
             q = jnp.where(jnp.asarray(x2) == 0, jnp.zeros_like(q), q)
         if jnp.issubdtype(q.dtype, jnp.floating):   # the signs of zero results, as NumPy's
-            from .arrays import python_zero_signs
+            from ..graphlib.arrays import python_zero_signs
 
             q = python_zero_signs(q, x1, x2, True)
             if quotient_at is not None:
@@ -490,7 +490,7 @@ def _int_division_by_zero(ufunc: Any, quotient_at: Any) -> Any:
 def remainder(x1: Any, x2: Any, /, out: Any = None, **kwargs: Any) -> Any:
     """``np.remainder``/``np.mod`` of floats: a zero remainder has the
     divisor's sign (``np.mod(-2.0, 1.0)`` is 0.0; XLA's keeps the dividend's)."""
-    from .arrays import python_zero_signs
+    from ..graphlib.arrays import python_zero_signs
 
     if out is not None:
         raise not_numpys("np.remainder with out=")
@@ -500,7 +500,7 @@ def remainder(x1: Any, x2: Any, /, out: Any = None, **kwargs: Any) -> Any:
 
 def sign(x: Any, /, out: Any = None, **kwargs: Any) -> Any:
     """``np.sign`` of floats: the sign of -0.0 is 0.0 (XLA's is -0.0)."""
-    from .arrays import plus_zero
+    from ..graphlib.arrays import plus_zero
 
     if out is not None:
         raise not_numpys("np.sign with out=")
@@ -620,7 +620,7 @@ def _total(jnp_fn: Any) -> Any:
     one element into that element, -0.0 kept (``np.sum(np.array([-0.0]))``,
     ``x.sum(axis=1)`` of a column), and interpolates medians of -0.0 to -0.0."""
     def op(*args: Any, **kwargs: Any) -> Any:
-        from .arrays import plus_zero
+        from ..graphlib.arrays import plus_zero
 
         out = jnp_fn(*args, **kwargs)
         if kwargs.get("initial") is not None or len(args) > 5 or not jnp.issubdtype(out.dtype, jnp.inexact):
@@ -644,7 +644,7 @@ def _true_divide(total: Any, count: int) -> Any:
     count's reciprocal (``np.mean([1, 2, 4])``: 2.3333333333333335, where the
     reciprocal's product is 2.333333333333333); a complex total's parts
     divided each (NumPy divides by ``count + 0j``: exactly that)."""
-    from ..lowering.codegen import opaque
+    from ..graphlib.casts import opaque
 
     if jnp.issubdtype(total.dtype, jnp.complexfloating):
         real = total.real
@@ -763,7 +763,7 @@ def round_(a: Any, decimals: Any = 0, out: Any = None) -> Any:
     """``np.round``/``np.around`` of floats with ``decimals``: NumPy's
     scaling by a power of ten and back (``arrays.numpy_round``); JAX's
     multiplies by the inverse power (0.32999998 for NumPy's 0.33 in float32)."""
-    from .arrays import numpy_round
+    from ..graphlib.arrays import numpy_round
 
     a = jnp.asarray(a)
     if out is not None or not isinstance(decimals, int) or decimals == 0 or not jnp.issubdtype(a.dtype, jnp.floating):
@@ -1017,7 +1017,7 @@ def raise_check(callee: Any, args: tuple, kwargs: dict) -> tuple | None:
     function) holds for, or None (no such check, or the argument it checks
     is known at trace time: NumPy's own check then runs on the exemplars)."""
     from ..ir.core import Value
-    from .trees import tree_leaves
+    from ..graphlib.trees import tree_leaves
 
     if not RAISE_CHECKS:
         RAISE_CHECKS.update(_raise_checks())

@@ -172,7 +172,7 @@ def rule_for(callee: Any, args: tuple, kwargs: dict) -> tuple[Any, Callable, str
 
 def _static_indices_problem(indices: Any) -> str:
     from ..ir.core import Value
-    from .trees import tree_leaves
+    from ..graphlib.trees import tree_leaves
 
     if any(isinstance(x, Value) for x in tree_leaves(indices)):
         return "its indices are traced (NumPy writes repeated indices in order and raises out of bounds)"

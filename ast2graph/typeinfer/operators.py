@@ -128,8 +128,8 @@ class OperatorMixin:
                                f"{type(left).__name__} and {type(right).__name__} (eager raises TypeError)")
 
     def _negated(self, out: Any, node: Any) -> Any:
-        from . import arrays
-        from .interpreter import Value
+        from ..graphlib import arrays
+        from ..ir.core import Value
 
         truth = self.truth(out, node)
         if isinstance(truth, Value):
@@ -146,7 +146,7 @@ def _declines(obj: Any, other: Any) -> bool:
     """Whether ``obj``'s own (builtin) operator returns NotImplemented for the
     user's object ``other``: a Python number, string or container does, and so
     does a jax.Array or a traced Python number (JAX defers to unknown types)."""
-    from .interpreter import Value
+    from ..ir.core import Value
 
     if type(obj) in _DECLINING:
         return not isinstance(other, type(obj))

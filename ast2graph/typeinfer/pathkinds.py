@@ -56,7 +56,7 @@ import numpy as np
 from ..fallback.sites import FallbackCode
 from ..ir.core import ArrayType, CallOp, IfOp, KindedValue, Region, SwitchOp, TreeVariant, Value, is_extended, walk_ops
 from .lattice import INT_BITS
-from .trees import tree_flatten
+from ..graphlib.trees import tree_flatten
 
 TAG_TYPE = ArrayType((), np.dtype(np.int32))
 # ``None`` on some paths (``best = None``, then an array under a traced ``if``): a
@@ -230,7 +230,7 @@ def eager_object(a: Any, key: str) -> Any:
     if kind == "python":
         if type(a) in (bool, int, float, complex):
             return a
-        from .lattice import to_python_number
+        from ..graphlib.casts import to_python_number
 
         return to_python_number(a)
     if kind == "numpy":
@@ -364,7 +364,7 @@ class KindTagMixin:
         and zeros in the other variants; a kinded one with fewer or other-ordered
         variants has its tag mapped. The same tree where the template has none."""
         from .control import _flatten_joined
-        from .trees import keyed
+        from ..graphlib.trees import keyed
 
         tleaves, ttree = _flatten_joined(template)
         if not any(isinstance(t, KindedValue) for t in tleaves):
@@ -596,7 +596,7 @@ class KindTagMixin:
 
     def _select_converted(self, k: KindedValue, dtype: np.dtype, node: Any) -> Value:
         """A kinded value as the strong array of ``dtype`` that JAX makes of it on every path."""
-        from . import arrays
+        from ..graphlib import arrays
 
         cases = []
         for v in k.variants:
@@ -611,7 +611,7 @@ class KindTagMixin:
     def _weak_by_combination(self, out: Any, kinded: list, inputs: list, results: list, node: Any) -> Any:
         """The results of a collapsed call, each whose weak type depends on the
         combination of its operands' kinds a ``KindedValue`` of its two forms."""
-        from . import arrays
+        from ..graphlib import arrays
 
         leaves, tree = tree_flatten(out, leaf_types=(Value,))
         values = [x for x in leaves if isinstance(x, Value)]

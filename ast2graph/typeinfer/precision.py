@@ -39,7 +39,7 @@ import jax
 import numpy as np
 
 from ..ir.core import Value, walk_ops
-from . import arrays
+from ..graphlib import arrays
 from .lattice import is_64bit
 
 
@@ -164,7 +164,7 @@ def argument_path(fn: Any, treedef: Any, k: int) -> str | None:
 def int32_check(value: Any, path: str | None) -> None:
     """At run time: the OverflowError eager JAX raises (x64 off) when a
     Python int beyond int32 meets a JAX operation."""
-    from ..lowering.bounded import raise_if   # the run-time check machinery
+    from ..graphlib.bounded import raise_if   # the run-time check machinery
 
     raise_if((value < _INT32[0]) | (value > _INT32[1]), functools.partial(_raise_overflow, path), value)
 

@@ -716,7 +716,7 @@ def guarded_call(spec: GuardedCall, *inputs: Any) -> Any:
     infs or NaNs')``), its warnings and its values."""
     from jax import lax
 
-    from ..hostcalls import pure_host_call
+    from ..graphlib.hostcalls import pure_host_call
 
     args, kwargs = _fill(spec, inputs)
     out = spec.jax_fn(*args, **kwargs)
@@ -755,8 +755,8 @@ def _finite_all(xs: list) -> Any:
 def _host_scipy(spec: GuardedCall, types: tuple) -> Any:
     """The host side: SciPy's call on eager's objects; what it raises is
     eager's exception (kept and re-raised by the caller of the graph)."""
-    from ..hostcalls import _guarded
-    from .arrays import to_eager_kind
+    from ..graphlib.hostcalls import _guarded
+    from ..graphlib.arrays import to_eager_kind
 
     def run(*inputs: Any) -> tuple:
         eager = [to_eager_kind(x, kind) for x, kind in zip(inputs, spec.kinds)]
@@ -773,7 +773,7 @@ def _host_scipy(spec: GuardedCall, types: tuple) -> Any:
 def guarded_operands(fn: Any, found: Equivalent, leaves: list, treedef: Any) -> tuple[GuardedCall, list]:
     """The op's static part and its traced operands for one call."""
     from ..ir.core import Value
-    from .arrays import eager_kind
+    from ..graphlib.arrays import eager_kind
 
     traced = [x for x in leaves if isinstance(x, Value)]
     spec = GuardedCall(fn, found.fn, treedef, tuple(TRACED if isinstance(x, Value) else x for x in leaves),

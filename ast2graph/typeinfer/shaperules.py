@@ -29,7 +29,7 @@ import jax
 import numpy as np
 
 from ..ir.core import ArrayType, Value, is_extended
-from . import arrays
+from ..graphlib import arrays
 from .elementwise import is_real_float
 
 _SCALAR_TREE = jax.tree_util.tree_structure(0)

@@ -106,7 +106,7 @@ class SortMixin:
             raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, "sorted(..., reverse=) needs a Python bool")
         items = list(self.iterate_static(args[0], node))
         keys = items if key is None else [self.call(key, (item,), {}, node) for item in items]
-        from .interpreter import contains_value   # (the interpreter mixes this class in)
+        from .state import contains_value
 
         if not contains_value(keys):   # every comparison decided now, as eager's
             order = sorted(range(len(items)), key=keys.__getitem__, reverse=bool(reverse))

@@ -25,10 +25,11 @@ import numpy as np
 
 from ..fallback.sites import Decision, FallbackCode, FallbackSite, GraphBreak
 from ..ir.core import CallOp, Graph, KindedValue, Region, TreeVariant, Value, walk_ops
-from .arrays import DeferredStr, eager_kind, raise_when, to_eager_kind
+from ..graphlib.arrays import DeferredStr, eager_kind, raise_when, to_eager_kind
 from .calls import TransformedFn
 from .guards import object_key
-from .interpreter import LocalFunction, Specializer, contains_value
+from .interpreter import Specializer
+from .state import LocalFunction, contains_value
 from .nnx import boundary_leaf, is_nnx
 from .lattice import array_type_of, is_array, ndarray_subclass, subclass_cause, untrace_numbers
 from .kinds import standin_types
@@ -38,7 +39,7 @@ from .writeback import Effect, written_key
 from .varlist import lists_out
 from .generators import TraceGenerator
 from .localclass import escapes as local_class_escapes, read_by_other_scopes
-from .trees import keyed, tree_flatten
+from ..graphlib.trees import keyed, tree_flatten
 from .boundary import InputRef, abstract_inputs, reaches, register_other_node, resolve, share_outputs
 from .state import Capture, Frame, Guard, Options, ReturnSignal, Unit
 
@@ -65,7 +66,7 @@ class Specialization:
     value_keys: dict[int, tuple] = field(default_factory=dict)   # their keys when traced (``object_key``)
     deleted: list[str] = field(default_factory=list)   # names a non-returning segment leaves unbound
     # guard keys of the outside values this graph writes back (``writeback.written_key``): a
-    # Python int among them that changed since the trace is read traced at once (api.note_changed_statics)
+    # Python int among them that changed since the trace is read traced at once (FunctionState.note_changed_statics)
     written_keys: frozenset = frozenset()
     # NumPy views among the outputs made again on eager's arrays after each call (``_view_program``)
     views: tuple | None = None
@@ -669,7 +670,7 @@ def _check_captures_apart(sp: Specializer, leaves: list, unit: Unit, stmts: list
     """An argument array written in place must not share memory with a NumPy
     array the graph reads from outside (``f(G)`` writing ``x`` and reading the
     global ``G``): that read would not see the write. Checked again before
-    every call (``api.GraphPlan.guards_hold``)."""
+    every call (``runtime.plans.GraphPlan.guards_hold``)."""
     written = written_arguments(sp)
     if not written or not (sp.captures or sp.guards):
         return

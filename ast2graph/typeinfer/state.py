@@ -4,7 +4,10 @@ Requires: ``parser``, ``resolver``, ``ssa``.
 Produces: ``Unit`` (a function's tree with its scope and SSA info, cached per
 code object or per nested def node), ``Frame`` (the environment of one
 function activation during specialisation), ``Options`` and the control
-signals ``ReturnSignal``/``BreakSignal``/``ContinueSignal``.
+signals ``ReturnSignal``/``BreakSignal``/``ContinueSignal``; ``LocalFunction``
+(a ``def``/``lambda`` made by the program), ``contains_value`` and
+``NO_DEFAULT``, which the interpreter's mixins use (they never import the
+interpreter itself).
 """
 
 from __future__ import annotations
@@ -13,15 +16,21 @@ import builtins
 import math
 import types
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import gast
 
 from ..diagnostics import Loc
+from ..graphlib.trees import tree_flatten
+from ..ir.core import Value
+from ..ir.tracertext import suspended
 from ..parser import ParsedFunction, parse_function
 from ..resolver import NameKind, Scope, scope_of
 from ..ssa import SSAInfo, analyze
 from .guards import Snapshot, same_builtin_method
+
+if TYPE_CHECKING:
+    from .interpreter import Specializer
 
 
 @dataclass(frozen=True)
@@ -330,3 +339,33 @@ def same_scalar(a: Any, b: Any) -> bool:
     if isinstance(a, complex):
         return same_scalar(a.real, b.real) and same_scalar(a.imag, b.imag)
     return not isinstance(a, float) or a != 0 or math.copysign(1.0, a) == math.copysign(1.0, b)
+
+
+NO_DEFAULT = object()   # a parameter without a default (``LocalFunction.defaults``)
+
+
+def contains_value(tree: Any) -> bool:
+    return any(isinstance(x, Value) for x in tree_flatten(tree)[0])
+
+
+class LocalFunction:
+    """A ``def``/``lambda`` inside a converted function: inlined when called,
+    also when Python code at trace time calls it (``sorted(xs, key=...)``,
+    ``functools.reduce``); its attributes are a function's
+    (``kinds.function_attribute``)."""
+
+    def __init__(self, node: Any, unit: Unit, frame: Frame, defaults: list, kw_defaults: list,
+                 interpreter: "Specializer | None" = None):
+        self.node, self.unit, self.frame = node, unit, frame
+        self.defaults, self.kw_defaults = defaults, kw_defaults
+        self.interpreter = interpreter
+        self.attributes: dict[str, Any] = {}   # set by the program (``f.calls = 0``)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if self.interpreter is None:
+            raise TypeError(f"{self!r} called outside the specialisation that made it")
+        with suspended():   # Python code at trace time calls it: ast2graph interprets it again
+            return self.interpreter.inline_local(self, args, kwargs, self.node)
+
+    def __repr__(self) -> str:
+        return f"<local function {self.unit.qualname}>"

@@ -55,8 +55,9 @@ from jax import lax
 
 from ..fallback.sites import FallbackCode
 from ..ir.core import ArrayType, ForOp, Region, Value
-from . import arrays
-from .lattice import INT_BITS, abstract_type, describe, is_static_number, join_types, same_dtype, to_python_number
+from ..graphlib import arrays
+from .lattice import INT_BITS, abstract_type, describe, is_static_number, join_types, same_dtype
+from ..graphlib.casts import to_python_number
 
 # the count of a tail: a Python int in eager (exact, int64 in the graph, weak as a Python scalar)
 COUNT_TYPE = ArrayType((), np.dtype("int64"), True, python=True)
@@ -164,7 +165,7 @@ def shift_rows(buf: Any, k: int, count: Any, rows: Any) -> Any:
 
 def raise_if_outside(i: Any, n: Any, message: str) -> None:
     """At run time: eager's ``IndexError(message)`` unless ``0 <= i < n``."""
-    from ..lowering.bounded import raise_if
+    from ..graphlib.bounded import raise_if
 
     raise_if((i < 0) | (i >= n), functools.partial(_raise_index, message), i)
 
@@ -176,7 +177,7 @@ def _raise_index(message: str, mask: Any, i: Any) -> None:
 
 def raise_if_empty(n: Any, message: str) -> None:
     """At run time: eager's ``ValueError(message)`` when ``n == 0`` (``max([])``)."""
-    from ..lowering.bounded import raise_if
+    from ..graphlib.bounded import raise_if
 
     raise_if(n == 0, functools.partial(_raise_empty, message), n)
 
@@ -221,7 +222,7 @@ class VarListOut:
             out = cls.__new__(cls)   # (JAX's own unflattening of the template: no list yet)
             out.prefix, out.tail = prefix, VarTail(buffers, count, 0, 0, 0, tree, types)
             return out
-        from .arrays import eager_kind
+        from ..graphlib.arrays import eager_kind
 
         n = int(count) if not isinstance(count, (int, np.integer)) else count
         host = [np.asarray(b) for b in buffers]

@@ -16,7 +16,7 @@ Produces: pending writes in ``Specializer.attr_writes`` for
   with the values that come out of the graph.
 
 ``GraphPlan.run`` and the fast path apply them after each call by ``setattr``
-(``api.py``, ``fastpath.py``); a segment that may raise through a run-time
+(``runtime/plans.py``, ``runtime/fastpath.py``); a segment that may raise through a run-time
 check after making one is specialised with its raises in Python
 (``specialize.specialize``), so a raise leaves eager's state.
 

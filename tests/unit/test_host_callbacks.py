@@ -1,4 +1,4 @@
-"""64-bit values across host callbacks (``typeinfer/arrays.py``: ``pure_host_call``, ``words_sent``).
+"""64-bit values across host callbacks (``graphlib/arrays.py``: ``pure_host_call``, ``words_sent``).
 
 JAX hands a callback's arguments over and checks its results under the x64
 switch of the thread that runs it; a graph with 64-bit values is traced and
@@ -17,8 +17,8 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from ast2graph.lowering.bounded import raise_if
-from ast2graph.hostcalls import pure_host_call, words_sent
+from ast2graph.graphlib.bounded import raise_if
+from ast2graph.graphlib.hostcalls import pure_host_call, words_sent
 
 X = 0.1 + 2.0 ** -40   # not a float32: narrowing changes it
 

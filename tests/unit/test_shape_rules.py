@@ -14,7 +14,8 @@ import numpy as np
 import pytest
 
 from ast2graph.ir.core import ArrayType, Value
-from ast2graph.typeinfer import arrays, tracing
+from ast2graph.graphlib import arrays
+from ast2graph.typeinfer import tracing
 from ast2graph.typeinfer.shaperules import RULES, rule_type
 
 DTYPES = [("f32", "float32", False), ("f32~", "float32", True), ("bf16", jnp.bfloat16, False),

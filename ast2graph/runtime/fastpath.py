@@ -1,12 +1,13 @@
 """The warm-call fast path of a function that is one graph.
 
-Requires: a ``GraphPlan`` that ran as the whole function (``api.py``).
+Requires: a ``GraphPlan`` that ran as the whole function (``plans.py``) and
+the function's ``FunctionState`` (its binding and counters).
 Produces: ``make_fast_call``: a closure that calls the plan's ``jax.jit``
 directly when the new call's arguments match the plan's specialisation;
 ``aval_checked``: the wrapper that makes a jitted graph refuse to be traced
 for other shapes or dtypes than it was specialised for (``SpecMiss``).
 Invariants: the fast path returns exactly what the general path
-(``_Block.__call__`` → ``GraphPlan.run``) would return, or ``MISS`` before
+(``Block.__call__`` → ``GraphPlan.run``) would return, or ``MISS`` before
 anything ran; it never hides a specialisation change.
 
 The general path costs several microseconds a call in Python: binding the
@@ -40,10 +41,10 @@ from typing import Any, Callable
 import jax
 import numpy as np
 
-from .hostcalls import HostErrors
-from .typeinfer.guards import object_key
-from .typeinfer.precision import check_int_inputs
-from .typeinfer.state import guarded_equal, same_scalar
+from ..graphlib.hostcalls import HostErrors
+from ..typeinfer.guards import object_key
+from ..typeinfer.precision import check_int_inputs
+from ..typeinfer.state import guarded_equal, same_scalar
 
 MISS = object()
 
@@ -88,21 +89,22 @@ def _aval_key(x: Any) -> tuple:
     return (tuple(aval.shape), aval.dtype, getattr(aval, "weak_type", False))
 
 
-def make_fast_call(owner: Any, plan: Any, args: tuple, names: list[str], leaves: list,
+def make_fast_call(state: Any, plan: Any, args: tuple, names: list[str], leaves: list,
                    treedef: Any) -> Callable[[tuple], Any] | None:
     """A fast call for ``plan`` (a ``GraphPlan`` that was the whole call of
-    ``owner``, a ``StaticFunction``, with positional ``args``), or None where
-    the call needs the general path every time."""
+    the function whose ``FunctionState`` is ``state``, with positional
+    ``args``), or None where the call needs the general path every time."""
     spec = plan.spec
-    if owner._fast_misses >= _MAX_MISSES or not plan.fast_ok or not (spec.returns or spec.end == len(owner._top.stmts)):
+    if state.fast_misses >= _MAX_MISSES or not plan.fast_ok or not (spec.returns or spec.end == len(state.top.stmts)):
         return None
-    if owner._jit is not None or owner._traced_params or not owner._simple or owner._bound_kwargs:
+    binding = state.binding
+    if state.jit is not None or state.traced_params or not binding.simple or binding.kwargs:
         return None
-    bound = owner._bound_args
-    params = owner._simple_params
+    bound = binding.args
+    params = binding.params
     nb = len(bound)
     missing = len(params) - nb - len(args)   # parameters left to their defaults
-    if not 0 <= missing <= len(owner._defaults) or treedef != jax.tree_util.tree_structure(list(range(len(names)))):
+    if not 0 <= missing <= len(binding.defaults) or treedef != jax.tree_util.tree_structure(list(range(len(names)))):
         return None   # an argument that is a pytree: the general path
     where = {name: k for k, name in enumerate(params)}
     arrays: list[int] = []
@@ -142,11 +144,11 @@ def make_fast_call(owner: Any, plan: Any, args: tuple, names: list[str], leaves:
     unflatten = jax.tree_util.tree_unflatten
     writes = spec.attr_writes
     # the plan's types follow the user's x64 switch; a graph with 64-bit
-    # values is called with the switch on (api.GraphPlan.run)
+    # values is called with the switch on (plans.GraphPlan.run)
     config, user_x64 = jax.config, bool(jax.config.jax_enable_x64)
     x64 = jax.enable_x64 if plan.x64 else None
     int_inputs = plan.int_inputs
-    target, (defaults, kwdefaults) = owner._target, owner._defaults_of
+    target, (defaults, kwdefaults) = binding.target, binding.defaults_of
 
     def fast(call_args: tuple) -> Any:
         if len(call_args) != nargs or config.jax_enable_x64 is not user_x64:
@@ -187,8 +189,8 @@ def make_fast_call(owner: Any, plan: Any, args: tuple, names: list[str], leaves:
                 with x64(True):
                     outs = jitted(*inputs)
         except SpecMiss:
-            owner._fast_misses += 1
-            owner._fast = None
+            state.fast_misses += 1
+            state.fast = None
             return MISS
         except Exception:
             thrown = HostErrors.take()

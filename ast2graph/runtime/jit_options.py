@@ -30,9 +30,9 @@ import jax
 import numpy as np
 from jax.sharding import PartitionSpec, Sharding
 
-from .ir.core import Value
-from .typeinfer.lattice import TracedNumber
-from .typeinfer.trees import sorted_positions, tree_flatten
+from ..ir.core import Value
+from ..typeinfer.lattice import TracedNumber
+from ..graphlib.trees import sorted_positions, tree_flatten
 
 
 def _is_spec(x: Any) -> bool:

@@ -4,7 +4,8 @@ Requires: JAX's ``Tracer`` class (``jax._src.core``).
 Produces: ``watching()``/``suspended()``, context managers around the code that runs a
 Python function on tracers at trace time (``Interpreter._jax_eval``): inside
 it, ``str``/``repr``/``format`` of a tracer raises ``TracerText`` and marks the
-watch ``tripped``; ``TracerText``.
+watch ``tripped``; ``TracerText``; ``standin_text`` (the text of a graph
+``Value``, which raises ``StandinSeen`` inside a watch) and ``StandinSeen``.
 Invariants: outside a watch a tracer prints as JAX prints it; inside one,
 no text of a tracer (``"p0=%s" % p0`` giving ``'p0=JitTracer(float32[])'``,
 ``"{}".format(x)``, a library's log message) can become a trace-time
@@ -26,6 +27,11 @@ import threading
 from typing import Iterator
 
 _STATE = threading.local()
+
+
+class StandinSeen(TypeError):
+    """Python code run at trace time looked at one of ast2graph's trace-time
+    stand-ins (a graph ``Value``) where eager has an array."""
 
 
 class TracerText(Exception):
@@ -82,8 +88,6 @@ def standin_text(value: object, spec: str | None) -> str:
     ``Value``: inside a watch (Python code run at trace time formats it) the
     watch trips and ``StandinSeen`` is raised; outside (ast2graph's own
     messages) its debugging text."""
-    from ..ir.core import StandinSeen
-
     watch = _watch()
     if watch is not None:
         watch.tripped = True

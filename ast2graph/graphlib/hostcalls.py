@@ -24,7 +24,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from .tracebacks import current_site, rethrow, throw
+from ..tracebacks import current_site, rethrow, throw
 
 
 class HostRaised(Exception):

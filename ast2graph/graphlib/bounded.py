@@ -49,8 +49,8 @@ from jax.interpreters import ad, batching, mlir
 
 from ..diagnostics import Loc, LoopBoundError
 from ..tracebacks import RaiseSite, UserLine, hide_frames, throw
-from ..hostcalls import _guarded, words_sent
-from ..typeinfer.arrays import cast
+from .hostcalls import _guarded, words_sent
+from .casts import cast
 
 _ACTIVE = threading.local()
 

@@ -25,7 +25,9 @@ from ..diagnostics import IntRangeError
 from ..ir.core import Value
 from ..tracebacks import RaiseSite
 # the run-time transport of host callbacks (``hostcalls``), used here and named by other modules through here
-from ..hostcalls import HostError, HostErrors, HostRaised, _guarded, _host_raised, _wide, pure_host_call, words_sent  # noqa: F401
+from .bounded import raise_if   # the run-time check machinery
+from .casts import cast, opaque, to_python_number  # noqa: F401 (cast: named through here)
+from .hostcalls import HostError, HostErrors, HostRaised, _guarded, _host_raised, _wide, pure_host_call, words_sent  # noqa: F401
 from .trees import tree_flatten
 
 
@@ -129,8 +131,6 @@ def to_eager_kind(a: Any, kind: str) -> Any:
     """An array a host callback receives, as the object eager has in hand:
     a Python number, a NumPy array (a NumPy scalar when 0-d) or a jax.Array."""
     if kind == "python":
-        from .lattice import to_python_number
-
         return to_python_number(a)
     if kind == "numpy":
         x = np.array(a)
@@ -191,7 +191,7 @@ def numpy_round(x: Any, decimals: int) -> Any:
     power of ten (a Python float, weak), rounded half to even, scaled back
     (``jnp.round`` multiplies by the inverse: another last bit; so would
     XLA's simplifier a division by a constant, hence the barrier)."""
-    from ..lowering.codegen import opaque   # (broadcast: LLVM divides by a loop-invariant scalar as by its inverse)
+    # (opaque: broadcast, LLVM divides by a loop-invariant scalar as by its inverse)
 
     if decimals >= 0:
         factor = 10.0 ** decimals
@@ -305,7 +305,6 @@ def traced_int_parts(shape: tuple, idx: Any) -> list[tuple[int, Any]]:
 def numpy_index_check(shape: tuple, axes: tuple, *indices: Any) -> None:
     """At run time: NumPy's IndexError for an out-of-bounds integer index
     (``x[i]``, ``x[i] = v`` on a NumPy array with a traced ``i``)."""
-    from ..lowering.bounded import raise_if   # the run-time check machinery
 
     bad = [jnp.any((i < -shape[a]) | (i >= shape[a])) for a, i in zip(axes, indices)]
     raise_if(functools.reduce(jnp.logical_or, bad), functools.partial(_raise_index_error, shape, axes), *indices)
@@ -321,7 +320,6 @@ def int_store_check(value: Any, dtype: np.dtype, kind: str) -> None:
     Python number for ``kind`` "python", else a NumPy scalar) into an array of
     integer ``dtype``: NaN, an infinity, or a number whose integer part is
     beyond the dtype's range."""
-    from ..lowering.bounded import raise_if   # the run-time check machinery
 
     info = np.iinfo(dtype)
     if jnp.issubdtype(value.dtype, jnp.floating):
@@ -399,7 +397,6 @@ def raise_when(pred: Any, exc: Any, args: tuple = (), kwargs: dict | None = None
     ``site``: the user's ``raise``/``assert``, where the traceback ends;
     ``first``: a host function called (no arguments) when the check fires,
     before it raises (``warnings._filters_mutated``: see ``specialize``)."""
-    from ..lowering.bounded import raise_if   # the run-time check machinery
 
     leaves, treedef = tree_flatten((args, kwargs or {}))
     positions = tuple(i for i, x in enumerate(leaves) if isinstance(x, jax.Array))
@@ -545,7 +542,6 @@ def int_conversion_check(x: Any, what: str, where: str) -> None:
     """At run time, before ``python_int_of``: eager's ValueError for NaN,
     OverflowError for an infinity; ``IntRangeError`` for a finite value
     beyond int64 (eager's exact int does not fit the graph's int64)."""
-    from ..lowering.bounded import raise_if   # the run-time check machinery
 
     x = jnp.asarray(x)
     if jnp.issubdtype(x.dtype, jnp.floating):
@@ -599,7 +595,6 @@ def python_math_host(name: str, *xs: Any) -> Any:
     (``ValueError: math domain error``, ``OverflowError: math range error``)
     the run-time check raises eager's very exception (the host call is made
     again with the same floats)."""
-    from ..lowering.bounded import raise_if   # the run-time check machinery
 
     fn = getattr(math, name)
 
@@ -642,7 +637,6 @@ def _raise_math_host(name: str, mask: Any, *vs: Any) -> None:
 def math_domain_check(x: Any, name: str) -> None:
     """At run time, before ``python_math``: eager's ValueError("math domain
     error") / OverflowError("math range error") where ``math`` raises."""
-    from ..lowering.bounded import raise_if   # the run-time check machinery
 
     _, bad, exc, message = _MATH[name]
     if bad is not None:
@@ -664,7 +658,6 @@ def linalg_error_check(output: Any, message: str, *inputs: Any) -> None:
     ``jnp.linalg``'s: where the inputs are finite and the result is not (LAPACK
     met a zero pivot, or a matrix that is not positive definite), eager NumPy's
     ``LinAlgError`` with its message (JAX returns inf/NaN there)."""
-    from ..lowering.bounded import raise_if   # the run-time check machinery
 
     finite = functools.reduce(jnp.logical_and, [jnp.all(jnp.isfinite(jnp.asarray(x))) for x in inputs])
     raise_if(finite & jnp.logical_not(jnp.all(jnp.isfinite(output))), functools.partial(_raise_linalg, message))
@@ -689,8 +682,6 @@ def _raise_int_conversion(what: str, where: str, mask: Any, x: Any) -> None:
         raise ValueError("cannot convert float NaN to integer")
     if value in (float("inf"), float("-inf")):
         raise OverflowError("cannot convert float infinity to integer")
-    from ..diagnostics import IntRangeError
-
     raise IntRangeError(f"{what} at {where} is {int(value)}, beyond int64: eager Python's int holds it exactly, "
                         "the graph's int64 cannot; keep the value an array, or run this function eagerly")
 
@@ -698,7 +689,6 @@ def _raise_int_conversion(what: str, where: str, mask: Any, x: Any) -> None:
 def index_range_check(i: Any, n: int, message: str) -> None:
     """At run time: eager's ``IndexError(message)`` unless ``-n <= i < n``
     (a traced index into a Python list or tuple of ``n`` elements)."""
-    from ..lowering.bounded import raise_if   # the run-time check machinery
 
     i = jnp.asarray(i)
     raise_if(_outside(i, n), functools.partial(_raise_index_range, message), i)
@@ -722,7 +712,6 @@ def int_add_overflow_check(a: Any, b: Any, result: Any, subtract: bool, where: s
     """At run time: ``IntRangeError`` where the int64 ``result`` of ``a + b``
     (``a - b``) of Python ints wrapped around, i.e. eager's exact int is
     beyond int64 (the sign of the result contradicts the operands')."""
-    from ..lowering.bounded import raise_if   # the run-time check machinery
 
     a, b, r = (jnp.asarray(v, jnp.int64) for v in (a, b, result))
     wrapped = ((a ^ b) & (a ^ r)) < 0 if subtract else ((a ^ r) & (b ^ r)) < 0
@@ -738,7 +727,6 @@ def int_floordiv_overflow_check(a: Any, b: Any, where: str) -> None:
     """At run time: ``IntRangeError`` where ``a // b`` of Python ints is
     ``-2**63 // -1``: eager's int is 2**63, the graph's int64 division wraps
     to -2**63 (the only quotient beyond int64)."""
-    from ..lowering.bounded import raise_if   # the run-time check machinery
 
     a, b = (jnp.asarray(v, jnp.int64) for v in (a, b))
     wrapped = (a == jnp.iinfo(jnp.int64).min) & (b == -1)
@@ -752,9 +740,7 @@ int_floordiv_overflow_check._a2g_raises = (IntRangeError,)  # type: ignore[attr-
 
 def _raise_int_overflow(where: str, mask: Any, _: Any) -> None:
     if np.any(np.asarray(mask)):
-        from ..diagnostics import IntRangeError
-
-        raise IntRangeError(f"a Python int computed at {where} is beyond int64: eager Python's int holds it exactly, "
+            raise IntRangeError(f"a Python int computed at {where} is beyond int64: eager Python's int holds it exactly, "
                             "the graph's int64 cannot; keep the value an array, or run this function eagerly")
 
 
@@ -793,18 +779,6 @@ put_item._a2g_typed = True  # type: ignore[attr-defined]
 
 def logical_not(x: Any) -> Any:
     return jnp.logical_not(truthy(x))
-
-
-def cast(x: Any, dtype: Any, weak: bool = False) -> Any:
-    """To ``dtype`` with the given weak-typedness (the join of branch and loop
-    types is exact: a weak ``f32[]~`` and a strong ``f32[]`` are different)."""
-    dtype = np.dtype(dtype)
-    try:
-        from jax._src.lax.lax import _convert_element_type
-    except ImportError:  # pragma: no cover - a JAX without the private helper
-        y = lax.convert_element_type(x, dtype)
-        return y + jnp.zeros((), dtype) if not weak and getattr(getattr(y, "aval", y), "weak_type", False) else y
-    return _convert_element_type(x, dtype, weak_type=weak)
 
 
 def select(pred: Any, a: Any, b: Any) -> Any:

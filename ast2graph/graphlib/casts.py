@@ -1,0 +1,58 @@
+"""Conversions of dtype and kind that the graphs and the compiler share.
+
+Requires: jax, NumPy.
+Produces: ``cast`` (to a dtype with a given weak type, exactly), ``NARROW``
+(the 32-bit dtype JAX gives a 64-bit one with x64 off), ``to_python_number``
+(a scalar array as the Python number it stands for) and ``opaque`` (a
+constant XLA's simplifier cannot fold into a multiplication).
+Invariants: imports nothing of ast2graph: ``bounded``, ``arrays``, lowering
+and typeinfer all build on it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+
+def cast(x: Any, dtype: Any, weak: bool = False) -> Any:
+    """To ``dtype`` with the given weak-typedness (the join of branch and loop
+    types is exact: a weak ``f32[]~`` and a strong ``f32[]`` are different)."""
+    dtype = np.dtype(dtype)
+    try:
+        from jax._src.lax.lax import _convert_element_type
+    except ImportError:  # pragma: no cover - a JAX without the private helper
+        y = lax.convert_element_type(x, dtype)
+        return y + jnp.zeros((), dtype) if not weak and getattr(getattr(y, "aval", y), "weak_type", False) else y
+    return _convert_element_type(x, dtype, weak_type=weak)
+
+
+
+# the 32-bit dtype JAX gives a 64-bit one with x64 off
+NARROW = {np.dtype(np.float64): np.dtype(np.float32), np.dtype(np.int64): np.dtype(np.int32),
+          np.dtype(np.uint64): np.dtype(np.uint32), np.dtype(np.complex128): np.dtype(np.complex64)}
+
+
+def to_python_number(x: Any) -> Any:
+    """A scalar array back to the Python number it stands for (by dtype kind)."""
+    if isinstance(x, jax.Array):
+        x.block_until_ready()   # waits as jax.block_until_ready does (np.asarray's wait is slower)
+    x = np.asarray(x)
+    kind = x.dtype.kind
+    value = x.item()
+    return bool(value) if kind == "b" else int(value) if kind in "iu" else float(value) if kind == "f" else complex(value)
+
+
+def opaque(x: Any, like: Any = None) -> Any:
+    """A constant that XLA's simplifier cannot see as one (same dtype and weak
+    type), of the dividend's shape: a scalar divisor broadcast in the kernel
+    is loop-invariant, and LLVM divides by it as a multiplication by its
+    reciprocal (``0.3 / 0.1``: 3.0, not 2.9999999999999996)."""
+    c = jax.numpy.asarray(x)
+    if like is not None and jax.numpy.ndim(like):
+        c = jax.numpy.broadcast_to(c, jax.numpy.broadcast_shapes(jax.numpy.shape(like), jax.numpy.shape(c)))
+    return lax.optimization_barrier(c)
