@@ -399,13 +399,6 @@ class Block:
             control = self.controls[i] = PythonControl(self.state.unit, i, stmt, site, self.nested_block)
         return control
 
-
-def hidden_reads(unit: Any) -> set[str]:
-    """Names a statement reads without naming them: zero-argument ``super()``
-    reads the method's first parameter."""
-    positional = unit.tree.args.posonlyargs + unit.tree.args.args
-    return {positional[0].id} if unit.tree_facts.zero_arg_super and positional else set()
-
     def nested_block(self, stmts: list) -> "Block":
         """The executor of a body run by Python control flow (``PythonControl``):
         one per body of the function, kept in the function's state."""
@@ -414,3 +407,10 @@ def hidden_reads(unit: Any) -> set[str]:
         if block is None or block.stmts is not stmts:
             block = blocks[id(stmts)] = Block(self.state, stmts, nested=True)
         return block
+
+
+def hidden_reads(unit: Any) -> set[str]:
+    """Names a statement reads without naming them: zero-argument ``super()``
+    reads the method's first parameter."""
+    positional = unit.tree.args.posonlyargs + unit.tree.args.args
+    return {positional[0].id} if unit.tree_facts.zero_arg_super and positional else set()
