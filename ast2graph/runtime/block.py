@@ -34,7 +34,7 @@ from ..fallback.control import BREAK, CONTINUE, NEXT, RETURN, JumpPlan, PythonCo
 from ..fallback.interpreted import CELLS, InterpretedNode
 from ..fallback.sites import FallbackCode, FallbackSite, GraphBreak
 from ..graphlib.trees import tree_flatten
-from ..ir import verify
+from ..ir import print_graph, verify
 from ..lowering import lower_graph
 from ..typeinfer import specialize
 from ..typeinfer.guards import Identity, changed_attributes, object_key
@@ -43,6 +43,7 @@ from ..typeinfer.nnx import boundary_leaf, is_node
 from ..typeinfer.precision import hoist_input_checks, needs_x64
 from ..typeinfer.specialize import leaf_paths, numpy_aliasing, numpy_readonly
 from ..cache import compile_threshold
+from ..pipeline import Stages
 from ..worklog import note_long_work
 from .fastpath import SpecMiss, aval_checked
 from .plans import GraphPlan, InterpretedPlan, check_output_types, shared_containers, x64_switch
@@ -319,13 +320,15 @@ class Block:
                       values: list | None = None) -> Any:
         state = self.state
         t0 = time.perf_counter()
+        stages = Stages(f"{state.name}, segment at line {self._line(i)}")
         stop = next((k for k in self.barriers if k > i), len(self.stmts))
         while True:
             try:
-                spec = specialize(state.unit, self.stmts, i, stop, names, leaves, treedef, state.options,
-                                  by_identity=frozenset(self.identity_keyed.get(i, ())),
-                                  nested=self.nested, traced_statics=frozenset(state.traced_statics), cells=cells,
-                                  structure=values)
+                with stages.run("typeinfer", lambda: print_graph(spec.graph)):
+                    spec = specialize(state.unit, self.stmts, i, stop, names, leaves, treedef, state.options,
+                                      by_identity=frozenset(self.identity_keyed.get(i, ())),
+                                      nested=self.nested, traced_statics=frozenset(state.traced_statics), cells=cells,
+                                      structure=values)
                 break
             except GraphBreak as e:
                 if state.options.full_graph:
@@ -338,13 +341,15 @@ class Block:
                 self.break_sites.setdefault(k, e.site)
                 stop = k
         if checks_enabled():
-            verify(spec.graph)
+            with stages.run("verify"):
+                verify(spec.graph)
         # A graph with 64-bit values (NumPy's int64/float64, Python numbers) is
         # traced and run with JAX's x64 switch on (precision.py); with the
         # user's switch on, every graph already is.
         int_inputs = hoist_input_checks(spec.graph)   # busy Python ints given to JAX ops: checked before the call
         x64 = not jax.config.jax_enable_x64 and needs_x64(spec.graph)
-        lowered = lower_graph(spec.graph, x64)
+        with stages.run("lower", lambda: lowered.source):
+            lowered = lower_graph(spec.graph, x64)
         conversion = time.perf_counter() - t0  # parse .. lowered function; JAX tracing and XLA excluded
         jit_kwargs = {}
         if state.jit is not None and not self.nested and i == 0 and (spec.returns or spec.end == len(self.stmts)):
@@ -356,7 +361,7 @@ class Block:
         # (Under an outer transform the graph is inlined into the caller's: no compile of its own.)
         t1 = time.perf_counter()
         inputs = [leaves[k] for k in spec.arg_positions] + [c.getter() for c in spec.captures]
-        with x64_switch(x64):
+        with x64_switch(x64), stages.run("jit", lambda: traced.as_text()):
             traced = jitted.lower(*inputs)
             if not any(isinstance(x, jax.core.Tracer) for x in inputs):
                 with compile_threshold():   # the call reuses this executable; it goes to the persistent cache
@@ -370,7 +375,7 @@ class Block:
         if split is not None:
             split = dataclasses.replace(split, effect="the graph is split before this statement: the segment before it "
                                         "ends there and this one is compiled on its results read back as Python values")
-        return GraphPlan(i, spec, lowered.source, jitted, conversion, x64, int_inputs, split)
+        return GraphPlan(i, spec, lowered.source, jitted, conversion, x64, int_inputs, split, stages.seconds)
 
     def _fallback_plan(self, i: int, site: FallbackSite) -> Any:
         """The smallest construct that cannot be graph runs in Python: an

@@ -2,7 +2,8 @@
 
 Requires: the ``CallRecord`` of a call (``plans``) and the converted function.
 Produces: ``Explanation`` (graphs run, fallback sites in the order first run,
-decisions in source order, conversion time, the IR and lowered source) with
+decisions in source order, conversion time and seconds per named stage,
+the IR and lowered source) with
 its text, IPython and Jupyter displays.
 """
 
@@ -13,6 +14,7 @@ from typing import Any
 
 from ..fallback.sites import Decision, FallbackSite
 from ..ir import print_graph
+from ..pipeline import STAGES, format_seconds
 from .plans import CallRecord, GraphPlan
 
 
@@ -58,6 +60,17 @@ class Explanation:
         return sum(p.conversion_seconds for p in self.record.compiled if isinstance(p, GraphPlan))
 
     @property
+    def stage_seconds(self) -> dict[str, float]:
+        """Seconds per named stage (``pipeline.STAGES``): parse, resolve and
+        ssa of the function (once, at conversion), then typeinfer, verify,
+        lower and jit summed over the segments this call compiled."""
+        out = dict(self.function._state.stages)
+        for p in self.record.compiled:
+            for name, seconds in getattr(p, "stages", {}).items():
+                out[name] = out.get(name, 0.0) + seconds
+        return {name: out[name] for name in STAGES if name in out}
+
+    @property
     def ir_text(self) -> str:
         return "\n\n".join(print_graph(p.spec.graph) for p in self.graphs)
 
@@ -71,6 +84,8 @@ class Explanation:
                  f"  graphs run: {self.graph_count}; fallback sites: {len(self.fallback_sites)}; "
                  f"newly compiled segments: {len(self.record.compiled)}; recompiles so far: {fn.recompiles}; "
                  f"conversion time: {self.conversion_seconds * 1e3:.1f} ms"]
+        if self.stage_seconds:
+            lines.append("  stages: " + format_seconds(self.stage_seconds))
         if fn.recompile_reasons:
             lines.append("  recompile reasons (latest last): " + "; ".join(fn.recompile_reasons[-3:]))
         if self.decisions:
@@ -94,6 +109,8 @@ class Explanation:
         head = (f"<b>ast2graph explain: {escape(fn.name)}</b><br>graphs run: {self.graph_count}; fallback sites: "
                 f"{len(sites)}; newly compiled segments: {len(self.record.compiled)}; recompiles so far: "
                 f"{fn.recompiles}; conversion time: {self.conversion_seconds * 1e3:.1f} ms")
+        if self.stage_seconds:
+            head += f"<br>stages: {escape(format_seconds(self.stage_seconds))}"
         parts = [f"<div class='ast2graph-explain'>{head}"]
 
         def table(title: str, columns: tuple, rows: list) -> None:

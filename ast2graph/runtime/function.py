@@ -29,6 +29,7 @@ from ..fallback.control import RETURN
 from ..fallback.interpreted import CELLS, call_cells
 from ..fallback.sites import FallbackCode, FallbackSite
 from ..parser import unwrap_callable
+from ..pipeline import Stages
 from ..parser.unwrap import array_function_implementation, overrides_array_function
 from ..tracebacks import hide_frames
 from ..typeinfer import Options, numpy_api, scipy_api, unit_of_function
@@ -129,8 +130,10 @@ class StaticFunction:
             self._code = getattr(target, "__code__", None)
             self._rebinds = _rebinding(fn, replaced)
             state.binding = Binding(target, bound_args, bound_kwargs)
+            conversion = Stages(state.name)   # parse, resolve, ssa: timed once per function
+            state.stages = conversion.seconds
             with gc_paused():
-                unit = state.unit = unit_of_function(target)
+                unit = state.unit = unit_of_function(target, conversion)
         except NoSourceError as e:
             self._eager(FallbackCode.NO_SOURCE, e, fn)
             return

@@ -69,6 +69,7 @@ class GraphPlan:
     # the site that ended the segment before this one (it compiles here, on that segment's
     # outputs read back as Python values): where the function's graph is split
     split_site: FallbackSite | None = None
+    stages: dict[str, float] = field(default_factory=dict)   # seconds per stage, typeinfer .. jit (pipeline.py)
 
     def __post_init__(self) -> None:
         # outputs whose eager value is a NumPy ndarray: handed back as ndarrays

@@ -90,6 +90,7 @@ class FunctionState:
     caller_params: tuple[str, ...] = ()   # the parameters the caller fills (in_shardings/donate_argnums index them)
     # a function that rebinds nonlocal variables runs as one graph or eagerly (block.Block._check_whole)
     whole_only: Any = None             # fallback.sites.FallbackSite
+    stages: dict[str, float] = field(default_factory=dict)   # seconds of parse, resolve, ssa (pipeline.py)
     top: Any = None                    # block.Block of the function body
     blocks: dict[int, Any] = field(default_factory=dict)   # bodies run by Python control flow (Block.nested_block)
     # per-function learning: recompilations, Python numbers that became traced

@@ -24,6 +24,7 @@ from ..diagnostics import Loc
 from ..graphlib.trees import tree_flatten
 from ..ir.core import Value
 from ..ir.tracertext import suspended
+from ..pipeline import Stages
 from ..parser import ParsedFunction, parse_function
 from ..resolver import NameKind, Scope, scope_of
 from ..ssa import SSAInfo, analyze
@@ -146,13 +147,20 @@ class Unit:
 _NESTED_UNITS: dict[int, tuple[Any, Unit]] = {}
 
 
-def unit_of_function(fn: types.FunctionType) -> Unit:
-    parsed = parse_function(fn)
+def unit_of_function(fn: types.FunctionType, stages: Stages | None = None) -> Unit:
+    """The unit of ``fn``: parsed, its names resolved, in SSA form (each
+    cached per code object; ``stages`` times the three stages, the cached ones
+    as the lookups they are)."""
+    stages = stages or Stages(getattr(fn, "__qualname__", "?"))
+    with stages.run("parse", lambda: gast.unparse(parsed.tree)):
+        parsed = parse_function(fn)
     key = id(parsed.tree)
     cached = _NESTED_UNITS.get(key)
     if cached is None or cached[0] is not parsed.tree:
-        ssa = analyze(parsed.tree)
-        scope = scope_of(parsed.tree, fn.__code__.co_freevars)
+        with stages.run("resolve", lambda: repr(scope)):
+            scope = scope_of(parsed.tree, fn.__code__.co_freevars)
+        with stages.run("ssa", lambda: ssa.dump()):
+            ssa = analyze(parsed.tree)
         cached = (parsed.tree, Unit(parsed.tree, ssa, scope, parsed.filename, parsed.qualname, parsed.globals))
         _NESTED_UNITS[key] = cached
     base = cached[1]

@@ -35,7 +35,7 @@ LAYERS = [
     ("resolver",),
     ("ssa",),
     ("ir",),
-    ("worklog",),
+    ("worklog", "pipeline"),
     ("graphlib",),
     ("fallback",),
     ("settings", "findings"),
