@@ -334,13 +334,13 @@ def internal_error_victim(x):
 
 
 def test_internal_error_falls_back_with_a_warning(monkeypatch):
-    import ast2graph.api as api
+    import ast2graph.runtime.block as block
 
     def broken(*args, **kwargs):
         raise RuntimeError("simulated bug")
 
     monkeypatch.delenv("AST2GRAPH_CHECKS", raising=False)
-    monkeypatch.setattr(api, "specialize", broken)
+    monkeypatch.setattr(block, "specialize", broken)
     f = to_static(internal_error_victim)
     with pytest.warns(UserWarning, match="internal error"):
         e = explain(f)(X)

@@ -71,7 +71,7 @@ def _operator_like(fn: Any) -> bool:
     """Python's operators and the builtins that apply an operand's own operator
     method (``abs(x)`` is ``x.__abs__()``): the operands' kinds decide the rules."""
     module = getattr(fn, "__module__", "") or ""
-    return module.startswith("ast2graph.typeinfer") or module in ("operator", "_operator") \
+    return module.startswith(("ast2graph.typeinfer", "ast2graph.graphlib")) or module in ("operator", "_operator") \
         or any(fn is f for f in (abs, pow, divmod))
 
 
