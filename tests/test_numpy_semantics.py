@@ -386,6 +386,29 @@ def test_average_with_weights_summing_to_zero_raises():
     check(f, np.arange(4.0), np.array([1.0, -1.0, 1.0, -1.0]))  # ZeroDivisionError, as eager
 
 
+@pytest.mark.parametrize("x, w", [
+    (np.array([-0.0]), np.array([1.0])),                     # XLA's one-element sum keeps -0.0; NumPy's adds to +0.0
+    (np.array([-0.0], np.float32), np.array([2.0], np.float32)),
+    (np.array([0.0, -0.0]), np.array([-1.0, -2.0])),         # +0.0 / -3.0 is -0.0 in both
+    (np.array([[-0.0, 1.0], [-0.0, 2.0]]), np.array([1.0, 3.0])),
+], ids=["one", "f32", "negative_weights", "axis0"])
+def test_weighted_average_has_numpys_signed_zeros(x, w):
+    def f(v, u):
+        return np.average(v, weights=u, axis=0 if u.shape != v.shape else None, returned=True)
+
+    e = check(f, x, w, full_graph=True)
+    eager = f(x, w)
+    for a, b in zip(eager, e.result):
+        assert np.array_equal(np.signbit(a), np.signbit(b)), (eager, e.result)
+
+
+def test_weighted_average_with_mismatched_weights_raises_numpys_error():
+    def f(v, u):
+        return np.average(v, weights=u)   # no axis: NumPy's TypeError
+
+    check(f, np.ones((2, 2)), np.ones(2), full_graph=False)
+
+
 def test_quantile_of_a_traced_q_out_of_range_raises():
     def f(v, q):
         return np.quantile(v, q), np.nanpercentile(v, q * 100), np.percentile(v, 50)

@@ -684,13 +684,40 @@ def average(a: Any, axis: Any = None, weights: Any = None, returned: bool = Fals
     """``np.average``: unweighted, NumPy's mean (``numpy_mean``); weighted,
     a division by the weights' sum (a traced divisor, as NumPy's)."""
     if weights is not None:
-        return jnp.average(a, axis=axis, weights=weights, returned=returned,
-                           keepdims=False if keepdims is _NO_VALUE else keepdims)
+        return _weighted_average(a, axis, weights, returned, False if keepdims is _NO_VALUE else keepdims)
     a = jnp.asarray(a)
     avg = _total(numpy_mean)(a, axis=axis, keepdims=keepdims)
     if not returned:
         return avg
     return avg, jnp.full(avg.shape, a.size // max(avg.size, 1), avg.dtype)
+
+
+def _weighted_average(a: Any, axis: Any, weights: Any, returned: bool, keepdims: bool) -> Any:
+    """``np.average`` with weights, as ``jnp.average`` computes it (the
+    weights reshaped along ``axis``) but with NumPy's sums: each starts at
+    +0.0 (``_total``), so a total of -0.0 terms is 0.0 and the average of
+    ``[-0.0]`` is 0.0, where XLA's one-element sum keeps -0.0. (Weights that
+    sum to zero raise NumPy's ZeroDivisionError before: a run-time check.)"""
+    total = _total(jnp.sum)
+    a, w = jnp.asarray(a), jnp.asarray(weights)
+    dtype = jnp.result_type(a.dtype, w.dtype)
+    if not jnp.issubdtype(dtype, jnp.inexact):
+        dtype = jnp.result_type(dtype, float)   # as jnp.average promotes: the default float
+    a, w = a.astype(dtype), w.astype(dtype)
+    axes = None if axis is None else axis if isinstance(axis, tuple) else (axis,)
+    if w.shape != a.shape:   # weights along ``axis``, reshaped as jnp.average does; NumPy raises otherwise
+        if axes is None:
+            raise TypeError("Axis must be specified when shapes of a and weights differ.")
+        axes = tuple(k % a.ndim for k in axes)
+        if w.shape != tuple(a.shape[k] for k in axes):
+            raise ValueError("Shape of weights must be consistent with shape of a along specified axis.")
+        shape = tuple(d if k in axes else 1 for k, d in enumerate(a.shape))
+        w = jax.lax.reshape(w, shape, dimensions=tuple(np.argsort(axes)))
+    scl = total(w, axis=axis, keepdims=keepdims)
+    avg = total(a * w, axis=axis, keepdims=keepdims) / scl
+    if not returned:
+        return avg
+    return avg, jnp.broadcast_to(scl, avg.shape)
 
 
 def _numpy_var(a: Any, axis: Any, dtype: Any, ddof: Any, keepdims: bool) -> Any:
