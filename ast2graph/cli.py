@@ -220,7 +220,7 @@ def _example_args(text: str, module: object) -> tuple:
 def _explanation_json(e) -> dict:
     return {
         "function": e.function.name, "graphs": e.graph_count, "recompiles": e.function.recompiles,
-        "conversion_seconds": e.conversion_seconds,
+        "conversion_seconds": e.conversion_seconds, "stage_seconds": e.stage_seconds,
         "decisions": [{"file": d.loc.file, "line": d.loc.line, "col": d.loc.col + 1, "construct": d.construct,
                        "mode": d.mode, "reason": d.reason, "count": d.count} for d in e.decisions],
         "fallback_sites": [s.to_json() for s in e.fallback_sites],

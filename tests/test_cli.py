@@ -352,6 +352,7 @@ def test_explain_imports_and_reports_a_real_call(capsys, tmp_path):
     data = json.loads(out)
     assert data["graphs"] == 1 and data["fallback_sites"] == []
     assert {d["mode"] for d in data["decisions"]} >= {"lax.cond", "lax.fori_loop"}
+    assert {"typeinfer", "lower", "jit"} <= set(data["stage_seconds"])   # seconds per named stage (pipeline.py)
 
 
 def test_explain_bad_input_is_one_line_error(capsys, tmp_path):
