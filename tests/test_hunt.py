@@ -14,7 +14,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from ast2graph import to_static
+from ast2graph import explain, to_static
 from helpers import assert_same, check, check_sequence
 
 
@@ -1912,8 +1912,46 @@ def _bias_corrected():
 
 
 def test_host_math_that_never_raises_and_bias_corrections_stay_one_graph():
-    # math.copysign / math.atan2 never raise, and 0.9 ** t of an int counter cannot overflow for t >= 0: no
-    # run-time check, so a segment that writes state back keeps its graph (h-hunt8, after the checks above)
+    # math.copysign / math.atan2 never raise: no run-time check, so a segment that writes state back keeps its
+    # graph (h-hunt8, after the checks above). 0.9 ** t of a counter read from state may overflow (the caller may
+    # set t to -10000): its check cannot raise after the write of the counter, so that one statement runs in
+    # Python (h-hunt9: it had been left unchecked, the graph gave inf where eager raises OverflowError)
     xs = [np.array([2.0]), np.array([-0.0]), np.array([0.0])]
     check_sequence(_running_min_sign, [lambda f, _, x=x: f(x) for x in xs])
-    check_sequence(_bias_corrected, [lambda f, s, x=x: (f(x), dict(s)) for x in xs])
+    static = check_sequence(_bias_corrected, [lambda f, s, x=x: (f(x), dict(s)) for x in xs], full_graph=False)
+    e = explain(static)(xs[0])
+    assert [s.code.code for s in e.fallback_sites] == ["A2G008"], str(e)
+
+
+def test_python_float_power_of_a_traced_int_overflows_as_eager():
+    # 0.9 ** t of a traced int t (a counter, int(x.sum())) overflows in eager for t below about -6700
+    # (OverflowError); the graph gave inf (h-hunt9). A run-time check, and a counter whose range is known (a loop
+    # index) needs none
+    def power(x):
+        t = int(x.sum())
+        return 0.9 ** t, (-0.9) ** t, 1.5 ** -t
+
+    def rolled(x):
+        acc = x * 0
+        for t in range(1, 500):
+            acc = acc + 0.9 ** t * x
+        return acc
+
+    for t in (-5, -5000, -10000, -10001, 400):
+        check(power, jnp.array([t]))
+    check(rolled, jnp.array(1.0))
+
+    def make():
+        state = {"t": 0}
+
+        def step(x):
+            state["t"] += 1
+            return x * (1 - 0.9 ** state["t"])
+        return step, state
+
+    def rewind(f, s):
+        s["t"] = -10000
+        return f(jnp.array(1.0))
+
+    check_sequence(make, [lambda f, s: f(jnp.array(1.0)), rewind, lambda f, s: (f(jnp.array(1.0)), dict(s))],
+                   full_graph=False)

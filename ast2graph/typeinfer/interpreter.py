@@ -25,6 +25,7 @@ import errno
 import inspect
 import itertools
 import linecache
+import math
 import operator
 import os
 import sys
@@ -1144,7 +1145,7 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         if isinstance(base, Value) and base.type.dtype.kind == "c" or type(base) is complex \
                 or isinstance(exponent, Value) and exponent.type.dtype.kind == "c" or type(exponent) is complex:
             return   # complex arithmetic: no kind change, 0 ** -1 raises the same way below
-        integral = not isinstance(exponent, Value) and float(exponent).is_integer()
+        integral = exponent.type.dtype.kind in "biu" if isinstance(exponent, Value) else float(exponent).is_integer()
         if not integral and not (not isinstance(base, Value) and base >= 0):
             raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, "a Python number raised to a power that may be "
                                    "fractional: eager's result is a complex number when the base is negative "
@@ -1169,11 +1170,7 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         overflow."""
         if not isinstance(exponent, Value) and 0 <= exponent <= 1:
             return
-        if not isinstance(base, Value) and abs(base) <= 1 and isinstance(exponent, Value) \
-                and exponent.type.dtype.kind in "iu":
-            # ``beta ** t`` (a bias correction, a decay) of a traced int counter: not checked, which would cost
-            # the graph of every segment that writes the counter back; only ``t`` below about
-            # -700 / log(1 / |beta|) overflows in eager (the known gap)
+        if self._power_bounded(base, exponent):
             return
         if not self.raise_checks_allowed():
             raise self.graph_break(FallbackCode.TRACE_ERROR, node, "a Python float power may overflow, which raises "
@@ -1182,6 +1179,25 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         self.emit_call(arrays.raise_when, (self.truth(over, node), OverflowError,
                                           (errno.ERANGE, os.strerror(errno.ERANGE))), {}, node,
                        "power overflow check", effect=True)
+
+    @staticmethod
+    def _power_bounded(base: Any, exponent: Any) -> bool:
+        """Whether ``base ** exponent`` of a static base and a traced int
+        exponent whose range is known (``INT_RANGE``: a loop index, a
+        counter from a static start) stays finite: ``|base| ** t`` is monotone
+        in ``t``, so its largest magnitude is at an end of the range
+        (``beta ** t`` for ``t`` in ``range(1, 100)``). An unknown range is
+        checked: ``0.9 ** t`` overflows in eager for ``t`` below about -6700."""
+        if isinstance(base, Value) or not isinstance(exponent, Value) or exponent.type.dtype.kind not in "iu" \
+                or type(base) is complex:
+            return False
+        known = INT_RANGE.get(exponent)
+        if known is None:
+            return False
+        try:
+            return all(math.isfinite(abs(float(base)) ** t) for t in known if not (base == 0 and t < 0))
+        except (OverflowError, ZeroDivisionError):
+            return False
 
     def _python_zero_division(self, fn: Callable, left: Any, right: Any, node: Any) -> None:
         """Eager's ZeroDivisionError for a division of Python numbers (one of
