@@ -1955,3 +1955,43 @@ def test_python_float_power_of_a_traced_int_overflows_as_eager():
 
     check_sequence(make, [lambda f, s: f(jnp.array(1.0)), rewind, lambda f, s: (f(jnp.array(1.0)), dict(s))],
                    full_graph=False)
+
+
+def _opaque_row(v):
+    return np.asarray([float(np.prod(np.asarray(v).tolist()))] * 3, dtype=np.float32)   # .tolist(): on the host
+
+
+def _opaque_total(v):
+    return np.float32(sum(np.asarray(v).tolist()))
+
+
+def _opaque_row64(v):
+    return np.asarray([float(np.prod(np.asarray(v).tolist()))] * 3)
+
+
+def test_a_declared_host_call_hands_back_eagers_numpy_kind():
+    # `y = opaque(x)  # ast2graph: returns f32[3]` of a function returning a NumPy array: eager's y is an ndarray
+    # (a NumPy scalar for f32[]), the graph's was a jax.Array; a result other than the declaration (float64 for
+    # f32[3]) was silently cast, now it raises TypeError naming the declaration (h-hunt9)
+    def rows(x):
+        for _ in range(2):
+            y = _opaque_row(x)  # ast2graph: returns f32[3]
+            x = x + y * 1e-3
+        return y, x, type(y).__name__
+
+    def total(x):
+        for _ in range(2):
+            s = _opaque_total(x)  # ast2graph: returns f32[]
+            x = x + s * 1e-3
+        return s, x, type(s).__name__
+
+    def wrong(x):
+        for _ in range(2):
+            y = _opaque_row64(x)  # ast2graph: returns f32[3]
+            x = x + y * 1e-3
+        return y
+
+    check(rows, jnp.array([1.0, 2.0, 3.0]), rtol=1e-4)
+    check(total, jnp.array([1.0, 2.0, 3.0]), rtol=1e-4)
+    with pytest.raises(TypeError, match="declares a NumPy array float32"):
+        to_static(wrong)(jnp.array([1.0, 2.0, 3.0]))

@@ -1160,8 +1160,11 @@ class CallMixin(GeneratorMixin, SortMixin):
         user (``# ast2graph: returns f32[3]``): a ``jax.pure_callback``."""
         self.decide(node, "call", "host callback", f"{qualified_name(callee)} runs on the host with the declared result types {declared}")
         single = len(declared) == 1
-        fn = arrays.host_function(callee, single, self.value_kinds((args, kwargs), node), may_raise=True)
-        return self.emit_call(fn, (tuple(declared), *args), kwargs, node, f"host {qualified_name(callee)}")
+        fn = arrays.host_function(callee, single, self.value_kinds((args, kwargs), node), may_raise=True, exact=True)
+        result = self.emit_call(fn, (tuple(declared), *args), kwargs, node, f"host {qualified_name(callee)}")
+        for r in (result,) if single else result:
+            r.type = r.type.with_kinds(("numpy",))   # an ndarray, a NumPy scalar where 0-d (``declared_results``)
+        return result
 
     def _closures_for_jax(self, tree: Any, node: Any) -> Any:
         """Local functions passed to JAX become plain Python closures."""
