@@ -1995,3 +1995,100 @@ def test_a_declared_host_call_hands_back_eagers_numpy_kind():
     check(total, jnp.array([1.0, 2.0, 3.0]), rtol=1e-4)
     with pytest.raises(TypeError, match="declares a NumPy array float32"):
         to_static(wrong)(jnp.array([1.0, 2.0, 3.0]))
+
+
+class _Attrs:
+    def __init__(self, v):
+        self.v = v
+
+
+def _opaque_first(v):
+    return float(np.asarray(v).tolist()[0])   # .tolist(): runs in Python, the graph split around it
+
+
+def test_vars_of_an_object_made_here_is_its_own_dict():
+    # d = vars(b) of an object the function made: a write through d is a write of b's attributes
+    # (b.v read the old value), also across a graph split; `d is vars(b)` holds when both leave (h-hunt9)
+    def through(x):
+        b = _Attrs(x)
+        d = vars(b)
+        d["v"] = x + 1
+        vars(b).update(w=x * 2)
+        return b.v, b.w, sorted(d), d is b.__dict__
+
+    def under_if(x):
+        b = _Attrs(x)
+        if x.sum() > 2:
+            vars(b)["v"] = x * 5
+        return b.v
+
+    def split(x):
+        b = _Attrs(x)
+        d = vars(b)
+        y = _opaque_first(x)
+        d["v"] = x * y
+        return b.v, d is vars(b)
+
+    def both(x):
+        b = _Attrs(x)
+        return b, vars(b)
+
+    check(through, jnp.array([1.0, 2.0]))
+    check(under_if, jnp.array([1.0, 2.0]))
+    check(under_if, jnp.array([0.0, 0.0]))
+    check(split, jnp.array([3.0, 2.0]), full_graph=False)
+    static = to_static(both)
+    for _ in range(2):
+        b, d = static(jnp.array([1.0]))
+        assert d is vars(b)
+
+
+def test_an_outside_objects_dict_and_its_attributes_are_one_storage():
+    # b from outside and its __dict__ (vars(b), b.__dict__, or passed as well): the graph made a write through
+    # one after the call and read the other before it (d["v"] = 2 then b.v gave the old value; b.v = 2 then d["v"]
+    # too; d.pop("v") then hasattr(b, "v") was True); `vars(b)` handed back a copy (h-hunt9)
+    def item(x, b):
+        d = vars(b)
+        d["v"] = x * 2
+        return b.v
+
+    def new_key(x, b):
+        d = vars(b)
+        d["w"] = 5
+        return b.w, d
+
+    def attr_then_dict(x, b):
+        d = b.__dict__
+        b.v = x * 2
+        return d["v"], dict(d)
+
+    def update(x, b):
+        d = b.__dict__
+        d.update(v=x * 2)
+        return b.v
+
+    def pop(x, b):
+        d = b.__dict__
+        d.pop("v")
+        return hasattr(b, "v")
+
+    def passed(x, b, d):
+        d["v"] = x * 2
+        return b.v
+
+    def same(x, b):
+        return vars(b)
+
+    x = jnp.array([3.0, 2.0])
+
+    def make(fn):
+        def build():
+            b = _Attrs(1.0)
+            return fn, b
+        return build
+
+    for fn in (item, new_key, attr_then_dict, update, pop):
+        check_sequence(make(fn), [lambda f, b: (f(x, b), dict(vars(b)))], full_graph=False)
+    check_sequence(make(passed), [lambda f, b: (f(x, b, vars(b)), dict(vars(b)))], full_graph=False)
+    b = _Attrs(1.0)
+    assert to_static(same)(x, b) is vars(b)

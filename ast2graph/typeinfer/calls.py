@@ -1350,6 +1350,11 @@ class CallMixin(GeneratorMixin, SortMixin):
         if callee in (vars, dir) and len(args) == 1 and not kwargs and self._pending_attributes(args[0]):
             raise self.graph_break(FallbackCode.MUTATION, node, f"{callee.__name__}() of an object this function set "
                                    "an attribute of (the write is made after the call)", "call")
+        if callee is vars and len(args) == 1 and not kwargs and type(getattr(args[0], "__dict__", None)) is dict \
+                and (self._is_fresh(args[0]) or self._outside_storage(args[0]) is not None):
+            return self.get_attribute(args[0], "__dict__", node)   # the object's own dict, as ``obj.__dict__``
+        if callee in (hasattr, getattr) and len(args) in (2, 3) and type(args[1]) is str and not kwargs:
+            self._attribute_storage_read(args[0], args[1], node)   # after a write through its __dict__: in Python
         if frame_introspection(callee, args, kwargs):
             # run by Python inside a converted call it would see ast2graph's frame
             raise self.graph_break(FallbackCode.OPAQUE_CALL, node, f"{qualified_name(callee)}() looks at the "
