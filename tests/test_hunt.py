@@ -2092,3 +2092,26 @@ def test_an_outside_objects_dict_and_its_attributes_are_one_storage():
     check_sequence(make(passed), [lambda f, b: (f(x, b, vars(b)), dict(vars(b)))], full_graph=False)
     b = _Attrs(1.0)
     assert to_static(same)(x, b) is vars(b)
+
+
+def test_staticmethod_of_a_local_lambda_holds_eagers_function():
+    # s = staticmethod(lambda: x.sum()): the wrapper held ast2graph's stand-in of the lambda, so s() handed a
+    # graph value out of the call and a returned s.__func__() gave one too (h-hunt9): the statement runs in Python
+    def call(x):
+        s = staticmethod(lambda: x.sum())
+        return s(), s.__func__() * 2
+
+    def leaves(x):
+        return staticmethod(lambda: x.sum()), classmethod(lambda cls: x.max())
+
+    def in_class(x):
+        class K:
+            f = staticmethod(lambda: x.sum())
+        return K.f()
+
+    e = check(call, jnp.array([1.0, 2.0]), full_graph=False)
+    assert "A2G003" in [s.code.code for s in e.fallback_sites], str(e)
+    check(in_class, jnp.array([1.0, 2.0]), full_graph=False)
+    (s, c), (es, ec) = to_static(leaves)(jnp.array([1.0, 2.0])), leaves(jnp.array([1.0, 2.0]))
+    assert_same(s.__func__(), es.__func__())
+    assert_same(c.__func__(None), ec.__func__(None))

@@ -489,6 +489,13 @@ class CallMixin(GeneratorMixin, SortMixin):
             # functools.reduce(lambda a, b: ..., xs), map(lambda ...): Python calls the
             # local function, which is inlined; traced values pass through untouched
             return self.static_call(callee, args, kwargs, node)
+        if any(callee is w for w in _FUNCTION_WRAPPERS) and \
+                any(isinstance(a, LocalFunction) for a in (*args, *kwargs.values())):
+            # ``staticmethod(lambda: x.sum())``: the wrapper would hold the trace's stand-in, which a later call
+            # (``s()``, ``s.__func__``, the wrapper leaving the graph) runs at trace time or hands out
+            raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{callee.__name__}() of a function defined in "
+                                   "the converted function would hold ast2graph's trace-time stand-in, where eager's "
+                                   "holds the function", "call")
         if traced and numpy_api.returns_operand(callee, args, kwargs):
             return args[0]   # np.asarray(x) of a NumPy array is x itself
         if traced and numpy_api.is_numpy(callee):
@@ -2063,6 +2070,8 @@ class CallMixin(GeneratorMixin, SortMixin):
             self.frame, self.cont = outer, outer_cont
 
 
+# builtins that keep a function to call later: given a local function they would keep the trace's stand-in
+_FUNCTION_WRAPPERS = (staticmethod, classmethod, property, types.MethodType)
 _IDENTITY_BUILTINS = frozenset({isinstance, issubclass, type, id, callable, hasattr})
 _STRUCTURE_BUILTINS = frozenset({len, list, tuple, iter, enumerate, zip, reversed})
 
