@@ -2115,3 +2115,16 @@ def test_staticmethod_of_a_local_lambda_holds_eagers_function():
     (s, c), (es, ec) = to_static(leaves)(jnp.array([1.0, 2.0])), leaves(jnp.array([1.0, 2.0]))
     assert_same(s.__func__(), es.__func__())
     assert_same(c.__func__(None), ec.__func__(None))
+
+
+def test_asarray_and_astype_of_a_jax_array_hand_back_the_array_itself():
+    # jnp.asarray(x) and x.astype(x.dtype) of a jax.Array are x itself in eager; the graph handed back a new
+    # array (`result is x` False) (h-hunt9); copy=True and jnp.array(x) are copies in both
+    def f(x):
+        return (jnp.asarray(x), x.astype(x.dtype), jnp.asarray(x, dtype=x.dtype), jnp.asarray(x, copy=True),
+                x.astype(x.dtype, copy=True), jnp.array(x), jnp.array(x, copy=False), x.astype(jnp.int32))
+
+    x = jnp.array([1.0, 2.0])
+    check(f, x)
+    got, want = to_static(f)(x), f(x)
+    assert [r is x for r in got] == [r is x for r in want]

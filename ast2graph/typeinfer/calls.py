@@ -133,6 +133,40 @@ def _astype_is_self(x: Value, args: tuple, kwargs: dict) -> bool:
     return same and given.get("order", "K") == "K" and given.get("subok", True) is True
 
 
+def _jax_astype_is_self(x: Value, args: tuple, kwargs: dict) -> bool:
+    """Whether eager's ``x.astype(dtype)`` of the jax.Array ``x`` is ``x``
+    itself: the same dtype, ``x`` not weakly typed, no ``copy=True``."""
+    if not isinstance(x, Value) or x.type.kinds != {"jax"} or x.type.weak_type or len(args) > 2 \
+            or set(kwargs) - {"dtype", "copy"}:
+        return False
+    given = {**dict(zip(("dtype", "copy"), args)), **kwargs}
+    try:
+        return "dtype" in given and np.dtype(given["dtype"]) == x.type.dtype and not given.get("copy", False)
+    except TypeError:
+        return False
+
+
+def _jax_asarray_is_self(callee: Any, args: tuple, kwargs: dict) -> bool:
+    """Whether eager's ``jnp.asarray(x[, dtype])`` (``jnp.array(x,
+    copy=False)``) of the jax.Array ``x`` is ``x`` itself: no dtype, or the
+    same one of an ``x`` not weakly typed, and no copy asked for."""
+    if callee is jnp.asarray:
+        copy = kwargs.get("copy")
+    elif callee is jnp.array:
+        copy = kwargs.get("copy", True)
+    else:
+        return False
+    if not args or len(args) > 2 or set(kwargs) - {"dtype", "copy"} or copy:
+        return False
+    x, dtype = args[0], args[1] if len(args) == 2 else kwargs.get("dtype")
+    if not isinstance(x, Value) or x.type.kinds != {"jax"}:
+        return False
+    try:
+        return dtype is None or not x.type.weak_type and np.dtype(dtype) == x.type.dtype
+    except TypeError:
+        return False
+
+
 def _astype_layout_decides(x: Value, args: tuple, kwargs: dict) -> bool:
     """Whether eager's ``x.astype(x.dtype, order=o, copy=False)`` with ``o``
     other than "K" is ``x`` itself or a copy depending on ``x``'s memory
@@ -337,6 +371,8 @@ class CallMixin(GeneratorMixin, SortMixin):
                                      numpy_inplace.METHODS[callee.name])   # a.sort(), a.fill(v): in place
         if isinstance(callee, arrays.ArrayMethod) and callee.name == "astype" and _astype_is_self(callee.value, args, kwargs):
             return callee.value   # x.astype(x.dtype, copy=False) of an ndarray: x itself
+        if isinstance(callee, arrays.ArrayMethod) and callee.name == "astype" and _jax_astype_is_self(callee.value, args, kwargs):
+            return callee.value   # x.astype(x.dtype) of a jax.Array: x itself
         if isinstance(callee, arrays.ArrayMethod) and callee.name == "astype" and _astype_layout_decides(callee.value, args, kwargs):
             raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, "x.astype(x.dtype, order=..., copy=False): "
                                    "eager hands back x itself or a copy by x's memory layout (contiguous or not)")
@@ -498,6 +534,8 @@ class CallMixin(GeneratorMixin, SortMixin):
                                    "holds the function", "call")
         if traced and numpy_api.returns_operand(callee, args, kwargs):
             return args[0]   # np.asarray(x) of a NumPy array is x itself
+        if traced and _jax_asarray_is_self(callee, args, kwargs):
+            return args[0]   # jnp.asarray(x) of a jax.Array is x itself
         if traced and numpy_api.is_numpy(callee):
             kwargs = numpy_api.without_out_none(callee, kwargs)   # np.trunc(x, out=None): a new array
             kwargs = self._numpy_initial(callee, args, kwargs, node)   # np.max(x, initial=-np.inf)
