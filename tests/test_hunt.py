@@ -14,7 +14,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from ast2graph import to_static
+from ast2graph import explain, to_static
 from helpers import assert_same, check, check_sequence
 
 
@@ -1912,8 +1912,219 @@ def _bias_corrected():
 
 
 def test_host_math_that_never_raises_and_bias_corrections_stay_one_graph():
-    # math.copysign / math.atan2 never raise, and 0.9 ** t of an int counter cannot overflow for t >= 0: no
-    # run-time check, so a segment that writes state back keeps its graph (h-hunt8, after the checks above)
+    # math.copysign / math.atan2 never raise: no run-time check, so a segment that writes state back keeps its
+    # graph (h-hunt8, after the checks above). 0.9 ** t of a counter read from state may overflow (the caller may
+    # set t to -10000): its check cannot raise after the write of the counter, so that one statement runs in
+    # Python (h-hunt9: it had been left unchecked, the graph gave inf where eager raises OverflowError)
     xs = [np.array([2.0]), np.array([-0.0]), np.array([0.0])]
     check_sequence(_running_min_sign, [lambda f, _, x=x: f(x) for x in xs])
-    check_sequence(_bias_corrected, [lambda f, s, x=x: (f(x), dict(s)) for x in xs])
+    static = check_sequence(_bias_corrected, [lambda f, s, x=x: (f(x), dict(s)) for x in xs], full_graph=False)
+    e = explain(static)(xs[0])
+    assert [s.code.code for s in e.fallback_sites] == ["A2G008"], str(e)
+
+
+def test_python_float_power_of_a_traced_int_overflows_as_eager():
+    # 0.9 ** t of a traced int t (a counter, int(x.sum())) overflows in eager for t below about -6700
+    # (OverflowError); the graph gave inf (h-hunt9). A run-time check, and a counter whose range is known (a loop
+    # index) needs none
+    def power(x):
+        t = int(x.sum())
+        return 0.9 ** t, (-0.9) ** t, 1.5 ** -t
+
+    def rolled(x):
+        acc = x * 0
+        for t in range(1, 500):
+            acc = acc + 0.9 ** t * x
+        return acc
+
+    for t in (-5, -5000, -10000, -10001, 400):
+        check(power, jnp.array([t]))
+    check(rolled, jnp.array(1.0))
+
+    def make():
+        state = {"t": 0}
+
+        def step(x):
+            state["t"] += 1
+            return x * (1 - 0.9 ** state["t"])
+        return step, state
+
+    def rewind(f, s):
+        s["t"] = -10000
+        return f(jnp.array(1.0))
+
+    check_sequence(make, [lambda f, s: f(jnp.array(1.0)), rewind, lambda f, s: (f(jnp.array(1.0)), dict(s))],
+                   full_graph=False)
+
+
+def _opaque_row(v):
+    return np.asarray([float(np.prod(np.asarray(v).tolist()))] * 3, dtype=np.float32)   # .tolist(): on the host
+
+
+def _opaque_total(v):
+    return np.float32(sum(np.asarray(v).tolist()))
+
+
+def _opaque_row64(v):
+    return np.asarray([float(np.prod(np.asarray(v).tolist()))] * 3)
+
+
+def test_a_declared_host_call_hands_back_eagers_numpy_kind():
+    # `y = opaque(x)  # ast2graph: returns f32[3]` of a function returning a NumPy array: eager's y is an ndarray
+    # (a NumPy scalar for f32[]), the graph's was a jax.Array; a result other than the declaration (float64 for
+    # f32[3]) was silently cast, now it raises TypeError naming the declaration (h-hunt9)
+    def rows(x):
+        for _ in range(2):
+            y = _opaque_row(x)  # ast2graph: returns f32[3]
+            x = x + y * 1e-3
+        return y, x, type(y).__name__
+
+    def total(x):
+        for _ in range(2):
+            s = _opaque_total(x)  # ast2graph: returns f32[]
+            x = x + s * 1e-3
+        return s, x, type(s).__name__
+
+    def wrong(x):
+        for _ in range(2):
+            y = _opaque_row64(x)  # ast2graph: returns f32[3]
+            x = x + y * 1e-3
+        return y
+
+    check(rows, jnp.array([1.0, 2.0, 3.0]), rtol=1e-4)
+    check(total, jnp.array([1.0, 2.0, 3.0]), rtol=1e-4)
+    with pytest.raises(TypeError, match="declares a NumPy array float32"):
+        to_static(wrong)(jnp.array([1.0, 2.0, 3.0]))
+
+
+class _Attrs:
+    def __init__(self, v):
+        self.v = v
+
+
+def _opaque_first(v):
+    return float(np.asarray(v).tolist()[0])   # .tolist(): runs in Python, the graph split around it
+
+
+def test_vars_of_an_object_made_here_is_its_own_dict():
+    # d = vars(b) of an object the function made: a write through d is a write of b's attributes
+    # (b.v read the old value), also across a graph split; `d is vars(b)` holds when both leave (h-hunt9)
+    def through(x):
+        b = _Attrs(x)
+        d = vars(b)
+        d["v"] = x + 1
+        vars(b).update(w=x * 2)
+        return b.v, b.w, sorted(d), d is b.__dict__
+
+    def under_if(x):
+        b = _Attrs(x)
+        if x.sum() > 2:
+            vars(b)["v"] = x * 5
+        return b.v
+
+    def split(x):
+        b = _Attrs(x)
+        d = vars(b)
+        y = _opaque_first(x)
+        d["v"] = x * y
+        return b.v, d is vars(b)
+
+    def both(x):
+        b = _Attrs(x)
+        return b, vars(b)
+
+    check(through, jnp.array([1.0, 2.0]))
+    check(under_if, jnp.array([1.0, 2.0]))
+    check(under_if, jnp.array([0.0, 0.0]))
+    check(split, jnp.array([3.0, 2.0]), full_graph=False)
+    static = to_static(both)
+    for _ in range(2):
+        b, d = static(jnp.array([1.0]))
+        assert d is vars(b)
+
+
+def test_an_outside_objects_dict_and_its_attributes_are_one_storage():
+    # b from outside and its __dict__ (vars(b), b.__dict__, or passed as well): the graph made a write through
+    # one after the call and read the other before it (d["v"] = 2 then b.v gave the old value; b.v = 2 then d["v"]
+    # too; d.pop("v") then hasattr(b, "v") was True); `vars(b)` handed back a copy (h-hunt9)
+    def item(x, b):
+        d = vars(b)
+        d["v"] = x * 2
+        return b.v
+
+    def new_key(x, b):
+        d = vars(b)
+        d["w"] = 5
+        return b.w, d
+
+    def attr_then_dict(x, b):
+        d = b.__dict__
+        b.v = x * 2
+        return d["v"], dict(d)
+
+    def update(x, b):
+        d = b.__dict__
+        d.update(v=x * 2)
+        return b.v
+
+    def pop(x, b):
+        d = b.__dict__
+        d.pop("v")
+        return hasattr(b, "v")
+
+    def passed(x, b, d):
+        d["v"] = x * 2
+        return b.v
+
+    def same(x, b):
+        return vars(b)
+
+    x = jnp.array([3.0, 2.0])
+
+    def make(fn):
+        def build():
+            b = _Attrs(1.0)
+            return fn, b
+        return build
+
+    for fn in (item, new_key, attr_then_dict, update, pop):
+        check_sequence(make(fn), [lambda f, b: (f(x, b), dict(vars(b)))], full_graph=False)
+    check_sequence(make(passed), [lambda f, b: (f(x, b, vars(b)), dict(vars(b)))], full_graph=False)
+    b = _Attrs(1.0)
+    assert to_static(same)(x, b) is vars(b)
+
+
+def test_staticmethod_of_a_local_lambda_holds_eagers_function():
+    # s = staticmethod(lambda: x.sum()): the wrapper held ast2graph's stand-in of the lambda, so s() handed a
+    # graph value out of the call and a returned s.__func__() gave one too (h-hunt9): the statement runs in Python
+    def call(x):
+        s = staticmethod(lambda: x.sum())
+        return s(), s.__func__() * 2
+
+    def leaves(x):
+        return staticmethod(lambda: x.sum()), classmethod(lambda cls: x.max())
+
+    def in_class(x):
+        class K:
+            f = staticmethod(lambda: x.sum())
+        return K.f()
+
+    e = check(call, jnp.array([1.0, 2.0]), full_graph=False)
+    assert "A2G003" in [s.code.code for s in e.fallback_sites], str(e)
+    check(in_class, jnp.array([1.0, 2.0]), full_graph=False)
+    (s, c), (es, ec) = to_static(leaves)(jnp.array([1.0, 2.0])), leaves(jnp.array([1.0, 2.0]))
+    assert_same(s.__func__(), es.__func__())
+    assert_same(c.__func__(None), ec.__func__(None))
+
+
+def test_asarray_and_astype_of_a_jax_array_hand_back_the_array_itself():
+    # jnp.asarray(x) and x.astype(x.dtype) of a jax.Array are x itself in eager; the graph handed back a new
+    # array (`result is x` False) (h-hunt9); copy=True and jnp.array(x) are copies in both
+    def f(x):
+        return (jnp.asarray(x), x.astype(x.dtype), jnp.asarray(x, dtype=x.dtype), jnp.asarray(x, copy=True),
+                x.astype(x.dtype, copy=True), jnp.array(x), jnp.array(x, copy=False), x.astype(jnp.int32))
+
+    x = jnp.array([1.0, 2.0])
+    check(f, x)
+    got, want = to_static(f)(x), f(x)
+    assert [r is x for r in got] == [r is x for r in want]

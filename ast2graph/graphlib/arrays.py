@@ -1073,14 +1073,37 @@ def parse_returns_annotation(line: str) -> list | None:
     return types or None
 
 
+def declared_results(out: Any, single: bool, result_types: tuple, name: Any) -> tuple:
+    """The results of a host call the user declared (``# ast2graph: returns
+    f32[3]``), checked against the declaration: each a NumPy array (a NumPy
+    scalar where 0-d) of exactly the declared dtype and shape, several in a
+    tuple, which is the kind the graph hands back (eager's own object would
+    otherwise differ from it: a jax.Array, a float64 array cast to float32).
+    Anything else raises a ``TypeError`` naming the declaration, never a
+    silent cast."""
+    outs = (out,) if single else out
+    if not single and (type(out) is not tuple or len(out) != len(result_types)):
+        raise TypeError(f"{name} returned {type(out).__name__} where its `# ast2graph: returns` declares a tuple "
+                        f"of {len(result_types)} NumPy arrays")
+    for o, t in zip(outs, result_types):
+        kind = np.ndarray if t.shape else np.generic
+        if not isinstance(o, kind) or o.dtype != t.dtype or o.shape != t.shape:
+            got = f"{type(o).__name__} {getattr(o, 'dtype', '')}{list(getattr(o, 'shape', ()))}"
+            want = f"a NumPy {'array' if t.shape else 'scalar'} {np.dtype(t.dtype)}{list(t.shape)}"
+            raise TypeError(f"{name} returned {got} where its `# ast2graph: returns` declares {want} (the graph "
+                            "hands back what the declaration says: return exactly that, np.asarray(..., dtype))")
+    return tuple(np.asarray(o) for o in outs)
+
+
 @functools.lru_cache(maxsize=None)
-def host_function(fn: Any, single: bool, kinds: tuple = (), may_raise: bool = False):
+def host_function(fn: Any, single: bool, kinds: tuple = (), may_raise: bool = False, exact: bool = False):
     """``fn`` run on the host by ``jax.pure_callback`` with declared result
     types; its array arguments are of eager's kinds (``kinds``, as for ``host_effect``).
     ``may_raise``: ``fn`` is the user's and may raise any exception on some
     data, which leaves the graph after the call: a run-time check of no known
     class (``Specializer._check_site``: refused inside any handler or manager,
-    kept in Python after a write of state)."""
+    kept in Python after a write of state). ``exact``: the result types are
+    the user's declaration, checked on every call (``declared_results``)."""
 
     def call(result_types, *args, **kwargs):
         leaves, treedef = tree_flatten((args, kwargs))   # a printed dict in insertion order
@@ -1092,8 +1115,10 @@ def host_function(fn: Any, single: bool, kinds: tuple = (), may_raise: bool = Fa
                 filled[i] = to_eager_kind(a, kinds[n] if n < len(kinds) else "jax")
             a, k = jax.tree_util.tree_unflatten(treedef, filled)
             out = fn(*a, **k)
-            outs = (out,) if single else tuple(out)
-            return tuple(np.asarray(o, dtype=t.dtype).reshape(t.shape) for o, t in zip(outs, result_types))
+            if not exact:
+                outs = (out,) if single else tuple(out)
+                return tuple(np.asarray(o, dtype=t.dtype).reshape(t.shape) for o, t in zip(outs, result_types))
+            return declared_results(out, single, result_types, getattr(fn, "__qualname__", fn))
 
         outs = pure_host_call(_guarded(callback), tuple(result_types), *[leaves[i] for i in positions])
         return outs[0] if single else tuple(outs)

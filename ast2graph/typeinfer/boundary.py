@@ -87,14 +87,16 @@ def resolve(env: dict, path: tuple) -> Any:
 
 
 def abstract_inputs(names: list[str], values: list, leaves: list, is_leaf: Callable[[Any], bool] | None,
-                    rebuild_other: Callable[[Any], Any]) -> tuple[list, dict[int, tuple]] | None:
+                    rebuild_other: Callable[[Any], Any],
+                    originals: dict[int, Any] | None = None) -> tuple[list, dict[int, tuple]] | None:
     """The trace-time values of ``names``: ``values``' structure with the
     abstract ``leaves`` in place of the caller's leaves, one abstract
     container per container of the caller's (shared where the caller's is),
     and ``{id(abstract): (abstract, path)}`` for its lists and dicts. None
     where the leaves do not line up with the walk (JAX's rebuild is used).
     ``rebuild_other(sub)`` finishes a subtree that is neither a container
-    walked here nor a leaf (a custom pytree node, a ``TracedNumber``)."""
+    walked here nor a leaf (a custom pytree node, a ``TracedNumber``).
+    ``originals``, when given, gets ``{id(abstract): the caller's container}``."""
     it = iter(leaves)
     made: dict[int, Any] = {}
     registered: dict[int, tuple] = {}
@@ -124,12 +126,16 @@ def abstract_inputs(names: list[str], values: list, leaves: list, is_leaf: Calla
             out: Any = []
             made[id(x)] = out
             registered[id(out)] = (out, path)
+            if originals is not None:
+                originals[id(out)] = x
             out.extend(build(v, path + (k,)) for k, v in items)
             return out
         if kind is dict or kind is collections.defaultdict:
             out = dict() if kind is dict else collections.defaultdict(x.default_factory)
             made[id(x)] = out
             registered[id(out)] = (out, path)
+            if originals is not None:
+                originals[id(out)] = x
             for k, v in items:
                 out[k] = build(v, path + (k,))
             return out

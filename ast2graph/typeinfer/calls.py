@@ -134,6 +134,40 @@ def _astype_is_self(x: Value, args: tuple, kwargs: dict) -> bool:
     return same and given.get("order", "K") == "K" and given.get("subok", True) is True
 
 
+def _jax_astype_is_self(x: Value, args: tuple, kwargs: dict) -> bool:
+    """Whether eager's ``x.astype(dtype)`` of the jax.Array ``x`` is ``x``
+    itself: the same dtype, ``x`` not weakly typed, no ``copy=True``."""
+    if not isinstance(x, Value) or x.type.kinds != {"jax"} or x.type.weak_type or len(args) > 2 \
+            or set(kwargs) - {"dtype", "copy"}:
+        return False
+    given = {**dict(zip(("dtype", "copy"), args)), **kwargs}
+    try:
+        return "dtype" in given and np.dtype(given["dtype"]) == x.type.dtype and not given.get("copy", False)
+    except TypeError:
+        return False
+
+
+def _jax_asarray_is_self(callee: Any, args: tuple, kwargs: dict) -> bool:
+    """Whether eager's ``jnp.asarray(x[, dtype])`` (``jnp.array(x,
+    copy=False)``) of the jax.Array ``x`` is ``x`` itself: no dtype, or the
+    same one of an ``x`` not weakly typed, and no copy asked for."""
+    if callee is jnp.asarray:
+        copy = kwargs.get("copy")
+    elif callee is jnp.array:
+        copy = kwargs.get("copy", True)
+    else:
+        return False
+    if not args or len(args) > 2 or set(kwargs) - {"dtype", "copy"} or copy:
+        return False
+    x, dtype = args[0], args[1] if len(args) == 2 else kwargs.get("dtype")
+    if not isinstance(x, Value) or x.type.kinds != {"jax"}:
+        return False
+    try:
+        return dtype is None or not x.type.weak_type and np.dtype(dtype) == x.type.dtype
+    except TypeError:
+        return False
+
+
 def _astype_layout_decides(x: Value, args: tuple, kwargs: dict) -> bool:
     """Whether eager's ``x.astype(x.dtype, order=o, copy=False)`` with ``o``
     other than "K" is ``x`` itself or a copy depending on ``x``'s memory
@@ -337,6 +371,8 @@ class CallMixin(GeneratorMixin, SortMixin):
                                      numpy_inplace.METHODS[callee.name])   # a.sort(), a.fill(v): in place
         if isinstance(callee, arrays.ArrayMethod) and callee.name == "astype" and _astype_is_self(callee.value, args, kwargs):
             return callee.value   # x.astype(x.dtype, copy=False) of an ndarray: x itself
+        if isinstance(callee, arrays.ArrayMethod) and callee.name == "astype" and _jax_astype_is_self(callee.value, args, kwargs):
+            return callee.value   # x.astype(x.dtype) of a jax.Array: x itself
         if isinstance(callee, arrays.ArrayMethod) and callee.name == "astype" and _astype_layout_decides(callee.value, args, kwargs):
             raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, "x.astype(x.dtype, order=..., copy=False): "
                                    "eager hands back x itself or a copy by x's memory layout (contiguous or not)")
@@ -489,8 +525,17 @@ class CallMixin(GeneratorMixin, SortMixin):
             # functools.reduce(lambda a, b: ..., xs), map(lambda ...): Python calls the
             # local function, which is inlined; traced values pass through untouched
             return self.static_call(callee, args, kwargs, node)
+        if any(callee is w for w in _FUNCTION_WRAPPERS) and \
+                any(isinstance(a, LocalFunction) for a in (*args, *kwargs.values())):
+            # ``staticmethod(lambda: x.sum())``: the wrapper would hold the trace's stand-in, which a later call
+            # (``s()``, ``s.__func__``, the wrapper leaving the graph) runs at trace time or hands out
+            raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{callee.__name__}() of a function defined in "
+                                   "the converted function would hold ast2graph's trace-time stand-in, where eager's "
+                                   "holds the function", "call")
         if traced and numpy_api.returns_operand(callee, args, kwargs):
             return args[0]   # np.asarray(x) of a NumPy array is x itself
+        if traced and _jax_asarray_is_self(callee, args, kwargs):
+            return args[0]   # jnp.asarray(x) of a jax.Array is x itself
         if traced and numpy_api.is_numpy(callee):
             kwargs = numpy_api.without_out_none(callee, kwargs)   # np.trunc(x, out=None): a new array
             kwargs = self._numpy_initial(callee, args, kwargs, node)   # np.max(x, initial=-np.inf)
@@ -1160,8 +1205,11 @@ class CallMixin(GeneratorMixin, SortMixin):
         user (``# ast2graph: returns f32[3]``): a ``jax.pure_callback``."""
         self.decide(node, "call", "host callback", f"{qualified_name(callee)} runs on the host with the declared result types {declared}")
         single = len(declared) == 1
-        fn = arrays.host_function(callee, single, self.value_kinds((args, kwargs), node), may_raise=True)
-        return self.emit_call(fn, (tuple(declared), *args), kwargs, node, f"host {qualified_name(callee)}")
+        fn = arrays.host_function(callee, single, self.value_kinds((args, kwargs), node), may_raise=True, exact=True)
+        result = self.emit_call(fn, (tuple(declared), *args), kwargs, node, f"host {qualified_name(callee)}")
+        for r in (result,) if single else result:
+            r.type = r.type.with_kinds(("numpy",))   # an ndarray, a NumPy scalar where 0-d (``declared_results``)
+        return result
 
     def _closures_for_jax(self, tree: Any, node: Any) -> Any:
         """Local functions passed to JAX become plain Python closures."""
@@ -1345,6 +1393,11 @@ class CallMixin(GeneratorMixin, SortMixin):
         if callee in (vars, dir) and len(args) == 1 and not kwargs and self._pending_attributes(args[0]):
             raise self.graph_break(FallbackCode.MUTATION, node, f"{callee.__name__}() of an object this function set "
                                    "an attribute of (the write is made after the call)", "call")
+        if callee is vars and len(args) == 1 and not kwargs and type(getattr(args[0], "__dict__", None)) is dict \
+                and (self._is_fresh(args[0]) or self._outside_storage(args[0]) is not None):
+            return self.get_attribute(args[0], "__dict__", node)   # the object's own dict, as ``obj.__dict__``
+        if callee in (hasattr, getattr) and len(args) in (2, 3) and type(args[1]) is str and not kwargs:
+            self._attribute_storage_read(args[0], args[1], node)   # after a write through its __dict__: in Python
         if frame_introspection(callee, args, kwargs):
             # run by Python inside a converted call it would see ast2graph's frame
             raise self.graph_break(FallbackCode.OPAQUE_CALL, node, f"{qualified_name(callee)}() looks at the "
@@ -2053,6 +2106,8 @@ class CallMixin(GeneratorMixin, SortMixin):
             self.frame, self.cont = outer, outer_cont
 
 
+# builtins that keep a function to call later: given a local function they would keep the trace's stand-in
+_FUNCTION_WRAPPERS = (staticmethod, classmethod, property, types.MethodType)
 _IDENTITY_BUILTINS = frozenset({isinstance, issubclass, type, id, callable, hasattr})
 _STRUCTURE_BUILTINS = frozenset({len, list, tuple, iter, enumerate, zip, reversed})
 

@@ -25,6 +25,7 @@ import errno
 import inspect
 import itertools
 import linecache
+import math
 import operator
 import os
 import sys
@@ -380,6 +381,9 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         # the caller's lists and dicts among the inputs, rebuilt at trace time
         # (boundary.abstract_inputs): id -> (the abstract container, its path)
         self.input_containers: dict[int, tuple] = {}
+        # the caller's list or dict each of them stands for (by id of the abstract one): an object's
+        # ``__dict__`` passed as well as the object (``_storage_write``)
+        self.input_originals: dict[int, Any] = {}
         self.first_writes: dict[int, int] = {}   # id(input container) -> the segment's statement that first wrote it
         self.current_top = 0   # the segment's statement being traced
         self.first_input_writes: dict[int, int] = {}   # argument leaf -> the statement that first wrote it
@@ -983,6 +987,18 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         self.fresh[id(obj)] = (self.traced_depth, obj)
         return obj
 
+    def own_dict(self, obj: Any) -> dict | None:
+        """``vars(obj)`` / ``obj.__dict__`` of an object this call made: its
+        attribute storage, this call's own as ``obj`` is (fresh at ``obj``'s
+        depth), so ``vars(obj)[k] = v`` is made at trace time, as eager makes
+        it, and ``obj.k`` then reads it; None for any other object."""
+        entry = self.fresh.get(id(obj))
+        storage = getattr(obj, "__dict__", None) if entry is not None and entry[1] is obj else None
+        if type(storage) is not dict:
+            return None
+        self.fresh[id(storage)] = (entry[0], storage)
+        return storage
+
     def mark_made(self, obj: Any) -> Any:
         """``obj``, the result of a call run at trace time, marked fresh when
         the call made it: nothing but the caller's variable holds it. A call
@@ -996,6 +1012,7 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         return obj
 
     def check_mutable(self, obj: Any, node: Any, what: str) -> None:
+        self._storage_write(obj, node)
         owner = obj
         if not self._is_fresh(obj) and type(obj) is np.ndarray and isinstance(obj.base, np.ndarray):
             owner = obj.base   # a view of a NumPy array made in this trace (``for row in np.ones((n, m))``):
@@ -1116,7 +1133,7 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         if isinstance(base, Value) and base.type.dtype.kind == "c" or type(base) is complex \
                 or isinstance(exponent, Value) and exponent.type.dtype.kind == "c" or type(exponent) is complex:
             return   # complex arithmetic: no kind change, 0 ** -1 raises the same way below
-        integral = not isinstance(exponent, Value) and float(exponent).is_integer()
+        integral = exponent.type.dtype.kind in "biu" if isinstance(exponent, Value) else float(exponent).is_integer()
         if not integral and not (not isinstance(base, Value) and base >= 0):
             raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, "a Python number raised to a power that may be "
                                    "fractional: eager's result is a complex number when the base is negative "
@@ -1141,11 +1158,7 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         overflow."""
         if not isinstance(exponent, Value) and 0 <= exponent <= 1:
             return
-        if not isinstance(base, Value) and abs(base) <= 1 and isinstance(exponent, Value) \
-                and exponent.type.dtype.kind in "iu":
-            # ``beta ** t`` (a bias correction, a decay) of a traced int counter: not checked, which would cost
-            # the graph of every segment that writes the counter back; only ``t`` below about
-            # -700 / log(1 / |beta|) overflows in eager (the known gap)
+        if self._power_bounded(base, exponent):
             return
         if not self.raise_checks_allowed():
             raise self.graph_break(FallbackCode.TRACE_ERROR, node, "a Python float power may overflow, which raises "
@@ -1154,6 +1167,25 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         self.emit_call(arrays.raise_when, (self.truth(over, node), OverflowError,
                                           (errno.ERANGE, os.strerror(errno.ERANGE))), {}, node,
                        "power overflow check", effect=True)
+
+    @staticmethod
+    def _power_bounded(base: Any, exponent: Any) -> bool:
+        """Whether ``base ** exponent`` of a static base and a traced int
+        exponent whose range is known (``INT_RANGE``: a loop index, a
+        counter from a static start) stays finite: ``|base| ** t`` is monotone
+        in ``t``, so its largest magnitude is at an end of the range
+        (``beta ** t`` for ``t`` in ``range(1, 100)``). An unknown range is
+        checked: ``0.9 ** t`` overflows in eager for ``t`` below about -6700."""
+        if isinstance(base, Value) or not isinstance(exponent, Value) or exponent.type.dtype.kind not in "iu" \
+                or type(base) is complex:
+            return False
+        known = INT_RANGE.get(exponent)
+        if known is None:
+            return False
+        try:
+            return all(math.isfinite(abs(float(base)) ** t) for t in known if not (base == 0 and t < 0))
+        except (OverflowError, ZeroDivisionError):
+            return False
 
     def _python_zero_division(self, fn: Callable, left: Any, right: Any, node: Any) -> None:
         """Eager's ZeroDivisionError for a division of Python numbers (one of
@@ -1519,6 +1551,72 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
                                    f"stand-in {type(obj).__name__} (eager has another object)")
         return self.get_attribute(obj, attr, node)
 
+    # ------------------------------------------- an outside object's attributes and its __dict__, one storage
+    def _outside_storage(self, obj: Any) -> dict | None:
+        """The ``__dict__`` of an object from outside (not this call's, not a
+        module or class, whose storage has its own rules): its attributes are
+        that dict's items, so a write through one is a write of the other."""
+        if isinstance(obj, (types.ModuleType, type)) or isinstance(obj, standin_types()) or self._is_fresh(obj):
+            return None
+        storage = getattr(obj, "__dict__", None)
+        return storage if type(storage) is dict else None
+
+    def _storage_note(self, storage: dict) -> list:
+        """This trace's note of an outside ``__dict__`` or dict: [the dict,
+        read as a dict, its attributes read, written]."""
+        notes = self.__dict__.setdefault("_storage_notes", {})
+        note = notes.get(id(storage))
+        if note is None or note[0] is not storage:
+            note = notes[id(storage)] = [storage, False, False, False]
+        return note
+
+    def _attribute_storage_read(self, obj: Any, attr: str, node: Any) -> None:
+        """``obj.__dict__`` / ``obj.attr`` of an object from outside, noted.
+        The graph lifts writes of attributes and of outside dicts out of the
+        call and reads both as they were before it, each on its own: where
+        this function reads an attribute whose ``__dict__`` it wrote through
+        (``d = vars(b); d["v"] = 2; b.v``; also ``_storage_write``,
+        ``_attribute_write_of_held_storage``), the statement runs in Python."""
+        storage = self._outside_storage(obj)
+        if storage is None:
+            return
+        note = self._storage_note(storage)
+        if attr == "__dict__":
+            note[1] = True
+            return
+        if note[3]:
+            raise self.graph_break(FallbackCode.MUTATION, node, f"attribute {attr!r} of an object whose __dict__ this "
+                                   "function wrote (the graph makes the write after the call)")
+        note[2] = True
+
+    def _storage_write(self, container: Any, node: Any) -> None:
+        """A write into the dict ``container`` (an item, ``update``, ``pop``):
+        where it is the ``__dict__`` of an object whose attributes this
+        function read, the statement runs in Python; else noted."""
+        if type(container) is not dict:
+            return
+        entry = self.input_containers.get(id(container))
+        if entry is not None and entry[0] is container:   # the caller's dict, its abstract stand-in here
+            container = self.input_originals.get(id(container), container)
+        note = self._storage_note(container)
+        if note[2]:
+            raise self.graph_break(FallbackCode.MUTATION, node, "a write into the __dict__ of an object whose "
+                                   "attributes this function reads (the graph reads them before the call and makes "
+                                   "the write after it)")
+        note[3] = True
+
+    def _attribute_write_of_held_storage(self, obj: Any, attr: str, node: Any) -> None:
+        """``obj.attr = v`` lifted out of the graph where this function holds
+        ``obj.__dict__`` (``vars(obj)``, or the same dict as an argument): a
+        read through the dict would not see the write; the statement runs in Python."""
+        storage = self._outside_storage(obj)
+        if storage is None:
+            return
+        note = self.__dict__.get("_storage_notes", {}).get(id(storage))
+        if note is not None and note[0] is storage and note[1] or any(o is storage for o in self.input_originals.values()):
+            raise self.graph_break(FallbackCode.MUTATION, node, f"attribute {attr!r} of an object whose __dict__ this "
+                                   "function holds (a read through it would not see the write, made after the call)")
+
     def _can_lift_attribute_write(self, obj: Any, attr: str) -> bool:
         """``obj.attr = v`` on an object from outside, on a static path, with
         plain attribute semantics: the write is lifted out of the graph (the
@@ -1550,6 +1648,10 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         if attr == "__dict__" and self._pending_attributes(obj):
             raise self.graph_break(FallbackCode.MUTATION, node, "__dict__ of an object this function set an attribute "
                                    "of (the write is made after the call)")
+        storage = self.own_dict(obj) if attr == "__dict__" else None
+        if storage is not None:
+            return storage
+        self._attribute_storage_read(obj, attr, node)
         getter = self._user_property(obj, attr)
         if getter is not None:   # converted like a call: its effects are the graph's, not the trace's
             return self.call(getter, (obj,), {}, node)
@@ -1907,6 +2009,7 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
             return
         if not self._is_fresh(obj) and self._can_lift_attribute_write(obj, attr):
             # under a traced `if` joined, in a rolled loop carried (control.py)
+            self._attribute_write_of_held_storage(obj, attr, node)
             self.lift_write(obj, attr, value, node, f"attribute {attr!r}")
             return
         self.check_mutable(obj, node, f"setting attribute {attr!r}")
@@ -1944,6 +2047,7 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
 
     def store_item_into(self, obj: Any, idx: Any, value: Any, target: Any) -> None:
         """``obj[idx] = value`` (also ``operator.setitem``) on a Python container."""
+        self._storage_write(obj, target)
         if not self._is_fresh(obj) and self.lift_item_write(obj, idx, value, target):
             return   # ``CACHE[k] = v`` on an outside dict: replayed after the call (writeback.py)
         self.check_mutable(obj, target, "item assignment")

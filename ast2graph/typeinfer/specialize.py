@@ -320,6 +320,11 @@ def remade_per_call(tree: Any, fresh: dict, outer_traced: bool = False) -> Any:
                 return x
             return type(x)(items) if type(x) in (list, tuple) else type(x)(*items)
         if type(x) is dict:
+            if entry is not None and entry[1] is x and any(getattr(o, "__dict__", None) is x for _, o in fresh.values()):
+                # ``vars(obj)`` of an object made here (``Interpreter.own_dict``): rebuilt apart from the object
+                # per call, ``d is vars(obj)`` would no longer hold nor a write through it reach ``obj``
+                raise _Shared("the attribute dict (vars) of an object made in the function would leave the compiled "
+                              "segment (eager's is that object's own storage)")
             items = {k: walk(v) for k, v in x.items()}
             return x if all(items[k] is v for k, v in x.items()) else items
         return x
@@ -453,7 +458,7 @@ def _specialize_in(sp: Specializer, unit: Unit, stmts: list, start: int, stop: i
     by_value = {k: ids for k, ids in all_by_value.items() if k not in by_identity}
     # objects an argument's value key covers: another equal object may come next call (writeback.py)
     sp.argument_ids = set().union(*(ids for ids, _ in all_by_value.values()))
-    built = abstract_inputs(names, structure, abstract, boundary_leaf(), untrace_numbers) \
+    built = abstract_inputs(names, structure, abstract, boundary_leaf(), untrace_numbers, sp.input_originals) \
         if structure is not None else None
     # the input lists and dicts, written in place as the segment's own (abstract, path, contents before);
     # after the call their new contents are written into the caller's objects
