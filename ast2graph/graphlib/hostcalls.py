@@ -119,9 +119,14 @@ def _to_words(x: Any) -> Any:
 
 
 def _from_words(a: Any, dtype: Any) -> np.ndarray:
-    """On the host: the NumPy array that ``_to_words`` sent."""
-    a = np.asarray(a)
-    return np.ascontiguousarray(a).view(np.dtype(dtype)).reshape(a.shape[:-1]) if _wide(dtype) else a
+    """On the host: the NumPy array that ``_to_words`` sent, a private copy.
+    A callback's arguments can be views of XLA's own buffers, marked
+    read-only; native code that ignores the flag (f2py's LAPACK wrappers with
+    ``overwrite_a=True``, which ``scipy.linalg`` passes for arrays it owns)
+    would write into XLA's memory and corrupt its heap. The user's code gets
+    a writable array of its own, as eager's library calls get the caller's."""
+    a = np.array(a)
+    return a.view(np.dtype(dtype)).reshape(a.shape[:-1]) if _wide(dtype) else a
 
 
 def words_sent(operands: tuple) -> tuple[list, Any]:
