@@ -538,3 +538,26 @@ def test_abs_of_a_traced_python_float_stays_float64():
         return abs_of_busy_float, None
 
     check_sequence(make, [lambda fn, _, s=s: fn(jnp.ones(2), s) for s in (0.1, 0.2, 0.3, 0.4, 0.5, -0.6, -0.7)])
+
+
+def caught_raise_of_float64(m):
+    try:
+        if m[0, 0] > 1:
+            raise ValueError("big")
+        inv = m * 2
+    except ValueError:
+        inv = np.linalg.pinv(m)
+    return inv
+
+
+def test_placeholders_of_64bit_values_warn_nothing():
+    """A variable unbound on one path of a traced branch gets a placeholder of
+    its type there: made without JAX's "float64 ... truncated to float32"
+    warning, which eager never issues (it failed a program run with warnings
+    as errors)."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)   # (an "error" filter for all would refuse NumPy's RuntimeWarnings)
+        check(caught_raise_of_float64, np.array([[2.0, 1.0], [1.0, 3.0]]), full_graph=True)
+        check(caught_raise_of_float64, np.array([[0.5, 1.0], [1.0, 3.0]]), full_graph=True)

@@ -28,6 +28,7 @@ from ..fallback.sites import FallbackCode, GraphBreak
 from ..ir.core import (ArrayType, CallOp, ForOp, IfOp, KindedValue, Region, ScanOp, SwitchOp, TreeVariant, Value,
                        WhileOp, walk_ops)
 from ..graphlib import arrays
+from ..graphlib.casts import NARROW
 from .exits import BodyEnd, ExitsMixin, LoopCtx
 from .lattice import INT_BITS, INT_RANGE, TRACED_INT_BITS, WIDE_INTS, abstract_type, describe, join_types, same_dtype, same_static
 from .generators import generators_in
@@ -1537,7 +1538,10 @@ class ControlMixin(ExitsMixin):
             zeros = self.convert(_PYTHON_TYPES[t.dtype.kind](0), t, node)
             zeros.type = zeros.type.with_kinds(t.kinds)
             return zeros
-        zeros = self.emit_call(jnp.zeros, (t.shape, t.dtype), {}, node, "zeros")
+        # made in a 32-bit dtype where JAX's x64 is off (jnp.zeros of float64 would warn that it truncates),
+        # then converted to ``t``: zeros are exact at any width
+        dtype = t.dtype if jax.config.jax_enable_x64 else NARROW.get(t.dtype, t.dtype)
+        zeros = self.emit_call(jnp.zeros, (t.shape, dtype), {}, node, "zeros")
         zeros = zeros if zeros.type == t else self.convert(zeros, t, node)
         zeros.type = zeros.type.with_kinds(t.kinds)
         return zeros
