@@ -13,13 +13,18 @@ largest group of fallbacks it shows, pinned.
 * The sweep's fallbacks grouped by reason: among those a general mechanism
   could make one graph, the largest is A2G007 "the array in 'x' is also
   reachable as 'y': a write must show through every alias" (19 functions
-  with no other reason: ``scipy.stats.zscore``/``gzscore`` through
-  ``xpx.at(z)[mask].set(v)``, scikit-learn's ``normalize`` and cosine
-  kernels through ``_handle_zeros_in_scale(norms, copy=False)``). Its
-  mechanism (rebind every name holding the written array) is not built: a
-  value the caller evaluated before the call (``h(n, g(n))``) holds the
-  array too and is not a name. These tests pin what a future mechanism must
-  keep: the same results as eager, the writer's alias seen by its caller.
+  with no other reason). A write ``x[i] = v`` into an array this call made
+  that other plain local names hold (``z = y; z[0] = v``; a callee writing
+  its parameter: scikit-learn's ``norms = _handle_zeros_in_scale(norms,
+  copy=False)``) now binds every such name, of this function and of its
+  inlined callers, to the written version: one graph (``normalize``,
+  ``cosine_similarity``, ``paired_cosine_distances``). It keeps its
+  fallback where a name is not all that holds it: a container, an
+  attribute or a ``__slots__`` attribute (array-api-extra's ``at(z)``:
+  ``scipy.stats.zscore``), a value a caller evaluated before its call
+  (``h(n, g(n))``), a loop (its iterator, its carried values) or a traced
+  branch, an argument (written back through one name).
+"""
 """
 
 from __future__ import annotations
@@ -265,3 +270,31 @@ def test_the_array_api_at_helper_still_falls_back(fn, args):
     # a method of a temporary), so the write keeps its fallback
     e = check(fn, *args, full_graph=False)
     assert "A2G007" in [s.code.code for s in e.fallback_sites]
+
+
+def test_aliases_across_a_segment_boundary_a_dict_and_a_rebinding():
+    def across_fallback(x):
+        m = np.abs(x) * 0.5
+        k = m
+        _zeros_to_one(m)
+        b = x.tobytes()          # runs in Python: the segment ends with m and k live
+        k[1] = len(b)
+        return m, k is m, k.sum()
+
+    def in_dict(x):
+        m = np.abs(x) * 0.5
+        d = {"a": m}
+        k = m
+        _zeros_to_one(k)
+        return d["a"]
+
+    def rebound_between(x):
+        m = np.abs(x) * 0.5
+        k = m
+        _zeros_to_one(m)
+        m = m * 2.0              # m is another array now: the second write reaches k only
+        _zeros_to_one(k)
+        return m, k
+    for f in (across_fallback, in_dict, rebound_between):
+        for x in (X4, -X4):
+            check(f, x, full_graph=False)
