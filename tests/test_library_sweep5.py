@@ -25,7 +25,6 @@ largest group of fallbacks it shows, pinned.
   (``h(n, g(n))``), a loop (its iterator, its carried values) or a traced
   branch, an argument (written back through one name).
 """
-"""
 
 from __future__ import annotations
 
