@@ -20,6 +20,12 @@ tried, how many are one graph, how many give a result different from eager
 not, and the fallback sites by reason. ``--only NAME`` runs the functions
 whose dotted name contains NAME; ``--retry FILE`` only those a former run's
 JSON skipped; ``-v`` lists every function; ``--json FILE`` writes every outcome.
+
+Each namespace runs in its own child process (``--in-process``: all in this
+one), the outcomes merged into one table and one JSON: a native crash (heap
+corruption in compiled library code, seen in long runs and at the exit of
+``scipy.linalg``) costs that namespace's remaining functions, recorded as one
+outcome ``crashed`` named by the function that was running, not the run.
 """
 
 from __future__ import annotations
@@ -482,7 +488,7 @@ class Outcome:
     name: str
     namespace: str
     args: str
-    status: str                 # one-graph, fallback, mismatch, raised, eager-only, skipped
+    status: str                 # one-graph, no-graph, fallback, mismatch, raised, skipped, crashed
     graphs: int = 0
     codes: list[str] = field(default_factory=list)
     detail: str = ""
@@ -635,6 +641,139 @@ def run_one(name: str, namespace: str, fn: Callable, timeout: int = 60) -> Outco
     return Outcome(name, namespace, label, "fallback", e.graph_count, codes, causes, dt)
 
 
+def function_key(fn: Callable) -> str:
+    """A name for ``fn`` the same in every process (its module and qualified name): how a child knows
+    a function an earlier namespace's child tried (optax.losses' functions, also optax's)."""
+    return f"{getattr(fn, '__module__', '?')}.{getattr(fn, '__qualname__', repr(fn))}"
+
+
+def selected(namespaces: list[str], only: str | None, retry: set[str] | None, skip: set[str] | None = None):
+    """(namespace, name, fn) of every function a run over ``namespaces`` tries, in order: a function
+    reached again through a later namespace (optax.losses' through optax) is tried once, under the
+    first; ``skip``: the ``function_key`` of those tried already (by other processes)."""
+    seen: set[int] = set()
+    for namespace in namespaces:
+        for name, fn in functions(namespace):
+            if id(fn) in seen or (only and only not in name) or (retry is not None and name not in retry):
+                continue
+            if skip is not None and function_key(fn) in skip:
+                continue
+            seen.add(id(fn))
+            yield namespace, name, fn
+
+
+def _show(o: Outcome, verbose: bool) -> None:
+    if verbose or o.status in ("mismatch", "raised", "crashed", "exit-crash"):
+        print(f"  {o.status:9s} {o.name} ({o.args}) {o.codes or ''} {o.detail[:300]}", flush=True)
+
+
+def run_child(target: str, only: str | None, retry: set[str] | None, skip: set[str], progress: str) -> None:
+    """Run ``target``'s functions in this process, appending to ``progress`` (a JSON line each) the
+    name of every function before it runs and its outcome after: when native code corrupts the heap
+    and kills the process, the parent still has every finished outcome and the function that died.
+    ``skip``: the keys of the functions earlier namespaces' children tried."""
+    with open(progress, "a", buffering=1) as log:
+        for namespace, name, fn in selected([target], only, retry, skip):
+            log.write(json.dumps({"start": name, "key": function_key(fn)}) + "\n")
+            log.flush()
+            log.write(json.dumps({"outcome": run_one(name, namespace, fn).__dict__}) + "\n")
+            log.flush()
+        log.write(json.dumps({"done": target}) + "\n")
+
+
+CHILD_TIMEOUT = 1800   # seconds a child may take; past it, it is killed, recorded as crashed
+CHILD_RESTARTS = 8     # children started for one namespace at most: one crash each before its last
+
+
+def run_isolated(namespaces: list[str], only: str | None, retry_file: str | None,
+                 verbose: bool) -> list[Outcome]:
+    """Every namespace run by a child process of its own (``--child``), the outcomes merged in order.
+
+    A native crash (glibc's "corrupted ..." abort, a segfault, also seen at interpreter exit after
+    scipy.linalg) kills one child: its namespace keeps the outcomes finished, gets one outcome
+    ``crashed`` named by the function it was running (or ``<namespace> at exit``), and a new child
+    goes on after that function."""
+    import os
+    import tempfile
+    outcomes: list[Outcome] = []
+    fd, skip = tempfile.mkstemp(prefix="library_sweep_", suffix=".json")
+    os.close(fd)
+    keys: list[str] = []       # the functions started so far, by function_key
+    for namespace in namespaces:
+        for _ in range(CHILD_RESTARTS):
+            with open(skip, "w") as f:
+                json.dump(keys, f)
+            rc, err, events = _run_child(namespace, skip, only, retry_file)
+            keys += [e["key"] for e in events if "start" in e]
+            for e in events:
+                if "outcome" in e:
+                    outcomes.append(Outcome(**e["outcome"]))
+                    _show(outcomes[-1], verbose)
+            if rc != 0:
+                outcomes.append(_crashed(namespace, events, rc, err))
+                _show(outcomes[-1], verbose)
+            if rc == 0 or not events or "start" not in events[-1]:
+                break          # finished, died at exit, or before its first function: no restart
+    os.unlink(skip)
+    return outcomes
+
+
+def _run_child(namespace: str, skip: str, only: str | None, retry_file: str | None) -> tuple:
+    """(exit status or None when killed for time, stderr, progress events) of one child."""
+    import os
+    import subprocess
+    import tempfile
+    fd, progress = tempfile.mkstemp(prefix="library_sweep_", suffix=".jsonl")
+    os.close(fd)
+    cmd = [sys.executable, "-m", "benchmarks.library_sweep", "--child", namespace, "--progress", progress,
+           "--skip", skip]
+    cmd += ["--only", only] if only else []
+    cmd += ["--retry", retry_file] if retry_file else []
+    env = dict(os.environ, LIBC_FATAL_STDERR_="1")     # glibc's "corrupted ..." to stderr, not the tty
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=CHILD_TIMEOUT, env=env,
+                              cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+        rc, err = proc.returncode, proc.stderr
+    except subprocess.TimeoutExpired as exc:
+        err = exc.stderr if isinstance(exc.stderr, str) else (exc.stderr or b"").decode(errors="replace")
+        rc = None
+    with open(progress) as f:
+        events = [json.loads(line) for line in f if line.endswith("\n")]
+    os.unlink(progress)
+    return rc, err, events
+
+
+def _crashed(namespace: str, events: list[dict], rc: int | None, stderr: str) -> Outcome:
+    """The outcome of a child that died: the function it had started and not finished, if any."""
+    last = events[-1] if events else {}
+    if "start" not in last:      # not in a function: at exit (or on import), after its last outcome
+        return Outcome(f"{namespace} at exit", namespace, "", "exit-crash", detail=_death(rc, stderr))
+    return Outcome(last["start"], namespace, "", "crashed", detail=_death(rc, stderr))
+
+
+def _death(rc: int | None, stderr: str) -> str:
+    how = f"killed after {CHILD_TIMEOUT} s" if rc is None else (f"signal {-rc}" if rc < 0 else f"exit status {rc}")
+    return f"{how}: " + " | ".join(stderr.strip().splitlines()[-3:])[:250]
+
+
+def _summary(outcomes: list[Outcome]) -> None:
+    tried = [o for o in outcomes if o.status not in ("skipped", "exit-crash")]
+    skipped = sum(o.status == "skipped" for o in outcomes)
+    print(f"\n{len(tried)} functions tried ({skipped} skipped: no argument set eager accepts)")
+    at_exit = [o.namespace for o in outcomes if o.status == "exit-crash"]
+    if at_exit:
+        print("crashed at exit, after their last function (outcomes kept): " + ", ".join(at_exit))
+    per_ns: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
+    for o in tried:
+        per_ns[o.namespace][o.status] += 1
+    cols = ("one-graph", "no-graph", "fallback", "mismatch", "raised", "crashed")
+    print(f"{'namespace':28s} {'tried':>5s} " + " ".join(f"{c:>9s}" for c in cols))
+    for nsn, c in list(per_ns.items()) + [("all", collections.Counter(o.status for o in tried))]:
+        print(f"{nsn:28s} {sum(c.values()):5d} " + " ".join(f"{c[k]:9d}" for k in cols))
+    reasons = collections.Counter(c for o in tried for c in o.codes)
+    print("fallback sites per reason: " + ", ".join(f"{c} {n}" for c, n in reasons.most_common()))
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--only", default=None)
@@ -642,37 +781,30 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("-v", action="store_true")
     p.add_argument("--json", default=None)
     p.add_argument("--retry", default=None, help="only the functions a former run's JSON FILE skipped")
+    p.add_argument("--in-process", action="store_true",
+                   help="run every namespace in this process (a native crash ends the whole run)")
+    p.add_argument("--child", default=None, help=argparse.SUPPRESS)      # run_isolated's children
+    p.add_argument("--progress", default=None, help=argparse.SUPPRESS)
+    p.add_argument("--skip", default=None, help=argparse.SUPPRESS)
     ns = p.parse_args(argv)
     retry = None
     if ns.retry:
         with open(ns.retry) as f:
             retry = {o["name"] for o in json.load(f) if o["status"] == "skipped"}
     sys.setrecursionlimit(10000)
-    outcomes: list[Outcome] = []
-    seen: set[int] = set()
-    for namespace in ns.namespace or NAMESPACES:
-        for name, fn in functions(namespace):
-            if id(fn) in seen or (ns.only and ns.only not in name) or (retry is not None and name not in retry):
-                continue
-            seen.add(id(fn))
-            o = run_one(name, namespace, fn)
-            outcomes.append(o)
-            if ns.v or o.status in ("mismatch", "raised"):
-                print(f"  {o.status:9s} {o.name} ({o.args}) {o.codes or ''} {o.detail[:300]}", flush=True)
-    tried = [o for o in outcomes if o.status != "skipped"]
-    print(f"\n{len(tried)} functions tried ({len(outcomes) - len(tried)} skipped: no argument set eager accepts)")
-    per_ns: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
-    for o in tried:
-        per_ns[o.namespace][o.status] += 1
-    print(f"{'namespace':28s} {'tried':>5s} {'one-graph':>9s} {'no-graph':>8s} {'fallback':>8s} {'mismatch':>8s} {'raised':>6s}")
-    for nsn, c in per_ns.items():
-        print(f"{nsn:28s} {sum(c.values()):5d} {c['one-graph']:9d} {c['no-graph']:8d} {c['fallback']:8d} "
-              f"{c['mismatch']:8d} {c['raised']:6d}")
-    total = collections.Counter(o.status for o in tried)
-    print(f"{'all':28s} {len(tried):5d} {total['one-graph']:9d} {total['no-graph']:8d} {total['fallback']:8d} "
-          f"{total['mismatch']:8d} {total['raised']:6d}")
-    reasons = collections.Counter(c for o in tried for c in o.codes)
-    print("fallback sites per reason: " + ", ".join(f"{c} {n}" for c, n in reasons.most_common()))
+    namespaces = ns.namespace or NAMESPACES
+    if ns.child:
+        with open(ns.skip) as f:
+            run_child(ns.child, ns.only, retry, set(json.load(f)), ns.progress)
+        return 0
+    if ns.in_process or len(namespaces) == 1:
+        outcomes = []
+        for namespace, name, fn in selected(namespaces, ns.only, retry):
+            outcomes.append(run_one(name, namespace, fn))
+            _show(outcomes[-1], ns.v)
+    else:
+        outcomes = run_isolated(namespaces, ns.only, ns.retry, ns.v)
+    _summary(outcomes)
     if ns.json:
         with open(ns.json, "w") as f:
             json.dump([o.__dict__ for o in outcomes], f, indent=1)

@@ -87,6 +87,14 @@ def alias_then_write(x):
     return y
 
 
+def alias_then_write_in_a_loop(x):
+    y = x.copy()
+    z = y
+    for i in range(2):      # a loop (its iterator or carried values may hold the array): the alias keeps its fallback
+        z[i] = 100
+    return y
+
+
 def view_then_write(x):
     y = x.copy()
     v = y[1:3]
@@ -106,10 +114,15 @@ def same_array_twice(a, b):
     return b.sum()
 
 
-@pytest.mark.parametrize("fn", [alias_then_write, view_then_write, container_then_write])
+@pytest.mark.parametrize("fn", [alias_then_write_in_a_loop, view_then_write, container_then_write])
 def test_aliased_write_falls_back_with_the_eager_result(fn):
     e = check(fn, XS[1], full_graph=False)
     assert [s.code.code for s in e.fallback_sites][:1] == ["A2G007"]
+
+
+def test_a_write_through_a_second_local_name_rebinds_both():
+    # z = y; z[0] = 100 on a straight path: y is the same array, bound to the written version too
+    check(alias_then_write, XS[1])
 
 
 def test_arguments_sharing_memory_fall_back():

@@ -2090,6 +2090,9 @@ class CallMixin(GeneratorMixin, SortMixin):
         if self.inline_depth >= self.options.max_inline_depth:
             raise self.graph_break(FallbackCode.RECURSION, node, f"calls nested deeper than {self.options.max_inline_depth} (recursion?)")
         outer, outer_cont = self.frame, self.cont
+        # where the graph stood when the call began: a value made later is in
+        # no value the caller evaluated before it (mutation._made_during)
+        frame.started = (self.region, len(self.region.ops))
         self.frame, self.cont = frame, []
         self.callers.append(outer)
         self.call_nodes.append(node)

@@ -764,6 +764,7 @@ class MutationMixin:
             raise self.graph_break(FallbackCode.MUTATION, target, f"in-place write into a NumPy array read from outside "
                                    f"(a global, a closure variable, an attribute) through '{name}'")
         view = None
+        aliases: list = []   # other local names holding this very array, rebound to the written version
         if isinstance(obj, np.ndarray):
             if not self._is_fresh(obj):
                 raise self.graph_break(FallbackCode.MUTATION, target, "in-place write of a traced value into a NumPy array "
@@ -781,7 +782,7 @@ class MutationMixin:
                                        "must reach that array")
             view = self._input_view(obj) if len(self.regions) == 1 and not self.traced_depth else None
             if view is None:
-                self._check_unaliased(obj, name, target)
+                aliases = self._check_unaliased(obj, name, target, rebind=True)
             else:   # a view of an argument nothing else sees: written back into that view of the caller's array
                 self._check_unaliased(view, name, target, views_ok=True)
         if id(obj) in self.input_of and len(self.regions) > 1:
@@ -838,6 +839,8 @@ class MutationMixin:
             root = self._roots(view)[0]
             self.first_input_writes.setdefault(self.input_of[id(root)][1], self.current_top)
         self.assign_name(name, new, target)
+        for frame, key in aliases:   # eager's other names see the write: they are the same object
+            frame.env[key] = new
 
     def check_numpy_index(self, obj: Any, idx: Any, node: Any) -> None:
         """Traced integer indices into a NumPy array: NumPy raises IndexError
@@ -950,9 +953,13 @@ class MutationMixin:
                     raise self.graph_break(FallbackCode.TRACE_ERROR, node, f"index {p} is out of bounds for axis {axis} "
                                            f"with size {n} (eager raises IndexError)")
 
-    def _check_unaliased(self, obj: Any, name: str, node: Any, views_ok: bool = False) -> None:
+    def _check_unaliased(self, obj: Any, name: str, node: Any, views_ok: bool = False,
+                         rebind: bool = False) -> list:
         """Fall back unless the local ``name`` is the only way to observe ``obj``
-        (``views_ok``: ``obj`` is a view ``_input_view`` accepted)."""
+        (``views_ok``: ``obj`` is a view ``_input_view`` accepted). ``rebind``:
+        other plain local names holding that very array (this function's, its
+        inlined callers') are allowed where ``_rebindable`` says so: returned
+        as (frame, name), for the caller to bind to the written version."""
         if isinstance(obj, Value) and not views_ok:
             entry = self.input_of.get(id(obj))
             if entry is not None and entry[1] in self.input_aliased:
@@ -966,10 +973,64 @@ class MutationMixin:
                 raise self.graph_break(FallbackCode.MUTATION, node, f"'{name}' may be {held} (the result of a traced "
                                        "branch or a rolled loop is one of the arrays it joins)",
                                        hint="take a copy first: y = y.copy()")
-        holder = next(self._references(obj, name), None)
+        plain: list | None = [] if rebind and self._rebindable(obj) else None
+        holder = next(self._references(obj, name, plain=plain), None)
+        if holder is None and plain and not self._callers_hold_no_temporaries(obj):
+            holder = f"'{plain[0][1]}' (in a caller whose statement holds values evaluated before the call)"
         if holder is not None:
             raise self.graph_break(FallbackCode.MUTATION, node, f"the array in '{name}' is also reachable as {holder}: "
                                    "a write must show through every alias", hint="take a copy (y = x.copy()) or write through one name")
+        return plain or []
+
+    def _made_at(self, obj: Value) -> int | None:
+        """The position in this segment's top region of the op that made
+        ``obj``, or None (made elsewhere: a constant, an input)."""
+        ops = self.region.ops
+        for k in range(len(ops) - 1, -1, -1):
+            if any(r is obj for r in ops[k].results):
+                return k
+        return None
+
+    def _rebindable(self, obj: Any) -> bool:
+        """Whether the other names holding ``obj`` may simply be bound to its
+        written version: a NumPy array this call computed (no argument, whose
+        write-back follows one name; no view or join of others, whose bases
+        would miss the write), written on a straight path (no traced branch
+        or rolled loop, whose joins and carried values were solved without
+        these names; no loop at all, whose iterator may hold the array)."""
+        return isinstance(obj, Value) and len(self.regions) == 1 and not self.traced_depth \
+            and not self.loop_depth and id(obj) not in self.input_of and id(obj) not in self.view_of \
+            and id(obj) not in self.joined_from
+
+    def _callers_hold_no_temporaries(self, obj: Value) -> bool:
+        """Whether no inlined caller holds ``obj`` in a value it evaluated
+        before its call and has not bound to a name (``h(n, g(n))``: h's
+        first argument). A call that began before ``obj`` was made holds
+        none; another must be the whole value of its statement (``x = f(a,
+        k=b)``, ``f(a)``, ``return f(a)``), name the function it runs (a
+        name or a module's attribute) and pass names and constants only,
+        each bound to a parameter of that function."""
+        frames = [*self.callers[1:], self.frame]
+        made = self._made_at(obj)
+        for caller, node, callee in zip(self.callers, self.call_nodes, frames):
+            started = getattr(callee, "started", None)
+            if made is not None and started is not None and (started[0] is not self.region or made >= started[1]):
+                continue   # made during the call (in this segment, after it began): not among its temporaries
+            if not isinstance(node, gast.Call) or _statement_value(caller.unit, node) is None:
+                return False
+            func = node.func
+            while isinstance(func, gast.Attribute):
+                func = func.value
+            if not isinstance(func, gast.Name):
+                return False
+            called = node.func.attr if isinstance(node.func, gast.Attribute) else node.func.id
+            if callee.unit.qualname.rsplit(".", 1)[-1] != called:
+                return False
+            args = [*node.args, *(k.value for k in node.keywords if k.arg is not None)]
+            if len(args) != len(node.args) + len(node.keywords) or \
+                    not all(isinstance(a, (gast.Name, gast.Constant)) for a in args):
+                return False
+        return True
 
     # ------------------------------------------------------------ joins
     @property
@@ -1115,10 +1176,13 @@ class MutationMixin:
                 f = f.parent
         return out
 
-    def _references(self, obj: Any, name: str, skip: Any = None):
+    def _references(self, obj: Any, name: str, skip: Any = None, plain: list | None = None):
         """Where else ``obj`` (or a view of it, or an array joined from it) can
-        be seen from: names, containers, attributes (``skip``: not that one)."""
+        be seen from: names, containers, attributes (``skip``: not that one;
+        ``plain``: a local name of this frame or an inlined caller's bound to
+        ``obj`` itself is appended to it as (frame, name) instead)."""
         seen: set[int] = set()
+        own = [self.frame, *self.callers]
         is_value = isinstance(obj, Value)
         argument = self.input_of.get(id(obj)) if is_value else None
         argument = argument[1] if argument is not None and argument[0] is obj else None
@@ -1153,15 +1217,21 @@ class MutationMixin:
                 return any(walk(y, depth + 1) for y in x.values())
             frame = getattr(x, "frame", None)   # local functions see their defining frame
             if frame is not None and hasattr(frame, "env"):
+                if plain is not None and any(frame is f for f in own):
+                    return False   # its names are read from that frame, whose names are rebound
                 return any(walk(y, depth + 1) for y in frame.env.values())
             attrs = getattr(x, "__dict__", None)
-            if isinstance(attrs, dict):
-                return any(walk(y, depth + 1) for y in attrs.values())
-            return False
+            if isinstance(attrs, dict) and any(walk(y, depth + 1) for y in attrs.values()):
+                return True
+            # an object of a class with __slots__ (array-api-extra's ``at(x)``) holds it there
+            return any(walk(getattr(x, n, None), depth + 1) for n in _slot_names(type(x)))
 
         for frame in self._frames():
             for key, v in frame.env.items():
                 if frame is self.frame and key == name and v is obj:
+                    continue
+                if plain is not None and v is obj and any(frame is f for f in own) and frame.owns(key):
+                    plain.append((frame, key))
                     continue
                 if walk(v, 0):
                     yield f"'{key}'"
@@ -1171,3 +1241,26 @@ class MutationMixin:
                 yield f"attribute '{held[1]}'"
                 return
 
+
+def _slot_names(cls: type) -> list[str]:
+    """The ``__slots__`` attributes of ``cls`` and its bases (not ``__dict__``/``__weakref__``)."""
+    names = []
+    for c in cls.__mro__:
+        slots = c.__dict__.get("__slots__", ())
+        names += [n for n in ((slots,) if isinstance(slots, str) else slots) if n not in ("__dict__", "__weakref__")]
+    return names
+
+
+_STATEMENT_VALUES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def _statement_value(unit: Any, call: Any) -> Any:
+    """The statement of ``unit`` whose whole value is ``call`` (``x = call``,
+    ``call`` alone, ``return call``), or None: nothing of that statement
+    was evaluated before the call."""
+    values = _STATEMENT_VALUES.get(unit.tree)
+    if values is None:
+        values = {id(n.value): n for n in gast.walk(unit.tree)
+                  if isinstance(n, (gast.Assign, gast.Expr, gast.Return)) and n.value is not None}
+        _STATEMENT_VALUES[unit.tree] = values
+    return values.get(id(call))
