@@ -493,7 +493,8 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         ``callee``: the function the user called, when ``fn`` stands for it
         (``jnp.sum`` for ``np.sum``): it decides the results' eager kinds."""
         if getattr(fn, "_a2g_check", False):
-            self._check_site(fn, args, node, name)
+            if self._check_site(fn, args, kwargs, node, name):
+                return None   # taken by a handler around it: its condition ends the body (blocks.caught_check)
             if fn is arrays.raise_when and self.__dict__.get("filters_bumped"):
                 # eager changed the warning filters' version before this check (specialize._only_version_bumps)
                 kwargs = {**kwargs, "first": hostwarnings.filters_mutated}
@@ -1991,8 +1992,14 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
             self.cont.append((stmts, i))
             try:
                 self.exec_stmt(stmt)
+                pending = self.__dict__.get("_caught_check")
+                if pending is not None and pending[0] is stmt:   # a check a handler takes (blocks.caught_check)
+                    self.raise_caught_check(stmt)
             finally:
                 self.cont.pop()
+                pending = self.__dict__.get("_caught_check")
+                if pending is not None and pending[0] is stmt:
+                    del self.__dict__["_caught_check"]
 
     def exec_stmt(self, stmt: Any) -> None:
         method = getattr(self, "exec_" + type(stmt).__name__, None)
@@ -2257,15 +2264,19 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
             raise self.graph_break(FallbackCode.SIDE_EFFECT, node, f"{name} of NumPy values where the warning filters "
                                    "turn NumPy's RuntimeWarnings into exceptions (eager raises for np.log(0), 0/0, ...)")
 
-    def _check_site(self, fn: Callable, args: tuple, node: Any, name: str) -> None:
+    def _check_site(self, fn: Callable, args: tuple, kwargs: dict, node: Any, name: str) -> bool:
         """A run-time check about to be emitted: refused where a handler
         around it may catch its exception or a manager around it is opaque
-        (``checkscope`` rule 1), or where checks are off; otherwise noted for
-        ``specialize`` (a check after writes of state)."""
+        (``checkscope`` rule 1), or where checks are off, unless the handler
+        of the ``try`` around it takes it in the graph (``caught_check``:
+        True, no check emitted); otherwise noted for ``specialize`` (a check
+        after writes of state)."""
         exc = args[1] if fn is arrays.raise_when and len(args) > 1 else None
         exc_class = exc if isinstance(exc, type) else type(exc) if isinstance(exc, BaseException) else None
         classes = (exc_class,) if fn is arrays.raise_when else getattr(fn, "_a2g_raises", (None,))   # what it may raise
         if self.raise_checks is False or not all(self.check_passes(c) for c in classes):
+            if self.caught_check(fn, args, kwargs, node):
+                return True
             # a run-time check raises out of the graph: past a handler of the
             # user's, and skipping the writes and prints the segment applies
             # after the call, which eager made before raising
@@ -2278,6 +2289,7 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
             self.note_protected_check()   # proven when the protectors end (checkscope rules 3-4), or late
         elif self.rolled_depth or self.state_written():
             self.late_checks = True
+        return False
 
     # ---------------------------------------------- raise and assert as run-time checks
     def emit_raise_check(self, pred: Value, stmt: Any, exc: Any, args: tuple, kwargs: dict, construct: str) -> None:

@@ -1,0 +1,270 @@
+"""Fewer fallbacks in programs nobody wrote for the compiler (issue 16, the
+session-9 hunt of fallback reasons). Each capability is user code compared
+with the eager run under ``full_graph=True``, on inputs that take every path,
+plus the edge cases that could make it wrong.
+
+- A run-time check (``np.linalg.solve``/``inv``/``cholesky`` of a singular
+  matrix, ``1 / float(s)`` of a zero, ``math.sqrt`` of a negative, an
+  ``assert`` with a constant message) in a statement of a ``try`` body whose
+  handler takes its exception (or in a ``contextlib.suppress`` block): one
+  graph, the handler running where the check's condition holds, the rest of
+  the body where it does not; the names the statement binds keep their
+  values from before it on the handler's path. Where stopping the statement
+  midway would differ (a print, a user function or a second check after the
+  check in it; a statement nested in a loop or branch of the body; a handler
+  that looks at its exception object otherwise than as text) it falls back
+  as before.
+
+PYTEST_DONT_REWRITE: the ``assert`` of the user code must carry eager's own message.
+"""
+
+import contextlib
+import math
+
+import numpy as np
+
+from ast2graph import explain, to_static
+from helpers import check
+
+LinAlgError = np.linalg.LinAlgError
+GOOD = np.array([[2.0, 1.0], [1.0, 3.0]])
+SINGULAR = np.array([[1.0, 2.0], [2.0, 4.0]])
+NOT_PD = np.array([[1.0, 2.0], [2.0, 1.0]])
+NAN_M = np.array([[np.nan, 1.0], [1.0, 2.0]])
+F32 = GOOD.astype(np.float32)
+ZERO_FIRST = np.array([0.0, 2.0])
+POS = np.array([2.0, 3.0])
+NEG = np.array([-1.0, -3.0])
+MATRICES = (GOOD, SINGULAR, NAN_M, F32)
+
+
+def _fallback_codes(fn, *args):
+    e = explain(to_static(fn))(*args)
+    return {site.code.value[0] for site in e.fallback_sites}
+
+
+# ------------------------------------------------------------ a check a handler takes
+def p_solve_or_pinv(a):
+    b = np.ones(a.shape[0])
+    try:
+        x = np.linalg.solve(a, b)
+        how = "solve"
+    except np.linalg.LinAlgError as e:
+        x = np.linalg.pinv(a) @ b
+        how = f"pinv ({e})"
+    return x, how
+
+
+def p_inv_or_message(m):
+    try:
+        inv = np.linalg.inv(m)
+    except LinAlgError as e:
+        inv = str(e)
+    return inv
+
+
+def p_cholesky_or_eye(a):
+    try:
+        L = np.linalg.cholesky(a)
+        ok = True
+    except LinAlgError as e:
+        L = np.eye(a.shape[0])
+        ok = str(e)
+    return L, ok
+
+
+def p_suppress_division(x):
+    y = x * 2
+    with contextlib.suppress(ZeroDivisionError):
+        y = y + 1
+        r = 1 / float(x[0])
+        y = y * r
+    return y
+
+
+def p_sqrt_else_finally(x):
+    v = float(x[0])
+    try:
+        r = math.sqrt(v)
+        tag = "ok"
+    except ValueError as e:
+        r = float("nan")
+        tag = repr(e)
+    else:
+        tag = tag + "!"
+    finally:
+        v = v + 1
+    return r, tag, v
+
+
+def p_keeps_the_old_binding(m):
+    x = m
+    try:
+        x = np.linalg.inv(x)
+    except LinAlgError:
+        pass
+    return x
+
+
+def p_unbound_after_the_handler(m):
+    try:
+        x = np.linalg.inv(m)
+    except LinAlgError:
+        pass
+    return x   # eager: UnboundLocalError where inv raised
+
+
+def p_augmented(x):
+    y = float(x[1])
+    try:
+        y += 1 / float(x[0])
+    except ZeroDivisionError:
+        y = -y
+    return y
+
+
+def p_assert_constant_message(x):
+    try:
+        assert x.sum() > 0, "not positive"
+        r = np.log(x.sum())
+    except AssertionError as e:
+        r = str(e)
+    return r
+
+
+def p_superclass_handler(x):
+    try:
+        r = 1.0 / float(x[0])
+    except ArithmeticError as e:
+        r = repr(e)
+    return r
+
+
+def p_in_an_unrolled_loop(x):
+    out = []
+    for i in range(3):
+        try:
+            r = 1.0 / float(x[i])
+        except ZeroDivisionError:
+            r = 0.0
+        out.append(r)
+    return out
+
+
+def p_after_a_traced_branch(x):
+    try:
+        if x[1] > 0:
+            y = x[1] * 2
+        else:
+            y = x[1]
+        r = 1.0 / float(x[0])
+        y = y + r
+    except ZeroDivisionError:
+        r = None
+    return y, r
+
+
+def test_a_check_the_handler_takes_is_one_graph():
+    for m in MATRICES:
+        check(p_solve_or_pinv, m, full_graph=True, graphs=1)
+        check(p_inv_or_message, m, full_graph=True, graphs=1)
+        check(p_keeps_the_old_binding, m, full_graph=True, graphs=1)
+    for m in (GOOD, NOT_PD, F32):
+        check(p_cholesky_or_eye, m, full_graph=True, graphs=1)
+    for x in (POS, ZERO_FIRST, NEG):
+        check(p_suppress_division, x, full_graph=True, graphs=1)
+        check(p_sqrt_else_finally, x, full_graph=True, graphs=1)
+        check(p_augmented, x, full_graph=True, graphs=1)
+        check(p_assert_constant_message, x, full_graph=True, graphs=1)
+        check(p_superclass_handler, x, full_graph=True, graphs=1)
+    for x in (POS, ZERO_FIRST, NEG, np.array([0.0, -1.0])):
+        check(p_after_a_traced_branch, x, full_graph=True, graphs=1)
+    for x in (np.array([1.0, 0.0, 4.0]), np.array([1.0, 2.0, 4.0]), np.array([0.0, 0.0, 0.0])):
+        check(p_in_an_unrolled_loop, x, full_graph=True, graphs=1)
+
+
+def test_a_check_the_handler_takes_with_the_name_unbound_after_it():
+    for m in (GOOD, SINGULAR):
+        check(p_unbound_after_the_handler, m, full_graph=False)
+
+
+def test_a_check_the_handler_takes_on_calls_with_other_data():
+    f = to_static(p_solve_or_pinv, full_graph=True)
+    for m in (GOOD, SINGULAR, GOOD * 3, SINGULAR * 2, NAN_M):
+        got, want = f(m), p_solve_or_pinv(m)
+        np.testing.assert_allclose(got[0], want[0], rtol=1e-6)
+        assert got[1] == want[1]
+
+
+# ------------------------------------------------------------ where it is not exact: as before
+def p_print_after_the_check(x):
+    try:
+        r = print(1.0 / float(x[0]))
+    except ZeroDivisionError:
+        r = "zero"
+    return r
+
+
+def p_user_function_after_the_check(x):
+    seen = []
+
+    def keep(v):
+        seen.append(v)
+        return v
+    try:
+        r = keep(1.0 / float(x[0]))
+    except ZeroDivisionError:
+        r = "zero"
+    return r, seen
+
+
+def p_two_checks_in_one_statement(x):
+    try:
+        r = 1.0 / float(x[0]) + 1.0 / float(x[1])
+    except ZeroDivisionError:
+        r = -1.0
+    return r
+
+
+def p_check_in_an_inner_handler(x):
+    try:
+        try:
+            r = 1.0 / float(x[0])
+        except ZeroDivisionError:
+            r = math.sqrt(float(x[1]))
+    except ValueError:
+        r = -2.0
+    return r
+
+
+def p_handler_of_another_class(x):
+    try:
+        r = 1.0 / float(x[0])
+    except KeyError:
+        r = 0.0
+    return r
+
+
+def p_handler_keeps_the_exception(m):
+    try:
+        inv = np.linalg.inv(m)
+    except LinAlgError as e:
+        inv = e
+    return type(inv).__name__
+
+
+def test_a_check_where_the_handler_cannot_be_exact_falls_back():
+    for x in (POS, ZERO_FIRST, np.array([1.0, 0.0]), np.array([0.0, -1.0])):
+        check(p_print_after_the_check, x, full_graph=False)
+        check(p_user_function_after_the_check, x, full_graph=False)
+        check(p_two_checks_in_one_statement, x, full_graph=False)
+        check(p_check_in_an_inner_handler, x, full_graph=False)
+    for f in (p_print_after_the_check, p_user_function_after_the_check, p_two_checks_in_one_statement):
+        assert "A2G008" in _fallback_codes(f, ZERO_FIRST)
+    for m in (GOOD, SINGULAR):
+        check(p_handler_keeps_the_exception, m, full_graph=False)
+
+
+def test_a_check_no_handler_takes_still_raises():
+    for x in (POS, ZERO_FIRST):
+        check(p_handler_of_another_class, x, full_graph=True)
