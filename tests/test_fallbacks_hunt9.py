@@ -15,6 +15,14 @@ plus the edge cases that could make it wrong.
   that looks at its exception object otherwise than as text) it falls back
   as before.
 
+- A class attribute written in the function (``Counter.total += 1``,
+  ``type(self).n += 1``, under a traced ``if`` or in a rolled loop too) is one
+  graph: the write is lifted out of the graph as an instance attribute's is
+  (set on the class after each call), and reads of it in the call (through
+  the class, a subclass or an instance without its own attribute) see the new
+  value, as Python's lookup does. A class with a metaclass of its own still
+  falls back.
+
 PYTEST_DONT_REWRITE: the ``assert`` of the user code must carry eager's own message.
 """
 
@@ -24,7 +32,7 @@ import math
 import numpy as np
 
 from ast2graph import explain, to_static
-from helpers import check
+from helpers import check, check_sequence
 
 LinAlgError = np.linalg.LinAlgError
 GOOD = np.array([[2.0, 1.0], [1.0, 3.0]])
@@ -268,3 +276,116 @@ def test_a_check_where_the_handler_cannot_be_exact_falls_back():
 def test_a_check_no_handler_takes_still_raises():
     for x in (POS, ZERO_FIRST):
         check(p_handler_of_another_class, x, full_graph=True)
+
+
+# ------------------------------------------------------------ class attributes written
+X2 = np.array([1.0, 2.0])
+
+
+class _Meta(type):
+    pass
+
+
+def _world(make_fn):
+    def make():
+        class Counter:
+            total = 0
+
+            def __init__(self):
+                self.mine = 0
+
+            def hit(self, x):
+                Counter.total += 1
+                self.mine += int(x.sum() > 0)
+                return self.mine, Counter.total, self.total
+
+        return make_fn(Counter), Counter
+    return make
+
+
+def _hit(Counter):
+    return Counter().hit
+
+
+def _hit_twice_same_object(Counter):
+    c = Counter()
+
+    def f(x):
+        return c.hit(x), c.hit(x * 2)
+    return f
+
+
+def _under_a_traced_if(Counter):
+    def f(x):
+        if x.sum() > 0:
+            Counter.total += 1
+        return x * Counter.total
+    return f
+
+
+def _in_a_rolled_loop(Counter):
+    def f(x):
+        i = 0
+        while i < x.sum():
+            Counter.total += 1
+            i += 1
+        return Counter.total
+    return f
+
+
+def _instance_attribute_shadows(Counter):
+    c = Counter()
+
+    def f(x):
+        c.total = x.sum()
+        Counter.total += 1
+        return c.total, Counter.total
+    return f
+
+
+def _subclass_and_type_self(Counter):
+    class Sub(Counter):
+        def __init__(self):
+            type(self).total += 1
+            self.id = type(self).total
+
+    def f(x):
+        s = Sub()
+        if x.sum() > 0:
+            Counter.total += 5
+        return s.total, Counter.total, Sub.total, x * s.id
+    return f
+
+
+def _raise_after_the_write(Counter):
+    def f(x):
+        Counter.total += 1
+        if x.sum() < 0:
+            raise ValueError("neg")
+        return x * Counter.total
+    return f
+
+
+def _metaclass_of_its_own(Counter):
+    class K(metaclass=_Meta):
+        n = 0
+
+    def f(x):
+        K.n += 1
+        return x * K.n
+    return f
+
+
+_STEPS = [lambda f, C: (f(X2), C.total), lambda f, C: (f(-X2), C.total),
+          lambda f, C: (setattr(C, "total", 10), f(X2), C.total)[1:], lambda f, C: (f(X2 * 3), C.total)]
+
+
+def test_a_class_attribute_written_is_one_graph():
+    for make_fn in (_hit, _hit_twice_same_object, _under_a_traced_if, _in_a_rolled_loop, _instance_attribute_shadows,
+                    _subclass_and_type_self):
+        check_sequence(_world(make_fn), _STEPS, full_graph=True)
+
+
+def test_a_class_attribute_written_where_it_cannot_be_lifted_falls_back():
+    for make_fn in (_raise_after_the_write, _metaclass_of_its_own):
+        check_sequence(_world(make_fn), _STEPS, full_graph=False)

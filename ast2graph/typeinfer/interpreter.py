@@ -293,6 +293,18 @@ def _library_module(module: types.ModuleType) -> bool:
     return not is_user_file(filename)
 
 
+_HEAPTYPE = 1 << 9   # Py_TPFLAGS_HEAPTYPE: a class made by a ``class`` statement
+
+
+def _plain_class_attribute(cls: type, attr: str) -> bool:
+    """``cls.attr = v`` (``Counter.total += 1``, ``type(self).n += 1``) is a
+    plain store into the class's ``__dict__``: a class of a ``class``
+    statement with ``type`` as its metaclass, not a name ``type`` keeps
+    itself (``__name__``, ``__doc__``, ...)."""
+    return type(cls) is type and bool(cls.__flags__ & _HEAPTYPE) and not attr.startswith("__") \
+        and not hasattr(getattr(type, attr, None), "__set__")
+
+
 def _may_be_zero(divisor: Any) -> bool:
     """Whether a divisor may hold a zero: a traced one may; a static number or
     NumPy array is looked at."""
@@ -1552,13 +1564,35 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         """``obj.attr = v`` on an object from outside, on a static path, with
         plain attribute semantics: the write is lifted out of the graph (the
         new value is an output, set on the object after every call)."""
-        if isinstance(obj, (types.ModuleType, type, Value)):
+        if isinstance(obj, type):
+            return _plain_class_attribute(obj, attr)
+        if isinstance(obj, (types.ModuleType, Value)):
             return False
         cls = type(obj)
         if cls.__setattr__ is not object.__setattr__ or not hasattr(obj, "__dict__"):
             return False
         descriptor = getattr(cls, attr, None)
         return not hasattr(descriptor, "__set__")
+
+    def _pending_class_attribute(self, obj: Any, attr: str) -> tuple | None:
+        """The lifted write of a class attribute that ``obj.attr`` reads
+        (``obj`` an instance without its own ``attr``, or a subclass): the
+        first class of the MRO that writes or holds ``attr`` decides, as
+        Python's lookup does."""
+        if isinstance(obj, type):
+            mro = obj.__mro__[1:]
+        elif isinstance(obj, (types.ModuleType, Value)) or attr in getattr(obj, "__dict__", {attr: None}) \
+                or type(obj).__getattribute__ is not object.__getattribute__:
+            return None
+        else:
+            mro = type(obj).__mro__
+        for cls in mro:
+            entry = self.attr_writes.get((id(cls), attr))
+            if entry is not None and entry[0] is cls:
+                return entry
+            if attr in cls.__dict__:
+                return None
+        return None
 
     def get_attribute(self, obj: Any, attr: str, node: Any) -> Any:
         if isinstance(obj, arrays.KnownFlags):
@@ -1570,6 +1604,10 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         pending = self.attr_writes.get((id(obj), attr))
         if pending is not None and pending[0] is obj:
             return pending[2]
+        if self.attr_writes:
+            pending = self._pending_class_attribute(obj, attr)
+            if pending is not None:
+                return pending[2]
         if isinstance(obj, types.ModuleType):
             pending = self.pending_global(vars(obj), attr)   # a global this graph wrote (writeback.py)
             if pending is not NOT_PENDING:
