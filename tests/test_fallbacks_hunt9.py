@@ -389,3 +389,48 @@ def test_a_class_attribute_written_is_one_graph():
 def test_a_class_attribute_written_where_it_cannot_be_lifted_falls_back():
     for make_fn in (_raise_after_the_write, _metaclass_of_its_own):
         check_sequence(_world(make_fn), _STEPS, full_graph=False)
+
+
+# ------------------------------------------------------------ a check a handler takes, in a segment that writes state
+TOTAL = 0.0
+
+
+def p_global_written_around_the_check(x):
+    global TOTAL
+    try:
+        if x[0] > 0:
+            TOTAL += 1
+        r = 1 / float(x[1])
+    except ZeroDivisionError:
+        TOTAL -= 100
+        r = None
+    finally:
+        TOTAL += 0.25
+    return r
+
+
+def p_handler_reads_the_name_first(x):
+    global TOTAL
+    r = 7.0
+    try:
+        TOTAL += 1
+        r = 1 / float(x[1])
+    except ZeroDivisionError:
+        r += 1   # eager: r from before the statement
+        r = r * 2
+    return r
+
+
+def _total_world(fn):
+    def make():
+        global TOTAL
+        TOTAL = 0.0
+        return fn, None
+    return make
+
+
+def test_a_check_the_handler_takes_in_a_segment_that_writes_state():
+    steps = [lambda f, _: (f(np.array([1.0, 2.0])), TOTAL), lambda f, _: (f(np.array([1.0, 0.0])), TOTAL),
+             lambda f, _: (f(np.array([-1.0, 0.0])), TOTAL), lambda f, _: (f(np.array([-1.0, 4.0])), TOTAL)]
+    for fn in (p_global_written_around_the_check, p_handler_reads_the_name_first):
+        check_sequence(_total_world(fn), steps, full_graph=True)

@@ -270,9 +270,20 @@ class BlocksMixin(ContextsMixin):
             return False
         pred = pred_args[0] if pred_fn is None else self.emit_call(pred_fn, pred_args, {}, node, "check failure")
         ctx.caught.setdefault(id(stmt), (handler, exc))
-        before = {n: self.frame.env.get(n, UNBOUND) for n in _target_names(stmt)}
+        # (a name the handler binds before it reads it: the statement's value, never seen, keeps it bound)
+        overwritten = _bound_before_read(handler.body)
+        before = {n: self.frame.env.get(n, UNBOUND) for n in _target_names(stmt) if n not in overwritten}
         self.__dict__["_caught_check"] = (stmt, pred, exc, before, len(self.region.ops), self.region, node)
         return True
+
+    def check_may_be_caught(self) -> bool:
+        """Whether a check made here may be taken by the handler of the
+        ``try`` around it (``caught_check`` decides when it is made): a check
+        site that refuses checks (a segment that writes state or prints) may
+        still make one here."""
+        ctx = self.nearest_loop()
+        return isinstance(ctx, TryCtx) and ctx.lookup is not None and ctx.frame is self.frame \
+            and self.traced_depth == ctx.depth and len(self.cont) >= 2 and self.cont[-2] is ctx
 
     def raise_caught_check(self, stmt: Any) -> None:
         """After ``stmt``, whose check ``caught_check`` took: the body ends
@@ -630,6 +641,21 @@ def _check_sites(body: list) -> list:
     """The statements of ``body`` itself whose run-time check a handler may
     take (``caught_check``): each gets a flag, as a ``raise`` does."""
     return [s for s in body if isinstance(s, (gast.Assign, gast.AugAssign, gast.Expr, gast.Assert))]
+
+
+def _bound_before_read(body: list) -> set[str]:
+    """The names the first plain assignments of ``body`` bind before
+    anything in ``body`` reads them (the scan stops at a compound statement)."""
+    bound: set[str] = set()
+    read: set[str] = set()
+    for stmt in body:
+        if not isinstance(stmt, (gast.Assign, gast.Expr, gast.AugAssign)):
+            break
+        read |= {n.id for n in own_nodes(stmt) if isinstance(n, gast.Name)
+                 and (not isinstance(n.ctx, gast.Store) or isinstance(stmt, gast.AugAssign))}
+        if isinstance(stmt, gast.Assign):
+            bound |= {t.id for t in stmt.targets if isinstance(t, gast.Name) and t.id not in read}
+    return bound
 
 
 def _target_names(stmt: Any) -> list[str]:

@@ -1164,7 +1164,7 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
                                    "(its kind depends on the data)", "binop")
         if not isinstance(exponent, Value) and exponent >= 0 or not isinstance(base, Value) and base != 0:
             return
-        if not self.raise_checks_allowed():
+        if not self.raise_checks_allowed() and not self.check_may_be_caught():
             raise self.graph_break(FallbackCode.TRACE_ERROR, node, "0 ** a negative power raises ZeroDivisionError "
                                    "in eager, where a run-time check cannot raise it", "binop")
         zero = self.emit_call(operator.eq, (base, 0), {}, node, "eq")
@@ -1188,7 +1188,7 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
             # the graph of every segment that writes the counter back; only ``t`` below about
             # -700 / log(1 / |beta|) overflows in eager (the known gap)
             return
-        if not self.raise_checks_allowed():
+        if not self.raise_checks_allowed() and not self.check_may_be_caught():
             raise self.graph_break(FallbackCode.TRACE_ERROR, node, "a Python float power may overflow, which raises "
                                    "OverflowError in eager, where a run-time check cannot raise it", "binop")
         over = self.emit_call(arrays.power_overflowed, (base, exponent, out), {}, node, "power overflow")
@@ -1217,7 +1217,7 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
             message = str(e)
         else:
             return
-        if not self.raise_checks_allowed():
+        if not self.raise_checks_allowed() and not self.check_may_be_caught():
             raise self.graph_break(FallbackCode.TRACE_ERROR, node, "a division by a traced Python number that "
                                    "may be zero (eager raises ZeroDivisionError) where a run-time check cannot "
                                    "raise it", "binop")
@@ -2134,7 +2134,8 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         truth = self.truth(self.eval(stmt.test), stmt.test)
         if isinstance(truth, Value):
             start = len(self.region.ops)
-            args = None if not self.raise_checks_allowed() else ((), {}) if stmt.msg is None else \
+            args = None if not self.raise_checks_allowed() and not self.check_may_be_caught() else \
+                ((), {}) if stmt.msg is None else \
                 self.check_arguments([stmt.msg], [], start)
             if args is None:
                 raise self.graph_break(FallbackCode.CONCRETE_VALUE, stmt, "assert on a traced value whose message "
