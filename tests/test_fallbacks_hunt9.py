@@ -23,6 +23,12 @@ plus the edge cases that could make it wrong.
   value, as Python's lookup does. A class with a metaclass of its own still
   falls back.
 
+- ``xs[i]`` of a list or tuple of traced values by a static index out of its
+  range (``x.tolist()[5]``), and ``d[k]`` of a dict of traced values by a
+  missing static key: the IndexError/KeyError depends on the length and the
+  keys only, which are eager's, so a handler takes it at trace time (one
+  graph) instead of a fallback.
+
 PYTEST_DONT_REWRITE: the ``assert`` of the user code must carry eager's own message.
 """
 
@@ -434,3 +440,44 @@ def test_a_check_the_handler_takes_in_a_segment_that_writes_state():
              lambda f, _: (f(np.array([-1.0, 0.0])), TOTAL), lambda f, _: (f(np.array([-1.0, 4.0])), TOTAL)]
     for fn in (p_global_written_around_the_check, p_handler_reads_the_name_first):
         check_sequence(_total_world(fn), steps, full_graph=True)
+
+
+# ------------------------------------------------------------ a lookup error of a container of traced values
+def p_list_index_default(x, i):
+    try:
+        v = x.tolist()[i]
+    except IndexError:
+        v = None
+    return v if v is not None else "oob"
+
+
+def p_list_index_message(x, i):
+    try:
+        v = x.tolist()[i]
+    except IndexError as e:
+        return None, type(e).__name__, str(e)
+    return v, "ok", ""
+
+
+def p_tuple_and_dict_lookups(x, i, k):
+    t = tuple(x[j] * 2 for j in range(x.shape[0]))
+    d = {"a": x.sum(), "b": x.max()}
+    try:
+        a = t[i]
+    except IndexError as e:
+        a = str(e)
+    try:
+        b = d[k]
+    except KeyError as e:
+        b = repr(e)
+    return a, b
+
+
+def test_a_lookup_error_of_a_container_of_traced_values_is_handled_at_trace_time():
+    x = np.array([1.0, 2.0, 3.0])
+    for i in (0, 2, -3, 3, -4, 10):
+        check(p_list_index_default, x, i, full_graph=True, graphs=1)
+        check(p_list_index_message, x, i, full_graph=True, graphs=1)
+        for k in ("a", "b", "c"):
+            check(p_tuple_and_dict_lookups, x, i, k, full_graph=True, graphs=1)
+    check(p_list_index_default, np.array([], np.float64), 0, full_graph=True)

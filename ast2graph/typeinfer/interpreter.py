@@ -293,6 +293,20 @@ def _library_module(module: types.ModuleType) -> bool:
     return not is_user_file(filename)
 
 
+def _lookup_error(fn: Any, args: tuple, e: Exception) -> bool:
+    """``xs[i]`` of a list or tuple, or ``d[k]`` of a dict, whose items are
+    ast2graph's stand-ins (graph values) but whose length and keys are
+    eager's, by a plain int or string: its IndexError/KeyError depends on
+    those only, so it is eager's."""
+    if fn is not operator.getitem or len(args) != 2 or type(args[1]) not in (int, str, bool):
+        return False
+    container = args[0]
+    if type(container) in (list, tuple):
+        return isinstance(e, IndexError) and type(args[1]) is not str
+    return type(container) is dict and isinstance(e, KeyError) \
+        and all(type(k) in (int, str, bool, float, type(None)) for k in container)
+
+
 _HEAPTYPE = 1 << 9   # Py_TPFLAGS_HEAPTYPE: a class made by a ``class`` statement
 
 
@@ -1255,7 +1269,7 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
             if watch.tripped or isinstance(e, StandinSeen):
                 raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{qualified_name(fn)} looks at a traced "
                                        "array at trace time (its text or truth; eager has its value)") from None
-            if contains_standin((fn, getattr(fn, "__self__", None), args, kwargs)):
+            if contains_standin((fn, getattr(fn, "__self__", None), args, kwargs)) and not _lookup_error(fn, args, e):
                 # it saw ast2graph's stand-in, not eager's object: eager need not raise
                 raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{message} on ast2graph's trace-time "
                                        "stand-in (eager passes its own object)") from None
