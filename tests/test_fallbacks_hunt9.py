@@ -481,3 +481,43 @@ def test_a_lookup_error_of_a_container_of_traced_values_is_handled_at_trace_time
         for k in ("a", "b", "c"):
             check(p_tuple_and_dict_lookups, x, i, k, full_graph=True, graphs=1)
     check(p_list_index_default, np.array([], np.float64), 0, full_graph=True)
+
+
+# ------------------------------------------------------------ return f(x) whose check a handler takes
+def p_return_solve_else_pinv(a, b):
+    try:
+        return np.linalg.solve(a, b)
+    except LinAlgError:
+        pass
+    return np.linalg.pinv(a) @ b
+
+
+def p_return_through_finally(x):
+    log = 0.0
+    try:
+        return 1.0 / float(x[0]), log
+    except ZeroDivisionError as e:
+        log = str(e)
+    finally:
+        log = 5
+    return None, log
+
+
+def p_return_in_a_loop(x):
+    out = 0.0
+    for i in range(3):
+        try:
+            return math.sqrt(float(x[i]))
+        except ValueError:
+            out = out + 1
+    return out
+
+
+def test_a_return_whose_check_the_handler_takes_is_one_graph():
+    b = np.array([1.0, 2.0])
+    for m in (GOOD, SINGULAR, NAN_M):
+        check(p_return_solve_else_pinv, m, b, full_graph=True, graphs=1)
+    for x in (POS, ZERO_FIRST, NEG):
+        check(p_return_through_finally, x, full_graph=True, graphs=1)
+    for x in (np.array([4.0, 1.0, 1.0]), np.array([-1.0, -4.0, 9.0]), np.array([-1.0, -4.0, -9.0])):
+        check(p_return_in_a_loop, x, full_graph=True, graphs=1)

@@ -285,12 +285,13 @@ class BlocksMixin(ContextsMixin):
         return isinstance(ctx, TryCtx) and ctx.lookup is not None and ctx.frame is self.frame \
             and self.traced_depth == ctx.depth and len(self.cont) >= 2 and self.cont[-2] is ctx
 
-    def raise_caught_check(self, stmt: Any) -> None:
+    def raise_caught_check(self, stmt: Any, returned: ReturnSignal | None = None) -> None:
         """After ``stmt``, whose check ``caught_check`` took: the body ends
         where the check's condition holds (the names the statement bound keep
         their values from before it, as eager never binds them), the handler
         then running under that flag (``guarded_body``); the rest of the body
-        runs where it does not."""
+        runs where it does not (``returned``: a ``return`` statement's exit,
+        taken there after the ``try`` as a traced ``return`` in its body is)."""
         _, pred, exc, before, start, region, node = self.__dict__.pop("_caught_check")
         if region is not self.region or any(getattr(getattr(op, "fn", None), "_a2g_effect", False)
                                             for op in walk_ops(Region(ops=region.ops[start:]))):
@@ -309,7 +310,11 @@ class BlocksMixin(ContextsMixin):
 
         self.decide(stmt, "try", "lax.cond", f"{type(exc).__name__} of a run-time check, taken by its handler: the "
                     "rest of the body runs where the check does not fire, the handler where it does")
-        self.branches_ending_try(stmt, pred, [raised, lambda: None], dict(self.frame.env), ctx, False)
+        def passed() -> None:
+            if returned is not None:
+                raise returned
+
+        self.branches_ending_try(stmt, pred, [raised, passed], dict(self.frame.env), ctx, False)
 
     def _pure_statement(self, stmt: Any) -> bool:
         """``stmt`` binds plain names at most, and what it evaluates changes
@@ -317,7 +322,7 @@ class BlocksMixin(ContextsMixin):
         what running it whole leaves, but its bindings): calls of NumPy, JAX
         and ``math`` functions and of arithmetic builtins, non-mutating
         methods of arrays, attributes of modules and arrays."""
-        if not isinstance(stmt, (gast.Assign, gast.AugAssign, gast.Expr, gast.Assert)) \
+        if not isinstance(stmt, _CHECK_STATEMENTS) \
                 or any(not isinstance(t, gast.Name) for t in getattr(stmt, "targets", [getattr(stmt, "target", None)])
                        if t is not None):
             return False
@@ -640,7 +645,10 @@ def _raises(body: list) -> bool:
 def _check_sites(body: list) -> list:
     """The statements of ``body`` itself whose run-time check a handler may
     take (``caught_check``): each gets a flag, as a ``raise`` does."""
-    return [s for s in body if isinstance(s, (gast.Assign, gast.AugAssign, gast.Expr, gast.Assert))]
+    return [s for s in body if isinstance(s, _CHECK_STATEMENTS)]
+
+
+_CHECK_STATEMENTS = (gast.Assign, gast.AugAssign, gast.Expr, gast.Assert, gast.Return)
 
 
 def _bound_before_read(body: list) -> set[str]:

@@ -2043,7 +2043,13 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         for i, stmt in enumerate(stmts):
             self.cont.append((stmts, i))
             try:
-                self.exec_stmt(stmt)
+                try:
+                    self.exec_stmt(stmt)
+                except ReturnSignal as signal:   # ``return f(x)`` whose check a handler takes: returns where it passes
+                    pending = self.__dict__.get("_caught_check")
+                    if pending is not None and pending[0] is stmt and signal.node is stmt:
+                        self.raise_caught_check(stmt, signal)
+                    raise
                 pending = self.__dict__.get("_caught_check")
                 if pending is not None and pending[0] is stmt:   # a check a handler takes (blocks.caught_check)
                     self.raise_caught_check(stmt)
