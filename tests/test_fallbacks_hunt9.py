@@ -521,3 +521,18 @@ def test_a_return_whose_check_the_handler_takes_is_one_graph():
         check(p_return_through_finally, x, full_graph=True, graphs=1)
     for x in (np.array([4.0, 1.0, 1.0]), np.array([-1.0, -4.0, 9.0]), np.array([-1.0, -4.0, -9.0])):
         check(p_return_in_a_loop, x, full_graph=True, graphs=1)
+
+
+def p_augmented_list(x):
+    xs = [1.0]
+    try:
+        xs += [1.0 / float(x[0])]
+    except ZeroDivisionError:
+        xs.append(-1.0)
+    return xs
+
+
+def test_an_augmented_list_whose_check_the_handler_takes_falls_back():
+    for x in (POS, ZERO_FIRST):
+        check(p_augmented_list, x, full_graph=False)
+    assert "A2G008" in _fallback_codes(p_augmented_list, ZERO_FIRST)

@@ -329,6 +329,10 @@ class BlocksMixin(ContextsMixin):
         nodes = list(own_nodes(stmt))
         if any(isinstance(n, _IMPURE) for n in nodes):
             return False
+        if isinstance(stmt, gast.AugAssign):   # ``xs += [v]`` extends the list in place: an array or a number only
+            target = self.frame.env.get(stmt.target.id)
+            if not isinstance(target, Value) and type(target) not in (int, float, complex, bool):
+                return False
         funcs = {id(n.func) for n in nodes if isinstance(n, gast.Call)}
         return all(self._pure_callee(n.func) for n in nodes if isinstance(n, gast.Call)) \
             and all(self._pure_root(n) for n in nodes if isinstance(n, gast.Attribute)) \
