@@ -536,3 +536,21 @@ def test_an_augmented_list_whose_check_the_handler_takes_falls_back():
     for x in (POS, ZERO_FIRST):
         check(p_augmented_list, x, full_graph=False)
     assert "A2G008" in _fallback_codes(p_augmented_list, ZERO_FIRST)
+
+
+def _subclass_with_its_own(Counter):
+    class Own(Counter):
+        total = 100
+
+    class Slotted(Counter):
+        __slots__ = ("v",)
+
+    def f(x):
+        Counter.total += 1
+        s = Slotted.__new__(Slotted)
+        return Own.total, Slotted.total, s.total, x * Counter.total
+    return f
+
+
+def test_a_class_attribute_read_through_a_subclass_with_its_own_or_a_slotted_instance():
+    check_sequence(_world(_subclass_with_its_own), _STEPS, full_graph=True)

@@ -1594,12 +1594,12 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         first class of the MRO that writes or holds ``attr`` decides, as
         Python's lookup does."""
         if isinstance(obj, type):
-            mro = obj.__mro__[1:]
-        elif isinstance(obj, (types.ModuleType, Value)) or attr in getattr(obj, "__dict__", {attr: None}) \
+            mro = obj.__mro__ if type(obj) is type else ()
+        elif isinstance(obj, (types.ModuleType, Value)) or attr in getattr(obj, "__dict__", ()) \
                 or type(obj).__getattribute__ is not object.__getattribute__:
             return None
         else:
-            mro = type(obj).__mro__
+            mro = type(obj).__mro__   # (a slot of the instance is a descriptor in its class: the walk stops there)
         for cls in mro:
             entry = self.attr_writes.get((id(cls), attr))
             if entry is not None and entry[0] is cls:
