@@ -409,6 +409,28 @@ raise_when._a2g_effect = True  # type: ignore[attr-defined]
 raise_when._a2g_check = True  # type: ignore[attr-defined]
 
 
+def _raise_when_caught(pred: Any, exc: Any, args: tuple = (), kwargs: dict | None = None, *, first: Any = None,
+                       **_: Any) -> tuple | None:
+    """``raise_when``'s exception made at trace time (the caught form of a
+    check, ``Specializer.caught_check``): a built-in exception class called
+    with plain constants (a zero division's message), or an instance with no
+    arguments to add; None where eager makes something else on each call (a
+    user's class, a message formatted from traced values)."""
+    plain = (str, int, float, bool, type(None))
+    leaves = [x.value if isinstance(x, Static) else x for x in tree_flatten((args, kwargs or {}))[0]]
+    if first is not None or not isinstance(pred, Value) or not all(type(x) in plain for x in leaves):
+        return None
+    if isinstance(exc, BaseException):
+        return (None, (pred,), exc) if not leaves else None
+    if not (isinstance(exc, type) and issubclass(exc, Exception) and exc.__module__ == "builtins"):
+        return None
+    unwrap = lambda v: v.value if isinstance(v, Static) else v  # noqa: E731
+    return None, (pred,), exc(*[unwrap(a) for a in args], **{k: unwrap(v) for k, v in (kwargs or {}).items()})
+
+
+raise_when._a2g_caught = _raise_when_caught  # type: ignore[attr-defined]
+
+
 def _raise_exception(exc: Any, treedef: Any, statics: list, positions: tuple, kinds: tuple, site: RaiseSite | None,
                      first: Any, mask: Any, *arrays_in: Any) -> None:
     """On the host, when the check fires: keep what the user's statement
@@ -648,6 +670,19 @@ math_domain_check._a2g_check = True  # type: ignore[attr-defined]
 math_domain_check._a2g_raises = (ValueError, OverflowError)  # type: ignore[attr-defined]
 
 
+def math_failed(x: Any, name: str) -> Any:
+    """Where ``math_domain_check`` raises."""
+    return jnp.any(_MATH[name][1](x))
+
+
+def _math_caught(x: Any, name: str) -> tuple | None:
+    _, bad, exc, message = _MATH[name]
+    return None if bad is None else (math_failed, (x, name), exc(message))
+
+
+math_domain_check._a2g_caught = _math_caught  # type: ignore[attr-defined]
+
+
 def _raise_math(exc: type, message: str, mask: Any) -> None:
     if np.any(np.asarray(mask)):
         raise exc(message)
@@ -659,13 +694,20 @@ def linalg_error_check(output: Any, message: str, *inputs: Any) -> None:
     met a zero pivot, or a matrix that is not positive definite), eager NumPy's
     ``LinAlgError`` with its message (JAX returns inf/NaN there)."""
 
+    raise_if(linalg_failed(output, *inputs), functools.partial(_raise_linalg, message))
+
+
+def linalg_failed(output: Any, *inputs: Any) -> Any:
+    """Where ``linalg_error_check`` raises: finite inputs, a result that is not."""
     finite = functools.reduce(jnp.logical_and, [jnp.all(jnp.isfinite(jnp.asarray(x))) for x in inputs])
-    raise_if(finite & jnp.logical_not(jnp.all(jnp.isfinite(output))), functools.partial(_raise_linalg, message))
+    return finite & jnp.logical_not(jnp.all(jnp.isfinite(output)))
 
 
 linalg_error_check._a2g_effect = True  # type: ignore[attr-defined]
 linalg_error_check._a2g_check = True  # type: ignore[attr-defined]
 linalg_error_check._a2g_raises = (np.linalg.LinAlgError,)  # type: ignore[attr-defined]
+linalg_error_check._a2g_caught = lambda output, message, *inputs: (   # type: ignore[attr-defined]
+    linalg_failed, (output, *inputs), np.linalg.LinAlgError(message))
 
 
 def _raise_linalg(message: str, mask: Any) -> None:

@@ -44,6 +44,7 @@ Reference semantics of a traced ``break`` through ``finally:`` (eager Python)::
 from __future__ import annotations
 
 import contextlib
+import types
 import warnings
 from typing import Any, Callable
 
@@ -53,7 +54,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..fallback.sites import FallbackCode, GraphBreak
-from ..ir.core import Value
+from ..ir.core import Region, Value, walk_ops
 from .checkscope import Protector, _binds, _handler_classes, _loads, _plain_type_expr
 from .contexts import ContextsMixin, contextmanager_function, python_code, user_manager_class
 from .exits import BodyEnd, TryCtx
@@ -86,7 +87,7 @@ class BlocksMixin(ContextsMixin):
                 self.decide(stmt, "try", "graph", "the body specialised: a compiled graph raises no Python exception, the handlers are unreachable")
                 self.exec_block(stmt.orelse)
 
-        if not stmt.finalbody and not stmt.orelse and not _raises(stmt.body):
+        if not stmt.finalbody and not stmt.orelse and not _raises(stmt.body) and not _check_sites(stmt.body):
             body()
             return
         # an exit under a traced condition in the body ends it here (TryCtx), so
@@ -189,7 +190,8 @@ class BlocksMixin(ContextsMixin):
         self.frame.local_names = self.frame.local_names | {ctx.brk, ctx.cnt, ctx.ret, ctx.retval}
         if lookup is not None:
             ctx.lookup = lookup
-            ctx.sites = {id(n): f"<raise try {key} {n.lineno}:{n.col_offset}>" for n in _raise_nodes(stmt.body)}
+            ctx.sites = {id(n): f"<raise try {key} {n.lineno}:{n.col_offset}>"
+                     for n in _raise_nodes(stmt.body) + _check_sites(stmt.body)}
             ctx.depth, ctx.frame, ctx.protectors = self.traced_depth, self.frame, len(self.protectors)
             for flag in ctx.sites.values():
                 env[flag] = False
@@ -234,6 +236,155 @@ class BlocksMixin(ContextsMixin):
             return None
         ctx.caught.setdefault(id(stmt), (handler, exc))
         return CaughtSignal(stmt, exc)
+
+    # ------------------------------------------- a run-time check that a handler takes
+    def caught_check(self, fn: Callable, args: tuple, kwargs: dict, node: Any) -> bool:
+        """A run-time check (``fn``) that the handler of the ``try`` around it
+        would take: instead of the check, its condition as a graph value, and
+        after its statement the body ends there under that condition, as a
+        ``raise`` does (``raise_caught_check``). Only where it is exact: the
+        statement is one of the ``try`` body's own (no loop, branch, callee,
+        ``try`` or ``with`` between), it binds plain names at most and calls
+        nothing that may change state (``_pure_statement``: eager stops it
+        midway), the check's exception is made at trace time from constants
+        (``fn._a2g_caught``: a LinAlgError's, a ZeroDivisionError's message),
+        and its handler is known now and runs to its end (``_plain_handler``).
+        False otherwise (as before: a fallback)."""
+        caught = getattr(fn, "_a2g_caught", None)
+        ctx = self.nearest_loop()
+        if caught is None or not isinstance(ctx, TryCtx) or ctx.lookup is None or ctx.frame is not self.frame \
+                or self.traced_depth != ctx.depth or len(self.protectors) != ctx.protectors \
+                or self.__dict__.get("_caught_check") is not None or len(self.cont) < 2 or self.cont[-2] is not ctx:
+            return False
+        stmts, i = self.cont[-1]
+        stmt = stmts[i]
+        if stmts is not ctx.stmt.body or id(stmt) not in ctx.sites or not self._pure_statement(stmt):
+            return False
+        form = caught(*args, **kwargs)
+        handler = ctx.lookup(form[2]) if form is not None else None
+        if handler is None or not _plain_handler(handler):
+            return False
+        pred_fn, pred_args, exc = form
+        prior = ctx.caught.get(id(stmt))
+        if prior is not None and (prior[0] is not handler or type(prior[1]) is not type(exc) or prior[1].args != exc.args):
+            return False
+        pred = pred_args[0] if pred_fn is None else self.emit_call(pred_fn, pred_args, {}, node, "check failure")
+        ctx.caught.setdefault(id(stmt), (handler, exc))
+        # (a name the handler binds before it reads it: the statement's value, never seen, keeps it bound)
+        overwritten = _bound_before_read(handler.body)
+        before = {n: self.frame.env.get(n, UNBOUND) for n in _target_names(stmt) if n not in overwritten}
+        self.__dict__["_caught_check"] = (stmt, pred, exc, before, len(self.region.ops), self.region, node)
+        return True
+
+    def check_may_be_caught(self) -> bool:
+        """Whether a check made here may be taken by the handler of the
+        ``try`` around it (``caught_check`` decides when it is made): a check
+        site that refuses checks (a segment that writes state or prints) may
+        still make one here."""
+        ctx = self.nearest_loop()
+        return isinstance(ctx, TryCtx) and ctx.lookup is not None and ctx.frame is self.frame \
+            and self.traced_depth == ctx.depth and len(self.cont) >= 2 and self.cont[-2] is ctx
+
+    def raise_caught_check(self, stmt: Any, returned: ReturnSignal | None = None) -> None:
+        """After ``stmt``, whose check ``caught_check`` took: the body ends
+        where the check's condition holds (the names the statement bound keep
+        their values from before it, as eager never binds them), the handler
+        then running under that flag (``guarded_body``); the rest of the body
+        runs where it does not (``returned``: a ``return`` statement's exit,
+        taken there after the ``try`` as a traced ``return`` in its body is)."""
+        _, pred, exc, before, start, region, node = self.__dict__.pop("_caught_check")
+        if region is not self.region or any(getattr(getattr(op, "fn", None), "_a2g_effect", False)
+                                            for op in walk_ops(Region(ops=region.ops[start:]))):
+            raise self.graph_break(FallbackCode.TRACE_ERROR, node, "a check (eager may raise here) that a handler "
+                                   "takes, before something eager does not do once it raised", "try")
+        ctx = self.nearest_loop()
+
+        def raised() -> None:
+            env = self.frame.env
+            for name, value in before.items():
+                if value is UNBOUND:
+                    env.pop(name, None)
+                else:
+                    env[name] = value
+            raise CaughtSignal(stmt, exc)
+
+        self.decide(stmt, "try", "lax.cond", f"{type(exc).__name__} of a run-time check, taken by its handler: the "
+                    "rest of the body runs where the check does not fire, the handler where it does")
+        def passed() -> None:
+            if returned is not None:
+                raise returned
+
+        self.branches_ending_try(stmt, pred, [raised, passed], dict(self.frame.env), ctx, False)
+
+    def _pure_statement(self, stmt: Any) -> bool:
+        """``stmt`` binds plain names at most, and what it evaluates changes
+        no state (so stopping it midway, as eager's exception does, leaves
+        what running it whole leaves, but its bindings): calls of NumPy, JAX
+        and ``math`` functions and of arithmetic builtins, non-mutating
+        methods of arrays, attributes of modules and arrays."""
+        if not isinstance(stmt, _CHECK_STATEMENTS) \
+                or any(not isinstance(t, gast.Name) for t in getattr(stmt, "targets", [getattr(stmt, "target", None)])
+                       if t is not None):
+            return False
+        nodes = list(own_nodes(stmt))
+        if any(isinstance(n, _IMPURE) for n in nodes):
+            return False
+        if isinstance(stmt, gast.AugAssign):   # ``xs += [v]`` extends the list in place: an array or a number only
+            target = self.frame.env.get(stmt.target.id)
+            if not isinstance(target, Value) and type(target) not in (int, float, complex, bool):
+                return False
+        funcs = {id(n.func) for n in nodes if isinstance(n, gast.Call)}
+        return all(self._pure_callee(n.func) for n in nodes if isinstance(n, gast.Call)) \
+            and all(self._pure_root(n) for n in nodes if isinstance(n, gast.Attribute)) \
+            and all(self._plain_operand(n) for n in nodes
+                    if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and id(n) not in funcs)
+
+    def _plain_operand(self, name: gast.Name) -> bool:
+        """A name whose object runs no code of the user's when an operator,
+        a builtin or NumPy looks at it (no ``__float__``, ``__iter__`` or
+        generator that eager would not reach after the exception)."""
+        try:
+            value = self.eval(name)
+        except GraphBreak:
+            return False
+        return isinstance(value, (Value, types.ModuleType, np.ndarray, np.generic, jax.Array)) \
+            or type(value) in (int, float, complex, bool, str, type(None), tuple, list, dict)
+
+    def _pure_root(self, node: gast.Attribute) -> bool:
+        root = node
+        while isinstance(root, gast.Attribute):
+            root = root.value
+        if not isinstance(root, gast.Name):
+            return False
+        try:
+            value = self.eval(root)
+        except GraphBreak:
+            return False
+        return isinstance(value, (types.ModuleType, Value)) or type(value) in (int, float, complex, bool)
+
+    def _pure_callee(self, func: Any) -> bool:
+        if isinstance(func, gast.Attribute) and func.attr in _MUTATORS:
+            return False
+        if isinstance(func, gast.Attribute) and not isinstance(func.value, gast.Name):
+            return self._pure_root(func) and self._pure_callee_value(func)
+        if isinstance(func, gast.Attribute):
+            try:
+                receiver = self.eval(func.value)
+            except GraphBreak:
+                return False
+            return isinstance(receiver, Value) or isinstance(receiver, types.ModuleType) and self._pure_callee_value(func)
+        return isinstance(func, gast.Name) and self._pure_callee_value(func)
+
+    def _pure_callee_value(self, func: Any) -> bool:
+        try:
+            value = self.eval(func)
+        except GraphBreak:
+            return False
+        if any(value is b for b in _PURE_BUILTINS):
+            return True
+        module = getattr(value, "__module__", None) or ""
+        return module.split(".")[0] in ("numpy", "jax", "jaxlib", "math") and not isinstance(value, type) \
+            and not any(value is f for f in _CALLBACK_FUNCTIONS)
 
     def _static_handler(self, stmt: gast.Try, exc: BaseException) -> Any:
         """The handler of ``stmt`` that takes ``exc``, read at trace time; None
@@ -362,7 +513,7 @@ class BlocksMixin(ContextsMixin):
                     raise
 
         with self.protected(Protector(classes)):   # a run-time check of another class passes it (checkscope)
-            if classes is None or not _raises(stmt.body):
+            if classes is None or not _raises(stmt.body) and not _check_sites(stmt.body):
                 body()
                 return
             self.guarded_body(stmt, body, lambda: None, [],
@@ -493,6 +644,46 @@ def _raise_nodes(body: list) -> list:
 
 def _raises(body: list) -> bool:
     return bool(_raise_nodes(body))
+
+
+def _check_sites(body: list) -> list:
+    """The statements of ``body`` itself whose run-time check a handler may
+    take (``caught_check``): each gets a flag, as a ``raise`` does."""
+    return [s for s in body if isinstance(s, _CHECK_STATEMENTS)]
+
+
+_CHECK_STATEMENTS = (gast.Assign, gast.AugAssign, gast.Expr, gast.Assert, gast.Return)
+
+
+def _bound_before_read(body: list) -> set[str]:
+    """The names the first plain assignments of ``body`` bind before
+    anything in ``body`` reads them (the scan stops at a compound statement)."""
+    bound: set[str] = set()
+    read: set[str] = set()
+    for stmt in body:
+        if not isinstance(stmt, (gast.Assign, gast.Expr, gast.AugAssign)):
+            break
+        read |= {n.id for n in own_nodes(stmt) if isinstance(n, gast.Name)
+                 and (not isinstance(n.ctx, gast.Store) or isinstance(stmt, gast.AugAssign))}
+        if isinstance(stmt, gast.Assign):
+            bound |= {t.id for t in stmt.targets if isinstance(t, gast.Name) and t.id not in read}
+    return bound
+
+
+def _target_names(stmt: Any) -> list[str]:
+    targets = getattr(stmt, "targets", None) or ([stmt.target] if isinstance(stmt, gast.AugAssign) else [])
+    return [t.id for t in targets]
+
+
+_IMPURE = (gast.NamedExpr, gast.Lambda, gast.Yield, gast.YieldFrom, gast.Await, gast.ListComp, gast.SetComp,
+           gast.DictComp, gast.GeneratorExp)
+# methods that change their object (a list's, a dict's, a set's, an ndarray's own)
+_MUTATORS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse", "update",
+                       "setdefault", "popitem", "add", "discard", "fill", "put", "resize", "itemset", "setfield",
+                       "partition", "byteswap", "setflags", "send", "throw", "close"})
+_PURE_BUILTINS = (float, int, abs, round, divmod, pow, bool, complex)
+# NumPy functions that call a function of the caller's
+_CALLBACK_FUNCTIONS = (np.apply_along_axis, np.apply_over_axes, np.vectorize, np.frompyfunc, np.piecewise)
 
 
 _EXITS = (gast.Return, gast.Break, gast.Continue, gast.Raise, gast.Yield, gast.YieldFrom, gast.Try, gast.With)

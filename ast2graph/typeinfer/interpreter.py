@@ -293,6 +293,32 @@ def _library_module(module: types.ModuleType) -> bool:
     return not is_user_file(filename)
 
 
+def _lookup_error(fn: Any, args: tuple, e: Exception) -> bool:
+    """``xs[i]`` of a list or tuple, or ``d[k]`` of a dict, whose items are
+    ast2graph's stand-ins (graph values) but whose length and keys are
+    eager's, by a plain int or string: its IndexError/KeyError depends on
+    those only, so it is eager's."""
+    if fn is not operator.getitem or len(args) != 2 or type(args[1]) not in (int, str, bool):
+        return False
+    container = args[0]
+    if type(container) in (list, tuple):
+        return isinstance(e, IndexError) and type(args[1]) is not str
+    return type(container) is dict and isinstance(e, KeyError) \
+        and all(type(k) in (int, str, bool, float, type(None)) for k in container)
+
+
+_HEAPTYPE = 1 << 9   # Py_TPFLAGS_HEAPTYPE: a class made by a ``class`` statement
+
+
+def _plain_class_attribute(cls: type, attr: str) -> bool:
+    """``cls.attr = v`` (``Counter.total += 1``, ``type(self).n += 1``) is a
+    plain store into the class's ``__dict__``: a class of a ``class``
+    statement with ``type`` as its metaclass, not a name ``type`` keeps
+    itself (``__name__``, ``__doc__``, ...)."""
+    return type(cls) is type and bool(cls.__flags__ & _HEAPTYPE) and not attr.startswith("__") \
+        and not hasattr(getattr(type, attr, None), "__set__")
+
+
 def _may_be_zero(divisor: Any) -> bool:
     """Whether a divisor may hold a zero: a traced one may; a static number or
     NumPy array is looked at."""
@@ -469,7 +495,8 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         ``callee``: the function the user called, when ``fn`` stands for it
         (``jnp.sum`` for ``np.sum``): it decides the results' eager kinds."""
         if getattr(fn, "_a2g_check", False):
-            self._check_site(fn, args, node, name)
+            if self._check_site(fn, args, kwargs, node, name):
+                return None   # taken by a handler around it: its condition ends the body (blocks.caught_check)
             if fn is arrays.raise_when and self.__dict__.get("filters_bumped"):
                 # eager changed the warning filters' version before this check (specialize._only_version_bumps)
                 kwargs = {**kwargs, "first": hostwarnings.filters_mutated}
@@ -1140,7 +1167,7 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
                                    "(its kind depends on the data)", "binop")
         if not isinstance(exponent, Value) and exponent >= 0 or not isinstance(base, Value) and base != 0:
             return
-        if not self.raise_checks_allowed():
+        if not self.raise_checks_allowed() and not self.check_may_be_caught():
             raise self.graph_break(FallbackCode.TRACE_ERROR, node, "0 ** a negative power raises ZeroDivisionError "
                                    "in eager, where a run-time check cannot raise it", "binop")
         zero = self.emit_call(operator.eq, (base, 0), {}, node, "eq")
@@ -1160,7 +1187,7 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
             return
         if self._power_bounded(base, exponent):
             return
-        if not self.raise_checks_allowed():
+        if not self.raise_checks_allowed() and not self.check_may_be_caught():
             raise self.graph_break(FallbackCode.TRACE_ERROR, node, "a Python float power may overflow, which raises "
                                    "OverflowError in eager, where a run-time check cannot raise it", "binop")
         over = self.emit_call(arrays.power_overflowed, (base, exponent, out), {}, node, "power overflow")
@@ -1208,7 +1235,7 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
             message = str(e)
         else:
             return
-        if not self.raise_checks_allowed():
+        if not self.raise_checks_allowed() and not self.check_may_be_caught():
             raise self.graph_break(FallbackCode.TRACE_ERROR, node, "a division by a traced Python number that "
                                    "may be zero (eager raises ZeroDivisionError) where a run-time check cannot "
                                    "raise it", "binop")
@@ -1246,7 +1273,7 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
             if watch.tripped or isinstance(e, StandinSeen):
                 raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{qualified_name(fn)} looks at a traced "
                                        "array at trace time (its text or truth; eager has its value)") from None
-            if contains_standin((fn, getattr(fn, "__self__", None), args, kwargs)):
+            if contains_standin((fn, getattr(fn, "__self__", None), args, kwargs)) and not _lookup_error(fn, args, e):
                 # it saw ast2graph's stand-in, not eager's object: eager need not raise
                 raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{message} on ast2graph's trace-time "
                                        "stand-in (eager passes its own object)") from None
@@ -1621,13 +1648,35 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         """``obj.attr = v`` on an object from outside, on a static path, with
         plain attribute semantics: the write is lifted out of the graph (the
         new value is an output, set on the object after every call)."""
-        if isinstance(obj, (types.ModuleType, type, Value)):
+        if isinstance(obj, type):
+            return _plain_class_attribute(obj, attr)
+        if isinstance(obj, (types.ModuleType, Value)):
             return False
         cls = type(obj)
         if cls.__setattr__ is not object.__setattr__ or not hasattr(obj, "__dict__"):
             return False
         descriptor = getattr(cls, attr, None)
         return not hasattr(descriptor, "__set__")
+
+    def _pending_class_attribute(self, obj: Any, attr: str) -> tuple | None:
+        """The lifted write of a class attribute that ``obj.attr`` reads
+        (``obj`` an instance without its own ``attr``, or a subclass): the
+        first class of the MRO that writes or holds ``attr`` decides, as
+        Python's lookup does."""
+        if isinstance(obj, type):
+            mro = obj.__mro__ if type(obj) is type else ()
+        elif isinstance(obj, (types.ModuleType, Value)) or attr in getattr(obj, "__dict__", ()) \
+                or type(obj).__getattribute__ is not object.__getattribute__:
+            return None
+        else:
+            mro = type(obj).__mro__   # (a slot of the instance is a descriptor in its class: the walk stops there)
+        for cls in mro:
+            entry = self.attr_writes.get((id(cls), attr))
+            if entry is not None and entry[0] is cls:
+                return entry
+            if attr in cls.__dict__:
+                return None
+        return None
 
     def get_attribute(self, obj: Any, attr: str, node: Any) -> Any:
         if isinstance(obj, arrays.KnownFlags):
@@ -1639,6 +1688,10 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         pending = self.attr_writes.get((id(obj), attr))
         if pending is not None and pending[0] is obj:
             return pending[2]
+        if self.attr_writes:
+            pending = self._pending_class_attribute(obj, attr)
+            if pending is not None:
+                return pending[2]
         if isinstance(obj, types.ModuleType):
             pending = self.pending_global(vars(obj), attr)   # a global this graph wrote (writeback.py)
             if pending is not NOT_PENDING:
@@ -2066,9 +2119,21 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         for i, stmt in enumerate(stmts):
             self.cont.append((stmts, i))
             try:
-                self.exec_stmt(stmt)
+                try:
+                    self.exec_stmt(stmt)
+                except ReturnSignal as signal:   # ``return f(x)`` whose check a handler takes: returns where it passes
+                    pending = self.__dict__.get("_caught_check")
+                    if pending is not None and pending[0] is stmt and signal.node is stmt:
+                        self.raise_caught_check(stmt, signal)
+                    raise
+                pending = self.__dict__.get("_caught_check")
+                if pending is not None and pending[0] is stmt:   # a check a handler takes (blocks.caught_check)
+                    self.raise_caught_check(stmt)
             finally:
                 self.cont.pop()
+                pending = self.__dict__.get("_caught_check")
+                if pending is not None and pending[0] is stmt:
+                    del self.__dict__["_caught_check"]
 
     def exec_stmt(self, stmt: Any) -> None:
         method = getattr(self, "exec_" + type(stmt).__name__, None)
@@ -2165,7 +2230,8 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         truth = self.truth(self.eval(stmt.test), stmt.test)
         if isinstance(truth, Value):
             start = len(self.region.ops)
-            args = None if not self.raise_checks_allowed() else ((), {}) if stmt.msg is None else \
+            args = None if not self.raise_checks_allowed() and not self.check_may_be_caught() else \
+                ((), {}) if stmt.msg is None else \
                 self.check_arguments([stmt.msg], [], start)
             if args is None:
                 raise self.graph_break(FallbackCode.CONCRETE_VALUE, stmt, "assert on a traced value whose message "
@@ -2333,15 +2399,19 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
             raise self.graph_break(FallbackCode.SIDE_EFFECT, node, f"{name} of NumPy values where the warning filters "
                                    "turn NumPy's RuntimeWarnings into exceptions (eager raises for np.log(0), 0/0, ...)")
 
-    def _check_site(self, fn: Callable, args: tuple, node: Any, name: str) -> None:
+    def _check_site(self, fn: Callable, args: tuple, kwargs: dict, node: Any, name: str) -> bool:
         """A run-time check about to be emitted: refused where a handler
         around it may catch its exception or a manager around it is opaque
-        (``checkscope`` rule 1), or where checks are off; otherwise noted for
-        ``specialize`` (a check after writes of state)."""
+        (``checkscope`` rule 1), or where checks are off, unless the handler
+        of the ``try`` around it takes it in the graph (``caught_check``:
+        True, no check emitted); otherwise noted for ``specialize`` (a check
+        after writes of state)."""
         exc = args[1] if fn is arrays.raise_when and len(args) > 1 else None
         exc_class = exc if isinstance(exc, type) else type(exc) if isinstance(exc, BaseException) else None
         classes = (exc_class,) if fn is arrays.raise_when else getattr(fn, "_a2g_raises", (None,))   # what it may raise
         if self.raise_checks is False or not all(self.check_passes(c) for c in classes):
+            if self.caught_check(fn, args, kwargs, node):
+                return True
             # a run-time check raises out of the graph: past a handler of the
             # user's, and skipping the writes and prints the segment applies
             # after the call, which eager made before raising
@@ -2354,6 +2424,7 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
             self.note_protected_check()   # proven when the protectors end (checkscope rules 3-4), or late
         elif self.rolled_depth or self.state_written():
             self.late_checks = True
+        return False
 
     # ---------------------------------------------- raise and assert as run-time checks
     def emit_raise_check(self, pred: Value, stmt: Any, exc: Any, args: tuple, kwargs: dict, construct: str) -> None:
