@@ -2128,3 +2128,38 @@ def test_asarray_and_astype_of_a_jax_array_hand_back_the_array_itself():
     check(f, x)
     got, want = to_static(f)(x), f(x)
     assert [r is x for r in got] == [r is x for r in want]
+
+
+def test_np_clip_drops_a_python_int_bound_out_of_the_integer_dtypes_range():
+    # NumPy drops a Python int bound of np.clip beyond an integer dtype's range (np.clip(uint8, -5, 5) leaves
+    # 1 as 1); JAX wrapped it into the dtype (-5 -> 251: every entry became 5), for np.clip, ndarray.clip and
+    # np.clip of a jax.Array (h-hunt10). A bound out of range on the other side raises OverflowError in NumPy.
+    def f(x, lo, hi):
+        try:
+            y = np.clip(x, lo, hi)
+        except OverflowError as e:
+            return str(e)
+        m = x.clip(lo, hi) if isinstance(x, np.ndarray) else None
+        return y, m, np.clip(x, a_min=lo, a_max=hi), np.clip(x, min=lo, max=hi)
+
+    u8 = np.array([1, 200], dtype=np.uint8)
+    check(f, u8, -5, 5)
+    check(f, np.array([1, -100], dtype=np.int8), -300, 5)
+    check(f, u8, 3, 400)
+    check(f, jnp.array([1, 200], dtype=jnp.uint8), -5, 5)
+    check(f, np.array([3, 9], dtype=np.int16), None, -70000, full_graph=False)
+    check(f, u8, np.int64(-5), 5)
+    check(f, u8, 0.5, 5.5)
+
+
+def test_np_clip_of_an_integer_array_with_a_traced_python_int_bound_falls_back():
+    # once `lo` took more than 4 values it is traced: whether NumPy drops it, keeps it or raises depends on
+    # its value, so the call falls back (a graph wrapped -5 to 251 for a uint8 array) (h-hunt10)
+    def f(x, lo, hi):
+        return np.clip(x, lo, hi)
+
+    u8 = np.array([1, 200], dtype=np.uint8)
+    steps = [lambda fn, w, lo=lo: fn(u8, lo, 5) for lo in (3, 2, 1, 0, -1, -5, -300)]
+    steps.append(lambda fn, w: fn(jnp.array([1, 200], dtype=jnp.uint8), -5, 5))
+    steps.append(lambda fn, w: fn(np.array([1, 200], dtype=np.int32), -5, 5))
+    check_sequence(lambda: (f, None), steps, full_graph=False)

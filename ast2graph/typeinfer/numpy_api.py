@@ -508,6 +508,44 @@ def sign(x: Any, /, out: Any = None, **kwargs: Any) -> Any:
     return plus_zero(r) if jnp.issubdtype(r.dtype, jnp.floating) else r
 
 
+def _int_bound(bound: Any, dtype: Any, below: bool) -> Any:
+    """A Python int bound of ``np.clip`` on an integer array as NumPy takes it:
+    one beyond the dtype's range on its own side clips nothing (None: NumPy's
+    ``_clip`` drops it); one beyond the other side raises OverflowError in NumPy
+    (the call falls back and raises it). JAX would wrap it into the dtype."""
+    if isinstance(bound, jax.Array) and getattr(bound, "weak_type", False) \
+            and jnp.issubdtype(bound.dtype, jnp.integer) and not np.can_cast(bound.dtype, dtype):
+        # a traced Python int: which rule applies depends on its value
+        raise not_numpys(f"np.clip of a {np.dtype(dtype)} array with a traced Python int bound (NumPy drops or "
+                         "rejects one out of the dtype's range)")
+    if type(bound) is not int:
+        return bound
+    info = np.iinfo(dtype)
+    if (bound <= info.min) if below else (bound >= info.max):
+        return None
+    if not info.min <= bound <= info.max:
+        raise not_numpys(f"np.clip with the Python int bound {bound} out of range for {np.dtype(dtype)}")
+    return bound
+
+
+def clip(a: Any, a_min: Any = _NO_VALUE, a_max: Any = _NO_VALUE, out: Any = None, *, min: Any = _NO_VALUE,
+         max: Any = _NO_VALUE, **kwargs: Any) -> Any:
+    """``np.clip`` (a jax.Array too: NumPy clips ``np.asarray`` of it): a
+    Python int bound out of an integer dtype's range is dropped, not wrapped
+    (``np.clip(uint8_array, -5, 5)`` leaves 1 as 1; JAX's -5 is 251)."""
+    if out is not None:
+        raise not_numpys("np.clip with out=")
+    lo = min if a_min is _NO_VALUE else a_min
+    hi = max if a_max is _NO_VALUE else a_max
+    lo, hi = (None if b is _NO_VALUE else b for b in (lo, hi))
+    dtype = getattr(a, "dtype", None)
+    if dtype is not None and np.dtype(dtype).kind in "iu":
+        lo, hi = _int_bound(lo, dtype, True), _int_bound(hi, dtype, False)
+    if lo is None and hi is None:
+        return jnp.positive(jnp.asarray(a), **kwargs)
+    return jnp.clip(a, lo, hi, **kwargs)
+
+
 # The complex functions whose XLA kernel ignores the sign of a zero on the
 # branch cut: NumPy (C99) takes ``x - 0j`` as the limit from below the cut
 # (``np.sqrt(-4 - 0j)`` is -2j, XLA's 2j). Each result's part has a sign given
@@ -906,7 +944,7 @@ def _replacements() -> dict:
             id(np.divmod): _int_division_by_zero(jnp.divmod, 0), id(np.var): _spread(jnp.var, "var"),
             id(np.std): _spread(jnp.std, "std"), id(np.cumprod): _sequential(True, False),
             id(np.nancumprod): _sequential(True, True), id(np.cumsum): _sequential(False, False),
-            id(np.remainder): remainder, id(np.sign): sign,
+            id(np.remainder): remainder, id(np.sign): sign, id(np.clip): clip,
             id(np.nancumsum): _sequential(False, True), id(np.sum): _total(jnp.sum), id(np.mean): _total(numpy_mean), id(np.average): average,
             id(np.nansum): _total(jnp.nansum), id(np.nanmean): _total(jnp.nanmean), id(np.median): _total(jnp.median),
             id(np.nanmedian): _total(jnp.nanmedian), **{id(getattr(np, n)): branch_cut(n) for n in _BRANCH_SIGNS}}
@@ -1194,4 +1232,4 @@ def numpy_source(callee: Any) -> Any:
 # array, ``x.argsort(...)`` is ``np.argsort(x, ...)`` (and its rules above)
 METHOD_FUNCTIONS = {"argsort": np.argsort, "argpartition": np.argpartition, "searchsorted": np.searchsorted,
                     "take": np.take, "var": np.var, "std": np.std, "cumprod": np.cumprod,
-                    "cumsum": np.cumsum, "sum": np.sum, "mean": np.mean, "round": np.round}
+                    "cumsum": np.cumsum, "sum": np.sum, "mean": np.mean, "round": np.round, "clip": np.clip}
