@@ -2163,3 +2163,29 @@ def test_np_clip_of_an_integer_array_with_a_traced_python_int_bound_falls_back()
     steps.append(lambda fn, w: fn(jnp.array([1, 200], dtype=jnp.uint8), -5, 5))
     steps.append(lambda fn, w: fn(np.array([1, 200], dtype=np.int32), -5, 5))
     check_sequence(lambda: (f, None), steps, full_graph=False)
+
+
+def test_numpy_small_int_array_compared_with_a_python_int_out_of_its_range():
+    # NumPy compares an integer array with a Python int its dtype cannot hold exactly (uint8 == -1: False,
+    # int8 < 300: True); the graph cast the int into the dtype (-1 -> 255, 300 -> 44) (h-hunt10)
+    def f(x):
+        return x == -1, x < 300, x > -200, x != 256, (x >= -1).all(), -1 < x
+
+    check(f, np.array([1, 255], dtype=np.uint8))
+    check(f, np.array([-128, 127], dtype=np.int8))
+    check(f, np.array([0, 65535], dtype=np.uint16))
+
+
+def test_numpy_small_int_array_with_a_traced_python_int_beyond_its_range():
+    # once `k` took more than 4 values it is traced: NumPy raises OverflowError for `uint8_array + k` with k
+    # beyond uint8 whatever the data, and compares exactly; the graph wrapped k into uint8 (h-hunt10)
+    def f(x, k):
+        try:
+            s = x + k
+        except OverflowError as e:
+            s = str(e)
+        return s, x == k, x < k, np.maximum(x, k) if 0 <= k < 256 else None
+
+    u8 = np.array([1, 255], dtype=np.uint8)
+    steps = [lambda fn, w, k=k: fn(u8, k) for k in (1, 2, 3, 4, 5, 6, -1, 300, 7, 255)]
+    check_sequence(lambda: (f, None), steps, full_graph=False)

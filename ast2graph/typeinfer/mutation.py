@@ -36,7 +36,7 @@ from ..ir.core import KindedValue, Value
 from ..graphlib import arrays
 from .lattice import DATA_INT64, INT_BITS, INT_RANGE, WIDE_INTS
 from .masked import MaskedSlice
-from .precision import (argument_path, comparison_dtype, index_leaves, int32_check, is_at_update, jax_kind,
+from .precision import (argument_path, comparison_dtype, numpy_int_check, numpy_int_range, index_leaves, int32_check, is_at_update, jax_kind,
                         jax_semantics, numpy_dtypes, python_int)
 from ..graphlib.trees import tree_flatten
 
@@ -410,6 +410,10 @@ class MutationMixin:
             self._python_int_bits(fn, leaves, out[1], node)
             return leaves, x32, out, fn
         source = eager_fn if eager_fn is not None else fn
+        bounded = numpy_int_range(source, treedef, leaves)
+        if bounded is not None:   # NumPy raises OverflowError for a Python int beyond the array's dtype
+            k, dtype = bounded
+            self.emit_call(numpy_int_check, (leaves[k], dtype.name), {}, node, "int range check", effect=True)
         common = comparison_dtype(source, leaves)
         if common is not None:
             leaves = self._cast_operands(leaves, common, node)

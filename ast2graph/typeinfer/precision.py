@@ -180,6 +180,57 @@ def _raise_overflow(path: str | None, mask: Any, value: Any) -> None:
         raise overflow_error(int(np.asarray(value).reshape(-1)[0]), path)
 
 
+def numpy_int_range(fn: Any, treedef: Any, leaves: list) -> tuple[int, np.dtype] | None:
+    """``(k, dtype)`` where leaf ``k`` of NumPy's ``fn`` is a traced Python
+    int that NumPy converts to the integer ``dtype`` of the array operands
+    and refuses beyond its range (``uint8_array + k``: OverflowError "Python
+    integer 300 out of bounds for uint8", whatever the data; a graph would
+    wrap it): probed with a static int just beyond each end. None otherwise."""
+    ks = [k for k, x in enumerate(leaves) if python_int(x)]
+    arrays = [x.type.dtype for x in leaves if isinstance(x, Value) and not x.type.python
+              and x.type.dtype.kind in "iu"]
+    if len(ks) != 1 or not arrays or fn in _SKIP_PROBE or _is_typed_helper(fn):
+        return None
+    try:
+        dtype = np.dtype(np.result_type(*arrays))
+    except Exception:  # noqa: BLE001
+        return None
+    if dtype.kind not in "iu" or dtype == np.dtype(np.int64):
+        return None   # a traced Python int is an int64: it fits
+    info = np.iinfo(dtype)
+    for beyond in (int(info.min) - 1, int(info.max) + 1):
+        probe = list(leaves)
+        probe[ks[0]] = beyond
+        try:
+            _probe(fn, treedef, probe, True)
+        except OverflowError as e:
+            if _static_int_overflow(e):
+                return ks[0], dtype
+        except Exception:  # noqa: BLE001 - the probe proves nothing
+            continue
+    return None
+
+
+def numpy_int_check(value: Any, dtype_name: str) -> None:
+    """At run time: the OverflowError NumPy raises when a Python int beyond
+    an integer array's dtype meets it in a ufunc (``numpy_int_range``)."""
+    from ..graphlib.bounded import raise_if   # the run-time check machinery
+
+    info = np.iinfo(np.dtype(dtype_name))
+    raise_if((value < int(info.min)) | (value > int(info.max)), functools.partial(_raise_numpy_overflow, dtype_name),
+             value)
+
+
+numpy_int_check._a2g_effect = True  # type: ignore[attr-defined]
+numpy_int_check._a2g_check = True  # type: ignore[attr-defined]
+numpy_int_check._a2g_raises = (OverflowError,)  # type: ignore[attr-defined]
+
+
+def _raise_numpy_overflow(dtype_name: str, mask: Any, value: Any) -> None:
+    if np.any(np.asarray(mask)):
+        raise OverflowError(f"Python integer {int(np.asarray(value).reshape(-1)[0])} out of bounds for {dtype_name}")
+
+
 def overflow_error(v: int, path: str | None) -> OverflowError:
     """The error eager JAX raises for the Python int ``v`` given to a JAX op (x64 off)."""
     if path is None:
@@ -339,6 +390,9 @@ def comparison_dtype(fn: Any, leaves: list) -> np.dtype | None:
             reps_jax.append(x)
         else:
             return None
+    wide = _exact_int_comparison(leaves)
+    if wide is not None:
+        return wide
     try:
         numpy_common = np.dtype(np.result_type(*reps_np))
         with jax.enable_x64(True):
@@ -346,6 +400,22 @@ def comparison_dtype(fn: Any, leaves: list) -> np.dtype | None:
     except Exception:  # noqa: BLE001
         return None
     return None if numpy_common == jax_common else numpy_common
+
+
+def _exact_int_comparison(leaves: list) -> np.dtype | None:
+    """int64 where NumPy compares an integer array with a Python int its dtype
+    cannot hold (``uint8_array == -1``: False everywhere; NumPy compares
+    exactly, a cast of -1 to uint8 would make it 255), or with a traced Python
+    int (any value may come): int64 holds both exactly. None otherwise."""
+    arrays = [x for x in leaves if isinstance(x, Value) and not x.type.python and x.type.dtype.kind in "iu"]
+    ints = [x for x in leaves if type(x) is int
+            or isinstance(x, Value) and x.type.python and x.type.dtype.kind in "iu"]
+    if len(arrays) != 1 or len(ints) != 1 or arrays[0].type.dtype.itemsize >= 8:
+        return None
+    n, info = ints[0], np.iinfo(arrays[0].type.dtype)
+    if isinstance(n, Value) or not info.min <= n <= info.max and -2 ** 63 <= n < 2 ** 63:
+        return np.dtype(np.int64)
+    return None
 
 
 def needs_x64(graph: Any) -> bool:
