@@ -2174,6 +2174,7 @@ def test_numpy_small_int_array_compared_with_a_python_int_out_of_its_range():
     check(f, np.array([1, 255], dtype=np.uint8))
     check(f, np.array([-128, 127], dtype=np.int8))
     check(f, np.array([0, 65535], dtype=np.uint16))
+    check(f, np.array([0, 2**64 - 1], dtype=np.uint64))
 
 
 def test_numpy_small_int_array_with_a_traced_python_int_beyond_its_range():

@@ -406,13 +406,18 @@ def _exact_int_comparison(leaves: list) -> np.dtype | None:
     """int64 where NumPy compares an integer array with a Python int its dtype
     cannot hold (``uint8_array == -1``: False everywhere; NumPy compares
     exactly, a cast of -1 to uint8 would make it 255), or with a traced Python
-    int (any value may come): int64 holds both exactly. None otherwise."""
+    int (any value may come): int64 holds both exactly; float64 for a uint64
+    array and a negative int (the signs tell them apart). None otherwise."""
     arrays = [x for x in leaves if isinstance(x, Value) and not x.type.python and x.type.dtype.kind in "iu"]
     ints = [x for x in leaves if type(x) is int
             or isinstance(x, Value) and x.type.python and x.type.dtype.kind in "iu"]
-    if len(arrays) != 1 or len(ints) != 1 or arrays[0].type.dtype.itemsize >= 8:
+    if len(arrays) != 1 or len(ints) != 1:
         return None
     n, info = ints[0], np.iinfo(arrays[0].type.dtype)
+    if arrays[0].type.dtype == np.dtype(np.uint64) and type(n) is int and n < 0:
+        return np.dtype(np.float64)   # exact here: every uint64 is >= 0.0, the int <= -1.0
+    if arrays[0].type.dtype.itemsize >= 8:
+        return None
     if isinstance(n, Value) or not info.min <= n <= info.max and -2 ** 63 <= n < 2 ** 63:
         return np.dtype(np.int64)
     return None
