@@ -2190,3 +2190,15 @@ def test_numpy_small_int_array_with_a_traced_python_int_beyond_its_range():
     u8 = np.array([1, 255], dtype=np.uint8)
     steps = [lambda fn, w, k=k: fn(u8, k) for k in (1, 2, 3, 4, 5, 6, -1, 300, 7, 255)]
     check_sequence(lambda: (f, None), steps, full_graph=False)
+
+
+def test_uint64_array_compared_with_a_traced_python_int_falls_back():
+    # once `k` is traced, no graph dtype holds a uint64 and a Python int exactly (int64 lacks the top half,
+    # float64 rounds near 2**64, -1 cast to uint64 is its maximum): the comparison runs in Python (h-hunt10)
+    def f(x, k):
+        return x == k, x < k, x >= k
+
+    top = np.array([2 ** 64 - 1, 3], dtype=np.uint64)
+    steps = [lambda fn, w, k=k: fn(top, k) for k in (1, 2, 3, 4, 5, 6, -1, 2 ** 63, 7)]
+    static = check_sequence(lambda: (f, None), steps, full_graph=False)
+    assert {s.code.code for s in explain(static)(top, -1).fallback_sites} == {"A2G016"}

@@ -36,7 +36,7 @@ from ..ir.core import KindedValue, Value
 from ..graphlib import arrays
 from .lattice import DATA_INT64, INT_BITS, INT_RANGE, WIDE_INTS
 from .masked import MaskedSlice
-from .precision import (argument_path, comparison_dtype, numpy_int_check, numpy_int_range, index_leaves, int32_check, is_at_update, jax_kind,
+from .precision import (argument_path, comparison_dtype, inexact_uint64_comparison, numpy_int_check, numpy_int_range, index_leaves, int32_check, is_at_update, jax_kind,
                         jax_semantics, numpy_dtypes, python_int)
 from ..graphlib.trees import tree_flatten
 
@@ -414,6 +414,9 @@ class MutationMixin:
         if bounded is not None:   # NumPy raises OverflowError for a Python int beyond the array's dtype
             k, dtype = bounded
             self.emit_call(numpy_int_check, (leaves[k], dtype.name), {}, node, "int range check", effect=True)
+        if inexact_uint64_comparison(source, leaves):
+            raise self.graph_break(FallbackCode.PRECISION, node, "a uint64 array compared with a traced Python int: "
+                                   "NumPy compares them exactly, no dtype of the graph holds both", "call")
         common = comparison_dtype(source, leaves)
         if common is not None:
             leaves = self._cast_operands(leaves, common, node)

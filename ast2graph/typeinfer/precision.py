@@ -402,6 +402,19 @@ def comparison_dtype(fn: Any, leaves: list) -> np.dtype | None:
     return None if numpy_common == jax_common else numpy_common
 
 
+def inexact_uint64_comparison(fn: Any, leaves: list) -> bool:
+    """A comparison of a uint64 array with a traced Python int: NumPy compares
+    them exactly, but no dtype the graph has holds both (int64 lacks the top
+    half of uint64, float64 rounds near 2**64, a cast of -1 to uint64 is its
+    maximum), so the site cannot be exact graph."""
+    if fn not in _COMPARING and getattr(fn, "__name__", None) not in (
+            "equal", "not_equal", "less", "less_equal", "greater", "greater_equal"):
+        return False
+    values = [x for x in leaves if isinstance(x, Value)]
+    return len(leaves) == 2 and any(not x.type.python and x.type.dtype == np.dtype(np.uint64) for x in values) \
+        and any(x.type.python and x.type.dtype.kind in "iu" for x in values)
+
+
 def _exact_int_comparison(leaves: list) -> np.dtype | None:
     """int64 where NumPy compares an integer array with a Python int its dtype
     cannot hold (``uint8_array == -1``: False everywhere; NumPy compares
