@@ -171,9 +171,9 @@ class BlocksMixin(ContextsMixin):
         finally:
             if self.cont and self.cont[-1] is ctx:
                 self.cont.pop()
-        flags = self._drop_flags(ctx)
         for site, caught in self._drop_caught(ctx):   # (the flags exclude each other: one raise per path)
-            self._run_handler(stmt, ctx, site, caught)
+            self._handler_in_flags(stmt, ctx, site, caught)
+        flags = self._drop_flags(ctx)
         final()
         self._reraise_exits(stmt, *flags)
 
@@ -430,9 +430,33 @@ class BlocksMixin(ContextsMixin):
         names = sorted(assigned & (set(ssa.live_out(stmt)) | _loads(stmt.finalbody)))
         self.decide(stmt, "try", "lax.cond", f"{type(exc).__name__} raised under a traced condition, taken by its "
                     "handler: the handler runs where it was raised, else: where not")
+        self.frame.env[ctx.sites[site]] = False   # (handled; before the branches: an exit in them ends the body)
         self._traced_branches(stmt, caught, [self._handler_body(ctx, site), lambda: self.exec_block(stmt.orelse)],
                               names, assigned)
-        self.frame.env[ctx.sites[site]] = False   # (handled)
+
+    def _handler_in_flags(self, stmt: gast.Try, ctx: TryCtx, site: int, caught: Any) -> None:
+        """The handler of a raise the body took, inside the ``try``'s exit
+        flags: a ``return``/``break``/``continue`` in it (under the raise's
+        condition, or one of its own) sets the flag as one in the body does,
+        the rest of the handler running where it does not; ``finally:`` then
+        runs once, and the exit is taken after it (``_reraise_exits``), as
+        eager leaves a handler."""
+        if not _handler_exits(ctx.caught[site][0]):
+            self._run_handler(stmt, ctx, site, caught)
+            return
+        self.cont.append(ctx)
+        try:
+            self._run_handler(stmt, ctx, site, caught)
+        except BodyEnd:   # (a traced exit: the flags are joined)
+            pass
+        except ReturnSignal as r:   # (a static exit: the handler always runs and exits)
+            self.frame.env[ctx.ret], self.frame.env[ctx.retval] = True, r.value
+        except BreakSignal:
+            self.frame.env[ctx.brk] = True
+        except ContinueSignal:
+            self.frame.env[ctx.cnt] = True
+        finally:
+            self.cont.pop()
 
     def _run_handler(self, stmt: gast.Try, ctx: TryCtx, site: int, caught: Any) -> None:
         """The handler of the raise the body took under a traced condition,
@@ -686,14 +710,23 @@ _PURE_BUILTINS = (float, int, abs, round, divmod, pow, bool, complex)
 _CALLBACK_FUNCTIONS = (np.apply_along_axis, np.apply_over_axes, np.vectorize, np.frompyfunc, np.piecewise)
 
 
-_EXITS = (gast.Return, gast.Break, gast.Continue, gast.Raise, gast.Yield, gast.YieldFrom, gast.Try, gast.With)
+# what a handler taking a raise under a traced condition may not hold: an exception of its own,
+# a generator's exit, a try/with of its own (a return/break/continue is a flag of the try: _handler_in_flags)
+_EXITS = (gast.Raise, gast.Yield, gast.YieldFrom, gast.Try, gast.With)
+_FLAG_EXITS = (gast.Return, gast.Break, gast.Continue)
+
+
+def _handler_exits(handler: Any) -> bool:
+    return any(isinstance(n, _FLAG_EXITS) for s in handler.body for n in own_nodes(s))
 
 
 def _plain_handler(handler: Any) -> bool:
-    """A handler that runs to its end (no exit, no ``try``/``with`` of its
-    own) and uses its exception object only for its text (``str(e)``,
-    ``repr(e)``, an f-string, ``print(e)``) or ``e.args``: the one object
-    made at trace time then stands for eager's new one of every call."""
+    """A handler with no exception, ``try`` or ``with`` of its own (a
+    ``return``, ``break`` or ``continue`` is an exit of the ``try``:
+    ``_handler_in_flags``) that uses its exception object only for its text
+    (``str(e)``, ``repr(e)``, an f-string, ``print(e)``) or ``e.args``: the
+    one object made at trace time then stands for eager's new one of every
+    call."""
     nodes = [n for s in handler.body for n in own_nodes(s)]
     if any(isinstance(n, _EXITS) for n in nodes):
         return False
