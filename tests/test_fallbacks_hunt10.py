@@ -131,3 +131,146 @@ def test_a_handler_that_returns_on_calls_with_other_data():
     check_sequence(*_calls(p_reciprocal_or_default, (np.float64(0.0), 1.0), (np.float64(3.0), 1.0),
                            (np.float64(0.0), 2.0)))
     check_sequence(*_calls(p_return_in_the_body_and_in_the_handler, (GOOD, B), (SINGULAR, B), (GOOD, -B)))
+
+
+# ------------------------------------------------------------ continue/break from the handler, in a loop
+def p_solve_each_continue(mats, b):
+    out = []
+    for a in mats:   # a tuple of matrices: unrolled
+        try:
+            y = np.linalg.solve(a, b)
+        except np.linalg.LinAlgError:
+            continue
+        out.append(y)
+    return out
+
+
+def p_sum_solutions_continue(stack, b):
+    total = np.zeros(2)
+    skipped = 0
+    for a in stack:   # an array of matrices: rolled
+        try:
+            y = np.linalg.solve(a, b)
+        except LinAlgError:
+            skipped += 1
+            continue
+        total = total + y
+    return total, skipped
+
+
+def p_first_singular_break(stack, b):
+    total = np.zeros(2)
+    for a in stack:
+        try:
+            y = np.linalg.solve(a, b)
+        except LinAlgError:
+            break
+        total = total + y
+    return total
+
+
+def p_return_from_a_loop(stack, b):
+    total = np.zeros(2)
+    for a in stack:
+        try:
+            y = np.linalg.solve(a, b)
+        except LinAlgError:
+            return None
+        total = total + y
+    return total
+
+
+def p_reciprocals_continue(xs):
+    acc = 0.0
+    for s in xs:
+        try:
+            r = 1 / float(s)
+        except ZeroDivisionError:
+            continue
+        acc += r
+    return acc
+
+
+# more rows than the unrolling limit (16): a rolled loop
+BIG = np.stack([GOOD * (k + 1) if k % 3 else SINGULAR * (k + 1) for k in range(20)])
+BIG_GOOD = np.stack([GOOD + k for k in range(20)])
+BIG_LATE = np.concatenate([BIG_GOOD[:17], SINGULAR[None], BIG_GOOD[:2]])
+
+
+def test_a_handler_that_continues_or_breaks_in_an_unrolled_loop_is_one_graph():
+    for mats in ((GOOD, SINGULAR, GOOD * 2), (GOOD,), (SINGULAR, NAN_M), tuple(STACK)):
+        check(p_solve_each_continue, mats, B, full_graph=False)
+        check(p_sum_solutions_continue, mats, B, full_graph=True)
+        check(p_first_singular_break, mats, B, full_graph=True)
+        check(p_return_from_a_loop, mats, B, full_graph=True)
+    for xs in ((1.0, 0.0, 4.0), (0.0,), (2.0, 5.0)):
+        check(p_reciprocals_continue, tuple(np.float64(x) for x in xs), full_graph=True)
+
+
+def test_a_handler_that_continues_or_breaks_in_a_rolled_loop_is_one_graph():
+    for stack in (BIG, BIG_GOOD, BIG_LATE):
+        for f in (p_first_singular_break, p_return_from_a_loop):
+            assert "for -> lax.scan" in str(explain(to_static(f))(stack, B))
+        check(p_sum_solutions_continue, stack, B, full_graph=True)
+        check(p_first_singular_break, stack, B, full_graph=True)
+        check(p_return_from_a_loop, stack, B, full_graph=True)
+    xs = np.array([1.0, 0.0, 4.0] * 7)
+    assert "for -> lax.scan" in str(explain(to_static(p_reciprocals_continue))(xs))
+    check(p_reciprocals_continue, xs, full_graph=True)
+    check_sequence(*_calls(p_reciprocals_continue, (xs,), (xs[::-1] + 1.0,), (np.zeros(18),)))
+    check_sequence(*_calls(p_sum_solutions_continue, (BIG, B), (BIG_GOOD, B), (BIG_LATE, -B)))
+    check_sequence(*_calls(p_first_singular_break, (BIG_GOOD, B), (BIG, B), (BIG_LATE, B)))
+    check_sequence(*_calls(p_return_from_a_loop, (BIG_LATE, B), (BIG_GOOD, B), (BIG, B)))
+
+
+def test_a_list_appended_after_the_handler_continues_falls_back():
+    # the list's length depends on the data: no graph holds it (a mutation fallback, as before)
+    assert _fallback_codes(p_solve_each_continue, (GOOD, SINGULAR), B) == {"A2G007"}
+
+
+# ------------------------------------------------------------ where it still falls back
+def p_handler_returns_its_exception(a, b):
+    try:
+        x = np.linalg.solve(a, b)
+    except LinAlgError as e:
+        return type(e).__name__, e.args   # (the object itself looked at, not its text)
+    return x
+
+
+def p_print_after_the_check_then_return(s):
+    try:
+        print("r", 1 / float(s))
+    except ZeroDivisionError:
+        return None
+    return s
+
+
+def p_handler_raises_another(a, b):
+    try:
+        x = np.linalg.solve(a, b)
+    except LinAlgError:
+        raise ValueError("singular system")
+    return x
+
+
+def p_check_in_a_loop_of_the_body_handler_returns(stack, b):
+    try:
+        total = np.zeros(2)
+        for a in stack:
+            total = total + np.linalg.solve(a, b)
+    except LinAlgError:
+        return None
+    return total
+
+
+def test_a_handler_that_exits_where_it_cannot_be_exact_falls_back():
+    for a in (GOOD, SINGULAR):
+        check(p_handler_returns_its_exception, a, B, full_graph=False)
+        check(p_handler_raises_another, a, B, full_graph=False)
+        check(p_check_in_a_loop_of_the_body_handler_returns, np.stack([GOOD, a]), B, full_graph=False)
+    for s in (np.float64(2.0), np.float64(0.0)):
+        check(p_print_after_the_check_then_return, s, full_graph=False)
+    assert "A2G008" in _fallback_codes(p_handler_returns_its_exception, SINGULAR, B)
+    assert "A2G008" in _fallback_codes(p_handler_raises_another, GOOD, B)
+    assert "A2G008" in _fallback_codes(p_print_after_the_check_then_return, np.float64(2.0))
+    assert "A2G008" in _fallback_codes(p_check_in_a_loop_of_the_body_handler_returns, np.stack([GOOD, SINGULAR]), B)
