@@ -228,6 +228,88 @@ def test_a_list_appended_after_the_handler_continues_falls_back():
     assert _fallback_codes(p_solve_each_continue, (GOOD, SINGULAR), B) == {"A2G007"}
 
 
+def p_finally_counts_each_try(stack, b):
+    total = np.zeros(2)
+    tries = 0
+    for a in stack:
+        try:
+            y = np.linalg.solve(a, b)
+        except LinAlgError:
+            continue   # (finally: runs before the next iteration)
+        finally:
+            tries += 1
+        total = total + y
+    return total, tries
+
+
+def p_while_until_singular(stack, b):
+    i = 0
+    total = np.zeros(2)
+    while i < stack.shape[0]:
+        try:
+            total = total + np.linalg.solve(stack[i], b)
+        except LinAlgError:
+            break
+        i += 1
+    return total, i
+
+
+def p_two_checks_two_exits(stack, b, s):
+    out = np.zeros(2)
+    for a in stack:
+        try:
+            r = 1 / float(s)
+        except ZeroDivisionError:
+            return -out
+        try:
+            y = np.linalg.solve(a, b)
+        except LinAlgError:
+            continue
+        out = out + y * r
+    return out
+
+
+def p_else_and_handler_exit(stack, b):
+    out = np.zeros(2)
+    for a in stack:
+        try:
+            y = np.linalg.solve(a, b)
+        except LinAlgError:
+            continue
+        else:
+            if y[0] > 10:
+                break
+        out = out + y
+    return out
+
+
+def p_finally_overrides_the_handlers_return(x):
+    try:
+        if x.min() < 0:
+            raise ValueError("neg")
+        return "ok", x.sum()
+    except ValueError:
+        return "err", None
+    finally:
+        if x.size == 1:
+            return "finally", x.size  # noqa: B012
+
+
+def test_a_handler_that_exits_with_finally_else_and_other_handlers():
+    for mats in ((GOOD, SINGULAR, GOOD * 2), (SINGULAR,), tuple(ALL_GOOD)):
+        check(p_finally_counts_each_try, mats, B, full_graph=True)
+        check(p_two_checks_two_exits, mats, B, np.float64(2.0), full_graph=True)
+        check(p_two_checks_two_exits, mats, B, np.float64(0.0), full_graph=True)
+        check(p_else_and_handler_exit, mats, B, full_graph=True)
+        check(p_else_and_handler_exit, mats, B * 40.0, full_graph=True)
+    for stack in (STACK, ALL_GOOD, np.stack([SINGULAR, GOOD])):
+        check(p_while_until_singular, stack, B, full_graph=True)
+    for x in (np.array([1.0, 2.0]), np.array([1.0, -2.0]), np.array([-1.0]), np.array([3.0])):
+        check(p_finally_overrides_the_handlers_return, x, full_graph=True)
+    check_sequence(*_calls(p_two_checks_two_exits, (STACK, B, np.float64(0.0)), (STACK, B, np.float64(4.0)),
+                           (ALL_GOOD, -B, np.float64(0.5))))
+
+
 # ------------------------------------------------------------ where it still falls back
 def p_handler_returns_its_exception(a, b):
     try:
@@ -263,7 +345,24 @@ def p_check_in_a_loop_of_the_body_handler_returns(stack, b):
     return total
 
 
+def p_second_check_in_one_body(stack, b, s):
+    out = np.zeros(2)
+    for a in stack:
+        try:
+            y = np.linalg.solve(a, b)
+            r = 1 / float(s)   # (a check after another's in one body: not taken, as with a handler that falls through)
+        except LinAlgError:
+            continue
+        except ZeroDivisionError:
+            return -out
+        out = out + y * r
+    return out
+
+
 def test_a_handler_that_exits_where_it_cannot_be_exact_falls_back():
+    for s in (np.float64(0.0), np.float64(2.0)):
+        check(p_second_check_in_one_body, (GOOD, SINGULAR), B, s, full_graph=False)
+    assert "A2G008" in _fallback_codes(p_second_check_in_one_body, (GOOD, SINGULAR), B, np.float64(2.0))
     for a in (GOOD, SINGULAR):
         check(p_handler_returns_its_exception, a, B, full_graph=False)
         check(p_handler_raises_another, a, B, full_graph=False)
