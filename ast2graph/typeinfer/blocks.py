@@ -26,7 +26,10 @@ Produces:
 * a ``raise`` under a traced condition that a handler of the enclosing
   ``try`` (or a ``contextlib.suppress``) takes is such an exit too: a flag
   per raise statement (``caught_raise``), its handler run under the flag
-  after the body, before ``finally:`` (``else:`` as the other branch).
+  after the body, before ``finally:`` (``else:`` as the other branch); a
+  run-time check a handler takes likewise (``caught_check``). A
+  ``return``/``break``/``continue`` in that handler sets the ``try``'s flag
+  as one in the body does (``_handler_in_flags``): taken after ``finally:``.
 Invariants: ``finally:`` runs exactly once on every path, after everything
 the body does; ``else:`` never runs on an exit's path (after a traced exit it
 runs under "no flag set").
@@ -218,8 +221,10 @@ class BlocksMixin(ContextsMixin):
         trace time from static arguments; each raise statement has a flag of
         its own, its exception the same whenever it runs), the handler
         matching it is known at trace time, and
-        that handler neither exits nor lets its exception object escape
-        (``_plain_handler``). None otherwise (as before: a fallback)."""
+        that handler neither raises nor lets its exception object escape
+        (``_plain_handler``; a ``return``/``break``/``continue`` in it is an
+        exit of the ``try``: ``_handler_in_flags``). None otherwise (as
+        before: a fallback)."""
         ctx = self.nearest_loop()
         if not isinstance(ctx, TryCtx) or id(stmt) not in ctx.sites or ctx.frame is not self.frame \
                 or self.traced_depth <= ctx.depth or len(self.protectors) != ctx.protectors or stmt.exc is None:
@@ -248,7 +253,8 @@ class BlocksMixin(ContextsMixin):
         nothing that may change state (``_pure_statement``: eager stops it
         midway), the check's exception is made at trace time from constants
         (``fn._a2g_caught``: a LinAlgError's, a ZeroDivisionError's message),
-        and its handler is known now and runs to its end (``_plain_handler``).
+        and its handler is known now and raises nothing of its own
+        (``_plain_handler``; its exits are the ``try``'s: ``_handler_in_flags``).
         False otherwise (as before: a fallback)."""
         caught = getattr(fn, "_a2g_caught", None)
         ctx = self.nearest_loop()
