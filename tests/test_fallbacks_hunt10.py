@@ -310,6 +310,26 @@ def test_a_handler_that_exits_with_finally_else_and_other_handlers():
                            (ALL_GOOD, -B, np.float64(0.5))))
 
 
+def _safe_solve(a, b):
+    try:
+        x = np.linalg.solve(a, b)
+    except np.linalg.LinAlgError:
+        return np.zeros_like(b)
+    return x + 1
+
+
+def p_helper_that_returns_from_its_handler(mats, b):
+    out = np.zeros(2)
+    for a in mats:
+        out = out + _safe_solve(a, b) * 2
+    return out
+
+
+def test_a_handler_that_returns_in_a_helper_is_one_graph():
+    for mats in ((GOOD, SINGULAR, GOOD), BIG, BIG_GOOD):
+        check(p_helper_that_returns_from_its_handler, mats, B, full_graph=True)
+
+
 # ------------------------------------------------------------ where it still falls back
 def p_handler_returns_its_exception(a, b):
     try:
