@@ -26,7 +26,10 @@ Produces:
 * a ``raise`` under a traced condition that a handler of the enclosing
   ``try`` (or a ``contextlib.suppress``) takes is such an exit too: a flag
   per raise statement (``caught_raise``), its handler run under the flag
-  after the body, before ``finally:`` (``else:`` as the other branch).
+  after the body, before ``finally:`` (``else:`` as the other branch); a
+  run-time check a handler takes likewise (``caught_check``). A
+  ``return``/``break``/``continue`` in that handler sets the ``try``'s flag
+  as one in the body does (``_handler_in_flags``): taken after ``finally:``.
 Invariants: ``finally:`` runs exactly once on every path, after everything
 the body does; ``else:`` never runs on an exit's path (after a traced exit it
 runs under "no flag set").
@@ -171,9 +174,9 @@ class BlocksMixin(ContextsMixin):
         finally:
             if self.cont and self.cont[-1] is ctx:
                 self.cont.pop()
-        flags = self._drop_flags(ctx)
         for site, caught in self._drop_caught(ctx):   # (the flags exclude each other: one raise per path)
-            self._run_handler(stmt, ctx, site, caught)
+            self._handler_in_flags(stmt, ctx, site, caught)
+        flags = self._drop_flags(ctx)
         final()
         self._reraise_exits(stmt, *flags)
 
@@ -218,8 +221,10 @@ class BlocksMixin(ContextsMixin):
         trace time from static arguments; each raise statement has a flag of
         its own, its exception the same whenever it runs), the handler
         matching it is known at trace time, and
-        that handler neither exits nor lets its exception object escape
-        (``_plain_handler``). None otherwise (as before: a fallback)."""
+        that handler neither raises nor lets its exception object escape
+        (``_plain_handler``; a ``return``/``break``/``continue`` in it is an
+        exit of the ``try``: ``_handler_in_flags``). None otherwise (as
+        before: a fallback)."""
         ctx = self.nearest_loop()
         if not isinstance(ctx, TryCtx) or id(stmt) not in ctx.sites or ctx.frame is not self.frame \
                 or self.traced_depth <= ctx.depth or len(self.protectors) != ctx.protectors or stmt.exc is None:
@@ -248,7 +253,8 @@ class BlocksMixin(ContextsMixin):
         nothing that may change state (``_pure_statement``: eager stops it
         midway), the check's exception is made at trace time from constants
         (``fn._a2g_caught``: a LinAlgError's, a ZeroDivisionError's message),
-        and its handler is known now and runs to its end (``_plain_handler``).
+        and its handler is known now and raises nothing of its own
+        (``_plain_handler``; its exits are the ``try``'s: ``_handler_in_flags``).
         False otherwise (as before: a fallback)."""
         caught = getattr(fn, "_a2g_caught", None)
         ctx = self.nearest_loop()
@@ -430,9 +436,33 @@ class BlocksMixin(ContextsMixin):
         names = sorted(assigned & (set(ssa.live_out(stmt)) | _loads(stmt.finalbody)))
         self.decide(stmt, "try", "lax.cond", f"{type(exc).__name__} raised under a traced condition, taken by its "
                     "handler: the handler runs where it was raised, else: where not")
+        self.frame.env[ctx.sites[site]] = False   # (handled; before the branches: an exit in them ends the body)
         self._traced_branches(stmt, caught, [self._handler_body(ctx, site), lambda: self.exec_block(stmt.orelse)],
                               names, assigned)
-        self.frame.env[ctx.sites[site]] = False   # (handled)
+
+    def _handler_in_flags(self, stmt: gast.Try, ctx: TryCtx, site: int, caught: Any) -> None:
+        """The handler of a raise the body took, inside the ``try``'s exit
+        flags: a ``return``/``break``/``continue`` in it (under the raise's
+        condition, or one of its own) sets the flag as one in the body does,
+        the rest of the handler running where it does not; ``finally:`` then
+        runs once, and the exit is taken after it (``_reraise_exits``), as
+        eager leaves a handler."""
+        if not _handler_exits(ctx.caught[site][0]):
+            self._run_handler(stmt, ctx, site, caught)
+            return
+        self.cont.append(ctx)
+        try:
+            self._run_handler(stmt, ctx, site, caught)
+        except BodyEnd:   # (a traced exit: the flags are joined)
+            pass
+        except ReturnSignal as r:   # (a static exit: the handler always runs and exits)
+            self.frame.env[ctx.ret], self.frame.env[ctx.retval] = True, r.value
+        except BreakSignal:
+            self.frame.env[ctx.brk] = True
+        except ContinueSignal:
+            self.frame.env[ctx.cnt] = True
+        finally:
+            self.cont.pop()
 
     def _run_handler(self, stmt: gast.Try, ctx: TryCtx, site: int, caught: Any) -> None:
         """The handler of the raise the body took under a traced condition,
@@ -686,14 +716,23 @@ _PURE_BUILTINS = (float, int, abs, round, divmod, pow, bool, complex)
 _CALLBACK_FUNCTIONS = (np.apply_along_axis, np.apply_over_axes, np.vectorize, np.frompyfunc, np.piecewise)
 
 
-_EXITS = (gast.Return, gast.Break, gast.Continue, gast.Raise, gast.Yield, gast.YieldFrom, gast.Try, gast.With)
+# what a handler taking a raise under a traced condition may not hold: an exception of its own,
+# a generator's exit, a try/with of its own (a return/break/continue is a flag of the try: _handler_in_flags)
+_EXITS = (gast.Raise, gast.Yield, gast.YieldFrom, gast.Try, gast.With)
+_FLAG_EXITS = (gast.Return, gast.Break, gast.Continue)
+
+
+def _handler_exits(handler: Any) -> bool:
+    return any(isinstance(n, _FLAG_EXITS) for s in handler.body for n in own_nodes(s))
 
 
 def _plain_handler(handler: Any) -> bool:
-    """A handler that runs to its end (no exit, no ``try``/``with`` of its
-    own) and uses its exception object only for its text (``str(e)``,
-    ``repr(e)``, an f-string, ``print(e)``) or ``e.args``: the one object
-    made at trace time then stands for eager's new one of every call."""
+    """A handler with no exception, ``try`` or ``with`` of its own (a
+    ``return``, ``break`` or ``continue`` is an exit of the ``try``:
+    ``_handler_in_flags``) that uses its exception object only for its text
+    (``str(e)``, ``repr(e)``, an f-string, ``print(e)``) or ``e.args``: the
+    one object made at trace time then stands for eager's new one of every
+    call."""
     nodes = [n for s in handler.body for n in own_nodes(s)]
     if any(isinstance(n, _EXITS) for n in nodes):
         return False
