@@ -133,8 +133,11 @@ class VerificationError(Ast2GraphError):
 class IntRangeError(Ast2GraphError, OverflowError):
     """``int()`` (``math.floor``, ``round``, ``.item()``...) of a traced value
     beyond int64: eager Python gives an exact int of any size, which the
-    graph (whose Python ints are int64) cannot hold, so the call fails
-    instead of returning a wrapped value."""
+    graph (whose Python ints are int64) cannot hold. The graph's run-time
+    check raises it; where nothing of the segment has happened yet the
+    segment's statements then run in Python on that call (``runtime.block``),
+    so a user sees it only where the segment printed or ran another host
+    effect first: the call fails instead of returning a wrapped value."""
 
 
 class LoopBoundError(Ast2GraphError, RuntimeError):

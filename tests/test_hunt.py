@@ -1841,13 +1841,10 @@ def _negated(x):
 
 def test_the_negation_of_int64_min_is_not_int64_min():
     # -i and abs(i) of int(x[0]) == -2**63: int64 negation wraps to -2**63 itself, where eager's int is 2**63;
-    # the graph returned -2**63 silently (h-hunt8); now a run-time check raises IntRangeError
-    from ast2graph.diagnostics import IntRangeError
-
+    # the graph returned -2**63 silently (h-hunt8); now a run-time check finds it and the call runs in Python
     check(_negated, np.array([-2**63 + 1, 5], dtype=np.int64))
     check(_negated, np.array([-7, 5], dtype=np.int64))
-    with pytest.raises(IntRangeError, match="beyond int64"):
-        to_static(_negated)(np.array([-2**63, 5], dtype=np.int64))
+    check(_negated, np.array([-2**63, 5], dtype=np.int64), full_graph=False, graphs=0)
 
 
 def _log_under_error_filter(x):

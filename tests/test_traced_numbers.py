@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from ast2graph import to_static
-from ast2graph.diagnostics import FullGraphError, IntRangeError
+from ast2graph.diagnostics import FullGraphError
 from helpers import check, check_sequence, modes
 
 X = jnp.array([0.3, -1.7, 2.4])
@@ -180,11 +180,13 @@ def test_round_with_digits_of_a_python_float_is_decimal_exact(value, n):
     check(round_digits, np.array([value]), n, graphs=1)
 
 
-def test_an_int_beyond_int64_is_an_error_not_a_wrapped_value():
-    with pytest.raises(IntRangeError, match="beyond int64"):
-        to_static(int_of)(jnp.array([1e20]))
-    with pytest.raises(IntRangeError):
-        to_static(int_of)(jnp.array([-1e19]))
+def test_an_int_beyond_int64_is_eagers_exact_int_not_a_wrapped_value():
+    # the graph's run-time check finds the int beyond int64: this call runs in Python (A2G016)
+    for big in (1e20, -1e19):
+        explanation = check(int_of, jnp.array([big]), full_graph=False, graphs=0)
+        assert [s.code.code for s in explanation.fallback_sites] == ["A2G016"]
+        with pytest.raises(FullGraphError, match="beyond int64"):
+            to_static(int_of, full_graph=True)(jnp.array([big]))
     check(int_of, jnp.array([4e18]), graphs=1)   # within int64: exact
     check(int_of, np.array([-2.0 ** 63]), graphs=1)
 

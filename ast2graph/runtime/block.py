@@ -29,7 +29,7 @@ import gast
 import jax
 import numpy as np
 
-from ..diagnostics import FullGraphError
+from ..diagnostics import FullGraphError, IntRangeError, Loc
 from ..fallback.control import BREAK, CONTINUE, NEXT, RETURN, JumpPlan, PythonControl, escapes, splittable
 from ..fallback.interpreted import CELLS, InterpretedNode
 from ..fallback.sites import FallbackCode, FallbackSite, GraphBreak
@@ -209,12 +209,64 @@ class Block:
                 if record is not None:
                     record.plans.pop()
                 continue
+            except IntRangeError as e:
+                # A Python int of the graph left int64 (eager's is exact). Nothing of the
+                # segment has happened where it has no print or other host effect (its checks
+                # only raise; its writes come after the graph): on this call its statements
+                # run in Python instead, or, where a function must be one graph or eager
+                # (``whole_only``) and this is its start, the call runs eagerly.
+                if not isinstance(plan, GraphPlan) or plan.visible_effects:
+                    raise
+                site = self._beyond_int64(e)
+                if self.state.options.full_graph:
+                    raise FullGraphError(f"full_graph=True but this call would fall back to Python:\n{site.format()}") from None
+                if record is not None:
+                    record.plans.pop()
+                if self.state.whole_only is not None:
+                    if i == 0 and not self.nested:
+                        raise RunEagerly(site) from None
+                    raise
+                kind, value = self._interpret(i, plan.end, env, site)
+                if kind != NEXT:
+                    return kind, value
+                i = plan.end
+                continue
             if i == 0 and not self.nested and isinstance(plan, GraphPlan) and (kind == RETURN or plan.end == n):
                 self.state.single = (plan, names, leaves, treedef)   # the whole call was this plan
             if kind != NEXT:
                 return kind, value
             i = plan.end
         return NEXT, None
+
+    def _interpret(self, start: int, end: int, env: dict, site: FallbackSite) -> tuple[str, Any]:
+        """Statements ``start:end`` run in Python, on this call only."""
+        record = self.state.record
+        for k in range(start, end):
+            plan = self._interpreted_plan(k, site)
+            if record is not None:
+                record.plans.append(plan)
+            kind, value = plan.run(env, [])
+            if kind != NEXT:
+                return kind, value
+        return NEXT, None
+
+    def _beyond_int64(self, error: IntRangeError) -> FallbackSite:
+        """The site of a call that ran eagerly because a Python int of its
+        graph left int64: the user's line the check raised from."""
+        unit = self.state.unit
+        loc = unit.loc(unit.tree)
+        tb = error.__traceback__
+        while tb is not None:
+            code = tb.tb_frame.f_code
+            if code.co_filename == loc.file:
+                loc = Loc(loc.file, tb.tb_lineno, 0, code.co_name)
+            tb = tb.tb_next
+        return FallbackSite(FallbackCode.PRECISION, loc, "int beyond int64",
+                            f"a Python int is beyond int64 on this call ({error}); eager's int is exact",
+                            effect="on this call the segment's statements ran in Python (a function that must be one graph "
+                                   "or eager: the whole call ran eagerly); calls whose ints fit int64 stay one graph",
+                            hint="the graph's Python ints are int64: only calls whose exact ints are larger run in Python",
+                            stage="runtime")
 
     def _check_whole(self, plan: Any, n: int) -> None:
         """A function that rebinds nonlocal variables runs as one graph (its

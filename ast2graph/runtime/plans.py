@@ -97,6 +97,10 @@ class GraphPlan:
         # host callbacks (prints, loop-bound checks): wait for them after each call
         self.has_effects = any(getattr(getattr(op, "fn", None), "_a2g_effect", False) or bounded(op)
                                for op in walk_ops(self.spec.graph.body))
+        # ... of which the user sees some before the graph returns (a print, a warning, a call of
+        # theirs on the host): not only run-time checks, which have done nothing until they raise
+        self.visible_effects = any(getattr(fn, "_a2g_effect", False) and not getattr(fn, "_a2g_check", False)
+                                   for fn in (getattr(op, "fn", None) for op in walk_ops(self.spec.graph.body)))
         # the graph's outputs are the flat result as they are (no static values, no conversions)
         self.plain_outputs = (all(isinstance(x, Value) for x in self.spec.out_template)
                               and not (self.numpy_out or self.numpy_scalar_out or self.python_out or self.captured_out))
