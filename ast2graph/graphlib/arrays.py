@@ -1172,3 +1172,18 @@ def host_function(fn: Any, single: bool, kinds: tuple = (), may_raise: bool = Fa
         call._a2g_check = True  # type: ignore[attr-defined]
         call._a2g_raises = (None,)  # type: ignore[attr-defined]
     return call
+
+
+def np_setitem(x: Any, idx: Any, v: Any) -> Any:
+    """``x[idx] = v`` on a NumPy array, as a functional update (same dtype as ``x``)."""
+    index = _unspec(idx)
+    if hasattr(index, "dtype") and index.dtype == jnp.bool_ and index.ndim == x.ndim:
+        if jnp.ndim(v) and jnp.size(v) != 1:
+            raise TypeError("a boolean-mask write with an array of values has a data-dependent shape")
+        return jnp.where(index, jnp.reshape(v, ()) if jnp.ndim(v) else v, x).astype(x.dtype)
+    if traced_slice(idx):
+        return masked_update(x, idx, "set", v)
+    return x.at[index].set(v)
+
+
+np_setitem.__name__ = np_setitem.__qualname__ = "setitem"

@@ -51,11 +51,12 @@ from .generators import GeneratorMixin, generators_in
 from .sorting import SortMixin
 from .closures import TracedClosure, factory_for, free_names
 from . import numpy_api, numpy_inplace, scipy_api
+from .numpy_api import numpy_to_jnp as _numpy_to_jnp
 from .mutation import is_numpy_callable, numpy_gives_ndarray
 from .nnx import is_nnx, is_variable, nnx_transforms
 from .varlist import tail_of
 from .masked import MaskedMethod, MaskedSlice
-from .kinds import (CALLS_ARGUMENTS, INSPECTORS, MOVES_ARGUMENTS, Unobservable, contains_standin, introspection, observe,
+from .kinds import (standin, CALLS_ARGUMENTS, INSPECTORS, MOVES_ARGUMENTS, Unobservable, contains_standin, introspection, observe,
                     same_inputs, signature_inputs, standin_types, standins_in)
 from .lattice import DATA_INT64, INT_BITS, INT_RANGE, WIDE_INTS, describe, is_array
 from ..graphlib.trees import tree_flatten, tree_leaves
@@ -255,25 +256,6 @@ def _host_math(callee: Any) -> str | None:
     """The name of a ``math`` function of ``arrays.HOST_MATH`` that ``callee`` is."""
     name = getattr(callee, "__name__", None)
     return name if name in arrays.HOST_MATH and getattr(math, name, None) is callee else None
-
-
-def _numpy_to_jnp(fn: Any) -> Any:
-    """``np.sin`` called on a traced array runs as ``jnp.sin``. SciPy's functions
-    are left as they are: ``scipy.special.erf`` runs as ``jax.scipy.special.erf``
-    only where ``scipy_api.equivalent`` validated it for the call's signature."""
-    module = getattr(fn, "__module__", "") or ""
-    name = getattr(fn, "__name__", None)
-    if scipy_api.public_name(fn) is not None:
-        return fn   # SciPy's: JAX's namesake only where validated for the call (scipy_api.equivalent)
-    if isinstance(fn, np.ufunc) and name and hasattr(jnp, name):
-        return getattr(jnp, name)
-    if module.startswith("numpy") and name:
-        # only the namesake of NumPy's own namespaces: np.emath.sqrt (complex for negative
-        # values), np.ma.sum or numpy.polynomial's polyval are not np.sqrt, np.sum, np.polyval
-        for home, target in ((np, jnp), (np.linalg, jnp.linalg), (np.fft, jnp.fft)):
-            if getattr(home, name, None) is fn and hasattr(target, name):
-                return getattr(target, name)
-    return fn
 
 
 class CallMixin(GeneratorMixin, SortMixin):
@@ -2200,6 +2182,7 @@ def _library_python(callee: Any, traced: bool = True) -> bool:
     return classify_callee(target) is CallKind.OPAQUE and target.__code__.co_filename[:1] != "<"
 
 
+@standin
 class TransformedFn:
     """``jax.vmap(f, ...)`` (or ``grad``, ...) of a function holding traced values,
     not yet called: calling it emits one op applying the transform."""

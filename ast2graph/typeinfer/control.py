@@ -37,6 +37,7 @@ from .nnx import is_nnx
 from .pathkinds import (TAG_TYPE, TREE_PREFIX, is_constant_alternative, is_tree_alternative, kind_family, placeholder_key,
                         variants_of)
 from ..graphlib.trees import tree_flatten
+from .carried import Traced as _Traced, flatten_carried as _flatten, flatten_joined as _flatten_joined
 from .state import UNBOUND, BreakSignal, CaughtSignal, MaybeBound, ContinueSignal, ControlSignal, ReturnSignal
 
 _MAX_FIXPOINT = 6
@@ -102,33 +103,7 @@ class UnrollWarning(UserWarning):
     message names the loop, the iterations and why it could not roll."""
 
 
-class _Traced:
-    """A carried leaf whose value is known only at run time, of one type."""
-
-    def __init__(self, type: ArrayType):
-        self.type = type
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, _Traced) and other.type == self.type and other.type.kinds == self.type.kinds
-
-    def __repr__(self) -> str:
-        return str(self.type)
-
-
 _PYTHON_TYPES = {"b": bool, "i": int, "u": int, "f": float, "c": complex}
-
-
-def _flatten(x: Any):
-    # an NNX object is one leaf, the same object on every path (its state is in attr_writes);
-    # a value of path-dependent kind is its tag and variants (what regions yield and carry)
-    return tree_flatten(x, is_leaf=lambda v: isinstance(v, Value) and type(v) not in (KindedValue, TreeVariant)
-                        or v is UNBOUND or is_nnx(v))
-
-
-def _flatten_joined(x: Any):
-    """``_flatten`` with a ``KindedValue`` as one leaf, and ``None`` (what
-    joins compare: None on one path and an array on another is a kind)."""
-    return tree_flatten(x, is_leaf=lambda v: v is None or isinstance(v, Value) or v is UNBOUND or is_nnx(v))
 
 
 def _reference_counts(values: Iterable, fresh: dict | None = None) -> dict[int, int]:

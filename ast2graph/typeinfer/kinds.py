@@ -46,6 +46,8 @@ import numpy as np
 
 from ..ir.core import ArrayType, Value
 from ..graphlib import arrays
+from .closures import TracedClosure
+from .state import NO_DEFAULT, LocalFunction
 
 _PYTHON_NUMBER = {"b": bool, "i": int, "u": int, "f": float, "c": complex}
 
@@ -86,9 +88,6 @@ def _exemplar_function() -> None:
 def eager_exemplars(x: Any, outer_traced: bool = False) -> tuple | None:
     """Objects of eager's classes for the stand-in ``x``: None if ``x`` is no
     stand-in (it is what eager has), ``()`` if eager's class is not known."""
-    from .closures import TracedClosure
-    from .state import LocalFunction
-
     if isinstance(x, Value):
         return array_exemplars(x.type, outer_traced)
     if isinstance(x, (LocalFunction, TracedClosure)):
@@ -104,19 +103,26 @@ def eager_exemplars(x: Any, outer_traced: bool = False) -> tuple | None:
     return None
 
 
+_STANDINS: list[type] = []
+
+
+def standin(cls: type) -> type:
+    """Class decorator: instances of ``cls`` are trace-time stand-ins
+    (``standin_types``). The classes live in modules above this one, which
+    register them as they are imported (``ast2graph.typeinfer`` imports
+    them all before any conversion)."""
+    _STANDINS.append(cls)
+    standin_types.cache_clear()
+    return cls
+
+
 @functools.lru_cache(maxsize=1)
 def standin_types() -> tuple:
-    """The classes of trace-time stand-ins (they live in modules that import this one)."""
-    from .calls import TransformedFn
-    from .closures import TracedClosure
-    from .state import LocalFunction
-
-    from .masked import MaskedMethod, MaskedSlice
-    from .varlist import VarTail
-
-    return (Value, LocalFunction, TracedClosure, TransformedFn, arrays.TracedRange, arrays.TracedZip, arrays.DeferredStr,
-            arrays.ArrayMethod, arrays.AtHelper, arrays.AtIndexed, arrays.AtMethod, arrays.SliceSpec, VarTail,
-            MaskedSlice, MaskedMethod, arrays.KnownFlags)
+    """The classes of trace-time stand-ins: the graph's values, ``graphlib``'s
+    helpers, and the classes registered with ``standin``."""
+    return (Value, arrays.TracedRange, arrays.TracedZip, arrays.DeferredStr, arrays.ArrayMethod, arrays.AtHelper,
+            arrays.AtIndexed, arrays.AtMethod, arrays.SliceSpec, arrays.KnownFlags, LocalFunction, TracedClosure,
+            *_STANDINS)
 
 
 def standins_in(tree: Any) -> list:
@@ -308,8 +314,6 @@ def function_attribute(fn: Any, name: str) -> Any:
 
 
 def _no_default() -> Any:
-    from .state import NO_DEFAULT
-
     return NO_DEFAULT
 
 

@@ -31,6 +31,7 @@ import numpy as np
 
 from ..graphlib.casts import NARROW as _NARROW
 from ..ir.core import ArrayType, Value, is_extended
+from .nnxtypes import is_node
 
 _NUMBER_TYPES = (bool, int, float, complex, np.bool_, np.number)
 
@@ -205,8 +206,7 @@ def untrace_numbers(tree: Any) -> Any:
             return x.array
         return x
 
-    from .nnx import is_node   # an NNX module stays the caller's object (not rebuilt from its leaves)
-
+    # an NNX module stays the caller's object (not rebuilt from its leaves)
     return jax.tree_util.tree_map(unwrap, tree, is_leaf=lambda x: isinstance(x, TracedNumber) or is_node(x))
 
 

@@ -52,6 +52,7 @@ from ..fallback.sites import FallbackCode
 from ..ir.core import ArrayType, Value
 from ..graphlib import arrays
 from .lattice import INT_BITS
+from .kinds import standin
 
 _WHY = ("a slice with a traced bound or by a traced mask (`x[:n]`, `x[x > 0]`): the result's shape depends on the "
         "data")
@@ -59,6 +60,7 @@ _HINT = ("reduce it (x[:n].sum(), .mean(), .max()), combine it elementwise or wi
          "jnp.where(jnp.arange(len(x)) < n, x, 0)")
 
 
+@standin
 class MaskedSlice:
     """``base[start : start + count * step : step]`` along axis 0 (see the module docstring)."""
 
@@ -79,6 +81,7 @@ class MaskedSlice:
         return f"<masked slice of {self.base.type}>"
 
 
+@standin
 class MaskedMethod:
     """``s.sum`` of a masked slice, before it is called."""
 

@@ -34,6 +34,7 @@ import numpy as np
 from ..fallback.sites import FallbackCode
 from ..ir.core import KindedValue, Value
 from ..graphlib import arrays
+from ..graphlib.arrays import np_setitem
 from .lattice import DATA_INT64, INT_BITS, INT_RANGE, WIDE_INTS
 from .masked import MaskedSlice
 from .precision import (argument_path, comparison_dtype, inexact_uint64_comparison, numpy_int_check, numpy_int_range, index_leaves, int32_check, is_at_update, jax_kind,
@@ -69,21 +70,6 @@ def _basic_index(idx: Any) -> bool:
     parts = idx if type(idx) is tuple else (idx,)
     return all(isinstance(p, (int, slice, type(None), type(Ellipsis), arrays.SliceSpec)) and not isinstance(p, bool)
                for p in parts)
-
-
-def np_setitem(x: Any, idx: Any, v: Any) -> Any:
-    """``x[idx] = v`` on a NumPy array, as a functional update (same dtype as ``x``)."""
-    index = arrays._unspec(idx)
-    if hasattr(index, "dtype") and index.dtype == jnp.bool_ and index.ndim == x.ndim:
-        if jnp.ndim(v) and jnp.size(v) != 1:
-            raise TypeError("a boolean-mask write with an array of values has a data-dependent shape")
-        return jnp.where(index, jnp.reshape(v, ()) if jnp.ndim(v) else v, x).astype(x.dtype)
-    if arrays.traced_slice(idx):
-        return arrays.masked_update(x, idx, "set", v)
-    return x.at[index].set(v)
-
-
-np_setitem.__name__ = np_setitem.__qualname__ = "setitem"
 
 
 def _in_bounds(index: Value, n: int) -> bool:

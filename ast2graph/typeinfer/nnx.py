@@ -65,39 +65,10 @@ from ..ir.core import Value
 from ..resolver import qualified_name
 from .lattice import is_array, is_python_number
 from ..graphlib.trees import tree_leaves
+from .nnxtypes import is_nnx, is_node, is_variable, nnx_types  # noqa: F401 - (re-exported)
 from .state import Guard
 
-_TYPES: list = []   # (Pytree, Variable) once flax.nnx is imported
 _MISSING = object()
-
-
-def nnx_types() -> tuple | None:
-    """flax.nnx's base classes, or None while the program has not imported it."""
-    if _TYPES:
-        return _TYPES[0]
-    mod = sys.modules.get("flax.nnx")
-    node = getattr(mod, "Pytree", None) or getattr(mod, "Object", None)
-    var = getattr(mod, "Variable", None)
-    if node is None or var is None:
-        return None
-    _TYPES.append((node, var))
-    return _TYPES[0]
-
-
-def is_nnx(x: Any) -> bool:
-    """An NNX object: a graph node (Module, Rngs, List, any nnx.Pytree) or a Variable."""
-    t = _TYPES[0] if _TYPES else nnx_types()
-    return t is not None and isinstance(x, t)
-
-
-def is_node(x: Any) -> bool:
-    t = _TYPES[0] if _TYPES else nnx_types()
-    return t is not None and isinstance(x, t[0])
-
-
-def is_variable(x: Any) -> bool:
-    t = _TYPES[0] if _TYPES else nnx_types()
-    return t is not None and isinstance(x, t[1])
 
 
 def nnx_transforms() -> tuple:

@@ -18,6 +18,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from . import numpy_inplace, scipy_api
+from .numpy_inplace import not_numpys, writes_argument
+
 
 def _root(a: np.ndarray) -> np.ndarray:
     """The array at the end of ``a``'s chain of bases (the one holding the memory)."""
@@ -71,15 +74,30 @@ def calling(fn: Any) -> Any:
     return numpy_function
 
 
+def numpy_to_jnp(fn: Any) -> Any:
+    """``np.sin`` called on a traced array runs as ``jnp.sin``. SciPy's functions
+    are left as they are: ``scipy.special.erf`` runs as ``jax.scipy.special.erf``
+    only where ``scipy_api.equivalent`` validated it for the call's signature."""
+    module = getattr(fn, "__module__", "") or ""
+    name = getattr(fn, "__name__", None)
+    if scipy_api.public_name(fn) is not None:
+        return fn   # SciPy's: JAX's namesake only where validated for the call (scipy_api.equivalent)
+    if isinstance(fn, np.ufunc) and name and hasattr(jnp, name):
+        return getattr(jnp, name)
+    if module.startswith("numpy") and name:
+        # only the namesake of NumPy's own namespaces: np.emath.sqrt (complex for negative
+        # values), np.ma.sum or numpy.polynomial's polyval are not np.sqrt, np.sum, np.polyval
+        for home, target in ((np, jnp), (np.linalg, jnp.linalg), (np.fft, jnp.fft)):
+            if getattr(home, name, None) is fn and hasattr(target, name):
+                return getattr(target, name)
+    return fn
+
+
 def has_graph_equivalent(fn: Any) -> bool:
     """Whether a NumPy function called on traced values runs as a JAX op."""
-    from .calls import _numpy_to_jnp
-
     if not REPLACEMENTS:
         REPLACEMENTS.update(_replacements())
-    from .numpy_inplace import writes_argument
-
-    return _numpy_to_jnp(fn) is not fn or id(fn) in REPLACEMENTS or writes_argument(fn)
+    return numpy_to_jnp(fn) is not fn or id(fn) in REPLACEMENTS or writes_argument(fn)
 
 
 def with_eager_containers(callee: Any, args: tuple, kwargs: dict, result: Any) -> Any:
@@ -226,15 +244,6 @@ def python_code(callee: Any) -> Any:
 # exemplar shows, the call runs NumPy's own Python or falls back
 # (``DATA_DEPENDENT``); any other difference is found by running both on
 # exemplar data once per function and signature (``numpy_probe.differs``).
-
-
-def not_numpys(what: str) -> NotImplementedError:
-    """The error a graph op with NumPy's semantics raises for arguments it
-    does not model (``order=``, ``out=``): the call falls back (A2G003), as
-    for a JAX op that rejects its arguments; not an internal error."""
-    error = NotImplementedError(what)
-    error._a2g_eager = True  # type: ignore[attr-defined]
-    return error
 
 
 def _host_numpy(fn: Any, shape: tuple, dtype: Any, *operands: Any) -> Any:
@@ -1189,9 +1198,7 @@ def ufunc_method(fn: Any) -> str | None:
 
 
 def _jnp_namesake(callee: Any) -> Any:
-    from .calls import _numpy_to_jnp
-
-    return _numpy_to_jnp(callee)
+    return numpy_to_jnp(callee)
 
 
 def without_out_none(callee: Any, kwargs: dict) -> dict:
@@ -1233,3 +1240,12 @@ def numpy_source(callee: Any) -> Any:
 METHOD_FUNCTIONS = {"argsort": np.argsort, "argpartition": np.argpartition, "searchsorted": np.searchsorted,
                     "take": np.take, "var": np.var, "std": np.std, "cumprod": np.cumprod,
                     "cumsum": np.cumsum, "sum": np.sum, "mean": np.mean, "round": np.round, "clip": np.clip}
+
+
+def _partition_method(a: Any, kth: Any, axis: int = -1, kind: str = "introselect", order: Any = None) -> Any:
+    """``ndarray.partition``: NumPy's own partition, computed on the host (``np.partition``'s replacement)."""
+    graph_function(np.partition, (), {})   # (fills REPLACEMENTS)
+    return REPLACEMENTS[id(np.partition)](a, kth, axis=axis, kind=kind, order=order)
+
+
+numpy_inplace.METHODS["partition"] = _partition_method   # (numpy_inplace, below this module, holds the table)

@@ -96,6 +96,15 @@ def ufunc_at(ufunc: np.ufunc) -> Callable:
     return at
 
 
+def not_numpys(what: str) -> NotImplementedError:
+    """The error a graph op with NumPy's semantics raises for arguments it
+    does not model (``order=``, ``out=``): the call falls back (A2G003), as
+    for a JAX op that rejects its arguments; not an internal error."""
+    error = NotImplementedError(what)
+    error._a2g_eager = True  # type: ignore[attr-defined]
+    return error
+
+
 def fill(a: Any, value: Any) -> Any:
     """``ndarray.fill``: every element ``value``, cast as NumPy casts it (unsafe)."""
     return jnp.full(jnp.shape(a), jnp.asarray(value).astype(a.dtype), a.dtype)
@@ -104,8 +113,6 @@ def fill(a: Any, value: Any) -> Any:
 def sort(a: Any, axis: int = -1, kind: Any = None, order: Any = None, *, stable: Any = None) -> Any:
     """``ndarray.sort``: the sorted values (they do not depend on the algorithm)."""
     if order is not None:
-        from .numpy_api import not_numpys
-
         raise not_numpys("ndarray.sort with order= (structured arrays)")
     return jnp.sort(a, axis=axis)
 
@@ -120,15 +127,7 @@ def _functions() -> dict:
             id(np.put_along_axis): (0, "arr", put_along_axis)}
 
 
-def partition(a: Any, kth: Any, axis: int = -1, kind: str = "introselect", order: Any = None) -> Any:
-    """``ndarray.partition``: NumPy's own partition, computed on the host (``numpy_api``)."""
-    from .numpy_api import REPLACEMENTS, graph_function
-
-    graph_function(np.partition, (), {})   # (fills REPLACEMENTS)
-    return REPLACEMENTS[id(np.partition)](a, kth, axis=axis, kind=kind, order=order)
-
-
-METHODS = {"fill": fill, "sort": sort, "partition": partition}
+METHODS = {"fill": fill, "sort": sort}   # and "partition", NumPy's own on the host: added by numpy_api
 # Arguments that must be known at trace time (indices: NumPy writes repeated ones in order, raises out of bounds)
 _STATIC = {id(np.put): ("ind", 1), id(np.put_along_axis): ("indices", 1)}
 

@@ -55,6 +55,7 @@ import numpy as np
 
 from ..fallback.sites import FallbackCode
 from ..ir.core import ArrayType, CallOp, IfOp, KindedValue, Region, SwitchOp, TreeVariant, Value, is_extended, walk_ops
+from .carried import Traced as _Traced, flatten_carried as _flatten, flatten_joined as _flatten_joined
 from .lattice import INT_BITS
 from ..graphlib.trees import tree_flatten
 
@@ -363,7 +364,6 @@ class KindTagMixin:
         a ``KindedValue``, a value of one kind becomes one with that kind's tag
         and zeros in the other variants; a kinded one with fewer or other-ordered
         variants has its tag mapped. The same tree where the template has none."""
-        from .control import _flatten_joined
         from ..graphlib.trees import keyed
 
         tleaves, ttree = _flatten_joined(template)
@@ -409,7 +409,6 @@ class KindTagMixin:
         """One path's tuple in the form of a tuple variant's template (its
         nested kind tags fitted; ``_coerce_all`` converts the leaves); zeros
         of the template's leaves where the path has another variant."""
-        from .control import _flatten, _Traced
 
         tree = template.tree
         if value is None:
@@ -450,7 +449,6 @@ class KindTagMixin:
         return self._join_split(node, index, branches)
 
     def _join_split(self, node: Any, index: Value, branches: list) -> Any:
-        from .control import _Traced, _flatten
 
         outs = [out for _, out in branches]
         template = self._join_branch_name(node, "the result (its operands' kind depends on the path taken)", outs)
@@ -468,7 +466,6 @@ class KindTagMixin:
         """``if_true if pred else if_false`` of values already computed (the
         operands of a traced ``and``/``or``), joined as a traced ``if``'s
         results: a ``KindedValue`` where their kinds differ."""
-        from .control import _Traced, _flatten
 
         branches = [(Region(), if_true), (Region(), if_false)]
         template = self._join_branch_name(node, "the result of `and`/`or`", [if_true, if_false])

@@ -47,10 +47,8 @@ def _typed_helpers() -> frozenset:
     """The IR's own helpers whose result type is what the IR says (casts,
     selects, loop bookkeeping, run-time checks): they run at the graph's
     precision, never narrowed."""
-    from .mutation import np_setitem
-
     return frozenset({arrays.cast, arrays.select, arrays.truthy, arrays.logical_not, arrays.constant,
-                      arrays.branch_index, arrays.not_and, arrays.trip_count, arrays.range_value, np_setitem})
+                      arrays.branch_index, arrays.not_and, arrays.trip_count, arrays.range_value, arrays.np_setitem})
 
 
 _TYPED: list[frozenset] = []

@@ -56,6 +56,8 @@ from jax import lax
 from ..fallback.sites import FallbackCode
 from ..ir.core import ArrayType, ForOp, Region, Value
 from ..graphlib import arrays
+from .carried import Traced as _Traced
+from .kinds import standin
 from .lattice import INT_BITS, abstract_type, describe, is_static_number, join_types, same_dtype
 from ..graphlib.casts import to_python_number
 
@@ -65,6 +67,7 @@ COUNT_TYPE = ArrayType((), np.dtype("int64"), True, python=True)
 MAX_TAIL_BYTES = 64 << 20
 
 
+@standin
 @jax.tree_util.register_pytree_node_class
 class VarTail:
     """The items of a list after its prefix, as buffers (see the module docstring)."""
@@ -670,7 +673,6 @@ class VarListMixin:
         return again
 
     def _grow_one(self, stmt: Any, n: str, old: list, new: list, state: dict, env: dict, env0: dict, loop: Any) -> bool:
-        from .control import _Traced   # control imports this module through the interpreter
 
         old_tail, new_tail = (old[-1] if _has_tail(old) else None), (new[-1] if _has_tail(new) else None)
         p_old, p_new = len(old) - _has_tail(old), len(new) - _has_tail(new)
