@@ -56,7 +56,13 @@ def _cases():
             yield fn, kinds
 
 
-@pytest.mark.parametrize("fn", list(ELEMENTWISE), ids=lambda f: getattr(f, "__name__", str(f)))
+def _op_name(f) -> str:
+    return f"{getattr(f, '__module__', None) or 'builtins'}.{getattr(f, '__name__', str(f))}"
+
+
+# (sorted by name: ELEMENTWISE is built from sets, whose order differs between processes,
+# and pytest-xdist's workers must collect the same tests in the same order)
+@pytest.mark.parametrize("fn", sorted(ELEMENTWISE, key=_op_name), ids=_op_name)
 def test_rule_types_equal_jax_eval_shape(fn):
     n = ELEMENTWISE[fn][0]
     checked = 0
