@@ -618,6 +618,7 @@ class MutationMixin:
         for r in results:
             if r.type.kinds == {"numpy"} and r.type.shape and id(r) not in self.view_of:
                 self.writeable_arrays[id(r)] = (r, id(r))
+                self.allocated_arrays[id(r)] = r   # allocated whole by NumPy: contiguous in some order
 
     def _numpy_result_kinds(self, user: Any, treedef: Any, leaves: list, out_leaves: list, node: Any) -> bool:
         """The kinds of the results of the NumPy function ``user`` on NumPy
@@ -742,6 +743,7 @@ class MutationMixin:
             if "numpy" in r.type.kinds or r.type.array0:
                 self.readonly_arrays[id(r)] = r
                 self.writeable_arrays.pop(id(r), None)
+                self.allocated_arrays.pop(id(r), None)
 
     def check_not_readonly(self, obj: Any, node: Any) -> None:
         """A write into a NumPy array that is read-only in eager raises there
@@ -776,12 +778,16 @@ class MutationMixin:
             if not self._is_fresh(obj):
                 raise self.graph_break(FallbackCode.MUTATION, target, "in-place write of a traced value into a NumPy array "
                                        "created outside this compiled segment")
-            self._check_unaliased(obj, name, target)
+            aliases = self._check_unaliased(obj, name, target, rebind=True)
             writeable = obj.flags.writeable and obj.base is None   # a new array this call made (np.zeros(n))
+            contiguous = obj.flags.c_contiguous or obj.flags.f_contiguous
             obj = self.as_value(obj, target)
             obj.type = dataclasses.replace(obj.type, numpy=True)
             if writeable:   # its versions are that one object, new and writeable in eager
                 self.writeable_arrays[id(obj)] = (obj, id(obj))
+                self.from_trace_time.add(id(obj))   # (its memory: the trace-time array's, not new)
+                if contiguous:   # its own data, allocated whole (np.zeros(n)): its layout on every call
+                    self.allocated_arrays[id(obj)] = obj
         else:
             if any(c.value is obj for c in self.captures):
                 raise self.graph_break(FallbackCode.MUTATION, target, f"in-place write into the NumPy array '{name}' "
@@ -834,6 +840,8 @@ class MutationMixin:
         new.type = dataclasses.replace(new.type, numpy=True, array0=obj.type.array0)
         if self.known_writeable(obj):   # the same array, written: still a new writeable one, the same object
             self.writeable_arrays[id(new)] = (new, self.writeable_arrays[id(obj)][1])
+        if self.allocated_arrays.get(id(obj)) is obj:   # (its layout too)
+            self.allocated_arrays[id(new)] = new
         entry = self.input_of.get(id(obj))
         if entry is not None:   # an argument: write it back into the caller's array
             self.input_of[id(new)] = (new, entry[1])
@@ -965,7 +973,8 @@ class MutationMixin:
         """Fall back unless the local ``name`` is the only way to observe ``obj``
         (``views_ok``: ``obj`` is a view ``_input_view`` accepted). ``rebind``:
         other plain local names holding that very array (this function's, its
-        inlined callers') are allowed where ``_rebindable`` says so: returned
+        inlined callers'; also of a NumPy array made at trace time, bound to
+        its first traced version) are allowed where ``_rebindable`` says so: returned
         as (frame, name), for the caller to bind to the written version."""
         if isinstance(obj, Value) and not views_ok:
             entry = self.input_of.get(id(obj))
@@ -1005,6 +1014,9 @@ class MutationMixin:
         would miss the write), written on a straight path (no traced branch
         or rolled loop, whose joins and carried values were solved without
         these names; no loop at all, whose iterator may hold the array)."""
+        if type(obj) is np.ndarray:   # made at trace time, its own memory (``output = np.zeros(shape)``)
+            return self._is_fresh(obj) and obj.base is None and len(self.regions) == 1 and not self.traced_depth \
+                and not self.loop_depth
         return isinstance(obj, Value) and len(self.regions) == 1 and not self.traced_depth \
             and not self.loop_depth and id(obj) not in self.input_of and id(obj) not in self.view_of \
             and id(obj) not in self.joined_from
