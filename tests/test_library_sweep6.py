@@ -21,6 +21,12 @@ output arrays, in one graph where eager's answer is known.
   through every local name that holds it: ``gaussian_filter1d``,
   ``maximum_filter1d``, ``uniform_filter1d``, ``spline_filter1d``,
   ``fourier_gaussian`` are one graph.
+* A write into an array a callee's caller also holds binds the caller's name
+  too when the call passes displays, subscripts, attributes and arithmetic of
+  names (``correlate1d(input, [-1, 0, 1], axis, output, modes[axis], cval,
+  0)``, scipy.ndimage's ``prewitt``), not only names and constants: their
+  values are bound to the callee's parameters, nothing else holds them. An
+  argument with a call in it keeps its fallback.
 """
 
 from __future__ import annotations
@@ -123,6 +129,7 @@ def test_may_share_memory_of_an_argument_with_itself_or_a_view_keeps_eagers_answ
     (nd.uniform_filter1d, (X, 2)),
     (nd.spline_filter1d, (X,)),
     (nd.fourier_gaussian, (X, 0.5)),
+    (nd.prewitt, (X,)),
 ], ids=lambda v: getattr(v, "__name__", ""))
 def test_ndimage_filters_are_one_graph(fn, args):
     check(fn, *args, full_graph=True)
@@ -161,3 +168,28 @@ def test_ndimage_filters_see_each_call_s_values():
         return f, None
     check_sequence(make, [lambda f, w: f(X, 0.5), lambda f, w: f(X * 3.0, 0.5), lambda f, w: f(X[:5], 0.5),
                           lambda f, w: f(X, 1.5)], full_graph=False)
+
+
+# ------------------------------------------------ a callee's write seen by its caller's names
+def _scale_into(out, weights, k):
+    out[...] = out * weights[0] + k
+
+
+def test_a_callee_given_displays_and_subscripts_writes_through_the_callers_names():
+    def f(x):
+        out = np.abs(x) * 0.5
+        keep = out
+        ks = [1.0, 2.0]
+        _scale_into(out, [2.0, -3.0], ks[1] * 2)
+        return keep, out, keep is out
+    check(f, X, full_graph=True)
+
+
+def test_a_callee_given_a_call_in_an_argument_keeps_its_fallback():
+    def f(x):
+        out = np.abs(x) * 0.5
+        keep = out
+        _scale_into(out, [float(np.sum(out))], 1.0)
+        return keep, out
+    e = check(f, X, full_graph=False)
+    assert "A2G007" in [s.code.code for s in e.fallback_sites]

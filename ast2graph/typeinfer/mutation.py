@@ -93,6 +93,21 @@ def _in_bounds(index: Value, n: int) -> bool:
     return low is not None and -n <= low and high < n
 
 
+# Expressions whose evaluation calls no function the interpreter could have
+# left holding a value (``correlate1d(input, [-1, 0, 1], axis, output,
+# modes[axis], cval, 0)``): the argument's value is bound to a parameter, and
+# nothing else it made outlives its evaluation.
+_PLAIN_ARGUMENT_NODES = (gast.Name, gast.Constant, gast.List, gast.Tuple, gast.Subscript, gast.Attribute,
+                         gast.UnaryOp, gast.BinOp, gast.Slice, gast.Load, gast.expr_context, gast.operator,
+                         gast.unaryop)
+
+
+def _plain_argument(node: Any) -> bool:
+    """Names, constants, and displays, subscripts, attributes and arithmetic
+    of them: no call, assignment expression, lambda or comprehension."""
+    return all(isinstance(n, _PLAIN_ARGUMENT_NODES) for n in gast.walk(node))
+
+
 class _Pick:
     """``fn``'s ``k``-th array (in flattening order) of what it returns."""
 
@@ -1046,8 +1061,7 @@ class MutationMixin:
             if callee.unit.qualname.rsplit(".", 1)[-1] != called:
                 return False
             args = [*node.args, *(k.value for k in node.keywords if k.arg is not None)]
-            if len(args) != len(node.args) + len(node.keywords) or \
-                    not all(isinstance(a, (gast.Name, gast.Constant)) for a in args):
+            if len(args) != len(node.args) + len(node.keywords) or not all(_plain_argument(a) for a in args):
                 return False
         return True
 
