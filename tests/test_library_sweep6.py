@@ -26,7 +26,15 @@ output arrays, in one graph where eager's answer is known.
   names (``correlate1d(input, [-1, 0, 1], axis, output, modes[axis], cval,
   0)``, scipy.ndimage's ``prewitt``), not only names and constants: their
   values are bound to the callee's parameters, nothing else holds them. An
-  argument with a call in it keeps its fallback.
+  argument with a call in it keeps its fallback (calls of ``int``, ``len``,
+  ... by name excepted: ``filter_(input, int(size), axis, output, ...)``).
+  Inside unrolled ``for`` loops over static containers and ranges too, where
+  the loop's iterable does not hold the array (``for axis in axes:
+  correlate1d(input, w, axis, output); input = output``: scipy.ndimage's
+  separable filters ``gaussian_filter``, ``sobel``, ``uniform_filter``,
+  ``maximum_filter``, and ``shift``/``zoom``'s spline prefilter are one
+  graph); a ``while`` loop, an iterator, or an iterable holding the array
+  keeps the fallback.
 """
 
 from __future__ import annotations
@@ -130,6 +138,12 @@ def test_may_share_memory_of_an_argument_with_itself_or_a_view_keeps_eagers_answ
     (nd.spline_filter1d, (X,)),
     (nd.fourier_gaussian, (X, 0.5)),
     (nd.prewitt, (X,)),
+    (nd.gaussian_filter, (M, 1.0)),
+    (nd.sobel, (M,)),
+    (nd.uniform_filter, (M,)),
+    (nd.maximum_filter, (M, 2)),
+    (nd.shift, (X, 0.5)),
+    (nd.zoom, (X, 2.0)),
 ], ids=lambda v: getattr(v, "__name__", ""))
 def test_ndimage_filters_are_one_graph(fn, args):
     check(fn, *args, full_graph=True)
@@ -193,3 +207,37 @@ def test_a_callee_given_a_call_in_an_argument_keeps_its_fallback():
         return keep, out
     e = check(f, X, full_graph=False)
     assert "A2G007" in [s.code.code for s in e.fallback_sites]
+
+
+def test_a_callee_writing_the_callers_array_in_an_unrolled_loop_is_one_graph():
+    def f(x):
+        out = np.zeros(x.shape)
+        keep = out
+        for k in [1.0, 2.0]:
+            _scale_into(out, [k], int(k) * 0.5)
+        for j in range(2):
+            _scale_into(keep, [1.5], j)
+        return keep, out, keep is out
+    check(f, X, full_graph=True)
+
+
+def test_a_loop_whose_iterable_holds_the_written_array_keeps_eagers_writes():
+    def f(x):
+        a = x * 1.0
+        for arr in (a, a * 2.0):            # the tuple holds a: its next item must see the write
+            _scale_into(arr, [2.0], 1.0)
+        b = np.zeros(3)
+        for arr in [b, np.ones(3)]:
+            _scale_into(arr, [3.0], x[0])
+        return a, b
+    check(f, X, full_graph=False)
+
+
+def test_a_callee_called_through_a_local_name_writes_through_the_callers_names():
+    def f(x):
+        out = x * 0.5
+        keep = out
+        write = _scale_into
+        write(out, [2.0], 1.0)
+        return keep, out
+    check(f, X, full_graph=True)

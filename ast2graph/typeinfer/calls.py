@@ -1012,7 +1012,7 @@ class CallMixin(GeneratorMixin, SortMixin):
             raise self.graph_break(FallbackCode.MUTATION, node, f"{what} writes into an array that may be a view of "
                                    "another (the write changes the base)", "call")
         names = [k for k, v in self.frame.env.items() if v is out]
-        if len(names) == 1:
+        if names:   # (the other names holding it: ``array_store``'s aliases, rebound where it may)
             target = gast.Subscript(value=gast.Name(id=names[0], ctx=gast.Load(), annotation=None, type_comment=None),
                                     slice=gast.Constant(value=Ellipsis, kind=None), ctx=gast.Store())
             gast.copy_location(target, node)
@@ -1658,14 +1658,15 @@ class CallMixin(GeneratorMixin, SortMixin):
         operator's: ``writeable_arrays``) against one that is neither it nor
         a view of or joined from it (False). None otherwise: eager's answer
         depends on memory the graph does not model. Also an argument's array
-        or a new one the graph made (``object_token``; not one made at trace
-        time and written) against an array this call made at trace time or a
-        view of one (``_made_here``: ``out = np.zeros(n)``, scipy.ndimage's
-        ``output``): memory of their own (False)."""
+        or a new one the graph made (``object_token``; one made at trace time
+        and written: that array's memory) against an array this call made at
+        trace time or a view of one (``_made_here``: ``out = np.zeros(n)``,
+        scipy.ndimage's ``output``): memory of their own (False)."""
         for x, y in ((a, b), (b, a)):
             if type(x) is Value and type(y) is np.ndarray and x.type.kinds == {"numpy"} and self._made_here(y):
                 token = self.object_token(x)
-                apart = token is not None and (token[0] == "argument" or token[1] not in self.from_trace_time)
+                made = self.from_trace_time.get(token[1]) if token is not None and token[0] == "new" else None
+                apart = token is not None and (made is None or not np.may_share_memory(made, y))
                 return False if apart else None
         if not (type(a) is Value and type(b) is Value and a.type.kinds == {"numpy"} and b.type.kinds == {"numpy"}):
             return None

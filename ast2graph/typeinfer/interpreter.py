@@ -362,6 +362,7 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         self.frame: Frame | None = None
         self.traced_depth = 0
         self.loop_depth = 0
+        self.loops_held: list = []   # each loop body running: what its ``for`` iterates (``LoopCtx.held``)
         self.inline_depth = 0
         self.fresh: dict[int, tuple[int, Any]] = {}
         self.mutations = 0
@@ -403,9 +404,9 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         # answers ``x.flags.c_contiguous`` where at most one axis is longer than 1
         self.allocated_arrays: dict[int, Any] = {}
         # the first versions (``writeable_arrays``' ids) of NumPy arrays made at
-        # trace time and then written with traced values: eager's object is
-        # that trace-time array (its views share its memory)
-        self.from_trace_time: set[int] = set()
+        # trace time and then written with traced values -> that trace-time
+        # array: eager's object (its views share its memory)
+        self.from_trace_time: dict[int, np.ndarray] = {}
         # NumPy arrays that are read-only in eager: ``np.asarray`` of a
         # jax.Array (a view of its host buffer), ``np.broadcast_to``, views of
         # them (mutation._mark_views): a write raises eager's ValueError

@@ -102,10 +102,23 @@ _PLAIN_ARGUMENT_NODES = (gast.Name, gast.Constant, gast.List, gast.Tuple, gast.S
                          gast.unaryop)
 
 
+# Builtins whose result is a number or a new sequence of what they were given
+# (``filter_(input, int(size), axis, output, ...)``): nothing else outlives them.
+_PLAIN_ARGUMENT_CALLS = frozenset({"int", "float", "bool", "len", "abs", "min", "max", "round", "tuple", "list"})
+
+
 def _plain_argument(node: Any) -> bool:
     """Names, constants, and displays, subscripts, attributes and arithmetic
-    of them: no call, assignment expression, lambda or comprehension."""
-    return all(isinstance(n, _PLAIN_ARGUMENT_NODES) for n in gast.walk(node))
+    of them, and calls of the builtins ``_PLAIN_ARGUMENT_CALLS`` by name: no
+    other call, assignment expression, lambda or comprehension."""
+    for n in gast.walk(node):
+        if isinstance(n, gast.Call):
+            if not (isinstance(n.func, gast.Name) and n.func.id in _PLAIN_ARGUMENT_CALLS and not n.keywords
+                    and not any(isinstance(a, gast.Starred) for a in n.args)):
+                return False
+        elif not isinstance(n, _PLAIN_ARGUMENT_NODES):
+            return False
+    return True
 
 
 class _Pick:
@@ -796,11 +809,12 @@ class MutationMixin:
             aliases = self._check_unaliased(obj, name, target, rebind=True)
             writeable = obj.flags.writeable and obj.base is None   # a new array this call made (np.zeros(n))
             contiguous = obj.flags.c_contiguous or obj.flags.f_contiguous
+            made = obj
             obj = self.as_value(obj, target)
             obj.type = dataclasses.replace(obj.type, numpy=True)
             if writeable:   # its versions are that one object, new and writeable in eager
                 self.writeable_arrays[id(obj)] = (obj, id(obj))
-                self.from_trace_time.add(id(obj))   # (its memory: the trace-time array's, not new)
+                self.from_trace_time[id(obj)] = made   # (its memory: the trace-time array's, not new)
                 if contiguous:   # its own data, allocated whole (np.zeros(n)): its layout on every call
                     self.allocated_arrays[id(obj)] = obj
         else:
@@ -1031,10 +1045,37 @@ class MutationMixin:
         these names; no loop at all, whose iterator may hold the array)."""
         if type(obj) is np.ndarray:   # made at trace time, its own memory (``output = np.zeros(shape)``)
             return self._is_fresh(obj) and obj.base is None and len(self.regions) == 1 and not self.traced_depth \
-                and not self.loop_depth
+                and self._loops_apart(obj)
         return isinstance(obj, Value) and len(self.regions) == 1 and not self.traced_depth \
-            and not self.loop_depth and id(obj) not in self.input_of and id(obj) not in self.view_of \
+            and self._loops_apart(obj) and id(obj) not in self.input_of and id(obj) not in self.view_of \
             and id(obj) not in self.joined_from
+
+    def _loops_apart(self, obj: Any) -> bool:
+        """No loop, or only unrolled ``for`` loops over static containers and
+        ranges that do not hold ``obj`` (their later items are what they hold
+        now: ``for axis in axes: f(input, axis, output); input = output``,
+        scipy.ndimage's separable filters)."""
+        if not self.loop_depth:
+            return True
+        if getattr(self, "rolled_depth", 0) or len(self.loops_held) != self.loop_depth:
+            return False
+        return all(self._holds_not(held, obj, 0) for held in self.loops_held)
+
+    def _holds_not(self, x: Any, obj: Any, depth: int) -> bool:
+        """Whether ``x`` (an iterable of a loop) certainly holds no view of ``obj``."""
+        if x is obj:
+            return False
+        if isinstance(x, (range, str, bytes, int, float, complex, bool, type(None))):
+            return True
+        if isinstance(x, Value):
+            return not isinstance(obj, Value) or not (self.may_share(x, obj) or self.may_share(obj, x))
+        if isinstance(x, np.ndarray):
+            return not isinstance(obj, np.ndarray) or not np.may_share_memory(x, obj)
+        if depth < 4 and type(x) in (list, tuple, set, frozenset):
+            return all(self._holds_not(y, obj, depth + 1) for y in x)
+        if depth < 4 and type(x) is dict:
+            return all(self._holds_not(k, obj, depth + 1) and self._holds_not(v, obj, depth + 1) for k, v in x.items())
+        return False
 
     def _callers_hold_no_temporaries(self, obj: Value) -> bool:
         """Whether no inlined caller holds ``obj`` in a value it evaluated
@@ -1058,7 +1099,9 @@ class MutationMixin:
             if not isinstance(func, gast.Name):
                 return False
             called = node.func.attr if isinstance(node.func, gast.Attribute) else node.func.id
-            if callee.unit.qualname.rsplit(".", 1)[-1] != called:
+            short = callee.unit.qualname.rsplit(".", 1)[-1]
+            held = caller.env.get(called) if isinstance(node.func, gast.Name) else None
+            if short != called and getattr(held, "__name__", None) != short:   # (``filter_ = maximum_filter1d``)
                 return False
             args = [*node.args, *(k.value for k in node.keywords if k.arg is not None)]
             if len(args) != len(node.args) + len(node.keywords) or not all(_plain_argument(a) for a in args):
