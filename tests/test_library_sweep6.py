@@ -27,7 +27,8 @@ output arrays, in one graph where eager's answer is known.
   0)``, scipy.ndimage's ``prewitt``), not only names and constants: their
   values are bound to the callee's parameters, nothing else holds them. An
   argument with a call in it keeps its fallback (calls of ``int``, ``len``,
-  ... by name excepted: ``filter_(input, int(size), axis, output, ...)``).
+  ... by name excepted: ``filter_(input, int(size), axis, output, ...)``;
+  ``*args``/``**kwargs`` of names are unpacked into the callee's parameters).
   Inside unrolled ``for`` loops over static containers and ranges too, where
   the loop's iterable does not hold the array (``for axis in axes:
   correlate1d(input, w, axis, output); input = output``: scipy.ndimage's
@@ -144,6 +145,10 @@ def test_may_share_memory_of_an_argument_with_itself_or_a_view_keeps_eagers_answ
     (nd.maximum_filter, (M, 2)),
     (nd.shift, (X, 0.5)),
     (nd.zoom, (X, 2.0)),
+    (nd.median_filter, (X, 3)),
+    (nd.percentile_filter, (X, 25, 3)),
+    (nd.laplace, (M,)),
+    (nd.gaussian_laplace, (M, 1.0)),
 ], ids=lambda v: getattr(v, "__name__", ""))
 def test_ndimage_filters_are_one_graph(fn, args):
     check(fn, *args, full_graph=True)
@@ -239,5 +244,19 @@ def test_a_callee_called_through_a_local_name_writes_through_the_callers_names()
         keep = out
         write = _scale_into
         write(out, [2.0], 1.0)
+        return keep, out
+    check(f, X, full_graph=True)
+
+
+def _scale_forwarding(out, *rest, **kw):
+    _scale_into(out, *rest, **kw)
+
+
+def test_a_write_through_star_arguments_reaches_the_callers_names():
+    def f(x):
+        out = x * 0.5
+        keep = out
+        extra = ([2.0],)
+        _scale_forwarding(out, *extra, k=1.0)
         return keep, out
     check(f, X, full_graph=True)

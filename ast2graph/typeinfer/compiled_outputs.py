@@ -4,9 +4,9 @@ Requires: nothing of the interpreter (the callee and the positions of its
 operands).
 Produces: ``output_positions(callee)``: for a compiled function of a table
 below (SciPy's ``scipy.ndimage._nd_image`` filters: ``correlate1d(input,
-weights, axis, output, mode, cval, origin)``), the positions of its positional
-parameters that are output arrays, which the C code writes and the caller
-reads afterwards; ``WritesOutputs``: the host-side call of such a function, on
+weights, axis, output, mode, cval, origin)``; ``_rank_filter_1d.rank_filter``),
+the positions of its positional parameters that are output arrays, which the
+C code writes and the caller reads afterwards; ``WritesOutputs``: the host-side call of such a function, on
 copies of its output arrays, returning their new contents.
 Invariants: a function is listed only where its C code writes nothing but
 its output arrays (its inputs are converted read-only, ``NI_ObjectToInputArray``),
@@ -29,7 +29,10 @@ _ND_IMAGE = {
     "min_or_max_filter": (3,), "rank_filter": (3,), "fourier_filter": (4,), "fourier_shift": (4,),
     "spline_filter1d": (3,), "zoom_shift": (3,), "watershed_ift": (3,),
 }
-_MODULES = {"scipy.ndimage._nd_image": _ND_IMAGE}
+# scipy.ndimage's 1-D rank filter (median_filter, rank_filter, percentile_filter of a vector):
+# rank_filter(input, rank, size, output, mode, cval, origin)
+_RANK_FILTER_1D = {"rank_filter": (3,)}
+_MODULES = {"scipy.ndimage._nd_image": _ND_IMAGE, "scipy.ndimage._rank_filter_1d": _RANK_FILTER_1D}
 
 
 def output_positions(callee: Any) -> tuple[int, ...] | None:

@@ -1103,7 +1103,9 @@ class MutationMixin:
             held = caller.env.get(called) if isinstance(node.func, gast.Name) else None
             if short != called and getattr(held, "__name__", None) != short:   # (``filter_ = maximum_filter1d``)
                 return False
-            args = [*node.args, *(k.value for k in node.keywords if k.arg is not None)]
+            # (``*extra_arguments``, ``**extra_keywords`` of names: unpacked into the callee's parameters)
+            args = [a.value if isinstance(a, gast.Starred) and isinstance(a.value, gast.Name) else a for a in node.args]
+            args += [k.value for k in node.keywords if k.arg is not None or isinstance(k.value, gast.Name)]
             if len(args) != len(node.args) + len(node.keywords) or not all(_plain_argument(a) for a in args):
                 return False
         return True
