@@ -260,3 +260,13 @@ def test_a_write_through_star_arguments_reaches_the_callers_names():
         _scale_forwarding(out, *extra, k=1.0)
         return keep, out
     check(f, X, full_graph=True)
+
+
+def test_a_trace_time_array_written_after_the_filter_is_read_as_it_was():
+    def f(x):
+        w = np.array([1.0, 2.0, 1.0])
+        y = nd.correlate1d(x, w)       # the host call reads w as it is now, on every call
+        w[0] = 5.0
+        z = nd.correlate1d(x, w)
+        return y, z, w
+    check(f, X, full_graph=True)

@@ -1745,6 +1745,9 @@ class CallMixin(GeneratorMixin, SortMixin):
                     "on the host inside the graph, on eager's values, and its outputs' new contents are written back")
         fn = arrays.host_function(compiled_outputs.WritesOutputs(callee, tuple(at), groups), False,
                                   self.value_kinds((args, kwargs), node), True)
+        snapshots: dict[int, np.ndarray] = {}   # trace-time arrays as they are now (later trace-time writes unseen)
+        frozen = [snapshots.setdefault(id(x), x.copy()) if type(x) is np.ndarray else x for x in leaves]
+        args = jax.tree_util.tree_unflatten(treedef, frozen)[0]
         results = self.emit_call(fn, (declared, *args), {}, node, f"host {name}")
         for out, new in zip(outputs, results if isinstance(results, (list, tuple)) else (results,)):
             new.type = new.type.with_kinds(("numpy",))
