@@ -1701,11 +1701,13 @@ class CallMixin(GeneratorMixin, SortMixin):
         itself on the host inside the graph (a pure callback), on eager's
         values and on copies of the output arrays, whose new contents are
         written into them as ``output[...] = new`` (``_write_into``: through
-        the one local name holding each, as eager's write shows). Returns
-        None, as eager's call does; NotImplemented where an operand is of
-        another sort (a callable, a value of path-dependent kind, keywords),
-        an output is not a NumPy array this call holds, or it may share
-        memory with another operand it is not."""
+        the local names holding each, this function's and its inlined
+        callers', as eager's write shows; trace-time arrays are handed to the
+        op as they are at the call). Returns None, as eager's call does;
+        NotImplemented where an operand is of another sort (a callable, a
+        traced number, a value of path-dependent kind, keywords), an output
+        is not a NumPy array this call holds, or it may share memory with
+        another operand it is not, or eager's call raises on exemplar data."""
         from ..graphlib.trees import tree_flatten as flatten_leaves
 
         positions = compiled_outputs.output_positions(callee)
