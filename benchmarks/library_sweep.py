@@ -20,6 +20,10 @@ tried, how many are one graph, how many give a result different from eager
 not, and the fallback sites by reason. ``--only NAME`` runs the functions
 whose dotted name contains NAME; ``--retry FILE`` only those a former run's
 JSON skipped; ``-v`` lists every function; ``--json FILE`` writes every outcome.
+``--lists``: every NumPy array argument (at the top level and in a tuple or
+list argument) passed as the Python list ``tolist()`` gives, as users call
+``np.polyval([3, 0, 1], x)`` or ``f1_score([0, 1], [1, 1])``; a function
+eager refuses lists for keeps its arrays (the outcome's ``args`` says which).
 
 Each namespace runs in its own child process (``--in-process``: all in this
 one), the outcomes merged into one table and one JSON: a native crash (heap
@@ -597,12 +601,35 @@ def functions(namespace: str) -> list[tuple[str, Callable]]:
     return out
 
 
+AS_LISTS = False   # ``--lists``: NumPy array arguments passed as Python lists (``_listed``)
+
+
+def _as_lists(x: Any, depth: int = 0) -> Any:
+    """``x`` with its NumPy arrays as the nested Python lists ``tolist()``
+    gives (0-d arrays, other leaves and ``_Kw`` keywords kept)."""
+    if isinstance(x, np.ndarray) and x.ndim:
+        return x.tolist()
+    if type(x) in (tuple, list) and depth < 2:
+        return type(x)(_as_lists(v, depth + 1) for v in x)
+    return x
+
+
+def _listed(sets: list[tuple[str, Callable[[], tuple]]]) -> list[tuple[str, Callable[[], tuple]]]:
+    """Each argument set with its arrays as lists first (labelled ``lists:``),
+    then as it was: the first eager accepts is used."""
+    out = []
+    for label, make in sets:
+        out.append((f"lists:{label}", lambda make=make: _as_lists(make())))
+    return out + sets
+
+
 def run_one(name: str, namespace: str, fn: Callable, timeout: int = 60) -> Outcome:
     from ast2graph import explain, to_static
     from tests.helpers import assert_same
 
     blank = _values_undefined(name)
-    for label, make in ARG_SETS + signature_arg_sets(name, fn):
+    sets = ARG_SETS + signature_arg_sets(name, fn)
+    for label, make in _listed(sets) if AS_LISTS else sets:
         try:
             expected = _eager(fn, make, blank)
         except BaseException:  # noqa: BLE001
@@ -729,6 +756,7 @@ def _run_child(namespace: str, skip: str, only: str | None, retry_file: str | No
            "--skip", skip]
     cmd += ["--only", only] if only else []
     cmd += ["--retry", retry_file] if retry_file else []
+    cmd += ["--lists"] if AS_LISTS else []
     env = dict(os.environ, LIBC_FATAL_STDERR_="1")     # glibc's "corrupted ..." to stderr, not the tty
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=CHILD_TIMEOUT, env=env,
@@ -781,6 +809,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("-v", action="store_true")
     p.add_argument("--json", default=None)
     p.add_argument("--retry", default=None, help="only the functions a former run's JSON FILE skipped")
+    p.add_argument("--lists", action="store_true",
+                   help="pass NumPy array arguments as Python lists (tolist()), as users often do")
     p.add_argument("--in-process", action="store_true",
                    help="run every namespace in this process (a native crash ends the whole run)")
     p.add_argument("--child", default=None, help=argparse.SUPPRESS)      # run_isolated's children
@@ -792,6 +822,8 @@ def main(argv: list[str] | None = None) -> int:
         with open(ns.retry) as f:
             retry = {o["name"] for o in json.load(f) if o["status"] == "skipped"}
     sys.setrecursionlimit(10000)
+    global AS_LISTS
+    AS_LISTS = ns.lists
     namespaces = ns.namespace or NAMESPACES
     if ns.child:
         with open(ns.skip) as f:

@@ -984,12 +984,44 @@ LAYOUT_ATTRS = frozenset({"flags", "strides", "base", "data", "ctypes", "__array
 class KnownFlags:
     """``x.flags`` of a NumPy array whose writeability the trace knows (a new
     array this segment made, one read-only in eager): a stand-in that answers
-    ``.writeable`` only (its other fields depend on the memory layout)."""
+    ``.writeable``, and the layout fields (``c_contiguous``, ``fortran``,
+    ``flags["F_CONTIGUOUS"]``, ...) where ``contiguous`` gives eager's C and
+    F contiguity (``(c, f)``; None: the layout is not known)."""
 
-    __slots__ = ("array", "writeable")
+    __slots__ = ("array", "writeable", "contiguous")
 
-    def __init__(self, array: Any, writeable: bool):
-        self.array, self.writeable = array, writeable
+    def __init__(self, array: Any, writeable: bool, contiguous: tuple[bool, bool] | None = None):
+        self.array, self.writeable, self.contiguous = array, writeable, contiguous
+
+    def answer(self, name: str) -> bool | None:
+        """``flags.name`` (an attribute name) or ``flags[name]`` (a key), as
+        NumPy answers it; None where the trace does not know it."""
+        if name in ("writeable", "WRITEABLE", "W"):
+            return self.writeable
+        field = FLAG_FIELDS.get(name)
+        if field is None or self.contiguous is None:
+            return None
+        c, f = self.contiguous
+        return {"c": c, "f": f, "fnc": f and not c, "forc": f or c, "aligned": True}[field]
+
+
+# ``ndarray.flags`` fields of the memory layout, by attribute name and by key
+# (NumPy's ``flagsobj``): ``fortran`` and ``flags["FORTRAN"]`` are F-contiguity,
+# ``contiguous`` C-contiguity, ``fnc`` F and not C, ``forc`` F or C.
+FLAG_FIELDS = {"c_contiguous": "c", "contiguous": "c", "C_CONTIGUOUS": "c", "C": "c", "CONTIGUOUS": "c",
+               "f_contiguous": "f", "fortran": "f", "F_CONTIGUOUS": "f", "F": "f", "FORTRAN": "f",
+               "fnc": "fnc", "FNC": "fnc", "forc": "forc", "FORC": "forc",
+               "aligned": "aligned", "ALIGNED": "aligned", "A": "aligned"}
+
+
+def allocated_contiguity(shape: tuple) -> tuple[bool, bool] | None:
+    """(C, F) contiguity of an array NumPy allocated whole (a ufunc's result,
+    ``np.zeros``): contiguous in some axis order, so both C and F contiguous
+    where at most one axis is longer than 1 (or it is empty); None where the
+    order is not known (a 2-D result's order follows its operands')."""
+    if int(np.prod(shape)) == 0 or sum(n > 1 for n in shape) <= 1:
+        return (True, True)
+    return None
 # Methods whose result is a Python object made from the values (a list of
 # numbers, bytes): eager needs them on the host.
 HOST_METHODS = frozenset({"tolist", "tobytes"})

@@ -50,7 +50,7 @@ from . import apply_along, hostwarnings, jaxcallbacks
 from .generators import GeneratorMixin, generators_in
 from .sorting import SortMixin
 from .closures import TracedClosure, factory_for, free_names
-from . import numpy_api, numpy_inplace, scipy_api
+from . import compiled_outputs, numpy_api, numpy_inplace, scipy_api
 from .numpy_api import numpy_to_jnp as _numpy_to_jnp
 from .mutation import is_numpy_callable, numpy_gives_ndarray
 from .nnx import is_nnx, is_variable, nnx_transforms
@@ -478,6 +478,10 @@ class CallMixin(GeneratorMixin, SortMixin):
             result = self._host_ufunc(callee, args, kwargs, node)   # scipy.special's compiled ufuncs
             if result is not NotImplemented:
                 return result
+        if traced and compiled_outputs.output_positions(callee) is not None:   # scipy.ndimage's C filters
+            result = self._host_compiled(callee, args, kwargs, node)
+            if result is not NotImplemented:
+                return result
         if scipy_api.packs_arguments(callee):   # a scipy.stats distribution's generated _parse_args
             return self.static_call(callee, args, kwargs, node)
         form = scipy_api.graph_form(callee, args, kwargs) if traced else None
@@ -600,7 +604,7 @@ class CallMixin(GeneratorMixin, SortMixin):
             self._guard_cache(callee)
             return result
         if is_pure_static_callable(callee) or kind is CallKind.BUILTIN or isinstance(callee, type) \
-                or not traced and scipy_api.pure_compiled(callee):
+                or not traced and (scipy_api.pure_compiled(callee) or self._writes_own_outputs(callee, args, kwargs)):
             if traced and id(callee) in INSPECTORS:   # not modelled by _special_builtin: eager looks at the object
                 raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{qualified_name(callee)} of a traced value "
                                        "looks at eager's object itself")
@@ -990,7 +994,7 @@ class CallMixin(GeneratorMixin, SortMixin):
             raise self.graph_break(FallbackCode.MUTATION, node, f"{what} writes into an array that may be a view of "
                                    "another (the write changes the base)", "call")
         names = [k for k, v in self.frame.env.items() if v is out]
-        if len(names) == 1:
+        if names:   # (the other names holding it: ``array_store``'s aliases, rebound where it may)
             target = gast.Subscript(value=gast.Name(id=names[0], ctx=gast.Load(), annotation=None, type_comment=None),
                                     slice=gast.Constant(value=Ellipsis, kind=None), ctx=gast.Store())
             gast.copy_location(target, node)
@@ -1360,8 +1364,8 @@ class CallMixin(GeneratorMixin, SortMixin):
             out.type = out.type.with_kinds(("python",))
             return out
         if callee is getattr and len(args) in (2, 3) and not kwargs and isinstance(args[0], arrays.KnownFlags) \
-                and args[1] == "writeable":
-            return args[0].writeable   # ``getattr(flags, "writeable", True)`` (sklearn's check_array)
+                and type(args[1]) is str and args[1].islower() and args[0].answer(args[1]) is not None:
+            return args[0].answer(args[1])   # ``getattr(flags, "writeable", True)`` (sklearn's check_array)
         try:   # isinstance, type, callable, hasattr, repr, ... of a trace-time value: eager's answer
             seen = observe(callee, args, kwargs, self.outer_traced, lambda obj, name: self.attribute_of(obj, name, node))
         except Unobservable as e:
@@ -1635,17 +1639,103 @@ class CallMixin(GeneratorMixin, SortMixin):
         it is empty), or a new array this segment made (a ufunc's, an
         operator's: ``writeable_arrays``) against one that is neither it nor
         a view of or joined from it (False). None otherwise: eager's answer
-        depends on memory the graph does not model."""
+        depends on memory the graph does not model. Also an argument's array
+        or a new one the graph made (``object_token``; one made at trace time
+        and written: that array's memory) against an array this call made at
+        trace time or a view of one (``_made_here``: ``out = np.zeros(n)``,
+        scipy.ndimage's ``output``): memory of their own (False)."""
+        for x, y in ((a, b), (b, a)):
+            if type(x) is Value and type(y) is np.ndarray and x.type.kinds == {"numpy"} and self._made_here(y):
+                token = self.object_token(x)
+                made = self.from_trace_time.get(token[1]) if token is not None and token[0] == "new" else None
+                apart = token is not None and (made is None or not np.may_share_memory(made, y))
+                return False if apart else None
         if not (type(a) is Value and type(b) is Value and a.type.kinds == {"numpy"} and b.type.kinds == {"numpy"}):
             return None
         if a is b:
             return bool(np.prod(a.type.shape) > 0)
+        ta, tb = self.object_token(a), self.object_token(b)
+        if ta is not None and tb is not None and ta != tb and "new" in (ta[0], tb[0]):
+            return False   # a new array this call made (no view: its own memory) and another object
         def new(x: Value) -> bool:
             entry = self.writeable_arrays.get(id(x))
             return entry is not None and entry[0] is x and entry[1] == id(x) and id(x) not in self.view_of
 
         if (new(a) or new(b)) and not self.may_share(a, b) and not self.may_share(b, a):
             return False
+        return None
+
+    def _writes_own_outputs(self, callee: Any, args: tuple, kwargs: dict) -> bool:
+        """A compiled function of ``compiled_outputs`` on static operands
+        whose output arrays this call made at trace time (``np.zeros`` in
+        scipy.ndimage's ``_get_output``): run at trace time, as a pure
+        function, its writes land in this call's own new arrays."""
+        positions = compiled_outputs.output_positions(callee)
+        if positions is None or kwargs or any(p >= len(args) for p in positions):
+            return False
+        outs = [args[p] for p in positions if args[p] is not None]
+        return all(type(o) is np.ndarray and self._is_fresh(o) and o.base is None for o in outs)
+
+    def _host_compiled(self, callee: Any, args: tuple, kwargs: dict, node: Any) -> None:
+        """A compiled library function that writes its results into output
+        arrays (``compiled_outputs``: ``_nd_image.correlate1d(input, weights,
+        axis, output, mode, cval, origin)``) on traced operands: the function
+        itself on the host inside the graph (a pure callback), on eager's
+        values and on copies of the output arrays, whose new contents are
+        written into them as ``output[...] = new`` (``_write_into``: through
+        the local names holding each, this function's and its inlined
+        callers', as eager's write shows; trace-time arrays are handed to the
+        op as they are at the call). Returns None, as eager's call does;
+        NotImplemented where an operand is of another sort (a callable, a
+        traced number, a value of path-dependent kind, keywords), an output
+        is not a NumPy array this call holds, or it may share memory with
+        another operand it is not, or eager's call raises on exemplar data."""
+        from ..graphlib.trees import tree_flatten as flatten_leaves
+
+        positions = compiled_outputs.output_positions(callee)
+        if kwargs or any(p >= len(args) for p in positions):
+            return NotImplemented
+        leaves, treedef = flatten_leaves((args, kwargs))
+        for x in leaves:
+            if callable(x) or isinstance(x, Value) and (type(x) is not Value or x.type.mixed) \
+                    or not isinstance(x, (Value, np.ndarray, np.generic, bool, int, float, complex, str)):
+                return NotImplemented
+        outputs = [args[p] for p in positions if args[p] is not None]
+        for out in outputs:
+            if isinstance(out, Value):
+                if out.type.kinds != {"numpy"} or not out.type.shape:
+                    return NotImplemented
+            elif not (type(out) is np.ndarray and self._is_fresh(out) and out.base is None and out.flags.writeable):
+                return NotImplemented
+            for x in leaves:   # another operand: the output itself (one object, as eager passes it), or apart
+                if x is not out and isinstance(x, (Value, np.ndarray)) and self._shares_memory(x, out) is not False \
+                        and not (type(x) is np.ndarray and type(out) is np.ndarray and not np.may_share_memory(x, out)):
+                    return NotImplemented
+        at = [next(k for k, x in enumerate(leaves) if x is out) for out in outputs]
+        groups = tuple(tuple(j for j, x in enumerate(leaves) if x is out) for out in outputs)
+        exemplars = [np.zeros(x.type.shape, x.type.dtype) if isinstance(x, Value) and x.type.kinds == {"numpy"}
+                     else x.copy() if type(x) is np.ndarray else x for x in leaves]
+        if any(isinstance(x, Value) for x in exemplars):   # (a traced number: its eager kind is not an array)
+            return NotImplemented
+        try:   # eager's own call on exemplar data: None, or eager raises on these operands' sort
+            a, kw = jax.tree_util.tree_unflatten(treedef, exemplars)
+            compiled_outputs.WritesOutputs(callee, tuple(at), groups)(*a, **kw)
+        except Exception:  # noqa: BLE001 - eager raises, or the operands are of another sort: it runs in Python
+            return NotImplemented
+        declared = tuple(jax.ShapeDtypeStruct(tuple(np.shape(o) if type(o) is np.ndarray else o.type.shape),
+                                              o.dtype if type(o) is np.ndarray else o.type.dtype) for o in outputs)
+        name = qualified_name(callee)
+        self.decide(node, "call", "host callback", f"{name} is compiled code that writes its output arrays: it runs "
+                    "on the host inside the graph, on eager's values, and its outputs' new contents are written back")
+        fn = arrays.host_function(compiled_outputs.WritesOutputs(callee, tuple(at), groups), False,
+                                  self.value_kinds((args, kwargs), node), True)
+        snapshots: dict[int, np.ndarray] = {}   # trace-time arrays as they are now (later trace-time writes unseen)
+        frozen = [snapshots.setdefault(id(x), x.copy()) if type(x) is np.ndarray else x for x in leaves]
+        args = jax.tree_util.tree_unflatten(treedef, frozen)[0]
+        results = self.emit_call(fn, (declared, *args), {}, node, f"host {name}")
+        for out, new in zip(outputs, results if isinstance(results, (list, tuple)) else (results,)):
+            new.type = new.type.with_kinds(("numpy",))
+            self._write_into(out, new, node, name)
         return None
 
     def _host_ufunc(self, callee: np.ufunc, args: tuple, kwargs: dict, node: Any) -> Any:

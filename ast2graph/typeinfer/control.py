@@ -29,7 +29,7 @@ from ..ir.core import (ArrayType, CallOp, ForOp, IfOp, KindedValue, Region, Scan
                        WhileOp, walk_ops)
 from ..graphlib import arrays
 from ..graphlib.casts import NARROW
-from .exits import BodyEnd, ExitsMixin, LoopCtx
+from .exits import UNKNOWN_ITERABLE, BodyEnd, ExitsMixin, LoopCtx
 from .lattice import INT_BITS, INT_RANGE, TRACED_INT_BITS, WIDE_INTS, abstract_type, describe, join_types, same_dtype, same_static
 from .generators import generators_in
 from .masked import MaskedSlice
@@ -919,7 +919,7 @@ class ControlMixin(ExitsMixin):
             # (a list grown in the loop is iterated further, a dict or set
             # changed in size raises RuntimeError)
             items = self._live_items(iterable, stmt.iter)
-        self._unrolled_for(stmt, items)
+        self._unrolled_for(stmt, items, held=iterable)
 
     def _live_items(self, container: Any, node: Any, limit: int | None = None) -> Iterator[Any]:
         it = iter(container)
@@ -950,7 +950,7 @@ class ControlMixin(ExitsMixin):
             self.restore_inputs(inputs)
             del self.region.ops[start_ops:]
             self._restore_decisions(decisions)
-            self._unrolled_for(stmt, self.iterate_static(iterable, stmt.iter))
+            self._unrolled_for(stmt, self.iterate_static(iterable, stmt.iter), held=iterable)
             mode = "unrolled" if len(self.region.ops) > start_ops else "static"
             why = f"rolling would turn Python scalar '{e.name}' into a 32-bit array"
             self.decide(stmt, "for", mode, f"{n} iterations; {why}")
@@ -960,7 +960,7 @@ class ControlMixin(ExitsMixin):
             self.frame.env, self.attr_writes = env0, writes
             self.restore_inputs(inputs)
             self.decide(stmt, "for", "static", f"{n} iterations of pure Python work, evaluated at trace time")
-            self._unrolled_for(stmt, self.iterate_static(iterable, stmt.iter))
+            self._unrolled_for(stmt, self.iterate_static(iterable, stmt.iter), held=iterable)
         except GraphBreak as e:
             if n > self.options.max_unroll or self.outer_carry(e):
                 raise
@@ -969,7 +969,7 @@ class ControlMixin(ExitsMixin):
             del self.region.ops[start_ops:]
             self._restore_decisions(decisions)
             self.decide(stmt, "for", "unrolled", f"{n} iterations; cannot roll ({e.site.cause})")
-            self._unrolled_for(stmt, self.iterate_static(iterable, stmt.iter))
+            self._unrolled_for(stmt, self.iterate_static(iterable, stmt.iter), held=iterable)
             if len(self.region.ops) > start_ops:
                 self.warn_unrolled(stmt, n, f"cannot roll: {e.site.cause}")
 
@@ -988,9 +988,11 @@ class ControlMixin(ExitsMixin):
                       f"max_unroll={self.options.max_unroll}) iterations and beyond that runs in Python; "
                       f"loops with more than unroll_limit={self.options.unroll_limit} iterations roll when they can",
                       UnrollWarning, loc.file, loc.line)   # shown at the loop
-    def _unrolled_for(self, stmt: Any, items: Iterable[Any], source: Any = None) -> None:
-        """``source``: the iterator the loop pulls ``items`` from, if one."""
+    def _unrolled_for(self, stmt: Any, items: Iterable[Any], source: Any = None, held: Any = UNKNOWN_ITERABLE) -> None:
+        """``source``: the iterator the loop pulls ``items`` from, if one;
+        ``held``: the static container or range it iterates (``LoopCtx.held``)."""
         ctx = self.new_loop(stmt)
+        ctx.held = held
 
         def iteration(item: Any) -> None:
             self.assign(stmt.target, item, stmt)

@@ -46,6 +46,10 @@ class BodyEnd(ControlSignal):
     """The rest of a loop body already ran inside the branches of an ``if``."""
 
 
+# ``LoopCtx.held`` of a loop whose iterable is not known (a ``while``, an iterator)
+UNKNOWN_ITERABLE = object()
+
+
 @dataclass
 class LoopCtx:
     stmt: Any
@@ -54,6 +58,9 @@ class LoopCtx:
     ret: str
     retval: str
     flags: list[str] = field(default_factory=list)
+    # what a static ``for`` iterates (a list, a range): what its later items
+    # come from (``mutation._rebindable``); UNKNOWN_ITERABLE otherwise
+    held: Any = UNKNOWN_ITERABLE
 
     @property
     def all_names(self) -> list[str]:
@@ -118,6 +125,7 @@ class ExitsMixin:
         env_of = lambda: self.frame.env  # noqa: E731 - the env is replaced by branches
         self.loop_depth += 1
         self.cont.append(ctx)
+        self.loops_held.append(ctx.held)
         try:
             self.exec_block(stmt.body)
         except BreakSignal:
@@ -131,6 +139,7 @@ class ExitsMixin:
             pass
         finally:
             self.cont.pop()
+            self.loops_held.pop()
             self.loop_depth -= 1
 
     def guarded_iteration(self, stmt: Any, ctx: LoopCtx, run: Callable[[], None]) -> bool:

@@ -799,8 +799,8 @@ class GeneratorMixin:
 # the interpreter's per-position state (frame, regions, depths, ...) is
 # swapped at each hand-over.
 
-_SWAPPED = ("frame", "cont", "callers", "call_nodes", "inline_depth", "loop_depth", "traced_depth", "_protectors",
-            "regions", "_generators")
+_SWAPPED = ("frame", "cont", "callers", "call_nodes", "inline_depth", "loop_depth", "loops_held", "traced_depth",
+            "_protectors", "regions", "_generators")
 _STACK_BYTES = 256 << 20   # as report.on_deep_stack: the interpreter recurses deeply (virtual memory)
 _THREAD_LOCK = threading.Lock()
 

@@ -362,6 +362,7 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         self.frame: Frame | None = None
         self.traced_depth = 0
         self.loop_depth = 0
+        self.loops_held: list = []   # each loop body running: what its ``for`` iterates (``LoopCtx.held``)
         self.inline_depth = 0
         self.fresh: dict[int, tuple[int, Any]] = {}
         self.mutations = 0
@@ -397,6 +398,15 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         # mutation._numpy_result_kinds): id -> (value, the id of its first
         # version: one object in eager); ``x.flags.writeable`` is True
         self.writeable_arrays: dict[int, tuple] = {}
+        # NumPy arrays eager allocates whole (a ufunc's or an operator's
+        # result, a trace-time array of its own data written in place, their
+        # written versions): id -> value; contiguous in some axis order, which
+        # answers ``x.flags.c_contiguous`` where at most one axis is longer than 1
+        self.allocated_arrays: dict[int, Any] = {}
+        # the first versions (``writeable_arrays``' ids) of NumPy arrays made at
+        # trace time and then written with traced values -> that trace-time
+        # array: eager's object (its views share its memory)
+        self.from_trace_time: dict[int, np.ndarray] = {}
         # NumPy arrays that are read-only in eager: ``np.asarray`` of a
         # jax.Array (a view of its host buffer), ``np.broadcast_to``, views of
         # them (mutation._mark_views): a write raises eager's ValueError
@@ -1543,11 +1553,21 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
             return ("argument", entry[1])
         return None
 
+    def known_contiguity(self, x: Any) -> tuple[bool, bool] | None:
+        """(C, F) contiguity of the NumPy array ``x`` where eager's is known on
+        every call: an array eager allocates whole (``allocated_arrays``) with
+        at most one axis longer than 1; None otherwise (an argument's layout
+        is not in the plan key)."""
+        if not isinstance(x, Value) or self.allocated_arrays.get(id(x)) is not x or x.type.kinds != {"numpy"}:
+            return None
+        return arrays.allocated_contiguity(x.type.shape)
+
     def attribute_of(self, obj: Any, attr: str, node: Any) -> Any:
         """``obj.attr``; a local function answers as a function does."""
         if isinstance(obj, arrays.KnownFlags):
-            if attr == "writeable":
-                return obj.writeable
+            known = obj.answer(attr) if attr.islower() else None
+            if known is not None:
+                return known
             raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"`.flags.{attr}` of a NumPy array computed in "
                                    "the graph: eager's answer depends on its memory layout, which the graph does not model")
         if type(obj) is KindedValue:   # each kind's attribute (``x.shape``: one answer)
@@ -1767,7 +1787,7 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
             return {"shape": t.shape, "dtype": t.dtype, "ndim": len(t.shape), "size": int(np.prod(t.shape))}[attr]
         known = self.known_flags_writeable(value) if attr == "flags" and "numpy" in t.kinds else None
         if known is not None:
-            return arrays.KnownFlags(value, known)   # (``getattr(x, "flags")``, then ``.writeable``)
+            return arrays.KnownFlags(value, known, self.known_contiguity(value))   # (``getattr(x, "flags")``, then a field)
         if attr in arrays.LAYOUT_ATTRS and "numpy" in t.kinds:
             raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"`.{attr}` of a NumPy array computed in the graph: "
                                    "eager's answer depends on its memory layout (C or Fortran order, a view's base), "
@@ -1798,6 +1818,12 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         """``obj[idx]`` of evaluated operands."""
         if isinstance(obj, arrays.AtHelper):
             return arrays.AtIndexed(obj.value, idx)
+        if isinstance(obj, arrays.KnownFlags) and type(idx) is str and idx.isupper():   # ``x.flags["C_CONTIGUOUS"]``
+            known = obj.answer(idx)
+            if known is not None:
+                return known
+            raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"`.flags[{idx!r}]` of a NumPy array computed in "
+                                   "the graph: eager's answer depends on its memory layout, which the graph does not model")
         if is_variable(obj):   # ``v[...]`` on an NNX Variable (nnx.py)
             return self.nnx_operator(operator.getitem, (obj, idx), node)
         if tail_of(obj) is not None:   # a list whose length depends on the data (varlist.py)

@@ -79,6 +79,34 @@ def _in_bounds(index: Value, n: int) -> bool:
     return low is not None and -n <= low and high < n
 
 
+# Expressions whose evaluation calls no function the interpreter could have
+# left holding a value (``correlate1d(input, [-1, 0, 1], axis, output,
+# modes[axis], cval, 0)``): the argument's value is bound to a parameter, and
+# nothing else it made outlives its evaluation.
+_PLAIN_ARGUMENT_NODES = (gast.Name, gast.Constant, gast.List, gast.Tuple, gast.Subscript, gast.Attribute,
+                         gast.UnaryOp, gast.BinOp, gast.Slice, gast.Load, gast.expr_context, gast.operator,
+                         gast.unaryop)
+
+
+# Builtins whose result is a number or a new sequence of what they were given
+# (``filter_(input, int(size), axis, output, ...)``): nothing else outlives them.
+_PLAIN_ARGUMENT_CALLS = frozenset({"int", "float", "bool", "len", "abs", "min", "max", "round", "tuple", "list"})
+
+
+def _plain_argument(node: Any) -> bool:
+    """Names, constants, and displays, subscripts, attributes and arithmetic
+    of them, and calls of the builtins ``_PLAIN_ARGUMENT_CALLS`` by name: no
+    other call, assignment expression, lambda or comprehension."""
+    for n in gast.walk(node):
+        if isinstance(n, gast.Call):
+            if not (isinstance(n.func, gast.Name) and n.func.id in _PLAIN_ARGUMENT_CALLS and not n.keywords
+                    and not any(isinstance(a, gast.Starred) for a in n.args)):
+                return False
+        elif not isinstance(n, _PLAIN_ARGUMENT_NODES):
+            return False
+    return True
+
+
 class _Pick:
     """``fn``'s ``k``-th array (in flattening order) of what it returns."""
 
@@ -604,6 +632,7 @@ class MutationMixin:
         for r in results:
             if r.type.kinds == {"numpy"} and r.type.shape and id(r) not in self.view_of:
                 self.writeable_arrays[id(r)] = (r, id(r))
+                self.allocated_arrays[id(r)] = r   # allocated whole by NumPy: contiguous in some order
 
     def _numpy_result_kinds(self, user: Any, treedef: Any, leaves: list, out_leaves: list, node: Any) -> bool:
         """The kinds of the results of the NumPy function ``user`` on NumPy
@@ -728,6 +757,7 @@ class MutationMixin:
             if "numpy" in r.type.kinds or r.type.array0:
                 self.readonly_arrays[id(r)] = r
                 self.writeable_arrays.pop(id(r), None)
+                self.allocated_arrays.pop(id(r), None)
 
     def check_not_readonly(self, obj: Any, node: Any) -> None:
         """A write into a NumPy array that is read-only in eager raises there
@@ -762,12 +792,17 @@ class MutationMixin:
             if not self._is_fresh(obj):
                 raise self.graph_break(FallbackCode.MUTATION, target, "in-place write of a traced value into a NumPy array "
                                        "created outside this compiled segment")
-            self._check_unaliased(obj, name, target)
+            aliases = self._check_unaliased(obj, name, target, rebind=True)
             writeable = obj.flags.writeable and obj.base is None   # a new array this call made (np.zeros(n))
+            contiguous = obj.flags.c_contiguous or obj.flags.f_contiguous
+            made = obj
             obj = self.as_value(obj, target)
             obj.type = dataclasses.replace(obj.type, numpy=True)
             if writeable:   # its versions are that one object, new and writeable in eager
                 self.writeable_arrays[id(obj)] = (obj, id(obj))
+                self.from_trace_time[id(obj)] = made   # (its memory: the trace-time array's, not new)
+                if contiguous:   # its own data, allocated whole (np.zeros(n)): its layout on every call
+                    self.allocated_arrays[id(obj)] = obj
         else:
             if any(c.value is obj for c in self.captures):
                 raise self.graph_break(FallbackCode.MUTATION, target, f"in-place write into the NumPy array '{name}' "
@@ -820,6 +855,8 @@ class MutationMixin:
         new.type = dataclasses.replace(new.type, numpy=True, array0=obj.type.array0)
         if self.known_writeable(obj):   # the same array, written: still a new writeable one, the same object
             self.writeable_arrays[id(new)] = (new, self.writeable_arrays[id(obj)][1])
+        if self.allocated_arrays.get(id(obj)) is obj:   # (its layout too)
+            self.allocated_arrays[id(new)] = new
         entry = self.input_of.get(id(obj))
         if entry is not None:   # an argument: write it back into the caller's array
             self.input_of[id(new)] = (new, entry[1])
@@ -951,7 +988,8 @@ class MutationMixin:
         """Fall back unless the local ``name`` is the only way to observe ``obj``
         (``views_ok``: ``obj`` is a view ``_input_view`` accepted). ``rebind``:
         other plain local names holding that very array (this function's, its
-        inlined callers') are allowed where ``_rebindable`` says so: returned
+        inlined callers'; also of a NumPy array made at trace time, bound to
+        its first traced version) are allowed where ``_rebindable`` says so: returned
         as (frame, name), for the caller to bind to the written version."""
         if isinstance(obj, Value) and not views_ok:
             entry = self.input_of.get(id(obj))
@@ -991,9 +1029,39 @@ class MutationMixin:
         would miss the write), written on a straight path (no traced branch
         or rolled loop, whose joins and carried values were solved without
         these names; no loop at all, whose iterator may hold the array)."""
+        if type(obj) is np.ndarray:   # made at trace time, its own memory (``output = np.zeros(shape)``)
+            return self._is_fresh(obj) and obj.base is None and len(self.regions) == 1 and not self.traced_depth \
+                and self._loops_apart(obj)
         return isinstance(obj, Value) and len(self.regions) == 1 and not self.traced_depth \
-            and not self.loop_depth and id(obj) not in self.input_of and id(obj) not in self.view_of \
+            and self._loops_apart(obj) and id(obj) not in self.input_of and id(obj) not in self.view_of \
             and id(obj) not in self.joined_from
+
+    def _loops_apart(self, obj: Any) -> bool:
+        """No loop, or only unrolled ``for`` loops over static containers and
+        ranges that do not hold ``obj`` (their later items are what they hold
+        now: ``for axis in axes: f(input, axis, output); input = output``,
+        scipy.ndimage's separable filters)."""
+        if not self.loop_depth:
+            return True
+        if getattr(self, "rolled_depth", 0) or len(self.loops_held) != self.loop_depth:
+            return False
+        return all(self._holds_not(held, obj, 0) for held in self.loops_held)
+
+    def _holds_not(self, x: Any, obj: Any, depth: int) -> bool:
+        """Whether ``x`` (an iterable of a loop) certainly holds no view of ``obj``."""
+        if x is obj:
+            return False
+        if isinstance(x, (range, str, bytes, int, float, complex, bool, type(None))):
+            return True
+        if isinstance(x, Value):
+            return not isinstance(obj, Value) or not (self.may_share(x, obj) or self.may_share(obj, x))
+        if isinstance(x, np.ndarray):
+            return not isinstance(obj, np.ndarray) or not np.may_share_memory(x, obj)
+        if depth < 4 and type(x) in (list, tuple, set, frozenset):
+            return all(self._holds_not(y, obj, depth + 1) for y in x)
+        if depth < 4 and type(x) is dict:
+            return all(self._holds_not(k, obj, depth + 1) and self._holds_not(v, obj, depth + 1) for k, v in x.items())
+        return False
 
     def _callers_hold_no_temporaries(self, obj: Value) -> bool:
         """Whether no inlined caller holds ``obj`` in a value it evaluated
@@ -1017,11 +1085,14 @@ class MutationMixin:
             if not isinstance(func, gast.Name):
                 return False
             called = node.func.attr if isinstance(node.func, gast.Attribute) else node.func.id
-            if callee.unit.qualname.rsplit(".", 1)[-1] != called:
+            short = callee.unit.qualname.rsplit(".", 1)[-1]
+            held = caller.env.get(called) if isinstance(node.func, gast.Name) else None
+            if short != called and getattr(held, "__name__", None) != short:   # (``filter_ = maximum_filter1d``)
                 return False
-            args = [*node.args, *(k.value for k in node.keywords if k.arg is not None)]
-            if len(args) != len(node.args) + len(node.keywords) or \
-                    not all(isinstance(a, (gast.Name, gast.Constant)) for a in args):
+            # (``*extra_arguments``, ``**extra_keywords`` of names: unpacked into the callee's parameters)
+            args = [a.value if isinstance(a, gast.Starred) and isinstance(a.value, gast.Name) else a for a in node.args]
+            args += [k.value for k in node.keywords if k.arg is not None or isinstance(k.value, gast.Name)]
+            if len(args) != len(node.args) + len(node.keywords) or not all(_plain_argument(a) for a in args):
                 return False
         return True
 
