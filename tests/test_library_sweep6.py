@@ -77,18 +77,37 @@ def test_an_array_made_at_trace_time_and_written_knows_its_layout():
     check(f, X, full_graph=True)
 
 
-def test_a_two_dimensional_result_or_an_argument_keeps_its_fallback():
+def test_a_two_dimensional_result_keeps_its_fallback():
     def result(x):
         y = x * 2.0
         return y.flags.f_contiguous
     e = check(result, M, full_graph=False)
     assert [s.code.code for s in e.fallback_sites] == ["A2G003"]
 
-    def argument(x):
-        return x.flags.c_contiguous, x.flags["F_CONTIGUOUS"]
-    for x in (X, X[::2], M, np.asfortranarray(M)):
-        e = check(argument, x, full_graph=False)
-        assert "A2G003" in [s.code.code for s in e.fallback_sites]
+
+def _argument_layout(x):
+    f = x.flags
+    return x.flags.c_contiguous, x.flags["F_CONTIGUOUS"], f.fortran, getattr(f, "forc"), x.sum()
+
+
+def test_the_layout_of_an_argument_is_in_the_plan_key_and_one_graph():
+    """An argument's C and F contiguity is in the plan key
+    (``specialize.numpy_layout``): read in the graph, and a call with another
+    layout (same shape and dtype) compiles anew rather than reuse the answer."""
+    for x in (X, X[::2], M, np.asfortranarray(M), M[:, ::2], M.T):
+        check(_argument_layout, x, full_graph=True)
+
+    def make():
+        def f(a, b):
+            a[0, 0] = 5.0   # an in-place write keeps the argument's memory and layout
+            if a.flags.f_contiguous and not a.flags.c_contiguous:
+                return a.T @ b
+            return a @ b
+        return f, None
+    steps = [lambda f, w, x=x: f(x.copy(order="A"), np.eye(3))
+             for x in (np.ones((3, 3)), np.asfortranarray(np.arange(9.0).reshape(3, 3)), np.ones((3, 3)),
+                       np.asfortranarray(np.ones((3, 3))))]
+    check_sequence(make, steps, full_graph=True)
 
 
 def test_layout_answers_follow_the_shape_between_calls():

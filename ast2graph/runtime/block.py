@@ -41,7 +41,7 @@ from ..typeinfer.guards import Identity, changed_attributes, object_key
 from ..typeinfer.lattice import TracedNumber, array_type_of, is_array, is_traceable_number, traced_int_ok
 from ..typeinfer.nnx import boundary_leaf, is_node
 from ..typeinfer.precision import hoist_input_checks, needs_x64
-from ..typeinfer.specialize import leaf_paths, numpy_aliasing, numpy_readonly
+from ..typeinfer.specialize import leaf_paths, numpy_aliasing, numpy_layout, numpy_readonly
 from ..cache import compile_threshold
 from ..pipeline import Stages
 from ..worklog import note_long_work
@@ -317,7 +317,7 @@ class Block:
         # under an outer JAX transform eager's arrays are tracers (isinstance, type() see it)
         outer = any(isinstance(x, jax.core.Tracer) for x in leaves)
         key = (i, tuple(names), treedef, tuple(_leaf_key(x, k in ident) for k, x in enumerate(leaves)),
-               (numpy_aliasing(leaves), numpy_readonly(leaves), shared), bool(jax.config.jax_enable_x64), outer)
+               (numpy_aliasing(leaves), numpy_readonly(leaves), numpy_layout(leaves), shared), bool(jax.config.jax_enable_x64), outer)
         candidates = self.plans.setdefault(key, [])
         last, self.last_keys[i] = self.last_keys.get(i), key
         for plan in candidates:

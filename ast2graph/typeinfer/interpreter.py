@@ -412,6 +412,7 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         # them (mutation._mark_views): a write raises eager's ValueError
         self.readonly_arrays: dict[int, Value] = {}
         self.input_of: dict[int, tuple] = {}
+        self.input_layout: dict[int, tuple[bool, bool]] = {}   # argument leaf -> (C, F) contiguity (in the plan key)
         self.input_writes: dict[int, Value] = {}
         self.input_aliased: set[int] = set()
         # the caller's lists and dicts among the inputs, rebuilt at trace time
@@ -1556,9 +1557,15 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
     def known_contiguity(self, x: Any) -> tuple[bool, bool] | None:
         """(C, F) contiguity of the NumPy array ``x`` where eager's is known on
         every call: an array eager allocates whole (``allocated_arrays``) with
-        at most one axis longer than 1; None otherwise (an argument's layout
-        is not in the plan key)."""
-        if not isinstance(x, Value) or self.allocated_arrays.get(id(x)) is not x or x.type.kinds != {"numpy"}:
+        at most one axis longer than 1, or an argument's array (its versions
+        after in-place writes too: the same memory), whose layout is in the
+        plan key (``specialize.numpy_layout``); None otherwise."""
+        if not isinstance(x, Value) or x.type.kinds != {"numpy"}:
+            return None
+        entry = self.input_of.get(id(x))
+        if entry is not None and entry[0] is x:
+            return self.input_layout.get(entry[1])
+        if self.allocated_arrays.get(id(x)) is not x:
             return None
         return arrays.allocated_contiguity(x.type.shape)
 

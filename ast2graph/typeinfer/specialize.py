@@ -96,6 +96,14 @@ def numpy_readonly(leaves: list) -> tuple:
     return tuple(k for k, x in enumerate(leaves) if type(x) is np.ndarray and not x.flags.writeable)
 
 
+def numpy_layout(leaves: list) -> tuple:
+    """The C and F contiguity of the NumPy argument arrays (what ``x.flags``
+    answers, and what a library reads before choosing a code path:
+    ``scipy.linalg``'s ``a.flags.fortran``): in the plan key, so the trace
+    may answer it (``Specializer.known_contiguity``)."""
+    return tuple((k, x.flags.c_contiguous, x.flags.f_contiguous) for k, x in enumerate(leaves) if type(x) is np.ndarray)
+
+
 class _Shared(Exception):
     pass
 
@@ -447,6 +455,7 @@ def _specialize_in(sp: Specializer, unit: Unit, stmts: list, start: int, stop: i
                 sp.identity_flags[id(v)] = (v, {i: True})   # the caller's object (identity.py)
                 if not leaf.flags.writeable:   # (in the plan key: numpy_readonly)
                     sp.readonly_arrays[id(v)] = v
+                sp.input_layout[i] = (leaf.flags.c_contiguous, leaf.flags.f_contiguous)   # (numpy_layout)
             elif isinstance(leaf, np.generic):   # a NumPy scalar: NumPy kind, immutable
                 v.type = dataclasses.replace(v.type, numpy=True)
             params.append(v)
