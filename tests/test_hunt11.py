@@ -2,7 +2,7 @@
 
 import jax.numpy as jnp
 
-from helpers import check
+from helpers import check, check_sequence
 
 
 def test_while_true_mutating_a_list_with_a_traced_break_falls_back_after_max_unroll():
@@ -26,3 +26,85 @@ def test_while_true_mutating_a_list_with_a_traced_break_falls_back_after_max_unr
     for x in (jnp.array([3.0, 1.0, 2.0]), jnp.array([1.0, 2.0, 3.0])):
         e = check(bubble_sort, x, full_graph=False, max_unroll=16)
         assert [s.code.code for s in e.fallback_sites] == ["A2G007"], e.fallback_sites
+
+
+def _made_per_call_cases():
+    import array
+    import collections
+
+    return [(collections.deque, lambda c: c.append(1)), (lambda: array.array("d"), lambda c: c.append(1.0)),
+            (collections.deque, lambda c: c.extend([1, 2]))]
+
+
+def test_a_deque_made_in_the_function_is_a_new_one_on_every_call():
+    # `dq = collections.deque()` ran once at trace time and the segment handed that one object
+    # out on every call: it grew across calls (a sliding-window maximum read x[dq[0]] of the
+    # first call's deque on warm calls); the same for array.array
+    for factory, mutate in _made_per_call_cases():
+        def f(x):
+            c = factory()
+            y = x + 1
+            mutate(c)
+            return len(c), y
+
+        x = jnp.ones(2)
+        check(f, x, full_graph=False)
+        check(f, x, full_graph=False)
+
+
+def test_sliding_window_maximum_with_a_deque_on_warm_calls():
+    import collections
+
+    def sliding_max(x, k):
+        dq = collections.deque()
+        out = []
+        for i, v in enumerate(x):
+            while dq and x[dq[-1]] <= v:
+                dq.pop()
+            dq.append(i)
+            if dq[0] <= i - k:
+                dq.popleft()
+            if i >= k - 1:
+                out.append(x[dq[0]])
+        return jnp.stack(out), list(dq)
+
+    check(sliding_max, jnp.array([1.0, 5.0, 2.0, 8.0, 3.0]), 2, full_graph=False)
+
+
+def test_a_simple_namespace_made_in_the_function_is_a_new_one_on_every_call():
+    # types.SimpleNamespace (a class written in C) made at trace time was one object shared by
+    # every call: `st.count += 1` counted calls (1, 2, 3 where eager gives 1 each time), and a
+    # caller's change to one result showed in the next
+    import types
+
+    def counted(x):
+        st = types.SimpleNamespace(count=0, hist=[])
+        y = x + 1
+        st.count += 1
+        st.hist.append(st.count)
+        return st, y
+
+    def step(f, _):
+        st, y = f(jnp.ones(2))
+        out = (vars(st).copy(), y)
+        st.count = 100   # the caller changes its result
+        st.hist.append(-1)
+        return out
+
+    check(counted, jnp.ones(2))
+    check_sequence(lambda: (counted, None), [step, step, step])
+
+
+def test_a_simple_namespace_made_before_a_fallback_is_rebuilt_per_call():
+    import time
+    import types
+
+    def f(x):
+        cfg = types.SimpleNamespace(scale=2.0, calls=0)
+        cfg.calls += 1
+        t = time.perf_counter()   # a statement that runs in Python
+        cfg.calls += 1
+        return x * cfg.scale, cfg.calls, t > 0
+
+    check(f, jnp.ones(2), full_graph=False)
+    check(f, jnp.ones(2), full_graph=False)

@@ -48,6 +48,7 @@ from ..resolver import (CallKind, classify_callee, is_effectful, is_host_printer
 from ..graphlib import arrays
 from . import apply_along, hostwarnings, jaxcallbacks
 from .generators import GeneratorMixin, generators_in
+from .guards import MUTABLE_BUILTINS
 from .sorting import SortMixin
 from .closures import TracedClosure, factory_for, free_names
 from . import numpy_api, numpy_inplace, scipy_api
@@ -623,9 +624,11 @@ class CallMixin(GeneratorMixin, SortMixin):
                 raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{qualified_name(callee)} of a traced value "
                                        "looks at eager's object itself")
             result = self.static_call(callee, args, kwargs, node)
-            made = isinstance(callee, type) and callee.__new__ is object.__new__ and type(result) is callee or \
+            made = isinstance(callee, type) and type(result) is callee and (
+                callee.__new__ is object.__new__ or isinstance(result, (*MUTABLE_BUILTINS, types.SimpleNamespace))) or \
                 callee is object.__new__ and args and isinstance(args[0], type) and type(result) is args[0]
-            # a new container, or a new object of a plain class (``Obj()``, ``cls.__new__(cls)``): this
+            # a new container, or a new object of a plain class (``Obj()``, ``cls.__new__(cls)``) or a
+            # mutable builtin one (``collections.deque()``, ``array.array("d")``): this
             # call's own where nothing else holds it (``mark_made``: not one its __init__ registered)
             return self.mark_made(result) if isinstance(result, (list, dict, set)) or made else result
         raise self.graph_break(FallbackCode.OPAQUE_CALL, node, f"{qualified_name(callee)} is not known to be free of side effects", "call")
