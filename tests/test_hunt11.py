@@ -108,3 +108,32 @@ def test_a_simple_namespace_made_before_a_fallback_is_rebuilt_per_call():
 
     check(f, jnp.ones(2), full_graph=False)
     check(f, jnp.ones(2), full_graph=False)
+
+
+def test_math_isnan_isinf_isfinite_of_traced_python_numbers_are_one_graph():
+    # math.isnan(float(v)) of a traced value fell back (A2G003, "needs the value of a traced
+    # Python float"); it is eager's Python bool, computed in the graph at the float's own
+    # precision (a float64 1e308 is finite: not narrowed to float32, where it is an infinity)
+    import math
+
+    import numpy as np
+
+    def ratios(x):
+        flags = []
+        for v in x:
+            v = float(v)
+            flags.append((math.isnan(v), math.isinf(v), math.isfinite(v)))
+        t = float(x.sum())
+        if math.isnan(t) or math.isinf(t):
+            return flags, None
+        return flags, t
+
+    for x in (jnp.array([1.0, jnp.nan, jnp.inf, -jnp.inf]), jnp.array([1.0, 2.0]), np.array([1e308, 1e308]),
+              np.array([1e308, -1e308])):
+        check(ratios, x, full_graph=True)
+
+    def of_items(x):
+        return math.isnan(x[0]), math.isinf(x.sum()), math.isfinite(int(x[1]))
+
+    for x in (jnp.array([1, 2]), jnp.array([np.nan, 2.0]), np.array([np.inf, 2.0])):
+        check(of_items, x, full_graph=True)

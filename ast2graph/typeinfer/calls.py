@@ -250,6 +250,8 @@ def _real_python_number(x: Any) -> bool:
 
 
 _MATH_FLOATS = ((math.sqrt, "sqrt"), (math.fabs, "fabs"))   # exact in the graph; the others: arrays.HOST_MATH
+# math's float predicates: exact in the graph, a Python bool of the operand converted as float() does
+_MATH_PREDICATES = ((math.isnan, "isnan"), (math.isinf, "isinf"), (math.isfinite, "isfinite"))
 
 
 def _host_math(callee: Any) -> str | None:
@@ -1451,6 +1453,14 @@ class CallMixin(GeneratorMixin, SortMixin):
             f = self.python_number(args[0], float, "trunc", f"math.{name}()", node)
             self.emit_call(arrays.math_domain_check, (f, name), {}, node, f"math.{name} check", effect=True)
             out = self.emit_call(arrays.python_math, (f, name), {}, node, f"math.{name}")
+            out.type = out.type.with_kinds(("python",))
+            return out
+        predicate = next((p for f, p in _MATH_PREDICATES if callee is f), None)
+        if predicate is not None and len(args) == 1 and not kwargs and isinstance(args[0], Value) \
+                and not args[0].type.shape and args[0].type.dtype.kind in "biuf":
+            # ``math.isnan(float(v))`` of a traced number: eager's bool, computed in the graph
+            f = self.python_number(args[0], float, "trunc", f"math.{callee.__name__}()", node)
+            out = self.emit_call(arrays.python_float_predicate, (f, predicate), {}, node, f"math.{predicate}")
             out.type = out.type.with_kinds(("python",))
             return out
         host = _host_math(callee)
