@@ -599,6 +599,16 @@ def python_math(x: Any, name: str) -> Any:
 
 python_math._a2g_typed = True  # type: ignore[attr-defined]
 
+
+def python_float_predicate(x: Any, name: str) -> Any:
+    """``math.isnan``/``isinf``/``isfinite`` of a Python float's graph value
+    (float64): exact, at the value's own precision (never narrowed to
+    float32, where 1e308 is an infinity)."""
+    return getattr(jnp, name)(x)
+
+
+python_float_predicate._a2g_typed = True  # type: ignore[attr-defined]
+
 # ``math``'s float functions that XLA computes otherwise than the C library
 # Python calls (its kernels differ from libm in the last ulp, and eager's
 # result is libm's): of traced Python numbers they run by Python's own

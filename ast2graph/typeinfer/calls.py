@@ -48,6 +48,7 @@ from ..resolver import (CallKind, classify_callee, is_effectful, is_host_printer
 from ..graphlib import arrays
 from . import apply_along, hostwarnings, jaxcallbacks
 from .generators import GeneratorMixin, generators_in
+from .guards import MUTABLE_BUILTINS
 from .sorting import SortMixin
 from .closures import TracedClosure, factory_for, free_names
 from . import compiled_outputs, numpy_api, numpy_inplace, scipy_api
@@ -250,6 +251,8 @@ def _real_python_number(x: Any) -> bool:
 
 
 _MATH_FLOATS = ((math.sqrt, "sqrt"), (math.fabs, "fabs"))   # exact in the graph; the others: arrays.HOST_MATH
+# math's float predicates: exact in the graph, a Python bool of the operand converted as float() does
+_MATH_PREDICATES = ((math.isnan, "isnan"), (math.isinf, "isinf"), (math.isfinite, "isfinite"))
 
 
 def _host_math(callee: Any) -> str | None:
@@ -609,9 +612,11 @@ class CallMixin(GeneratorMixin, SortMixin):
                 raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{qualified_name(callee)} of a traced value "
                                        "looks at eager's object itself")
             result = self.static_call(callee, args, kwargs, node)
-            made = isinstance(callee, type) and callee.__new__ is object.__new__ and type(result) is callee or \
+            made = isinstance(callee, type) and type(result) is callee and (
+                callee.__new__ is object.__new__ or isinstance(result, (*MUTABLE_BUILTINS, types.SimpleNamespace))) or \
                 callee is object.__new__ and args and isinstance(args[0], type) and type(result) is args[0]
-            # a new container, or a new object of a plain class (``Obj()``, ``cls.__new__(cls)``): this
+            # a new container, or a new object of a plain class (``Obj()``, ``cls.__new__(cls)``) or a
+            # mutable builtin one (``collections.deque()``, ``array.array("d")``): this
             # call's own where nothing else holds it (``mark_made``: not one its __init__ registered)
             return self.mark_made(result) if isinstance(result, (list, dict, set)) or made else result
         raise self.graph_break(FallbackCode.OPAQUE_CALL, node, f"{qualified_name(callee)} is not known to be free of side effects", "call")
@@ -1434,6 +1439,14 @@ class CallMixin(GeneratorMixin, SortMixin):
             f = self.python_number(args[0], float, "trunc", f"math.{name}()", node)
             self.emit_call(arrays.math_domain_check, (f, name), {}, node, f"math.{name} check", effect=True)
             out = self.emit_call(arrays.python_math, (f, name), {}, node, f"math.{name}")
+            out.type = out.type.with_kinds(("python",))
+            return out
+        predicate = next((p for f, p in _MATH_PREDICATES if callee is f), None)
+        if predicate is not None and len(args) == 1 and not kwargs and isinstance(args[0], Value) \
+                and not args[0].type.shape and args[0].type.dtype.kind in "biuf":
+            # ``math.isnan(float(v))`` of a traced number: eager's bool, computed in the graph
+            f = self.python_number(args[0], float, "trunc", f"math.{callee.__name__}()", node)
+            out = self.emit_call(arrays.python_float_predicate, (f, predicate), {}, node, f"math.{predicate}")
             out.type = out.type.with_kinds(("python",))
             return out
         host = _host_math(callee)

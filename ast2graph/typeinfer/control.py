@@ -784,6 +784,13 @@ class ControlMixin(ExitsMixin):
                 # unrolled up to max_unroll iterations, as a `for` that cannot roll (a `while True:` whose only
                 # exit is a traced `return` unrolled until static_iteration_limit, each iteration nested deeper)
                 raise cannot_roll
+            if iterations > self.options.max_unroll and isinstance(self.frame.env.get(ctx.brk), Value):
+                # its exit is traced, and it never tried to roll (it mutates a container): each iteration
+                # nests under the last one's traced exit; without a bound it unrolled to
+                # static_iteration_limit (a bubble sort's `while True:` ... `if not swapped: break`)
+                raise self.graph_break(FallbackCode.MUTATION, stmt, f"a while loop that mutates a container and exits "
+                                       f"under a traced condition cannot roll; it unrolled more than max_unroll="
+                                       f"{self.options.max_unroll} iterations", "while")
             if iterations > self.options.static_iteration_limit:
                 raise self.graph_break(FallbackCode.CONCRETE_VALUE, stmt, f"a while loop with a static condition ran {iterations} iterations at trace time", "while")
             if not self.guarded_iteration(stmt, ctx, lambda: self.run_body(stmt, ctx)) or self.frame.env[ctx.brk] is True:

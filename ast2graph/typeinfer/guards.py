@@ -25,7 +25,9 @@ from __future__ import annotations
 
 import array
 import collections
+import collections.abc
 import dataclasses
+import io
 import math
 import types
 from typing import Any
@@ -41,6 +43,12 @@ _OPAQUE_OK = (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, t
 # look at (``win = deque(maxlen=3)`` appended to between calls).
 _SEQUENCES = (list, tuple, collections.deque, bytearray, array.array)
 _CONTAINERS = (*_SEQUENCES, dict, set, frozenset)
+# Mutable objects of classes written in C, with no ``__dict__`` a graph could
+# rebuild them from: one made at trace time and handed out by a segment would
+# be the same object on every call (a ``deque()`` made in the function grew
+# across calls), so such an object is this call's own (``mark_made``) and
+# cannot leave a segment (``specialize.remade_per_call``).
+MUTABLE_BUILTINS = (bytearray, set, collections.abc.Iterator, collections.deque, array.array, io.IOBase)
 MAX_NODES = 100_000   # a state larger than this is not guarded: the read falls back to Python
 
 

@@ -27,7 +27,7 @@ from ..fallback.sites import Decision, FallbackCode, FallbackSite, GraphBreak
 from ..ir.core import CallOp, Graph, KindedValue, Region, TreeVariant, Value, walk_ops
 from ..graphlib.arrays import DeferredStr, eager_kind, raise_when, to_eager_kind
 from .calls import TransformedFn
-from .guards import object_key
+from .guards import MUTABLE_BUILTINS, object_key
 from .interpreter import Specializer
 from .state import LocalFunction, contains_value
 from .nnx import boundary_leaf, is_nnx
@@ -124,7 +124,8 @@ class MadePerCall:
     @classmethod
     def tree_unflatten(cls, aux, values):
         kind, names = aux
-        obj = dict.__new__(kind) if issubclass(kind, dict) else object.__new__(kind)
+        obj = dict.__new__(kind) if issubclass(kind, dict) else kind() if kind is types.SimpleNamespace \
+            else object.__new__(kind)
         slots = _slot_names(kind)
         for name, value in zip(names, values):
             if type(name) is tuple:
@@ -299,10 +300,10 @@ def remade_per_call(tree: Any, fresh: dict, outer_traced: bool = False) -> Any:
                 raise _Shared(f"an object of class {type(x).__name__} made in the function would leave the compiled "
                               "segment twice (eager has one object)")
             seen.add(id(x))
-            if isinstance(x, (bytearray, set, collections.abc.Iterator)):
+            if isinstance(x, MUTABLE_BUILTINS):
                 raise _Shared(f"a {type(x).__name__} made in the function would leave the compiled segment "
                               "(eager makes a new one per call)")
-            if _plain_instance(x):
+            if _plain_instance(x) or type(x) is types.SimpleNamespace:   # (its state: its __dict__ too)
                 state = _instance_state(x)
                 return MadePerCall(type(x), tuple(state), [walk(v) for v in state.values()])
             if _plain_dict(x):   # its items, then its attributes: rebuilt per call as eager's call makes one

@@ -12,6 +12,9 @@ Programs are written the way users write models and numerical code, not to
 suit the compiler: a program that falls back stays as it is, and a program
 whose converted result differs from eager is a bug of the compiler (listed in
 ``XFAIL`` with the reason, never "fixed" in the program).
+
+A corpus is a ``Registry`` (this one is ``CORPUS16``; ``benchmarks/hunt`` has
+its own), sharing ``measure.py`` and the runner in ``__main__.py``.
 """
 
 from __future__ import annotations
@@ -57,7 +60,51 @@ class Program:
         return len(self.steps) if self.stateful else len(self.inputs)
 
 
-PROGRAMS: list[Program] = []
+class Registry:
+    """One corpus: its categories, its programs, and the programs known to
+    differ from eager (``xfail``) or not to finish converting (``hangs``).
+    ``modules`` are the category modules (relative to ``package``) that
+    register the programs when imported."""
+
+    def __init__(self, title: str, package: str, modules: list[str], categories: dict[str, str],
+                 xfail: dict[str, str] | None = None, hangs: dict[str, str] | None = None):
+        self.title, self.package, self.modules, self.categories = title, package, modules, categories
+        self.programs: list[Program] = []
+        self.xfail: dict[str, str] = {} if xfail is None else xfail
+        self.hangs: dict[str, str] = {} if hangs is None else hangs
+
+    def _add(self, p: Program) -> None:
+        assert p.category in self.categories, p.category
+        assert all(q.name != p.name for q in self.programs), f"duplicate program name {p.name}"
+        self.programs.append(p)
+
+    def program(self, category: str, *inputs: tuple, exact_kinds: bool = True, rtol: float = 1e-5,
+                atol: float = 1e-6) -> Callable[[Callable], Callable]:
+        """A stateless program compared with eager on each input set."""
+        def deco(fn: Callable) -> Callable:
+            self._add(Program(fn.__name__, category, fn=fn, inputs=[tuple(a) for a in inputs],
+                              exact_kinds=exact_kinds, rtol=rtol, atol=atol, module=fn.__module__))
+            return fn
+        return deco
+
+    def stateful(self, category: str, steps: list[Callable], rtol: float = 1e-5,
+                 atol: float = 1e-6) -> Callable[[Callable], Callable]:
+        """A program with state: ``make()`` gives ``(fn, world)``; ``steps`` change the world and call."""
+        def deco(make: Callable) -> Callable:
+            name = make.__name__.removeprefix("make_")
+            self._add(Program(name, category, make=make, steps=list(steps), rtol=rtol, atol=atol,
+                              module=make.__module__))
+            return make
+        return deco
+
+    def load_all(self) -> list[Program]:
+        """Import every category module (registering its programs) and return the corpus."""
+        import importlib
+        for m in self.modules:
+            importlib.import_module(f"{self.package}.{m}")
+        order = list(self.categories)
+        return sorted(self.programs, key=lambda p: order.index(p.category))
+
 
 # Programs whose converted result differs from eager today (a compiler bug):
 # name -> what differs. The test marks them xfail(strict=True), so an entry
@@ -73,36 +120,11 @@ XFAIL: dict[str, str] = {}
 # rejection_halfnormal, `while True:` whose only exit is a traced return.)
 HANGS: dict[str, str] = {}
 
-
-def _add(p: Program) -> None:
-    assert p.category in CATEGORIES, p.category
-    assert all(q.name != p.name for q in PROGRAMS), f"duplicate program name {p.name}"
-    PROGRAMS.append(p)
-
-
-def program(category: str, *inputs: tuple, exact_kinds: bool = True, rtol: float = 1e-5,
-            atol: float = 1e-6) -> Callable[[Callable], Callable]:
-    """A stateless program compared with eager on each input set."""
-    def deco(fn: Callable) -> Callable:
-        _add(Program(fn.__name__, category, fn=fn, inputs=[tuple(a) for a in inputs], exact_kinds=exact_kinds,
-                     rtol=rtol, atol=atol, module=fn.__module__))
-        return fn
-    return deco
-
-
-def stateful(category: str, steps: list[Callable], rtol: float = 1e-5,
-             atol: float = 1e-6) -> Callable[[Callable], Callable]:
-    """A program with state: ``make()`` gives ``(fn, world)``; ``steps`` change the world and call."""
-    def deco(make: Callable) -> Callable:
-        name = make.__name__.removeprefix("make_")
-        _add(Program(name, category, make=make, steps=list(steps), rtol=rtol, atol=atol, module=make.__module__))
-        return make
-    return deco
-
-
-def load_all() -> list[Program]:
-    """Import every category module (registering its programs) and return the corpus."""
-    from . import (containers, context, control, decoders, generators, numpy_algos, pynum,  # noqa: F401
-                   samplers, schedulers, simulation, state, training)
-    order = list(CATEGORIES)
-    return sorted(PROGRAMS, key=lambda p: order.index(p.category))
+CORPUS16 = Registry("issue-16 corpus", "benchmarks.corpus16",
+                    ["containers", "context", "control", "decoders", "generators", "numpy_algos", "pynum",
+                     "samplers", "schedulers", "simulation", "state", "training"],
+                    CATEGORIES, XFAIL, HANGS)
+PROGRAMS = CORPUS16.programs
+program = CORPUS16.program
+stateful = CORPUS16.stateful
+load_all = CORPUS16.load_all

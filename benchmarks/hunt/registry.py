@@ -1,0 +1,41 @@
+"""The hunt corpus's registry (a ``benchmarks.corpus16.registry.Registry``).
+
+Programs are written the way people write models and numerical code; a
+program whose converted result differs from eager is a compiler bug, listed in
+``XFAIL`` with the reason until it is fixed, never "fixed" in the program.
+"""
+
+from __future__ import annotations
+
+from benchmarks.corpus16.registry import Registry
+
+CATEGORIES = {
+    "models": "models (layers, attention, classes, dataclasses, NamedTuples)",
+    "training": "training loops (optimisers, early stopping, logging)",
+    "numeric": "numerical methods (tolerance loops, root finding, ODEs, solvers)",
+    "numpy": "NumPy code (float64, in-place writes, argument mutation)",
+    "pynum": "Python numbers (int()/float()/.item(), overflow, //, %, nan/inf, -0.0)",
+    "control": "control flow (early returns, break/continue, try/finally, raise, with, recursion)",
+    "state": "state (globals, caches, closures, nonlocal, objects, default arguments)",
+    "containers": "containers (dict order, comprehensions, generators, sorting, *args/**kwargs)",
+}
+
+# name -> what differs from eager today (xfail, strict, in tests/test_hunt_corpus.py)
+XFAIL: dict[str, str] = {
+    # XLA, not ast2graph: jax.jit of the same loop body differs from eager the same way
+    "adaptive_euler": "XLA CPU contracts y + h * f into a fused multiply-add inside the graph (jax.jit does "
+                      "the same): float32 steps differ from eager's op-by-op by an ulp, and the error test "
+                      "on them rejects one step fewer",
+    "power_iteration": "XLA rewrites w / norm(w) as w * rsqrt(sum(w * w)) (jax.jit does the same): the "
+                       "float32 eigenvector differs by an ulp and the tolerance test stops one iteration early",
+}
+
+# name -> why its conversion does not finish (not run)
+HANGS: dict[str, str] = {}
+
+HUNT = Registry("hunt corpus", "benchmarks.hunt",
+                ["models", "training", "numeric", "numpy_code", "pynum", "control", "state", "containers"],
+                CATEGORIES, XFAIL, HANGS)
+program = HUNT.program
+stateful = HUNT.stateful
+load_all = HUNT.load_all

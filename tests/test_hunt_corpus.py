@@ -1,0 +1,48 @@
+"""The hunt corpus (benchmarks/hunt): every program against eager on every input set.
+
+Fallbacks are allowed here (``full_graph=False``); the single-graph rate is
+what ``python -m benchmarks.hunt`` measures. A wrong result is not allowed: a
+program that differs from eager today is listed in ``registry.XFAIL`` with the
+reason (xfail, strict), one whose conversion does not finish in
+``registry.HANGS`` (not run).
+"""
+
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = str(Path(__file__).resolve().parent.parent)
+if ROOT not in sys.path:
+    sys.path.insert(0, ROOT)
+
+from benchmarks.hunt import CATEGORIES, HANGS, XFAIL, load_all  # noqa: E402
+from helpers import check, check_sequence  # noqa: E402
+
+pytestmark = pytest.mark.slow   # minutes: deselected by -m "not slow"
+
+CORPUS = load_all()
+
+
+def _param(p):
+    marks = []
+    if p.name in HANGS:
+        marks.append(pytest.mark.xfail(reason=HANGS[p.name], run=False))
+    elif p.name in XFAIL:
+        marks.append(pytest.mark.xfail(reason=XFAIL[p.name], strict=True))
+    return pytest.param(p, id=f"{p.category}-{p.name}", marks=marks)
+
+
+def test_corpus_size_and_categories():
+    assert len(CORPUS) >= 80
+    assert {p.category for p in CORPUS} == set(CATEGORIES)
+    assert all(p.runs >= 1 for p in CORPUS)
+
+
+@pytest.mark.parametrize("prog", [_param(p) for p in CORPUS])
+def test_program_equals_eager(prog):
+    if prog.stateful:
+        check_sequence(prog.make, prog.steps, full_graph=False, rtol=prog.rtol, atol=prog.atol)
+        return
+    for args in prog.inputs:
+        check(prog.fn, *args, full_graph=False, exact_kinds=prog.exact_kinds, rtol=prog.rtol, atol=prog.atol)
