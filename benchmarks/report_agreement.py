@@ -10,7 +10,9 @@ place: ``progs`` of tests/test_programs.py and tests/test_programs_models.py
 on the inputs of their ``test_program_one_graph``, the ``RAISERS`` of
 tests/test_graph_exceptions.py on the input it explains, ``asserted`` of
 tests/assert_programs.py on the inputs of tests/test_runtime_checks.py);
-``all`` (the three). For every function the run says
+``hunt`` (``benchmarks/hunt``, realistic programs written to find
+wrong results and fallbacks, with their input sets); ``all`` (the four). For
+every function the run says
 whether it falls back (``explain``: any fallback site on
 any input set) and the report, reading the same file without importing it,
 says whether it lists the function (an ``always`` site; with ``--possible``
@@ -19,7 +21,7 @@ back, the share the report lists) and precision (of the functions it lists,
 the share that fall back), for the default report and for ``--possible``, and
 the disagreements (per corpus and overall).
 
-    python -m benchmarks.report_agreement [--corpus {corpus16,examples,programs,all}]
+    python -m benchmarks.report_agreement [--corpus {corpus16,examples,programs,hunt,all}]
                                           [--outcomes corpus.json] [-v] [--json PATH]
 
 An input on which eager raises (tests/assert_programs.py on a negative
@@ -27,7 +29,8 @@ input) adds no run site: the test compares the exception, and the graph
 raises it too.
 
 ``--outcomes`` reuses the JSON of ``python -m benchmarks.corpus16 --json F``
-(the run side; otherwise every program is run here, a few minutes).
+or ``python -m benchmarks.hunt --json F`` (the run side; otherwise every
+program is run here, a few minutes).
 """
 
 from __future__ import annotations
@@ -45,7 +48,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 ROOT = Path(__file__).resolve().parent.parent
-CORPORA = ("corpus16", "examples", "programs")
+CORPORA = ("corpus16", "examples", "programs", "hunt")
 # the example scripts (examples/common.py and timing.py are their shared helpers)
 EXAMPLES = ("newton_solver", "numpy_model", "rnn_early_stop", "transformer_decoder", "equinox_model",
             "flax_nnx_model", "decision_transformer_attention")
@@ -71,14 +74,26 @@ def _function_of(p) -> object:
     return getattr(fn, "__func__", fn)
 
 
-def rows(outcomes: dict[str, dict] | None, names: set[str] | None = None) -> list[Row]:
-    """One row per program (``names``: those only): the run's sites from
-    ``outcomes`` (else the program is run here), the report's from the file."""
-    from .corpus16 import load_all
+def _registry(corpus: str):
+    """The registry of a corpus of programs with their input sets."""
+    if corpus == "hunt":
+        from .hunt.registry import HUNT
+
+        return HUNT
+    from .corpus16.registry import CORPUS16
+
+    return CORPUS16
+
+
+def rows(outcomes: dict[str, dict] | None, names: set[str] | None = None, corpus: str = "corpus16") -> list[Row]:
+    """One row per program of ``corpus`` (``corpus16`` or ``hunt``; ``names``:
+    those only): the run's sites from ``outcomes`` (else the program is run
+    here), the report's from the file."""
     from .corpus16.measure import measure
 
+    registry = _registry(corpus)
     out = []
-    for p in load_all():
+    for p in registry.load_all():
         if names is not None and p.name not in names:
             continue
         if outcomes is not None and p.name in outcomes:
@@ -86,14 +101,14 @@ def rows(outcomes: dict[str, dict] | None, names: set[str] | None = None) -> lis
         else:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                sites = [f"{c} line {ln}" for c, ln, _col, _cause in measure(p).sites]
-        out.append(row(p, sites))
+                sites = [f"{c} line {ln}" for c, ln, _col, _cause in measure(p, registry.hangs).sites]
+        out.append(row(p, sites, corpus))
     return out
 
 
-def row(p, sites: list[str]) -> Row:
+def row(p, sites: list[str], corpus: str = "corpus16") -> Row:
     """The report of program ``p``'s function against the run's ``sites``."""
-    return function_row(p.name, _function_of(p), sites)
+    return function_row(p.name, _function_of(p), sites, corpus)
 
 
 def function_row(name: str, fn: Callable, sites: list[str], corpus: str = "corpus16") -> Row:
@@ -270,8 +285,8 @@ def figures(rs: list[Row], listed: str) -> dict:
 
 
 def corpus_rows(corpus: str, outcomes: dict[str, dict] | None = None) -> list[Row]:
-    if corpus == "corpus16":
-        return rows(outcomes)
+    if corpus in ("corpus16", "hunt"):
+        return rows(outcomes, corpus=corpus)
     return example_rows() if corpus == "examples" else program_rows()
 
 
@@ -298,7 +313,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m benchmarks.report_agreement", description=__doc__.splitlines()[0])
     ap.add_argument("--corpus", choices=CORPORA + ("all",), default="corpus16",
                     help="which functions to compare (default corpus16; all: every corpus)")
-    ap.add_argument("--outcomes", metavar="JSON", help="the run side of corpus16 from `python -m benchmarks.corpus16 --json`")
+    ap.add_argument("--outcomes", metavar="JSON", help="the run side of corpus16 or hunt from `python -m benchmarks.corpus16 "
+                    "--json` / `python -m benchmarks.hunt --json` (programs of the other corpus are run here)")
     ap.add_argument("-v", action="store_true", help="list every disagreement")
     ap.add_argument("--json", metavar="PATH", help="also write the rows and figures as JSON")
     args = ap.parse_args(argv)
