@@ -49,7 +49,7 @@ from . import hostwarnings
 from .blocks import BlocksMixin
 from .matching import MatchMixin
 from .calls import CallMixin
-from .generators import generators_in
+from .generators import LAZY, generators_in
 from .containers import ContainerMixin
 from .control import ControlMixin
 from .identity import IdentityMixin
@@ -1947,6 +1947,8 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
 
     def eval_GeneratorExp(self, node: Any) -> Any:
         unpacked = self.genexp_kept(node)   # held as a list: only where it is consumed once (generators.py)
+        if unpacked is LAZY:   # kept to be pulled later: a generator object
+            return self.lazy_genexp(node)
         items = self.mark_fresh(self.comprehension(node, lambda f: [f(node.elt)]))
         if unpacked is not None:
             self.genexp_unpacked(node, unpacked, items)
