@@ -270,9 +270,9 @@ class BlocksMixin(ContextsMixin):
             return False
         form = caught(*args, **kwargs)
         handler = ctx.lookup(form[2]) if form is not None else None
-        if handler is None or not _plain_handler(handler):
-            return False
-        pred_fn, pred_args, exc = form
+        if handler is None or not _plain_handler(handler) or len(form) > 3 and handler.name is not None:
+            return False   # (a fourth item: the exception's text is a stand-in, for a handler that binds no name)
+        pred_fn, pred_args, exc = form[:3]
         prior = ctx.caught.get(id(stmt))
         if prior is not None and (prior[0] is not handler or type(prior[1]) is not type(exc) or prior[1].args != exc.args):
             return False
@@ -501,11 +501,28 @@ class BlocksMixin(ContextsMixin):
             elif kind == "raise":   # taken by the try's handler (``caught_raise``)
                 env[ctx.sites[id(node_)]] = True
         self._unobserved_on_return(node, ctx, outs)
+        self._same_list_lengths(node, [(r, env) for r, env, _ in outs])
         self.decide(node, "exit", "flag", f"{'/'.join(k for k in kinds if k != 'end')} under a traced condition inside "
                     "`try`/`finally` (or `with`): the rest of the body runs in the other branches, the exit after the finally")
         self.frame.env = dict(env0)
         self._join_and_emit(node, pred, [(r, env) for r, env, _ in outs], ctx.all_names, switch)
         raise BodyEnd(node)
+
+    def _same_list_lengths(self, node: Any, outs: list) -> None:
+        """The lists written in the branches of a ``try`` body that exits have
+        one length on every path (their items are then joined one by one);
+        another length on each path (a tail of data-dependent length, whose
+        items' kinds the join does not keep apart: a NumPy scalar on one path,
+        a Python float on another) falls back."""
+        from .varlist import tail_of
+
+        for name, obj in self.branch_containers(outs):
+            values = [env[name] for _, env in outs]
+            if type(obj) is list and (any(tail_of(v) is not None for v in values)
+                                      or len({len(v) for v in values}) > 1):
+                raise self.graph_break(FallbackCode.EARLY_EXIT, node, f"{self.container_label(obj)} of another "
+                                       "length on each path out of a `try` body that exits under a traced condition",
+                                       "try")
 
     def _unobserved_on_return(self, node: Any, ctx: TryCtx, outs: list) -> None:
         """A name the rest of the body binds, unbound on a path that returns:

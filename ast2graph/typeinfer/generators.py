@@ -570,6 +570,10 @@ class GeneratorMixin:
 
         unit = unit_of_nested(node, self.frame.unit)
         first = self.eval(node.generators[0].iter)
+        if isinstance(first, Value):   # (an array's rows, pulled by the body's ``for``)
+            if not first.type.shape:
+                raise self.graph_break(FallbackCode.GENERATOR, node, "a generator expression over a 0-d array")
+            return self.lazy_generator(unit, Frame(unit, {GENEXP_ITER: first}, parent=self.frame), node)
         try:
             iter(first)   # (eager's TypeError for what is not iterable comes where the expression stands)
         except TypeError as e:
