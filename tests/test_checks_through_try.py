@@ -342,8 +342,9 @@ def test_index_check_past_a_handler_of_another_class(shift):
 
 @pytest.mark.parametrize("shift", [0, 5], ids=["inside", "out-of-bounds"])
 def test_index_check_under_a_handler_that_catches_it(shift):
-    e = check(_index_in_try(IndexError, shift), GOOD, full_graph=False)
-    assert e.fallback_sites
+    # (h-fb11: a handler that binds no name takes it in the graph: NumPy's message, which names the index, is
+    # never looked at; tests/test_fallbacks_hunt11.py has the one that reads it, which falls back)
+    check(_index_in_try(IndexError, shift), GOOD, full_graph=True)
 
 
 # --- the library functions that showed it: scikit-learn's @validate_params

@@ -1009,9 +1009,10 @@ def _genexp_kept(x, how):
 def test_generator_expression_bound_to_a_name_is_one_shot_as_eager():
     # a generator expression was held as the list of its items wherever it stood: bound to a name, a second
     # list(g) was full again, zip(g, g) paired each item with itself, len(g) and g[0] worked (h-hunt5)
-    for how in ("twice", "break", "next", "zip", "kind"):
-        explanation = check(_genexp_kept, jnp.array([1.0, 2.0, 3.0]), how, full_graph=False)
-        assert "A2G013" in [s.code.code for s in explanation.fallback_sites], str(explanation)
+    for how in ("twice", "break", "next", "zip"):   # a lazy generator object now (h-fb11): one-shot as eager's
+        check(_genexp_kept, jnp.array([1.0, 2.0, 3.0]), how, full_graph=True)
+    explanation = check(_genexp_kept, jnp.array([1.0, 2.0, 3.0]), "kind", full_graph=False)
+    assert "A2G013" in [s.code.code for s in explanation.fallback_sites], str(explanation)
     check(_genexp_kept, jnp.array([1.0, 2.0, 3.0]), "len", full_graph=False)   # eager's TypeError
 
 
@@ -1917,7 +1918,9 @@ def test_host_math_that_never_raises_and_bias_corrections_stay_one_graph():
     check_sequence(_running_min_sign, [lambda f, _, x=x: f(x) for x in xs])
     static = check_sequence(_bias_corrected, [lambda f, s, x=x: (f(x), dict(s)) for x in xs], full_graph=False)
     e = explain(static)(xs[0])
-    assert [s.code.code for s in e.fallback_sites] == ["A2G008"], str(e)
+    # (h-fb11: the counter is guarded within [0, 2**62), where 0.9 ** t cannot overflow: no check, one graph;
+    # tests/test_fallbacks_hunt11.py sets it to -20000 between calls, where eager raises OverflowError)
+    assert not e.fallback_sites, str(e)
 
 
 def test_python_float_power_of_a_traced_int_overflows_as_eager():

@@ -315,6 +315,16 @@ numpy_index_check._a2g_check = True  # type: ignore[attr-defined]
 numpy_index_check._a2g_raises = (IndexError,)  # type: ignore[attr-defined]
 
 
+def numpy_index_failed(shape: tuple, axes: tuple, *indices: Any) -> Any:
+    """Where ``numpy_index_check`` raises."""
+    return functools.reduce(jnp.logical_or, [jnp.any((i < -shape[a]) | (i >= shape[a])) for a, i in zip(axes, indices)])
+
+
+# (its message names the index's value: a stand-in, for a handler that never looks at it)
+numpy_index_check._a2g_caught = lambda shape, axes, *indices: (   # type: ignore[attr-defined]
+    numpy_index_failed, (shape, axes, *indices), IndexError("index out of bounds"), "text unknown")
+
+
 def int_store_check(value: Any, dtype: np.dtype, kind: str) -> None:
     """At run time: the error NumPy raises storing the scalar ``value`` (a
     Python number for ``kind`` "python", else a NumPy scalar) into an array of

@@ -337,6 +337,11 @@ def narrow(x: Any) -> Any:
         narrow = _NARROW.get(np.dtype(x.dtype))
         if narrow is not None:
             return _convert_element_type(x, narrow, bool(getattr(_typeof(x), "weak_type", False)))
+    if isinstance(x, (np.ndarray, np.generic)) and np.dtype(x.dtype) in _NARROW:
+        # a NumPy constant of the graph (``c = np.linspace(..)`` made at trace time): JAX with x64
+        # off converts it so (``dtypes.canonicalize_value``); left 64-bit, a jitted ``fn`` (its
+        # jaxpr traced for the 32-bit aval) would be handed the outer graph's 64-bit constant
+        return x.astype(_NARROW[np.dtype(x.dtype)])
     return x
 
 

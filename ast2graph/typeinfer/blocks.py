@@ -61,7 +61,7 @@ from ..ir.core import Region, Value, walk_ops
 from .checkscope import Protector, _binds, _handler_classes, _loads, _plain_type_expr
 from .contexts import ContextsMixin, contextmanager_function, python_code, user_manager_class
 from .exits import BodyEnd, TryCtx
-from .state import UNBOUND, BreakSignal, CaughtSignal, ContinueSignal, ControlSignal, ReturnSignal, own_nodes
+from .state import UNBOUND, BreakSignal, CaughtSignal, ContinueSignal, ControlSignal, MaybeBound, ReturnSignal, own_nodes
 
 _TRACE_TIME_CONTEXTS = (
     jax.named_scope, jax.default_matmul_precision, jax.numpy_dtype_promotion,
@@ -249,7 +249,9 @@ class BlocksMixin(ContextsMixin):
         after its statement the body ends there under that condition, as a
         ``raise`` does (``raise_caught_check``). Only where it is exact: the
         statement is one of the ``try`` body's own (no loop, branch, callee,
-        ``try`` or ``with`` between), it binds plain names at most and calls
+        ``try`` or ``with`` between; after an earlier check or raise of the
+        body it stands in the rest of the body, run where that one did not
+        fire: ``branches_ending_try``), it binds plain names at most and calls
         nothing that may change state (``_pure_statement``: eager stops it
         midway), the check's exception is made at trace time from constants
         (``fn._a2g_caught``: a LinAlgError's, a ZeroDivisionError's message),
@@ -259,18 +261,18 @@ class BlocksMixin(ContextsMixin):
         caught = getattr(fn, "_a2g_caught", None)
         ctx = self.nearest_loop()
         if caught is None or not isinstance(ctx, TryCtx) or ctx.lookup is None or ctx.frame is not self.frame \
-                or self.traced_depth != ctx.depth or len(self.protectors) != ctx.protectors \
+                or self.traced_depth < ctx.depth or len(self.protectors) != ctx.protectors \
                 or self.__dict__.get("_caught_check") is not None or len(self.cont) < 2 or self.cont[-2] is not ctx:
             return False
         stmts, i = self.cont[-1]
         stmt = stmts[i]
-        if stmts is not ctx.stmt.body or id(stmt) not in ctx.sites or not self._pure_statement(stmt):
+        if not _in_body(stmts, ctx.stmt.body) or id(stmt) not in ctx.sites or not self._pure_statement(stmt):
             return False
         form = caught(*args, **kwargs)
         handler = ctx.lookup(form[2]) if form is not None else None
-        if handler is None or not _plain_handler(handler):
-            return False
-        pred_fn, pred_args, exc = form
+        if handler is None or not _plain_handler(handler) or len(form) > 3 and handler.name is not None:
+            return False   # (a fourth item: the exception's text is a stand-in, for a handler that binds no name)
+        pred_fn, pred_args, exc = form[:3]
         prior = ctx.caught.get(id(stmt))
         if prior is not None and (prior[0] is not handler or type(prior[1]) is not type(exc) or prior[1].args != exc.args):
             return False
@@ -289,7 +291,7 @@ class BlocksMixin(ContextsMixin):
         still make one here."""
         ctx = self.nearest_loop()
         return isinstance(ctx, TryCtx) and ctx.lookup is not None and ctx.frame is self.frame \
-            and self.traced_depth == ctx.depth and len(self.cont) >= 2 and self.cont[-2] is ctx
+            and self.traced_depth >= ctx.depth and len(self.cont) >= 2 and self.cont[-2] is ctx
 
     def raise_caught_check(self, stmt: Any, returned: ReturnSignal | None = None) -> None:
         """After ``stmt``, whose check ``caught_check`` took: the body ends
@@ -419,9 +421,11 @@ class BlocksMixin(ContextsMixin):
         def run() -> None:
             if handler.name is not None:
                 self.assign(handler.name, exc, handler)
-            self.exec_block(handler.body)
-            if handler.name is not None:
-                self.frame.env.pop(handler.name.id, None)
+            try:
+                self.exec_block(handler.body)
+            finally:   # (unbound on the way out by an exit too, as eager's: the paths then join without it)
+                if handler.name is not None:
+                    self.frame.env.pop(handler.name.id, None)
 
         return run
 
@@ -496,11 +500,45 @@ class BlocksMixin(ContextsMixin):
                 env[ctx.ret], env[ctx.retval] = True, value
             elif kind == "raise":   # taken by the try's handler (``caught_raise``)
                 env[ctx.sites[id(node_)]] = True
+        self._unobserved_on_return(node, ctx, outs)
+        self._same_list_lengths(node, [(r, env) for r, env, _ in outs])
         self.decide(node, "exit", "flag", f"{'/'.join(k for k in kinds if k != 'end')} under a traced condition inside "
                     "`try`/`finally` (or `with`): the rest of the body runs in the other branches, the exit after the finally")
         self.frame.env = dict(env0)
         self._join_and_emit(node, pred, [(r, env) for r, env, _ in outs], ctx.all_names, switch)
         raise BodyEnd(node)
+
+    def _same_list_lengths(self, node: Any, outs: list) -> None:
+        """The lists written in the branches of a ``try`` body that exits have
+        one length on every path (their items are then joined one by one);
+        another length on each path (a tail of data-dependent length, whose
+        items' kinds the join does not keep apart: a NumPy scalar on one path,
+        a Python float on another) falls back."""
+        from .varlist import tail_of
+
+        for name, obj in self.branch_containers(outs):
+            values = [env[name] for _, env in outs]
+            if type(obj) is list and (any(tail_of(v) is not None for v in values)
+                                      or len({len(v) for v in values}) > 1):
+                raise self.graph_break(FallbackCode.EARLY_EXIT, node, f"{self.container_label(obj)} of another "
+                                       "length on each path out of a `try` body that exits under a traced condition",
+                                       "try")
+
+    def _unobserved_on_return(self, node: Any, ctx: TryCtx, outs: list) -> None:
+        """A name the rest of the body binds, unbound on a path that returns:
+        nothing reads it there after the join but a ``finally:`` on the way
+        out (the function has returned), so where no ``finally:`` of this
+        function around the exit reads it, zeros of its type stand there
+        (never observed) and it stays bound on the paths that go on, instead
+        of a may-be-unbound value whose read needs a run-time check."""
+        readers = set().union(*(_loads(getattr(c.stmt, "finalbody", [])) for c in self.cont if isinstance(c, TryCtx)))
+        for name in ctx.names:
+            if name in readers:
+                continue
+            bound = [env[name] for _, env, _ in outs if env.get(name, UNBOUND) is not UNBOUND]
+            returning = [(r, env) for r, env, out in outs if out[0] == "return" and env.get(name, UNBOUND) is UNBOUND]
+            if bound and returning and not any(isinstance(b, MaybeBound) for b in bound):
+                self._fill_placeholders(node, returning + [(None, {name: bound[0]})], [name])
 
     def _reraise_exits(self, stmt: Any, returned: Any, retval: Any, broke: Any, continued: Any) -> None:
         """After the finally: each exit the body took, under its flag (eager's
@@ -683,6 +721,13 @@ def _check_sites(body: list) -> list:
 
 
 _CHECK_STATEMENTS = (gast.Assign, gast.AugAssign, gast.Expr, gast.Assert, gast.Return)
+
+
+def _in_body(stmts: list, body: list) -> bool:
+    """``stmts`` is ``body`` or its tail (the rest of a ``try`` body run in
+    the branch where an earlier check or raise did not fire:
+    ``run_loop_continuation``)."""
+    return stmts is body or 0 < len(stmts) <= len(body) and all(a is b for a, b in zip(stmts, body[len(body) - len(stmts):]))
 
 
 def _bound_before_read(body: list) -> set[str]:

@@ -72,6 +72,8 @@ def _track_int_bits(out: Value, x: Value) -> None:
     """The bits the Python int ``out = int(x)`` may need (``lattice.INT_BITS``)
     and whether a JAX op must check it fits int32 (``WIDE_INTS``)."""
     dtype = x.type.dtype
+    if dtype.kind in "iu" and x in INT_RANGE:   # int() of an integer keeps its value: its known range too
+        INT_RANGE[out] = INT_RANGE[x]
     if x.type.python and dtype.kind in "iu":   # int() of a Python int: the same int
         if x in INT_BITS:
             INT_BITS[out] = INT_BITS[x]

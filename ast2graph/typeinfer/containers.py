@@ -516,10 +516,10 @@ class ContainerMixin:
         body's end (``rest``, the loop: ``exits._branches_ending_body``) and are
         joined there, containers too: allowed (a first run without ``rest`` is
         run again so)."""
-        from .exits import LoopCtx
+        from .exits import LoopCtx, TryCtx
 
         loop = rest if rest is not None else self.nearest_loop()
-        if isinstance(loop, LoopCtx) and rest != "function":
+        if isinstance(loop, (LoopCtx, TryCtx)) and rest != "function":
             return
         if log.saved and outcome is not None:
             obj = next(iter(log.saved.values()))[0]

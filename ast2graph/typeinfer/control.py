@@ -55,11 +55,23 @@ def _chosen_strings(outs: list, names: list[str]) -> None:
     of traced values is; comparing or hashing it falls back (a stand-in)."""
     for name in names:
         values = [env.get(name, UNBOUND) for _, env in outs]
-        if not all(type(v) is str and v for v in values) or len(set(values)) < 2:
+        chosen = {v.parts[0][1] for v in values if _choice(v)}   # (one path already chose: a join after a join)
+        if len(chosen) > 1 or not all(type(v) is str and v or _choice(v) for v in values) \
+                or not chosen and len(set(values)) < 2:
             continue   # (non-empty: a deferred string is true, as each of them is)
-        options = tuple(dict.fromkeys(values))
+        # the options chosen before come first: their indices stay valid
+        options = tuple(dict.fromkeys([*(chosen.pop() if chosen else ()), *(v for v in values if type(v) is str)]))
         for (_, env), v in zip(outs, values):
-            env[name] = arrays.DeferredStr(((arrays.CHOICE, options),), (options.index(v),))
+            if type(v) is str:
+                env[name] = arrays.DeferredStr(((arrays.CHOICE, options),), (options.index(v),))
+            else:
+                env[name] = arrays.DeferredStr(((arrays.CHOICE, options),), v.values)
+
+
+def _choice(v: Any) -> bool:
+    """``v`` is a deferred string choosing one of several texts (``_chosen_strings``)."""
+    return type(v) is arrays.DeferredStr and len(v.parts) == 1 and not isinstance(v.parts[0], str) \
+        and v.parts[0][0] == arrays.CHOICE
 
 
 # Statements that may precede a checked ``raise`` in its block (they only
@@ -488,6 +500,7 @@ class ControlMixin(ExitsMixin):
                                    "on a path that returns under a traced condition", "return")
         self.decide(node, "return", "joined", "early return under a traced condition: the rest of the function runs in the other branch")
         envs = [{"<return>": out[2]} for _, _, out in outs]
+        _chosen_strings([(None, e) for e in envs], ["<return>"])
         template = self._join_branch_name(node, "the return value", [e["<return>"] for e in envs])
         results = self._emit_branch_op(node, pred, [(r, e) for (r, _, _), e in zip(outs, envs)], ["<return>"], [template], switch)
         leaves, treedef = _flatten(template)

@@ -289,6 +289,7 @@ class _FirstItem(ControlSignal):
 
 
 _FIRST = "first item"   # ``_generator_consumer``: the call is given to ``next()``
+LAZY = "lazy"   # ``genexp_kept``: the generator expression is a generator object (``lazy_genexp``)
 
 
 class GeneratorMixin:
@@ -535,6 +536,11 @@ class GeneratorMixin:
         if isinstance(parent, gast.Assign) and parent.value is node and len(parent.targets) == 1 \
                 and isinstance(parent.targets[0], gast.Name) and self._consumed_next(parent, parent.targets[0].id):
             return None
+        if isinstance(parent, (gast.Assign, gast.AnnAssign)) and parent.value is node \
+                and all(isinstance(t, gast.Name) for t in getattr(parent, "targets", [getattr(parent, "target", None)])):
+            return LAZY   # bound to a name: a generator object (``lazy_genexp``)
+        if isinstance(parent, gast.Call) and any(a is node for a in parent.args) and self._python_callee(parent.func):
+            return LAZY   # given to a Python function, converted with it: its uses are checked there
         if isinstance(parent, _KEEPERS):
             raise self.graph_break(FallbackCode.GENERATOR, node, "a generator expression bound to a name, returned or "
                                    "put in a container: eager's is a lazy one-shot iterator (a real generator is "
@@ -544,6 +550,36 @@ class GeneratorMixin:
             raise self.graph_break(FallbackCode.GENERATOR, node, f"a generator expression given to {name}(), which "
                                    "may use it other than by iterating it once (a real generator is needed)",
                                    hint="use a list comprehension")
+
+    def _python_callee(self, func: Any) -> bool:
+        """``func`` names a Python function whose code is converted with the
+        caller's (a local function, a user's or a library's with source, not
+        JAX's or NumPy's)."""
+        callee = self._static_callee(func)
+        if isinstance(callee, types.MethodType):
+            callee = callee.__func__
+        return isinstance(callee, _local()) or isinstance(callee, types.FunctionType) and not _compiled_library(callee)
+
+    def lazy_genexp(self, node: Any) -> "TraceGenerator":
+        """A generator expression kept to be pulled later (bound to a name,
+        given to a Python function): the generator object of the function it
+        is (``state.genexp_function``), its first iterable evaluated here, as
+        eager's, the rest of it interpreted item by item as it is pulled
+        (``TraceGenerator``)."""
+        from .state import GENEXP_ITER, unit_of_nested
+
+        unit = unit_of_nested(node, self.frame.unit)
+        first = self.eval(node.generators[0].iter)
+        if isinstance(first, Value):   # (an array's rows, pulled by the body's ``for``)
+            if not first.type.shape:
+                raise self.graph_break(FallbackCode.GENERATOR, node, "a generator expression over a 0-d array")
+            return self.lazy_generator(unit, Frame(unit, {GENEXP_ITER: first}, parent=self.frame), node)
+        try:
+            iter(first)   # (eager's TypeError for what is not iterable comes where the expression stands)
+        except TypeError as e:
+            raise self.graph_break(FallbackCode.TRACE_ERROR, node.generators[0].iter,
+                                   f"a generator expression over {type(first).__name__}: {e}", exc=e) from None
+        return self.lazy_generator(unit, Frame(unit, {GENEXP_ITER: first}, parent=self.frame), node)
 
     def _consumed_next(self, stmt: Any, name: str) -> bool:
         """Whether ``name`` (bound by ``stmt``) is read once in the function,

@@ -49,7 +49,7 @@ from . import hostwarnings
 from .blocks import BlocksMixin
 from .matching import MatchMixin
 from .calls import CallMixin
-from .generators import generators_in
+from .generators import LAZY, generators_in
 from .containers import ContainerMixin
 from .control import ControlMixin
 from .identity import IdentityMixin
@@ -352,6 +352,48 @@ def _traced_number_among(leaves: list) -> str:
     return ""
 
 
+_POSITIONS = frozenset({"argmin", "argmax", "nanargmin", "nanargmax", ".argmin", ".argmax"})
+
+
+def _position_range(fn: Callable, args: tuple, kwargs: dict) -> tuple[int, int] | None:
+    """The values ``np.argmin(x)``/``argmax`` (``jnp.``'s, ``x.argmax()``)
+    can take: a position in ``x`` (flattened, or along ``axis``); None for
+    any other call, or where it is not known."""
+    if getattr(fn, "__name__", None) not in _POSITIONS or not args or not isinstance(args[0], Value) \
+            or (getattr(fn, "__module__", None) or "").split(".")[0] not in ("numpy", "jax", __name__.split(".")[0]):
+        return None
+    axis = kwargs.get("axis", args[1] if len(args) > 1 else None)
+    shape = args[0].type.shape
+    if axis is None:
+        size = int(np.prod(shape))
+    elif type(axis) is int and -len(shape) <= axis < len(shape):
+        size = shape[axis]
+    else:
+        return None
+    return (0, size - 1) if size > 0 else None
+
+
+_COUNTER_RANGE = (0, 2 ** 62 - 1)
+
+
+def _counter_range(value: int) -> bool:
+    """A traced Python int within ``_COUNTER_RANGE`` (its specialisation knows it)."""
+    return _COUNTER_RANGE[0] <= value <= _COUNTER_RANGE[1]
+
+
+def _copying_index(obj: np.ndarray, idx: Any) -> bool:
+    """``obj[idx]`` is a copy in NumPy, never a view of ``obj``: an advanced
+    index (an integer array, traced or not; a list), or an integer for every
+    axis (an element)."""
+    parts = idx if type(idx) is tuple else (idx,)
+    for p in parts:
+        if isinstance(p, Value) and p.type.shape and p.type.dtype.kind in "iu" or isinstance(p, (list, np.ndarray)):
+            return True
+    scalar = [p for p in parts if isinstance(p, (int, np.integer)) and not isinstance(p, bool)
+              or isinstance(p, Value) and not p.type.shape and p.type.dtype.kind in "iu"]
+    return len(scalar) == len(parts) == obj.ndim
+
+
 class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixin, NnxMixin, WritebackMixin,
                   ContainerMixin, ListIndexMixin, VarListMixin, MaskedMixin, KindTagMixin, IdentityMixin):
     """Abstract interpreter for one call signature of one segment."""
@@ -530,6 +572,10 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
                                       for leaf in out_leaves):
                 return jax.tree_util.tree_unflatten(out_tree, out_leaves)   # nothing computed: no op
         results = [leaf for leaf in out_leaves if isinstance(leaf, Value)]
+        if len(results) == 1 and results[0].type.dtype.kind in "iu":
+            known = _position_range(fn, args, kwargs)
+            if known is not None:   # ``x[int(np.argmin(x))]`` needs no bounds check
+                INT_RANGE[results[0]] = known
         self.mark_kinds(fn, name, treedef, leaves, out_tree, out_leaves, node, callee)
         if results and self.view_of:
             self.note_view_recipes(fn, treedef, leaves, results, eager_fn, len(out_leaves))   # mutation.py
@@ -897,8 +943,17 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         if kind is int:
             WIDE_INTS.add(v)   # any int64: a JAX op checks it fits int32, as eager JAX does
             INT_BITS[v] = TRACED_INT_BITS
-        self.guards.append(Guard(lambda: type(now := getter()) is kind and is_traceable_number(now) and traced_int_ok(now), True,
-                                 f"{description} is a {kind.__name__}", key))
+        if kind is int and _counter_range(value):
+            # a counter (``state["t"] += 1``, ``self.step``): guarded within [0, 2**62), a range the
+            # graph then knows (``decay ** t`` cannot overflow, ``t + 1`` cannot wrap); a value outside
+            # it specialises again, without the range
+            INT_RANGE[v] = _COUNTER_RANGE
+            self.guards.append(Guard(lambda: type(now := getter()) is int and _counter_range(now), True,
+                                     f"{description} is an int in [0, 2**62)", key))
+        else:
+            self.guards.append(Guard(lambda: type(now := getter()) is kind and is_traceable_number(now)
+                                     and traced_int_ok(now) and not (kind is int and _counter_range(now)), True,
+                                     f"{description} is a {kind.__name__}", key))
         self.traced_static_values[key] = v
         return v
 
@@ -1854,6 +1909,12 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
             # ``positions[vals == vals.min()]`` of an array made at trace time (np.arange(n)): its values, a constant
             obj = self.as_value(obj, node)
             obj.type = dataclasses.replace(obj.type, numpy=True)
+        elif type(obj) is np.ndarray and obj.dtype != object and contains_value(idx) and _copying_index(obj, idx):
+            # ``edges[np.searchsorted(edges, v)]``, ``c[i]`` of an array made at trace time (np.linspace(..)):
+            # NumPy's result is a copy of its values as they are now (a later write into the array is not
+            # seen), a constant of them; NumPy's bounds are checked as for any array
+            obj = self.as_value(obj.copy(), node)
+            obj.type = dataclasses.replace(obj.type, numpy=True)
         if self.is_bool_mask(obj, idx):   # ``x[x > 0]``: eager's kept rows, a masked value (masked.py)
             return self.bool_masked(obj, idx, node)
         if isinstance(obj, Value) or contains_value(idx):
@@ -1980,6 +2041,8 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
 
     def eval_GeneratorExp(self, node: Any) -> Any:
         unpacked = self.genexp_kept(node)   # held as a list: only where it is consumed once (generators.py)
+        if unpacked is LAZY:   # kept to be pulled later: a generator object
+            return self.lazy_genexp(node)
         items = self.mark_fresh(self.comprehension(node, lambda f: [f(node.elt)]))
         if unpacked is not None:
             self.genexp_unpacked(node, unpacked, items)
@@ -2275,7 +2338,31 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
                         "AssertionError as eager does")
             return
         if not truth:
+            self._static_assert_check(stmt)
             raise self.graph_break(FallbackCode.TRACE_ERROR, stmt, "assertion fails (eager raises AssertionError)")
+
+    def _static_assert_check(self, stmt: gast.Assert) -> None:
+        """An ``assert`` that fails on a static path of the converted function
+        itself (``assert lo < hi`` of static arguments): as a ``raise
+        AssertionError(msg)`` there (``_static_raise_check``), a run-time check
+        that always fires after the graph of what came before; the call ends
+        here. Returns where that cannot be (the assert then falls back)."""
+        if self.frame is not getattr(self, "top_frame", None) or self.callers or self.traced_depth \
+                or getattr(self, "rolled_depth", 0) or self.protectors or not self.raise_checks_allowed():
+            return
+        start = len(self.region.ops)
+        try:
+            args = ((), {}) if stmt.msg is None else self.check_arguments([stmt.msg], [], start)
+            if args is not None:
+                self.emit_raise_check(self.as_value(True, stmt), stmt, AssertionError, args[0], {}, "assert")
+        except GraphBreak:
+            args = None
+        if args is None:
+            del self.region.ops[start:]
+            return
+        self.decide(stmt, "assert", "checked", "assert failing on a static path: a run-time check that fires after "
+                    "the graph, the call raises AssertionError as eager does")
+        raise ReturnSignal(stmt, None)
 
     def exec_FunctionDef(self, stmt: gast.FunctionDef) -> None:
         if stmt.decorator_list:

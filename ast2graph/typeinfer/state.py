@@ -173,7 +173,9 @@ def unit_of_nested(node: Any, outer: Unit) -> Unit:
     cached = _NESTED_UNITS.get(id(node))
     if cached is None or cached[0] is not node:
         tree = node
-        if isinstance(node, gast.Lambda):
+        if isinstance(node, gast.GeneratorExp):
+            tree = genexp_function(node)
+        elif isinstance(node, gast.Lambda):
             tree = gast.FunctionDef(name="<lambda>", args=node.args, body=[gast.Return(value=node.body)],
                                     decorator_list=[], returns=None, type_comment=None, type_params=[])
             gast.copy_location(tree, node)
@@ -184,6 +186,43 @@ def unit_of_nested(node: Any, outer: Unit) -> Unit:
         cached = (node, unit)
         _NESTED_UNITS[id(node)] = cached
     return cached[1]
+
+
+GENEXP_ITER = ".0"   # the argument of a generator expression's function: its first iterable (as CPython's)
+
+
+def genexp_function(node: gast.GeneratorExp) -> gast.FunctionDef:
+    """The generator function a generator expression is: its first iterable,
+    evaluated where the expression stands, is the argument ``.0``; the rest
+    (later iterables, conditions, the element) runs in its own scope, item by
+    item as it is pulled::
+
+        (elt for t1 in it1 if c1 for t2 in it2)
+        def <genexpr>(.0):
+            for t1 in .0:
+                if c1:
+                    for t2 in it2:
+                        yield elt
+    """
+    body: list = [gast.Expr(value=gast.Yield(value=node.elt))]
+    gast.copy_location(body[0], node.elt)
+    gast.copy_location(body[0].value, node.elt)
+    for k in range(len(node.generators) - 1, -1, -1):
+        comp = node.generators[k]
+        for cond in reversed(comp.ifs):
+            body = [gast.copy_location(gast.If(test=cond, body=body, orelse=[]), cond)]
+        source = comp.iter if k else gast.copy_location(gast.Name(id=GENEXP_ITER, ctx=gast.Load(), annotation=None,
+                                                                  type_comment=None), comp.iter)
+        body = [gast.copy_location(gast.For(target=comp.target, iter=source, body=body, orelse=[], type_comment=None),
+                                   comp.target)]
+    param = gast.Name(id=GENEXP_ITER, ctx=gast.Param(), annotation=None, type_comment=None)
+    args = gast.arguments(args=[param], posonlyargs=[], vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None,
+                          defaults=[])
+    tree = gast.FunctionDef(name="<genexpr>", args=args, body=body, decorator_list=[], returns=None,
+                            type_comment=None, type_params=[])
+    gast.copy_location(tree, node)
+    gast.copy_location(param, node)
+    return tree
 
 
 class Unbound:
