@@ -1,6 +1,8 @@
 """Differences and hangs the hunt corpus (benchmarks/hunt) found, minimised; each compared with eager."""
 
 import jax.numpy as jnp
+import numpy as np
+import pytest
 
 from helpers import check, check_sequence
 
@@ -137,3 +139,38 @@ def test_math_isnan_isinf_isfinite_of_traced_python_numbers_are_one_graph():
 
     for x in (jnp.array([1, 2]), jnp.array([np.nan, 2.0]), np.array([np.inf, 2.0])):
         check(of_items, x, full_graph=True)
+
+
+# ------------------------------------------------ trace-time NumPy arrays written after an op read them
+def _op_then_write(x):
+    c = np.zeros(3)
+    v = c + x          # eager's op reads c now
+    c[:] = 7           # a later write into c does not reach v
+    return v, c
+
+
+def test_an_op_reads_a_trace_time_array_as_it_was_then():
+    # the op held the array object itself, and the later trace-time write reached it: 7 + x (h-fb11)
+    check(_op_then_write, np.array([1.0, 5.0, 2.0]), full_graph=True)
+
+
+def _row_view_then_write_base(x):
+    c = np.zeros((3, 2))
+    row = c[x.argmax()]   # a view in eager
+    c[:] = 7
+    return row
+
+
+def _row_view_then_write_row(x):
+    c = np.zeros((3, 2))
+    row = c[x.argmax()]
+    row[0] = 5
+    return c
+
+
+@pytest.mark.xfail(strict=True, reason="known wrong result (h-fb11): a view taken by a traced index of a NumPy array "
+                   "made in the function runs in Python, and the next segment's write through the base or the view "
+                   "does not reach the other")
+@pytest.mark.parametrize("fn", [_row_view_then_write_base, _row_view_then_write_row])
+def test_a_view_by_a_traced_index_shares_memory_with_its_base(fn):
+    check(fn, np.array([1.0, 5.0, 2.0]), full_graph=False)

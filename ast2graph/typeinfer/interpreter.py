@@ -585,7 +585,10 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         if results or effect:
             label = name or qualified_name(fn)
             site = self.host_site(node) if _touches_host(fn) else None
-            self.region.ops.append(CallOp(results, self.loc(node), fn, treedef, leaves, label, x32, site))
+            # a NumPy array made at trace time is an operand as it is now: a later trace-time write
+            # into it (``c[:] = 7`` after ``v = c + x``) must not reach this op, as eager's op ran before it
+            operands = [x.copy() if type(x) is np.ndarray and x.flags.writeable else x for x in leaves]
+            self.region.ops.append(CallOp(results, self.loc(node), fn, treedef, operands, label, x32, site))
         pending = self.__dict__.pop("_overflow_check", None)
         if pending is not None and any(pending[1] is r for r in results):   # (mutation._python_int_bits)
             operands, result, subtract = pending
