@@ -572,7 +572,7 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
                                       for leaf in out_leaves):
                 return jax.tree_util.tree_unflatten(out_tree, out_leaves)   # nothing computed: no op
         results = [leaf for leaf in out_leaves if isinstance(leaf, Value)]
-        if len(results) == 1 and results[0].type.dtype.kind in "iu":
+        if len(results) == 1 and getattr(results[0].type.dtype, "kind", None) in ("i", "u"):   # (a PRNG key's dtype has no kind)
             known = _position_range(fn, args, kwargs)
             if known is not None:   # ``x[int(np.argmin(x))]`` needs no bounds check
                 INT_RANGE[results[0]] = known
