@@ -168,9 +168,33 @@ def _row_view_then_write_row(x):
     return c
 
 
-@pytest.mark.xfail(strict=True, reason="known wrong result (h-fb11): a view taken by a traced index of a NumPy array "
-                   "made in the function runs in Python, and the next segment's write through the base or the view "
-                   "does not reach the other")
+def _arg_row_view_then_write_base(x, c):
+    row = c[int(np.argmax(x)) % 2]   # a traced Python int: basic indexing, a view in eager
+    c[:] = 7.0
+    return row + x
+
+
+def _arg_row_view_then_write_row(x, c):
+    row = c[x.argmax() % 2]   # a NumPy integer scalar index: a view too
+    row[0] = 100.0
+    return c.sum() + x
+
+
+def _arg_row_by_array0_is_a_copy(x, c):
+    row = c[np.asarray(x.argmax() % 2)]   # a 0-d ndarray index: advanced indexing, a copy
+    c[:] = 7.0
+    return row + x
+
+
 @pytest.mark.parametrize("fn", [_row_view_then_write_base, _row_view_then_write_row])
 def test_a_view_by_a_traced_index_shares_memory_with_its_base(fn):
+    # the view ran in Python (A2G003) and the next segment's write did not reach the other name
     check(fn, np.array([1.0, 5.0, 2.0]), full_graph=False)
+
+
+@pytest.mark.parametrize("fn", [_arg_row_view_then_write_base, _arg_row_view_then_write_row,
+                                _arg_row_by_array0_is_a_copy])
+def test_a_row_of_an_argument_by_a_traced_index_is_a_view(fn):
+    # one graph, and wrong before: the row was a gather, the later write into c did not reach it
+    for x in (np.array([1.0, 5.0, 2.0]), np.array([9.0, 5.0, 2.0])):
+        check(fn, x, np.arange(6.0).reshape(2, 3), full_graph=False)

@@ -69,7 +69,16 @@ def _basic_index(idx: Any) -> bool:
     """NumPy basic indexing (ints, slices, None, Ellipsis): the result is a view."""
     parts = idx if type(idx) is tuple else (idx,)
     return all(isinstance(p, (int, slice, type(None), type(Ellipsis), arrays.SliceSpec)) and not isinstance(p, bool)
-               for p in parts)
+               or _scalar_int_index(p) for p in parts)
+
+
+def _scalar_int_index(p: Any) -> bool:
+    """A traced integer scalar index: NumPy takes a Python int, a NumPy integer
+    scalar or a 0-d jax.Array through ``__index__`` (basic indexing: a view);
+    only a 0-d ndarray is an advanced index (a copy). Where the kind is not
+    known, a view: the safe side (a later write falls back, never misses it)."""
+    return isinstance(p, Value) and not p.type.shape and np.issubdtype(p.type.dtype, np.integer) \
+        and p.type.kinds != {"array0"}
 
 
 def _in_bounds(index: Value, n: int) -> bool:
