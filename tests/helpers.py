@@ -185,3 +185,32 @@ def check_sequence(make: Callable[[], Any], steps: list[Callable[..., Any]], ful
     if recompiles is not None:
         assert static.recompiles <= recompiles, static.recompile_reasons
     return static
+
+
+# ------------------------------------------------ corpora of programs (benchmarks/corpus16, benchmarks/hunt)
+def corpus_params(programs: list, hangs: dict, xfail: dict) -> list:
+    """One ``pytest.param`` per corpus program, id ``category-name``: a program
+    whose conversion does not finish (``hangs``) is not run, one that differs
+    from eager today (``xfail``, with the reason) is a strict xfail."""
+    import pytest
+
+    out = []
+    for p in programs:
+        marks = []
+        if p.name in hangs:
+            marks.append(pytest.mark.xfail(reason=hangs[p.name], run=False))
+        elif p.name in xfail:
+            marks.append(pytest.mark.xfail(reason=xfail[p.name], strict=True))
+        out.append(pytest.param(p, id=f"{p.category}-{p.name}", marks=marks))
+    return out
+
+
+def check_program(prog: Any) -> None:
+    """A corpus program against eager on every input set (a stateful one on
+    its steps), fallbacks allowed: the corpus's single-graph rate is what its
+    benchmark measures, a wrong result is never allowed."""
+    if prog.stateful:
+        check_sequence(prog.make, prog.steps, full_graph=False, rtol=prog.rtol, atol=prog.atol)
+        return
+    for args in prog.inputs:
+        check(prog.fn, *args, full_graph=False, exact_kinds=prog.exact_kinds, rtol=prog.rtol, atol=prog.atol)

@@ -18,20 +18,11 @@ if ROOT not in sys.path:
 
 from benchmarks.corpus16 import load_all  # noqa: E402
 from benchmarks.corpus16.registry import HANGS, XFAIL  # noqa: E402
-from helpers import check, check_sequence  # noqa: E402
+from helpers import check_program, corpus_params  # noqa: E402
 
 pytestmark = pytest.mark.slow   # minutes: deselected by -m "not slow"
 
 CORPUS = load_all()
-
-
-def _param(p):
-    marks = []
-    if p.name in HANGS:
-        marks.append(pytest.mark.xfail(reason=HANGS[p.name], run=False))
-    elif p.name in XFAIL:
-        marks.append(pytest.mark.xfail(reason=XFAIL[p.name], strict=True))
-    return pytest.param(p, id=f"{p.category}-{p.name}", marks=marks)
 
 
 def test_corpus_size_and_categories():
@@ -40,10 +31,6 @@ def test_corpus_size_and_categories():
     assert all(p.runs >= 1 for p in CORPUS)
 
 
-@pytest.mark.parametrize("prog", [_param(p) for p in CORPUS])
+@pytest.mark.parametrize("prog", corpus_params(CORPUS, HANGS, XFAIL))
 def test_program_equals_eager(prog):
-    if prog.stateful:
-        check_sequence(prog.make, prog.steps, full_graph=False, rtol=prog.rtol, atol=prog.atol)
-        return
-    for args in prog.inputs:
-        check(prog.fn, *args, full_graph=False, exact_kinds=prog.exact_kinds, rtol=prog.rtol, atol=prog.atol)
+    check_program(prog)
