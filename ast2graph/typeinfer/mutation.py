@@ -1307,7 +1307,8 @@ class MutationMixin:
                     plain.append((frame, key))
                     continue
                 if walk(v, 0):
-                    yield f"'{key}'"
+                    where = "" if frame is self.frame else f" in {getattr(frame.unit, 'qualname', 'an enclosing function')}"
+                    yield f"'{key}'{where}"
                     return
         for held in self.attr_writes.values():
             if walk(held[2], 0):
