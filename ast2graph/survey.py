@@ -271,7 +271,8 @@ class SyntheticModule:
         for stmt in self.tree.body:
             if getattr(stmt, "name", None) == own:
                 continue
-            local = _locals_of(stmt) if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) else set()
+            local = set().union(*(_locals_of(f) for f in ast.walk(stmt)   # (a method's own locals too)
+                                  if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))))
             out |= (_written_into(stmt) & containers) - local
         return out
 
