@@ -1099,15 +1099,34 @@ class _Search:
                 break
             switched = {p for p in kinds if kinds[p] != best.kinds.get(p)}
         if best is None and last is not None:   # no kinds eager accepts: nothing is certain
-            return _classified([], [ReportSite(s, DEPENDS) for s in last.sites])
+            return [self.assumed(r, last.kinds, accepted=False)
+                    for r in _classified([], [ReportSite(s, DEPENDS) for s in last.sites])]
         if best is not None:
             best = self.scalars(best)
             best = self.integers(best)
             best = self.python_tests(best)
             self.traced_counts(best)
             self.integer_data(best)
-        return [self.filled_condition(self.value_condition(r))
+        return [self.assumed(self.filled_condition(self.value_condition(r)), best.kinds if best else {})
                 for r in _classified(best.sites if best else [], self.depends)]
+
+    def assumed(self, reported: ReportSite, kinds: dict[str, int], accepted: bool = True) -> ReportSite:
+        """A ``depends`` site whose cause does not yet say on what: it names the
+        parameters flowing into its line and the kinds the report assumed for
+        them (eager raises there under those kinds, or the site follows an
+        earlier fallback whose results the report cannot know)."""
+        site = reported.site
+        if reported.kind != DEPENDS or "falls back if" in site.cause or "depends on" in site.cause:
+            return reported
+        params = sorted(p for p in self.flowing(site.loc.line, kinds) if p in kinds)
+        if params:
+            assumed = ", ".join(f"`{p}` {KINDS[kinds[p]].name}" for p in params)
+            why = "no kinds of the parameters were found that eager accepts" if not accepted else \
+                "eager raises here under the kinds assumed"
+            cause = f"{site.cause}; {why} ({assumed}): depends on what the caller passes"
+        else:
+            cause = f"{site.cause}; depends on values the report cannot know (what an earlier fallback computes)"
+        return ReportSite(dataclasses.replace(site, cause=cause), DEPENDS)
 
     def filled_condition(self, reported: ReportSite) -> ReportSite:
         """An ``always`` site on a line that reads a module-level container

@@ -108,3 +108,13 @@ def test_recursion_depends_on_its_bound_being_a_python_int() -> None:
     assert "A2G011" in {s.site.code.code for s in depends}
     assert all("`depth` is a traced array" in s.site.cause and "one graph if a Python int" in s.site.cause
                for s in depends)
+
+
+def test_every_depends_site_says_on_what() -> None:
+    # a depends site names the value it hinges on and the assumption: none is left without a condition
+    from ast2graph.report import report_path
+
+    sites = [s for r in report_path(PROGRAMS) for s in r.sites if s.kind == DEPENDS]
+    assert sites
+    assert all("falls back if" in s.site.cause or "depends on" in s.site.cause for s in sites), \
+        [s.site.cause for s in sites if "falls back if" not in s.site.cause and "depends on" not in s.site.cause]
