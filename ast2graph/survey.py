@@ -100,9 +100,16 @@ KINDS = (
     Kind("an int64 NumPy array of rows", lambda: np.ones((_PLACEHOLDER_SIDE, 2), np.int64)),   # width per function
     Kind("a layer (a callable object returning its input)", lambda: _layer, False),
     Kind("a list of layers", lambda: [_layer, _layer], False),
+    # ``a, b, c = p``: as many float32 elements as the targets (per function: _Search.make)
+    Kind("a float32 jax.Array of as many elements as it is unpacked into", _array((3,))),
+    # the integer arrays of the float kinds (``_INTEGER_OF``): a site may hinge on the dtype
+    Kind("an int32 jax.Array of shape (4, 4)", lambda: jnp.ones(_SQUARE, jnp.int32)),
+    Kind("an int64 NumPy array of shape (4,)", lambda: np.ones((_PLACEHOLDER_SIDE,), np.int64)),
+    Kind("an int64 NumPy array of shape (4, 4)", lambda: np.ones(_SQUARE, np.int64)),
 )
-_DICT, _LIST, _STR, _INT_ARRAY, _INT_SCALAR, _CM, _ROWS, _LAYER, _LAYERS = 8, 9, 10, 11, 12, 13, 14, 15, 16
-_ARRAY_KINDS = frozenset({0, 1, 2, 3, 7, 11})
+_DICT, _LIST, _STR, _INT_ARRAY, _INT_SCALAR, _CM, _ROWS, _LAYER, _LAYERS, _UNPACKED = range(8, 18)
+_ARRAY_KINDS = frozenset({0, 1, 2, 3, 7, 11, 17, 18, 19, 20})
+_INTEGER_OF = {0: 18, 1: 11, 7: 12, 2: 19, 3: 20}   # a float array kind -> the integer array of its shape
 _DICT_ATTRS = frozenset({"items", "keys", "values", "get", "setdefault", "update", "pop"})
 _LIST_ATTRS = frozenset({"append", "extend", "insert", "remove", "sort", "reverse", "index", "count"})
 _INT, _FLOAT, _KEY, _SCALAR = 4, 5, 6, 7
@@ -117,6 +124,10 @@ _SHAPE_WORDS = re.compile(r"broadcast|[Ii]ncompatible shapes")
 _AS_NUMPY = {0: 3, 1: 2}
 _NUMPY_ONLY = ("immutable", "non-tuple sequence", "item assignment")
 _TRACER_WORDS = ("racer", "oncrete", "bstract", "traced")
+# a traced Python number named in a library's message (``integer_pow(~int64[], -1)``): eager's is a Python
+# number, which that library function never sees
+_PYTHON_NUMBER = re.compile(r"~(?:int|uint|float|complex|bool)\d*\[")
+_INTEGER_WORDS = re.compile(r"indices must be of integer type|must be of integer dtype|integer type, got float")
 _BAD_INDEX = ("Indexer must have integer", "only integers, slices", "indices must be integers")
 MAX_ROUNDS = 12
 
@@ -230,8 +241,7 @@ class SyntheticModule:
             wrapper = _method_wrapper(m)
             namespace[m.name] = wrapper(fn) if wrapper else fn
             self.defs[f"{node.name}.{m.name}"] = m
-        bases = tuple(self.classes[b.id].cls for b in node.bases
-                      if isinstance(b, ast.Name) and b.id in self.classes)
+        bases = tuple(base for base in map(self.base_class, node.bases) if base is not None)
         namespace["__a2g_rebuilt__"] = True   # the survey may set attributes on its objects (``_write_back``)
         try:
             cls = type(node.name, bases, namespace)
@@ -245,6 +255,41 @@ class SyntheticModule:
         self.globals[node.name] = cls
         for m in methods:
             self.methods[f"{node.name}.{m.name}"] = rebuilt
+
+    def filled_by_others(self, qualname: str) -> set[str]:
+        """The module-level containers bound to a literal (``REGISTRY = {}``)
+        that code other than ``qualname``'s own top-level def or class
+        writes into (``REGISTRY[name] = fn`` in a decorator, a module-level
+        ``.append``): their contents are not the literal's when the function
+        runs, and the survey, which runs none of that code, cannot know them."""
+        containers = {t.id for stmt in self.tree.body if isinstance(stmt, (ast.Assign, ast.AnnAssign))
+                      and isinstance(stmt.value, (ast.Dict, ast.List, ast.Set, ast.DictComp, ast.ListComp, ast.SetComp))
+                      for t in (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target])
+                      if isinstance(t, ast.Name)}
+        own = qualname.split(".")[0]
+        out: set[str] = set()
+        for stmt in self.tree.body:
+            if getattr(stmt, "name", None) == own:
+                continue
+            local = set().union(*(_locals_of(f) for f in ast.walk(stmt)   # (a method's own locals too)
+                                  if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))))
+            out |= (_written_into(stmt) & containers) - local
+        return out
+
+    def base_class(self, node: ast.expr) -> type | None:
+        """The class a base of a class statement names, when the survey can
+        have it without running anything: a rebuilt class of the file, or a
+        builtin exception class (``class DataError(Exception)``: raising and
+        catching it needs the real base; an exception class's creation runs
+        no user code). Others are dropped."""
+        if not isinstance(node, ast.Name):
+            return None
+        if node.id in self.classes:
+            return self.classes[node.id].cls
+        builtin = getattr(builtins, node.id, None)
+        if node.id not in self.globals and isinstance(builtin, type) and issubclass(builtin, BaseException):
+            return builtin
+        return None
 
     def nested_def(self, qualname: str) -> ast.FunctionDef | None:
         """The ``def`` of ``outer.<locals>.name`` (``outer`` a module-level function or a method)."""
@@ -331,6 +376,34 @@ class SyntheticModule:
         return obj if callable(obj) and str(module).split(".")[0] in KNOWN_ROOTS else None
 
 
+_MUTATORS = frozenset({"append", "extend", "insert", "update", "setdefault", "pop", "popitem", "clear", "add",
+                       "discard", "remove", "sort", "reverse", "__setitem__", "__delitem__"})
+
+
+def _written_into(node: ast.AST) -> set[str]:
+    """Names whose object ``node``'s code writes into: ``G[k] = v``, ``del
+    G[k]``, ``G.append(v)`` (a mutating method), ``G += v``."""
+    out = set()
+    for n in ast.walk(node):
+        if isinstance(n, ast.Subscript) and isinstance(n.ctx, (ast.Store, ast.Del)) and isinstance(n.value, ast.Name):
+            out.add(n.value.id)
+        elif isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in _MUTATORS \
+                and isinstance(n.func.value, ast.Name):
+            out.add(n.func.value.id)
+        elif isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name):
+            out.add(n.target.id)
+    return out
+
+
+def _locals_of(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    """The names a function (and the functions nested in it) binds locally: not declared ``global``."""
+    declared = {name for n in ast.walk(fn) if isinstance(n, ast.Global) for name in n.names}
+    bound = {n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    bound |= {a.arg for n in ast.walk(fn) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+              for a in n.args.posonlyargs + n.args.args + n.args.kwonlyargs}
+    return bound - declared
+
+
 def _own_statements(body: list) -> Iterator[ast.stmt]:
     """The statements of a function body, not those of the functions or classes nested in it."""
     for stmt in body:
@@ -386,7 +459,7 @@ class RebuiltClass:
                  depth: int = 0) -> Any:
         """An object of the class, ``__init__`` not run: its attributes set as the search assumes
         (an object of another class of the file made the same way, its kinds ``self.a.b``)."""
-        obj = object.__new__(self.cls)
+        obj = self.cls.__new__(self.cls) if issubclass(self.cls, BaseException) else object.__new__(self.cls)
         for attr, (known, value) in self.attributes.items():
             key = f"{self_name}.{attr}"
             if known == "object":
@@ -412,6 +485,9 @@ def _default_value(node: ast.expr) -> Any:
 KNOWN_ROOTS = frozenset({
     "numpy", "jax", "math", "cmath", "time", "random", "logging", "os", "sys",
     "warnings", "operator", "functools", "itertools", "builtins", "contextlib", "flax", "optax", "equinox",
+    # the standard library's containers and helpers (importing them runs no user code)
+    "collections", "heapq", "bisect", "copy", "dataclasses", "typing", "enum", "statistics", "string", "re",
+    "numbers", "abc", "fractions", "decimal",
 })
 
 
@@ -526,13 +602,25 @@ def _arguments(node: ast.FunctionDef, kinds: dict[str, int], env: dict,
     return out
 
 
+def _may_raise(site: FallbackSite) -> bool:
+    """An A2G008 site where eager only *may* raise (a check a ``try`` around
+    it could catch, which the graph cannot raise): not evidence that eager
+    raises on the kinds assumed, and a fallback whatever the data."""
+    return site.code is FallbackCode.TRACE_ERROR and "(eager may raise" in site.cause
+
+
+def _raises_eagerly(site: FallbackSite) -> bool:
+    """Eager raises at ``site`` (A2G008) or a library raised on the placeholders (``_raised``)."""
+    return site.code is FallbackCode.TRACE_ERROR and not _may_raise(site) or _raised(site)
+
+
 def _eager_raises(e: GraphBreak) -> bool:
     """Eager itself would raise at this break under the kinds assumed (so
     they are not how the function is called): its exception is known, it is
     an A2G008 site, or a library function raised on the placeholders."""
-    if e.site.construct == "raise" or e.site.cause.startswith("raise "):
+    if e.site.construct == "raise" or e.site.cause.startswith("raise ") or _may_raise(e.site):
         return False   # the user's own raise: evidence of a path taken, not against the kinds
-    return getattr(e, "exc", None) is not None or e.site.code is FallbackCode.TRACE_ERROR or _raised(e.site)
+    return getattr(e, "exc", None) is not None or _raises_eagerly(e.site)
 
 
 def _raised(site: FallbackSite) -> bool:
@@ -546,7 +634,7 @@ def _raised(site: FallbackSite) -> bool:
         message = site.cause.split(" on traced arrays")[0]
         # an attribute the placeholder lacks, or calling it (eager's array is no more callable than a tracer)
         return "has no attribute" in message or "is not callable" in message or \
-            not any(w in message for w in _TRACER_WORDS)
+            not any(w in message for w in _TRACER_WORDS) and not _PYTHON_NUMBER.search(message)
     return " raised " in site.cause or "does not have it" in site.cause or \
         site.code is FallbackCode.INTERNAL_ERROR or re.search(r"range\(\) of a traced [fc]\d", site.cause) is not None
 
@@ -585,7 +673,8 @@ def _of_shape(cause: str, params: set[str], kinds: dict[str, int]) -> set[str]:
 
 def _needs_value(site: FallbackSite) -> bool:
     """A site that needs a traced value as a Python value (a Python number there would be static)."""
-    return site.code is FallbackCode.CONCRETE_VALUE or "needs its value" in site.cause or \
+    # (recursion too deep to unroll: its end is decided by a value, static when a Python number)
+    return site.code in (FallbackCode.CONCRETE_VALUE, FallbackCode.RECURSION) or "needs its value" in site.cause or \
         "looks at a traced array" in site.cause
 
 
@@ -623,6 +712,20 @@ def _placeholder_of(leaf: Any, count: int = 2) -> Any:
     if getattr(t, "numpy", False):
         return np.ones(t.shape, t.dtype)
     return jnp.ones(t.shape, t.dtype)
+
+
+def _loads(stmt: Any) -> set[str]:
+    """The names a (gast) statement reads."""
+    return {n.id for n in gast.walk(stmt) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
+
+
+def _mutable_reads(stmt: Any, env: dict) -> set[str]:
+    """The names ``stmt`` reads whose values it may change in place (a list,
+    a dict, a NumPy array, an object): when the survey does not run it, their
+    contents are no longer eager's."""
+    immutable = (jax.Array, int, float, complex, bool, str, bytes, type(None), tuple, frozenset, type,
+                 types.FunctionType, types.BuiltinFunctionType, types.ModuleType)
+    return {x for x in _loads(stmt) if x in env and not isinstance(env[x], immutable)}
 
 
 def _write_back(spec: Any, parts: tuple, env: dict) -> None:
@@ -674,6 +777,10 @@ class _Surveyor:
         self.options = options
         self.found = _Found()
         self.refuted: list[FallbackSite] = []   # sites where eager itself raises: the assumption is not a real call
+        # variables holding the survey's stand-ins (what a statement that broke assigns, a loop's targets, what
+        # the bodies of a construct run as Python control flow assign) or values computed from them: a raise
+        # that reads one says nothing of the parameters' kinds
+        self.standins: set[str] = set()
 
     def run(self, env: dict[str, Any]) -> list[FallbackSite]:
         if self.static.eager_reason is not None:
@@ -706,6 +813,7 @@ class _Surveyor:
                 self.control(stmt, site, env, depth)
             else:
                 self.found.add(site)
+                self.standins |= self.unit.ssa.assigned(stmt) | _mutable_reads(stmt, env)
                 for name in self.unit.ssa.assigned(stmt):
                     env[name] = self.nested_function(stmt, env) if isinstance(stmt, gast.FunctionDef) \
                         else _unknown_for(stmt)
@@ -749,10 +857,11 @@ class _Surveyor:
                                   structure=values)
                 break
             except GraphBreak as e:
-                if _eager_raises(e) and not self.found.sites:
-                    # (after a site, values are the survey's stand-ins: a raise there says nothing of the kinds)
-                    self.refuted.append(e.site)
                 k = e.top_index  # type: ignore[attr-defined]
+                if _eager_raises(e) and (not self.found.sites or not nested and self.clean(stmts, i, k)):
+                    # (after a site, values may be the survey's stand-ins: a raise that reads one, or one in a
+                    # body run as Python control flow, which eager may never reach, says nothing of the kinds)
+                    self.refuted.append(e.site)
                 if k <= i:
                     return break_sites.get(i, e.site)
                 break_sites.setdefault(k, e.site)
@@ -769,12 +878,27 @@ class _Surveyor:
         _write_back(spec, parts, env)
         if isinstance(parts[0], dict):
             env.update(parts[0])
+            self.standins = self.standins - set(parts[0]) | self.tainted(stmts, i, spec.end) & set(parts[0])
         for name in spec.deleted:
             env.pop(name, None)
         return spec.end
 
+    def tainted(self, stmts: list, i: int, k: int) -> set[str]:
+        """The stand-in variables once ``stmts[i:k]`` have run: those before,
+        and what a statement reading one assigns."""
+        tainted = set(self.standins)
+        for stmt in stmts[i:k]:
+            if _loads(stmt) & tainted:
+                tainted |= self.unit.ssa.assigned(stmt)
+        return tainted
+
+    def clean(self, stmts: list, i: int, k: int) -> bool:
+        """Statement ``k`` of the segment starting at ``i`` reads no stand-in."""
+        return k < len(stmts) and not _loads(stmts[k]) & self.tainted(stmts, i, k)
+
     def control(self, stmt: Any, site: FallbackSite | None, env: dict, depth: int) -> None:
         """The run's ``PythonControl``: the construct's head in Python, its bodies as blocks."""
+        self.standins |= self.unit.ssa.assigned(stmt) | _mutable_reads(stmt, env)
         if site is not None:
             what = {gast.If: "if", gast.For: "for", gast.While: "while"}[type(stmt)]
             self.found.add(dataclasses.replace(site, loc=self.unit.loc(stmt), construct=what,
@@ -820,8 +944,9 @@ def _survey(path: str, qualname: str, module: SyntheticModule | None) -> list[Re
                             "async def is refused by to_static: a coroutine cannot be traced into one graph",
                             "to_static refuses the function (UnsupportedSyntaxError); call it without to_static")
         return _classified([site], [])
-    return _Search(module.function(qualname), node, module.globals, path, qualname,
-                   module.methods.get(qualname)).run()
+    search = _Search(module.function(qualname), node, module.globals, path, qualname, module.methods.get(qualname))
+    search.filled = module.filled_by_others(qualname)
+    return search.run()
 
 
 @dataclass
@@ -850,10 +975,15 @@ class _Search:
             if isinstance(getattr(n, "ctx", None), ast.Store) and _ref(n) is not None:
                 self.first_store[_ref(n)] = min(n.lineno, self.first_store.get(_ref(n), n.lineno))
         self.depends: list[ReportSite] = []
+        self.filled: set[str] = set()   # module-level containers other code fills (``filled_by_others``)
         self.reads = _assignment_reads(node)
         self.keys = sorted({n.slice.value for n in ast.walk(node) if isinstance(n, ast.Subscript)
                             and isinstance(n.slice, ast.Constant) and isinstance(n.slice.value, str)})
         self.strings = _compared_strings(node)
+        self.unpacked = {n.value.id: len(n.targets[0].elts) for n in ast.walk(node) if isinstance(n, ast.Assign)
+                         and len(n.targets) == 1 and isinstance(n.targets[0], (ast.Tuple, ast.List))
+                         and isinstance(n.value, ast.Name)
+                         and not any(isinstance(e, ast.Starred) for e in n.targets[0].elts)}
         self.row_width = {n.iter.id: len(n.target.elts) for n in ast.walk(node) if isinstance(n, ast.For)
                           and isinstance(n.iter, ast.Name) and isinstance(n.target, ast.Tuple)}
 
@@ -866,6 +996,8 @@ class _Search:
             return self.strings.get(param, "s")
         if kind == _ROWS:   # rows as wide as the targets a ``for a, b in p`` unpacks them into
             return np.zeros((_PLACEHOLDER_SIDE, self.row_width.get(param, 2)), np.int64)
+        if kind == _UNPACKED:
+            return jnp.ones((self.unpacked.get(param, 3),), jnp.float32)
         return KINDS[kind].make()
 
     def survey(self, kinds: dict[str, int]) -> _Run:
@@ -895,6 +1027,11 @@ class _Search:
     def on_line(self, line: int) -> set[str]:
         """The names (and ``name.attr`` references) on ``line``."""
         return {_ref(n) for n in ast.walk(self.node) if getattr(n, "lineno", 0) == line and _ref(n) is not None}
+
+    def named_in_order(self, line: int) -> list[str]:
+        """The names (and ``name.attr`` references) on ``line``, in source order."""
+        found = [n for n in ast.walk(self.node) if getattr(n, "lineno", 0) == line and _ref(n) is not None]
+        return list(dict.fromkeys(_ref(n) for n in sorted(found, key=lambda n: n.col_offset)))
 
     def holding(self, names: set[str], line: int, kinds: dict[str, int]) -> set[str]:
         """The parameters among ``names`` not assigned above ``line`` (still the argument there)."""
@@ -933,7 +1070,7 @@ class _Search:
             if switched and best is not None and not last.refuted:
                 # a switch that makes eager raise anywhere, even after a site, was wrong
                 before = {(s.code, s.loc.line) for s in best.sites}
-                last.refuted = [s for s in last.sites if (s.code is FallbackCode.TRACE_ERROR or _raised(s))
+                last.refuted = [s for s in last.sites if _raises_eagerly(s)
                                 and (s.code, s.loc.line) not in before]
             if last.refuted:
                 if switched and best is not None:
@@ -962,12 +1099,51 @@ class _Search:
                 break
             switched = {p for p in kinds if kinds[p] != best.kinds.get(p)}
         if best is None and last is not None:   # no kinds eager accepts: nothing is certain
-            return _classified([], [ReportSite(s, DEPENDS) for s in last.sites])
+            return [self.assumed(r, last.kinds, accepted=False)
+                    for r in _classified([], [ReportSite(s, DEPENDS) for s in last.sites])]
         if best is not None:
             best = self.scalars(best)
+            best = self.integers(best)
             best = self.python_tests(best)
             self.traced_counts(best)
-        return [self.value_condition(r) for r in _classified(best.sites if best else [], self.depends)]
+            self.integer_data(best)
+        return [self.assumed(self.filled_condition(self.value_condition(r)), best.kinds if best else {})
+                for r in _classified(best.sites if best else [], self.depends)]
+
+    def assumed(self, reported: ReportSite, kinds: dict[str, int], accepted: bool = True) -> ReportSite:
+        """A ``depends`` site whose cause does not yet say on what: it names the
+        parameters flowing into its line and the kinds the report assumed for
+        them (eager raises there under those kinds, or the site follows an
+        earlier fallback whose results the report cannot know)."""
+        site = reported.site
+        if reported.kind != DEPENDS or "falls back if" in site.cause or "depends on" in site.cause:
+            return reported
+        params = sorted(p for p in self.flowing(site.loc.line, kinds) if p in kinds)
+        if params:
+            assumed = ", ".join(f"`{p}` {KINDS[kinds[p]].name}" for p in params)
+            why = "no kinds of the parameters were found that eager accepts" if not accepted else \
+                "eager raises here under the kinds assumed"
+            cause = f"{site.cause}; {why} ({assumed}): depends on what the caller passes"
+        else:
+            cause = f"{site.cause}; depends on values the report cannot know (what an earlier fallback computes)"
+        return ReportSite(dataclasses.replace(site, cause=cause), DEPENDS)
+
+    def filled_condition(self, reported: ReportSite) -> ReportSite:
+        """An ``always`` site on a line that reads a module-level container
+        other code fills (``REGISTRY[name](x)``, the registry filled by a
+        decorator): the survey saw the literal, not what the run sees, so the
+        site is ``depends`` on those contents; its cause names the container."""
+        site = reported.site
+        if reported.kind != ALWAYS or not self.filled:
+            return reported
+        lines = {site.loc.line} | {int(m) for m in re.findall(r"\(line (\d+)\)", site.cause)}
+        read = sorted({r for line in lines for r in self.on_line(line)} & self.filled)
+        if not read:
+            return reported
+        names = ", ".join(f"`{g}`" for g in read)
+        cause = (f"{site.cause}; depends on the contents of {names}, which code of the module fills when it "
+                 "runs (the report does not run it)")
+        return ReportSite(dataclasses.replace(site, cause=cause), DEPENDS)
 
     def python_tests(self, best: _Run) -> _Run:
         """Array parameters tested by an ``if`` above the user's own ``raise``
@@ -1017,7 +1193,7 @@ class _Search:
             return
         run = self.survey(dict(best.kinds, **{p: _INT_SCALAR for p in params}))
         before = {(s.code, s.loc.line) for s in best.sites}
-        if run.refuted or any((s.code is FallbackCode.TRACE_ERROR or _raised(s)) and (s.code, s.loc.line) not in before
+        if run.refuted or any(_raises_eagerly(s) and (s.code, s.loc.line) not in before
                               for s in run.sites):
             return
         self.note_depends(run, best, params)
@@ -1033,12 +1209,49 @@ class _Search:
             kinds = dict(best.kinds, **{p: _SCALAR for p in params})
             run = self.survey(kinds)
             before = {(s.code, s.loc.line) for s in best.sites}
-            if run.refuted or any((s.code is FallbackCode.TRACE_ERROR or _raised(s)) and
+            if run.refuted or any(_raises_eagerly(s) and
                                   (s.code, s.loc.line) not in before for s in run.sites):
                 continue
             self.note_depends(best, run, params)
             return run
         return best
+
+    def integers(self, best: _Run) -> _Run:
+        """Float array parameters flowing into an A2G016 site of ``best`` (a
+        Python int from ``int()`` of a float, which may leave int64) tried as
+        integer arrays of the same shape: a site that vanishes, eager
+        accepting, is ``depends`` on the dtype, its cause naming both."""
+        sites = [s for s in best.sites if s.code is FallbackCode.PRECISION]
+        params = {p for s in sites for p in self.flowing(s.loc.line, best.kinds) if best.kinds[p] in _INTEGER_OF}
+        if not params:
+            return best
+        run = self.survey(dict(best.kinds, **{p: _INTEGER_OF[best.kinds[p]] for p in params}))
+        if self.accepted(best, run):
+            self.note_depends(best, run, params, "a float array")
+            return run
+        return best
+
+    def integer_data(self, best: _Run) -> None:
+        """Float array parameters whose values become Python numbers
+        (``int(x[0])``, ``x.sum().item()``) tried as integer arrays of the same
+        shape: the sites that appear, eager accepting, are ``depends`` on the
+        dtype (one graph if a float array). The default assumption stays float."""
+        lines = {n.lineno for n in ast.walk(self.node) if isinstance(n, ast.Call)
+                 and (isinstance(n.func, ast.Name) and n.func.id in ("int", "bool", "divmod")
+                      or isinstance(n.func, ast.Attribute) and n.func.attr in ("item", "tolist"))}
+        params = {p for line in lines for p in self.flowing(line, best.kinds) if best.kinds[p] in _INTEGER_OF}
+        if not params:
+            return
+        run = self.survey(dict(best.kinds, **{p: _INTEGER_OF[best.kinds[p]] for p in params}))
+        if self.accepted(best, run):
+            self.note_depends(run, best, params, "an integer array")
+
+    @staticmethod
+    def accepted(best: _Run, run: _Run) -> bool:
+        """Eager accepts ``run``'s kinds as far as the survey can tell: nothing refuted, no new eager raise."""
+        before = {(s.code, s.loc.line) for s in best.sites}
+        return not run.refuted and not any(_raises_eagerly(s) and (s.code, s.loc.line) not in before
+                                           for s in run.sites)
 
     def switch(self, run: _Run, kinds: dict[str, int], settled: set[str]) -> bool:
         """Array parameters named where ``run`` needs a value become Python ints."""
@@ -1085,6 +1298,13 @@ class _Search:
                 kinds[p] = _ROWS
             if rows:
                 return True
+            # ``a, b, c = p``: p has as many elements as the targets
+            unpacked = {p for p in self.holding(self.on_line(line) & set(self.unpacked), line, kinds) - keep
+                        if kinds[p] != _UNPACKED}
+            for p in unpacked:
+                kinds[p] = _UNPACKED
+            if unpacked:
+                return True
         for attrs, container in ((_DICT_ATTRS, _DICT), (_LIST_ATTRS, _LIST)):
             # ``p.items()`` on the line, eager's object lacking it: ``p`` is a dict (a list)
             receivers = {_ref(n.value) for n in ast.walk(self.node) if isinstance(n, ast.Attribute)
@@ -1104,6 +1324,13 @@ class _Search:
             if movable:
                 for p in movable:
                     kinds[p] = _INT if kinds[p] in (5, _SCALAR) else _INT_ARRAY
+                return True
+        if _INTEGER_WORDS.search(site.cause):   # ``take_along_axis(logp, labels[:, None])`` of a float array:
+            # the last float array named on the line (the indices follow the array indexed) is an int array
+            floats = [p for p in self.named_in_order(line) if p in kinds and p not in keep
+                      and kinds[p] in _ARRAY_KINDS - {_INT_ARRAY, _INT_SCALAR}]
+            if floats:
+                kinds[floats[-1]] = _INT_ARRAY
                 return True
         # a parameter named on the line (even rebound: ``x = x * 2`` still derives from it) first
         named = (self.on_line(line) & set(kinds)) - keep or self.flowing(line, kinds) - keep
@@ -1165,7 +1392,7 @@ class _Search:
             return bool(moved)
         return False
 
-    def note_depends(self, before: _Run, after: _Run, switched: set[str]) -> None:
+    def note_depends(self, before: _Run, after: _Run, switched: set[str], what: str = "a traced array") -> None:
         """Sites of ``before`` gone once ``switched`` took the kinds of ``after``
         (a Python number, a 0-d array): ``depends``, naming both assumptions."""
         def key(s: FallbackSite) -> tuple:
@@ -1179,7 +1406,7 @@ class _Search:
         for s in before.sites:
             if key(s) not in now:
                 self.depends.append(ReportSite(dataclasses.replace(
-                    s, cause=f"{s.cause}; falls back if {which} is a traced array ({kinds_of(before)}), "
+                    s, cause=f"{s.cause}; falls back if {which} is {what} ({kinds_of(before)}), "
                              f"one graph if {kinds_of(after)}"), DEPENDS))
 
 
@@ -1200,11 +1427,28 @@ def _assignment_reads(fn: ast.FunctionDef) -> dict[str, list[tuple[int, set[str]
         if source is None:
             continue
         read = {_ref(n) for n in ast.walk(source)} - {None}
+        if isinstance(stmt, ast.FunctionDef) and stmt is not fn:   # its parameters: the arguments of its calls
+            _parameter_reads(fn, stmt, out)
         for t in targets:
             for n in ast.walk(t):
                 if _ref(n) is not None:
                     out.setdefault(_ref(n), []).append((getattr(stmt, "lineno", None) or source.lineno, read))
     return out
+
+
+def _parameter_reads(fn: ast.FunctionDef, nested: ast.FunctionDef,
+                     out: dict[str, list[tuple[int, set[str]]]]) -> None:
+    """A nested function's parameters read what its calls in ``fn`` pass them
+    (``refine(x, depth)``: ``d`` reads ``depth``), by position and keyword."""
+    params = [a.arg for a in nested.args.posonlyargs + nested.args.args]
+    for call in ast.walk(fn):
+        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == nested.name):
+            continue
+        pairs = list(zip(params, call.args)) + [(k.arg, k.value) for k in call.keywords if k.arg is not None]
+        for param, arg in pairs:
+            if isinstance(arg, ast.Starred):
+                break
+            out.setdefault(param, []).append((call.lineno, {_ref(n) for n in ast.walk(arg)} - {None}))
 
 
 @contextlib.contextmanager
@@ -1239,7 +1483,8 @@ def _classified(sites: list[FallbackSite], depends: list[ReportSite]) -> list[Re
     """``always``: the sites of the accepted run, but where eager itself
     raises (A2G008: the kinds guessed may be wrong); ``depends``: those and
     the sites that vanished when a parameter became a Python number."""
-    out = [ReportSite(s, DEPENDS if s.code is FallbackCode.TRACE_ERROR or _raised(s) else ALWAYS) for s in sites]
+    out = [ReportSite(s, DEPENDS if _raises_eagerly(s)
+                      else ALWAYS) for s in sites]
     seen = {(r.site.code, r.site.loc.line) for r in out}
     out += [r for r in depends if (r.site.code, r.site.loc.line) not in seen]
     out = [ReportSite(dataclasses.replace(r.site, stage=STAGE), r.kind) for r in out]

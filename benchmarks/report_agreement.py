@@ -22,15 +22,16 @@ the share that fall back), for the default report and for ``--possible``, and
 the disagreements (per corpus and overall).
 
     python -m benchmarks.report_agreement [--corpus {corpus16,examples,programs,hunt,all}]
-                                          [--outcomes corpus.json] [-v] [--json PATH]
+                                          [--outcomes F [F ...]] [-v] [--json PATH]
 
 An input on which eager raises (tests/assert_programs.py on a negative
 input) adds no run site: the test compares the exception, and the graph
 raises it too.
 
 ``--outcomes`` reuses the JSON of ``python -m benchmarks.corpus16 --json F``
-or ``python -m benchmarks.hunt --json F`` (the run side; otherwise every
-program is run here, a few minutes).
+and/or ``python -m benchmarks.hunt --json G`` (the run side; otherwise every
+program is run here, a few minutes): ``--corpus all --outcomes F G``; each
+program's outcome is taken from its own corpus's file (by module).
 """
 
 from __future__ import annotations
@@ -85,13 +86,17 @@ def _registry(corpus: str):
     return CORPUS16
 
 
-def rows(outcomes: dict[str, dict] | None, names: set[str] | None = None, corpus: str = "corpus16") -> list[Row]:
+def rows(outcomes: dict | None, names: set[str] | None = None, corpus: str = "corpus16") -> list[Row]:
     """One row per program of ``corpus`` (``corpus16`` or ``hunt``; ``names``:
     those only): the run's sites from ``outcomes`` (else the program is run
     here), the report's from the file."""
     from .corpus16.measure import measure
 
     registry = _registry(corpus)
+    if outcomes is not None:   # this corpus's programs only (keys: a name, or (module, name) for several corpora)
+        module = registry.package
+        outcomes = {key[1] if isinstance(key, tuple) else key: o for key, o in outcomes.items()
+                    if o.get("module", module) == module or o.get("module", module).startswith(module + ".")}
     out = []
     for p in registry.load_all():
         if names is not None and p.name not in names:
@@ -313,15 +318,18 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m benchmarks.report_agreement", description=__doc__.splitlines()[0])
     ap.add_argument("--corpus", choices=CORPORA + ("all",), default="corpus16",
                     help="which functions to compare (default corpus16; all: every corpus)")
-    ap.add_argument("--outcomes", metavar="JSON", help="the run side of corpus16 or hunt from `python -m benchmarks.corpus16 "
-                    "--json` / `python -m benchmarks.hunt --json` (programs of the other corpus are run here)")
+    ap.add_argument("--outcomes", metavar="JSON", nargs="+", help="the run side of corpus16 and/or hunt from `python -m "
+                    "benchmarks.corpus16 --json` / `python -m benchmarks.hunt --json` (one file or both; programs "
+                    "of a corpus without one are run here)")
     ap.add_argument("-v", action="store_true", help="list every disagreement")
     ap.add_argument("--json", metavar="PATH", help="also write the rows and figures as JSON")
     args = ap.parse_args(argv)
     outcomes = None
     if args.outcomes:
-        with open(args.outcomes) as fh:
-            outcomes = {o["name"]: o for o in json.load(fh)}
+        outcomes = {}
+        for path in args.outcomes:   # keyed by module and name: two corpora may hold programs of one name
+            with open(path) as fh:
+                outcomes.update({(o.get("module", ""), o["name"]): o for o in json.load(fh)})
     corpora = CORPORA if args.corpus == "all" else (args.corpus,)
     rs: list[Row] = []
     table: dict[tuple[str, str], dict] = {}
