@@ -843,6 +843,11 @@ def logical_not(x: Any) -> Any:
     return jnp.logical_not(truthy(x))
 
 
+def logical_and(x: Any, y: Any) -> Any:
+    """Both conditions hold (the truth of each, as ``if`` takes it)."""
+    return jnp.logical_and(truthy(x), truthy(y))
+
+
 def select(pred: Any, a: Any, b: Any) -> Any:
     """``a if pred else b`` on arrays of one type (both already computed)."""
     return lax.select(pred, a, b)

@@ -45,13 +45,13 @@ from ..parser import StaleSourceError, unwrap_callable
 from ..parser.unwrap import code_signature
 from ..resolver import (CallKind, classify_callee, is_effectful, is_host_printer, is_pure_static_callable, is_state_read,
                         qualified_name)
-from ..graphlib import arrays
+from ..graphlib import arrays, casts
 from . import apply_along, hostwarnings, jaxcallbacks
 from .generators import GeneratorMixin, generators_in
 from .guards import MUTABLE_BUILTINS
 from .sorting import SortMixin
 from .closures import TracedClosure, factory_for, free_names
-from . import compiled_outputs, numpy_api, numpy_inplace, scipy_api
+from . import compiled_outputs, lapack, numpy_api, numpy_inplace, scipy_api
 from .numpy_api import numpy_to_jnp as _numpy_to_jnp
 from .mutation import is_numpy_callable, numpy_gives_ndarray
 from .nnx import is_nnx, is_variable, nnx_transforms
@@ -483,6 +483,10 @@ class CallMixin(GeneratorMixin, SortMixin):
             result = self._host_ufunc(callee, args, kwargs, node)   # scipy.special's compiled ufuncs
             if result is not NotImplemented:
                 return result
+        if traced and lapack.wrapper(callee) is not None:   # scipy.linalg's LAPACK routines (get_lapack_funcs)
+            result = self._host_lapack(callee, args, kwargs, node)
+            if result is not NotImplemented:
+                return result
         if traced and compiled_outputs.output_positions(callee) is not None:   # scipy.ndimage's C filters
             result = self._host_compiled(callee, args, kwargs, node)
             if result is not NotImplemented:
@@ -609,7 +613,8 @@ class CallMixin(GeneratorMixin, SortMixin):
             self._guard_cache(callee)
             return result
         if is_pure_static_callable(callee) or kind is CallKind.BUILTIN or isinstance(callee, type) \
-                or not traced and (scipy_api.pure_compiled(callee) or self._writes_own_outputs(callee, args, kwargs)):
+                or not traced and (scipy_api.pure_compiled(callee) or self._writes_own_outputs(callee, args, kwargs)
+                                   or _pure_lapack(callee, args, kwargs)):
             if traced and id(callee) in INSPECTORS:   # not modelled by _special_builtin: eager looks at the object
                 raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{qualified_name(callee)} of a traced value "
                                        "looks at eager's object itself")
@@ -1753,6 +1758,83 @@ class CallMixin(GeneratorMixin, SortMixin):
             self._write_into(out, new, node, name)
         return None
 
+    def _host_lapack(self, callee: Any, args: tuple, kwargs: dict, node: Any) -> Any:
+        """One of SciPy's LAPACK/BLAS wrappers (``lapack``: ``dgetrf(a)``, as
+        ``get_lapack_funcs`` hands it out) on traced operands: the routine on
+        the host inside the graph (a pure callback) on eager's values, each
+        array a private copy; its results' types are those of eager's own
+        call on exemplar operands of the same shapes and dtypes (f2py's result
+        shapes follow the operands' shapes and integer parameters only): an
+        array a NumPy array, ``info`` and the like Python numbers.
+        NotImplemented where the call writes into an operand (an
+        ``overwrite_X`` that is not a static false, a routine writing an
+        operand in place), calls Python code (a call-back), is given a traced
+        integer (a result's bounds may follow it) or a value of another sort,
+        or eager's call raises on the exemplars."""
+        sig = lapack.wrapper(callee)
+        bound = lapack.bind(sig, args, kwargs)
+        if bound is None or not lapack.pure(sig, bound):
+            return NotImplemented
+        leaves, treedef = tree_flatten((args, kwargs))
+        exemplars = []
+        for x in leaves:
+            if isinstance(x, Value):
+                t = x.type
+                if type(x) is not Value or t.mixed or is_extended(t.dtype) or t.dtype.kind not in "fc" + "iub" * bool(
+                        t.shape) or t.python and t.dtype.kind not in "fc":
+                    return NotImplemented   # (a traced int: a result's bounds may depend on it)
+                exemplars.append(_PYTHON_NUMBER[t.dtype.kind](0) if t.python else np.zeros(t.shape, t.dtype)[()]
+                                 if not t.shape and not t.array0 else np.zeros(t.shape, t.dtype))
+            elif callable(x) or not isinstance(x, (np.ndarray, np.generic, bool, int, float, complex, str, bytes)) \
+                    or type(x) is np.ndarray and x.dtype.kind not in "biufc":
+                return NotImplemented
+            else:
+                exemplars.append(x.copy() if type(x) is np.ndarray else x)
+        call = lapack.LapackCall(callee, sig.name)
+        try:   # eager's own call on exemplar data: its results' types, or eager raises on these operands' sort
+            with np.errstate(all="ignore"), warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                a, kw = jax.tree_util.tree_unflatten(treedef, exemplars)
+                outs = call(*a, **kw)
+        except Exception:  # noqa: BLE001 - eager raises, or the operands are of another sort: it runs in Python
+            return NotImplemented
+        query = lapack.workspace_query(sig, bound)
+        if query == "all":   # ``dgelsd_lwork(m, n, nrhs, cond)``: sizes from the shapes alone, as eager finds them
+            self.decide(node, "call", "trace time", f"{sig.name} is a LAPACK workspace query: its results follow "
+                        "the operands' shapes only")
+            return outs if len(outs) > 1 else outs[0]
+        declared, kinds, layouts = [], [], []
+        for o in outs:
+            layouts.append((bool(o.flags.c_contiguous), bool(o.flags.f_contiguous)) if type(o) is np.ndarray else None)
+            if type(o) is np.ndarray and o.dtype.kind in "biufc":
+                declared.append(jax.ShapeDtypeStruct(o.shape, o.dtype))
+                kinds.append("array0" if o.ndim == 0 else "numpy")
+            elif type(o) in (int, float, complex):
+                declared.append(jax.ShapeDtypeStruct((), _PYTHON_DTYPE[type(o)]))
+                kinds.append("python")
+            else:
+                return NotImplemented
+        name = sig.name
+        self.decide(node, "call", "host callback", f"{name} is SciPy's LAPACK/BLAS wrapper: it runs on the host "
+                    "inside the graph, on eager's values (its operands copied, none written)")
+        fn = arrays.host_function(call, False, self.value_kinds((args, kwargs), node))
+        snapshots: dict[int, np.ndarray] = {}   # trace-time arrays as they are now (later trace-time writes unseen)
+        frozen = [snapshots.setdefault(id(x), x.copy()) if type(x) is np.ndarray else x for x in leaves]
+        args, kwargs = jax.tree_util.tree_unflatten(treedef, frozen)
+        results = self.emit_call(fn, (tuple(declared), *args), kwargs, node, f"host {name}")
+        results = list(results) if isinstance(results, (list, tuple)) else [results]
+        for k, kind in enumerate(kinds):
+            if kind == "python":   # a Python number: weakly typed, as Python's numbers are in the graph
+                results[k] = self.emit_call(casts.cast, (results[k], results[k].type.dtype), {"weak": True}, node,
+                                            f"{name} number")
+            results[k].type = results[k].type.with_kinds((kind,))
+            if layouts[k] is not None and any(layouts[k]):   # f2py's own new array: its order is the exemplar's
+                self.__dict__.setdefault("known_layouts", {})[id(results[k])] = (results[k], layouts[k])
+                self.writeable_arrays[id(results[k])] = (results[k], id(results[k]))   # new (no overwrite_X)
+        if query:   # ``lwork=-1``: the workspace sizes and info follow the shapes only; the other results are eager's
+            results = [outs[k] if r in lapack.QUERY_RESULTS else x for k, (r, x) in enumerate(zip(sig.results, results))]
+        return tuple(results) if len(results) > 1 else results[0]
+
     def _host_ufunc(self, callee: np.ufunc, args: tuple, kwargs: dict, node: Any) -> Any:
         """A compiled NumPy ufunc that is not NumPy's own (``scipy.special.chdtrc``,
         ``jv``, the ``_zeta`` SciPy's Python calls) on traced operands, with
@@ -2244,6 +2326,15 @@ def _is_jax_function(callee: Any) -> bool:
 
 
 _PYTHON_NUMBER = {"b": bool, "i": int, "u": int, "f": float, "c": complex}
+_PYTHON_DTYPE = {int: np.dtype("int64"), float: np.dtype("float64"), complex: np.dtype("complex128")}
+
+
+def _pure_lapack(callee: Any, args: tuple, kwargs: dict) -> bool:
+    """A LAPACK/BLAS wrapper of SciPy's called on static operands writing
+    none of them (``dgesdd_lwork(m, n)``): run at trace time, as eager runs it."""
+    sig = lapack.wrapper(callee)
+    bound = lapack.bind(sig, args, kwargs) if sig is not None else None
+    return bound is not None and lapack.pure(sig, bound)
 _NEP50 = int(np.__version__.split(".")[0]) >= 2   # NumPy 2: a result's dtype depends on its operands' types only
 
 

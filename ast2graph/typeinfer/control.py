@@ -102,6 +102,41 @@ def _message_block(stmts: list) -> bool:
     return True
 
 
+def _raises_only(body: list) -> bool:
+    """Every path through ``body`` ends in a ``raise E(...)`` (no cause, no
+    bare re-raise), and the statements on the way only compute messages
+    (``_message_block``) or choose among such paths (``if``)."""
+    if not body:
+        return False
+    last = body[-1]
+    if isinstance(last, gast.Raise):
+        head, ok = body[:-1], last.exc is not None and last.cause is None
+    elif isinstance(last, gast.If):
+        head, ok = body[:-1], _raises_only(last.body) and _raises_only(last.orelse)
+    else:
+        return False
+    for sub in head:
+        if isinstance(sub, gast.If) and (_raises_only(sub.body) or _raises_only(sub.orelse)):
+            if not _pure_test(sub.test):
+                return False
+            if not (_raises_only(sub.body) or _message_block(sub.body)) or \
+                    not (_raises_only(sub.orelse) or _message_block(sub.orelse)):
+                return False
+        elif not _message_block([sub]):
+            return False
+    return ok
+
+
+def _pure_test(test: Any) -> bool:
+    """An ``if`` test that only reads names and static attributes (no call, no store)."""
+    for n in gast.walk(test):
+        if isinstance(n, _MESSAGE_FORBIDDEN):
+            return False
+        if isinstance(n, gast.Attribute) and n.attr not in arrays.STATIC_ARRAY_ATTRS:
+            return False
+    return True
+
+
 def _ops_since(region: Region, start: int):
     """The ops appended to ``region`` from ``start`` on, nested regions included."""
     for op in region.ops[start:]:
@@ -206,6 +241,77 @@ class ControlMixin(ExitsMixin):
             if len(body) > 1 and isinstance(body[-1], gast.Raise) and body[-1].exc is not None \
                     and body[-1].cause is None and _message_block(body[:-1]):
                 return self._checked_raise_block(stmt, truth, body, other, negate)
+        for body, other, negate in ((stmt.body, stmt.orelse, False), (stmt.orelse, stmt.body, True)):
+            if _raises_only(body) and self._checked_raise_tree(stmt, truth, body, negate):
+                self.exec_block(other)
+                return True
+        rest = self._rest_of_function_body(stmt)
+        if rest is not None and not stmt.orelse and stmt.body and isinstance(stmt.body[-1], gast.Return) \
+                and _raises_only(rest) and self._checked_raise_tree(stmt, truth, rest, True):
+            # ``if c: return x`` then only a raise to the function's end (``raise E(f"... {info}")``):
+            # the raise is a check under ``not c``, the return then runs unconditionally
+            self.exec_block(stmt.body)
+            return True
+        return False
+
+    def _rest_of_function_body(self, stmt: gast.If) -> list | None:
+        """The statements after ``stmt`` where it is a statement of the
+        function's own body (not nested in a loop, branch or handler)."""
+        if not self.cont or not isinstance(self.cont[-1], tuple):   # (a segment's own statements: no block)
+            return None
+        stmts, i = self.cont[-1]
+        body = getattr(self.frame.unit.tree, "body", None)
+        return stmts[i + 1:] if stmts is body and i < len(stmts) and stmts[i] is stmt else None
+
+    def _checked_raise_tree(self, stmt: gast.If, truth: Value, body: list, negate: bool) -> bool:
+        """``if c:`` followed by a block that only ever raises (``_raises_only``:
+        ``if info == -4: raise ValueError(msg)`` then ``raise ValueError(f"... {-info}")``):
+        each raise a run-time check under the conjunction of the traced
+        conditions that lead to it (disjoint: at most one fires, the first
+        eager would reach), the statements computing their messages traced as
+        pure ops; the names they bind are as before (eager leaves only by
+        raising). False (nothing kept) where a part cannot be a check."""
+        start = len(self.region.ops)
+        env0 = dict(self.frame.env)
+        try:
+            pred = self.emit_call(arrays.logical_not, (truth,), {}, stmt, "not") if negate else truth
+            done = self._emit_raise_tree(body, pred, start)
+            ok = done and not any(isinstance(op, CallOp) and not op.results and op.fn is not arrays.raise_when
+                                  for op in _ops_since(self.region, start))
+        except GraphBreak:
+            ok = False
+        self.frame.env = env0
+        if not ok:
+            del self.region.ops[start:]
+            return False
+        self.decide(stmt, "if", "checked", "a block that only raises under a traced condition: each `raise` a "
+                    "run-time check under the conditions leading to it, the call raises as eager does")
+        return True
+
+    def _emit_raise_tree(self, body: list, pred: Value, start: int) -> bool:
+        for k, sub in enumerate(body):
+            if isinstance(sub, gast.Raise):
+                since = max([start] + [k + 1 for k, op in enumerate(self.region.ops)
+                                       if getattr(op, "fn", None) is arrays.raise_when])   # (after the checks before)
+                checked = self.checked_exception(sub.exc, since)
+                if checked is None:
+                    return False
+                self.emit_raise_check(pred, sub, *checked, "raise")
+                return True
+            if isinstance(sub, gast.If) and (_raises_only(sub.body) or _raises_only(sub.orelse)):
+                t = self.truth(self.eval(sub.test), sub.test)
+                if not isinstance(t, Value):
+                    chosen = sub.body if t else sub.orelse
+                    return self._emit_raise_tree(chosen + body[k + 1:], pred, start)
+                raising, other, flip = (sub.body, sub.orelse, False) if _raises_only(sub.body) else \
+                    (sub.orelse, sub.body, True)
+                nt = self.emit_call(arrays.logical_not, (t,), {}, sub, "not")
+                inside = self.emit_call(arrays.logical_and, (pred, nt if flip else t), {}, sub, "and")
+                outside = self.emit_call(arrays.logical_and, (pred, t if flip else nt), {}, sub, "and")
+                if not self._emit_raise_tree(raising, inside, start):
+                    return False
+                return self._emit_raise_tree(other + body[k + 1:], outside, start)
+            self.exec_stmt(sub)
         return False
 
     def _checked_raise_block(self, stmt: gast.If, truth: Value, body: list, other: list, negate: bool) -> bool:

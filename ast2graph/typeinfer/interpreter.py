@@ -45,7 +45,7 @@ from .operators import NOT_USER, OperatorMixin, python_method
 from ..ssa.names import bound_names
 from ..tracebacks import PendingSite, RaiseSite, UserLine
 from ..graphlib import arrays, trees
-from . import hostwarnings
+from . import hostwarnings, lapack
 from .blocks import BlocksMixin
 from .matching import MatchMixin
 from .calls import CallMixin
@@ -1615,7 +1615,10 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
     def known_contiguity(self, x: Any) -> tuple[bool, bool] | None:
         """(C, F) contiguity of the NumPy array ``x`` where eager's is known on
         every call: an array eager allocates whole (``allocated_arrays``) with
-        at most one axis longer than 1, or an argument's array (its versions
+        at most one axis longer than 1, a LAPACK wrapper's new result
+        (``known_layouts``: f2py allocates it in the order its exemplar
+        result had), a ufunc's result whose operands all have one known
+        order (``mutation._operands_layout``), or an argument's array (its versions
         after in-place writes too: the same memory), whose layout is in the
         plan key (``specialize.numpy_layout``); None otherwise."""
         if not isinstance(x, Value) or x.type.kinds != {"numpy"}:
@@ -1623,6 +1626,9 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         entry = self.input_of.get(id(x))
         if entry is not None and entry[0] is x:
             return self.input_layout.get(entry[1])
+        known = self.__dict__.get("known_layouts", {}).get(id(x))
+        if known is not None and known[0] is x:   # a LAPACK wrapper's (calls._host_lapack), a ufunc's of one order
+            return known[1]
         if self.allocated_arrays.get(id(x)) is not x:
             return None
         return arrays.allocated_contiguity(x.type.shape)
@@ -2156,6 +2162,9 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
 
     def store_attribute(self, obj: Any, attr: str, value: Any, node: Any) -> None:
         """``obj.attr = value`` (also ``setattr(obj, "attr", value)``)."""
+        if lapack.labels(obj, attr, value):   # get_lapack_funcs labelling a LAPACK wrapper: made now, as eager's
+            setattr(obj, attr, value)
+            return
         if is_nnx(obj):   # an NNX Variable or module (nnx.py): lifted out of the graph
             self.nnx_set_attribute(obj, attr, value, node)
             return

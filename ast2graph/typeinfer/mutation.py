@@ -629,9 +629,10 @@ class MutationMixin:
                                        "array, which the graph cannot tell from a NumPy scalar")
         self._mark_views(fn, label, leaves, results, node)
         if isinstance(user, np.ufunc) or id(fn) in _NEW_ARRAY_OPERATORS:
-            self._note_new_arrays(leaves, results)
+            elementwise = fn is not operator.matmul and not (isinstance(user, np.ufunc) and user.signature)
+            self._note_new_arrays(leaves, results, elementwise)
 
-    def _note_new_arrays(self, leaves: list, results: list) -> None:
+    def _note_new_arrays(self, leaves: list, results: list, elementwise: bool = False) -> None:
         """The results of a ufunc (its ``out=`` is handled apart: ``calls._ufunc_out``)
         or of an operator on NumPy arrays and numbers: NumPy makes each a new,
         writeable ndarray (``writeable_arrays``)."""
@@ -642,6 +643,28 @@ class MutationMixin:
             if r.type.kinds == {"numpy"} and r.type.shape and id(r) not in self.view_of:
                 self.writeable_arrays[id(r)] = (r, id(r))
                 self.allocated_arrays[id(r)] = r   # allocated whole by NumPy: contiguous in some order
+                layout = self._operands_layout(leaves, r.type.shape) if elementwise else None
+                if layout is not None:   # x * 2.0 of a Fortran-ordered x: Fortran-ordered, as NumPy's order="K"
+                    self.__dict__.setdefault("known_layouts", {})[id(r)] = (r, layout)
+
+    def _operands_layout(self, leaves: list, shape: tuple) -> tuple[bool, bool] | None:
+        """The (C, F) contiguity of a ufunc's new result of ``shape`` where
+        NumPy's ``order="K"`` makes it plain: every array operand has the
+        result's shape (none broadcast) and one known layout, C and not F, or
+        F and not C (the result's axis order is theirs); None otherwise."""
+        found = set()
+        for x in leaves:
+            if type(x) is str:   # ``order="C"``, ``casting=...``: NumPy's allocation may follow it
+                return None
+            if isinstance(x, Value) and x.type.shape or type(x) is np.ndarray and x.ndim:
+                if tuple(x.type.shape if isinstance(x, Value) else x.shape) != tuple(shape):
+                    return None
+                known = self.known_contiguity(x) if isinstance(x, Value) else \
+                    (bool(x.flags.c_contiguous), bool(x.flags.f_contiguous))
+                if known not in ((True, False), (False, True)):
+                    return None
+                found.add(known)
+        return found.pop() if len(found) == 1 else None
 
     def _numpy_result_kinds(self, user: Any, treedef: Any, leaves: list, out_leaves: list, node: Any) -> bool:
         """The kinds of the results of the NumPy function ``user`` on NumPy

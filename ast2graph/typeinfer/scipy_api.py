@@ -385,6 +385,11 @@ def equivalent(fn: Any, leaves: list, treedef: Any) -> Equivalent | str:
     args, kwargs = jax.tree_util.tree_unflatten(treedef, leaves)
     if any(k.startswith("overwrite") and v is not False for k, v in kwargs.items()):
         return "SciPy may write its result into an argument (overwrite_...=True), as the graph does not"
+    if public.startswith("scipy.linalg.") and any(getattr(getattr(x, "type", None), "dtype", np.dtype("f")).kind in "iu"
+                                                   for x in leaves):
+        # lu_solve((lu, piv), b): LAPACK reads its integer operands (pivots) as indices into the others;
+        # exemplar integers would make it read and write out of bounds (heap corruption, not an exception)
+        return "an integer operand of a LAPACK routine (pivot indices): no exemplar data is safe to run it on"
     reason, allowed = DATA_DEPENDENT.get(public, (None, None))
     if reason is not None and not (callable(allowed) and allowed(args, kwargs)) and allowed != "cpu-exact":
         return f"JAX's agrees only on some data: {reason}"
