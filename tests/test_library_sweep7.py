@@ -211,6 +211,21 @@ def test_the_layout_read_by_a_fallback_is_eagers():
     check(f, np.asfortranarray(M), np.ones(4), full_graph=False)
 
 
+def _elementwise_of_same_shape(x, y):
+    return np.sin(x), x * 2.0 + y, x.T @ x
+
+
+def test_an_output_of_fortran_ordered_operands_is_handed_back_in_fortran_order():
+    # the graph's output was copied into a C-ordered ndarray: eager's np.sin(x) of a Fortran-ordered x is
+    # Fortran-ordered (its .flags, .strides, .tobytes() differ); the plan hands it back in eager's order
+    F = np.asfortranarray(M)
+    for args in ((F, F), (M, M), (F, M)):
+        check(_elementwise_of_same_shape, *args, full_graph=True)
+        eager, converted = _elementwise_of_same_shape(*args), to_static(_elementwise_of_same_shape)(*args)
+        assert [(a.flags.c_contiguous, a.flags.f_contiguous) for a in eager] == \
+            [(b.flags.c_contiguous, b.flags.f_contiguous) for b in converted]
+
+
 def test_matmul_and_an_order_keyword_do_not_follow_the_operands():
     S = np.asfortranarray(np.arange(9.0).reshape(3, 3))
 

@@ -160,7 +160,8 @@ class GraphPlan:
         for k in self.numpy_out if concrete else ():   # a writable ndarray, one per Value (aliases stay aliases)
             key = id(spec.out_template[k])
             if key not in made:
-                made[key] = np.array(filled[k])
+                # (in Fortran order where eager's is: a ufunc of Fortran-ordered operands)
+                made[key] = np.array(filled[k], order="F" if k in spec.fortran_out else "K")
                 if k in spec.readonly_out:   # read-only in eager (np.asarray of a jax.Array): a write raises
                     made[key].flags.writeable = False
             filled[k] = made[key]

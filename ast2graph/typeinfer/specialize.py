@@ -81,6 +81,9 @@ class Specialization:
     # outputs that may be another object (an argument's NumPy array, a global, another output: a
     # join of paths, identity.py): (output position, ((which, position of the bool that says it is), ...))
     maybe_same: tuple = ()
+    # positions among the outputs of NumPy arrays that eager makes in Fortran order (a ufunc of
+    # Fortran-ordered operands, a LAPACK wrapper's result: ``known_contiguity``): handed back so
+    fortran_out: tuple = ()
 
 
 def numpy_aliasing(leaves: list) -> tuple:
@@ -627,7 +630,9 @@ def _specialize_in(sp: Specializer, unit: Unit, stmts: list, start: int, stop: i
                           deleted, frozenset(written_key(obj, attr) for obj, attr, _ in writes), views,
                           [path for _, path in rewritten], starts[2], sorted(written_arguments(sp)),
                           sp.late_checks, tuple(k for k, x in enumerate(out_leaves) if sp.known_readonly(x)),
-                          maybe_same)
+                          maybe_same, tuple(k for k, x in enumerate(out_leaves)
+                                            if isinstance(x, Value) and len(x.type.shape) > 1
+                                            and sp.known_contiguity(x) == (False, True)))
 
 
 def _maybe_same(out_leaves: list, same: list, starts: list[int]) -> tuple:
