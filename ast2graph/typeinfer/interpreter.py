@@ -2530,6 +2530,7 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         True, no check emitted); otherwise noted for ``specialize`` (a check
         after writes of state)."""
         exc = args[1] if fn is arrays.raise_when and len(args) > 1 else None
+        exc = exc.ctor if isinstance(exc, arrays.Caused) else exc.cls if isinstance(exc, arrays.Remake) else exc
         exc_class = exc if isinstance(exc, type) else type(exc) if isinstance(exc, BaseException) else None
         classes = (exc_class,) if fn is arrays.raise_when else getattr(fn, "_a2g_raises", (None,))   # what it may raise
         if self.raise_checks is False or not all(self.check_passes(c) for c in classes):
