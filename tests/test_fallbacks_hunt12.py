@@ -296,3 +296,191 @@ def test_handler_raise_that_stays_in_python_is_still_eagers(fn, x):
     callback) and a re-raise an outer handler takes still run in Python:
     eager's output, result and exception."""
     check(fn, x, full_graph=False)
+
+
+# ----------------------------------------------- itertools that choose positions, over traced items
+import itertools  # noqa: E402
+
+XS = [jnp.array([1.0, -2.0, 3.0, 0.5]), jnp.array([-1.0, 2.0, -3.0, -0.5])]
+
+
+def pairwise_products(x):
+    vals = [x[0], x[1], x[2]]
+    return [a * b for a, b in itertools.combinations(vals, 2)]
+
+
+def ordered_differences(x):
+    vals = [x[0], x[1], x[2]]
+    return sum(a - b for a, b in itertools.permutations(vals, 2))
+
+
+def all_orders_of_rows(x):
+    return [jnp.stack(p) for p in itertools.permutations(x[:3])]
+
+
+def with_replacement_and_ints(x):
+    vals = [int(v) for v in x]
+    pairs = list(itertools.combinations_with_replacement(vals[:3], 2))
+    triples = list(itertools.combinations(vals, 3))
+    return pairs, triples, [a + b for a, b in pairs]
+
+
+def best_pair_in_a_loop(x):
+    best = x[0] * x[1]
+    for a, b in itertools.combinations([x[0], x[1], x[2], x[3]], 2):
+        if a * b > best:
+            best = a * b
+    return best
+
+
+def combinations_r_keyword_and_tuple(x):
+    return list(itertools.combinations(iterable=(x[0], x[1], 7), r=2))
+
+
+@pytest.mark.parametrize("fn", [pairwise_products, ordered_differences, all_orders_of_rows, with_replacement_and_ints,
+                                best_pair_in_a_loop, combinations_r_keyword_and_tuple])
+@pytest.mark.parametrize("x", XS, ids=["mixed", "negated"])
+def test_combinations_and_permutations_of_traced_items(fn, x):
+    check(fn, x, full_graph=True)
+
+
+def combinations_negative_r(x):
+    return list(itertools.combinations([x[0], x[1]], -1))
+
+
+def test_combinations_negative_r_raises_eagers_error():
+    check(combinations_negative_r, XS[0], full_graph=False)
+
+
+# ----------------------------------------------- collections.deque and heapq: trace-time structure, traced items
+import collections  # noqa: E402
+import heapq  # noqa: E402
+
+from ast2graph import explain, to_static  # noqa: E402
+
+
+def window_of_last_three(x):
+    dq = collections.deque(maxlen=3)
+    for v in x:
+        dq.append(v * 2)
+    first = dq.popleft()
+    return first, list(dq), len(dq)
+
+
+def deque_both_ends(x):
+    dq = collections.deque([x[0]])
+    dq.append(x[1])
+    dq.appendleft(x[2])
+    dq.extend([x[3], x[0] + 1])
+    dq.rotate(2)
+    a = dq.popleft()
+    b = dq.pop()
+    return a, b, tuple(dq), dq[0] + dq[-1]
+
+
+def bfs_order(x):
+    # a queue of (node, value) pairs, the graph's structure static, the values traced
+    children = {0: [1, 2], 1: [3], 2: [], 3: []}
+    q = collections.deque([(0, x[0])])
+    total = x[0] * 0
+    order = []
+    while q:
+        node, val = q.popleft()
+        order.append(node)
+        total = total + val
+        for c in children[node]:
+            q.append((c, val + x[c]))
+    return order, total
+
+
+def deque_in_a_helper(x):
+    def push_all(dq, vals):
+        for v in vals:
+            dq.append(v)
+        return dq
+    dq = push_all(collections.deque(), [x[0], x[1]])
+    return sum(dq)
+
+
+def heap_with_static_priorities(x):
+    heap = []
+    for i in range(4):
+        heapq.heappush(heap, (3 - i, i, x[i]))
+    out = []
+    while heap:
+        _, i, v = heapq.heappop(heap)
+        out.append(v * i)
+    return out
+
+
+def heapify_static_keys(x):
+    items = [(2, "b", x[0]), (1, "a", x[1]), (3, "c", x[2])]
+    heapq.heapify(items)
+    top = heapq.heappop(items)
+    return top[1], top[2], [k for k, _, _ in items]
+
+
+@pytest.mark.parametrize("fn", [window_of_last_three, deque_both_ends, bfs_order, deque_in_a_helper,
+                                heap_with_static_priorities, heapify_static_keys])
+@pytest.mark.parametrize("x", XS, ids=["mixed", "negated"])
+def test_deque_and_heap_of_traced_items(fn, x):
+    check(fn, x, full_graph=True)
+
+
+def heap_of_traced_values(x):
+    heap = []
+    for i in range(4):
+        heapq.heappush(heap, x[i])
+    return heapq.heappop(heap)
+
+
+def heap_ties_reach_the_items(x):
+    heap = []
+    for i in range(3):
+        heapq.heappush(heap, (1, x[i]))
+    return heapq.heappop(heap)[1]
+
+
+def deque_written_under_a_traced_if(x):
+    dq = collections.deque([x[0]])
+    if x[1] > 0:
+        dq.append(x[1])
+    else:
+        dq.appendleft(x[2])
+    return dq[0]
+
+
+def deque_popped_under_a_traced_if(x):
+    dq = collections.deque([x[0], x[1]])
+    if x[2] > 0:
+        dq.popleft()
+    return dq[0]
+
+
+def deque_returned(x):
+    dq = collections.deque([x[0], x[1]])
+    dq.append(x[2])
+    return dq
+
+
+def deque_in_a_rolled_loop(x):
+    dq = collections.deque([x[0]], maxlen=2)
+    for i in range(40):
+        dq.append(dq[-1] * 0.5 + x[i % 4])
+    return dq[0] + dq[1]
+
+
+@pytest.mark.parametrize("fn", [heap_of_traced_values, heap_ties_reach_the_items, deque_written_under_a_traced_if,
+                                deque_popped_under_a_traced_if, deque_returned, deque_in_a_rolled_loop])
+@pytest.mark.parametrize("x", XS, ids=["mixed", "negated"])
+def test_deque_and_heap_where_the_data_decides_stay_eagers(fn, x):
+    """A heap whose order needs the items' values, a deque written under a
+    traced condition, a deque leaving the function: eager's results (in
+    Python where the graph cannot have them)."""
+    check(fn, x, full_graph=False)
+
+
+def test_heap_comparing_traced_items_names_its_site():
+    e = explain(to_static(heap_of_traced_values))(XS[0])
+    causes = [s.cause for s in e.fallback_sites]
+    assert any("heappush" in c and "traced" in c for c in causes), causes
