@@ -484,3 +484,68 @@ def test_heap_comparing_traced_items_names_its_site():
     e = explain(to_static(heap_of_traced_values))(XS[0])
     causes = [s.cause for s in e.fallback_sites]
     assert any("heappush" in c and "traced" in c for c in causes), causes
+
+
+# ----------------------------------------------- a dict's key chosen by a traced condition among its keys
+def counts_by_label(x):
+    counts = {"pos": 0, "neg": 0}
+    for v in x:
+        key = "pos" if v > 0 else "neg"
+        counts[key] = counts.get(key, 0) + 1
+    return counts
+
+
+def sums_by_bucket_augassign(x):
+    sums = {"low": 0.0, "mid": 0.0, "high": 0.0}
+    for v in x:
+        if v > 1:
+            b = "high"
+        elif v > -1:
+            b = "mid"
+        else:
+            b = "low"
+        sums[b] += float(v)
+    return sums, list(sums)
+
+
+def chosen_key_in_a_rolled_loop(x):
+    acc = {"even": x[0] * 0, "odd": x[0] * 0}
+    for i in range(40):
+        k = "even" if x[i % 4] * i > 0 else "odd"
+        acc[k] = acc[k] + x[i % 4]
+    return acc
+
+
+def chosen_key_read_only(x):
+    table = {"a": x[0], "b": x[1] * 2}
+    k = "a" if x[2] > 0 else "b"
+    return table[k], table.get(k)
+
+
+@pytest.mark.parametrize("fn", [counts_by_label, sums_by_bucket_augassign, chosen_key_in_a_rolled_loop,
+                                chosen_key_read_only])
+@pytest.mark.parametrize("x", XS, ids=["mixed", "negated"])
+def test_dict_item_at_a_key_chosen_by_a_traced_condition(fn, x):
+    check(fn, x, full_graph=True)
+
+
+def chosen_key_missing_on_one_path(x):
+    counts = {"pos": 0}
+    for v in x:
+        key = "pos" if v > 0 else "neg"
+        counts[key] = counts.get(key, 0) + 1
+    return counts
+
+
+def chosen_key_into_an_outside_dict(x, counts):
+    key = "pos" if x[0] > 0 else "neg"
+    counts[key] = counts[key] + 1
+    return counts[key]
+
+
+@pytest.mark.parametrize("x", XS, ids=["mixed", "negated"])
+def test_dict_key_chosen_by_data_where_the_keys_change_stays_eagers(x):
+    """A key the dict lacks on one path (eager's keys depend on the data) and
+    a dict from outside: eager's results, in Python."""
+    check(chosen_key_missing_on_one_path, x, full_graph=False)
+    check(chosen_key_into_an_outside_dict, x, {"pos": 0, "neg": 0}, full_graph=False)

@@ -1383,6 +1383,10 @@ class CallMixin(GeneratorMixin, SortMixin):
         return NotImplemented
 
     def _special_builtin(self, callee: Any, args: tuple, kwargs: dict, node: Any, traced: bool) -> Any:
+        owner = getattr(callee, "__self__", None)
+        if getattr(callee, "__name__", "") == "get" and type(callee) is types.BuiltinMethodType and args \
+                and len(args) <= 2 and not kwargs and self.chosen_keys(owner, args[0]) is not None:
+            return self.subscript(owner, args[0], node)   # ``d.get(key, 0)`` of a key d holds, whichever is chosen
         if any(callee is f for f in (sum, min, max, any, all, sorted)) and args \
                 and type(args[0]) is collections.deque and self._is_fresh(args[0]) and contains_value(list(args[0])):
             # over a deque of traced values: its items in order, as over a list of them
