@@ -14,7 +14,7 @@ import math
 import operator
 import reprlib
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable, NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -395,6 +395,30 @@ class Remake:
         return f"{self.cls.__name__}{self.args!r}"
 
 
+class Caused:
+    """The constructor of what a ``raise`` in an ``except`` handler raises
+    (``raise E(...) from e``, ``from None``, or a plain ``raise E(...)``
+    there), called when the check fires: a new ``E(...)`` chained as eager
+    chains it to a new copy of the exception the handler took (``handled``):
+    ``__context__`` that copy; ``__cause__`` it too after ``from e``, None
+    after ``from None``; ``__suppress_context__`` set after either ``from``."""
+
+    def __init__(self, ctor: type, handled: Remake, cause: str):
+        self.ctor, self.handled, self.cause = ctor, handled, cause   # cause: "e", "None" or "" (no ``from``)
+        self.__qualname__ = getattr(ctor, "__qualname__", repr(ctor))
+
+    def __call__(self, *args: Any, **kwargs: Any) -> BaseException:
+        error = self.ctor(*args, **kwargs)
+        handled = self.handled()
+        error.__context__ = handled
+        if self.cause:
+            error.__cause__ = handled if self.cause == "e" else None   # (sets __suppress_context__ too)
+        return error
+
+    def __repr__(self) -> str:
+        return f"{self.__qualname__} (in a handler of {self.handled!r})"
+
+
 def raise_when(pred: Any, exc: Any, args: tuple = (), kwargs: dict | None = None, *, site: RaiseSite | None = None,
                kinds: tuple = (), first: Any = None) -> None:
     """At run time: ``if pred: raise exc`` where ``exc`` is an exception
@@ -588,6 +612,56 @@ def int_conversion_check(x: Any, what: str, where: str) -> None:
 int_conversion_check._a2g_effect = True  # type: ignore[attr-defined]
 int_conversion_check._a2g_check = True  # type: ignore[attr-defined]
 int_conversion_check._a2g_raises = (ValueError, OverflowError, IntRangeError)  # type: ignore[attr-defined]
+
+
+class ResidualCheck(NamedTuple):
+    """Part of a check that no handler takes, emitted as a check of its own
+    (in a list of caught forms: ``Specializer.caught_check``)."""
+
+    fn: Callable
+    args: tuple
+
+
+def int_nan(x: Any) -> Any:
+    """Where ``int(x)`` raises ValueError: ``x`` is NaN."""
+    return jnp.isnan(jnp.asarray(x))
+
+
+def int_infinite(x: Any) -> Any:
+    """Where ``int(x)`` raises OverflowError: ``x`` is an infinity."""
+    return jnp.isinf(jnp.asarray(x))
+
+
+def int_range_check(x: Any, what: str, where: str) -> None:
+    """At run time: ``IntRangeError`` for a finite float beyond int64 (the
+    part of ``int_conversion_check`` that is no exception of eager's: eager's
+    int holds it, the graph's int64 cannot; ``runtime.block`` then runs the
+    segment in Python on that call)."""
+
+    x = jnp.asarray(x)
+    bad = jnp.isfinite(x) & ((x >= 2.0 ** 63) | (x < -2.0 ** 63))
+    raise_if(bad, functools.partial(_raise_int_conversion, what, where), x)
+
+
+int_range_check._a2g_effect = True  # type: ignore[attr-defined]
+int_range_check._a2g_check = True  # type: ignore[attr-defined]
+int_range_check._a2g_raises = (IntRangeError,)  # type: ignore[attr-defined]
+
+
+def _int_caught(x: Any, what: str, where: str) -> list | None:
+    """``int_conversion_check`` split by what eager raises (the caught form,
+    ``Specializer.caught_check``): NaN's ValueError and an infinity's
+    OverflowError, each with eager's message, and the range check, which
+    raises nothing of eager's. None for an operand of another dtype."""
+    dtype = getattr(getattr(x, "type", None), "dtype", None)
+    if dtype is None or dtype.kind != "f":
+        return None
+    return [(int_nan, (x,), ValueError("cannot convert float NaN to integer")),
+            (int_infinite, (x,), OverflowError("cannot convert float infinity to integer")),
+            ResidualCheck(int_range_check, (x, what, where))]
+
+
+int_conversion_check._a2g_caught = _int_caught  # type: ignore[attr-defined]
 
 
 # ``math.f(x)`` of a Python float in the graph: the float64 function, and the

@@ -47,6 +47,7 @@ Reference semantics of a traced ``break`` through ``finally:`` (eager Python)::
 from __future__ import annotations
 
 import contextlib
+import functools
 import types
 import warnings
 from typing import Any, Callable
@@ -57,6 +58,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..fallback.sites import FallbackCode, GraphBreak
+from ..graphlib import arrays
 from ..ir.core import Region, Value, walk_ops
 from .checkscope import Protector, _binds, _handler_classes, _loads, _plain_type_expr
 from .contexts import ContextsMixin, contextmanager_function, python_code, user_manager_class
@@ -195,6 +197,8 @@ class BlocksMixin(ContextsMixin):
             ctx.lookup = lookup
             ctx.sites = {id(n): f"<raise try {key} {n.lineno}:{n.col_offset}>"
                      for n in _raise_nodes(stmt.body) + _check_sites(stmt.body)}
+            # (a check's second exception, taken by a handler: ``int(x)``'s OverflowError after NaN's ValueError)
+            ctx.sites.update({(id(n), 1): f"<raise try {key} {n.lineno}:{n.col_offset} 1>" for n in _check_sites(stmt.body)})
             ctx.depth, ctx.frame, ctx.protectors = self.traced_depth, self.frame, len(self.protectors)
             for flag in ctx.sites.values():
                 env[flag] = False
@@ -269,20 +273,55 @@ class BlocksMixin(ContextsMixin):
         if not _in_body(stmts, ctx.stmt.body) or id(stmt) not in ctx.sites or not self._pure_statement(stmt):
             return False
         form = caught(*args, **kwargs)
-        handler = ctx.lookup(form[2]) if form is not None else None
-        if handler is None or not _plain_handler(handler) or len(form) > 3 and handler.name is not None:
-            return False   # (a fourth item: the exception's text is a stand-in, for a handler that binds no name)
-        pred_fn, pred_args, exc = form[:3]
-        prior = ctx.caught.get(id(stmt))
-        if prior is not None and (prior[0] is not handler or type(prior[1]) is not type(exc) or prior[1].args != exc.args):
+        forms = form if isinstance(form, list) else [] if form is None else [form]
+        taken = self._taken_forms(ctx, stmt, forms)
+        if taken is None:
             return False
-        pred = pred_args[0] if pred_fn is None else self.emit_call(pred_fn, pred_args, {}, node, "check failure")
-        ctx.caught.setdefault(id(stmt), (handler, exc))
+        for f in forms:   # the parts no handler takes: checks of their own, raising out of the try
+            if isinstance(f, arrays.ResidualCheck):
+                self.emit_call(f.fn, f.args, {}, node, "check", effect=True)
+            elif all(f is not t for _, _, t in taken):
+                self.emit_call(arrays.raise_when, (self._form_pred(f, node), arrays.Remake(f[2])), {}, node, "check",
+                               effect=True)   # (a new exception per call, as eager's)
+        exits = []
+        for key, handler, (pred_fn, pred_args, exc, *_) in taken:
+            pred = self._form_pred((pred_fn, pred_args), node)
+            ctx.caught.setdefault(key, (handler, exc))
+            exits.append((key, pred, exc))
         # (a name the handler binds before it reads it: the statement's value, never seen, keeps it bound)
-        overwritten = _bound_before_read(handler.body)
+        overwritten = set.intersection(*(_bound_before_read(h.body) for _, h, _ in taken))
         before = {n: self.frame.env.get(n, UNBOUND) for n in _target_names(stmt) if n not in overwritten}
-        self.__dict__["_caught_check"] = (stmt, pred, exc, before, len(self.region.ops), self.region, node)
+        self.__dict__["_caught_check"] = (stmt, exits, before, len(self.region.ops), self.region, node)
         return True
+
+    def _taken_forms(self, ctx: TryCtx, stmt: Any, forms: list) -> list | None:
+        """The caught forms of a check (``fn._a2g_caught``) that a handler of
+        ``ctx`` takes, each ``(key, handler, form)``: the statement's own flag
+        for the first, ``(id(stmt), k)`` for the k-th other exception one
+        statement may raise (``int(x)``: NaN's ValueError, an infinity's
+        OverflowError). None where one cannot be taken exactly, or none is
+        taken (a form no handler takes is a check of its own: ``caught_check``)."""
+        taken = []
+        for f in forms:
+            if isinstance(f, arrays.ResidualCheck):
+                continue
+            handler = ctx.lookup(f[2])
+            if handler is None:
+                continue
+            if not _plain_handler(handler) or len(f) > 3 and handler.name is not None:
+                return None   # (a fourth item: the exception's text is a stand-in, for a handler that binds no name)
+            key = id(stmt) if not taken else (id(stmt), len(taken))
+            prior = ctx.caught.get(key)
+            if key not in ctx.sites or prior is not None and (prior[0] is not handler or type(prior[1]) is not type(f[2])
+                                                              or prior[1].args != f[2].args):
+                return None
+            taken.append((key, handler, f))
+        return taken or None
+
+    def _form_pred(self, form: tuple, node: Any) -> Any:
+        """Where a caught form's exception is raised, as a graph value."""
+        pred_fn, pred_args = form[0], form[1]
+        return pred_args[0] if pred_fn is None else self.emit_call(pred_fn, pred_args, {}, node, "check failure")
 
     def check_may_be_caught(self) -> bool:
         """Whether a check made here may be taken by the handler of the
@@ -300,14 +339,14 @@ class BlocksMixin(ContextsMixin):
         then running under that flag (``guarded_body``); the rest of the body
         runs where it does not (``returned``: a ``return`` statement's exit,
         taken there after the ``try`` as a traced ``return`` in its body is)."""
-        _, pred, exc, before, start, region, node = self.__dict__.pop("_caught_check")
+        _, exits, before, start, region, node = self.__dict__.pop("_caught_check")
         if region is not self.region or any(getattr(getattr(op, "fn", None), "_a2g_effect", False)
                                             for op in walk_ops(Region(ops=region.ops[start:]))):
             raise self.graph_break(FallbackCode.TRACE_ERROR, node, "a check (eager may raise here) that a handler "
                                    "takes, before something eager does not do once it raised", "try")
         ctx = self.nearest_loop()
 
-        def raised() -> None:
+        def raised(exc: BaseException) -> None:
             env = self.frame.env
             for name, value in before.items():
                 if value is UNBOUND:
@@ -316,13 +355,19 @@ class BlocksMixin(ContextsMixin):
                     env[name] = value
             raise CaughtSignal(stmt, exc)
 
-        self.decide(stmt, "try", "lax.cond", f"{type(exc).__name__} of a run-time check, taken by its handler: the "
-                    "rest of the body runs where the check does not fire, the handler where it does")
+        names = "/".join(type(exc).__name__ for _, _, exc in exits)
+        self.decide(stmt, "try", "lax.cond" if len(exits) == 1 else "lax.switch", f"{names} of a run-time check, "
+                    "taken by its handler: the rest of the body runs where the check does not fire, the handler where it does")
         def passed() -> None:
             if returned is not None:
                 raise returned
 
-        self.branches_ending_try(stmt, pred, [raised, passed], dict(self.frame.env), ctx, False)
+        runs = [functools.partial(raised, exc) for _, _, exc in exits] + [passed]
+        if len(exits) == 1:
+            self.branches_ending_try(stmt, exits[0][1], runs, dict(self.frame.env), ctx, False)
+            return
+        index = self.emit_call(arrays.branch_index, tuple(pred for _, pred, _ in exits), {}, stmt, "branch_index")
+        self.branches_ending_try(stmt, index, runs, dict(self.frame.env), ctx, True)
 
     def _pure_statement(self, stmt: Any) -> bool:
         """``stmt`` binds plain names at most, and what it evaluates changes
@@ -413,16 +458,17 @@ class BlocksMixin(ContextsMixin):
                 return handler
         return None
 
-    def _handler_body(self, ctx: TryCtx, site: int) -> Callable[[], None]:
-        """Running the handler of the raise the body took: its name bound to
-        the exception and unbound after it, as eager's."""
+    def _handler_body(self, ctx: TryCtx, site: int, body: list | None = None) -> Callable[[], None]:
+        """Running the handler of the raise the body took (``body``: only
+        these statements of it): its name bound to the exception and unbound
+        after it, as eager's."""
         handler, exc = ctx.caught[site]
 
         def run() -> None:
             if handler.name is not None:
                 self.assign(handler.name, exc, handler)
             try:
-                self.exec_block(handler.body)
+                self.exec_block(handler.body if body is None else body)
             finally:   # (unbound on the way out by an exit too, as eager's: the paths then join without it)
                 if handler.name is not None:
                     self.frame.env.pop(handler.name.id, None)
@@ -441,6 +487,9 @@ class BlocksMixin(ContextsMixin):
         self.decide(stmt, "try", "lax.cond", f"{type(exc).__name__} raised under a traced condition, taken by its "
                     "handler: the handler runs where it was raised, else: where not")
         self.frame.env[ctx.sites[site]] = False   # (handled; before the branches: an exit in them ends the body)
+        if self._raise_in_handler(stmt, ctx, site, caught):
+            self.exec_block(stmt.orelse)   # (where the handler raised, nothing after is observable)
+            return
         self._traced_branches(stmt, caught, [self._handler_body(ctx, site), lambda: self.exec_block(stmt.orelse)],
                               names, assigned)
 
@@ -476,6 +525,8 @@ class BlocksMixin(ContextsMixin):
         if caught is True:
             run()
             return
+        if self._raise_in_handler(stmt, ctx, site, caught):
+            return
         if not isinstance(caught, Value):
             raise self.graph_break(FallbackCode.EARLY_EXIT, stmt, "a raise flag of a `try` body that is neither "
                                    "static nor traced", "try")
@@ -485,6 +536,67 @@ class BlocksMixin(ContextsMixin):
         self.decide(stmt, "try", "lax.cond", f"{type(exc).__name__} raised under a traced condition, taken by its "
                     "handler: the handler runs where the flag is set")
         self._traced_branches(stmt, caught, [run, lambda: None], names, assigned)
+
+    def _raise_in_handler(self, stmt: gast.Try, ctx: TryCtx, site: Any, caught: Value) -> bool:
+        """A handler that ends by raising (``_final_raise``), taken under the
+        traced flag ``caught``: its statements before the ``raise`` run under
+        the flag, then the ``raise`` is a run-time check on the flag that
+        raises what eager raises, chained to (a new copy of) the exception
+        the handler took as eager chains it (``arrays.Caused``: ``from e``,
+        ``from None``, the context); a bare ``raise`` raises a copy of that
+        exception. Where the check fires nothing after it is observable, so
+        the code after the handler runs unconditionally. False (nothing
+        emitted) where the ``raise``'s arguments read a name the statements
+        before it bind, or it cannot be a check."""
+        handler, exc = ctx.caught[site]
+        last = _final_raise(handler)
+        if last is None or not self.raise_checks_allowed():
+            return False
+        pre = handler.body[:-1]
+        if _loads([last]) & (self.frame.unit.ssa.assigned(pre) if pre else set()):
+            return False
+        start = len(self.region.ops)
+        # (what a handler raises passes the try's handlers; its finally: still runs: checkscope rules 2-4)
+        own = self.protectors[ctx.protectors - 1] if 0 < ctx.protectors == len(self.protectors) else None
+        saved = own.catches if own is not None else None
+        if own is not None and saved is not None:
+            own.catches = ()
+        try:
+            checked = self._handler_exception(handler, exc, last)   # (its arguments read nothing `pre` binds)
+            if checked is None:
+                del self.region.ops[start:]
+                return False
+            if pre:   # the statements before the raise, under the flag, as eager runs them
+                assigned = self.frame.unit.ssa.assigned(pre) | ({handler.name.id} if handler.name is not None else set())
+                names = sorted(assigned & (set(self.frame.unit.ssa.live_out(stmt)) | _loads(getattr(stmt, "finalbody", []))))
+                self._traced_branches(stmt, caught, [self._handler_body(ctx, site, pre), lambda: None], names, assigned)
+            self.emit_raise_check(caught, last, *checked, "raise")
+        finally:
+            if own is not None:
+                own.catches = saved
+        self.decide(stmt, "try", "checked", f"the handler of {type(exc).__name__} raises: a run-time check on the "
+                    "flag, raising what eager raises (chained to the exception it took); the rest runs unconditionally")
+        return True
+
+    def _handler_exception(self, handler: Any, exc: BaseException, last: gast.Raise) -> tuple | None:
+        """What the handler's final ``raise`` raises, for ``emit_raise_check``
+        (the handler's name bound to ``exc`` while its arguments are
+        evaluated); None where it cannot be a check."""
+        if handler.name is not None:
+            self.assign(handler.name, exc, handler)
+        try:
+            if last.exc is None:   # a bare re-raise: the exception taken, a new copy per call
+                return arrays.Remake(exc), (), {}
+            checked = self.checked_exception(last.exc, len(self.region.ops))
+            if checked is None or not isinstance(checked[0], type):
+                return None
+            cause = "" if last.cause is None else "None" if isinstance(last.cause, gast.Constant) else "e"
+            return (arrays.Caused(checked[0], arrays.Remake(exc), cause), *checked[1:])
+        except GraphBreak:
+            return None
+        finally:
+            if handler.name is not None:
+                self.frame.env.pop(handler.name.id, None)
 
     def branches_ending_try(self, node: Any, pred: Any, branches: list, env0: dict, ctx: TryCtx, switch: bool) -> None:
         """Branches of a traced ``if`` in a ``try`` body, one of which exits:
@@ -499,7 +611,7 @@ class BlocksMixin(ContextsMixin):
             elif kind == "return":
                 env[ctx.ret], env[ctx.retval] = True, value
             elif kind == "raise":   # taken by the try's handler (``caught_raise``)
-                env[ctx.sites[id(node_)]] = True
+                env[ctx.sites[_caught_key(ctx, node_, value)]] = True
         self._unobserved_on_return(node, ctx, outs)
         self._same_list_lengths(node, [(r, env) for r, env, _ in outs])
         self.decide(node, "exit", "flag", f"{'/'.join(k for k in kinds if k != 'end')} under a traced condition inside "
@@ -714,6 +826,32 @@ def _raises(body: list) -> bool:
     return bool(_raise_nodes(body))
 
 
+def _final_raise(handler: Any) -> gast.Raise | None:
+    """The handler's last statement, a ``raise`` that a run-time check can
+    raise (``_raise_in_handler``): a bare re-raise, or ``raise E(...)``, maybe
+    ``from`` the handler's exception or ``from None``; None otherwise."""
+    last = handler.body[-1] if handler.body else None
+    if not isinstance(last, gast.Raise):
+        return None
+    if last.exc is None:
+        return last if last.cause is None else None
+    name = handler.name.id if handler.name is not None else None
+    cause = last.cause
+    plain_cause = cause is None or isinstance(cause, gast.Constant) and cause.value is None \
+        or isinstance(cause, gast.Name) and cause.id == name
+    return last if isinstance(last.exc, gast.Call) and plain_cause else None
+
+
+def _caught_key(ctx: TryCtx, node: Any, exc: Any) -> Any:
+    """The flag's key of the exception ``exc`` that ``node`` raised: the
+    node's own, or ``(id(node), k)`` for another exception of one statement
+    (``_taken_forms``)."""
+    for key, (_, caught) in ctx.caught.items():
+        if caught is exc and (key == id(node) or type(key) is tuple and key[0] == id(node)):
+            return key
+    return id(node)
+
+
 def _check_sites(body: list) -> list:
     """The statements of ``body`` itself whose run-time check a handler may
     take (``caught_check``): each gets a flag, as a ``raise`` does."""
@@ -774,17 +912,22 @@ def _handler_exits(handler: Any) -> bool:
 def _plain_handler(handler: Any) -> bool:
     """A handler with no exception, ``try`` or ``with`` of its own (a
     ``return``, ``break`` or ``continue`` is an exit of the ``try``:
-    ``_handler_in_flags``) that uses its exception object only for its text
-    (``str(e)``, ``repr(e)``, an f-string, ``print(e)``) or ``e.args``: the
+    ``_handler_in_flags``; a final ``raise``, maybe ``from`` its exception, a
+    run-time check: ``_raise_in_handler``) that uses its exception object only for its text
+    (``str(e)``, ``repr(e)``, an f-string, ``print(e)``), ``e.args`` or its
+    class (``isinstance(e, C)``, ``type(e)``): the
     one object made at trace time then stands for eager's new one of every
     call."""
     nodes = [n for s in handler.body for n in own_nodes(s)]
-    if any(isinstance(n, _EXITS) for n in nodes):
+    last = _final_raise(handler)
+    if any(isinstance(n, _EXITS) and n is not last for n in nodes):
         return False
     if handler.name is None:
         return True
     name = handler.name.id
     fine: set[int] = set()
+    if last is not None and isinstance(last.cause, gast.Name):   # ``raise E(..) from e``: chained as eager's
+        fine.add(id(last.cause))
     for n in nodes:
         if isinstance(n, gast.FormattedValue):
             fine.add(id(n.value))
@@ -792,4 +935,7 @@ def _plain_handler(handler: Any) -> bool:
             fine.add(id(n.value))
         elif isinstance(n, gast.Call) and isinstance(n.func, gast.Name) and n.func.id in ("str", "repr", "print"):
             fine.update(id(a) for a in n.args)
+        elif isinstance(n, gast.Call) and isinstance(n.func, gast.Name) and n.func.id in ("isinstance", "type") \
+                and n.args:   # its class: the same object's on every call
+            fine.add(id(n.args[0]))
     return all(id(n) in fine for n in nodes if isinstance(n, gast.Name) and n.id == name)

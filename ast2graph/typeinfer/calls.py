@@ -62,7 +62,7 @@ from .kinds import (standin, CALLS_ARGUMENTS, INSPECTORS, MOVES_ARGUMENTS, Unobs
 from .lattice import DATA_INT64, INT_BITS, INT_RANGE, WIDE_INTS, describe, is_array
 from ..graphlib.trees import tree_flatten, tree_leaves
 from .pathkinds import MAX_COMBINATIONS, kinded_in
-from .state import Frame, Guard, ReturnSignal, unit_of_function
+from .state import Frame, Guard, ReturnSignal, contains_value, unit_of_function
 
 _COMPARISONS = (operator.eq, operator.ne, operator.lt, operator.le, operator.gt, operator.ge,
                 arrays.COMPARE["In"], arrays.COMPARE["NotIn"])
@@ -1345,12 +1345,59 @@ class CallMixin(GeneratorMixin, SortMixin):
                 and not isinstance(args[0], Value) and not self.traced_int_index(args[1]):
             self.store_item_into(*args, node)
             return None
+        stored = self._trace_time_structure(callee, args, kwargs, node) \
+            if traced or type(getattr(callee, "__self__", None)) is collections.deque else NotImplemented
+        if stored is not NotImplemented:
+            return stored
         if traced and _stores_arguments(callee):
             raise self.graph_break(FallbackCode.MUTATION, node, f"{qualified_name(callee)} would store a traced value "
                                    "into a Python object", "call")
         return NotImplemented
 
+    def _trace_time_structure(self, callee: Any, args: tuple, kwargs: dict, node: Any) -> Any:
+        """A ``collections.deque`` or a ``heapq`` heap (a list) made in this
+        trace, holding traced values: a Python structure at trace time, as a
+        list of them is (its length and order static, its items graph
+        values). ``deque.append``/``appendleft``/``insert`` and ``extend``/
+        ``extendleft`` of a list or tuple store the items; ``heapq``'s
+        functions run at trace time on the list: where they compare two
+        traced items (eager asks their values), ``static_call`` falls back
+        with that site; keys that decide the order statically (``(priority,
+        i, v)`` with distinct static ``priority, i``) never reach the items.
+        Written only where it was made (``check_mutable``: not from inside a
+        traced branch or a rolled loop around it). NotImplemented otherwise."""
+        if callee is collections.deque and (not args or type(args[0]) in (list, tuple)):
+            return self.mark_made(self.static_call(callee, args, kwargs, node))   # deque([x, y], maxlen=3)
+        owner = getattr(callee, "__self__", None)
+        if type(owner) is collections.deque and type(callee) is types.BuiltinMethodType and self._is_fresh(owner) \
+                and (callee.__name__ in ("append", "appendleft", "insert") or callee.__name__ in ("extend", "extendleft")
+                     and len(args) == 1 and type(args[0]) in (list, tuple)):
+            self.check_mutable(owner, node, f"deque.{callee.__name__}")
+            return self.static_call(callee, args, kwargs, node)
+        if type(owner) is collections.deque and type(callee) is types.BuiltinMethodType and self._is_fresh(owner) \
+                and callee.__name__ in _DEQUE_MOVING and not contains_value((args, kwargs)):
+            self.check_mutable(owner, node, f"deque.{callee.__name__}")   # pop, popleft, rotate: no item compared
+            return self.static_call(callee, args, kwargs, node)
+        if type(owner) is collections.deque and type(callee) is types.BuiltinMethodType and self._is_fresh(owner) \
+                and callee.__name__ == "copy" and not args and not kwargs:
+            return self.mark_made(self.static_call(callee, args, kwargs, node))
+        if any(callee is f for f in _HEAP_FUNCTIONS) and args and type(args[0]) is list and self._is_fresh(args[0]) \
+                and not kwargs:
+            self.check_mutable(args[0], node, qualified_name(callee))
+            return self.static_call(callee, args, kwargs, node)
+        return NotImplemented
+
     def _special_builtin(self, callee: Any, args: tuple, kwargs: dict, node: Any, traced: bool) -> Any:
+        owner = getattr(callee, "__self__", None)
+        if getattr(callee, "__name__", "") == "get" and type(callee) is types.BuiltinMethodType and args \
+                and len(args) <= 2 and not kwargs and self.chosen_keys(owner, args[0]) is not None:
+            return self.subscript(owner, args[0], node)   # ``d.get(key, 0)`` of a key d holds, whichever is chosen
+        if any(callee is f for f in (sum, min, max, any, all, sorted)) and args \
+                and type(args[0]) is collections.deque and self._is_fresh(args[0]) and contains_value(list(args[0])):
+            # over a deque of traced values: its items in order, as over a list of them
+            args = (list(args[0]), *args[1:])
+            out = self._special_builtin(callee, args, kwargs, node, True)
+            return out if out is not NotImplemented else self.static_call(callee, args, kwargs, node)
         if any(callee is f for f in (sum, min, max, any, all, sorted)) and args \
                 and isinstance(args[0], collections.abc.Iterator) and generators_in(args[0]):
             # generator objects pulled as eager's builtin pulls them (any/all: up to the deciding item)
@@ -1508,7 +1555,7 @@ class CallMixin(GeneratorMixin, SortMixin):
                     return self.call(args[0], items, {}, node)
 
             return self.mark_fresh(map(item, *seqs))
-        if (callee is itertools.chain or callee is itertools.accumulate) and traced:
+        if any(callee is f for f in (itertools.chain, itertools.accumulate, *_CHOOSING)) and traced:
             made = self._itertools_made(callee, args, kwargs, node)
             if made is not NotImplemented:
                 return made
@@ -1560,6 +1607,8 @@ class CallMixin(GeneratorMixin, SortMixin):
         function is called now, as eager calls it when the items are pulled:
         only where that cannot be told apart (no function, a builtin one, or
         every item taken at once where it is made); else NotImplemented."""
+        if any(callee is f for f in _CHOOSING):
+            return self._chosen(callee, args, kwargs, node)
         sources = args if callee is itertools.chain else args[:1]
         if kwargs and callee is itertools.chain or not sources or \
                 not all(isinstance(a, Value) or type(a) in (list, tuple) for a in sources):
@@ -1582,6 +1631,29 @@ class CallMixin(GeneratorMixin, SortMixin):
             else:
                 out.append(self.call(func, (out[-1], item), {}, node))
         return self.mark_fresh(iter(out))
+
+    def _chosen(self, callee: Any, args: tuple, kwargs: dict, node: Any) -> Any:
+        """``itertools.combinations(xs, r)``, ``permutations(xs[, r])``,
+        ``combinations_with_replacement(xs, r)`` of a list, tuple or array of
+        traced values with a static ``r``: which positions go together never
+        depends on the items' values (these never compare them), so the
+        tuples are made now, in eager's order, each holding the items
+        themselves; an iterator over them, as eager's object is one."""
+        try:
+            bound = inspect.signature(lambda iterable, r=None: None).bind(*args, **kwargs)
+        except TypeError:
+            return NotImplemented   # (eager's TypeError: the call as it is)
+        r, source = bound.arguments.get("r"), bound.arguments["iterable"]
+        if not (isinstance(source, Value) or type(source) in (list, tuple)):
+            return NotImplemented   # (an iterator, a generator: pulled as eager pulls it, elsewhere)
+        if r is not None and type(r) is not int or r is None and callee is not itertools.permutations:
+            return NotImplemented   # (a traced r: how many tuples depends on the data)
+        items = list(self.iterate_static(source, node))
+        try:
+            positions = list(callee(range(len(items)), r) if r is not None else callee(range(len(items))))
+        except ValueError:   # (r < 0: eager's error, from the call as it is)
+            return NotImplemented
+        return self.mark_fresh(iter([tuple(items[i] for i in chosen) for chosen in positions]))
 
     def _iter_value(self, x: Value, node: Any) -> Any:
         """``iter(x)`` of a traced array: an iterator over its rows, as the for
@@ -2532,6 +2604,9 @@ def _extreme_range(is_max: bool, args: tuple) -> tuple[int, int] | None:
     return min(b[0] for b in bounds), min(b[1] for b in bounds)
 
 
+_DEQUE_MOVING = frozenset({"pop", "popleft", "rotate", "reverse", "clear"})
+_HEAP_FUNCTIONS = (heapq.heappush, heapq.heappop, heapq.heapify, heapq.heappushpop, heapq.heapreplace)
+_CHOOSING = (itertools.combinations, itertools.permutations, itertools.combinations_with_replacement)
 _LIST_ITERATOR = type(iter([]))   # an iterator made at trace time (itertools.chain/accumulate of static items)
 
 

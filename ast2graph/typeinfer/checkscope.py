@@ -67,6 +67,7 @@ import contextlib
 
 import gast
 
+from ..diagnostics import IntRangeError
 from ..fallback.sites import FallbackCode, GraphBreak
 from .exits import BodyEnd
 from .state import ControlSignal
@@ -109,6 +110,8 @@ class Protector:
     def passes(self, exc_class: type | None) -> bool:
         if self.catches is None or exc_class is None:
             return False
+        if issubclass(exc_class, IntRangeError):   # no exception of eager's: the segment then runs in Python
+            return True   # on that call (``runtime.block``), its handlers too, whatever they catch
         try:
             return not any(issubclass(exc_class, c) for c in self.catches)
         except TypeError:

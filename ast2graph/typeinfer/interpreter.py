@@ -1907,6 +1907,9 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
             if not self._is_fresh(obj) and type(obj) is not tuple:
                 self._guard_contents(obj, node)   # the items read are the ones it holds now
             return self.traced_list_load(node, obj, idx)   # containers.py: items of joined kinds, by selects
+        options = self.chosen_keys(obj, idx)
+        if options is not None:   # ``counts[key]``, ``key`` one of the dict's keys chosen by a traced ``if``
+            return self.subscript(self.mark_fresh([obj[o] for o in options]), idx.values[0], node)
         if isinstance(obj, Mapping) and not isinstance(obj, Value) and contains_value(idx):
             raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"a traced value as a key into a "
                                    f"{type(obj).__name__} (eager hashes its value)", "subscript")
@@ -2206,12 +2209,33 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
             return
         self.store_item_into(obj, idx, value, target)
 
+    def chosen_keys(self, obj: Any, key: Any) -> tuple | None:
+        """The keys ``key`` may be, where it is a str chosen by a traced
+        condition (``key = "pos" if v > 0 else "neg"``: ``control._chosen_strings``)
+        and ``obj`` a plain dict made in this trace holding every one of them:
+        ``obj[key]`` is then the item at a traced index into its items at those
+        keys, whatever the data (eager's dict keeps its keys and their order;
+        only the items change). None otherwise."""
+        if type(obj) not in (dict, collections.defaultdict) or type(key) is not arrays.DeferredStr \
+                or len(key.parts) != 1 or isinstance(key.parts[0], str) or key.parts[0][0] != arrays.CHOICE \
+                or not self._is_fresh(obj):
+            return None
+        options = key.parts[0][1]
+        return options if all(type(o) is str and o in obj for o in options) else None
+
     def store_item_into(self, obj: Any, idx: Any, value: Any, target: Any) -> None:
         """``obj[idx] = value`` (also ``operator.setitem``) on a Python container."""
         self._storage_write(obj, target)
         if not self._is_fresh(obj) and self.lift_item_write(obj, idx, value, target):
             return   # ``CACHE[k] = v`` on an outside dict: replayed after the call (writeback.py)
         self.check_mutable(obj, target, "item assignment")
+        options = self.chosen_keys(obj, idx)
+        if options is not None:   # ``counts[key] = ..``: each key's item selected, as a list's at a traced index
+            items = self.mark_fresh([obj[o] for o in options])
+            self.store_item_into(items, idx.values[0], value, target)
+            for o, item in zip(options, items):
+                self.static_call(operator.setitem, (obj, o, item), {}, target, reads=False)
+            return
         if type(obj) is list and self.traced_int_index(idx):
             if traced_index(idx) and self.uniform_items(obj, (value,)):   # listindex.py
                 self.store_item(obj, idx, value, target)
@@ -2539,6 +2563,7 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         True, no check emitted); otherwise noted for ``specialize`` (a check
         after writes of state)."""
         exc = args[1] if fn is arrays.raise_when and len(args) > 1 else None
+        exc = exc.ctor if isinstance(exc, arrays.Caused) else exc.cls if isinstance(exc, arrays.Remake) else exc
         exc_class = exc if isinstance(exc, type) else type(exc) if isinstance(exc, BaseException) else None
         classes = (exc_class,) if fn is arrays.raise_when else getattr(fn, "_a2g_raises", (None,))   # what it may raise
         if self.raise_checks is False or not all(self.check_passes(c) for c in classes):
