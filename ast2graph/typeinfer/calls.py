@@ -1369,18 +1369,15 @@ class CallMixin(GeneratorMixin, SortMixin):
         if callee is collections.deque and (not args or type(args[0]) in (list, tuple)):
             return self.mark_made(self.static_call(callee, args, kwargs, node))   # deque([x, y], maxlen=3)
         owner = getattr(callee, "__self__", None)
-        if type(owner) is collections.deque and type(callee) is types.BuiltinMethodType and self._is_fresh(owner) \
-                and (callee.__name__ in ("append", "appendleft", "insert") or callee.__name__ in ("extend", "extendleft")
-                     and len(args) == 1 and type(args[0]) in (list, tuple)):
-            self.check_mutable(owner, node, f"deque.{callee.__name__}")
-            return self.static_call(callee, args, kwargs, node)
-        if type(owner) is collections.deque and type(callee) is types.BuiltinMethodType and self._is_fresh(owner) \
-                and callee.__name__ in _DEQUE_MOVING and not contains_value((args, kwargs)):
-            self.check_mutable(owner, node, f"deque.{callee.__name__}")   # pop, popleft, rotate: no item compared
-            return self.static_call(callee, args, kwargs, node)
-        if type(owner) is collections.deque and type(callee) is types.BuiltinMethodType and self._is_fresh(owner) \
-                and callee.__name__ == "copy" and not args and not kwargs:
-            return self.mark_made(self.static_call(callee, args, kwargs, node))
+        if type(owner) is collections.deque and type(callee) is types.BuiltinMethodType and self._is_fresh(owner):
+            name = callee.__name__
+            if name in ("append", "appendleft", "insert") \
+                    or name in ("extend", "extendleft") and len(args) == 1 and type(args[0]) in (list, tuple) \
+                    or name in _DEQUE_MOVING and not contains_value((args, kwargs)):   # pop, rotate: no item compared
+                self.check_mutable(owner, node, f"deque.{name}")
+                return self.static_call(callee, args, kwargs, node)
+            if name == "copy" and not args and not kwargs:
+                return self.mark_made(self.static_call(callee, args, kwargs, node))
         if any(callee is f for f in _HEAP_FUNCTIONS) and args and type(args[0]) is list and self._is_fresh(args[0]) \
                 and not kwargs:
             self.check_mutable(args[0], node, qualified_name(callee))
@@ -2407,6 +2404,8 @@ def _pure_lapack(callee: Any, args: tuple, kwargs: dict) -> bool:
     sig = lapack.wrapper(callee)
     bound = lapack.bind(sig, args, kwargs) if sig is not None else None
     return bound is not None and lapack.pure(sig, bound)
+
+
 _NEP50 = int(np.__version__.split(".")[0]) >= 2   # NumPy 2: a result's dtype depends on its operands' types only
 
 

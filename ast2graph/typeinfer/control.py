@@ -291,7 +291,7 @@ class ControlMixin(ExitsMixin):
     def _emit_raise_tree(self, body: list, pred: Value, start: int) -> bool:
         for k, sub in enumerate(body):
             if isinstance(sub, gast.Raise):
-                since = max([start] + [k + 1 for k, op in enumerate(self.region.ops)
+                since = max([start] + [j + 1 for j, op in enumerate(self.region.ops)
                                        if getattr(op, "fn", None) is arrays.raise_when])   # (after the checks before)
                 checked = self.checked_exception(sub.exc, since)
                 if checked is None:
