@@ -224,3 +224,48 @@ def test_report_does_not_run_a_numpy_file_write(tmp_path):
     reports = report_path(str(src), None)
     assert not target.exists()
     assert any(s.site.code.code == "A2G002" for r in reports for s in r.sites)
+
+
+def print_after_int_check(x):
+    print("start", x.shape)
+    k = int(x.sum())
+    print("k is", k)          # eager never gets here for a NaN sum: int() raised
+    return x * k
+
+
+def warn_after_checked_raise(x):
+    import warnings
+    print("before")
+    if x.sum() > 5:
+        raise ValueError(f"too big: {x.shape}")
+    warnings.warn("after the check")
+    print("after", x.max())
+    return x + 1
+
+
+@pytest.mark.parametrize("x", [jnp.ones(3), jnp.full(3, jnp.nan), jnp.full(3, jnp.inf)], ids=["fits", "nan", "inf"])
+def test_a_print_after_a_check_that_fires_does_not_print(x):
+    """The checks and the prints are one chain of ordered host effects, and a
+    print or warning after a check that raised in the same call does not run:
+    eager stopped at the check (the print of ``int()``'s value printed 0 here)."""
+    check(print_after_int_check, x)
+
+
+@pytest.mark.parametrize("x", [jnp.ones(3), jnp.full(3, 3.0)], ids=["passes", "raises"])
+def test_a_warning_after_a_checked_raise_that_fires_is_not_issued(x):
+    import warnings
+    with warnings.catch_warnings(record=True) as eager_warnings:
+        warnings.simplefilter("always")
+        check(warn_after_checked_raise, x, full_graph=False, warm=False)
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        try:
+            warn_after_checked_raise(x)
+        except ValueError:
+            pass
+        n_eager = len(seen)
+        try:
+            to_static(warn_after_checked_raise)(x)
+        except ValueError:
+            pass
+    assert len(seen) == 2 * n_eager

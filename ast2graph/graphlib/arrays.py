@@ -27,7 +27,7 @@ from ..tracebacks import RaiseSite
 # the run-time transport of host callbacks (``hostcalls``), used here and named by other modules through here
 from .bounded import raise_if   # the run-time check machinery
 from .casts import cast, opaque, to_python_number  # noqa: F401 (cast: named through here)
-from .hostcalls import HostError, HostErrors, HostRaised, _guarded, _host_raised, _wide, pure_host_call, words_sent  # noqa: F401
+from .hostcalls import HostCall, HostError, HostErrors, HostRaised, _guarded, _host_raised, _wide, pure_host_call, words_sent  # noqa: F401
 from .trees import tree_flatten
 
 
@@ -146,18 +146,24 @@ def to_eager_kind(a: Any, kind: str) -> Any:
 
 
 @functools.lru_cache(maxsize=None)
-def host_effect(fn: Any, kinds: tuple = ()):
+def host_effect(fn: Any, kinds: tuple = (), printer: bool = False):
     """``fn(*args, **kwargs)`` run on the host, in program order, on every call
-    (an ordered ``io_callback``); array arguments arrive as the objects eager
+    (an ordered ``jax.debug.callback``: the one chain of ordered effects the
+    run-time checks, ``bounded.raise_if``, are in too, so a check before a
+    print in program order runs before it); array arguments arrive as the objects eager
     has (``kinds``: ``eager_kind`` of each, in order; a jax.Array where not
-    given), so printed text is what eager prints."""
-    from jax.experimental import io_callback
+    given), so printed text is what eager prints. Not run once a check before
+    it in the same graph call has raised (eager never got there). A
+    ``printer`` (``print``, ``logging``: text only) waits in
+    ``HostCall.deferred`` while the caller holds its output back."""
 
     def effect(*args, **kwargs):
         leaves, treedef = tree_flatten((args, kwargs))   # a printed dict in insertion order
         positions = [i for i, x in enumerate(leaves) if isinstance(x, jax.Array)]
 
         def callback(*arrays_in):
+            if HostCall.raised():
+                return
             filled = list(leaves)
             for n, (i, a) in enumerate(zip(positions, arrays_in)):
                 kind = kinds[n] if n < len(kinds) else "jax"
@@ -167,14 +173,18 @@ def host_effect(fn: Any, kinds: tuple = ()):
                 else:
                     filled[i] = to_eager_kind(a, kind)
             a, k = jax.tree_util.tree_unflatten(treedef, filled)
+            if printer and HostCall.deferred is not None:
+                HostCall.deferred.append((fn, a, k))
+                return
             fn(*a, **k)
 
         sent, decode = words_sent(tuple(leaves[i] for i in positions))
-        io_callback(_guarded(decode(callback)), None, *sent, ordered=True)
+        jax.debug.callback(_guarded(decode(callback)), *sent, ordered=True)
 
     effect.__name__ = effect.__qualname__ = f"host[{getattr(fn, '__qualname__', fn)}]"
     effect._a2g_effect = True  # type: ignore[attr-defined]
     effect._a2g_host_print = True  # type: ignore[attr-defined]
+    effect._a2g_printer = printer  # type: ignore[attr-defined]
     return effect
 
 

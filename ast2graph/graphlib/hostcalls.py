@@ -3,7 +3,8 @@ to run Python on the host and bring its exceptions back.
 
 Requires: JAX, NumPy and ``tracebacks`` (nothing of the compiler: this is the
 run-time layer below ``typeinfer`` and ``lowering``, which both call it).
-Produces: ``pure_host_call`` (``jax.pure_callback`` whose 64-bit values cross
+Produces: ``HostCall`` (what the host effects of a running graph call know of
+it), ``pure_host_call`` (``jax.pure_callback`` whose 64-bit values cross
 as uint32 words), ``words_sent`` (the same for ``io_callback``/
 ``debug.callback`` operands), ``_guarded`` (a callback whose exceptions are
 kept in ``HostErrors`` and re-raised by the caller of the graph from the
@@ -73,6 +74,25 @@ class HostErrors:
     def take(cls) -> HostError | None:
         error, cls.pending = cls.pending, None
         return error
+
+
+class HostCall:
+    """The graph call ``GraphPlan.run`` is waiting for, as its host effects
+    see it. ``running``: a graph call of ast2graph's runs now (its
+    callbacks, not those of a graph a caller's ``jax.jit`` runs later), so an
+    error in ``HostErrors`` is this call's: eager raised there, and no host
+    effect after it in program order happens. ``deferred``: printed text held
+    back until the call ends (``None``: printed as it comes): a segment that
+    may leave int64 (``IntRangeError``) and then runs in Python again must not
+    have printed anything yet."""
+
+    running: bool = False
+    deferred: list | None = None
+
+    @classmethod
+    def raised(cls) -> bool:
+        """This call's graph has raised already (an earlier check fired)."""
+        return cls.running and HostErrors.pending is not None
 
 
 def _host_raised(error: BaseException) -> HostRaised:

@@ -211,11 +211,11 @@ class Block:
                 continue
             except IntRangeError as e:
                 # A Python int of the graph left int64 (eager's is exact). Nothing of the
-                # segment has happened where it has no print or other host effect (its checks
-                # only raise; its writes come after the graph): on this call its statements
+                # segment has happened where it has no host effect but printed text, held back
+                # (its checks only raise; its writes come after the graph): on this call its statements
                 # run in Python instead, or, where a function must be one graph or eager
                 # (``whole_only``) and this is its start, the call runs eagerly.
-                if not isinstance(plan, GraphPlan) or plan.visible_effects:
+                if not isinstance(plan, GraphPlan) or plan.visible_effects and not plan.defer_prints:
                     raise
                 site = self._beyond_int64(e)
                 if self.state.options.full_graph:

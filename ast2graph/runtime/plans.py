@@ -26,7 +26,8 @@ from ..fallback.control import NEXT, RETURN, StatementPlan
 from ..fallback.interpreted import InterpretedNode
 from ..fallback.sites import FallbackSite
 from ..graphlib.casts import to_python_number
-from ..graphlib.hostcalls import HostErrors
+from ..diagnostics import IntRangeError
+from ..graphlib.hostcalls import HostCall, HostErrors
 from ..ir.core import Value, as_dtype, bounded, walk_ops
 from ..lowering.codegen import narrow
 from ..typeinfer import Specialization, hostwarnings
@@ -99,8 +100,14 @@ class GraphPlan:
                                for op in walk_ops(self.spec.graph.body))
         # ... of which the user sees some before the graph returns (a print, a warning, a call of
         # theirs on the host): not only run-time checks, which have done nothing until they raise
-        self.visible_effects = any(getattr(fn, "_a2g_effect", False) and not getattr(fn, "_a2g_check", False)
-                                   for fn in (getattr(op, "fn", None) for op in walk_ops(self.spec.graph.body)))
+        fns = [getattr(op, "fn", None) for op in walk_ops(self.spec.graph.body)]
+        shown = [fn for fn in fns if getattr(fn, "_a2g_effect", False) and not getattr(fn, "_a2g_check", False)]
+        self.visible_effects = bool(shown)
+        # ... all of them printed text, in a graph that may find a Python int beyond int64: the text is
+        # held back until the call ends, so that on such a call the segment can run in Python instead
+        # (``Block``), having printed nothing
+        self.defer_prints = bool(shown) and all(getattr(fn, "_a2g_printer", False) for fn in shown) and any(
+            IntRangeError in getattr(fn, "_a2g_raises", ()) for fn in fns)
         # the graph's outputs are the flat result as they are (no static values, no conversions)
         self.plain_outputs = (all(isinstance(x, Value) for x in self.spec.out_template)
                               and not (self.numpy_out or self.numpy_scalar_out or self.python_out or self.captured_out))
@@ -187,6 +194,10 @@ class GraphPlan:
         thrown = None
         if self.has_effects:   # a warning issued from a frame above the converted function finds it from here
             running, hostwarnings.RUNNING[0] = hostwarnings.RUNNING[0], sys._getframe()
+        outer = HostCall.running, HostCall.deferred
+        HostCall.running = True
+        if self.defer_prints and outer[1] is None:
+            HostCall.deferred = []
         try:
             if self.x64:
                 with jax.enable_x64(True):
@@ -209,6 +220,12 @@ class GraphPlan:
         finally:
             if self.has_effects:
                 hostwarnings.RUNNING[0] = running
+            held = HostCall.deferred if outer[1] is None else None
+            HostCall.running, HostCall.deferred = outer
+        if held:   # printed now, unless the segment runs in Python on this call instead (``Block``)
+            if not (thrown is not None and isinstance(thrown.error, IntRangeError)):
+                for fn, args, kwargs in held:
+                    fn(*args, **kwargs)
         if thrown is not None:   # outside the handler: the context is the caller's, as eager's
             thrown.throw()   # what the check or the user's callback raised, from the user's line
         filled = self.converted(outs)

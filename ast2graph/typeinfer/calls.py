@@ -397,7 +397,7 @@ class CallMixin(GeneratorMixin, SortMixin):
             for arg in (*args, *kwargs.values()):
                 self.check_no_effect(arg, node)
             self.decide(node, "call", "host callback", f"{qualified_name(callee)} runs on the host, in order, on every call")
-            effect = arrays.host_effect(callee, self.value_kinds((args, kwargs), node))
+            effect = arrays.host_effect(callee, self.value_kinds((args, kwargs), node), printer=True)
             return self.emit_call(effect, args, kwargs, node, f"host {qualified_name(callee)}", effect=True)
         if callee is warnings.warn:
             return self._warn(args, kwargs, node)

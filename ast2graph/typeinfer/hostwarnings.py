@@ -1,6 +1,6 @@
 """``warnings.warn`` as an ordered host effect, issued as eager issues it.
 
-Requires: ``arrays.host_effect`` (an ordered ``io_callback`` handing its
+Requires: ``arrays.host_effect`` (an ordered ``jax.debug.callback`` handing its
 arguments over as eager's objects) and ``arrays.DeferredStr`` (a message
 formatted from traced values on the host).
 Produces: ``filter_actions`` (what the warning filters do with a warning, at
