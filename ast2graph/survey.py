@@ -1099,8 +1099,11 @@ class _Search:
                 break
             switched = {p for p in kinds if kinds[p] != best.kinds.get(p)}
         if best is None and last is not None:   # no kinds eager accepts: nothing is certain
+            # (and a site where eager raises under those kinds says only that the report's guess
+            # was wrong, e.g. ``for mod in self.layers: mod(x)`` with ``self.layers`` taken for an
+            # array: not listed)
             return [self.assumed(r, last.kinds, accepted=False)
-                    for r in _classified([], [ReportSite(s, DEPENDS) for s in last.sites])]
+                    for r in _classified([], [ReportSite(s, DEPENDS) for s in last.sites if not _raises_eagerly(s)])]
         if best is not None:
             best = self.scalars(best)
             best = self.integers(best)
