@@ -162,6 +162,19 @@ def test_cli_report_is_the_survey(capsys) -> None:
     assert [(s["code"], s["line"], s["kind"]) for s in sites] == [("A2G003", 17, ALWAYS)]
 
 
+
+def test_a_guess_eager_refuses_lists_no_site() -> None:
+    """``for mod in self.layers: x = mod(x)``: the survey cannot know the
+    attribute holds callables; under the kinds it tries (arrays) eager raises
+    at the call, which says only that the guess was wrong, not that the
+    function falls back: nothing listed, even as depends. The run agrees: one
+    graph."""
+    path = str(Path(__file__).resolve().parents[1] / "examples" / "transformer_decoder.py")
+    reports = report_path(path, "TransformerDecoder.__call__")
+    assert [r.qualname for r in reports] == ["TransformerDecoder.__call__"]
+    assert not reports[0].of_kind(ALWAYS) and not reports[0].of_kind(DEPENDS)
+
+
 LAYERS_SOURCE = '''\
 import jax.numpy as jnp
 from flax import nnx
