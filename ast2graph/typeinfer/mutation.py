@@ -153,6 +153,22 @@ def _eager_operand(x: Any) -> bool:
     return isinstance(x, (np.ndarray, np.generic))
 
 
+# NumPy's conversions that hand back a jax.Array's own buffer (read-only) where
+# they need no dtype, order or copy of their own
+_CONVERTERS = frozenset({"asarray", "asanyarray", "ascontiguousarray"})
+
+
+def _views_jax_buffer(leaves: list, results: list) -> bool:
+    """``np.asarray(x, ...)`` of a jax.Array ``x`` views its buffer: no
+    argument but the array and a dtype equal to its own (a dtype of another
+    width, ``order="F"``, ``copy=True``: a new array, writeable)."""
+    x = leaves[0]
+    dtype = np.dtype(x.type.dtype) if isinstance(x, Value) else np.dtype(x.dtype) if isinstance(x, jax.Array) else None
+    rest = [y for y in leaves[1:] if y is not None]
+    return dtype is not None and all(isinstance(y, (type, np.dtype)) and np.dtype(y) == dtype for y in rest) and \
+        all(isinstance(r, Value) and np.dtype(r.type.dtype) == dtype for r in results)
+
+
 def _jax_operand(x: Any) -> bool:
     return isinstance(x, jax.Array) and not isinstance(x, np.ndarray) or isinstance(x, Value) and "jax" in x.type.kinds
 
@@ -785,11 +801,26 @@ class MutationMixin:
         if name not in VIEW_NAMES or not (name == "broadcast_to" or any(
                 _jax_operand(x) or self.known_readonly(x) for x in leaves)):
             return
+        converts = name in _CONVERTERS and leaves and _jax_operand(leaves[0])
+        if converts and not _views_jax_buffer(leaves, results):
+            # a dtype of its own: a new array, writeable, C-ordered as the buffer it converts
+            # (order= or copy=: not known here, nothing recorded)
+            if all(isinstance(y, (type, np.dtype)) for y in leaves[1:] if y is not None):
+                for r in results:
+                    if isinstance(r, Value) and r is not leaves[0] and r.type.kinds == {"numpy"} and r.type.shape:
+                        self.writeable_arrays[id(r)] = (r, id(r))
+                        self.__dict__.setdefault("known_layouts", {})[id(r)] = (
+                            r, arrays.allocated_contiguity(r.type.shape) or (True, False))
+            return
         for r in results:
             if "numpy" in r.type.kinds or r.type.array0:
                 self.readonly_arrays[id(r)] = r
                 self.writeable_arrays.pop(id(r), None)
                 self.allocated_arrays.pop(id(r), None)
+                if converts and isinstance(leaves[0], Value) and leaves[0].type.kinds == {"jax"} and r.type.shape:
+                    # the jax.Array's buffer, row-major: C-contiguous (F too where at most one axis is longer than 1)
+                    layout = arrays.allocated_contiguity(r.type.shape) or (True, False)
+                    self.__dict__.setdefault("known_layouts", {})[id(r)] = (r, layout)
 
     def check_not_readonly(self, obj: Any, node: Any) -> None:
         """A write into a NumPy array that is read-only in eager raises there

@@ -1,0 +1,56 @@
+"""NumPy's conversions of a jax.Array inside a converted function: what eager
+hands back is known without running it. ``np.asarray(x)`` (also
+``asanyarray``, ``ascontiguousarray``, a dtype equal to ``x``'s) is a
+read-only view of the jax.Array's row-major buffer (C-contiguous); with a
+dtype of another width it is a new, writeable, C-ordered array. Library code
+reads these flags to decide whether to copy (SciPy's LAPACK wrappers,
+scikit-learn's validation): a wrong answer is a wrong result, not a fallback.
+Compared with eager under ``full_graph=True``."""
+
+from __future__ import annotations
+
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from helpers import check
+
+
+def flags_of_asarray(x):
+    a = np.asarray(x)
+    return a.flags.writeable, a.flags.c_contiguous, a.flags.f_contiguous, a.flags["FORTRAN"], a * 2
+
+
+def flags_of_asarray_with_dtype(x):
+    a = np.asarray(x, dtype=np.float64)
+    return a.flags.writeable, a.flags["C_CONTIGUOUS"], a.flags.f_contiguous, a + 1
+
+
+def flags_of_asarray_with_own_dtype(x):
+    a = np.asarray(x, x.dtype)
+    return a.flags.writeable, a.flags.c_contiguous, a
+
+
+def copy_if_read_only(x):
+    """The pattern of library validation code: copy only where it must."""
+    a = np.asarray(x, dtype=np.float64)
+    if not a.flags.writeable:
+        a = a.copy()
+    a[0] = 0.0
+    return a
+
+
+SHAPES = [(3, 3), (4,), (1, 5), (2, 3, 2)]
+
+
+@pytest.mark.parametrize("shape", SHAPES, ids=str)
+@pytest.mark.parametrize("fn", [flags_of_asarray, flags_of_asarray_with_dtype, flags_of_asarray_with_own_dtype])
+def test_flags_of_a_numpy_conversion_of_a_jax_array(fn, shape):
+    x = jnp.arange(float(np.prod(shape))).reshape(shape)
+    check(fn, x)
+    check(fn, x.astype(jnp.int32))
+
+
+def test_a_copy_decided_by_the_writeable_flag():
+    check(copy_if_read_only, jnp.arange(4.0))
+    check(copy_if_read_only, jnp.arange(6.0).reshape(3, 2))
