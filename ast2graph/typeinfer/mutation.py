@@ -169,6 +169,18 @@ def _views_jax_buffer(leaves: list, results: list) -> bool:
         all(isinstance(r, Value) and np.dtype(r.type.dtype) == dtype for r in results)
 
 
+def _converts_numpy_dtype(leaves: list, results: list) -> bool:
+    """``np.asarray(x, dtype)`` of a NumPy array ``x`` (a traced one) whose
+    dtype differs from ``dtype``, given as a type or ``np.dtype`` and nothing
+    else: NumPy copies into a new array."""
+    x = leaves[0] if leaves else None
+    if not (isinstance(x, Value) and x.type.kinds == {"numpy"} and x.type.shape):
+        return False
+    rest = [y for y in leaves[1:] if y is not None]
+    return len(rest) == 1 and isinstance(rest[0], (type, np.dtype)) and np.dtype(rest[0]) != np.dtype(x.type.dtype) \
+        and all(isinstance(r, Value) and np.dtype(r.type.dtype) == np.dtype(rest[0]) for r in results)
+
+
 def _jax_operand(x: Any) -> bool:
     return isinstance(x, jax.Array) and not isinstance(x, np.ndarray) or isinstance(x, Value) and "jax" in x.type.kinds
 
@@ -742,6 +754,14 @@ class MutationMixin:
         view = name in VIEW_NAMES
         if view and name == "getitem":
             view = _basic_index(leaves[1]) if len(leaves) > 1 else True
+        if view and name in _CONVERTERS and _converts_numpy_dtype(leaves, results):
+            # np.asarray(x, dtype=np.float32) of a float64 ndarray: a new array NumPy allocates
+            # (C order for asarray's default order="K" of a C or F one: not recorded), never x's memory
+            for r in results:
+                if r.type.kinds == {"numpy"} and r.type.shape and r is not leaves[0]:
+                    self.writeable_arrays[id(r)] = (r, id(r))
+                    self.allocated_arrays[id(r)] = r
+            return
         if view:
             self._mark_readonly(name, leaves, results)
         if not view:

@@ -1,4 +1,4 @@
-"""NumPy's conversions of a jax.Array inside a converted function: what eager
+"""NumPy's conversions (np.asarray and kin) inside a converted function. Of a jax.Array: what eager
 hands back is known without running it. ``np.asarray(x)`` (also
 ``asanyarray``, ``ascontiguousarray``, a dtype equal to ``x``'s) is a
 read-only view of the jax.Array's row-major buffer (C-contiguous); with a
@@ -54,3 +54,25 @@ def test_flags_of_a_numpy_conversion_of_a_jax_array(fn, shape):
 def test_a_copy_decided_by_the_writeable_flag():
     check(copy_if_read_only, jnp.arange(4.0))
     check(copy_if_read_only, jnp.arange(6.0).reshape(3, 2))
+
+
+def cast_then_write(x):
+    a = np.asarray(x, dtype=np.float32)   # a new array where x is not float32: x unchanged
+    a[0] = 9.0
+    return a, x, a is x
+
+
+def cast_flags(x):
+    a = np.asarray(x, np.float64)
+    return a.flags.writeable, a is x, a * 2
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.int64, np.float32], ids=lambda d: d.__name__)
+def test_a_numpy_conversion_to_another_dtype_is_a_new_array(dtype):
+    """``np.asarray(x, dtype)`` of an ndarray of another dtype is a copy: a
+    write into it leaves the argument as it was, ``is`` says so. One graph
+    where the dtype differs; where it is the same the result is the argument
+    itself (checked against eager too, whatever the graph count)."""
+    x = np.arange(4).astype(dtype)
+    check(cast_then_write, x, full_graph=dtype is not np.float32)
+    check(cast_flags, x, full_graph=dtype is not np.float64)
