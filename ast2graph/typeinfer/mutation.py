@@ -866,6 +866,8 @@ class MutationMixin:
         if op is not None:
             if masked:   # ``y[:k] += v``: the slice read masked (masked.py), written back below
                 current = self.masked_slice(obj, idx, target)
+            elif self.is_bool_mask(obj, idx):   # ``y[m] += v``: eager's kept rows (masked.py), written back below
+                current = self.bool_masked(obj, idx, target)
             else:
                 current = self.emit_call(arrays.getitem, (obj, idx), {}, target, "getitem")
             value = self.binop(op, current, value, target)
@@ -880,6 +882,8 @@ class MutationMixin:
         self._check_scalar_store(obj.type.dtype, value, target)
         if masked and isinstance(value, MaskedSlice):   # ``y[:k] = x[:k] * 2``: the kept rows in order
             new = self.masked_store(obj, idx, value, "set", target, numpy=True)
+        elif isinstance(value, MaskedSlice) and self.is_bool_mask(obj, idx):   # ``y[m] = 1 - a[m] / b[m]``
+            new = self.mask_store(obj, idx, value, target)
         elif rows:
             new = self.emit_call(arrays.setitem_rows, (obj, idx, value), {}, target, "setitem")
         else:
