@@ -87,3 +87,55 @@ def test_an_integer_target_keeps_its_dtype():
         y[m] = x[m] * 3
         return y
     check(f, np.array([3, 0, 1, 2], dtype=np.int32), np.array([True, False, True, True]), full_graph=True)
+
+
+def test_a_local_function_that_does_not_name_the_array_is_no_alias():
+    # array_api_compat's clip: ``def _isscalar(a): ...`` then ``out[()] = x``
+    def f(x, out):
+        def _isscalar(a):
+            return isinstance(a, (int, float)) or a is None
+        lo = 0.5 if _isscalar(0.5) else None
+        out[()] = x
+        out[out < lo] = lo
+        return out
+    check_sequence(lambda: (f, None), [lambda f, w: (f(num, np.zeros(4)),), lambda f, w: (f(den, np.ones(4)),)],
+                   full_graph=True)
+
+
+def test_a_local_function_that_names_the_array_still_sees_the_write():
+    def f(x):
+        out = np.zeros(3)
+        def peek():
+            return out.sum()
+        out[()] = x
+        return peek(), out
+    check(f, np.array([1.0, 2.0, 3.0]), full_graph=False)
+
+    def g(x):
+        out = np.zeros(3)
+        def peek(a=out):
+            return a.sum()
+        out[()] = x
+        return peek(), out
+    check(g, np.array([1.0, 2.0, 3.0]), full_graph=False)
+
+
+def test_from_dlpack_of_a_numpy_array_is_a_new_view():
+    # sklearn's move_to(x, xp=np, device="cpu"): np.from_dlpack(x, device="cpu")
+    def f(x):
+        y = np.from_dlpack(x, device="cpu")
+        z = np.from_dlpack(x[::-1], device="cpu")
+        return y * 2, z + 1, np.from_dlpack(x, copy=True)
+    check(f, np.array([1.0, 2.0, 3.0]), full_graph=True)
+    ro = np.array([1.0, 2.0])
+    ro.flags.writeable = False
+    check(f, ro, full_graph=True)
+
+    def g(x):
+        y = np.from_dlpack(x, device="cpu")
+        y[0] = 5.0   # a write through the view reaches the caller's array (this runs in Python)
+        assert y is not x
+        return y, x, y.flags.writeable
+    check(g, np.array([1.0, 2.0, 3.0]), full_graph=False)
+    with pytest.raises(ValueError):   # eager: assignment destination is read-only
+        to_static(g)(ro)
