@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import bisect
 import collections.abc
+import contextlib
 import copy
 import functools
 import heapq
@@ -275,8 +276,25 @@ class CallMixin(GeneratorMixin, SortMixin):
             callee = self.attribute_of(owner, node.func.attr, node.func)
         else:
             callee = self.eval(node.func)
+        if self.__dict__.get("_str_format_only") and not (type(getattr(callee, "__self__", None)) is str
+                                                          and getattr(callee, "__name__", "") == "format"):
+            # a message block run before eager would run it (control.py): only str.format may be called
+            raise self.graph_break(FallbackCode.OPAQUE_CALL, node, "a call other than str.format in the statements "
+                                   "computing a raise's message under a traced condition", "call")
         args, kwargs = self._call_arguments(node)
         return self.call(callee, args, kwargs, node)
+
+    @contextlib.contextmanager
+    def str_format_only(self):
+        """While a message block runs speculatively (control.py's checked
+        raises): the only call allowed is ``str.format`` (the block was
+        accepted by its syntax, ``<expr>.format(...)``; ``<expr>`` is checked here)."""
+        before = self.__dict__.get("_str_format_only", False)
+        self._str_format_only = True
+        try:
+            yield
+        finally:
+            self._str_format_only = before
 
     def _call_arguments(self, node: gast.Call) -> tuple[tuple, dict]:
         args: list = []
