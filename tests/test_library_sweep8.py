@@ -139,3 +139,84 @@ def test_from_dlpack_of_a_numpy_array_is_a_new_view():
     check(g, np.array([1.0, 2.0, 3.0]), full_graph=False)
     with pytest.raises(ValueError):   # eager: assignment destination is read-only
         to_static(g)(ro)
+
+
+def test_a_raise_whose_message_is_str_format_of_a_traced_value_is_a_check():
+    # scipy.linalg.eigh: ``msg = drv_err['ev'].format(info)`` then ``raise LinAlgError(msg)``
+    def f(x, n):
+        info = (x > 2).sum()
+        if info == 0:
+            return x * 2
+        else:
+            errs = {"ev": "failed; {} elements", "evd": "rows {0}/{1}"}
+            if n > 1:
+                msg = errs["ev"].format(info)
+            else:
+                msg = errs["evd"].format(info, n + 1)
+            raise ValueError(msg)
+    check_sequence(lambda: (f, None), [lambda f, w: f(np.array([1.0, 2.0]), 2), lambda f, w: f(np.array([3.0, 4.0]), 2),
+                                       lambda f, w: f(np.array([1.0, 4.0]), 1), lambda f, w: f(np.array([0.0, 1.0]), 1)],
+                   full_graph=True)
+
+
+class _Template:
+    """An object with its own ``format``: eager calls it only when raising."""
+
+    def __init__(self):
+        self.calls = 0
+
+    def format(self, *args):
+        self.calls += 1
+        return f"failed {args}"
+
+
+def test_a_format_method_of_another_object_is_not_run_before_eager_runs_it():
+    t = _Template()
+
+    def f(x):
+        info = (x > 2).sum()
+        if info == 0:
+            return x * 2
+        else:
+            msg = t.format(info)
+            raise ValueError(msg)
+    out = to_static(f)(np.array([1.0, 2.0]))
+    assert t.calls == 0 and np.array_equal(out, np.array([2.0, 4.0]))
+    with pytest.raises(ValueError, match="failed"):
+        to_static(f)(np.array([3.0, 4.0]))
+    assert t.calls == 1
+
+
+def test_scipy_linalg_eigh_is_one_graph():
+    import scipy.linalg as sl
+    a = np.array([[4.0, 1.0, 0.5], [1.0, 3.0, 1.0], [0.5, 1.0, 2.0]])
+    check(sl.eigh, a, full_graph=True)
+    check(lambda m: sl.eigh(m, eigvals_only=True), a * 2.0, full_graph=True)
+
+
+def test_lu_solve_of_lu_factor_in_one_function_is_one_graph():
+    # lu_factor runs as JAX's; its lu is Fortran-ordered on every exemplar (C-ordered operands), which
+    # lu_solve's get_lapack_funcs reads (lu.flags.fortran)
+    import scipy.linalg as sl
+
+    def f(a, rhs):
+        lu, piv = sl.lu_factor(a)
+        return sl.lu_solve((lu, piv), rhs), lu.flags.f_contiguous, lu.flags.c_contiguous
+    a = np.array([[4.0, 1.0, 0.5], [1.0, 3.0, 1.0], [0.5, 1.0, 2.0]])
+    rhs = np.array([1.0, 2.0, 3.0])
+    check(f, a, rhs, full_graph=True)
+    check_sequence(lambda: (f, None), [lambda f, w: f(a, rhs), lambda f, w: f(a * 2.0 + np.eye(3), rhs[::-1].copy()),
+                                       lambda f, w: f(np.asfortranarray(a), rhs), lambda f, w: f(a, rhs)],
+                   full_graph=False)
+
+
+def test_the_layout_of_a_result_is_not_claimed_for_other_operand_layouts():
+    import scipy.linalg as sl
+
+    def f(a):
+        lu, piv = sl.lu_factor(a)
+        return lu.flags.f_contiguous
+    a = np.asfortranarray(np.array([[4.0, 1.0, 0.5], [1.0, 3.0, 1.0], [0.5, 1.0, 2.0]]))
+    check(f, a, full_graph=False)
+    check(f, a.T, full_graph=False)
+    check(f, np.ascontiguousarray(a), full_graph=True)

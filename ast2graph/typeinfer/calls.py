@@ -1738,6 +1738,17 @@ class CallMixin(GeneratorMixin, SortMixin):
             raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{name}'s results are not known to be eager's")
         for r, kind in zip(outputs, found.kinds):   # SciPy's results: NumPy arrays and scalars, Python numbers
             r.type = r.type.with_kinds((kind,))
+        operands = [x for x in leaves if isinstance(x, Value) and x.type.shape]
+        contiguity = [self.known_contiguity(x) for x in operands]
+        layouts = found.layouts if all(c == scipy_api.exemplar_contiguity(x.type.shape)
+                                       for c, x in zip(contiguity, operands)) else \
+            scipy_api.laid_out_layouts(callee, leaves, treedef, contiguity)
+        if len(layouts) == len(outputs):
+            # SciPy's results on exemplars laid out as the operands are (``lu_factor``'s Fortran-ordered lu,
+            # read by ``lu_solve``'s get_lapack_funcs), the same on every exemplar: eager's
+            for r, layout in zip(outputs, layouts):
+                if layout is not None and r.type.shape and any(layout):
+                    self.__dict__.setdefault("known_layouts", {})[id(r)] = (r, layout)
         return numpy_api._restructure(found.example, result)
 
     def _shares_memory(self, a: Any, b: Any) -> bool | None:

@@ -1857,8 +1857,9 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         if attr in arrays.STATIC_ARRAY_ATTRS:
             return {"shape": t.shape, "dtype": t.dtype, "ndim": len(t.shape), "size": int(np.prod(t.shape))}[attr]
         known = self.known_flags_writeable(value) if attr == "flags" and "numpy" in t.kinds else None
-        if known is not None:
-            return arrays.KnownFlags(value, known, self.known_contiguity(value))   # (``getattr(x, "flags")``, then a field)
+        layout = self.known_contiguity(value) if attr == "flags" and "numpy" in t.kinds else None
+        if known is not None or layout is not None:   # (``writeable`` unknown: reading it falls back)
+            return arrays.KnownFlags(value, known, layout)   # (``getattr(x, "flags")``, then a field)
         if attr in arrays.LAYOUT_ATTRS and "numpy" in t.kinds:
             raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"`.{attr}` of a NumPy array computed in the graph: "
                                    "eager's answer depends on its memory layout (C or Fortran order, a view's base), "
