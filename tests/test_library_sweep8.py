@@ -220,3 +220,39 @@ def test_the_layout_of_a_result_is_not_claimed_for_other_operand_layouts():
     check(f, a, full_graph=False)
     check(f, a.T, full_graph=False)
     check(f, np.ascontiguousarray(a), full_graph=True)
+
+
+def test_a_workspace_query_result_is_read_at_trace_time():
+    # scipy.linalg's safecall: ``lwork = ret[-2][0].real.astype(np.int_)`` of an lwork=-1 query, then the call
+    from scipy.linalg import get_lapack_funcs
+
+    def f(a):
+        geqrf, = get_lapack_funcs(("geqrf",), (a,))
+        ret = geqrf(a, lwork=-1, overwrite_a=False)
+        lwork = ret[-2][0].real.astype(np.int_)
+        qr, tau, work, info = geqrf(a, lwork=lwork, overwrite_a=False)
+        return qr, tau, info, np.zeros(int(ret[-2][0].real) % 7)
+    a = np.array([[4.0, 1.0, 0.5], [1.0, 3.0, 1.0], [0.5, 1.0, 2.0]])
+    check(f, a, full_graph=True)
+    check_sequence(lambda: (f, None), [lambda f, w: f(a), lambda f, w: f(a[::-1].copy()), lambda f, w: f(np.eye(3))],
+                   full_graph=True)
+
+
+def test_attributes_of_a_numpy_scalar_follow_it_on_every_call():
+    state = {"scale": np.float64(2.5)}
+
+    def make():
+        state["scale"] = np.float64(2.5)
+
+        def f(x):
+            s = state["scale"]
+            return x * s.real, s.imag, s.real.dtype
+        return f, state
+
+    def step(value):
+        def run(f, w):
+            w["scale"] = value
+            return f(np.array([1.0, 2.0]))
+        return run
+    check_sequence(make, [step(np.float64(2.5)), step(np.float64(-1.0)), step(np.float32(3.0)),
+                          step(np.complex128(1 + 2j))], full_graph=True)

@@ -1900,6 +1900,7 @@ class CallMixin(GeneratorMixin, SortMixin):
         if query == "all":   # ``dgelsd_lwork(m, n, nrhs, cond)``: sizes from the shapes alone, as eager finds them
             self.decide(node, "call", "trace time", f"{sig.name} is a LAPACK workspace query: its results follow "
                         "the operands' shapes only")
+            outs = self.mark_fresh(tuple(self.mark_fresh(o) if type(o) is np.ndarray else o for o in outs))
             return outs if len(outs) > 1 else outs[0]
         declared, kinds, layouts = [], [], []
         for o in outs:
@@ -1930,8 +1931,10 @@ class CallMixin(GeneratorMixin, SortMixin):
                 self.__dict__.setdefault("known_layouts", {})[id(results[k])] = (results[k], layouts[k])
                 self.writeable_arrays[id(results[k])] = (results[k], id(results[k]))   # new (no overwrite_X)
         if query:   # ``lwork=-1``: the workspace sizes and info follow the shapes only; the other results are eager's
-            results = [outs[k] if r in lapack.QUERY_RESULTS else x for k, (r, x) in enumerate(zip(sig.results, results))]
-        return tuple(results) if len(results) > 1 else results[0]
+            # (a size array is this call's own new array, as eager's call makes one: read at trace time)
+            results = [self.mark_fresh(outs[k]) if r in lapack.QUERY_RESULTS and type(outs[k]) is np.ndarray else
+                       outs[k] if r in lapack.QUERY_RESULTS else x for k, (r, x) in enumerate(zip(sig.results, results))]
+        return self.mark_fresh(tuple(results)) if len(results) > 1 else results[0]   # (this call's own tuple)
 
     def _host_ufunc(self, callee: np.ufunc, args: tuple, kwargs: dict, node: Any) -> Any:
         """A compiled NumPy ufunc that is not NumPy's own (``scipy.special.chdtrc``,

@@ -1805,6 +1805,10 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
             raise self.graph_break(FallbackCode.TRACE_ERROR, node, f"attribute {attr!r} raised {type(e).__name__}: {e}", exc=e)
         if self._made_here(obj) or callable(value) and not is_array(value) and isinstance(obj, type):
             return value
+        if isinstance(obj, np.generic) and not isinstance(value, np.ndarray):
+            # ``work[0].real`` of a NumPy scalar the trace holds (a LAPACK workspace query's): immutable, its
+            # attributes a function of its value, which the trace already has (guarded where it was read)
+            return value
         if isinstance(obj, types.ModuleType) and (isinstance(value, types.ModuleType) or _library_module(obj) and
                                                   callable(value) and not is_array(value)):
             return value   # a library's functions and classes: fixed for the process
