@@ -256,3 +256,50 @@ def test_attributes_of_a_numpy_scalar_follow_it_on_every_call():
         return run
     check_sequence(make, [step(np.float64(2.5)), step(np.float64(-1.0)), step(np.float32(3.0)),
                           step(np.complex128(1 + 2j))], full_graph=True)
+
+
+M3 = np.array([[4.0, 1.0, 0.5], [1.0, 3.0, 1.0], [0.5, 1.0, 2.0]])
+R34 = np.array([[1.0, 2.0, 0.0, 1.0], [0.0, 1.0, 4.0, 2.0], [3.0, 0.0, 1.0, 1.0]])
+
+
+@pytest.mark.parametrize("name, args", [
+    ("qr", (M3,)), ("qr", (R34.T.copy(),)), ("rq", (M3,)), ("rq", (R34,)),
+    ("schur", (M3,)), ("schur", (np.array([[0.0, -1.0], [1.0, 0.0]]),)),
+], ids=["qr", "qr_tall", "rq", "rq_wide", "schur", "schur_rotation"])
+def test_scipy_linalg_qr_rq_schur_are_one_graph(name, args):
+    # qr/rq: a workspace query, then orgqr/orgrq with overwrite_a=1 of a C-ordered np.empty copy (f2py
+    # copies it: nothing written); schur: dgees given a call-back that sort_t=0 never calls
+    import scipy.linalg as sl
+    check(getattr(sl, name), *args, full_graph=True)
+
+
+def test_overwrite_of_a_fortran_ordered_operand_is_not_in_the_graph():
+    # economic qr: orgqr(qr, tau, overwrite_a=1) of geqrf's Fortran-ordered qr (f2py would write into it)
+    import scipy.linalg as sl
+
+    def f(a):
+        q, r = sl.qr(a, mode="economic")
+        return q, r
+    with pytest.raises(Exception, match="A2G"):
+        to_static(f, full_graph=True)(R34.T.copy())
+    check(f, R34.T.copy(), full_graph=False)
+    # a wide qr / tall rq: orgqr(qr[:, :m], overwrite_a=1) of a view of that Fortran-ordered array
+    check(sl.qr, R34, full_graph=False)
+    check(sl.rq, R34.T.copy(), full_graph=False)
+
+
+def test_overwrite_a_of_a_c_ordered_argument_leaves_it_alone_as_eager():
+    import scipy.linalg as sl
+
+    def f(a):
+        q, r = sl.qr(a, overwrite_a=True)
+        return q, r, a
+    check_sequence(lambda: (f, None), [lambda f, w: f(M3.copy()), lambda f, w: f(M3 * 2.0)], full_graph=False)
+
+
+def test_schur_with_a_sort_calls_the_function_in_python():
+    import scipy.linalg as sl
+
+    def f(a):
+        return sl.schur(a, sort="lhp")
+    check(f, np.array([[1.0, 2.0], [3.0, -4.0]]), full_graph=False)

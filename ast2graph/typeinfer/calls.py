@@ -1871,8 +1871,11 @@ class CallMixin(GeneratorMixin, SortMixin):
         or eager's call raises on the exemplars."""
         sig = lapack.wrapper(callee)
         bound = lapack.bind(sig, args, kwargs)
-        if bound is None or not lapack.pure(sig, bound):
+        if bound is None or not lapack.pure(sig, bound, self.known_contiguity):
             return NotImplemented
+        if any(sig.sorts.get(p) == "callback" for p in bound):   # never called (sort_t=0): a stand-in of ours
+            args = tuple(lapack.never_called if sig.sorts.get(p) == "callback" else a for p, a in zip(sig.params, args))
+            kwargs = {k: lapack.never_called if sig.sorts.get(k) == "callback" else v for k, v in kwargs.items()}
         leaves, treedef = tree_flatten((args, kwargs))
         exemplars = []
         for x in leaves:
@@ -1883,6 +1886,8 @@ class CallMixin(GeneratorMixin, SortMixin):
                     return NotImplemented   # (a traced int: a result's bounds may depend on it)
                 exemplars.append(_PYTHON_NUMBER[t.dtype.kind](0) if t.python else np.zeros(t.shape, t.dtype)[()]
                                  if not t.shape and not t.array0 else np.zeros(t.shape, t.dtype))
+            elif x is lapack.never_called:
+                exemplars.append(x)
             elif callable(x) or not isinstance(x, (np.ndarray, np.generic, bool, int, float, complex, str, bytes)) \
                     or type(x) is np.ndarray and x.dtype.kind not in "biufc":
                 return NotImplemented

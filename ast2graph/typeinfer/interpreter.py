@@ -1629,6 +1629,10 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         known = self.__dict__.get("known_layouts", {}).get(id(x))
         if known is not None and known[0] is x:   # a LAPACK wrapper's (calls._host_lapack), a ufunc's of one order
             return known[1]
+        token = self.object_token(x)
+        made = self.from_trace_time.get(token[1]) if token is not None and token[0] == "new" else None
+        if type(made) is np.ndarray:   # an array made at trace time (``np.empty((m, m))``), then written: its layout
+            return (bool(made.flags.c_contiguous), bool(made.flags.f_contiguous))
         if self.allocated_arrays.get(id(x)) is not x:
             return None
         return arrays.allocated_contiguity(x.type.shape)
