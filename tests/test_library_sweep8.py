@@ -6,6 +6,16 @@ in sklearn.metrics, scipy.stats and scipy.linalg.
   np.nextafter(r[m], r[m] + 1)``, its ``_weighted_percentile``): the kept
   rows in order to the kept positions; NumPy's broadcast error checked at
   run time where the counts may differ.
+* A local function reaches only the names its ``def`` mentions (array_api_compat's
+  ``clip``: ``def _isscalar`` is no alias of ``out``); ``np.from_dlpack`` of a
+  NumPy array (sklearn's ``move_to``) is a new view of it.
+* A raise under a traced condition whose message is ``str.format`` of traced
+  values (scipy.linalg.eigh) is a run-time check; no other call runs early.
+* A SciPy function run as its JAX equivalent gives its results' layout
+  (``lu_factor``'s Fortran-ordered lu, read by ``lu_solve``).
+* LAPACK workspace queries are read at trace time (``ret[-2][0].real``); an
+  ``overwrite_X`` of a C-ordered operand (f2py copies it) and dgees' unused
+  call-back (``sort_t=0``) stay in the graph: qr, rq, schur.
 """
 
 from __future__ import annotations
