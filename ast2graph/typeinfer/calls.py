@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import bisect
 import collections.abc
+import contextlib
 import copy
 import functools
 import heapq
@@ -275,8 +276,25 @@ class CallMixin(GeneratorMixin, SortMixin):
             callee = self.attribute_of(owner, node.func.attr, node.func)
         else:
             callee = self.eval(node.func)
+        if self.__dict__.get("_str_format_only") and not (type(getattr(callee, "__self__", None)) is str
+                                                          and getattr(callee, "__name__", "") == "format"):
+            # a message block run before eager would run it (control.py): only str.format may be called
+            raise self.graph_break(FallbackCode.OPAQUE_CALL, node, "a call other than str.format in the statements "
+                                   "computing a raise's message under a traced condition", "call")
         args, kwargs = self._call_arguments(node)
         return self.call(callee, args, kwargs, node)
+
+    @contextlib.contextmanager
+    def str_format_only(self):
+        """While a message block runs speculatively (control.py's checked
+        raises): the only call allowed is ``str.format`` (the block was
+        accepted by its syntax, ``<expr>.format(...)``; ``<expr>`` is checked here)."""
+        before = self.__dict__.get("_str_format_only", False)
+        self._str_format_only = True
+        try:
+            yield
+        finally:
+            self._str_format_only = before
 
     def _call_arguments(self, node: gast.Call) -> tuple[tuple, dict]:
         args: list = []
@@ -1720,6 +1738,17 @@ class CallMixin(GeneratorMixin, SortMixin):
             raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{name}'s results are not known to be eager's")
         for r, kind in zip(outputs, found.kinds):   # SciPy's results: NumPy arrays and scalars, Python numbers
             r.type = r.type.with_kinds((kind,))
+        operands = [x for x in leaves if isinstance(x, Value) and x.type.shape]
+        contiguity = [self.known_contiguity(x) for x in operands]
+        layouts = found.layouts if all(c == scipy_api.exemplar_contiguity(x.type.shape)
+                                       for c, x in zip(contiguity, operands)) else \
+            scipy_api.laid_out_layouts(callee, leaves, treedef, contiguity)
+        if len(layouts) == len(outputs):
+            # SciPy's results on exemplars laid out as the operands are (``lu_factor``'s Fortran-ordered lu,
+            # read by ``lu_solve``'s get_lapack_funcs), the same on every exemplar: eager's
+            for r, layout in zip(outputs, layouts):
+                if layout is not None and r.type.shape and any(layout):
+                    self.__dict__.setdefault("known_layouts", {})[id(r)] = (r, layout)
         return numpy_api._restructure(found.example, result)
 
     def _shares_memory(self, a: Any, b: Any) -> bool | None:
@@ -1842,8 +1871,11 @@ class CallMixin(GeneratorMixin, SortMixin):
         or eager's call raises on the exemplars."""
         sig = lapack.wrapper(callee)
         bound = lapack.bind(sig, args, kwargs)
-        if bound is None or not lapack.pure(sig, bound):
+        if bound is None or not lapack.pure(sig, bound, self.known_contiguity):
             return NotImplemented
+        if any(sig.sorts.get(p) == "callback" for p in bound):   # never called (sort_t=0): a stand-in of ours
+            args = tuple(lapack.never_called if sig.sorts.get(p) == "callback" else a for p, a in zip(sig.params, args))
+            kwargs = {k: lapack.never_called if sig.sorts.get(k) == "callback" else v for k, v in kwargs.items()}
         leaves, treedef = tree_flatten((args, kwargs))
         exemplars = []
         for x in leaves:
@@ -1854,6 +1886,8 @@ class CallMixin(GeneratorMixin, SortMixin):
                     return NotImplemented   # (a traced int: a result's bounds may depend on it)
                 exemplars.append(_PYTHON_NUMBER[t.dtype.kind](0) if t.python else np.zeros(t.shape, t.dtype)[()]
                                  if not t.shape and not t.array0 else np.zeros(t.shape, t.dtype))
+            elif x is lapack.never_called:
+                exemplars.append(x)
             elif callable(x) or not isinstance(x, (np.ndarray, np.generic, bool, int, float, complex, str, bytes)) \
                     or type(x) is np.ndarray and x.dtype.kind not in "biufc":
                 return NotImplemented
@@ -1871,6 +1905,7 @@ class CallMixin(GeneratorMixin, SortMixin):
         if query == "all":   # ``dgelsd_lwork(m, n, nrhs, cond)``: sizes from the shapes alone, as eager finds them
             self.decide(node, "call", "trace time", f"{sig.name} is a LAPACK workspace query: its results follow "
                         "the operands' shapes only")
+            outs = self.mark_fresh(tuple(self.mark_fresh(o) if type(o) is np.ndarray else o for o in outs))
             return outs if len(outs) > 1 else outs[0]
         declared, kinds, layouts = [], [], []
         for o in outs:
@@ -1901,8 +1936,10 @@ class CallMixin(GeneratorMixin, SortMixin):
                 self.__dict__.setdefault("known_layouts", {})[id(results[k])] = (results[k], layouts[k])
                 self.writeable_arrays[id(results[k])] = (results[k], id(results[k]))   # new (no overwrite_X)
         if query:   # ``lwork=-1``: the workspace sizes and info follow the shapes only; the other results are eager's
-            results = [outs[k] if r in lapack.QUERY_RESULTS else x for k, (r, x) in enumerate(zip(sig.results, results))]
-        return tuple(results) if len(results) > 1 else results[0]
+            # (a size array is this call's own new array, as eager's call makes one: read at trace time)
+            results = [self.mark_fresh(outs[k]) if r in lapack.QUERY_RESULTS and type(outs[k]) is np.ndarray else
+                       outs[k] if r in lapack.QUERY_RESULTS else x for k, (r, x) in enumerate(zip(sig.results, results))]
+        return self.mark_fresh(tuple(results)) if len(results) > 1 else results[0]   # (this call's own tuple)
 
     def _host_ufunc(self, callee: np.ufunc, args: tuple, kwargs: dict, node: Any) -> Any:
         """A compiled NumPy ufunc that is not NumPy's own (``scipy.special.chdtrc``,

@@ -83,18 +83,27 @@ _MESSAGE_FORBIDDEN = (gast.Call, gast.Lambda, gast.ListComp, gast.SetComp, gast.
                       gast.Continue, gast.Raise, gast.Global, gast.Nonlocal, gast.Delete, gast.Starred)
 
 
+def _format_call(n: Any) -> bool:
+    """``<expr>.format(a, k=b)`` without unpacking: allowed in a message block,
+    where the interpreter checks that ``<expr>`` is a ``str`` (``STR_FORMAT_ONLY``)."""
+    return isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) and n.func.attr == "format" \
+        and not any(isinstance(a, gast.Starred) for a in n.args) and all(k.arg is not None for k in n.keywords)
+
+
 def _message_block(stmts: list) -> bool:
     """``stmts`` only compute values for a ``raise`` after them (``_MESSAGE_STATEMENTS``;
-    attributes read are an array's static ones: ``X.dtype``)."""
+    attributes read are an array's static ones: ``X.dtype``; the only calls
+    are ``str.format``: ``drv_err['ev'].format(info)``, scipy.linalg.eigh)."""
     for stmt in stmts:
         if not isinstance(stmt, _MESSAGE_STATEMENTS):
             return False
+        formats = {id(n.func) for n in gast.walk(stmt) if _format_call(n)}
         for n in gast.walk(stmt):
-            if isinstance(n, _MESSAGE_FORBIDDEN):
+            if isinstance(n, _MESSAGE_FORBIDDEN) and not _format_call(n):
                 return False
             if isinstance(n, (gast.Attribute, gast.Subscript)) and not isinstance(n.ctx, gast.Load):
                 return False
-            if isinstance(n, gast.Attribute) and n.attr not in arrays.STATIC_ARRAY_ATTRS:
+            if isinstance(n, gast.Attribute) and n.attr not in arrays.STATIC_ARRAY_ATTRS and id(n) not in formats:
                 return False
             if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load) and \
                     not isinstance(stmt, (gast.Assign, gast.AugAssign, gast.AnnAssign, gast.If)):
@@ -311,7 +320,8 @@ class ControlMixin(ExitsMixin):
                 if not self._emit_raise_tree(raising, inside, start):
                     return False
                 return self._emit_raise_tree(other + body[k + 1:], outside, start)
-            self.exec_stmt(sub)
+            with self.str_format_only():
+                self.exec_stmt(sub)
         return False
 
     def _checked_raise_block(self, stmt: gast.If, truth: Value, body: list, other: list, negate: bool) -> bool:
@@ -326,7 +336,8 @@ class ControlMixin(ExitsMixin):
         env0 = dict(self.frame.env)
         checked = None
         try:
-            self.exec_block(body[:-1])
+            with self.str_format_only():
+                self.exec_block(body[:-1])
             if not any(isinstance(op, CallOp) and not op.results for op in _ops_since(self.region, start)):
                 checked = self.checked_exception(body[-1].exc, start)
                 if checked is not None:

@@ -1629,6 +1629,10 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         known = self.__dict__.get("known_layouts", {}).get(id(x))
         if known is not None and known[0] is x:   # a LAPACK wrapper's (calls._host_lapack), a ufunc's of one order
             return known[1]
+        token = self.object_token(x)
+        made = self.from_trace_time.get(token[1]) if token is not None and token[0] == "new" else None
+        if type(made) is np.ndarray:   # an array made at trace time (``np.empty((m, m))``), then written: its layout
+            return (bool(made.flags.c_contiguous), bool(made.flags.f_contiguous))
         if self.allocated_arrays.get(id(x)) is not x:
             return None
         return arrays.allocated_contiguity(x.type.shape)
@@ -1805,6 +1809,10 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
             raise self.graph_break(FallbackCode.TRACE_ERROR, node, f"attribute {attr!r} raised {type(e).__name__}: {e}", exc=e)
         if self._made_here(obj) or callable(value) and not is_array(value) and isinstance(obj, type):
             return value
+        if isinstance(obj, np.generic) and not isinstance(value, np.ndarray):
+            # ``work[0].real`` of a NumPy scalar the trace holds (a LAPACK workspace query's): immutable, its
+            # attributes a function of its value, which the trace already has (guarded where it was read)
+            return value
         if isinstance(obj, types.ModuleType) and (isinstance(value, types.ModuleType) or _library_module(obj) and
                                                   callable(value) and not is_array(value)):
             return value   # a library's functions and classes: fixed for the process
@@ -1857,8 +1865,9 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         if attr in arrays.STATIC_ARRAY_ATTRS:
             return {"shape": t.shape, "dtype": t.dtype, "ndim": len(t.shape), "size": int(np.prod(t.shape))}[attr]
         known = self.known_flags_writeable(value) if attr == "flags" and "numpy" in t.kinds else None
-        if known is not None:
-            return arrays.KnownFlags(value, known, self.known_contiguity(value))   # (``getattr(x, "flags")``, then a field)
+        layout = self.known_contiguity(value) if attr == "flags" and "numpy" in t.kinds else None
+        if known is not None or layout is not None:   # (``writeable`` unknown: reading it falls back)
+            return arrays.KnownFlags(value, known, layout)   # (``getattr(x, "flags")``, then a field)
         if attr in arrays.LAYOUT_ATTRS and "numpy" in t.kinds:
             raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"`.{attr}` of a NumPy array computed in the graph: "
                                    "eager's answer depends on its memory layout (C or Fortran order, a view's base), "

@@ -42,6 +42,7 @@ class Signature:
     sorts: dict
     results: tuple[str, ...]
     in_place: bool   # a result is an operand's storage that no overwrite_X flag controls
+    defaults: tuple = ()   # (parameter, default text) of the optional parameters (f2py's "Default: 0")
 
 
 _CACHE: dict[int, Signature | None] = {}
@@ -71,17 +72,23 @@ def _read(callee: Any) -> Signature | None:
     results = tuple((head.group(1) or "").split(",")) if head.group(1) else ()
     sorts: dict[str, str] = {}
     storage: list[str] = []
+    defaults: dict[str, str] = {}
+    last = None
     for line in doc.splitlines():
         entry = _ENTRY.match(line)
         if entry is None:
+            default = re.match(r"^\s+Default: (.*)$", line)
+            if default is not None and last is not None:
+                defaults.setdefault(last, default.group(1).strip())
             continue
+        last = entry.group(1)
         what = entry.group(2)
         sort = "callback" if what.startswith("call-back") else "array" if "array" in what else \
             next((s for s in ("int", "float", "complex", "bytes", "tuple") if s in what.split("(")[0]), "other")
         sorts.setdefault(entry.group(1), sort)
         storage += re.findall(r"and (\w+) storage", what)
     in_place = any(f"overwrite_{x}" not in params for x in storage)
-    return Signature(name, params, sorts, results, in_place)
+    return Signature(name, params, sorts, results, in_place, tuple(defaults.items()))
 
 
 def bind(sig: Signature, args: tuple, kwargs: dict) -> dict | None:
@@ -95,14 +102,34 @@ def bind(sig: Signature, args: tuple, kwargs: dict) -> dict | None:
     return bound
 
 
-def pure(sig: Signature, bound: dict) -> bool:
-    """The call writes into none of its operands and calls no Python code."""
-    if sig.in_place or any(sig.sorts.get(p) == "callback" for p in bound):
+def pure(sig: Signature, bound: dict, layout: Any = None) -> bool:
+    """The call writes into none of its operands and calls no Python code.
+    An ``overwrite_X`` that is true still leaves ``X`` alone where ``layout(X)``
+    (its known (C, F) contiguity) says it is not Fortran-contiguous: f2py
+    copies it before LAPACK writes. A call-back is never called where the
+    routine sorts nothing (``callbacks_unused``)."""
+    if sig.in_place or any(sig.sorts.get(p) == "callback" for p in bound) and not callbacks_unused(sig, bound):
         return False
     for p, x in bound.items():
         if p.startswith("overwrite_") and not (type(x) in (bool, int) and not x):
-            return False
+            known = layout(bound.get(p[len("overwrite_"):])) if layout is not None and type(x) in (bool, int) else None
+            if known is None or known[1]:
+                return False
     return True
+
+
+def callbacks_unused(sig: Signature, bound: dict) -> bool:
+    """``dgees(select, a, sort_t=0)``: LAPACK calls ``select`` only to sort
+    the eigenvalues, which ``sort_t`` (a static 0, or its default 0) turns off."""
+    if "sort_t" not in sig.params or dict(sig.defaults).get("sort_t") != "0":
+        return False
+    x = bound.get("sort_t", 0)
+    return type(x) in (bool, int) and not x
+
+
+def never_called(*args: Any) -> int:
+    """The call-back handed to a routine that never calls it (``callbacks_unused``)."""
+    raise AssertionError("a LAPACK call-back that sort_t=0 turns off was called")
 
 
 # the attributes SciPy's ``_get_funcs`` (get_lapack_funcs, get_blas_funcs) sets on the wrapper it hands out

@@ -175,6 +175,37 @@ def _raise_write(shape: tuple, vshape: tuple, dtype: Any, vdtype: Any, mask: Any
         target[:] = np.zeros((int(np.asarray(vcount)),) + vshape, vdtype)   # raises eager's ValueError
 
 
+def mask_write(x: Any, keep: Any, v: Any, vstart: Any, vcount: Any, vstep: int) -> Any:
+    """``x[keep] = v[vslice]`` for a boolean mask ``keep`` over ``x``'s
+    leading axes: the k-th position the mask keeps (row-major order) takes
+    the k-th kept row of ``v`` (its only one when it keeps one: eager's
+    broadcast), converted to ``x``'s dtype as NumPy's write converts it."""
+    flat = jnp.reshape(keep, (-1,))
+    rank = jnp.cumsum(flat.astype(jnp.int64)) - 1
+    k = jnp.where(vcount == 1, 0, rank)
+    rows = jnp.take(v, jnp.clip(vstart + k * vstep, 0, v.shape[0] - 1), axis=0)
+    body = jnp.reshape(x, (-1,) + x.shape[keep.ndim:])
+    rows = jnp.broadcast_to(rows, body.shape).astype(x.dtype)
+    sel = jnp.reshape(flat, (-1,) + (1,) * (body.ndim - 1))
+    return jnp.reshape(jnp.where(sel, rows, body), x.shape)
+
+
+def check_mask_write(count: Any, vcount: Any, rest: tuple, vrest: tuple, dtype: Any, vdtype: Any) -> None:
+    """At run time: NumPy's ValueError when ``vcount`` rows do not broadcast
+    into the ``count`` positions a mask keeps; its message made by NumPy itself."""
+    from ..graphlib.bounded import raise_if
+
+    raise_if((vcount != count) & (vcount != 1), functools.partial(_raise_mask_write, rest, vrest, dtype, vdtype),
+             count, vcount)
+
+
+def _raise_mask_write(rest: tuple, vrest: tuple, dtype: Any, vdtype: Any, mask: Any, count: Any, vcount: Any) -> None:
+    if np.any(np.asarray(mask)):
+        n = int(np.asarray(count))
+        target = np.zeros((n,) + rest, dtype)
+        target[np.ones(n, bool)] = np.zeros((int(np.asarray(vcount)),) + vrest, vdtype)   # raises eager's ValueError
+
+
 def kept_order(keep: Any) -> tuple:
     """For ``x[keep]`` with a boolean mask: the positions of the flattened
     mask, the kept ones first in eager's (row-major) order, and how many are
@@ -188,12 +219,15 @@ def take_kept(x: Any, order: Any, ndim: int) -> Any:
     return jnp.take(jnp.reshape(x, (-1,) + x.shape[ndim:]), order, axis=0)
 
 
-for _fn in (slice_bounds, slice_mask, masked_fill, masked_write, kept_order, take_kept):
+for _fn in (slice_bounds, slice_mask, masked_fill, masked_write, mask_write, kept_order, take_kept):
     _fn._a2g_typed = True  # type: ignore[attr-defined]
 warn_empty_mean._a2g_effect = True  # type: ignore[attr-defined]
 check_write_counts._a2g_effect = True  # type: ignore[attr-defined]
 check_write_counts._a2g_check = True  # type: ignore[attr-defined]   # a run-time check (``_check_site``)
 check_write_counts._a2g_raises = (ValueError,)  # type: ignore[attr-defined]
+check_mask_write._a2g_effect = True  # type: ignore[attr-defined]
+check_mask_write._a2g_check = True  # type: ignore[attr-defined]
+check_mask_write._a2g_raises = (ValueError,)  # type: ignore[attr-defined]
 
 _REDUCTIONS = ("sum", "mean", "max", "min", "prod", "any", "all")
 
@@ -279,6 +313,15 @@ class MaskedMixin:
         full length, as a slice of it from 0 of ``mask.sum()`` rows: every use
         of a slice with a traced bound (reductions, elementwise operations,
         ``len``, a loop over it) then sees exactly eager's rows."""
+        entry = self._kept_order(mask, node)
+        packed = self.emit_call(take_kept, (obj, entry[1], len(mask.type.shape)), {}, node, "masked rows")
+        packed.type = dataclasses.replace(packed.type, weak_type=obj.type.weak_type).with_kinds(obj.type.kinds)
+        self.decide(node, "subscript", "masked", "an index by a traced boolean mask: the kept rows first in the whole "
+                    "array's length, their number traced (reductions and elementwise operations stay in the graph)")
+        return MaskedSlice(packed, 0, entry[2], 1)
+
+    def _kept_order(self, mask: Value, node: Any) -> tuple:
+        """``(mask, order, count)`` of ``kept_order(mask)``, emitted once per mask and region."""
         cache = self.__dict__.setdefault("_kept_orders", {})
         entry = cache.get((id(self.region), id(mask)))
         if entry is None or entry[0] is not mask:   # (keyed by id: a reused id is not a hit)
@@ -286,11 +329,7 @@ class MaskedMixin:
             count.type = count.type.with_kinds(("python",))
             INT_BITS[count] = max(int(np.prod(mask.type.shape)), 1).bit_length() + 1
             entry = cache[(id(self.region), id(mask))] = (mask, order, count)
-        packed = self.emit_call(take_kept, (obj, entry[1], len(mask.type.shape)), {}, node, "masked rows")
-        packed.type = dataclasses.replace(packed.type, weak_type=obj.type.weak_type).with_kinds(obj.type.kinds)
-        self.decide(node, "subscript", "masked", "an index by a traced boolean mask: the kept rows first in the whole "
-                    "array's length, their number traced (reductions and elementwise operations stay in the graph)")
-        return MaskedSlice(packed, 0, entry[2], 1)
+        return entry
 
     def nonzero_masked(self, callee: Any, args: tuple, kwargs: dict, node: Any) -> Any:
         """``np.nonzero(c)``, ``np.where(c)`` (one argument) and
@@ -371,12 +410,27 @@ class MaskedMixin:
         if name in _REDUCTIONS and module in ("numpy", "jax") and args and isinstance(args[0], MaskedSlice) \
                 and not any(isinstance(a, MaskedSlice) for a in (*args[1:], *kwargs.values())):
             return self._reduce(name, args[0], callee, args[1:], kwargs, node)
-        if isinstance(callee, np.ufunc) and callee.nin == 1 and len(args) == 1 and not kwargs \
+        if isinstance(callee, (np.ufunc, jnp.ufunc)) and callee.nout == 1 and len(args) == callee.nin and not kwargs \
                 or module == "jax" and len(args) == 1 and not kwargs and name in _UNARY:
-            return MaskedSlice(self.call(callee, (args[0].base,), {}, node), args[0].start, args[0].count, args[0].step)
+            return self._masked_elementwise(callee, args, node)
         if name in ("dot", "matmul") and module in ("numpy", "jax") and len(args) == 2 and not kwargs:
             return self.masked_binop(operator.matmul, args[0], args[1], node, callee)
         return NotImplemented
+
+    def _masked_elementwise(self, callee: Any, args: tuple, node: Any) -> Any:
+        """``np.nextafter(r[m], r[m] + 1)``: an elementwise function of slices
+        with the same bounds and of values broadcast along their other axes,
+        applied to the whole arrays: a masked value again."""
+        slices = [a for a in args if isinstance(a, MaskedSlice)]
+        s = slices[0]
+        if not all(s.same_bounds(t) for t in slices[1:]):
+            raise self._masked_break(node, "an elementwise function of slices with other bounds")
+        if not all(isinstance(a, MaskedSlice) or self._broadcasts_along(a, s) for a in args):
+            raise self._masked_break(node, "an elementwise function of a slice and an array of its length")
+        out = self.call(callee, tuple(a.base if isinstance(a, MaskedSlice) else a for a in args), {}, node)
+        if not isinstance(out, Value) or not out.type.shape or out.type.shape[0] != s.length:
+            raise self._masked_break(node, "an elementwise function of a slice")
+        return MaskedSlice(out, s.start, s.count, s.step)
 
     def _reduce(self, name: str, s: MaskedSlice, callee: Any, args: tuple, kwargs: dict, node: Any) -> Any:
         """``s.name(*args, **kwargs)`` (``callee``: ``np.name``/``jnp.name`` of ``s``)."""
@@ -456,6 +510,30 @@ class MaskedMixin:
         out.type = dataclasses.replace(out.type, weak_type=obj.type.weak_type).with_kinds(obj.type.kinds)
         self.decide(node, "subscript", "masked", "a write of a slice with traced bounds into a slice with a traced "
                     "bound: the rows taken in order, the other positions kept")
+        return out
+
+    def mask_store(self, obj: Value, mask: Value, v: "MaskedSlice", node: Any) -> Value:
+        """``obj[mask] = v`` of a NumPy array, ``mask`` a traced boolean mask
+        of its leading axes and ``v`` a masked value (``out[m] = 1 - a[m] /
+        b[m]``): its kept rows, in order, go to the positions the mask keeps.
+        The rows of a value read through the same mask are as many; otherwise
+        NumPy's broadcast is checked at run time."""
+        rest, vshape = obj.type.shape[len(mask.type.shape):], v.base.type.shape
+        if len(vshape) != len(rest) + 1 or not vshape[0] or np.broadcast_shapes(vshape[1:], rest) != rest:
+            raise self._masked_break(node, "a write of a slice whose rows do not broadcast to the target's rows")
+        if not np.can_cast(v.base.type.dtype, obj.type.dtype, "same_kind"):
+            raise self._masked_break(node, f"a write casting {v.base.type.dtype} into {obj.type.dtype}")
+        count = self._kept_order(mask, node)[2]
+        if v.count is not count:
+            if not self.raise_checks_allowed():
+                raise self._masked_break(node, "a write of a slice whose length may differ from the mask's count, "
+                                         "where a run-time check cannot raise eager's ValueError")
+            self.emit_call(check_mask_write, (count, v.count, rest, vshape[1:], obj.type.dtype, v.base.type.dtype),
+                           {}, node, "write check", effect=True)
+        out = self.emit_call(mask_write, (obj, mask, v.base, v.start, v.count, v.step), {}, node, "masked write")
+        out.type = dataclasses.replace(out.type, weak_type=obj.type.weak_type).with_kinds(obj.type.kinds)
+        self.decide(node, "subscript", "masked", "a write of a masked value through a traced boolean mask: the rows "
+                    "taken in order, the other positions kept")
         return out
 
     # ----------------------------------------------------------- operators

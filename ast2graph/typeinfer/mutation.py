@@ -20,6 +20,7 @@ and runs as eager Python, never a silent divergence.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import itertools
 import operator
 import types
@@ -48,6 +49,23 @@ VIEW_NAMES = frozenset({
     "asanyarray", "ascontiguousarray", "real", "imag", "split", "array_split", "hsplit", "vsplit", "dsplit",
     "flip", "fliplr", "flipud", "rot90", "view", "T", "mT", "getitem",
 })
+
+
+_FRAME_READERS = frozenset({"locals", "vars", "eval", "exec", "globals", "dir"})
+
+
+@functools.lru_cache(maxsize=512)
+def _names_in(node: Any) -> frozenset | None:
+    names = frozenset(n.id for n in gast.walk(node) if isinstance(n, gast.Name))
+    return None if names & _FRAME_READERS else names
+
+
+def _names_used(node: Any) -> frozenset | None:
+    """The names a local function's ``def``/``lambda`` node mentions (in any
+    context, nested functions included): the only names of its defining frame
+    it can reach. None (any of them) where it reads its frame another way
+    (``locals()``, ``eval``) or there is no node."""
+    return None if node is None else _names_in(node)
 
 
 def is_numpy_callable(fn: Any) -> bool:
@@ -917,6 +935,8 @@ class MutationMixin:
         if op is not None:
             if masked:   # ``y[:k] += v``: the slice read masked (masked.py), written back below
                 current = self.masked_slice(obj, idx, target)
+            elif self.is_bool_mask(obj, idx):   # ``y[m] += v``: eager's kept rows (masked.py), written back below
+                current = self.bool_masked(obj, idx, target)
             else:
                 current = self.emit_call(arrays.getitem, (obj, idx), {}, target, "getitem")
             value = self.binop(op, current, value, target)
@@ -931,6 +951,8 @@ class MutationMixin:
         self._check_scalar_store(obj.type.dtype, value, target)
         if masked and isinstance(value, MaskedSlice):   # ``y[:k] = x[:k] * 2``: the kept rows in order
             new = self.masked_store(obj, idx, value, "set", target, numpy=True)
+        elif isinstance(value, MaskedSlice) and self.is_bool_mask(obj, idx):   # ``y[m] = 1 - a[m] / b[m]``
+            new = self.mask_store(obj, idx, value, target)
         elif rows:
             new = self.emit_call(arrays.setitem_rows, (obj, idx, value), {}, target, "setitem")
         else:
@@ -1364,9 +1386,14 @@ class MutationMixin:
                 return any(walk(y, depth + 1) for y in x.values())
             frame = getattr(x, "frame", None)   # local functions see their defining frame
             if frame is not None and hasattr(frame, "env"):
+                held = [*getattr(x, "defaults", ()), *getattr(x, "kw_defaults", ()),
+                        *getattr(x, "attributes", {}).values()]
+                if any(walk(y, depth + 1) for y in held):
+                    return True
                 if plain is not None and any(frame is f for f in own):
                     return False   # its names are read from that frame, whose names are rebound
-                return any(walk(y, depth + 1) for y in frame.env.values())
+                names = _names_used(getattr(x, "node", None))   # (None: any name of that frame)
+                return any(walk(y, depth + 1) for k, y in frame.env.items() if names is None or k in names)
             attrs = getattr(x, "__dict__", None)
             if isinstance(attrs, dict) and any(walk(y, depth + 1) for y in attrs.values()):
                 return True

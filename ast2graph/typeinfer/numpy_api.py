@@ -157,6 +157,8 @@ def conversion(callee: Any, args: tuple, kwargs: dict) -> Any:
     order='C')``, ``np.array(x, copy=None)``), or None where there is none
     (``like=``, ``copy=False``, an unknown keyword: the call falls back)."""
     name = getattr(callee, "__name__", "")
+    if callee is np.from_dlpack:
+        return _from_dlpack(args, kwargs)
     if not isinstance(callee, type(np.asarray)) or callee is not getattr(np, name, None) \
             or name not in ("asarray", "asanyarray", "ascontiguousarray", "array"):
         return None
@@ -173,6 +175,32 @@ def conversion(callee: Any, args: tuple, kwargs: dict) -> Any:
         # copy=None (or IF_NEEDED) may hand back the operand itself: a view, as np.asarray
         return array if copy is True or copy is np._CopyMode.ALWAYS else _array_if_needed
     return {"asarray": asarray, "asanyarray": asanyarray, "ascontiguousarray": ascontiguousarray}[name]
+
+
+def _from_dlpack(args: tuple, kwargs: dict) -> Any:
+    """``np.from_dlpack(x, device="cpu")`` of a NumPy array (sklearn's
+    ``move_to(x, xp=np, device="cpu")``): a new array object viewing ``x``'s
+    memory (read-only where ``x`` is), as ``np.asarray`` of it with the
+    object made anew; ``copy=True``: a copy. None for any other operand (a
+    jax.Array, a NumPy scalar: eager raises) or keyword."""
+    from ..ir.core import Value
+
+    x = args[0] if args else kwargs.get("x")
+    if len(args) > 1 or set(kwargs) - {"x", "device", "copy"} or kwargs.get("device") not in (None, "cpu") \
+            or not (isinstance(x, Value) and x.type.kinds == frozenset({"numpy"}) and x.type.shape
+                    and not x.type.mixed):
+        return None
+    copy = kwargs.get("copy")
+    if copy is True:
+        return array
+    return _dlpack_view if copy is None or copy is False else None
+
+
+def _dlpack_view(x: Any, device: Any = None, copy: Any = None) -> Any:
+    return jnp.asarray(x)
+
+
+_dlpack_view.__name__ = "asarray"   # mutation.VIEW_NAMES: a view of the operand (a new object)
 
 
 def _array_if_needed(a: Any, dtype: Any = None, *, copy: Any = None, order: Any = "K", subok: bool = False,

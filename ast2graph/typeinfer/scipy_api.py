@@ -355,12 +355,15 @@ class Equivalent:
     """What the graph runs for a SciPy call: ``fn`` (JAX's); ``guard``: where
     an input or a result is not finite, SciPy's own call on the host instead
     (``guarded_call``); ``kinds``: eager's kind of each array result;
-    ``example``: SciPy's result on one exemplar (its containers)."""
+    ``example``: SciPy's result on one exemplar (its containers);
+    ``layouts``: the (C, F) contiguity of each array result on every exemplar
+    (C-ordered operands), None where it was not one and the same."""
 
     fn: Any
     guard: bool
     kinds: tuple
     example: Any
+    layouts: tuple = ()
 
 
 _VERDICTS: dict[tuple, Equivalent | str] = {}
@@ -448,6 +451,7 @@ def _validate(fn: Any, target: Any, treedef: Any, leaves: list, exact: bool, ufu
 
     rng = np.random.default_rng(_SEED)
     guard, example = False, None
+    layouts: list | None = None
     for family in _FAMILIES:
         filled = [_exemplar(x, family, rng, ufunc) if isinstance(x, Value) else x for x in leaves]
         before = [np.copy(x) for x in filled if isinstance(x, np.ndarray)]
@@ -474,11 +478,67 @@ def _validate(fn: Any, target: Any, treedef: Any, leaves: list, exact: bool, ufu
             return f"their results differ{' bit for bit' if exact else ''} ({family} data)"
         if example is None:
             example = eager
+        found = _result_layouts(eager)
+        layouts = found if layouts is None else [a if a == b else None for a, b in zip(layouts, found)]
     if example is None:
         return "SciPy's raises or JAX's result is not finite on every exemplar: nothing to compare"
     kinds = _eager_kinds(example)
     return "SciPy's returns a 0-d array or an object the graph cannot hand back" if kinds is None else \
-        Equivalent(target, guard, kinds, example)
+        Equivalent(target, guard, kinds, example, tuple(layouts or ()))
+
+
+def exemplar_contiguity(shape: tuple) -> tuple[bool, bool]:
+    """(C, F) contiguity of an exemplar operand of ``shape`` (a new C-ordered array)."""
+    return (True, int(np.prod(shape)) == 0 or sum(n > 1 for n in shape) <= 1)
+
+
+_LAYOUTS: dict[tuple, tuple] = {}
+
+
+def laid_out_layouts(fn: Any, leaves: list, treedef: Any, contiguity: list) -> tuple:
+    """The (C, F) contiguity of each array result of SciPy's ``fn`` on
+    exemplars whose array operands have ``contiguity`` (each a C-ordered or
+    a Fortran-ordered layout), the same on every family of exemplars SciPy
+    accepts (None where it differs); () where an operand's layout cannot be
+    made. Cached per call signature and layouts."""
+    from ..ir.core import Value
+
+    if any(c not in ((True, False), (False, True), (True, True)) for c in contiguity):
+        return ()
+    key = _verdict_key(fn, treedef, leaves)
+    key = None if key is None else (key, tuple(contiguity))
+    if key is not None and key in _LAYOUTS:
+        return _LAYOUTS[key]
+    rng = np.random.default_rng(_SEED)
+    layouts: list | None = None
+    for family in _FAMILIES:
+        order = iter(contiguity)
+        filled = []
+        for x in leaves:
+            if isinstance(x, Value):
+                data = _exemplar(x, family, rng, False)
+                if x.type.shape and not isinstance(data, (int, float, complex)):
+                    data = np.asfortranarray(data) if next(order) == (False, True) else np.ascontiguousarray(data)
+                filled.append(data)
+            else:
+                filled.append(x)
+        eager, error, _ = _run_scipy(fn, treedef, filled)
+        if error is not None:
+            continue
+        found = _result_layouts(eager)
+        layouts = found if layouts is None else [a if a == b else None for a, b in zip(layouts, found)]
+    out = tuple(layouts or ())
+    if key is not None:
+        if len(_LAYOUTS) >= _VERDICTS_SIZE:
+            _LAYOUTS.clear()
+        _LAYOUTS[key] = out
+    return out
+
+
+def _result_layouts(result: Any) -> list:
+    """The (C, F) contiguity of each ndarray leaf of ``result`` (None for other leaves)."""
+    return [(bool(x.flags.c_contiguous), bool(x.flags.f_contiguous)) if type(x) is np.ndarray else None
+            for x in jax.tree_util.tree_leaves(result) if not isinstance(x, bool)]
 
 
 def _suspect_on(fn: Any, treedef: Any, filled: list, mine: Any) -> bool:
