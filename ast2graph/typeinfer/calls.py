@@ -331,6 +331,9 @@ class CallMixin(GeneratorMixin, SortMixin):
                                      f"nnx {qualified_name(callee.transform)}(...)")
             return self.emit_call(_apply_transform, (callee.transform, callee.args, callee.kwargs, *args), kwargs, node,
                                   qualified_name(callee.transform))
+        got = self.outside_get(callee, args, kwargs, node)   # ``D.get(k, v)``: the item's own guard (writeback.py)
+        if got is not NotImplemented:
+            return got
         callee, args = self._shadowed(callee, args, node)
         if (callee is np.may_share_memory or callee is np.shares_memory) and len(args) == 2 and not kwargs:
             known = self._shares_memory(*args)

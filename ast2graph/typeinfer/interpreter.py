@@ -376,6 +376,16 @@ def _position_range(fn: Callable, args: tuple, kwargs: dict) -> tuple[int, int] 
 _COUNTER_RANGE = (0, 2 ** 62 - 1)
 
 
+_KEYS_GUARDED = 4096   # a larger dict's membership test guards its whole contents
+
+
+def _plain_key(key: Any) -> bool:
+    """A dict key whose hashing and comparison run no user code."""
+    if type(key) is tuple:
+        return all(_plain_key(k) for k in key)
+    return type(key) in (bool, int, float, str, bytes, type(None))
+
+
 def _counter_range(value: int) -> bool:
     """A traced Python int within ``_COUNTER_RANGE`` (its specialisation knows it)."""
     return _COUNTER_RANGE[0] <= value <= _COUNTER_RANGE[1]
@@ -1479,7 +1489,7 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
                 else:
                     part = self._identity(left, right, op, node)
             else:
-                part = self._traced_contains(left, right, isinstance(op, gast.NotIn), node) \
+                part = self._contains(left, right, isinstance(op, gast.NotIn), node) \
                     if isinstance(op, (gast.In, gast.NotIn)) else NotImplemented
                 if part is NotImplemented:
                     part = self.binop(fn, left, right, node)
@@ -1500,6 +1510,32 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
             return same_object(left, right) is isinstance(op, gast.Is)
         except Unobservable as e:
             raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, str(e)) from None
+
+    def _contains(self, left: Any, right: Any, negate: bool, node: Any) -> Any:
+        """``left in right`` of a static key and an outside dict (``if name in
+        ema``): eager looks at the dict's keys only, so only they are guarded
+        (an item's value changing between calls, ``ema[name] = ...`` written
+        back each call, does not re-specialise); else ``_traced_contains``."""
+        if type(right) is dict and _plain_key(left) and not self._is_fresh(right) \
+                and self.effect_targets.get(id(right)) is not right and len(right) <= _KEYS_GUARDED \
+                and all(_plain_key(k) for k in right):   # (no user __eq__ runs)
+            self.check_no_effect(right, node)
+            self.guard_keys_of(right, node)
+            return (left in right) is not negate
+        return self._traced_contains(left, right, negate, node)
+
+    def guard_keys_of(self, d: dict, node: Any) -> None:
+        """Guard the keys of an outside dict (in order), not its values."""
+        key = ("keys", id(d))
+        if key in self.guard_keys or ("contents", id(d)) in self.guard_keys or ("entry", id(d)) in self.guard_keys:
+            return
+        try:
+            snapshot = Snapshot(d, keys_only=True)
+        except TooLarge:
+            raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"a read of a large outside dict whose keys "
+                                   "cannot be guarded cheaply (they could change before the next call)")
+        self.guard_keys.add(key)
+        self.guards.append(Guard(lambda: d, snapshot, f"the keys of {self.named(d, 'a ')}", key))
 
     def _traced_contains(self, left: Any, right: Any, negate: bool, node: Any) -> Any:
         """``left in right`` / ``not in`` with ``right`` a tuple or list of

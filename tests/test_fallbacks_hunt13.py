@@ -1,0 +1,183 @@
+"""Fallbacks and recompiles found on realistic programs (issue 16), hunt 13.
+
+Each function is compared with its eager run on inputs that take every path,
+under ``full_graph=True``; where a function keeps state, the caller changes it
+between calls (``check_sequence``), and the number of recompilations is bounded.
+"""
+
+from __future__ import annotations
+
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from helpers import check, check_sequence
+
+X = jnp.arange(3.0)
+XS = [X + k for k in range(8)]
+
+
+# ----------------------------------------------- 1. written dict items: read traced, graph reused
+EMA: dict = {}
+STATS: dict = {}
+
+
+def ema_update(x, name="loss"):
+    decay = 0.9
+    v = float(x.mean())
+    if name in EMA:
+        EMA[name] = decay * EMA[name] + (1 - decay) * v
+    else:
+        EMA[name] = v
+    STATS["calls"] += 1
+    STATS["total"] += v
+    return x * EMA[name], STATS["calls"]
+
+
+def ema_update_get(x, name="loss"):
+    v = float(x.mean())
+    EMA[name] = 0.9 * EMA.get(name, v) + 0.1 * v
+    STATS["calls"] = STATS.get("calls", 0) + 1
+    return x * EMA[name], STATS["calls"]
+
+
+def _fresh_state(fn):
+    def make():
+        global EMA, STATS
+        EMA = {}
+        STATS = {"calls": 0, "total": 0.0}
+        return fn, None
+    return make
+
+
+def _state(fn, _, x=None):
+    return fn(X if x is None else x), dict(EMA), dict(STATS)
+
+
+@pytest.mark.parametrize("fn", [ema_update, ema_update_get])
+def test_written_dict_items_do_not_recompile(fn):
+    """Eight calls: the first inserts the key (one re-specialisation), the
+    next change of each written item makes it a traced input: no more."""
+    steps = [lambda f, w, x=x: _state(f, w, x) for x in XS]
+    check_sequence(_fresh_state(fn), steps, recompiles=2)
+
+
+def _add_key(fn, w):
+    EMA["other"] = 5.0
+    STATS["extra"] = 1
+    return _state(fn, w)
+
+
+def _delete_key(fn, w):
+    EMA.pop("loss", None)
+    return _state(fn, w)
+
+
+def _delete_counter(fn, w):
+    del STATS["calls"]
+    return _state(fn, w)
+
+
+def _int_value(fn, w):
+    EMA["loss"] = 3
+    return _state(fn, w)
+
+
+def _str_value(fn, w):
+    EMA["loss"] = "x"
+    return _state(fn, w)
+
+
+def _nan_value(fn, w):
+    EMA["loss"] = float("nan")
+    STATS["calls"] = 2 ** 63
+    return _state(fn, w)
+
+
+def _big_counter(fn, w):
+    STATS["calls"] = -5
+    return _state(fn, w)
+
+
+def _replace_dicts(fn, w):
+    global EMA, STATS
+    EMA = {"loss": 1.0}
+    STATS = {"total": 2.0, "calls": 7}
+    return _state(fn, w)
+
+
+def _same_value(fn, w):
+    STATS["calls"] = STATS["calls"]
+    return _state(fn, w)
+
+
+@pytest.mark.parametrize("fn", [ema_update, ema_update_get])
+@pytest.mark.parametrize("change", [_add_key, _delete_key, _delete_counter, _int_value, _str_value, _nan_value,
+                                    _big_counter, _replace_dicts, _same_value])
+def test_written_dict_items_changed_by_the_caller(fn, change):
+    """The caller adds a key, deletes one, changes an item's type or
+    replaces the dict between calls, after the items became traced. (Where
+    eager raises, KeyError or TypeError, the statement raises in Python.)"""
+    warm = [lambda f, w, x=x: _state(f, w, x) for x in XS[:4]]
+    raises = change in (_delete_counter, _str_value)
+    check_sequence(_fresh_state(fn), [*warm, change, lambda f, w: _state(f, w, XS[5]), change, _state],
+                   full_graph=not raises)
+
+
+def make_closure_ema():
+    ema: dict = {}
+    counts = {"n": 0}
+
+    def step(x, name="loss"):
+        v = float(jnp.abs(x).max())
+        if name not in ema:
+            ema[name] = v
+        ema[name] = 0.5 * ema[name] + 0.5 * v
+        counts["n"] += 1
+        return x / ema[name], counts["n"], dict(ema)
+    return step, (ema, counts)
+
+
+def test_closure_ema_and_counter():
+    def grow(fn, world):
+        world[0]["acc"] = 1.0
+        return fn(X, "acc"), fn(X + 1)
+
+    def int_count(fn, world):
+        world[1]["n"] = True
+        return fn(X)
+
+    steps = [lambda f, w, x=x: f(x) for x in XS]
+    check_sequence(make_closure_ema, steps, recompiles=2)
+    check_sequence(make_closure_ema, [*steps[:4], grow, lambda f, w: f(X), int_count, lambda f, w: f(X)])
+
+
+def in_only_looks_at_keys(x, key):
+    if key in EMA:
+        return x + 1
+    return x - 1
+
+
+def test_membership_guards_keys_only():
+    """``k in d`` guards the keys: a value changed does not recompile, a key
+    added or removed does."""
+    def make():
+        global EMA
+        EMA = {"a": 1.0}
+        return in_only_looks_at_keys, None
+
+    def change_value(fn, _):
+        EMA["a"] = [2.0]
+        return fn(X, "a")
+
+    def add(fn, _):
+        EMA["b"] = 1
+        return fn(X, "b")
+
+    def remove(fn, _):
+        del EMA["a"]
+        return fn(X, "a")
+
+    static = check_sequence(make, [lambda f, _: f(X, "a"), change_value, lambda f, _: f(X, "a")], recompiles=0)
+    assert static.recompiles == 0
+    check_sequence(make, [lambda f, _: f(X, "a"), add, remove, change_value])
