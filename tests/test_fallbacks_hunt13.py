@@ -181,3 +181,91 @@ def test_membership_guards_keys_only():
     static = check_sequence(make, [lambda f, _: f(X, "a"), change_value, lambda f, _: f(X, "a")], recompiles=0)
     assert static.recompiles == 0
     check_sequence(make, [lambda f, _: f(X, "a"), add, remove, change_value])
+
+
+# ----------------------------------------------- 2. a traced index into a nested list
+TABLE = [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]
+ITABLE = ((1, 2, 3), (40, 50, 60), (-7, 8, 2 ** 40))
+ROWS = [[jnp.ones(3), jnp.zeros(3)], [jnp.arange(3.0), -jnp.ones(3)]]
+
+
+def nested_float(x):
+    i = int(x.sum()) % 3 - 1          # -1, 0, 1
+    return x * TABLE[i][1], TABLE[i][-1]
+
+
+def nested_int_both_traced(x):
+    i = int(x.sum())
+    j = int(x.max())
+    return ITABLE[i][j], ITABLE[i][0] + j
+
+
+def nested_arrays(x):
+    i = int(x.max() > 1)
+    return x * ROWS[i][0] + ROWS[i][1]
+
+
+def nested_in_rolled_loop(x, n):
+    acc = 0.0
+    for k in range(int(n.sum())):
+        acc = acc + TABLE[k % 2][k % 3] * x[k % 3]
+    return acc
+
+
+def nested_local_table(x):
+    table = [[0.5, 1.5], [2.5, 3.5]]
+    i = int(x[0] > 0)
+    return table[i][0] + table[i][1] * x
+
+
+@pytest.mark.parametrize("x", [X, X + 1, X - 3, X * 0 - 1])
+def test_nested_list_traced_index(x):
+    check(nested_float, x)
+    check(nested_arrays, x)
+    check(nested_local_table, x)
+
+
+@pytest.mark.parametrize("x", [jnp.array([0.0, 0.0]), jnp.array([1.0, 1.0]), jnp.array([2.0, 0.0]),
+                               jnp.array([-1.0, 0.0]), jnp.array([3.0, 0.0]), jnp.array([0.0, 3.0]),
+                               jnp.array([-4.0, 0.0]), jnp.array([2.0, 2.0]), jnp.array([4.0, 5.0])])
+def test_nested_tuple_both_indices_traced(x):
+    """Python ints (one of them beyond int32), eager's IndexError for either
+    index out of range (the outer one first)."""
+    check(nested_int_both_traced, x)
+
+
+@pytest.mark.parametrize("n", [0, 1, 5])
+def test_nested_list_in_rolled_loop(n):
+    check(nested_in_rolled_loop, X, jnp.full((2,), n / 2), unroll_limit=2)
+
+
+def test_nested_table_changed_between_calls():
+    def make():
+        global TABLE
+        TABLE = [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]
+        return nested_float, None
+
+    def set_item(fn, _):
+        TABLE[0][1] = -2.0
+        return fn(X)
+
+    def replace_row(fn, _):
+        TABLE[1] = [7.0, 8.0, 9.0]
+        return fn(X + 1)
+
+    def add_row(fn, _):
+        TABLE.append([0.0, 0.0, 1.0])
+        return fn(X + 1), fn(X - 1)
+
+    def ragged(fn, _):
+        TABLE[0] = [1.0]
+        return fn(X - 3), fn(X)
+
+    def ints(fn, _):
+        global TABLE
+        TABLE = [[1, 2, 3], [4, 5, 6]]
+        return fn(X), fn(X + 1)
+
+    steps = [lambda f, _: f(X), set_item, lambda f, _: f(X + 1), replace_row, add_row, ints]
+    check_sequence(make, steps)
+    check_sequence(make, [lambda f, _: f(X), ragged], full_graph=False)

@@ -1915,6 +1915,9 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
             if known is not None:
                 return known
             return self.subscript(self.attribute_of(array, "flags", node.value), node.slice.value, node)
+        picked = self.nested_pick(node)   # ``table[i][j]`` with a traced ``i`` (listindex.py)
+        if picked is not NotImplemented:
+            return picked
         obj = self.eval(node.value)
         idx = self.eval_index(node.slice)
         if type(obj) is KindedValue or type(idx) is KindedValue:
