@@ -269,3 +269,66 @@ def test_nested_table_changed_between_calls():
     steps = [lambda f, _: f(X), set_item, lambda f, _: f(X + 1), replace_row, add_row, ints]
     check_sequence(make, steps)
     check_sequence(make, [lambda f, _: f(X), ragged], full_graph=False)
+
+
+# ----------------------------------------------- 3. a print before a re-raise in a handler
+def print_then_reraise(x):
+    try:
+        n = int(x)
+    except ValueError as e:
+        print("bad", e)
+        raise
+    return n + 1
+
+
+def print_traced_then_raise_from(x):
+    try:
+        if x.sum() > 10:
+            raise ValueError("too big")
+        y = x * 2
+    except ValueError as e:
+        print(f"bad value: {e}; x = {x}", x.max(), sep=" | ", end="!\n")
+        print("sum", x.sum())
+        raise RuntimeError("gave up") from e
+    return y
+
+
+def print_then_raise_plain(x):
+    try:
+        k = int(x * 2)
+    except (ValueError, OverflowError) as err:
+        print("converting", type(err).__name__, err.args)
+        raise TypeError(f"cannot use {err}")
+    return k
+
+
+def print_before_and_in_handler(x):
+    print("start", x)
+    try:
+        n = int(x)
+    except ValueError as e:
+        print("bad", e)
+        raise
+    print("after", n)
+    return n
+
+
+@pytest.mark.parametrize("x", [jnp.array(2.5), jnp.array(jnp.nan), jnp.array(-7.0)])
+def test_print_then_reraise(x):
+    check(print_then_reraise, x)
+
+
+@pytest.mark.parametrize("x", [jnp.arange(3.0), jnp.arange(9.0)])
+def test_print_traced_then_raise_from(x):
+    check(print_traced_then_raise_from, x)
+
+
+@pytest.mark.parametrize("x", [jnp.array(2.5), jnp.array(jnp.nan), jnp.array(jnp.inf), jnp.array(-jnp.inf)])
+def test_print_then_raise_other(x):
+    check(print_then_raise_plain, x)
+
+
+@pytest.mark.parametrize("x", [jnp.array(2.5), jnp.array(jnp.nan)])
+def test_print_before_the_try_too(x):
+    """Another print in the segment: eager's output exactly, whatever the form."""
+    check(print_before_and_in_handler, x, full_graph=False)

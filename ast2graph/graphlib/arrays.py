@@ -420,7 +420,7 @@ class Caused:
 
 
 def raise_when(pred: Any, exc: Any, args: tuple = (), kwargs: dict | None = None, *, site: RaiseSite | None = None,
-               kinds: tuple = (), first: Any = None) -> None:
+               kinds: tuple = (), first: Any = None, before: tuple = ()) -> None:
     """At run time: ``if pred: raise exc`` where ``exc`` is an exception
     instance (raised itself, as ``raise ERR`` raises it), else
     ``if pred: raise exc(*args, **kwargs)`` with the constructor called on
@@ -430,9 +430,14 @@ def raise_when(pred: Any, exc: Any, args: tuple = (), kwargs: dict | None = None
     flattening order) and f-strings of them (``DeferredStr``, formatted);
     ``site``: the user's ``raise``/``assert``, where the traceback ends;
     ``first``: a host function called (no arguments) when the check fires,
-    before it raises (``warnings._filters_mutated``: see ``specialize``)."""
+    before it raises (``warnings._filters_mutated``: see ``specialize``);
+    ``before``: ``(fn, args, kwargs)`` calls made on the host, in order, when
+    the check fires, before it raises (a handler's ``print("bad", e)`` before
+    its ``raise``: printed by the check itself, so exactly when eager prints
+    it, never out of order with the raise); their arrays are among
+    ``kinds``, after the constructor's."""
 
-    leaves, treedef = tree_flatten((args, kwargs or {}))
+    leaves, treedef = tree_flatten((args, kwargs or {}, before))
     positions = tuple(i for i, x in enumerate(leaves) if isinstance(x, jax.Array))
     statics = [None if i in positions else x for i, x in enumerate(leaves)]   # no tracer kept by the callback
     raiser = functools.partial(_raise_exception, exc, treedef, statics, positions, kinds, site, first)
@@ -444,7 +449,7 @@ raise_when._a2g_check = True  # type: ignore[attr-defined]
 
 
 def _raise_when_caught(pred: Any, exc: Any, args: tuple = (), kwargs: dict | None = None, *, first: Any = None,
-                       **_: Any) -> tuple | None:
+                       before: tuple = (), **_: Any) -> tuple | None:
     """``raise_when``'s exception made at trace time (the caught form of a
     check, ``Specializer.caught_check``): a built-in exception class called
     with plain constants (a zero division's message), or an instance with no
@@ -452,7 +457,7 @@ def _raise_when_caught(pred: Any, exc: Any, args: tuple = (), kwargs: dict | Non
     user's class, a message formatted from traced values)."""
     plain = (str, int, float, bool, type(None))
     leaves = [x.value if isinstance(x, Static) else x for x in tree_flatten((args, kwargs or {}))[0]]
-    if first is not None or not isinstance(pred, Value) or not all(type(x) in plain for x in leaves):
+    if first is not None or before or not isinstance(pred, Value) or not all(type(x) in plain for x in leaves):
         return None
     if isinstance(exc, BaseException):
         return (None, (pred,), exc) if not leaves else None
@@ -474,7 +479,9 @@ def _raise_exception(exc: Any, treedef: Any, statics: list, positions: tuple, ki
         return
     if first is not None:
         first()
-    args, kwargs = _eager_arguments(treedef, statics, positions, kinds, arrays_in)
+    args, kwargs, before = _eager_arguments(treedef, statics, positions, kinds, arrays_in)
+    for fn, fn_args, fn_kwargs in before:
+        fn(*fn_args, **fn_kwargs)
     form = site.lines[-1].form if site is not None and site.lines else \
         "raise" if isinstance(exc, BaseException) else "raise-call"
     if form == "raise":
@@ -499,10 +506,11 @@ def _eager_arguments(treedef: Any, statics: list, positions: tuple, kinds: tuple
                 filled[i] = to_eager_kind(a, kind)
         else:
             filled[i] = to_eager_kind(a, kind)
-    args, kwargs = jax.tree_util.tree_unflatten(treedef, filled)
+    args, kwargs, before = jax.tree_util.tree_unflatten(treedef, filled)
     eager = functools.partial(jax.tree_util.tree_map, _eager_leaf,
                               is_leaf=lambda x: isinstance(x, (DeferredStr, Static)))
-    return tuple(eager(a) for a in args), {k: eager(v) for k, v in kwargs.items()}
+    calls = tuple((fn, tuple(eager(a) for a in a_), {k: eager(v) for k, v in k_.items()}) for fn, a_, k_ in before)
+    return tuple(eager(a) for a in args), {k: eager(v) for k, v in kwargs.items()}, calls
 
 
 def _eager_leaf(x: Any) -> Any:

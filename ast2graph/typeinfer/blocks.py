@@ -555,6 +555,7 @@ class BlocksMixin(ContextsMixin):
         pre = handler.body[:-1]
         if _loads([last]) & (self.frame.unit.ssa.assigned(pre) if pre else set()):
             return False
+        prints = pre if pre and all(_call_statement(s) for s in pre) else []
         start = len(self.region.ops)
         # (what a handler raises passes the try's handlers; its finally: still runs: checkscope rules 2-4)
         own = self.protectors[ctx.protectors - 1] if 0 < ctx.protectors == len(self.protectors) else None
@@ -562,41 +563,70 @@ class BlocksMixin(ContextsMixin):
         if own is not None and saved is not None:
             own.catches = ()
         try:
-            checked = self._handler_exception(handler, exc, last)   # (its arguments read nothing `pre` binds)
+            # (its arguments read nothing `pre` binds)
+            checked = self._handler_exception(handler, exc, last, prints)
+            if checked is None and prints:   # (not all of them prints: run under the flag)
+                del self.region.ops[start:]
+                checked, prints = self._handler_exception(handler, exc, last), []
             if checked is None:
                 del self.region.ops[start:]
                 return False
-            if pre:   # the statements before the raise, under the flag, as eager runs them
+            if pre and not prints:   # the statements before the raise, under the flag, as eager runs them
                 assigned = self.frame.unit.ssa.assigned(pre) | ({handler.name.id} if handler.name is not None else set())
                 names = sorted(assigned & (set(self.frame.unit.ssa.live_out(stmt)) | _loads(getattr(stmt, "finalbody", []))))
                 self._traced_branches(stmt, caught, [self._handler_body(ctx, site, pre), lambda: None], names, assigned)
-            self.emit_raise_check(caught, last, *checked, "raise")
+            self.emit_raise_check(caught, last, *checked[:3], "raise", before=checked[3])
         finally:
             if own is not None:
                 own.catches = saved
         self.decide(stmt, "try", "checked", f"the handler of {type(exc).__name__} raises: a run-time check on the "
-                    "flag, raising what eager raises (chained to the exception it took); the rest runs unconditionally")
+                    "flag, raising what eager raises (chained to the exception it took)"
+                    f"{', printing first what the handler prints' if prints else ''}; the rest runs unconditionally")
         return True
 
-    def _handler_exception(self, handler: Any, exc: BaseException, last: gast.Raise) -> tuple | None:
+    def _handler_exception(self, handler: Any, exc: BaseException, last: gast.Raise, prints: list = ()) -> tuple | None:
         """What the handler's final ``raise`` raises, for ``emit_raise_check``
         (the handler's name bound to ``exc`` while its arguments are
-        evaluated); None where it cannot be a check."""
+        evaluated), with the host calls of ``prints`` (statements before it,
+        ``print("bad", e)``) it makes first (``raise_when``'s ``before``);
+        None where it cannot be a check, or a statement of ``prints`` is not a
+        host print."""
         if handler.name is not None:
             self.assign(handler.name, exc, handler)
         try:
+            before = tuple(self._host_print_call(s.value) for s in prints)
+            if None in before:
+                return None
             if last.exc is None:   # a bare re-raise: the exception taken, a new copy per call
-                return arrays.Remake(exc), (), {}
+                return arrays.Remake(exc), (), {}, before
             checked = self.checked_exception(last.exc, len(self.region.ops))
             if checked is None or not isinstance(checked[0], type):
                 return None
             cause = "" if last.cause is None else "None" if isinstance(last.cause, gast.Constant) else "e"
-            return (arrays.Caused(checked[0], arrays.Remake(exc), cause), *checked[1:])
+            return (arrays.Caused(checked[0], arrays.Remake(exc), cause), *checked[1:], before)
         except GraphBreak:
             return None
         finally:
             if handler.name is not None:
                 self.frame.env.pop(handler.name.id, None)
+
+    def _host_print_call(self, call: gast.Call) -> tuple | None:
+        """``print(...)`` (a host printer) as ``(callee, args, kwargs)`` for
+        ``raise_when``'s ``before``, checked as ``call`` checks a print
+        (nothing it shows is a trace-time stand-in or has a pending write);
+        None for another call."""
+        from ..resolver import is_host_printer
+        from .kinds import contains_standin
+
+        callee = self.eval(call.func)
+        if not is_host_printer(callee):
+            return None
+        args, kwargs = self._call_arguments(call)
+        if self.nnx_in(args, kwargs) or contains_standin((args, kwargs), arrays_too=False):
+            return None
+        for arg in (*args, *kwargs.values()):
+            self.check_no_effect(arg, call)
+        return callee, args, kwargs
 
     def branches_ending_try(self, node: Any, pred: Any, branches: list, env0: dict, ctx: TryCtx, switch: bool) -> None:
         """Branches of a traced ``if`` in a ``try`` body, one of which exits:
@@ -824,6 +854,10 @@ def _raise_nodes(body: list) -> list:
 
 def _raises(body: list) -> bool:
     return bool(_raise_nodes(body))
+
+
+def _call_statement(stmt: Any) -> bool:
+    return isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call)
 
 
 def _final_raise(handler: Any) -> gast.Raise | None:

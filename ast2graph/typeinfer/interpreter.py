@@ -2623,14 +2623,17 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         return False
 
     # ---------------------------------------------- raise and assert as run-time checks
-    def emit_raise_check(self, pred: Value, stmt: Any, exc: Any, args: tuple, kwargs: dict, construct: str) -> None:
+    def emit_raise_check(self, pred: Value, stmt: Any, exc: Any, args: tuple, kwargs: dict, construct: str,
+                         before: tuple = ()) -> None:
         """``if pred: raise`` what ``stmt`` raises (``arrays.raise_when``):
         ``exc`` an instance raised itself, or a constructor called with
         ``args``/``kwargs`` (``Static`` objects and graph values) on the host
-        when the check fires; the traceback ends at ``stmt``."""
-        kinds = self.value_kinds((args, kwargs), stmt)
-        self.emit_call(arrays.raise_when, (pred, exc, args, kwargs), {"site": self.raise_site(stmt), "kinds": kinds},
-                       stmt, construct, effect=True)
+        when the check fires; the traceback ends at ``stmt``. ``before``:
+        host calls ``(fn, args, kwargs)`` made first when it fires."""
+        kinds = self.value_kinds((args, kwargs, before), stmt)
+        extra = {"before": before} if before else {}
+        self.emit_call(arrays.raise_when, (pred, exc, args, kwargs), {"site": self.raise_site(stmt), "kinds": kinds,
+                                                                      **extra}, stmt, construct, effect=True)
 
     def raise_site(self, stmt: Any) -> RaiseSite:
         """``stmt`` (a ``raise`` or an ``assert``)'s place in the user's
