@@ -332,3 +332,56 @@ def test_print_then_raise_other(x):
 def test_print_before_the_try_too(x):
     """Another print in the segment: eager's output exactly, whatever the form."""
     check(print_before_and_in_handler, x, full_graph=False)
+
+
+# ----------------------------------------------- 4. items of a list whose length depends on the data; searchsorted
+def wide_ints_appended(x):
+    out = []
+    for k in range(3):
+        if x[k] > 0:
+            out.append(2 ** 40 + k)
+    return x * out[0] if out else x
+
+
+def wide_or_traced_items(x):
+    out = [1]
+    if x.sum() > 0:
+        out.append(2 ** 40)
+    else:
+        out.append(int(x.max()))
+        out.append(3)
+    return out, x + out[1], out[-1], type(out[-1]).__name__, len(out)
+
+
+def small_ints_appended(x):
+    out = [0]
+    for k in range(3):
+        if x[k] > 0:
+            out.append(k)
+        else:
+            out.append(int(x[k]))
+            out.append(-k)
+    return out[1], out[-1], len(out), type(out[1]).__name__, x * out[-1]
+
+
+@pytest.mark.parametrize("x", [X + 1, -X - 1, jnp.array([3.0, -9.0, 1.0])])
+def test_ints_read_back_from_a_data_dependent_list(x):
+    """A Python int beyond int32 read back from the list's buffer, given to
+    a JAX op: eager JAX's OverflowError (it was narrowed to 0 before)."""
+    check(wide_ints_appended, x)
+    check(wide_or_traced_items, x)
+    check(small_ints_appended, x)
+
+
+def searchsorted_jax_edges(x):
+    edges = jnp.linspace(0.0, 1.0, 5)
+    return np.searchsorted(edges, x), np.searchsorted(np.linspace(0.0, 1.0, 5), np.asarray(x), side="right")
+
+
+def test_searchsorted_warns_nothing():
+    import warnings
+
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        check(searchsorted_jax_edges, jnp.array([0.1, 0.7, 1.0]))
+    assert not [w for w in seen if "truncated" in str(w.message)], [str(w.message) for w in seen]
