@@ -385,3 +385,96 @@ def test_searchsorted_warns_nothing():
         warnings.simplefilter("always")
         check(searchsorted_jax_edges, jnp.array([0.1, 0.7, 1.0]))
     assert not [w for w in seen if "truncated" in str(w.message)], [str(w.message) for w in seen]
+
+
+# ----------------------------------------------- 5. the hunt corpus: k ** -1 of a traced int; attributes joined
+def int_to_negative_power(x):
+    k = x.max().item()
+    n = int(x.sum())
+    b = bool(x.any())
+    return k ** -1 if k else None, n ** -2, type(k ** -3).__name__, b ** -1
+
+
+@pytest.mark.parametrize("x", [jnp.array([3, 1, 2]), jnp.array([0, 0, 0]), jnp.array([-4, -1, -2]),
+                               jnp.array([2 ** 20, 1, 0])])
+def test_traced_int_to_a_negative_power(x):
+    """A float in eager (int.__pow__ computes in floats); 0 ** -2 raises
+    ZeroDivisionError."""
+    check(int_to_negative_power, x)
+
+
+class Tracker:
+    def __init__(self):
+        self.n = 0
+        self.best = jnp.inf
+
+
+class Logged:
+    def __init__(self):
+        self.writes = 0
+        self.v = 0.0
+
+    def __setattr__(self, name, value):
+        object.__setattr__(self, name, value)
+        if name != "writes":
+            object.__setattr__(self, "writes", self.writes + 1)
+
+
+def namespace_best_so_far(x):
+    import types
+
+    st = types.SimpleNamespace(best=None, n=0)
+    for v in x:
+        if st.best is None or v < st.best:
+            st.best = v
+            st.n += 1
+    return st.best, st.n
+
+
+def object_attributes_in_branches(x):
+    t = Tracker()
+    alias = t
+    if x.sum() > 0:
+        t.best = x.max()
+        t.n = int(x.argmax())
+    else:
+        alias.n = 7
+    return t.best, t.n, alias is t
+
+
+def namespace_in_rolled_loop(x, n):
+    import types
+
+    st = types.SimpleNamespace(total=0.0, k=0)
+    for i in range(int(n)):
+        st.total = st.total + x[i % 3]
+        st.k += 1
+    return st.total, st.k
+
+
+def custom_setattr_in_branch(x):
+    o = Logged()
+    if x.sum() > 0:
+        o.v = x.max()
+    return o.v, o.writes
+
+
+def attribute_added_in_one_branch(x):
+    import types
+
+    st = types.SimpleNamespace(a=1)
+    if x.sum() > 0:
+        st.extra = 5
+    return hasattr(st, "extra"), st.a
+
+
+@pytest.mark.parametrize("x", [jnp.array([3.0, 1.0, 2.0]), jnp.array([-1.0, -5.0, 0.0]), jnp.array([1.0, 2.0, 3.0])])
+def test_attributes_of_objects_made_here_joined(x):
+    """``st.best = v`` under a traced ``if`` on a SimpleNamespace or a plain
+    object made in the function: its attributes joined like a dict's items."""
+    check(namespace_best_so_far, x)
+    check(object_attributes_in_branches, x)
+    check(namespace_in_rolled_loop, x, jnp.array(5))
+    # a class's own __setattr__, a key set on one path only: in Python, as eager
+    check(custom_setattr_in_branch, x, full_graph=False)
+    check(attribute_added_in_one_branch, x, full_graph=False)

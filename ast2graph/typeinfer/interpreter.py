@@ -68,7 +68,7 @@ from .tracing import output_types
 from ..ir.tracertext import watching
 from .lattice import (INT_BITS, INT_RANGE, TRACED_INT_BITS, int_range_of, WIDE_INTS, traced_int_ok, canonical_type, host_scalar, is_64bit, is_array, is_python_number, is_static_number,
                       is_traceable_number, ndarray_subclass, static_array_type, subclass_cause)
-from .guards import Snapshot, TooLarge, watched
+from .guards import Snapshot, TooLarge, plain_class, watched
 from .state import (NO_DEFAULT, UNBOUND, MaybeBound, Capture, ContinueSignal, BreakSignal, Frame, Guard,  # noqa: F401
                     LocalFunction, Options, ReturnSignal, builtin_value, contains_value, unit_of_nested)
 
@@ -199,6 +199,13 @@ def _numpy_warnings_may_raise() -> bool:
     """NumPy warns of floating-point errors, and a warning filter raises: the
     cheap test before ``Specializer._numpy_warning_errors``."""
     return any(f[0] == "error" for f in warnings.filters) and "warn" in np.geterr().values()
+
+
+def _int_to_negative_power(base: Any, exponent: Any) -> bool:
+    """A traced Python int (or bool) to a static negative int power: a float in eager."""
+    return isinstance(base, Value) and type(base) is Value and base.type.python and not base.type.shape \
+        and base.type.dtype.kind in "biu" and not base.type.mixed and type(exponent) is int \
+        and -2 ** 53 < exponent < 0
 
 
 def _python_bool(v: Any) -> bool:
@@ -1163,6 +1170,9 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
                                for v in (left, right))
             if fn in (operator.mul, operator.imul) and _mask_times_inexact(left, right):
                 return self.emit_call(arrays.mask_product, (left, right), {}, node, fn.__name__)
+            if fn in (operator.pow, operator.ipow) and _int_to_negative_power(left, right):
+                # ``k ** -1`` of a traced Python int: int.__pow__ with a negative exponent computes in floats
+                left, right = self.python_number(left, float, "", "float()", node), float(right)
             if fn in (operator.pow, operator.ipow):
                 self._python_power(left, right, node)
             if fn in _MIRRORED and _python_int_and_float(left, right):
@@ -2215,11 +2225,34 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
             self._attribute_write_of_held_storage(obj, attr, node)
             self.lift_write(obj, attr, value, node, f"attribute {attr!r}")
             return
+        if self._joined_attribute_write(obj, attr, value, node):
+            return
         self.check_mutable(obj, node, f"setting attribute {attr!r}")
         if isinstance(obj, LocalFunction):   # a function attribute (f.calls = 0): the function's own
             obj.attributes[attr] = value
             return
         self.static_call(setattr, (obj, attr, value), {}, node, reads=False)
+
+    def _joined_attribute_write(self, obj: Any, attr: str, value: Any, node: Any) -> bool:
+        """``st.best = loss`` under a traced ``if`` (or in a rolled loop) on a
+        plain object made in the function before it (a ``SimpleNamespace``, an
+        instance of a class keeping its state in ``__dict__``): a write into
+        its ``__dict__``, joined after the branch (carried by the loop) as a
+        dict's items are (``containers.log_container_write``). False where
+        this does not apply (``check_mutable`` decides)."""
+        entry = self.fresh.get(id(obj))
+        if entry is None or entry[1] is not obj or entry[0] >= self.traced_depth or isinstance(obj, LocalFunction):
+            return False
+        if type(obj) is not types.SimpleNamespace and not (plain_class(type(obj))
+                                                           and type(obj).__setattr__ is object.__setattr__):
+            return False
+        storage = obj.__dict__
+        if type(storage) is not dict or not self.log_container_write(storage, entry[0], node):
+            return False
+        self.mutations += 1
+        self.mutated.append(id(obj))
+        storage[attr] = value
+        return True
 
     def _unpack(self, target: Any, value: Any) -> None:
         items = self.iterate_static(value, target)
