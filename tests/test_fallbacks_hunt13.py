@@ -7,6 +7,8 @@ between calls (``check_sequence``), and the number of recompilations is bounded.
 
 from __future__ import annotations
 
+import math
+
 import jax.numpy as jnp
 import numpy as np
 import pytest
@@ -478,3 +480,31 @@ def test_attributes_of_objects_made_here_joined(x):
     # a class's own __setattr__, a key set on one path only: in Python, as eager
     check(custom_setattr_in_branch, x, full_graph=False)
     check(attribute_added_in_one_branch, x, full_graph=False)
+
+
+def math_log_in_try(x):
+    try:
+        r = math.log(float(x.max()))
+    except ValueError as e:
+        r = str(e)
+    return r
+
+
+def math_exp_overflow_in_try(x):
+    try:
+        r = math.exp(float(x.max()) * 100.0)
+    except OverflowError:
+        r = -1.0
+    except ValueError:
+        r = -2.0
+    return r, math.exp(float(x.min()))
+
+
+@pytest.mark.parametrize("x", [jnp.array([1.0, 2.0, 3.0]), jnp.array([-1.0, -2.0, -0.5]), jnp.zeros(3),
+                               jnp.array([jnp.nan, 1.0, 2.0])])
+def test_math_error_taken_by_a_handler(x):
+    """math.log / math.exp of a traced Python float in a try whose handler
+    takes eager's ValueError / OverflowError: one graph, the handler run
+    where the host's math raised."""
+    check(math_log_in_try, x)
+    check(math_exp_overflow_in_try, x)

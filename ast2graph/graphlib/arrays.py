@@ -13,6 +13,7 @@ import functools
 import math
 import operator
 import reprlib
+import sys
 from dataclasses import dataclass
 from typing import Any, Callable, NamedTuple
 
@@ -720,6 +721,12 @@ def python_math_host(name: str, *xs: Any) -> Any:
     the run-time check raises eager's very exception (the host call is made
     again with the same floats)."""
 
+    value, failed, operands = _math_host_value(name, *xs)
+    raise_if(failed, functools.partial(_raise_math_host, name), *operands)
+    return value
+
+
+def _math_host_value(name: str, *xs: Any) -> tuple:
     fn = getattr(math, name)
 
     def on_host(*vs: Any) -> tuple:
@@ -731,8 +738,7 @@ def python_math_host(name: str, *xs: Any) -> Any:
     operands = [jnp.asarray(x, np.float64) for x in xs]
     out = (jax.ShapeDtypeStruct((), np.float64), jax.ShapeDtypeStruct((), np.bool_))
     value, failed = pure_host_call(on_host, out, *operands, vmap_method="sequential")
-    raise_if(failed, functools.partial(_raise_math_host, name), *operands)
-    return cast(value, np.float64, True)
+    return cast(value, np.float64, True), failed, operands
 
 
 python_math_host._a2g_effect = True  # type: ignore[attr-defined]
@@ -746,11 +752,58 @@ MATH_NEVER_RAISES = frozenset({"atan", "atan2", "tanh", "asinh", "hypot", "erf",
 
 
 def python_math_host_total(name: str, *xs: Any) -> Any:
-    """``python_math_host`` of a function in ``MATH_NEVER_RAISES``: no run-time check."""
-    return python_math_host(name, *xs)
+    """``python_math_host`` of a function in ``MATH_NEVER_RAISES``, or one
+    checked by ``python_math_check`` after it: no run-time check (NaN where
+    ``math`` raises)."""
+    return _math_host_value(name, *xs)[0]
 
 
 python_math_host_total._a2g_effect = True  # type: ignore[attr-defined]
+
+
+def _math_host_code(name: str, *xs: Any) -> Any:
+    """Whether ``math.<name>(*xs)`` raises on the host: 0 (no), 1
+    (ValueError), 2 (OverflowError); an int8 graph value."""
+    fn = getattr(math, name)
+
+    def on_host(*vs: Any) -> Any:
+        try:
+            fn(*(float(v) for v in vs))
+        except ValueError:
+            return np.asarray(1, np.int8)
+        except OverflowError:
+            return np.asarray(2, np.int8)
+        return np.asarray(0, np.int8)
+
+    operands = [jnp.asarray(x, np.float64) for x in xs]
+    return pure_host_call(on_host, jax.ShapeDtypeStruct((), np.int8), *operands, vmap_method="sequential")
+
+
+def python_math_check(name: str, *xs: Any) -> None:
+    """At run time, after ``python_math_host_total``: eager's math error
+    where ``math.<name>(*xs)`` raises (the form a handler around it may
+    take: ``_a2g_caught``)."""
+    operands = [jnp.asarray(x, np.float64) for x in xs]
+    raise_if(_math_host_code(name, *xs) != 0, functools.partial(_raise_math_host, name), *operands)
+
+
+def math_host_failed(exc: type, name: str, *xs: Any) -> Any:
+    """Where ``math.<name>(*xs)`` raises ``exc`` (ValueError or OverflowError)."""
+    return _math_host_code(name, *xs) == (1 if exc is ValueError else 2)
+
+
+def _math_host_caught(name: str, *xs: Any) -> list | None:
+    # (CPython before 3.13 words every domain and range error of the math module alike)
+    if sys.version_info >= (3, 13):
+        return None
+    return [(math_host_failed, (ValueError, name, *xs), ValueError("math domain error")),
+            (math_host_failed, (OverflowError, name, *xs), OverflowError("math range error"))]
+
+
+python_math_check._a2g_effect = True  # type: ignore[attr-defined]
+python_math_check._a2g_check = True  # type: ignore[attr-defined]
+python_math_check._a2g_raises = (ValueError, OverflowError)  # type: ignore[attr-defined]
+python_math_check._a2g_caught = _math_host_caught  # type: ignore[attr-defined]
 
 
 def _raise_math_host(name: str, mask: Any, *vs: Any) -> None:

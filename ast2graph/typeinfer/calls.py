@@ -1509,6 +1509,13 @@ class CallMixin(GeneratorMixin, SortMixin):
             # math.cos(step / total * math.pi) of traced Python numbers: Python's math on the host
             floats = tuple(self.python_number(a, float, "trunc", f"math.{host}()", node) if isinstance(a, Value)
                            else float(a) for a in args)
+            if host not in arrays.MATH_NEVER_RAISES and self.check_may_be_caught():
+                # in a try whose handler may take eager's math error: the value, then a check of its own
+                out = self.emit_call(arrays.python_math_host_total, (host, *floats), {}, node, f"math.{host}",
+                                     effect=True)
+                self.emit_call(arrays.python_math_check, (host, *floats), {}, node, f"math.{host} check", effect=True)
+                out.type = out.type.with_kinds(("python",))
+                return out
             fn = arrays.python_math_host_total if host in arrays.MATH_NEVER_RAISES else arrays.python_math_host
             out = self.emit_call(fn, (host, *floats), {}, node, f"math.{host}", effect=True)
             out.type = out.type.with_kinds(("python",))
