@@ -508,3 +508,61 @@ def test_math_error_taken_by_a_handler(x):
     where the host's math raised."""
     check(math_log_in_try, x)
     check(math_exp_overflow_in_try, x)
+
+
+def log_of_ratio(x):
+    try:
+        r = math.log(float(x.max()) / float(x.sum()))
+    except ZeroDivisionError:
+        r = float("inf")
+    except ValueError as e:
+        r = str(e)
+    finally:
+        done = True
+    return r, done
+
+
+def log_of_ratio_one_handler(x):
+    r = -1.0
+    try:
+        r = math.log(float(x.max()) / float(x.sum()))
+    except ZeroDivisionError:
+        r = 0.0
+    return r
+
+
+@pytest.mark.parametrize("x", [jnp.array([1.0, 2.0, 3.0]), jnp.array([-1.0, -2.0, 0.5]), jnp.zeros(3),
+                               jnp.array([1.0, -1.0, 0.0]), jnp.array([-1.0, 2.0, 0.0])])
+def test_two_checks_of_one_statement_taken_by_handlers(x):
+    """The division's ZeroDivisionError, then (where it did not fire) the
+    log's ValueError: each taken by its handler, or raised out of the try."""
+    check(log_of_ratio, x)
+    check(log_of_ratio_one_handler, x)
+
+
+def log_of_ratio_outer_handler(x):
+    try:
+        try:
+            r = math.log(float(x.max()) / float(x.sum()))
+        except ZeroDivisionError:
+            r = 0.0
+    except ValueError:
+        r = -5.0
+    return r
+
+
+def log_of_ratio_printing(x):
+    print("ratio of", x)
+    try:
+        r = math.log(float(x.max()) / float(x.sum()))
+    except ZeroDivisionError:
+        r = 0.0
+    return r
+
+
+@pytest.mark.parametrize("x", [jnp.array([1.0, 2.0, 3.0]), jnp.zeros(3), jnp.array([-1.0, 2.0, 0.0])])
+def test_second_check_with_an_outer_handler_or_prints(x):
+    """The log's ValueError taken by an outer handler; a segment that prints:
+    eager's result and output, whatever the form."""
+    check(log_of_ratio_outer_handler, x, full_graph=False)
+    check(log_of_ratio_printing, x, full_graph=False)

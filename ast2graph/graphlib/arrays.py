@@ -759,6 +759,7 @@ def python_math_host_total(name: str, *xs: Any) -> Any:
 
 
 python_math_host_total._a2g_effect = True  # type: ignore[attr-defined]
+python_math_host_total._a2g_pure = True  # a pure host computation: nothing eager would not do once a check fired  # type: ignore[attr-defined]
 
 
 def _math_host_code(name: str, *xs: Any) -> Any:

@@ -2638,6 +2638,8 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         exc = exc.ctor if isinstance(exc, arrays.Caused) else exc.cls if isinstance(exc, arrays.Remake) else exc
         exc_class = exc if isinstance(exc, type) else type(exc) if isinstance(exc, BaseException) else None
         classes = (exc_class,) if fn is arrays.raise_when else getattr(fn, "_a2g_raises", (None,))   # what it may raise
+        if self.__dict__.get("_caught_check") is not None and self.caught_check(fn, args, kwargs, node):
+            return True   # a later check of a statement whose earlier one a handler takes: where that did not fire
         if self.raise_checks is False or not all(self.check_passes(c) for c in classes):
             if self.caught_check(fn, args, kwargs, node):
                 return True
