@@ -13,6 +13,7 @@ import functools
 import math
 import operator
 import reprlib
+import sys
 from dataclasses import dataclass
 from typing import Any, Callable, NamedTuple
 
@@ -430,7 +431,7 @@ class Caused:
 
 
 def raise_when(pred: Any, exc: Any, args: tuple = (), kwargs: dict | None = None, *, site: RaiseSite | None = None,
-               kinds: tuple = (), first: Any = None) -> None:
+               kinds: tuple = (), first: Any = None, before: tuple = ()) -> None:
     """At run time: ``if pred: raise exc`` where ``exc`` is an exception
     instance (raised itself, as ``raise ERR`` raises it), else
     ``if pred: raise exc(*args, **kwargs)`` with the constructor called on
@@ -440,9 +441,14 @@ def raise_when(pred: Any, exc: Any, args: tuple = (), kwargs: dict | None = None
     flattening order) and f-strings of them (``DeferredStr``, formatted);
     ``site``: the user's ``raise``/``assert``, where the traceback ends;
     ``first``: a host function called (no arguments) when the check fires,
-    before it raises (``warnings._filters_mutated``: see ``specialize``)."""
+    before it raises (``warnings._filters_mutated``: see ``specialize``);
+    ``before``: ``(fn, args, kwargs)`` calls made on the host, in order, when
+    the check fires, before it raises (a handler's ``print("bad", e)`` before
+    its ``raise``: printed by the check itself, so exactly when eager prints
+    it, never out of order with the raise); their arrays are among
+    ``kinds``, after the constructor's."""
 
-    leaves, treedef = tree_flatten((args, kwargs or {}))
+    leaves, treedef = tree_flatten((args, kwargs or {}, before))
     positions = tuple(i for i, x in enumerate(leaves) if isinstance(x, jax.Array))
     statics = [None if i in positions else x for i, x in enumerate(leaves)]   # no tracer kept by the callback
     raiser = functools.partial(_raise_exception, exc, treedef, statics, positions, kinds, site, first)
@@ -454,7 +460,7 @@ raise_when._a2g_check = True  # type: ignore[attr-defined]
 
 
 def _raise_when_caught(pred: Any, exc: Any, args: tuple = (), kwargs: dict | None = None, *, first: Any = None,
-                       **_: Any) -> tuple | None:
+                       before: tuple = (), **_: Any) -> tuple | None:
     """``raise_when``'s exception made at trace time (the caught form of a
     check, ``Specializer.caught_check``): a built-in exception class called
     with plain constants (a zero division's message), or an instance with no
@@ -462,7 +468,7 @@ def _raise_when_caught(pred: Any, exc: Any, args: tuple = (), kwargs: dict | Non
     user's class, a message formatted from traced values)."""
     plain = (str, int, float, bool, type(None))
     leaves = [x.value if isinstance(x, Static) else x for x in tree_flatten((args, kwargs or {}))[0]]
-    if first is not None or not isinstance(pred, Value) or not all(type(x) in plain for x in leaves):
+    if first is not None or before or not isinstance(pred, Value) or not all(type(x) in plain for x in leaves):
         return None
     if isinstance(exc, BaseException):
         return (None, (pred,), exc) if not leaves else None
@@ -484,7 +490,9 @@ def _raise_exception(exc: Any, treedef: Any, statics: list, positions: tuple, ki
         return
     if first is not None:
         first()
-    args, kwargs = _eager_arguments(treedef, statics, positions, kinds, arrays_in)
+    args, kwargs, before = _eager_arguments(treedef, statics, positions, kinds, arrays_in)
+    for fn, fn_args, fn_kwargs in before:
+        fn(*fn_args, **fn_kwargs)
     form = site.lines[-1].form if site is not None and site.lines else \
         "raise" if isinstance(exc, BaseException) else "raise-call"
     if form == "raise":
@@ -509,10 +517,11 @@ def _eager_arguments(treedef: Any, statics: list, positions: tuple, kinds: tuple
                 filled[i] = to_eager_kind(a, kind)
         else:
             filled[i] = to_eager_kind(a, kind)
-    args, kwargs = jax.tree_util.tree_unflatten(treedef, filled)
+    args, kwargs, before = jax.tree_util.tree_unflatten(treedef, filled)
     eager = functools.partial(jax.tree_util.tree_map, _eager_leaf,
                               is_leaf=lambda x: isinstance(x, (DeferredStr, Static)))
-    return tuple(eager(a) for a in args), {k: eager(v) for k, v in kwargs.items()}
+    calls = tuple((fn, tuple(eager(a) for a in a_), {k: eager(v) for k, v in k_.items()}) for fn, a_, k_ in before)
+    return tuple(eager(a) for a in args), {k: eager(v) for k, v in kwargs.items()}, calls
 
 
 def _eager_leaf(x: Any) -> Any:
@@ -722,6 +731,12 @@ def python_math_host(name: str, *xs: Any) -> Any:
     the run-time check raises eager's very exception (the host call is made
     again with the same floats)."""
 
+    value, failed, operands = _math_host_value(name, *xs)
+    raise_if(failed, functools.partial(_raise_math_host, name), *operands)
+    return value
+
+
+def _math_host_value(name: str, *xs: Any) -> tuple:
     fn = getattr(math, name)
 
     def on_host(*vs: Any) -> tuple:
@@ -733,8 +748,7 @@ def python_math_host(name: str, *xs: Any) -> Any:
     operands = [jnp.asarray(x, np.float64) for x in xs]
     out = (jax.ShapeDtypeStruct((), np.float64), jax.ShapeDtypeStruct((), np.bool_))
     value, failed = pure_host_call(on_host, out, *operands, vmap_method="sequential")
-    raise_if(failed, functools.partial(_raise_math_host, name), *operands)
-    return cast(value, np.float64, True)
+    return cast(value, np.float64, True), failed, operands
 
 
 python_math_host._a2g_effect = True  # type: ignore[attr-defined]
@@ -748,11 +762,59 @@ MATH_NEVER_RAISES = frozenset({"atan", "atan2", "tanh", "asinh", "hypot", "erf",
 
 
 def python_math_host_total(name: str, *xs: Any) -> Any:
-    """``python_math_host`` of a function in ``MATH_NEVER_RAISES``: no run-time check."""
-    return python_math_host(name, *xs)
+    """``python_math_host`` of a function in ``MATH_NEVER_RAISES``, or one
+    checked by ``python_math_check`` after it: no run-time check (NaN where
+    ``math`` raises)."""
+    return _math_host_value(name, *xs)[0]
 
 
 python_math_host_total._a2g_effect = True  # type: ignore[attr-defined]
+python_math_host_total._a2g_pure = True  # a pure host computation: nothing eager would not do once a check fired  # type: ignore[attr-defined]
+
+
+def _math_host_code(name: str, *xs: Any) -> Any:
+    """Whether ``math.<name>(*xs)`` raises on the host: 0 (no), 1
+    (ValueError), 2 (OverflowError); an int8 graph value."""
+    fn = getattr(math, name)
+
+    def on_host(*vs: Any) -> Any:
+        try:
+            fn(*(float(v) for v in vs))
+        except ValueError:
+            return np.asarray(1, np.int8)
+        except OverflowError:
+            return np.asarray(2, np.int8)
+        return np.asarray(0, np.int8)
+
+    operands = [jnp.asarray(x, np.float64) for x in xs]
+    return pure_host_call(on_host, jax.ShapeDtypeStruct((), np.int8), *operands, vmap_method="sequential")
+
+
+def python_math_check(name: str, *xs: Any) -> None:
+    """At run time, after ``python_math_host_total``: eager's math error
+    where ``math.<name>(*xs)`` raises (the form a handler around it may
+    take: ``_a2g_caught``)."""
+    operands = [jnp.asarray(x, np.float64) for x in xs]
+    raise_if(_math_host_code(name, *xs) != 0, functools.partial(_raise_math_host, name), *operands)
+
+
+def math_host_failed(exc: type, name: str, *xs: Any) -> Any:
+    """Where ``math.<name>(*xs)`` raises ``exc`` (ValueError or OverflowError)."""
+    return _math_host_code(name, *xs) == (1 if exc is ValueError else 2)
+
+
+def _math_host_caught(name: str, *xs: Any) -> list | None:
+    # (CPython before 3.13 words every domain and range error of the math module alike)
+    if sys.version_info >= (3, 13):
+        return None
+    return [(math_host_failed, (ValueError, name, *xs), ValueError("math domain error")),
+            (math_host_failed, (OverflowError, name, *xs), OverflowError("math range error"))]
+
+
+python_math_check._a2g_effect = True  # type: ignore[attr-defined]
+python_math_check._a2g_check = True  # type: ignore[attr-defined]
+python_math_check._a2g_raises = (ValueError, OverflowError)  # type: ignore[attr-defined]
+python_math_check._a2g_caught = _math_host_caught  # type: ignore[attr-defined]
 
 
 def _raise_math_host(name: str, mask: Any, *vs: Any) -> None:

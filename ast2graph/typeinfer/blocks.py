@@ -198,7 +198,9 @@ class BlocksMixin(ContextsMixin):
             ctx.sites = {id(n): f"<raise try {key} {n.lineno}:{n.col_offset}>"
                      for n in _raise_nodes(stmt.body) + _check_sites(stmt.body)}
             # (a check's second exception, taken by a handler: ``int(x)``'s OverflowError after NaN's ValueError)
-            ctx.sites.update({(id(n), 1): f"<raise try {key} {n.lineno}:{n.col_offset} 1>" for n in _check_sites(stmt.body)})
+            # (and a second check's of one statement: ``math.log(a / b)``, ``caught_check``)
+            ctx.sites.update({(id(n), k): f"<raise try {key} {n.lineno}:{n.col_offset} {k}>"
+                              for n in _check_sites(stmt.body) for k in (1, 2, 3)})
             ctx.depth, ctx.frame, ctx.protectors = self.traced_depth, self.frame, len(self.protectors)
             for flag in ctx.sites.values():
                 env[flag] = False
@@ -264,37 +266,63 @@ class BlocksMixin(ContextsMixin):
         False otherwise (as before: a fallback)."""
         caught = getattr(fn, "_a2g_caught", None)
         ctx = self.nearest_loop()
+        pending = self.__dict__.get("_caught_check")
         if caught is None or not isinstance(ctx, TryCtx) or ctx.lookup is None or ctx.frame is not self.frame \
                 or self.traced_depth < ctx.depth or len(self.protectors) != ctx.protectors \
-                or self.__dict__.get("_caught_check") is not None or len(self.cont) < 2 or self.cont[-2] is not ctx:
+                or len(self.cont) < 2 or self.cont[-2] is not ctx:
             return False
         stmts, i = self.cont[-1]
         stmt = stmts[i]
+        if pending is not None and (pending[0] is not stmt or pending[4] is not self.region):
+            return False
         if not _in_body(stmts, ctx.stmt.body) or id(stmt) not in ctx.sites or not self._pure_statement(stmt):
             return False
         form = caught(*args, **kwargs)
         forms = form if isinstance(form, list) else [] if form is None else [form]
-        taken = self._taken_forms(ctx, stmt, forms)
+        # a second check of one statement (``math.log(a / b)``: the division's, then the log's): taken where
+        # the first did not fire (eager raises the first), numbered after it
+        earlier = [pred for _, pred, _ in pending[1]] if pending is not None else []
+        if earlier and any(isinstance(f, arrays.ResidualCheck) for f in forms):
+            return False
+        taken = self._taken_forms(ctx, stmt, forms, len(earlier))
+        if taken is None and earlier and forms and self.raise_checks is True \
+                and all(ctx.lookup(f[2]) is None and self.check_passes(type(f[2])) for f in forms):
+            taken = []   # no handler takes it: checks of their own (below), where the earlier one did not fire
         if taken is None:
             return False
         for f in forms:   # the parts no handler takes: checks of their own, raising out of the try
             if isinstance(f, arrays.ResidualCheck):
                 self.emit_call(f.fn, f.args, {}, node, "check", effect=True)
             elif all(f is not t for _, _, t in taken):
-                self.emit_call(arrays.raise_when, (self._form_pred(f, node), arrays.Remake(f[2])), {}, node, "check",
+                pred = self._unless(self._form_pred(f, node), earlier, node)
+                self.emit_call(arrays.raise_when, (pred, arrays.Remake(f[2])), {}, node, "check",
                                effect=True)   # (a new exception per call, as eager's)
-        exits = []
+                if earlier:   # (never fires where an earlier check of the statement did: raise_caught_check)
+                    self.__dict__.setdefault("_masked_checks", set()).add(id(self.region.ops[-1]))
+        exits = list(pending[1]) if pending is not None else []
         for key, handler, (pred_fn, pred_args, exc, *_) in taken:
             pred = self._form_pred((pred_fn, pred_args), node)
             ctx.caught.setdefault(key, (handler, exc))
-            exits.append((key, pred, exc))
+            exits.append((key, pred, exc))   # (the first that holds is taken: ``branch_index``)
         # (a name the handler binds before it reads it: the statement's value, never seen, keeps it bound)
-        overwritten = set.intersection(*(_bound_before_read(h.body) for _, h, _ in taken))
-        before = {n: self.frame.env.get(n, UNBOUND) for n in _target_names(stmt) if n not in overwritten}
-        self.__dict__["_caught_check"] = (stmt, exits, before, len(self.region.ops), self.region, node)
+        overwritten = set.intersection(*(_bound_before_read(h.body) for _, h, _ in taken)) if taken else set()
+        if pending is not None:
+            before, start = pending[2], pending[3]
+            before = {n: v for n, v in before.items() if n not in overwritten}
+        else:
+            before = {n: self.frame.env.get(n, UNBOUND) for n in _target_names(stmt) if n not in overwritten}
+            start = len(self.region.ops)
+        self.__dict__["_caught_check"] = (stmt, exits, before, start, self.region, node)
         return True
 
-    def _taken_forms(self, ctx: TryCtx, stmt: Any, forms: list) -> list | None:
+    def _unless(self, pred: Any, earlier: list, node: Any) -> Any:
+        """``pred and not any(earlier)``."""
+        for e in earlier:
+            pred = self.emit_call(jnp.logical_and, (pred, self.emit_call(jnp.logical_not, (e,), {}, node, "not")),
+                                  {}, node, "and")
+        return pred
+
+    def _taken_forms(self, ctx: TryCtx, stmt: Any, forms: list, offset: int = 0) -> list | None:
         """The caught forms of a check (``fn._a2g_caught``) that a handler of
         ``ctx`` takes, each ``(key, handler, form)``: the statement's own flag
         for the first, ``(id(stmt), k)`` for the k-th other exception one
@@ -310,7 +338,8 @@ class BlocksMixin(ContextsMixin):
                 continue
             if not _plain_handler(handler) or len(f) > 3 and handler.name is not None:
                 return None   # (a fourth item: the exception's text is a stand-in, for a handler that binds no name)
-            key = id(stmt) if not taken else (id(stmt), len(taken))
+            k = offset + len(taken)
+            key = id(stmt) if not k else (id(stmt), k)
             prior = ctx.caught.get(key)
             if key not in ctx.sites or prior is not None and (prior[0] is not handler or type(prior[1]) is not type(f[2])
                                                               or prior[1].args != f[2].args):
@@ -340,7 +369,9 @@ class BlocksMixin(ContextsMixin):
         runs where it does not (``returned``: a ``return`` statement's exit,
         taken there after the ``try`` as a traced ``return`` in its body is)."""
         _, exits, before, start, region, node = self.__dict__.pop("_caught_check")
+        masked = self.__dict__.pop("_masked_checks", set())
         if region is not self.region or any(getattr(getattr(op, "fn", None), "_a2g_effect", False)
+                                            and not getattr(op.fn, "_a2g_pure", False) and id(op) not in masked
                                             for op in walk_ops(Region(ops=region.ops[start:]))):
             raise self.graph_break(FallbackCode.TRACE_ERROR, node, "a check (eager may raise here) that a handler "
                                    "takes, before something eager does not do once it raised", "try")
@@ -555,6 +586,7 @@ class BlocksMixin(ContextsMixin):
         pre = handler.body[:-1]
         if _loads([last]) & (self.frame.unit.ssa.assigned(pre) if pre else set()):
             return False
+        prints = pre if pre and all(_call_statement(s) for s in pre) else []
         start = len(self.region.ops)
         # (what a handler raises passes the try's handlers; its finally: still runs: checkscope rules 2-4)
         own = self.protectors[ctx.protectors - 1] if 0 < ctx.protectors == len(self.protectors) else None
@@ -562,41 +594,70 @@ class BlocksMixin(ContextsMixin):
         if own is not None and saved is not None:
             own.catches = ()
         try:
-            checked = self._handler_exception(handler, exc, last)   # (its arguments read nothing `pre` binds)
+            # (its arguments read nothing `pre` binds)
+            checked = self._handler_exception(handler, exc, last, prints)
+            if checked is None and prints:   # (not all of them prints: run under the flag)
+                del self.region.ops[start:]
+                checked, prints = self._handler_exception(handler, exc, last), []
             if checked is None:
                 del self.region.ops[start:]
                 return False
-            if pre:   # the statements before the raise, under the flag, as eager runs them
+            if pre and not prints:   # the statements before the raise, under the flag, as eager runs them
                 assigned = self.frame.unit.ssa.assigned(pre) | ({handler.name.id} if handler.name is not None else set())
                 names = sorted(assigned & (set(self.frame.unit.ssa.live_out(stmt)) | _loads(getattr(stmt, "finalbody", []))))
                 self._traced_branches(stmt, caught, [self._handler_body(ctx, site, pre), lambda: None], names, assigned)
-            self.emit_raise_check(caught, last, *checked, "raise")
+            self.emit_raise_check(caught, last, *checked[:3], "raise", before=checked[3])
         finally:
             if own is not None:
                 own.catches = saved
         self.decide(stmt, "try", "checked", f"the handler of {type(exc).__name__} raises: a run-time check on the "
-                    "flag, raising what eager raises (chained to the exception it took); the rest runs unconditionally")
+                    "flag, raising what eager raises (chained to the exception it took)"
+                    f"{', printing first what the handler prints' if prints else ''}; the rest runs unconditionally")
         return True
 
-    def _handler_exception(self, handler: Any, exc: BaseException, last: gast.Raise) -> tuple | None:
+    def _handler_exception(self, handler: Any, exc: BaseException, last: gast.Raise, prints: list = ()) -> tuple | None:
         """What the handler's final ``raise`` raises, for ``emit_raise_check``
         (the handler's name bound to ``exc`` while its arguments are
-        evaluated); None where it cannot be a check."""
+        evaluated), with the host calls of ``prints`` (statements before it,
+        ``print("bad", e)``) it makes first (``raise_when``'s ``before``);
+        None where it cannot be a check, or a statement of ``prints`` is not a
+        host print."""
         if handler.name is not None:
             self.assign(handler.name, exc, handler)
         try:
+            before = tuple(self._host_print_call(s.value) for s in prints)
+            if None in before:
+                return None
             if last.exc is None:   # a bare re-raise: the exception taken, a new copy per call
-                return arrays.Remake(exc), (), {}
+                return arrays.Remake(exc), (), {}, before
             checked = self.checked_exception(last.exc, len(self.region.ops))
             if checked is None or not isinstance(checked[0], type):
                 return None
             cause = "" if last.cause is None else "None" if isinstance(last.cause, gast.Constant) else "e"
-            return (arrays.Caused(checked[0], arrays.Remake(exc), cause), *checked[1:])
+            return (arrays.Caused(checked[0], arrays.Remake(exc), cause), *checked[1:], before)
         except GraphBreak:
             return None
         finally:
             if handler.name is not None:
                 self.frame.env.pop(handler.name.id, None)
+
+    def _host_print_call(self, call: gast.Call) -> tuple | None:
+        """``print(...)`` (a host printer) as ``(callee, args, kwargs)`` for
+        ``raise_when``'s ``before``, checked as ``call`` checks a print
+        (nothing it shows is a trace-time stand-in or has a pending write);
+        None for another call."""
+        from ..resolver import is_host_printer
+        from .kinds import contains_standin
+
+        callee = self.eval(call.func)
+        if not is_host_printer(callee):
+            return None
+        args, kwargs = self._call_arguments(call)
+        if self.nnx_in(args, kwargs) or contains_standin((args, kwargs), arrays_too=False):
+            return None
+        for arg in (*args, *kwargs.values()):
+            self.check_no_effect(arg, call)
+        return callee, args, kwargs
 
     def branches_ending_try(self, node: Any, pred: Any, branches: list, env0: dict, ctx: TryCtx, switch: bool) -> None:
         """Branches of a traced ``if`` in a ``try`` body, one of which exits:
@@ -824,6 +885,10 @@ def _raise_nodes(body: list) -> list:
 
 def _raises(body: list) -> bool:
     return bool(_raise_nodes(body))
+
+
+def _call_statement(stmt: Any) -> bool:
+    return isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call)
 
 
 def _final_raise(handler: Any) -> gast.Raise | None:

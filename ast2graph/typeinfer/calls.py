@@ -349,6 +349,9 @@ class CallMixin(GeneratorMixin, SortMixin):
                                      f"nnx {qualified_name(callee.transform)}(...)")
             return self.emit_call(_apply_transform, (callee.transform, callee.args, callee.kwargs, *args), kwargs, node,
                                   qualified_name(callee.transform))
+        got = self.outside_get(callee, args, kwargs, node)   # ``D.get(k, v)``: the item's own guard (writeback.py)
+        if got is not NotImplemented:
+            return got
         callee, args = self._shadowed(callee, args, node)
         if (callee is np.may_share_memory or callee is np.shares_memory) and len(args) == 2 and not kwargs:
             known = self._shares_memory(*args)
@@ -1524,6 +1527,13 @@ class CallMixin(GeneratorMixin, SortMixin):
             # math.cos(step / total * math.pi) of traced Python numbers: Python's math on the host
             floats = tuple(self.python_number(a, float, "trunc", f"math.{host}()", node) if isinstance(a, Value)
                            else float(a) for a in args)
+            if host not in arrays.MATH_NEVER_RAISES and self.check_may_be_caught():
+                # in a try whose handler may take eager's math error: the value, then a check of its own
+                out = self.emit_call(arrays.python_math_host_total, (host, *floats), {}, node, f"math.{host}",
+                                     effect=True)
+                self.emit_call(arrays.python_math_check, (host, *floats), {}, node, f"math.{host} check", effect=True)
+                out.type = out.type.with_kinds(("python",))
+                return out
             fn = arrays.python_math_host_total if host in arrays.MATH_NEVER_RAISES else arrays.python_math_host
             out = self.emit_call(fn, (host, *floats), {}, node, f"math.{host}", effect=True)
             out.type = out.type.with_kinds(("python",))

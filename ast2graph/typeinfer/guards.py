@@ -78,14 +78,27 @@ def _is_jax_array(obj: Any) -> bool:
 
 
 class Snapshot:
-    """What ``obj`` holds, deeply, at the time of the read."""
+    """What ``obj`` holds, deeply, at the time of the read. ``keys_only``:
+    of a dict, its keys only (in order), for a read that looks at nothing
+    else (``k in d``): a value changed in place, which the reads of the items
+    guard one by one, does not fail it. ``loose``: keys of a dict whose
+    values are recorded by their type only (items the graph reads as traced
+    inputs, each guarded on its type by its own read)."""
 
     __slots__ = ("obj", "state")
 
-    def __init__(self, obj: Any):
+    def __init__(self, obj: Any, keys_only: bool = False, loose: frozenset = frozenset()):
         self.obj = obj
         budget = [MAX_NODES]
-        self.state = _record(obj, budget, set(), True)
+        if keys_only and type(obj) is dict:
+            self.state = ("k", obj, dict, [_record(k, budget, set(), False) for k in obj])
+        elif loose and type(obj) is dict:
+            seen = {id(obj)}
+            self.state = ("d", obj, dict, [(_record(k, budget, seen, False),
+                                            ("t", type(v)) if k in loose else _record(v, budget, seen, False))
+                                           for k, v in obj.items()])
+        else:
+            self.state = _record(obj, budget, set(), True)
 
     def matches(self, now: Any) -> bool:
         return now is self.obj and _same(now, self.state, set())
@@ -137,6 +150,8 @@ def _same(x: Any, state: tuple, seen: set) -> bool:
         return x is y or x == y or (x != x and y != y)
     if tag == "i":
         return x is state[1]
+    if tag == "t":
+        return type(x) is state[1]
     if tag == "a":
         old = state[2]
         return x is state[1] and x.shape == old.shape and x.dtype == old.dtype and \
@@ -159,6 +174,9 @@ def _same(x: Any, state: tuple, seen: set) -> bool:
         return True
     if tag == "s":
         return type(x) is state[2] and x == state[3]
+    if tag == "k":
+        keys = state[3]
+        return type(x) is state[2] and len(x) == len(keys) and all(_same(k, ks, seen) for k, ks in zip(x, keys))
     if tag == "o":
         attrs = getattr(x, "__dict__", None)
         items = state[3]

@@ -68,7 +68,7 @@ from .tracing import output_types
 from ..ir.tracertext import watching
 from .lattice import (INT_BITS, INT_RANGE, TRACED_INT_BITS, int_range_of, WIDE_INTS, traced_int_ok, canonical_type, host_scalar, is_64bit, is_array, is_python_number, is_static_number,
                       is_traceable_number, ndarray_subclass, static_array_type, subclass_cause)
-from .guards import Snapshot, TooLarge, watched
+from .guards import Snapshot, TooLarge, plain_class, watched
 from .state import (NO_DEFAULT, UNBOUND, MaybeBound, Capture, ContinueSignal, BreakSignal, Frame, Guard,  # noqa: F401
                     LocalFunction, Options, ReturnSignal, builtin_value, contains_value, unit_of_nested)
 
@@ -199,6 +199,13 @@ def _numpy_warnings_may_raise() -> bool:
     """NumPy warns of floating-point errors, and a warning filter raises: the
     cheap test before ``Specializer._numpy_warning_errors``."""
     return any(f[0] == "error" for f in warnings.filters) and "warn" in np.geterr().values()
+
+
+def _int_to_negative_power(base: Any, exponent: Any) -> bool:
+    """A traced Python int (or bool) to a static negative int power: a float in eager."""
+    return isinstance(base, Value) and type(base) is Value and base.type.python and not base.type.shape \
+        and base.type.dtype.kind in "biu" and not base.type.mixed and type(exponent) is int \
+        and -2 ** 53 < exponent < 0
 
 
 def _python_bool(v: Any) -> bool:
@@ -374,6 +381,16 @@ def _position_range(fn: Callable, args: tuple, kwargs: dict) -> tuple[int, int] 
 
 
 _COUNTER_RANGE = (0, 2 ** 62 - 1)
+
+
+_KEYS_GUARDED = 4096   # a larger dict's membership test guards its whole contents
+
+
+def _plain_key(key: Any) -> bool:
+    """A dict key whose hashing and comparison run no user code."""
+    if type(key) is tuple:
+        return all(_plain_key(k) for k in key)
+    return type(key) in (bool, int, float, str, bytes, type(None))
 
 
 def _counter_range(value: int) -> bool:
@@ -1153,6 +1170,9 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
                                for v in (left, right))
             if fn in (operator.mul, operator.imul) and _mask_times_inexact(left, right):
                 return self.emit_call(arrays.mask_product, (left, right), {}, node, fn.__name__)
+            if fn in (operator.pow, operator.ipow) and _int_to_negative_power(left, right):
+                # ``k ** -1`` of a traced Python int: int.__pow__ with a negative exponent computes in floats
+                left, right = self.python_number(left, float, "", "float()", node), float(right)
             if fn in (operator.pow, operator.ipow):
                 self._python_power(left, right, node)
             if fn in _MIRRORED and _python_int_and_float(left, right):
@@ -1479,7 +1499,7 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
                 else:
                     part = self._identity(left, right, op, node)
             else:
-                part = self._traced_contains(left, right, isinstance(op, gast.NotIn), node) \
+                part = self._contains(left, right, isinstance(op, gast.NotIn), node) \
                     if isinstance(op, (gast.In, gast.NotIn)) else NotImplemented
                 if part is NotImplemented:
                     part = self.binop(fn, left, right, node)
@@ -1500,6 +1520,32 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
             return same_object(left, right) is isinstance(op, gast.Is)
         except Unobservable as e:
             raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, str(e)) from None
+
+    def _contains(self, left: Any, right: Any, negate: bool, node: Any) -> Any:
+        """``left in right`` of a static key and an outside dict (``if name in
+        ema``): eager looks at the dict's keys only, so only they are guarded
+        (an item's value changing between calls, ``ema[name] = ...`` written
+        back each call, does not re-specialise); else ``_traced_contains``."""
+        if type(right) is dict and _plain_key(left) and not self._is_fresh(right) \
+                and self.effect_targets.get(id(right)) is not right and len(right) <= _KEYS_GUARDED \
+                and all(_plain_key(k) for k in right):   # (no user __eq__ runs)
+            self.check_no_effect(right, node)
+            self.guard_keys_of(right, node)
+            return (left in right) is not negate
+        return self._traced_contains(left, right, negate, node)
+
+    def guard_keys_of(self, d: dict, node: Any) -> None:
+        """Guard the keys of an outside dict (in order), not its values."""
+        key = ("keys", id(d))
+        if key in self.guard_keys or ("contents", id(d)) in self.guard_keys or ("entry", id(d)) in self.guard_keys:
+            return
+        try:
+            snapshot = Snapshot(d, keys_only=True)
+        except TooLarge:
+            raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"a read of a large outside dict whose keys "
+                                   "cannot be guarded cheaply (they could change before the next call)")
+        self.guard_keys.add(key)
+        self.guards.append(Guard(lambda: d, snapshot, f"the keys of {self.named(d, 'a ')}", key))
 
     def _traced_contains(self, left: Any, right: Any, negate: bool, node: Any) -> Any:
         """``left in right`` / ``not in`` with ``right`` a tuple or list of
@@ -1888,6 +1934,9 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
             if known is not None:
                 return known
             return self.subscript(self.attribute_of(array, "flags", node.value), node.slice.value, node)
+        picked = self.nested_pick(node)   # ``table[i][j]`` with a traced ``i`` (listindex.py)
+        if picked is not NotImplemented:
+            return picked
         obj = self.eval(node.value)
         idx = self.eval_index(node.slice)
         if type(obj) is KindedValue or type(idx) is KindedValue:
@@ -2185,11 +2234,34 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
             self._attribute_write_of_held_storage(obj, attr, node)
             self.lift_write(obj, attr, value, node, f"attribute {attr!r}")
             return
+        if self._joined_attribute_write(obj, attr, value, node):
+            return
         self.check_mutable(obj, node, f"setting attribute {attr!r}")
         if isinstance(obj, LocalFunction):   # a function attribute (f.calls = 0): the function's own
             obj.attributes[attr] = value
             return
         self.static_call(setattr, (obj, attr, value), {}, node, reads=False)
+
+    def _joined_attribute_write(self, obj: Any, attr: str, value: Any, node: Any) -> bool:
+        """``st.best = loss`` under a traced ``if`` (or in a rolled loop) on a
+        plain object made in the function before it (a ``SimpleNamespace``, an
+        instance of a class keeping its state in ``__dict__``): a write into
+        its ``__dict__``, joined after the branch (carried by the loop) as a
+        dict's items are (``containers.log_container_write``). False where
+        this does not apply (``check_mutable`` decides)."""
+        entry = self.fresh.get(id(obj))
+        if entry is None or entry[1] is not obj or entry[0] >= self.traced_depth or isinstance(obj, LocalFunction):
+            return False
+        if type(obj) is not types.SimpleNamespace and not (plain_class(type(obj))
+                                                           and type(obj).__setattr__ is object.__setattr__):
+            return False
+        storage = obj.__dict__
+        if type(storage) is not dict or not self.log_container_write(storage, entry[0], node):
+            return False
+        self.mutations += 1
+        self.mutated.append(id(obj))
+        storage[attr] = value
+        return True
 
     def _unpack(self, target: Any, value: Any) -> None:
         items = self.iterate_static(value, target)
@@ -2575,6 +2647,8 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         exc = exc.ctor if isinstance(exc, arrays.Caused) else exc.cls if isinstance(exc, arrays.Remake) else exc
         exc_class = exc if isinstance(exc, type) else type(exc) if isinstance(exc, BaseException) else None
         classes = (exc_class,) if fn is arrays.raise_when else getattr(fn, "_a2g_raises", (None,))   # what it may raise
+        if self.__dict__.get("_caught_check") is not None and self.caught_check(fn, args, kwargs, node):
+            return True   # a later check of a statement whose earlier one a handler takes: where that did not fire
         if self.raise_checks is False or not all(self.check_passes(c) for c in classes):
             if self.caught_check(fn, args, kwargs, node):
                 return True
@@ -2593,14 +2667,17 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         return False
 
     # ---------------------------------------------- raise and assert as run-time checks
-    def emit_raise_check(self, pred: Value, stmt: Any, exc: Any, args: tuple, kwargs: dict, construct: str) -> None:
+    def emit_raise_check(self, pred: Value, stmt: Any, exc: Any, args: tuple, kwargs: dict, construct: str,
+                         before: tuple = ()) -> None:
         """``if pred: raise`` what ``stmt`` raises (``arrays.raise_when``):
         ``exc`` an instance raised itself, or a constructor called with
         ``args``/``kwargs`` (``Static`` objects and graph values) on the host
-        when the check fires; the traceback ends at ``stmt``."""
-        kinds = self.value_kinds((args, kwargs), stmt)
-        self.emit_call(arrays.raise_when, (pred, exc, args, kwargs), {"site": self.raise_site(stmt), "kinds": kinds},
-                       stmt, construct, effect=True)
+        when the check fires; the traceback ends at ``stmt``. ``before``:
+        host calls ``(fn, args, kwargs)`` made first when it fires."""
+        kinds = self.value_kinds((args, kwargs, before), stmt)
+        extra = {"before": before} if before else {}
+        self.emit_call(arrays.raise_when, (pred, exc, args, kwargs), {"site": self.raise_site(stmt), "kinds": kinds,
+                                                                      **extra}, stmt, construct, effect=True)
 
     def raise_site(self, stmt: Any) -> RaiseSite:
         """``stmt`` (a ``raise`` or an ``assert``)'s place in the user's

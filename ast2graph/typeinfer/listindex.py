@@ -8,8 +8,11 @@ array, a loop counter): the element chosen in the graph by a select over
 the elements, whose eager class is one for all of them (Python ints, or
 floats, or jax scalars of one type); a store makes every element of the
 list a traced value of that class.
+Also ``table[i][j]`` (``nested_pick``) for a traced ``i`` into a list or
+tuple of rows of one length (lists or tuples of numbers, or of arrays of one
+shape): the items ``row[j]`` of every row, then the one of row ``i`` picked.
 Invariants: eager's ``IndexError`` for an index out of range, through a
-run-time check; elements of different classes (an int and a float, where
+run-time check (the outer index's first, as eager raises it first); elements of different classes (an int and a float, where
 eager's element at ``b`` would be of a class that depends on ``b``) fall
 back, never joined into one class.
 """
@@ -18,12 +21,14 @@ from __future__ import annotations
 
 from typing import Any
 
+import gast
 import numpy as np
 
 from ..fallback.sites import FallbackCode
-from ..ir.core import Value
+from ..ir.core import KindedValue, Value
 from ..graphlib import arrays
 from .lattice import INT_BITS, WIDE_INTS, is_traceable_number, static_array_type
+from .varlist import tail_of
 
 
 def traced_index(idx: Any) -> bool:
@@ -45,6 +50,16 @@ def _element_class(x: Any) -> tuple | None:
 
 def _int_bits(x: Any) -> int:
     return INT_BITS.get(x, 63) if isinstance(x, Value) else abs(int(x)).bit_length()
+
+
+def _plain_index(node: Any) -> bool:
+    """An index expression of names, constants and arithmetic (``j``, ``-1``,
+    ``k % 3``): evaluated after the outer index is checked, as eager does."""
+    if isinstance(node, (gast.Name, gast.Constant)):
+        return True
+    if isinstance(node, gast.UnaryOp):
+        return _plain_index(node.operand)
+    return isinstance(node, gast.BinOp) and _plain_index(node.left) and _plain_index(node.right)
 
 
 class ListIndexMixin:
@@ -92,6 +107,38 @@ class ListIndexMixin:
         self.decide(node, "subscript", "select", f"a traced index into a Python {type(seq).__name__} of "
                     f"{len(seq)} elements: selected in the graph")
         return self._typed_result(out, cls, tuple(seq))
+
+    def nested_pick(self, node: Any) -> Any:
+        """``table[i][j]`` with a traced int ``i`` and rows of one type and
+        length: eager's ``table[i]`` is a row object, never made here (so it
+        cannot be written into or compared by identity); only its item is.
+        NotImplemented where this does not apply (``node.value`` is then
+        not evaluated)."""
+        inner = node.value
+        if not isinstance(inner, gast.Subscript) or not _plain_index(node.slice):
+            return NotImplemented
+        table = self.eval(inner.value)
+        i = self.eval_index(inner.slice)
+        rows = list(table) if type(table) in (list, tuple) and traced_index(i) else ()
+        if not rows or len({(type(r), len(r)) for r in rows if type(r) in (list, tuple)}) != 1 \
+                or any(type(r) not in (list, tuple) or tail_of(r) is not None for r in rows) or tail_of(table) is not None:
+            return self._split_subscript(self._split_subscript(table, i, inner), self.eval_index(node.slice), node)
+        self._check_index(i, node)
+        self.check_no_effect(table, node)
+        if not self._is_fresh(table) and type(table) is not tuple:
+            self._guard_contents(table, node)   # which rows it holds, and what they hold
+        self._index_check(inner, i, len(rows), f"{type(table).__name__} index out of range")
+        j = self.eval_index(node.slice)
+        picks = self.mark_fresh([self.subscript(row, j, node) for row in rows])
+        self.decide(node, "subscript", "select", f"a traced index into a Python {type(table).__name__} of "
+                    f"{len(rows)} rows: the item of each row, one selected in the graph")
+        return self.subscript(picks, i, node)
+
+    def _split_subscript(self, obj: Any, idx: Any, node: Any) -> Any:
+        """``obj[idx]`` as ``eval_Subscript`` makes it (by each path's kind)."""
+        if type(obj) is KindedValue or type(idx) is KindedValue:
+            return self.split_kinds((obj, idx), lambda oi: self.subscript(*oi, node), node)
+        return self.subscript(obj, idx, node)
 
     def store_item(self, seq: list, idx: Value, value: Any, node: Any) -> None:
         """``seq[idx] = value`` on a list made in the function, for a traced int ``idx``."""

@@ -386,21 +386,28 @@ def matrix_rank(A: Any, tol: Any = None, hermitian: bool = False, *, rtol: Any =
         raise ValueError("`tol` and `rtol` can't be both set.")
     A = jnp.asarray(A)
     if A.ndim < 2:
-        return jnp.any(A != 0).astype(np.int64)
+        return jnp.any(A != 0).astype(_int64())
     S = jnp.linalg.svd(A, compute_uv=False, hermitian=hermitian)
     if tol is None:
         rtol = max(A.shape[-2:]) * jnp.finfo(S.dtype).eps if rtol is None else jnp.asarray(rtol)[..., None]
         tol = jnp.max(S, axis=-1, keepdims=True, initial=0) * rtol
     else:
         tol = jnp.asarray(tol)[..., None]
-    return jnp.count_nonzero(S > tol, axis=-1).astype(np.int64)
+    return jnp.count_nonzero(S > tol, axis=-1).astype(_int64())
+
+
+def _int64() -> np.dtype:
+    """NumPy's int64 as the graph holds it: int64 where the graph is traced
+    with 64-bit values on (``precision.py``), else int32 (as ``astype(np.int64)``
+    gives, without JAX's truncation warning: the typing pass runs with x64 off)."""
+    return jax.dtypes.canonicalize_dtype(np.int64)
 
 
 def searchsorted(a: Any, v: Any, side: str = "left", sorter: Any = None) -> Any:
     """``np.searchsorted``: NumPy's int64 indices; where ``a`` is not sorted
     (NumPy's precondition, whose breach gives what its binary search finds),
     NumPy searches on the host (a callback that runs only then)."""
-    found = jnp.searchsorted(a, v, side=side, sorter=sorter).astype(np.int64)
+    found = jnp.searchsorted(a, v, side=side, sorter=sorter).astype(_int64())
     a = jnp.asarray(a)
     keys = a if sorter is None else a[jnp.asarray(sorter)]
     if keys.shape[0] < 2:
@@ -481,7 +488,7 @@ def histogram(a: Any, bins: Any = 10, range: Any = None, density: Any = None, we
     edges = histogram_edges(a, bins, range)
     if edges is None:
         hist, edges = jnp.histogram(a, bins=bins, range=range, density=density, weights=weights)
-        return (hist.astype(np.int64) if weights is None and not density else hist), edges
+        return (hist.astype(_int64()) if weights is None and not density else hist), edges
     n = edges.shape[0] - 1
     v = a.astype(edges.dtype)
     index = jnp.searchsorted(edges, v, side="right") - 1
@@ -647,7 +654,7 @@ def _int_indices(indices: Any) -> Any:
     if isinstance(indices, (list, tuple)):
         indices = jnp.asarray(indices)
     if jnp.issubdtype(jnp.result_type(indices), jnp.floating):
-        return jnp.asarray(indices).astype(np.int64)
+        return jnp.asarray(indices).astype(_int64())
     return indices
 
 

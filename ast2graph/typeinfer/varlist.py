@@ -58,7 +58,7 @@ from ..ir.core import ArrayType, ForOp, Region, Value
 from ..graphlib import arrays
 from .carried import Traced as _Traced
 from .kinds import standin
-from .lattice import INT_BITS, abstract_type, describe, is_static_number, join_types, same_dtype
+from .lattice import INT_BITS, WIDE_INTS, abstract_type, describe, is_static_number, join_types, same_dtype
 from ..graphlib.casts import to_python_number
 
 # the count of a tail: a Python int in eager (exact, int64 in the graph, weak as a Python scalar)
@@ -565,6 +565,7 @@ class VarListMixin:
             v.type = dataclasses.replace(v.type, weak_type=t.weak_type).with_kinds(t.kinds)
             if "python" in t.kinds and t.dtype.kind in "iu":
                 INT_BITS[v] = 63
+                WIDE_INTS.add(v)   # any int64 (a row may hold 2**40): a JAX op checks it fits int32, as eager JAX does
             leaves.append(v)
         return jax.tree_util.tree_unflatten(tail.tree, leaves)
 

@@ -370,9 +370,12 @@ class WritebackMixin:
         effects = [e for e in self.__dict__.get("_effects", ()) if e.container is container]
         if not effects or id(container) in _TARGETS:
             return None
-        if not self._guard_entry_state(container):
+        traced = self._guard_entry_state(container)
+        if traced is None:
             return None
         shadow = self.mark_fresh(type(container)(container))
+        if traced:
+            shadow.update(traced)   # (the items read as traced inputs: a dict's)
         for e in effects:
             self._replay(shadow, e.method, e.key, self.attr_writes[(id(e), "value")][2], node)
         self._shadows[id(container)] = (container, shadow)
@@ -399,24 +402,38 @@ class WritebackMixin:
         else:
             self.tail_append(shadow, value, node)
 
-    def _guard_entry_state(self, container: Any) -> bool:
+    def _guard_entry_state(self, container: Any) -> dict | None:
         """Guard what ``container`` holds at the call (the trace has not changed
-        it: its effects are pending), as a read of its contents does; False
-        where it is too large to guard cheaply."""
+        it: its effects are pending), as a read of its contents does; None
+        where it is too large to guard cheaply. Returns the items of a dict
+        read as traced inputs (a Python number the function writes back each
+        call, ``FunctionState.traced_statics``): guarded on their type only,
+        their values come into the graph (key -> value)."""
         from .guards import Snapshot, TooLarge
-        from .state import Guard
+        from .state import Guard, Value
 
-        key = ("contents", id(container))
+        traced = {}
+        if type(container) is dict and self.traced_statics:
+            for k, v in container.items():
+                item = ("item", id(container), repr(k))
+                if item in self.traced_statics and _static_key(k) and type(v) in (int, float):
+                    read = self.external(v, lambda k=k: container[k], f"{self.named(container)}[{k!r}]", item,
+                                         ("item", container, k))
+                    if isinstance(read, Value):
+                        traced[k] = read
+        if ("contents", id(container)) in self.guard_keys:   # (all of it, values too)
+            return traced
+        key = ("entry", id(container)) if traced else ("contents", id(container))
         if key in self.guard_keys:
-            return True
+            return traced
         try:
-            snapshot = Snapshot(container)
+            snapshot = Snapshot(container, loose=frozenset(traced))
         except TooLarge:
-            return False
+            return None
         self.guard_keys.add(key)
         self.guards.append(Guard(lambda: container, snapshot, f"the contents of {self.named(container, 'a ')}", key))
         self._note_guarded_nested(container)
-        return True
+        return traced
 
     def _is_item_target(self, obj: Effect) -> bool:
         target = self.__dict__.get("_item_targets", {}).get((id(obj.container), obj.key))
@@ -437,8 +454,44 @@ class WritebackMixin:
         entry = items.get((id(container), key))
         if entry is not None and entry[0] is container:
             return entry[1]
+        if type(container) is dict and key in container and self.effect_targets.get(id(container)) is container \
+                and id(container) not in _TARGETS:
+            # an item no pending effect sets (a dict's effects only set items): what the caller's dict holds,
+            # read with its own guard, so that it may be read traced (``stats["total"] += v`` after
+            # ``stats["calls"] += 1``) and a change of another item does not re-specialise
+            return self.external(container[key], lambda: container[key], f"{self.named(container)}[{key!r}]",
+                                 ("item", id(container), repr(key)), ("item", container, key))
         shadow = self.shadow_of(container, None) if type(container) is dict else None
         return shadow[key] if shadow is not None and key in shadow else NOT_PENDING
+
+    def outside_get(self, callee: Any, args: tuple, kwargs: dict, node: Any) -> Any:
+        """``D.get(k, default)`` of an outside dict and a static key: the item
+        read as ``D[k]`` reads it, with its own guard (a written-back float
+        then read traced, ``ema[k] = d * ema.get(k, v) + ...``), or the default
+        while ``k`` stays missing (guarded so); NotImplemented otherwise (the
+        whole dict is read at trace time and guarded)."""
+        owner = getattr(callee, "__self__", None)
+        if type(owner) is not dict or type(callee) is not types.BuiltinMethodType or callee.__name__ != "get" \
+                or kwargs or not 1 <= len(args) <= 2 or not _static_key(args[0]) or self._is_fresh(owner):
+            return NotImplemented
+        key = args[0]
+        if type(key) is float and key != key:   # a NaN key: found by identity only
+            return NotImplemented
+        pending = self.pending_item(owner, key)
+        if pending is not NOT_PENDING:
+            return pending
+        if self.effect_targets.get(id(owner)) is owner:
+            return NotImplemented   # (its shadow: the effects so far applied)
+        if key in owner:
+            return self.subscript(owner, key, node)
+        guard_key = ("missing", id(owner), repr(key))
+        if guard_key not in self.guard_keys:
+            from .state import Guard
+
+            self.guard_keys.add(guard_key)
+            self.guards.append(Guard(lambda: key not in owner, True,
+                                     f"the absence of key {key!r} from {self.named(owner)}", guard_key))
+        return args[1] if len(args) == 2 else None
 
     def outside_container(self, x: Any) -> bool:
         """A list or dict read from outside (a global, a cell, an attribute;
