@@ -486,13 +486,16 @@ def _raise_exception(exc: Any, treedef: Any, statics: list, positions: tuple, ki
     """On the host, when the check fires: keep what the user's statement
     raises for the caller (made there, in the user's frame, as eager makes
     it); JAX gets ``HostRaised``."""
-    if not np.any(np.asarray(mask)):
+    if not np.any(np.asarray(mask)) or HostCall.raised():   # (an earlier check raised: eager stopped there)
         return
     if first is not None:
         first()
     args, kwargs, before = _eager_arguments(treedef, statics, positions, kinds, arrays_in)
     for fn, fn_args, fn_kwargs in before:
-        fn(*fn_args, **fn_kwargs)
+        if HostCall.deferred is not None:   # after the text held back before it, as eager prints it
+            HostCall.deferred.append((fn, fn_args, fn_kwargs))
+        else:
+            fn(*fn_args, **fn_kwargs)
     form = site.lines[-1].form if site is not None and site.lines else \
         "raise" if isinstance(exc, BaseException) else "raise-call"
     if form == "raise":
