@@ -430,6 +430,10 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         # Attribute writes on outside objects, lifted out of the graph:
         # (id(obj), attr) -> (obj, attr, value), applied after each call.
         self.attr_writes: dict[tuple, tuple] = {}
+        # The values of an unpacking assignment not yet assigned, innermost
+        # last (``A[0], A[1] = A[1], A[0]``: while A[0] is written, the view
+        # A[0] waits to be assigned to A[1]; a write must show through it).
+        self.unpacking: list[list] = []
         # NumPy arrays written in place (mutation.py): views (id -> (value,
         # bases)); arguments (id -> (value, leaf index)) and their final
         # versions to write back; leaf indices sharing memory with another
@@ -2195,8 +2199,12 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
             items = items[:s] + [middle] + items[len(items) - after:]
         elif len(items) != len(elts):
             raise self.graph_break(FallbackCode.TRACE_ERROR, target, f"cannot unpack {len(items)} values into {len(elts)} targets (eager raises ValueError)")
-        for e, item in zip(elts, items):
-            self.assign(e, item, target)
+        for k, (e, item) in enumerate(zip(elts, items)):
+            self.unpacking.append(items[k + 1:])
+            try:
+                self.assign(e, item, target)
+            finally:
+                self.unpacking.pop()
 
     def _store_subscript(self, target: gast.Subscript, value: Any) -> None:
         obj = self.eval(target.value)

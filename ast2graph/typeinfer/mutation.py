@@ -1337,6 +1337,10 @@ class MutationMixin:
             if walk(held[2], 0):
                 yield f"attribute '{held[1]}'"
                 return
+        for waiting in self.unpacking:
+            if walk(waiting, 0):
+                yield "a value of the same unpacking assignment not yet assigned"
+                return
 
 
 def _slot_names(cls: type) -> list[str]:
