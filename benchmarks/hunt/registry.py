@@ -18,6 +18,10 @@ CATEGORIES = {
     "control": "control flow (early returns, break/continue, try/finally, raise, with, recursion)",
     "state": "state (globals, caches, closures, nonlocal, objects, default arguments)",
     "containers": "containers (dict order, comprehensions, generators, sorting, *args/**kwargs)",
+    "aliasing": "aliasing and in-place writes (views, rows bound before the base is written, += on lists/dicts)",
+    "dtypes": "dtype promotion and result kinds (float32 + float64, bool, int32 wrap, //, %, NumPy scalars)",
+    "effects": "exceptions and printed output (effects before a raise, messages, finally, with, generators)",
+    "objects": "objects (properties, __call__, class attributes, dataclasses, NamedTuples, closures, recursion)",
 }
 
 # name -> what differs from eager today (xfail, strict, in tests/test_hunt_corpus.py)
@@ -34,7 +38,8 @@ XFAIL: dict[str, str] = {
 HANGS: dict[str, str] = {}
 
 HUNT = Registry("hunt corpus", "benchmarks.hunt",
-                ["models", "training", "numeric", "numpy_code", "pynum", "control", "state", "containers"],
+                ["models", "training", "numeric", "numpy_code", "pynum", "control", "state", "containers",
+                 "aliasing", "dtypes", "effects", "objects"],
                 CATEGORIES, XFAIL, HANGS)
 program = HUNT.program
 stateful = HUNT.stateful
