@@ -262,3 +262,20 @@ def exception_args_and_type_returned(x):
         except ArithmeticError as e:
             results.append((type(e).__name__, e.args))
     return results
+
+
+def read_records(x):
+    print("open")
+    try:
+        for i in range(x.shape[0]):
+            yield i, x[i]
+    finally:
+        print("close")
+
+
+@program("effects", (jnp.array([0.5, 2.0, 3.0]),), (jnp.array([1.0]),))
+def peek_first_record_then_drop_reader(x):
+    reader = read_records(x)
+    i, v = next(reader)
+    print("first record", i)
+    return v * 2
