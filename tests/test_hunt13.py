@@ -101,3 +101,63 @@ def test_identity_key_of_a_gone_object_matches_no_later_one():
     later = [Obj() for _ in range(50)]
     assert all(Identity(b) != key for b in later)
     assert Identity(None) == Identity(None) and Identity(3) != Identity(4)
+
+
+# ------------------------------------------------ rows of a NumPy array pulled lazily while the loop writes it
+def prefix_sum_in_place(x):
+    for i, v in enumerate(x[:-1]):   # eager: v is read when pulled, after x[i] was written
+        x[i + 1] += v
+    return x
+
+
+def add_all_into_last(x):
+    for v in x:
+        x[-1] += v   # the last item pulled is the written x[-1]
+    return x
+
+
+def pull_after_write(x):
+    it = iter(x)
+    first = next(it)
+    x[1] = 100.0
+    return first, next(it)
+
+
+def add_all_into_last_own_array(n):
+    x = np.arange(float(n))   # made at trace time: its rows were read all at once
+    for v in x:
+        x[-1] += v
+    return x
+
+
+def test_writes_into_rows_not_yet_pulled_are_eager():
+    """The unrolled loop took every row before the body ran (and a rolled one
+    scanned the rows of the array before the loop): a write into a row still
+    to pull was not seen (in-place prefix sums gave x[i] + old x[i - 1])."""
+    for fn in (prefix_sum_in_place, add_all_into_last, pull_after_write):
+        check(fn, np.arange(1.0, 5.0), full_graph=False)
+    for fn in (prefix_sum_in_place, add_all_into_last):   # rolled (40 rows > unroll_limit)
+        check(fn, np.arange(40.0), full_graph=False)
+    check(add_all_into_last_own_array, 4)
+    check(add_all_into_last_own_array, 40)
+    assert _codes(prefix_sum_in_place, np.arange(1.0, 5.0))[0] == "A2G007"
+
+
+def double_each(x):
+    for i, v in enumerate(x):
+        x[i] = v * 2   # only the row already pulled is written
+    return x
+
+
+def running_total_after_loop(x):
+    s = 0.0
+    for v in x:
+        s += v
+    x[0] = s   # the loop is over: no row left to pull
+    return x
+
+
+def test_writes_into_pulled_rows_stay_one_graph():
+    check(double_each, np.arange(1.0, 5.0))
+    check(double_each, np.arange(40.0))
+    check(running_total_after_loop, np.arange(1.0, 5.0))
