@@ -240,3 +240,19 @@ def jax_array_in_list_updated_by_at(x):
     params[0] = params[0].at[0].set(-1.0)
     grads = [g + 1 for g in grads]
     return params, grads, x
+
+
+@program("aliasing", (np.array([3.0, 1.0, 4.0, 1.0, 5.0]),), (np.array([2.0, -2.0]),))
+def prefix_sum_in_place_enumerate(x):
+    for i, v in enumerate(x[:-1]):
+        x[i + 1] += v
+    return x, x[-1]
+
+
+@program("aliasing", (np.array([1.0, 2.0, 3.0]),), (np.array([0.5, 0.5, 0.5, 0.5]),))
+def iterator_pulled_after_write(x):
+    it = iter(x)
+    first = next(it)
+    x[1:] = x[1:] * 10
+    rest = [v for v in it]
+    return first, rest
