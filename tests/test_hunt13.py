@@ -161,3 +161,30 @@ def test_writes_into_pulled_rows_stay_one_graph():
     check(double_each, np.arange(1.0, 5.0))
     check(double_each, np.arange(40.0))
     check(running_total_after_loop, np.arange(1.0, 5.0))
+
+
+# ------------------------------------------------ a failure of ast2graph's stand-ins is not reported as eager's error
+class _Window:
+    def __init__(self, data, size):
+        self.data, self.size = data, size
+
+    def __len__(self):
+        return max(0, self.data.shape[0] - self.size + 1)
+
+    def __getitem__(self, i):
+        if i >= len(self):
+            raise IndexError(i)
+        return self.data[i:i + self.size]
+
+
+def window_means(x, size):
+    return [w.mean() for w in _Window(x, size)]
+
+
+def test_user_sequence_over_traced_values_is_not_eagers_error():
+    """Iterating a user's sequence class ran its __getitem__ natively on a
+    traced stand-in, which raised AttributeError; the site said "Python
+    raises here" (A2G008), which eager does not. Now A2G009, with the cause."""
+    check(window_means, jnp.arange(5.0), 2, full_graph=False)
+    sites = explain(to_static(window_means))(jnp.arange(5.0), 2).fallback_sites
+    assert [s.code.code for s in sites] == ["A2G009"] and "natively on traced values" in sites[0].cause

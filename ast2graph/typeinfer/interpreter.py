@@ -1081,6 +1081,12 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         try:
             return list(value)
         except Exception as e:  # noqa: BLE001
+            state = getattr(value, "__dict__", None)
+            if isinstance(state, dict) and contains_standin(list(state.values())):
+                # (a user's __iter__/__getitem__ run natively on ast2graph's stand-ins: not eager's error)
+                raise self.graph_break(FallbackCode.OPAQUE_CALL, node, f"iterating a {type(value).__name__} runs its "
+                                       f"__iter__ or __getitem__ natively on traced values (which raised "
+                                       f"{type(e).__name__}: {e}; eager's do not)") from None
             raise self.graph_break(FallbackCode.TRACE_ERROR, node, f"iteration raised {type(e).__name__}: {e}", exc=e)
 
     def check_consumable(self, value: Any, node: Any) -> None:
