@@ -33,6 +33,7 @@ from .exits import UNKNOWN_ITERABLE, BodyEnd, ExitsMixin, LoopCtx
 from .lattice import INT_BITS, INT_RANGE, TRACED_INT_BITS, WIDE_INTS, abstract_type, describe, join_types, same_dtype, same_static
 from .generators import generators_in
 from .masked import MaskedSlice
+from .mutation import PendingRows
 from .nnx import is_nnx
 from .pathkinds import (TAG_TYPE, TREE_PREFIX, is_constant_alternative, is_tree_alternative, kind_family, placeholder_key,
                         variants_of)
@@ -1022,7 +1023,18 @@ class ControlMixin(ExitsMixin):
         return found, alone
 
     def exec_For(self, stmt: gast.For) -> None:
+        mark = len(self.iterated)
         iterable = self.eval(stmt.iter)
+        # rows taken by the loop's own iterable (``enumerate(x)``, ``iter(x[:-1])``, or
+        # the array itself): none is left to pull once the loop is over
+        own = [] if isinstance(stmt.iter, gast.Name) else self.iterated[mark:]
+        try:
+            self._exec_for(stmt, iterable)
+        finally:
+            self.iterated[mark:] = [rows for rows in self.iterated[mark:]
+                                    if rows.source is not iterable and not any(rows is o for o in own)]
+
+    def _exec_for(self, stmt: gast.For, iterable: Any) -> None:
         if isinstance(iterable, arrays.TracedRange):
             self._rolled_range(stmt, iterable, traced=True)
             return
@@ -1036,7 +1048,8 @@ class ControlMixin(ExitsMixin):
             self._roll_or_unroll(stmt, len(iterable), lambda exact: self._rolled_range(stmt, iterable, traced=False, exact=exact), iterable)
             return
         if isinstance(iterable, Value) and iterable.type.shape and iterable.type.shape[0] > self.options.unroll_limit:
-            self._roll_or_unroll(stmt, iterable.type.shape[0], lambda exact: self._scan_rows(stmt, iterable, exact), iterable)
+            self._roll_or_unroll(stmt, iterable.type.shape[0], lambda exact: self._scan_rows_pulled(stmt, iterable, exact),
+                                 iterable)
             return
         if isinstance(iterable, collections.abc.Iterator):
             # an iterator (map/filter of a local function, zip, iter(xs)) is
@@ -1051,17 +1064,37 @@ class ControlMixin(ExitsMixin):
         items = self.iterate_static(iterable, stmt.iter)
         what = "array rows" if isinstance(iterable, Value) else type(iterable).__name__
         self.decide(stmt, "for", "unrolled", f"{len(items)} iterations over a static {what} (limit {self.options.unroll_limit})")
-        if isinstance(iterable, (list, dict, set)):
+        if isinstance(iterable, (list, dict, set, np.ndarray)):
             # the body may change the container: iterate it live, as eager does
             # (a list grown in the loop is iterated further, a dict or set
-            # changed in size raises RuntimeError)
-            items = self._live_items(iterable, stmt.iter)
+            # changed in size raises RuntimeError, a NumPy array made at trace
+            # time and written in the body gives its rows as they are then)
+            items = self._live_items(iterable, stmt.iter, rows=items if isinstance(items, PendingRows) else None)
         self._unrolled_for(stmt, items, held=iterable)
 
-    def _live_items(self, container: Any, node: Any, limit: int | None = None) -> Iterator[Any]:
+    def _scan_rows_pulled(self, stmt: gast.For, iterable: Value, exact: bool) -> None:
+        """``_scan_rows``; a NumPy array's rows are pulled one per iteration in
+        eager: a write into it in the body must not reach rows still to pull
+        (which row the body writes is traced: any write into it falls back)."""
+        if not iterable.type.numpy:
+            self._scan_rows(stmt, iterable, exact)
+            return
+        pending = PendingRows(iterable, [None] * iterable.type.shape[0])
+        self.iterated.append(pending)
+        try:
+            self._scan_rows(stmt, iterable, exact)
+        finally:
+            self.iterated[:] = [rows for rows in self.iterated if rows is not pending]
+
+    def _live_items(self, container: Any, node: Any, limit: int | None = None,
+                    rows: PendingRows | None = None) -> Iterator[Any]:
+        """``rows``: the rows of ``container`` (a NumPy array) taken at trace
+        time, whose ``pulled`` count follows this iteration."""
         it = iter(container)
         count = 0
         while True:
+            if rows is not None:
+                rows.taken = max(rows.taken, count + 1)
             try:
                 item = next(it)
             except StopIteration:

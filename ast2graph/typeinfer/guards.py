@@ -30,6 +30,7 @@ import dataclasses
 import io
 import math
 import types
+import weakref
 from typing import Any
 
 import numpy as np
@@ -289,21 +290,43 @@ def changed_attributes(old: tuple, new: tuple) -> list[str]:
 
 
 class Identity:
-    """Hashes an object by identity (and keeps it alive): a plan key part."""
+    """Hashes an object by identity: a plan key part. The object is held
+    weakly where it allows it (a generator, a user object): a cache key must
+    not keep an object alive past the last reference eager holds (a
+    generator's ``finally:`` runs when its last reference goes, printing or
+    releasing there). A dead object equals nothing (its id may be reused);
+    one that cannot be weakly referenced is kept alive, as before."""
 
-    __slots__ = ("obj",)
+    __slots__ = ("_ref", "_weak", "_id")
 
     def __init__(self, obj: Any):
-        self.obj = obj
+        self._id = id(obj)
+        try:
+            self._ref, self._weak = weakref.ref(obj), True
+        except TypeError:
+            self._ref, self._weak = obj, False
+
+    @property
+    def obj(self) -> Any:
+        """The object, or None once it is gone."""
+        return self._ref() if self._weak else self._ref
 
     def __hash__(self) -> int:
-        return id(self.obj)
+        return self._id
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Identity) and other.obj is self.obj
+        if not isinstance(other, Identity) or other._id != self._id or other._weak != self._weak:
+            return False
+        if not self._weak:
+            return other._ref is self._ref
+        mine = self._ref()
+        return mine is not None and other._ref() is mine
 
     def __repr__(self) -> str:
-        return f"the {type(self.obj).__name__} object at {id(self.obj):#x}"
+        obj = self.obj
+        if obj is None:
+            return f"an object at {self._id:#x}, gone"
+        return f"the {type(obj).__name__} object at {self._id:#x}"
 
 
 def _negative_zeros(obj: Any, depth: int = 0) -> tuple:

@@ -53,7 +53,7 @@ from .generators import LAZY, generators_in
 from .containers import ContainerMixin
 from .control import ControlMixin
 from .identity import IdentityMixin
-from .mutation import MutationMixin
+from .mutation import MutationMixin, PendingRows
 from .pathkinds import KindTagMixin, kind_class, kinded_in
 from .listindex import ListIndexMixin, traced_index
 from .varlist import VarListMixin, tail_of
@@ -447,6 +447,17 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         # Attribute writes on outside objects, lifted out of the graph:
         # (id(obj), attr) -> (obj, attr, value), applied after each call.
         self.attr_writes: dict[tuple, tuple] = {}
+        # Values a statement holds while its targets run, innermost last:
+        # those of an unpacking assignment not yet assigned (``A[0], A[1] =
+        # A[1], A[0]``: while A[0] is written, the view A[0] waits to be
+        # assigned to A[1]). A write must show through them.
+        self.pending: list[list] = []
+        # NumPy arrays whose rows an iteration took at trace time (all at
+        # once: ``iterate_static``) while eager takes each when it is pulled
+        # (``for v in x[:-1]: x[i + 1] += v`` reads the written x): a write
+        # into one must show through the rows not yet pulled.
+        self.iterated: list[PendingRows] = []
+        self.storing: tuple | None = None   # (array, index) of the write being checked (mutation.py)
         # NumPy arrays written in place (mutation.py): views (id -> (value,
         # bases)); arguments (id -> (value, leaf index)) and their final
         # versions to write back; leaf indices sharing memory with another
@@ -1063,7 +1074,11 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
             n = value.type.shape[0]
             if n > self.options.max_unroll:
                 raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"unpacking {n} rows of an array")
-            return [self.emit_call(arrays.getitem, (value, k), {}, node, "getitem") for k in range(n)]
+            rows = [self.emit_call(arrays.getitem, (value, k), {}, node, "getitem") for k in range(n)]
+            if value.type.numpy and n > 1:
+                rows = PendingRows(value, rows)
+                self.iterated.append(rows)
+            return rows
         if isinstance(value, arrays.TracedRange):
             raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, "a range with a traced bound used outside a for loop")
         if is_variable(value):   # an NNX Variable: the rows of its value
@@ -1076,9 +1091,19 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         if not isinstance(value, (list, tuple, dict)):
             # a user's __iter__ runs natively here: it must not read a container whose writes are made after the call
             self.check_no_effect(value, node)
+        if type(value) is np.ndarray and value.ndim and len(value) > 1:
+            rows = PendingRows(value, list(value))   # (a NumPy array made at trace time: its rows, read now)
+            self.iterated.append(rows)
+            return rows
         try:
             return list(value)
         except Exception as e:  # noqa: BLE001
+            state = getattr(value, "__dict__", None)
+            if isinstance(state, dict) and contains_standin(list(state.values())):
+                # (a user's __iter__/__getitem__ run natively on ast2graph's stand-ins: not eager's error)
+                raise self.graph_break(FallbackCode.OPAQUE_CALL, node, f"iterating a {type(value).__name__} runs its "
+                                       f"__iter__ or __getitem__ natively on traced values (which raised "
+                                       f"{type(e).__name__}: {e}; eager's do not)") from None
             raise self.graph_break(FallbackCode.TRACE_ERROR, node, f"iteration raised {type(e).__name__}: {e}", exc=e)
 
     def check_consumable(self, value: Any, node: Any) -> None:
@@ -2276,8 +2301,12 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
             items = items[:s] + [middle] + items[len(items) - after:]
         elif len(items) != len(elts):
             raise self.graph_break(FallbackCode.TRACE_ERROR, target, f"cannot unpack {len(items)} values into {len(elts)} targets (eager raises ValueError)")
-        for e, item in zip(elts, items):
-            self.assign(e, item, target)
+        for k, (e, item) in enumerate(zip(elts, items)):
+            self.pending.append(items[k + 1:])
+            try:
+                self.assign(e, item, target)
+            finally:
+                self.pending.pop()
 
     def _store_subscript(self, target: gast.Subscript, value: Any) -> None:
         obj = self.eval(target.value)

@@ -457,6 +457,38 @@ def _dtype_list(dtypes: list) -> str:
     return ", ".join(str(d) for d in dtypes) or "nothing"
 
 
+# Python's iterators over containers (their ``__reduce__`` gives what they pull from)
+_BUILTIN_ITERATORS = frozenset({type(iter([])), type(iter(())), type(iter(np.zeros(1))), enumerate, zip, reversed,
+                                map, filter, type(reversed([]))})
+
+
+class PendingRows(list):
+    """The rows of a NumPy array (``source``) taken at trace time, all at
+    once, by an iteration that eager makes lazily (``for v in x``,
+    ``enumerate(x)``, ``iter(x)``): iterating this list counts the rows
+    ``pulled``; a write into ``source`` must show through the others
+    (``MutationMixin._pending_rows``)."""
+
+    def __init__(self, source: Any, rows: list):
+        super().__init__(rows)
+        self.source, self.taken, self._iterators = source, 0, []
+
+    def __iter__(self):
+        # a plain list iterator (the type the rest of typeinfer knows), kept to read its position
+        it = list.__iter__(self)
+        self._iterators.append(it)
+        return it
+
+    @property
+    def pulled(self) -> int:
+        """How many rows an iteration has pulled (the furthest one)."""
+        n = self.taken
+        for it in self._iterators:
+            state = it.__reduce__()
+            n = max(n, state[2] if len(state) > 2 else len(self))   # (an exhausted iterator: all of them)
+        return n
+
+
 class MutationMixin:
     # -------------------------------------------------------- precision
     def precise_eval(self, fn: Any, treedef: Any, leaves: list, node: Any, numpy_fn: bool, eager_fn: Any) -> tuple:
@@ -887,33 +919,12 @@ class MutationMixin:
         if any(c.value is obj for c in self.captures):
             raise self.graph_break(FallbackCode.MUTATION, target, f"in-place write into a NumPy array read from outside "
                                    f"(a global, a closure variable, an attribute) through '{name}'")
-        view = None
-        aliases: list = []   # other local names holding this very array, rebound to the written version
-        if isinstance(obj, np.ndarray):
-            if not self._is_fresh(obj):
-                raise self.graph_break(FallbackCode.MUTATION, target, "in-place write of a traced value into a NumPy array "
-                                       "created outside this compiled segment")
-            aliases = self._check_unaliased(obj, name, target, rebind=True)
-            writeable = obj.flags.writeable and obj.base is None   # a new array this call made (np.zeros(n))
-            contiguous = obj.flags.c_contiguous or obj.flags.f_contiguous
-            made = obj
-            obj = self.as_value(obj, target)
-            obj.type = dataclasses.replace(obj.type, numpy=True)
-            if writeable:   # its versions are that one object, new and writeable in eager
-                self.writeable_arrays[id(obj)] = (obj, id(obj))
-                self.from_trace_time[id(obj)] = made   # (its memory: the trace-time array's, not new)
-                if contiguous:   # its own data, allocated whole (np.zeros(n)): its layout on every call
-                    self.allocated_arrays[id(obj)] = obj
-        else:
-            if any(c.value is obj for c in self.captures):
-                raise self.graph_break(FallbackCode.MUTATION, target, f"in-place write into the NumPy array '{name}' "
-                                       "read from outside the function (a global, closure or attribute): the write "
-                                       "must reach that array")
-            view = self._input_view(obj) if len(self.regions) == 1 and not self.traced_depth else None
-            if view is None:
-                aliases = self._check_unaliased(obj, name, target, rebind=True)
-            else:   # a view of an argument nothing else sees: written back into that view of the caller's array
-                self._check_unaliased(view, name, target, views_ok=True)
+        pulled_from = [rows for rows in self.iterated if rows.source is obj]
+        self.storing = (obj, idx)
+        try:   # (``aliases``: other local names holding this very array, rebound to the written version)
+            obj, view, aliases = self._store_target(obj, name, target)
+        finally:
+            self.storing = None
         if id(obj) in self.input_of and len(self.regions) > 1:
             # the write-back into the caller's array follows the version of the
             # argument at the segment's end: the construct's result for this
@@ -976,6 +987,42 @@ class MutationMixin:
         self.assign_name(name, new, target)
         for frame, key in aliases:   # eager's other names see the write: they are the same object
             frame.env[key] = new
+        for rows in pulled_from:   # (a write into rows already pulled: the array the rest are pulled from)
+            rows.source = new
+
+    def _store_target(self, obj: Any, name: str, target: Any) -> tuple:
+        """The array ``array_store`` writes (a NumPy array made at trace time
+        becomes a value), the argument's view it is written back into (or
+        None), and the other names to rebind to the written version; falls
+        back where eager's other holders would see the write."""
+        view = None
+        aliases: list = []
+        if isinstance(obj, np.ndarray):
+            if not self._is_fresh(obj):
+                raise self.graph_break(FallbackCode.MUTATION, target, "in-place write of a traced value into a NumPy array "
+                                       "created outside this compiled segment")
+            aliases = self._check_unaliased(obj, name, target, rebind=True)
+            writeable = obj.flags.writeable and obj.base is None   # a new array this call made (np.zeros(n))
+            contiguous = obj.flags.c_contiguous or obj.flags.f_contiguous
+            made = obj
+            obj = self.as_value(obj, target)
+            obj.type = dataclasses.replace(obj.type, numpy=True)
+            if writeable:   # its versions are that one object, new and writeable in eager
+                self.writeable_arrays[id(obj)] = (obj, id(obj))
+                self.from_trace_time[id(obj)] = made   # (its memory: the trace-time array's, not new)
+                if contiguous:   # its own data, allocated whole (np.zeros(n)): its layout on every call
+                    self.allocated_arrays[id(obj)] = obj
+        else:
+            if any(c.value is obj for c in self.captures):
+                raise self.graph_break(FallbackCode.MUTATION, target, f"in-place write into the NumPy array '{name}' "
+                                       "read from outside the function (a global, closure or attribute): the write "
+                                       "must reach that array")
+            view = self._input_view(obj) if len(self.regions) == 1 and not self.traced_depth else None
+            if view is None:
+                aliases = self._check_unaliased(obj, name, target, rebind=True)
+            else:   # a view of an argument nothing else sees: written back into that view of the caller's array
+                self._check_unaliased(view, name, target, views_ok=True)
+        return obj, view, aliases
 
     def check_numpy_index(self, obj: Any, idx: Any, node: Any) -> None:
         """Traced integer indices into a NumPy array: NumPy raises IndexError
@@ -1335,6 +1382,22 @@ class MutationMixin:
                 return f"which is also reachable as {holder}"
         return ""
 
+    def _into_pulled_rows(self, rows: PendingRows) -> bool:
+        """Whether the write being checked (``storing``: its array and index)
+        goes into ``rows.source`` itself at a static first index among the
+        rows already pulled (``for i, v in enumerate(x): x[i] = 2 * v``):
+        the rows still to pull are untouched."""
+        storing = self.storing
+        if storing is None or storing[0] is not rows.source:
+            return False
+        idx = storing[1]
+        first = idx[0] if type(idx) is tuple and idx else idx
+        if not isinstance(first, (int, np.integer)) or isinstance(first, (bool, np.bool_)):
+            return False
+        n = len(rows)
+        k = int(first) + n if first < 0 else int(first)
+        return 0 <= k < rows.pulled
+
     def _frames(self) -> list:
         out, seen = [], set()
         for start in [self.frame, *self.callers]:
@@ -1380,8 +1443,16 @@ class MutationMixin:
                                                              types.ModuleType, types.FunctionType)):
                 return False
             seen.add(id(x))
+            if isinstance(x, PendingRows):   # (read by index: iterating it counts as pulling its rows)
+                return any(walk(list.__getitem__(x, k), depth + 1) for k in range(len(x)))
             if isinstance(x, (list, tuple, set, frozenset)):
                 return any(walk(y, depth + 1) for y in x)
+            if type(x) in _BUILTIN_ITERATORS:   # what it will pull from (its reduced state: eager's containers)
+                try:
+                    state = x.__reduce__()
+                except Exception:  # noqa: BLE001
+                    return True
+                return any(walk(y, depth + 1) for y in state[1])
             if isinstance(x, dict):
                 return any(walk(y, depth + 1) for y in x.values())
             frame = getattr(x, "frame", None)   # local functions see their defining frame
@@ -1414,6 +1485,16 @@ class MutationMixin:
         for held in self.attr_writes.values():
             if walk(held[2], 0):
                 yield f"attribute '{held[1]}'"
+                return
+        for waiting in self.pending:
+            if walk(waiting, 0):
+                yield "a value an unpacking assignment has not assigned yet"
+                return
+        for rows in self.iterated:
+            if rows.pulled >= len(rows) or self._into_pulled_rows(rows):
+                continue
+            if hits(rows.source) or is_value and isinstance(rows.source, Value) and self.may_share(obj, rows.source):
+                yield "the rows a loop or an iterator over it has not pulled yet (eager reads each row when it is pulled)"
                 return
 
 
