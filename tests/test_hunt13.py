@@ -188,3 +188,39 @@ def test_user_sequence_over_traced_values_is_not_eagers_error():
     check(window_means, jnp.arange(5.0), 2, full_graph=False)
     sites = explain(to_static(window_means))(jnp.arange(5.0), 2).fallback_sites
     assert [s.code.code for s in sites] == ["A2G009"] and "natively on traced values" in sites[0].cause
+
+
+# ------------------------------------------------ a loop over an iterator of a trace-time array, written with traced values
+def prefix_sum_into_zeros(y):
+    x = np.zeros(4)   # made at trace time; the traced write makes it a graph value, the iterator reads x itself
+    for i, v in enumerate(x[:-1]):
+        x[i + 1] += v + y[i]
+    return x
+
+
+def scaled_rows_zip(y):
+    x = np.ones((3, 2))
+    for r, w in zip(x[1:], y[:2]):
+        x[0] += r * w
+    return x
+
+
+def double_pulled_rows(y):
+    x = np.arange(4.0)
+    for i, v in enumerate(x):
+        x[i] = 2 * v + y[i]   # the row just pulled: the rows still to pull are untouched
+    return x
+
+
+def test_a_traced_write_into_the_array_a_running_loop_iterates_is_eager():
+    """The loop's iterator (``enumerate(x[:-1])``, not a name) pulls each row
+    of the trace-time array when eager pulls it; a write with a traced value
+    into a row it has not pulled yet falls back (A2G007) instead of the
+    graph reading the rows as they were (one graph gave [0, 1, 2, 3] where
+    eager gives [0, 1, 3, 6]); a write into a row already pulled stays one
+    graph."""
+    y = jnp.arange(1.0, 6.0)
+    check(prefix_sum_into_zeros, y, full_graph=False)
+    assert "A2G007" in _codes(prefix_sum_into_zeros, y)
+    check(scaled_rows_zip, y, full_graph=False)
+    check(double_pulled_rows, y, graphs=1)

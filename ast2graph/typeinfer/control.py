@@ -1169,14 +1169,20 @@ class ControlMixin(ExitsMixin):
             self.run_body(stmt, ctx)
 
         pulled = iter(items)
-        while self.frame.env[ctx.brk] is not True:   # eager pulls no item once the loop has left
-            try:   # after a traced break, whether eager pulls a generator's next item depends on data
-                item = self.speculative_pull(pulled, source, stmt) \
-                    if isinstance(self.frame.env[ctx.brk], Value) and generators_in(source) else next(pulled)
-            except StopIteration:
-                break
-            if not self.guarded_iteration(stmt, ctx, lambda item=item: iteration(item)):
-                break
+        if source is not None:   # what it pulls from is seen by the alias walk (``mutation._references``)
+            self.loop_sources.append(source)
+        try:
+            while self.frame.env[ctx.brk] is not True:   # eager pulls no item once the loop has left
+                try:   # after a traced break, whether eager pulls a generator's next item depends on data
+                    item = self.speculative_pull(pulled, source, stmt) \
+                        if isinstance(self.frame.env[ctx.brk], Value) and generators_in(source) else next(pulled)
+                except StopIteration:
+                    break
+                if not self.guarded_iteration(stmt, ctx, lambda item=item: iteration(item)):
+                    break
+        finally:
+            if source is not None:
+                self.loop_sources[:] = [x for x in self.loop_sources if x is not source]
         self.after_loop(stmt, ctx)
 
     def _rolled_range(self, stmt: gast.For, rng: Any, traced: bool, exact: bool = False) -> None:

@@ -422,6 +422,7 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         self.traced_depth = 0
         self.loop_depth = 0
         self.loops_held: list = []   # each loop body running: what its ``for`` iterates (``LoopCtx.held``)
+        self.loop_sources: list = []   # each unrolled ``for`` running over an iterator: that iterator (what it still pulls)
         self.inline_depth = 0
         self.fresh: dict[int, tuple[int, Any]] = {}
         self.mutations = 0

@@ -462,6 +462,9 @@ _BUILTIN_ITERATORS = frozenset({type(iter([])), type(iter(())), type(iter(np.zer
                                 map, filter, type(reversed([]))})
 
 
+_NDARRAY_ITERATOR = type(iter(np.zeros(1)))
+
+
 class PendingRows(list):
     """The rows of a NumPy array (``source``) taken at trace time, all at
     once, by an iteration that eager makes lazily (``for v in x``,
@@ -1398,6 +1401,25 @@ class MutationMixin:
         k = int(first) + n if first < 0 else int(first)
         return 0 <= k < rows.pulled
 
+    def _into_pulled_items(self, source: Any) -> bool:
+        """``_into_pulled_rows`` for a loop's iterator over a NumPy array made
+        at trace time (``for i, v in enumerate(x): x[i] = 2 * v + y[i]``):
+        the write goes into that array itself at a row the iterator has
+        pulled already."""
+        try:
+            while type(source) is enumerate:
+                source = source.__reduce__()[1][0]
+            if type(source) is not _NDARRAY_ITERATOR:
+                return False
+            _, (base,), *state = source.__reduce__()
+        except Exception:  # noqa: BLE001 - not the iterator it looks like: unknown
+            return False
+        if type(base) is not np.ndarray or not base.ndim:
+            return False
+        rows = PendingRows(base, [None] * len(base))
+        rows.taken = int(state[0]) if state else len(base)   # (exhausted: all of them)
+        return self._into_pulled_rows(rows)
+
     def _frames(self) -> list:
         out, seen = [], set()
         for start in [self.frame, *self.callers]:
@@ -1489,6 +1511,11 @@ class MutationMixin:
         for waiting in self.pending:
             if walk(waiting, 0):
                 yield "a value an unpacking assignment has not assigned yet"
+                return
+        for source in getattr(self, "loop_sources", ()):
+            # ``for i, v in enumerate(x[:-1]): x[i + 1] += ...``: the iterator reads its rows as the loop pulls them
+            if not self._into_pulled_items(source) and walk(source, 0):
+                yield "the iterator a running loop pulls from (eager reads each item when it is pulled)"
                 return
         for rows in self.iterated:
             if rows.pulled >= len(rows) or self._into_pulled_rows(rows):
