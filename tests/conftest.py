@@ -33,7 +33,8 @@ _SLOW = Path(__file__).with_name("slow_tests.txt")
 # five tests (the report's agreement over the examples) last: it is turned off below. A fixed
 # order, the same in every worker process (pytest-xdist checks that they collect the same tests
 # in the same order).
-_LONG_FIRST = ("tests/test_corpus16.py", "tests/test_hunt_corpus.py", "tests/test_library_corpus.py",
+_LONG_FIRST = ("tests/test_corpus16.py", "tests/test_hunt_corpus.py", "tests/test_hunt_corpus_aliasing.py",
+               "tests/test_hunt_corpus_kinds.py", "tests/test_library_corpus.py",
                "tests/test_fuzz.py", "tests/test_report_agreement.py", "tests/test_examples.py")
 
 

@@ -66,9 +66,6 @@ KNOWN = {
                                "only (`limit < 5`, a Python float): listed as depends on values the report "
                                "cannot know",
     # the hunt corpus (benchmarks/hunt): the same kind, a site that hinges on what the caller passes
-    "item_arith_and_bools": "A2G003 (`k ** -1` of a traced Python int) appears only when `x` holds integers (the "
-                            "run's int arrays); for float data it is one graph (listed as depends: 'falls back if "
-                            "`x` is an integer array, one graph if a float32 jax.Array')",
     "integer_powers_and_shifts": "A2G003/A2G016 (`int(n)` needs its value, the Python int may leave int64) only "
                                  "when `n` is a traced array (the run's jnp.array(10)); one graph if a Python int "
                                  "(listed as depends: 'falls back if `n` is a traced array, one graph if a Python "
@@ -86,15 +83,16 @@ SAMPLE_RECALL_FLOOR, SAMPLE_PRECISION_FLOOR = 0.82, 0.98   # the sample: 5/6, 5/
 EXAMPLES_RECALL_FLOOR, EXAMPLES_PRECISION_FLOOR, EXAMPLES_WRONGLY_LISTED = 1.0, 1.0, 0.0
 PROGRAMS_RECALL_FLOOR, PROGRAMS_PRECISION_FLOOR, PROGRAMS_WRONGLY_LISTED = 1.0, 1.0, 0.0
 FAST_EXAMPLES = ("newton_solver", "numpy_model", "transformer_decoder", "flax_nnx_model")
-# the hunt corpus (python -m benchmarks.report_agreement --corpus hunt -v): 21 of its 24 fallbacks listed, no
-# function listed that is one graph (the three misses above depend on the caller's kinds)
+# the hunt corpus's first 98 programs (python -m benchmarks.report_agreement --corpus hunt -v): 21 of their 24
+# fallbacks listed at a522d1b, no function listed that is one graph; two of the misses depend on the caller's
+# kinds (above), the third (item_arith_and_bools) became one graph (h-fb13). The later 118 programs: not yet
 HUNT_RECALL_FLOOR, HUNT_PRECISION_FLOOR = 0.87, 0.98   # 21/24, 21/21
 # a fixed sample of the hunt corpus: functions the report once listed wrongly or missed, both kinds
-HUNT_SAMPLE_FALLS_BACK = ["safe_log_ratio", "counter_of_labels", "quadratic_roots", "nested_try_finally_counts",
-                          "collatz_steps"]
+# (safe_log_ratio fell back until math.log in a try became one graph: a one-graph sample now)
+HUNT_SAMPLE_FALLS_BACK = ["counter_of_labels", "quadratic_roots", "nested_try_finally_counts", "collatz_steps"]
 HUNT_SAMPLE_ONE_GRAPH = ["validate_then_compute", "cross_entropy_with_label_check", "int_overflow_python_vs_array",
-                         "recursive_sqrt_refine", "global_function_registry"]
-HUNT_SAMPLE_RECALL_FLOOR, HUNT_SAMPLE_PRECISION_FLOOR = 0.8, 0.98   # 4/5, 4/4
+                         "recursive_sqrt_refine", "global_function_registry", "safe_log_ratio"]
+HUNT_SAMPLE_RECALL_FLOOR, HUNT_SAMPLE_PRECISION_FLOOR = 0.74, 0.98   # 3/4, 3/3
 
 
 def check_agreement(rs: list, recall: float, precision: float, wrongly_listed: float | None = None) -> None:

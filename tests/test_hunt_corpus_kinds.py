@@ -1,0 +1,15 @@
+"""The hunt corpus's programs of the modules dtypes, effects, loops, kinds and outside
+(benchmarks/hunt), each against eager on every input set, as in
+test_hunt_corpus.py (a file of its own: each file runs on one worker).
+The report's agreement is not asserted on these yet."""
+
+import pytest
+
+from test_hunt_corpus import HANGS, XFAIL, check_program, corpus_params, part
+
+pytestmark = pytest.mark.slow   # minutes: deselected by -m "not slow"
+
+
+@pytest.mark.parametrize("prog", corpus_params(part("kinds"), HANGS, XFAIL))
+def test_program_equals_eager(prog):
+    check_program(prog, HANGS)
