@@ -273,7 +273,8 @@ def test_a_check_where_the_handler_cannot_be_exact_falls_back():
         check(p_user_function_after_the_check, x, full_graph=False)
         check(p_two_checks_in_one_statement, x, full_graph=False)
         check(p_check_in_an_inner_handler, x, full_graph=False)
-    for f in (p_print_after_the_check, p_user_function_after_the_check, p_two_checks_in_one_statement):
+    # (p_two_checks_in_one_statement: one graph since two checks in one statement may be taken by a handler, h-fb13)
+    for f in (p_print_after_the_check, p_user_function_after_the_check):
         assert "A2G008" in _fallback_codes(f, ZERO_FIRST)
     for m in (GOOD, SINGULAR):
         check(p_handler_keeps_the_exception, m, full_graph=False)

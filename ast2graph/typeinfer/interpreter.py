@@ -1068,7 +1068,9 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         """The items of an iterable known at trace time (array rows included)."""
         self.check_varlist_iteration(value, node)   # a list whose length depends on the data (varlist.py)
         if type(value) is KindedValue:   # the rows of each kind's object (a NumPy array's or a jax.Array's)
-            return self.split_kinds(value, lambda v: self.iterate_static(v, node), node)
+            # (plain lists: a NumPy kind's PendingRows and a jax.Array's list join as one structure;
+            # its rows then count as never pulled, so a write into that array falls back)
+            return self.split_kinds(value, lambda v: list(self.iterate_static(v, node)), node)
         if isinstance(value, Value):
             if not value.type.shape:
                 raise self.graph_break(FallbackCode.TRACE_ERROR, node, "iteration over a 0-d array")
