@@ -1037,6 +1037,16 @@ class _Search:
         """The parameters among ``names`` not assigned above ``line`` (still the argument there)."""
         return {p for p in names & set(kinds) if self.first_store.get(p, line) >= line}
 
+    def flowing_to_site(self, site: FallbackSite, kinds: dict[str, int]) -> set[str]:
+        """``flowing`` to the site's line; a site in a function this one calls
+        (a helper's recursion, a helper's ``int(x)``): to every line of this
+        function that calls a function by name (what the helper is handed)."""
+        line = site.loc.line
+        if site.loc.file == self.path and self.node.lineno <= line <= (self.node.end_lineno or line):
+            return self.flowing(line, kinds)
+        calls = {n.lineno for n in ast.walk(self.node) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
+        return set().union(*(self.flowing(at, kinds) for at in sorted(calls)))
+
     def flowing(self, line: int, kinds: dict[str, int], on: set[str] | None = None) -> set[str]:
         """Parameters named on ``line`` or flowing into a variable named
         there (through the assignments of the function, by name): each
@@ -1261,7 +1271,7 @@ class _Search:
         rank: dict[str, tuple] = {}   # the first site's own names first, then what flows there
         for k, s in enumerate(run.sites):
             if _needs_value(s):
-                for p in self.flowing(s.loc.line, kinds):
+                for p in self.flowing_to_site(s, kinds):
                     if kinds[p] < _INT or kinds[p] == _SCALAR:
                         rank.setdefault(p, (k, p not in self.named(s.loc.line, kinds)))
         for p in sorted(rank, key=lambda p: (p in settled, rank[p], p)):   # one at a time: a refutation names it

@@ -104,3 +104,43 @@ def test_stateful_numpy_random_falls_back_and_draws_what_eager_draws():
     np.testing.assert_allclose(e.result, want, rtol=1e-6)
     assert [s.code.code for s in e.fallback_sites] == ["A2G002"]   # a call with a Python side effect
     assert "numpy.random.normal" in e.fallback_sites[0].cause
+
+
+def _bisect(f, lo, hi, depth=0):
+    mid = (lo + hi) / 2
+    if depth == 30 or hi - lo < 1e-6:
+        return mid, depth
+    if f(mid) > 0:
+        return _bisect(f, lo, mid, depth + 1)
+    return _bisect(f, mid, hi, depth + 1)
+
+
+def recursive_bisection(c):
+    return _bisect(lambda t: t * t - c, 0.0, 4.0)
+
+
+def test_recursion_under_a_traced_branch_falls_back_before_it_doubles():
+    """Both sides of a traced ``if`` are inlined: a recursion 30 deep under
+    one would inline 2**30 calls (the conversion never finished). It stops
+    after ``max_traced_recursion`` inlined calls with an A2G011 site, and the
+    call runs in Python: eager's result, in seconds."""
+    e = check(recursive_bisection, jnp.float32(2.0), full_graph=False)
+    assert [s.code.code for s in e.fallback_sites][:1] == ["A2G011"]
+    assert "under a traced branch" in e.fallback_sites[0].cause
+
+
+def _tree_sum(x, depth):
+    if depth == 0:
+        return x
+    if x.sum() > 0:
+        return _tree_sum(x * 0.5, depth - 1) + 1.0
+    return _tree_sum(x + 1.0, depth - 1) - 1.0
+
+
+def shallow_traced_recursion(x):
+    return _tree_sum(x, 3)
+
+
+@pytest.mark.parametrize("x", [X, -X - 1], ids=["pos", "neg"])
+def test_shallow_recursion_under_a_traced_branch_is_one_graph(x):
+    check(shallow_traced_recursion, x, graphs=1, full_graph=True)

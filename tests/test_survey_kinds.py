@@ -110,6 +110,17 @@ def test_recursion_depends_on_its_bound_being_a_python_int() -> None:
                for s in depends)
 
 
+def test_a_helpers_recursion_under_a_traced_branch_depends_on_the_argument() -> None:
+    # the survey once inlined 2**30 calls here (never finished); the site is in
+    # the helper, the value that decides is the caller's `c`
+    assert _run_sites("bisection_root", 2.0) == set()
+    assert {code for code, _ in _run_sites("bisection_root", jnp.array(2.0))} == {"A2G011"}
+    assert _survey("bisection_root", ALWAYS) == []
+    depends = _survey("bisection_root", DEPENDS)
+    assert [s.site.code.code for s in depends] == ["A2G011"]
+    assert "`c` is a traced array" in depends[0].site.cause and "one graph if a Python" in depends[0].site.cause
+
+
 def test_every_depends_site_says_on_what() -> None:
     # a depends site names the value it hinges on and the assumption: none is left without a condition
     from ast2graph.report import report_path

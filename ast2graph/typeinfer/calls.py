@@ -2374,6 +2374,13 @@ class CallMixin(GeneratorMixin, SortMixin):
     def _run_frame(self, frame: Frame, node: Any) -> Any:
         if self.inline_depth >= self.options.max_inline_depth:
             raise self.graph_break(FallbackCode.RECURSION, node, f"calls nested deeper than {self.options.max_inline_depth} (recursion?)")
+        if self.traced_depth and any(f is not None and _same_function(f.unit, frame.unit) for f in (self.frame, *self.callers)):
+            self.traced_recursions += 1
+            if self.traced_recursions > self.options.max_traced_recursion:
+                raise self.graph_break(
+                    FallbackCode.RECURSION, node,
+                    f"recursion under a traced branch: both sides of a traced `if` are inlined, so the calls double "
+                    f"at every level (more than {self.options.max_traced_recursion} inlined)")
         outer, outer_cont = self.frame, self.cont
         # where the graph stood when the call began: a value made later is in
         # no value the caller evaluated before it (mutation._made_during)
@@ -2392,6 +2399,12 @@ class CallMixin(GeneratorMixin, SortMixin):
             self.callers.pop()
             self.call_nodes.pop()
             self.frame, self.cont = outer, outer_cont
+
+
+def _same_function(a: Any, b: Any) -> bool:
+    """Two units of one function's source (each call may parse its own)."""
+    return a is b or (a.filename, a.qualname, getattr(a.tree, "lineno", 0)) == \
+        (b.filename, b.qualname, getattr(b.tree, "lineno", 0))
 
 
 # builtins that keep a function to call later: given a local function they would keep the trace's stand-in

@@ -424,6 +424,7 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         self.loops_held: list = []   # each loop body running: what its ``for`` iterates (``LoopCtx.held``)
         self.loop_sources: list = []   # each unrolled ``for`` running over an iterator: that iterator (what it still pulls)
         self.inline_depth = 0
+        self.traced_recursions = 0   # recursive calls inlined under a traced branch (``CallMixin._run_frame``)
         self.fresh: dict[int, tuple[int, Any]] = {}
         self.mutations = 0
         self.mutated: list[int] = []   # ids of this trace's objects mutated, in order (``check_mutable``)

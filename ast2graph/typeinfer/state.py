@@ -41,6 +41,9 @@ class Options:
     max_unroll: int = 512            # beyond this a loop that cannot roll falls back
     static_iteration_limit: int = 100_000
     max_inline_depth: int = 32
+    # recursive calls inlined under traced branches (both sides of each traced
+    # ``if`` are inlined, so such recursion doubles at every level)
+    max_traced_recursion: int = 64
     static_values: int = 4           # distinct values of a Python number argument before it is traced
     max_iters: int | None = None     # traced while / traced-bound for: lax.scan of this many steps
 
