@@ -381,3 +381,75 @@ def test_while_true_that_cannot_roll_stops_unrolling_at_max_unroll():
     result (it unrolled until ``static_iteration_limit``, each iteration nested
     deeper: conversion never finished)."""
     check(grow_until, jnp.ones(1), full_graph=False, max_unroll=8)
+
+
+# ------------------------------------------- a counter of a loop with a traced break
+# ``while True: ...; if abs(prev - loss) < tol: break; ...; it += 1``: rolling
+# turns ``it`` into an int of the graph, still eager's Python int, and counting
+# by one it would take 2**31 iterations to leave int32. Such a loop used to
+# unroll up to max_unroll iterations, each nested under the last one's traced
+# exit (a 20-30 s conversion); it now rolls. A number bound any other way keeps
+# the exact rule.
+
+XS = jnp.array([1.0, 2.0, -1.0, 0.5])
+YS = jnp.array([2.0, 4.1, -2.0, 0.9])
+
+
+def _loss(w):
+    return jnp.mean((w * XS - YS) ** 2)
+
+
+def train_until_converged(w, lr, tol):
+    prev = None
+    it = 0
+    while True:
+        loss = _loss(w)
+        if prev is not None and abs(prev - loss) < tol:
+            break
+        if it >= 200:
+            break
+        prev = loss
+        w = w - lr * jax.grad(_loss)(w)
+        it += 1
+    return w, it, float(loss)
+
+
+@pytest.mark.parametrize("lr,tol", [(0.1, 1e-4), (0.01, 1e-9), (0.3, 1e-1)])
+def test_counter_of_a_loop_with_a_traced_break_rolls(lr, tol):
+    e = check(train_until_converged, jnp.float32(0.0), lr, tol, graphs=1)
+    modes = {(d.construct, d.mode) for d in e.decisions}
+    assert ("while", "lax.while_loop") in modes and not any(d.construct == "while" and d.mode == "unrolled"
+                                                            for d in e.decisions)
+
+
+def doubling_until_big(x, limit):
+    k = 1
+    while True:
+        if x.sum() * k > limit:
+            break
+        k = k * 2 + 1     # not a counter by one: may leave int32 in 31 iterations
+        x = x + 1.0
+        if k > 10**12:
+            break
+    return k, x
+
+
+@pytest.mark.parametrize("limit", [5.0, 1e6, 1e30])
+def test_a_number_grown_otherwise_stays_exact(limit):
+    check(doubling_until_big, XS, limit, full_graph=False)
+
+
+def counted_countdown(x):
+    n = 40
+    while True:
+        x = x * 0.9
+        n -= 1
+        if n == 0:
+            break
+    return n, x
+
+
+def test_a_counter_with_a_static_exit_stays_static():
+    # no traced exit: the loop's end is static, the counter is eager's int whatever the loop becomes
+    e = check(counted_countdown, XS, graphs=1)
+    assert e.result[0] == 0 and type(e.result[0]) is int

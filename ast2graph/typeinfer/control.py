@@ -899,6 +899,8 @@ class ControlMixin(ExitsMixin):
                     self.restore_inputs(inputs)
                     self._restore_decisions(decisions)
 
+                if any(isinstance(self.frame.env.get(flag), Value) for flag in (ctx.brk, ctx.ret)):
+                    self.__dict__.setdefault("_traced_exit_loops", set()).add(id(stmt))
                 restore()
                 try:
                     self._rolled_while(stmt, exact=exact, ctx=self.new_loop(stmt))
@@ -1501,7 +1503,7 @@ class ControlMixin(ExitsMixin):
                     and not any(isinstance(x, _Traced) for n in names for x in _flatten(state[n])[0]):
                 raise _StaticLoop()
             if exact and iteration == 0:
-                self._check_exact_widening([n for n in names if n not in exempt], env0, env)
+                self._check_exact_widening([n for n in names if n not in exempt], env0, env, stmt)
             new = {n: self._widen(stmt, n, state[n], env.get(n, UNBOUND), n in flagged) for n in names}
             if all(_same_template(new[n], state[n]) for n in names):
                 self._yield_carried(stmt, names, state, env, regs[-1])
@@ -1534,7 +1536,7 @@ class ControlMixin(ExitsMixin):
         stack = self.__dict__.get("_carried_writes")
         return bool(stack) and key in stack[-1]
 
-    def _check_exact_widening(self, names: list[str], env0: dict, env: dict) -> None:
+    def _check_exact_widening(self, names: list[str], env0: dict, env: dict, stmt: Any = None) -> None:
         pairs = []
         for n in names:
             old, new = env0.get(n, UNBOUND), env.get(n, UNBOUND)
@@ -1544,6 +1546,8 @@ class ControlMixin(ExitsMixin):
                 pairs += [(n, a, b) for a, b in zip(olds, news)]
             else:
                 pairs.append((n, old, new))
+        # a loop seen to break or return under a traced condition in the iterations unrolled before (exec_While)
+        traced_exit = stmt is not None and id(stmt) in self.__dict__.get("_traced_exit_loops", ())
         for n, old, new in pairs:
             if not isinstance(old, (bool, int, float, complex)):
                 continue
@@ -1554,6 +1558,12 @@ class ControlMixin(ExitsMixin):
                 unsafe = False   # a Python float of the graph as wide as eager's (float(v @ w) of float64 data)
             elif isinstance(new, Value):
                 unsafe = new.type.weak_type or new.type.dtype.kind in "biu" and not isinstance(old, bool)
+            elif traced_exit and type(old) is int and type(new) is int and abs(old) < 2**20 and \
+                    _counted_by_one(stmt, n):
+                # a counter (`it += 1`) of a loop that leaves by a traced break or return: its value after the
+                # loop depends on the data whether the loop rolls or unrolls; it would take 2**31 iterations to
+                # leave int32 by steps of one (the rule of lattice.WIDE_INTS), and it stays a Python int
+                unsafe = False
             else:
                 unsafe = isinstance(new, (bool, int, float, complex)) and not same_static(old, new)
             if unsafe:
@@ -1728,6 +1738,25 @@ class _JoinError(Exception):
 
 class _Rebound(Exception):
     """A loop body bound another object to a variable whose list or dict the loop kept."""
+
+
+def _counted_by_one(stmt: Any, name: str) -> bool:
+    """Every binding of ``name`` in the loop ``stmt`` (its test, its body, the
+    functions defined in it) is ``name += 1`` or ``name -= 1``."""
+    found = False
+    for node in gast.walk(stmt):
+        if isinstance(node, gast.AugAssign) and isinstance(node.target, gast.Name) and node.target.id == name:
+            step = node.value
+            if not (isinstance(node.op, (gast.Add, gast.Sub)) and isinstance(step, gast.Constant)
+                    and type(step.value) is int and step.value == 1):
+                return False
+            found = True
+        elif isinstance(node, gast.Name) and node.id == name and not isinstance(node.ctx, gast.Load):
+            if not any(isinstance(a, gast.AugAssign) and a.target is node for a in gast.walk(stmt)):
+                return False
+        elif isinstance(node, (gast.Global, gast.Nonlocal)) and name in node.names:
+            return False
+    return found
 
 
 def _holds_exactly(dtype: np.dtype, old: Any) -> bool:
