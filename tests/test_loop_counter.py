@@ -453,3 +453,21 @@ def test_a_counter_with_a_static_exit_stays_static():
     # no traced exit: the loop's end is static, the counter is eager's int whatever the loop becomes
     e = check(counted_countdown, XS, graphs=1)
     assert e.result[0] == 0 and type(e.result[0]) is int
+
+
+def fit_counting(w):
+    count = 0
+    for step in range(300):
+        w = w - 0.1 * w
+        if jnp.abs(w).sum() < 1e-3:
+            break
+        if w.sum() > 1.0:
+            count += 1
+    return w, count
+
+
+@pytest.mark.parametrize("w", [jnp.ones(3), jnp.zeros(3), jnp.full(3, 1e4)], ids=["ends", "at-once", "never"])
+def test_counter_of_a_for_with_a_traced_break_rolls(w):
+    # it unrolled all 300 iterations (a 24 s compile) because `count` was a Python int
+    e = check(fit_counting, w, graphs=1)
+    assert for_modes(e) == ["lax.fori_loop"]

@@ -1546,24 +1546,26 @@ class ControlMixin(ExitsMixin):
                 pairs += [(n, a, b) for a, b in zip(olds, news)]
             else:
                 pairs.append((n, old, new))
-        # a loop seen to break or return under a traced condition in the iterations unrolled before (exec_While)
-        traced_exit = stmt is not None and id(stmt) in self.__dict__.get("_traced_exit_loops", ())
+        # a loop seen to break or return under a traced condition: in this pass (its exit flag is traced), or
+        # in the iterations unrolled before (exec_While)
+        traced_exit = stmt is not None and (id(stmt) in self.__dict__.get("_traced_exit_loops", ()) or any(
+            isinstance(env.get(n), Value) for n in names if n.startswith(("<break ", "<return "))))
         for n, old, new in pairs:
             if not isinstance(old, (bool, int, float, complex)):
                 continue
-            if isinstance(new, KindedValue):   # its Python number stays one, exact
+            if traced_exit and type(old) is int and abs(old) < 2**20 and _counted_by_one(stmt, n) and (
+                    type(new) is int or isinstance(new, Value) and new.type.python and not new.type.shape):
+                # a counter (`it += 1`) of a loop that leaves by a traced break or return: its value after the
+                # loop depends on the data whether the loop rolls or unrolls; it would take 2**31 iterations to
+                # leave int32 by steps of one (the rule of lattice.WIDE_INTS), and it stays a Python int
+                unsafe = False
+            elif isinstance(new, KindedValue):   # its Python number stays one, exact
                 unsafe = False
             elif isinstance(new, Value) and new.type.python and not new.type.mixed and not new.type.shape \
                     and _holds_exactly(new.type.dtype, old):
                 unsafe = False   # a Python float of the graph as wide as eager's (float(v @ w) of float64 data)
             elif isinstance(new, Value):
                 unsafe = new.type.weak_type or new.type.dtype.kind in "biu" and not isinstance(old, bool)
-            elif traced_exit and type(old) is int and type(new) is int and abs(old) < 2**20 and \
-                    _counted_by_one(stmt, n):
-                # a counter (`it += 1`) of a loop that leaves by a traced break or return: its value after the
-                # loop depends on the data whether the loop rolls or unrolls; it would take 2**31 iterations to
-                # leave int32 by steps of one (the rule of lattice.WIDE_INTS), and it stays a Python int
-                unsafe = False
             else:
                 unsafe = isinstance(new, (bool, int, float, complex)) and not same_static(old, new)
             if unsafe:
