@@ -1,0 +1,114 @@
+"""The library sweep in h-lib9 (issue 16, library part): library functions
+called with jax.Array inputs, and the layout of NumPy's copies.
+
+* A SciPy function with a JAX equivalent validated on exemplars is its
+  equivalent with jax.Array operands too: the exemplars SciPy is checked on are
+  then jax.Arrays, as eager hands SciPy (``scipy.linalg.solve``/``inv``/
+  ``cho_factor``); SciPy's own call on the host where an input or a result is
+  not finite, on the jax.Arrays eager has.
+* ``np.array(x, copy=np._CopyMode.IF_NEEDED)`` of a jax.Array (array_api_compat's
+  ``asarray``, scipy's ``_apply_over_batch``) views its buffer read-only, as
+  ``np.asarray`` does; ``order="C"``/``device="cpu"`` too. A probed library
+  function whose eager result is read-only gives a read-only result.
+* ``x.copy(order)``, ``np.copy(a, order)``, ``np.asfortranarray``,
+  ``np.ascontiguousarray`` give eager's layout (``.flags`` answers as
+  eager's); ``x.T`` of a known layout has the transposed one.
+"""
+
+from __future__ import annotations
+
+import jax.numpy as jnp
+import numpy as np
+import scipy.linalg
+import scipy.special
+
+from ast2graph import explain
+from tests.helpers import check, check_sequence
+
+rng = np.random.default_rng(9)
+A = rng.standard_normal((4, 4)) + 4 * np.eye(4)
+b = rng.standard_normal(4)
+
+
+def _flags(a):
+    return (type(a).__name__, a.flags.writeable, a.flags.c_contiguous, a.flags.f_contiguous)
+
+
+def test_scipy_equivalent_with_jax_operands():
+    def f(a, v):
+        x = scipy.linalg.solve(a, v)
+        return x, scipy.linalg.inv(a) @ v
+    check(f, jnp.asarray(A), jnp.asarray(b), full_graph=True)
+
+
+def test_scipy_equivalent_with_jax_operands_singular_on_a_later_call():
+    # the verdict is cached per signature: a singular matrix later raises SciPy's own error
+    check_sequence(lambda: (scipy.linalg.solve, None),
+                   [lambda f, w: f(jnp.asarray(A), jnp.asarray(b)),
+                    lambda f, w: f(jnp.zeros((4, 4)), jnp.asarray(b)),
+                    lambda f, w: f(jnp.asarray(A.T), jnp.asarray(b))], full_graph=True)
+
+
+def test_scipy_python_with_jax_operands():
+    # qr, eigh: SciPy's Python (_apply_over_batch's np.array(x, copy=IF_NEEDED), LAPACK wrappers)
+    def f(a):
+        q, r = scipy.linalg.qr(a)
+        w, v = scipy.linalg.eigh(a + a.T)
+        return q, r, w, np.abs(v)
+    check(f, jnp.asarray(A), full_graph=True)
+
+
+def test_logsumexp_of_a_jax_array():
+    check(scipy.special.logsumexp, jnp.asarray(b), full_graph=True)
+
+
+def test_array_if_needed_of_a_jax_array_is_read_only():
+    def f(x):
+        a = np.array(x, copy=np._CopyMode.IF_NEEDED)
+        c = np.asarray(x, order="C")
+        return _flags(a), _flags(c), a * 2
+    check(f, jnp.ones((3, 4)), full_graph=True)
+
+
+def test_copy_orders_of_a_numpy_array():
+    def f(x):
+        a = x.T
+        return (_flags(x.copy()), _flags(x.copy(order="F")), _flags(x.copy("A")), _flags(a.copy(order="K")),
+                _flags(a.copy(order="A")), _flags(np.copy(x, order="F")), _flags(np.copy(a)),
+                _flags(np.ascontiguousarray(a)), np.asfortranarray(x) * 2, np.asfortranarray(a) is a)
+    check(f, np.arange(12.0).reshape(3, 4), full_graph=True)
+
+
+def test_copy_orders_of_a_jax_array():
+    def f(x):
+        a = np.asarray(x)
+        return (_flags(a.copy(order="F")), _flags(np.copy(x, order="F")), _flags(np.asfortranarray(x)),
+                _flags(np.ascontiguousarray(a.T)), _flags(np.asfortranarray(x[0])), np.copy(x) + 1)
+    check(f, jnp.arange(12.0).reshape(3, 4), full_graph=True)
+
+
+def test_copy_layout_follows_the_argument_layout():
+    # the argument's layout is in the plan key: a Fortran-ordered argument re-specialises
+    def f(x):
+        c = x.copy(order="K")
+        return _flags(c), _flags(np.ascontiguousarray(x)), c * 2
+    check_sequence(lambda: (f, None), [lambda f, w: f(np.ones((3, 4))), lambda f, w: f(np.asfortranarray(np.ones((3, 4)))),
+                                       lambda f, w: f(np.ones((3, 4)))], full_graph=True)
+
+
+def test_write_into_a_fortran_copy():
+    def f(x):
+        y = np.asfortranarray(x)
+        y[0, 0] = 5.0
+        return y, _flags(y), x
+    check(f, np.arange(6.0).reshape(2, 3), full_graph=True)
+
+
+def test_copy_order_k_of_an_unknown_layout_falls_back():
+    # a strided view's "K" copy: its layout is not known to the graph
+    def f(x):
+        v = x[:, ::2]
+        return _flags(v.copy(order="K")), v.sum()
+    e = explain(f)(np.arange(12.0).reshape(3, 4))
+    assert e.result[0] == f(np.arange(12.0).reshape(3, 4))[0]
+    check(f, np.arange(12.0).reshape(3, 4), full_graph=False)
