@@ -112,3 +112,52 @@ def test_copy_order_k_of_an_unknown_layout_falls_back():
     e = explain(f)(np.arange(12.0).reshape(3, 4))
     assert e.result[0] == f(np.arange(12.0).reshape(3, 4))[0]
     check(f, np.arange(12.0).reshape(3, 4), full_graph=False)
+
+
+def test_and_with_a_static_string_in_a_test():
+    # scipy.linalg's _check_info: ``if info > 0 and positive:`` with a traced info
+    def f(x, positive="did not converge"):
+        info = x.sum() > 0
+        if info and positive:
+            return x * 2
+        if not (info or ""):
+            return x - 1
+        return x
+    check_sequence(lambda: (f, None), [lambda f, w: f(jnp.ones(3)), lambda f, w: f(-jnp.ones(3)),
+                                       lambda f, w: f(jnp.ones(3), "")], full_graph=True)
+
+
+def test_and_with_a_static_string_as_a_value_falls_back():
+    def f(x, positive="did not converge"):
+        return (x.sum() > 0) and positive
+    for x in (jnp.ones(3), -jnp.ones(3)):
+        e = explain(f)(x)
+        assert e.fallback_sites and str(e.result) == str(f(x))
+
+
+def test_matrix_products_are_c_ordered():
+    # scipy.linalg.solve_sylvester's np.dot(u, q) read by get_lapack_funcs' ``.flags.fortran``
+    def f(u, q):
+        d = np.dot(np.asfortranarray(u), q)
+        m = np.asarray(q).T @ u
+        return _flags(d), _flags(m), d, m
+    check(f, np.arange(9.0).reshape(3, 3), jnp.ones((3, 3)), full_graph=True)
+
+
+def test_atleast_2d_of_a_matrix_is_itself():
+    def f(x):
+        a = np.atleast_2d(x)
+        b = np.atleast_1d(np.asfortranarray(x))
+        return a is x, _flags(b), a * 2
+    check(f, np.ones((2, 3)), full_graph=True)
+
+
+def test_may_share_memory_of_a_jax_buffer_and_a_new_array():
+    # scipy.ndimage's rank filters (scipy.signal.medfilt): np.may_share_memory(input, output)
+    def f(x):
+        a = np.asarray(x)
+        out = np.zeros(a.shape)
+        shared = np.may_share_memory(a, out)
+        out[...] = a * 2
+        return shared, out
+    check(f, jnp.arange(4.0), full_graph=True)

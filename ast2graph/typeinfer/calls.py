@@ -123,6 +123,14 @@ _MATH_ROUNDINGS = ((math.floor, "floor"), (math.ceil, "ceil"), (math.trunc, "tru
 _LINALG_ERRORS = ((np.linalg.inv, "Singular matrix"), (np.linalg.solve, "Singular matrix"),
                   (np.linalg.cholesky, "Matrix is not positive definite"))
 # JAX creation functions folded at trace time from static Python data (``fold_constant``)
+def _atleast_is_self(callee: Any, x: Any) -> bool:
+    """Whether eager's ``np.atleast_Nd(x)`` is ``x`` itself: a NumPy array
+    (not a NumPy scalar) of at least N dimensions."""
+    n = next((k for k, f in ((1, np.atleast_1d), (2, np.atleast_2d), (3, np.atleast_3d)) if callee is f), None)
+    return n is not None and isinstance(x, Value) and x.type.kinds == {"numpy"} and not x.type.mixed \
+        and len(x.type.shape) >= n
+
+
 def _owns_memory(a: np.ndarray) -> bool:
     """The NumPy array ``a``'s memory is NumPy's own: the end of its chain of
     bases allocated it (no other object's buffer, such as a jax.Array's)."""
@@ -563,6 +571,8 @@ class CallMixin(GeneratorMixin, SortMixin):
                                    "holds the function", "call")
         if traced and numpy_api.returns_operand(callee, args, kwargs):
             return args[0]   # np.asarray(x) of a NumPy array is x itself
+        if traced and not kwargs and len(args) == 1 and _atleast_is_self(callee, args[0]):
+            return args[0]   # np.atleast_2d(a) of a 2-D ndarray is a itself (its layout, its flags)
         request = layouts.order_request(callee, args, kwargs) if traced else None
         if request is not None:   # np.copy(a, order="F"), np.asfortranarray(a): eager's layout
             copied = self._layout_copy(request, node, qualified_name(callee))

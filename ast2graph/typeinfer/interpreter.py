@@ -398,6 +398,26 @@ def _counter_range(value: int) -> bool:
     return _COUNTER_RANGE[0] <= value <= _COUNTER_RANGE[1]
 
 
+_PARENTS: dict[int, tuple] = {}
+
+
+def _truth_only(tree: Any, node: Any) -> bool:
+    """Only the truth of ``node``'s value is read: it is the test of an
+    ``if``, ``while``, ``assert`` or conditional expression, a comprehension's
+    condition, or the operand of ``not``."""
+    cached = _PARENTS.get(id(tree))
+    if cached is None or cached[0] is not tree:
+        if len(_PARENTS) > 256:
+            _PARENTS.clear()
+        cached = _PARENTS[id(tree)] = (tree, {id(c): n for n in gast.walk(tree) for c in gast.iter_child_nodes(n)})
+    parent = cached[1].get(id(node))
+    if isinstance(parent, (gast.If, gast.While, gast.IfExp, gast.Assert)):
+        return parent.test is node
+    if isinstance(parent, gast.comprehension):
+        return any(c is node for c in parent.ifs)
+    return isinstance(parent, gast.UnaryOp) and isinstance(parent.op, gast.Not)
+
+
 def _copying_index(obj: np.ndarray, idx: Any) -> bool:
     """``obj[idx]`` is a copy in NumPy, never a view of ``obj``: an advanced
     index (an integer array, traced or not; a list), or an integer for every
@@ -1487,6 +1507,12 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
                                        f"`{'and' if is_and else 'or'}` has a side effect (a print, a host call) that eager "
                                        "runs only when the left operand does not decide", "boolop",
                                        hint="write an `if` around the call")
+            if type(other) in (bool, int, float, str, bytes, type(None)) and _truth_only(self.frame.unit.tree, node):
+                # ``if info > 0 and positive:`` (scipy.linalg's _check_info): only the truth is read, which is
+                # the left operand's where the static right one does not decide, else the right one's
+                result = truth if bool(other) == is_and else bool(other)
+                self.decide(node, "boolop", "select", "traced left operand of a test: its truth and the static right one's")
+                continue
             result = self._select_operand(node, truth, other, result, is_and)
             if type(other) in (bool, int, float, str, type(None)) and bool(other) != is_and:
                 # ``a and False`` is falsy, ``a or True`` truthy, whatever the traced ``a`` holds: an ``if``

@@ -214,6 +214,10 @@ def _converts_numpy_dtype(leaves: list, results: list) -> bool:
         and all(isinstance(r, Value) and np.dtype(r.type.dtype) == np.dtype(rest[0]) for r in results)
 
 
+# NumPy's matrix products: a new C-ordered array of two ndarray operands (nothing else: no ``out=``)
+_PRODUCTS = (np.dot, np.matmul, operator.matmul)
+
+
 def _conversion_name(user: Any, treedef: Any, leaves: list) -> str:
     """``user``'s name, ``"asarray"`` for ``np.array(x, copy=...)`` with a copy
     that is not forced (``None``, ``False``, ``np._CopyMode.IF_NEEDED``/``NEVER``:
@@ -697,6 +701,17 @@ class MutationMixin:
     # ------------------------------------------------------------ kinds
     def mark_kinds(self, fn: Any, label: str, treedef: Any, leaves: list, out_tree: Any, out_leaves: list,
                    node: Any, callee: Any = None) -> None:
+        self._mark_kinds(fn, label, treedef, leaves, out_tree, out_leaves, node, callee)
+        user = fn if callee is None else callee
+        if any(user is f for f in _PRODUCTS) and [isinstance(x, Value) for x in leaves if x is not None] == [True, True]:
+            for r in out_leaves:   # np.dot(a, b), a @ b of ndarrays: a new C-ordered array, whatever the operands'
+                if isinstance(r, Value) and r.type.kinds == {"numpy"} and r.type.shape and id(r) not in self.view_of:
+                    self.writeable_arrays[id(r)] = (r, id(r))
+                    self.__dict__.setdefault("known_layouts", {})[id(r)] = (
+                        r, arrays.allocated_contiguity(r.type.shape) or (True, False))
+
+    def _mark_kinds(self, fn: Any, label: str, treedef: Any, leaves: list, out_tree: Any, out_leaves: list,
+                    node: Any, callee: Any = None) -> None:
         """Each result's eager kind (``ArrayType.numpy``/``.python``/``.mixed``;
         otherwise a jax.Array), and which results are views of NumPy operands.
         ``callee``: the function the user called, when ``fn`` is what the graph
