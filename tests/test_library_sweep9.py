@@ -161,3 +161,11 @@ def test_may_share_memory_of_a_jax_buffer_and_a_new_array():
         out[...] = a * 2
         return shared, out
     check(f, jnp.arange(4.0), full_graph=True)
+
+
+def test_broadcast_arrays_of_jax_arrays_is_a_tuple():
+    # scipy.special.spherical_jn: np.broadcast_arrays(n, z) of jax.Arrays (jnp's is a list)
+    def f(x, y):
+        r = np.broadcast_arrays(x, y)
+        return type(r).__name__, [(type(v).__name__, v.flags.writeable) for v in r], r[0] * 2, r[1]
+    check(f, jnp.ones(3), jnp.arange(6.0).reshape(2, 3), full_graph=True)

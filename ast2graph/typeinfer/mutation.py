@@ -301,7 +301,13 @@ def _exemplar(v: Value, rng: np.random.Generator) -> Any:
 READONLY = "read-only"   # ``probe_kinds``: eager's result on the exemplars was a read-only ndarray
 
 
-def probe_kinds(fn: Any, treedef: Any, leaves: list, out_tree: Any, out_leaves: list) -> tuple[list, str]:
+def _lists(x: Any) -> Any:
+    """``x`` with its plain tuples as lists (nested)."""
+    return [_lists(v) for v in x] if type(x) in (list, tuple) else x
+
+
+def probe_kinds(fn: Any, treedef: Any, leaves: list, out_tree: Any, out_leaves: list,
+                loose: bool = False) -> tuple[list, str]:
     """Run ``fn`` once on data of its operands' eager kinds and read the kinds
     of its results: for each ``Value`` of ``out_leaves`` (in order), ``(kind,
     shares)``: ``"numpy"``, ``"python"`` or ``"jax"``, and the positions in
@@ -309,7 +315,9 @@ def probe_kinds(fn: Any, treedef: Any, leaves: list, out_tree: Any, out_leaves: 
     and ``READONLY`` where the result was a read-only ndarray.
     The second element is empty, or why the kinds are not known: the function
     raised, or returned another structure or other static values than it did
-    on tracers (it took another path for eager's objects)."""
+    on tracers (it took another path for eager's objects). ``loose``: a
+    plain tuple of eager's may be a list of the graph's (the caller puts the
+    graph's result in eager's containers: ``numpy_api.with_eager_containers``)."""
     import warnings
 
     rng = np.random.default_rng(_PROBE_SEED)
@@ -318,9 +326,13 @@ def probe_kinds(fn: Any, treedef: Any, leaves: list, out_tree: Any, out_leaves: 
         with warnings.catch_warnings(), np.errstate(all="ignore"):
             warnings.simplefilter("ignore")
             args, kwargs = jax.tree_util.tree_unflatten(treedef, dummies)
-            got, got_tree = tree_flatten(fn(*args, **kwargs))
+            eager = fn(*args, **kwargs)
+            got, got_tree = tree_flatten(eager)
     except Exception as e:  # noqa: BLE001 - the kinds are not known: the caller falls back
         return [], f"running it on data of eager's kinds raised {type(e).__name__}"
+    if loose and got_tree != out_tree and len(got) == len(out_leaves) and \
+            tree_flatten(_lists(eager))[1] == tree_flatten(_lists(jax.tree_util.tree_unflatten(out_tree, out_leaves)))[1]:
+        got_tree = out_tree
     if got_tree != out_tree:
         return [], "it returns another structure for eager's NumPy arrays or Python numbers than for traced values"
     kinds = []
@@ -731,7 +743,9 @@ class MutationMixin:
             if any(x.type.mixed for x in values):
                 raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{qualified_name(user)} is given a value whose "
                                        "kind (NumPy array, Python number or jax.Array) depends on the path taken")
-            kinds, why = probe_kinds(user, treedef, leaves, out_tree, out_leaves)
+            # (np.broadcast_arrays' tuple where jnp's is a list: the caller puts the result in eager's containers)
+            loose = fn is not user and is_numpy_callable(user)
+            kinds, why = probe_kinds(user, treedef, leaves, out_tree, out_leaves, loose)
             if why:
                 raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"the kind of object eager's "
                                        f"{qualified_name(user)} returns is not known: {why}")
