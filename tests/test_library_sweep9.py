@@ -169,3 +169,12 @@ def test_broadcast_arrays_of_jax_arrays_is_a_tuple():
         r = np.broadcast_arrays(x, y)
         return type(r).__name__, [(type(v).__name__, v.flags.writeable) for v in r], r[0] * 2, r[1]
     check(f, jnp.ones(3), jnp.arange(6.0).reshape(2, 3), full_graph=True)
+
+
+def test_flags_of_a_zero_d_array():
+    # array_api_compat's is_writeable_array(x) of a 0-d ndarray (scipy.stats.pearsonr with jax.Arrays)
+    def f(x):
+        a = np.asarray(x.sum())
+        c = np.cov(np.asarray(x))
+        return a.flags.c_contiguous, a.flags.f_contiguous, a.flags.writeable, c.flags.c_contiguous, c * 2
+    check(f, jnp.arange(4.0), full_graph=True)

@@ -1720,7 +1720,10 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         result had), a ufunc's result whose operands all have one known
         order (``mutation._operands_layout``), or an argument's array (its versions
         after in-place writes too: the same memory), whose layout is in the
-        plan key (``specialize.numpy_layout``); None otherwise."""
+        plan key (``specialize.numpy_layout``); a 0-d ndarray (both, as every
+        array of at most one element is); None otherwise."""
+        if isinstance(x, Value) and x.type.kinds == {"array0"} and not x.type.shape:
+            return (True, True)
         if not isinstance(x, Value) or x.type.kinds != {"numpy"}:
             return None
         entry = self.input_of.get(id(x))
@@ -1964,11 +1967,12 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         t = value.type
         if attr in arrays.STATIC_ARRAY_ATTRS:
             return {"shape": t.shape, "dtype": t.dtype, "ndim": len(t.shape), "size": int(np.prod(t.shape))}[attr]
-        known = self.known_flags_writeable(value) if attr == "flags" and "numpy" in t.kinds else None
-        layout = self.known_contiguity(value) if attr == "flags" and "numpy" in t.kinds else None
+        ndarray = bool(t.kinds & {"numpy", "array0"})   # (a 0-d ndarray has ``.flags`` too)
+        known = self.known_flags_writeable(value) if attr == "flags" and ndarray else None
+        layout = self.known_contiguity(value) if attr == "flags" and ndarray else None
         if known is not None or layout is not None:   # (``writeable`` unknown: reading it falls back)
             return arrays.KnownFlags(value, known, layout)   # (``getattr(x, "flags")``, then a field)
-        if attr in arrays.LAYOUT_ATTRS and "numpy" in t.kinds:
+        if attr in arrays.LAYOUT_ATTRS and ndarray:
             raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"`.{attr}` of a NumPy array computed in the graph: "
                                    "eager's answer depends on its memory layout (C or Fortran order, a view's base), "
                                    "which the graph does not model")
