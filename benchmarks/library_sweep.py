@@ -24,6 +24,10 @@ JSON skipped; ``-v`` lists every function; ``--json FILE`` writes every outcome.
 list argument) passed as the Python list ``tolist()`` gives, as users call
 ``np.polyval([3, 0, 1], x)`` or ``f1_score([0, 1], [1, 1])``; a function
 eager refuses lists for keeps its arrays (the outcome's ``args`` says which).
+``--jax``: every such NumPy array argument passed as ``jnp.asarray`` of it
+(a jax.Array, 32-bit as JAX makes it), as users of a JAX compiler call
+``scipy.linalg.solve(a, b)``; a function eager refuses them for keeps its
+NumPy arrays (labelled as for ``--lists``).
 
 Each namespace runs in its own child process (``--in-process``: all in this
 one), the outcomes merged into one table and one JSON: a native crash (heap
@@ -614,12 +618,29 @@ def _as_lists(x: Any, depth: int = 0) -> Any:
     return x
 
 
+AS_JAX = False   # ``--jax``: NumPy array arguments passed as jax.Arrays (``_listed``)
+
+
+def _as_jax(x: Any, depth: int = 0) -> Any:
+    """``x`` with its NumPy arrays as ``jnp.asarray`` gives them (0-d arrays,
+    other leaves and ``_Kw`` keywords kept)."""
+    import jax.numpy as jnp
+
+    if isinstance(x, np.ndarray) and x.ndim and x.dtype.kind in "biufc":
+        return jnp.asarray(x)
+    if type(x) in (tuple, list) and depth < 2:
+        return type(x)(_as_jax(v, depth + 1) for v in x)
+    return x
+
+
 def _listed(sets: list[tuple[str, Callable[[], tuple]]]) -> list[tuple[str, Callable[[], tuple]]]:
-    """Each argument set with its arrays as lists first (labelled ``lists:``),
-    then as it was: the first eager accepts is used."""
+    """Each argument set with its arrays as lists (``--lists``, labelled
+    ``lists:``) or jax.Arrays (``--jax``, labelled ``jax:``) first, then as
+    it was: the first eager accepts is used."""
     out = []
+    convert, prefix = (_as_jax, "jax") if AS_JAX else (_as_lists, "lists")
     for label, make in sets:
-        out.append((f"lists:{label}", lambda make=make: _as_lists(make())))
+        out.append((f"{prefix}:{label}", lambda make=make: convert(make())))
     return out + sets
 
 
@@ -629,7 +650,7 @@ def run_one(name: str, namespace: str, fn: Callable, timeout: int = 60) -> Outco
 
     blank = _values_undefined(name)
     sets = ARG_SETS + signature_arg_sets(name, fn)
-    for label, make in _listed(sets) if AS_LISTS else sets:
+    for label, make in _listed(sets) if AS_LISTS or AS_JAX else sets:
         try:
             expected = _eager(fn, make, blank)
         except BaseException:  # noqa: BLE001
@@ -757,6 +778,7 @@ def _run_child(namespace: str, skip: str, only: str | None, retry_file: str | No
     cmd += ["--only", only] if only else []
     cmd += ["--retry", retry_file] if retry_file else []
     cmd += ["--lists"] if AS_LISTS else []
+    cmd += ["--jax"] if AS_JAX else []
     env = dict(os.environ, LIBC_FATAL_STDERR_="1")     # glibc's "corrupted ..." to stderr, not the tty
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=CHILD_TIMEOUT, env=env,
@@ -798,6 +820,10 @@ def _summary(outcomes: list[Outcome]) -> None:
     print(f"{'namespace':28s} {'tried':>5s} " + " ".join(f"{c:>9s}" for c in cols))
     for nsn, c in list(per_ns.items()) + [("all", collections.Counter(o.status for o in tried))]:
         print(f"{nsn:28s} {sum(c.values()):5d} " + " ".join(f"{c[k]:9d}" for k in cols))
+    for prefix in ("lists", "jax"):
+        took = sum(o.args.startswith(f"{prefix}:") for o in tried)
+        if took:
+            print(f"{took} of {len(tried)} took their array arguments as {prefix} (the rest: eager refused them)")
     reasons = collections.Counter(c for o in tried for c in o.codes)
     print("fallback sites per reason: " + ", ".join(f"{c} {n}" for c, n in reasons.most_common()))
 
@@ -811,6 +837,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--retry", default=None, help="only the functions a former run's JSON FILE skipped")
     p.add_argument("--lists", action="store_true",
                    help="pass NumPy array arguments as Python lists (tolist()), as users often do")
+    p.add_argument("--jax", action="store_true",
+                   help="pass NumPy array arguments as jax.Arrays (jnp.asarray), as users of a JAX compiler do")
     p.add_argument("--in-process", action="store_true",
                    help="run every namespace in this process (a native crash ends the whole run)")
     p.add_argument("--child", default=None, help=argparse.SUPPRESS)      # run_isolated's children
@@ -822,8 +850,10 @@ def main(argv: list[str] | None = None) -> int:
         with open(ns.retry) as f:
             retry = {o["name"] for o in json.load(f) if o["status"] == "skipped"}
     sys.setrecursionlimit(10000)
-    global AS_LISTS
-    AS_LISTS = ns.lists
+    global AS_LISTS, AS_JAX
+    if ns.lists and ns.jax:
+        p.error("--lists and --jax: one at a time")
+    AS_LISTS, AS_JAX = ns.lists, ns.jax
     namespaces = ns.namespace or NAMESPACES
     if ns.child:
         with open(ns.skip) as f:

@@ -47,7 +47,7 @@ from ..parser.unwrap import code_signature
 from ..resolver import (CallKind, classify_callee, is_effectful, is_host_printer, is_pure_static_callable, is_state_read,
                         qualified_name)
 from ..graphlib import arrays, casts
-from . import apply_along, hostwarnings, jaxcallbacks
+from . import apply_along, hostwarnings, jaxcallbacks, layouts
 from .generators import GeneratorMixin, generators_in
 from .guards import MUTABLE_BUILTINS
 from .sorting import SortMixin
@@ -123,6 +123,22 @@ _MATH_ROUNDINGS = ((math.floor, "floor"), (math.ceil, "ceil"), (math.trunc, "tru
 _LINALG_ERRORS = ((np.linalg.inv, "Singular matrix"), (np.linalg.solve, "Singular matrix"),
                   (np.linalg.cholesky, "Matrix is not positive definite"))
 # JAX creation functions folded at trace time from static Python data (``fold_constant``)
+def _atleast_is_self(callee: Any, x: Any) -> bool:
+    """Whether eager's ``np.atleast_Nd(x)`` is ``x`` itself: a NumPy array
+    (not a NumPy scalar) of at least N dimensions."""
+    n = next((k for k, f in ((1, np.atleast_1d), (2, np.atleast_2d), (3, np.atleast_3d)) if callee is f), None)
+    return n is not None and isinstance(x, Value) and x.type.kinds == {"numpy"} and not x.type.mixed \
+        and len(x.type.shape) >= n
+
+
+def _owns_memory(a: np.ndarray) -> bool:
+    """The NumPy array ``a``'s memory is NumPy's own: the end of its chain of
+    bases allocated it (no other object's buffer, such as a jax.Array's)."""
+    while isinstance(a.base, np.ndarray):
+        a = a.base
+    return a.base is None
+
+
 def _astype_is_self(x: Value, args: tuple, kwargs: dict) -> bool:
     """Whether eager's ``x.astype(dtype, copy=False)`` of the NumPy array
     ``x`` is ``x`` itself: the same dtype, and an order any layout satisfies."""
@@ -396,6 +412,11 @@ class CallMixin(GeneratorMixin, SortMixin):
         if isinstance(callee, arrays.ArrayMethod) and callee.name in numpy_api.METHOD_FUNCTIONS \
                 and callee.value.type.kinds <= {"numpy", "array0"}:   # x.argsort() of an ndarray: np.argsort(x)
             return self.call(numpy_api.METHOD_FUNCTIONS[callee.name], (callee.value, *args), kwargs, node)
+        if isinstance(callee, arrays.ArrayMethod) and callee.name == "copy" and callee.value.type.kinds == {"numpy"}:
+            request = layouts.order_request(None, args, kwargs, callee.value)   # x.copy(order="F"): eager's layout
+            copied = NotImplemented if request is None else self._layout_copy(request, node, ".copy")
+            if copied is not NotImplemented:
+                return copied
         if isinstance(callee, arrays.ArrayMethod):
             return self.emit_call(arrays.method_caller(callee.name), (callee.value, *args), kwargs, node, f".{callee.name}")
         if isinstance(callee, arrays.AtMethod) and len(args) == 1 and not kwargs and isinstance(args[0], MaskedSlice):
@@ -550,6 +571,13 @@ class CallMixin(GeneratorMixin, SortMixin):
                                    "holds the function", "call")
         if traced and numpy_api.returns_operand(callee, args, kwargs):
             return args[0]   # np.asarray(x) of a NumPy array is x itself
+        if traced and not kwargs and len(args) == 1 and _atleast_is_self(callee, args[0]):
+            return args[0]   # np.atleast_2d(a) of a 2-D ndarray is a itself (its layout, its flags)
+        request = layouts.order_request(callee, args, kwargs) if traced else None
+        if request is not None:   # np.copy(a, order="F"), np.asfortranarray(a): eager's layout
+            copied = self._layout_copy(request, node, qualified_name(callee))
+            if copied is not NotImplemented:
+                return copied
         if traced and _jax_asarray_is_self(callee, args, kwargs):
             return args[0]   # jnp.asarray(x) of a jax.Array is x itself
         if traced and numpy_api.is_numpy(callee):
@@ -1715,6 +1743,35 @@ class CallMixin(GeneratorMixin, SortMixin):
         except TypeError:
             return False
 
+    def _layout_copy(self, request: layouts.OrderRequest, node: Any, label: str) -> Any:
+        """``x.copy(order)``, ``np.copy(a, order)``, ``np.asfortranarray(a)``,
+        ``np.ascontiguousarray(a)`` of a NumPy array or a jax.Array (its host
+        buffer is row-major): the operand itself where eager hands it back
+        (its layout already fits: a jax.Array's buffer viewed read-only, as
+        ``np.asarray`` does), else a new writeable ndarray whose (C, F)
+        contiguity is NumPy's (``layouts.copy_layout``), so ``.flags`` answers
+        as eager's. NotImplemented where the operand's layout decides and is
+        not known (the operand's, or the copy's: ``order="K"`` of a view)."""
+        x = request.operand
+        if not (isinstance(x, Value) and x.type.shape and not x.type.mixed and x.type.kinds in ({"numpy"}, {"jax"})):
+            return NotImplemented
+        numpy = x.type.kinds == {"numpy"}
+        source = self.known_contiguity(x) if numpy else arrays.allocated_contiguity(x.type.shape) or (True, False)
+        keeps = layouts.keeps_operand(request, source)
+        if keeps is None:
+            return NotImplemented
+        if keeps:   # np.asfortranarray(a) of a Fortran-ordered a: a itself; of a jax.Array: its buffer
+            return x if numpy else self.call(np.asarray, (x,), {}, node)
+        layout = layouts.copy_layout(request.order, source, x.type.shape)
+        if layout is None:   # (a graph value of unknown layout would leave the segment C-ordered)
+            return NotImplemented
+        out = self.emit_call(arrays.method_caller("copy"), (x,), {}, node, label)
+        out.type = out.type.with_kinds(("numpy",))
+        self.writeable_arrays[id(out)] = (out, id(out))   # new, writeable: eager's ``.flags``
+        self.allocated_arrays[id(out)] = out
+        self.__dict__.setdefault("known_layouts", {})[id(out)] = (out, layout)
+        return out
+
     def _scipy_call(self, callee: Any, args: tuple, kwargs: dict, node: Any) -> Any:
         """A public SciPy function on traced values as its JAX equivalent where
         ``scipy_api.equivalent`` found that it computes what SciPy computes for
@@ -1749,7 +1806,8 @@ class CallMixin(GeneratorMixin, SortMixin):
         for r, kind in zip(outputs, found.kinds):   # SciPy's results: NumPy arrays and scalars, Python numbers
             r.type = r.type.with_kinds((kind,))
         operands = [x for x in leaves if isinstance(x, Value) and x.type.shape]
-        contiguity = [self.known_contiguity(x) for x in operands]
+        contiguity = [self.known_contiguity(x) if x.type.numpy else scipy_api.exemplar_contiguity(x.type.shape)
+                      for x in operands]   # (a jax.Array: converted by SciPy from its row-major buffer, as its exemplar)
         layouts = found.layouts if all(c == scipy_api.exemplar_contiguity(x.type.shape)
                                        for c, x in zip(contiguity, operands)) else \
             scipy_api.laid_out_layouts(callee, leaves, treedef, contiguity)
@@ -1771,8 +1829,13 @@ class CallMixin(GeneratorMixin, SortMixin):
         or a new one the graph made (``object_token``; one made at trace time
         and written: that array's memory) against an array this call made at
         trace time or a view of one (``_made_here``: ``out = np.zeros(n)``,
-        scipy.ndimage's ``output``): memory of their own (False)."""
+        scipy.ndimage's ``output``): memory of their own (False); so has
+        ``np.asarray`` of a jax.Array (``jax_buffers``: JAX's memory) against
+        an array this call made at trace time."""
         for x, y in ((a, b), (b, a)):
+            if type(x) is Value and type(y) is np.ndarray and self._made_here(y) and _owns_memory(y) and \
+                    self.__dict__.get("jax_buffers", {}).get(id(x)) is x:
+                return False   # np.asarray of a jax.Array (JAX's memory) and an array this call made
             if type(x) is Value and type(y) is np.ndarray and x.type.kinds == {"numpy"} and self._made_here(y):
                 token = self.object_token(x)
                 made = self.from_trace_time.get(token[1]) if token is not None and token[0] == "new" else None

@@ -398,6 +398,26 @@ def _counter_range(value: int) -> bool:
     return _COUNTER_RANGE[0] <= value <= _COUNTER_RANGE[1]
 
 
+_PARENTS: dict[int, tuple] = {}
+
+
+def _truth_only(tree: Any, node: Any) -> bool:
+    """Only the truth of ``node``'s value is read: it is the test of an
+    ``if``, ``while``, ``assert`` or conditional expression, a comprehension's
+    condition, or the operand of ``not``."""
+    cached = _PARENTS.get(id(tree))
+    if cached is None or cached[0] is not tree:
+        if len(_PARENTS) > 256:
+            _PARENTS.clear()
+        cached = _PARENTS[id(tree)] = (tree, {id(c): n for n in gast.walk(tree) for c in gast.iter_child_nodes(n)})
+    parent = cached[1].get(id(node))
+    if isinstance(parent, (gast.If, gast.While, gast.IfExp, gast.Assert)):
+        return parent.test is node
+    if isinstance(parent, gast.comprehension):
+        return any(c is node for c in parent.ifs)
+    return isinstance(parent, gast.UnaryOp) and isinstance(parent.op, gast.Not)
+
+
 def _copying_index(obj: np.ndarray, idx: Any) -> bool:
     """``obj[idx]`` is a copy in NumPy, never a view of ``obj``: an advanced
     index (an integer array, traced or not; a list), or an integer for every
@@ -1488,6 +1508,12 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
                                        f"`{'and' if is_and else 'or'}` has a side effect (a print, a host call) that eager "
                                        "runs only when the left operand does not decide", "boolop",
                                        hint="write an `if` around the call")
+            if type(other) in (bool, int, float, str, bytes, type(None)) and _truth_only(self.frame.unit.tree, node):
+                # ``if info > 0 and positive:`` (scipy.linalg's _check_info): only the truth is read, which is
+                # the left operand's where the static right one does not decide, else the right one's
+                result = truth if bool(other) == is_and else bool(other)
+                self.decide(node, "boolop", "select", "traced left operand of a test: its truth and the static right one's")
+                continue
             result = self._select_operand(node, truth, other, result, is_and)
             if type(other) in (bool, int, float, str, type(None)) and bool(other) != is_and:
                 # ``a and False`` is falsy, ``a or True`` truthy, whatever the traced ``a`` holds: an ``if``
@@ -1695,7 +1721,10 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         result had), a ufunc's result whose operands all have one known
         order (``mutation._operands_layout``), or an argument's array (its versions
         after in-place writes too: the same memory), whose layout is in the
-        plan key (``specialize.numpy_layout``); None otherwise."""
+        plan key (``specialize.numpy_layout``); a 0-d ndarray (both, as every
+        array of at most one element is); None otherwise."""
+        if isinstance(x, Value) and x.type.kinds == {"array0"} and not x.type.shape:
+            return (True, True)
         if not isinstance(x, Value) or x.type.kinds != {"numpy"}:
             return None
         entry = self.input_of.get(id(x))
@@ -1939,11 +1968,12 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         t = value.type
         if attr in arrays.STATIC_ARRAY_ATTRS:
             return {"shape": t.shape, "dtype": t.dtype, "ndim": len(t.shape), "size": int(np.prod(t.shape))}[attr]
-        known = self.known_flags_writeable(value) if attr == "flags" and "numpy" in t.kinds else None
-        layout = self.known_contiguity(value) if attr == "flags" and "numpy" in t.kinds else None
+        ndarray = bool(t.kinds & {"numpy", "array0"})   # (a 0-d ndarray has ``.flags`` too)
+        known = self.known_flags_writeable(value) if attr == "flags" and ndarray else None
+        layout = self.known_contiguity(value) if attr == "flags" and ndarray else None
         if known is not None or layout is not None:   # (``writeable`` unknown: reading it falls back)
             return arrays.KnownFlags(value, known, layout)   # (``getattr(x, "flags")``, then a field)
-        if attr in arrays.LAYOUT_ATTRS and "numpy" in t.kinds:
+        if attr in arrays.LAYOUT_ATTRS and ndarray:
             raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"`.{attr}` of a NumPy array computed in the graph: "
                                    "eager's answer depends on its memory layout (C or Fortran order, a view's base), "
                                    "which the graph does not model")

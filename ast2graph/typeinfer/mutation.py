@@ -178,12 +178,27 @@ _CONVERTERS = frozenset({"asarray", "asanyarray", "ascontiguousarray"})
 
 def _views_jax_buffer(leaves: list, results: list) -> bool:
     """``np.asarray(x, ...)`` of a jax.Array ``x`` views its buffer: no
-    argument but the array and a dtype equal to its own (a dtype of another
-    width, ``order="F"``, ``copy=True``: a new array, writeable)."""
+    argument but the array, a dtype equal to its own, a copy that is not
+    forced (``copy=None``/``False``, ``np._CopyMode.IF_NEEDED``/``NEVER``:
+    array_api_compat's ``np.array(x, copy=IF_NEEDED)``), an order its
+    row-major buffer satisfies (``"C"``, ``"K"``, ``"A"``; ``"F"`` where at
+    most one axis is longer than 1) or ``device="cpu"`` (a dtype of another
+    width, ``order="F"`` of a matrix, ``copy=True``: a new array, writeable)."""
     x = leaves[0]
     dtype = np.dtype(x.type.dtype) if isinstance(x, Value) else np.dtype(x.dtype) if isinstance(x, jax.Array) else None
-    rest = [y for y in leaves[1:] if y is not None]
-    return dtype is not None and all(isinstance(y, (type, np.dtype)) and np.dtype(y) == dtype for y in rest) and \
+    if dtype is None:
+        return False
+    shape = tuple(x.type.shape if isinstance(x, Value) else x.shape)
+    orders = ("C", "K", "A", "cpu") + (("F",) if arrays.allocated_contiguity(shape) is not None else ())
+
+    def keeps(y: Any) -> bool:
+        if isinstance(y, (type, np.dtype)):
+            return np.dtype(y) == dtype
+        if isinstance(y, np._CopyMode):
+            return y is not np._CopyMode.ALWAYS
+        return y is False or type(y) is str and y in orders
+
+    return all(keeps(y) for y in leaves[1:] if y is not None) and \
         all(isinstance(r, Value) and np.dtype(r.type.dtype) == dtype for r in results)
 
 
@@ -197,6 +212,29 @@ def _converts_numpy_dtype(leaves: list, results: list) -> bool:
     rest = [y for y in leaves[1:] if y is not None]
     return len(rest) == 1 and isinstance(rest[0], (type, np.dtype)) and np.dtype(rest[0]) != np.dtype(x.type.dtype) \
         and all(isinstance(r, Value) and np.dtype(r.type.dtype) == np.dtype(rest[0]) for r in results)
+
+
+# NumPy's matrix products: a new C-ordered array of two ndarray operands (nothing else: no ``out=``)
+_PRODUCTS = (np.dot, np.matmul, operator.matmul)
+
+
+def _conversion_name(user: Any, treedef: Any, leaves: list) -> str:
+    """``user``'s name, ``"asarray"`` for ``np.array(x, copy=...)`` with a copy
+    that is not forced (``None``, ``False``, ``np._CopyMode.IF_NEEDED``/``NEVER``:
+    array_api_compat's ``asarray``), no ``ndmin`` and no ``subok``: it converts
+    as ``np.asarray`` does (a jax.Array's buffer, viewed read-only)."""
+    name = getattr(user, "__name__", "")
+    if user is not np.array:
+        return name
+    try:
+        args, kwargs = jax.tree_util.tree_unflatten(treedef, leaves)
+    except Exception:  # noqa: BLE001 - not the (args, kwargs) of a call
+        return name
+    copy = kwargs.get("copy", True)
+    forced = copy is True or copy is np._CopyMode.ALWAYS or not (copy is None or copy is False or isinstance(copy, np._CopyMode))
+    if forced or len(args) > 2 or set(kwargs) - {"dtype", "copy", "order"} or kwargs.get("order", "K") not in ("K", "A", "C", "F"):
+        return name
+    return "asarray"
 
 
 def _jax_operand(x: Any) -> bool:
@@ -260,14 +298,26 @@ def _exemplar(v: Value, rng: np.random.Generator) -> Any:
     return jnp.asarray(data)
 
 
-def probe_kinds(fn: Any, treedef: Any, leaves: list, out_tree: Any, out_leaves: list) -> tuple[list, str]:
+READONLY = "read-only"   # ``probe_kinds``: eager's result on the exemplars was a read-only ndarray
+
+
+def _lists(x: Any) -> Any:
+    """``x`` with its plain tuples as lists (nested)."""
+    return [_lists(v) for v in x] if type(x) in (list, tuple) else x
+
+
+def probe_kinds(fn: Any, treedef: Any, leaves: list, out_tree: Any, out_leaves: list,
+                loose: bool = False) -> tuple[list, str]:
     """Run ``fn`` once on data of its operands' eager kinds and read the kinds
     of its results: for each ``Value`` of ``out_leaves`` (in order), ``(kind,
     shares)``: ``"numpy"``, ``"python"`` or ``"jax"``, and the positions in
-    ``leaves`` of the NumPy operands the result shares memory with (a view).
+    ``leaves`` of the NumPy operands the result shares memory with (a view),
+    and ``READONLY`` where the result was a read-only ndarray.
     The second element is empty, or why the kinds are not known: the function
     raised, or returned another structure or other static values than it did
-    on tracers (it took another path for eager's objects)."""
+    on tracers (it took another path for eager's objects). ``loose``: a
+    plain tuple of eager's may be a list of the graph's (the caller puts the
+    graph's result in eager's containers: ``numpy_api.with_eager_containers``)."""
     import warnings
 
     rng = np.random.default_rng(_PROBE_SEED)
@@ -276,9 +326,13 @@ def probe_kinds(fn: Any, treedef: Any, leaves: list, out_tree: Any, out_leaves: 
         with warnings.catch_warnings(), np.errstate(all="ignore"):
             warnings.simplefilter("ignore")
             args, kwargs = jax.tree_util.tree_unflatten(treedef, dummies)
-            got, got_tree = tree_flatten(fn(*args, **kwargs))
+            eager = fn(*args, **kwargs)
+            got, got_tree = tree_flatten(eager)
     except Exception as e:  # noqa: BLE001 - the kinds are not known: the caller falls back
         return [], f"running it on data of eager's kinds raised {type(e).__name__}"
+    if loose and got_tree != out_tree and len(got) == len(out_leaves) and \
+            tree_flatten(_lists(eager))[1] == tree_flatten(_lists(jax.tree_util.tree_unflatten(out_tree, out_leaves)))[1]:
+        got_tree = out_tree
     if got_tree != out_tree:
         return [], "it returns another structure for eager's NumPy arrays or Python numbers than for traced values"
     kinds = []
@@ -290,6 +344,8 @@ def probe_kinds(fn: Any, treedef: Any, leaves: list, out_tree: Any, out_leaves: 
             continue
         if isinstance(theirs, (np.ndarray, np.generic)) and np.shape(theirs) == mine.type.shape:
             shares = [k for k, d in numpy_operands if isinstance(theirs, np.ndarray) and np.shares_memory(theirs, d)]
+            if isinstance(theirs, np.ndarray) and not theirs.flags.writeable:
+                shares = shares + [READONLY]   # (read-only in eager: a jax.Array's buffer viewed)
             kinds.append(("array0" if isinstance(theirs, np.ndarray) and not theirs.ndim else "numpy", shares))
         elif type(theirs) in (bool, int, float, complex) and not mine.type.shape:
             kinds.append(("python", []))
@@ -657,6 +713,17 @@ class MutationMixin:
     # ------------------------------------------------------------ kinds
     def mark_kinds(self, fn: Any, label: str, treedef: Any, leaves: list, out_tree: Any, out_leaves: list,
                    node: Any, callee: Any = None) -> None:
+        self._mark_kinds(fn, label, treedef, leaves, out_tree, out_leaves, node, callee)
+        user = fn if callee is None else callee
+        if any(user is f for f in _PRODUCTS) and [isinstance(x, Value) for x in leaves if x is not None] == [True, True]:
+            for r in out_leaves:   # np.dot(a, b), a @ b of ndarrays: a new C-ordered array, whatever the operands'
+                if isinstance(r, Value) and r.type.kinds == {"numpy"} and r.type.shape and id(r) not in self.view_of:
+                    self.writeable_arrays[id(r)] = (r, id(r))
+                    self.__dict__.setdefault("known_layouts", {})[id(r)] = (
+                        r, arrays.allocated_contiguity(r.type.shape) or (True, False))
+
+    def _mark_kinds(self, fn: Any, label: str, treedef: Any, leaves: list, out_tree: Any, out_leaves: list,
+                    node: Any, callee: Any = None) -> None:
         """Each result's eager kind (``ArrayType.numpy``/``.python``/``.mixed``;
         otherwise a jax.Array), and which results are views of NumPy operands.
         ``callee``: the function the user called, when ``fn`` is what the graph
@@ -676,16 +743,20 @@ class MutationMixin:
             if any(x.type.mixed for x in values):
                 raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{qualified_name(user)} is given a value whose "
                                        "kind (NumPy array, Python number or jax.Array) depends on the path taken")
-            kinds, why = probe_kinds(user, treedef, leaves, out_tree, out_leaves)
+            # (np.broadcast_arrays' tuple where jnp's is a list: the caller puts the result in eager's containers)
+            loose = fn is not user and is_numpy_callable(user)
+            kinds, why = probe_kinds(user, treedef, leaves, out_tree, out_leaves, loose)
             if why:
                 raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"the kind of object eager's "
                                        f"{qualified_name(user)} returns is not known: {why}")
             for r, (kind, shares) in zip(results, kinds):
                 r.type = r.type.with_kinds((kind,))
-                bases = [leaves[k] for k in shares if isinstance(leaves[k], Value)]
+                bases = [leaves[k] for k in shares if k is not READONLY and isinstance(leaves[k], Value)]
                 if bases and r.type.shape:
                     self.view_of[id(r)] = (r, bases)
-            self._mark_readonly(getattr(user, "__name__", ""), leaves, results)
+                if READONLY in shares:   # (``x.flags.writeable`` False, a write raises: as eager's)
+                    self.readonly_arrays[id(r)] = r
+            self._mark_readonly(_conversion_name(user, treedef, leaves), leaves, results)
             return
         numpy_fn = is_numpy_callable(user)
         if not any(x.type.mixed for x in values):   # the usual case: one kind per operand
@@ -826,6 +897,11 @@ class MutationMixin:
         for r in results:
             if "numpy" in r.type.kinds and r.type.shape or r.type.array0:   # a NumPy scalar is no view
                 self.view_of[id(r)] = (r, bases)
+        if name in ("T", "transpose") and all(y == "T" for y in leaves[1:]) and isinstance(leaves[0], Value) \
+                and len(results) == 1 and results[0].type.kinds == {"numpy"}:
+            known = self.known_contiguity(leaves[0])   # x.T of a C-ordered x: Fortran-ordered (and back)
+            if known is not None and results[0].type.shape == tuple(reversed(leaves[0].type.shape)):
+                self.__dict__.setdefault("known_layouts", {})[id(results[0])] = (results[0], (known[1], known[0]))
 
     # ------------------------------------------------------- view recipes
     @property
@@ -894,6 +970,8 @@ class MutationMixin:
                     # the jax.Array's buffer, row-major: C-contiguous (F too where at most one axis is longer than 1)
                     layout = arrays.allocated_contiguity(r.type.shape) or (True, False)
                     self.__dict__.setdefault("known_layouts", {})[id(r)] = (r, layout)
+                    # memory JAX holds: no NumPy array this call made shares it (``calls._shares_memory``)
+                    self.__dict__.setdefault("jax_buffers", {})[id(r)] = r
 
     def check_not_readonly(self, obj: Any, node: Any) -> None:
         """A write into a NumPy array that is read-only in eager raises there
@@ -976,6 +1054,9 @@ class MutationMixin:
             self.writeable_arrays[id(new)] = (new, self.writeable_arrays[id(obj)][1])
         if self.allocated_arrays.get(id(obj)) is obj:   # (its layout too)
             self.allocated_arrays[id(new)] = new
+        known = self.__dict__.get("known_layouts", {}).get(id(obj))
+        if known is not None and known[0] is obj:   # (the same memory, written: the same layout)
+            self.known_layouts[id(new)] = (new, known[1])
         entry = self.input_of.get(id(obj))
         if entry is not None:   # an argument: write it back into the caller's array
             self.input_of[id(new)] = (new, entry[1])

@@ -384,7 +384,7 @@ def equivalent(fn: Any, leaves: list, treedef: Any) -> Equivalent | str:
     if target is None:
         return "JAX has no function of that name"
     if not _plain_operands(leaves, isinstance(fn, np.ufunc)):
-        return "an operand is not NumPy data of a numeric dtype (a jax.Array, a function, a large array)"
+        return "an operand is not NumPy data or a jax.Array of a numeric dtype (a function, a large array)"
     args, kwargs = jax.tree_util.tree_unflatten(treedef, leaves)
     if any(k.startswith("overwrite") and v is not False for k, v in kwargs.items()):
         return "SciPy may write its result into an argument (overwrite_...=True), as the graph does not"
@@ -411,18 +411,20 @@ def equivalent(fn: Any, leaves: list, treedef: Any) -> Equivalent | str:
 
 
 def _plain_operands(leaves: list, ufunc: bool = False) -> bool:
-    """Graph values of NumPy or Python kind (eager hands SciPy NumPy data) of
-    numeric dtypes, and static leaves that are plain data (no callables: a
-    function argument is SciPy's to call). Arrays beyond ``_MAX_EXEMPLAR_SIZE``
-    elements are too large to validate on, except a ``ufunc``'s (its
-    exemplars are samples)."""
+    """Graph values of NumPy or Python kind (eager hands SciPy NumPy data), or
+    of jax.Array kind (not to a ufunc: SciPy's Python converts them with
+    ``np.asarray``, and the exemplars SciPy is validated on are jax.Arrays
+    too: ``_exemplar``), of numeric dtypes, and static leaves that are plain
+    data (no callables: a function argument is SciPy's to call). Arrays
+    beyond ``_MAX_EXEMPLAR_SIZE`` elements are too large to validate on,
+    except a ``ufunc``'s (its exemplars are samples)."""
     from ..ir.core import Value
 
     some = False
     for x in leaves:
         if isinstance(x, Value):
             t = x.type
-            if t.mixed or not (t.numpy or t.python) or t.dtype.kind not in "biufc":
+            if t.mixed or not (t.numpy or t.python or not ufunc) or t.dtype.kind not in "biufc":
                 return False
             if not ufunc and int(np.prod(t.shape)) > _MAX_EXEMPLAR_SIZE:
                 return False
@@ -517,7 +519,9 @@ def laid_out_layouts(fn: Any, leaves: list, treedef: Any, contiguity: list) -> t
         for x in leaves:
             if isinstance(x, Value):
                 data = _exemplar(x, family, rng, False)
-                if x.type.shape and not isinstance(data, (int, float, complex)):
+                if x.type.shape and isinstance(data, jax.Array):
+                    next(order)   # (a jax.Array: its buffer is row-major)
+                elif x.type.shape and not isinstance(data, (int, float, complex)):
                     data = np.asfortranarray(data) if next(order) == (False, True) else np.ascontiguousarray(data)
                 filled.append(data)
             else:
@@ -570,7 +574,8 @@ def _eager_kinds(example: Any) -> tuple | None:
 
 
 def _exemplar(v: Any, family: str, rng: np.random.Generator, ufunc: bool) -> Any:
-    """Data of ``v``'s type and eager kind from one family; a ufunc's array
+    """Data of ``v``'s type and eager kind from one family (a jax.Array for a
+    value of jax.Array kind: what eager hands SciPy); a ufunc's array
     operands are samples of ``_UFUNC_SAMPLE`` values (its results' shape and
     dtype are typed with the real ones elsewhere)."""
     t = v.type
@@ -578,6 +583,9 @@ def _exemplar(v: Any, family: str, rng: np.random.Generator, ufunc: bool) -> Any
     data = _family_data(family, shape, t.dtype, rng)
     if t.python:
         return data.reshape(()).item() if data.size == 1 else data.reshape(-1)[0].item()
+    if not (t.numpy or t.array0):
+        with jax.enable_x64(True):   # (its own dtype, as the graph's value has it)
+            return jax.device_put(data)
     return data[()] if not shape else data
 
 
