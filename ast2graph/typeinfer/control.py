@@ -43,6 +43,7 @@ from .state import UNBOUND, BreakSignal, CaughtSignal, MaybeBound, ContinueSigna
 
 _MAX_FIXPOINT = 6
 _UNROLL_WARNING = 64   # a loop that cannot roll and unrolls more iterations than this warns (once per site)
+_NESTED_EXITS = 64     # a while that cannot roll unrolls at most this many iterations past a traced exit
 _unroll_warned: set = set()
 
 
@@ -913,17 +914,21 @@ class ControlMixin(ExitsMixin):
                         raise
                     restore()
                     return self.exec_While(stmt, float("inf"), exact=False, cannot_roll=e)
-            if cannot_roll is not None and emitted and iterations > self.options.max_unroll:
+            # past a traced exit each iteration nests under the last one's: at most _NESTED_EXITS of them
+            # (beyond, the graph is slower to build and compile than the loop is to run in Python)
+            nested = isinstance(self.frame.env.get(ctx.brk), Value) or isinstance(self.frame.env.get(ctx.ret), Value)
+            limit = min(self.options.max_unroll, _NESTED_EXITS) if nested else self.options.max_unroll
+            if cannot_roll is not None and emitted and iterations > limit:
                 # unrolled up to max_unroll iterations, as a `for` that cannot roll (a `while True:` whose only
                 # exit is a traced `return` unrolled until static_iteration_limit, each iteration nested deeper)
                 raise cannot_roll
-            if iterations > self.options.max_unroll and isinstance(self.frame.env.get(ctx.brk), Value):
+            if iterations > limit and isinstance(self.frame.env.get(ctx.brk), Value):
                 # its exit is traced, and it never tried to roll (it mutates a container): each iteration
                 # nests under the last one's traced exit; without a bound it unrolled to
                 # static_iteration_limit (a bubble sort's `while True:` ... `if not swapped: break`)
                 raise self.graph_break(FallbackCode.MUTATION, stmt, f"a while loop that mutates a container and exits "
-                                       f"under a traced condition cannot roll; it unrolled more than max_unroll="
-                                       f"{self.options.max_unroll} iterations", "while")
+                                       f"under a traced condition cannot roll; it unrolled more than {limit} "
+                                       f"iterations, each nested under the last one's exit", "while")
             if iterations > self.options.static_iteration_limit:
                 raise self.graph_break(FallbackCode.CONCRETE_VALUE, stmt, f"a while loop with a static condition ran {iterations} iterations at trace time", "while")
             if not self.guarded_iteration(stmt, ctx, lambda: self.run_body(stmt, ctx)) or self.frame.env[ctx.brk] is True:
