@@ -31,6 +31,8 @@ import functools
 import warnings
 from typing import Any
 
+import numpy as np
+
 from ..graphlib import arrays
 
 
@@ -172,3 +174,116 @@ def warning_effect(category: type, filename: str, lineno: int, namespace: dict, 
     if holder is None or holder.namespace is not namespace:
         holder = _NAMESPACES[id(namespace)] = Namespace(namespace)
     return arrays.host_effect(_issuer(category, filename, lineno, holder, filters), kinds)
+
+
+# ----------------------------------------------------------- NumPy's floating-point warnings
+# NumPy checks the FPU's flags after a ufunc and, where ``np.geterr()`` says
+# "warn", issues ``RuntimeWarning("<what> encountered in <ufunc>")`` from the
+# Python frame that called it, in this order: divide, over, under, invalid.
+# A graph op sets no flag; ``fp_warning_effect`` recomputes them from the
+# operands and the result (IEEE's rules: an infinity from finite operands is
+# a division by zero where an operand is the op's pole, an overflow otherwise;
+# a NaN from operands without one is an invalid operation; integer ``//`` and
+# ``%`` by zero divide by zero) and issues eager's warnings on the host.
+FP_MESSAGES = (("divide", "divide by zero"), ("over", "overflow"), ("invalid", "invalid value"))
+
+# ufunc name -> where an operand is the op's pole (an infinite result there is
+# a division by zero): "divisor" (the second operand is 0), "zero" (the operand
+# is 0), "minus one" (it is -1), "unit" (|x| is 1), "" (none: an overflow)
+FP_POLES = {
+    "divide": "divisor", "floor_divide": "divisor", "remainder": "divisor",
+    "log": "zero", "log2": "zero", "log10": "zero", "reciprocal": "zero", "power": "zero",
+    "log1p": "minus one", "arctanh": "unit",
+    "sqrt": "", "arcsin": "", "arccos": "", "arccosh": "", "exp": "", "exp2": "", "expm1": "", "square": "",
+}
+# ufuncs that warn for integer operands: by zero, their result is 0
+FP_INT_DIVISIONS = frozenset({"floor_divide", "remainder"})
+
+
+def _pole(rule: str, operands: list) -> Any:
+    import jax.numpy as jnp
+
+    x = operands[-1] if rule == "divisor" else operands[0]
+    if rule in ("divisor", "zero"):
+        return x == 0
+    if rule == "minus one":
+        return x == -1
+    if rule == "unit":
+        return jnp.abs(x) == 1
+    return False
+
+
+def fp_flags(rule: str, kinds: tuple, result: Any, operands: tuple, where: Any = None) -> Any:
+    """Which of ``kinds`` (of "divide", "over", "invalid") NumPy's ufunc
+    flags computing ``result`` from ``operands`` (``where``: the positions
+    it computes), as a bool vector."""
+    import jax.numpy as jnp
+
+    out = jnp.asarray(result)
+    ops = [jnp.asarray(x) for x in operands]
+    mask = True if where is None else jnp.asarray(where)
+    if not jnp.issubdtype(out.dtype, jnp.inexact):   # integer // and %: by zero
+        found = {"divide": jnp.any((ops[-1] == 0) & mask)}
+    else:
+        inexact = [x for x in ops if jnp.issubdtype(x.dtype, jnp.inexact)]
+        nan_in = functools.reduce(lambda a, b: a | b, [jnp.isnan(x) for x in inexact], False)
+        finite_in = functools.reduce(lambda a, b: a & b, [jnp.isfinite(x) for x in inexact], True)
+        new_inf = jnp.isinf(out) & finite_in & mask
+        pole = _pole(rule, ops)
+        found = {"divide": jnp.any(new_inf & pole), "over": jnp.any(new_inf & ~jnp.asarray(pole)),
+                 "invalid": jnp.any(jnp.isnan(out) & ~nan_in & mask)}
+    false = jnp.zeros((), bool)
+    return jnp.stack([found.get(k, false) for k in kinds])
+
+
+@functools.lru_cache(maxsize=None)
+def _fp_issuer(texts: tuple, filename: str, lineno: int, module_globals: Any, filters: tuple | None) -> Any:
+    from ..graphlib.hostcalls import HostCall
+
+    def issue(flags: Any) -> None:
+        if HostCall.raised():
+            return   # a check before it raised: eager never got here
+        for text, fired in zip(texts, np.asarray(flags)):
+            if fired:
+                _warn_from(text, RuntimeWarning, filename, lineno, module_globals.namespace, filters)
+
+    issue.__qualname__ = issue.__name__ = "numpy RuntimeWarning"
+    return issue
+
+
+@functools.lru_cache(maxsize=None)
+def _fp_effect(rule: str, kinds: tuple, texts: tuple, filename: str, lineno: int, module_globals: Any,
+               filters: tuple | None) -> Any:
+    import jax
+    import jax.numpy as jnp
+    from jax import lax
+
+    from ..graphlib.hostcalls import _guarded
+
+    issue = _fp_issuer(texts, filename, lineno, module_globals, filters)
+
+    def effect(result: Any, *operands: Any, where: Any = None) -> None:
+        flags = fp_flags(rule, kinds, result, operands, where)
+
+        def fire(f: Any) -> None:
+            jax.debug.callback(_guarded(issue), f, ordered=True)
+
+        lax.cond(jnp.any(flags), fire, lambda f: None, flags)
+
+    effect.__name__ = effect.__qualname__ = "host[numpy RuntimeWarning]"
+    effect._a2g_effect = True  # type: ignore[attr-defined]
+    return effect
+
+
+def fp_warning_effect(rule: str, kinds: tuple, texts: tuple, filename: str, lineno: int, namespace: dict,
+                      filters: tuple | None = None) -> Any:
+    """The effect op ``effect(result, *operands, where=None)`` issuing
+    NumPy's floating-point RuntimeWarnings ``texts`` (one per kind of
+    ``kinds``, in NumPy's order) for a ufunc whose pole is ``rule``
+    (``FP_POLES``), as if from ``filename:lineno`` of the module whose
+    globals are ``namespace``; the flags are computed in the graph, the
+    host is called only where one is set."""
+    holder = _NAMESPACES.get(id(namespace))
+    if holder is None or holder.namespace is not namespace:
+        holder = _NAMESPACES[id(namespace)] = Namespace(namespace)
+    return _fp_effect(rule, kinds, texts, filename, lineno, holder, filters)

@@ -195,6 +195,10 @@ def _python_int_and_float(left: Any, right: Any) -> bool:
     return {_python_kind(left), _python_kind(right)} == {"i", "f"}
 
 
+_FP_OPERATOR_FNS = frozenset({operator.truediv, operator.itruediv, operator.floordiv, operator.ifloordiv,
+                              operator.mod, operator.imod, operator.pow, operator.ipow})
+
+
 def _numpy_warnings_may_raise() -> bool:
     """NumPy warns of floating-point errors, and a warning filter raises: the
     cheap test before ``Specializer._numpy_warning_errors``."""
@@ -430,6 +434,7 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         self.decisions: dict[tuple, Decision] = {}
         self.guards: list[Guard] = []
         self.guard_keys: set = set()
+        self.numpy_errors_at_entry = np.geterr()   # the caller's modes (``calls.numpy_fp_warnings`` guards them)
         # ids of static objects whose identity the trace observed (``is``,
         # ``id()``, handed to a callable): a graph specialised on an object by
         # value (``guards.object_key``) then serves that object only
@@ -618,6 +623,9 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
             # into it (``c[:] = 7`` after ``v = c + x``) must not reach this op, as eager's op ran before it
             operands = [x.copy() if type(x) is np.ndarray and x.flags.writeable else x for x in leaves]
             self.region.ops.append(CallOp(results, self.loc(node), fn, treedef, operands, label, x32, site))
+            if results and not effect and (numpy_fn or fn in _FP_OPERATOR_FNS):   # NumPy's RuntimeWarnings (calls.py)
+                self.numpy_fp_warnings(fn, args, kwargs, results, node, eager_fn if isinstance(eager_fn, np.ufunc)
+                                       else callee)
         pending = self.__dict__.pop("_overflow_check", None)
         if pending is not None and any(pending[1] is r for r in results):   # (mutation._python_int_bits)
             operands, result, subtract = pending

@@ -1,0 +1,160 @@
+"""h-hunt14: NumPy's floating-point RuntimeWarnings (``x / 0``, ``np.log(0)``,
+``np.sqrt(-1)``, integer ``//`` by zero, overflow in ``np.exp``) are part of
+eager's visible behaviour: the graph issues them as eager does (message,
+category, file and line, in program order, on every call where the data
+makes them), following ``np.geterr()``/``np.errstate`` and the warning
+filters, both guarded. Before, a graph issued none of them."""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import warnings
+
+import numpy as np
+
+from ast2graph import explain, to_static
+from helpers import check
+
+
+def _recorded(fn, args, outer=contextlib.nullcontext, action="always"):
+    """What ``fn(*args)`` returned (or raised) and the warnings it issued."""
+    with warnings.catch_warnings(record=True) as seen, outer():
+        warnings.simplefilter(action)
+        try:
+            result = type(fn(*copy.deepcopy(args)))   # (the values: ``check``)
+        except Exception as e:  # noqa: BLE001
+            result = repr(e)
+    return result, [(w.category, str(w.message), w.filename, w.lineno) for w in seen]
+
+
+def check_warnings(fn, calls, outers=None, graphs=1):
+    """Eager and converted issue the same warnings on each call of a sequence
+    (the caller's ``np.errstate`` or filters changed between calls: ``outers``),
+    and return the same values (``check``)."""
+    static = to_static(fn)
+    outers = outers or [contextlib.nullcontext] * len(calls)
+    for k, (args, outer) in enumerate(zip(calls, outers)):
+        eager, converted = _recorded(fn, args, outer), _recorded(static, args, outer)
+        assert eager == converted, f"call {k}: eager {eager} vs converted {converted}"
+    check(fn, *calls[0], full_graph=True, graphs=graphs)
+    return static
+
+
+def safe_ratio(x, y):
+    r = x / y
+    return np.where(np.isfinite(r), r, 0.0)
+
+
+def test_division_warns_on_the_call_that_divides_by_zero():
+    a, b = np.array([1.0, 0.0, 3.0]), np.array([0.0, 0.0, 1.0])
+    check_warnings(safe_ratio, [(a, a + 1), (a, b), (a, a + 2), (a, b)])
+
+
+def log_likelihood(p, k):
+    ll = np.sum(np.log(p)) + np.sqrt(k - 1.0)
+    if ll < -10:
+        warnings.warn("low likelihood", UserWarning)
+    return ll
+
+
+def test_log_sqrt_and_a_user_warning_in_order():
+    check_warnings(log_likelihood, [(np.array([0.5, 0.5]), 2.0), (np.array([0.0, 1.0]), 2.0),
+                                    (np.array([0.5, 0.5]), np.float64(0.0)), (np.full(30, 0.1), 5.0)])
+
+
+def scalars(s, t, n, m):
+    return s / t, s // t, s % t, s ** -1.0, n // m, n % m
+
+
+def test_numpy_scalar_arithmetic_warns_as_scalar_ops():
+    # "divide by zero encountered in scalar divide", NumPy's own wording for scalar math
+    check_warnings(scalars, [(np.float64(1.0), np.float64(2.0), np.int64(7), np.int64(2)),
+                             (np.float64(1.0), np.float64(0.0), np.int64(7), np.int64(0)),
+                             (np.float32(0.0), np.float32(0.0), np.int64(3), np.int64(1))])
+
+
+def ufuncs(x, a, b, i, j):
+    out = np.zeros_like(a)
+    np.divide(a, b, out=out, where=b != 0)   # no warning where it does not divide
+    return (np.exp(x), np.arctanh(x), np.log1p(x), np.reciprocal(x), x ** 0.5, x ** 2, i // j, i % j, out)
+
+
+def test_ufunc_poles_overflow_fast_powers_and_where():
+    x = np.array([0.0, 1.0, -1.0, 1000.0, 1e200])
+    a, b = np.array([3.0, -4.0, 5.0]), np.array([0.0, 2.0, 0.0])
+    i, j = np.array([3, -4, 5]), np.array([0, 2, 1])
+    check_warnings(ufuncs, [(np.array([0.5]), a, a + 10, i, j + 10), (x, a, b, i, j)])
+
+
+def rolled_log_ratio(xs, ys):
+    acc = np.zeros(xs.shape[1])
+    for i in range(xs.shape[0]):
+        acc = acc + np.log(xs[i]) / ys[i]
+    return acc
+
+
+def test_warning_inside_a_rolled_loop():
+    xs = np.linspace(0.5, 2.0, 60).reshape(20, 3)
+    ys = np.linspace(1.0, 2.0, 20)
+    zs = ys.copy()
+    zs[7] = 0.0
+    check_warnings(rolled_log_ratio, [(xs, ys), (xs, zs), (np.where(xs > 1.9, 0.0, xs), ys)])
+
+
+def errstate_inside(x, y):
+    with np.errstate(divide="ignore"):
+        a = x / y
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        b = np.log(x - 5)
+    return a, b, x / y
+
+
+def test_errstate_and_filters_inside_the_function():
+    check_warnings(errstate_inside, [(np.array([1.0, 0.0]), np.array([0.0, 0.0]))])
+
+
+def test_callers_errstate_and_filters_are_guarded():
+    a, b = np.array([1.0, 0.0]), np.array([0.0, 0.0])
+
+    def ignoring():
+        return np.errstate(all="ignore")
+
+    def invalid_ignored():
+        return np.errstate(invalid="ignore")
+
+    def raising():
+        return np.errstate(divide="raise")   # eager raises FloatingPointError: the graph's call runs in Python
+
+    def filtered():
+        stack = contextlib.ExitStack()
+        stack.enter_context(warnings.catch_warnings())
+        warnings.filterwarnings("ignore", message="divide by zero")
+        return stack
+
+    calls = [(a, b)] * 6
+    outers = [contextlib.nullcontext, ignoring, invalid_ignored, raising, filtered, contextlib.nullcontext]
+    static = check_warnings(safe_ratio, calls, outers)
+    with np.errstate(divide="ignore"):
+        explanation = explain(static)(a, b)
+    assert explanation.graph_count == 1, str(explanation)
+
+
+def ratio_once(x, y):
+    return x / y
+
+
+def test_once_per_location_as_eager():
+    # the default filter: once per location (the module's __warningregistry__), as eager has it
+    a, b = np.array([1.0]), np.array([0.0])
+    calls = [(a, b + 1), (a, b), (a, b), (a + 1, b)]
+    for fn in (ratio_once, to_static(ratio_once)):
+        globals().pop("__warningregistry__", None)
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("default")
+            warnings.simplefilter("always", UserWarning)   # (a different filter: the registry is kept)
+            for args in calls:
+                fn(*args)
+        found = [str(w.message) for w in seen]
+        assert found == ["divide by zero encountered in divide"], (fn, found)
