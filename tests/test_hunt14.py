@@ -158,3 +158,52 @@ def test_once_per_location_as_eager():
                 fn(*args)
         found = [str(w.message) for w in seen]
         assert found == ["divide by zero encountered in divide"], (fn, found)
+
+
+# ------------------------------------------------------------- modules held by globals and attributes
+import jax.numpy as jnp  # noqa: E402
+
+from helpers import check_sequence  # noqa: E402
+
+XP = np
+
+
+def xp_norm(x):
+    return XP.sqrt(XP.sum(x * x))
+
+
+class Backend:
+    def __init__(self, xp):
+        self.xp = xp
+
+    def scale(self, x):
+        return self.xp.tanh(x) * 2.0
+
+
+def test_a_global_or_attribute_rebound_to_another_module_is_guarded():
+    # array-API style dispatch (``xp = np`` / ``xp = jnp``): a module read from a
+    # global or an attribute was taken as fixed, and the graph kept the old one
+    def make():
+        global XP
+        XP = np
+        return xp_norm, None
+
+    def use(module):
+        def step(fn, world):
+            global XP
+            XP = module
+            return fn(np.array([3.0, 4.0]))
+        return step
+
+    check_sequence(make, [use(np), use(jnp), use(np)])
+
+    def make_backend():
+        return (lambda b, x: b.scale(x)), Backend(np)
+
+    def switch(module):
+        def step(fn, backend):
+            backend.xp = module
+            return fn(backend, np.array([0.5, 1.0]))
+        return step
+
+    check_sequence(make_backend, [switch(np), switch(jnp), switch(np)])

@@ -258,12 +258,14 @@ def _fp_effect(rule: str, kinds: tuple, texts: tuple, filename: str, lineno: int
     import jax.numpy as jnp
     from jax import lax
 
+    from ..graphlib.bounded import _active_stack
     from ..graphlib.hostcalls import _guarded
 
     issue = _fp_issuer(texts, filename, lineno, module_globals, filters)
 
     def effect(result: Any, *operands: Any, where: Any = None) -> None:
-        flags = fp_flags(rule, kinds, result, operands, where)
+        # masked by the enclosing branch predicates and running flags, as a run-time check is (``bounded.raise_if``)
+        flags = functools.reduce(jnp.logical_and, _active_stack(), fp_flags(rule, kinds, result, operands, where))
 
         def fire(f: Any) -> None:
             jax.debug.callback(_guarded(issue), f, ordered=True)

@@ -877,9 +877,10 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
             return self.capture_keys[key]
         if key in self.traced_static_values:   # read traced (it kept changing): the same graph value each read
             return self.traced_static_values[key]
-        if isinstance(value, types.ModuleType) or key in self.guard_keys:
+        if key in self.guard_keys:
             return value
-        self.origin[id(value)] = (value, description)
+        if not isinstance(value, types.ModuleType):   # (a module is named by its name: ``named``)
+            self.origin[id(value)] = (value, description)
         self.guard_keys.add(key)
         if key in self.traced_statics and type(value) in (int, float) and is_traceable_number(value) and traced_int_ok(value):
             return self._traced_static(value, getter, description, key)
