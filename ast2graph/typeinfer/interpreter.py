@@ -1896,9 +1896,9 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
             # ``work[0].real`` of a NumPy scalar the trace holds (a LAPACK workspace query's): immutable, its
             # attributes a function of its value, which the trace already has (guarded where it was read)
             return value
-        if isinstance(obj, types.ModuleType) and (isinstance(value, types.ModuleType) or _library_module(obj) and
-                                                  callable(value) and not is_array(value)):
-            return value   # a library's functions and classes: fixed for the process
+        if isinstance(obj, types.ModuleType) and _library_module(obj) and (
+                isinstance(value, types.ModuleType) or callable(value) and not is_array(value)):
+            return value   # a library's submodules, functions and classes: fixed for the process
         return self.external(value, lambda: getattr(obj, attr), f"{self.named(obj)}.{attr}", ("attr", id(obj), attr),
                              ("attr", obj, attr))
 
