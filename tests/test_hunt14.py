@@ -160,6 +160,28 @@ def test_once_per_location_as_eager():
         assert found == ["divide by zero encountered in divide"], (fn, found)
 
 
+def shares(x):
+    return (x / x.sum() * 100).astype(np.int64), x.astype(np.int8), x.astype(np.uint64)
+
+
+def test_float_to_int_cast_warns_from_the_users_line_in_order():
+    # NumPy's "invalid value encountered in cast" (NaN, infinities, beyond the C int it converts through):
+    # it came from ast2graph's own file, unordered with the division's warning
+    check_warnings(shares, [(np.array([1.0, 3.0]),), (np.array([1.0, -1.0]),), (np.array([3e9, 1.9e19]),)])
+
+
+def test_a_callers_catch_warnings_around_each_call_does_not_recompile():
+    static = to_static(safe_ratio)
+    a, b = np.array([1.0, 0.0]), np.array([0.0, 0.0])
+    for _ in range(3):
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            static(a, b)
+        assert [str(w.message) for w in seen] == ["divide by zero encountered in divide",
+                                                  "invalid value encountered in divide"]
+    assert static.recompiles == 0, static.recompile_reasons
+
+
 # ------------------------------------------------------------- modules held by globals and attributes
 import types  # noqa: E402
 

@@ -388,6 +388,7 @@ class CallMixin(GeneratorMixin, SortMixin):
             out = self.emit_call(numpy_api.float_to_int, (callee.value, np.dtype(args[0] if args else kwargs["dtype"])),
                                  {}, node, ".astype")
             out.type = out.type.with_kinds(callee.value.type.kinds)
+            self.numpy_fp_warnings(numpy_api.float_to_int, (callee.value,), {}, [out], node, "cast")
             return out
         if isinstance(callee, arrays.ArrayMethod) and callee.name in numpy_api.INITIAL_METHODS \
                 and kwargs.get("initial") is not None and callee.value.type.kinds <= {"numpy", "array0"}:
@@ -883,16 +884,18 @@ class CallMixin(GeneratorMixin, SortMixin):
         as ``np.geterr()`` (guarded) and the warning filters (guarded) have
         them. Where NumPy's mode raises, prints or calls, or underflows warn,
         the statement runs in Python."""
-        name, scalar = _fp_ufunc_name(fn, args, ufunc, isinstance(node, (gast.BinOp, gast.AugAssign)))
+        name, scalar = ("cast", False) if ufunc == "cast" else \
+            _fp_ufunc_name(fn, args, ufunc, isinstance(node, (gast.BinOp, gast.AugAssign)))
         rule = hostwarnings.FP_POLES.get(name) if name else None
         if rule is None or len(results) != 1 or not results[0].type.kinds <= {"numpy", "array0"}:
             return
         dtype = results[0].type.dtype
-        integer = getattr(dtype, "kind", "") in "iu" and name in hostwarnings.FP_INT_DIVISIONS
+        integer = getattr(dtype, "kind", "") in "iu" and (name in hostwarnings.FP_INT_DIVISIONS or name == "cast")
         if not (integer or getattr(dtype, "kind", "") == "f") or set(kwargs) - {"where", "out", "dtype"}:
             return
         modes = np.geterr()
-        kinds = ("divide",) if integer else tuple(k for k, _ in hostwarnings.FP_MESSAGES)
+        kinds = ("invalid",) if name == "cast" else ("divide",) if integer else \
+            tuple(k for k, _ in hostwarnings.FP_MESSAGES)
         if any(modes[k] not in ("ignore", "warn") for k in kinds) or not integer and modes["under"] != "ignore":
             raise self.graph_break(FallbackCode.SIDE_EFFECT, node, f"NumPy's {name} where np.geterr() makes its "
                                    f"floating-point errors raise, print, call or warn of underflow ({modes})", "call")
@@ -907,14 +910,10 @@ class CallMixin(GeneratorMixin, SortMixin):
         kinds = tuple(k for k in kinds if modes[k] == "warn"
                       and hostwarnings.filter_actions(RuntimeWarning, texts[k], module, lineno) != {"ignore"})
         blocks = self._catch_warnings_blocks()
-        state = hostwarnings.filters_state(blocks[0]._filters if blocks else None)
-        if ("warning filters",) not in self.guard_keys:
-            self.guard_keys.add(("warning filters",))
-            self.guards.append(Guard(lambda: hostwarnings.filters_unchanged(state), True, "the warning filters",
-                                     ("warning filters",)))
+        self._guard_filters_by_value(blocks[0]._filters if blocks else warnings.filters)
         if not kinds:
             return
-        nin = 1 if rule in ("zero", "minus one", "unit", "") and name != "power" else 2
+        nin = 1 if rule in ("zero", "minus one", "unit", "", "cast") and name != "power" else 2
         operands = tuple(args[:nin])
         if len(operands) != nin or any(not isinstance(x, (Value, int, float, np.ndarray, np.generic)) for x in operands):
             return
@@ -926,6 +925,17 @@ class CallMixin(GeneratorMixin, SortMixin):
             return
         where = {} if mask is True else {"where": mask}
         self.emit_call(effect, (results[0], *operands), where, node, "host numpy RuntimeWarning", effect=True)
+
+    def _guard_filters_by_value(self, filters: list) -> None:
+        """A guard on the warning filters the caller has, by their entries
+        (not the list's identity: a caller's ``catch_warnings()`` around each
+        call copies the list, and must not recompile the graph each time)."""
+        key = ("warning filters by value",)
+        if key not in self.guard_keys:
+            self.guard_keys.add(key)
+            entries, default = list(filters), warnings.defaultaction
+            self.guards.append(Guard(lambda: warnings.filters == entries and warnings.defaultaction == default, True,
+                                     "the warning filters", key))
 
     def _guard_numpy_errors(self) -> None:
         """A guard on ``np.geterr()`` as the caller has it (the graph's

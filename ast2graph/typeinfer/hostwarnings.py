@@ -196,6 +196,8 @@ FP_POLES = {
     "log1p": "minus one", "arctanh": "unit",
     "sqrt": "", "arcsin": "", "arccos": "", "arccosh": "", "exp": "", "exp2": "", "expm1": "", "square": "",
 }
+# ``x.astype(int_dtype)`` of floats (``numpy_api.float_to_int``): "invalid value encountered in cast"
+FP_POLES["cast"] = "cast"
 # ufuncs that warn for integer operands: by zero, their result is 0
 FP_INT_DIVISIONS = frozenset({"floor_divide", "remainder"})
 
@@ -222,7 +224,12 @@ def fp_flags(rule: str, kinds: tuple, result: Any, operands: tuple, where: Any =
     out = jnp.asarray(result)
     ops = [jnp.asarray(x) for x in operands]
     mask = True if where is None else jnp.asarray(where)
-    if not jnp.issubdtype(out.dtype, jnp.inexact):   # integer // and %: by zero
+    if rule == "cast":   # float to int: NumPy converts through a C int (int32's range) or int64, flagging the rest
+        narrow = out.dtype in (jnp.int8, jnp.int16, jnp.int32, jnp.uint8, jnp.uint16)
+        low, high = (-2.0 ** 31, 2.0 ** 31) if narrow else (-2.0 ** 63, 2.0 ** (64 if out.dtype == jnp.uint64 else 63))
+        x = ops[0]
+        found = {"invalid": jnp.any(~(jnp.isfinite(x) & (x >= low) & (x < high)) & mask)}
+    elif not jnp.issubdtype(out.dtype, jnp.inexact):   # integer // and %: by zero
         found = {"divide": jnp.any((ops[-1] == 0) & mask)}
     else:
         inexact = [x for x in ops if jnp.issubdtype(x.dtype, jnp.inexact)]
