@@ -182,6 +182,17 @@ def test_a_callers_catch_warnings_around_each_call_does_not_recompile():
     assert static.recompiles == 0, static.recompile_reasons
 
 
+def column_stats(X, y):
+    return np.nanmean(X, axis=0), np.nanmax(X, axis=0), np.corrcoef(X[:, 0], y), np.std(y[:1], ddof=1)
+
+
+def test_numpy_functions_warn_of_all_nan_slices_constant_rows_and_no_degrees_of_freedom():
+    # their own warnings (some with stacklevel=2: the user's line), issued where the result is not finite
+    X = np.array([[1.0, np.nan], [2.0, np.nan], [3.0, np.nan]])
+    y = np.array([1.0, 0.0, 2.0])
+    check_warnings(column_stats, [(X[:, :1].repeat(2, axis=1), y), (X, y), (X, np.ones(3))])
+
+
 # ------------------------------------------------------------- modules held by globals and attributes
 import types  # noqa: E402
 

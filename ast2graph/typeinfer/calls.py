@@ -884,6 +884,11 @@ class CallMixin(GeneratorMixin, SortMixin):
         as ``np.geterr()`` (guarded) and the warning filters (guarded) have
         them. Where NumPy's mode raises, prints or calls, or underflows warn,
         the statement runs in Python."""
+        replayed = getattr(ufunc, "__name__", None)
+        if replayed in hostwarnings.REPLAYED | hostwarnings.REPLAYED_BY_SHAPE and getattr(np, replayed, None) is ufunc:
+            if replayed in hostwarnings.REPLAYED or hostwarnings.warns_on_exemplar(ufunc, args, kwargs):
+                self._numpy_replay(ufunc, args, kwargs, results, node)
+            return
         name, scalar = ("cast", False) if ufunc == "cast" else \
             _fp_ufunc_name(fn, args, ufunc, isinstance(node, (gast.BinOp, gast.AugAssign)))
         rule = hostwarnings.FP_POLES.get(name) if name else None
@@ -925,6 +930,27 @@ class CallMixin(GeneratorMixin, SortMixin):
             return
         where = {} if mask is True else {"where": mask}
         self.emit_call(effect, (results[0], *operands), where, node, "host numpy RuntimeWarning", effect=True)
+
+    def _numpy_replay(self, callee: Any, args: tuple, kwargs: dict, results: list, node: Any) -> None:
+        """``np.nanmean``, ``np.corrcoef``, ...: where the result is not
+        finite, NumPy's function runs again on the host from the user's line
+        and issues its warnings (``hostwarnings.replay_effect``)."""
+        if len(results) != 1 or not results[0].type.kinds <= {"numpy", "array0"}:
+            return
+        try:
+            inspect.signature(callee).bind(*args, **kwargs)
+        except (TypeError, ValueError):
+            return
+        unit, lineno = self._warning_frame(1, node, lambda cause: self.graph_break(
+            FallbackCode.SIDE_EFFECT, node, f"NumPy's warnings {cause}", "call"))
+        if unit is None:
+            return
+        self._guard_numpy_errors()
+        blocks = self._catch_warnings_blocks()
+        self._guard_filters_by_value(blocks[0]._filters if blocks else warnings.filters)
+        effect = hostwarnings.replay_effect(callee, _code_filename(unit), lineno, unit.globals,
+                                            self.value_kinds((args, kwargs), node))
+        self.emit_call(effect, (results[0], *args), kwargs, node, f"host numpy {callee.__name__} warnings", effect=True)
 
     def _guard_filters_by_value(self, filters: list) -> None:
         """A guard on the warning filters the caller has, by their entries

@@ -296,3 +296,92 @@ def fp_warning_effect(rule: str, kinds: tuple, texts: tuple, filename: str, line
     if holder is None or holder.namespace is not namespace:
         holder = _NAMESPACES[id(namespace)] = Namespace(namespace)
     return _fp_effect(rule, kinds, texts, filename, lineno, holder, filters)
+
+
+# ----------------------------------------------------------- NumPy functions that warn of degenerate data
+# np.nanmean of an all-NaN slice ("Mean of empty slice"), np.std with ddof >= n
+# ("Degrees of freedom <= 0 for slice"), np.corrcoef of a constant row ("invalid
+# value encountered in divide"): where the graph's result is not finite, NumPy's
+# own function runs again on the host, from a frame that is the user's line
+# (its file, line and module globals: a warning with stacklevel=2 names it, as
+# eager's does), and issues what eager issues; its result is dropped.
+REPLAYED = frozenset(f"{name}" for name in (
+    "nanmean", "nanstd", "nanvar", "nanmin", "nanmax", "nanmedian", "nanpercentile", "nanquantile",
+    "nanargmin", "nanargmax", "corrcoef"))
+
+
+# functions whose warnings depend on shapes and static arguments only (np.std(x, ddof=1)
+# of one element, np.mean of an empty axis): replayed where exemplar data warns
+REPLAYED_BY_SHAPE = frozenset({"mean", "average", "std", "var", "median", "cov"})
+
+
+def warns_on_exemplar(callee: Any, args: tuple, kwargs: dict) -> bool:
+    """Whether ``callee`` warns with every traced operand replaced by ones
+    of its shape and dtype (the warnings that depend on shapes only)."""
+    import jax
+
+    from ..ir.core import Value
+
+    def exemplar(x: Any) -> Any:
+        return np.ones(x.type.shape, x.type.dtype) if isinstance(x, Value) else x
+
+    leaves, treedef = jax.tree_util.tree_flatten((args, kwargs), is_leaf=lambda x: isinstance(x, Value))
+    if sum(int(np.prod(x.type.shape)) for x in leaves if isinstance(x, Value)) > 1 << 20:
+        return False   # (too large to try at trace time)
+    a, k = jax.tree_util.tree_unflatten(treedef, [exemplar(x) for x in leaves])
+    with warnings.catch_warnings(record=True) as seen, np.errstate(all="warn"):
+        warnings.simplefilter("always")
+        try:
+            callee(*a, **k)
+        except Exception:  # noqa: BLE001 - eager's error is the graph's business elsewhere
+            return False
+    return bool(seen)
+
+
+@functools.lru_cache(maxsize=None)
+def _replayer(filename: str, lineno: int, module_globals: Any) -> Any:
+    import types
+
+    source = "\n" * (max(lineno, 1) - 1) + "def _a2g_replay(_f, _a, _k): _f(*_a, **_k)\n"
+    code = compile(source, filename, "exec")
+    inner = next(c for c in code.co_consts if isinstance(c, types.CodeType))
+    return types.FunctionType(inner, module_globals.namespace)
+
+
+def replay_effect(callee: Any, filename: str, lineno: int, namespace: dict, kinds: tuple) -> Any:
+    """The effect op ``effect(result, *args, **kwargs)`` running
+    ``callee(*args, **kwargs)`` on the host, as from ``filename:lineno`` of
+    the module whose globals are ``namespace``, where ``result`` is not all
+    finite (masked by the enclosing branches and running flags)."""
+    holder = _NAMESPACES.get(id(namespace))
+    if holder is None or holder.namespace is not namespace:
+        holder = _NAMESPACES[id(namespace)] = Namespace(namespace)
+    return _replay_effect(callee, filename, lineno, holder, kinds)
+
+
+@functools.lru_cache(maxsize=None)
+def _replay_effect(callee: Any, filename: str, lineno: int, module_globals: Any, kinds: tuple) -> Any:
+    import jax.numpy as jnp
+    from jax import lax
+
+    from ..graphlib.bounded import _active_stack
+    from ..graphlib.hostcalls import HostCall
+
+    replay = _replayer(filename, lineno, module_globals)
+
+    def run(*args: Any, **kwargs: Any) -> None:
+        if not HostCall.raised():
+            replay(callee, args, kwargs)
+
+    run.__qualname__ = run.__name__ = f"numpy {callee.__name__} warnings"
+    issue = arrays.host_effect(run, kinds)
+
+    def effect(result: Any, *args: Any, **kwargs: Any) -> None:
+        out = jnp.asarray(result)
+        bad = ~jnp.all(jnp.isfinite(out)) if jnp.issubdtype(out.dtype, jnp.inexact) else jnp.zeros((), bool)
+        bad = functools.reduce(jnp.logical_and, _active_stack(), bad)
+        lax.cond(bad, lambda: issue(*args, **kwargs), lambda: None)
+
+    effect.__name__ = effect.__qualname__ = f"host[numpy {callee.__name__} warnings]"
+    effect._a2g_effect = True  # type: ignore[attr-defined]
+    return effect
