@@ -404,6 +404,7 @@ class CallMixin(GeneratorMixin, SortMixin):
             out = self.emit_call(numpy_api.float_to_int, (callee.value, np.dtype(args[0] if args else kwargs["dtype"])),
                                  {}, node, ".astype")
             out.type = out.type.with_kinds(callee.value.type.kinds)
+            self.numpy_fp_warnings(numpy_api.float_to_int, (callee.value,), {}, [out], node, "cast")
             return out
         if isinstance(callee, arrays.ArrayMethod) and callee.name in numpy_api.INITIAL_METHODS \
                 and kwargs.get("initial") is not None and callee.value.type.kinds <= {"numpy", "array0"}:
@@ -902,6 +903,104 @@ class CallMixin(GeneratorMixin, SortMixin):
         self.emit_call(effect, (message,), {}, node, "host warnings.warn", effect=True)
         return None
 
+    def numpy_fp_warnings(self, fn: Any, args: tuple, kwargs: dict, results: list, node: Any, ufunc: Any) -> None:
+        """After a graph op computing a NumPy ufunc (``ufunc``, or ``fn`` an
+        operator on NumPy values): the RuntimeWarnings NumPy issues where it
+        divides by zero, overflows or computes an invalid value
+        (``hostwarnings.fp_warning_effect``: the flags computed in the graph,
+        the warnings issued on the host, in program order, from this line),
+        as ``np.geterr()`` (guarded) and the warning filters (guarded) have
+        them. Where NumPy's mode raises, prints or calls, or underflows warn,
+        the statement runs in Python."""
+        replayed = getattr(ufunc, "__name__", None)
+        if replayed in hostwarnings.REPLAYED | hostwarnings.REPLAYED_BY_SHAPE and getattr(np, replayed, None) is ufunc:
+            if replayed in hostwarnings.REPLAYED or hostwarnings.warns_on_exemplar(ufunc, args, kwargs):
+                self._numpy_replay(ufunc, args, kwargs, results, node)
+            return
+        name, scalar = ("cast", False) if ufunc == "cast" else \
+            _fp_ufunc_name(fn, args, ufunc, isinstance(node, (gast.BinOp, gast.AugAssign)))
+        rule = hostwarnings.FP_POLES.get(name) if name else None
+        if rule is None or len(results) != 1 or not results[0].type.kinds <= {"numpy", "array0"}:
+            return
+        dtype = results[0].type.dtype
+        integer = getattr(dtype, "kind", "") in "iu" and (name in hostwarnings.FP_INT_DIVISIONS or name == "cast")
+        if not (integer or getattr(dtype, "kind", "") == "f") or set(kwargs) - {"where", "out", "dtype"}:
+            return
+        modes = np.geterr()
+        kinds = ("invalid",) if name == "cast" else ("divide",) if integer else \
+            tuple(k for k, _ in hostwarnings.FP_MESSAGES)
+        if any(modes[k] not in ("ignore", "warn") for k in kinds) or not integer and modes["under"] != "ignore":
+            raise self.graph_break(FallbackCode.SIDE_EFFECT, node, f"NumPy's {name} where np.geterr() makes its "
+                                   f"floating-point errors raise, print, call or warn of underflow ({modes})", "call")
+        self._guard_numpy_errors()
+        unit, lineno = self._warning_frame(1, node, lambda cause: self.graph_break(
+            FallbackCode.SIDE_EFFECT, node, f"NumPy's RuntimeWarning {cause}", "call"))
+        if unit is None:
+            return
+        module = unit.globals.get("__name__", "<string>")
+        module = module if isinstance(module, str) else "<string>"
+        texts = {k: f"{what} encountered in {'scalar ' if scalar else ''}{name}" for k, what in hostwarnings.FP_MESSAGES}
+        kinds = tuple(k for k in kinds if modes[k] == "warn"
+                      and hostwarnings.filter_actions(RuntimeWarning, texts[k], module, lineno) != {"ignore"})
+        blocks = self._catch_warnings_blocks()
+        self._guard_filters_by_value(blocks[0]._filters if blocks else warnings.filters)
+        if not kinds:
+            return
+        nin = 1 if rule in ("zero", "minus one", "unit", "", "cast") and name != "power" else 2
+        operands = tuple(args[:nin])
+        if len(operands) != nin or any(not isinstance(x, (Value, int, float, np.ndarray, np.generic)) for x in operands):
+            return
+        inside = tuple(warnings.filters) if blocks else None
+        effect = hostwarnings.fp_warning_effect(rule, kinds, tuple(texts[k] for k in kinds), _code_filename(unit),
+                                                lineno, unit.globals, inside)
+        mask = self.__dict__.pop("_fp_where", kwargs.get("where", True))
+        if mask is False:
+            return
+        where = {} if mask is True else {"where": mask}
+        self.emit_call(effect, (results[0], *operands), where, node, "host numpy RuntimeWarning", effect=True)
+
+    def _numpy_replay(self, callee: Any, args: tuple, kwargs: dict, results: list, node: Any) -> None:
+        """``np.nanmean``, ``np.corrcoef``, ...: where the result is not
+        finite, NumPy's function runs again on the host from the user's line
+        and issues its warnings (``hostwarnings.replay_effect``)."""
+        if len(results) != 1 or not results[0].type.kinds <= {"numpy", "array0"}:
+            return
+        try:
+            inspect.signature(callee).bind(*args, **kwargs)
+        except (TypeError, ValueError):
+            return
+        unit, lineno = self._warning_frame(1, node, lambda cause: self.graph_break(
+            FallbackCode.SIDE_EFFECT, node, f"NumPy's warnings {cause}", "call"))
+        if unit is None:
+            return
+        self._guard_numpy_errors()
+        blocks = self._catch_warnings_blocks()
+        self._guard_filters_by_value(blocks[0]._filters if blocks else warnings.filters)
+        effect = hostwarnings.replay_effect(callee, _code_filename(unit), lineno, unit.globals,
+                                            self.value_kinds((args, kwargs), node))
+        self.emit_call(effect, (results[0], *args), kwargs, node, f"host numpy {callee.__name__} warnings", effect=True)
+
+    def _guard_filters_by_value(self, filters: list) -> None:
+        """A guard on the warning filters the caller has, by their entries
+        (not the list's identity: a caller's ``catch_warnings()`` around each
+        call copies the list, and must not recompile the graph each time)."""
+        key = ("warning filters by value",)
+        if key not in self.guard_keys:
+            self.guard_keys.add(key)
+            entries, default = list(filters), warnings.defaultaction
+            self.guards.append(Guard(lambda: warnings.filters == entries and warnings.defaultaction == default, True,
+                                     "the warning filters", key))
+
+    def _guard_numpy_errors(self) -> None:
+        """A guard on ``np.geterr()`` as the caller has it (the graph's
+        RuntimeWarnings follow it): the modes when this trace began."""
+        key = ("numpy errstate",)
+        if key not in self.guard_keys:
+            self.guard_keys.add(key)
+            entry = self.__dict__.get("numpy_errors_at_entry") or np.geterr()
+            self.guards.append(Guard(lambda: np.geterr() == entry, True, "NumPy's floating-point error modes "
+                                     "(np.seterr, np.errstate)", key))
+
     def _catch_warnings_blocks(self) -> list:
         """The ``warnings.catch_warnings`` managers entered at trace time around
         the statement being traced, outermost first (``blocks._trace_time_context``)."""
@@ -1036,7 +1135,11 @@ class CallMixin(GeneratorMixin, SortMixin):
                 or not out.type.shape or ufunc.nout != 1 or id(out) in self.view_of:
             raise self.graph_break(FallbackCode.MUTATION, node, f"{qualified_name(ufunc)} writes its result into an "
                                    "array the graph cannot update in place here (out=)")
-        result = self.call(ufunc, args, kwargs, node)
+        self.__dict__["_fp_where"] = where   # NumPy's RuntimeWarnings only where it computes (numpy_fp_warnings)
+        try:
+            result = self.call(ufunc, args, kwargs, node)
+        finally:
+            self.__dict__.pop("_fp_where", None)
         if not isinstance(result, Value) or not np.can_cast(result.type.dtype, out.type.dtype, casting="same_kind") \
                 or np.broadcast_shapes(result.type.shape, out.type.shape) != out.type.shape:
             raise self.graph_break(FallbackCode.TRACE_ERROR, node, f"{qualified_name(ufunc)}'s result cannot be cast "
@@ -2650,6 +2753,32 @@ def _warn_signature(message: Any, category: Any = None, stacklevel: int = 1, sou
 
 _WARN_SIGNATURE = inspect.signature(_warn_signature)
 _WARN_DEFAULTS = (("message", None), ("category", None), ("stacklevel", 1), ("source", None))
+
+
+_FP_OPERATORS = {operator.truediv: "divide", operator.itruediv: "divide", operator.floordiv: "floor_divide",
+                 operator.ifloordiv: "floor_divide", operator.mod: "remainder", operator.imod: "remainder",
+                 operator.pow: "power", operator.ipow: "power"}
+# ``ndarray ** k`` of a Python number: NumPy's fast paths call another ufunc
+_FP_FAST_POWERS = {0.5: "sqrt", 2: "square", -1: "reciprocal"}
+
+
+def _fp_ufunc_name(fn: Any, args: tuple, ufunc: Any, syntax: bool) -> tuple[str | None, bool]:
+    """The ufunc NumPy runs for ``fn(*args)`` (its name in NumPy's warning),
+    and whether it is NumPy's scalar arithmetic (``np.float64(1) / 0``: "scalar
+    divide"); ``syntax``: written as an operator (``a / b``, ``a /= b``)."""
+    name = ufunc.__name__ if isinstance(ufunc, np.ufunc) else \
+        _FP_OPERATORS.get(fn) if isinstance(fn, types.BuiltinFunctionType) else None
+    if name is None or not syntax or len(args) != 2:
+        return name, False
+    def scalar(v: Any) -> bool:
+        if isinstance(v, Value):
+            return v.type.kinds <= {"numpy", "python"} and not v.type.shape
+        return isinstance(v, (int, float, np.generic))
+    if all(scalar(v) for v in args):
+        return name, True
+    if name == "power" and type(args[1]) in (int, float) and args[1] in _FP_FAST_POWERS:
+        return _FP_FAST_POWERS[args[1]], False
+    return name, False
 
 
 def _code_filename(unit: Any) -> str:

@@ -31,6 +31,8 @@ import functools
 import warnings
 from typing import Any
 
+import numpy as np
+
 from ..graphlib import arrays
 
 
@@ -172,3 +174,214 @@ def warning_effect(category: type, filename: str, lineno: int, namespace: dict, 
     if holder is None or holder.namespace is not namespace:
         holder = _NAMESPACES[id(namespace)] = Namespace(namespace)
     return arrays.host_effect(_issuer(category, filename, lineno, holder, filters), kinds)
+
+
+# ----------------------------------------------------------- NumPy's floating-point warnings
+# NumPy checks the FPU's flags after a ufunc and, where ``np.geterr()`` says
+# "warn", issues ``RuntimeWarning("<what> encountered in <ufunc>")`` from the
+# Python frame that called it, in this order: divide, over, under, invalid.
+# A graph op sets no flag; ``fp_warning_effect`` recomputes them from the
+# operands and the result (IEEE's rules: an infinity from finite operands is
+# a division by zero where an operand is the op's pole, an overflow otherwise;
+# a NaN from operands without one is an invalid operation; integer ``//`` and
+# ``%`` by zero divide by zero) and issues eager's warnings on the host.
+FP_MESSAGES = (("divide", "divide by zero"), ("over", "overflow"), ("invalid", "invalid value"))
+
+# ufunc name -> where an operand is the op's pole (an infinite result there is
+# a division by zero): "divisor" (the second operand is 0), "zero" (the operand
+# is 0), "minus one" (it is -1), "unit" (|x| is 1), "" (none: an overflow)
+FP_POLES = {
+    "divide": "divisor", "floor_divide": "divisor", "remainder": "divisor",
+    "log": "zero", "log2": "zero", "log10": "zero", "reciprocal": "zero", "power": "zero",
+    "log1p": "minus one", "arctanh": "unit",
+    "sqrt": "", "arcsin": "", "arccos": "", "arccosh": "", "exp": "", "exp2": "", "expm1": "", "square": "",
+}
+# ``x.astype(int_dtype)`` of floats (``numpy_api.float_to_int``): "invalid value encountered in cast"
+FP_POLES["cast"] = "cast"
+# ufuncs that warn for integer operands: by zero, their result is 0
+FP_INT_DIVISIONS = frozenset({"floor_divide", "remainder"})
+
+
+def _pole(rule: str, operands: list) -> Any:
+    import jax.numpy as jnp
+
+    x = operands[-1] if rule == "divisor" else operands[0]
+    if rule in ("divisor", "zero"):
+        return x == 0
+    if rule == "minus one":
+        return x == -1
+    if rule == "unit":
+        return jnp.abs(x) == 1
+    return False
+
+
+def fp_flags(rule: str, kinds: tuple, result: Any, operands: tuple, where: Any = None) -> Any:
+    """Which of ``kinds`` (of "divide", "over", "invalid") NumPy's ufunc
+    flags computing ``result`` from ``operands`` (``where``: the positions
+    it computes), as a bool vector."""
+    import jax.numpy as jnp
+
+    out = jnp.asarray(result)
+    ops = [jnp.asarray(x) for x in operands]
+    mask = True if where is None else jnp.asarray(where)
+    if rule == "cast":   # float to int: NumPy converts through a C int (int32's range) or int64, flagging the rest
+        narrow = out.dtype in (jnp.int8, jnp.int16, jnp.int32, jnp.uint8, jnp.uint16)
+        low, high = (-2.0 ** 31, 2.0 ** 31) if narrow else (-2.0 ** 63, 2.0 ** (64 if out.dtype == jnp.uint64 else 63))
+        x = ops[0]
+        found = {"invalid": jnp.any(~(jnp.isfinite(x) & (x >= low) & (x < high)) & mask)}
+    elif not jnp.issubdtype(out.dtype, jnp.inexact):   # integer // and %: by zero
+        found = {"divide": jnp.any((ops[-1] == 0) & mask)}
+    else:
+        inexact = [x for x in ops if jnp.issubdtype(x.dtype, jnp.inexact)]
+        nan_in = functools.reduce(lambda a, b: a | b, [jnp.isnan(x) for x in inexact], False)
+        finite_in = functools.reduce(lambda a, b: a & b, [jnp.isfinite(x) for x in inexact], True)
+        new_inf = jnp.isinf(out) & finite_in & mask
+        pole = _pole(rule, ops)
+        found = {"divide": jnp.any(new_inf & pole), "over": jnp.any(new_inf & ~jnp.asarray(pole)),
+                 "invalid": jnp.any(jnp.isnan(out) & ~nan_in & mask)}
+    false = jnp.zeros((), bool)
+    return jnp.stack([found.get(k, false) for k in kinds])
+
+
+@functools.lru_cache(maxsize=None)
+def _fp_issuer(texts: tuple, filename: str, lineno: int, module_globals: Any, filters: tuple | None) -> Any:
+    from ..graphlib.hostcalls import HostCall
+
+    def issue(flags: Any) -> None:
+        if HostCall.raised():
+            return   # a check before it raised: eager never got here
+        for text, fired in zip(texts, np.asarray(flags)):
+            if fired:
+                _warn_from(text, RuntimeWarning, filename, lineno, module_globals.namespace, filters)
+
+    issue.__qualname__ = issue.__name__ = "numpy RuntimeWarning"
+    return issue
+
+
+@functools.lru_cache(maxsize=None)
+def _fp_effect(rule: str, kinds: tuple, texts: tuple, filename: str, lineno: int, module_globals: Any,
+               filters: tuple | None) -> Any:
+    import jax
+    import jax.numpy as jnp
+    from jax import lax
+
+    from ..graphlib.bounded import _active_stack
+    from ..graphlib.hostcalls import _guarded
+
+    issue = _fp_issuer(texts, filename, lineno, module_globals, filters)
+
+    def effect(result: Any, *operands: Any, where: Any = None) -> None:
+        # masked by the enclosing branch predicates and running flags, as a run-time check is (``bounded.raise_if``)
+        flags = functools.reduce(jnp.logical_and, _active_stack(), fp_flags(rule, kinds, result, operands, where))
+
+        def fire(f: Any) -> None:
+            jax.debug.callback(_guarded(issue), f, ordered=True)
+
+        lax.cond(jnp.any(flags), fire, lambda f: None, flags)
+
+    effect.__name__ = effect.__qualname__ = "host[numpy RuntimeWarning]"
+    effect._a2g_effect = True  # type: ignore[attr-defined]
+    return effect
+
+
+def fp_warning_effect(rule: str, kinds: tuple, texts: tuple, filename: str, lineno: int, namespace: dict,
+                      filters: tuple | None = None) -> Any:
+    """The effect op ``effect(result, *operands, where=None)`` issuing
+    NumPy's floating-point RuntimeWarnings ``texts`` (one per kind of
+    ``kinds``, in NumPy's order) for a ufunc whose pole is ``rule``
+    (``FP_POLES``), as if from ``filename:lineno`` of the module whose
+    globals are ``namespace``; the flags are computed in the graph, the
+    host is called only where one is set."""
+    holder = _NAMESPACES.get(id(namespace))
+    if holder is None or holder.namespace is not namespace:
+        holder = _NAMESPACES[id(namespace)] = Namespace(namespace)
+    return _fp_effect(rule, kinds, texts, filename, lineno, holder, filters)
+
+
+# ----------------------------------------------------------- NumPy functions that warn of degenerate data
+# np.nanmean of an all-NaN slice ("Mean of empty slice"), np.std with ddof >= n
+# ("Degrees of freedom <= 0 for slice"), np.corrcoef of a constant row ("invalid
+# value encountered in divide"): where the graph's result is not finite, NumPy's
+# own function runs again on the host, from a frame that is the user's line
+# (its file, line and module globals: a warning with stacklevel=2 names it, as
+# eager's does), and issues what eager issues; its result is dropped.
+REPLAYED = frozenset(f"{name}" for name in (
+    "nanmean", "nanstd", "nanvar", "nanmin", "nanmax", "nanmedian", "nanpercentile", "nanquantile",
+    "nanargmin", "nanargmax", "corrcoef"))
+
+
+# functions whose warnings depend on shapes and static arguments only (np.std(x, ddof=1)
+# of one element, np.mean of an empty axis): replayed where exemplar data warns
+REPLAYED_BY_SHAPE = frozenset({"mean", "average", "std", "var", "median", "cov"})
+
+
+def warns_on_exemplar(callee: Any, args: tuple, kwargs: dict) -> bool:
+    """Whether ``callee`` warns with every traced operand replaced by ones
+    of its shape and dtype (the warnings that depend on shapes only)."""
+    import jax
+
+    from ..ir.core import Value
+
+    def exemplar(x: Any) -> Any:
+        return np.ones(x.type.shape, x.type.dtype) if isinstance(x, Value) else x
+
+    leaves, treedef = jax.tree_util.tree_flatten((args, kwargs), is_leaf=lambda x: isinstance(x, Value))
+    if sum(int(np.prod(x.type.shape)) for x in leaves if isinstance(x, Value)) > 1 << 20:
+        return False   # (too large to try at trace time)
+    a, k = jax.tree_util.tree_unflatten(treedef, [exemplar(x) for x in leaves])
+    with warnings.catch_warnings(record=True) as seen, np.errstate(all="warn"):
+        warnings.simplefilter("always")
+        try:
+            callee(*a, **k)
+        except Exception:  # noqa: BLE001 - eager's error is the graph's business elsewhere
+            return False
+    return bool(seen)
+
+
+@functools.lru_cache(maxsize=None)
+def _replayer(filename: str, lineno: int, module_globals: Any) -> Any:
+    import types
+
+    source = "\n" * (max(lineno, 1) - 1) + "def _a2g_replay(_f, _a, _k): _f(*_a, **_k)\n"
+    code = compile(source, filename, "exec")
+    inner = next(c for c in code.co_consts if isinstance(c, types.CodeType))
+    return types.FunctionType(inner, module_globals.namespace)
+
+
+def replay_effect(callee: Any, filename: str, lineno: int, namespace: dict, kinds: tuple) -> Any:
+    """The effect op ``effect(result, *args, **kwargs)`` running
+    ``callee(*args, **kwargs)`` on the host, as from ``filename:lineno`` of
+    the module whose globals are ``namespace``, where ``result`` is not all
+    finite (masked by the enclosing branches and running flags)."""
+    holder = _NAMESPACES.get(id(namespace))
+    if holder is None or holder.namespace is not namespace:
+        holder = _NAMESPACES[id(namespace)] = Namespace(namespace)
+    return _replay_effect(callee, filename, lineno, holder, kinds)
+
+
+@functools.lru_cache(maxsize=None)
+def _replay_effect(callee: Any, filename: str, lineno: int, module_globals: Any, kinds: tuple) -> Any:
+    import jax.numpy as jnp
+    from jax import lax
+
+    from ..graphlib.bounded import _active_stack
+    from ..graphlib.hostcalls import HostCall
+
+    replay = _replayer(filename, lineno, module_globals)
+
+    def run(*args: Any, **kwargs: Any) -> None:
+        if not HostCall.raised():
+            replay(callee, args, kwargs)
+
+    run.__qualname__ = run.__name__ = f"numpy {callee.__name__} warnings"
+    issue = arrays.host_effect(run, kinds)
+
+    def effect(result: Any, *args: Any, **kwargs: Any) -> None:
+        out = jnp.asarray(result)
+        bad = ~jnp.all(jnp.isfinite(out)) if jnp.issubdtype(out.dtype, jnp.inexact) else jnp.zeros((), bool)
+        bad = functools.reduce(jnp.logical_and, _active_stack(), bad)
+        lax.cond(bad, lambda: issue(*args, **kwargs), lambda: None)
+
+    effect.__name__ = effect.__qualname__ = f"host[numpy {callee.__name__} warnings]"
+    effect._a2g_effect = True  # type: ignore[attr-defined]
+    return effect

@@ -195,6 +195,10 @@ def _python_int_and_float(left: Any, right: Any) -> bool:
     return {_python_kind(left), _python_kind(right)} == {"i", "f"}
 
 
+_FP_OPERATOR_FNS = frozenset({operator.truediv, operator.itruediv, operator.floordiv, operator.ifloordiv,
+                              operator.mod, operator.imod, operator.pow, operator.ipow})
+
+
 def _numpy_warnings_may_raise() -> bool:
     """NumPy warns of floating-point errors, and a warning filter raises: the
     cheap test before ``Specializer._numpy_warning_errors``."""
@@ -451,6 +455,7 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         self.decisions: dict[tuple, Decision] = {}
         self.guards: list[Guard] = []
         self.guard_keys: set = set()
+        self.numpy_errors_at_entry = np.geterr()   # the caller's modes (``calls.numpy_fp_warnings`` guards them)
         # ids of static objects whose identity the trace observed (``is``,
         # ``id()``, handed to a callable): a graph specialised on an object by
         # value (``guards.object_key``) then serves that object only
@@ -639,6 +644,9 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
             # into it (``c[:] = 7`` after ``v = c + x``) must not reach this op, as eager's op ran before it
             operands = [x.copy() if type(x) is np.ndarray and x.flags.writeable else x for x in leaves]
             self.region.ops.append(CallOp(results, self.loc(node), fn, treedef, operands, label, x32, site))
+            if results and not effect and (numpy_fn or fn in _FP_OPERATOR_FNS):   # NumPy's RuntimeWarnings (calls.py)
+                self.numpy_fp_warnings(fn, args, kwargs, results, node, eager_fn if isinstance(eager_fn, np.ufunc)
+                                       else callee)
         pending = self.__dict__.pop("_overflow_check", None)
         if pending is not None and any(pending[1] is r for r in results):   # (mutation._python_int_bits)
             operands, result, subtract = pending
@@ -890,9 +898,10 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
             return self.capture_keys[key]
         if key in self.traced_static_values:   # read traced (it kept changing): the same graph value each read
             return self.traced_static_values[key]
-        if isinstance(value, types.ModuleType) or key in self.guard_keys:
+        if key in self.guard_keys:
             return value
-        self.origin[id(value)] = (value, description)
+        if not isinstance(value, types.ModuleType):   # (a module is named by its name: ``named``)
+            self.origin[id(value)] = (value, description)
         self.guard_keys.add(key)
         if key in self.traced_statics and type(value) in (int, float) and is_traceable_number(value) and traced_int_ok(value):
             return self._traced_static(value, getter, description, key)
@@ -1917,9 +1926,9 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
             # ``work[0].real`` of a NumPy scalar the trace holds (a LAPACK workspace query's): immutable, its
             # attributes a function of its value, which the trace already has (guarded where it was read)
             return value
-        if isinstance(obj, types.ModuleType) and (isinstance(value, types.ModuleType) or _library_module(obj) and
-                                                  callable(value) and not is_array(value)):
-            return value   # a library's functions and classes: fixed for the process
+        if isinstance(obj, types.ModuleType) and _library_module(obj) and (
+                isinstance(value, types.ModuleType) or callable(value) and not is_array(value)):
+            return value   # a library's submodules, functions and classes: fixed for the process
         return self.external(value, lambda: getattr(obj, attr), f"{self.named(obj)}.{attr}", ("attr", id(obj), attr),
                              ("attr", obj, attr))
 

@@ -297,8 +297,12 @@ def float_to_int(x: Any, dtype: Any) -> Any:
     x = jnp.asarray(x)
     in_range = jnp.all(jnp.isfinite(x) & (x >= lo) & (x < hi))
 
+    def cast(a: np.ndarray) -> np.ndarray:
+        with np.errstate(invalid="ignore"):   # the graph warns from the user's line, in order (calls.numpy_fp_warnings)
+            return a.astype(dtype)
+
     def on_host(v: Any) -> Any:
-        return _host_numpy(lambda a: a.astype(dtype), v.shape, dtype, v)
+        return _host_numpy(cast, v.shape, dtype, v)
 
     return jax.lax.cond(in_range, lambda v: v.astype(dtype), on_host, x)
 
