@@ -57,6 +57,7 @@ from .numpy_api import numpy_to_jnp as _numpy_to_jnp
 from .mutation import is_numpy_callable, numpy_gives_ndarray
 from .nnx import is_nnx, is_variable, nnx_transforms
 from .varlist import tail_of
+from .listindex import PickedRow
 from .masked import MaskedMethod, MaskedSlice
 from .kinds import (standin, CALLS_ARGUMENTS, INSPECTORS, MOVES_ARGUMENTS, Unobservable, contains_standin, introspection, observe,
                     same_inputs, signature_inputs, standin_types, standins_in)
@@ -449,6 +450,10 @@ class CallMixin(GeneratorMixin, SortMixin):
                 return handled
         if isinstance(callee, MaskedMethod) or any(isinstance(a, MaskedSlice) for a in (*args, *kwargs.values())):
             handled = self.masked_call(callee, args, kwargs, node)   # ``x[:n].sum()``, ``np.sum(x[:n])`` (masked.py)
+            if handled is not NotImplemented:
+                return handled
+        if any(isinstance(a, PickedRow) for a in (*args, *kwargs.values())):
+            handled = self.picked_row_call(callee, args, kwargs, node)   # ``sum(row)`` of ``row = table[i]`` (listindex.py)
             if handled is not NotImplemented:
                 return handled
         owner = getattr(callee, "__self__", None)

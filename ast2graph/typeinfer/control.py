@@ -32,6 +32,7 @@ from ..graphlib.casts import NARROW
 from .exits import UNKNOWN_ITERABLE, BodyEnd, ExitsMixin, LoopCtx
 from .lattice import INT_BITS, INT_RANGE, TRACED_INT_BITS, WIDE_INTS, abstract_type, describe, join_types, same_dtype, same_static
 from .generators import generators_in
+from .listindex import PickedRow
 from .masked import MaskedSlice
 from .mutation import PendingRows
 from .nnx import is_nnx
@@ -1040,6 +1041,10 @@ class ControlMixin(ExitsMixin):
             return
         if isinstance(iterable, arrays.TracedZip):
             self._rolled_zip(stmt, iterable)
+            return
+        if isinstance(iterable, PickedRow):   # ``for v in row`` of ``row = table[i]``, a traced ``i`` (listindex.py)
+            self.decide(stmt, "for", "unrolled", f"{len(iterable.rows[0])} iterations over a row picked by a traced index")
+            self._unrolled_for(stmt, self.live_row_items(iterable, stmt.iter))
             return
         if isinstance(iterable, MaskedSlice):   # ``for v in x[:n]``: a loop with a traced trip count (masked.py)
             self._rolled_masked(stmt, iterable)

@@ -55,7 +55,7 @@ from .control import ControlMixin
 from .identity import IdentityMixin
 from .mutation import MutationMixin, PendingRows
 from .pathkinds import KindTagMixin, kind_class, kinded_in
-from .listindex import ListIndexMixin, traced_index
+from .listindex import ListIndexMixin, PickedRow, traced_index
 from .varlist import VarListMixin, tail_of
 from .masked import MaskedMixin, MaskedSlice
 from .nnx import NnxMixin, is_node, is_nnx, is_variable
@@ -1082,6 +1082,8 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
                 rows = PendingRows(value, rows)
                 self.iterated.append(rows)
             return rows
+        if isinstance(value, PickedRow):   # ``[*row]``, ``a, b = row`` of ``row = table[i]`` (listindex.py)
+            return self.row_items(value, node)
         if isinstance(value, arrays.TracedRange):
             raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, "a range with a traced bound used outside a for loop")
         if is_variable(value):   # an NNX Variable: the rows of its value
@@ -1544,10 +1546,22 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         a, b = self.object_token(left), self.object_token(right)
         if a is not None and b is not None:   # two arrays the trace knows: ``Y is X`` of two arguments
             return (a == b) is isinstance(op, gast.Is)
+        self._input_identity(left, right, node)
         try:
             return same_object(left, right) is isinstance(op, gast.Is)
         except Unobservable as e:
             raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, str(e)) from None
+
+    def _input_identity(self, left: Any, right: Any, node: Any) -> None:
+        """A list or dict given by the caller is held here as a copy standing for it: whether
+        it is another container (``row is TABLE[0]``, ``row in TABLE``) is the caller's object's answer."""
+        def container(x: Any) -> bool:
+            return isinstance(x, (list, dict, set, bytearray))
+
+        if left is not right and container(left) and container(right) \
+                and (self.input_container(left) is not None or self.input_container(right) is not None):
+            raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, "whether a list or dict the caller gave is "
+                                   "another container (the trace holds a copy standing for it)")
 
     def _contains(self, left: Any, right: Any, negate: bool, node: Any) -> Any:
         """``left in right`` of a static key and an outside dict (``if name in
@@ -1589,6 +1603,7 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         for item in right:
             if item is left:   # identity first: eager asks nothing of the value
                 return not negate
+            self._input_identity(item, left, node)
             if (not isinstance(item, Value) and item != item and (isinstance(left, Value) or left != left)) or \
                     (isinstance(item, Value) and not isinstance(left, Value) and left != left):
                 raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, "`in` with a NaN item: eager's identity "
@@ -1987,7 +2002,15 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
             return self.tail_getitem(obj, idx, node)
         if isinstance(obj, MaskedSlice):   # ``x[n:][0]`` (masked.py)
             return self.masked_getitem(obj, idx, node)
+        if isinstance(obj, PickedRow):   # ``row[j]`` of ``row = table[i]``, a traced ``i`` (listindex.py)
+            return self.row_item(obj, idx, node)
         if type(obj) in (list, tuple) and self.traced_int_index(idx):
+            row = self.picked_row(obj, idx, node)   # ``table[i]`` of rows of one length (listindex.py)
+            if row is not NotImplemented:
+                return row
+            arrays_in = self.outside_arrays(obj, node)   # (of jax.Arrays read from outside: inputs, picked)
+            if arrays_in is not None:
+                return self.traced_list_load(node, arrays_in, idx)
             if traced_index(idx) and self.uniform_items(obj):   # numbers of one class (listindex.py)
                 return self.pick_item(obj, idx, node)
             if not self._is_fresh(obj) and type(obj) is not tuple:

@@ -1,0 +1,139 @@
+"""Fallbacks found on realistic programs (issue 16), hunt 14.
+
+Each function is compared with its eager run on inputs that take every path,
+under ``full_graph=True`` where it is one graph; where a site falls back by
+design, the test asserts the site and eager's result without ``full_graph``.
+Where a function reads state, the caller changes it between calls
+(``check_sequence``).
+"""
+
+from __future__ import annotations
+
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from ast2graph import FullGraphError, to_static
+from helpers import check, check_sequence
+
+ROW0 = jnp.array([0.0, 1.0, 1.0])    # int(sum) % 2 == 0
+ROW1 = jnp.arange(3.0)               # int(sum) % 2 == 1
+
+
+def _pick(x):
+    return int(x.sum()) % 2
+
+
+# ------------------------------------------ 1. row = table[i] with a traced i, then row[j]
+TABLE = [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]
+
+
+def row_then_items(x):
+    row = TABLE[_pick(x)]
+    j = int(x[2]) % 3
+    return row[1] * x + row[-1], row[j], len(row), sum(row), max(row), list(row)
+
+
+def row_of_tuples_unpacked(x):
+    pairs = [(1, 2.5), (3, 4.5)]
+    scale, shift = pairs[_pick(x)]
+    return scale * x + shift
+
+
+def row_iterated_and_comprehended(x):
+    row = TABLE[_pick(x)]
+    total = 0.0
+    for v in row:
+        total = total + v * x
+    return total, [2 * v for v in row], np.asarray(row)
+
+
+def row_in_a_loop(x):
+    t = [[1.0, 2.0], [3.0, 4.0]]
+    acc = 0.0
+    for k in range(3):
+        row = t[(int(x.sum()) + k) % 2]
+        acc = acc + row[0] * row[1]
+    return acc * x
+
+
+def row_index_out_of_range(x):
+    row = TABLE[_pick(x) + 1]     # 2 is out of range: eager's IndexError at the pick
+    return row[0] * x
+
+
+def row_kept_after_table_rebound(x):
+    t = [[1, 2], [3, 4]]
+    row = t[_pick(x)]
+    t[0] = [10, 20]           # eager's row is still the old row 0
+    t[1][1] = 40              # ... and sees this write into row 1
+    return row[1] * x, t
+
+
+@pytest.mark.parametrize("fn", [row_then_items, row_of_tuples_unpacked, row_iterated_and_comprehended,
+                                row_in_a_loop, row_index_out_of_range, row_kept_after_table_rebound])
+def test_row_picked_by_traced_index(fn):
+    for x in (ROW0, ROW1):
+        check(fn, x)
+
+
+ARRAY_ROWS = [jnp.arange(3.0), jnp.arange(3.0) * 2]
+
+
+def array_row_picked(x):
+    row = ARRAY_ROWS[_pick(x)]
+    return row[1] * x + row
+
+
+def _fresh_tables(fn):
+    def make():
+        global TABLE, ARRAY_ROWS
+        TABLE = [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]
+        ARRAY_ROWS = [jnp.arange(3.0), jnp.arange(3.0) * 2]
+        return fn, None
+    return make
+
+
+def _change_tables(fn, _, x):
+    TABLE[1][2] = 60.0            # an item of a row
+    TABLE[0] = [7.0, 8.0, 9.0]    # a row replaced
+    ARRAY_ROWS[1] = ARRAY_ROWS[1] + 10.0
+    return fn(x)
+
+
+@pytest.mark.parametrize("fn", [row_then_items, array_row_picked])
+def test_row_picked_reads_the_table_each_call(fn):
+    """The table's rows (numbers, or jax.Arrays: graph inputs) change between calls."""
+    steps = [lambda f, w, x=x: f(x) for x in (ROW0, ROW1)]
+    steps += [lambda f, w, x=x: _change_tables(f, w, x) for x in (ROW0, ROW1)]
+    steps += [lambda f, w, x=x: f(x) for x in (ROW0, ROW1)]
+    check_sequence(_fresh_tables(fn), steps)
+
+
+def row_returned(x):
+    row = TABLE[_pick(x)]
+    return row
+
+
+def row_written(x):
+    t = [[1, 2], [3, 4]]
+    row = t[_pick(x)]
+    row.append(9)
+    return t
+
+
+def row_identity(x):
+    row = TABLE[_pick(x)]
+    return row is TABLE[0], row in TABLE
+
+
+@pytest.mark.parametrize("fn, why", [(row_returned, "escapes the compiled segment"),
+                                     (row_written, "stand-in PickedRow"),
+                                     (row_identity, "picked by a traced index is another object")])
+def test_row_used_as_an_object_falls_back(fn, why):
+    """Eager's row is one of the table's row objects: returned, written into
+    or compared by identity, the statement that picks it runs in Python."""
+    with pytest.raises(FullGraphError, match=why):
+        to_static(fn, full_graph=True)(ROW1)
+    for x in (ROW0, ROW1):
+        check(fn, x, full_graph=False)
