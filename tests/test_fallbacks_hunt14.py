@@ -137,3 +137,17 @@ def test_row_used_as_an_object_falls_back(fn, why):
         to_static(fn, full_graph=True)(ROW1)
     for x in (ROW0, ROW1):
         check(fn, x, full_graph=False)
+
+
+# ------------------------------------------ 2. a string formatted from traced values as a dict or set key
+def formatted_keys(x):
+    total = float(x.sum())
+    return {str(total): 1}, {f"{total:.1f}"}, {(total, "k"): 2}, {f"{v}": 0 for v in x}, {str(v) for v in x}
+
+
+def test_formatted_key_falls_back_with_eager_keys():
+    """The key is eager's string (hashed by its value), never ast2graph's stand-in."""
+    with pytest.raises(FullGraphError, match="as a dict key"):
+        to_static(formatted_keys, full_graph=True)(np.ones(2))
+    for x in (np.ones(2), np.arange(2.0)):
+        check(formatted_keys, x, full_graph=False)

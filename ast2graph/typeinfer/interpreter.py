@@ -62,7 +62,8 @@ from .nnx import NnxMixin, is_node, is_nnx, is_variable
 from .writeback import WritebackMixin, NOT_PENDING
 from .elementwise import ELEMENTWISE, elementwise_type
 from .kinds import (Unobservable, contains_standin, function_attribute, internal_failure, observe, same_object,
-                    standin_types, traced_as_eager, value_attribute_allowed)
+                    standin_types, standins_in, traced_as_eager, value_attribute_allowed)
+from .closures import TracedClosure
 from .shaperules import rule_type
 from .tracing import output_types
 from ..ir.tracertext import watching
@@ -1039,8 +1040,9 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
 
     def eval_Set(self, node: gast.Set) -> Any:
         items = list(self._elements(node.elts))
-        if contains_value(items):
-            raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, "a set of traced arrays needs their hashes")
+        if _hashed_standins(items):
+            raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, "a set of traced values needs their hashes "
+                                   "(eager hashes their values)")
         return self.mark_fresh(set(items))
 
     def eval_Dict(self, node: gast.Dict) -> Any:
@@ -1052,8 +1054,9 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
                 out.update(mapping)
             else:
                 key = self.eval(k)
-                if isinstance(key, Value):
-                    raise self.graph_break(FallbackCode.CONCRETE_VALUE, k, "a traced array as a dict key")
+                if _hashed_standins([key]):   # (a string formatted from traced values too)
+                    raise self.graph_break(FallbackCode.CONCRETE_VALUE, k, "a traced value as a dict key (eager "
+                                           "hashes its value)")
                 out[key] = self.eval(v)
         return self.mark_fresh(out)
 
@@ -2171,14 +2174,16 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
 
     def eval_SetComp(self, node: Any) -> Any:
         items = self.comprehension(node, lambda f: [f(node.elt)])
-        if contains_value(items):
-            raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, "a set of traced arrays needs their hashes")
+        if _hashed_standins(items):
+            raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, "a set of traced values needs their hashes "
+                                   "(eager hashes their values)")
         return self.mark_fresh(set(items))
 
     def eval_DictComp(self, node: Any) -> Any:
         pairs = self.comprehension(node, lambda f: [(f(node.key), f(node.value))])
-        if any(isinstance(k, Value) for k, _ in pairs):
-            raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, "a traced array as a dict key")
+        if _hashed_standins([k for k, _ in pairs]):
+            raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, "a traced value as a dict key (eager hashes "
+                                   "its value)")
         return self.mark_fresh(dict(pairs))
 
     def comprehension(self, node: Any, produce: Callable) -> list:
@@ -2930,3 +2935,10 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         self.decide(stmt, "raise", "checked", f"`raise {(exc if isinstance(exc, type) else type(exc)).__name__}` on a "
                     "static path: a run-time check that fires after the graph, the call raises as eager does")
         raise ReturnSignal(stmt, None)
+
+
+def _hashed_standins(keys: list) -> bool:
+    """Some key (or a part of a tuple key) is a trace-time stand-in that Python would
+    hash by identity where eager hashes a value (a traced number, a formatted string):
+    local functions are hashed by identity in eager too."""
+    return any(not isinstance(x, (LocalFunction, TracedClosure)) for x in standins_in(keys))
