@@ -839,6 +839,17 @@ class MutationMixin:
             d = self.__dict__["_view_recipes"] = {}
         return d
 
+    def getitem_recipe(self, view: Any) -> tuple | None:
+        """(base, index) when ``view`` was made as ``base[index]`` (``view_recipes``), else None."""
+        recipe = self.view_recipes.get(id(view))
+        if recipe is None or recipe[0] is not view or not isinstance(recipe[1], _Pick) \
+                or recipe[1].fn is not arrays.getitem or recipe[1].k != 0:
+            return None
+        args, kwargs = jax.tree_util.tree_unflatten(recipe[2], recipe[3])
+        if kwargs or len(args) != 2 or args[0] is not recipe[4]:
+            return None
+        return recipe[4], args[1]
+
     def note_view_recipes(self, fn: Any, treedef: Any, leaves: list, results: list, eager_fn: Any,
                           n_out: int) -> None:
         """After ``mark_kinds``: a view made from one NumPy operand and static
