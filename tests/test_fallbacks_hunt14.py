@@ -151,3 +151,92 @@ def test_formatted_key_falls_back_with_eager_keys():
         to_static(formatted_keys, full_graph=True)(np.ones(2))
     for x in (np.ones(2), np.arange(2.0)):
         check(formatted_keys, x, full_graph=False)
+
+
+# ------------------------------------------ 3. a list rebound to a list of another length under a traced if
+def rebound_longer(x):
+    xs = [1, 2]
+    if x.sum() > 0:
+        xs = [1, 2, 3]
+    xs.append(7)
+    return x * len(xs), xs[-1], xs[1], sum(xs)
+
+
+def rebound_in_both_branches(x):
+    if x.sum() > 0:
+        ys = [x[0], x[1] * 2, x[2]]
+    else:
+        ys = [x[1]]
+    return ys, len(ys)
+
+
+def rebound_of_other_kinds(x):
+    xs = [1.0, 2.0]
+    if x.sum() > 0:
+        xs = [1, 2, 3]
+    return xs
+
+
+@pytest.mark.parametrize("fn", [rebound_longer, rebound_in_both_branches, rebound_of_other_kinds])
+def test_list_rebound_to_another_length(fn):
+    """The variable alone holds the lists: one list whose length depends on the data."""
+    for x in (ROW1, -ROW1):
+        check(fn, x)
+
+
+def rebound_while_aliased(x):
+    xs = [1.0, 2.0]
+    ys = xs
+    if x.sum() > 0:
+        xs = [1.0, 2.0, 3.0]
+    xs.append(4.0)
+    return xs is ys, ys, len(xs)
+
+
+OUTSIDE = [1.0, 2.0]
+
+
+def rebound_from_outside(x):
+    xs = OUTSIDE
+    if x.sum() > 0:
+        xs = [1.0, 2.0, 3.0]
+    return len(xs) * x, xs
+
+
+@pytest.mark.parametrize("fn", [rebound_while_aliased, rebound_from_outside])
+def test_list_rebound_while_held_elsewhere_falls_back(fn):
+    """The old list is also held elsewhere: which object eager has depends on the data."""
+    with pytest.raises(FullGraphError, match="also held elsewhere"):
+        to_static(fn, full_graph=True)(ROW1)
+    for x in (ROW1, -ROW1):
+        check(fn, x, full_graph=False)
+
+
+# ------------------------------------------ 4. a ufunc's out= a slice of a local array
+def ufunc_out_into_slice(a, buf):
+    np.multiply(a, 2.0, out=buf[1:len(a) + 1])
+    np.add(buf, 1.0, out=buf)
+    s = np.sqrt(a, out=buf[-len(a):], where=a > 1.5)
+    return buf, s
+
+
+def test_ufunc_out_slice_of_a_local_array():
+    """``out=buf[i:j]``, a temporary view: written as ``buf[i:j] = r``; the
+    returned view is a view of the caller's array, as in eager."""
+    for a, buf in ((np.array([3.0, 1.0, 2.0]), np.zeros(4)), (np.array([1.0]), np.ones(2, np.float32))):
+        check(ufunc_out_into_slice, a, buf)
+    a, buf = np.array([3.0, 1.0, 2.0]), np.zeros(4)
+    out, s = to_static(ufunc_out_into_slice, full_graph=True)(a, buf)
+    assert out is buf and np.shares_memory(s, buf)
+
+
+def ufunc_out_held_view(a, buf):
+    v = buf[1:len(a) + 1]
+    np.multiply(a, 2.0, out=v)
+    return buf, v
+
+
+def test_ufunc_out_view_held_by_a_name_falls_back():
+    with pytest.raises(FullGraphError, match="out="):
+        to_static(ufunc_out_held_view, full_graph=True)(np.ones(2), np.zeros(4))
+    check(ufunc_out_held_view, np.ones(2), np.zeros(4), full_graph=False)
