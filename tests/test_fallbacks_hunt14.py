@@ -240,3 +240,80 @@ def test_ufunc_out_view_held_by_a_name_falls_back():
     with pytest.raises(FullGraphError, match="out="):
         to_static(ufunc_out_held_view, full_graph=True)(np.ones(2), np.zeros(4))
     check(ufunc_out_held_view, np.ones(2), np.zeros(4), full_graph=False)
+
+
+# ------------------------------------------ 5. views by a static index and writes into their base (or through them)
+A3 = np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [7.0, 8.0, 9.0]])
+
+
+def row_bound_then_base_scaled(M):
+    first = M[0]
+    total_before = first.sum()
+    M *= 2.0
+    M[1:] -= M[0]
+    return first.sum() - total_before, first, M
+
+
+def views_of_a_local_array(x):
+    M = np.zeros((3, 2)) + x[:, None]
+    col, top = M[:, 1], M[:2]
+    also = col
+    M[0, 1] = 9.0
+    M += 1.0
+    return col.sum(), top * 1.0, also.copy(), col is also
+
+
+def write_through_a_column(M):
+    col = M[:, 1]
+    col *= -1
+    row = M[2]
+    row[1] = 0.5          # seen by col too
+    for k in range(2):
+        row[k] += 1       # an unrolled loop of writes through the view
+    return M, col, row
+
+
+@pytest.mark.parametrize("fn, args", [(row_bound_then_base_scaled, (A3,)), (row_bound_then_base_scaled, (np.eye(3),)),
+                                      (views_of_a_local_array, (np.arange(3.0),)), (write_through_a_column, (A3,)),
+                                      (write_through_a_column, (np.arange(9, dtype=np.int64).reshape(3, 3),))])
+def test_views_follow_writes(fn, args):
+    """A view bound to a local name is made again of the written array (and a
+    write through it is a write into its base); returned, it is a view of
+    the caller's array, as eager's is."""
+    check(fn, *args)
+
+
+def test_returned_views_share_the_callers_memory():
+    M = A3.copy()
+    delta, first, out = to_static(row_bound_then_base_scaled, full_graph=True)(M)
+    assert out is M and np.shares_memory(first, M)
+    M = A3.copy()
+    out, col, row = to_static(write_through_a_column, full_graph=True)(M)
+    assert out is M and np.shares_memory(col, M) and np.shares_memory(row, M)
+
+
+def view_written_under_traced_if(M):
+    r = M[0]
+    if M.sum() > 0:
+        r[0] = 0.0
+    return M
+
+
+def view_in_a_list(M):
+    rows = [M[0], M[1]]
+    M += 1
+    return rows
+
+
+def view_of_a_view(M):
+    r = M[0]
+    e = r[1:]
+    M[0, 2] = 11.0
+    return e, r
+
+
+@pytest.mark.parametrize("fn", [view_written_under_traced_if, view_in_a_list, view_of_a_view])
+def test_views_the_graph_does_not_follow_fall_back(fn):
+    with pytest.raises(FullGraphError, match="view|reachable"):
+        to_static(fn, full_graph=True)(A3.copy())
+    check(fn, A3, full_graph=False)
