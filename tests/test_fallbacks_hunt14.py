@@ -317,3 +317,15 @@ def test_views_the_graph_does_not_follow_fall_back(fn):
     with pytest.raises(FullGraphError, match="view|reachable"):
         to_static(fn, full_graph=True)(A3.copy())
     check(fn, A3, full_graph=False)
+
+
+def swap_rows_by_unpacking(A):
+    A[0], A[1] = A[1], A[0]    # eager's second value is a view of row 0, written by the first store
+    a, b = A[0], A[1]
+    A[0] = 5.0
+    return A, a, b
+
+
+def test_views_an_unpacking_has_still_to_assign_follow_writes():
+    for A in (np.array([[1.0, 2.0], [3.0, 4.0]]), np.array([[5.0, 6.0], [7.0, 8.0], [9.0, 0.0]])):
+        check(swap_rows_by_unpacking, A)

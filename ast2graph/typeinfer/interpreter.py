@@ -453,7 +453,7 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         # those of an unpacking assignment not yet assigned (``A[0], A[1] =
         # A[1], A[0]``: while A[0] is written, the view A[0] waits to be
         # assigned to A[1]). A write must show through them.
-        self.pending: list[list] = []
+        self.pending: list[tuple[list, int]] = []
         # NumPy arrays whose rows an iteration took at trace time (all at
         # once: ``iterate_static``) while eager takes each when it is pulled
         # (``for v in x[:-1]: x[i + 1] += v`` reads the written x): a write
@@ -2333,7 +2333,7 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         elif len(items) != len(elts):
             raise self.graph_break(FallbackCode.TRACE_ERROR, target, f"cannot unpack {len(items)} values into {len(elts)} targets (eager raises ValueError)")
         for k, (e, item) in enumerate(zip(elts, items)):
-            self.pending.append(items[k + 1:])
+            self.pending.append((items, k + 1))   # (the values still to assign: ``mutation._references``)
             try:
                 self.assign(e, item, target)
             finally:

@@ -1008,10 +1008,12 @@ class MutationMixin:
             if not view_idx:
                 frame.env[key] = new
                 continue
-            old = frame.env[key]   # (one view, held by several names: one view of the written array)
+            # (a name, or a value an unpacking has still to assign; one view held twice: one view of the written array)
+            holder = frame if type(frame) is list else frame.env
+            old = holder[key]
             if id(old) not in made:
                 made[id(old)] = self.emit_call(arrays.getitem, (new, view_idx[0]), {}, target, "getitem")
-            frame.env[key] = made[id(old)]
+            holder[key] = made[id(old)]
         for rows in pulled_from:   # (a write into rows already pulled: the array the rest are pulled from)
             rows.source = new
 
@@ -1510,7 +1512,8 @@ class MutationMixin:
         ``plain``: a local name of this frame or an inlined caller's bound to
         ``obj`` itself is appended to it as (frame, name) instead; ``views``: a
         local name of this frame bound to a view ``obj[idx]`` with a static
-        index, as (frame, name, idx))."""
+        index, as (frame, name, idx), and such a view an unpacking assignment
+        has still to assign, as (its values, position, idx))."""
         seen: set[int] = set()
         own = [self.frame, *self.callers]
         is_value = isinstance(obj, Value)
@@ -1589,10 +1592,14 @@ class MutationMixin:
             if walk(held[2], 0):
                 yield f"attribute '{held[1]}'"
                 return
-        for waiting in self.pending:
-            if walk(waiting, 0):
-                yield "a value an unpacking assignment has not assigned yet"
-                return
+        for items, start in self.pending:
+            for j in range(start, len(items)):
+                idx = self._static_view_index(items[j], obj) if views is not None and type(items) is list else None
+                if idx is not None:   # ``A[0], A[1] = A[1], A[0]``: the second value, eager's view, sees the first write
+                    views.append((items, j, idx))
+                elif walk(items[j], 0):
+                    yield "a value an unpacking assignment has not assigned yet"
+                    return
         for source in getattr(self, "loop_sources", ()):
             # ``for i, v in enumerate(x[:-1]): x[i + 1] += ...``: the iterator reads its rows as the loop pulls them
             if not self._into_pulled_items(source) and walk(source, 0):
