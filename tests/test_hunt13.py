@@ -33,11 +33,11 @@ def swap_rows_one_copied(A):
 
 def test_tuple_assignment_of_views_into_their_base_is_eager():
     """A tuple of views assigned item by item into the array they view: the
-    values not yet assigned see each write (the graph read them all first)."""
+    values not yet assigned see each write (the graph read them all first;
+    since h-fb14 those views are made again of the written array: one graph)."""
     for fn in (swap_rows, swap_columns, swap_rows_one_copied):
-        check(fn, ROWS.copy(), full_graph=False)
-        check(fn, -ROWS[:2].copy(), full_graph=False)
-        assert _codes(fn, ROWS.copy()) == ["A2G007"], fn.__name__
+        check(fn, ROWS.copy())
+        check(fn, -ROWS[:2].copy())
 
 
 def swap_elements(x, i, j):

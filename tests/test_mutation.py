@@ -124,10 +124,15 @@ def same_array_twice(a, b):
     return b.sum()
 
 
-@pytest.mark.parametrize("fn", [alias_then_write_in_a_while_loop, view_then_write, container_then_write])
+@pytest.mark.parametrize("fn", [alias_then_write_in_a_while_loop, container_then_write])
 def test_aliased_write_falls_back_with_the_eager_result(fn):
     e = check(fn, XS[1], full_graph=False)
     assert [s.code.code for s in e.fallback_sites][:1] == ["A2G007"]
+
+
+def test_a_write_through_a_view_writes_its_named_base():
+    # h-fb14: v = y[1:3]; v[0] = 100 is y[1:3] = (v with its item 0 written), through y's name
+    check(view_then_write, XS[1])
 
 
 def test_a_write_through_a_second_local_name_rebinds_both():

@@ -57,6 +57,7 @@ from .numpy_api import numpy_to_jnp as _numpy_to_jnp
 from .mutation import is_numpy_callable, numpy_gives_ndarray
 from .nnx import is_nnx, is_variable, nnx_transforms
 from .varlist import tail_of
+from .listindex import PickedRow
 from .masked import MaskedMethod, MaskedSlice
 from .kinds import (standin, CALLS_ARGUMENTS, INSPECTORS, MOVES_ARGUMENTS, Unobservable, contains_standin, introspection, observe,
                     same_inputs, signature_inputs, standin_types, standins_in)
@@ -471,6 +472,10 @@ class CallMixin(GeneratorMixin, SortMixin):
                 return handled
         if isinstance(callee, MaskedMethod) or any(isinstance(a, MaskedSlice) for a in (*args, *kwargs.values())):
             handled = self.masked_call(callee, args, kwargs, node)   # ``x[:n].sum()``, ``np.sum(x[:n])`` (masked.py)
+            if handled is not NotImplemented:
+                return handled
+        if any(isinstance(a, PickedRow) for a in (*args, *kwargs.values())):
+            handled = self.picked_row_call(callee, args, kwargs, node)   # ``sum(row)`` of ``row = table[i]`` (listindex.py)
             if handled is not NotImplemented:
                 return handled
         owner = getattr(callee, "__self__", None)
@@ -1131,8 +1136,11 @@ class CallMixin(GeneratorMixin, SortMixin):
         out, where = kwargs.pop("out"), kwargs.pop("where", True)
         if type(out) is tuple and len(out) == 1:
             out = out[0]
+        sliced = self._out_slice(out) if isinstance(out, Value) and ufunc.nout == 1 else None
+        if sliced is not None:   # ``out=buf[1:n]``: a temporary view of a local array, written as ``buf[1:n] = r``
+            out = sliced[2]
         if out is Ellipsis or not isinstance(out, Value) or not out.type.numpy or out.type.python \
-                or not out.type.shape or ufunc.nout != 1 or id(out) in self.view_of:
+                or not out.type.shape or ufunc.nout != 1 or id(out) in self.view_of and sliced is None:
             raise self.graph_break(FallbackCode.MUTATION, node, f"{qualified_name(ufunc)} writes its result into an "
                                    "array the graph cannot update in place here (out=)")
         self.__dict__["_fp_where"] = where   # NumPy's RuntimeWarnings only where it computes (numpy_fp_warnings)
@@ -1146,7 +1154,35 @@ class CallMixin(GeneratorMixin, SortMixin):
                                    "or broadcast into out= (eager raises)")
         if where is not True:
             result = self.call(np.where, (where, result, out), {}, node)
+        if sliced is not None:
+            return self._write_into_slice(sliced, result, node)
         return self._write_into(out, result, node, f"{qualified_name(ufunc)} (out=)")
+
+    def _out_slice(self, out: Value) -> tuple | None:
+        """``out`` is a view ``base[idx]`` (a recipe of ``arrays.getitem``) of an
+        array one local name holds, and nothing but the call holds the view (a
+        temporary: ``np.multiply(a, 2, out=buf[1:4])``): (name, base, view, idx)."""
+        found = self.getitem_recipe(out)
+        if found is None or id(found[0]) in self.view_of:
+            return None
+        base, idx = found
+        names = [k for k, v in self.frame.env.items() if v is base]
+        if len(names) != 1 or any(v is out for v in self.frame.env.values()) \
+                or next(self._references(out, ""), None) is not None:
+            return None
+        return names[0], base, out, idx
+
+    def _write_into_slice(self, sliced: tuple, result: Value, node: Any) -> Any:
+        """``base[idx] = result`` through the local name holding ``base`` (``array_store``:
+        its alias checks, the write-back into a caller's array); eager returns the view
+        ``out``: the same view of the written array."""
+        name, base, _, idx = sliced
+        target = gast.Subscript(value=gast.Name(id=name, ctx=gast.Load(), annotation=None, type_comment=None),
+                                slice=gast.Constant(value=None, kind=None), ctx=gast.Store())
+        gast.copy_location(target, node)
+        gast.copy_location(target.value, node)
+        self.array_store(target, base, idx, result)
+        return self.subscript(self.frame.env[name], idx, node)
 
     def _write_into(self, out: Any, result: Any, node: Any, what: str) -> Any:
         """``out[...] = result`` for a NumPy call that writes its result into

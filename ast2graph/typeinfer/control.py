@@ -32,7 +32,9 @@ from ..graphlib.casts import NARROW
 from .exits import UNKNOWN_ITERABLE, BodyEnd, ExitsMixin, LoopCtx
 from .lattice import INT_BITS, INT_RANGE, TRACED_INT_BITS, WIDE_INTS, abstract_type, describe, join_types, same_dtype, same_static
 from .generators import generators_in
+from .listindex import PickedRow
 from .masked import MaskedSlice
+from .varlist import tail_of
 from .mutation import PendingRows
 from .nnx import is_nnx
 from .pathkinds import (TAG_TYPE, TREE_PREFIX, is_constant_alternative, is_tree_alternative, kind_family, placeholder_key,
@@ -442,6 +444,7 @@ class ControlMixin(ExitsMixin):
                 for n in names:
                     if n in env:
                         env[n] = self.shield_logged(env[n], objs)
+        self._rebound_lists(node, outs, names, objs)
         plain = list(names)
         names += [name for name, _ in containers]
         self._fill_placeholders(node, outs, [n for n in names if n.startswith("<retval")])
@@ -462,6 +465,19 @@ class ControlMixin(ExitsMixin):
         self.rebase_input_writes(names)
         for name, obj, attr in written:   # the joined value of each attribute written in a branch
             self.attr_writes[(id(obj), attr)] = (obj, attr, self.frame.env.pop(name))
+
+    def _rebound_lists(self, node: Any, outs: list, names: list[str], objs: dict) -> None:
+        """A variable bound to lists of other lengths on the paths (``xs = [a, b]``,
+        then ``xs = [a, b, c]`` under the traced ``if``), none of them kept as
+        itself (``_held_containers``: made by this trace, held by that variable
+        alone): which list it is cannot be seen, so it joins as a list whose
+        length depends on the data (a common prefix, then a tail: varlist.py)."""
+        for n in names:
+            values = [env.get(n, UNBOUND) for _, env in outs]
+            if any(type(v) is not list or id(v) in objs for v in values) \
+                    or len({len(v) for v in values}) == 1 and not any(tail_of(v) is not None for v in values):
+                continue
+            self.join_list_structure(node, values[0], n, outs)
 
     def _containers_by_value(self, outs: list, names: list[str], containers: list) -> list:
         """Of the lists and dicts a branch wrote, those this trace made
@@ -780,6 +796,12 @@ class ControlMixin(ExitsMixin):
             tagged = self._join_kinds(values, branches)
             if tagged is not None:
                 return tagged
+        kept = [v for v in values if type(v).__name__ == "Ref" and type(getattr(v, "obj", None)) in (list, dict)]
+        if kept and len(kept) < len(values):   # (``containers.Ref``: a list or dict kept as itself through the join)
+            raise _JoinError(f"structure differs ({' vs '.join(describe(v) for v in values)}): one path keeps a "
+                             f"{type(kept[0].obj).__name__} from before the `if` that is also held elsewhere (another "
+                             "name, a container, the caller), another path binds another object: which one eager has "
+                             "depends on the data")
         raise _JoinError(f"structure differs ({' vs '.join(describe(v) for v in values)})")
 
     def _join_leaves(self, leaves: list, branches: bool = False, kinded: bool = False) -> Any:
@@ -1047,6 +1069,10 @@ class ControlMixin(ExitsMixin):
             return
         if isinstance(iterable, arrays.TracedZip):
             self._rolled_zip(stmt, iterable)
+            return
+        if isinstance(iterable, PickedRow):   # ``for v in row`` of ``row = table[i]``, a traced ``i`` (listindex.py)
+            self.decide(stmt, "for", "unrolled", f"{len(iterable.rows[0])} iterations over a row picked by a traced index")
+            self._unrolled_for(stmt, self.live_row_items(iterable, stmt.iter))
             return
         if isinstance(iterable, MaskedSlice):   # ``for v in x[:n]``: a loop with a traced trip count (masked.py)
             self._rolled_masked(stmt, iterable)

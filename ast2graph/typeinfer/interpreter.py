@@ -55,14 +55,15 @@ from .control import ControlMixin
 from .identity import IdentityMixin
 from .mutation import MutationMixin, PendingRows
 from .pathkinds import KindTagMixin, kind_class, kinded_in
-from .listindex import ListIndexMixin, traced_index
+from .listindex import ListIndexMixin, PickedRow, traced_index
 from .varlist import VarListMixin, tail_of
 from .masked import MaskedMixin, MaskedSlice
 from .nnx import NnxMixin, is_node, is_nnx, is_variable
 from .writeback import WritebackMixin, NOT_PENDING
 from .elementwise import ELEMENTWISE, elementwise_type
 from .kinds import (Unobservable, contains_standin, function_attribute, internal_failure, observe, same_object,
-                    standin_types, traced_as_eager, value_attribute_allowed)
+                    standin_types, standins_in, traced_as_eager, value_attribute_allowed)
+from .closures import TracedClosure
 from .shaperules import rule_type
 from .tracing import output_types
 from ..ir.tracertext import watching
@@ -478,7 +479,7 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         # those of an unpacking assignment not yet assigned (``A[0], A[1] =
         # A[1], A[0]``: while A[0] is written, the view A[0] waits to be
         # assigned to A[1]). A write must show through them.
-        self.pending: list[list] = []
+        self.pending: list[tuple[list, int]] = []
         # NumPy arrays whose rows an iteration took at trace time (all at
         # once: ``iterate_static``) while eager takes each when it is pulled
         # (``for v in x[:-1]: x[i + 1] += v`` reads the written x): a write
@@ -1069,8 +1070,9 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
 
     def eval_Set(self, node: gast.Set) -> Any:
         items = list(self._elements(node.elts))
-        if contains_value(items):
-            raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, "a set of traced arrays needs their hashes")
+        if _hashed_standins(items):
+            raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, "a set of traced values needs their hashes "
+                                   "(eager hashes their values)")
         return self.mark_fresh(set(items))
 
     def eval_Dict(self, node: gast.Dict) -> Any:
@@ -1082,8 +1084,9 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
                 out.update(mapping)
             else:
                 key = self.eval(k)
-                if isinstance(key, Value):
-                    raise self.graph_break(FallbackCode.CONCRETE_VALUE, k, "a traced array as a dict key")
+                if _hashed_standins([key]):   # (a string formatted from traced values too)
+                    raise self.graph_break(FallbackCode.CONCRETE_VALUE, k, "a traced value as a dict key (eager "
+                                           "hashes its value)")
                 out[key] = self.eval(v)
         return self.mark_fresh(out)
 
@@ -1112,6 +1115,8 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
                 rows = PendingRows(value, rows)
                 self.iterated.append(rows)
             return rows
+        if isinstance(value, PickedRow):   # ``[*row]``, ``a, b = row`` of ``row = table[i]`` (listindex.py)
+            return self.row_items(value, node)
         if isinstance(value, arrays.TracedRange):
             raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, "a range with a traced bound used outside a for loop")
         if is_variable(value):   # an NNX Variable: the rows of its value
@@ -1580,10 +1585,22 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         a, b = self.object_token(left), self.object_token(right)
         if a is not None and b is not None:   # two arrays the trace knows: ``Y is X`` of two arguments
             return (a == b) is isinstance(op, gast.Is)
+        self._input_identity(left, right, node)
         try:
             return same_object(left, right) is isinstance(op, gast.Is)
         except Unobservable as e:
             raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, str(e)) from None
+
+    def _input_identity(self, left: Any, right: Any, node: Any) -> None:
+        """A list or dict given by the caller is held here as a copy standing for it: whether
+        it is another container (``row is TABLE[0]``, ``row in TABLE``) is the caller's object's answer."""
+        def container(x: Any) -> bool:
+            return isinstance(x, (list, dict, set, bytearray))
+
+        if left is not right and container(left) and container(right) \
+                and (self.input_container(left) is not None or self.input_container(right) is not None):
+            raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, "whether a list or dict the caller gave is "
+                                   "another container (the trace holds a copy standing for it)")
 
     def _contains(self, left: Any, right: Any, negate: bool, node: Any) -> Any:
         """``left in right`` of a static key and an outside dict (``if name in
@@ -1625,6 +1642,7 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         for item in right:
             if item is left:   # identity first: eager asks nothing of the value
                 return not negate
+            self._input_identity(item, left, node)
             if (not isinstance(item, Value) and item != item and (isinstance(left, Value) or left != left)) or \
                     (isinstance(item, Value) and not isinstance(left, Value) and left != left):
                 raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, "`in` with a NaN item: eager's identity "
@@ -2027,7 +2045,15 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
             return self.tail_getitem(obj, idx, node)
         if isinstance(obj, MaskedSlice):   # ``x[n:][0]`` (masked.py)
             return self.masked_getitem(obj, idx, node)
+        if isinstance(obj, PickedRow):   # ``row[j]`` of ``row = table[i]``, a traced ``i`` (listindex.py)
+            return self.row_item(obj, idx, node)
         if type(obj) in (list, tuple) and self.traced_int_index(idx):
+            row = self.picked_row(obj, idx, node)   # ``table[i]`` of rows of one length (listindex.py)
+            if row is not NotImplemented:
+                return row
+            arrays_in = self.outside_arrays(obj, node)   # (of jax.Arrays read from outside: inputs, picked)
+            if arrays_in is not None:
+                return self.traced_list_load(node, arrays_in, idx)
             if traced_index(idx) and self.uniform_items(obj):   # numbers of one class (listindex.py)
                 return self.pick_item(obj, idx, node)
             if not self._is_fresh(obj) and type(obj) is not tuple:
@@ -2188,14 +2214,16 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
 
     def eval_SetComp(self, node: Any) -> Any:
         items = self.comprehension(node, lambda f: [f(node.elt)])
-        if contains_value(items):
-            raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, "a set of traced arrays needs their hashes")
+        if _hashed_standins(items):
+            raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, "a set of traced values needs their hashes "
+                                   "(eager hashes their values)")
         return self.mark_fresh(set(items))
 
     def eval_DictComp(self, node: Any) -> Any:
         pairs = self.comprehension(node, lambda f: [(f(node.key), f(node.value))])
-        if any(isinstance(k, Value) for k, _ in pairs):
-            raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, "a traced array as a dict key")
+        if _hashed_standins([k for k, _ in pairs]):
+            raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, "a traced value as a dict key (eager hashes "
+                                   "its value)")
         return self.mark_fresh(dict(pairs))
 
     def comprehension(self, node: Any, produce: Callable) -> list:
@@ -2345,7 +2373,7 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         elif len(items) != len(elts):
             raise self.graph_break(FallbackCode.TRACE_ERROR, target, f"cannot unpack {len(items)} values into {len(elts)} targets (eager raises ValueError)")
         for k, (e, item) in enumerate(zip(elts, items)):
-            self.pending.append(items[k + 1:])
+            self.pending.append((items, k + 1))   # (the values still to assign: ``mutation._references``)
             try:
                 self.assign(e, item, target)
             finally:
@@ -2947,3 +2975,10 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         self.decide(stmt, "raise", "checked", f"`raise {(exc if isinstance(exc, type) else type(exc)).__name__}` on a "
                     "static path: a run-time check that fires after the graph, the call raises as eager does")
         raise ReturnSignal(stmt, None)
+
+
+def _hashed_standins(keys: list) -> bool:
+    """Some key (or a part of a tuple key) is a trace-time stand-in that Python would
+    hash by identity where eager hashes a value (a traced number, a formatted string):
+    local functions are hashed by identity in eager too."""
+    return any(not isinstance(x, (LocalFunction, TracedClosure)) for x in standins_in(keys))

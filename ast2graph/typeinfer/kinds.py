@@ -266,6 +266,9 @@ def same_object(a: Any, b: Any) -> bool:
     if a is not b and (isinstance(a, arrays.DeferredStr) or isinstance(b, arrays.DeferredStr)):
         # eager's string may be an interned constant, or a cached one-character string
         raise Unobservable("whether a string formatted on the host is another object")
+    if a is not b and (getattr(type(a), "stands_for_several", False) or getattr(type(b), "stands_for_several", False)):
+        # a stand-in for one of several objects chosen by data (``listindex.PickedRow``)
+        raise Unobservable("whether an object picked by a traced index is another object")
     if a is b or not (isinstance(a, Value) or isinstance(b, Value)):
         return a is b
     if isinstance(a, Value) and isinstance(b, Value):

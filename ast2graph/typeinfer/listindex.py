@@ -11,6 +11,15 @@ list a traced value of that class.
 Also ``table[i][j]`` (``nested_pick``) for a traced ``i`` into a list or
 tuple of rows of one length (lists or tuples of numbers, or of arrays of one
 shape): the items ``row[j]`` of every row, then the one of row ``i`` picked.
+Also ``row = table[i]`` then ``row[j]``, ``len(row)``, ``sum(row)``,
+``list(row)``, ``np.asarray(row)`` (``PickedRow``): eager's row is one of the
+row objects, itself; the stand-in holds the row objects ``table`` held when
+it was indexed and the traced ``i``, and each read of it picks, from what
+the rows hold at that moment, the item of row ``i``. Any other use (a write
+into it, returned, compared by identity, handed to a function) falls back:
+the statement that made it runs in Python, with eager's row.
+And ``xs[i]`` of an outside list or tuple of ``jax.Array``s of one shape and
+dtype (each one an input of the graph, then one picked by selects).
 Invariants: eager's ``IndexError`` for an index out of range, through a
 run-time check (the outer index's first, as eager raises it first); elements of different classes (an int and a float, where
 eager's element at ``b`` would be of a class that depends on ``b``) fall
@@ -27,8 +36,28 @@ import numpy as np
 from ..fallback.sites import FallbackCode
 from ..ir.core import KindedValue, Value
 from ..graphlib import arrays
-from .lattice import INT_BITS, WIDE_INTS, is_traceable_number, static_array_type
+from .kinds import standin
+from .lattice import INT_BITS, WIDE_INTS, is_array, is_traceable_number, static_array_type
 from .varlist import tail_of
+
+# callables that only read the items of a row and make a new object of them (or a number):
+# given the picked items as a list of this call's own, they compute eager's result
+_READS_ITEMS = (len, sum, min, max, any, all, list, tuple, sorted, np.array, np.asarray)
+
+
+@standin
+class PickedRow:
+    """``table[i]`` for a traced ``i``: one of ``rows`` (the row objects the
+    table held when it was indexed; lists or tuples of one length)."""
+
+    __slots__ = ("rows", "index")
+    stands_for_several = True   # ``kinds.same_object``: its identity depends on the data
+
+    def __init__(self, rows: list, index: Value):
+        self.rows, self.index = rows, index
+
+    def __repr__(self) -> str:
+        return f"<row picked by a traced index from {len(self.rows)} rows>"
 
 
 def traced_index(idx: Any) -> bool:
@@ -133,6 +162,70 @@ class ListIndexMixin:
         self.decide(node, "subscript", "select", f"a traced index into a Python {type(table).__name__} of "
                     f"{len(rows)} rows: the item of each row, one selected in the graph")
         return self.subscript(picks, i, node)
+
+    @staticmethod
+    def _rows_of(table: Any) -> list | None:
+        """The rows of ``table`` when it is a list or tuple of lists or tuples of one type and length."""
+        rows = list(table) if type(table) in (list, tuple) and tail_of(table) is None else ()
+        if not rows or len({(type(r), len(r)) for r in rows if type(r) in (list, tuple)}) != 1 \
+                or any(type(r) not in (list, tuple) or tail_of(r) is not None for r in rows):
+            return None
+        return rows
+
+    def picked_row(self, table: Any, i: Value, node: Any) -> Any:
+        """``table[i]`` of rows of one type and length: a ``PickedRow``; NotImplemented where it does not apply."""
+        rows = self._rows_of(table)
+        if rows is None or not traced_index(i):
+            return NotImplemented
+        self._check_index(i, node)
+        self.check_no_effect(table, node)
+        if not self._is_fresh(table) and type(table) is not tuple:
+            self._guard_contents(table, node)   # which rows it holds, and what they hold
+        self._index_check(node, i, len(rows), f"{type(table).__name__} index out of range")
+        self.decide(node, "subscript", "select", f"a traced index into a Python {type(table).__name__} of "
+                    f"{len(rows)} rows: the row stands for all of them, its items picked in the graph when read")
+        return PickedRow(rows, i)
+
+    def row_item(self, row: PickedRow, j: Any, node: Any) -> Any:
+        """``row[j]`` of a picked row: the item ``j`` of every row, the one of row ``row.index`` picked."""
+        for r in row.rows:
+            self.check_no_effect(r, node)
+        picks = self.mark_fresh([self.subscript(r, j, node) for r in row.rows])
+        return self.subscript(picks, row.index, node)
+
+    def row_items(self, row: PickedRow, node: Any) -> list:
+        """The items of a picked row, each picked in the graph: a list of this call's own."""
+        return self.mark_fresh([self.row_item(row, k, node) for k in range(len(row.rows[0]))])
+
+    def live_row_items(self, row: PickedRow, node: Any) -> Any:
+        """``for v in row``: item ``k`` picked when the loop pulls it, as eager's list iterator reads it;
+        a row whose length the body changed falls back (eager's iteration then depends on the row)."""
+        n = len(row.rows[0])
+        for k in range(n):
+            if any(len(r) != n for r in row.rows):
+                raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, "iteration over a row picked by a traced "
+                                       "index whose rows the loop made of other lengths (eager's iteration depends "
+                                       "on which row it is)")
+            yield self.row_item(row, k, node)
+
+    def picked_row_call(self, callee: Any, args: tuple, kwargs: dict, node: Any) -> Any:
+        """``len(row)``, ``sum(row)``, ``list(row)``, ... of picked rows; NotImplemented for any other call."""
+        if not any(callee is f for f in _READS_ITEMS) or any(isinstance(v, PickedRow) for v in kwargs.values()):
+            return NotImplemented
+        if callee is len and len(args) == 1 and not kwargs:
+            return len(args[0].rows[0])
+        args = tuple(self.row_items(a, node) if isinstance(a, PickedRow) else a for a in args)
+        return self.call(callee, args, kwargs, node)
+
+    def outside_arrays(self, seq: Any, node: Any) -> list | None:
+        """The items of an outside list or tuple of ``jax.Array``s of one shape and dtype,
+        each read as ``seq[k]`` reads it (an input of the graph); None otherwise."""
+        if self._made_here(seq) or not seq or not all(is_array(x) and not isinstance(x, (np.ndarray, np.generic))
+                                                      for x in seq):
+            return None
+        if len({(x.shape, x.dtype, getattr(x, "weak_type", False)) for x in seq}) != 1:
+            return None
+        return self.mark_fresh([self.subscript(seq, k, node) for k in range(len(seq))])
 
     def _split_subscript(self, obj: Any, idx: Any, node: Any) -> Any:
         """``obj[idx]`` as ``eval_Subscript`` makes it (by each path's kind)."""

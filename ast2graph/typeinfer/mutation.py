@@ -915,6 +915,17 @@ class MutationMixin:
             d = self.__dict__["_view_recipes"] = {}
         return d
 
+    def getitem_recipe(self, view: Any) -> tuple | None:
+        """(base, index) when ``view`` was made as ``base[index]`` (``view_recipes``), else None."""
+        recipe = self.view_recipes.get(id(view))
+        if recipe is None or recipe[0] is not view or not isinstance(recipe[1], _Pick) \
+                or recipe[1].fn is not arrays.getitem or recipe[1].k != 0:
+            return None
+        args, kwargs = jax.tree_util.tree_unflatten(recipe[2], recipe[3])
+        if kwargs or len(args) != 2 or args[0] is not recipe[4]:
+            return None
+        return recipe[4], args[1]
+
     def note_view_recipes(self, fn: Any, treedef: Any, leaves: list, results: list, eager_fn: Any,
                           n_out: int) -> None:
         """After ``mark_kinds``: a view made from one NumPy operand and static
@@ -1002,8 +1013,9 @@ class MutationMixin:
                                    f"(a global, a closure variable, an attribute) through '{name}'")
         pulled_from = [rows for rows in self.iterated if rows.source is obj]
         self.storing = (obj, idx)
+        redirect = self._view_base_store(obj, name)
         try:   # (``aliases``: other local names holding this very array, rebound to the written version)
-            obj, view, aliases = self._store_target(obj, name, target)
+            obj, view, aliases = (obj, None, []) if redirect is not None else self._store_target(obj, name, target)
         finally:
             self.storing = None
         if id(obj) in self.input_of and len(self.regions) > 1:
@@ -1068,9 +1080,21 @@ class MutationMixin:
             self.view_writes[id(view)] = (view, new)
             root = self._roots(view)[0]
             self.first_input_writes.setdefault(self.input_of[id(root)][1], self.current_top)
+        if redirect is not None:   # a write through a view: the base written, the view (and others) made again of it
+            self._store_into_base(redirect, new, target)
+            return
         self.assign_name(name, new, target)
-        for frame, key in aliases:   # eager's other names see the write: they are the same object
-            frame.env[key] = new
+        made: dict[int, Any] = {}
+        for frame, key, *view_idx in aliases:   # eager's other names see the write: the same object, or a view of it
+            if not view_idx:
+                frame.env[key] = new
+                continue
+            # (a name, or a value an unpacking has still to assign; one view held twice: one view of the written array)
+            holder = frame if type(frame) is list else frame.env
+            old = holder[key]
+            if id(old) not in made:
+                made[id(old)] = self.emit_call(arrays.getitem, (new, view_idx[0]), {}, target, "getitem")
+            holder[key] = made[id(old)]
         for rows in pulled_from:   # (a write into rows already pulled: the array the rest are pulled from)
             rows.source = new
 
@@ -1241,13 +1265,64 @@ class MutationMixin:
                                        "branch or a rolled loop is one of the arrays it joins)",
                                        hint="take a copy first: y = y.copy()")
         plain: list | None = [] if rebind and self._rebindable(obj) else None
-        holder = next(self._references(obj, name, plain=plain), None)
+        views: list | None = [] if rebind and self._views_rebindable(obj) else None
+        holder = next(self._references(obj, name, plain=plain, views=views), None)
         if holder is None and plain and not self._callers_hold_no_temporaries(obj):
             holder = f"'{plain[0][1]}' (in a caller whose statement holds values evaluated before the call)"
         if holder is not None:
             raise self.graph_break(FallbackCode.MUTATION, node, f"the array in '{name}' is also reachable as {holder}: "
                                    "a write must show through every alias", hint="take a copy (y = x.copy()) or write through one name")
-        return plain or []
+        return (plain or []) + (views or [])
+
+    def _view_base_store(self, obj: Any, name: str) -> tuple | None:
+        """``v[i] = x`` where ``v`` is ``base[idx]`` (a static index) of a NumPy
+        array one local name of this frame holds, on a straight path
+        (``_views_rebindable``), when no mechanism of its own applies (an
+        argument's view nothing else sees: ``_input_view``): (the base's name,
+        the base, idx). The write is then made into the base (``base[idx] =
+        v's written content``), and ``v`` with every other such view of it is
+        made again of the written base."""
+        if not isinstance(obj, Value) or self.frame.env.get(name) is not obj:
+            return None
+        found = self.getitem_recipe(obj)
+        if found is None or self._static_view_index(obj, found[0]) is None or not self._views_rebindable(found[0]):
+            return None
+        base = found[0]
+        if len(self.regions) == 1 and not self.traced_depth and self._input_view(obj) is not None:
+            return None
+        names = [k for k, v in self.frame.env.items() if v is base and not k.startswith("<")]
+        if len(names) != 1 or not self.frame.owns(names[0]):
+            return None
+        return names[0], base, found[1]
+
+    def _store_into_base(self, redirect: tuple, content: Value, node: Any) -> None:
+        """``base[idx] = content`` through the base's name (``array_store``: its alias
+        checks, write-back; the views of it rebound to the written version)."""
+        base_name, base, idx = redirect
+        target = gast.Subscript(value=gast.Name(id=base_name, ctx=gast.Load(), annotation=None, type_comment=None),
+                                slice=gast.Constant(value=None, kind=None), ctx=gast.Store())
+        gast.copy_location(target, node)
+        gast.copy_location(target.value, node)
+        self.array_store(target, base, idx, content)
+
+    def _views_rebindable(self, obj: Any) -> bool:
+        """Whether local names holding views ``obj[idx]`` (a static basic index) may
+        be bound, after a write into ``obj``, to that view of the written version:
+        a NumPy array value written on a straight path (as ``_rebindable``; an
+        argument too: its write-back follows its own name, and a view of it
+        leaves as that view of the caller's array, ``specialize._view_program``)."""
+        return isinstance(obj, Value) and len(self.regions) == 1 and not self.traced_depth \
+            and self._loops_apart(obj) and id(obj) not in self.view_of and id(obj) not in self.joined_from
+
+    def _static_view_index(self, v: Any, base: Any) -> Any:
+        """``idx`` when ``v`` is ``base[idx]`` (made by indexing, a static index, not written
+        through since), else None."""
+        if not isinstance(v, Value) or id(v) in self.view_versions:
+            return None
+        found = self.getitem_recipe(v)
+        if found is None or found[0] is not base or any(isinstance(x, Value) for x in tree_flatten(found[1])[0]):
+            return None
+        return found[1]
 
     def _made_at(self, obj: Value) -> int | None:
         """The position in this segment's top region of the op that made
@@ -1511,11 +1586,15 @@ class MutationMixin:
                 f = f.parent
         return out
 
-    def _references(self, obj: Any, name: str, skip: Any = None, plain: list | None = None):
+    def _references(self, obj: Any, name: str, skip: Any = None, plain: list | None = None,
+                    views: list | None = None):
         """Where else ``obj`` (or a view of it, or an array joined from it) can
         be seen from: names, containers, attributes (``skip``: not that one;
         ``plain``: a local name of this frame or an inlined caller's bound to
-        ``obj`` itself is appended to it as (frame, name) instead)."""
+        ``obj`` itself is appended to it as (frame, name) instead; ``views``: a
+        local name of this frame bound to a view ``obj[idx]`` with a static
+        index, as (frame, name, idx), and such a view an unpacking assignment
+        has still to assign, as (its values, position, idx))."""
         seen: set[int] = set()
         own = [self.frame, *self.callers]
         is_value = isinstance(obj, Value)
@@ -1581,6 +1660,11 @@ class MutationMixin:
                 if plain is not None and v is obj and any(frame is f for f in own) and frame.owns(key):
                     plain.append((frame, key))
                     continue
+                if views is not None and frame is self.frame and frame.owns(key) and not key.startswith("<"):
+                    idx = self._static_view_index(v, obj)
+                    if idx is not None:
+                        views.append((frame, key, idx))
+                        continue
                 if walk(v, 0):
                     where = "" if frame is self.frame else f" in {getattr(frame.unit, 'qualname', 'an enclosing function')}"
                     yield f"'{key}'{where}"
@@ -1589,10 +1673,14 @@ class MutationMixin:
             if walk(held[2], 0):
                 yield f"attribute '{held[1]}'"
                 return
-        for waiting in self.pending:
-            if walk(waiting, 0):
-                yield "a value an unpacking assignment has not assigned yet"
-                return
+        for items, start in self.pending:
+            for j in range(start, len(items)):
+                idx = self._static_view_index(items[j], obj) if views is not None and type(items) is list else None
+                if idx is not None:   # ``A[0], A[1] = A[1], A[0]``: the second value, eager's view, sees the first write
+                    views.append((items, j, idx))
+                elif walk(items[j], 0):
+                    yield "a value an unpacking assignment has not assigned yet"
+                    return
         for source in getattr(self, "loop_sources", ()):
             # ``for i, v in enumerate(x[:-1]): x[i + 1] += ...``: the iterator reads its rows as the loop pulls them
             if not self._into_pulled_items(source) and walk(source, 0):

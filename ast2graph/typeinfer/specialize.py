@@ -33,6 +33,7 @@ from .state import LocalFunction, contains_value
 from .nnx import boundary_leaf, is_nnx
 from .lattice import array_type_of, is_array, ndarray_subclass, subclass_cause, untrace_numbers
 from .kinds import standin_types
+from .listindex import PickedRow
 from .masked import MaskedMethod, MaskedSlice
 from .pathkinds import kinded_operand
 from .writeback import Effect, written_key
@@ -598,6 +599,11 @@ def _specialize_in(sp: Specializer, unit: Unit, stmts: list, start: int, stop: i
             raise _escape_break(unit, stmts, start, end, FallbackCode.CONCRETE_VALUE, "a slice with a traced bound "
                                 "or by a traced mask (`x[:n]`, `x[x > 0]`) escapes the compiled segment: its shape "
                                 "depends on the data",
+                                "assignment")
+        if isinstance(leaf, PickedRow):
+            raise _escape_break(unit, stmts, start, end, FallbackCode.CONCRETE_VALUE, "a row picked from a Python "
+                                "list by a traced index (`row = table[i]`) escapes the compiled segment: eager's row is "
+                                "one of the row objects (only its items, its length and copies of it stay in the graph)",
                                 "assignment")
         if isinstance(leaf, standin_types()) and not isinstance(leaf, Value):
             raise _escape_break(unit, stmts, start, end, FallbackCode.CONCRETE_VALUE, f"ast2graph's trace-time stand-in "
