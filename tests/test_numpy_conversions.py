@@ -76,3 +76,25 @@ def test_a_numpy_conversion_to_another_dtype_is_a_new_array(dtype):
     x = np.arange(4).astype(dtype)
     check(cast_then_write, x, full_graph=dtype is not np.float32)
     check(cast_flags, x, full_graph=dtype is not np.float64)
+
+
+# A strided view of np.asarray(jax.Array) that leaves its segment (a statement
+# after it runs in Python) is made again on the caller's array: eager's
+# layout and read-only flag, not a C-ordered copy (h-lib9's finding).
+def strided_view_flags_read_in_python(x):
+    a = np.asarray(x)
+    b = a[:, ::2]
+    print(b.flags.writeable, b.flags.c_contiguous)   # .flags of a layout the graph does not model: Python
+    return b.sum()
+
+
+def contiguous_copy_of_a_strided_view_written(x):
+    a = np.asarray(x)[:, ::2]
+    b = np.ascontiguousarray(a)   # a copy in eager (a is not contiguous): writeable
+    b[0, 0] = 7
+    return b
+
+
+@pytest.mark.parametrize("fn", [strided_view_flags_read_in_python, contiguous_copy_of_a_strided_view_written])
+def test_a_strided_view_of_a_jax_buffer_leaves_its_segment_with_eager_layout(fn):
+    check(fn, jnp.arange(12.0).reshape(3, 4), full_graph=False)

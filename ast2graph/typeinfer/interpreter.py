@@ -510,6 +510,7 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         # them (mutation._mark_views): a write raises eager's ValueError
         self.readonly_arrays: dict[int, Value] = {}
         self.input_of: dict[int, tuple] = {}
+        self.jax_input_of: dict[int, tuple] = {}   # id -> (Value, leaf index) of the jax.Array arguments
         self.input_layout: dict[int, tuple[bool, bool]] = {}   # argument leaf -> (C, F) contiguity (in the plan key)
         self.input_writes: dict[int, Value] = {}
         self.input_aliased: set[int] = set()
@@ -633,7 +634,7 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
             if known is not None:   # ``x[int(np.argmin(x))]`` needs no bounds check
                 INT_RANGE[results[0]] = known
         self.mark_kinds(fn, name, treedef, leaves, out_tree, out_leaves, node, callee)
-        if results and self.view_of:
+        if results and (self.view_of or self.__dict__.get("jax_buffers")):
             self.note_view_recipes(fn, treedef, leaves, results, eager_fn, len(out_leaves))   # mutation.py
         for leaf in out_leaves:
             if type(leaf) is np.ndarray and leaf.base is None and not any(leaf is x for x in leaves):

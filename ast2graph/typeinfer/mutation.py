@@ -938,9 +938,14 @@ class MutationMixin:
         if replay is None:
             return
         base = operands[0]
+        buffers = self.__dict__.get("jax_buffers", {})
         for k, r in enumerate(results):
             entry = self.view_of.get(id(r))
-            if entry is not None and entry[0] is r and len(entry[1]) == 1 and entry[1][0] is base:
+            if base.type.kinds == {"jax"} and buffers.get(id(r)) is r:
+                # np.asarray of a jax.Array: a read-only view of its buffer, made again on the caller's array
+                # (a view of it leaving the segment keeps eager's layout: x[:, ::2] is not C-contiguous)
+                self.view_recipes[id(r)] = (r, _Pick(replay, k), treedef, list(leaves), base)
+            elif entry is not None and entry[0] is r and len(entry[1]) == 1 and entry[1][0] is base:
                 # the replay picks the k-th array of what it makes (np.split's list, broadcast_arrays' tuple)
                 self.view_recipes[id(r)] = (r, _Pick(replay, k), treedef, list(leaves), base)
 

@@ -461,6 +461,8 @@ def _specialize_in(sp: Specializer, unit: Unit, stmts: list, start: int, stop: i
                 if not leaf.flags.writeable:   # (in the plan key: numpy_readonly)
                     sp.readonly_arrays[id(v)] = v
                 sp.input_layout[i] = (leaf.flags.c_contiguous, leaf.flags.f_contiguous)   # (numpy_layout)
+            elif isinstance(leaf, jax.Array) and not isinstance(leaf, jax.core.Tracer):
+                sp.jax_input_of[id(v)] = (v, i)   # np.asarray of it is a view of its buffer (_view_program)
             elif isinstance(leaf, np.generic):   # a NumPy scalar: NumPy kind, immutable
                 v.type = dataclasses.replace(v.type, numpy=True)
             params.append(v)
@@ -802,6 +804,8 @@ def _view_program(sp: Specializer, out_leaves: list, returns: bool, view_writes:
         if id(v) in slot_of:
             return slot_of[id(v)]
         entry = sp.input_of.get(id(v))
+        if entry is None or entry[0] is not v:
+            entry = sp.jax_input_of.get(id(v))   # a jax.Array argument (the base of np.asarray's view)
         recipe = sp.view_recipes.get(id(v))
         if entry is not None and entry[0] is v:
             step: tuple = ("leaf", entry[1])
