@@ -98,3 +98,19 @@ def contiguous_copy_of_a_strided_view_written(x):
 @pytest.mark.parametrize("fn", [strided_view_flags_read_in_python, contiguous_copy_of_a_strided_view_written])
 def test_a_strided_view_of_a_jax_buffer_leaves_its_segment_with_eager_layout(fn):
     check(fn, jnp.arange(12.0).reshape(3, 4), full_graph=False)
+
+
+def flags_of_basic_views(a):
+    out = []
+    for v in (a[1:], a[:, 1:], a[:, ::2], a[::2], a[1], a[:, 1], a[None, 1:2], a[..., :1], a[::-1]):
+        out.append((v.flags.c_contiguous, v.flags.f_contiguous))
+    return out, a[:, ::2].sum()
+
+
+@pytest.mark.parametrize("make", [lambda: np.arange(12.0).reshape(3, 4), lambda: np.asfortranarray(
+    np.arange(12.0).reshape(3, 4)), lambda: jnp.arange(12.0).reshape(3, 4)], ids=["C", "F", "jax"])
+def test_flags_of_a_static_basic_view_are_eager_s_in_one_graph(make):
+    # (NumPy's answer on a stand-in with the base's strides: the base's layout known, the index static)
+    def fn(x):
+        return flags_of_basic_views(np.asarray(x))
+    check(fn, make(), full_graph=True)

@@ -436,6 +436,17 @@ def _copying_index(obj: np.ndarray, idx: Any) -> bool:
     return len(scalar) == len(parts) == obj.ndim
 
 
+def _contiguous_strides(shape: tuple, itemsize: int, order: str) -> tuple:
+    """The strides of a whole C- or F-ordered array of ``shape``."""
+    dims = list(shape) if order == "C" else list(reversed(shape))
+    out, step = [], itemsize
+    for n in reversed(dims):
+        out.append(step)
+        step *= max(n, 1)
+    out.reverse()
+    return tuple(out) if order == "C" else tuple(reversed(out))
+
+
 class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixin, NnxMixin, WritebackMixin,
                   ContainerMixin, ListIndexMixin, VarListMixin, MaskedMixin, KindTagMixin, IdentityMixin):
     """Abstract interpreter for one call signature of one segment."""
@@ -1766,8 +1777,37 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         if type(made) is np.ndarray:   # an array made at trace time (``np.empty((m, m))``), then written: its layout
             return (bool(made.flags.c_contiguous), bool(made.flags.f_contiguous))
         if self.allocated_arrays.get(id(x)) is not x:
-            return None
+            return self._view_contiguity(x)
         return arrays.allocated_contiguity(x.type.shape)
+
+    def _view_contiguity(self, x: Value, depth: int = 0) -> tuple[bool, bool] | None:
+        """(C, F) contiguity of ``base[index]`` with a static basic index
+        (ints, slices, ``None``, ``...``) of a base whose layout is known: NumPy's
+        own answer on a stand-in with the base's strides over no memory."""
+        picked = self.getitem_recipe(x)
+        if picked is None or depth > 16:
+            return None
+        base, index = picked
+        parts = index if type(index) is tuple else (index,)
+        if not all(type(p) in (int, slice, type(None)) or p is Ellipsis for p in parts) or any(
+                type(p) is slice and not all(b is None or type(b) is int for b in (p.start, p.stop, p.step))
+                for p in parts):
+            return None
+        layout = self.known_contiguity(base) if depth == 0 else (self.known_contiguity(base)
+                                                                 or self._view_contiguity(base, depth + 1))
+        if layout is None or not (layout[0] or layout[1]) or not isinstance(base.type.dtype, np.dtype):
+            return None
+        shape, itemsize = base.type.shape, base.type.dtype.itemsize
+        order = "C" if layout[0] else "F"
+        strides = _contiguous_strides(shape, itemsize, order)
+        try:
+            stand_in = np.lib.stride_tricks.as_strided(np.empty((1,), base.type.dtype), shape=shape, strides=strides)
+            view = stand_in[index]
+        except (IndexError, TypeError, ValueError):
+            return None
+        if tuple(view.shape) != tuple(x.type.shape):
+            return None
+        return bool(view.flags.c_contiguous), bool(view.flags.f_contiguous)
 
     def attribute_of(self, obj: Any, attr: str, node: Any) -> Any:
         """``obj.attr``; a local function answers as a function does."""
