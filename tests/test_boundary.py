@@ -197,6 +197,8 @@ MAKERS = {
     "MaskedMethod": "x[:jnp.sum(x).astype(jnp.int32) - 4].sum",
     # the flags of a new NumPy array: only .writeable answered (graphlib/arrays.py)
     "KnownFlags": "(__import__('numpy').asarray(x) * 2.0).flags",
+    # a row of a Python list picked by a traced index (typeinfer/listindex.py)
+    "PickedRow": "TABLE[jnp.sum(x).astype(jnp.int32) % 2]",
 }
 
 # Where a value goes (``{obj}``: the expression). Text that holds an address
@@ -219,6 +221,7 @@ import jax
 import jax.numpy as jnp
 
 HOLDER = []
+TABLE = [[1.0, 2.0], [3.0, 4.0]]
 
 
 class Box:
