@@ -1776,20 +1776,15 @@ class _Rebound(Exception):
 def _counted_by_one(stmt: Any, name: str) -> bool:
     """Every binding of ``name`` in the loop ``stmt`` (its test, its body, the
     functions defined in it) is ``name += 1`` or ``name -= 1``."""
-    found = False
-    for node in gast.walk(stmt):
-        if isinstance(node, gast.AugAssign) and isinstance(node.target, gast.Name) and node.target.id == name:
-            step = node.value
-            if not (isinstance(node.op, (gast.Add, gast.Sub)) and isinstance(step, gast.Constant)
-                    and type(step.value) is int and step.value == 1):
-                return False
-            found = True
-        elif isinstance(node, gast.Name) and node.id == name and not isinstance(node.ctx, gast.Load):
-            if not any(isinstance(a, gast.AugAssign) and a.target is node for a in gast.walk(stmt)):
-                return False
-        elif isinstance(node, (gast.Global, gast.Nonlocal)) and name in node.names:
-            return False
-    return found
+    nodes = list(gast.walk(stmt))
+    steps = [n for n in nodes if isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Name)
+             and n.target.id == name]
+    targets = {id(n.target) for n in steps}
+    if any(isinstance(n, gast.Name) and n.id == name and not isinstance(n.ctx, gast.Load) and id(n) not in targets
+           or isinstance(n, (gast.Global, gast.Nonlocal)) and name in n.names for n in nodes):
+        return False
+    return bool(steps) and all(isinstance(n.op, (gast.Add, gast.Sub)) and isinstance(n.value, gast.Constant)
+                               and type(n.value.value) is int and n.value.value == 1 for n in steps)
 
 
 def _holds_exactly(dtype: np.dtype, old: Any) -> bool:
