@@ -136,6 +136,10 @@ def load_file(path: str, max_size: int | None = None) -> _File:
             text = importlib.util.decode_source(fh.read())
     except (OSError, UnicodeDecodeError, SyntaxError) as e:
         raise ReportError(f"{path}: cannot read: {e}") from None
+    kept = _PARSED.get((path, text))
+    if kept is not None:   # the same text as a moment ago (the report reads a file once per function)
+        linecache.checkcache(path)
+        return kept
     try:
         with too_deep_is_error(path), warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -146,7 +150,15 @@ def load_file(path: str, max_size: int | None = None) -> _File:
     except ValueError as e:  # null bytes
         raise ReportError(f"{path}: cannot parse: {e}") from None
     linecache.checkcache(path)
-    return _File(path, module, _suppressions(text), text)
+    parsed = _PARSED[(path, text)] = _File(path, module, _suppressions(text), text)
+    if len(_PARSED) > 16:
+        _PARSED.pop(next(iter(_PARSED)))
+    return parsed
+
+
+# ``load_file``'s results by (path, text): the file is read on every call, parsed again only when its
+# text changed (a report of one function at a time parses the file once)
+_PARSED: dict[tuple[str, str], _File] = {}
 
 
 def _suppressions(text: str) -> dict[int, frozenset[str] | None]:

@@ -167,9 +167,10 @@ def _literal(node: ast.AST | None) -> tuple[bool, Any]:
 class SyntheticModule:
     """The file's module namespace as far as it is known without running it."""
 
-    def __init__(self, path: str, tree: ast.Module):
+    def __init__(self, path: str, tree: ast.Module, text: str | bytes | None = None):
         self.path = path
         self.tree = tree
+        self.text = text   # the source ``tree`` was parsed from (the key of what is kept per file)
         self.globals: dict[str, Any] = {"__name__": "__a2g_survey__", "__file__": path, "__builtins__": builtins}
         self.defs: dict[str, ast.FunctionDef] = {}
         self.classes: dict[str, RebuiltClass] = {}
@@ -262,18 +263,30 @@ class SyntheticModule:
         writes into (``REGISTRY[name] = fn`` in a decorator, a module-level
         ``.append``): their contents are not the literal's when the function
         runs, and the survey, which runs none of that code, cannot know them."""
+        own = qualname.split(".")[0]
+        return set().union(*(written for name, written in self._container_writes() if name != own))
+
+    def _container_writes(self) -> list[tuple[str | None, frozenset[str]]]:
+        """Per top-level statement, its name (a def's or class's) and the
+        module-level literal containers it writes into (``filled_by_others``):
+        a function of the file's text alone, computed once per text (the
+        report surveys a file's functions one by one)."""
+        key = (self.path, self.text)
+        if self.text is not None and key in _CONTAINER_WRITES:
+            return _CONTAINER_WRITES[key]
         containers = {t.id for stmt in self.tree.body if isinstance(stmt, (ast.Assign, ast.AnnAssign))
                       and isinstance(stmt.value, (ast.Dict, ast.List, ast.Set, ast.DictComp, ast.ListComp, ast.SetComp))
                       for t in (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target])
                       if isinstance(t, ast.Name)}
-        own = qualname.split(".")[0]
-        out: set[str] = set()
+        out = []
         for stmt in self.tree.body:
-            if getattr(stmt, "name", None) == own:
-                continue
             local = set().union(*(_locals_of(f) for f in ast.walk(stmt)   # (a method's own locals too)
                                   if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))))
-            out |= (_written_into(stmt) & containers) - local
+            out.append((getattr(stmt, "name", None), frozenset((_written_into(stmt) & containers) - local)))
+        if self.text is not None:
+            if len(_CONTAINER_WRITES) >= 16:
+                _CONTAINER_WRITES.pop(next(iter(_CONTAINER_WRITES)))
+            _CONTAINER_WRITES[key] = out
         return out
 
     def base_class(self, node: ast.expr) -> type | None:
@@ -1509,7 +1522,11 @@ def synthetic_module(path: str, text: str | None = None) -> SyntheticModule:
     if text is None:
         with open(path, "rb") as fh:
             text = fh.read()
-    return SyntheticModule(path, ast.parse(text, filename=path))
+    return SyntheticModule(path, ast.parse(text, filename=path), text)
+
+
+# ``SyntheticModule._container_writes`` per (path, source text): a few files, the latest kept
+_CONTAINER_WRITES: dict[tuple, list] = {}
 
 
 def survey_file(path: str, qualname: str | None = None, text: str | None = None) -> list[FunctionReport]:

@@ -18,7 +18,7 @@ raises) it still falls back, with its code.
 import numpy as np
 
 from ast2graph import explain, to_static
-from helpers import check, check_sequence
+from helpers import check, check_calls, check_sequence
 
 LinAlgError = np.linalg.LinAlgError
 GOOD = np.array([[2.0, 1.0], [1.0, 3.0]])
@@ -107,18 +107,14 @@ def p_return_with_else(a, b):
 
 
 def test_a_handler_that_returns_is_one_graph():
-    for a in (GOOD, SINGULAR, NAN_M):
-        check(p_solve_or_none, a, B, full_graph=True)
-        check(p_return_in_the_body_and_in_the_handler, a, B, full_graph=True)
-        check(p_return_in_the_body_and_in_the_handler, a, -B, full_graph=True)
-        check(p_handler_binds_then_returns, a, B, full_graph=True)
-        check(p_handler_binds_then_returns, a, B + 1.0, full_graph=True)
-        check(p_return_with_else, a, B, full_graph=True)
-        check(p_return_after_finally, a, B, full_graph=True)
-    for s in (2.0, 0.0, np.float64(0.0), np.float64(-4.0)):
-        check(p_reciprocal_or_default, s, 7.5, full_graph=True)
-    for x in (np.array([1.0, 1.0]), np.array([3.0, 4.0])):
-        check(p_traced_raise_handler_returns, x, full_graph=True)
+    mats = (GOOD, SINGULAR, NAN_M)
+    for fn in (p_solve_or_none, p_return_with_else, p_return_after_finally):
+        check_calls(fn, [(a, B) for a in mats], full_graph=True)
+    check_calls(p_return_in_the_body_and_in_the_handler, [(a, b) for a in mats for b in (B, -B)], full_graph=True)
+    check_calls(p_handler_binds_then_returns, [(a, b) for a in mats for b in (B, B + 1.0)], full_graph=True)
+    check_calls(p_reciprocal_or_default, [(s, 7.5) for s in (2.0, 0.0, np.float64(0.0), np.float64(-4.0))],
+                full_graph=True)
+    check_calls(p_traced_raise_handler_returns, [(np.array([1.0, 1.0]),), (np.array([3.0, 4.0]),)], full_graph=True)
 
 
 def _calls(fn, *argsets):
@@ -198,22 +194,19 @@ BIG_LATE = np.concatenate([BIG_GOOD[:17], SINGULAR[None], BIG_GOOD[:2]])
 
 
 def test_a_handler_that_continues_or_breaks_in_an_unrolled_loop_is_one_graph():
-    for mats in ((GOOD, SINGULAR, GOOD * 2), (GOOD,), (SINGULAR, NAN_M), tuple(STACK)):
-        check(p_solve_each_continue, mats, B, full_graph=False)
-        check(p_sum_solutions_continue, mats, B, full_graph=True)
-        check(p_first_singular_break, mats, B, full_graph=True)
-        check(p_return_from_a_loop, mats, B, full_graph=True)
-    for xs in ((1.0, 0.0, 4.0), (0.0,), (2.0, 5.0)):
-        check(p_reciprocals_continue, tuple(np.float64(x) for x in xs), full_graph=True)
+    calls = [(mats, B) for mats in ((GOOD, SINGULAR, GOOD * 2), (GOOD,), (SINGULAR, NAN_M), tuple(STACK))]
+    check_calls(p_solve_each_continue, calls, full_graph=False)
+    for fn in (p_sum_solutions_continue, p_first_singular_break, p_return_from_a_loop):
+        check_calls(fn, calls, full_graph=True)
+    check_calls(p_reciprocals_continue, [(tuple(np.float64(x) for x in xs),) for xs in ((1.0, 0.0, 4.0), (0.0,),
+                                                                                         (2.0, 5.0))], full_graph=True)
 
 
 def test_a_handler_that_continues_or_breaks_in_a_rolled_loop_is_one_graph():
-    for stack in (BIG, BIG_GOOD, BIG_LATE):
-        for f in (p_first_singular_break, p_return_from_a_loop):
-            assert "for -> lax.scan" in str(explain(to_static(f))(stack, B))
-        check(p_sum_solutions_continue, stack, B, full_graph=True)
-        check(p_first_singular_break, stack, B, full_graph=True)
-        check(p_return_from_a_loop, stack, B, full_graph=True)
+    for f in (p_first_singular_break, p_return_from_a_loop):
+        assert "for -> lax.scan" in str(explain(to_static(f))(BIG, B))
+    for fn in (p_sum_solutions_continue, p_first_singular_break, p_return_from_a_loop):
+        check_calls(fn, [(stack, B) for stack in (BIG, BIG_GOOD, BIG_LATE)], full_graph=True)
     xs = np.array([1.0, 0.0, 4.0] * 7)
     assert "for -> lax.scan" in str(explain(to_static(p_reciprocals_continue))(xs))
     check(p_reciprocals_continue, xs, full_graph=True)
@@ -296,16 +289,15 @@ def p_finally_overrides_the_handlers_return(x):
 
 
 def test_a_handler_that_exits_with_finally_else_and_other_handlers():
-    for mats in ((GOOD, SINGULAR, GOOD * 2), (SINGULAR,), tuple(ALL_GOOD)):
-        check(p_finally_counts_each_try, mats, B, full_graph=True)
-        check(p_two_checks_two_exits, mats, B, np.float64(2.0), full_graph=True)
-        check(p_two_checks_two_exits, mats, B, np.float64(0.0), full_graph=True)
-        check(p_else_and_handler_exit, mats, B, full_graph=True)
-        check(p_else_and_handler_exit, mats, B * 40.0, full_graph=True)
-    for stack in (STACK, ALL_GOOD, np.stack([SINGULAR, GOOD])):
-        check(p_while_until_singular, stack, B, full_graph=True)
-    for x in (np.array([1.0, 2.0]), np.array([1.0, -2.0]), np.array([-1.0]), np.array([3.0])):
-        check(p_finally_overrides_the_handlers_return, x, full_graph=True)
+    stacks = ((GOOD, SINGULAR, GOOD * 2), (SINGULAR,), tuple(ALL_GOOD))
+    check_calls(p_finally_counts_each_try, [(mats, B) for mats in stacks], full_graph=True)
+    check_calls(p_two_checks_two_exits, [(mats, B, np.float64(s)) for mats in stacks for s in (2.0, 0.0)],
+                full_graph=True)
+    check_calls(p_else_and_handler_exit, [(mats, b) for mats in stacks for b in (B, B * 40.0)], full_graph=True)
+    check_calls(p_while_until_singular, [(stack, B) for stack in (STACK, ALL_GOOD, np.stack([SINGULAR, GOOD]))],
+                full_graph=True)
+    check_calls(p_finally_overrides_the_handlers_return, [(np.array(x),) for x in ([1.0, 2.0], [1.0, -2.0], [-1.0],
+                                                                                   [3.0])], full_graph=True)
     check_sequence(*_calls(p_two_checks_two_exits, (STACK, B, np.float64(0.0)), (STACK, B, np.float64(4.0)),
                            (ALL_GOOD, -B, np.float64(0.5))))
 
@@ -326,8 +318,8 @@ def p_helper_that_returns_from_its_handler(mats, b):
 
 
 def test_a_handler_that_returns_in_a_helper_is_one_graph():
-    for mats in ((GOOD, SINGULAR, GOOD), BIG, BIG_GOOD):
-        check(p_helper_that_returns_from_its_handler, mats, B, full_graph=True)
+    check_calls(p_helper_that_returns_from_its_handler, [(mats, B) for mats in ((GOOD, SINGULAR, GOOD), BIG, BIG_GOOD)],
+                full_graph=True)
 
 
 # ------------------------------------------------------------ where it fell back (the first two: one graph now)

@@ -38,7 +38,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ast2graph import explain, to_static
-from helpers import check, check_sequence
+from helpers import check, check_calls, check_sequence
 
 LinAlgError = np.linalg.LinAlgError
 GOOD = np.array([[2.0, 1.0], [1.0, 3.0]])
@@ -177,23 +177,19 @@ def p_second_check_in_one_body(stack, b, s):
 
 
 def test_a_second_check_in_one_try_body_is_one_graph():
-    for a in (GOOD, SINGULAR):
-        for s in (f64(2.0), f64(0.0)):
-            check(p_two_checks_two_handlers, a, B, s, full_graph=True)
-            check(p_two_checks_fall_through, a, B, s, full_graph=True)
-            check(p_checks_in_a_helper, a, B, s, full_graph=True)
-            check(p_checks_with_else_and_finally, a, B, s, full_graph=True)
-    check(p_checks_in_a_helper, GOOD, B, f64(-1.0), full_graph=True)
-    for x in (np.array([1.0, 2.0]), np.array([-1.0, 2.0]), np.array([1.0, 20.0]), np.array([-1.0, 20.0])):
-        check(p_two_raises, x, full_graph=True)
-        for s in (f64(2.0), f64(0.0)):
-            check(p_raise_then_two_checks, x, s, full_graph=True)
-            check(p_check_then_raise_message, x, s, full_graph=True)
+    # one graph per function: each check fires on some calls and not on others
+    calls = [(a, B, s) for a in (GOOD, SINGULAR) for s in (f64(2.0), f64(0.0))]
+    for fn in (p_two_checks_two_handlers, p_two_checks_fall_through, p_checks_with_else_and_finally):
+        check_calls(fn, calls, full_graph=True)
+    check_calls(p_checks_in_a_helper, calls + [(GOOD, B, f64(-1.0))], full_graph=True)
+    xs = (np.array([1.0, 2.0]), np.array([-1.0, 2.0]), np.array([1.0, 20.0]), np.array([-1.0, 20.0]))
+    check_calls(p_two_raises, [(x,) for x in xs], full_graph=True)
+    for fn in (p_raise_then_two_checks, p_check_then_raise_message):
+        check_calls(fn, [(x, s) for x in xs for s in (f64(2.0), f64(0.0))], full_graph=True)
     big = np.stack([GOOD, SINGULAR] * 10)
     for stack in ((GOOD, SINGULAR, GOOD), (GOOD, SINGULAR), big):
-        for s in (f64(2.0), f64(0.0)):
-            check(p_three_checks_in_a_loop, stack, B, s, full_graph=True)
-            check(p_second_check_in_one_body, stack, B, s, full_graph=True)
+        for fn in (p_three_checks_in_a_loop, p_second_check_in_one_body):
+            check_calls(fn, [(stack, B, f64(2.0)), (stack, B, f64(0.0))], full_graph=True)
 
 
 def test_a_second_check_on_calls_with_other_data():
@@ -581,15 +577,15 @@ def p_constant_item(i):
 
 
 def test_jnp_and_np_searchsorted_on_one_constant_is_one_graph():
-    for x in (jnp.array([0.5, 3.0], jnp.float32), np.array([0.5, 3.0]), np.float32(1.5), 1.5, np.float64(2.5), 2):
-        check(p_both_searches, x, full_graph=True)
-        check(p_both_searches_jnp_first, x, full_graph=True)
-    for x in (np.array([0.5, 3.0]), np.float64(3.5), np.array([0.2, 1.0, 3.9]), np.array([9.0, 1.0])):   # (9: IndexError)
-        check(p_bin_edges, x, full_graph=True)
+    xs = [(jnp.array([0.5, 3.0], jnp.float32),), (np.array([0.5, 3.0]),), (np.float32(1.5),), (1.5,),
+          (np.float64(2.5),), (2,)]
+    check_calls(p_both_searches, xs, full_graph=True)
+    check_calls(p_both_searches_jnp_first, xs, full_graph=True)
+    check_calls(p_bin_edges, [(np.array([0.5, 3.0]),), (np.float64(3.5),), (np.array([0.2, 1.0, 3.9]),),
+                              (np.array([9.0, 1.0]),)], full_graph=True)   # (9: IndexError)
     check(p_constant_element, np.array([1.0, 3.0, 2.0]), full_graph=True)
     check(p_read_then_write, np.array([1.0, 3.0, 0.0]), full_graph=True)
-    for i in (np.int64(2), np.int64(7), np.int64(-5), np.int32(1)):
-        check(p_constant_item, i, full_graph=True)
+    check_calls(p_constant_item, [(np.int64(2),), (np.int64(7),), (np.int64(-5),), (np.int32(1),)], full_graph=True)
     check_sequence(*_calls(p_both_searches, (np.array([0.5, 3.0]),), (np.array([3.5, 0.0]),), (np.array([9.0, -1.0]),)))
 
 
@@ -750,22 +746,16 @@ def p_value_in_the_args(x):
 
 def test_raising_on_bad_data_is_one_graph():
     good, bad = np.array([1.0, 4.0]), np.array([1.0, -4.0])
-    for x in (good, bad):
-        check(p_negative_value_message, x, full_graph=True)
-        check(p_custom_class_with_extra_args, x, full_graph=True)
-        check(p_raise_in_a_loop, (good, x), full_graph=True)
-        check(p_count_then_raise, x, full_graph=True)
-        check(p_count_then_raise, -x, full_graph=True)
-        check(p_index_error_of_a_position, x, full_graph=True)
-    for x in (good, np.array([np.nan, 1.0]), np.array([np.inf, -np.inf])):
-        check(p_assert_with_a_count, x, full_graph=True)
-    check(p_raise_in_a_helper, good, good, full_graph=True)
-    check(p_raise_in_a_helper, good, -good * 1e5, full_graph=True)
-    for x in (good, good * 3):
-        check(p_raise_in_a_method, x, full_graph=True)
-        check(p_value_in_the_args, x, full_graph=True)
-    for lo, hi in ((0.0, 5.0), (2.0, 5.0), (5.0, 1.0)):
-        check(p_interval_check, good, lo, hi, full_graph=True)
+    for fn in (p_negative_value_message, p_custom_class_with_extra_args, p_index_error_of_a_position):
+        check_calls(fn, [(good,), (bad,)], full_graph=True)
+    check_calls(p_raise_in_a_loop, [((good, good),), ((good, bad),)], full_graph=True)
+    check_calls(p_count_then_raise, [(good,), (-good,), (bad,), (-bad,)], full_graph=True)
+    check_calls(p_assert_with_a_count, [(good,), (np.array([np.nan, 1.0]),), (np.array([np.inf, -np.inf]),)],
+                full_graph=True)
+    check_calls(p_raise_in_a_helper, [(good, good), (good, -good * 1e5)], full_graph=True)
+    for fn in (p_raise_in_a_method, p_value_in_the_args):
+        check_calls(fn, [(good,), (good * 3,)], full_graph=True)
+    check_calls(p_interval_check, [(good, lo, hi) for lo, hi in ((0.0, 5.0), (2.0, 5.0), (5.0, 1.0))], full_graph=True)
 
 
 def test_a_custom_exception_keeps_its_fields():

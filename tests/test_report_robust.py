@@ -226,3 +226,23 @@ def test_default_size_limit_is_10_mb(capsys, tmp_path):
         fh.write(("#" * 99 + "\n") * 100_000)
     rc, _, err = run(capsys, "report", str(path))
     assert rc == 2 and "10,000,000" in one_error_line(err, str(path))
+
+
+def test_a_file_edited_between_reports_is_read_again(tmp_path):
+    """The report keeps a file's parse and its per-file analysis by the
+    file's text (it reads a file once per function): an edit on disk between
+    two reports, even to a file of the same size, is what the second one sees."""
+    f = tmp_path / "mod.py"
+    head = "import jax.numpy as jnp\nREGISTRY = {}\n\n\ndef g(x):\n    return REGISTRY.get('a', x)\n\n\n"
+    f.write_text(head + "def f(x):\n    y = x + 1\n    return y\n")
+    assert [r.sites for r in report_path(str(f), "f")] == [[]]
+    f.write_text(head + "def f(x):\n    y = x + 1  # type-ish\n    return y, [int(x)] * int(x.sum())\n")
+    assert [s.site.code.code for r in report_path(str(f), "f") for s in r.sites] != []
+    # a statement added elsewhere that fills the registry: the survey knows g's read is not the literal's
+    from ast2graph.survey import synthetic_module
+
+    assert synthetic_module(str(f)).filled_by_others("g") == set()
+    f.write_text(f.read_text() + "\nREGISTRY['a'] = 1\n")
+    assert synthetic_module(str(f)).filled_by_others("g") == {"REGISTRY"}
+    f.write_text(head + "def f(x):\n    y = x + 1\n    return y\n")
+    assert [r.sites for r in report_path(str(f), "f")] == [[]]

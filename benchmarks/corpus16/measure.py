@@ -104,14 +104,18 @@ def measure(p: Program, hangs: dict[str, str] | None = None) -> Outcome:
 
 
 def _measure_inputs(p: Program, out: Outcome) -> None:
-    """Each input set: an explained call (recorded), then a warm plain call (the fast path), both vs eager."""
+    """Each input set: an explained call (recorded), then a warm plain call
+    (the fast path), both vs one eager run on a copy of the same inputs (a
+    program whose eager result depends on more than its inputs is
+    ``stateful``: ``_measure_sequence``)."""
     assert p.fn is not None
     static = to_static(p.fn, full_graph=False)
     conv = _Recorder(static, out)
     for k, args in enumerate(p.inputs):
+        eager_args = copy.deepcopy(args)
+        e = _run(p.fn, eager_args, {})
         for when, call in (("", conv), ("(warm call) ", static)):
-            eager_args, conv_args = copy.deepcopy(args), copy.deepcopy(args)
-            e = _run(p.fn, eager_args, {})
+            conv_args = copy.deepcopy(args)
             c = _run(call, conv_args, {})
             try:
                 _same(e, c, p, eager_args, conv_args)

@@ -66,11 +66,16 @@ def _op_name(f) -> str:
 def test_rule_types_equal_jax_eval_shape(fn):
     n = ELEMENTWISE[fn][0]
     checked = 0
+    seen = set()
     for kinds in itertools.product(range(len(KINDS)), repeat=n):
         for shapes in itertools.product(SHAPES, repeat=n) if n < 3 else [((3,), (3,), ()), ((2, 3), (3,), (2, 1))]:
             leaves = [KINDS[k][1](s) for k, s in zip(kinds, shapes)]
             if not any(isinstance(x, Value) for x in leaves):
                 continue
+            case = tuple((k, s if isinstance(x, Value) else None) for k, s, x in zip(kinds, shapes, leaves))
+            if case in seen:   # a Python number has no shape: the same case under another shape
+                continue
+            seen.add(case)
             got = elementwise_type(fn, jax.tree_util.tree_structure(((0,) * n, {})), [*leaves], {})
             want = _eval_shape(fn, leaves)
             label = f"{getattr(fn, '__name__', fn)}({', '.join(KINDS[k][0] + str(list(s)) for k, s in zip(kinds, shapes))})"
