@@ -127,17 +127,28 @@ def check(fn: Callable, *args: Any, full_graph: bool = True, graphs: int | None 
 
 
 def check_calls(fn: Callable, calls: list[tuple], full_graph: bool = True, rtol: float = 1e-5, atol: float = 1e-6,
-                exact_kinds: bool = True, **options: Any) -> Any:
+                exact_kinds: bool = True, graphs: int | None = None, **options: Any) -> Any:
     """Eager vs ONE converted function over several calls, in order (each a
     tuple of positional arguments), for a ``fn`` whose eager result depends
     on its arguments only. The first call converts and compiles; later ones
     with inputs of the same types reuse that graph with new data (a check
     that fires on one call and not the next, the other side of a traced
     branch), as a user's calls do: stronger than a fresh conversion per
-    input set, and a fraction of its cost. Returns the converted function."""
+    input set, and a fraction of its cost. ``graphs=``: the compiled
+    segments each call runs. Returns the converted function."""
     static = to_static(fn, full_graph=full_graph, **options)
+    box: dict = {}
+
+    def explained(*a: Any) -> Any:
+        box["explanation"] = e = explain(static)(*a)
+        return e.result
+
     for k, args in enumerate(calls):
-        _compare(fn, static, tuple(args), {}, rtol, atol, exact_kinds, f"(call {k} of {len(calls)}) ")
+        box.clear()
+        _compare(fn, static if graphs is None else explained, tuple(args), {}, rtol, atol, exact_kinds,
+                 f"(call {k} of {len(calls)}) ")
+        if graphs is not None and "explanation" in box:
+            assert box["explanation"].graph_count == graphs, f"call {k}: {box['explanation']}"
     return static
 
 

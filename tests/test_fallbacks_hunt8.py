@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from ast2graph import to_static
-from helpers import check
+from helpers import check, check_calls
 
 POS = np.array([1.0, -2.0, 3.0])
 NEG = np.array([-1.0, -2.0])
@@ -319,15 +319,12 @@ def p_return_after_list_written_in_try(x):
 
 
 def test_raise_under_a_traced_condition_taken_by_the_handler_is_one_graph():
-    for a in (POS, NEG, EMPTY, F32, np.array([3.0, -1.0])):
-        check(p_caught_simple, a, full_graph=True)
-        check(p_caught_message_else_finally, a, full_graph=True)
-        check(p_caught_nested_if, a, 2.0, full_graph=True)
-        check(p_caught_nested_if, a, 10.0, full_graph=True)
-        check(p_caught_by_bare_except, a, full_graph=True)
-        check(p_caught_list_written, a, full_graph=False)
-        check(p_two_handlers, a, full_graph=True)
-        check(p_two_sites_one_handler, a, full_graph=True)
+    arrays = [(a,) for a in (POS, NEG, EMPTY, F32, np.array([3.0, -1.0]))]
+    for fn in (p_caught_simple, p_caught_message_else_finally, p_caught_by_bare_except, p_two_handlers,
+               p_two_sites_one_handler):
+        check_calls(fn, arrays, full_graph=True)
+    check_calls(p_caught_nested_if, [(a, t) for (a,) in arrays for t in (2.0, 10.0)], full_graph=True)
+    check_calls(p_caught_list_written, arrays, full_graph=False)
 
 
 def p_two_handlers(x):

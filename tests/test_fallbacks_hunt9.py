@@ -38,7 +38,7 @@ import math
 import numpy as np
 
 from ast2graph import explain, to_static
-from helpers import check, check_sequence
+from helpers import check, check_calls, check_sequence
 
 LinAlgError = np.linalg.LinAlgError
 GOOD = np.array([[2.0, 1.0], [1.0, 3.0]])
@@ -179,22 +179,15 @@ def p_after_a_traced_branch(x):
 
 
 def test_a_check_the_handler_takes_is_one_graph():
-    for m in MATRICES:
-        check(p_solve_or_pinv, m, full_graph=True, graphs=1)
-        check(p_inv_or_message, m, full_graph=True, graphs=1)
-        check(p_keeps_the_old_binding, m, full_graph=True, graphs=1)
-    for m in (GOOD, NOT_PD, F32):
-        check(p_cholesky_or_eye, m, full_graph=True, graphs=1)
-    for x in (POS, ZERO_FIRST, NEG):
-        check(p_suppress_division, x, full_graph=True, graphs=1)
-        check(p_sqrt_else_finally, x, full_graph=True, graphs=1)
-        check(p_augmented, x, full_graph=True, graphs=1)
-        check(p_assert_constant_message, x, full_graph=True, graphs=1)
-        check(p_superclass_handler, x, full_graph=True, graphs=1)
-    for x in (POS, ZERO_FIRST, NEG, np.array([0.0, -1.0])):
-        check(p_after_a_traced_branch, x, full_graph=True, graphs=1)
-    for x in (np.array([1.0, 0.0, 4.0]), np.array([1.0, 2.0, 4.0]), np.array([0.0, 0.0, 0.0])):
-        check(p_in_an_unrolled_loop, x, full_graph=True, graphs=1)
+    for fn in (p_solve_or_pinv, p_inv_or_message, p_keeps_the_old_binding):
+        check_calls(fn, [(m,) for m in MATRICES], full_graph=True, graphs=1)
+    check_calls(p_cholesky_or_eye, [(m,) for m in (GOOD, NOT_PD, F32)], full_graph=True, graphs=1)
+    for fn in (p_suppress_division, p_sqrt_else_finally, p_augmented, p_assert_constant_message, p_superclass_handler):
+        check_calls(fn, [(x,) for x in (POS, ZERO_FIRST, NEG)], full_graph=True, graphs=1)
+    check_calls(p_after_a_traced_branch, [(x,) for x in (POS, ZERO_FIRST, NEG, np.array([0.0, -1.0]))],
+                full_graph=True, graphs=1)
+    check_calls(p_in_an_unrolled_loop, [(np.array(x),) for x in ([1.0, 0.0, 4.0], [1.0, 2.0, 4.0], [0.0, 0.0, 0.0])],
+                full_graph=True, graphs=1)
 
 
 def test_a_check_the_handler_takes_with_the_name_unbound_after_it():
