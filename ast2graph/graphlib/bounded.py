@@ -134,15 +134,122 @@ def raise_if(flag: Any, raiser: Callable[..., None], *payload: Any) -> None:
     and running flags) holds for some element, call ``raiser(mask, *payload)``
     on the host; it raises the error eager Python raises. The host callback
     only runs when the flag holds (a ``lax.cond``), so a check in a loop body
-    costs a comparison per iteration, not a host transfer."""
+    costs a comparison per iteration, not a host transfer. Inside a batch of
+    checks (``checks_open``) of the function being traced, the check is kept
+    and emitted with the others of the batch as one callback."""
     mask = functools.reduce(jnp.logical_and, _active_stack(), jnp.asarray(flag))
-
     sent, decode = words_sent((mask, *payload))   # 64-bit values exact whatever thread runs the callback
+    fire = _guarded(decode(raiser))   # (made now: the error is raised from the statement being traced)
+    stack = _batches()
+    if stack and not stack[-1].direct and stack[-1].trace is not None and stack[-1].trace is _current_trace():
+        stack[-1].pending.append((mask, fire, sent))
+        return
+    _emit_checks([(mask, fire, sent)])
+
+
+# ------------------------------------------------------------ checks in batches
+# Each check is a ``lax.cond`` holding an ordered ``jax.debug.callback``; XLA
+# compiles each one apart, ~50 ms a check on a CPU: a loop unrolled over 200
+# list lookups by a traced index spent 10 s compiling its index checks, and
+# 0.3 s once they were one callback. The generated function of a region with
+# several checks (``lowering.codegen``) opens a batch; its checks are kept and
+# emitted together, as one ``lax.cond`` over "any of them fires" and one
+# callback that runs, on the host, the first one whose mask holds (in program
+# order: the one eager raises). The batch is emitted before any op that is not
+# a plain computation or a check (a host effect, a branch, a loop: an ordered
+# effect must not overtake a check made before it) and at the function's end.
+# Between the checks of a batch only plain computations run, which raise
+# nothing and do not loop; a check that fired lets the graph run on in any
+# case (its error is raised after the call), so its place among them changes
+# nothing but the compile time.
+_BATCH = threading.local()
+
+
+class _Batch:
+    __slots__ = ("trace", "pending", "direct")
+
+    def __init__(self, trace: Any):
+        self.trace, self.pending, self.direct = trace, [], 0
+
+
+def _batches() -> list:
+    stack = getattr(_BATCH, "stack", None)
+    if stack is None:
+        stack = _BATCH.stack = []
+    return stack
+
+
+def _current_trace() -> Any:
+    """The JAX trace the generated function is being traced in (None where
+    this JAX does not say: no batching)."""
+    try:
+        from jax._src import core as _core
+
+        return _core.trace_ctx.trace
+    except (ImportError, AttributeError):   # pragma: no cover - another JAX layout
+        return None
+
+
+def checks_open() -> _Batch:
+    """A batch of the checks of the function being traced (its generated code
+    calls ``checks_flush``/``checks_direct`` and, in a ``finally:``, ``checks_drop``)."""
+    batch = _Batch(_current_trace())
+    _batches().append(batch)
+    return batch
+
+
+def checks_flush(batch: _Batch) -> None:
+    """Emit the checks kept so far (before an op that is not a plain computation, and at the end)."""
+    pending, batch.pending = batch.pending, []
+    _emit_checks(pending)
+
+
+@contextlib.contextmanager
+def checks_direct(batch: _Batch) -> Iterator[None]:
+    """Around an op with host effects of its own: its checks are emitted where it makes them."""
+    batch.direct += 1
+    try:
+        yield
+    finally:
+        batch.direct -= 1
+
+
+def checks_drop(batch: _Batch) -> None:
+    """The batch ends (also when tracing failed: nothing kept for another trace)."""
+    stack = _batches()
+    for k in range(len(stack) - 1, -1, -1):
+        if stack[k] is batch:
+            del stack[k]
+            break
+
+
+def _emit_checks(pending: list) -> None:
+    if not pending:
+        return
+    if len(pending) == 1:
+        mask, fire, sent = pending[0]
+
+        def call() -> None:
+            jax.debug.callback(fire, *sent, ordered=True)   # the first to fire is the first in program order
+
+        lax.cond(jnp.any(mask), call, lambda: None)
+        return
+    counts = [len(sent) for _, _, sent in pending]
+    fires = [fire for _, fire, _ in pending]
+    words = [w for _, _, sent in pending for w in sent]
+    any_fires = functools.reduce(jnp.logical_or, [jnp.any(mask) for mask, _, _ in pending])
+
+    def host(*words: Any) -> None:
+        k = 0
+        for n, fire in zip(counts, fires):
+            part, k = words[k:k + n], k + n
+            if np.any(np.asarray(part[0])):   # its mask (a bool array, sent as it is)
+                fire(*part)   # raises (kept in HostErrors) where eager raises: the first one in program order
 
     def call() -> None:
-        jax.debug.callback(_guarded(decode(raiser)), *sent, ordered=True)   # the first to fire is the first in program order
+        jax.debug.callback(host, *words, ordered=True)
 
-    lax.cond(jnp.any(mask), call, lambda: None)
+    lax.cond(any_fires, call, lambda: None)
 
 
 def _raise_if_running(n: int, loc: Loc, construct: str, still: Any) -> None:

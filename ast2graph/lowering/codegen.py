@@ -45,7 +45,8 @@ from ..resolver import qualified_name
 from ..tracebacks import at_site
 from ..graphlib.casts import NARROW as _NARROW, cast as _convert_element_type, opaque
 from ..graphlib.trees import tree_flatten
-from ..graphlib.bounded import bounded_fori, bounded_while, case_taken, forward_only, under
+from ..graphlib.bounded import (bounded_fori, bounded_while, case_taken, checks_direct, checks_drop,
+                                checks_flush, checks_open, forward_only, under)
 
 _LOWERINGS: dict[type, Callable[["_Emitter", Any, str], None]] = {}
 
@@ -126,16 +127,48 @@ class _Emitter:
         name = self.fresh(prefix)
         args = ", ".join(self.define(a) for a in region.args)
         self.emit(indent, f"def {name}({args}):")
-        self.ops(region.ops, indent + "    ")
+        self.body(region.ops, indent + "    ")
         self.emit(indent + "    ", f"return ({''.join(self.ref(v) + ', ' for v in region.yields)})")
         return name
 
-    def ops(self, ops: list[Op], indent: str) -> None:
+    def body(self, ops: list[Op], indent: str) -> None:
+        """A function's ops; where it makes several run-time checks, they are
+        emitted in batches (``bounded.checks_open``: one callback per batch,
+        not per check), each batch before the next op that is not a plain
+        computation or a check, and at the end."""
+        if sum(1 for op in ops if _is_check(op)) < 2:
+            self.ops(ops, indent)
+            return
+        self.emit(indent, "_chk = _checks_open()")
+        self.emit(indent, "try:")
+        self.ops(ops, indent + "    ", batched=True)
+        self.emit(indent + "    ", "_checks_flush(_chk)")
+        self.emit(indent, "finally:")
+        self.emit(indent + "    ", "_checks_drop(_chk)")
+
+    def ops(self, ops: list[Op], indent: str, batched: bool = False) -> None:
         for op in ops:
-            _LOWERINGS[type(op)](self, op, indent)
+            if batched and not (_is_check(op) or _is_plain(op)):
+                # an ordered effect or a region: the checks made before it go first; its own
+                # checks are emitted where it makes them
+                self.emit(indent, "_checks_flush(_chk)")
+                self.emit(indent, "with _checks_direct(_chk):")
+                _LOWERINGS[type(op)](self, op, indent + "    ")
+            else:
+                _LOWERINGS[type(op)](self, op, indent)
 
     def targets(self, op: Op) -> str:
         return "".join(self.define(r) + ", " for r in op.results) or "_"
+
+
+def _is_check(op: Op) -> bool:
+    """A run-time check: a callback that only raises, batched with the others (``_Emitter.body``)."""
+    return isinstance(op, CallOp) and getattr(op.fn, "_a2g_check", False)
+
+
+def _is_plain(op: Op) -> bool:
+    """A computation with no host effect and no region: nothing between two checks can see it."""
+    return isinstance(op, ConstOp) or isinstance(op, CallOp) and not getattr(op.fn, "_a2g_effect", False)
 
 
 def _comment(op: Op) -> str:
@@ -371,6 +404,8 @@ _RUNTIME = {
     "_bounded_while": bounded_while, "_bounded_fori": bounded_fori, "_under": under, "_forward_only": forward_only,
     "_case_taken": case_taken, "_not": jax.numpy.logical_not,
     "_x32_call": x32_call, "_weak": weak, "_opaque": opaque,
+    "_checks_open": checks_open, "_checks_flush": checks_flush, "_checks_direct": checks_direct,
+    "_checks_drop": checks_drop,
 }
 
 
@@ -387,7 +422,7 @@ def lower_graph(graph: Graph, x64: bool = False) -> Lowered:
     for p in graph.params:
         if p.type.weak_type:   # a Python number passed as a strong NumPy scalar
             em.emit("    ", f"{em.ref(p)} = _weak({em.ref(p)})")
-    em.ops(graph.body.ops, "    ")
+    em.body(graph.body.ops, "    ")
     em.emit("    ", f"return ({''.join(em.ref(v) + ', ' for v in graph.outputs)})")
     source = "\n".join(em.lines) + "\n"
     namespace = dict(_RUNTIME)
