@@ -956,13 +956,20 @@ class CallMixin(GeneratorMixin, SortMixin):
         if len(operands) != nin or any(not isinstance(x, (Value, int, float, np.ndarray, np.generic)) for x in operands):
             return
         inside = tuple(warnings.filters) if blocks else None
-        effect = hostwarnings.fp_warning_effect(rule, kinds, tuple(texts[k] for k in kinds), _code_filename(unit),
-                                                lineno, unit.globals, inside)
         mask = self.__dict__.pop("_fp_where", kwargs.get("where", True))
         if mask is False:
             return
         where = {} if mask is True else {"where": mask}
-        self.emit_call(effect, (results[0], *operands), where, node, "host numpy RuntimeWarning", effect=True)
+        # the flags, a graph value; the host callback issuing the warnings of those set, which
+        # ``specialize`` replaces by an output of the flags where the graph has no other host effect
+        flags = self.emit_call(hostwarnings.fp_flags_op(rule, kinds), (results[0], *operands), where, node,
+                               "numpy RuntimeWarning flags")
+        holder = hostwarnings.namespace_holder(unit.globals)
+        issued = (tuple(texts[k] for k in kinds), _code_filename(unit), lineno, holder, inside)
+        fire = hostwarnings.fp_fire_effect(*issued)
+        self.emit_call(fire, (flags,), {}, node, "host numpy RuntimeWarning", effect=True)
+        op = next(op for op in reversed(self.region.ops) if getattr(op, "fn", None) is fire)
+        self.__dict__.setdefault("fp_outputs", []).append((flags, op, hostwarnings.fp_output_issuer(*issued)))
 
     def _numpy_replay(self, callee: Any, args: tuple, kwargs: dict, results: list, node: Any) -> None:
         """``np.nanmean``, ``np.corrcoef``, ...: where the result is not

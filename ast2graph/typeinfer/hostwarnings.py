@@ -165,6 +165,14 @@ class Namespace:
 _NAMESPACES: dict[int, Namespace] = {}
 
 
+def namespace_holder(namespace: dict) -> Namespace:
+    """The one ``Namespace`` of a module's globals."""
+    holder = _NAMESPACES.get(id(namespace))
+    if holder is None or holder.namespace is not namespace:
+        holder = _NAMESPACES[id(namespace)] = Namespace(namespace)
+    return holder
+
+
 def warning_effect(category: type, filename: str, lineno: int, namespace: dict, kinds: tuple,
                    filters: tuple | None = None) -> Any:
     """The effect op issuing ``warnings.warn(message, category)`` as if from
@@ -282,6 +290,108 @@ def _fp_effect(rule: str, kinds: tuple, texts: tuple, filename: str, lineno: int
     effect.__name__ = effect.__qualname__ = "host[numpy RuntimeWarning]"
     effect._a2g_effect = True  # type: ignore[attr-defined]
     return effect
+
+
+# ----------------------------------------------------------- the flags as graph outputs
+# An ordered host callback makes JAX dispatch every call of the graph from
+# Python and wait on ``jax.effects_barrier()``. Where the graph has no other
+# host effect (no print, no warnings.warn, no run-time check) and the warning
+# is issued at its top level, the flags leave the graph as outputs instead
+# (``specialize``: ``Specialization.warning_issuers``) and ``GraphPlan.run``
+# issues the warnings after the call, in program order, from the user's line.
+
+@functools.lru_cache(maxsize=None)
+def fp_flags_op(rule: str, kinds: tuple) -> Any:
+    """The graph op ``flags(result, *operands, where=None)``: which of
+    ``kinds`` NumPy's ufunc flags (``fp_flags``), a bool vector."""
+    def flags(result: Any, *operands: Any, where: Any = None) -> Any:
+        return fp_flags(rule, kinds, result, operands, where)
+
+    flags.__name__ = flags.__qualname__ = "numpy RuntimeWarning flags"
+    return flags
+
+
+@functools.lru_cache(maxsize=None)
+def fp_fire_effect(texts: tuple, filename: str, lineno: int, module_globals: Any, filters: tuple | None) -> Any:
+    """The effect op ``fire(flags)``: the host callback issuing the warnings
+    of the flags set (masked by the enclosing branches and running flags), as
+    ``fp_warning_effect`` issues them."""
+    import jax
+    import jax.numpy as jnp
+    from jax import lax
+
+    from ..graphlib.bounded import _active_stack
+    from ..graphlib.hostcalls import _guarded
+
+    issue = _fp_issuer(texts, filename, lineno, module_globals, filters)
+
+    def fire(flags: Any) -> None:
+        flags = functools.reduce(jnp.logical_and, _active_stack(), flags)
+
+        def call(f: Any) -> None:
+            jax.debug.callback(_guarded(issue), f, ordered=True)
+
+        lax.cond(jnp.any(flags), call, lambda f: None, flags)
+
+    fire.__name__ = fire.__qualname__ = "host[numpy RuntimeWarning]"
+    fire._a2g_effect = True  # type: ignore[attr-defined]
+    fire._a2g_fp_issuer = (texts, filename, lineno, module_globals, filters)  # type: ignore[attr-defined]
+    return fire
+
+
+@functools.lru_cache(maxsize=None)
+def fp_output_issuer(texts: tuple, filename: str, lineno: int, module_globals: Any, filters: tuple | None) -> Any:
+    """What ``GraphPlan.run`` calls with a flags output (a bool vector read
+    back): eager's warnings for the flags set, from ``filename:lineno``."""
+    def issue(flags: Any) -> None:
+        for text, fired in zip(texts, flags):
+            if fired:
+                _warn_from(text, RuntimeWarning, filename, lineno, module_globals.namespace, filters)
+
+    issue.__qualname__ = issue.__name__ = "numpy RuntimeWarning"
+    return issue
+
+
+def join_flags(*flags: Any) -> Any:
+    """The flags outputs of a graph as one bool vector (one transfer a call)."""
+    import jax.numpy as jnp
+
+    return jnp.concatenate(flags)
+
+
+join_flags.__qualname__ = join_flags.__name__ = "numpy RuntimeWarning flags"
+
+
+def issue_flag_outputs(issuers: tuple, flags: Any) -> None:
+    """The warnings of a graph's flags output (the flags of its NumPy
+    operations, one after the other: ``Specialization.warning_issuers``, each
+    issuer with its number of flags), in program order; under an outer JAX
+    transform (the flags are a tracer) as an ordered host callback of the
+    outer graph."""
+    import jax
+
+    if isinstance(flags, jax.core.Tracer):
+        import jax.numpy as jnp
+        from jax import lax
+
+        from ..graphlib.bounded import _active_stack
+        from ..graphlib.hostcalls import _guarded
+
+        flags = functools.reduce(jnp.logical_and, _active_stack(), flags)
+        lax.cond(jnp.any(flags), lambda g: jax.debug.callback(_guarded(functools.partial(_issue_all, issuers)), g,
+                                                                ordered=True), lambda g: None, flags)
+        return
+    flags = np.asarray(flags)
+    if flags.any():
+        _issue_all(issuers, flags)
+
+
+def _issue_all(issuers: tuple, flags: Any) -> None:
+    at = 0
+    for issue, n in issuers:
+        if flags[at:at + n].any():
+            issue(flags[at:at + n])
+        at += n
 
 
 def fp_warning_effect(rule: str, kinds: tuple, texts: tuple, filename: str, lineno: int, namespace: dict,
