@@ -74,6 +74,25 @@ def filters_state(filters: list | None = None) -> tuple:
     return filters, tuple(filters), warnings.defaultaction
 
 
+def action_summary(category: type, text: str | None, module: str | None, lineno: int | None) -> str:
+    """What a graph issuing this warning depends on of the filters: "error"
+    where they may raise it (the statement then runs in Python), "ignore"
+    where they surely drop it (the graph then computes nothing for it),
+    "shown" otherwise (issued through ``warn_explicit``, which applies the
+    filters as they are when it runs: "once", "always", "default" alike)."""
+    key = (category, text, module, lineno)
+    seen = _SUMMARIES.get(key)
+    if seen is not None and seen[0] == warnings.filters and seen[1] == warnings.defaultaction:
+        return seen[2]   # (the filters as when last asked: equal entries, most often the same objects)
+    actions = filter_actions(category, text, module, lineno)
+    found = "error" if "error" in actions else "ignore" if actions == {"ignore"} else "shown"
+    _SUMMARIES[key] = (list(warnings.filters), warnings.defaultaction, found)
+    return found
+
+
+_SUMMARIES: dict[tuple, tuple] = {}   # (category, text, module, line) -> (filters, default action, summary)
+
+
 def filters_unchanged(state: tuple) -> bool:
     now = filters_state()
     return now[0] is state[0] and now[1] == state[1] and now[2] == state[2]
@@ -203,6 +222,7 @@ FP_POLES = {
     "log": "zero", "log2": "zero", "log10": "zero", "reciprocal": "zero", "power": "zero",
     "log1p": "minus one", "arctanh": "unit",
     "sqrt": "", "arcsin": "", "arccos": "", "arccosh": "", "exp": "", "exp2": "", "expm1": "", "square": "",
+    "add": "", "subtract": "", "multiply": "",
 }
 # ``x.astype(int_dtype)`` of floats (``numpy_api.float_to_int``): "invalid value encountered in cast"
 FP_POLES["cast"] = "cast"
@@ -237,6 +257,8 @@ def fp_flags(rule: str, kinds: tuple, result: Any, operands: tuple, where: Any =
         low, high = (-2.0 ** 31, 2.0 ** 31) if narrow else (-2.0 ** 63, 2.0 ** (64 if out.dtype == jnp.uint64 else 63))
         x = ops[0]
         found = {"invalid": jnp.any(~(jnp.isfinite(x) & (x >= low) & (x < high)) & mask)}
+    elif rule.startswith("wrap "):   # NumPy's integer scalar + - * wrapping around
+        found = {"over": _wraps(rule[5:], *[x.astype(out.dtype) for x in ops], out)}
     elif not jnp.issubdtype(out.dtype, jnp.inexact):   # integer // and %: by zero
         found = {"divide": jnp.any((ops[-1] == 0) & mask)}
     else:
@@ -249,6 +271,71 @@ def fp_flags(rule: str, kinds: tuple, result: Any, operands: tuple, where: Any =
                  "invalid": jnp.any(jnp.isnan(out) & ~nan_in & mask)}
     false = jnp.zeros((), bool)
     return jnp.stack([found.get(k, false) for k in kinds])
+
+
+def _wraps(name: str, a: Any, b: Any, r: Any) -> Any:
+    """Whether ``r``, ``a <name> b`` computed in ``r``'s integer dtype, wrapped around."""
+    import jax.numpy as jnp
+
+    if jnp.issubdtype(r.dtype, jnp.unsignedinteger):
+        if name == "add":
+            return r < a
+        if name == "subtract":
+            return a < b
+    elif name == "add":   # the operands of one sign, the result of the other
+        return ((a ^ r) & (b ^ r)) < 0
+    elif name == "subtract":
+        return ((a ^ b) & (a ^ r)) < 0
+    # multiply: r / a is not b (and min * -1, whose quotient wraps too)
+    safe = jnp.where(a == 0, jnp.ones_like(a), a)
+    wrong = (a != 0) & (r // safe != b)
+    if jnp.issubdtype(r.dtype, jnp.signedinteger):
+        low = jnp.iinfo(r.dtype).min
+        wrong = wrong | (a == -1) & (b == low) | (b == -1) & (a == low)
+    return wrong
+
+
+# ----------------------------------------------------------- np.sum, np.prod: "... encountered in reduce"
+REDUCERS = frozenset({"sum", "prod"})
+
+
+@functools.lru_cache(maxsize=None)
+def reduce_site(name: str, method: bool, dtype: str) -> tuple | None:
+    """Where NumPy's ``np.<name>`` (``method``: ``ndarray.<name>``) of
+    ``dtype`` data issues its "overflow encountered in reduce": the file,
+    line and module name of NumPy's own frame (eager's warning names it, not
+    the user's line), found by running it once on data that overflows."""
+    import sys
+
+    fn = getattr(np.ndarray, name) if method else getattr(np, name)
+    data = np.full(2, np.finfo(np.dtype(dtype)).max, np.dtype(dtype))
+    with warnings.catch_warnings(record=True) as seen, np.errstate(all="ignore", over="warn"):
+        warnings.simplefilter("always")
+        fn(data)
+    for w in seen:
+        if str(w.message) == "overflow encountered in reduce":
+            module = next((m for m in list(sys.modules.values()) if getattr(m, "__file__", None) == w.filename), None)
+            return (w.filename, w.lineno, module.__name__) if module is not None else None
+    return None
+
+
+@functools.lru_cache(maxsize=None)
+def reduce_flags_op(kinds: tuple, axis: Any, keepdims: bool) -> Any:
+    """The graph op ``flags(result, x)`` of ``np.sum``/``np.prod``: an
+    overflow where a result is not finite though its data is ("over"; an
+    infinity that met another becomes a NaN), an invalid value where a result
+    is NaN though its data has none ("invalid")."""
+    def flags(result: Any, x: Any) -> Any:
+        import jax.numpy as jnp
+
+        out = jnp.asarray(result)
+        finite = jnp.all(jnp.isfinite(x), axis=axis, keepdims=keepdims)
+        nan_in = jnp.any(jnp.isnan(x), axis=axis, keepdims=keepdims)
+        found = {"over": jnp.any(~jnp.isfinite(out) & finite), "invalid": jnp.any(jnp.isnan(out) & ~nan_in)}
+        return jnp.stack([found[k] for k in kinds])
+
+    flags.__name__ = flags.__qualname__ = "numpy RuntimeWarning flags"
+    return flags
 
 
 @functools.lru_cache(maxsize=None)
