@@ -1069,13 +1069,13 @@ class CallMixin(GeneratorMixin, SortMixin):
         issue it as ``warn_explicit`` decides when it runs. A caller's
         ``catch_warnings()`` around each call, or a filter for other
         warnings, keeps the graph."""
-        key = ("warning action", category, text, module, lineno)
-        if key not in self.guard_keys:
+        key = ("warning actions",)
+        guard = self.__dict__.get("_action_guard")
+        if guard is None:
+            guard = self.__dict__["_action_guard"] = hostwarnings.ActionGuard()
             self.guard_keys.add(key)
-            what = hostwarnings.action_summary(category, text, module, lineno)
-            self.guards.append(Guard(lambda: hostwarnings.action_summary(category, text, module, lineno), what,
-                                     f"the warning filters' action on {category.__name__}"
-                                     f"{'' if text is None else f' {text!r}'} (was {what!r})", key))
+            self.guards.append(Guard(guard, True, "the warning filters' action on a warning the graph issues", key))
+        guard.add(category, text, module, lineno)
 
     def _guard_filters_by_value(self, filters: list) -> None:
         """A guard on the warning filters the caller has, by their entries

@@ -6,7 +6,14 @@ formatted from traced values on the host).
 Produces: ``filter_actions`` (what the warning filters do with a warning, at
 trace time), ``filters_state``/``filters_unchanged`` (a guard on them),
 ``filters_mutated`` (eager's change of the filters' version), and
-``warning_effect`` (the effect op issuing one warning from a fixed place).
+``warning_effect`` (the effect op issuing one warning from a fixed place);
+for NumPy's floating-point warnings ``fp_flags_op`` (their flags, a graph
+value), ``fp_fire_effect`` (the ordered callback issuing them) or, where the
+graph has no other host effect, ``fp_output_issuer``/``issue_flag_outputs``
+(the flags a graph output, the warnings issued after the call:
+``specialize._warning_outputs``, ``GraphPlan.run``), ``reduce_site`` (NumPy's
+own line of ``np.sum``'s "overflow encountered in reduce"), and
+``ActionGuard`` (a guard on what the filters do with the graph's warnings).
 Invariants: the warning is issued through ``warnings.warn_explicit`` with
 what eager's ``warnings.warn`` computes from its frame: the category, the
 file name and line of the frame ``stacklevel`` names, that frame's module
@@ -80,17 +87,34 @@ def action_summary(category: type, text: str | None, module: str | None, lineno:
     where they surely drop it (the graph then computes nothing for it),
     "shown" otherwise (issued through ``warn_explicit``, which applies the
     filters as they are when it runs: "once", "always", "default" alike)."""
-    key = (category, text, module, lineno)
-    seen = _SUMMARIES.get(key)
-    if seen is not None and seen[0] == warnings.filters and seen[1] == warnings.defaultaction:
-        return seen[2]   # (the filters as when last asked: equal entries, most often the same objects)
     actions = filter_actions(category, text, module, lineno)
-    found = "error" if "error" in actions else "ignore" if actions == {"ignore"} else "shown"
-    _SUMMARIES[key] = (list(warnings.filters), warnings.defaultaction, found)
-    return found
+    return "error" if "error" in actions else "ignore" if actions == {"ignore"} else "shown"
 
 
-_SUMMARIES: dict[tuple, tuple] = {}   # (category, text, module, line) -> (filters, default action, summary)
+class ActionGuard:
+    """One guard on what the warning filters do with every warning a graph
+    may issue (``action_summary`` of each): it holds while each is what it was
+    at trace time. While the filters' entries are those it last saw (a
+    caller's ``catch_warnings()`` copies them), it holds at once."""
+
+    def __init__(self) -> None:
+        self.expected: dict[tuple, str] = {}
+        self.seen: tuple = ([], None)
+
+    def add(self, category: type, text: str | None, module: str | None, lineno: int | None) -> None:
+        key = (category, text, module, lineno)
+        if key not in self.expected:
+            self.expected[key] = action_summary(*key)
+            self.seen = ([], None)
+
+    def __call__(self) -> bool:
+        filters, default = self.seen
+        if filters == warnings.filters and default == warnings.defaultaction:
+            return True
+        if all(action_summary(*key) == what for key, what in self.expected.items()):
+            self.seen = (list(warnings.filters), warnings.defaultaction)
+            return True
+        return False
 
 
 def filters_unchanged(state: tuple) -> bool:
