@@ -111,7 +111,7 @@ def graph_form(fn: Any, args: tuple, kwargs: dict) -> tuple | None:
             return None
         return form, args
     func, owner = getattr(fn, "__func__", None), getattr(fn, "__self__", None)
-    if not isinstance(func, types.FunctionType) or not func.__module__.startswith("scipy.stats."):
+    if not isinstance(func, types.FunctionType) or not (func.__module__ or "").startswith("scipy.stats."):
         return None
     form = scipy_forms.METHOD_FORMS.get((func.__module__, func.__qualname__))
     if form is None or not _form_agrees(fn, form, (owner,), args, kwargs):

@@ -1,0 +1,97 @@
+"""The library sweep in h-lib10 (issue 16, library part): internal errors
+(A2G015) met by whole-namespace sweeps, and what eager NumPy/SciPy do there.
+
+* A named tuple that also holds attributes (SciPy's tuple bunch with extra
+  fields, ``PearsonRResult``: a subclass of one with its own ``__init__``) is
+  made as eager makes it: ``__new__`` packs the fields, ``__init__`` (the
+  bunch's, or converted) stores the rest; it leaves the graph rebuilt per call
+  with its fields and its attributes (JAX's rebuild ``type(x)(*fields)``
+  raised: an A2G015 site on every statement of ``pearsonr`` before its return).
+* A tuple or list of numbers beside a NumPy array in an operator is the array
+  NumPy converts it to (``a.shape[1:] != nbin - 2``), where JAX's operator
+  refused it in the lowering (A2G015).
+* A function made by ``exec`` has no ``__module__`` (``None``): looking up
+  SciPy's graph forms no longer fails on it (``fisher_exact``: A2G015).
+"""
+
+from __future__ import annotations
+
+import jax.numpy as jnp
+import numpy as np
+import scipy.stats
+from scipy._lib._bunch import _make_tuple_bunch
+from scipy.stats._stats_py import PearsonRResult
+
+from ast2graph import explain, to_static
+from tests.helpers import assert_same, check
+
+rng = np.random.default_rng(10)
+V = rng.standard_normal(12)
+P = rng.random(12)
+
+Extra = _make_tuple_bunch("Extra", ["low", "high"], ["width", "label"])
+
+
+def _state(r):
+    return type(r).__name__, tuple(r), dict(vars(r))
+
+
+def test_tuple_bunch_with_extra_fields_one_graph():
+    def f(x):
+        lo, hi = x.min(), x.max()
+        return Extra(lo, hi, width=hi - lo, label="range")
+
+    check(f, V)
+    r1, r2 = to_static(f, full_graph=True)(V), to_static(f, full_graph=True)(V * 2)
+    e1, e2 = f(V), f(V * 2)
+    assert r1 is not r2   # a new object per call, as eager's
+    for got, want in ((r1, e1), (r2, e2)):
+        assert_same(_state(want), _state(got))
+        assert got.width == want.width and got.label == "range"
+
+
+def test_subclass_of_tuple_bunch_with_own_init_one_graph():
+    def f(x, y):
+        r = (x * y).sum() / 10.0
+        return PearsonRResult(statistic=r, pvalue=r * 0.5, n=x.shape[0], alternative="two-sided", x=x, y=y, axis=0)
+
+    for conv in (np.asarray, jnp.asarray):
+        x, y = conv(V), conv(P)
+        check(f, x, y)
+        got, want = to_static(f, full_graph=True)(x, y), f(x, y)
+        assert_same(_state(want), _state(got))
+        assert_same(want.correlation, got.correlation)
+
+
+def test_pearsonr_has_no_internal_error():
+    x, y = jnp.asarray(V), jnp.asarray(P)
+    ex = explain(scipy.stats.pearsonr)(x, y)
+    want = scipy.stats.pearsonr(x, y)
+    assert_same(_state(want), _state(ex.result))
+    assert_same(want.confidence_interval(), ex.result.confidence_interval())
+    assert not [s for s in ex.fallback_sites if s.code.code == "A2G015"], str(ex)
+
+
+def test_fisher_exact_has_no_internal_error():
+    table = jnp.asarray(np.array([[7, 2], [3, 8]]))
+    ex = explain(scipy.stats.fisher_exact)(table)
+    assert_same(scipy.stats.fisher_exact(table), ex.result)
+    assert not [s for s in ex.fallback_sites if s.code.code == "A2G015"], str(ex)
+
+
+def test_sequence_beside_numpy_array_in_operators():
+    def f(x):
+        n = np.asarray(x > 0).astype(np.int64).sum() + np.array([3, 4])
+        a = np.zeros((2, 5, 6))
+        same = a.shape[1:] != n - 2
+        return same, [1, 2] + n, n * (2, 3), (5, 5) <= n, np.any(a.shape[1:] == n)
+
+    check(f, V)
+    check(f, -V)
+
+
+def test_sequence_beside_jax_array_raises_as_eager():
+    def f(x):
+        return x.sum() + jnp.zeros(2) != (1, 2)
+
+    check(f, jnp.asarray(V), full_graph=False)
