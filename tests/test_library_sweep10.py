@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 import numpy as np
+import scipy.signal
 import scipy.stats
 from scipy._lib._bunch import _make_tuple_bunch
 from scipy.stats._stats_py import PearsonRResult
@@ -95,3 +96,60 @@ def test_sequence_beside_jax_array_raises_as_eager():
         return x.sum() + jnp.zeros(2) != (1, 2)
 
     check(f, jnp.asarray(V), full_graph=False)
+
+
+TIES = np.array([3.0, 2, 1, 2, 2, 2, 1, np.nan, 0.0, -0.0, np.nan])
+
+
+def test_rankdata_with_ties_one_graph():
+    # SciPy's _rankdata compacts the runs of ties (a shape of the data); its graph form finds each
+    # run's start and end by searchsorted: the same ranks, dtypes and tie counts, NaNs each a run
+    from scipy.stats._stats_py import _rankdata
+
+    def f(x):
+        return scipy.stats.rankdata(x), _rankdata(x, "max", return_ties=True), _rankdata(x[:, :6], "dense")
+
+    check(f, np.stack([TIES, TIES[::-1]]))   # (a NaN: rankdata's ranks[i_nan] = nan, a 0-d mask write)
+
+
+def test_zero_d_mask_write():
+    def f(x, y):
+        m = np.any(np.isnan(x))
+        r = x.copy()
+        r[m] = -1.0
+        s = y.copy()
+        s[m] = np.arange(3.0)   # broadcast to every row
+        return r, s
+
+    check(f, TIES[:3].copy(), np.ones((2, 3)))
+    check(f, np.array([1.0, np.nan, 2.0]), np.ones((2, 3)))
+
+
+def test_mask_write_of_data_dependent_values_is_no_internal_error():
+    v, w = jnp.asarray(V[:8]), jnp.asarray(P[:8] * 8)
+    ex = explain(scipy.signal.cspline1d_eval)(v, w)
+    assert_same(scipy.signal.cspline1d_eval(v, w), ex.result)
+    assert not [s for s in ex.fallback_sites if s.code.code == "A2G015"], str(ex)
+
+
+def test_significance_result_attribute_set_after_making_it():
+    from scipy.stats._stats_py import SignificanceResult
+
+    def f(x):
+        res = SignificanceResult(x.mean(), x.std())
+        res.correlation = x.max()
+        if x.sum() > 0:   # a traced branch making its own
+            res = SignificanceResult(x.min(), 0.0)
+            res.correlation = 1.0
+        return res
+
+    for x in (V, -np.abs(V), np.abs(V)):
+        check(f, x)
+        assert_same(_state(f(x)), _state(to_static(f, full_graph=True)(x)))
+
+
+def test_ndarray_clip_with_one_bound():
+    def f(x):
+        return x.clip(0), x.clip(max=0.5), x.clip(-0.5, out=None), x.clip()
+
+    check(f, V)

@@ -417,6 +417,7 @@ class CallMixin(GeneratorMixin, SortMixin):
             return self.call(getattr(np, callee.name), (callee.value, *args), kwargs, node)
         if isinstance(callee, arrays.ArrayMethod) and callee.name in numpy_api.METHOD_FUNCTIONS \
                 and callee.value.type.kinds <= {"numpy", "array0"}:   # x.argsort() of an ndarray: np.argsort(x)
+            args, kwargs = numpy_api.method_arguments(callee.name, args, kwargs)
             return self.call(numpy_api.METHOD_FUNCTIONS[callee.name], (callee.value, *args), kwargs, node)
         if isinstance(callee, arrays.ArrayMethod) and callee.name == "copy" and callee.value.type.kinds == {"numpy"}:
             request = layouts.order_request(None, args, kwargs, callee.value)   # x.copy(order="F"): eager's layout
@@ -598,7 +599,7 @@ class CallMixin(GeneratorMixin, SortMixin):
                 return special
         if traced and isinstance(callee, np.ufunc) and kwargs.get("out", None) is not None:
             return self._ufunc_out(callee, args, kwargs, node)
-        if traced and _record_with_state(callee):
+        if _record_with_state(callee):
             # SciPy's PearsonRResult(statistic=r, pvalue=p, n=n, x=x, ...), a tuple bunch with extra
             # fields: its __new__ packs the fields into the tuple, its __init__ stores the rest as attributes;
             # the object leaves the graph rebuilt per call with both (specialize.remade_per_call)
@@ -2689,13 +2690,12 @@ def generated_record_method(fn: Any) -> bool:
 
 def _record_with_state(cls: Any) -> bool:
     """A named tuple whose instances also hold attributes outside the tuple:
-    a tuple bunch with extra fields, or a subclass of a named tuple or tuple
+    a tuple bunch (its extra fields, and what a caller sets:
+    ``res.correlation = r`` of SciPy's ``SignificanceResult``), or a subclass of a named tuple or tuple
     bunch with a Python ``__init__`` of its own (SciPy's ``PearsonRResult``).
     Its ``__init__`` is the bunch's or has source (it is converted)."""
     if not _packs_fields(cls) or _is_namedtuple_class(cls) or not hasattr(cls, "__dict__") \
             or "__dict__" not in dir(cls):
-        return False
-    if scipy_api.is_tuple_bunch(cls) and not cls._extra_fields:
         return False
     init = cls.__init__
     if init is object.__init__ or generated_record_method(init):
