@@ -2152,8 +2152,14 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
             # seen), a constant of them; NumPy's bounds are checked as for any array
             obj = self.as_value(obj.copy(), node)
             obj.type = dataclasses.replace(obj.type, numpy=True)
+        if type(obj) is np.ndarray and obj.dtype != object and type(idx) is Value and idx.type.dtype == np.bool_ \
+                and not idx.type.shape and not idx.type.mixed:
+            obj = self.as_value(obj.copy(), node)   # ``a[ia]`` of an array made at trace time, ``ia`` a 0-d mask
+            obj.type = dataclasses.replace(obj.type, numpy=True)
         if self.is_bool_mask(obj, idx):   # ``x[x > 0]``: eager's kept rows, a masked value (masked.py)
             return self.bool_masked(obj, idx, node)
+        if self.is_scalar_mask(obj, idx):   # ``a[ia]`` of a 0-d mask: a[None][ia[None]] (masked.py)
+            return self.scalar_masked(obj, idx, node)
         if isinstance(obj, Value) or contains_value(idx):
             idx = self.numpy_list_index(obj, idx, node)   # x[[k, p]] of a NumPy array: NumPy's fancy index
             parts = idx if type(idx) is tuple else (idx,)

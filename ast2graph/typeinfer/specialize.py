@@ -40,7 +40,7 @@ from .writeback import Effect, written_key
 from .varlist import lists_out
 from .generators import TraceGenerator
 from .localclass import escapes as local_class_escapes, read_by_other_scopes
-from ..graphlib.trees import keyed, tree_flatten
+from ..graphlib.trees import is_record, keyed, make_record, tree_flatten
 from .boundary import InputRef, abstract_inputs, reaches, register_other_node, resolve, share_outputs
 from .state import Capture, Frame, Guard, Options, ReturnSignal, Unit
 
@@ -347,6 +347,11 @@ def remade_per_call(tree: Any, fresh: dict, outer_traced: bool = False) -> Any:
             return x
         if type(x) in (list, tuple) or isinstance(x, tuple) and hasattr(type(x), "_fields"):
             items = [walk(v) for v in x]
+            if is_record(x):   # (a named tuple with a __dict__: its attributes too)
+                attrs = {k: walk(v) for k, v in vars(x).items()}
+                if all(a is b for a, b in zip(items, x)) and all(attrs[k] is v for k, v in vars(x).items()):
+                    return x
+                return make_record(type(x), items, tuple(attrs), list(attrs.values()))
             if all(a is b for a, b in zip(items, x)):
                 return x
             return type(x)(items) if type(x) in (list, tuple) else type(x)(*items)
