@@ -280,7 +280,9 @@ def _sequence_as_numpy(fn: Callable, left: Any, right: Any) -> tuple[Any, Any]:
         return left, right
     for seq, other in ((left, right), (right, left)):
         if type(seq) in (tuple, list) and isinstance(other, Value) and not other.type.mixed \
-                and other.type.kinds and other.type.kinds <= {"numpy", "array0"} and _static_numbers(seq):
+                and other.type.kinds and other.type.kinds <= {"numpy", "array0"} and _static_numbers(seq) \
+                and not (fn is operator.mul and not other.type.shape and not other.type.array0):
+            # (``[1, 2] * np.int64(2)`` of a NumPy scalar repeats the list; of a float one it raises)
             try:
                 converted = np.asarray(seq)
             except ValueError:   # ragged: NumPy raises as eager does, from the op
