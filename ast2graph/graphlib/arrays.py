@@ -1380,13 +1380,26 @@ def host_function(fn: Any, single: bool, kinds: tuple = (), may_raise: bool = Fa
     return call
 
 
+class DataDependentWrite(jax.errors.JAXTypeError):
+    """``x[mask] = values`` with an array of values: which value goes where
+    depends on the data (how many elements the mask selects): the statement
+    needs the mask's value and runs in Python (not an internal error)."""
+
+
 def np_setitem(x: Any, idx: Any, v: Any) -> Any:
     """``x[idx] = v`` on a NumPy array, as a functional update (same dtype as ``x``)."""
     index = _unspec(idx)
     if hasattr(index, "dtype") and index.dtype == jnp.bool_ and index.ndim == x.ndim:
         if jnp.ndim(v) and jnp.size(v) != 1:
-            raise TypeError("a boolean-mask write with an array of values has a data-dependent shape")
+            raise DataDependentWrite("a boolean-mask write with an array of values has a data-dependent shape")
         return jnp.where(index, jnp.reshape(v, ()) if jnp.ndim(v) else v, x).astype(x.dtype)
+    if hasattr(index, "dtype") and index.dtype == jnp.bool_ and index.ndim == 0:
+        # ``ranks[i_nan] = nan`` with a 0-d mask: NumPy's x[True] is x[None] (every element), x[False] none
+        target = (1, *x.shape)
+        if jnp.broadcast_shapes(jnp.shape(v), target) != target:
+            raise DataDependentWrite("a 0-d boolean-mask write whose values do not broadcast to the array")
+        values = jnp.broadcast_to(v, target)[0]
+        return jnp.where(index, values, x).astype(x.dtype)
     if traced_slice(idx):
         return masked_update(x, idx, "set", v)
     return x.at[index].set(v)

@@ -49,6 +49,37 @@ def _rebuild(aux: tuple, children: Any) -> dict:
 
 jax.tree_util.register_pytree_node(InOrder, lambda d: (d.values, (d.kind, d.keys, d.factory)), _rebuild)
 
+def is_record(x: Any) -> bool:
+    """A named tuple whose instance also has a ``__dict__`` (SciPy's tuple
+    bunches: ``SignificanceResult``, ``PearsonRResult``; a namedtuple subclass
+    without ``__slots__``): JAX would flatten only its fields and rebuild it
+    as ``type(x)(*fields)``, losing its attributes (``res.correlation``) or
+    raising where the class's constructor takes other arguments."""
+    return isinstance(x, tuple) and hasattr(type(x), "_fields") and type(getattr(x, "__dict__", None)) is dict
+
+
+def make_record(kind: type, items: Any, names: tuple, values: Any) -> Any:
+    """A ``kind`` object holding ``items`` in its tuple and ``names``' ``values``
+    in its ``__dict__``, as its ``__new__`` and ``__init__`` left eager's."""
+    obj = tuple.__new__(kind, tuple(items))
+    obj.__dict__.update(zip(names, values))
+    return obj
+
+
+class Record:
+    """A record (``is_record``) as a pytree node: its fields, then its attributes."""
+
+    __slots__ = ("kind", "items", "names", "values")
+
+    def __init__(self, kind: type, items: list, names: tuple, values: list):
+        self.kind, self.items, self.names, self.values = kind, items, names, values
+
+
+jax.tree_util.register_pytree_node(
+    Record, lambda r: ([*r.items, *r.values], (r.kind, len(r.items), r.names)),
+    lambda aux, children: make_record(aux[0], list(children)[:aux[1]], aux[2], list(children)[aux[1]:]))
+
+
 def keyed(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> Any:
     """``tree`` with its dicts as ``InOrder`` nodes (see the module docstring).
     ``is_leaf``: containers it takes for leaves are left as they are (the
@@ -61,6 +92,9 @@ def keyed(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> Any:
         if kind is dict and _sorted_keys(tree) and all(a is b for a, b in zip(values, tree.values())):
             return tree   # jax's order is the insertion order already (``f(**kwargs)``'s {} most often)
         return InOrder(kind, tuple(tree), values, getattr(tree, "default_factory", None))
+    if kind is not tuple and is_record(tree):
+        return Record(kind, [keyed(v, is_leaf) for v in tree], tuple(vars(tree)),
+                      [keyed(v, is_leaf) for v in vars(tree).values()])
     if kind is tuple or kind is list or isinstance(tree, tuple) and hasattr(kind, "_fields"):
         items = None   # a copy only where a dict was found below
         for k, v in enumerate(tree):

@@ -36,7 +36,7 @@ from typing import Any, Callable
 
 import jax
 
-from ..graphlib.trees import ITERATORS, tree_flatten
+from ..graphlib.trees import ITERATORS, is_record, tree_flatten
 
 MUTABLE = (list, dict, collections.defaultdict)
 
@@ -49,7 +49,7 @@ def _children(x: Any) -> list | None:
     """(key, child) pairs of a container the walk descends into, in
     ``tree_flatten``'s order (a dict in insertion order); None for anything else."""
     kind = type(x)
-    if kind is list or kind is tuple or (kind is not tuple and _namedtuple(x)):
+    if kind is list or kind is tuple or (kind is not tuple and _namedtuple(x) and not is_record(x)):
         return list(enumerate(x))
     if kind is dict or kind is collections.defaultdict:
         return list(x.items())

@@ -351,6 +351,10 @@ class CallMixin(GeneratorMixin, SortMixin):
             if not self._is_fresh(callee):   # its keywords are a dict a caller may change in place
                 self.guard_reads((callee.args, callee.keywords), node)
             return self.call(callee.func, (*callee.args, *args), {**callee.keywords, **kwargs}, node)
+        if generated_record_method(callee):   # ``super().__init__(statistic, pvalue)`` of a SciPy result class
+            owner = getattr(callee, "__self__", None) if hasattr(callee, "__func__") else (args[0] if args else None)
+            if self._is_fresh(owner):   # stores into this call's new object only: as eager, at trace time
+                return self.static_call(callee, args, kwargs, node)
         if kinded_in((args, kwargs)) and self._splits_kinds(callee) and not self._stores_kinded(callee, args, kwargs):
             # an argument of path-dependent kind: the call as eager makes it with each kind's object
             if self.kind_combinations((args, kwargs)) > MAX_COMBINATIONS and _is_jax_function(callee):
@@ -414,6 +418,7 @@ class CallMixin(GeneratorMixin, SortMixin):
             return self.call(getattr(np, callee.name), (callee.value, *args), kwargs, node)
         if isinstance(callee, arrays.ArrayMethod) and callee.name in numpy_api.METHOD_FUNCTIONS \
                 and callee.value.type.kinds <= {"numpy", "array0"}:   # x.argsort() of an ndarray: np.argsort(x)
+            args, kwargs = numpy_api.method_arguments(callee.name, args, kwargs)
             return self.call(numpy_api.METHOD_FUNCTIONS[callee.name], (callee.value, *args), kwargs, node)
         if isinstance(callee, arrays.ArrayMethod) and callee.name == "copy" and callee.value.type.kinds == {"numpy"}:
             request = layouts.order_request(None, args, kwargs, callee.value)   # x.copy(order="F"): eager's layout
@@ -595,6 +600,11 @@ class CallMixin(GeneratorMixin, SortMixin):
                 return special
         if traced and isinstance(callee, np.ufunc) and kwargs.get("out", None) is not None:
             return self._ufunc_out(callee, args, kwargs, node)
+        if _record_with_state(callee):
+            # SciPy's PearsonRResult(statistic=r, pvalue=p, n=n, x=x, ...), a tuple bunch with extra
+            # fields: its __new__ packs the fields into the tuple, its __init__ stores the rest as attributes;
+            # the object leaves the graph rebuilt per call with both (specialize.remade_per_call)
+            return self._make_record(callee, args, kwargs, node)
         if traced and (_is_namedtuple_class(callee) or scipy_api.is_tuple_bunch(callee)):
             # P(x.sum(), y), SciPy's SignificanceResult(stat, p): a tuple holding the values, as they are
             if getattr(callee, "_extra_fields", ()):   # attributes outside the tuple: lost on the way out
@@ -1978,6 +1988,24 @@ class CallMixin(GeneratorMixin, SortMixin):
         except TypeError:
             return False
 
+    def _make_record(self, cls: type, args: tuple, kwargs: dict, node: Any) -> Any:
+        """``cls(*args, **kwargs)`` of a named tuple holding attributes too
+        (``_record_with_state``), as eager makes it: ``cls.__new__`` packs the
+        fields (run at trace time: the values as they are), then
+        ``cls.__init__``: the bunch's generated one run at trace time (it
+        stores the extra fields in the new object's ``__dict__``), a Python
+        one converted (``super().__init__(...)`` reaching the bunch's)."""
+        obj = self.mark_fresh(self.static_call(cls.__new__, (cls, *args), kwargs, node))
+        self.own_dict(obj)   # its attribute storage is this call's too
+        init = cls.__init__
+        if init is object.__init__:
+            return obj
+        if generated_record_method(init):
+            self.static_call(init, (obj, *args), kwargs, node)
+        else:
+            self.call(init, (obj, *args), kwargs, node)
+        return obj
+
     def _layout_copy(self, request: layouts.OrderRequest, node: Any, label: str) -> Any:
         """``x.copy(order)``, ``np.copy(a, order)``, ``np.asfortranarray(a)``,
         ``np.ascontiguousarray(a)`` of a NumPy array or a jax.Array (its host
@@ -2735,6 +2763,40 @@ def _python_init(cls: Any) -> Any:
         return None
     kind = classify_callee(init)
     return init if kind is CallKind.USER_FUNCTION or kind is CallKind.OPAQUE else None
+
+
+def _packs_fields(cls: Any) -> bool:
+    """A tuple subclass with ``_fields`` whose ``__new__`` (its own or
+    inherited) is ``collections.namedtuple``'s or a SciPy tuple bunch's: it
+    only packs the fields into the tuple."""
+    if not (isinstance(cls, type) and issubclass(cls, tuple) and hasattr(cls, "_fields")):
+        return False
+    new = cls.__new__
+    return isinstance(new, types.FunctionType) and new.__globals__.get("_tuple_new") is tuple.__new__
+
+
+def generated_record_method(fn: Any) -> bool:
+    """``__init__``/``__setattr__`` that SciPy's ``_make_tuple_bunch`` makes
+    by ``exec`` (no source): they only check the keyword names and store
+    values in the object's own ``__dict__``."""
+    fn = getattr(fn, "__func__", fn)
+    return isinstance(fn, types.FunctionType) and fn.__code__.co_filename == "<string>" \
+        and fn.__name__ in ("__init__", "__setattr__") and fn.__globals__.get("_tuple_new") is tuple.__new__
+
+
+def _record_with_state(cls: Any) -> bool:
+    """A named tuple whose instances also hold attributes outside the tuple:
+    a tuple bunch (its extra fields, and what a caller sets:
+    ``res.correlation = r`` of SciPy's ``SignificanceResult``), or a subclass of a named tuple or tuple
+    bunch with a Python ``__init__`` of its own (SciPy's ``PearsonRResult``).
+    Its ``__init__`` is the bunch's or has source (it is converted)."""
+    if not _packs_fields(cls) or _is_namedtuple_class(cls) or not hasattr(cls, "__dict__") \
+            or "__dict__" not in dir(cls):
+        return False
+    init = cls.__init__
+    if init is object.__init__ or generated_record_method(init):
+        return True
+    return isinstance(init, types.FunctionType) and init.__code__.co_filename[:1] != "<"
 
 
 def _is_namedtuple_class(cls: Any) -> bool:

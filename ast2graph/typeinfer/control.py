@@ -39,7 +39,7 @@ from .mutation import PendingRows
 from .nnx import is_nnx
 from .pathkinds import (TAG_TYPE, TREE_PREFIX, is_constant_alternative, is_tree_alternative, kind_family, placeholder_key,
                         variants_of)
-from ..graphlib.trees import tree_flatten
+from ..graphlib.trees import is_record, make_record, tree_flatten
 from .carried import Traced as _Traced, flatten_carried as _flatten, flatten_joined as _flatten_joined
 from .state import UNBOUND, BreakSignal, CaughtSignal, MaybeBound, ContinueSignal, ControlSignal, ReturnSignal
 
@@ -193,6 +193,8 @@ def _reference_counts(values: Iterable, fresh: dict | None = None) -> dict[int, 
 def _container_form(x: Any) -> tuple | None:
     """A tuple's, list's or dict's type and length or keys (in order); None
     for anything else (a leaf of a join)."""
+    if is_record(x):   # a SciPy result: its fields and its attributes' names
+        return type(x), len(x), tuple(vars(x))
     if type(x) in (tuple, list) or isinstance(x, tuple) and hasattr(type(x), "_fields"):
         return type(x), len(x)
     if type(x) in (dict, collections.defaultdict):
@@ -790,6 +792,10 @@ class ControlMixin(ExitsMixin):
                 items = {k: self._join_trees([v[k] for v in values], branches) for k in first}
                 return type(first)(items) if type(first) is dict else first.__class__(first.default_factory, items)
             items = [self._join_trees([v[i] for v in values], branches) for i in range(len(first))]
+            if is_record(first):
+                names = tuple(vars(first))
+                return make_record(type(first), items, names,
+                                   [self._join_trees([vars(v)[k] for v in values], branches) for k in names])
             return type(first)(*items) if hasattr(type(first), "_fields") else type(first)(items)
         if all(x is None or is_constant_alternative(x) or is_tree_alternative(x) or isinstance(x, Value)
                for x in values):

@@ -261,6 +261,39 @@ def _assigns_in_rest(node: Any, cond: Any) -> bool:
     return any(isinstance(n, gast.NamedExpr) for part in after for n in gast.walk(part))
 
 
+_ELEMENTWISE = frozenset({operator.add, operator.sub, operator.mul, operator.truediv, operator.floordiv, operator.mod,
+                          operator.pow, operator.eq, operator.ne, operator.lt, operator.le, operator.gt, operator.ge})
+
+
+def _static_numbers(x: Any) -> bool:
+    if type(x) in (tuple, list):
+        return all(_static_numbers(v) for v in x)
+    return type(x) in (bool, int, float, complex) or isinstance(x, np.generic)
+
+
+def _sequence_as_numpy(fn: Callable, left: Any, right: Any) -> tuple[Any, Any]:
+    """``left, right`` with a tuple or list of static numbers beside a NumPy
+    array (or scalar) of the graph made ``np.asarray`` of it: NumPy's
+    operators take a sequence as the array it converts to (``a.shape[1:] !=
+    nbin - 2`` compares elementwise), where JAX's refuse one. A jax.Array's
+    operators refuse it in eager too: left as it is."""
+    if fn not in _ELEMENTWISE:
+        return left, right
+    for seq, other in ((left, right), (right, left)):
+        if type(seq) in (tuple, list) and isinstance(other, Value) and not other.type.mixed \
+                and other.type.kinds and other.type.kinds <= {"numpy", "array0"} and _static_numbers(seq) \
+                and not (fn is operator.mul and not other.type.shape and not other.type.array0):
+            # (``[1, 2] * np.int64(2)`` of a NumPy scalar repeats the list; of a float one it raises)
+            try:
+                converted = np.asarray(seq)
+            except ValueError:   # ragged: NumPy raises as eager does, from the op
+                return left, right
+            if converted.dtype == object:
+                return left, right
+            return (converted, right) if seq is left else (left, converted)
+    return left, right
+
+
 def _numpy_operands(left: Any, right: Any) -> bool:
     """Both operands of NumPy's rules: NumPy arrays or scalars (graph values of
     NumPy kind, or NumPy objects) and Python numbers, at least one an integer
@@ -1235,6 +1268,7 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         if fn is operator.mod and type(left) is str and contains_value(right):
             return self.deferred_percent(left, right, node)
         if isinstance(left, Value) or isinstance(right, Value):
+            left, right = _sequence_as_numpy(fn, left, right)   # ``x.shape[1:] != nbin - 2`` of a NumPy array
             ufunc = _NUMPY_OPERATORS.get(fn)
             if ufunc is not None and _numpy_operands(left, right):
                 # ``a // 0``, ``a ** b`` of NumPy integers: ndarray's operators are NumPy's ufuncs,
@@ -2121,8 +2155,14 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
             # seen), a constant of them; NumPy's bounds are checked as for any array
             obj = self.as_value(obj.copy(), node)
             obj.type = dataclasses.replace(obj.type, numpy=True)
+        if type(obj) is np.ndarray and obj.dtype != object and type(idx) is Value and idx.type.dtype == np.bool_ \
+                and not idx.type.shape and not idx.type.mixed:
+            obj = self.as_value(obj.copy(), node)   # ``a[ia]`` of an array made at trace time, ``ia`` a 0-d mask
+            obj.type = dataclasses.replace(obj.type, numpy=True)
         if self.is_bool_mask(obj, idx):   # ``x[x > 0]``: eager's kept rows, a masked value (masked.py)
             return self.bool_masked(obj, idx, node)
+        if self.is_scalar_mask(obj, idx):   # ``a[ia]`` of a 0-d mask: a[None][ia[None]] (masked.py)
+            return self.scalar_masked(obj, idx, node)
         if isinstance(obj, Value) or contains_value(idx):
             idx = self.numpy_list_index(obj, idx, node)   # x[[k, p]] of a NumPy array: NumPy's fancy index
             parts = idx if type(idx) is tuple else (idx,)

@@ -30,6 +30,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..graphlib.casts import NARROW as _NARROW
+from ..graphlib.trees import tree_map
 from ..ir.core import ArrayType, Value, is_extended
 from .nnxtypes import is_node
 
@@ -207,7 +208,8 @@ def untrace_numbers(tree: Any) -> Any:
         return x
 
     # an NNX module stays the caller's object (not rebuilt from its leaves)
-    return jax.tree_util.tree_map(unwrap, tree, is_leaf=lambda x: isinstance(x, TracedNumber) or is_node(x))
+    # (a SciPy result record keeps its attributes: trees.keyed's Record node)
+    return tree_map(unwrap, tree, is_leaf=lambda x: isinstance(x, TracedNumber) or is_node(x))
 
 
 

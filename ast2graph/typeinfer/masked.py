@@ -214,6 +214,16 @@ def kept_order(keep: Any) -> tuple:
     return jnp.argsort(jnp.logical_not(flat), stable=True), jnp.sum(flat).astype(jnp.int64)
 
 
+def _leading_axis(x: Any) -> Any:
+    """``x[None]``: a new leading axis of length 1, x's dtype."""
+    return jnp.expand_dims(x, 0)
+
+
+def _first_row(x: Any) -> Any:
+    """``x[0]`` of an array with a leading axis of length 1."""
+    return x[0]
+
+
 def take_kept(x: Any, order: Any, ndim: int) -> Any:
     """``x``'s rows over its first ``ndim`` axes (flattened) in ``order``."""
     return jnp.take(jnp.reshape(x, (-1,) + x.shape[ndim:]), order, axis=0)
@@ -306,6 +316,41 @@ class MaskedMixin:
         """``obj[idx]`` indexes an array by a traced boolean mask of its leading axes' shape."""
         return type(obj) is Value and type(idx) is Value and idx.type.dtype == np.bool_ and bool(idx.type.shape) \
             and not obj.type.mixed and not idx.type.mixed and obj.type.shape[:len(idx.type.shape)] == idx.type.shape
+
+    @staticmethod
+    def is_scalar_mask(obj: Any, idx: Any) -> bool:
+        """``obj[m]`` of an array by a traced 0-d boolean: NumPy's ``obj[None][m[None]]``
+        (a new axis of length 1, kept or not: ``out[ia] = a[ia]`` of a 0-d result)."""
+        return type(obj) is Value and type(idx) is Value and idx.type.dtype == np.bool_ and not idx.type.shape \
+            and not obj.type.mixed and not idx.type.mixed
+
+    def lifted_mask(self, mask: Value, node: Any) -> Value:
+        """``m[None]`` of a 0-d mask, one per mask and region (a read and a
+        write through the same ``m`` count the same kept rows)."""
+        cache = self.__dict__.setdefault("_lifted_masks", {})
+        entry = cache.get((id(self.region), id(mask)))
+        if entry is None or entry[0] is not mask:
+            lifted = self.emit_call(_leading_axis, (mask,), {}, node, "reshape")
+            lifted.type = dataclasses.replace(mask.type, shape=(1,))
+            entry = cache[(id(self.region), id(mask))] = (mask, lifted)
+        return entry[1]
+
+    def _lifted(self, obj: Value, node: Any) -> Value:
+        """``obj[None]``, of ``obj``'s dtype and kinds."""
+        lifted = self.emit_call(_leading_axis, (obj,), {}, node, "expand_dims")
+        lifted.type = dataclasses.replace(obj.type, shape=(1, *obj.type.shape))
+        return lifted
+
+    def scalar_masked(self, obj: Value, mask: Value, node: Any) -> MaskedSlice:
+        """``obj[m]``, ``m`` a traced 0-d boolean: ``obj[None]`` masked by ``m[None]``."""
+        return self.bool_masked(self._lifted(obj, node), self.lifted_mask(mask, node), node)
+
+    def scalar_mask_store(self, obj: Value, mask: Value, v: "MaskedSlice", node: Any) -> Value:
+        """``obj[m] = v`` of a NumPy array, ``m`` a traced 0-d boolean and ``v`` a masked value."""
+        out = self.mask_store(self._lifted(obj, node), self.lifted_mask(mask, node), v, node)
+        back = self.emit_call(_first_row, (out,), {}, node, "reshape")
+        back.type = dataclasses.replace(out.type, shape=obj.type.shape)
+        return back
 
     def bool_masked(self, obj: Value, mask: Value, node: Any) -> MaskedSlice:
         """``obj[mask]``: eager's kept rows (of the axes the mask covers,

@@ -1062,6 +1062,8 @@ class MutationMixin:
             new = self.masked_store(obj, idx, value, "set", target, numpy=True)
         elif isinstance(value, MaskedSlice) and self.is_bool_mask(obj, idx):   # ``y[m] = 1 - a[m] / b[m]``
             new = self.mask_store(obj, idx, value, target)
+        elif isinstance(value, MaskedSlice) and self.is_scalar_mask(obj, idx):   # ``out[ia] = a[ia]``, ia 0-d
+            new = self.scalar_mask_store(obj, idx, value, target)
         elif rows:
             new = self.emit_call(arrays.setitem_rows, (obj, idx, value), {}, target, "setitem")
         else:
@@ -1119,7 +1121,7 @@ class MutationMixin:
             contiguous = obj.flags.c_contiguous or obj.flags.f_contiguous
             made = obj
             obj = self.as_value(obj, target)
-            obj.type = dataclasses.replace(obj.type, numpy=True)
+            obj.type = dataclasses.replace(obj.type, numpy=True, array0=made.ndim == 0)   # np.empty(()): a 0-d array
             if writeable:   # its versions are that one object, new and writeable in eager
                 self.writeable_arrays[id(obj)] = (obj, id(obj))
                 self.from_trace_time[id(obj)] = made   # (its memory: the trace-time array's, not new)

@@ -1281,6 +1281,19 @@ METHOD_FUNCTIONS = {"argsort": np.argsort, "argpartition": np.argpartition, "sea
                     "cumsum": np.cumsum, "sum": np.sum, "mean": np.mean, "round": np.round, "clip": np.clip}
 
 
+def method_arguments(name: str, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
+    """The arguments of ``METHOD_FUNCTIONS[name](x, ...)`` for ``x.name(*args,
+    **kwargs)``: ``x.clip(0)`` gives its bounds as ``min``/``max``, each
+    optional, where ``np.clip(x, 0)`` requires ``a_max``: both bounds passed,
+    a missing one None (what the method means by it)."""
+    if name != "clip" or len(args) >= 2:
+        return args, kwargs
+    kwargs = dict(kwargs)
+    low = args[0] if args else kwargs.pop("min", None)
+    high = kwargs.pop("max", None)
+    return (low, high), kwargs
+
+
 def _partition_method(a: Any, kth: Any, axis: int = -1, kind: str = "introselect", order: Any = None) -> Any:
     """``ndarray.partition``: NumPy's own partition, computed on the host (``np.partition``'s replacement)."""
     graph_function(np.partition, (), {})   # (fills REPLACEMENTS)

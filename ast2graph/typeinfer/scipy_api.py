@@ -87,11 +87,61 @@ def _apply_where_in_graph(cond: Any, f1: Any, f2: Any, fill_value: Any, *args: A
     return xp.where(cond, f1(*args), f2(*args) if f2 is not None else fill_value)
 
 
+def _rankdata_in_graph(x: Any, method: str, return_ties: bool = False, xp: Any = None) -> Any:
+    """scipy.stats' ``_rankdata`` (``rankdata``, ``spearmanr``, ``mannwhitneyu``,
+    ``kruskal``, ``ansari``, ...) with static shapes: SciPy compacts the starts
+    of the runs of equal sorted values (``arange(n)[i]``, a shape of the data)
+    and repeats each run's rank ``counts`` times; here each sorted position
+    finds its run's start and end by ``searchsorted`` over the runs' numbers
+    (``cumulative_sum(i)``, nondecreasing; each row offset past the last so
+    the rows search apart). The same runs (``y[:-1] != y[1:]``: every NaN a
+    run of its own), the same integer rank arithmetic in the same dtypes.
+    The ranks go back to the input's order by the inverse permutation (SciPy's
+    ``put_along_axis`` for NumPy puts the same values in the same places)."""
+    from scipy._lib._array_api import array_namespace, xp_size
+    from scipy.stats._stats_py import _rankdata
+
+    xp = array_namespace(x) if xp is None else xp
+    shape = x.shape
+    if len(shape) == 0 or xp_size(x) == 0:
+        return _rankdata(x, method, return_ties, xp)   # SciPy's own (no runs to find)
+    dtype = xp.asarray(1.).dtype if method == "average" else xp.asarray(1).dtype
+    j = xp.argsort(x, axis=-1, stable=True)
+    j_inv = xp.argsort(j, axis=-1, stable=True)
+    n = shape[-1]
+    if method == "ordinal":
+        ordinal = xp.broadcast_to(xp.arange(1, n + 1, dtype=dtype), shape)
+        return xp.take_along_axis(ordinal, j_inv, axis=-1)
+    y = xp.take_along_axis(x, j, axis=-1)
+    i = xp.concat([xp.ones(shape[:-1] + (1,), dtype=xp.bool), y[..., :-1] != y[..., 1:]], axis=-1)
+    run = xp.cumulative_sum(xp.astype(i, xp.asarray(1).dtype), axis=-1)
+    rows = xp.reshape(xp.arange(xp_size(x) // n), shape[:-1] + (1,))
+    keys = xp.reshape(run + rows * (n + 1), (-1,))
+    start = xp.reshape(xp.searchsorted(keys, keys, side="left"), shape) - rows * n
+    end = xp.reshape(xp.searchsorted(keys, keys, side="right"), shape) - rows * n
+    counts = end - start
+    if method == "min":
+        ranks = xp.astype(start + 1, dtype)
+    elif method == "max":
+        ranks = xp.astype(start + 1, dtype) + counts - 1
+    elif method == "average":
+        ranks = xp.astype(start + 1, dtype) + (xp.asarray(counts, dtype=dtype) - 1) / 2
+    else:   # "dense"
+        ranks = xp.astype(run, dtype)
+    ranks = xp.take_along_axis(ranks, j_inv, axis=-1)
+    if return_ties:
+        t = xp.zeros(shape, dtype=xp.float64)
+        t = xp.where(i, xp.astype(counts, t.dtype), t)
+        return ranks, t
+    return ranks
+
+
 # SciPy's Python helpers that index with a boolean mask of the data (a shape
 # the graph cannot know) and their graph forms, converted in their place when
 # called on traced values: (module, name) -> the replacement.
 _GRAPH_FORMS = {
     ("scipy._lib.array_api_extra._lib._funcs", "_apply_where"): _apply_where_in_graph,
+    ("scipy.stats._stats_py", "_rankdata"): _rankdata_in_graph,
 }
 
 
@@ -111,7 +161,7 @@ def graph_form(fn: Any, args: tuple, kwargs: dict) -> tuple | None:
             return None
         return form, args
     func, owner = getattr(fn, "__func__", None), getattr(fn, "__self__", None)
-    if not isinstance(func, types.FunctionType) or not func.__module__.startswith("scipy.stats."):
+    if not isinstance(func, types.FunctionType) or not (func.__module__ or "").startswith("scipy.stats."):
         return None
     form = scipy_forms.METHOD_FORMS.get((func.__module__, func.__qualname__))
     if form is None or not _form_agrees(fn, form, (owner,), args, kwargs):

@@ -41,7 +41,7 @@ from .writeback import Effect, written_key
 from .varlist import lists_out
 from .generators import TraceGenerator
 from .localclass import escapes as local_class_escapes, read_by_other_scopes
-from ..graphlib.trees import keyed, tree_flatten
+from ..graphlib.trees import is_record, keyed, make_record, tree_flatten
 from .boundary import InputRef, abstract_inputs, reaches, register_other_node, resolve, share_outputs
 from .state import Capture, Frame, Guard, Options, ReturnSignal, Unit
 
@@ -132,6 +132,11 @@ class MadePerCall:
     @classmethod
     def tree_unflatten(cls, aux, values):
         kind, names = aux
+        if issubclass(kind, tuple):   # a named tuple with attributes too (``_record``): its fields, then its __dict__
+            fields = [v for name, v in zip(names, values) if type(name) is tuple]
+            obj = tuple.__new__(kind, fields)
+            vars(obj).update((name, v) for name, v in zip(names, values) if type(name) is not tuple)
+            return obj
         obj = dict.__new__(kind) if issubclass(kind, dict) else kind() if kind is types.SimpleNamespace \
             else object.__new__(kind)
         slots = _slot_names(kind)
@@ -266,6 +271,16 @@ def _plain_instance(x: Any) -> bool:
             and jax.tree_util.all_leaves([x]))
 
 
+def _record(x: Any) -> bool:
+    """A named tuple whose instance also has a ``__dict__`` (a SciPy tuple
+    bunch with extra fields, a subclass of one with its own ``__init__``):
+    JAX would rebuild it as ``type(x)(*fields)``, which loses its attributes
+    (or raises: ``PearsonRResult.__init__`` takes more arguments)."""
+    cls = type(x)
+    return isinstance(x, tuple) and hasattr(cls, "_fields") and type(getattr(x, "__dict__", None)) is dict \
+        and all(b in (object, tuple) or b.__flags__ & _HEAPTYPE for b in cls.__mro__) and not _slot_names(cls)
+
+
 def _plain_dict(x: Any) -> bool:
     """A dict of a Python subclass of ``dict`` whose whole state is its items
     and its ``__dict__`` (SciPy's ``OptimizeResult``): no own ``__new__``,
@@ -311,6 +326,9 @@ def remade_per_call(tree: Any, fresh: dict, outer_traced: bool = False) -> Any:
             if isinstance(x, MUTABLE_BUILTINS):
                 raise _Shared(f"a {type(x).__name__} made in the function would leave the compiled segment "
                               "(eager makes a new one per call)")
+            if _record(x):   # SciPy's PearsonRResult: its tuple's fields, then its attributes
+                names = tuple(("field", k) for k in range(len(x))) + tuple(vars(x))
+                return MadePerCall(type(x), names, [walk(v) for v in (*x, *vars(x).values())])
             if _plain_instance(x) or type(x) is types.SimpleNamespace:   # (its state: its __dict__ too)
                 state = _instance_state(x)
                 return MadePerCall(type(x), tuple(state), [walk(v) for v in state.values()])
@@ -333,6 +351,11 @@ def remade_per_call(tree: Any, fresh: dict, outer_traced: bool = False) -> Any:
             return x
         if type(x) in (list, tuple) or isinstance(x, tuple) and hasattr(type(x), "_fields"):
             items = [walk(v) for v in x]
+            if is_record(x):   # (a named tuple with a __dict__: its attributes too)
+                attrs = {k: walk(v) for k, v in vars(x).items()}
+                if all(a is b for a, b in zip(items, x)) and all(attrs[k] is v for k, v in vars(x).items()):
+                    return x
+                return make_record(type(x), items, tuple(attrs), list(attrs.values()))
             if all(a is b for a, b in zip(items, x)):
                 return x
             return type(x)(items) if type(x) in (list, tuple) else type(x)(*items)
