@@ -22,6 +22,7 @@ from collections.abc import Mapping
 import contextlib
 import dataclasses
 import errno
+import functools
 import inspect
 import itertools
 import linecache
@@ -1975,6 +1976,15 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         getter = self._user_property(obj, attr)
         if getter is not None:   # converted like a call: its effects are the graph's, not the trace's
             return self.call(getter, (obj,), {}, node)
+        cached = self._check_cached_property(obj, attr, node)
+        if cached is not None:   # its first read: the function converted like a call, its value stored as eager stores it
+            name = cached.attrname or attr
+            if not self._made_here(obj):   # (stored after a call, the next call reads it: guarded)
+                self.external(False, lambda: name in vars(obj), f"{self.named(obj)}.{name} cached",
+                              ("cached", id(obj), name))
+            value = self.call(cached.func, (obj,), {}, node)
+            self.store_attribute(obj, name, value, node)
+            return value
         try:
             value = getattr(obj, attr)
         except Exception as e:  # noqa: BLE001
@@ -1990,6 +2000,33 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
             return value   # a library's submodules, functions and classes: fixed for the process
         return self.external(value, lambda: getattr(obj, attr), f"{self.named(obj)}.{attr}", ("attr", id(obj), attr),
                              ("attr", obj, attr))
+
+    def _check_cached_property(self, obj: Any, attr: str, node: Any) -> functools.cached_property | None:
+        """The first read of a ``functools.cached_property`` stores its value
+        in ``obj.__dict__``: the property, where its function is the user's
+        (converted like a call, the store an attribute write: ``get_attribute``);
+        None otherwise. A library's runs at trace time, a write made by the
+        read: under a traced condition or in a rolled loop the object was not
+        made in (eager stores it only on the paths where the read runs), it
+        falls back."""
+        if isinstance(obj, (type, types.ModuleType)):
+            return None
+        try:
+            raw = inspect.getattr_static(type(obj), attr)
+        except AttributeError:
+            return None
+        storage = getattr(obj, "__dict__", None) if isinstance(raw, functools.cached_property) else None
+        if not isinstance(storage, dict) or (raw.attrname or attr) in storage:
+            return None
+        if isinstance(raw.func, types.FunctionType) and classify_callee(raw.func) is CallKind.USER_FUNCTION:
+            return raw
+        entry = self.fresh.get(id(obj))
+        made_at = entry[0] if entry is not None and entry[1] is obj else 0
+        if self.traced_depth > made_at:
+            raise self.graph_break(FallbackCode.MUTATION, node, f"the first read of {type(obj).__name__}.{attr} (a "
+                                   "functools.cached_property) stores its value in the object: under a traced "
+                                   "condition eager stores it only on the paths where the read runs")
+        return None
 
     def _user_property(self, obj: Any, attr: str) -> Callable | None:
         """The getter of a ``property`` of the user's class (Python code that
@@ -2169,6 +2206,8 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         if missing and not self._is_fresh(obj):
             raise self.graph_break(FallbackCode.MUTATION, node, f"{type(obj).__name__}[{idx!r}] of a missing key "
                                    "inserts it (its __missing__) into an object made outside this segment")
+        if missing:   # a write as ``d[k] = v`` is: under a traced condition only where the dict was made (or logged)
+            self.check_mutable(obj, node, f"{type(obj).__name__}[{idx!r}] of a missing key (its __missing__ inserts it)")
         return missing
 
     def eval_index(self, node: Any) -> Any:
