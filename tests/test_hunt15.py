@@ -198,3 +198,48 @@ def test_a_cached_property_of_an_argument_stays_cached_across_calls():
         return fn(s, np.ones(2)), s.computed
 
     check_sequence(make, [lambda fn, s: (fn(s, np.ones(2)), s.computed), later, later], full_graph=False)
+
+
+# ------------------------------------------- a user class's dunder methods with effects
+class Lookup:
+    calls = 0
+
+    def __init__(self, x):
+        self.x = x
+        self.misses = 0
+
+    def __getattr__(self, name):
+        if name.startswith("p"):
+            self.misses += 1
+            return self.x * int(name[1:])
+        raise AttributeError(name)
+
+    def __contains__(self, k):
+        self.misses += 10
+        return k < len(self.x)
+
+    def __iter__(self):
+        self.misses += 100
+        yield from range(2)
+
+    def __eq__(self, other):
+        Lookup.calls += 1
+        return isinstance(other, Lookup) and self.misses == other.misses
+
+
+def probe_lookup(x):
+    Lookup.calls = 0
+    a, b = Lookup(x), Lookup(x)
+    s = 0
+    if x[0] > 0:
+        a.p2
+        s = 5 in a
+        for i in b:
+            s += i
+        s += b in [a, b]
+    return a.misses, b.misses, s, Lookup.calls
+
+
+def test_a_user_getattr_contains_iter_and_eq_run_where_eager_runs_them():
+    # they ran natively at trace time: their effects happened once, on every path (or not at all)
+    _calls(probe_lookup, [1.0, 2.0], [-1.0, 2.0], [1.0, 2.0], full_graph=False)
