@@ -161,7 +161,7 @@ class BlocksMixin(ContextsMixin):
                 if self._drop_caught(ctx):   # (a static exit after a traced raise: not joined)
                     raise self.graph_break(FallbackCode.EARLY_EXIT, signal.node or stmt, "an exit after a raise "
                                            "under a traced condition that a handler takes", "try") from None
-                final()
+                self._finally_then(stmt, final, functools.partial(_reraise, signal))
                 raise
             except GraphBreak as e:   # eager's exception on this static path: finally runs, then it propagates
                 if getattr(e, "exc", None) is None or getattr(e, "traced_depth", -1) != depth:
@@ -171,7 +171,7 @@ class BlocksMixin(ContextsMixin):
                 self.cont.pop()
                 self._drop_flags(ctx)
                 self._drop_caught(ctx)
-                final()
+                self._finally_then(stmt, final, functools.partial(_reraise, e))
                 raise
         finally:
             if self.cont and self.cont[-1] is ctx:
@@ -179,8 +179,27 @@ class BlocksMixin(ContextsMixin):
         for site, caught in self._drop_caught(ctx):   # (the flags exclude each other: one raise per path)
             self._handler_in_flags(stmt, ctx, site, caught)
         flags = self._drop_flags(ctx)
-        final()
-        self._reraise_exits(stmt, *flags)
+        self._finally_then(stmt, final, functools.partial(self._reraise_exits, stmt, *flags))
+
+    def _finally_then(self, stmt: Any, final: Callable[[], None], then: Callable[[], None]) -> None:
+        """``final`` (the ``finally:`` block or the exit), then ``then()``:
+        what the ``try`` does after it (the body's pending exits under their
+        flags, its static exit or exception re-raised). An exit under a
+        traced condition in ``final`` (``finally: if c: continue``) ends the
+        enclosing body inside the branches of its ``if`` (``BodyEnd``): the
+        branches that do not exit run the rest of ``final`` and then the
+        continuation, whose first statement is ``then`` (``_AfterFinally``).
+        Eager: an exit taken in ``finally:`` discards the pending one; one
+        not taken lets it go on."""
+        self.cont.append(([stmt, _AfterFinally(stmt, then)], 0))
+        try:
+            final()
+        finally:
+            self.cont.pop()
+        then()
+
+    def exec__AfterFinally(self, node: "_AfterFinally") -> None:
+        node.then()
 
     def _new_try(self, stmt: Any, reads: list, lookup: Callable[[BaseException], Any] | None = None) -> TryCtx:
         ssa = self.frame.unit.ssa
@@ -876,6 +895,20 @@ class BlocksMixin(ContextsMixin):
 
 # what ``contextlib.suppress`` does with an exception it takes: nothing
 _SUPPRESSED = gast.ExceptHandler(type=None, name=None, body=[])
+
+
+class _AfterFinally:
+    """A statement of the continuation of a ``finally:`` block (``_finally_then``):
+    what the ``try`` does once its ``finally:`` fell through. At the ``try``'s place."""
+
+    def __init__(self, stmt: Any, then: Callable[[], None]) -> None:
+        self.then = then
+        for name in ("lineno", "col_offset", "end_lineno", "end_col_offset"):
+            setattr(self, name, getattr(stmt, name, None))
+
+
+def _reraise(exc: BaseException) -> None:
+    raise exc
 
 
 def _raise_nodes(body: list) -> list:

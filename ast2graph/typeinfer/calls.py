@@ -29,6 +29,7 @@ import heapq
 import inspect
 import itertools
 import math
+import numbers
 import operator
 import sys
 import types
@@ -688,10 +689,15 @@ class CallMixin(GeneratorMixin, SortMixin):
             made = isinstance(callee, type) and type(result) is callee and (
                 callee.__new__ is object.__new__ or isinstance(result, (*MUTABLE_BUILTINS, types.SimpleNamespace))) or \
                 callee is object.__new__ and args and isinstance(args[0], type) and type(result) is args[0]
-            # a new container, or a new object of a plain class (``Obj()``, ``cls.__new__(cls)``) or a
-            # mutable builtin one (``collections.deque()``, ``array.array("d")``): this
-            # call's own where nothing else holds it (``mark_made``: not one its __init__ registered)
-            return self.mark_made(result) if isinstance(result, (list, dict, set)) or made else result
+            # a new container, or a new object of a plain class (``Obj()``, ``cls.__new__(cls)``), of a
+            # mutable builtin one (``collections.deque()``, ``array.array("d")``) or of any Python class
+            # that keeps attributes (one with its own ``__new__``: networkx's ``nx.Graph()``; one a library
+            # function made: ``dataclasses.replace(cfg, lr=..)``): this call's own where nothing else
+            # holds it (``mark_made``: not one its __init__ registered; a singleton a ``__new__`` or a
+            # cache hands out is held elsewhere). Fresh, it never leaves a segment as the one trace-time
+            # object every call would share (``specialize.remade_per_call``).
+            fresh = isinstance(result, (list, dict, set)) or made or _keeps_attributes(result)
+            return self.mark_made(result) if fresh else result
         raise self.graph_break(FallbackCode.OPAQUE_CALL, node, f"{qualified_name(callee)} is not known to be free of side effects", "call")
 
     def _numpy_call(self, callee: Any, args: tuple, kwargs: dict, node: Any, kind: CallKind) -> Any:
@@ -2749,6 +2755,21 @@ def _user_init(cls: Any) -> bool:
         return jax.tree_util.all_leaves([object.__new__(cls)])
     except Exception:  # noqa: BLE001 - a registered pytree whose flatten needs its fields
         return False
+
+
+def _keeps_attributes(obj: Any) -> bool:
+    """An object of a Python class (a ``class`` statement's) with its own
+    mutable attributes (a ``__dict__``, or slots of a class without its own
+    ``__new__``: a ``dataclass(slots=True)``), which a caller may change; not
+    a number (``Fraction``: immutable)."""
+    cls = type(obj)
+    if not cls.__flags__ & (1 << 9) or isinstance(obj, (numbers.Number, type, types.FunctionType, types.MethodType,
+                                                          types.ModuleType, functools.partial, *standin_types())) \
+            or is_array(obj) or (cls.__module__ or "").split(".")[0] in ("ast2graph", "jax", "jaxlib", "numpy"):
+        return False   # (C types of a module's own, a partial: rebuilt per call as they are, specialize.remade_per_call)
+    return isinstance(getattr(obj, "__dict__", None), dict) or cls.__new__ is object.__new__ and any(
+        set((s,) if isinstance(s, str) else s) - {"__dict__", "__weakref__"}
+        for s in (vars(b).get("__slots__", ()) for b in cls.__mro__))   # (slots and a __new__: a value, pathlib.Path)
 
 
 def _python_init(cls: Any) -> Any:

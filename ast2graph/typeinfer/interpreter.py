@@ -22,6 +22,7 @@ from collections.abc import Mapping
 import contextlib
 import dataclasses
 import errno
+import functools
 import inspect
 import itertools
 import linecache
@@ -424,6 +425,12 @@ _COUNTER_RANGE = (0, 2 ** 62 - 1)
 
 _KEYS_GUARDED = 4096   # a larger dict's membership test guards its whole contents
 
+
+def _users_method(obj: Any, name: str) -> Any:
+    """``python_method`` where it is the user's own code (a library's class
+    keeps its protocol methods run as they were: natively)."""
+    fn = python_method(obj, name)
+    return fn if fn is not None and classify_callee(fn) is CallKind.USER_FUNCTION else None
 
 def _plain_key(key: Any) -> bool:
     """A dict key whose hashing and comparison run no user code."""
@@ -1172,6 +1179,11 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         self.check_consumable(value, node)
         if not self._is_fresh(value) and watched(value) and type(value) is not tuple:
             self._guard_contents(value, node)   # the items read are the ones it holds now
+        method = None if isinstance(value, (list, tuple, dict, type)) else _users_method(value, "__iter__")
+        if method is not None and not isinstance(value, collections.abc.Iterator):
+            # a user class's own __iter__ (a generator method, ``iter(self.items)``): converted like a call, its
+            # effects the graph's (run natively, they would happen once, at trace time, on every path)
+            return self.iterate_static(self.call(method, (value,), {}, node), node)
         if not isinstance(value, (list, tuple, dict)):
             # a user's __iter__ runs natively here: it must not read a container whose writes are made after the call
             self.check_no_effect(value, node)
@@ -1660,7 +1672,35 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
             self.check_no_effect(right, node)
             self.guard_keys_of(right, node)
             return (left in right) is not negate
+        method = None if isinstance(right, Value) else _users_method(right, "__contains__")
+        if method is not None:   # a user class's own __contains__, converted (its effects the graph's, not the trace's)
+            truth = self.truth(self.call(method, (right, left), {}, node), node)
+            if not isinstance(truth, Value):
+                return bool(truth) is not negate
+            out = self.emit_call(arrays.logical_not if negate else arrays.truthy, (truth,), {}, node,
+                                 "not in" if negate else "in")
+            out.type = out.type.with_kinds(("python",))
+            return out
+        if type(right) in (list, tuple) and not isinstance(left, Value) and any(
+                _users_method(x, "__eq__") is not None for x in (left, *right) if not isinstance(x, Value)):
+            return self._user_eq_contains(left, right, negate, node)
         return self._traced_contains(left, right, negate, node)
+
+    def _user_eq_contains(self, left: Any, right: Any, negate: bool, node: Any) -> Any:
+        """``left in items`` where a user class's ``__eq__`` answers: Python's
+        protocol item by item (identity, then ``item == left`` converted like
+        a call, then its truth), stopping at the first true one as eager
+        does; a truth that depends on the data falls back."""
+        for item in right:
+            if item is left:
+                return not negate
+            truth = self.truth(self.binop(operator.eq, item, left, node), node)
+            if isinstance(truth, Value):
+                raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, "`in` whose user __eq__ depends on traced "
+                                       "values (eager stops at the first equal item)")
+            if truth:
+                return not negate
+        return negate
 
     def guard_keys_of(self, d: dict, node: Any) -> None:
         """Guard the keys of an outside dict (in order), not its values."""
@@ -2010,6 +2050,18 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         getter = self._user_property(obj, attr)
         if getter is not None:   # converted like a call: its effects are the graph's, not the trace's
             return self.call(getter, (obj,), {}, node)
+        cached = self._check_cached_property(obj, attr, node)
+        if cached is not None:   # its first read: the function converted like a call, its value stored as eager stores it
+            name = cached.attrname or attr
+            if not self._made_here(obj):   # (stored after a call, the next call reads it: guarded)
+                self.external(False, lambda: name in vars(obj), f"{self.named(obj)}.{name} cached",
+                              ("cached", id(obj), name))
+            value = self.call(cached.func, (obj,), {}, node)
+            self.store_attribute(obj, name, value, node)
+            return value
+        fallback = self._user_getattr(obj, attr)
+        if fallback is not None:   # a user class's __getattr__ answers: converted like a call, as __getitem__ is
+            return self.call(fallback, (obj, attr), {}, node)
         try:
             value = getattr(obj, attr)
         except Exception as e:  # noqa: BLE001
@@ -2025,6 +2077,57 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
             return value   # a library's submodules, functions and classes: fixed for the process
         return self.external(value, lambda: getattr(obj, attr), f"{self.named(obj)}.{attr}", ("attr", id(obj), attr),
                              ("attr", obj, attr))
+
+    def _user_getattr(self, obj: Any, attr: str) -> Callable | None:
+        """The user's ``__getattr__`` of ``obj``'s class where Python calls it
+        for ``obj.attr`` (no such attribute on the object or its class, no
+        ``__getattribute__`` of the user's), else None."""
+        if isinstance(obj, (type, types.ModuleType)):
+            return None
+        known = self.__dict__.setdefault("_user_getattrs", {})   # (per class: attribute reads are many)
+        cls = type(obj)
+        if cls not in known:
+            known[cls] = None if python_method(obj, "__getattribute__") is not None else _users_method(obj, "__getattr__")
+        method = known[cls]
+        if method is None:
+            return None
+        try:
+            inspect.getattr_static(obj, attr)
+        except AttributeError:
+            return method
+        return None
+
+    def _check_cached_property(self, obj: Any, attr: str, node: Any) -> functools.cached_property | None:
+        """The first read of a ``functools.cached_property`` stores its value
+        in ``obj.__dict__``: the property, where its function is the user's
+        (converted like a call, the store an attribute write: ``get_attribute``);
+        None otherwise. A library's runs at trace time, a write made by the
+        read: under a traced condition or in a rolled loop the object was not
+        made in (eager stores it only on the paths where the read runs), it
+        falls back."""
+        if isinstance(obj, (type, types.ModuleType)):
+            return None
+        known = self.__dict__.setdefault("_cached_properties", {})   # (per class and name: attribute reads are many)
+        key = (type(obj), attr)
+        if key not in known:
+            try:
+                found = inspect.getattr_static(type(obj), attr)
+            except AttributeError:
+                found = None
+            known[key] = found if isinstance(found, functools.cached_property) else None
+        raw = known[key]
+        storage = getattr(obj, "__dict__", None) if raw is not None else None
+        if not isinstance(storage, dict) or (raw.attrname or attr) in storage:
+            return None
+        if isinstance(raw.func, types.FunctionType) and classify_callee(raw.func) is CallKind.USER_FUNCTION:
+            return raw
+        entry = self.fresh.get(id(obj))
+        made_at = entry[0] if entry is not None and entry[1] is obj else 0
+        if self.traced_depth > made_at:
+            raise self.graph_break(FallbackCode.MUTATION, node, f"the first read of {type(obj).__name__}.{attr} (a "
+                                   "functools.cached_property) stores its value in the object: under a traced "
+                                   "condition eager stores it only on the paths where the read runs")
+        return None
 
     def _user_property(self, obj: Any, attr: str) -> Callable | None:
         """The getter of a ``property`` of the user's class (Python code that
@@ -2210,6 +2313,8 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         if missing and not self._is_fresh(obj):
             raise self.graph_break(FallbackCode.MUTATION, node, f"{type(obj).__name__}[{idx!r}] of a missing key "
                                    "inserts it (its __missing__) into an object made outside this segment")
+        if missing:   # a write as ``d[k] = v`` is: under a traced condition only where the dict was made (or logged)
+            self.check_mutable(obj, node, f"{type(obj).__name__}[{idx!r}] of a missing key (its __missing__ inserts it)")
         return missing
 
     def eval_index(self, node: Any) -> Any:
