@@ -217,10 +217,8 @@ def checks_direct(batch: _Batch) -> Iterator[None]:
 def checks_drop(batch: _Batch) -> None:
     """The batch ends (also when tracing failed: nothing kept for another trace)."""
     stack = _batches()
-    for k in range(len(stack) - 1, -1, -1):
-        if stack[k] is batch:
-            del stack[k]
-            break
+    if batch in stack:   # (by identity: a batch has no __eq__)
+        stack.remove(batch)
 
 
 def _emit_checks(pending: list) -> None:
