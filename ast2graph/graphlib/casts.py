@@ -47,6 +47,35 @@ def to_python_number(x: Any) -> Any:
     return bool(value) if kind == "b" else int(value) if kind in "iu" else float(value) if kind == "f" else complex(value)
 
 
+def uncontracted(x: Any) -> Any:
+    """A real floating-point product as its own rounded value: ``x`` with a
+    select on its sign bit that XLA's simplifier keeps and LLVM does not see
+    through, so the add or subtract that consumes it is not fused with the
+    multiplication into one fused multiply-add (one rounding, where eager
+    rounds the product first: ``a * 10.0 - inf`` is nan in eager, not -inf;
+    ``x * x - 1.0`` keeps eager's last bit). Any other value as it is."""
+    dtype = getattr(x, "dtype", None)
+    if dtype is None or not jnp.issubdtype(dtype, jnp.floating):
+        return x
+    return _opaque_product(x)
+
+
+@jax.custom_jvp
+def _opaque_product(x: Any) -> Any:
+    bits = lax.bitcast_convert_type(x, _SIGNED[np.dtype(x.dtype).itemsize])
+    magnitude = lax.abs(x)
+    return lax.select(bits < 0, lax.neg(magnitude), magnitude)
+
+
+@_opaque_product.defjvp
+def _opaque_product_jvp(primals: tuple, tangents: tuple) -> tuple:
+    """The identity's derivative (``abs`` would give 0 at zero)."""
+    return _opaque_product(primals[0]), tangents[0]
+
+
+_SIGNED = {1: np.int8, 2: np.int16, 4: np.int32, 8: np.int64}
+
+
 def opaque(x: Any, like: Any = None) -> Any:
     """A constant that XLA's simplifier cannot see as one (same dtype and weak
     type), of the dividend's shape: a scalar divisor broadcast in the kernel

@@ -43,7 +43,7 @@ from ..ir.core import (CallOp, ConstOp, ForOp, Graph, IfOp, Op, Region, ScanOp, 
                        SwitchOp, Value, WhileOp, bounded, walk_ops)
 from ..resolver import qualified_name
 from ..tracebacks import at_site
-from ..graphlib.casts import NARROW as _NARROW, cast as _convert_element_type, opaque
+from ..graphlib.casts import NARROW as _NARROW, cast as _convert_element_type, opaque, uncontracted
 from ..graphlib.trees import tree_flatten
 from ..graphlib.bounded import (bounded_fori, bounded_while, case_taken, checks_direct, checks_drop,
                                 checks_flush, checks_open, forward_only, under)
@@ -79,6 +79,7 @@ class _Emitter:
         self.const_ids: dict[int, str] = {}
         self.counter = 0
         self.fixed: set[int] = set()   # ids of values computed from constants alone (``_fixed_values``)
+        self.products: set[int] = set()   # ids of the products kept apart from their sums (``_kept_products``)
 
     def fresh(self, prefix: str) -> str:
         self.counter += 1
@@ -233,6 +234,52 @@ def _fixed_values(graph: Graph) -> set[int]:
     return fixed
 
 
+# Multiplications (``x ** 2`` and ``x ** 3`` are ones to XLA), and the consumers of a
+# product that XLA does not contract with it: reductions (their accumulation order is
+# XLA's own in eager too) and comparisons.
+_PRODUCTS = frozenset({"operator.mul", "operator.imul", "operator.pow", "operator.ipow", "jax.numpy.multiply",
+                       "jax.numpy.square", "jax.numpy.power", "jax.numpy.float_power"})
+_NOT_CONTRACTED = frozenset({"operator.lt", "operator.le", "operator.gt", "operator.ge", "operator.eq",
+                             "operator.ne"})
+_REDUCTIONS = frozenset({"sum", "mean", "nansum", "nanmean"})   # jnp's, NumPy's and the methods'
+
+
+def _kept_products(graph: Graph) -> set[int]:
+    """The multiplications whose product is used by anything but a reduction,
+    a comparison or the graph's outputs. XLA fuses the ops of a graph into one
+    loop and LLVM contracts a multiplication and the add or subtract that
+    consumes it into one fused multiply-add, rounded once; eager runs them op
+    by op, rounding the product (``a * 10.0 - inf``: nan in eager, -inf
+    contracted; ``a * d - b * c`` of a singular matrix: 0.0 in eager, the
+    product's rounding error contracted). These products are made opaque
+    (``uncontracted``); ``fp_contract=True`` lets XLA contract them."""
+    made: dict[int, CallOp] = {}
+    used: dict[int, list[Any]] = {}
+    for op in walk_ops(graph.body):
+        for v in op.operands():
+            used.setdefault(id(v), []).append(op)
+        for region in op.regions():
+            for v in region.yields:
+                used.setdefault(id(v), []).append(None)   # carried out of its region
+        if isinstance(op, CallOp) and len(op.results) == 1 and _name(op.fn) in _PRODUCTS:
+            made[id(op.results[0])] = op
+    return {id(op) for key, op in made.items()
+            if any(user is None or not isinstance(user, CallOp) or not _not_contracted(_name(user.fn))
+                   for user in used.get(key, ()))}
+
+
+def _not_contracted(name: str) -> bool:
+    return name in _NOT_CONTRACTED or name.startswith(("jax.", "ast2graph.", "numpy.")) \
+        and name.rpartition(".")[2] in _REDUCTIONS
+
+
+def _name(fn: Any) -> str:
+    try:
+        return qualified_name(fn)
+    except Exception:   # an object without a usable name
+        return ""
+
+
 def _numpy_division(op: CallOp, args: tuple, fixed: set[int] = frozenset()) -> bool:
     """An array divided by a scalar (a constant or traced) or a broadcast
     array (``m / m.sum(axis=1, keepdims=True)``) with NumPy's or Python's
@@ -269,6 +316,8 @@ def _call_lowering(em: _Emitter, op: CallOp, indent: str) -> None:
         call = f"_x32_call({', '.join([em.const(op.fn)] + parts)})"
     else:
         call = f"{em.const(op.fn)}({', '.join(parts)})"
+    if id(op) in em.products:   # rounded before the sum that uses it, as eager rounds it
+        call = f"_uncontracted({call})"
     n = len(op.results)
     if op.site is not None:   # its host callbacks raise from the user's statement
         em.emit(indent, f"with _at_site({em.const(op.site)}):")
@@ -403,19 +452,22 @@ _RUNTIME = {
     "_unflatten": jax.tree_util.tree_unflatten,
     "_bounded_while": bounded_while, "_bounded_fori": bounded_fori, "_under": under, "_forward_only": forward_only,
     "_case_taken": case_taken, "_not": jax.numpy.logical_not,
-    "_x32_call": x32_call, "_weak": weak, "_opaque": opaque,
+    "_x32_call": x32_call, "_weak": weak, "_opaque": opaque, "_uncontracted": uncontracted,
     "_checks_open": checks_open, "_checks_flush": checks_flush, "_checks_direct": checks_direct,
     "_checks_drop": checks_drop,
 }
 
 
-def lower_graph(graph: Graph, x64: bool = False) -> Lowered:
+def lower_graph(graph: Graph, x64: bool = False, fp_contract: bool = False) -> Lowered:
     """Generate, compile and return the Python/JAX function of ``graph``.
     ``x64``: the function is traced with JAX's x64 switch on (the graph holds
     64-bit values); its ops that eager runs as JAX ops with x64 off run so
-    (``x32_call``)."""
+    (``x32_call``). ``fp_contract``: XLA may fuse a multiplication and the
+    add that uses it into one fused multiply-add (``_kept_products``)."""
     em = _Emitter(x64)
     em.fixed = _fixed_values(graph)
+    if not fp_contract:
+        em.products = _kept_products(graph)
     params = ", ".join(em.define(p) for p in graph.params)
     name = "lowered_" + "".join(c if c.isascii() and c.isalnum() else "_" for c in _exact_str(graph.name))
     em.emit("", f"def {name}({params}):")

@@ -46,6 +46,7 @@ class Options:
     max_traced_recursion: int = 64
     static_values: int = 4           # distinct values of a Python number argument before it is traced
     max_iters: int | None = None     # traced while / traced-bound for: lax.scan of this many steps
+    fp_contract: bool = False        # XLA may fuse a product and its sum into one fused multiply-add
 
 
 @dataclass(frozen=True)
