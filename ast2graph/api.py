@@ -76,7 +76,7 @@ def _flag_option(name: str, value: Any) -> bool:
 
 def to_static(fn: Callable | None = None, *, full_graph: bool = False, unroll_limit: int = 16,
               max_unroll: int = 512, static_values: int = 4, max_iters: int | None = None,
-              fp_contract: bool = False, in_shardings: Any = _UNSET, out_shardings: Any = _UNSET,
+              exact_rounding: bool = True, in_shardings: Any = _UNSET, out_shardings: Any = _UNSET,
               donate_argnums: int | tuple[int, ...] | None = None,
               donate_argnames: str | tuple[str, ...] | None = None) -> Any:
     """Convert ``fn`` to a graph function (usable as ``@to_static`` or ``@to_static(...)``).
@@ -93,12 +93,14 @@ def to_static(fn: Callable | None = None, *, full_graph: bool = False, unroll_li
     loop that would still iterate after N iterations raises ``LoopBoundError``
     (naming the loop's file and line) instead of returning a truncated result.
     Loops with a static trip count are unaffected.
-    ``fp_contract``: False (default): a multiplication whose product an add or
-    subtract uses is rounded first, as eager rounds it, where XLA would fuse
-    the two into one fused multiply-add (rounded once: ``a * 10.0 - inf`` is
-    -inf, not eager's nan; ``a * d - b * c`` of a singular matrix is not 0.0).
-    True: XLA may contract them, faster in arithmetic-bound code (a polynomial
-    by Horner's rule) and off eager by a rounding where they meet.
+    ``exact_rounding``: True (default): every floating-point op rounds as
+    eager's op by op, where XLA would fuse a multiplication into the add or
+    subtract that uses its product (one fused multiply-add, rounded once:
+    ``a * 10.0 - inf`` is -inf, not eager's nan; ``a * d - b * c`` of a
+    singular matrix is not 0.0) or rewrite a division across the ops that
+    made its operands (``a / sqrt(b)`` as ``a * rsqrt(b)``, ``a / b / c`` as
+    ``a / (b * c)``). False: XLA may, faster in arithmetic-bound code (a
+    polynomial by Horner's rule) and off eager by a rounding there.
 
     ``in_shardings``, ``out_shardings``, ``donate_argnums``, ``donate_argnames``:
     as for ``jax.jit`` (``in_shardings``/``donate_argnums`` index the
@@ -121,7 +123,7 @@ def to_static(fn: Callable | None = None, *, full_graph: bool = False, unroll_li
                       max_unroll=_int_option("max_unroll", max_unroll, 0),
                       static_values=_int_option("static_values", static_values, 0),
                       max_iters=None if max_iters is None else _int_option("max_iters", max_iters, 1, "None or "),
-                      fp_contract=_flag_option("fp_contract", fp_contract))
+                      exact_rounding=_flag_option("exact_rounding", exact_rounding))
     jit_options = JitOptions.make(in_shardings, out_shardings, donate_argnums, donate_argnames, _UNSET)
     if fn is None:
         return lambda f: StaticFunction(f, options, jit_options)

@@ -47,13 +47,15 @@ def to_python_number(x: Any) -> Any:
     return bool(value) if kind == "b" else int(value) if kind in "iu" else float(value) if kind == "f" else complex(value)
 
 
-def uncontracted(x: Any) -> Any:
-    """A real floating-point product as its own rounded value: ``x`` with a
+def unfused(x: Any) -> Any:
+    """A real floating-point value as its own rounded value: ``x`` through a
     select on its sign bit that XLA's simplifier keeps and LLVM does not see
-    through, so the add or subtract that consumes it is not fused with the
-    multiplication into one fused multiply-add (one rounding, where eager
+    through. So the add or subtract that consumes a product is not fused with
+    the multiplication into one fused multiply-add (one rounding, where eager
     rounds the product first: ``a * 10.0 - inf`` is nan in eager, not -inf;
-    ``x * x - 1.0`` keeps eager's last bit). Any other value as it is."""
+    ``x * x - 1.0`` keeps eager's last bit), and a division is not rewritten
+    across the op that made an operand (``a / sqrt(b)`` as ``a * rsqrt(b)``).
+    Any other value as it is."""
     dtype = getattr(x, "dtype", None)
     if dtype is None or not jnp.issubdtype(dtype, jnp.floating):
         return x

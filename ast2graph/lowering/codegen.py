@@ -43,7 +43,7 @@ from ..ir.core import (CallOp, ConstOp, ForOp, Graph, IfOp, Op, Region, ScanOp, 
                        SwitchOp, Value, WhileOp, bounded, walk_ops)
 from ..resolver import qualified_name
 from ..tracebacks import at_site
-from ..graphlib.casts import NARROW as _NARROW, cast as _convert_element_type, opaque, uncontracted
+from ..graphlib.casts import NARROW as _NARROW, cast as _convert_element_type, opaque, unfused
 from ..graphlib.trees import tree_flatten
 from ..graphlib.bounded import (bounded_fori, bounded_while, case_taken, checks_direct, checks_drop,
                                 checks_flush, checks_open, forward_only, under)
@@ -80,6 +80,7 @@ class _Emitter:
         self.counter = 0
         self.fixed: set[int] = set()   # ids of values computed from constants alone (``_fixed_values``)
         self.products: set[int] = set()   # ids of the products kept apart from their sums (``_kept_products``)
+        self.computed: set[int] = set()   # ids of the values ops compute (kept apart from a division's rewrites)
 
     def fresh(self, prefix: str) -> str:
         self.counter += 1
@@ -252,7 +253,7 @@ def _kept_products(graph: Graph) -> set[int]:
     by op, rounding the product (``a * 10.0 - inf``: nan in eager, -inf
     contracted; ``a * d - b * c`` of a singular matrix: 0.0 in eager, the
     product's rounding error contracted). These products are made opaque
-    (``uncontracted``); ``fp_contract=True`` lets XLA contract them."""
+    (``unfused``); ``exact_rounding=False`` lets XLA contract them."""
     made: dict[int, CallOp] = {}
     used: dict[int, list[Any]] = {}
     for op in walk_ops(graph.body):
@@ -312,12 +313,18 @@ def _call_lowering(em: _Emitter, op: CallOp, indent: str) -> None:
             # a division, as eager computes it (op by op, the divisor is no constant
             # to XLA; with NumPy's rules no loop-invariant scalar either)
             parts[1] = f"_opaque({parts[1]}, {parts[0]})" if numpy else f"_opaque({parts[1]})"
+        for k in (0, 1):
+            if isinstance(args[k], Value) and id(args[k]) in em.computed and not parts[k].startswith("_opaque("):
+                # XLA rewrites a division by what it sees computed: a / sqrt(b) as a * rsqrt(b),
+                # a / exp(b) as a * exp(-b), a / b / c as a / (b * c), a / (b / c) as a * c / b:
+                # each a rounding off eager's ops
+                parts[k] = f"_unfused({parts[k]})"
     if em.x64 and op.x32:   # eager runs it as a JAX op with x64 off: so does the graph
         call = f"_x32_call({', '.join([em.const(op.fn)] + parts)})"
     else:
         call = f"{em.const(op.fn)}({', '.join(parts)})"
     if id(op) in em.products:   # rounded before the sum that uses it, as eager rounds it
-        call = f"_uncontracted({call})"
+        call = f"_unfused({call})"
     n = len(op.results)
     if op.site is not None:   # its host callbacks raise from the user's statement
         em.emit(indent, f"with _at_site({em.const(op.site)}):")
@@ -452,22 +459,25 @@ _RUNTIME = {
     "_unflatten": jax.tree_util.tree_unflatten,
     "_bounded_while": bounded_while, "_bounded_fori": bounded_fori, "_under": under, "_forward_only": forward_only,
     "_case_taken": case_taken, "_not": jax.numpy.logical_not,
-    "_x32_call": x32_call, "_weak": weak, "_opaque": opaque, "_uncontracted": uncontracted,
+    "_x32_call": x32_call, "_weak": weak, "_opaque": opaque, "_unfused": unfused,
     "_checks_open": checks_open, "_checks_flush": checks_flush, "_checks_direct": checks_direct,
     "_checks_drop": checks_drop,
 }
 
 
-def lower_graph(graph: Graph, x64: bool = False, fp_contract: bool = False) -> Lowered:
+def lower_graph(graph: Graph, x64: bool = False, exact_rounding: bool = True) -> Lowered:
     """Generate, compile and return the Python/JAX function of ``graph``.
     ``x64``: the function is traced with JAX's x64 switch on (the graph holds
     64-bit values); its ops that eager runs as JAX ops with x64 off run so
-    (``x32_call``). ``fp_contract``: XLA may fuse a multiplication and the
-    add that uses it into one fused multiply-add (``_kept_products``)."""
+    (``x32_call``). ``exact_rounding``: each floating-point op rounds as
+    eager's op by op: XLA neither fuses a multiplication into the add that
+    uses it (``_kept_products``) nor rewrites a division across the ops that
+    compute its operands (``unfused``)."""
     em = _Emitter(x64)
     em.fixed = _fixed_values(graph)
-    if not fp_contract:
+    if exact_rounding:
         em.products = _kept_products(graph)
+        em.computed = {id(r) for op in walk_ops(graph.body) if isinstance(op, CallOp) for r in op.results}
     params = ", ".join(em.define(p) for p in graph.params)
     name = "lowered_" + "".join(c if c.isascii() and c.isalnum() else "_" for c in _exact_str(graph.name))
     em.emit("", f"def {name}({params}):")

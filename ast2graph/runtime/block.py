@@ -401,7 +401,7 @@ class Block:
         int_inputs = hoist_input_checks(spec.graph)   # busy Python ints given to JAX ops: checked before the call
         x64 = not jax.config.jax_enable_x64 and needs_x64(spec.graph)
         with stages.run("lower", lambda: lowered.source):
-            lowered = lower_graph(spec.graph, x64, state.options.fp_contract)
+            lowered = lower_graph(spec.graph, x64, state.options.exact_rounding)
         conversion = time.perf_counter() - t0  # parse .. lowered function; JAX tracing and XLA excluded
         jit_kwargs = {}
         if state.jit is not None and not self.nested and i == 0 and (spec.returns or spec.end == len(self.stmts)):

@@ -46,7 +46,7 @@ class Options:
     max_traced_recursion: int = 64
     static_values: int = 4           # distinct values of a Python number argument before it is traced
     max_iters: int | None = None     # traced while / traced-bound for: lax.scan of this many steps
-    fp_contract: bool = False        # XLA may fuse a product and its sum into one fused multiply-add
+    exact_rounding: bool = True      # no fused multiply-add, no division rewritten across ops (codegen)
 
 
 @dataclass(frozen=True)

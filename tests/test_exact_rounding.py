@@ -1,8 +1,10 @@
-"""A multiplication and the add or subtract that uses its product stay two
-roundings, as eager computes them op by op (XLA would contract them into one
-fused multiply-add in a fused loop), unless ``fp_contract=True``. Every
-comparison here is exact (rtol=atol=0): the differences are in the last bit,
-or a nan against an infinity, or a zero against a rounding error."""
+"""Every floating-point op rounds as eager's op by op (``exact_rounding``, on
+by default): a multiplication and the add or subtract that uses its product
+stay two roundings (XLA would contract them into one fused multiply-add in a
+fused loop), and a division is not rewritten across the ops that made its
+operands (``a / sqrt(b)`` as ``a * rsqrt(b)``, ``a / b / c`` as ``a / (b * c)``).
+Every comparison here is exact (rtol=atol=0): the differences are in the last
+bit, or a nan against an infinity, or a zero against a rounding error."""
 
 import jax.numpy as jnp
 import numpy as np
@@ -62,15 +64,15 @@ def test_a_product_carried_through_a_rolled_loop():
     check(horner, coeffs, jnp.linspace(0.9, 1.1, 7, dtype=jnp.float32), **EXACT)
 
 
-def test_fp_contract_true_lets_xla_fuse_and_is_checked():
+def test_exact_rounding_false_lets_xla_fuse_and_is_checked():
     x = np.full(5, 1.0 + 2.0 ** -30)
-    fast = to_static(square_minus_one, fp_contract=True)
+    fast = to_static(square_minus_one, exact_rounding=False)
     for e, c in zip(square_minus_one(x), fast(x)):
         np.testing.assert_allclose(c, e, rtol=1e-15, atol=1e-15)   # within a rounding, not exact
-    assert "_uncontracted" not in fast.explain(x).lowered_source
-    assert "_uncontracted" in explain(square_minus_one)(x).lowered_source
-    with pytest.raises(TypeError, match="fp_contract must be True or False"):
-        to_static(square_minus_one, fp_contract=1)
+    assert "_unfused" not in fast.explain(x).lowered_source
+    assert "_unfused" in explain(square_minus_one)(x).lowered_source
+    with pytest.raises(TypeError, match="exact_rounding must be True or False"):
+        to_static(square_minus_one, exact_rounding=1)
 
 
 def test_a_product_only_summed_or_compared_is_left_to_xla():
@@ -78,7 +80,7 @@ def test_a_product_only_summed_or_compared_is_left_to_xla():
         return (a * b).sum(), jnp.mean(a * b), (a * b > 1.0)
     x = jnp.linspace(0.0, 2.0, 9)
     check(f, x, x[::-1])
-    assert "_uncontracted" not in explain(f)(x, x[::-1]).lowered_source
+    assert "_unfused" not in explain(f)(x, x[::-1]).lowered_source
 
 
 def test_the_derivative_through_a_kept_product_is_eagers():
@@ -91,3 +93,19 @@ def test_the_derivative_through_a_kept_product_is_eagers():
     np.testing.assert_array_equal(jax.grad(to_static(f))(x), jax.grad(f)(x))
     np.testing.assert_array_equal(jax.jacfwd(to_static(f))(x), jax.jacfwd(f)(x))
     np.testing.assert_array_equal(jax.vmap(to_static(f))(x[:, None]), jax.vmap(f)(x[:, None]))
+
+
+def divisions(a, b, c):
+    return a / b / c, a / jnp.exp(b), a / (b / c), a / jnp.sqrt(b), a / jnp.linalg.norm(a), a / b.std()
+
+
+def numpy_divisions(a, b, c):
+    return a / b / c, a / (b / c), (a / b) / (c / a)
+
+
+def test_a_division_is_not_rewritten_across_the_ops_that_made_its_operands():
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal(200)
+    b, c = np.abs(a[::-1]) + 0.5, np.abs(a[::2].repeat(2)) + 0.25
+    check(divisions, *(jnp.asarray(v, jnp.float32) for v in (a, b, c)), **EXACT)
+    check(numpy_divisions, a, b, c, **EXACT)
