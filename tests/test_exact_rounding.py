@@ -109,3 +109,14 @@ def test_a_division_is_not_rewritten_across_the_ops_that_made_its_operands():
     b, c = np.abs(a[::-1]) + 0.5, np.abs(a[::2].repeat(2)) + 0.25
     check(divisions, *(jnp.asarray(v, jnp.float32) for v in (a, b, c)), **EXACT)
     check(numpy_divisions, a, b, c, **EXACT)
+
+
+def masked(x, y):
+    import jax
+    return (-(jax.nn.one_hot(y, 3) * jnp.log(x)).sum(-1), jnp.eye(3) * x, x * jnp.identity(3), jnp.tri(3) * x)
+
+
+def test_a_product_with_a_one_hot_or_eye_keeps_eagers_nan():
+    # XLA rewrites a product with a 0/1 array converted from booleans into a select: 0 * -inf would be 0
+    x = jnp.array([[0.5, 0.5, 0.0], [0.2, 0.8, 0.0], [jnp.inf, 0.0, 1.0]])
+    check(masked, x, jnp.array([0, 1, 2]), **EXACT)

@@ -80,7 +80,7 @@ class _Emitter:
         self.counter = 0
         self.fixed: set[int] = set()   # ids of values computed from constants alone (``_fixed_values``)
         self.products: set[int] = set()   # ids of the products kept apart from their sums (``_kept_products``)
-        self.computed: set[int] = set()   # ids of the values ops compute (kept apart from a division's rewrites)
+        self.computed: dict[int, str] = {}   # id of each value an op computes -> the op's name (``unfused``)
 
     def fresh(self, prefix: str) -> str:
         self.counter += 1
@@ -243,6 +243,9 @@ _PRODUCTS = frozenset({"operator.mul", "operator.imul", "operator.pow", "operato
 _NOT_CONTRACTED = frozenset({"operator.lt", "operator.le", "operator.gt", "operator.ge", "operator.eq",
                              "operator.ne"})
 _REDUCTIONS = frozenset({"sum", "mean", "nansum", "nanmean"})   # jnp's, NumPy's and the methods'
+_MULTIPLICATIONS = frozenset({"operator.mul", "operator.imul", "jax.numpy.multiply"})
+# JAX functions whose 0/1 result is a conversion of booleans (XLA rewrites a product with one)
+_MASK_MAKERS = frozenset({"jax.nn.one_hot", "jax.numpy.eye", "jax.numpy.identity", "jax.numpy.tri"})
 
 
 def _kept_products(graph: Graph) -> set[int]:
@@ -318,6 +321,12 @@ def _call_lowering(em: _Emitter, op: CallOp, indent: str) -> None:
                 # XLA rewrites a division by what it sees computed: a / sqrt(b) as a * rsqrt(b),
                 # a / exp(b) as a * exp(-b), a / b / c as a / (b * c), a / (b / c) as a * c / b:
                 # each a rounding off eager's ops
+                parts[k] = f"_unfused({parts[k]})"
+    elif em.computed and len(args) == 2 and not kwargs and _name(op.fn) in _MULTIPLICATIONS:
+        for k in (0, 1):
+            if isinstance(args[k], Value) and em.computed.get(id(args[k])) in _MASK_MAKERS:
+                # XLA turns a product with a 0/1 array converted from booleans into a select:
+                # one_hot(y) * log(p) would be 0 where eager's 0 * -inf is nan
                 parts[k] = f"_unfused({parts[k]})"
     if em.x64 and op.x32:   # eager runs it as a JAX op with x64 off: so does the graph
         call = f"_x32_call({', '.join([em.const(op.fn)] + parts)})"
@@ -477,7 +486,7 @@ def lower_graph(graph: Graph, x64: bool = False, exact_rounding: bool = True) ->
     em.fixed = _fixed_values(graph)
     if exact_rounding:
         em.products = _kept_products(graph)
-        em.computed = {id(r) for op in walk_ops(graph.body) if isinstance(op, CallOp) for r in op.results}
+        em.computed = {id(r): _name(op.fn) for op in walk_ops(graph.body) if isinstance(op, CallOp) for r in op.results}
     params = ", ".join(em.define(p) for p in graph.params)
     name = "lowered_" + "".join(c if c.isascii() and c.isalnum() else "_" for c in _exact_str(graph.name))
     em.emit("", f"def {name}({params}):")
