@@ -120,3 +120,13 @@ def test_a_product_with_a_one_hot_or_eye_keeps_eagers_nan():
     # XLA rewrites a product with a 0/1 array converted from booleans into a select: 0 * -inf would be 0
     x = jnp.array([[0.5, 0.5, 0.0], [0.2, 0.8, 0.0], [jnp.inf, 0.0, 1.0]])
     check(masked, x, jnp.array([0, 1, 2]), **EXACT)
+
+
+def exps_and_logs(a, b):
+    return jnp.exp(a) * jnp.exp(b), jnp.log(jnp.exp(a)), 1.0 / jnp.sqrt(jnp.abs(a) + 1.0)
+
+
+def test_exp_times_exp_log_of_exp_and_one_over_sqrt_are_eagers():
+    # XLA: exp(a) * exp(b) -> exp(a + b); log(exp(a)) -> a (eager: inf for a = 89); 1 / sqrt -> rsqrt
+    a = jnp.asarray([1.2397794, -6.56375, -37.377327, 88.0, 89.0, 1e20, -1e20, 0.0], jnp.float32)
+    check(exps_and_logs, a, a[::-1], **EXACT)

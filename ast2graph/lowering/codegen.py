@@ -243,9 +243,34 @@ _PRODUCTS = frozenset({"operator.mul", "operator.imul", "operator.pow", "operato
 _NOT_CONTRACTED = frozenset({"operator.lt", "operator.le", "operator.gt", "operator.ge", "operator.eq",
                              "operator.ne"})
 _REDUCTIONS = frozenset({"sum", "mean", "nansum", "nanmean"})   # jnp's, NumPy's and the methods'
-_MULTIPLICATIONS = frozenset({"operator.mul", "operator.imul", "jax.numpy.multiply"})
-# JAX functions whose 0/1 result is a conversion of booleans (XLA rewrites a product with one)
-_MASK_MAKERS = frozenset({"jax.nn.one_hot", "jax.numpy.eye", "jax.numpy.identity", "jax.numpy.tri"})
+# What XLA's simplifier rewrites across two ops, by the consumer: the producers of an
+# operand it rewrites with (a division: whatever the graph computed). A product with a 0/1
+# array converted from booleans becomes a select (one_hot(y) * log(p): 0 where eager's
+# 0 * -inf is nan); exp(a) * exp(b) becomes exp(a + b); log(exp(a)) becomes a (eager's
+# inf for a large a).
+_EXPS = frozenset({"jax.numpy.exp", "jax.numpy.exp2", "jax.numpy.expm1"})
+_REWRITTEN_WITH = {
+    **dict.fromkeys(("operator.mul", "operator.imul", "jax.numpy.multiply"),
+                    _EXPS | {"jax.nn.one_hot", "jax.numpy.eye", "jax.numpy.identity", "jax.numpy.tri"}),
+    **dict.fromkeys(("jax.numpy.log", "jax.numpy.log1p", "jax.numpy.log2", "jax.numpy.log10"), _EXPS),
+}
+
+
+def _keep_operands_apart(em: _Emitter, op: CallOp, args: tuple, parts: list[str]) -> None:
+    """``unfused`` around the operands XLA would rewrite ``op`` with: for a
+    division, each operand the graph computed (``a / sqrt(b)`` as
+    ``a * rsqrt(b)``, ``a / exp(b)`` as ``a * exp(-b)``, ``a / b / c`` as
+    ``a / (b * c)``, ``a / (b / c)`` as ``a * c / b``); for the ops of
+    ``_REWRITTEN_WITH``, the operands made by the producers it names. Each
+    rewrite is a rounding (or an overflow) off eager's ops."""
+    division = _is_division(op.fn)
+    makers = None if division else _REWRITTEN_WITH.get(_name(op.fn))
+    if not division and makers is None:
+        return
+    for k, a in enumerate(args[:2]):
+        made_by = em.computed.get(id(a)) if isinstance(a, Value) else None
+        if made_by is not None and (division or made_by in makers) and not parts[k].startswith("_opaque("):
+            parts[k] = f"_unfused({parts[k]})"
 
 
 def _kept_products(graph: Graph) -> set[int]:
@@ -316,18 +341,8 @@ def _call_lowering(em: _Emitter, op: CallOp, indent: str) -> None:
             # a division, as eager computes it (op by op, the divisor is no constant
             # to XLA; with NumPy's rules no loop-invariant scalar either)
             parts[1] = f"_opaque({parts[1]}, {parts[0]})" if numpy else f"_opaque({parts[1]})"
-        for k in (0, 1):
-            if isinstance(args[k], Value) and id(args[k]) in em.computed and not parts[k].startswith("_opaque("):
-                # XLA rewrites a division by what it sees computed: a / sqrt(b) as a * rsqrt(b),
-                # a / exp(b) as a * exp(-b), a / b / c as a / (b * c), a / (b / c) as a * c / b:
-                # each a rounding off eager's ops
-                parts[k] = f"_unfused({parts[k]})"
-    elif em.computed and len(args) == 2 and not kwargs and _name(op.fn) in _MULTIPLICATIONS:
-        for k in (0, 1):
-            if isinstance(args[k], Value) and em.computed.get(id(args[k])) in _MASK_MAKERS:
-                # XLA turns a product with a 0/1 array converted from booleans into a select:
-                # one_hot(y) * log(p) would be 0 where eager's 0 * -inf is nan
-                parts[k] = f"_unfused({parts[k]})"
+    if em.computed and not kwargs:
+        _keep_operands_apart(em, op, args, parts)
     if em.x64 and op.x32:   # eager runs it as a JAX op with x64 off: so does the graph
         call = f"_x32_call({', '.join([em.const(op.fn)] + parts)})"
     else:
