@@ -30,12 +30,6 @@ XFAIL: dict[str, str] = {
     "print_options_changed_between_calls": "XLA CPU contracts np.linalg.norm's x * x and its sum into fused "
                                            "multiply-adds (jax.jit of jnp.linalg.norm does the same): the float64 "
                                            "norm differs from NumPy's by an ulp, and its printed repr in the last digit",
-    # XLA, not ast2graph: jax.jit of the same loop body differs from eager the same way
-    "adaptive_euler": "XLA CPU contracts y + h * f into a fused multiply-add inside the graph (jax.jit does "
-                      "the same): float32 steps differ from eager's op-by-op by an ulp, and the error test "
-                      "on them rejects one step fewer",
-    "power_iteration": "XLA rewrites w / norm(w) as w * rsqrt(sum(w * w)) (jax.jit does the same): the "
-                       "float32 eigenvector differs by an ulp and the tolerance test stops one iteration early",
 }
 
 # name -> why its conversion does not finish (not run)
