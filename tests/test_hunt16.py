@@ -246,3 +246,46 @@ def test_list_count_and_index_call_the_users_eq_as_eager_does():
     check_calls(counted, [(np.arange(3.0),), (np.zeros(2),)], full_graph=False)
     check_calls(found, [(np.arange(3.0),), (np.zeros(2),)], full_graph=False)
 
+
+# ------------------------------------------- a user protocol method with an effect, run by a builtin
+class _Loud:
+    def __init__(self, v):
+        self.v = v
+
+    def __lt__(self, other):
+        print("compared")
+        return self.v < other.v
+
+    def __repr__(self):
+        print("shown")
+        return f"_Loud({self.v})"
+
+
+class _Quiet:
+    def __init__(self, v):
+        self.v = v
+
+    def __lt__(self, other):
+        return self.v < other.v
+
+
+def test_a_builtin_running_a_users_protocol_method_with_an_effect_runs_it_on_every_call():
+    def smallest(x):
+        return x * sorted([_Loud(2.0), _Loud(1.0)])[0].v
+
+    def shown(x):
+        return repr(_Loud(1.0)), f"{_Loud(2.0)!r}", x
+
+    def held(x):
+        return x * min([_Loud(x[0]), _Loud(x[1])]).v   # (objects holding traced values: never traced through)
+
+    check_calls(smallest, [(np.arange(3.0),), (np.ones(2),)], full_graph=False)
+    check_calls(shown, [(np.arange(3.0),), (np.ones(2),)], full_graph=False)
+    check_calls(held, [(np.arange(3.0),), (np.ones(2),)], full_graph=False)
+
+
+def test_a_pure_protocol_method_still_runs_at_trace_time():
+    def smallest(x):
+        return x * sorted([_Quiet(2.0), _Quiet(1.0)])[0].v
+
+    check_calls(smallest, [(np.arange(3.0),), (np.ones(2),)])

@@ -46,7 +46,7 @@ from .operators import NOT_USER, OperatorMixin, numpy_operands, python_method
 from ..ssa.names import bound_names
 from ..tracebacks import PendingSite, RaiseSite, UserLine
 from ..graphlib import arrays, trees
-from . import hostwarnings, lapack
+from . import dunders, hostwarnings, lapack
 from .blocks import BlocksMixin
 from .matching import MatchMixin
 from .calls import CallMixin
@@ -166,6 +166,9 @@ _SAFE_STATIC = (bool, int, float, complex, str, bytes, type(None), slice, range,
 
 # Builtins that look at an object's type or identity only: no content guard.
 _IDENTITY_READS = (isinstance, issubclass, type, callable, id)
+# builtins that call no protocol method of their arguments' items (``dunders.IMPLICIT``)
+_NO_PROTOCOL_CALLS = (*_IDENTITY_READS, len, iter, list, tuple, enumerate, zip, reversed, getattr, hasattr, setattr,
+                      vars, dir, next)
 _DIVISIONS = (operator.truediv, operator.floordiv, operator.mod, operator.itruediv, operator.ifloordiv, operator.imod)
 # operators that make a new list or dict from their operands (never return one of them)
 _JAX_ARRAY = type(jax.device_put(np.zeros((), np.float32)))   # (jnp.zeros would compile an XLA program at import)
@@ -1136,8 +1139,20 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
     def eval_List(self, node: gast.List) -> Any:
         return self.mark_fresh(list(self._elements(node.elts)))
 
+    def check_effectful_dunders(self, objects: tuple, what: str, node: Any, names: tuple = dunders.IMPLICIT) -> None:
+        """Falls back before ``what`` (a builtin run at trace time) would run
+        a protocol method of the user's that may have an effect (``__lt__``
+        that prints, ``__hash__`` that counts): eager runs it on every call,
+        the trace only once (``dunders.py``)."""
+        found = dunders.effectful_dunder(objects, names)
+        if found is not None:
+            obj, name = found
+            raise self.graph_break(FallbackCode.SIDE_EFFECT, node, f"{what} runs {type(obj).__name__}.{name}, which "
+                                   "may have an effect (a print, a write) that eager makes on every call", "call")
+
     def eval_Set(self, node: gast.Set) -> Any:
         items = list(self._elements(node.elts))
+        self.check_effectful_dunders(tuple(items), "a set display", node, dunders.COMPARING)
         if _hashed_standins(items):
             raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, "a set of traced values needs their hashes "
                                    "(eager hashes their values)")
@@ -1155,6 +1170,7 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
                 if _hashed_standins([key]):   # (a string formatted from traced values too)
                     raise self.graph_break(FallbackCode.CONCRETE_VALUE, k, "a traced value as a dict key (eager "
                                            "hashes its value)")
+                self.check_effectful_dunders((key, *out), "a dict display", k, dunders.COMPARING)
                 out[key] = self.eval(v)
         return self.mark_fresh(out)
 
@@ -1483,6 +1499,8 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
                     self.check_consumable(arg, node)
         if not any(fn is f for f in _TYPE_READS):
             self.note_identity((*args, *kwargs.values()))
+        if not any(fn is f for f in _NO_PROTOCOL_CALLS):
+            self.check_effectful_dunders((*args, *kwargs.values()), qualified_name(fn), node)
         if reads and not any(fn is f for f in _IDENTITY_READS):
             # hasattr/getattr look an attribute up: what the object's attributes hold is not read
             self.guard_reads((*args, *kwargs.values()), node, objects=fn is not hasattr and fn is not getattr)
@@ -2393,6 +2411,7 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
             if contains_value(value) or contains_value(spec):
                 return self._deferred_fstring(node)
             conv = {-1: lambda x: x, 115: str, 114: repr, 97: ascii}[v.conversion]
+            self.check_effectful_dunders((value,), "an f-string", v, dunders.FORMATTING)
             self.guard_reads(value, v)
             parts.append(self.static_call(format, (conv(value), spec), {}, v))
         return "".join(parts)
