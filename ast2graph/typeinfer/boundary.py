@@ -203,15 +203,45 @@ def _unflatten_shared(aux: tuple, children: Any) -> Any:
 jax.tree_util.register_pytree_node(Shared, _flatten_shared, _unflatten_shared)
 
 
-def share_outputs(tree: Any, is_leaf: Callable[[Any], bool]) -> Any:
+class SharedLeaf:
+    """One occurrence of a leaf that leaves the segment several times and
+    is made anew from the graph's result (a Python number: ``v = lst[0]``
+    of ``lst = x.tolist()``): the first occurrence holds the leaf, the others
+    unflatten to the object it became, so that ``v is lst[0]`` holds after
+    the segment as in eager."""
+
+    def __init__(self, leaf: Any, key: int, first: bool, memo: _Memo):
+        self.leaf, self.key, self.first, self.memo = leaf, key, first, memo
+
+
+def _flatten_shared_leaf(s: SharedLeaf) -> tuple:
+    return ([s.leaf] if s.first else []), (s.key, s.first, s.memo)
+
+
+def _unflatten_shared_leaf(aux: tuple, children: Any) -> Any:
+    key, first, memo = aux
+    if not first:
+        return memo.made[key]
+    memo.made[key] = out = list(children)[0]
+    return out
+
+
+jax.tree_util.register_pytree_node(SharedLeaf, _flatten_shared_leaf, _unflatten_shared_leaf)
+
+
+def share_outputs(tree: Any, is_leaf: Callable[[Any], bool], made_anew: Callable[[Any], bool] = lambda x: False) -> Any:
     """``tree`` with each list or dict that occurs more than once in it (not
-    a leaf by ``is_leaf``) as ``Shared`` nodes. Raises ``ValueError`` for a
-    container that holds itself (eager's cycle cannot be a tree)."""
+    a leaf by ``is_leaf``) as ``Shared`` nodes, and each leaf that
+    ``made_anew`` (an object made from the graph's result after each call)
+    and occurs more than once as ``SharedLeaf`` nodes. Raises ``ValueError``
+    for a container that holds itself (eager's cycle cannot be a tree)."""
     counts: dict[int, int] = {}
     on_path: set[int] = set()
 
     def count(x: Any) -> None:
         if is_leaf(x):
+            if made_anew(x):
+                counts[id(x)] = counts.get(id(x), 0) + 1
             return
         if type(x) in MUTABLE:
             if id(x) in on_path:
@@ -235,6 +265,10 @@ def share_outputs(tree: Any, is_leaf: Callable[[Any], bool]) -> Any:
 
     def wrap(x: Any) -> Any:
         if is_leaf(x):
+            if counts.get(id(x), 0) > 1 and made_anew(x):
+                first = id(x) not in seen
+                seen.add(id(x))
+                return SharedLeaf(x, id(x), first, memo)
             return x
         kind = type(x)
         if kind in MUTABLE and counts.get(id(x), 0) > 1:

@@ -56,6 +56,7 @@ from .closures import TracedClosure, factory_for, free_names
 from . import compiled_outputs, lapack, numpy_api, numpy_inplace, scipy_api
 from .numpy_api import numpy_to_jnp as _numpy_to_jnp
 from .mutation import is_numpy_callable, numpy_gives_ndarray
+from .operators import numpy_operands
 from .nnx import is_nnx, is_variable, nnx_transforms
 from .varlist import tail_of
 from .listindex import PickedRow
@@ -425,6 +426,12 @@ class CallMixin(GeneratorMixin, SortMixin):
             copied = NotImplemented if request is None else self._layout_copy(request, node, ".copy")
             if copied is not NotImplemented:
                 return copied
+        if isinstance(callee, arrays.ArrayMethod) and callee.name in _OPERATOR_DUNDERS and len(args) == 1 \
+                and not kwargs and callee.value.type.kinds <= {"numpy", "array0"}:
+            # ``x.__floordiv__(y)`` of an ndarray is ``x // y`` (NumPy's ufunc: its integer rules), not jax.Array's
+            fn, reflected = _OPERATOR_DUNDERS[callee.name]
+            operands = (args[0], callee.value) if reflected else (callee.value, args[0])
+            return self.call(divmod, operands, {}, node) if fn is divmod else self.binop(fn, *operands, node)
         if isinstance(callee, arrays.ArrayMethod):
             return self.emit_call(arrays.method_caller(callee.name), (callee.value, *args), kwargs, node, f".{callee.name}")
         if isinstance(callee, arrays.AtMethod) and len(args) == 1 and not kwargs and isinstance(args[0], MaskedSlice):
@@ -512,6 +519,10 @@ class CallMixin(GeneratorMixin, SortMixin):
                 and not (classify_callee(callee) is CallKind.USER_FUNCTION or self._is_user_callable_object(callee)):
             self._no_standins(callee, standins, node)
         owner = getattr(callee, "__self__", None)
+        if type(callee) is types.BuiltinMethodType and type(owner) in (list, tuple) \
+                and callee.__name__ in ("count", "index", "remove") and len(args) == 1 and not kwargs \
+                and any(_user_method(x, "__eq__") is not None for x in (*owner, args[0]) if not isinstance(x, Value)):
+            return self._user_eq_search(owner, callee.__name__, args[0], node)
         if type(callee) is types.BuiltinMethodType and isinstance(owner, (list, tuple)) \
                 and callee.__name__ in _COMPARING_METHODS and (contains_value(owner) or traced):
             # ``[s, t].count(u)``, ``xs.index(v)``, ``xs.remove(v)`` compare
@@ -1536,14 +1547,17 @@ class CallMixin(GeneratorMixin, SortMixin):
         if callee is setattr and len(args) == 3 and not kwargs and type(args[1]) is str:
             self.store_attribute(*args, node)
             return None
-        if callee is getattr and len(args) in (2, 3) and not kwargs and type(args[1]) is str \
+        if (callee is getattr and len(args) in (2, 3) or callee is hasattr and len(args) == 2) and not kwargs \
+                and type(args[1]) is str \
                 and (not isinstance(args[0], standin_types()) or isinstance(args[0], arrays.KnownFlags)):
-            # as ``obj.name``: an attribute this graph wrote (pending), a property converted
+            # as ``obj.name``: an attribute this graph wrote (pending), a property converted; its value guarded
+            # (``hasattr``: whether it is there, the class's attributes too)
             try:
-                return self.get_attribute(args[0], args[1], node)
+                found = self.get_attribute(args[0], args[1], node)
+                return True if callee is hasattr else found
             except GraphBreak as e:
-                if len(args) == 3 and isinstance(getattr(e, "exc", None), AttributeError):
-                    return args[2]
+                if (len(args) == 3 or callee is hasattr) and isinstance(getattr(e, "exc", None), AttributeError):
+                    return False if callee is hasattr else args[2]   # (guarded where it was found missing)
                 raise
         if callee is operator.setitem and len(args) == 3 and not kwargs and not is_array(args[0]) \
                 and not isinstance(args[0], Value) and not self.traced_int_index(args[1]):
@@ -1726,6 +1740,9 @@ class CallMixin(GeneratorMixin, SortMixin):
         if (callee is divmod or callee is pow) and traced and len(args) == 2 and not kwargs \
                 and all(_real_python_number(a) for a in args):
             return self._python_divmod_pow(callee, args, node)
+        if callee is divmod and traced and len(args) == 2 and not kwargs and numpy_operands(*args):
+            # ``divmod(a, b)`` of NumPy integers is ``np.divmod`` (a zero divisor gives 0, 0; XLA's another number)
+            return self.call(np.divmod, args, {}, node)
         if callee in (int, float, bool, complex) and traced:
             raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{callee.__name__}() of a traced array needs its value on the host")
         if callee is iter and len(args) == 1 and not kwargs and isinstance(args[0], Value):
@@ -1795,6 +1812,30 @@ class CallMixin(GeneratorMixin, SortMixin):
             return self.mark_fresh(list(result)) if callee is list else (tuple(result) if callee is tuple else
                                                                          self.mark_fresh(result))
         return NotImplemented
+
+    def _user_eq_search(self, items: list | tuple, name: str, target: Any, node: Any) -> Any:
+        """``items.count(v)`` / ``items.index(v)`` where a user class's
+        ``__eq__`` answers: Python's protocol item by item (identity, then
+        ``item == v`` converted like a call, then its truth), as
+        ``_user_eq_contains``; a truth that depends on the data, a missing
+        item and ``remove`` (a write) fall back, never run on the trace's
+        stand-ins."""
+        if name == "remove" or type(items) is list and not self._is_fresh(items):
+            raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{type(items).__name__}.{name} whose items "
+                                   "compare with a user __eq__ (eager calls it item by item)", "call")
+        found = 0
+        for k, item in enumerate(items):
+            same = True if item is target else self.truth(self.binop(operator.eq, item, target, node), node)
+            if isinstance(same, Value):
+                raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{type(items).__name__}.{name} whose user "
+                                       "__eq__ depends on traced values (eager stops at the first equal item)", "call")
+            if same and name == "index":
+                return k
+            found += bool(same)
+        if name == "index":
+            raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{type(items).__name__}.index of an item "
+                                   "that no user __eq__ matched (eager raises ValueError)", "call")
+        return found
 
     def _python_divmod_pow(self, callee: Any, args: tuple, node: Any) -> Any:
         """``divmod(a, b)`` and ``pow(a, b)`` of Python numbers, one traced, as
@@ -2645,6 +2686,12 @@ def _same_function(a: Any, b: Any) -> bool:
 
 # builtins that keep a function to call later: given a local function they would keep the trace's stand-in
 _FUNCTION_WRAPPERS = (staticmethod, classmethod, property, types.MethodType)
+_BINARY_NAMES = ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "lshift", "rshift", "and_", "or_",
+                 "xor")
+_OPERATOR_DUNDERS = {   # an ndarray's operator methods, called by name: (the operator, whether reflected)
+    **{f"__{n.rstrip('_')}__": (getattr(operator, n), False) for n in (*_BINARY_NAMES, "lt", "le", "gt", "ge", "eq", "ne")},
+    **{f"__r{n.rstrip('_')}__": (getattr(operator, n), True) for n in _BINARY_NAMES},
+    "__divmod__": (divmod, False), "__rdivmod__": (divmod, True)}
 _IDENTITY_BUILTINS = frozenset({isinstance, issubclass, type, id, callable, hasattr})
 _STRUCTURE_BUILTINS = frozenset({len, list, tuple, iter, enumerate, zip, reversed})
 

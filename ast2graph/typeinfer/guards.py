@@ -35,6 +35,8 @@ from typing import Any
 
 import numpy as np
 
+from .dunders import effectful_dunder
+
 # Values whose identity is their whole state, or which cannot change.
 _SCALARS = (bool, int, float, complex, str, bytes, type(None), type(Ellipsis), type(NotImplemented))
 _OPAQUE_OK = (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, types.MethodType, type,
@@ -351,9 +353,10 @@ def object_key(obj: Any, covered: set[int] | None = None) -> tuple:
     value equality by that equality (``("H", ...)``: frozen dataclasses,
     namedtuples, enums); a plain object by its class and whole state
     (``("V", ...)``, ``value_key``); anything else by identity."""
-    try:
-        hash(obj)
-        hashable = type(obj).__eq__ is not object.__eq__
+    try:   # (a user's __hash__/__eq__ that may have an effect is not run here: eager runs it only where it asks)
+        hashable = type(obj).__eq__ is not object.__eq__ and effectful_dunder((obj,), ("__hash__", "__eq__")) is None
+        if hashable:
+            hash(obj)
     except TypeError:
         hashable = False
     if hashable:

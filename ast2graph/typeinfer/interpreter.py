@@ -42,11 +42,11 @@ from ..diagnostics import Loc
 from ..fallback.sites import Decision, FallbackCode, FallbackSite, GraphBreak
 from ..ir.core import ArrayType, CallOp, KindedValue, Region, StandinSeen, Value, walk_ops
 from ..resolver import CallKind, NameKind, classify_callee, qualified_name
-from .operators import NOT_USER, OperatorMixin, python_method
+from .operators import NOT_USER, OperatorMixin, numpy_operands, python_method
 from ..ssa.names import bound_names
 from ..tracebacks import PendingSite, RaiseSite, UserLine
 from ..graphlib import arrays, trees
-from . import hostwarnings, lapack
+from . import dunders, hostwarnings, lapack
 from .blocks import BlocksMixin
 from .matching import MatchMixin
 from .calls import CallMixin
@@ -84,6 +84,7 @@ from .state import (NO_DEFAULT, UNBOUND, MaybeBound, Capture, ContinueSignal, Br
 # user objects (whose behaviour may depend on their state) are never kept.
 _EVAL_CACHE: dict[tuple, tuple] = {}
 _EVAL_CACHE_SIZE = 4096
+_MISSING = object()   # (an attribute a guard found missing: ``get_attribute``)
 _PURE_MODULES = ("jax", "_operator", "operator", "numpy", "ast2graph", "math", "builtins")
 _IMMUTABLE = (bool, int, float, complex, str, bytes, type(None), np.dtype, type(Ellipsis))
 
@@ -165,6 +166,9 @@ _SAFE_STATIC = (bool, int, float, complex, str, bytes, type(None), slice, range,
 
 # Builtins that look at an object's type or identity only: no content guard.
 _IDENTITY_READS = (isinstance, issubclass, type, callable, id)
+# builtins that call no protocol method of their arguments' items (``dunders.IMPLICIT``)
+_NO_PROTOCOL_CALLS = (*_IDENTITY_READS, len, iter, list, tuple, enumerate, zip, reversed, getattr, hasattr, setattr,
+                      vars, dir, next)
 _DIVISIONS = (operator.truediv, operator.floordiv, operator.mod, operator.itruediv, operator.ifloordiv, operator.imod)
 # operators that make a new list or dict from their operands (never return one of them)
 _JAX_ARRAY = type(jax.device_put(np.zeros((), np.float32)))   # (jnp.zeros would compile an XLA program at import)
@@ -294,20 +298,6 @@ def _sequence_as_numpy(fn: Callable, left: Any, right: Any) -> tuple[Any, Any]:
     return left, right
 
 
-def _numpy_operands(left: Any, right: Any) -> bool:
-    """Both operands of NumPy's rules: NumPy arrays or scalars (graph values of
-    NumPy kind, or NumPy objects) and Python numbers, at least one an integer
-    array of NumPy kind; no jax.Array (NumPy defers to JAX's operators) and no
-    value whose kind depends on the path."""
-    numpy_int = False
-    for x in (left, right):
-        if isinstance(x, Value):
-            if x.type.mixed or not x.type.kinds <= {"numpy", "array0", "python"}:
-                return False
-            numpy_int |= "python" not in x.type.kinds and x.type.dtype.kind in "iu"
-        elif not isinstance(x, (bool, int, float, np.ndarray, np.generic)):
-            return False
-    return numpy_int
 def _mask_times_inexact(left: Any, right: Any) -> bool:
     """``mask * x``: a traced bool operand, the other a float or complex, and
     no jax.Array (jnp.multiply is one XLA op in eager too, simplified alike):
@@ -430,6 +420,35 @@ def _users_method(obj: Any, name: str) -> Any:
     keeps its protocol methods run as they were: natively)."""
     fn = python_method(obj, name)
     return fn if fn is not None and classify_callee(fn) is CallKind.USER_FUNCTION else None
+
+
+def _missing_statically(obj: Any, attr: str) -> bool:
+    """``obj.attr`` is found neither on the object nor on its class (Python
+    would call the class's ``__getattr__``), looked up without running it."""
+    try:
+        inspect.getattr_static(obj, attr)
+    except AttributeError:
+        return True
+    return False
+
+
+def _lacks_attribute(obj: Any, name: str) -> bool:
+    """``getattr(obj, name)`` raises AttributeError."""
+    try:
+        getattr(obj, name)
+    except AttributeError:
+        return True
+    return False
+
+
+def _lookup_fails(obj: Any, idx: Any) -> bool:
+    """``obj[idx]`` raises KeyError or IndexError."""
+    try:
+        obj[idx]
+    except LookupError:
+        return True
+    return False
+
 
 def _plain_key(key: Any) -> bool:
     """A dict key whose hashing and comparison run no user code."""
@@ -1120,8 +1139,20 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
     def eval_List(self, node: gast.List) -> Any:
         return self.mark_fresh(list(self._elements(node.elts)))
 
+    def check_effectful_dunders(self, objects: tuple, what: str, node: Any, names: tuple = dunders.IMPLICIT) -> None:
+        """Falls back before ``what`` (a builtin run at trace time) would run
+        a protocol method of the user's that may have an effect (``__lt__``
+        that prints, ``__hash__`` that counts): eager runs it on every call,
+        the trace only once (``dunders.py``)."""
+        found = dunders.effectful_dunder(objects, names)
+        if found is not None:
+            obj, name = found
+            raise self.graph_break(FallbackCode.SIDE_EFFECT, node, f"{what} runs {type(obj).__name__}.{name}, which "
+                                   "may have an effect (a print, a write) that eager makes on every call", "call")
+
     def eval_Set(self, node: gast.Set) -> Any:
         items = list(self._elements(node.elts))
+        self.check_effectful_dunders(tuple(items), "a set display", node, dunders.COMPARING)
         if _hashed_standins(items):
             raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, "a set of traced values needs their hashes "
                                    "(eager hashes their values)")
@@ -1139,6 +1170,7 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
                 if _hashed_standins([key]):   # (a string formatted from traced values too)
                     raise self.graph_break(FallbackCode.CONCRETE_VALUE, k, "a traced value as a dict key (eager "
                                            "hashes its value)")
+                self.check_effectful_dunders((key, *out), "a dict display", k, dunders.COMPARING)
                 out[key] = self.eval(v)
         return self.mark_fresh(out)
 
@@ -1281,7 +1313,7 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         if isinstance(left, Value) or isinstance(right, Value):
             left, right = _sequence_as_numpy(fn, left, right)   # ``x.shape[1:] != nbin - 2`` of a NumPy array
             ufunc = _NUMPY_OPERATORS.get(fn)
-            if ufunc is not None and _numpy_operands(left, right):
+            if ufunc is not None and numpy_operands(left, right):
                 # ``a // 0``, ``a ** b`` of NumPy integers: ndarray's operators are NumPy's ufuncs,
                 # with their integer rules (0 for a division by zero, ValueError for a negative power)
                 return self.call(ufunc, (left, right), {}, node)
@@ -1467,6 +1499,8 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
                     self.check_consumable(arg, node)
         if not any(fn is f for f in _TYPE_READS):
             self.note_identity((*args, *kwargs.values()))
+        if not any(fn is f for f in _NO_PROTOCOL_CALLS):
+            self.check_effectful_dunders((*args, *kwargs.values()), qualified_name(fn), node)
         if reads and not any(fn is f for f in _IDENTITY_READS):
             # hasattr/getattr look an attribute up: what the object's attributes hold is not read
             self.guard_reads((*args, *kwargs.values()), node, objects=fn is not hasattr and fn is not getattr)
@@ -1761,8 +1795,11 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         if not isinstance(ta, Value):
             return b if ta else a
         kinds = [x.type.kinds if isinstance(x, Value) else frozenset({"python"}) for x in (a, b)]
-        if kinds[0] != kinds[1] or KindedValue in (type(a), type(b)):
-            return self.select_join(node, ta, b, a)   # eager's result is a or b, by the data, of its own kind
+        if kinds[0] != kinds[1] or KindedValue in (type(a), type(b)) or not all(
+                isinstance(x, Value) and x.type.shape == () and x.type.dtype == np.bool_ for x in (a, b)):
+            # eager's result is a or b, by the data, of its own kind and shape (``a < b < c`` of 1-element
+            # arrays is the array ``b < c`` or ``a < b``, not their truth)
+            return self.select_join(node, ta, b, a)
         out = self.emit_call(jax.numpy.logical_and, (ta, tb), {}, node, "and")
         out.type = out.type.with_kinds(kinds[0])   # a or b: both of this kind (a Python bool for ``0 < a < 2``)
         return out
@@ -2060,10 +2097,17 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
             return value
         fallback = self._user_getattr(obj, attr)
         if fallback is not None:   # a user class's __getattr__ answers: converted like a call, as __getitem__ is
+            if not self._made_here(obj):   # (until the caller gives the object or its class the attribute: guarded)
+                self.external(True, lambda: _missing_statically(obj, attr), f"{self.named(obj)}.{attr} missing",
+                              ("getattr-missing", id(obj), attr))
             return self.call(fallback, (obj, attr), {}, node)
         try:
             value = getattr(obj, attr)
         except Exception as e:  # noqa: BLE001
+            if isinstance(e, AttributeError) and not self._made_here(obj):
+                # missing, until the caller sets it: guarded (a handler, a getattr default, may take it here)
+                self.external(True, lambda: _lacks_attribute(obj, attr), f"{self.named(obj)}.{attr} missing",
+                              ("attr-missing", id(obj), attr))
             raise self.graph_break(FallbackCode.TRACE_ERROR, node, f"attribute {attr!r} raised {type(e).__name__}: {e}", exc=e)
         if self._made_here(obj) or callable(value) and not is_array(value) and isinstance(obj, type):
             return value
@@ -2074,27 +2118,30 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         if isinstance(obj, types.ModuleType) and _library_module(obj) and (
                 isinstance(value, types.ModuleType) or callable(value) and not is_array(value)):
             return value   # a library's submodules, functions and classes: fixed for the process
-        return self.external(value, lambda: getattr(obj, attr), f"{self.named(obj)}.{attr}", ("attr", id(obj), attr),
-                             ("attr", obj, attr))
+        if is_array(value) or self._user_getattr_method(obj) is None:
+            return self.external(value, lambda: getattr(obj, attr), f"{self.named(obj)}.{attr}", ("attr", id(obj), attr),
+                                 ("attr", obj, attr))
+        # (a class with the user's __getattr__: the guard reads the attribute without running it)
+        return self.external(value, lambda: _MISSING if _missing_statically(obj, attr) else getattr(obj, attr),
+                             f"{self.named(obj)}.{attr}", ("attr", id(obj), attr))
 
     def _user_getattr(self, obj: Any, attr: str) -> Callable | None:
         """The user's ``__getattr__`` of ``obj``'s class where Python calls it
         for ``obj.attr`` (no such attribute on the object or its class, no
         ``__getattribute__`` of the user's), else None."""
+        method = self._user_getattr_method(obj)
+        return method if method is not None and _missing_statically(obj, attr) else None
+
+    def _user_getattr_method(self, obj: Any) -> Callable | None:
+        """The user's ``__getattr__`` of ``obj``'s class (no ``__getattribute__``
+        of the user's), else None."""
         if isinstance(obj, (type, types.ModuleType)):
             return None
         known = self.__dict__.setdefault("_user_getattrs", {})   # (per class: attribute reads are many)
         cls = type(obj)
         if cls not in known:
             known[cls] = None if python_method(obj, "__getattribute__") is not None else _users_method(obj, "__getattr__")
-        method = known[cls]
-        if method is None:
-            return None
-        try:
-            inspect.getattr_static(obj, attr)
-        except AttributeError:
-            return method
-        return None
+        return known[cls]
 
     def _check_cached_property(self, obj: Any, attr: str, node: Any) -> functools.cached_property | None:
         """The first read of a ``functools.cached_property`` stores its value
@@ -2283,7 +2330,14 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         if not self.only_item_targets(obj):   # (another item of a container written item by item: as at the call)
             self.check_no_effect(obj, node)
         inserted = self._check_missing_insert(obj, idx, node)
-        value = self.static_call(operator.getitem, (obj, idx), {}, node, reads=False)
+        try:
+            value = self.static_call(operator.getitem, (obj, idx), {}, node, reads=False)
+        except GraphBreak as e:
+            if isinstance(getattr(e, "exc", None), LookupError) and not self._made_here(obj):
+                # a missing key or index, until the caller adds it: guarded (a handler may take it here)
+                self.external(True, lambda: _lookup_fails(obj, idx), f"{self.named(obj)}[{idx!r}] missing",
+                              ("item-missing", id(obj), repr(idx)))
+            raise
         if inserted and type(value) in (list, dict, set):
             self.mark_fresh(value)   # ``d[k].append(v)`` on a defaultdict made here: the new list is this call's
         if type(idx) is slice and type(value) is type(obj) and type(obj) in (list, bytearray):
@@ -2357,6 +2411,7 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
             if contains_value(value) or contains_value(spec):
                 return self._deferred_fstring(node)
             conv = {-1: lambda x: x, 115: str, 114: repr, 97: ascii}[v.conversion]
+            self.check_effectful_dunders((value,), "an f-string", v, dunders.FORMATTING)
             self.guard_reads(value, v)
             parts.append(self.static_call(format, (conv(value), spec), {}, v))
         return "".join(parts)

@@ -151,3 +151,23 @@ def _declines(obj: Any, other: Any) -> bool:
     if type(obj) in _DECLINING:
         return not isinstance(other, type(obj))
     return isinstance(obj, Value) and not obj.type.mixed and not obj.type.numpy
+
+
+def numpy_operands(left: Any, right: Any) -> bool:
+    """Both operands of NumPy's rules: NumPy arrays or scalars (graph values of
+    NumPy kind, or NumPy objects) and Python numbers, at least one an integer
+    array of NumPy kind; no jax.Array (NumPy defers to JAX's operators) and no
+    value whose kind depends on the path."""
+    import numpy as np
+
+    from ..ir.core import Value
+
+    numpy_int = False
+    for x in (left, right):
+        if isinstance(x, Value):
+            if x.type.mixed or not x.type.kinds <= {"numpy", "array0", "python"}:
+                return False
+            numpy_int |= "python" not in x.type.kinds and x.type.dtype.kind in "iu"
+        elif not isinstance(x, (bool, int, float, np.ndarray, np.generic)):
+            return False
+    return numpy_int

@@ -594,7 +594,7 @@ def _specialize_in(sp: Specializer, unit: Unit, stmts: list, start: int, stop: i
         raise _escape_break(unit, stmts, start, end, FallbackCode.CONCRETE_VALUE, f"{e} would leave the compiled "
                             "segment", "assignment") from None
     try:   # a container made here that leaves twice is one object per call (boundary.py)
-        out = share_outputs(out, kept)
+        out = share_outputs(out, kept, lambda x: type(x) is Value and x.type.python)
     except ValueError as e:
         raise _escape_break(unit, stmts, start, end, FallbackCode.MUTATION, f"{e} would leave the compiled segment",
                             "assignment") from None
