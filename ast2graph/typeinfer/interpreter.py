@@ -1218,7 +1218,17 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
     def mark_fresh(self, obj: Any) -> Any:
         """Objects created during tracing may be mutated at trace time."""
         self.fresh[id(obj)] = (self.traced_depth, obj)
+        born = self.fresh_born
+        if born.get(id(obj), (0, None))[1] is not obj:   # (the first time: when it was made)
+            born[id(obj)] = (len(born), obj)
         return obj
+
+    @property
+    def fresh_born(self) -> dict:
+        """id -> (the order in which ``mark_fresh`` first saw it, the object):
+        whether a trace-time array was made after an inlined call began
+        (``mutation._callers_hold_no_temporaries``)."""
+        return self.__dict__.setdefault("_fresh_born", {})
 
     def own_dict(self, obj: Any) -> dict | None:
         """``vars(obj)`` / ``obj.__dict__`` of an object this call made: its
@@ -2292,8 +2302,9 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
             if not self._is_fresh(obj):
                 self._guard_contents(obj, node)
             return self.mark_fresh(value)
-        if self._made_here(obj) or isinstance(obj, (tuple, str, range)) and not is_array(value):
-            return value
+        if self._made_here(obj) or isinstance(obj, (tuple, str, range)) and (
+                not is_array(value) or type(value) is np.ndarray and self._made_here(value)):
+            return value   # (``(c,)[0]`` of an array this call made: that array, its layout and writes its own)
         return self.external(value, lambda: obj[idx], f"{self.named(obj)}[{idx!r}]", ("item", id(obj), repr(idx)),
                              ("item", obj, idx))
 

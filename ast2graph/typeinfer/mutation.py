@@ -284,13 +284,17 @@ def _array_method(fn: Any) -> bool:
 _PROBE_SEED = 20141
 
 
-def _exemplar(v: Value, rng: np.random.Generator) -> Any:
+def _exemplar(v: Value, rng: np.random.Generator, unit: bool = False) -> Any:
     """An object of ``v``'s eager kind with data that rarely hits a special
-    case (floats in [0.5, 1.5): nonzero, positive, not integral; ints 0)."""
+    case (floats in [0.5, 1.5): nonzero, positive, not integral; ints 0).
+    ``unit``: floats ascending in [0.25, 0.75] instead (what a probability
+    or a monotonic bin edge must be: ``np.quantile(a, q)``, ``np.digitize(x, bins)``)."""
     t = v.type
     data = np.zeros(t.shape, t.dtype)
     if t.dtype.kind in "fc":
         data = rng.uniform(0.5, 1.5, t.shape).astype(t.dtype)
+        if unit:
+            data = np.sort(rng.uniform(0.25, 0.75, max(data.size, 1)))[:data.size].reshape(t.shape).astype(t.dtype)
     if t.python:
         return data.item()
     if t.numpy:
@@ -320,16 +324,21 @@ def probe_kinds(fn: Any, treedef: Any, leaves: list, out_tree: Any, out_leaves: 
     graph's result in eager's containers: ``numpy_api.with_eager_containers``)."""
     import warnings
 
-    rng = np.random.default_rng(_PROBE_SEED)
-    dummies = [_exemplar(x, rng) if isinstance(x, Value) else x for x in leaves]
-    try:
-        with warnings.catch_warnings(), np.errstate(all="ignore"):
-            warnings.simplefilter("ignore")
-            args, kwargs = jax.tree_util.tree_unflatten(treedef, dummies)
-            eager = fn(*args, **kwargs)
-            got, got_tree = tree_flatten(eager)
-    except Exception as e:  # noqa: BLE001 - the kinds are not known: the caller falls back
-        return [], f"running it on data of eager's kinds raised {type(e).__name__}"
+    failed = None
+    for unit in (False, True):   # (then data a probability or a bin edge may be: ValueError on the first)
+        rng = np.random.default_rng(_PROBE_SEED)
+        dummies = [_exemplar(x, rng, unit) if isinstance(x, Value) else x for x in leaves]
+        try:
+            with warnings.catch_warnings(), np.errstate(all="ignore"):
+                warnings.simplefilter("ignore")
+                args, kwargs = jax.tree_util.tree_unflatten(treedef, dummies)
+                eager = fn(*args, **kwargs)
+                got, got_tree = tree_flatten(eager)
+            break
+        except Exception as e:  # noqa: BLE001 - the kinds are not known: the caller falls back
+            failed = failed or f"running it on data of eager's kinds raised {type(e).__name__}"
+    else:
+        return [], failed
     if loose and got_tree != out_tree and len(got) == len(out_leaves) and \
             tree_flatten(_lists(eager))[1] == tree_flatten(_lists(jax.tree_util.tree_unflatten(out_tree, out_leaves)))[1]:
         got_tree = out_tree
@@ -1391,10 +1400,17 @@ class MutationMixin:
         each bound to a parameter of that function."""
         frames = [*self.callers[1:], self.frame]
         made = self._made_at(obj)
+        token = self.object_token(obj)
+        array = obj if type(obj) is np.ndarray else \
+            self.from_trace_time.get(token[1]) if token is not None and token[0] == "new" else None
+        born = self.fresh_born.get(id(array)) if array is not None else None
+        born = born[0] if born is not None and born[1] is array else None   # (a trace-time array: when it was made)
         for caller, node, callee in zip(self.callers, self.call_nodes, frames):
             started = getattr(callee, "started", None)
             if made is not None and started is not None and (started[0] is not self.region or made >= started[1]):
                 continue   # made during the call (in this segment, after it began): not among its temporaries
+            if born is not None and started is not None and born >= started[2]:
+                continue   # made at trace time during the call (``np.zeros(shape)`` of _get_output): the same
             if not isinstance(node, gast.Call) or _statement_value(caller.unit, node) is None:
                 return False
             func = node.func

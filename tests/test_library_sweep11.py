@@ -1,0 +1,138 @@
+"""The library sweep in h-lib11 (issue 16, library part): whole namespaces
+with jax.Array and NumPy inputs, the largest causes of fallback.
+
+* An array this call made, read back out of a tuple display (``(c,)[0]``,
+  SciPy's ``find_best_blas_type((a1,))``), is that array: its layout and its
+  writes are this call's own (it was read as an outside value: ``.flags`` fell
+  back).
+* A LAPACK wrapper given ``overwrite_X=True`` on an operand whose layout is
+  known not Fortran-contiguous (a NumPy array made at trace time, as it is
+  at the call) writes nothing: f2py copies it first. Its arrays are new,
+  this call's own (``x -= y/dy`` of ``eigvals_banded``'s roots). The
+  ``scipy.special.roots_*`` Gauss quadratures are one graph.
+* A NumPy ufunc's positional outputs are its ``out=`` (``np.logical_not(r, r)``).
+* scipy.ndimage's compiled ``binary_erosion`` (returning its "changed" flag,
+  a Python int), ``geometric_transform`` (no Python mapping) and
+  ``distance_transform_bf`` run on the host inside the graph and write their
+  outputs, as the other compiled filters do: binary erosion, dilation,
+  opening, closing, hit-or-miss, ``distance_transform_bf``, ``rotate``,
+  ``affine_transform`` are one graph.
+* An array made at trace time during an inlined call (``_get_output``'s
+  ``np.zeros``) is no value the caller's statement evaluated before the call
+  (``affine_transform(m, np.eye(2) * 1.1)``): written through its one name
+  (``map_coordinates``, ``morphological_gradient`` fell back at the alias check).
+* The kinds of a NumPy function's results on jax.Arrays are found by running
+  it on exemplar data; where that raises, on a second exemplar ascending in
+  [0.25, 0.75] (a probability, a monotonic bin edge): ``np.quantile``,
+  ``np.nanquantile``, ``np.digitize`` of jax.Arrays are one graph.
+"""
+
+from __future__ import annotations
+
+import jax.numpy as jnp
+import numpy as np
+import scipy.linalg
+import scipy.ndimage
+import scipy.special
+
+from ast2graph import explain
+from tests.helpers import check, check_calls
+
+rng = np.random.default_rng(11)
+V = rng.standard_normal(8)
+P = rng.random(8)
+B = rng.random((6, 7)) > 0.4
+M = rng.standard_normal((6, 7))
+
+
+def test_array_made_here_read_from_a_tuple_keeps_its_layout():
+    def f(x):
+        c = np.zeros((2, 8))
+        c[1, :] = 1.0
+        t = (c,)
+        return t[0].flags["FORTRAN"], (c.T,)[0].flags["F_CONTIGUOUS"], t[0] * x
+
+    check(f, np.arange(8.0))
+
+
+def test_gauss_quadrature_roots_one_graph():
+    def f(n, a):
+        x, w = scipy.special.roots_hermite(n)
+        y, v = scipy.special.roots_genlaguerre(n, a)
+        return (w * np.exp(x)).sum(), (v * y).sum(), x, w
+
+    check_calls(f, [(8, 0.5), (8, 1.5), (5, 0.5)])
+
+
+def test_lapack_overwrite_of_a_fortran_array_is_not_pure():
+    # f2py writes LAPACK's workspace into an F-contiguous operand given overwrite_ab=True:
+    # eager's array changes, so the call is no trace-time computation
+    def f(n):
+        c = np.zeros((2, n), order="F")
+        c[0, 1:] = np.sqrt(np.arange(1.0, n) / 2.0)
+        w = scipy.linalg.eigvals_banded(c, overwrite_a_band=True)
+        return w, c
+
+    check(f, 6, full_graph=False)
+    assert explain(f)(6).fallback_sites
+
+
+def test_ufunc_positional_out_is_its_out():
+    def f(x, y):
+        r = x > 0.2
+        np.logical_not(r, r)
+        z = np.zeros_like(y)
+        np.add(y, 1.0, z)
+        return np.logical_and(x < 0.9, r), z
+
+    check_calls(f, [(V, P), (P, V)])
+
+
+def test_ndimage_binary_morphology_and_transforms_one_graph():
+    # _nd_image.binary_erosion (its "changed" a Python int), geometric_transform (no Python mapping),
+    # distance_transform_bf: compiled code writing its outputs, on the host inside the graph
+    def f(b, m):
+        e = scipy.ndimage.binary_erosion(b)
+        o = scipy.ndimage.binary_opening(b)
+        h = scipy.ndimage.binary_hit_or_miss(b)
+        d = scipy.ndimage.distance_transform_bf(b)
+        r = scipy.ndimage.rotate(m, 30)
+        a = scipy.ndimage.affine_transform(m, np.eye(2) * 1.1)
+        return e, o, h, d, r, a
+
+    for conv in (np.asarray, jnp.asarray):
+        check_calls(f, [(conv(B), conv(M)), (conv(~B), conv(M * 2))])
+
+
+def test_ndimage_erosion_until_stable_falls_back_at_the_coordinate_list():
+    # iterations=-1 asks _nd_image.binary_erosion for a coordinate list (mode 1): no graph op
+    def f(b):
+        return scipy.ndimage.binary_propagation(b)
+
+    check(f, B, full_graph=False)
+    sites = explain(f)(B).fallback_sites
+    assert [s.loc.function for s in sites] == ["_binary_erosion"]
+
+
+def test_output_made_during_a_call_is_no_temporary_of_the_callers_statement():
+    # the caller's statement evaluated np.eye(2) * 1.1 before the call; the output array
+    # affine_transform makes (np.zeros at trace time) after it began is none of those values
+    def f(m):
+        a = scipy.ndimage.affine_transform(m, np.eye(2) * 1.1)
+        g = scipy.ndimage.morphological_gradient(m, 3)
+        c = scipy.ndimage.map_coordinates(m, np.array([[0.5, 2.0], [1.0, 3.5]]) + 0.25)
+        return a, g, c
+
+    check_calls(f, [(M,), (M * 2,)])
+
+
+def test_numpy_on_jax_arrays_whose_kinds_need_probabilities_or_sorted_bins():
+    # the result kinds are found by running NumPy on exemplar data: data in [0.5, 1.5) is no
+    # quantile and no monotonic bin edge, so a second exemplar is ascending in [0.25, 0.75]
+    def f(a, q, bins):
+        return np.quantile(a, q), np.nanquantile(a, q), np.digitize(a, bins)
+
+    pj, vj = jnp.asarray(P), jnp.asarray(V)
+    # the same conversion over calls; the last two raise eager's ValueErrors (a quantile above 1,
+    # bins not monotonic) after calls that did not
+    check_calls(f, [(pj, pj, jnp.sort(vj)), (vj, pj[::-1], jnp.sort(pj)), (pj, pj + 1.0, jnp.sort(vj)), (pj, pj, vj)])
