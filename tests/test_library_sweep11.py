@@ -25,15 +25,26 @@ with jax.Array and NumPy inputs, the largest causes of fallback.
   it on exemplar data; where that raises, on a second exemplar ascending in
   [0.25, 0.75] (a probability, a monotonic bin edge): ``np.quantile``,
   ``np.nanquantile``, ``np.digitize`` of jax.Arrays are one graph.
+* A 0-d array a NumPy function makes new (``np.asarray(s, copy=True)`` of a
+  NumPy scalar, as array_api_extra's ``at(r, mask).set(v)`` does) has a known
+  ``.flags.writeable``: ``scipy.stats.pearsonr`` is one graph (NumPy and jax inputs).
+* A write into an array that an attribute of an object made in this call
+  holds (array_api_extra's ``at(z, i).set(v)``: ``x = self._x; x[idx] = y``)
+  rebinds that attribute to the written array, as a local name is rebound,
+  where no other attribute of the object reaches it; a method call on an
+  object the caller's statement made of plain arguments (``at(z, i).set(v)``)
+  holds no other temporary: ``scipy.stats.zscore`` is one graph.
 """
 
 from __future__ import annotations
 
 import jax.numpy as jnp
 import numpy as np
+import scipy._lib.array_api_extra as xpx
 import scipy.linalg
 import scipy.ndimage
 import scipy.special
+import scipy.stats
 
 from ast2graph import explain
 from tests.helpers import check, check_calls
@@ -136,3 +147,45 @@ def test_numpy_on_jax_arrays_whose_kinds_need_probabilities_or_sorted_bins():
     # the same conversion over calls; the last two raise eager's ValueErrors (a quantile above 1,
     # bins not monotonic) after calls that did not
     check_calls(f, [(pj, pj, jnp.sort(vj)), (vj, pj[::-1], jnp.sort(pj)), (pj, pj + 1.0, jnp.sort(vj)), (pj, pj, vj)])
+
+
+def test_new_zero_d_array_is_writeable_pearsonr_one_graph():
+    # array_api_extra's at(r, mask).set(v) of a NumPy scalar r copies it (np.asarray(r, copy=True)):
+    # a new 0-d array, writeable in eager, so its .flags.writeable is known (it fell back)
+    def f(x):
+        r = x.sum()
+        return xpx.at(r, r > 100).set(np.nan), xpx.at(r, r < 100).set(0.0)
+
+    check_calls(f, [(V,), (V * 100,)])
+    for conv in (np.asarray, jnp.asarray):
+        check_calls(scipy.stats.pearsonr, [(conv(V), conv(P)), (conv(P), conv(V))])
+
+
+def test_write_through_an_attribute_of_an_object_made_here_zscore_one_graph():
+    # array_api_extra's at(z, i).set(v) writes z in place through x = self._x: the at object,
+    # made in this call, has its attribute rebound to the written array as a name is
+    def f(x):
+        z = x * 2
+        a = xpx.at(z, np.abs(z) > 1)
+        w = a.set(0.0)
+        return z, w, a._x is z, a._x
+
+    check_calls(f, [(V,), (V * 3,)])
+    for conv in (np.asarray, jnp.asarray):
+        check_calls(scipy.stats.zscore, [(conv(V),), (conv(P),)])
+
+
+def test_write_into_an_array_an_object_also_holds_in_a_list_falls_back():
+    class Box:
+        def __init__(self, v):
+            self.v = v
+            self.others = [v]
+
+    def f(x):
+        z = x * 2
+        b = Box(z)
+        z[0] = 5.0
+        return b.v, b.others[0]
+
+    check_calls(f, [(V,), (P,)], full_graph=False)
+    assert [s.code.code for s in explain(f)(V).fallback_sites] == ["A2G007"]

@@ -1224,6 +1224,13 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         return obj
 
     @property
+    def new_arrays0(self) -> dict:
+        """id -> a 0-d NumPy array a NumPy function made new (its eager result
+        on exemplars was a writeable 0-d array sharing no operand's memory):
+        ``.flags.writeable`` True (``known_flags_writeable``)."""
+        return self.__dict__.setdefault("_new_arrays0", {})
+
+    @property
     def fresh_born(self) -> dict:
         """id -> (the order in which ``mark_fresh`` first saw it, the object):
         whether a trace-time array was made after an inlined call began
@@ -1809,7 +1816,7 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         array this segment made (True), one read-only in eager (False), or an
         argument's NumPy array, whose writeability is in the plan key
         (``specialize.numpy_readonly``); None otherwise."""
-        if self.known_writeable(x):
+        if self.known_writeable(x) or isinstance(x, Value) and self.new_arrays0.get(id(x)) is x:
             return True
         if self.known_readonly(x):
             return False

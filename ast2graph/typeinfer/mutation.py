@@ -25,7 +25,7 @@ import itertools
 import operator
 import types
 import weakref
-from typing import Any
+from typing import Any, Callable
 
 import gast
 import jax
@@ -866,6 +866,9 @@ class MutationMixin:
             mine.type = mine.type.with_kinds((kind,))
             if not shares and isinstance(eager, np.ndarray) and eager.ndim and eager.flags.writeable:
                 self.writeable_arrays[id(mine)] = (mine, id(mine))   # a new array, writeable in eager (``x.flags.writeable``)
+            elif not shares and isinstance(eager, np.ndarray) and eager.flags.writeable and kind == "array0":
+                # a new 0-d array (np.asarray(s, copy=True) of a NumPy scalar): its ``.flags.writeable`` is True
+                self.new_arrays0[id(mine)] = mine
             bases = [leaves[k] for k in shares if isinstance(leaves[k], Value)]
             if bases and (mine.type.shape or mine.type.array0):
                 self.view_of[id(mine)] = (mine, bases)
@@ -1349,6 +1352,23 @@ class MutationMixin:
                 return k
         return None
 
+    def _own_attributes_holding(self, holder: Any, obj: Any, walk: Callable[[Any, int], bool]) -> list | None:
+        """The attributes (``__dict__`` entries or ``__slots__``) of ``holder``,
+        an object of a plain Python class this call made, that hold ``obj``
+        itself, where none of its other attributes reaches ``obj``: each may be
+        bound to the written version as a local name is. None otherwise."""
+        if isinstance(holder, (Value, np.ndarray, list, tuple, dict, set, frozenset, str, bytes, int, float, type,
+                               types.ModuleType, types.FunctionType)) or not self._is_fresh(holder) \
+                or hasattr(holder, "frame"):
+            return None
+        attrs = getattr(holder, "__dict__", None)
+        names = [*(attrs if type(attrs) is dict else ()), *_slot_names(type(holder))]
+        values = {n: getattr(holder, n, None) for n in names}
+        direct = [n for n, v in values.items() if v is obj]
+        if not direct or any(v is not obj and walk(v, 1) for v in values.values()):
+            return None
+        return direct
+
     def _rebindable(self, obj: Any) -> bool:
         """Whether the other names holding ``obj`` may simply be bound to its
         written version: a NumPy array this call computed (no argument, whose
@@ -1416,6 +1436,14 @@ class MutationMixin:
             func = node.func
             while isinstance(func, gast.Attribute):
                 func = func.value
+            if isinstance(func, gast.Call) and isinstance(node.func, gast.Attribute) and node.func.value is func:
+                # ``at(x, i).set(v)``: a method of an object made by the statement, of plain arguments; that
+                # object is the callee's ``self`` (its names and attributes are rebound), consumed by the call
+                if func.keywords or not all(_plain_argument(a) for a in func.args):
+                    return False
+                func = func.func
+                while isinstance(func, gast.Attribute):
+                    func = func.value
             if not isinstance(func, gast.Name):
                 return False
             called = node.func.attr if isinstance(node.func, gast.Attribute) else node.func.id
@@ -1683,6 +1711,10 @@ class MutationMixin:
                 if plain is not None and v is obj and any(frame is f for f in own) and frame.owns(key):
                     plain.append((frame, key))
                     continue
+                held = self._own_attributes_holding(v, obj, walk) if plain is not None else None
+                if held:   # ``self._x`` of array-api-extra's ``at(x)`` made in this call: rebound as a name is
+                    plain += [(_Attributes(v), attr) for attr in held]
+                    continue
                 if views is not None and frame is self.frame and frame.owns(key) and not key.startswith("<"):
                     idx = self._static_view_index(v, obj)
                     if idx is not None:
@@ -1715,6 +1747,25 @@ class MutationMixin:
             if hits(rows.source) or is_value and isinstance(rows.source, Value) and self.may_share(obj, rows.source):
                 yield "the rows a loop or an iterator over it has not pulled yet (eager reads each row when it is pulled)"
                 return
+
+
+class _Attributes:
+    """An object's attributes seen as a frame's names (``env[attr] = new``
+    sets the attribute), for the rebinding of ``array_store``'s aliases."""
+
+    def __init__(self, obj: Any):
+        self.env = _AttributeEnv(obj)
+
+
+class _AttributeEnv:
+    def __init__(self, obj: Any):
+        self.obj = obj
+
+    def __getitem__(self, attr: str) -> Any:
+        return getattr(self.obj, attr)
+
+    def __setitem__(self, attr: str, value: Any) -> None:
+        object.__setattr__(self.obj, attr, value)
 
 
 def _slot_names(cls: type) -> list[str]:
