@@ -34,6 +34,9 @@ with jax.Array and NumPy inputs, the largest causes of fallback.
   where no other attribute of the object reaches it; a method call on an
   object the caller's statement made of plain arguments (``at(z, i).set(v)``)
   holds no other temporary: ``scipy.stats.zscore`` is one graph.
+* ``np.r_[a, x0]`` of traced arrays and numbers is NumPy's concatenation
+  (``np.result_type`` of the items where one is a number): ``cspline1d``,
+  ``qspline1d`` are one graph.
 """
 
 from __future__ import annotations
@@ -43,6 +46,7 @@ import numpy as np
 import scipy._lib.array_api_extra as xpx
 import scipy.linalg
 import scipy.ndimage
+import scipy.signal
 import scipy.special
 import scipy.stats
 
@@ -189,3 +193,15 @@ def test_write_into_an_array_an_object_also_holds_in_a_list_falls_back():
 
     check_calls(f, [(V,), (P,)], full_graph=False)
     assert [s.code.code for s in explain(f)(V).fallback_sites] == ["A2G007"]
+
+
+def test_r_of_traced_arrays_and_numbers_one_graph():
+    # np.r_[...] of arrays and numbers: NumPy's AxisConcatenator (a number does not up-cast)
+    def f(x):
+        s = x.sum()
+        return (np.r_[x[::-1], s], np.r_[x.astype(np.float32), 1.0], np.r_[1, -x[0]],
+                np.r_[x[:2], x[3:5] * 2], np.r_[x.astype(np.float32), s])
+
+    for conv in (np.asarray, jnp.asarray):
+        check_calls(f, [(conv(V),), (conv(P),)])
+    check_calls(scipy.signal.cspline1d, [(V,), (P,)])
