@@ -37,6 +37,8 @@ with jax.Array and NumPy inputs, the largest causes of fallback.
 * ``np.r_[a, x0]`` of traced arrays and numbers is NumPy's concatenation
   (``np.result_type`` of the items where one is a number): ``cspline1d``,
   ``qspline1d`` are one graph.
+* A NumPy function given a list of traced numbers where its JAX op refuses
+  a list (``np.mean([p0, p1])``) gets NumPy's array of them: ``invres``.
 """
 
 from __future__ import annotations
@@ -205,3 +207,14 @@ def test_r_of_traced_arrays_and_numbers_one_graph():
     for conv in (np.asarray, jnp.asarray):
         check_calls(f, [(conv(V),), (conv(P),)])
     check_calls(scipy.signal.cspline1d, [(V,), (P,)])
+
+
+def test_numpy_function_of_a_list_of_traced_numbers_one_graph():
+    # np.mean([p0, p1]): NumPy's array of the numbers, where jnp.mean refuses a list
+    # (jnp.stack takes one as it is); scipy.signal.invres groups poles this way
+    def f(x):
+        a, b = x[0], x[1] * 2
+        return np.mean([a, b]), np.median([a, b, 1.0]), np.std((a, b)), np.max([a, 2.0]), np.stack([a, b])
+
+    check_calls(f, [(V,), (P,)])
+    check_calls(scipy.signal.invres, [(np.arange(3.0), 2.0, 0.5), (P[:3], 2.0, 0.5)])

@@ -596,6 +596,10 @@ class CallMixin(GeneratorMixin, SortMixin):
                 and "out" not in kwargs:   # np.logical_not(r, r): NumPy's positional outputs are its out=
             outs = args[callee.nin:]
             args, kwargs = args[:callee.nin], {**kwargs, "out": outs if callee.nout > 1 else outs[0]}
+        if traced and args and type(args[0]) in (list, tuple) and _numbers_only(args[0]) \
+                and not isinstance(callee, np.ufunc) and _refuses_sequences(numpy_api.numpy_to_jnp(callee)):
+            # np.mean([p0, p1]) of traced numbers: NumPy's array of them (jnp.mean refuses a list)
+            args = (self.call(np.asarray, (args[0],), {}, node), *args[1:])
         if traced and numpy_api.is_numpy(callee):
             kwargs = numpy_api.without_out_none(callee, kwargs)   # np.trunc(x, out=None): a new array
             kwargs = self._numpy_initial(callee, args, kwargs, node)   # np.max(x, initial=-np.inf)
@@ -2774,6 +2778,37 @@ def _pure_lapack(callee: Any, args: tuple, kwargs: dict) -> bool:
     sig = lapack.wrapper(callee)
     bound = lapack.bind(sig, args, kwargs) if sig is not None else None
     return bound is not None and lapack.pure(sig, bound, _own_layout)
+
+
+def _numbers_only(items: Any) -> bool:
+    """A list or tuple of numbers, at least one of them traced: 0-d values
+    and Python or NumPy numbers (what ``np.asarray`` makes a vector of)."""
+    return bool(items) and any(isinstance(x, Value) for x in items) and all(
+        isinstance(x, Value) and not x.type.shape and not x.type.mixed or type(x) in (bool, int, float, complex)
+        or isinstance(x, np.generic) and x.dtype.kind in "biufc" for x in items)
+
+
+_REFUSES: dict[int, bool] = {}
+
+
+def _refuses_sequences(fn: Any) -> bool:
+    """``fn`` is a function of jax.numpy that refuses a Python list as its
+    first operand (``jnp.mean([a, b])``: TypeError, where NumPy takes the
+    array of it); one that takes sequences (``jnp.stack``) or is no JAX
+    function: False. Found once per function, on a list of two 0-d arrays."""
+    if not _is_jax_function(fn) or not (getattr(fn, "__module__", "") or "").startswith("jax.numpy"):
+        return False
+    found = _REFUSES.get(id(fn))
+    if found is None:
+        try:
+            jax.eval_shape(lambda: fn([jnp.zeros(()), jnp.zeros(())]))
+            found = False
+        except TypeError as e:
+            found = "requires ndarray or scalar arguments" in str(e)
+        except Exception:  # noqa: BLE001 - it needs other operands: not known to refuse
+            found = False
+        _REFUSES[id(fn)] = found
+    return found
 
 
 def _own_layout(x: Any) -> tuple[bool, bool] | None:
