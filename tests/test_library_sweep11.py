@@ -218,3 +218,14 @@ def test_numpy_function_of_a_list_of_traced_numbers_one_graph():
 
     check_calls(f, [(V,), (P,)])
     check_calls(scipy.signal.invres, [(np.arange(3.0), 2.0, 0.5), (P[:3], 2.0, 0.5)])
+
+
+def test_ufunc_positional_out_with_casting_falls_back_without_internal_error():
+    # np.sqrt(output, output, casting="unsafe") (generic_gradient_magnitude): not modelled, a fallback site
+    def f(x):
+        y = x * 2
+        np.sqrt(y, y, casting="unsafe")
+        return y
+
+    check(f, np.abs(M), full_graph=False)
+    assert {s.code.code for s in explain(f)(np.abs(M)).fallback_sites} == {"A2G003"}

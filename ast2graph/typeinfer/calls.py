@@ -593,7 +593,7 @@ class CallMixin(GeneratorMixin, SortMixin):
         if traced and _jax_asarray_is_self(callee, args, kwargs):
             return args[0]   # jnp.asarray(x) of a jax.Array is x itself
         if traced and isinstance(callee, np.ufunc) and callee.nin < len(args) <= callee.nin + callee.nout \
-                and "out" not in kwargs:   # np.logical_not(r, r): NumPy's positional outputs are its out=
+                and not kwargs:   # np.logical_not(r, r): NumPy's positional outputs are its out= (casting=: not here)
             outs = args[callee.nin:]
             args, kwargs = args[:callee.nin], {**kwargs, "out": outs if callee.nout > 1 else outs[0]}
         if traced and args and type(args[0]) in (list, tuple) and _numbers_only(args[0]) \
