@@ -603,6 +603,14 @@ class CallMixin(GeneratorMixin, SortMixin):
                 return copied
         if traced and _jax_asarray_is_self(callee, args, kwargs):
             return args[0]   # jnp.asarray(x) of a jax.Array is x itself
+        if traced and isinstance(callee, np.ufunc) and callee.nin < len(args) <= callee.nin + callee.nout \
+                and not kwargs:   # np.logical_not(r, r): NumPy's positional outputs are its out= (casting=: not here)
+            outs = args[callee.nin:]
+            args, kwargs = args[:callee.nin], {**kwargs, "out": outs if callee.nout > 1 else outs[0]}
+        if traced and args and type(args[0]) in (list, tuple) and _numbers_only(args[0]) \
+                and not isinstance(callee, np.ufunc) and _refuses_sequences(numpy_api.numpy_to_jnp(callee)):
+            # np.mean([p0, p1]) of traced numbers: NumPy's array of them (jnp.mean refuses a list)
+            args = (self.call(np.asarray, (args[0],), {}, node), *args[1:])
         if traced and numpy_api.is_numpy(callee):
             kwargs = numpy_api.without_out_none(callee, kwargs)   # np.trunc(x, out=None): a new array
             kwargs = self._numpy_initial(callee, args, kwargs, node)   # np.max(x, initial=-np.inf)
@@ -707,6 +715,13 @@ class CallMixin(GeneratorMixin, SortMixin):
             # cache hands out is held elsewhere). Fresh, it never leaves a segment as the one trace-time
             # object every call would share (``specialize.remade_per_call``).
             fresh = isinstance(result, (list, dict, set)) or made or _keeps_attributes(result)
+            if not traced and lapack.wrapper(callee) is not None and type(result) in (tuple, np.ndarray):
+                # a pure LAPACK call's arrays are f2py's new ones (an operand it copied, a result it allocated):
+                # this call's own, to write into (``x -= y/dy`` of eigvals_banded's roots), as eager's are
+                operands = [id(a) for a in (*args, *kwargs.values())]
+                for r in result if type(result) is tuple else (result,):
+                    if type(r) is np.ndarray and id(r) not in operands and r.base is None:
+                        self.mark_fresh(r)
             return self.mark_made(result) if fresh else result
         raise self.graph_break(FallbackCode.OPAQUE_CALL, node, f"{qualified_name(callee)} is not known to be free of side effects", "call")
 
@@ -2090,7 +2105,8 @@ class CallMixin(GeneratorMixin, SortMixin):
         written into them as ``output[...] = new`` (``_write_into``: through
         the local names holding each, this function's and its inlined
         callers', as eager's write shows; trace-time arrays are handed to the
-        op as they are at the call). Returns None, as eager's call does;
+        op as they are at the call). Returns None, as eager's call does (a Python int where
+        eager's does: ``compiled_outputs.RETURNS_INT``);
         NotImplemented where an operand is of another sort (a callable, a
         traced number, a value of path-dependent kind, keywords), an output
         is not a NumPy array this call holds, or it may share memory with
@@ -2122,26 +2138,39 @@ class CallMixin(GeneratorMixin, SortMixin):
                      else x.copy() if type(x) is np.ndarray else x for x in leaves]
         if any(isinstance(x, Value) for x in exemplars):   # (a traced number: its eager kind is not an array)
             return NotImplemented
-        try:   # eager's own call on exemplar data: None, or eager raises on these operands' sort
+        number = compiled_outputs.returns_int(callee)
+        call = compiled_outputs.WritesOutputs(callee, tuple(at), groups, number)
+        try:   # eager's own call on exemplar data: None (or an int), or eager raises on these operands' sort
             a, kw = jax.tree_util.tree_unflatten(treedef, exemplars)
-            compiled_outputs.WritesOutputs(callee, tuple(at), groups)(*a, **kw)
+            call(*a, **kw)
         except Exception:  # noqa: BLE001 - eager raises, or the operands are of another sort: it runs in Python
             return NotImplemented
         declared = tuple(jax.ShapeDtypeStruct(tuple(np.shape(o) if type(o) is np.ndarray else o.type.shape),
                                               o.dtype if type(o) is np.ndarray else o.type.dtype) for o in outputs)
+        declared += (jax.ShapeDtypeStruct((), np.dtype("int64")),) * number
         name = qualified_name(callee)
         self.decide(node, "call", "host callback", f"{name} is compiled code that writes its output arrays: it runs "
                     "on the host inside the graph, on eager's values, and its outputs' new contents are written back")
-        fn = arrays.host_function(compiled_outputs.WritesOutputs(callee, tuple(at), groups), False,
-                                  self.value_kinds((args, kwargs), node), True)
+        fn = arrays.host_function(call, False, self.value_kinds((args, kwargs), node), True)
         snapshots: dict[int, np.ndarray] = {}   # trace-time arrays as they are now (later trace-time writes unseen)
         frozen = [snapshots.setdefault(id(x), x.copy()) if type(x) is np.ndarray else x for x in leaves]
         args = jax.tree_util.tree_unflatten(treedef, frozen)[0]
         results = self.emit_call(fn, (declared, *args), {}, node, f"host {name}")
-        for out, new in zip(outputs, results if isinstance(results, (list, tuple)) else (results,)):
+        results = list(results) if isinstance(results, (list, tuple)) else [results]
+        for out, new in zip(outputs, results):
             new.type = new.type.with_kinds(("numpy",))
             self._write_into(out, new, node, name)
+        if number:   # eager's Python int (binary_erosion's "changed"): weakly typed, as Python's ints are in the graph
+            result = self.emit_call(casts.cast, (results[-1], np.dtype("int64")), {"weak": True}, node, f"{name} number")
+            result.type = result.type.with_kinds(("python",))
+            return result
         return None
+
+    def _lapack_layout(self, x: Any) -> tuple[bool, bool] | None:
+        """(C, F) contiguity of a LAPACK operand: a NumPy array made at trace
+        time (``c = np.zeros((2, n))`` in scipy.special's ``_gen_roots_and_weights``)
+        has its own, as it is at the call; a traced one ``known_contiguity``'s."""
+        return _own_layout(x) if type(x) is np.ndarray else self.known_contiguity(x)
 
     def _host_lapack(self, callee: Any, args: tuple, kwargs: dict, node: Any) -> Any:
         """One of SciPy's LAPACK/BLAS wrappers (``lapack``: ``dgetrf(a)``, as
@@ -2158,7 +2187,7 @@ class CallMixin(GeneratorMixin, SortMixin):
         or eager's call raises on the exemplars."""
         sig = lapack.wrapper(callee)
         bound = lapack.bind(sig, args, kwargs)
-        if bound is None or not lapack.pure(sig, bound, self.known_contiguity):
+        if bound is None or not lapack.pure(sig, bound, self._lapack_layout):
             return NotImplemented
         if any(sig.sorts.get(p) == "callback" for p in bound):   # never called (sort_t=0): a stand-in of ours
             args = tuple(lapack.never_called if sig.sorts.get(p) == "callback" else a for p, a in zip(sig.params, args))
@@ -2661,7 +2690,7 @@ class CallMixin(GeneratorMixin, SortMixin):
         outer, outer_cont = self.frame, self.cont
         # where the graph stood when the call began: a value made later is in
         # no value the caller evaluated before it (mutation._made_during)
-        frame.started = (self.region, len(self.region.ops))
+        frame.started = (self.region, len(self.region.ops), len(self.fresh_born))   # (and trace-time objects made)
         self.frame, self.cont = frame, []
         self.callers.append(outer)
         self.call_nodes.append(node)
@@ -2795,7 +2824,45 @@ def _pure_lapack(callee: Any, args: tuple, kwargs: dict) -> bool:
     none of them (``dgesdd_lwork(m, n)``): run at trace time, as eager runs it."""
     sig = lapack.wrapper(callee)
     bound = lapack.bind(sig, args, kwargs) if sig is not None else None
-    return bound is not None and lapack.pure(sig, bound)
+    return bound is not None and lapack.pure(sig, bound, _own_layout)
+
+
+def _numbers_only(items: Any) -> bool:
+    """A list or tuple of numbers, at least one of them traced: 0-d values
+    and Python or NumPy numbers (what ``np.asarray`` makes a vector of)."""
+    return bool(items) and any(isinstance(x, Value) for x in items) and all(
+        isinstance(x, Value) and not x.type.shape and not x.type.mixed or type(x) in (bool, int, float, complex)
+        or isinstance(x, np.generic) and x.dtype.kind in "biufc" for x in items)
+
+
+_REFUSES: dict[int, bool] = {}
+
+
+def _refuses_sequences(fn: Any) -> bool:
+    """``fn`` is a function of jax.numpy that refuses a Python list as its
+    first operand (``jnp.mean([a, b])``: TypeError, where NumPy takes the
+    array of it); one that takes sequences (``jnp.stack``) or is no JAX
+    function: False. Found once per function, on a list of two 0-d arrays."""
+    if not _is_jax_function(fn) or not (getattr(fn, "__module__", "") or "").startswith("jax.numpy"):
+        return False
+    found = _REFUSES.get(id(fn))
+    if found is None:
+        try:
+            jax.eval_shape(lambda: fn([jnp.zeros(()), jnp.zeros(())]))
+            found = False
+        except TypeError as e:
+            found = "requires ndarray or scalar arguments" in str(e)
+        except Exception:  # noqa: BLE001 - it needs other operands: not known to refuse
+            found = False
+        _REFUSES[id(fn)] = found
+    return found
+
+
+def _own_layout(x: Any) -> tuple[bool, bool] | None:
+    """(C, F) contiguity of a NumPy array as it is now (an operand made at
+    trace time: f2py copies one that is not Fortran-contiguous before LAPACK
+    writes, whatever ``overwrite_X`` says)."""
+    return (bool(x.flags.c_contiguous), bool(x.flags.f_contiguous)) if type(x) is np.ndarray else None
 
 
 _NEP50 = int(np.__version__.split(".")[0]) >= 2   # NumPy 2: a result's dtype depends on its operands' types only

@@ -1250,7 +1250,24 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
     def mark_fresh(self, obj: Any) -> Any:
         """Objects created during tracing may be mutated at trace time."""
         self.fresh[id(obj)] = (self.traced_depth, obj)
+        born = self.fresh_born
+        if born.get(id(obj), (0, None))[1] is not obj:   # (the first time: when it was made)
+            born[id(obj)] = (len(born), obj)
         return obj
+
+    @property
+    def new_arrays0(self) -> dict:
+        """id -> a 0-d NumPy array a NumPy function made new (its eager result
+        on exemplars was a writeable 0-d array sharing no operand's memory):
+        ``.flags.writeable`` True (``known_flags_writeable``)."""
+        return self.__dict__.setdefault("_new_arrays0", {})
+
+    @property
+    def fresh_born(self) -> dict:
+        """id -> (the order in which ``mark_fresh`` first saw it, the object):
+        whether a trace-time array was made after an inlined call began
+        (``mutation._callers_hold_no_temporaries``)."""
+        return self.__dict__.setdefault("_fresh_born", {})
 
     def own_dict(self, obj: Any) -> dict | None:
         """``vars(obj)`` / ``obj.__dict__`` of an object this call made: its
@@ -1836,7 +1853,7 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         array this segment made (True), one read-only in eager (False), or an
         argument's NumPy array, whose writeability is in the plan key
         (``specialize.numpy_readonly``); None otherwise."""
-        if self.known_writeable(x):
+        if self.known_writeable(x) or isinstance(x, Value) and self.new_arrays0.get(id(x)) is x:
             return True
         if self.known_readonly(x):
             return False
@@ -2290,6 +2307,10 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         if isinstance(obj, Mapping) and not isinstance(obj, Value) and contains_value(idx):
             raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"a traced value as a key into a "
                                    f"{type(obj).__name__} (eager hashes its value)", "subscript")
+        if obj is np.r_ and contains_value(idx):
+            joined = self._r_concatenate(idx, node)   # ``np.r_[a, x0]`` of arrays and numbers
+            if joined is not NotImplemented:
+                return joined
         method = None if isinstance(obj, Value) else python_method(obj, "__getitem__")
         if method is not None:   # a user class's own ``__getitem__`` (of a traced index too): converted like any of its methods
             return self.call(method, (obj, idx), {}, node)
@@ -2346,10 +2367,35 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
             if not self._is_fresh(obj):
                 self._guard_contents(obj, node)
             return self.mark_fresh(value)
-        if self._made_here(obj) or isinstance(obj, (tuple, str, range)) and not is_array(value):
-            return value
+        if self._made_here(obj) or isinstance(obj, (tuple, str, range)) and (
+                not is_array(value) or type(value) is np.ndarray and self._made_here(value)):
+            return value   # (``(c,)[0]`` of an array this call made: that array, its layout and writes its own)
         return self.external(value, lambda: obj[idx], f"{self.named(obj)}[{idx!r}]", ("item", id(obj), repr(idx)),
                              ("item", obj, idx))
+
+    def _r_concatenate(self, idx: Any, node: Any) -> Any:
+        """``np.r_[a, b, x]`` of arrays and numbers only (no slice, string
+        directive or list; a jax.Array is NumPy's array of it), as NumPy's
+        ``AxisConcatenator`` computes it: each
+        item ``np.array(item, ndmin=1, dtype=final)``, ``final`` the
+        ``np.result_type`` of all items where one is a scalar (a Python or
+        NumPy number: it does not up-cast), then ``np.concatenate``.
+        NotImplemented for any other index (NumPy's own ``__getitem__``)."""
+        items = idx if type(idx) is tuple else (idx,)
+        for x in items:
+            if isinstance(x, Value):
+                if x.type.mixed:
+                    return NotImplemented
+            elif type(x) not in (bool, int, float, complex) and not (isinstance(x, np.generic) and x.dtype.kind in "biufc") \
+                    and not (type(x) is np.ndarray and x.dtype.kind in "biufc"):
+                return NotImplemented
+        scalar = any(isinstance(x, Value) and x.type.python or isinstance(x, Value) and x.type.numpy and not x.type.shape
+                     and not x.type.array0 or type(x) in (bool, int, float, complex) or isinstance(x, np.generic)
+                     for x in items)
+        final = self.call(np.result_type, items, {}, node) if scalar else None
+        kw = {} if final is None else {"dtype": final}
+        parts = [self.call(np.atleast_1d, (self.call(np.asarray, (x,), kw, node),), {}, node) for x in items]
+        return self.call(np.concatenate, (parts,), {}, node)
 
     def _check_missing_insert(self, obj: Any, idx: Any, node: Any) -> bool:
         """``d[k]`` of a missing key on a mapping whose ``__missing__`` inserts

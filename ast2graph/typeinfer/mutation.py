@@ -25,7 +25,7 @@ import itertools
 import operator
 import types
 import weakref
-from typing import Any
+from typing import Any, Callable
 
 import gast
 import jax
@@ -284,13 +284,17 @@ def _array_method(fn: Any) -> bool:
 _PROBE_SEED = 20141
 
 
-def _exemplar(v: Value, rng: np.random.Generator) -> Any:
+def _exemplar(v: Value, rng: np.random.Generator, unit: bool = False) -> Any:
     """An object of ``v``'s eager kind with data that rarely hits a special
-    case (floats in [0.5, 1.5): nonzero, positive, not integral; ints 0)."""
+    case (floats in [0.5, 1.5): nonzero, positive, not integral; ints 0).
+    ``unit``: floats ascending in [0.25, 0.75] instead (what a probability
+    or a monotonic bin edge must be: ``np.quantile(a, q)``, ``np.digitize(x, bins)``)."""
     t = v.type
     data = np.zeros(t.shape, t.dtype)
     if t.dtype.kind in "fc":
         data = rng.uniform(0.5, 1.5, t.shape).astype(t.dtype)
+        if unit:
+            data = np.sort(rng.uniform(0.25, 0.75, max(data.size, 1)))[:data.size].reshape(t.shape).astype(t.dtype)
     if t.python:
         return data.item()
     if t.numpy:
@@ -320,16 +324,21 @@ def probe_kinds(fn: Any, treedef: Any, leaves: list, out_tree: Any, out_leaves: 
     graph's result in eager's containers: ``numpy_api.with_eager_containers``)."""
     import warnings
 
-    rng = np.random.default_rng(_PROBE_SEED)
-    dummies = [_exemplar(x, rng) if isinstance(x, Value) else x for x in leaves]
-    try:
-        with warnings.catch_warnings(), np.errstate(all="ignore"):
-            warnings.simplefilter("ignore")
-            args, kwargs = jax.tree_util.tree_unflatten(treedef, dummies)
-            eager = fn(*args, **kwargs)
-            got, got_tree = tree_flatten(eager)
-    except Exception as e:  # noqa: BLE001 - the kinds are not known: the caller falls back
-        return [], f"running it on data of eager's kinds raised {type(e).__name__}"
+    failed = None
+    for unit in (False, True):   # (then data a probability or a bin edge may be: ValueError on the first)
+        rng = np.random.default_rng(_PROBE_SEED)
+        dummies = [_exemplar(x, rng, unit) if isinstance(x, Value) else x for x in leaves]
+        try:
+            with warnings.catch_warnings(), np.errstate(all="ignore"):
+                warnings.simplefilter("ignore")
+                args, kwargs = jax.tree_util.tree_unflatten(treedef, dummies)
+                eager = fn(*args, **kwargs)
+                got, got_tree = tree_flatten(eager)
+            break
+        except Exception as e:  # noqa: BLE001 - the kinds are not known: the caller falls back
+            failed = failed or f"running it on data of eager's kinds raised {type(e).__name__}"
+    else:
+        return [], failed
     if loose and got_tree != out_tree and len(got) == len(out_leaves) and \
             tree_flatten(_lists(eager))[1] == tree_flatten(_lists(jax.tree_util.tree_unflatten(out_tree, out_leaves)))[1]:
         got_tree = out_tree
@@ -857,6 +866,9 @@ class MutationMixin:
             mine.type = mine.type.with_kinds((kind,))
             if not shares and isinstance(eager, np.ndarray) and eager.ndim and eager.flags.writeable:
                 self.writeable_arrays[id(mine)] = (mine, id(mine))   # a new array, writeable in eager (``x.flags.writeable``)
+            elif not shares and isinstance(eager, np.ndarray) and eager.flags.writeable and kind == "array0":
+                # a new 0-d array (np.asarray(s, copy=True) of a NumPy scalar): its ``.flags.writeable`` is True
+                self.new_arrays0[id(mine)] = mine
             bases = [leaves[k] for k in shares if isinstance(leaves[k], Value)]
             if bases and (mine.type.shape or mine.type.array0):
                 self.view_of[id(mine)] = (mine, bases)
@@ -1340,6 +1352,23 @@ class MutationMixin:
                 return k
         return None
 
+    def _own_attributes_holding(self, holder: Any, obj: Any, walk: Callable[[Any, int], bool]) -> list | None:
+        """The attributes (``__dict__`` entries or ``__slots__``) of ``holder``,
+        an object of a plain Python class this call made, that hold ``obj``
+        itself, where none of its other attributes reaches ``obj``: each may be
+        bound to the written version as a local name is. None otherwise."""
+        if isinstance(holder, (Value, np.ndarray, list, tuple, dict, set, frozenset, str, bytes, int, float, type,
+                               types.ModuleType, types.FunctionType)) or not self._is_fresh(holder) \
+                or hasattr(holder, "frame"):
+            return None
+        attrs = getattr(holder, "__dict__", None)
+        names = [*(attrs if type(attrs) is dict else ()), *_slot_names(type(holder))]
+        values = {n: getattr(holder, n, None) for n in names}
+        direct = [n for n, v in values.items() if v is obj]
+        if not direct or any(v is not obj and walk(v, 1) for v in values.values()):
+            return None
+        return direct
+
     def _rebindable(self, obj: Any) -> bool:
         """Whether the other names holding ``obj`` may simply be bound to its
         written version: a NumPy array this call computed (no argument, whose
@@ -1391,15 +1420,30 @@ class MutationMixin:
         each bound to a parameter of that function."""
         frames = [*self.callers[1:], self.frame]
         made = self._made_at(obj)
+        token = self.object_token(obj)
+        array = obj if type(obj) is np.ndarray else \
+            self.from_trace_time.get(token[1]) if token is not None and token[0] == "new" else None
+        born = self.fresh_born.get(id(array)) if array is not None else None
+        born = born[0] if born is not None and born[1] is array else None   # (a trace-time array: when it was made)
         for caller, node, callee in zip(self.callers, self.call_nodes, frames):
             started = getattr(callee, "started", None)
             if made is not None and started is not None and (started[0] is not self.region or made >= started[1]):
                 continue   # made during the call (in this segment, after it began): not among its temporaries
+            if born is not None and started is not None and born >= started[2]:
+                continue   # made at trace time during the call (``np.zeros(shape)`` of _get_output): the same
             if not isinstance(node, gast.Call) or _statement_value(caller.unit, node) is None:
                 return False
             func = node.func
             while isinstance(func, gast.Attribute):
                 func = func.value
+            if isinstance(func, gast.Call) and isinstance(node.func, gast.Attribute) and node.func.value is func:
+                # ``at(x, i).set(v)``: a method of an object made by the statement, of plain arguments; that
+                # object is the callee's ``self`` (its names and attributes are rebound), consumed by the call
+                if func.keywords or not all(_plain_argument(a) for a in func.args):
+                    return False
+                func = func.func
+                while isinstance(func, gast.Attribute):
+                    func = func.value
             if not isinstance(func, gast.Name):
                 return False
             called = node.func.attr if isinstance(node.func, gast.Attribute) else node.func.id
@@ -1667,6 +1711,10 @@ class MutationMixin:
                 if plain is not None and v is obj and any(frame is f for f in own) and frame.owns(key):
                     plain.append((frame, key))
                     continue
+                held = self._own_attributes_holding(v, obj, walk) if plain is not None else None
+                if held:   # ``self._x`` of array-api-extra's ``at(x)`` made in this call: rebound as a name is
+                    plain += [(_Attributes(v), attr) for attr in held]
+                    continue
                 if views is not None and frame is self.frame and frame.owns(key) and not key.startswith("<"):
                     idx = self._static_view_index(v, obj)
                     if idx is not None:
@@ -1699,6 +1747,25 @@ class MutationMixin:
             if hits(rows.source) or is_value and isinstance(rows.source, Value) and self.may_share(obj, rows.source):
                 yield "the rows a loop or an iterator over it has not pulled yet (eager reads each row when it is pulled)"
                 return
+
+
+class _Attributes:
+    """An object's attributes seen as a frame's names (``env[attr] = new``
+    sets the attribute), for the rebinding of ``array_store``'s aliases."""
+
+    def __init__(self, obj: Any):
+        self.env = _AttributeEnv(obj)
+
+
+class _AttributeEnv:
+    def __init__(self, obj: Any):
+        self.obj = obj
+
+    def __getitem__(self, attr: str) -> Any:
+        return getattr(self.obj, attr)
+
+    def __setitem__(self, attr: str, value: Any) -> None:
+        object.__setattr__(self.obj, attr, value)
 
 
 def _slot_names(cls: type) -> list[str]:
