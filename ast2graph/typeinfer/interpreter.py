@@ -198,7 +198,8 @@ def _python_int_and_float(left: Any, right: Any) -> bool:
 
 
 _FP_OPERATOR_FNS = frozenset({operator.truediv, operator.itruediv, operator.floordiv, operator.ifloordiv,
-                              operator.mod, operator.imod, operator.pow, operator.ipow})
+                              operator.mod, operator.imod, operator.pow, operator.ipow, operator.add, operator.iadd,
+                              operator.sub, operator.isub, operator.mul, operator.imul})
 
 
 def _numpy_warnings_may_raise() -> bool:

@@ -24,11 +24,12 @@ import jax
 import numpy as np
 
 from ..fallback.sites import Decision, FallbackCode, FallbackSite, GraphBreak
-from ..ir.core import CallOp, Graph, KindedValue, Region, TreeVariant, Value, walk_ops
+from ..ir.core import ArrayType, CallOp, Graph, KindedValue, Region, TreeVariant, Value, bounded, walk_ops
 from ..graphlib.arrays import DeferredStr, eager_kind, raise_when, to_eager_kind
 from .calls import TransformedFn
 from .guards import MUTABLE_BUILTINS, object_key
 from .interpreter import Specializer
+from . import hostwarnings
 from .state import LocalFunction, contains_value
 from .nnx import boundary_leaf, is_nnx
 from .lattice import array_type_of, is_array, ndarray_subclass, subclass_cause, untrace_numbers
@@ -85,6 +86,9 @@ class Specialization:
     # positions among the outputs of NumPy arrays that eager makes in Fortran order (a ufunc of
     # Fortran-ordered operands, a LAPACK wrapper's result: ``known_contiguity``): handed back so
     fortran_out: tuple = ()
+    # what issues NumPy's RuntimeWarnings of each flags output (the outputs' last part), in
+    # program order, after each call (``GraphPlan.run``; ``_warning_outputs``)
+    warning_issuers: tuple = ()
 
 
 def numpy_aliasing(leaves: list) -> tuple:
@@ -564,6 +568,8 @@ def _specialize_in(sp: Specializer, unit: Unit, stmts: list, start: int, stop: i
     same = [(x, m, flag) for x in tree_flatten(out, is_leaf=lambda x: type(x) is Value)[0] if type(x) is Value
             for m, flag in sp.identity_of(x).items() if isinstance(flag, Value)] if returns else []
     out = (*out, [flag for _, _, flag in same])
+    warning_flags, warning_issuers = _warning_outputs(sp, body)
+    out = (*out, warning_flags)
     for leaf in tree_flatten(out, is_leaf=lambda x: isinstance(x, TraceGenerator))[0]:
         if isinstance(leaf, TraceGenerator):   # the statements after the segment need eager's generator object
             raise _escape_break(unit, stmts, start, end, FallbackCode.GENERATOR, f"a generator object of "
@@ -663,7 +669,37 @@ def _specialize_in(sp: Specializer, unit: Unit, stmts: list, start: int, stop: i
                           sp.late_checks, tuple(k for k, x in enumerate(out_leaves) if sp.known_readonly(x)),
                           maybe_same, tuple(k for k, x in enumerate(out_leaves)
                                             if isinstance(x, Value) and len(x.type.shape) > 1
-                                            and sp.known_contiguity(x) == (False, True)))
+                                            and sp.known_contiguity(x) == (False, True)), warning_issuers)
+
+
+def _warning_outputs(sp: Specializer, body: Any) -> tuple[list, tuple]:
+    """NumPy's RuntimeWarnings as outputs: where every host effect of the
+    graph is a NumPy warning callback at its top level (no print, no
+    ``warnings.warn``, no run-time check, none inside a branch or a loop),
+    those callbacks are dropped and their flags leave the graph, each with
+    what issues its warnings after the call (``hostwarnings.fp_output_issuer``),
+    in program order: JAX then dispatches the call without Python's ordered
+    effects. Otherwise the callbacks stay (their order among the other
+    effects, their count in a loop, are eager's)."""
+    found = sp.__dict__.get("fp_outputs")
+    if not found or sp.outer_traced:
+        return [], ()
+    ops = {id(op) for op in body.ops}
+    mine = {id(op): (flags, issue) for flags, op, issue in found if id(op) in ops}
+    for op in walk_ops(body):
+        if (getattr(getattr(op, "fn", None), "_a2g_effect", False) or bounded(op)) and id(op) not in mine:
+            return [], ()
+    if not mine:
+        return [], ()
+    kept = [(op, mine[id(op)]) for op in body.ops if id(op) in mine]
+    body.ops[:] = [op for op in body.ops if id(op) not in mine]
+    # one bool vector of all the flags: one transfer to the host per call
+    parts = [flags for _, (flags, _) in kept]
+    joined = Value(ArrayType((sum(f.type.shape[0] for f in parts),), np.dtype(bool)), "RuntimeWarning flags")
+    leaves, treedef = tree_flatten((tuple(parts), {}))
+    body.ops.append(CallOp([joined], kept[-1][0].loc, hostwarnings.join_flags, treedef, leaves,
+                           "numpy RuntimeWarning flags"))
+    return [joined], tuple((issue, f.type.shape[0]) for f, (_, (_, issue)) in zip(parts, kept))
 
 
 def _maybe_same(out_leaves: list, same: list, starts: list[int]) -> tuple:
