@@ -183,3 +183,14 @@ def test_errstate_between_calls():
                 run(x, x)
             outs.append([(w.category, str(w.message), w.filename, w.lineno) for w in got])
         assert outs[0] == outs[1]
+
+
+def sums_from_an_initial(x):
+    return np.sum(x, initial=1e308), x.sum(initial=-0.0), np.prod(x, initial=np.inf), x.sum(axis=0, initial=2.5)
+
+
+@pytest.mark.parametrize("x", [np.array([1.0, 2.0]), np.array([1e308, 1.0]), np.array([np.inf, -np.inf]),
+                               np.array([np.nan, 0.0])])
+def test_a_reduction_from_a_static_initial_warns_as_eager(x):
+    # initial= is part of the reduction's data: 1e308 + 1e308 overflows, inf * 0 is invalid, a NaN stays quiet
+    check_warnings(sums_from_an_initial, x, full_graph=True)

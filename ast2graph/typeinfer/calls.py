@@ -1033,8 +1033,10 @@ class CallMixin(GeneratorMixin, SortMixin):
         except (TypeError, ValueError):
             return
         axis, keepdims = bound.get("axis"), bound.get("keepdims", False)
-        if set(bound) - {"a", "axis", "dtype", "keepdims"} or not (axis is None or type(axis) is int or (
-                type(axis) is tuple and all(type(k) is int for k in axis))) or type(keepdims) is not bool:
+        initial = bound.get("initial", 0.0)   # a static number starts the reduction: it is part of its data
+        if set(bound) - {"a", "axis", "dtype", "keepdims", "initial"} or not (axis is None or type(axis) is int or (
+                type(axis) is tuple and all(type(k) is int for k in axis))) or type(keepdims) is not bool \
+                or not isinstance(initial, (int, float, np.integer, np.floating, np.bool_)):
             raise refuse("with out=, where=, initial= or a traced axis: its overflow warning is not computed in "
                          "the graph")
         func = getattr(node, "func", None)
@@ -1055,7 +1057,9 @@ class CallMixin(GeneratorMixin, SortMixin):
         kinds = tuple(k for k in texts if modes[k] == "warn"
                       and hostwarnings.filter_actions(RuntimeWarning, texts[k], module, lineno) != {"ignore"})
         if kinds:
-            self._emit_fp_flags(hostwarnings.reduce_flags_op(kinds, axis, keepdims), (results[0], x), {}, node,
+            flags = hostwarnings.reduce_flags_op(kinds, axis, keepdims, bool(math.isfinite(initial)),
+                                                 bool(initial != initial))
+            self._emit_fp_flags(flags, (results[0], x), {}, node,
                                 tuple(texts[k] for k in kinds), filename, lineno, sys.modules[module].__dict__, blocks)
 
     def _numpy_replay(self, callee: Any, args: tuple, kwargs: dict, results: list, node: Any) -> None:

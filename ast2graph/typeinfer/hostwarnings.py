@@ -344,17 +344,19 @@ def reduce_site(name: str, method: bool, dtype: str) -> tuple | None:
 
 
 @functools.lru_cache(maxsize=None)
-def reduce_flags_op(kinds: tuple, axis: Any, keepdims: bool) -> Any:
+def reduce_flags_op(kinds: tuple, axis: Any, keepdims: bool, initial_finite: bool = True,
+                    initial_nan: bool = False) -> Any:
     """The graph op ``flags(result, x)`` of ``np.sum``/``np.prod``: an
     overflow where a result is not finite though its data is ("over"; an
     infinity that met another becomes a NaN), an invalid value where a result
-    is NaN though its data has none ("invalid")."""
+    is NaN though its data has none ("invalid"); a static ``initial=`` is
+    part of the data (``initial_finite``, ``initial_nan``)."""
     def flags(result: Any, x: Any) -> Any:
         import jax.numpy as jnp
 
         out = jnp.asarray(result)
-        finite = jnp.all(jnp.isfinite(x), axis=axis, keepdims=keepdims)
-        nan_in = jnp.any(jnp.isnan(x), axis=axis, keepdims=keepdims)
+        finite = jnp.all(jnp.isfinite(x), axis=axis, keepdims=keepdims) & initial_finite
+        nan_in = jnp.any(jnp.isnan(x), axis=axis, keepdims=keepdims) | initial_nan
         found = {"over": jnp.any(~jnp.isfinite(out) & finite), "invalid": jnp.any(jnp.isnan(out) & ~nan_in)}
         return jnp.stack([found[k] for k in kinds])
 
