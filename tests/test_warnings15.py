@@ -3,8 +3,11 @@
 Where every host effect of a graph is one of NumPy's floating-point warnings at
 its top level, the warning flags leave the graph as one bool output and the
 warnings are issued after the call (no ordered host callback, no
-``jax.effects_barrier``); elsewhere (a print, a warning in a branch) the
-ordered callbacks stay. ``+ - *`` of floats, ``np.sum``/``np.prod`` ("...
+``jax.effects_barrier``); a warning in a traced branch leaves the branch as a
+result of it. Elsewhere (a print, a warning in a loop) the ordered callbacks
+stay. A warning computed in a checked raise's message is issued by the check
+when it fires; one after a check that a handler takes, only where the check
+did not fire. ``+ - *`` of floats, ``np.sum``/``np.prod`` ("...
 encountered in reduce", from NumPy's own line) and NumPy integer scalar
 ``+ - *`` wrapping around warn as eager does. The filter guard is on what the
 filters do with the graph's warnings, not on the list's identity. Every test
@@ -64,8 +67,69 @@ def in_branch(x):
 def test_warning_in_traced_branch():
     x = np.array([0.0, 1.0])
     assert _eager_warns(in_branch, x)
-    check_warnings(in_branch, x)
+    static = check_warnings(in_branch, x)
     check_warnings(in_branch, -x)   # the branch not taken: no warning
+    plan = explain(static)(x).record.plans[0]
+    assert not plan.has_effects and plan.warning_issuers   # flags as outputs: no ordered effect (several devices)
+
+
+def in_elif_chain(x, y):
+    if x.sum() > 10:
+        z = x / y
+        if x[0] > 0:
+            z = np.log(z)
+    elif x.sum() > 0:
+        z = x * 1e308
+    else:
+        z = np.sqrt(x)
+    return z
+
+
+def test_warnings_in_nested_branches_are_outputs():
+    x, y = np.array([20.0, -1.0]), np.array([0.0, 1.0])
+    static = check_warnings(in_elif_chain, x, y, calls=1)
+    for args in [(np.array([5.0, 1.0]), y), (np.array([-4.0, 1.0]), y), (np.array([0.0, 20.0]), y), (x, y)]:
+        assert _eager_warns(in_elif_chain, *args)
+        check_warnings(in_elif_chain, *args, calls=1)
+    plan = explain(static)(x, y).record.plans[0]
+    assert not plan.has_effects and len(plan.warning_issuers) == 6   # (two sums, /, log, *, sqrt)
+
+
+def raise_with_a_sum(x, lr):
+    if lr < 0:
+        raise ValueError(f"lr must be positive, got {lr} for a sum of {x.sum()}")
+    return x * lr
+
+
+def test_warning_of_a_checked_raise_message():
+    big = np.array([1e308, 1e308])
+    assert _eager_warns(raise_with_a_sum, big, -1.0)   # the message's sum overflows: eager warns, then raises
+    static = check_warnings(raise_with_a_sum, big, -1.0)
+    assert explain(static)(big, 1.0).graph_count == 1
+    check_warnings(raise_with_a_sum, big, 1.0)   # no raise: the message is never computed, no reduce warning
+    check_warnings(raise_with_a_sum, np.ones(2), -1.0)
+
+
+def add_after_caught_solve(stack, b, total):
+    for a in stack:
+        try:
+            total = total + np.linalg.solve(a, b)
+        except np.linalg.LinAlgError:
+            total = total - 1.0
+    return total
+
+
+def test_warning_after_a_check_that_a_handler_takes():
+    stack = np.array([[[1.0, 0.0], [0.0, 1.0]], [[1.0, 2.0], [2.0, 4.0]]])   # (the second one singular)
+    b, total = np.array([1e308, 1.0]), np.array([1e308, 0.0])
+    assert _eager_warns(add_after_caught_solve, stack, b, total)   # the + overflows where solve did not raise
+    static = check_warnings(add_after_caught_solve, stack, b, total)
+    check_warnings(add_after_caught_solve, stack[::-1], b, total, calls=1)
+    # singular: the graph's solve gives [nan, 1e308], whose + overflows; eager raised before the +: no warning
+    stack, b, total = np.array([[[0.0, 0.0], [0.0, 1.0]]]), np.array([0.0, 1e308]), np.array([0.0, 1e308])
+    assert not _eager_warns(add_after_caught_solve, stack, b, total)
+    check_warnings(add_after_caught_solve, stack, b, total, calls=1)
+    assert explain(static)(stack, b, total).graph_count == 1
 
 
 def float_ops(a, b):

@@ -475,6 +475,16 @@ def join_flags(*flags: Any) -> Any:
 join_flags.__qualname__ = join_flags.__name__ = "numpy RuntimeWarning flags"
 
 
+def no_flags(n: int) -> Any:
+    """No warning flag set: the flags a branch gives for another branch's warnings."""
+    import jax.numpy as jnp
+
+    return jnp.zeros(n, bool)
+
+
+no_flags.__qualname__ = no_flags.__name__ = "numpy RuntimeWarning flags"
+
+
 def issue_flag_outputs(issuers: tuple, flags: Any) -> None:
     """The warnings of a graph's flags output (the flags of its NumPy
     operations, one after the other: ``Specialization.warning_issuers``, each

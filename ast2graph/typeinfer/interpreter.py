@@ -2961,6 +2961,10 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         ``args``/``kwargs`` (``Static`` objects and graph values) on the host
         when the check fires; the traceback ends at ``stmt``. ``before``:
         host calls ``(fn, args, kwargs)`` made first when it fires."""
+        region, folded = self.__dict__.pop("_fp_folded", (None, ()))
+        defined = {id(r) for op in self.region.ops for r in op.results} if folded else set()
+        if region is self.region and all(id(flags) in defined for _, (flags,), _ in folded):
+            before = (*before, *folded)   # the warnings of the message's computation (``_fold_fp_warnings``)
         kinds = self.value_kinds((args, kwargs, before), stmt)
         extra = {"before": before} if before else {}
         self.emit_call(arrays.raise_when, (pred, exc, args, kwargs), {"site": self.raise_site(stmt), "kinds": kinds,
@@ -3084,9 +3088,27 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         if any(v is NO_DEFAULT for v in (*values, *named.values())):
             return None
         if any(getattr(op, "fn", None) is not None and getattr(op.fn, "_a2g_effect", False)
+               and not (op in self.region.ops and getattr(op.fn, "_a2g_fp_issuer", None) is not None)
                for op in walk_ops(Region(ops=self.region.ops[start:]))):
             return None
+        self._fold_fp_warnings(start)
         return tuple(values), named
+
+    def _fold_fp_warnings(self, start: int) -> None:
+        """NumPy's RuntimeWarnings of the arguments just evaluated (``x.sum()``
+        in a raise's message: ``calls._emit_fp_flags``), which eager issues
+        only when it raises: their callbacks leave the graph, and the check
+        made next (``emit_raise_check``) issues them when it fires, before it
+        raises (``raise_when``'s ``before``), as eager does."""
+        fires = [op for op in self.region.ops[start:] if getattr(getattr(op, "fn", None), "_a2g_fp_issuer", None)]
+        found = self.__dict__.get("fp_outputs", [])
+        folded = []
+        for op in fires:
+            entry = next(e for e in found if e[1] is op)
+            found.remove(entry)
+            self.region.ops.remove(op)
+            folded.append((entry[2], (entry[0],), {}))
+        self.__dict__["_fp_folded"] = (self.region, tuple(folded))
 
     @staticmethod
     def _immutable(value: Any) -> bool:
