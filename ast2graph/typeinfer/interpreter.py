@@ -3091,24 +3091,30 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
                and not (op in self.region.ops and getattr(op.fn, "_a2g_fp_issuer", None) is not None)
                for op in walk_ops(Region(ops=self.region.ops[start:]))):
             return None
-        self._fold_fp_warnings(start)
+        if not self._fold_fp_warnings(start):
+            return None
         return tuple(values), named
 
-    def _fold_fp_warnings(self, start: int) -> None:
+    def _fold_fp_warnings(self, start: int) -> bool:
         """NumPy's RuntimeWarnings of the arguments just evaluated (``x.sum()``
         in a raise's message: ``calls._emit_fp_flags``), which eager issues
         only when it raises: their callbacks leave the graph, and the check
         made next (``emit_raise_check``) issues them when it fires, before it
-        raises (``raise_when``'s ``before``), as eager does."""
+        raises (``raise_when``'s ``before``), as eager does. False where
+        one cannot be (nothing changed)."""
+        self.__dict__.pop("_fp_folded", None)
         fires = [op for op in self.region.ops[start:] if getattr(getattr(op, "fn", None), "_a2g_fp_issuer", None)]
         found = self.__dict__.get("fp_outputs", [])
         folded = []
-        for op in fires:
-            entry = next(e for e in found if e[1] is op)
+        entries = [next((e for e in found if e[1] is op), None) for op in fires]
+        if None in entries:   # (not one of ``_emit_fp_flags``'s: the raise is no check)
+            return False
+        for op, entry in zip(fires, entries):
             found.remove(entry)
             self.region.ops.remove(op)
             folded.append((entry[2], (entry[0],), {}))
         self.__dict__["_fp_folded"] = (self.region, tuple(folded))
+        return True
 
     @staticmethod
     def _immutable(value: Any) -> bool:
