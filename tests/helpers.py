@@ -244,3 +244,53 @@ def check_program(prog: Any, hangs: dict | None = None, record: dict | None = No
     if record is not None:
         record[prog.name] = outcome.to_json()
     assert outcome.equal, f"{prog.name}: {outcome.error}"
+
+
+# ------------------------------------------------ warnings (h-warn)
+def _warned(fn: Callable, args: tuple, kwargs: dict) -> tuple[Any, BaseException | None, str, list]:
+    """``_run`` under ``warnings.catch_warnings(record=True)`` with the
+    caller's filters (NumPy's "default" action included: once per location,
+    as eager has it): what was returned or raised, printed, and warned."""
+    import warnings
+
+    with warnings.catch_warnings(record=True) as seen:
+        out = _run(fn, args, kwargs)
+    return (*out, [(w.category, str(w.message), w.filename, w.lineno) for w in seen])
+
+
+def check_warnings(fn: Callable, *args: Any, full_graph: bool = True, calls: int = 2, kwargs: dict | None = None,
+                   rtol: float = 1e-5, atol: float = 1e-6, **options: Any):
+    """``check``'s comparison (results, exceptions, printed output, the
+    arguments afterwards) plus the warnings each call issues: their category,
+    message, file name and line, in order, eager's against the converted
+    run's, on ``calls`` calls in a row (the first converts and compiles, the
+    rest are warm calls). The eager and the converted function each run in a
+    fresh copy of the caller's filters; the "once per location" registries
+    they fill are reset between the two runs, so each starts as eager's did.
+    Returns the converted function."""
+    import warnings
+
+    kwargs = kwargs or {}
+    static = to_static(fn, full_graph=full_graph, **options)
+    for k in range(calls):
+        eager_args, conv_args = copy.deepcopy((args, kwargs)), copy.deepcopy((args, kwargs))
+        registry = fn.__globals__.get("__warningregistry__") if hasattr(fn, "__globals__") else None
+        saved = dict(registry) if registry is not None else None
+        expected, eager_exc, eager_out, eager_warned = _warned(fn, *eager_args)
+        if registry is not None:   # the converted run starts from the registry eager started from
+            registry.clear()
+            registry.update(saved)
+        got, conv_exc, conv_out, conv_warned = _warned(static, *conv_args)
+        when = f"call {k}: "
+        if eager_exc is not None:
+            assert conv_exc is not None, f"{when}eager raised {eager_exc!r}, converted returned {got!r}"
+            assert type(conv_exc) is type(eager_exc) and str(conv_exc) == str(eager_exc), \
+                f"{when}eager raised {eager_exc!r}, converted raised {conv_exc!r}"
+        else:
+            assert conv_exc is None, f"{when}converted raised {conv_exc!r}, eager returned {expected!r}"
+            assert_same(expected, got, rtol, atol)
+        assert conv_out == eager_out, f"{when}printed output differs:\neager: {eager_out!r}\nconverted: {conv_out!r}"
+        assert_same(eager_args, conv_args, rtol, atol)
+        assert conv_warned == eager_warned, \
+            f"{when}warnings differ:\neager:     {eager_warned}\nconverted: {conv_warned}"
+    return static

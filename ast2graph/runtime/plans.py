@@ -113,7 +113,9 @@ class GraphPlan:
                               and not (self.numpy_out or self.numpy_scalar_out or self.python_out or self.captured_out))
         # what only the general path does: arguments handed back or written into, attributes set, host effects
         self.fast_ok = not (self.passthrough or self.has_effects or self.spec.input_writes or self.spec.views
-                            or self.spec.maybe_same)
+                            or self.spec.maybe_same or self.spec.warning_issuers)
+        # NumPy's RuntimeWarnings whose flags the graph hands out (its last outputs): issued after the call
+        self.warning_issuers = self.spec.warning_issuers
         # by-value object arguments (``Specialization.rebound``): where the
         # trace-time object stands in the outputs and attribute writes
         self.rebind_out = [(j, k) for j, x in enumerate(self.spec.out_template) for k, obj in self.spec.rebound.items()
@@ -228,6 +230,8 @@ class GraphPlan:
                     fn(*args, **kwargs)
         if thrown is not None:   # outside the handler: the context is the caller's, as eager's
             thrown.throw()   # what the check or the user's callback raised, from the user's line
+        if self.warning_issuers:   # eager's NumPy RuntimeWarnings, in program order, from the user's lines
+            hostwarnings.issue_flag_outputs(self.warning_issuers, outs[-1])
         filled = self.converted(outs)
         for j, k in self.passthrough:
             filled[j] = leaves[k]
@@ -248,7 +252,7 @@ class GraphPlan:
                     filled[j] = leaves[k]
         if spec.views and not any(isinstance(o, jax.core.Tracer) for o in outs):   # (under an outer transform: JAX's)
             _make_views(spec.views, filled, leaves, arrays_in[len(spec.arg_positions):])
-        result, written, _, cell_values, local_contents, _, _ = jax.tree_util.tree_unflatten(spec.out_treedef, filled)
+        result, written, _, cell_values, local_contents = jax.tree_util.tree_unflatten(spec.out_treedef, filled)[:5]
         if local_targets:
             write_back_local(local_targets, local_contents)
         if cell_values:

@@ -334,6 +334,40 @@ class BlocksMixin(ContextsMixin):
         self.__dict__["_caught_check"] = (stmt, exits, before, start, self.region, node)
         return True
 
+    def _mask_fp_warnings(self, start: int, exits: list, node: Any) -> set:
+        """The NumPy RuntimeWarning callbacks of a statement whose check a
+        handler takes (``total + np.linalg.solve(a, b)``'s ``+``,
+        ``calls._emit_fp_flags``), made after the check: eager runs them only
+        where it did not fire, so their flags are masked by that (one made
+        before the check stays as it is: eager issued it before raising).
+        Returns the callbacks, which then stand in the statement."""
+        done: set = set()
+        region = self.region
+        found = self.__dict__.get("fp_outputs", [])
+        for op in list(region.ops[start:]):
+            if getattr(getattr(op, "fn", None), "_a2g_fp_issuer", None) is None or len(op.leaves) != 1:
+                continue
+            at = next(k for k, o in enumerate(region.ops) if o is op)
+            later = {id(r) for o in walk_ops(Region(ops=region.ops[at + 1:])) for r in o.results}
+            preds = [pred for _, pred, _ in exits if id(pred) not in later]
+            if not all(isinstance(p, Value) for p in preds):
+                continue
+            if preds:
+                n = len(region.ops)
+                fired = functools.reduce(lambda a, b: self.emit_call(jnp.logical_or, (a, b), {}, node, "or"), preds)
+                passed = self.emit_call(jnp.logical_not, (fired,), {}, node, "not")
+                flags = op.leaves[0]
+                kept = self.emit_call(jnp.logical_and, (flags, passed), {}, node, "and")
+                if not isinstance(kept, Value):
+                    continue
+                new = region.ops[n:]
+                del region.ops[n:]
+                region.ops[at:at] = new
+                op.leaves = [kept]
+                found[:] = [(kept, o, issue) if o is op else (f, o, issue) for f, o, issue in found]
+            done.add(id(op))
+        return done
+
     def _unless(self, pred: Any, earlier: list, node: Any) -> Any:
         """``pred and not any(earlier)``."""
         for e in earlier:
@@ -389,6 +423,8 @@ class BlocksMixin(ContextsMixin):
         taken there after the ``try`` as a traced ``return`` in its body is)."""
         _, exits, before, start, region, node = self.__dict__.pop("_caught_check")
         masked = self.__dict__.pop("_masked_checks", set())
+        if region is self.region:
+            masked |= self._mask_fp_warnings(start, exits, node)
         if region is not self.region or any(getattr(getattr(op, "fn", None), "_a2g_effect", False)
                                             and not getattr(op.fn, "_a2g_pure", False) and id(op) not in masked
                                             for op in walk_ops(Region(ops=region.ops[start:]))):

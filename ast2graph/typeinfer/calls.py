@@ -31,6 +31,7 @@ import itertools
 import math
 import numbers
 import operator
+import sys
 import types
 import warnings
 from typing import Any
@@ -926,15 +927,15 @@ class CallMixin(GeneratorMixin, SortMixin):
         module = None if unit is None else unit.globals.get("__name__", "<string>")
         text = None if isinstance(message, arrays.DeferredStr) else str(message)
         # the filters the caller has (guarded): in a block, those it had when the outermost block was entered
-        state = hostwarnings.filters_state(blocks[0]._filters if blocks else None)
         actions = hostwarnings.filter_actions(category, text, None if unit is None else
                                               module if isinstance(module, str) else "<string>", lineno)
         if "error" in actions:
             raise refuse("where the warning filters may turn the warning into an exception (eager raises it here)")
-        if ("warning filters",) not in self.guard_keys:
-            self.guard_keys.add(("warning filters",))
-            self.guards.append(Guard(lambda: hostwarnings.filters_unchanged(state), True, "the warning filters",
-                                     ("warning filters",)))
+        if blocks:   # the block's filters are made from the caller's: guarded by their entries
+            self._guard_filters_by_value(blocks[0]._filters)
+        else:   # issued under the filters as they are: guarded on what they do with this warning
+            self._guard_warning_action(category, text, None if unit is None else
+                                       module if isinstance(module, str) else "<string>", lineno)
         where = f"{unit.filename}:{lineno}" if unit is not None else \
             f"the frame {lineno + 1} above the converted function (found when it runs)"
         self.decide(node, "call", "host callback", f"warnings.warn issues {category.__name__} on the host, in order, on "
@@ -960,6 +961,9 @@ class CallMixin(GeneratorMixin, SortMixin):
         them. Where NumPy's mode raises, prints or calls, or underflows warn,
         the statement runs in Python."""
         replayed = getattr(ufunc, "__name__", None)
+        if replayed in hostwarnings.REDUCERS and getattr(np, replayed, None) is ufunc:
+            self._numpy_reduce_warnings(ufunc, args, kwargs, results, node)
+            return
         if replayed in hostwarnings.REPLAYED | hostwarnings.REPLAYED_BY_SHAPE and getattr(np, replayed, None) is ufunc:
             if replayed in hostwarnings.REPLAYED or hostwarnings.warns_on_exemplar(ufunc, args, kwargs):
                 self._numpy_replay(ufunc, args, kwargs, results, node)
@@ -970,11 +974,15 @@ class CallMixin(GeneratorMixin, SortMixin):
         if rule is None or len(results) != 1 or not results[0].type.kinds <= {"numpy", "array0"}:
             return
         dtype = results[0].type.dtype
-        integer = getattr(dtype, "kind", "") in "iu" and (name in hostwarnings.FP_INT_DIVISIONS or name == "cast")
+        wraps = getattr(dtype, "kind", "") in "iu" and scalar and name in _FP_INT_WRAPS
+        integer = getattr(dtype, "kind", "") in "iu" and (name in hostwarnings.FP_INT_DIVISIONS or name == "cast"
+                                                          or wraps)
         if not (integer or getattr(dtype, "kind", "") == "f") or set(kwargs) - {"where", "out", "dtype"}:
             return
+        if wraps:   # np.int64(2**62) * 4: "overflow encountered in scalar multiply"
+            rule = f"wrap {name}"
         modes = np.geterr()
-        kinds = ("invalid",) if name == "cast" else ("divide",) if integer else \
+        kinds = ("invalid",) if name == "cast" else ("over",) if wraps else ("divide",) if integer else \
             tuple(k for k, _ in hostwarnings.FP_MESSAGES)
         if any(modes[k] not in ("ignore", "warn") for k in kinds) or not integer and modes["under"] != "ignore":
             raise self.graph_break(FallbackCode.SIDE_EFFECT, node, f"NumPy's {name} where np.geterr() makes its "
@@ -990,21 +998,95 @@ class CallMixin(GeneratorMixin, SortMixin):
         kinds = tuple(k for k in kinds if modes[k] == "warn"
                       and hostwarnings.filter_actions(RuntimeWarning, texts[k], module, lineno) != {"ignore"})
         blocks = self._catch_warnings_blocks()
-        self._guard_filters_by_value(blocks[0]._filters if blocks else warnings.filters)
+        if blocks:   # the block's filters are made from the caller's: guarded by their entries
+            self._guard_filters_by_value(blocks[0]._filters)
+        else:   # issued under the filters as they are: guarded on what they do with each warning
+            for k in modes:
+                if k in texts and modes[k] == "warn":
+                    self._guard_warning_action(RuntimeWarning, texts[k], module, lineno)
         if not kinds:
             return
-        nin = 1 if rule in ("zero", "minus one", "unit", "", "cast") and name != "power" else 2
+        nin = 1 if rule in ("zero", "minus one", "unit", "", "cast") and name not in ("power", *_FP_INT_WRAPS) else 2
         operands = tuple(args[:nin])
         if len(operands) != nin or any(not isinstance(x, (Value, int, float, np.ndarray, np.generic)) for x in operands):
             return
-        inside = tuple(warnings.filters) if blocks else None
-        effect = hostwarnings.fp_warning_effect(rule, kinds, tuple(texts[k] for k in kinds), _code_filename(unit),
-                                                lineno, unit.globals, inside)
         mask = self.__dict__.pop("_fp_where", kwargs.get("where", True))
         if mask is False:
             return
         where = {} if mask is True else {"where": mask}
-        self.emit_call(effect, (results[0], *operands), where, node, "host numpy RuntimeWarning", effect=True)
+        self._emit_fp_flags(hostwarnings.fp_flags_op(rule, kinds), (results[0], *operands), where, node,
+                            tuple(texts[k] for k in kinds), _code_filename(unit), lineno, unit.globals, blocks)
+
+    def _emit_fp_flags(self, flags_op: Any, operands: tuple, kwargs: dict, node: Any, texts: tuple, filename: str,
+                       lineno: int, namespace: dict, blocks: list) -> None:
+        """The flags of NumPy's floating-point warnings ``texts``
+        (``flags_op(*operands, **kwargs)``, a graph value), and the host
+        callback issuing the warnings of those set, from ``filename:lineno``
+        of the module whose globals are ``namespace``, which ``specialize``
+        replaces by an output of the flags where the graph has no other host
+        effect (``_warning_outputs``)."""
+        inside = tuple(warnings.filters) if blocks else None
+        flags = self.emit_call(flags_op, operands, kwargs, node, "numpy RuntimeWarning flags")
+        issued = (texts, filename, lineno, hostwarnings.namespace_holder(namespace), inside)
+        fire = hostwarnings.fp_fire_effect(*issued)
+        self.emit_call(fire, (flags,), {}, node, "host numpy RuntimeWarning", effect=True)
+        op = next(op for op in reversed(self.region.ops) if getattr(op, "fn", None) is fire)
+        self.__dict__.setdefault("fp_outputs", []).append((flags, op, hostwarnings.fp_output_issuer(*issued)))
+
+    def _numpy_reduce_warnings(self, callee: Any, args: tuple, kwargs: dict, results: list, node: Any) -> None:
+        """``np.sum``/``np.prod`` (``x.sum()``) of floats: NumPy's "overflow
+        encountered in reduce" (an infinity from finite data) and "invalid
+        value encountered in reduce" (a NaN from data without one), issued
+        from NumPy's own line as eager's are (``hostwarnings.reduce_site``,
+        found by running NumPy once); the flags are computed in the graph."""
+        self.__dict__.pop("_fp_where", None)
+        x = args[0] if args else kwargs.get("a")
+        if len(results) != 1 or not results[0].type.kinds <= {"numpy", "array0"} or not isinstance(x, Value) \
+                or getattr(results[0].type.dtype, "kind", "") != "f" or getattr(x.type.dtype, "kind", "") != "f":
+            return
+        modes = np.geterr()
+        if modes["over"] == "ignore" and modes["invalid"] == "ignore":
+            return
+        def refuse(cause: str) -> GraphBreak:
+            return self.graph_break(FallbackCode.SIDE_EFFECT, node, f"NumPy's {callee.__name__} {cause}", "call")
+
+        if any(modes[k] not in ("ignore", "warn") for k in ("over", "invalid")) or modes["under"] != "ignore":
+            raise refuse(f"where np.geterr() makes its floating-point errors raise, print, call or warn of "
+                         f"underflow ({modes})")
+        self._guard_numpy_errors()
+        try:
+            bound = inspect.signature(callee).bind(*args, **kwargs).arguments
+        except (TypeError, ValueError):
+            return
+        axis, keepdims = bound.get("axis"), bound.get("keepdims", False)
+        initial = bound.get("initial", 0.0)   # a static number starts the reduction: it is part of its data
+        if set(bound) - {"a", "axis", "dtype", "keepdims", "initial"} or not (axis is None or type(axis) is int or (
+                type(axis) is tuple and all(type(k) is int for k in axis))) or type(keepdims) is not bool \
+                or not isinstance(initial, (int, float, np.integer, np.floating, np.bool_)):
+            raise refuse("with out=, where=, initial= or a traced axis: its overflow warning is not computed in "
+                         "the graph")
+        func = getattr(node, "func", None)
+        method = isinstance(func, gast.Attribute) and not (isinstance(func.value, gast.Name) and isinstance(
+            self.frame.unit.globals.get(func.value.id), types.ModuleType))
+        site = hostwarnings.reduce_site(callee.__name__, method, x.type.dtype.str)
+        if site is None:
+            raise refuse("where running NumPy once did not show where its overflow warning comes from")
+        filename, lineno, module = site
+        texts = {"over": "overflow encountered in reduce", "invalid": "invalid value encountered in reduce"}
+        blocks = self._catch_warnings_blocks()
+        if blocks:
+            self._guard_filters_by_value(blocks[0]._filters)
+        else:
+            for k in texts:
+                if modes[k] == "warn":
+                    self._guard_warning_action(RuntimeWarning, texts[k], module, lineno)
+        kinds = tuple(k for k in texts if modes[k] == "warn"
+                      and hostwarnings.filter_actions(RuntimeWarning, texts[k], module, lineno) != {"ignore"})
+        if kinds:
+            flags = hostwarnings.reduce_flags_op(kinds, axis, keepdims, bool(math.isfinite(initial)),
+                                                 bool(initial != initial))
+            self._emit_fp_flags(flags, (results[0], x), {}, node,
+                                tuple(texts[k] for k in kinds), filename, lineno, sys.modules[module].__dict__, blocks)
 
     def _numpy_replay(self, callee: Any, args: tuple, kwargs: dict, results: list, node: Any) -> None:
         """``np.nanmean``, ``np.corrcoef``, ...: where the result is not
@@ -1026,6 +1108,20 @@ class CallMixin(GeneratorMixin, SortMixin):
         effect = hostwarnings.replay_effect(callee, _code_filename(unit), lineno, unit.globals,
                                             self.value_kinds((args, kwargs), node))
         self.emit_call(effect, (results[0], *args), kwargs, node, f"host numpy {callee.__name__} warnings", effect=True)
+
+    def _guard_warning_action(self, category: type, text: str | None, module: str | None, lineno: int) -> None:
+        """A guard on what the warning filters do with one warning the graph
+        may issue (``hostwarnings.action_summary``): raise it, drop it, or
+        issue it as ``warn_explicit`` decides when it runs. A caller's
+        ``catch_warnings()`` around each call, or a filter for other
+        warnings, keeps the graph."""
+        key = ("warning actions",)
+        guard = self.__dict__.get("_action_guard")
+        if guard is None:
+            guard = self.__dict__["_action_guard"] = hostwarnings.ActionGuard()
+            self.guard_keys.add(key)
+            self.guards.append(Guard(guard, True, "the warning filters' action on a warning the graph issues", key))
+        guard.add(category, text, module, lineno)
 
     def _guard_filters_by_value(self, filters: list) -> None:
         """A guard on the warning filters the caller has, by their entries
@@ -2990,7 +3086,11 @@ _WARN_DEFAULTS = (("message", None), ("category", None), ("stacklevel", 1), ("so
 
 _FP_OPERATORS = {operator.truediv: "divide", operator.itruediv: "divide", operator.floordiv: "floor_divide",
                  operator.ifloordiv: "floor_divide", operator.mod: "remainder", operator.imod: "remainder",
-                 operator.pow: "power", operator.ipow: "power"}
+                 operator.pow: "power", operator.ipow: "power", operator.add: "add", operator.iadd: "add",
+                 operator.sub: "subtract", operator.isub: "subtract", operator.mul: "multiply",
+                 operator.imul: "multiply"}
+# NumPy's integer scalar arithmetic that warns where it wraps around ("overflow encountered in scalar add")
+_FP_INT_WRAPS = frozenset({"add", "subtract", "multiply"})
 # ``ndarray ** k`` of a Python number: NumPy's fast paths call another ufunc
 _FP_FAST_POWERS = {0.5: "sqrt", 2: "square", -1: "reciprocal"}
 

@@ -6,7 +6,14 @@ formatted from traced values on the host).
 Produces: ``filter_actions`` (what the warning filters do with a warning, at
 trace time), ``filters_state``/``filters_unchanged`` (a guard on them),
 ``filters_mutated`` (eager's change of the filters' version), and
-``warning_effect`` (the effect op issuing one warning from a fixed place).
+``warning_effect`` (the effect op issuing one warning from a fixed place);
+for NumPy's floating-point warnings ``fp_flags_op`` (their flags, a graph
+value), ``fp_fire_effect`` (the ordered callback issuing them) or, where the
+graph has no other host effect, ``fp_output_issuer``/``issue_flag_outputs``
+(the flags a graph output, the warnings issued after the call:
+``specialize._warning_outputs``, ``GraphPlan.run``), ``reduce_site`` (NumPy's
+own line of ``np.sum``'s "overflow encountered in reduce"), and
+``ActionGuard`` (a guard on what the filters do with the graph's warnings).
 Invariants: the warning is issued through ``warnings.warn_explicit`` with
 what eager's ``warnings.warn`` computes from its frame: the category, the
 file name and line of the frame ``stacklevel`` names, that frame's module
@@ -72,6 +79,42 @@ def filters_state(filters: list | None = None) -> tuple:
     default action."""
     filters = warnings.filters if filters is None else filters
     return filters, tuple(filters), warnings.defaultaction
+
+
+def action_summary(category: type, text: str | None, module: str | None, lineno: int | None) -> str:
+    """What a graph issuing this warning depends on of the filters: "error"
+    where they may raise it (the statement then runs in Python), "ignore"
+    where they surely drop it (the graph then computes nothing for it),
+    "shown" otherwise (issued through ``warn_explicit``, which applies the
+    filters as they are when it runs: "once", "always", "default" alike)."""
+    actions = filter_actions(category, text, module, lineno)
+    return "error" if "error" in actions else "ignore" if actions == {"ignore"} else "shown"
+
+
+class ActionGuard:
+    """One guard on what the warning filters do with every warning a graph
+    may issue (``action_summary`` of each): it holds while each is what it was
+    at trace time. While the filters' entries are those it last saw (a
+    caller's ``catch_warnings()`` copies them), it holds at once."""
+
+    def __init__(self) -> None:
+        self.expected: dict[tuple, str] = {}
+        self.seen: tuple = ([], None)
+
+    def add(self, category: type, text: str | None, module: str | None, lineno: int | None) -> None:
+        key = (category, text, module, lineno)
+        if key not in self.expected:
+            self.expected[key] = action_summary(*key)
+            self.seen = ([], None)
+
+    def __call__(self) -> bool:
+        filters, default = self.seen
+        if filters == warnings.filters and default == warnings.defaultaction:
+            return True
+        if all(action_summary(*key) == what for key, what in self.expected.items()):
+            self.seen = (list(warnings.filters), warnings.defaultaction)
+            return True
+        return False
 
 
 def filters_unchanged(state: tuple) -> bool:
@@ -165,6 +208,14 @@ class Namespace:
 _NAMESPACES: dict[int, Namespace] = {}
 
 
+def namespace_holder(namespace: dict) -> Namespace:
+    """The one ``Namespace`` of a module's globals."""
+    holder = _NAMESPACES.get(id(namespace))
+    if holder is None or holder.namespace is not namespace:
+        holder = _NAMESPACES[id(namespace)] = Namespace(namespace)
+    return holder
+
+
 def warning_effect(category: type, filename: str, lineno: int, namespace: dict, kinds: tuple,
                    filters: tuple | None = None) -> Any:
     """The effect op issuing ``warnings.warn(message, category)`` as if from
@@ -195,6 +246,7 @@ FP_POLES = {
     "log": "zero", "log2": "zero", "log10": "zero", "reciprocal": "zero", "power": "zero",
     "log1p": "minus one", "arctanh": "unit",
     "sqrt": "", "arcsin": "", "arccos": "", "arccosh": "", "exp": "", "exp2": "", "expm1": "", "square": "",
+    "add": "", "subtract": "", "multiply": "",
 }
 # ``x.astype(int_dtype)`` of floats (``numpy_api.float_to_int``): "invalid value encountered in cast"
 FP_POLES["cast"] = "cast"
@@ -229,6 +281,8 @@ def fp_flags(rule: str, kinds: tuple, result: Any, operands: tuple, where: Any =
         low, high = (-2.0 ** 31, 2.0 ** 31) if narrow else (-2.0 ** 63, 2.0 ** (64 if out.dtype == jnp.uint64 else 63))
         x = ops[0]
         found = {"invalid": jnp.any(~(jnp.isfinite(x) & (x >= low) & (x < high)) & mask)}
+    elif rule.startswith("wrap "):   # NumPy's integer scalar + - * wrapping around
+        found = {"over": _wraps(rule[5:], *[x.astype(out.dtype) for x in ops], out)}
     elif not jnp.issubdtype(out.dtype, jnp.inexact):   # integer // and %: by zero
         found = {"divide": jnp.any((ops[-1] == 0) & mask)}
     else:
@@ -241,6 +295,73 @@ def fp_flags(rule: str, kinds: tuple, result: Any, operands: tuple, where: Any =
                  "invalid": jnp.any(jnp.isnan(out) & ~nan_in & mask)}
     false = jnp.zeros((), bool)
     return jnp.stack([found.get(k, false) for k in kinds])
+
+
+def _wraps(name: str, a: Any, b: Any, r: Any) -> Any:
+    """Whether ``r``, ``a <name> b`` computed in ``r``'s integer dtype, wrapped around."""
+    import jax.numpy as jnp
+
+    if jnp.issubdtype(r.dtype, jnp.unsignedinteger):
+        if name == "add":
+            return r < a
+        if name == "subtract":
+            return a < b
+    elif name == "add":   # the operands of one sign, the result of the other
+        return ((a ^ r) & (b ^ r)) < 0
+    elif name == "subtract":
+        return ((a ^ b) & (a ^ r)) < 0
+    # multiply: r / a is not b (and min * -1, whose quotient wraps too)
+    safe = jnp.where(a == 0, jnp.ones_like(a), a)
+    wrong = (a != 0) & (r // safe != b)
+    if jnp.issubdtype(r.dtype, jnp.signedinteger):
+        low = jnp.iinfo(r.dtype).min
+        wrong = wrong | (a == -1) & (b == low) | (b == -1) & (a == low)
+    return wrong
+
+
+# ----------------------------------------------------------- np.sum, np.prod: "... encountered in reduce"
+REDUCERS = frozenset({"sum", "prod"})
+
+
+@functools.lru_cache(maxsize=None)
+def reduce_site(name: str, method: bool, dtype: str) -> tuple | None:
+    """Where NumPy's ``np.<name>`` (``method``: ``ndarray.<name>``) of
+    ``dtype`` data issues its "overflow encountered in reduce": the file,
+    line and module name of NumPy's own frame (eager's warning names it, not
+    the user's line), found by running it once on data that overflows."""
+    import sys
+
+    fn = getattr(np.ndarray, name) if method else getattr(np, name)
+    data = np.full(2, np.finfo(np.dtype(dtype)).max, np.dtype(dtype))
+    with warnings.catch_warnings(record=True) as seen, np.errstate(all="ignore", over="warn"):
+        warnings.simplefilter("always")
+        fn(data)
+    for w in seen:
+        if str(w.message) == "overflow encountered in reduce":
+            module = next((m for m in list(sys.modules.values()) if getattr(m, "__file__", None) == w.filename), None)
+            return (w.filename, w.lineno, module.__name__) if module is not None else None
+    return None
+
+
+@functools.lru_cache(maxsize=None)
+def reduce_flags_op(kinds: tuple, axis: Any, keepdims: bool, initial_finite: bool = True,
+                    initial_nan: bool = False) -> Any:
+    """The graph op ``flags(result, x)`` of ``np.sum``/``np.prod``: an
+    overflow where a result is not finite though its data is ("over"; an
+    infinity that met another becomes a NaN), an invalid value where a result
+    is NaN though its data has none ("invalid"); a static ``initial=`` is
+    part of the data (``initial_finite``, ``initial_nan``)."""
+    def flags(result: Any, x: Any) -> Any:
+        import jax.numpy as jnp
+
+        out = jnp.asarray(result)
+        finite = jnp.all(jnp.isfinite(x), axis=axis, keepdims=keepdims) & initial_finite
+        nan_in = jnp.any(jnp.isnan(x), axis=axis, keepdims=keepdims) | initial_nan
+        found = {"over": jnp.any(~jnp.isfinite(out) & finite), "invalid": jnp.any(jnp.isnan(out) & ~nan_in)}
+        return jnp.stack([found[k] for k in kinds])
+
+    flags.__name__ = flags.__qualname__ = "numpy RuntimeWarning flags"
+    return flags
 
 
 @functools.lru_cache(maxsize=None)
@@ -282,6 +403,118 @@ def _fp_effect(rule: str, kinds: tuple, texts: tuple, filename: str, lineno: int
     effect.__name__ = effect.__qualname__ = "host[numpy RuntimeWarning]"
     effect._a2g_effect = True  # type: ignore[attr-defined]
     return effect
+
+
+# ----------------------------------------------------------- the flags as graph outputs
+# An ordered host callback makes JAX dispatch every call of the graph from
+# Python and wait on ``jax.effects_barrier()``. Where the graph has no other
+# host effect (no print, no warnings.warn, no run-time check) and the warning
+# is issued at its top level, the flags leave the graph as outputs instead
+# (``specialize``: ``Specialization.warning_issuers``) and ``GraphPlan.run``
+# issues the warnings after the call, in program order, from the user's line.
+
+@functools.lru_cache(maxsize=None)
+def fp_flags_op(rule: str, kinds: tuple) -> Any:
+    """The graph op ``flags(result, *operands, where=None)``: which of
+    ``kinds`` NumPy's ufunc flags (``fp_flags``), a bool vector."""
+    def flags(result: Any, *operands: Any, where: Any = None) -> Any:
+        return fp_flags(rule, kinds, result, operands, where)
+
+    flags.__name__ = flags.__qualname__ = "numpy RuntimeWarning flags"
+    return flags
+
+
+@functools.lru_cache(maxsize=None)
+def fp_fire_effect(texts: tuple, filename: str, lineno: int, module_globals: Any, filters: tuple | None) -> Any:
+    """The effect op ``fire(flags)``: the host callback issuing the warnings
+    of the flags set (masked by the enclosing branches and running flags), as
+    ``fp_warning_effect`` issues them."""
+    import jax
+    import jax.numpy as jnp
+    from jax import lax
+
+    from ..graphlib.bounded import _active_stack
+    from ..graphlib.hostcalls import _guarded
+
+    issue = _fp_issuer(texts, filename, lineno, module_globals, filters)
+
+    def fire(flags: Any) -> None:
+        flags = functools.reduce(jnp.logical_and, _active_stack(), flags)
+
+        def call(f: Any) -> None:
+            jax.debug.callback(_guarded(issue), f, ordered=True)
+
+        lax.cond(jnp.any(flags), call, lambda f: None, flags)
+
+    fire.__name__ = fire.__qualname__ = "host[numpy RuntimeWarning]"
+    fire._a2g_effect = True  # type: ignore[attr-defined]
+    fire._a2g_fp_issuer = (texts, filename, lineno, module_globals, filters)  # type: ignore[attr-defined]
+    return fire
+
+
+@functools.lru_cache(maxsize=None)
+def fp_output_issuer(texts: tuple, filename: str, lineno: int, module_globals: Any, filters: tuple | None) -> Any:
+    """What ``GraphPlan.run`` calls with a flags output (a bool vector read
+    back): eager's warnings for the flags set, from ``filename:lineno``."""
+    def issue(flags: Any) -> None:
+        for text, fired in zip(texts, flags):
+            if fired:
+                _warn_from(text, RuntimeWarning, filename, lineno, module_globals.namespace, filters)
+
+    issue.__qualname__ = issue.__name__ = "numpy RuntimeWarning"
+    return issue
+
+
+def join_flags(*flags: Any) -> Any:
+    """The flags outputs of a graph as one bool vector (one transfer a call)."""
+    import jax.numpy as jnp
+
+    return jnp.concatenate(flags)
+
+
+join_flags.__qualname__ = join_flags.__name__ = "numpy RuntimeWarning flags"
+
+
+def no_flags(n: int) -> Any:
+    """No warning flag set: the flags a branch gives for another branch's warnings."""
+    import jax.numpy as jnp
+
+    return jnp.zeros(n, bool)
+
+
+no_flags.__qualname__ = no_flags.__name__ = "numpy RuntimeWarning flags"
+
+
+def issue_flag_outputs(issuers: tuple, flags: Any) -> None:
+    """The warnings of a graph's flags output (the flags of its NumPy
+    operations, one after the other: ``Specialization.warning_issuers``, each
+    issuer with its number of flags), in program order; under an outer JAX
+    transform (the flags are a tracer) as an ordered host callback of the
+    outer graph."""
+    import jax
+
+    if isinstance(flags, jax.core.Tracer):
+        import jax.numpy as jnp
+        from jax import lax
+
+        from ..graphlib.bounded import _active_stack
+        from ..graphlib.hostcalls import _guarded
+
+        flags = functools.reduce(jnp.logical_and, _active_stack(), flags)
+        lax.cond(jnp.any(flags), lambda g: jax.debug.callback(_guarded(functools.partial(_issue_all, issuers)), g,
+                                                                ordered=True), lambda g: None, flags)
+        return
+    flags = np.asarray(flags)
+    if flags.any():
+        _issue_all(issuers, flags)
+
+
+def _issue_all(issuers: tuple, flags: Any) -> None:
+    at = 0
+    for issue, n in issuers:
+        if flags[at:at + n].any():
+            issue(flags[at:at + n])
+        at += n
 
 
 def fp_warning_effect(rule: str, kinds: tuple, texts: tuple, filename: str, lineno: int, namespace: dict,

@@ -202,7 +202,8 @@ def _python_int_and_float(left: Any, right: Any) -> bool:
 
 
 _FP_OPERATOR_FNS = frozenset({operator.truediv, operator.itruediv, operator.floordiv, operator.ifloordiv,
-                              operator.mod, operator.imod, operator.pow, operator.ipow})
+                              operator.mod, operator.imod, operator.pow, operator.ipow, operator.add, operator.iadd,
+                              operator.sub, operator.isub, operator.mul, operator.imul})
 
 
 def _numpy_warnings_may_raise() -> bool:
@@ -3061,6 +3062,10 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         ``args``/``kwargs`` (``Static`` objects and graph values) on the host
         when the check fires; the traceback ends at ``stmt``. ``before``:
         host calls ``(fn, args, kwargs)`` made first when it fires."""
+        region, folded = self.__dict__.pop("_fp_folded", (None, ()))
+        defined = {id(r) for op in self.region.ops for r in op.results} if folded else set()
+        if region is self.region and all(id(flags) in defined for _, (flags,), _ in folded):
+            before = (*before, *folded)   # the warnings of the message's computation (``_fold_fp_warnings``)
         kinds = self.value_kinds((args, kwargs, before), stmt)
         extra = {"before": before} if before else {}
         self.emit_call(arrays.raise_when, (pred, exc, args, kwargs), {"site": self.raise_site(stmt), "kinds": kinds,
@@ -3184,9 +3189,33 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         if any(v is NO_DEFAULT for v in (*values, *named.values())):
             return None
         if any(getattr(op, "fn", None) is not None and getattr(op.fn, "_a2g_effect", False)
+               and not (op in self.region.ops and getattr(op.fn, "_a2g_fp_issuer", None) is not None)
                for op in walk_ops(Region(ops=self.region.ops[start:]))):
             return None
+        if not self._fold_fp_warnings(start):
+            return None
         return tuple(values), named
+
+    def _fold_fp_warnings(self, start: int) -> bool:
+        """NumPy's RuntimeWarnings of the arguments just evaluated (``x.sum()``
+        in a raise's message: ``calls._emit_fp_flags``), which eager issues
+        only when it raises: their callbacks leave the graph, and the check
+        made next (``emit_raise_check``) issues them when it fires, before it
+        raises (``raise_when``'s ``before``), as eager does. False where
+        one cannot be (nothing changed)."""
+        self.__dict__.pop("_fp_folded", None)
+        fires = [op for op in self.region.ops[start:] if getattr(getattr(op, "fn", None), "_a2g_fp_issuer", None)]
+        found = self.__dict__.get("fp_outputs", [])
+        folded = []
+        entries = [next((e for e in found if e[1] is op), None) for op in fires]
+        if None in entries:   # (not one of ``_emit_fp_flags``'s: the raise is no check)
+            return False
+        for op, entry in zip(fires, entries):
+            found.remove(entry)
+            self.region.ops.remove(op)
+            folded.append((entry[2], (entry[0],), {}))
+        self.__dict__["_fp_folded"] = (self.region, tuple(folded))
+        return True
 
     @staticmethod
     def _immutable(value: Any) -> bool:

@@ -24,11 +24,13 @@ import jax
 import numpy as np
 
 from ..fallback.sites import Decision, FallbackCode, FallbackSite, GraphBreak
-from ..ir.core import CallOp, Graph, KindedValue, Region, TreeVariant, Value, walk_ops
+from ..ir.core import ArrayType, CallOp, Graph, IfOp, KindedValue, Region, SwitchOp, TreeVariant, Value, bounded, \
+    walk_ops
 from ..graphlib.arrays import DeferredStr, eager_kind, raise_when, to_eager_kind
 from .calls import TransformedFn
 from .guards import MUTABLE_BUILTINS, object_key
 from .interpreter import Specializer
+from . import hostwarnings
 from .state import LocalFunction, contains_value
 from .nnx import boundary_leaf, is_nnx
 from .lattice import array_type_of, is_array, ndarray_subclass, subclass_cause, untrace_numbers
@@ -85,6 +87,9 @@ class Specialization:
     # positions among the outputs of NumPy arrays that eager makes in Fortran order (a ufunc of
     # Fortran-ordered operands, a LAPACK wrapper's result: ``known_contiguity``): handed back so
     fortran_out: tuple = ()
+    # what issues NumPy's RuntimeWarnings of each flags output (the outputs' last part), in
+    # program order, after each call (``GraphPlan.run``; ``_warning_outputs``)
+    warning_issuers: tuple = ()
 
 
 def numpy_aliasing(leaves: list) -> tuple:
@@ -564,6 +569,8 @@ def _specialize_in(sp: Specializer, unit: Unit, stmts: list, start: int, stop: i
     same = [(x, m, flag) for x in tree_flatten(out, is_leaf=lambda x: type(x) is Value)[0] if type(x) is Value
             for m, flag in sp.identity_of(x).items() if isinstance(flag, Value)] if returns else []
     out = (*out, [flag for _, _, flag in same])
+    warning_flags, warning_issuers = _warning_outputs(sp, body)
+    out = (*out, warning_flags)
     for leaf in tree_flatten(out, is_leaf=lambda x: isinstance(x, TraceGenerator))[0]:
         if isinstance(leaf, TraceGenerator):   # the statements after the segment need eager's generator object
             raise _escape_break(unit, stmts, start, end, FallbackCode.GENERATOR, f"a generator object of "
@@ -663,7 +670,88 @@ def _specialize_in(sp: Specializer, unit: Unit, stmts: list, start: int, stop: i
                           sp.late_checks, tuple(k for k, x in enumerate(out_leaves) if sp.known_readonly(x)),
                           maybe_same, tuple(k for k, x in enumerate(out_leaves)
                                             if isinstance(x, Value) and len(x.type.shape) > 1
-                                            and sp.known_contiguity(x) == (False, True)))
+                                            and sp.known_contiguity(x) == (False, True)), warning_issuers)
+
+
+def _warning_outputs(sp: Specializer, body: Any) -> tuple[list, tuple]:
+    """NumPy's RuntimeWarnings as outputs: where every host effect of the
+    graph is a NumPy warning callback outside any loop (no print, no
+    ``warnings.warn``, no run-time check; at the top level or in traced
+    branches), those callbacks are dropped and their flags leave the graph,
+    each with what issues its warnings after the call
+    (``hostwarnings.fp_output_issuer``), in program order (a branch's flags
+    leave it as results of the branch op, the other branches giving none
+    set): JAX then dispatches the call without Python's ordered effects, and
+    a graph placed on several devices needs none. Otherwise the callbacks
+    stay (their order among the other effects, their count in a loop, are
+    eager's)."""
+    found = sp.__dict__.get("fp_outputs")
+    if not found or sp.outer_traced:
+        return [], ()
+    mine = {id(op): (flags, issue) for flags, op, issue in found}
+    loc = None
+    for op in walk_ops(body):
+        if (getattr(getattr(op, "fn", None), "_a2g_effect", False) or bounded(op)) and id(op) not in mine:
+            return [], ()
+        loc = op.loc if id(op) in mine else loc
+    if loc is None or not _fires_outside_loops(body.ops, mine):
+        return [], ()
+    kept = _hoist_fires(body, mine)
+    # one bool vector of all the flags: one transfer to the host per call
+    parts = [flags for flags, _ in kept]
+    joined = Value(ArrayType((sum(f.type.shape[0] for f in parts),), np.dtype(bool)), "RuntimeWarning flags")
+    leaves, treedef = tree_flatten((tuple(parts), {}))
+    body.ops.append(CallOp([joined], loc, hostwarnings.join_flags, treedef, leaves, "numpy RuntimeWarning flags"))
+    return [joined], tuple((issue, f.type.shape[0]) for f, issue in kept)
+
+
+def _fires_outside_loops(ops: list, mine: dict) -> bool:
+    """Whether no warning callback of ``mine`` is inside a loop (only branches between it and the top)."""
+    for op in ops:
+        if isinstance(op, (IfOp, SwitchOp)):
+            if not all(_fires_outside_loops(r.ops, mine) for r in op.regions()):
+                return False
+        elif op.regions() and any(id(inner) in mine for r in op.regions() for inner in walk_ops(r)):
+            return False
+    return True
+
+
+def _hoist_fires(region: Region, mine: dict) -> list:
+    """The warning callbacks of ``region`` (``mine``) dropped, their flags
+    (graph values at its level: a branch op's results) with their issuers,
+    in program order. A branch op whose branches issue warnings gets one
+    result per flags vector of any branch: that branch's flags, none set in
+    the others (one branch runs)."""
+    kept: list = []
+    ops: list = []
+    for op in region.ops:
+        if id(op) in mine:
+            kept.append(mine[id(op)])
+            continue
+        ops.append(op)
+        if not isinstance(op, (IfOp, SwitchOp)):
+            continue
+        inner = [_hoist_fires(r, mine) for r in op.regions()]
+        if not any(inner):
+            continue
+        outs = []
+        for k, r in enumerate(op.regions()):
+            for j, items in enumerate(inner):
+                for flags, issue in items:
+                    if j == k:
+                        r.yields.append(flags)
+                    else:   # (this branch issues none of them)
+                        none = Value(flags.type, "no RuntimeWarning flags")
+                        leaves, treedef = tree_flatten(((flags.type.shape[0],), {}))
+                        r.ops.append(CallOp([none], op.loc, hostwarnings.no_flags, treedef, leaves,
+                                            "numpy RuntimeWarning flags"))
+                        r.yields.append(none)
+                    if k == 0:
+                        outs.append((Value(flags.type, "RuntimeWarning flags"), issue))
+        op.results.extend(v for v, _ in outs)
+        kept.extend(outs)
+    region.ops[:] = ops
+    return kept
 
 
 def _maybe_same(out_leaves: list, same: list, starts: list[int]) -> tuple:
