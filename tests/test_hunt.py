@@ -1957,16 +1957,20 @@ def test_python_float_power_of_a_traced_int_overflows_as_eager():
                    full_graph=False)
 
 
+def _host_data(v):
+    return np.frombuffer(np.asarray(v, dtype=np.float64).tobytes())   # .tobytes(): only on the host
+
+
 def _opaque_row(v):
-    return np.asarray([float(np.prod(np.asarray(v).tolist()))] * 3, dtype=np.float32)   # .tolist(): on the host
+    return np.asarray([float(np.prod(_host_data(v)))] * 3, dtype=np.float32)
 
 
 def _opaque_total(v):
-    return np.float32(sum(np.asarray(v).tolist()))
+    return np.float32(sum(_host_data(v).tolist()))
 
 
 def _opaque_row64(v):
-    return np.asarray([float(np.prod(np.asarray(v).tolist()))] * 3)
+    return np.asarray([float(np.prod(_host_data(v)))] * 3)
 
 
 def test_a_declared_host_call_hands_back_eagers_numpy_kind():
