@@ -59,20 +59,20 @@ def unfused(x: Any) -> Any:
     dtype = getattr(x, "dtype", None)
     if dtype is None or not jnp.issubdtype(dtype, jnp.floating):
         return x
-    return _opaque_product(x)
+    return _sign_select(x)
 
 
 @jax.custom_jvp
-def _opaque_product(x: Any) -> Any:
+def _sign_select(x: Any) -> Any:
     bits = lax.bitcast_convert_type(x, _SIGNED[np.dtype(x.dtype).itemsize])
     magnitude = lax.abs(x)
     return lax.select(bits < 0, lax.neg(magnitude), magnitude)
 
 
-@_opaque_product.defjvp
-def _opaque_product_jvp(primals: tuple, tangents: tuple) -> tuple:
+@_sign_select.defjvp
+def _sign_select_jvp(primals: tuple, tangents: tuple) -> tuple:
     """The identity's derivative (``abs`` would give 0 at zero)."""
-    return _opaque_product(primals[0]), tangents[0]
+    return _sign_select(primals[0]), tangents[0]
 
 
 _SIGNED = {1: np.int8, 2: np.int16, 4: np.int32, 8: np.int64}
