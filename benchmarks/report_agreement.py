@@ -225,6 +225,17 @@ def example_rows(names: Iterable[str] = EXAMPLES) -> list[Row]:
     return out
 
 
+def example_run_rows(name: str, run: Callable[[], Any]) -> tuple[Any, list[Row]]:
+    """``run()`` (example ``name``'s ``main``, called as the caller calls
+    it) with every ``explain`` it makes recorded: its result, and the rows
+    ``example_rows`` would give (tests/test_examples.py: the suite's runs of
+    the examples are the ones the report is compared with)."""
+    calls: list = []
+    with _recording(calls):
+        result = run()
+    return result, _grouped(calls, "examples", f"{name}:")
+
+
 def _parametrized(test: Callable, argname: str) -> list:
     """The values of ``argname`` in ``test``'s ``@pytest.mark.parametrize``."""
     for mark in getattr(test, "pytestmark", []):

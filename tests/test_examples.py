@@ -1,10 +1,15 @@
 """The examples run, equal eager and make one graph (their main() checks both
-and returns 0 only then); the new ones run at small sizes here."""
+and returns 0 only then); the new ones run at small sizes here. The report
+agrees with these runs (issue 17: tests/test_report_agreement.py holds the
+table and the floors): every ``explain`` the runs make is recorded."""
 
 import runpy
 from pathlib import Path
 
 import pytest
+
+from benchmarks.report_agreement import EXAMPLES as ALL_EXAMPLES
+from benchmarks.report_agreement import example_rows, example_run_rows
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
@@ -19,6 +24,9 @@ SMALL = {
 }
 
 
+RECORDED: dict = {}   # example -> its rows for the report's agreement (benchmarks/report_agreement.py)
+
+
 @pytest.mark.parametrize("name", list(SMALL))
 def test_example_main(name, monkeypatch, capsys):
     if name == "equinox_model":
@@ -27,9 +35,24 @@ def test_example_main(name, monkeypatch, capsys):
         pytest.importorskip("flax.nnx")
     monkeypatch.syspath_prepend(str(EXAMPLES))
     module = runpy.run_path(str(EXAMPLES / f"{name}.py"), run_name="example")
-    assert module["main"](**SMALL[name]) == 0, capsys.readouterr().out
+    status, RECORDED[name] = example_run_rows(name, lambda: module["main"](**SMALL[name]))
+    assert status == 0, capsys.readouterr().out
     out = capsys.readouterr().out
     assert "eager == to_static: True" in out and "graphs run: 1" in out, out
     assert "eager == to_static: False" not in out, out
     if name != "newton_solver":
         assert "ast2graph report" in out and "always-fallback sites" in out, out
+
+
+def test_report_agrees_with_the_examples_runs():
+    """The default report lists an example's function exactly when it falls
+    back in the runs above (an example they did not run here, under ``-k``,
+    is run now)."""
+    from test_report_agreement import (EXAMPLES_PRECISION_FLOOR, EXAMPLES_RECALL_FLOOR, EXAMPLES_WRONGLY_LISTED,
+                                       check_agreement)
+
+    assert set(SMALL) == set(ALL_EXAMPLES)
+    rows = [r for name in ALL_EXAMPLES if name in RECORDED for r in RECORDED[name]]
+    rows += example_rows([name for name in ALL_EXAMPLES if name not in RECORDED])
+    assert {r.name.split(":")[0] for r in rows} == set(ALL_EXAMPLES)   # every script converts a function
+    check_agreement(rows, EXAMPLES_RECALL_FLOOR, EXAMPLES_PRECISION_FLOOR, EXAMPLES_WRONGLY_LISTED)

@@ -16,10 +16,13 @@ the outcomes of that file's runs of every program (the corpus runs once in the
 suite), the same figures as ``python -m benchmarks.report_agreement -v`` prints.
 
 The examples (``--corpus examples``: the functions each examples/*.py
-converts, run by its ``main`` on its own inputs) and the tests' program
-corpora (``--corpus programs``) are held to the same table and to floors of
-their own: the fast test runs the quick examples, the slow ones the others
-and the programs. So is the hunt corpus (``--corpus hunt``, benchmarks/hunt):
+converts, run by its ``main``) and the tests' program corpora (``--corpus
+programs``) are held to the same table and to floors of their own: the
+examples in ``tests/test_examples.py::test_report_agrees_with_the_examples_runs``,
+on that file's runs of every example (each example runs once in the suite),
+or, where that test is not in the run, here (the fast test the quick
+examples, a slow one the others, on their own inputs); the programs in a
+slow test here. So is the hunt corpus (``--corpus hunt``, benchmarks/hunt):
 a fixed sample of 10 programs here, all 98 in
 ``tests/test_hunt_corpus.py::test_report_agrees_with_the_run`` on the outcomes
 of that file's runs.
@@ -127,7 +130,11 @@ def test_sample_agreement(request) -> None:
     check_agreement(rs, SAMPLE_RECALL_FLOOR, SAMPLE_PRECISION_FLOOR)
 
 
-def test_fast_examples_agreement() -> None:
+_EXAMPLES_RUNS = "tests/test_examples.py::test_report_agrees_with_the_examples_runs"
+
+
+def test_fast_examples_agreement(request) -> None:
+    _skip_if_this_run_holds(request, _EXAMPLES_RUNS)
     rs = example_rows(FAST_EXAMPLES)
     # every script converts at least one function, and each row is one the script explained
     assert {r.name.split(":")[0] for r in rs} == set(FAST_EXAMPLES)
@@ -135,8 +142,9 @@ def test_fast_examples_agreement() -> None:
 
 
 @pytest.mark.slow
-def test_other_examples_agreement() -> None:
-    # the examples the fast test leaves out: with it, every example (each runs once in the suite)
+def test_other_examples_agreement(request) -> None:
+    # the examples the fast test leaves out: with it, every example
+    _skip_if_this_run_holds(request, _EXAMPLES_RUNS)
     others = [e for e in EXAMPLES if e not in FAST_EXAMPLES]
     rs = example_rows(others)
     assert {r.name.split(":")[0] for r in rs} == set(others)
