@@ -983,7 +983,8 @@ class CallMixin(GeneratorMixin, SortMixin):
             rule = f"wrap {name}"
         modes = np.geterr()
         kinds = ("invalid",) if name == "cast" else ("over",) if wraps else ("divide",) if integer else \
-            tuple(k for k, _ in hostwarnings.FP_MESSAGES)
+            tuple(k for k, _ in hostwarnings.FP_MESSAGES if not (k == "divide" and rule == "")
+                  and name not in hostwarnings.NEVER.get(k, ()))
         if any(modes[k] not in ("ignore", "warn") for k in kinds) or not integer and modes["under"] != "ignore":
             raise self.graph_break(FallbackCode.SIDE_EFFECT, node, f"NumPy's {name} where np.geterr() makes its "
                                    f"floating-point errors raise, print, call or warn of underflow ({modes})", "call")
@@ -1014,7 +1015,7 @@ class CallMixin(GeneratorMixin, SortMixin):
         if mask is False:
             return
         where = {} if mask is True else {"where": mask}
-        self._emit_fp_flags(hostwarnings.fp_flags_op(rule, kinds), (results[0], *operands), where, node,
+        self._emit_fp_flags(hostwarnings.fp_flags_op(rule, kinds, name), (results[0], *operands), where, node,
                             tuple(texts[k] for k in kinds), _code_filename(unit), lineno, unit.globals, blocks)
 
     def _emit_fp_flags(self, flags_op: Any, operands: tuple, kwargs: dict, node: Any, texts: tuple, filename: str,

@@ -259,42 +259,184 @@ def _pole(rule: str, operands: list) -> Any:
 
     x = operands[-1] if rule == "divisor" else operands[0]
     if rule in ("divisor", "zero"):
-        return x == 0
+        return _eq(x, 0)
     if rule == "minus one":
-        return x == -1
+        return _eq(x, -1)
     if rule == "unit":
-        return jnp.abs(x) == 1
+        return _eq(jnp.abs(x) if _traced(x) else np.abs(x), 1)
     return False
 
 
-def fp_flags(rule: str, kinds: tuple, result: Any, operands: tuple, where: Any = None) -> Any:
+def fp_flags(rule: str, kinds: tuple, result: Any, operands: tuple, where: Any = None, name: str = "") -> Any:
     """Which of ``kinds`` (of "divide", "over", "invalid") NumPy's ufunc
     flags computing ``result`` from ``operands`` (``where``: the positions
-    it computes), as a bool vector."""
+    it computes), as a bool vector; ``name``: the ufunc, where its flags
+    follow from its operand alone (``FROM_OPERAND``). What is known when the graph is traced
+    (a constant operand's NaNs, a ``where`` of True, an op without a pole)
+    is computed then, in NumPy: the graph holds only the tests on its own
+    values (every op added here is compiled with the user's graph)."""
     import jax.numpy as jnp
 
     out = jnp.asarray(result)
-    ops = [jnp.asarray(x) for x in operands]
-    mask = True if where is None else jnp.asarray(where)
+    ops = [_known(x) for x in operands]
+    mask = True if where is None else _known(where)
     if rule == "cast":   # float to int: NumPy converts through a C int (int32's range) or int64, flagging the rest
         narrow = out.dtype in (jnp.int8, jnp.int16, jnp.int32, jnp.uint8, jnp.uint16)
         low, high = (-2.0 ** 31, 2.0 ** 31) if narrow else (-2.0 ** 63, 2.0 ** (64 if out.dtype == jnp.uint64 else 63))
-        x = ops[0]
-        found = {"invalid": jnp.any(~(jnp.isfinite(x) & (x >= low) & (x < high)) & mask)}
+        x = jnp.asarray(ops[0])
+        found = {"invalid": _and(~(jnp.isfinite(x) & (x >= low) & (x < high)), mask)}
     elif rule.startswith("wrap "):   # NumPy's integer scalar + - * wrapping around
-        found = {"over": _wraps(rule[5:], *[x.astype(out.dtype) for x in ops], out)}
+        found = {"over": _wraps(rule[5:], *[jnp.asarray(x).astype(out.dtype) for x in ops], out)}
+    elif name in FROM_OPERAND:
+        found = {k: _and(v, mask) for k, v in FROM_OPERAND[name](ops[0]).items()}
     elif not jnp.issubdtype(out.dtype, jnp.inexact):   # integer // and %: by zero
-        found = {"divide": jnp.any((ops[-1] == 0) & mask)}
+        found = {"divide": _and(_eq(ops[-1], 0), mask)}
     else:
         inexact = [x for x in ops if jnp.issubdtype(x.dtype, jnp.inexact)]
-        nan_in = functools.reduce(lambda a, b: a | b, [jnp.isnan(x) for x in inexact], False)
-        finite_in = functools.reduce(lambda a, b: a & b, [jnp.isfinite(x) for x in inexact], True)
-        new_inf = jnp.isinf(out) & finite_in & mask
+        nan_in = functools.reduce(_or, [_isnan(x) for x in inexact], False)
+        finite_in = functools.reduce(_and, [_isfinite(x) for x in inexact], True)
+        new_inf = _and(_and(_isinf(out), finite_in), mask)
         pole = _pole(rule, ops)
-        found = {"divide": jnp.any(new_inf & pole), "over": jnp.any(new_inf & ~jnp.asarray(pole)),
-                 "invalid": jnp.any(jnp.isnan(out) & ~nan_in & mask)}
-    false = jnp.zeros((), bool)
-    return jnp.stack([found.get(k, false) for k in kinds])
+        found = {"divide": _and(new_inf, pole), "over": _and(new_inf, _not(pole)),
+                 "invalid": _and(_and(_isnan(out), _not(nan_in)), mask)}
+    return _flag_vector([found.get(k, False) for k in kinds])
+
+
+# id(flags vector) -> (a weak reference to it, its masks): ``join_flags`` reduces the masks of all the top-level
+# flags of a graph together rather than each flag on its own
+_MASKS: dict[int, tuple] = {}
+
+
+def _flag_vector(masks: list) -> Any:
+    """The flags (one bool each: whether its mask is set anywhere) as a bool
+    vector; its masks kept for ``join_flags`` while the graph is traced."""
+    import weakref
+
+    import jax.numpy as jnp
+
+    vector = jnp.stack([jnp.any(m) if _traced(m) else jnp.asarray(bool(np.any(m))) for m in masks])
+    if _traced(vector):
+        if len(_MASKS) > 256:   # entries of traces done with (their flags went to callbacks or branch results)
+            for key in [key for key, (ref, _) in _MASKS.items() if ref() is None]:
+                del _MASKS[key]
+        _MASKS[id(vector)] = (weakref.ref(vector), masks)
+    return vector
+
+
+# Ufuncs whose flags follow from their operand (IEEE's domains and poles),
+# tested on it rather than on the result: a test on the result of an op XLA
+# counts as expensive (sqrt, log, ...) is a second use of it, which makes XLA
+# write that result to memory and compile one more kernel around it. Each is
+# the generic rule's answer (NaN out of no NaN: "invalid"; an infinity out of
+# a finite operand: "divide" at a pole, "over" elsewhere, which none of these
+# reaches); "divide" and "over" of kinds they never flag are False.
+def _below(x: Any, bound: float) -> Any:
+    return x < bound if _traced(x) else np.asarray(x) < bound
+
+
+def _above(x: Any, bound: float) -> Any:   # False for a NaN, as _below
+    return x > bound if _traced(x) else np.asarray(x) > bound
+
+
+def _abs(x: Any) -> Any:
+    import jax.numpy as jnp
+
+    return jnp.abs(x) if _traced(x) else np.abs(x)
+
+
+def _log_domain(pole: float) -> Any:
+    return lambda x: {"divide": _eq(x, pole), "invalid": _below(x, pole)}
+
+
+FROM_OPERAND = {
+    "sqrt": lambda x: {"invalid": _below(x, 0)},
+    "log": _log_domain(0), "log2": _log_domain(0), "log10": _log_domain(0), "log1p": _log_domain(-1),
+    "arcsin": lambda x: {"invalid": _above(_abs(x), 1)},
+    "arccos": lambda x: {"invalid": _above(_abs(x), 1)},
+    "arccosh": lambda x: {"invalid": _below(x, 1)},
+    "arctanh": lambda x: {"divide": _eq(_abs(x), 1), "invalid": _above(_abs(x), 1)},
+}
+# the kinds each of these never flags (an overflow needs an infinity from finite operands, an invalid value a NaN
+# from operands without one): left out of the flags altogether
+NEVER = {"over": frozenset(FROM_OPERAND), "invalid": frozenset({"exp", "exp2", "expm1", "square"})}
+
+
+# Trace-time folding of the flags' boolean algebra: a term is a traced bool
+# array, or a NumPy bool array / Python bool known now.
+def _traced(x: Any) -> bool:
+    import jax
+
+    return isinstance(x, jax.core.Tracer)
+
+
+def _known(x: Any) -> Any:
+    """``x`` as a NumPy array where its value is known when tracing, else as traced."""
+    import jax.numpy as jnp
+
+    return jnp.asarray(x) if _traced(x) else np.asarray(x)
+
+
+def _fixed(x: Any) -> bool | None:
+    """True or False where the term is that everywhere (an empty one: False), else None."""
+    if _traced(x):
+        return None
+    x = np.asarray(x)
+    if not x.any():
+        return False
+    return True if x.all() else None
+
+
+def _and(a: Any, b: Any) -> Any:
+    fa, fb = _fixed(a), _fixed(b)
+    if fa is False or fb is False:
+        return False
+    if fa is True:
+        return b
+    if fb is True:
+        return a
+    return a & b
+
+
+def _or(a: Any, b: Any) -> Any:
+    fa, fb = _fixed(a), _fixed(b)
+    if fa is True or fb is True:
+        return np.broadcast_to(True, np.broadcast_shapes(np.shape(a), np.shape(b)))
+    if fa is False:
+        return b
+    if fb is False:
+        return a
+    return a | b
+
+
+def _not(a: Any) -> Any:
+    return ~a if _traced(a) else np.logical_not(a)
+
+
+def _eq(a: Any, v: Any) -> Any:
+    return a == v if _traced(a) else np.asarray(a) == v
+
+
+def _isnan(x: Any) -> Any:
+    import jax.numpy as jnp
+
+    return jnp.isnan(x) if _traced(x) else np.isnan(x)
+
+
+def _isfinite(x: Any) -> Any:
+    import jax.numpy as jnp
+
+    return jnp.isfinite(x) if _traced(x) else np.isfinite(x)
+
+
+def _isinf(x: Any) -> Any:
+    import jax.numpy as jnp
+    from jax import lax
+
+    if not _traced(x):
+        return np.isinf(x)
+    if jnp.issubdtype(x.dtype, jnp.floating):   # jnp.isinf is a jitted function: one call more to lower
+        return lax.abs(x) == np.inf
+    return jnp.isinf(x)
 
 
 def _wraps(name: str, a: Any, b: Any, r: Any) -> Any:
@@ -357,8 +499,8 @@ def reduce_flags_op(kinds: tuple, axis: Any, keepdims: bool, initial_finite: boo
         out = jnp.asarray(result)
         finite = jnp.all(jnp.isfinite(x), axis=axis, keepdims=keepdims) & initial_finite
         nan_in = jnp.any(jnp.isnan(x), axis=axis, keepdims=keepdims) | initial_nan
-        found = {"over": jnp.any(~jnp.isfinite(out) & finite), "invalid": jnp.any(jnp.isnan(out) & ~nan_in)}
-        return jnp.stack([found[k] for k in kinds])
+        found = {"over": ~jnp.isfinite(out) & finite, "invalid": jnp.isnan(out) & ~nan_in}
+        return _flag_vector([found[k] for k in kinds])
 
     flags.__name__ = flags.__qualname__ = "numpy RuntimeWarning flags"
     return flags
@@ -414,11 +556,11 @@ def _fp_effect(rule: str, kinds: tuple, texts: tuple, filename: str, lineno: int
 # issues the warnings after the call, in program order, from the user's line.
 
 @functools.lru_cache(maxsize=None)
-def fp_flags_op(rule: str, kinds: tuple) -> Any:
+def fp_flags_op(rule: str, kinds: tuple, name: str = "") -> Any:
     """The graph op ``flags(result, *operands, where=None)``: which of
-    ``kinds`` NumPy's ufunc flags (``fp_flags``), a bool vector."""
+    ``kinds`` NumPy's ufunc ``name`` flags (``fp_flags``), a bool vector."""
     def flags(result: Any, *operands: Any, where: Any = None) -> Any:
-        return fp_flags(rule, kinds, result, operands, where)
+        return fp_flags(rule, kinds, result, operands, where, name)
 
     flags.__name__ = flags.__qualname__ = "numpy RuntimeWarning flags"
     return flags
@@ -466,10 +608,58 @@ def fp_output_issuer(texts: tuple, filename: str, lineno: int, module_globals: A
 
 
 def join_flags(*flags: Any) -> Any:
-    """The flags outputs of a graph as one bool vector (one transfer a call)."""
+    """The flags outputs of a graph as one bool vector (one transfer a call).
+    The masks of the flags computed at the graph's top level (``_MASKS``)
+    are reduced together: packed as bits of one integer per element, 32
+    flags at a time, for all the masks of one shape, and that integer
+    reduced once. Each flag reduced on its own made XLA compile a kernel
+    for it, and write to memory each result the flags test that other ops
+    use as well (sqrt, exp, a division): most of the compile time of a
+    graph of NumPy code. A branch's flags (results of its op) are used as
+    they are."""
     import jax.numpy as jnp
+    from jax import lax
 
-    return jnp.concatenate(flags)
+    entries = []
+    for f in flags:
+        entry = _MASKS.pop(id(f), None)
+        entries.append(entry[1] if entry is not None and entry[0]() is f else None)
+    groups: dict[tuple, list] = {}
+    for p, masks in enumerate(entries):
+        for j, m in enumerate(masks or ()):
+            if _traced(m):
+                groups.setdefault(tuple(m.shape), []).append((p, j, m))
+    words, where = [], {}   # the packed words' bits, in chunks; (part, flag) -> its place among them
+    for shape, items in groups.items():
+        for start in range(0, len(items), 32):
+            chunk = items[start:start + 32]
+            packed = functools.reduce(jnp.bitwise_or, [m.astype(jnp.uint32) << np.uint32(b)
+                                                       for b, (_, _, m) in enumerate(chunk)])
+            word = lax.reduce(packed, np.uint32(0), lax.bitwise_or, tuple(range(len(shape))))
+            # every bit at once (one op, not one per flag: each would be a kernel of its own)
+            words.append((word >> np.arange(len(chunk), dtype=np.uint32)) & np.uint32(1))
+            for b, (p, j, _) in enumerate(chunk):
+                where[p, j] = sum(len(w) for w in words[:-1]) + b
+    if not words:
+        return jnp.concatenate(flags)
+    bits = jnp.concatenate(words) != 0
+    order, known = [], []   # where each output flag comes from: a bit, a flag as it is (-1), known now (-2)
+    pieces = [bits]
+    for p, (f, masks) in enumerate(zip(flags, entries)):
+        if masks is None:
+            start = sum(len(x) for x in pieces)
+            pieces.append(f)
+            order.extend(range(start, start + f.shape[0]))
+            continue
+        for j, m in enumerate(masks):
+            if (p, j) in where:
+                order.append(where[p, j])
+            else:   # known when tracing
+                order.append(-1 - bool(np.any(m)))
+    pieces.append(jnp.array([False, True]))
+    joined = jnp.concatenate(pieces)
+    size = joined.shape[0]
+    return joined[np.array([k if k >= 0 else size + (-1 - k) - 2 for k in order], dtype=np.int32)]
 
 
 join_flags.__qualname__ = join_flags.__name__ = "numpy RuntimeWarning flags"

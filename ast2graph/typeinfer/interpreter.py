@@ -115,6 +115,19 @@ def _touches_host(fn: Any) -> bool:
     return bool(getattr(fn, "_a2g_check", False) or getattr(fn, "_a2g_effect", False)
                 or getattr(fn, "_a2g_host", False))
 
+
+def _flagged_errors() -> dict:
+    """``np.errstate`` turning every floating-point error NumPy would report
+    now (warn, print, call, log or raise) into FloatingPointError."""
+    return {k: "ignore" if v == "ignore" else "raise" for k, v in np.geterr().items() if k != "all"}
+
+
+def _raises_now(e: FloatingPointError) -> bool:
+    """Whether the caller's ``np.geterr()`` itself raises the error ``e`` reports (then it is eager's)."""
+    kind = next((k for k, word in (("divide", "divide by zero"), ("over", "overflow"), ("under", "underflow"),
+                                   ("invalid", "invalid value")) if word in str(e)), None)
+    return kind is not None and np.geterr().get(kind) == "raise"
+
 class PassedValue(Value):
     """A result of a traced call that is one of its array operands handed
     back unchanged (``OrderedDict(a=m)``, ``dict.fromkeys(ks, m)``,
@@ -806,7 +819,9 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
             for i, a in zip(positions, arrays_in):
                 filled[i] = a
             args, kwargs = jax.tree_util.tree_unflatten(treedef, filled)
-            with watching() as watch:
+            # NumPy computing on values known now (a Python float argument): a floating-point error it
+            # flags would be one warning at trace time, from here, where eager warns on every call
+            with watching() as watch, np.errstate(**_flagged_errors()):
                 try:
                     result = fn(*args, **kwargs)
                 except Exception as e:
@@ -838,6 +853,9 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
             if isinstance(e, jax.errors.JAXTypeError):  # concretisation, tracer-to-bool, ...
                 raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{what} of a traced array needs its value on the host "
                                        f"({type(e).__name__})") from None
+            if isinstance(e, FloatingPointError) and box.get("error") is e and not _raises_now(e):
+                raise self.graph_break(FallbackCode.SIDE_EFFECT, node, f"{what} on values known at trace time "
+                                       f"issues NumPy's RuntimeWarning ({e}) on every call", "call") from None
             if getattr(e, "_a2g_signal", False):   # an op's own signal (nnx.NnxUnsupported): its caller decides
                 raise self.graph_break(FallbackCode.TRACE_ERROR, node, f"{what}: {e}", exc=e) from None
             if box.get("error") is not e or internal_failure(e, below=run.__code__):
