@@ -607,18 +607,34 @@ def fp_output_issuer(texts: tuple, filename: str, lineno: int, module_globals: A
     return issue
 
 
+def _bits_set(packed: Any, n: int) -> Any:
+    """Which of the low ``n`` bits are set in any element of ``packed``
+    (uint32), as a uint32 vector of 0/1: whether any is set first (one
+    reduction of bools), the bits only then. An OR-reduction of the words
+    themselves would be one op, but XLA cannot all-reduce it where the graph
+    is split over several devices."""
+    import jax.numpy as jnp
+    from jax import lax
+
+    shifts = np.arange(n, dtype=np.uint32).reshape((n,) + (1,) * packed.ndim)
+
+    def which(p: Any) -> Any:   # every bit at once: one reduction, not one per flag (each a kernel)
+        return jnp.any(((p[None] >> shifts) & np.uint32(1)) != 0, axis=tuple(range(1, p.ndim + 1))).astype(jnp.uint32)
+
+    return lax.cond(jnp.any(packed != 0), which, lambda p: jnp.zeros(n, jnp.uint32), packed)
+
+
 def join_flags(*flags: Any) -> Any:
     """The flags outputs of a graph as one bool vector (one transfer a call).
     The masks of the flags computed at the graph's top level (``_MASKS``)
     are reduced together: packed as bits of one integer per element, 32
-    flags at a time, for all the masks of one shape, and that integer
-    reduced once. Each flag reduced on its own made XLA compile a kernel
+    flags at a time, for all the masks of one shape, and reduced once
+    (``_bits_set``). Each flag reduced on its own made XLA compile a kernel
     for it, and write to memory each result the flags test that other ops
     use as well (sqrt, exp, a division): most of the compile time of a
     graph of NumPy code. A branch's flags (results of its op) are used as
     they are."""
     import jax.numpy as jnp
-    from jax import lax
 
     entries = []
     for f in flags:
@@ -635,9 +651,7 @@ def join_flags(*flags: Any) -> Any:
             chunk = items[start:start + 32]
             packed = functools.reduce(jnp.bitwise_or, [m.astype(jnp.uint32) << np.uint32(b)
                                                        for b, (_, _, m) in enumerate(chunk)])
-            word = lax.reduce(packed, np.uint32(0), lax.bitwise_or, tuple(range(len(shape))))
-            # every bit at once (one op, not one per flag: each would be a kernel of its own)
-            words.append((word >> np.arange(len(chunk), dtype=np.uint32)) & np.uint32(1))
+            words.append(_bits_set(packed, len(chunk)))
             for b, (p, j, _) in enumerate(chunk):
                 where[p, j] = sum(len(w) for w in words[:-1]) + b
     if not words:
