@@ -255,15 +255,13 @@ FP_INT_DIVISIONS = frozenset({"floor_divide", "remainder"})
 
 
 def _pole(rule: str, operands: list) -> Any:
-    import jax.numpy as jnp
-
     x = operands[-1] if rule == "divisor" else operands[0]
     if rule in ("divisor", "zero"):
         return _eq(x, 0)
     if rule == "minus one":
         return _eq(x, -1)
     if rule == "unit":
-        return _eq(jnp.abs(x) if _traced(x) else np.abs(x), 1)
+        return _eq(_abs(x), 1)
     return False
 
 
@@ -657,7 +655,7 @@ def join_flags(*flags: Any) -> Any:
     if not words:
         return jnp.concatenate(flags)
     bits = jnp.concatenate(words) != 0
-    order, known = [], []   # where each output flag comes from: a bit, a flag as it is (-1), known now (-2)
+    order = []   # where each output flag comes from: a bit, a flag as it is (-1), known now (-2)
     pieces = [bits]
     for p, (f, masks) in enumerate(zip(flags, entries)):
         if masks is None:

@@ -124,9 +124,9 @@ def _flagged_errors() -> dict:
 
 def _raises_now(e: FloatingPointError) -> bool:
     """Whether the caller's ``np.geterr()`` itself raises the error ``e`` reports (then it is eager's)."""
-    kind = next((k for k, word in (("divide", "divide by zero"), ("over", "overflow"), ("under", "underflow"),
-                                   ("invalid", "invalid value")) if word in str(e)), None)
+    kind = next((k for k, word in (*hostwarnings.FP_MESSAGES, ("under", "underflow")) if word in str(e)), None)
     return kind is not None and np.geterr().get(kind) == "raise"
+
 
 class PassedValue(Value):
     """A result of a traced call that is one of its array operands handed
