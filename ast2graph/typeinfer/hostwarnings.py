@@ -655,7 +655,7 @@ def join_flags(*flags: Any) -> Any:
     if not words:
         return jnp.concatenate(flags)
     bits = jnp.concatenate(words) != 0
-    order = []   # where each output flag comes from: a bit, a flag as it is (-1), known now (-2)
+    order = []   # where each output flag comes from: its place in the pieces, or known now (-1: False, -2: True)
     pieces = [bits]
     for p, (f, masks) in enumerate(zip(flags, entries)):
         if masks is None:
