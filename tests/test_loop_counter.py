@@ -12,8 +12,8 @@ import jax
 import jax.numpy as jnp
 import pytest
 
-from ast2graph import UnrollWarning, to_static
-from helpers import check, modes
+from ast2graph import UnrollWarning, explain, to_static
+from helpers import check, check_calls, modes
 
 X = jnp.arange(3.0)
 
@@ -471,3 +471,33 @@ def test_counter_of_a_for_with_a_traced_break_rolls(w):
     # it unrolled all 300 iterations (a 24 s compile) because `count` was a Python int
     e = check(fit_counting, w, graphs=1)
     assert for_modes(e) == ["lax.fori_loop"]
+
+
+# a counter counted under a traced condition is traced after the first iteration either way: the loop
+# rolls (it unrolled every iteration: "rolling would turn Python scalar 'cnt' into a 32-bit array")
+def count_positive(x):
+    cnt, down, tot = 0, 7, 0.0
+    for v in x:   # the rows of an array
+        if v > 0:
+            cnt += 1
+        else:
+            down -= 1
+            tot += float(v)
+    return jnp.zeros(2) + cnt, cnt * 2 ** 30, cnt / 3, type(cnt), down, tot
+
+
+def count_in_nested_loops(x):
+    cnt = 0
+    for i in range(20):
+        for j in range(3):
+            if x[i] > j:
+                cnt += 1   # (in a nested loop: at most 32 bits, the 2**31-steps rule)
+    return cnt, cnt * 2 ** 29, x[cnt % 20]
+
+
+def test_a_counter_under_a_traced_condition_rolls_and_stays_an_exact_python_int():
+    xs = [(jnp.linspace(-1.0, 1.0, 30),), (jnp.zeros(30),), (jnp.ones(30),)]
+    f = check_calls(count_positive, xs)
+    assert for_modes(explain(f)(*xs[0])) == ["lax.scan"]
+    g = check_calls(count_in_nested_loops, [(jnp.linspace(-1.0, 4.0, 20),), (jnp.full(20, 9.0),)])
+    assert for_modes(explain(g)(jnp.zeros(20))) == ["lax.fori_loop", "unrolled"]   # (the inner: 3 iterations)

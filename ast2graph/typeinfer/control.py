@@ -1007,6 +1007,7 @@ class ControlMixin(ExitsMixin):
                 cond.yields = [t]
             self.frame.env = dict(env0)
             self._materialize(names, state, body)
+            self._counter_bits(stmt, names, env0)
             self._run_traced(body, lambda: self.run_body(stmt, ctx), stmt)
             return self.frame.env
 
@@ -1024,6 +1025,7 @@ class ControlMixin(ExitsMixin):
             self.decide(stmt, "while", "lax.scan", f"condition is a traced array; {_bounded_scan(n)}")
         self.frame.env = dict(env0)
         self._bind_state(names, state, iter(results))
+        self._counter_bits(stmt, names, env0)
         self.finish_carried_containers(stmt, names)
         self.after_loop(stmt, ctx)
 
@@ -1327,6 +1329,7 @@ class ControlMixin(ExitsMixin):
             if row is None:
                 body.args.append(index)
             self._materialize(names, state, body)
+            self._counter_bits(stmt, names, env0, None if traced_count else trips)
             if row is not None:
                 r = Value(row, "row")
                 body.args.append(r)
@@ -1385,6 +1388,7 @@ class ControlMixin(ExitsMixin):
             self.decide(stmt, "for", mode, "rolled: trip count is traced" if traced_count else f"rolled: {count if row is None else count.type.shape[0]} iterations exceed the unroll limit {self.options.unroll_limit}")
         self.frame.env = dict(env0)
         self._bind_state(names, state, iter(results))
+        self._counter_bits(stmt, names, env0, None if traced_count else trips)
         if not traced_count and (count if row is None else count.type.shape[0]) >= 1:
             self._exit_variants(names, exit_classes)
         self.finish_carried_containers(stmt, names)
@@ -1413,6 +1417,20 @@ class ControlMixin(ExitsMixin):
                     x = x.variants[x.keys.index(keys[0])] if len(keys) == 1 and keys[0] in x.keys else x
                 out.append(x)
             self.frame.env[n] = jax.tree_util.tree_unflatten(treedef, out)
+
+    def _counter_bits(self, stmt: Any, names: list[str], env0: dict, trips: int | None = None) -> None:
+        """The carried counters (``n += 1`` and ``n -= 1`` only, from a static
+        int) as Python ints of known bits, in the body and after the loop:
+        ``trips`` (a static trip count) times the steps of one iteration, or
+        32 bits (it would take 2**31 steps of one to leave int32: the rule of
+        ``lattice.WIDE_INTS``), so ``n * 2**30`` stays exact in int64."""
+        for n in names:
+            old, v = env0.get(n, UNBOUND), self.frame.env.get(n)
+            if type(old) is int and abs(old) < 2**20 and isinstance(v, Value) and v.type.python \
+                    and not v.type.shape and v.type.dtype.kind in "iu" and _counted_by_one(stmt, n):
+                steps = _steps_per_iteration(stmt, n)
+                bits = 32 if trips is None or steps is None else (abs(old) + trips * steps).bit_length() + 1
+                INT_BITS[v] = min(INT_BITS.get(v, 63), bits)
 
     @staticmethod
     def _bound_int_bits(result: Any, init: Any, bits: int) -> None:
@@ -1590,11 +1608,14 @@ class ControlMixin(ExitsMixin):
         for n, old, new in pairs:
             if not isinstance(old, (bool, int, float, complex)):
                 continue
-            if traced_exit and type(old) is int and abs(old) < 2**20 and _counted_by_one(stmt, n) and (
-                    type(new) is int or isinstance(new, Value) and new.type.python and not new.type.shape):
-                # a counter (`it += 1`) of a loop that leaves by a traced break or return: its value after the
-                # loop depends on the data whether the loop rolls or unrolls; it would take 2**31 iterations to
-                # leave int32 by steps of one (the rule of lattice.WIDE_INTS), and it stays a Python int
+            counter = type(old) is int and abs(old) < 2**20 and _counted_by_one(stmt, n)
+            traced_int = isinstance(new, Value) and new.type.python and not new.type.shape
+            if counter and (traced_int or traced_exit and type(new) is int):
+                # a counter (`it += 1`) counted under a traced condition (its value after the first iteration
+                # already depends on the data: ``new`` is traced, from the static value before the loop), or
+                # of a loop that leaves by a traced break or return: its value after the loop depends on the
+                # data whether the loop rolls or unrolls; it would take 2**31 iterations to leave int32 by
+                # steps of one (the rule of lattice.WIDE_INTS), and it stays a Python int
                 unsafe = False
             elif isinstance(new, KindedValue):   # its Python number stays one, exact
                 unsafe = False
@@ -1791,6 +1812,24 @@ def _counted_by_one(stmt: Any, name: str) -> bool:
         return False
     return bool(steps) and all(isinstance(n.op, (gast.Add, gast.Sub)) and isinstance(n.value, gast.Constant)
                                and type(n.value.value) is int and n.value.value == 1 for n in steps)
+
+
+def _steps_per_iteration(stmt: Any, name: str) -> int | None:
+    """How many ``name += 1`` one iteration of the loop ``stmt`` can run at
+    most: its statements of them outside nested loops and functions (None
+    when one is inside: it may run any number of times)."""
+    count = 0
+    todo = list(stmt.body) + list(getattr(stmt, "orelse", []))
+    while todo:
+        node = todo.pop()
+        if isinstance(node, gast.AugAssign) and isinstance(node.target, gast.Name) and node.target.id == name:
+            count += 1
+        nested = isinstance(node, (gast.For, gast.While, gast.FunctionDef, gast.Lambda, gast.comprehension))
+        if nested and any(isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Name) and n.target.id == name
+                          for n in gast.walk(node)):
+            return None
+        todo.extend(gast.iter_child_nodes(node))
+    return count
 
 
 def _holds_exactly(dtype: np.dtype, old: Any) -> bool:
