@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 from ast2graph import explain, to_static
-from helpers import _warned, check_warnings
+from helpers import _warned, assert_same, check_warnings
 
 
 def _warns(fn, *args) -> list:
@@ -163,3 +163,41 @@ def test_flags_leave_as_one_output_without_callbacks():
     x = np.array([1.0, -1.0, 2.0])
     plan = explain(to_static(many_divisions, full_graph=True))(x, _divisors({2, 11})).record.plans[0]
     assert not plan.has_effects and len(plan.warning_issuers) == 24   # 12 divisions, 12 additions
+
+
+# ------------------------------------------------ warnings batched with the run-time checks
+# Beside run-time checks (or in a loop) the warnings are issued by callbacks in the graph; they are
+# kept in the batch of the region's checks (one callback between two other effects, run in program
+# order on the host) instead of a lax.cond and a callback each. A check that raises stops the
+# warnings after it, as eager stops there.
+def warn_check_warn(x, idx):
+    y = np.sqrt(x)             # invalid value (x < 0)
+    v = x[int(idx[0])]         # IndexError past the end: a run-time check
+    z = np.log(x + 1.0)        # invalid value, divide by zero (x <= -1)
+    w = np.arange(4.0)[int(idx[1])]
+    return y, v, z, w
+
+
+def warn_in_a_rolled_loop(x, idx):
+    total = 0.0
+    for k in range(20):
+        total = total + np.sqrt(x[k % 3] - 0.25 * k)   # invalid value once x[k % 3] < 0.25 k
+    return total, x[int(idx[0])]
+
+
+def test_warnings_batched_with_checks_keep_eagers_order():
+    neg, pos = np.array([-2.0, 1.0, 4.0]), np.array([1.0, 2.0, 3.0])
+    calls = [(neg, np.array([0, 1])), (neg, np.array([5, 1])), (pos, np.array([1, 9])), (neg, np.array([2, 7])),
+             (pos, np.array([0, 0]))]
+    big = np.array([10.0, 9.0, 8.0])
+    loops = [(big, np.array([0])), (pos, np.array([1])), (pos, np.array([4])), (big, np.array([3]))]
+    with warnings.catch_warnings():
+        warnings.simplefilter("always")
+        for fn, argsets in ((warn_check_warn, calls), (warn_in_a_rolled_loop, loops)):
+            static = to_static(fn, full_graph=True)
+            for args in argsets:
+                expected, eager_exc, _, eager_warned = _warned(fn, args, {})
+                got, conv_exc, _, conv_warned = _warned(static, args, {})
+                assert repr(conv_exc) == repr(eager_exc) and conv_warned == eager_warned, (fn.__name__, args)
+                if eager_exc is None:
+                    assert_same(expected, got)

@@ -164,8 +164,10 @@ class _Emitter:
 
 
 def _is_check(op: Op) -> bool:
-    """A run-time check: a callback that only raises, batched with the others (``_Emitter.body``)."""
-    return isinstance(op, CallOp) and getattr(op.fn, "_a2g_check", False)
+    """A run-time check (a callback that only raises) or a NumPy warning's
+    (``hostwarnings.fp_fire_effect``: issued unless a check before it
+    raised), batched with the others (``_Emitter.body``)."""
+    return isinstance(op, CallOp) and (getattr(op.fn, "_a2g_check", False) or getattr(op.fn, "_a2g_batched", False))
 
 
 def _is_plain(op: Op) -> bool:

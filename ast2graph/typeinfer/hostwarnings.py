@@ -569,25 +569,20 @@ def fp_fire_effect(texts: tuple, filename: str, lineno: int, module_globals: Any
     """The effect op ``fire(flags)``: the host callback issuing the warnings
     of the flags set (masked by the enclosing branches and running flags), as
     ``fp_warning_effect`` issues them."""
-    import jax
-    import jax.numpy as jnp
-    from jax import lax
-
-    from ..graphlib.bounded import _active_stack
-    from ..graphlib.hostcalls import _guarded
+    from ..graphlib.bounded import raise_if
 
     issue = _fp_issuer(texts, filename, lineno, module_globals, filters)
 
     def fire(flags: Any) -> None:
-        flags = functools.reduce(jnp.logical_and, _active_stack(), flags)
-
-        def call(f: Any) -> None:
-            jax.debug.callback(_guarded(issue), f, ordered=True)
-
-        lax.cond(jnp.any(flags), call, lambda f: None, flags)
+        # masked by the enclosing branches and running flags; kept in the batch of the region's
+        # run-time checks (``bounded.raise_if``): one callback for the warnings and checks between two
+        # other effects, run in program order on the host (a check that raises stops the warnings
+        # after it), not a ``lax.cond`` and a callback each (~0.15 s of XLA's compile apiece)
+        raise_if(flags, issue)
 
     fire.__name__ = fire.__qualname__ = "host[numpy RuntimeWarning]"
     fire._a2g_effect = True  # type: ignore[attr-defined]
+    fire._a2g_batched = True  # type: ignore[attr-defined]
     fire._a2g_fp_issuer = (texts, filename, lineno, module_globals, filters)  # type: ignore[attr-defined]
     return fire
 
