@@ -501,3 +501,34 @@ def test_a_counter_under_a_traced_condition_rolls_and_stays_an_exact_python_int(
     assert for_modes(explain(f)(*xs[0])) == ["lax.scan"]
     g = check_calls(count_in_nested_loops, [(jnp.linspace(-1.0, 4.0, 20),), (jnp.full(20, 9.0),)])
     assert for_modes(explain(g)(jnp.zeros(20))) == ["lax.fori_loop", "unrolled"]   # (the inner: 3 iterations)
+
+
+# Python ints doubled by sums past int64: eager's int is exact, the graph's int64 wrapped silently (a
+# carried int of unknown bits was taken for a counter, and a list item of 63 bits lost its bits)
+def doubled(v):
+    n = int(v[0] > 0) + 1   # a traced Python int
+    for _ in range(70):     # rolled: n carried
+        n = n + n
+    return n
+
+
+def doubled_items(v):
+    c = [1, 1]
+    c[int(v[0] > 0)] += 1
+    for _ in range(70):
+        c[0] = c[0] + c[0]
+    return c
+
+
+def doubled_beside_a_counter(v):
+    counts = [2 ** 50] * 2
+    for k in range(14):     # unrolled: each item a select of the last
+        b = jnp.clip((v[k] * 2).astype(int), 0, 1)
+        counts[b] += 1
+        counts[0] = counts[0] + counts[0]
+    return counts
+
+
+def test_python_ints_summed_past_int64_stay_exact():
+    for fn, n in ((doubled, 3), (doubled_items, 3), (doubled_beside_a_counter, 14)):
+        check_calls(fn, [(jnp.linspace(0.0, 1.0, n),), (-jnp.ones(n),)], full_graph=False)

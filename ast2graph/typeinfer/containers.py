@@ -479,6 +479,11 @@ class ContainerMixin:
         where = f" '{names[0]}'" if names else ""
         return f"the {type(obj).__name__}{where}"
 
+    def container_names(self, name: str, env: dict) -> set[str]:
+        """The variables of ``env`` holding the carried container ``name``."""
+        obj = self._container_object(name)
+        return {k for k, v in env.items() if (v is obj or isinstance(v, Ref) and v.obj is obj) and not k.startswith("<")}
+
     def container_item_name(self, name: str) -> str:
         """``counts[...]``: how a loop's message names an item of a carried container."""
         label = self.container_label(self._container_object(name))

@@ -1419,18 +1419,38 @@ class ControlMixin(ExitsMixin):
             self.frame.env[n] = jax.tree_util.tree_unflatten(treedef, out)
 
     def _counter_bits(self, stmt: Any, names: list[str], env0: dict, trips: int | None = None) -> None:
-        """The carried counters (``n += 1`` and ``n -= 1`` only, from a static
-        int) as Python ints of known bits, in the body and after the loop:
-        ``trips`` (a static trip count) times the steps of one iteration, or
-        32 bits (it would take 2**31 steps of one to leave int32: the rule of
-        ``lattice.WIDE_INTS``), so ``n * 2**30`` stays exact in int64."""
+        """The bits (``lattice.INT_BITS``) of the carried Python ints, in the
+        body and after the loop. A counter (only ``n += 1``, ``n -= 1``) from
+        a static int: ``trips`` (a static trip count) times the steps of one
+        iteration, or 32 bits (it would take 2**31 steps of one to leave
+        int32: the rule of ``lattice.WIDE_INTS``), so ``n * 2**30`` stays
+        exact in int64; a counter from a traced int of known bits: one bit
+        more than those or 32. Any other (``n = n + n``): all 63, so that a
+        sum is checked at run time for leaving int64 and a product falls
+        back (``mutation._python_int_bits``); unknown, a carried int was
+        taken for a counter and a sum of it wrapped silently."""
+        pairs = []
         for n in names:
-            old, v = env0.get(n, UNBOUND), self.frame.env.get(n)
-            if type(old) is int and abs(old) < 2**20 and isinstance(v, Value) and v.type.python \
-                    and not v.type.shape and v.type.dtype.kind in "iu" and _counted_by_one(stmt, n):
-                steps = _steps_per_iteration(stmt, n)
+            if n.startswith("<container "):   # a carried list's or dict's items (in the container itself now)
+                obj, olds = self._container_object(n), env0.get(n, ())
+                news = list(obj.values()) if type(obj) is dict else list(obj) if type(obj) is list else []
+                olds = list(olds.values()) if type(olds) is dict else list(olds) if type(olds) is list else []
+                counted = _items_counted_by_one(stmt, self.container_names(n, env0))
+                pairs += [(n, counted, a, b) for a, b in zip(olds, news)] if len(olds) == len(news) else \
+                    [(n, False, UNBOUND, b) for b in news]
+            elif n.isidentifier():
+                pairs.append((n, _counted_by_one(stmt, n), env0.get(n, UNBOUND), self.frame.env.get(n)))
+        for n, counted, old, v in pairs:
+            if not (isinstance(v, Value) and v.type.python and not v.type.shape and v.type.dtype.kind in "iu"):
+                continue
+            if counted and type(old) is int and abs(old) < 2**20:
+                steps = _steps_per_iteration(stmt, n) if n.isidentifier() else None
                 bits = 32 if trips is None or steps is None else (abs(old) + trips * steps).bit_length() + 1
-                INT_BITS[v] = min(INT_BITS.get(v, 63), bits)
+            elif counted and isinstance(old, Value) and old in INT_BITS:
+                bits = min(max(INT_BITS[old], 31) + 1, 63)
+            else:
+                bits = 63
+            INT_BITS[v] = min(INT_BITS.get(v, 63), bits)
 
     @staticmethod
     def _bound_int_bits(result: Any, init: Any, bits: int) -> None:
@@ -1605,10 +1625,13 @@ class ControlMixin(ExitsMixin):
         # in the iterations unrolled before (exec_While)
         traced_exit = stmt is not None and (id(stmt) in self.__dict__.get("_traced_exit_loops", ()) or any(
             isinstance(env.get(n), Value) for n in names if n.startswith(("<break ", "<return "))))
+        stepped = {n: _items_counted_by_one(stmt, self.container_names(n, env0))
+                   for n in names if n.startswith("<container ")} if stmt is not None else {}
         for n, old, new in pairs:
             if not isinstance(old, (bool, int, float, complex)):
                 continue
-            counter = type(old) is int and abs(old) < 2**20 and _counted_by_one(stmt, n)
+            counter = type(old) is int and abs(old) < 2**20 and (stepped[n] if n in stepped else
+                                                                 _counted_by_one(stmt, n))
             traced_int = isinstance(new, Value) and new.type.python and not new.type.shape
             if counter and (traced_int or traced_exit and type(new) is int):
                 # a counter (`it += 1`) counted under a traced condition (its value after the first iteration
@@ -1812,6 +1835,32 @@ def _counted_by_one(stmt: Any, name: str) -> bool:
         return False
     return bool(steps) and all(isinstance(n.op, (gast.Add, gast.Sub)) and isinstance(n.value, gast.Constant)
                                and type(n.value.value) is int and n.value.value == 1 for n in steps)
+
+
+def _items_counted_by_one(stmt: Any, names: set[str]) -> bool:
+    """Every use of the containers ``names`` in the loop ``stmt`` reads an
+    item (``counts[k]``) or steps one by one (``counts[k] += 1``, ``-= 1``):
+    no other write, no call handed the container, no alias, no method."""
+    if not names:
+        return False
+    parents = {id(child): node for node in gast.walk(stmt) for child in gast.iter_child_nodes(node)}
+    steps = 0
+    for node in gast.walk(stmt):
+        if isinstance(node, (gast.Global, gast.Nonlocal)) and names & set(node.names):
+            return False
+        if not (isinstance(node, gast.Name) and node.id in names):
+            continue
+        item = parents.get(id(node))
+        if not isinstance(node.ctx, gast.Load) or not (isinstance(item, gast.Subscript) and item.value is node):
+            return False
+        if isinstance(item.ctx, gast.Load):
+            continue
+        step = parents.get(id(item))
+        if not (isinstance(step, gast.AugAssign) and step.target is item and isinstance(step.op, (gast.Add, gast.Sub))
+                and isinstance(step.value, gast.Constant) and type(step.value.value) is int and step.value.value == 1):
+            return False
+        steps += 1
+    return steps > 0
 
 
 def _steps_per_iteration(stmt: Any, name: str) -> int | None:

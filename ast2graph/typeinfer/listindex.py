@@ -112,8 +112,8 @@ class ListIndexMixin:
         out.type = out.type.with_kinds(cls[0])
         if "python" in cls[0] and cls[2].kind in "iu":
             bits = max(_int_bits(x) for x in sources)
-            if bits < 63:
-                INT_BITS[out] = bits
+            if bits < 63 or all(x in INT_BITS for x in sources if isinstance(x, Value)):
+                INT_BITS[out] = bits   # (63 known: a sum of it is checked for leaving int64)
             if bits > 31 or any(isinstance(x, Value) and x in WIDE_INTS for x in sources):
                 WIDE_INTS.add(out)
         return out

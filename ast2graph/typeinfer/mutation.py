@@ -669,11 +669,14 @@ class MutationMixin:
                                    "integers), where eager's int is exact")
         large = any(type(x) is int and x.bit_length() >= 61 or isinstance(x, Value) and x in _LARGE_INTS
                     for x in leaves) or any(x in DATA_INT64 for x in values)
-        if large and need > 63 and _GROWS.get(fn) == "add" and len(leaves) == 2 and len(ints) == 1:
-            # ``n + int(v)`` with ``n`` near 2**62 (a large static int, or computed from one), or an
-            # int of int64 data (``int(v[0]) + int(v[1])``): the int64 sum may wrap where eager's int
-            # is exact; a run-time check raises IntRangeError then (a fallback where a check cannot
-            # raise). A counter of unknown size (a loop's ``count += 1``) is not checked.
+        # every operand's bits known, and their sum may need more than int64 has (``n = n + n`` 63 times)
+        grown = all(x in INT_BITS for x in values)
+        if (large or grown) and need > 63 and _GROWS.get(fn) == "add" and len(leaves) == 2 and len(ints) == 1:
+            # ``n + int(v)`` with ``n`` near 2**62 (a large static int, or computed from one), an int of
+            # int64 data (``int(v[0]) + int(v[1])``), or a sum whose operands' known bits may reach
+            # 2**63: the int64 sum may wrap where eager's int is exact; a run-time check raises
+            # IntRangeError then (a fallback where a check cannot raise). A counter of unknown size (a
+            # loop's ``count += 1``) is not checked.
             self.__dict__["_overflow_check"] = (tuple(leaves), ints[0], fn in (operator.sub, operator.isub))
             _LARGE_INTS.update(ints)
         if large and fn in (operator.neg, abs) and len(leaves) == 1 and len(ints) == 1:
