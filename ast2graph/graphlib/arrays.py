@@ -29,7 +29,7 @@ from ..tracebacks import RaiseSite
 from .bounded import raise_if   # the run-time check machinery
 from .casts import cast, opaque, to_python_number  # noqa: F401 (cast: named through here)
 from .hostcalls import HostCall, HostError, HostErrors, HostRaised, _guarded, _host_raised, _wide, pure_host_call, words_sent  # noqa: F401
-from .trees import tree_flatten
+from .trees import keyed, tree_flatten
 
 
 @jax.tree_util.register_pytree_node_class
@@ -66,7 +66,7 @@ class DeferredStr:
         self.parts, self.values = parts, values
 
     def tree_flatten(self):
-        return self.values, self.parts
+        return keyed(self.values), self.parts   # a dict among them (``str(d)``) keeps its order
 
     @classmethod
     def tree_unflatten(cls, parts, values):

@@ -24,6 +24,7 @@ import gast
 import jax
 
 from ..fallback.interpreted import requalified
+from ..graphlib.trees import keyed
 
 _FACTORIES: dict[tuple, Callable[..., Any]] = {}
 
@@ -34,7 +35,7 @@ class TracedClosure:
         self.factory, self.names, self.values = factory, names, tuple(values)
 
     def tree_flatten(self):
-        return self.values, (self.factory, self.names)
+        return keyed(self.values), (self.factory, self.names)   # a dict it closes over keeps its order
 
     @classmethod
     def tree_unflatten(cls, aux, children):

@@ -128,7 +128,7 @@ class MadePerCall:
         self.cls, self.names, self.values = cls, names, values   # (a name ("item", k): an item of a dict subclass)
 
     def tree_flatten(self):
-        return self.values, (self.cls, self.names)
+        return keyed(self.values), (self.cls, self.names)   # a dict attribute keeps its order
 
     @classmethod
     def tree_unflatten(cls, aux, values):
@@ -179,7 +179,7 @@ class PartialPerCall:
         self.func, self.args, self.keywords = func, args, keywords
 
     def tree_flatten(self):
-        return [self.func, self.args, self.keywords], None
+        return keyed([self.func, self.args, self.keywords]), None
 
     @classmethod
     def tree_unflatten(cls, _, children):
@@ -199,7 +199,7 @@ class FormattedPerCall:
         self.parts, self.kinds, self.values = parts, kinds, values
 
     def tree_flatten(self):
-        return self.values, (self.parts, self.kinds)
+        return keyed(self.values), (self.parts, self.kinds)
 
     @classmethod
     def tree_unflatten(cls, aux, values):
