@@ -10,7 +10,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ast2graph import to_static
-from helpers import check_calls
+from helpers import check_calls, check_sequence
 
 
 # ------------------------------------------- a dict's insertion order through the graph's own pytree nodes
@@ -54,3 +54,43 @@ def test_a_local_function_handed_to_jax_sees_the_dict_it_closes_over_in_order():
         return jax.vmap(lambda r: jnp.stack([r * g for g in gains.values()]))(x), list(gains)
 
     check_calls(per_row, [(np.array([1.0, 3.0], np.float32),), (np.array([-2.0, 0.5], np.float32),)])
+
+
+# ------------------------------------------- a dict's live views: leaving a segment, read from outside
+def test_a_view_of_a_dict_leaving_the_function_is_eagers_live_view():
+    def views(d, x):
+        d["new"] = x[0] * 2
+        return d.items(), {"z": x[1], "a": 1.0}.values()
+
+    converted = to_static(views)
+    for x in (np.array([1.0, 3.0]), np.array([0.0, -2.0])):
+        mine, theirs = {"w": np.ones(2), "s": 3}, {"w": np.ones(2), "s": 3}
+        (items, values), (eager_items, eager_values) = converted(mine, x), views(theirs, x)
+        mine["late"] = theirs["late"] = 5   # the caller's dict, seen through the view
+        assert repr(list(items)) == repr(list(eager_items)) and repr(list(values)) == repr(list(eager_values))
+
+
+def test_a_dict_view_read_from_outside_is_guarded_through_its_dict():
+    table = {"a": 1.0, "b": 2.0}
+
+    def make():
+        table.clear()
+        table.update(a=1.0, b=2.0)
+        names, weights = table.keys(), table.values()
+
+        def weigh(x):
+            return [k for k in names], x * sum(weights), "c" in names, len(weights)
+        return weigh, table
+
+    def plain(f, d):
+        return f(np.arange(2.0))
+
+    def added(f, d):
+        d["c"] = 5.0
+        return plain(f, d)
+
+    def changed(f, d):
+        d["a"] = 7.0
+        return plain(f, d)
+
+    check_sequence(make, [plain, added, changed, plain])

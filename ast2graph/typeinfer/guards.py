@@ -27,6 +27,7 @@ import array
 import collections
 import collections.abc
 import dataclasses
+import gc
 import io
 import math
 import types
@@ -53,6 +54,16 @@ _CONTAINERS = (*_SEQUENCES, dict, set, frozenset)
 # cannot leave a segment (``specialize.remade_per_call``).
 MUTABLE_BUILTINS = (bytearray, set, collections.abc.Iterator, collections.deque, array.array, io.IOBase)
 MAX_NODES = 100_000   # a state larger than this is not guarded: the read falls back to Python
+# A dict's live views (``keys = d.keys()`` held outside the function): what they
+# show is their dict's state, recorded through it.
+DICT_VIEWS = (type({}.keys()), type({}.values()), type({}.items()))
+
+
+def viewed_dict(view: Any) -> Any:
+    """The dict a view (``DICT_VIEWS``) shows: CPython's view object holds it
+    as its one reference (``view.mapping`` is a read-only proxy of it)."""
+    found = [r for r in gc.get_referents(view) if isinstance(r, dict)]
+    return found[0] if len(found) == 1 else None
 
 
 class TooLarge(Exception):
@@ -67,7 +78,7 @@ def watched(obj: Any) -> bool:
         return False
     if isinstance(obj, tuple):
         return any(watched(x) for x in obj)
-    if isinstance(obj, (_CONTAINERS, np.ndarray)):
+    if isinstance(obj, (_CONTAINERS, np.ndarray)) or type(obj) in DICT_VIEWS:
         return True
     if _is_jax_array(obj):
         return False
@@ -134,6 +145,9 @@ def _record(x: Any, budget: list, seen: set, root: bool) -> tuple:
         seen.add(id(x))
         budget[0] -= len(x)
         return ("s", x, kind, frozenset(x))
+    if kind in DICT_VIEWS:
+        seen.add(id(x))
+        return ("m", x, kind, _record(viewed_dict(x), budget, seen, False))
     if root and not isinstance(x, _OPAQUE_OK) and isinstance(getattr(x, "__dict__", None), dict):
         # an object a builtin read as a whole (``vars(obj)``, ``str(obj)``):
         # its attributes, one level (objects inside are compared by identity;
@@ -177,6 +191,8 @@ def _same(x: Any, state: tuple, seen: set) -> bool:
         return True
     if tag == "s":
         return type(x) is state[2] and x == state[3]
+    if tag == "m":   # a dict's view: its dict, the same object holding the same state
+        return _same(viewed_dict(x), state[3], seen)
     if tag == "k":
         keys = state[3]
         return type(x) is state[2] and len(x) == len(keys) and all(_same(k, ks, seen) for k, ks in zip(x, keys))

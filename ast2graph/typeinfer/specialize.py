@@ -28,7 +28,7 @@ from ..ir.core import ArrayType, CallOp, Graph, IfOp, KindedValue, Region, Switc
     walk_ops
 from ..graphlib.arrays import DeferredStr, eager_kind, raise_when, to_eager_kind
 from .calls import TransformedFn
-from .guards import MUTABLE_BUILTINS, object_key
+from .guards import DICT_VIEWS, MUTABLE_BUILTINS, object_key
 from .interpreter import Specializer
 from . import hostwarnings
 from .state import LocalFunction, contains_value
@@ -315,6 +315,9 @@ def remade_per_call(tree: Any, fresh: dict, outer_traced: bool = False) -> Any:
     def walk(x: Any) -> Any:
         if type(x) is DeferredStr and not outer_traced:
             return _formatted_per_call(x) or x
+        if type(x) in DICT_VIEWS:   # (the trace's dict: its stand-ins, not the caller's dict nor the call's own)
+            raise _Shared(f"a view of a dict ({type(x).__name__}: d.keys(), d.values(), d.items()) would leave the "
+                          "compiled segment (eager's is a live view of its dict)")
         if local_class_escapes(x):
             raise _Shared(f"a class defined in the function (or its {type(x).__name__}) would leave the compiled "
                           "segment (eager makes a new class on every call)")
