@@ -94,3 +94,19 @@ def test_a_dict_view_read_from_outside_is_guarded_through_its_dict():
         return plain(f, d)
 
     check_sequence(make, [plain, added, changed, plain])
+
+
+def test_a_containers_own_method_leaving_the_function_is_bound_to_eagers_container():
+    def handles(d, xs, x):
+        d["k"] = x[0]
+        return d.get, xs.append, {"z": x[1] * 2}.__getitem__, [x[0], 1.0].count
+
+    converted = to_static(handles)
+    for x in (np.array([3.0, 4.0]), np.array([1.0, 0.5])):
+        got, eager = ({"a": np.ones(1)}, [1]), ({"a": np.ones(1)}, [1])
+        (get, add, item, count), (eget, eadd, eitem, ecount) = converted(*got, x), handles(*eager, x)
+        add(99), eadd(99)
+        got[0]["late"] = eager[0]["late"] = 7
+        assert repr([get("k"), get("a"), get("late"), item("z"), count(x[0])]) == \
+            repr([eget("k"), eget("a"), eget("late"), eitem("z"), ecount(x[0])])
+        assert got[1] == eager[1] == [1, 99]

@@ -303,6 +303,12 @@ def _stateful_object(x: Any) -> bool:
     return (hasattr(x, "__dict__") or bool(_slot_names(type(x)))) and jax.tree_util.all_leaves([x])
 
 
+# A container's own methods (``d.get``, ``xs.append``, ``d.__getitem__``): bound, at trace time, to the
+# trace's container (its stand-ins, not the caller's object nor the one eager's call makes)
+_BOUND_BUILTINS = (types.BuiltinMethodType, types.MethodWrapperType)
+_HELD_BY_METHODS = (list, dict, set, collections.deque, bytearray)
+
+
 def remade_per_call(tree: Any, fresh: dict, outer_traced: bool = False) -> Any:
     """``tree`` with every object of a plain class the trace made replaced by
     a ``MadePerCall`` node (a method bound to one by a ``BoundPerCall``, a
@@ -318,6 +324,9 @@ def remade_per_call(tree: Any, fresh: dict, outer_traced: bool = False) -> Any:
         if type(x) in DICT_VIEWS:   # (the trace's dict: its stand-ins, not the caller's dict nor the call's own)
             raise _Shared(f"a view of a dict ({type(x).__name__}: d.keys(), d.values(), d.items()) would leave the "
                           "compiled segment (eager's is a live view of its dict)")
+        if type(x) in _BOUND_BUILTINS and isinstance(getattr(x, "__self__", None), _HELD_BY_METHODS):
+            raise _Shared(f"a method bound to a {type(x.__self__).__name__} ({x.__name__}) would leave the compiled "
+                          "segment (eager's is bound to its own container: the caller's, or the call's new one)")
         if local_class_escapes(x):
             raise _Shared(f"a class defined in the function (or its {type(x).__name__}) would leave the compiled "
                           "segment (eager makes a new class on every call)")
