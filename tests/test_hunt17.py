@@ -110,3 +110,15 @@ def test_a_containers_own_method_leaving_the_function_is_bound_to_eagers_contain
         assert repr([get("k"), get("a"), get("late"), item("z"), count(x[0])]) == \
             repr([eget("k"), eget("a"), eget("late"), eitem("z"), ecount(x[0])])
         assert got[1] == eager[1] == [1, 99]
+
+
+# ------------------------------------------- jax.tree_util moving NumPy leaves
+def test_jax_tree_util_hands_numpy_and_python_leaves_on_as_they_are():
+    def rescale(params, x):
+        leaves, treedef = jax.tree_util.tree_flatten(params)
+        doubled = jax.tree_util.tree_unflatten(treedef, [leaf * 2 for leaf in leaves])
+        pair = jax.tree_util.tree_structure((0, None, 0)).unflatten([x * 3, jnp.sum(x)])
+        return doubled, pair, jax.tree.leaves(doubled), jax.tree.structure(params).num_leaves
+
+    params = {"z": np.ones(2), "a": np.arange(2.0), "n": 3, "j": jnp.ones(2)}
+    check_calls(rescale, [(params, np.arange(3.0)), (dict(params, z=np.zeros(2)), np.ones(3))])
