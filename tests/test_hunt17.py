@@ -122,3 +122,22 @@ def test_jax_tree_util_hands_numpy_and_python_leaves_on_as_they_are():
 
     params = {"z": np.ones(2), "a": np.arange(2.0), "n": 3, "j": jnp.ones(2)}
     check_calls(rescale, [(params, np.arange(3.0)), (dict(params, z=np.zeros(2)), np.ones(3))])
+
+
+def test_device_get_and_block_until_ready_give_eagers_objects():
+    def log_metrics(x, i):
+        loss = jax.device_get(jnp.sum(x))
+        print("loss", loss, jax.device_get(x[0]), jax.device_get(float(x[1])))
+        metrics = jax.device_get({"z": jnp.max(x), "a": i, "b": x * 2})
+        ready = jax.block_until_ready(x + 1)
+        return loss, metrics, list(metrics), ready, jax.tree.transpose(
+            jax.tree.structure([0, 0]), jax.tree.structure((0, 0)), [(x, i), (x * 2, i * 2)])
+
+    check_calls(log_metrics, [(np.arange(3.0), np.arange(3)), (np.ones(2), np.ones(2, np.int32))])
+
+    def written(x):
+        host = jax.device_get(jnp.sin(x))
+        host[0] = 1.0   # eager: ValueError (a jax.Array's host copy is read-only)
+        return host
+
+    check_calls(written, [(np.arange(3.0),)], full_graph=False)

@@ -625,6 +625,9 @@ class CallMixin(GeneratorMixin, SortMixin):
             # fields: its __new__ packs the fields into the tuple, its __init__ stores the rest as attributes;
             # the object leaves the graph rebuilt per call with both (specialize.remade_per_call)
             return self._make_record(callee, args, kwargs, node)
+        if traced and (callee is jax.device_get or callee is jax.block_until_ready) and len(args) == 1 \
+                and not kwargs and all(type(x) is Value for x in standins_in(args)):
+            return self._on_host(callee, args[0], node)
         if traced and _moves_leaves(callee, args, kwargs):
             # jax.tree_util's flatten/unflatten/leaves/structure move leaves without looking at them: eager's
             # NumPy arrays and Python numbers come out as they went in, not as (32-bit) jax.Arrays
@@ -2055,6 +2058,27 @@ class CallMixin(GeneratorMixin, SortMixin):
         except TypeError:
             return False
 
+    def _on_host(self, callee: Any, tree: Any, node: Any) -> Any:
+        """``jax.block_until_ready(x)``: ``x`` itself. ``jax.device_get(x)``
+        (JAX's tree map, dicts rebuilt in JAX's order), each leaf's
+        ``__array__()``: a NumPy array itself, a NumPy scalar's 0-d array, a
+        jax.Array's read-only NumPy array; a Python number as it is."""
+        if callee is jax.block_until_ready:
+            return tree
+
+        def leaf(x: Any) -> Any:
+            if type(x) is not Value:
+                return callee(x)
+            kinds = x.type.kinds
+            if len(kinds) != 1:
+                raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, "jax.device_get of a value whose kind "
+                                       "(NumPy array, Python number or jax.Array) depends on the path taken")
+            if kinds <= {"python", "array0"} or "numpy" in kinds and x.type.shape:
+                return x
+            return self.call(np.asarray, (x,), {}, node)
+
+        return jax.tree_util.tree_map(leaf, tree)
+
     def _make_record(self, cls: type, args: tuple, kwargs: dict, node: Any) -> Any:
         """``cls(*args, **kwargs)`` of a named tuple holding attributes too
         (``_record_with_state``), as eager makes it: ``cls.__new__`` packs the
@@ -3140,11 +3164,11 @@ def _call_line(unit: Any, node: Any) -> int:
 def _leaf_movers() -> frozenset:
     """ids of jax.tree_util's functions that only take trees apart and put them together."""
     names = ("tree_flatten", "tree_unflatten", "tree_leaves", "tree_structure", "tree_flatten_with_path",
-             "tree_leaves_with_path")
+             "tree_leaves_with_path", "tree_transpose")
     tree = getattr(jax, "tree", None)
     found = [getattr(jax.tree_util, n, None) for n in names] + \
         [getattr(tree, n, None) for n in ("flatten", "unflatten", "leaves", "structure", "flatten_with_path",
-                                          "leaves_with_path")]
+                                          "leaves_with_path", "transpose")]
     return frozenset(id(f) for f in found if f is not None)
 
 
