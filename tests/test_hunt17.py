@@ -5,6 +5,8 @@ data differ."""
 
 from __future__ import annotations
 
+import types
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -70,7 +72,7 @@ def test_a_view_of_a_dict_leaving_the_function_is_eagers_live_view():
         assert repr(list(items)) == repr(list(eager_items)) and repr(list(values)) == repr(list(eager_values))
 
 
-def test_a_dict_view_read_from_outside_is_guarded_through_its_dict():
+def test_a_dict_view_or_proxy_read_from_outside_is_guarded_through_its_dict():
     table = {"a": 1.0, "b": 2.0}
 
     def make():
@@ -80,6 +82,15 @@ def test_a_dict_view_read_from_outside_is_guarded_through_its_dict():
 
         def weigh(x):
             return [k for k in names], x * sum(weights), "c" in names, len(weights)
+        return weigh, table
+
+    def make_proxy():
+        table.clear()
+        table.update(a=1.0, b=2.0)
+        frozen = types.MappingProxyType(table)
+
+        def weigh(x):
+            return x * frozen["a"], list(frozen), len(frozen)
         return weigh, table
 
     def plain(f, d):
@@ -94,6 +105,7 @@ def test_a_dict_view_read_from_outside_is_guarded_through_its_dict():
         return plain(f, d)
 
     check_sequence(make, [plain, added, changed, plain])
+    check_sequence(make_proxy, [plain, added, changed, plain])
 
 
 def test_a_containers_own_method_leaving_the_function_is_bound_to_eagers_container():
