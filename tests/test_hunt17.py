@@ -153,3 +153,12 @@ def test_device_get_and_block_until_ready_give_eagers_objects():
         return host
 
     check_calls(written, [(np.arange(3.0),)], full_graph=False)
+
+
+# ------------------------------------------- a local function jitted inside the function
+def test_a_local_function_jitted_in_the_function_computes_as_eagers_jit_call():
+    def smooth(x):
+        scale = 2.0
+        return jax.jit(lambda v: jnp.sin(v) * scale)(x), jax.jit(lambda v: v + 1)(x), jax.grad(lambda v: v @ v)(x)
+
+    check_calls(smooth, [(np.array([1.5, -2.25, 3.0]),), (np.array([0.5, 1.0, 2.0], np.float32),)])
