@@ -162,3 +162,13 @@ def test_a_local_function_jitted_in_the_function_computes_as_eagers_jit_call():
         return jax.jit(lambda v: jnp.sin(v) * scale)(x), jax.jit(lambda v: v + 1)(x), jax.grad(lambda v: v @ v)(x)
 
     check_calls(smooth, [(np.array([1.5, -2.25, 3.0]),), (np.array([0.5, 1.0, 2.0], np.float32),)])
+
+
+# ------------------------------------------- strings formatted from traced values, printed inside a container
+def test_printing_a_container_of_formatted_strings_prints_the_strings():
+    def report(x):
+        labels = [f"{v:.1f}" for v in x]
+        print(labels, {"first": labels[0]}, (labels[-1],), sep=" ; ")
+        return x * 2
+
+    check_calls(report, [(np.array([1.5, 1.5, 3.0]),), (np.array([-1.0, 2.0, 3.0]),)])
