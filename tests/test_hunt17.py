@@ -169,6 +169,7 @@ def test_printing_a_container_of_formatted_strings_prints_the_strings():
     def report(x):
         labels = [f"{v:.1f}" for v in x]
         print(labels, {"first": labels[0]}, (labels[-1],), sep=" ; ")
+        print(str(labels), repr(labels[0]), {1: labels[1], "k": [labels[2]]})
         return x * 2
 
     check_calls(report, [(np.array([1.5, 1.5, 3.0]),), (np.array([-1.0, 2.0, 3.0]),)])

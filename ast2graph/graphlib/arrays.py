@@ -79,7 +79,7 @@ class DeferredStr:
                 out.append(part)
             else:
                 conv, spec = part
-                value = next(values)
+                value = formatted(next(values))   # (a list of f-strings: eager's strings in it, not ours)
                 if conv == "%":   # a printf-style directive (``"%.3f" % x``)
                     out.append(spec % (value,))
                     continue
@@ -149,8 +149,7 @@ def to_eager_kind(a: Any, kind: str) -> Any:
 def formatted(tree: Any) -> Any:
     """``tree`` with every ``DeferredStr`` in it the ``str`` eager has there
     (``print([f"{v:.1f}" for v in x])`` prints the strings' reprs, not ours)."""
-    if not any(isinstance(x, DeferredStr) for x in jax.tree_util.tree_leaves(
-            tree, is_leaf=lambda x: isinstance(x, DeferredStr))):
+    if not any(isinstance(x, DeferredStr) for x in tree_flatten(tree, leaf_types=(DeferredStr,))[0]):
         return tree
     return tree_map(lambda x: str(x) if isinstance(x, DeferredStr) else x, tree,
                     is_leaf=lambda x: isinstance(x, DeferredStr))
