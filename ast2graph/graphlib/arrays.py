@@ -29,7 +29,7 @@ from ..tracebacks import RaiseSite
 from .bounded import raise_if   # the run-time check machinery
 from .casts import cast, opaque, to_python_number  # noqa: F401 (cast: named through here)
 from .hostcalls import HostCall, HostError, HostErrors, HostRaised, _guarded, _host_raised, _wide, pure_host_call, words_sent  # noqa: F401
-from .trees import tree_flatten
+from .trees import keyed, tree_flatten, tree_map
 
 
 @jax.tree_util.register_pytree_node_class
@@ -66,7 +66,7 @@ class DeferredStr:
         self.parts, self.values = parts, values
 
     def tree_flatten(self):
-        return self.values, self.parts
+        return keyed(self.values), self.parts   # a dict among them (``str(d)``) keeps its order
 
     @classmethod
     def tree_unflatten(cls, parts, values):
@@ -79,7 +79,7 @@ class DeferredStr:
                 out.append(part)
             else:
                 conv, spec = part
-                value = next(values)
+                value = formatted(next(values))   # (a list of f-strings: eager's strings in it, not ours)
                 if conv == "%":   # a printf-style directive (``"%.3f" % x``)
                     out.append(spec % (value,))
                     continue
@@ -146,6 +146,15 @@ def to_eager_kind(a: Any, kind: str) -> Any:
     return jnp.asarray(a)
 
 
+def formatted(tree: Any) -> Any:
+    """``tree`` with every ``DeferredStr`` in it the ``str`` eager has there
+    (``print([f"{v:.1f}" for v in x])`` prints the strings' reprs, not ours)."""
+    if not any(isinstance(x, DeferredStr) for x in tree_flatten(tree, leaf_types=(DeferredStr,))[0]):
+        return tree
+    return tree_map(lambda x: str(x) if isinstance(x, DeferredStr) else x, tree,
+                    is_leaf=lambda x: isinstance(x, DeferredStr))
+
+
 @functools.lru_cache(maxsize=None)
 def host_effect(fn: Any, kinds: tuple = (), printer: bool = False):
     """``fn(*args, **kwargs)`` run on the host, in program order, on every call
@@ -173,7 +182,7 @@ def host_effect(fn: Any, kinds: tuple = (), printer: bool = False):
                         filled[i] = to_eager_kind(a, kind)
                 else:
                     filled[i] = to_eager_kind(a, kind)
-            a, k = jax.tree_util.tree_unflatten(treedef, filled)
+            a, k = formatted(jax.tree_util.tree_unflatten(treedef, filled))
             if printer and HostCall.deferred is not None:
                 HostCall.deferred.append((fn, a, k))
                 return

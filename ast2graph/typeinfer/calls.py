@@ -625,6 +625,13 @@ class CallMixin(GeneratorMixin, SortMixin):
             # fields: its __new__ packs the fields into the tuple, its __init__ stores the rest as attributes;
             # the object leaves the graph rebuilt per call with both (specialize.remade_per_call)
             return self._make_record(callee, args, kwargs, node)
+        if traced and (callee is jax.device_get or callee is jax.block_until_ready) and len(args) == 1 \
+                and not kwargs and all(type(x) is Value for x in standins_in(args)):
+            return self._on_host(callee, args[0], node)
+        if traced and _moves_leaves(callee, args, kwargs):
+            # jax.tree_util's flatten/unflatten/leaves/structure move leaves without looking at them: eager's
+            # NumPy arrays and Python numbers come out as they went in, not as (32-bit) jax.Arrays
+            return self.static_call(callee, args, kwargs, node)
         if traced and (_is_namedtuple_class(callee) or scipy_api.is_tuple_bunch(callee)):
             # P(x.sum(), y), SciPy's SignificanceResult(stat, p): a tuple holding the values, as they are
             if getattr(callee, "_extra_fields", ()):   # attributes outside the tuple: lost on the way out
@@ -2051,6 +2058,27 @@ class CallMixin(GeneratorMixin, SortMixin):
         except TypeError:
             return False
 
+    def _on_host(self, callee: Any, tree: Any, node: Any) -> Any:
+        """``jax.block_until_ready(x)``: ``x`` itself. ``jax.device_get(x)``
+        (JAX's tree map, dicts rebuilt in JAX's order), each leaf's
+        ``__array__()``: a NumPy array itself, a NumPy scalar's 0-d array, a
+        jax.Array's read-only NumPy array; a Python number as it is."""
+        if callee is jax.block_until_ready:
+            return tree
+
+        def leaf(x: Any) -> Any:
+            if type(x) is not Value:
+                return callee(x)
+            kinds = x.type.kinds
+            if len(kinds) != 1:
+                raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, "jax.device_get of a value whose kind "
+                                       "(NumPy array, Python number or jax.Array) depends on the path taken")
+            if kinds <= {"python", "array0"} or "numpy" in kinds and x.type.shape:
+                return x
+            return self.call(np.asarray, (x,), {}, node)
+
+        return jax.tree_util.tree_map(leaf, tree)
+
     def _make_record(self, cls: type, args: tuple, kwargs: dict, node: Any) -> Any:
         """``cls(*args, **kwargs)`` of a named tuple holding attributes too
         (``_record_with_state``), as eager makes it: ``cls.__new__`` packs the
@@ -3130,6 +3158,30 @@ def _call_line(unit: Any, node: Any) -> int:
     if isinstance(func, gast.Attribute) and getattr(func, "end_lineno", None) and getattr(node, "lineno", None):
         line += func.end_lineno - node.lineno
     return line
+
+
+@functools.lru_cache(maxsize=1)
+def _leaf_movers() -> frozenset:
+    """ids of jax.tree_util's functions that only take trees apart and put them together."""
+    names = ("tree_flatten", "tree_unflatten", "tree_leaves", "tree_structure", "tree_flatten_with_path",
+             "tree_leaves_with_path", "tree_transpose")
+    tree = getattr(jax, "tree", None)
+    found = [getattr(jax.tree_util, n, None) for n in names] + \
+        [getattr(tree, n, None) for n in ("flatten", "unflatten", "leaves", "structure", "flatten_with_path",
+                                          "leaves_with_path", "transpose")]
+    return frozenset(id(f) for f in found if f is not None)
+
+
+def _moves_leaves(callee: Any, args: tuple, kwargs: dict) -> bool:
+    """``callee`` (a ``_leaf_movers`` function, ``treedef.unflatten``) hands
+    traced leaves on untouched, and every stand-in among its arguments is a
+    graph value (a leaf to JAX as the eager object is): no ``is_leaf`` of the
+    user's to call on stand-ins, no stand-in JAX would take apart."""
+    bound = type(getattr(callee, "__self__", None)) is jax.tree_util.PyTreeDef \
+        and getattr(callee, "__name__", None) in ("unflatten", "flatten_up_to")
+    if not bound and id(callee) not in _leaf_movers() or kwargs.get("is_leaf") is not None:
+        return False
+    return all(type(x) is Value for x in standins_in((args, kwargs)))
 
 
 def _python_leaf_map(callee: Any, args: tuple, kwargs: dict) -> bool:

@@ -24,6 +24,7 @@ import gast
 import jax
 
 from ..fallback.interpreted import requalified
+from ..graphlib.trees import keyed
 
 _FACTORIES: dict[tuple, Callable[..., Any]] = {}
 
@@ -32,9 +33,13 @@ _FACTORIES: dict[tuple, Callable[..., Any]] = {}
 class TracedClosure:
     def __init__(self, factory: Callable[..., Any], names: tuple[str, ...], values: tuple):
         self.factory, self.names, self.values = factory, names, tuple(values)
+        # the user's module, not this one: ``jax.jit(closure)`` copies it, and a
+        # callable from ast2graph's own modules would be taken for one of its operators
+        # (NumPy's rules for NumPy operands, where eager's jitted call narrows them to 32 bits)
+        self.__module__ = getattr(factory, "__module__", None)
 
     def tree_flatten(self):
-        return self.values, (self.factory, self.names)
+        return keyed(self.values), (self.factory, self.names)   # a dict it closes over keeps its order
 
     @classmethod
     def tree_unflatten(cls, aux, children):

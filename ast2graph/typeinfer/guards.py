@@ -27,6 +27,7 @@ import array
 import collections
 import collections.abc
 import dataclasses
+import gc
 import io
 import math
 import types
@@ -53,6 +54,19 @@ _CONTAINERS = (*_SEQUENCES, dict, set, frozenset)
 # cannot leave a segment (``specialize.remade_per_call``).
 MUTABLE_BUILTINS = (bytearray, set, collections.abc.Iterator, collections.deque, array.array, io.IOBase)
 MAX_NODES = 100_000   # a state larger than this is not guarded: the read falls back to Python
+# A dict's live views (``keys = d.keys()`` held outside the function): what they
+# show is their dict's state, recorded through it; so is a read-only proxy's
+# (``CONF = MappingProxyType(_conf)``).
+DICT_VIEWS = (type({}.keys()), type({}.values()), type({}.items()))
+_LIVE_VIEWS = (*DICT_VIEWS, types.MappingProxyType)
+
+
+def viewed_dict(view: Any) -> Any:
+    """The dict a view (``DICT_VIEWS``, a ``MappingProxyType``) shows:
+    CPython's view object holds it as its one reference (``view.mapping`` is
+    a read-only proxy of it); None where that is not a dict."""
+    found = gc.get_referents(view)
+    return found[0] if len(found) == 1 and isinstance(found[0], dict) else None
 
 
 class TooLarge(Exception):
@@ -67,7 +81,7 @@ def watched(obj: Any) -> bool:
         return False
     if isinstance(obj, tuple):
         return any(watched(x) for x in obj)
-    if isinstance(obj, (_CONTAINERS, np.ndarray)):
+    if isinstance(obj, (_CONTAINERS, np.ndarray)) or type(obj) in _LIVE_VIEWS:
         return True
     if _is_jax_array(obj):
         return False
@@ -134,6 +148,9 @@ def _record(x: Any, budget: list, seen: set, root: bool) -> tuple:
         seen.add(id(x))
         budget[0] -= len(x)
         return ("s", x, kind, frozenset(x))
+    if kind in _LIVE_VIEWS and viewed_dict(x) is not None:
+        seen.add(id(x))
+        return ("m", x, kind, _record(viewed_dict(x), budget, seen, False))
     if root and not isinstance(x, _OPAQUE_OK) and isinstance(getattr(x, "__dict__", None), dict):
         # an object a builtin read as a whole (``vars(obj)``, ``str(obj)``):
         # its attributes, one level (objects inside are compared by identity;
@@ -177,6 +194,9 @@ def _same(x: Any, state: tuple, seen: set) -> bool:
         return True
     if tag == "s":
         return type(x) is state[2] and x == state[3]
+    if tag == "m":   # a dict's view: its dict, the same object holding the same state
+        shown = viewed_dict(x)
+        return shown is not None and _same(shown, state[3], seen)
     if tag == "k":
         keys = state[3]
         return type(x) is state[2] and len(x) == len(keys) and all(_same(k, ks, seen) for k, ks in zip(x, keys))

@@ -28,7 +28,7 @@ from ..ir.core import ArrayType, CallOp, Graph, IfOp, KindedValue, Region, Switc
     walk_ops
 from ..graphlib.arrays import DeferredStr, eager_kind, raise_when, to_eager_kind
 from .calls import TransformedFn
-from .guards import MUTABLE_BUILTINS, object_key
+from .guards import DICT_VIEWS, MUTABLE_BUILTINS, object_key
 from .interpreter import Specializer
 from . import hostwarnings
 from .state import LocalFunction, contains_value
@@ -128,7 +128,7 @@ class MadePerCall:
         self.cls, self.names, self.values = cls, names, values   # (a name ("item", k): an item of a dict subclass)
 
     def tree_flatten(self):
-        return self.values, (self.cls, self.names)
+        return keyed(self.values), (self.cls, self.names)   # a dict attribute keeps its order
 
     @classmethod
     def tree_unflatten(cls, aux, values):
@@ -179,7 +179,7 @@ class PartialPerCall:
         self.func, self.args, self.keywords = func, args, keywords
 
     def tree_flatten(self):
-        return [self.func, self.args, self.keywords], None
+        return keyed([self.func, self.args, self.keywords]), None
 
     @classmethod
     def tree_unflatten(cls, _, children):
@@ -199,7 +199,7 @@ class FormattedPerCall:
         self.parts, self.kinds, self.values = parts, kinds, values
 
     def tree_flatten(self):
-        return self.values, (self.parts, self.kinds)
+        return keyed(self.values), (self.parts, self.kinds)
 
     @classmethod
     def tree_unflatten(cls, aux, values):
@@ -303,6 +303,12 @@ def _stateful_object(x: Any) -> bool:
     return (hasattr(x, "__dict__") or bool(_slot_names(type(x)))) and jax.tree_util.all_leaves([x])
 
 
+# A container's own methods (``d.get``, ``xs.append``, ``d.__getitem__``): bound, at trace time, to the
+# trace's container (its stand-ins, not the caller's object nor the one eager's call makes)
+_BOUND_BUILTINS = (types.BuiltinMethodType, types.MethodWrapperType)
+_HELD_BY_METHODS = (list, dict, set, collections.deque, bytearray)
+
+
 def remade_per_call(tree: Any, fresh: dict, outer_traced: bool = False) -> Any:
     """``tree`` with every object of a plain class the trace made replaced by
     a ``MadePerCall`` node (a method bound to one by a ``BoundPerCall``, a
@@ -315,6 +321,12 @@ def remade_per_call(tree: Any, fresh: dict, outer_traced: bool = False) -> Any:
     def walk(x: Any) -> Any:
         if type(x) is DeferredStr and not outer_traced:
             return _formatted_per_call(x) or x
+        if type(x) in DICT_VIEWS:   # (the trace's dict: its stand-ins, not the caller's dict nor the call's own)
+            raise _Shared(f"a view of a dict ({type(x).__name__}: d.keys(), d.values(), d.items()) would leave the "
+                          "compiled segment (eager's is a live view of its dict)")
+        if type(x) in _BOUND_BUILTINS and isinstance(getattr(x, "__self__", None), _HELD_BY_METHODS):
+            raise _Shared(f"a method bound to a {type(x.__self__).__name__} ({x.__name__}) would leave the compiled "
+                          "segment (eager's is bound to its own container: the caller's, or the call's new one)")
         if local_class_escapes(x):
             raise _Shared(f"a class defined in the function (or its {type(x).__name__}) would leave the compiled "
                           "segment (eager makes a new class on every call)")
