@@ -18,12 +18,18 @@ functions called from user code as people call them (keyword options,
   the graph's op widens first: a last-bit difference in the float64 result
   (it was a wrong result). It runs as NumPy's own Python, converted, or falls
   back. A ufunc's ``out=...`` (a new array) of shaped operands is ``out=None``.
+* The layout (``.flags``) of a view other than an index (``x[2:9].reshape(7,
+  -1)``, ``np.swapaxes(m, 0, 1)``, ``m.T.reshape(-1)``) of an array whose
+  layout is known is NumPy's own answer, its recipe replayed on a small
+  stand-in: SciPy's ``get_lapack_funcs`` reads ``.flags.fortran`` of such a
+  view; ``scipy.signal.detrend`` is one graph.
 """
 
 from __future__ import annotations
 
 import jax.numpy as jnp
 import numpy as np
+import scipy.signal
 
 from ast2graph import explain
 from tests.helpers import check, check_calls
@@ -84,3 +90,32 @@ def test_mixed_width_percentile_is_numpys_not_the_widened_op():
     check(f, V)   # one width: one graph
     sites = explain(f)(x32).fallback_sites
     assert [s.code.code for s in sites] == ["A2G009"] and "narrower" in sites[0].cause
+
+
+def test_layout_of_a_reshaped_or_swapped_view_is_numpys():
+    # a view other than an index (x[2:9].reshape(7, -1), .T, np.swapaxes) of an array whose layout is
+    # known: NumPy's flags, from the recipe replayed on a stand-in (SciPy's get_lapack_funcs reads
+    # .flags.fortran of xp.reshape(x_edge, (n, -1)): scipy.signal.detrend fell back there)
+    def f(x, m):
+        a = x[2:9].reshape(7, -1)
+        b = x[::2].reshape(-1, 1)
+        t = np.swapaxes(m, 0, 1)
+        return (a.flags.fortran, a.flags.c_contiguous, b.flags.c_contiguous, b.flags.f_contiguous,
+                t.flags.fortran, m.T.reshape(-1).flags.c_contiguous, a * 2)
+
+    check_calls(f, [(V, M), (P, np.asfortranarray(M))])
+    check_calls(scipy.signal.detrend, [(V,), (jnp.asarray(P),)])
+
+
+def test_ufunc_out_ellipsis_is_a_new_array():
+    # out=... (NumPy 2: always an array): of shaped operands a new array, as out=None;
+    # of 0-d ones a 0-d array the graph cannot tell from a scalar: falls back
+    def f(x):
+        return np.add(x, 1.0, out=...), np.sqrt(np.abs(x), out=...)
+
+    def g(x):
+        return np.multiply(x[0], 2.0, out=...)
+
+    check_calls(f, [(V,), (P,)])
+    check(g, V, full_graph=False)
+    assert [s.code.code for s in explain(g)(V).fallback_sites] == ["A2G007"]
