@@ -100,8 +100,9 @@ def test_layout_of_a_reshaped_or_swapped_view_is_numpys():
         a = x[2:9].reshape(7, -1)
         b = x[::2].reshape(-1, 1)
         t = np.swapaxes(m, 0, 1)
+        s = m[np.int64(1):np.int64(3)]   # (slice bounds of np.int64: detrend's slice(bp[m], bp[m + 1]))
         return (a.flags.fortran, a.flags.c_contiguous, b.flags.c_contiguous, b.flags.f_contiguous,
-                t.flags.fortran, m.T.reshape(-1).flags.c_contiguous, a * 2)
+                t.flags.fortran, m.T.reshape(-1).flags.c_contiguous, s.flags.fortran, s.flags.c_contiguous, a * 2)
 
     check_calls(f, [(V, M), (P, np.asfortranarray(M))])
     check_calls(scipy.signal.detrend, [(V,), (jnp.asarray(P),)])

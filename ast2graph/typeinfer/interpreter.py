@@ -1938,10 +1938,10 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
             return self._replayed_contiguity(x, depth)
         base, index = picked
         parts = index if type(index) is tuple else (index,)
-        if not all(type(p) in (int, slice, type(None)) or p is Ellipsis for p in parts) or any(
-                type(p) is slice and not all(b is None or type(b) is int for b in (p.start, p.stop, p.step))
-                for p in parts):
-            return None
+        if not all(type(p) in (int, slice, type(None)) or isinstance(p, np.integer) or p is Ellipsis for p in parts) \
+                or any(type(p) is slice and not all(b is None or type(b) is int or isinstance(b, np.integer)
+                                                    for b in (p.start, p.stop, p.step)) for p in parts):
+            return None   # (slice(bp[m], bp[m + 1]) of np.int64 bounds: scipy.signal.detrend)
         layout = self.known_contiguity(base) if depth == 0 else (self.known_contiguity(base)
                                                                  or self._view_contiguity(base, depth + 1))
         if layout is None or not (layout[0] or layout[1]) or not isinstance(base.type.dtype, np.dtype):
