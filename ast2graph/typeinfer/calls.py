@@ -613,7 +613,7 @@ class CallMixin(GeneratorMixin, SortMixin):
             # np.mean([p0, p1]) of traced numbers: NumPy's array of them (jnp.mean refuses a list)
             args = (self.call(np.asarray, (args[0],), {}, node), *args[1:])
         if traced and numpy_api.is_numpy(callee):
-            kwargs = numpy_api.without_out_none(callee, kwargs)   # np.trunc(x, out=None): a new array
+            kwargs = numpy_api.without_out_none(callee, kwargs, args)   # np.trunc(x, out=None): a new array
             kwargs = self._numpy_initial(callee, args, kwargs, node)   # np.max(x, initial=-np.inf)
             special = self._numpy_call(callee, args, kwargs, node, kind)
             if special is not NotImplemented:
@@ -675,9 +675,8 @@ class CallMixin(GeneratorMixin, SortMixin):
                 fn, args = _apply_callable, (callee, *args)
             try:
                 leaves, treedef = tree_flatten((args, kwargs), is_leaf=lambda x: isinstance(x, Value))
-                result = self.emit_call(fn, args, kwargs, node, numpy_fn=numpy_gives_ndarray(callee, leaves, treedef),
-                                        eager_fn=callee if fn is not callee else None,
-                                        callee=None if holds_arrays else callee)
+                result = self._numpy_emit(fn, callee, args, kwargs, node, numpy_gives_ndarray(callee, leaves, treedef),
+                                          holds_arrays)
                 if fn is not callee and is_numpy_callable(callee):   # np.meshgrid's tuple, not jnp's list
                     result = numpy_api.with_eager_containers(callee, args, kwargs, result)
                 message = next((m for f, m in _LINALG_ERRORS if callee is f), None)
@@ -880,9 +879,16 @@ class CallMixin(GeneratorMixin, SortMixin):
         ``numpy_probe.differs`` on exemplar data): NumPy's own Python,
         converted, where it is known to compute it, else a fallback.
         ``NotImplemented``: the graph's op computes NumPy's result (the caller emits it)."""
-        from .numpy_probe import differs, eager_raises
+        from .numpy_probe import differs, differs_at_width, eager_raises
 
         why, python = numpy_api.data_dependent(callee, args, kwargs)
+        if not why and not isinstance(callee, np.ufunc) and numpy_api.conversion(callee, args, kwargs) is None:
+            leaves, treedef = tree_flatten((args, kwargs), is_leaf=lambda x: isinstance(x, Value))
+            fn = numpy_api.graph_function(callee, args, kwargs)
+            if fn is not callee and numpy_api.narrow_steps(callee, leaves) and \
+                    (numpy_api.interpolates_narrow(callee) or differs_at_width(callee, fn, treedef, leaves)):
+                # np.percentile(x32, [5, 95]): NumPy's lerp subtracts in float32 before its float64 weights
+                why, python = "NumPy's own Python computes some steps at its narrower operand's float width", True
         if not why and not isinstance(callee, np.ufunc) and numpy_api.conversion(callee, args, kwargs) is None:
             fn = numpy_api.graph_function(callee, args, kwargs)
             leaves, treedef = tree_flatten((args, kwargs), is_leaf=lambda x: isinstance(x, Value))
@@ -2125,6 +2131,36 @@ class CallMixin(GeneratorMixin, SortMixin):
         self.allocated_arrays[id(out)] = out
         self.__dict__.setdefault("known_layouts", {})[id(out)] = (out, layout)
         return out
+
+    def _numpy_emit(self, fn: Any, callee: Any, args: tuple, kwargs: dict, node: Any, numpy_fn: bool,
+                    holds_arrays: bool) -> Any:
+        """``fn(*args, **kwargs)`` as the op for the user's ``callee``. Where
+        ``fn`` is JAX's namesake of a NumPy function and refuses a Python list
+        or tuple of numbers that NumPy takes as an array (``np.percentile(x,
+        [5, 95])``, ``np.polyval([3, 0, 1], x)``, ``np.isin(i, [1, 2])``:
+        jax.numpy's "requires ndarray or scalar arguments"), that operand is
+        NumPy's array of it (``np.asarray``, as NumPy's own conversion makes
+        it) and the op is tried again; a refusal of anything else stands."""
+        start = len(self.region.ops)
+        for _ in range(len(args) + len(kwargs) + 1):
+            try:
+                return self.emit_call(fn, args, kwargs, node, numpy_fn=numpy_fn,
+                                      eager_fn=callee if fn is not callee else None,
+                                      callee=None if holds_arrays else callee)
+            except GraphBreak as e:
+                where = numpy_api.refused_sequence(fn, callee, args, kwargs, e.site.cause)
+                if where is None:
+                    del self.region.ops[start:]
+                    raise
+                if isinstance(where, int):
+                    args = (*args[:where], self.call(np.asarray, (args[where],), {}, node), *args[where + 1:])
+                else:
+                    kwargs = {**kwargs, where: self.call(np.asarray, (kwargs[where],), {}, node)}
+                # the array may make the operands' widths mixed (an int64 q beside float32 data): NumPy's Python
+                inexact = self._numpy_inexact(callee, args, kwargs, node)
+                if inexact is not NotImplemented:
+                    return inexact
+        raise AssertionError("unreachable: each retry converts one more operand")
 
     def _scipy_call(self, callee: Any, args: tuple, kwargs: dict, node: Any) -> Any:
         """A public SciPy function on traced values as its JAX equivalent where

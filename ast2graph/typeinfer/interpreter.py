@@ -1932,14 +1932,16 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         (ints, slices, ``None``, ``...``) of a base whose layout is known: NumPy's
         own answer on a stand-in with the base's strides over no memory."""
         picked = self.getitem_recipe(x)
-        if picked is None or depth > 16:
+        if depth > 16:
             return None
+        if picked is None:
+            return self._replayed_contiguity(x, depth)
         base, index = picked
         parts = index if type(index) is tuple else (index,)
-        if not all(type(p) in (int, slice, type(None)) or p is Ellipsis for p in parts) or any(
-                type(p) is slice and not all(b is None or type(b) is int for b in (p.start, p.stop, p.step))
-                for p in parts):
-            return None
+        if not all(type(p) in (int, slice, type(None)) or isinstance(p, np.integer) or p is Ellipsis for p in parts) \
+                or any(type(p) is slice and not all(b is None or type(b) is int or isinstance(b, np.integer)
+                                                    for b in (p.start, p.stop, p.step)) for p in parts):
+            return None   # (slice(bp[m], bp[m + 1]) of np.int64 bounds: scipy.signal.detrend)
         layout = self.known_contiguity(base) if depth == 0 else (self.known_contiguity(base)
                                                                  or self._view_contiguity(base, depth + 1))
         if layout is None or not (layout[0] or layout[1]) or not isinstance(base.type.dtype, np.dtype):
@@ -1955,6 +1957,44 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         if tuple(view.shape) != tuple(x.type.shape):
             return None
         return bool(view.flags.c_contiguous), bool(view.flags.f_contiguous)
+
+    def _replayed_contiguity(self, x: Value, depth: int) -> tuple[bool, bool] | None:
+        """(C, F) contiguity of a view other than an index (``view_recipes``:
+        ``base.reshape(7, -1)``, ``np.swapaxes(base, 0, 1)``, ``base.T``) of a
+        base whose layout is known: NumPy's own answer, the recipe replayed
+        on a small array laid out as the base is. None where the base's layout
+        is not known, it is large, or the recipe needs other graph values."""
+        view = self._layout_stand_in(x, depth)
+        return None if view is None else (bool(view.flags.c_contiguous), bool(view.flags.f_contiguous))
+
+    def _layout_stand_in(self, x: Value, depth: int) -> np.ndarray | None:
+        """A small ndarray laid out as eager's ``x`` is: zeros in its order
+        where its layout is known contiguous, else its view recipe
+        (``view_recipes``: an index, a reshape, a transpose) replayed on its
+        base's stand-in. None where that is not known."""
+        recipe = self.view_recipes.get(id(x))
+        if depth > 16 or not isinstance(x.type.dtype, np.dtype) or int(np.prod(x.type.shape)) > 1 << 16:
+            return None
+        if recipe is None or recipe[0] is not x:
+            layout = self.known_contiguity(x) if depth else None
+            if layout is None or not (layout[0] or layout[1]):
+                return None
+            return np.zeros(x.type.shape, x.type.dtype, order="C" if layout[0] else "F")
+        _, pick, treedef, leaves, base = recipe
+        if int(np.prod(base.type.shape)) > 1 << 16:
+            return None
+        stand_in = self._layout_stand_in(base, depth + 1)
+        filled = [stand_in if leaf is base else leaf for leaf in leaves]
+        if stand_in is None or any(isinstance(leaf, Value) for leaf in filled):
+            return None
+        args, kwargs = jax.tree_util.tree_unflatten(treedef, filled)
+        try:
+            view = pick(*args, **kwargs)
+        except Exception:  # noqa: BLE001 - the replay does not take a stand-in: not known
+            return None
+        if type(view) is not np.ndarray or tuple(view.shape) != tuple(x.type.shape):
+            return None
+        return view
 
     def attribute_of(self, obj: Any, attr: str, node: Any) -> Any:
         """``obj.attr``; a local function answers as a function does."""

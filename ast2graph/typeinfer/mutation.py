@@ -306,8 +306,10 @@ READONLY = "read-only"   # ``probe_kinds``: eager's result on the exemplars was 
 
 
 def _lists(x: Any) -> Any:
-    """``x`` with its plain tuples as lists (nested)."""
-    return [_lists(v) for v in x] if type(x) in (list, tuple) else x
+    """``x`` with its tuples as lists (nested): plain ones and named ones
+    (NumPy's ``EighResult`` where JAX's namesake gives its own class)."""
+    return [_lists(v) for v in x] if type(x) in (list, tuple) or isinstance(x, tuple) and hasattr(type(x), "_fields") \
+        else x
 
 
 def probe_kinds(fn: Any, treedef: Any, leaves: list, out_tree: Any, out_leaves: list,

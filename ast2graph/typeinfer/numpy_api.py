@@ -12,6 +12,8 @@ do; an array sharing memory with nothing is copied on its own.
 
 from __future__ import annotations
 
+import inspect
+import re
 from typing import Any, Callable
 
 import jax
@@ -91,6 +93,81 @@ def numpy_to_jnp(fn: Any) -> Any:
             if getattr(home, name, None) is fn and hasattr(target, name):
                 return getattr(target, name)
     return fn
+
+
+_REFUSED = re.compile(r"requires ndarray or scalar arguments, got <class '(?:list|tuple)'> at position (\d+)")
+
+
+def refused_sequence(fn: Any, callee: Any, args: tuple, kwargs: dict, cause: str) -> int | str | None:
+    """Where JAX's ``fn``, standing for the NumPy function ``callee``, refused a
+    list or tuple of numbers that NumPy converts to an array (``cause``: the
+    fallback's message, jax.numpy's ``check_arraylike`` naming the operand's
+    position among its parameters): that operand's index in ``args`` or its
+    keyword in ``kwargs``. None where it is anything else (another error, no
+    NumPy function, an operand that is no sequence of numbers)."""
+    found = _REFUSED.search(cause)
+    if found is None or fn is callee or not is_numpy(callee):
+        return None
+    position = int(found.group(1))
+    try:
+        names = list(inspect.signature(fn).parameters)
+    except (TypeError, ValueError):
+        return None
+    name = names[position] if position < len(names) else None
+    where: int | str | None = name if name is not None and name in kwargs else \
+        position if position < len(args) else None
+    operand = kwargs[where] if isinstance(where, str) else args[where] if where is not None else None
+    return where if _numbers_sequence(operand) else None
+
+
+def _numbers_sequence(x: Any) -> bool:
+    """A non-empty list or tuple (nested) of numbers: Python's and NumPy's
+    numbers and 0-d graph values, what ``np.asarray`` makes a numeric array of."""
+    from ..ir.core import Value
+
+    if type(x) not in (list, tuple) or not x:
+        return False
+    return all(_numbers_sequence(v) if type(v) in (list, tuple) else
+               isinstance(v, Value) and not v.type.shape and not v.type.mixed or
+               type(v) in (bool, int, float, complex) or isinstance(v, np.generic) and v.dtype.kind in "biufc"
+               for v in x)
+
+
+def narrow_steps(callee: Any, leaves: list) -> bool:
+    """Whether NumPy's ``callee``, a function written in Python, is given
+    float operands of mixed widths: an array of 16 or 32 bits beside a 64-bit
+    array or NumPy scalar (not a Python number: it does not widen). Its
+    Python may compute some steps at the narrow width before the wide operand
+    joins (``np.percentile(x32, [5, 95])``: ``b - a`` in float32, then the
+    float64 weights), where the graph's op widens first: a last-bit
+    difference in a float64 result."""
+    from ..ir.core import Value
+
+    if numpy_source(callee) is None:
+        return False
+    narrow = wide = False
+    for x in leaves:
+        if isinstance(x, Value):
+            if x.type.mixed or x.type.kinds == {"python"}:
+                continue
+            dtype = x.type.dtype
+        elif isinstance(x, (np.ndarray, np.generic)):
+            dtype = x.dtype
+        else:
+            continue
+        if dtype.kind in "fc" and dtype.itemsize < (8 if dtype.kind == "f" else 16):
+            narrow = True
+        elif dtype.kind in "iufc" and dtype.itemsize >= 8:
+            wide = True
+    return narrow and wide
+
+
+def interpolates_narrow(callee: Any) -> bool:
+    """NumPy's quantiles (``_lerp``: ``b - a`` at the data's width, then the
+    float64 weights): a difference only where two neighbouring order
+    statistics round apart at 32 bits, which exemplar data rarely shows
+    (``numpy_probe.differs_at_width`` would miss it)."""
+    return any(callee is f for f in (np.percentile, np.quantile, np.nanpercentile, np.nanquantile))
 
 
 def has_graph_equivalent(fn: Any) -> bool:
@@ -1240,9 +1317,17 @@ def _jnp_namesake(callee: Any) -> Any:
     return numpy_to_jnp(callee)
 
 
-def without_out_none(callee: Any, kwargs: dict) -> dict:
-    """``kwargs`` without ``out=None`` for a NumPy function (NumPy's default: a new array)."""
+def without_out_none(callee: Any, kwargs: dict, args: tuple = ()) -> dict:
+    """``kwargs`` without ``out=None`` for a NumPy function (NumPy's default:
+    a new array); also without a ufunc's ``out=...`` (a new array, never a
+    NumPy scalar: NumPy's ``_lerp``) where an operand has an axis, so that
+    the result is no 0-d array either."""
+    from ..ir.core import Value
+
     out = kwargs.get("out", 0)
+    shaped = any(isinstance(x, Value) and x.type.shape or isinstance(x, np.ndarray) and x.ndim for x in args)
+    if out is Ellipsis and isinstance(callee, np.ufunc) and shaped:
+        out = None
     if (out is None or type(out) is tuple and len(out) == 1 and out[0] is None) and is_numpy(callee):
         kwargs = dict(kwargs)
         del kwargs["out"]

@@ -163,9 +163,10 @@ def eager_probe(fn: Any, treedef: Any, leaves: list) -> Probe | None:
 _SAME_CACHE: dict[tuple, str] = {}
 
 
-def _differ(eager: Any, mine: Any) -> str:
+def _differ(eager: Any, mine: Any, wide: tuple[float, float] = (1e-7, 1e-9)) -> str:
     """Why the result ``mine`` of the graph's op on the exemplars is not
-    NumPy's ``eager`` (another number of results, shape or values), or ""."""
+    NumPy's ``eager`` (another number of results, shape or values), or "".
+    ``wide``: the tolerance (rtol, atol) of a 64-bit float result."""
     e_leaves, m_leaves = jax.tree_util.tree_leaves(eager), jax.tree_util.tree_leaves(mine)
     if len(e_leaves) != len(m_leaves):
         return f"{len(m_leaves)} results where NumPy gives {len(e_leaves)}"
@@ -181,7 +182,7 @@ def _differ(eager: Any, mine: Any) -> str:
             same = np.array_equal(e, m)
         else:
             tight = e.dtype.itemsize >= 8 and e.dtype.kind == "f" or e.dtype.itemsize >= 16
-            rtol, atol = (1e-7, 1e-9) if tight else (1e-3, 1e-5)
+            rtol, atol = wide if tight else (1e-3, 1e-5)
             with np.errstate(all="ignore"):
                 same = np.allclose(m, e, rtol=rtol, atol=atol, equal_nan=True)
         if not same:
@@ -225,6 +226,68 @@ def differs(callee: Any, fn: Any, treedef: Any, leaves: list, raises_checked: bo
             _SAME_CACHE.clear()
         _SAME_CACHE[key] = why
     return why
+
+
+def differs_at_width(callee: Any, fn: Any, treedef: Any, leaves: list) -> str:
+    """Why ``fn`` (the graph's op for the NumPy function ``callee``, JAX with
+    x64 on) does not compute what ``callee`` computes on operands of mixed
+    float widths (``numpy_api.narrow_steps``), or "". The exemplars hold
+    values whose float32 rounding shows (normal data times 7, not the
+    [0.5, 1.5] of ``exemplar``, whose neighbours subtract exactly), and a
+    64-bit result is compared at the tolerance a test compares it with
+    (rtol 1e-11): NumPy computing a step at the narrow width shows as a
+    last-bit difference. "" also where NumPy raises on these exemplars or
+    the op cannot run on them (the usual checks decide). Cached."""
+    key = call_key(("width", callee, fn), treedef, leaves)
+    hit = _SAME_CACHE.get(key) if key is not None else None
+    if hit is not None:
+        return hit
+    if too_large(leaves) or _size(leaves) > _FULL_SIZE:
+        return ""
+    rng = np.random.default_rng(PROBE_SEED)
+    dummies = [_rough(x, rng) if isinstance(x, Value) else x.copy() if isinstance(x, np.ndarray) else x
+               for x in leaves]
+    why = ""
+    try:
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            args, kwargs = jax.tree_util.tree_unflatten(treedef, dummies)
+            eager = callee(*args, **kwargs)
+        widest = max((np.asarray(e).dtype for e in jax.tree_util.tree_leaves(eager)
+                      if np.asarray(e).dtype.kind in "fc"), key=lambda d: d.itemsize, default=None)
+        if widest is not None:   # the graph casts the operands to NumPy's result dtype first (``precision``)
+            dummies = [np.asarray(d).astype(widest) if isinstance(x, Value) and np.asarray(d).dtype.kind in "fc"
+                       and np.asarray(d).dtype.itemsize < widest.itemsize else d for d, x in zip(dummies, leaves)]
+        with warnings.catch_warnings(), np.errstate(all="ignore"), jax.enable_x64(True):
+            warnings.simplefilter("ignore")
+            mine = _run_jitted(fn, treedef, dummies, leaves)
+        why = _differ(eager, mine, (1e-11, 1e-13))
+    except Exception:  # noqa: BLE001 - NumPy or the op refuses these exemplars: nothing learnt here
+        why = ""
+    if key is not None:
+        if len(_SAME_CACHE) >= _CACHE_SIZE:
+            _SAME_CACHE.clear()
+        _SAME_CACHE[key] = why
+    return why
+
+
+def _rough(v: Value, rng: np.random.Generator) -> Any:
+    """``exemplar`` of ``v`` with floats whose rounding at 32 bits shows
+    (normal data times 7) and small non-negative ints."""
+    t = v.type
+    if t.dtype.kind in "fc":
+        data = (rng.standard_normal(t.shape) * 7).astype(t.dtype)
+    elif t.dtype.kind in "iu":
+        data = rng.integers(0, 5, t.shape).astype(t.dtype)
+    else:
+        data = np.zeros(t.shape, t.dtype)
+    if t.python:
+        return data.item()
+    if t.numpy:
+        return data[()] if not t.shape and not t.array0 else data
+    import jax.numpy as jnp
+
+    return jnp.asarray(data)
 
 
 def eager_raises(callee: Any, treedef: Any, leaves: list, raises_checked: bool = False) -> str:
