@@ -861,6 +861,13 @@ class _Surveyor:
         from .graphlib.trees import tree_flatten
 
         hidden = hidden_reads(self.unit) | set(self.unit.cellvars)
+        # a statement whose recursion cut a segment before breaks there again: the segment stops before
+        # it, and the statement itself is that site (inlining it again to the same limit takes seconds,
+        # for a recursion that doubles under a traced `if`)
+        recursed = [k for k, site in break_sites.items() if i <= k < stop and site.code is FallbackCode.RECURSION]
+        if recursed and min(recursed) == i:
+            return break_sites[i]
+        stop = min(recursed, default=stop)
         while True:
             names = sorted(x for x in self.unit.ssa.live_in(stmts[i]) | hidden if x in env)
             values = [env[x] for x in names]
