@@ -16,7 +16,8 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from helpers import check, check_sequence, modes
+from ast2graph import explain
+from helpers import check, check_calls, check_sequence, modes
 
 POS, NEG = jnp.array([1.0, 2.0, 3.0]), jnp.array([-1.0, -2.0, 0.5])
 SIGNS, SIGN_IDS = [POS, NEG], ["bound", "unbound"]
@@ -587,3 +588,34 @@ def test_unbound_read_raises_eager_error_with_the_users_line():
         assert (frames[-1].colno, frames[-1].end_colno) == (11, 18) or frames[-1].colno == 11
     else:
         raise AssertionError("eager raises UnboundLocalError")
+
+
+# ------------------------------------------------ a traced and/or whose right operand has run-time checks
+# ``len(history) > 1 and abs(history[-2] - history[-1]) < tol``: the right operand's index check fires
+# only where eager evaluates it (a lax.cond taken where the left operand does not decide); the loop
+# ran as Python control flow and recompiled on every new length of the list
+def train_until_flat(w, x, y, tol):
+    history = []
+    for step in range(30):
+        loss = jnp.mean((x @ w - y) ** 2)
+        history.append(float(loss))
+        if len(history) > 1 and abs(history[-2] - history[-1]) < tol:
+            break
+        w = w - 0.1 * (x.T @ (x @ w - y)) / len(y)
+    return w, history, step
+
+
+def checked_operands(x, i):
+    k = int(i[0])
+    ok = k >= 3 or x[k] > 0.5        # x[k] is checked only where k < 3
+    bad = k < 0 and x[k + 10] > 0    # IndexError where k < 0: eager evaluates it there
+    return ok, bad
+
+
+def test_a_checked_right_operand_of_a_traced_and_or_is_one_graph():
+    x = np.random.default_rng(0).normal(size=(8, 3)).astype(np.float32)
+    y = x @ np.ones(3, np.float32)
+    f = check_calls(train_until_flat, [(jnp.zeros(3), x, y, 1e-6), (jnp.ones(3), x, y, 10.0)])
+    assert ("boolop", "lax.cond") in {(d.construct, d.mode) for d in explain(f)(jnp.zeros(3), x, y, 1e-6).decisions}
+    v = np.array([0.2, 0.9, 0.1])
+    check_calls(checked_operands, [(v, np.array([1])), (v, np.array([7])), (v, np.array([-1])), (v, np.array([2]))])

@@ -1644,8 +1644,11 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
             finally:
                 if narrowing:
                     self.frame.env[narrowing[0]] = saved
-            if any(getattr(getattr(op, "fn", None), "_a2g_effect", False)
-                   for op in walk_ops(Region(ops=self.region.ops[start:]))):
+            effects = [op for op in walk_ops(Region(ops=self.region.ops[start:]))
+                       if getattr(getattr(op, "fn", None), "_a2g_effect", False)]
+            if effects and self._checked_operand(node, operand, start, truth, other, is_and, effects):
+                other = self.region.ops[-1].results[0]
+            elif effects:
                 raise self.graph_break(FallbackCode.SIDE_EFFECT, operand, "the right operand of a traced "
                                        f"`{'and' if is_and else 'or'}` has a side effect (a print, a host call) that eager "
                                        "runs only when the left operand does not decide", "boolop",
@@ -1662,6 +1665,37 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
                 # on it is static (scipy's ``if any(contains_nan) and nan_policy == 'omit':``)
                 self.__dict__.setdefault("_known_truths", {})[id(result)] = (result, bool(other))
         return result
+
+    def _checked_operand(self, node: Any, operand: Any, start: int, truth: Value, other: Any, is_and: bool,
+                         effects: list) -> bool:
+        """The right operand of a traced ``and``/``or`` whose only effects
+        are run-time checks (``len(h) > 1 and h[-2] - h[-1] < tol``: the index
+        check of ``h[-2]``): its ops (from ``start``) become the branch of an
+        ``IfOp`` taken where the left operand does not decide, so its checks
+        fire only where eager evaluates it; the other branch yields zeros.
+        Only for an operand of one graph value that binds no name."""
+        from ..ir.core import IfOp
+
+        if not isinstance(other, Value) or type(other) is not Value or \
+                not all(getattr(op.fn, "_a2g_check", False) for op in effects) or \
+                any(isinstance(n, gast.NamedExpr) for n in gast.walk(operand)):
+            return False
+        ops = self.region.ops[start:]
+        if any(other in op.results for op in ops) is False:
+            return False
+        taken, skipped = Region(ops=ops), Region()
+        del self.region.ops[start:]
+        taken.yields = [other]
+        with self.in_region(skipped):
+            skipped.yields = [self._zeros(other.type, operand)]
+        result = Value(other.type, "and/or operand")
+        if other in INT_BITS:
+            INT_BITS[result] = INT_BITS[other]
+        pred = truth if is_and else self.emit_call(arrays.logical_not, (truth,), {}, node, "not")
+        self.region.ops.append(IfOp([result], self.loc(node), pred, taken, skipped))
+        self.decide(node, "boolop", "lax.cond", "the right operand has run-time checks: it runs where the left "
+                    "operand does not decide, as eager evaluates it")
+        return True
 
     def _select_operand(self, node: Any, truth: Value, other: Any, current: Any, is_and: bool) -> Value:
         """``current and other`` / ``current or other`` with a traced truth value."""
