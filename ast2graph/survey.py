@@ -601,8 +601,9 @@ def _arguments(node: ast.FunctionDef, kinds: dict[str, int], env: dict,
         if a.arg in out:
             continue
         ok, value = _annotation_value(a.annotation, env)
-        if not ok:
-            ok, value = _literal(d)
+        given, default = _literal(d)
+        if given and (not ok or type(default) is type(value) or type(value) is float and type(default) is int):
+            ok, value = True, default   # ``s: float = -1.0``: the default a call without ``s`` gets, as unannotated
         if ok:
             out[a.arg] = value
         else:

@@ -44,6 +44,7 @@ CASES = [
     ("accept_until", (jnp.ones(3), 3)),   # while len(kept) < n: a bounded buffer when n is a Python int
     ("prefix_plus_range", (jnp.ones(5), 3)),   # operands that do not broadcast: x of lower rank, n an int
     ("timed_call", (jnp.tanh, jnp.ones(3))),   # a parameter called: a stand-in layer, the clock reads listed
+    ("annotated_default", (jnp.ones(3),)),   # `s: float = -1.0`: the default's value, not the annotation's
 ]
 
 
