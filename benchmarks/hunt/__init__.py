@@ -6,6 +6,6 @@ eager-equivalent / MISMATCH, and the fallbacks per reason;
 set. It shares corpus16's registry and runner (``benchmarks/corpus16``).
 """
 
-from .registry import CATEGORIES, HANGS, HUNT, XFAIL, load_all
+from .registry import CATEGORIES, HANGS, HUNT, XFAIL, XFAIL_ON_SOME_CPUS, load_all
 
-__all__ = ["CATEGORIES", "HANGS", "HUNT", "XFAIL", "load_all"]
+__all__ = ["CATEGORIES", "HANGS", "HUNT", "XFAIL", "XFAIL_ON_SOME_CPUS", "load_all"]

@@ -32,6 +32,12 @@ XFAIL: dict[str, str] = {
                                            "norm differs from NumPy's by an ulp, and its printed repr in the last digit",
 }
 
+# of XFAIL: those whose difference depends on the host CPU (XLA's CPU code
+# generation: whether it contracts into a fused multiply-add and how it splits a
+# reduction into vector lanes differ between an Intel and an AMD EPYC core with
+# AVX-512); their xfail is not strict, an equal result on another CPU is not a failure
+XFAIL_ON_SOME_CPUS: set[str] = {"print_options_changed_between_calls"}
+
 # name -> why its conversion does not finish (not run)
 HANGS: dict[str, str] = {}
 
