@@ -70,7 +70,7 @@ from .tracing import output_types
 from ..ir.tracertext import watching
 from .lattice import (INT_BITS, INT_RANGE, TRACED_INT_BITS, int_range_of, WIDE_INTS, traced_int_ok, canonical_type, host_scalar, is_64bit, is_array, is_python_number, is_static_number,
                       is_traceable_number, ndarray_subclass, static_array_type, subclass_cause)
-from .guards import Snapshot, TooLarge, plain_class, watched
+from .guards import Snapshot, TooLarge, watched
 from .state import (NO_DEFAULT, UNBOUND, MaybeBound, Capture, ContinueSignal, BreakSignal, Frame, Guard,  # noqa: F401
                     LocalFunction, Options, ReturnSignal, builtin_value, contains_value, unit_of_nested)
 
@@ -2721,16 +2721,17 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
     def _joined_attribute_write(self, obj: Any, attr: str, value: Any, node: Any) -> bool:
         """``st.best = loss`` under a traced ``if`` (or in a rolled loop) on a
         plain object made in the function before it (a ``SimpleNamespace``, an
-        instance of a class keeping its state in ``__dict__``): a write into
+        instance whose ``attr`` is stored in its ``__dict__``): a write into
         its ``__dict__``, joined after the branch (carried by the loop) as a
         dict's items are (``containers.log_container_write``). False where
         this does not apply (``check_mutable`` decides)."""
         entry = self.fresh.get(id(obj))
         if entry is None or entry[1] is not obj or entry[0] >= self.traced_depth or isinstance(obj, LocalFunction):
             return False
-        if type(obj) is not types.SimpleNamespace and not (plain_class(type(obj))
-                                                           and type(obj).__setattr__ is object.__setattr__):
-            return False
+        if type(obj) is not types.SimpleNamespace and not (self._can_lift_attribute_write(obj, attr)
+                                                           and type(obj).__getattribute__ is object.__getattribute__):
+            return False   # (a property or slot of its own for ``attr``, a custom ``__setattr__``: not a write
+            # into ``__dict__``; a property for another attribute leaves this one plain)
         storage = obj.__dict__
         if type(storage) is not dict or not self.log_container_write(storage, entry[0], node):
             return False

@@ -1,0 +1,92 @@
+"""Objects made in the function whose attributes are written under a traced
+``if`` or in a rolled loop: a write into the instance's ``__dict__`` is joined
+(carried) like a dict's items, whatever else the class defines (a property for
+another attribute, a ``__repr__``, an ``__eq__``); a property or a custom
+``__setattr__`` that takes the write itself runs as eager runs it."""
+
+from __future__ import annotations
+
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from helpers import check_calls
+
+
+class Meter:
+    def __init__(self):
+        self.total = 0.0
+        self.n = 0
+
+    def update(self, v, k=1):
+        self.total += float(v) * k
+        self.n += k
+
+    @property
+    def avg(self):
+        return self.total / max(self.n, 1)
+
+    def __eq__(self, other):   # (a user __eq__: no bearing on where a write goes)
+        return isinstance(other, Meter) and self.total == other.total
+
+
+def meter_until_high(x):
+    m = Meter()
+    for row in x:
+        m.update(row.mean())
+        if m.avg > 1.0:
+            print(f"avg high: {m.avg:.3f} after {m.n}")
+            break
+    return m.avg, m.n
+
+
+def meter_in_a_branch(x):
+    m = Meter()
+    if x.sum() > 1:
+        m.update(x.mean(), k=2)
+        seen = m.avg   # the property reads the branch's own writes
+    else:
+        seen = -1.0
+    return m.total, m.n, seen, m.avg
+
+
+class Clamped:
+    """``value`` is a property with a setter: ``c.value = v`` runs the setter."""
+
+    def __init__(self):
+        self._v = 0.0
+        self.sets = 0
+
+    @property
+    def value(self):
+        return self._v
+
+    @value.setter
+    def value(self, v):
+        self.sets += 1
+        self._v = min(v, 1.0)
+
+
+def clamped_in_a_branch(x):
+    c = Clamped()
+    if x.sum() > 0:
+        c.value = float(x.max())
+    return c.value, c.sets
+
+
+_ROWS = [(jnp.array([[0.5, 0.5], [3.0, 3.0], [0.1, 0.1]]),), (jnp.zeros((3, 2)),),
+         (np.array([[2.0, 4.0], [0.0, 1.0], [5.0, 5.0]], np.float32),)]
+
+
+def test_an_object_of_a_class_with_a_property_is_written_in_a_loop_with_a_traced_break():
+    check_calls(meter_until_high, _ROWS)
+
+
+@pytest.mark.parametrize("x", [jnp.array([1.0, 3.0]), jnp.array([-1.0, 0.5]), np.array([0.25, 2.0])])
+def test_an_object_of_a_class_with_a_property_is_written_under_a_traced_if(x):
+    check_calls(meter_in_a_branch, [(x,)])
+
+
+def test_a_property_setter_under_a_traced_if_runs_as_eagers():
+    check_calls(clamped_in_a_branch, [(jnp.array([0.5, 3.0]),), (jnp.array([-1.0, -2.0]),),
+                                      (jnp.array([0.25, 0.5]),)], full_graph=False)
