@@ -90,3 +90,63 @@ def test_an_object_of_a_class_with_a_property_is_written_under_a_traced_if(x):
 def test_a_property_setter_under_a_traced_if_runs_as_eagers():
     check_calls(clamped_in_a_branch, [(jnp.array([0.5, 3.0]),), (jnp.array([-1.0, -2.0]),),
                                       (jnp.array([0.25, 0.5]),)], full_graph=False)
+
+
+# ------------------------------------------------ a fresh config with a property, per call
+import dataclasses   # noqa: E402
+
+from helpers import check_sequence   # noqa: E402
+
+SCALE = 2.0
+
+
+@dataclasses.dataclass
+class AttnConfig:
+    d_model: int = 4
+    n_heads: int = 2
+    extra: list = dataclasses.field(default_factory=list)
+
+    @property
+    def head_dim(self):
+        return self.d_model // self.n_heads
+
+    @property
+    def scaled(self):   # reads a module global and a list the object holds
+        return SCALE * (len(self.extra) + 1)
+
+
+def split_heads(x, cfg):
+    return x.reshape(-1, cfg.head_dim).sum(0) * cfg.scaled
+
+
+def test_a_fresh_equal_config_with_properties_reuses_the_graph_and_a_changed_one_does_not():
+    """Its class's properties are functions of its state: a config built per
+    call with the same values is the same key (no recompile); a changed
+    attribute, a list it holds appended to, a global its property reads
+    reassigned are each seen."""
+    global SCALE
+
+    def make():
+        global SCALE
+        SCALE = 2.0
+        return split_heads, {"x": jnp.arange(8.0)}
+
+    def call(**kw):
+        def step(fn, world):
+            global SCALE
+            args = dict(kw)
+            if "scale" in args:
+                SCALE = args.pop("scale")
+            return fn(world["x"], AttnConfig(**{**args, "extra": list(args.get("extra", []))}))
+        return step
+
+    def appended(fn, world):   # the same object, its list appended to between calls
+        cfg = world.setdefault("cfg", AttnConfig())
+        out = fn(world["x"], cfg)
+        cfg.extra.append(1)
+        return out, fn(world["x"], cfg)
+
+    static = check_sequence(make, [call(), call(), call(), call(n_heads=4), call(extra=[1, 2]), call(scale=3.0),
+                                   appended], recompiles=5)
+    assert static.recompiles >= 4, static.recompile_reasons
+    SCALE = 2.0

@@ -279,10 +279,12 @@ _PLAIN: dict[type, tuple[tuple, bool]] = {}
 
 
 def plain_class(cls: type) -> bool:
-    """Instances keep their whole state in ``__dict__``: no slots, no
-    properties or other data descriptors, no custom attribute access, and
-    identity equality or a dataclass's generated ``__eq__``. (Kept per class
-    while no class of its MRO gains or loses an attribute.)"""
+    """Instances keep their whole state in ``__dict__``: no slots, no data
+    descriptors other than properties of Python functions (``head_dim``
+    computed from ``d_model`` and ``n_heads``: a function of that state, run
+    by the compiler where it is read, as a method is), no custom attribute
+    access, and identity equality or a dataclass's generated ``__eq__``.
+    (Kept per class while no class of its MRO gains or loses an attribute.)"""
     shape = tuple(len(c.__dict__) for c in cls.__mro__)
     known = _PLAIN.get(cls)
     if known is not None and known[0] == shape:
@@ -291,10 +293,14 @@ def plain_class(cls: type) -> bool:
     if cls.__module__ != "builtins" and cls.__getattribute__ is object.__getattribute__ and \
             not hasattr(cls, "__getattr__") and "__dict__" in dir(cls) and not hasattr(cls, "__slots__"):
         ok = (cls.__eq__ is object.__eq__ or _generated_dataclass_eq(cls)) and not any(
-            hasattr(type(v), "__set__") or hasattr(type(v), "__delete__")
+            (hasattr(type(v), "__set__") or hasattr(type(v), "__delete__")) and not _python_property(v)
             for k in dir(cls) if not k.startswith("__") for v in [getattr(cls, k, None)])
     _PLAIN[cls] = (shape, ok)
     return ok
+
+
+def _python_property(v: Any) -> bool:
+    return type(v) is property and all(f is None or type(f) is types.FunctionType for f in (v.fget, v.fset, v.fdel))
 
 
 def _generated_dataclass_eq(cls: type) -> bool:
