@@ -36,6 +36,7 @@ from typing import Any
 
 import numpy as np
 
+from ..resolver.callees import CallKind, classify_callee
 from .dunders import effectful_dunder
 
 # Values whose identity is their whole state, or which cannot change.
@@ -280,7 +281,7 @@ _PLAIN: dict[type, tuple[tuple, bool]] = {}
 
 def plain_class(cls: type) -> bool:
     """Instances keep their whole state in ``__dict__``: no slots, no data
-    descriptors other than properties of Python functions (``head_dim``
+    descriptors other than properties of the user's functions (``head_dim``
     computed from ``d_model`` and ``n_heads``: a function of that state, run
     by the compiler where it is read, as a method is), no custom attribute
     access, and identity equality or a dataclass's generated ``__eq__``.
@@ -300,7 +301,11 @@ def plain_class(cls: type) -> bool:
 
 
 def _python_property(v: Any) -> bool:
-    return type(v) is property and all(f is None or type(f) is types.FunctionType for f in (v.fget, v.fset, v.fdel))
+    """A ``property`` of the user's Python functions: the compiler runs its
+    getter where it is read, guarding what it reads (a library's getter, run
+    as one call, may read state no guard sees)."""
+    return type(v) is property and all(f is None or type(f) is types.FunctionType
+                                       and classify_callee(f) is CallKind.USER_FUNCTION for f in (v.fget, v.fset, v.fdel))
 
 
 def _generated_dataclass_eq(cls: type) -> bool:
