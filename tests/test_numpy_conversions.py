@@ -13,7 +13,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from helpers import check
+from helpers import check, check_calls
 
 
 def flags_of_asarray(x):
@@ -114,3 +114,26 @@ def test_flags_of_a_static_basic_view_are_eager_s_in_one_graph(make):
     def fn(x):
         return flags_of_basic_views(np.asarray(x))
     check(fn, make(), full_graph=True)
+
+
+# ------------------------------------------------ ravel/flatten in memory order (order="K"/"A")
+def _ravel_k(x):
+    return np.ravel(x, order="K") * 2, x.ravel(order="A").sum(), x.flatten(order="K")
+
+
+def _ravel_of_transpose(x):
+    return np.ravel(x.T, order="K"), np.ravel(x.T, order="A"), x.T.flatten("A")
+
+
+def test_ravel_and_flatten_in_memory_order_follow_the_known_layout():
+    """JAX implements neither "K" nor "A": NumPy's order is the operand's
+    memory order, known here from the argument's layout (part of the plan
+    key: a C- and then a Fortran-ordered argument each get their graph) and
+    from NumPy's own views (``x.T``); sklearn's ``squared_norm`` is one graph."""
+    from sklearn.utils.extmath import squared_norm
+
+    c = np.array([[0.0, 1.0, 5.0], [1.0, 1.5, -2.0]])
+    calls = [(c,), (np.asfortranarray(c),), (jnp.asarray(c, jnp.float32),)]
+    check_calls(_ravel_k, calls[:2])
+    check_calls(_ravel_of_transpose, calls[:2])
+    check_calls(squared_norm, calls)

@@ -427,6 +427,9 @@ class CallMixin(GeneratorMixin, SortMixin):
             copied = NotImplemented if request is None else self._layout_copy(request, node, ".copy")
             if copied is not NotImplemented:
                 return copied
+        if isinstance(callee, arrays.ArrayMethod) and callee.name in ("ravel", "flatten") \
+                and callee.value.type.kinds <= {"numpy", "array0"}:   # x.ravel(order="K"): in x's memory order
+            args, kwargs = self._memory_order(callee.value, args, kwargs)
         if isinstance(callee, arrays.ArrayMethod) and callee.name in _OPERATOR_DUNDERS and len(args) == 1 \
                 and not kwargs and callee.value.type.kinds <= {"numpy", "array0"}:
             # ``x.__floordiv__(y)`` of an ndarray is ``x // y`` (NumPy's ufunc: its integer rules), not jax.Array's
@@ -597,6 +600,9 @@ class CallMixin(GeneratorMixin, SortMixin):
             return args[0]   # np.asarray(x) of a NumPy array is x itself
         if traced and not kwargs and len(args) == 1 and _atleast_is_self(callee, args[0]):
             return args[0]   # np.atleast_2d(a) of a 2-D ndarray is a itself (its layout, its flags)
+        if traced and callee is np.ravel and args and isinstance(args[0], Value):   # np.ravel(a, order="K")
+            rest, kwargs = self._memory_order(args[0], args[1:], kwargs)
+            args = (args[0], *rest)
         request = layouts.order_request(callee, args, kwargs) if traced else None
         if request is not None:   # np.copy(a, order="F"), np.asfortranarray(a): eager's layout
             copied = self._layout_copy(request, node, qualified_name(callee))
@@ -2102,6 +2108,21 @@ class CallMixin(GeneratorMixin, SortMixin):
         else:
             self.call(init, (obj, *args), kwargs, node)
         return obj
+
+    def _memory_order(self, x: Value, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
+        """The ``order`` argument of ``ravel``/``flatten`` (``args``: those after
+        the operand) with "K" and "A" made the "C" or "F" in which NumPy reads
+        ``x`` (JAX implements neither), by ``x``'s known layout (a jax.Array's
+        host buffer is row-major); unchanged where it is not known (JAX then
+        refuses, and the call runs in Python)."""
+        order = args[0] if args else kwargs.get("order", "C")
+        if order not in ("K", "A") or len(args) > 1:
+            return args, kwargs
+        source = (True, False) if x.type.kinds == {"jax"} else self.known_contiguity(x)
+        if source is None or order == "K" and not (source[0] or source[1]):
+            return args, kwargs   # (K of a strided view: the order of its strides)
+        resolved = "C" if source[0] or order == "A" and not source[1] else "F"
+        return ((resolved,), kwargs) if args else ((), {**kwargs, "order": resolved})
 
     def _layout_copy(self, request: layouts.OrderRequest, node: Any, label: str) -> Any:
         """``x.copy(order)``, ``np.copy(a, order)``, ``np.asfortranarray(a)``,
