@@ -733,6 +733,13 @@ def test_nonlocal_write_the_graph_cannot_hold_runs_the_call_eagerly(f):
     e = check(f, X, full_graph=False, unroll_limit=16)
     check(f, -X, full_graph=False, unroll_limit=16)
     assert e.graph_count == 0 and "assigns nonlocal variables" in e.fallback_sites[0].cause
+    # the cause named is the break that kept the call from one graph (the write under a traced `if`, the
+    # tobytes()), not the statement ending the graph early so that the closure stays in it
+    assert "is not in the graph" not in e.fallback_sites[0].cause
+    if f is nonlocal_under_a_traced_if:
+        assert "A2G007 at line" in e.fallback_sites[0].cause and "under a traced condition" in e.fallback_sites[0].cause
+    if f is nonlocal_and_a_fallback:
+        assert "A2G003" in e.fallback_sites[0].cause
 
 
 def test_nonlocal_write_in_an_unrolled_loop_is_one_graph():

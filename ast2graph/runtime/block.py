@@ -278,6 +278,8 @@ class Block:
             return
         base = self.state.whole_only
         what = getattr(plan, "site", None)
+        if what is None and self.break_sites:   # the first break found: the cause (a statement ending the
+            what = next(iter(self.break_sites.values()))   # graph earlier to keep a closure in it is its consequence)
         if what is None:
             stmt = self.stmts[min(getattr(plan, "end", 0), n - 1)]
             why = f"the statement at line {getattr(stmt, 'lineno', '?')} is not in the graph"
