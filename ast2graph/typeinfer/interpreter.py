@@ -199,6 +199,21 @@ _MIRRORED = {operator.lt: operator.gt, operator.gt: operator.lt, operator.le: op
              operator.eq: operator.eq, operator.ne: operator.ne}
 
 
+def _basic_index(idx: Any) -> bool:
+    """Whether NumPy's ``x[idx]`` is a view of ``x`` whatever the values: integers
+    (traced ones too), slices with static bounds, ``None`` and ``...``."""
+    for p in idx if type(idx) is tuple else (idx,):
+        if isinstance(p, Value):
+            if p.type.shape or p.type.mixed or np.dtype(p.type.dtype).kind not in "iu":
+                return False
+        elif not (isinstance(p, (int, np.integer)) and not isinstance(p, (bool, np.bool_))
+                  or p is None or p is Ellipsis or type(p) is slice
+                  and all(isinstance(b, (int, np.integer, type(None))) and not isinstance(b, (bool, np.bool_))
+                          for b in (p.start, p.stop, p.step))):
+            return False
+    return True
+
+
 def _python_kind(v: Any) -> str | None:
     """"i" for a Python int (traced, or static within int64), "f" for a Python float, else None."""
     if isinstance(v, Value):
@@ -2760,15 +2775,39 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
                 self.pending.pop()
 
     def _store_subscript(self, target: gast.Subscript, value: Any) -> None:
-        obj = self.eval(target.value)
+        obj, row = self._subscript_target(target.value)
         idx = self.eval_index(target.slice)
         if is_variable(obj):   # ``v[...] = x`` on an NNX Variable: an op; the write is lifted (nnx.py)
             self.nnx_operator(operator.setitem, (obj, idx, value), target)
             return
-        if isinstance(obj, Value) or isinstance(obj, np.ndarray) and self.functional_store(obj, idx, value):
+        if isinstance(obj, Value) or isinstance(obj, np.ndarray) and (
+                self.functional_store(obj, idx, value) or row is not None and self.functional_store(row[1], row[2], value)):
+            if row is not None:   # ``F[i][j] = v``: written through the row, a view of ``F``
+                self.row_store(target, row, obj, idx, value)
+                return
             self.array_store(target, obj, idx, value)
             return
         self.store_item_into(obj, idx, value, target)
+
+    def _subscript_target(self, node: Any) -> tuple[Any, tuple | None]:
+        """The object a subscript store writes into (``node``, evaluated once),
+        and, where it is a row of a local NumPy array, ``F[k]`` with ``k`` a
+        basic index (integers, static slices, ``None``, ``...``: NumPy's result
+        is a view, so a write into it is a write into ``F``), (F's name, F,
+        k) for ``row_store``; else None."""
+        if not (isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name)
+                and self.frame.owns(node.value.id)):
+            return self.eval(node), None
+        base = self.eval(node.value)
+        numpy = isinstance(base, Value) and base.type.numpy and not base.type.mixed and bool(base.type.shape) \
+            or type(base) is np.ndarray and base.dtype != object and base.ndim > 0
+        if not numpy:
+            return self.eval(node), None
+        k = self.eval_index(node.slice)
+        if type(k) is KindedValue:
+            return self.split_kinds((base, k), lambda oi: self.subscript(*oi, node), node), None
+        row = self.subscript(base, k, node)
+        return row, ((node.value.id, base, k) if _basic_index(k) else None)
 
     def chosen_keys(self, obj: Any, key: Any) -> tuple | None:
         """The keys ``key`` may be, where it is a str chosen by a traced
@@ -2886,9 +2925,9 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
             self.assign_name(target.id, self.binop(fn, current, right, stmt), target)
             return
         if isinstance(target, gast.Subscript):
-            obj = self.eval(target.value)
+            obj, row = self._subscript_target(target.value)
             if isinstance(obj, (Value, np.ndarray)):   # evaluated once, as Python does
-                self._aug_subscript(target, obj, stmt, name)
+                self._aug_subscript(target, obj, stmt, name, row=row)
                 return
         load = gast.Subscript(value=target.value, slice=target.slice, ctx=gast.Load()) if isinstance(target, gast.Subscript) \
             else gast.Attribute(value=target.value, attr=target.attr, ctx=gast.Load())
@@ -2898,11 +2937,16 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         self.assign(target, new, stmt)
 
     def _aug_subscript(self, target: gast.Subscript, obj: Any, stmt: gast.AugAssign, name: str,
-                       right: Any = NO_DEFAULT) -> None:
-        """``x[i] op= v`` on an array (``obj`` is ``x``, already evaluated)."""
+                       right: Any = NO_DEFAULT, row: tuple | None = None) -> None:
+        """``x[i] op= v`` on an array (``obj`` is ``x``, already evaluated;
+        ``row``: ``_subscript_target``'s, where ``x`` is a row ``F[k]``)."""
         idx, fn = self.eval_index(target.slice), arrays.INPLACE_OPERATORS[name]
         right = self.eval(stmt.value) if right is NO_DEFAULT else right
-        if isinstance(obj, Value) or self.functional_store(obj, idx, right):
+        if isinstance(obj, Value) or self.functional_store(obj, idx, right) or \
+                row is not None and self.functional_store(row[1], row[2], right):
+            if row is not None:   # ``A[i][k:] -= f * A[k][k:]``: written through the row, a view of ``A``
+                self.row_store(target, row, obj, idx, right, fn)
+                return
             self.array_store(target, obj, idx, right, fn)
             return
         current = self.static_call(operator.getitem, (obj, idx), {}, target)

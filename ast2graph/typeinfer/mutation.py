@@ -1045,6 +1045,74 @@ class MutationMixin:
             # argument at the segment's end: the construct's result for this
             # name (carried by the loop, joined by the branch: writeback.py)
             self.note_region_input_write(self.input_of[id(obj)][1], name, target)
+        new = self._written(target, obj, idx, value, op)
+        if self.known_writeable(obj):   # the same array, written: still a new writeable one, the same object
+            self.writeable_arrays[id(new)] = (new, self.writeable_arrays[id(obj)][1])
+        if self.allocated_arrays.get(id(obj)) is obj:   # (its layout too)
+            self.allocated_arrays[id(new)] = new
+        known = self.__dict__.get("known_layouts", {}).get(id(obj))
+        if known is not None and known[0] is obj:   # (the same memory, written: the same layout)
+            self.known_layouts[id(new)] = (new, known[1])
+        entry = self.input_of.get(id(obj))
+        if entry is not None:   # an argument: write it back into the caller's array
+            self.input_of[id(new)] = (new, entry[1])
+            self.same_identity(new, obj)
+            self.input_writes[entry[1]] = new
+            self.first_input_writes.setdefault(entry[1], self.current_top)
+        if view is not None:   # a view of an argument: written back into that view (specialize._view_program)
+            self.view_versions[id(new)] = (new, view)
+            self.view_writes[id(view)] = (view, new)
+            root = self._roots(view)[0]
+            self.first_input_writes.setdefault(self.input_of[id(root)][1], self.current_top)
+        if redirect is not None:   # a write through a view: the base written, the view (and others) made again of it
+            self._store_into_base(redirect, new, target)
+            return
+        self.assign_name(name, new, target)
+        made: dict[int, Any] = {}
+        for frame, key, *view_idx in aliases:   # eager's other names see the write: the same object, or a view of it
+            if not view_idx:
+                frame.env[key] = new
+                continue
+            # (a name, or a value an unpacking has still to assign; one view held twice: one view of the written array)
+            holder = frame if type(frame) is list else frame.env
+            old = holder[key]
+            if id(old) not in made:
+                made[id(old)] = self.emit_call(arrays.getitem, (new, view_idx[0]), {}, target, "getitem")
+            holder[key] = made[id(old)]
+        for rows in pulled_from:   # (a write into rows already pulled: the array the rest are pulled from)
+            rows.source = new
+
+    def row_store(self, target: gast.Subscript, row: tuple, view: Any, idx: Any, value: Any, op: Any = None) -> None:
+        """``F[k][idx] = value`` (``op=``: ``F[k][idx] op= value``), ``F`` a local
+        NumPy array and ``k`` a basic index (``row``: (F's name, F, k)), ``view``
+        the row ``F[k]`` evaluated: NumPy's row is a view, so eager's write lands
+        in ``F``. Reference semantics::
+
+            r = F[k]; r[idx] = value      # F changes, r is F[k] again
+
+        The row's written version is stored back through ``F``'s name
+        (``F[k] = r'``: ``array_store``'s alias checks, write-back into a
+        caller's array, views of ``F`` made again); a row that is no array
+        (a NumPy scalar: eager raises) goes to ``array_store`` as before."""
+        name, base, k = row
+        if isinstance(view, np.ndarray):   # a row of an array made at trace time: its current values
+            view = self.as_value(view.copy(), target)
+            view.type = dataclasses.replace(view.type, numpy=True)
+        if not (isinstance(view, Value) and view.type.numpy and not view.type.mixed and view.type.shape):
+            self.array_store(target, view, idx, value, op)
+            return
+        self.check_not_readonly(base, target)
+        new = self._written(target, view, idx, value, op)
+        outer = gast.Subscript(value=gast.Name(id=name, ctx=gast.Load(), annotation=None, type_comment=None),
+                               slice=target.value.slice, ctx=gast.Store())
+        gast.copy_location(outer, target)
+        gast.copy_location(outer.value, target)
+        self.array_store(outer, base, k, new)
+
+    def _written(self, target: Any, obj: Value, idx: Any, value: Any, op: Any) -> Value:
+        """The version of the NumPy array ``obj`` after ``obj[idx] = value`` (or
+        ``obj[idx] op= value``), with NumPy's checks (bounds, casts, scalar
+        stores); no name is bound and no alias is looked at (``array_store``)."""
         # x[[k, p]] = v: NumPy writes a repeated index's last value, XLA's scatter in no set order:
         # a list of rows (traced, or repeated) is written one row after the other; in a tuple, distinct only
         lists = [k for k, p in enumerate(idx if type(idx) is tuple else (idx,)) if type(p) is list]
@@ -1086,41 +1154,7 @@ class MutationMixin:
         else:
             new = self.emit_call(np_setitem, (obj, idx, value), {}, target, "setitem")
         new.type = dataclasses.replace(new.type, numpy=True, array0=obj.type.array0)
-        if self.known_writeable(obj):   # the same array, written: still a new writeable one, the same object
-            self.writeable_arrays[id(new)] = (new, self.writeable_arrays[id(obj)][1])
-        if self.allocated_arrays.get(id(obj)) is obj:   # (its layout too)
-            self.allocated_arrays[id(new)] = new
-        known = self.__dict__.get("known_layouts", {}).get(id(obj))
-        if known is not None and known[0] is obj:   # (the same memory, written: the same layout)
-            self.known_layouts[id(new)] = (new, known[1])
-        entry = self.input_of.get(id(obj))
-        if entry is not None:   # an argument: write it back into the caller's array
-            self.input_of[id(new)] = (new, entry[1])
-            self.same_identity(new, obj)
-            self.input_writes[entry[1]] = new
-            self.first_input_writes.setdefault(entry[1], self.current_top)
-        if view is not None:   # a view of an argument: written back into that view (specialize._view_program)
-            self.view_versions[id(new)] = (new, view)
-            self.view_writes[id(view)] = (view, new)
-            root = self._roots(view)[0]
-            self.first_input_writes.setdefault(self.input_of[id(root)][1], self.current_top)
-        if redirect is not None:   # a write through a view: the base written, the view (and others) made again of it
-            self._store_into_base(redirect, new, target)
-            return
-        self.assign_name(name, new, target)
-        made: dict[int, Any] = {}
-        for frame, key, *view_idx in aliases:   # eager's other names see the write: the same object, or a view of it
-            if not view_idx:
-                frame.env[key] = new
-                continue
-            # (a name, or a value an unpacking has still to assign; one view held twice: one view of the written array)
-            holder = frame if type(frame) is list else frame.env
-            old = holder[key]
-            if id(old) not in made:
-                made[id(old)] = self.emit_call(arrays.getitem, (new, view_idx[0]), {}, target, "getitem")
-            holder[key] = made[id(old)]
-        for rows in pulled_from:   # (a write into rows already pulled: the array the rest are pulled from)
-            rows.source = new
+        return new
 
     def _store_target(self, obj: Any, name: str, target: Any) -> tuple:
         """The array ``array_store`` writes (a NumPy array made at trace time

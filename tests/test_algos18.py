@@ -1,0 +1,166 @@
+"""h-algo18: real-world control-flow programs (textbook and tutorial code), each against eager.
+
+Each fix found by running such programs through ast2graph has its reduced
+test here, full_graph=True where the program is one graph.
+"""
+
+import math
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from helpers import check, check_calls
+
+
+# ------------------------------------------------ F[i][j] = v: a write through a row (a NumPy view)
+def needleman_wunsch(a, b, match, mismatch, gap):
+    n, m = len(a), len(b)
+    F = np.zeros((n + 1, m + 1))
+    for i in range(n + 1):
+        F[i][0] = gap * i
+    for j in range(m + 1):
+        F[0][j] = gap * j
+    for i in range(1, n + 1):
+        for j in range(1, m + 1):
+            s = match if a[i - 1] == b[j - 1] else mismatch
+            F[i][j] = max(F[i - 1][j - 1] + s, F[i - 1][j] + gap, F[i][j - 1] + gap)
+    return F
+
+
+def test_needleman_wunsch_rows_written():
+    check_calls(needleman_wunsch, [(np.array([0, 1, 2, 3]), np.array([0, 2, 3]), 1, -1, -2),
+                                   (np.array([1, 1]), np.array([1, 1, 1]), 2, -1, -1)])
+
+
+def lu_doolittle(A):
+    n = A.shape[0]
+    L = np.zeros((n, n))
+    U = np.zeros((n, n))
+    for i in range(n):
+        for k in range(i, n):
+            s = 0.0
+            for j in range(i):
+                s += L[i][j] * U[j][k]
+            U[i][k] = A[i][k] - s
+        for k in range(i, n):
+            if i == k:
+                L[i][i] = 1
+            else:
+                s = 0.0
+                for j in range(i):
+                    s += L[k][j] * U[j][i]
+                L[k][i] = (A[k][i] - s) / U[i][i]
+    return L, U
+
+
+def test_lu_doolittle_rows_written():
+    check_calls(lu_doolittle, [(np.array([[4.0, 3.0, 2.0], [6.0, 3.0, 1.0], [2.0, 5.0, 7.0]]),),
+                               (np.array([[1.0, 2.0, 0.0], [3.0, 4.0, 1.0], [0.0, 1.0, 5.0]]),)])
+
+
+def _row_rolled(A, n):
+    A = A.copy()
+    for i in range(n):          # a traced trip count once n has taken several values
+        A[i][1] += i * 2.0
+        A[i][0] = A[i][1] - 1
+    return A
+
+
+def test_row_store_traced_row_index():
+    A = np.arange(12.0).reshape(4, 3)
+    check_calls(_row_rolled, [(A, 1), (A, 2), (A, 3), (A, 4), (A, 0), (A, 2)])
+
+
+def _row_under_branch(x):
+    F = np.zeros((3, 3))
+    if x.sum() > 0:
+        F[1][1] = 5.0
+    else:
+        F[2][0:2] = x
+    return F
+
+
+def test_row_store_under_traced_branch():
+    check_calls(_row_under_branch, [(jnp.ones(2),), (-jnp.ones(2),)])
+
+
+def _row_alias_sees(F, v):
+    r = F[1]
+    col = F[:, 0]
+    F[1][0] = v
+    F[2][1:] *= 2
+    return r, col
+
+
+def test_row_store_shows_through_views_and_argument():
+    """Other views of F (a row, a column) and the caller's array see the write."""
+    check_calls(_row_alias_sees, [(np.arange(9.0).reshape(3, 3), 7.0), (np.ones((3, 3)), -1.0)])
+
+
+def _row_of_view(M, v):
+    G = M[1:]
+    G[0][0] = v
+    return M, G
+
+
+def test_row_store_into_a_view_of_an_argument():
+    check_calls(_row_of_view, [(np.arange(6.0).reshape(3, 2), 9.0), (np.zeros((3, 2)), 2.5)])
+
+
+def _row_slice_and_newaxis(F):
+    F = F.copy()
+    F[1:3][0] = 5          # a slice of rows is a view: row 1
+    F[None][0][2] = -1     # (deeper: no rewrite, as before)
+    F[..., 0][1] = 4
+    return F
+
+
+def test_row_store_basic_slices():
+    check(_row_slice_and_newaxis, np.arange(12.0).reshape(4, 3), full_graph=False)
+
+
+def _row_fancy_copy(F, i):
+    F = F.copy()
+    F[[0, 1]][0] = 100.0    # a fancy index is a copy: eager writes nothing into F
+    F[F > 3][0] = 100.0
+    F[i][0] = 7.0
+    return F
+
+
+def test_row_store_fancy_index_is_a_copy():
+    check_calls(_row_fancy_copy, [(np.arange(6.0).reshape(3, 2), 1), (np.arange(6.0).reshape(3, 2), 2)],
+                full_graph=False)
+
+
+def _row_scalar_raises(x):
+    y = x.copy()
+    y[1][0] = 3.0          # y[1] is a NumPy scalar: TypeError
+    return y
+
+
+def test_row_store_of_a_scalar_raises():
+    check(_row_scalar_raises, np.arange(3.0), full_graph=False)
+
+
+def _row_int_cast(F, v):
+    F = F.copy()
+    F[0][1] = v            # a float into an int array: truncated
+    F[1][0] += 2
+    return F
+
+
+def test_row_store_casts_as_numpy():
+    check_calls(_row_int_cast, [(np.arange(4).reshape(2, 2), 2.7), (np.arange(4).reshape(2, 2), -1.5)])
+
+
+def _row_negative_traced(A, i):
+    A = A.copy()
+    A[i][0] = 99.0
+    return A
+
+
+def test_row_store_negative_and_out_of_bounds_traced_index():
+    A = np.zeros((3, 2))
+    check_calls(_row_negative_traced, [(A, 0), (A, -1), (A, 2), (A, -3), (A, 1), (A, 3), (A, -4)])
