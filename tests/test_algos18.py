@@ -11,7 +11,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from helpers import check, check_calls
+from helpers import check, check_calls, check_sequence
 
 
 # ------------------------------------------------ F[i][j] = v: a write through a row (a NumPy view)
@@ -164,3 +164,99 @@ def _row_negative_traced(A, i):
 def test_row_store_negative_and_out_of_bounds_traced_index():
     A = np.zeros((3, 2))
     check_calls(_row_negative_traced, [(A, 0), (A, -1), (A, 2), (A, -3), (A, 1), (A, 3), (A, -4)])
+
+
+# ------------------------------------------------ a nested function calling a sibling nested function
+def adaptive_rk(y0, t0, t_end, tol):
+    def f(t, y):
+        return -2.0 * t * y
+
+    def step(t, y, h):
+        k1 = f(t, y)
+        k2 = f(t + h / 2, y + h / 2 * k1)
+        k3 = f(t + h / 2, y + h / 2 * k2)
+        k4 = f(t + h, y + h * k3)
+        return y + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+
+    t, y, h = t0, np.float64(y0), 0.1
+    accepted = rejected = 0
+    while t < t_end:
+        if t + h > t_end:
+            h = t_end - t
+        y1 = step(t, y, h)
+        y2 = step(t + h / 2, step(t, y, h / 2), h / 2)
+        err = abs(y2 - y1)
+        if err <= tol:
+            t += h
+            y = y2
+            accepted += 1
+        else:
+            rejected += 1
+        h = 0.9 * h * min(max((tol / (err + 1e-16)) ** 0.2, 0.2), 5.0)
+    return y, accepted, rejected
+
+
+def test_adaptive_rk_sibling_closures():
+    """``step`` closes over its sibling ``f`` (a cell variable): the whole
+    call is one segment, so ``f``'s cell is read by no one after it."""
+    check_calls(adaptive_rk, [(1.0, 0.0, 2.0, 1e-6), (1.0, 0.0, 0.5, 1e-3)])
+
+
+def _sibling_traced(x):
+    def f(t):
+        return jnp.sin(t) * 2
+
+    def g(t):
+        return f(t) + 1
+
+    return g(x) + g(2 * x)
+
+
+def test_sibling_closure_traced():
+    check(_sibling_traced, jnp.arange(3.0))
+
+
+HELD = []
+
+
+def _closure_escapes(x):
+    def f(t):
+        return t * 2
+
+    def step(t):
+        return f(t) + 1
+
+    HELD.append(step)
+    y = step(x)
+
+    def f(t):   # noqa: F811  (rebinds the cell ``step`` reads: the held closure sees the new f)
+        return t * 3
+
+    return y
+
+
+def _closure_returned(x):
+    def f(t):
+        return t * 2
+
+    def step(t):
+        return f(t) + 1
+
+    return step(x), step
+
+
+def test_escaping_closures_see_their_cells():
+    def make():
+        HELD.clear()
+        return _closure_escapes, HELD
+
+    def call(fn, held):
+        return fn(jnp.float32(2.0)), held[-1](jnp.float32(5.0)), len(held)
+
+    check_sequence(make, [call, call], full_graph=False)
+
+    def call2(fn, _):
+        y, step = fn(jnp.float32(2.0))
+        return y, step(jnp.float32(4.0))
+
+    check_sequence(lambda: (_closure_returned, None), [call2, call2], full_graph=False)
