@@ -260,3 +260,134 @@ def test_escaping_closures_see_their_cells():
         return y, step(jnp.float32(4.0))
 
     check_sequence(lambda: (_closure_returned, None), [call2, call2], full_graph=False)
+
+
+# ------------------------------------------------ an early return in a loop, then in-place writes
+def conjugate_gradient(A, b, x0, tol=1e-10):
+    x = x0.copy()
+    r = b - A @ x
+    p = r.copy()
+    rsold = r @ r
+    if np.sqrt(rsold) < tol:
+        return x, 0
+    for i in range(len(b)):
+        Ap = A @ p
+        alpha = rsold / (p @ Ap)
+        x += alpha * p
+        r -= alpha * Ap
+        rsnew = r @ r
+        if np.sqrt(rsnew) < tol:
+            return x, i + 1
+        p = r + (rsnew / rsold) * p
+        rsold = rsnew
+    return x, len(b)
+
+
+def test_conjugate_gradient_early_exit():
+    """The loop's return value holds ``x`` on the path that returned; the
+    next iterations write ``x`` in place only on the other path."""
+    spd = np.array([[4.0, 1.0], [1.0, 3.0]])
+    check_calls(conjugate_gradient, [(spd, np.array([1.0, 2.0]), np.zeros(2)), (spd, np.zeros(2), np.zeros(2)),
+                                     (np.eye(2), np.array([1.0, 2.0]), np.zeros(2))])
+
+
+def _return_argument_then_write(x, tol):
+    for i in range(4):
+        x += 1.0
+        if x.sum() > tol:
+            return x, i
+        x *= 2
+    return x, -1
+
+
+def test_loop_return_of_the_argument_array():
+    """The returned object is the caller's array, written in place on every path."""
+    check_calls(_return_argument_then_write, [(np.zeros(3), 2.0), (np.zeros(3), 10.0), (np.zeros(3), 1e9)])
+
+
+def _return_in_while_rolled(x0, n, tol):
+    x = x0.copy()
+    k = 0
+    while k < n:
+        x[k % 3] += k
+        if x.sum() > tol:
+            return x
+        x[0] -= 0.5
+        k += 1
+    return x
+
+
+def test_loop_return_in_rolled_while():
+    x = np.zeros(3)
+    check_calls(_return_in_while_rolled, [(x, 5, 3.0), (x, 7, 100.0), (x, 9, 4.0), (x, 2, 1.0), (x, 6, 2.0)])
+
+
+def _return_then_finally_writes(x0, tol):
+    x = x0.copy()
+    try:
+        for i in range(3):
+            x += 1
+            if x.sum() > tol:
+                return x
+    finally:
+        x *= 2     # runs after the return: eager's returned array is doubled
+    return x
+
+
+def test_loop_return_seen_by_finally():
+    check_calls(_return_then_finally_writes, [(np.zeros(2), 3.0), (np.zeros(2), 100.0)], full_graph=False)
+
+
+def _nested_loop_return(x0, tol):
+    x = x0.copy()
+    for i in range(2):
+        for j in range(2):
+            x[j] += i + 1
+            if x.sum() > tol:
+                return x, i, j
+        x[1] *= 3
+    return x, -1, -1
+
+
+def test_nested_loop_return_then_writes():
+    check_calls(_nested_loop_return, [(np.zeros(2), 2.5), (np.zeros(2), 6.0), (np.zeros(2), 1e3)])
+
+
+# ------------------------------------------------ `finally:` writing the array a `return` returns
+def _finally_doubles_static_return(x0):
+    x = x0.copy()
+    try:
+        x += 1
+        return x
+    finally:
+        x *= 2     # eager returns the doubled array: the object returned is x itself
+
+
+def _finally_doubles_traced_return(x0, tol):
+    x = x0.copy()
+    try:
+        x += 1
+        if x.sum() > tol:
+            return x
+    finally:
+        x[0] *= 2
+    return x + 100
+
+
+def _finally_rebinds_only(x0, tol):
+    x = jnp.asarray(x0)
+    try:
+        x = x + 1
+        if x.sum() > tol:
+            return x
+    finally:
+        x = x * 2      # a new array: the returned one is not changed
+    return x
+
+
+def test_finally_writes_the_returned_array():
+    """Was a silent wrong result: the converted function returned the array
+    as it was before the ``finally:`` block's in-place write."""
+    check_calls(_finally_doubles_static_return, [(np.zeros(2),), (np.ones(2),)], full_graph=False)
+    check_calls(_finally_doubles_traced_return, [(np.zeros(2), 1.0), (np.zeros(2), 5.0)], full_graph=False)
+    check_calls(_finally_rebinds_only, [(np.zeros(2), 1.0), (np.zeros(2), 5.0)])

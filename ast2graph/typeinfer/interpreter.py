@@ -579,6 +579,10 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         # A[1], A[0]``: while A[0] is written, the view A[0] waits to be
         # assigned to A[1]). A write must show through them.
         self.pending: list[tuple[list, int]] = []
+        # The values a ``return`` in a ``try`` body returns, held while its
+        # ``finally:`` runs (``blocks._finally_then``): eager returns that very
+        # object, after the ``finally:`` (a write must show through them).
+        self.held_returns: list = []
         # NumPy arrays whose rows an iteration took at trace time (all at
         # once: ``iterate_static``) while eager takes each when it is pulled
         # (``for v in x[:-1]: x[i + 1] += v`` reads the written x): a write

@@ -38,6 +38,7 @@ from ..graphlib import arrays
 from ..graphlib.arrays import np_setitem
 from .lattice import DATA_INT64, INT_BITS, INT_RANGE, WIDE_INTS
 from .masked import MaskedSlice
+from .state import UNBOUND
 from .precision import (argument_path, comparison_dtype, inexact_uint64_comparison, numpy_int_check, numpy_int_range, index_leaves, int32_check, is_at_update, jax_kind,
                         jax_semantics, numpy_dtypes, python_int)
 from ..graphlib.trees import tree_flatten
@@ -1747,6 +1748,11 @@ class MutationMixin:
             for key, v in frame.env.items():
                 if frame is self.frame and key == name and v is obj:
                     continue
+                if key.startswith("<retval ") and not key.startswith("<retval try "):
+                    # a loop's return value (exits.py): seen only on the path that returned, where
+                    # the rest of the loop (and any write it makes) does not run; an enclosing
+                    # ``finally:`` that runs after it sees it as its own ``<retval try ...>``
+                    continue
                 if plain is not None and v is obj and any(frame is f for f in own) and frame.owns(key):
                     plain.append((frame, key))
                     continue
@@ -1775,6 +1781,10 @@ class MutationMixin:
                 elif walk(items[j], 0):
                     yield "a value an unpacking assignment has not assigned yet"
                     return
+        for held in self.held_returns:
+            if held is not UNBOUND and walk(held, 0):
+                yield "the value a `return` returns once the `finally:` block that writes it ends"
+                return
         for source in getattr(self, "loop_sources", ()):
             # ``for i, v in enumerate(x[:-1]): x[i + 1] += ...``: the iterator reads its rows as the loop pulls them
             if not self._into_pulled_items(source) and walk(source, 0):
