@@ -391,3 +391,113 @@ def test_finally_writes_the_returned_array():
     check_calls(_finally_doubles_static_return, [(np.zeros(2),), (np.ones(2),)], full_graph=False)
     check_calls(_finally_doubles_traced_return, [(np.zeros(2), 1.0), (np.zeros(2), 5.0)], full_graph=False)
     check_calls(_finally_rebinds_only, [(np.zeros(2), 1.0), (np.zeros(2), 5.0)])
+
+
+# ------------------------------------------------ a solver loop that returns, then `raise ... did not converge`
+def secant(x0, x1, max_iter):
+    f = lambda x: x ** 3 - 2 * x - 5   # noqa: E731
+    for i in range(max_iter):
+        f0, f1 = f(x0), f(x1)
+        if f1 == f0:
+            raise ZeroDivisionError("flat secant")
+        x2 = x1 - f1 * (x1 - x0) / (f1 - f0)
+        if abs(x2 - x1) < 1e-6:
+            return x2
+        x0, x1 = x1, x2
+    raise RuntimeError("did not converge")
+
+
+def test_secant_raises_when_not_converged():
+    check_calls(secant, [(jnp.float32(1.0), jnp.float32(2.0), 50), (jnp.float32(1.0), jnp.float32(2.0), 2),
+                         (jnp.float32(3.0), jnp.float32(3.0), 5), (jnp.float32(1.5), jnp.float32(2.5), 50)])
+
+
+def _newton_printing(x, a, max_iter):
+    for it in range(max_iter):
+        x_new = 0.5 * (x + a / x)
+        if it % 2 == 0:
+            print("iter", it, "x", float(x_new))
+        if abs(x_new - x) < 1e-6 * x:
+            return x_new, it
+        x = x_new
+    if max_iter > 100:
+        raise ValueError(f"no convergence in {max_iter} iterations, last x={float(x):.3f}")
+    raise RuntimeError(f"did not converge: x={float(x):.4f}")
+
+
+def _newton_messages(x, a, max_iter):
+    for it in range(max_iter):
+        x_new = 0.5 * (x + a / x)
+        if abs(x_new - x) < 1e-6 * x:
+            return x_new, it
+        x = x_new
+    if max_iter > 100:
+        raise ValueError(f"no convergence in {max_iter} iterations, last x={float(x):.3f}")
+    raise RuntimeError(f"did not converge: x={float(x):.4f}")
+
+
+NEWTON_CALLS = [(jnp.float32(1.0), jnp.float32(2.0), 20), (jnp.float32(1.0), jnp.float32(2.0), 2),
+                (jnp.float32(1.0), jnp.float32(9.0), 3), (jnp.float32(3.0), jnp.float32(9.0), 30),
+                (jnp.float32(1.0), jnp.float32(9e9), 101)]
+
+
+def test_newton_rest_raises_with_messages():
+    check_calls(_newton_messages, NEWTON_CALLS)
+
+
+def test_newton_rest_raises_after_prints():
+    """(a segment that prints makes no run-time checks: ordered with the prints, it would not be)"""
+    check_calls(_newton_printing, NEWTON_CALLS, full_graph=False)
+
+
+def _while_solver(x, tol):
+    k = 0
+    while k < 50:
+        x = jnp.cos(x)
+        if abs(x - jnp.cos(x)) < tol:
+            return x, k
+        k += 1
+    raise RuntimeError("fixed point iteration did not converge")
+
+
+def test_while_returns_or_raises():
+    check_calls(_while_solver, [(jnp.float32(1.0), 1e-4), (jnp.float32(1.0), 1e-12), (jnp.float32(0.5), 1e-3)])
+
+
+def _for_else_raises(x, n):
+    for i in range(n):
+        x = x * 0.5
+        if x < 1e-3:
+            break
+    else:
+        raise RuntimeError(f"still {float(x):.3f} after {n} halvings")
+    return x, i
+
+
+def test_for_else_raise_is_a_check():
+    check_calls(_for_else_raises, [(jnp.float32(1.0), 20), (jnp.float32(1.0), 3), (jnp.float32(1e-4), 1),
+                                   (jnp.float32(1.0), 12)])
+
+
+def _caller_catches(x, n):
+    try:
+        return _for_else_raises(x, n)
+    except RuntimeError as e:
+        return str(e), -1
+
+
+def test_check_raised_in_a_callee_is_caught():
+    check_calls(_caller_catches, [(jnp.float32(1.0), 20), (jnp.float32(1.0), 3)], full_graph=False)
+
+
+def _rest_not_only_raise(x, n):
+    for i in range(n):
+        x = x * 0.5
+        if x < 1e-3:
+            return x
+    x = x + 1
+    return x
+
+
+def test_rest_that_returns_is_a_join():
+    check_calls(_rest_not_only_raise, [(jnp.float32(1.0), 20), (jnp.float32(1.0), 3)])

@@ -269,6 +269,27 @@ class ControlMixin(ExitsMixin):
             return True
         return False
 
+    def checked_rest_of_function(self, stmt: Any, returned: Value) -> bool:
+        """After a loop of the function's own body that returned under a
+        traced condition (its return flag ``returned``), where the rest of the
+        function only raises (``_raises_only``: a solver's ``raise
+        RuntimeError("did not converge")``): each raise a run-time check under
+        ``not returned`` (and the conditions leading to it). True when done:
+        the loop's return is then taken on every path (when a check fires,
+        nothing after it is observable)."""
+        if not self.raise_checks_allowed():
+            return False
+        rest = self._rest_of_function_body(stmt)
+        return rest is not None and _raises_only(rest) and self._checked_raise_tree(stmt, returned, rest, True)
+
+    def checked_loop_else(self, stmt: Any, broke: Value) -> bool:
+        """``for ...: if done: break`` / ``else: raise E(...)`` on a traced
+        break flag, the ``else:`` only raising (``_raises_only``): each raise a
+        run-time check under ``not broke``; the names it binds are as before
+        (eager leaves it only by raising). True when done."""
+        return self.raise_checks_allowed() and _raises_only(stmt.orelse) \
+            and self._checked_raise_tree(stmt, broke, stmt.orelse, True)
+
     def _rest_of_function_body(self, stmt: gast.If) -> list | None:
         """The statements after ``stmt`` where it is a statement of the
         function's own body (not nested in a loop, branch or handler)."""
