@@ -11,7 +11,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from helpers import check, check_calls, check_sequence
+from helpers import check, check_calls, check_sequence, check_warnings
 
 
 # ------------------------------------------------ F[i][j] = v: a write through a row (a NumPy view)
@@ -501,3 +501,45 @@ def _rest_not_only_raise(x, n):
 
 def test_rest_that_returns_is_a_join():
     check_calls(_rest_not_only_raise, [(jnp.float32(1.0), 20), (jnp.float32(1.0), 3)])
+
+
+# ------------------------------------------------ a traced `and` whose right operand may warn (NumPy fp flags)
+def dijkstra(adj, src):
+    n = adj.shape[0]
+    dist = np.full(n, np.inf)
+    dist[src] = 0.0
+    visited = np.zeros(n, dtype=bool)
+    for _ in range(n):
+        u = -1
+        best = np.inf
+        for v in range(n):
+            if not visited[v] and dist[v] < best:
+                best = dist[v]
+                u = v
+        if u == -1:
+            break
+        visited[u] = True
+        for v in range(n):
+            if adj[u, v] > 0 and dist[u] + adj[u, v] < dist[v]:
+                dist[v] = dist[u] + adj[u, v]
+    return dist
+
+
+def test_dijkstra_and_with_checks_and_fp_flags():
+    W = np.array([[0, 4, 1, 0], [4, 0, 2, 5], [1, 2, 0, 8], [0, 5, 8, 0]], dtype=float)
+    W2 = np.array([[0, 1, 0, 0], [1, 0, 0, 0], [0, 0, 0, 3], [0, 0, 3, 0]], dtype=float)
+    check_calls(dijkstra, [(W, 0), (W, 3), (W2, 0)])
+
+
+def _and_overflow(x, y, big):
+    out = []
+    for k in range(3):
+        if x[k] > 0 and x[k] * big > y:   # "overflow encountered in scalar multiply" only where x[k] > 0
+            out.append(k)
+    return len(out)
+
+
+def test_and_right_operand_warns_only_where_evaluated():
+    check_warnings(_and_overflow, np.array([1.0, -1.0, 2.0]), 1.0, 1e308)
+    check_warnings(_and_overflow, np.array([-1.0, -1.0, -2.0]), 1.0, 1e308)
+    check_warnings(_and_overflow, np.array([1e-10, -1.0, 3.0]), 1.0, 1e300)

@@ -1689,14 +1689,17 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
                          effects: list) -> bool:
         """The right operand of a traced ``and``/``or`` whose only effects
         are run-time checks (``len(h) > 1 and h[-2] - h[-1] < tol``: the index
-        check of ``h[-2]``): its ops (from ``start``) become the branch of an
+        check of ``h[-2]``) and NumPy's floating-point warnings (``dist[u] +
+        w < dist[v]``: "overflow encountered in add", issued as eager issues
+        it only where it evaluates the operand; masked by the branch as a
+        check is, ``hostwarnings.fp_fire_effect``): its ops (from ``start``) become the branch of an
         ``IfOp`` taken where the left operand does not decide, so its checks
         fire only where eager evaluates it; the other branch yields zeros.
         Only for an operand of one graph value that binds no name."""
         from ..ir.core import IfOp
 
         if not isinstance(other, Value) or type(other) is not Value or \
-                not all(getattr(op.fn, "_a2g_check", False) for op in effects) or \
+                not all(getattr(op.fn, "_a2g_check", False) or hasattr(op.fn, "_a2g_fp_issuer") for op in effects) or \
                 any(isinstance(n, gast.NamedExpr) for n in gast.walk(operand)):
             return False
         ops = self.region.ops[start:]
