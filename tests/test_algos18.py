@@ -543,3 +543,75 @@ def test_and_right_operand_warns_only_where_evaluated():
     check_warnings(_and_overflow, np.array([1.0, -1.0, 2.0]), 1.0, 1e308)
     check_warnings(_and_overflow, np.array([-1.0, -1.0, -2.0]), 1.0, 1e308)
     check_warnings(_and_overflow, np.array([1e-10, -1.0, 3.0]), 1.0, 1e300)
+
+
+# ------------------------------------------------ a Python int summed in a loop of many trips rolls (bounded)
+def bounce(pos, vel, steps, dt):
+    pos = pos.copy()
+    vel = vel.copy()
+    bounces = 0
+    for step in range(steps):
+        pos += vel * dt
+        mask = (pos < 0) | (pos > 1)
+        vel[mask] *= -1
+        bounces += int(mask.sum())
+        pos = np.clip(pos, 0, 1)
+    return pos, vel, bounces
+
+
+def _loop_mode(explanation, construct="for"):
+    return [(d.mode, d.reason) for d in explanation.decisions if d.construct == construct]
+
+
+def test_bounce_counter_of_a_mask_rolls():
+    """``bounces += int(mask.sum())`` grows by at most the mask's size per
+    trip: 30 trips stay far inside int32, so the loop rolls (it unrolled 30
+    bodies before: ~18 s of XLA compile)."""
+    rng = np.random.default_rng(0)
+    P, V = rng.uniform(0, 1, (6, 2)), rng.normal(0, 1, (6, 2))
+    e = check(bounce, P, V, 30, 0.05)
+    assert _loop_mode(e)[0][0].startswith("lax."), _loop_mode(e)
+
+
+def _signed_sum(x, n):
+    total = 3
+    for i in range(n):
+        total += int(x[i % 3] > 0) * 5 - 1
+        total -= int(x[(i + 1) % 3] < 0)
+    return total
+
+
+def _doubling(x):
+    total = 0
+    for i in range(40):
+        total += total + 1           # doubles every trip: leaves int32; must not roll as a 32-bit int
+        total -= int(x[0] > 0)
+    return total
+
+
+def _summed_in_branch(x):
+    total = 0
+    for i in range(20):
+        if x[i % 2] > 0:
+            total += int(x[0] > 1)   # (a join keeps no range: unrolled, as before)
+    return total
+
+
+def _too_many_for_the_window(m):
+    total = 0
+    for i in range(20):
+        total += int(m.sum())        # up to 60000 a trip: 1.2e6 after 20, beyond the window
+    return total
+
+
+def test_summed_python_ints_roll_only_when_bounded():
+    x = jnp.array([1.0, -1.0, 2.0])
+    e = check(_signed_sum, x, 40)
+    assert _loop_mode(e)[0][0].startswith("lax."), _loop_mode(e)
+    check(_signed_sum, -x, 40)
+    e = check(_doubling, jnp.array([1.0]))
+    assert _loop_mode(e)[0][0] == "unrolled", _loop_mode(e)
+    e = check(_summed_in_branch, jnp.array([2.0, -1.0]))
+    assert _loop_mode(e)[0][0] == "unrolled", _loop_mode(e)
+    e = check(_too_many_for_the_window, np.ones(60000, bool))
+    assert _loop_mode(e)[0][0] == "unrolled", _loop_mode(e)

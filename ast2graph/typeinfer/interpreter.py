@@ -418,14 +418,22 @@ def _traced_number_among(leaves: list) -> str:
 
 
 _POSITIONS = frozenset({"argmin", "argmax", "nanargmin", "nanargmax", ".argmin", ".argmax"})
+_COUNTS = frozenset({"sum", ".sum", "count_nonzero"})
 
 
 def _position_range(fn: Callable, args: tuple, kwargs: dict) -> tuple[int, int] | None:
     """The values ``np.argmin(x)``/``argmax`` (``jnp.``'s, ``x.argmax()``)
-    can take: a position in ``x`` (flattened, or along ``axis``); None for
-    any other call, or where it is not known."""
-    if getattr(fn, "__name__", None) not in _POSITIONS or not args or not isinstance(args[0], Value) \
+    can take: a position in ``x`` (flattened, or along ``axis``); those of
+    a count of a boolean array's true items (``mask.sum()``,
+    ``np.count_nonzero(mask)``, over the whole array): 0 to its size; None
+    for any other call, or where it is not known."""
+    if not args or not isinstance(args[0], Value) \
             or (getattr(fn, "__module__", None) or "").split(".")[0] not in ("numpy", "jax", __name__.split(".")[0]):
+        return None
+    if getattr(fn, "__name__", None) in _COUNTS:
+        whole = len(args) == 1 and not kwargs or len(args) == 1 and set(kwargs) == {"axis"} and kwargs["axis"] is None
+        return (0, int(np.prod(args[0].type.shape))) if whole and args[0].type.dtype == np.dtype(bool) else None
+    if getattr(fn, "__name__", None) not in _POSITIONS:
         return None
     axis = kwargs.get("axis", args[1] if len(args) > 1 else None)
     shape = args[0].type.shape
