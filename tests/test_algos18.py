@@ -615,3 +615,38 @@ def test_summed_python_ints_roll_only_when_bounded():
     assert _loop_mode(e)[0][0] == "unrolled", _loop_mode(e)
     e = check(_too_many_for_the_window, np.ones(60000, bool))
     assert _loop_mode(e)[0][0] == "unrolled", _loop_mode(e)
+
+
+def _finally_writes_inside_returned_dict(x0):
+    x = x0.copy()
+    try:
+        return {"x": x, "v": x[1:]}
+    finally:
+        x[1] = -3.0     # the returned dict holds x and a view of it: both see the write
+
+
+def _finally_in_loop(x0, c):
+    x = x0.copy()
+    for i in range(3):
+        try:
+            if x.sum() > c:
+                return x
+            x += 1
+        finally:
+            x[0] += 10
+    return x
+
+
+def _finally_writes_another_array(x0):
+    x = x0.copy()
+    y = x0.copy()
+    try:
+        return y
+    finally:
+        x[0] = 5.0      # not what is returned: stays in the graph
+
+
+def test_finally_writes_seen_through_returned_containers():
+    check_calls(_finally_writes_inside_returned_dict, [(np.zeros(3),)], full_graph=False)
+    check_calls(_finally_in_loop, [(np.zeros(2), 1.0), (np.zeros(2), 30.0), (np.zeros(2), 12.0)], full_graph=False)
+    check_calls(_finally_writes_another_array, [(np.zeros(3),)])
