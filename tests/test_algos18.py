@@ -650,3 +650,27 @@ def test_finally_writes_seen_through_returned_containers():
     check_calls(_finally_writes_inside_returned_dict, [(np.zeros(3),)], full_graph=False)
     check_calls(_finally_in_loop, [(np.zeros(2), 1.0), (np.zeros(2), 30.0), (np.zeros(2), 12.0)], full_graph=False)
     check_calls(_finally_writes_another_array, [(np.zeros(3),)])
+
+
+# ------------------------------------------------ an index by a list of data-dependent length
+def find_peaks(x):
+    peaks = []
+    for i in range(1, len(x) - 1):
+        if x[i] > x[i - 1] and x[i] >= x[i + 1]:
+            peaks.append(i)
+    if not peaks:
+        return None
+    heights = x[peaks]
+    return peaks, heights, int(np.argmax(heights))
+
+
+def test_index_by_a_data_dependent_list_says_so():
+    """Falls back (the result's shape is the list's length), reported as that
+    rather than as an IndexError eager would raise (it raises none)."""
+    from ast2graph import explain, to_static
+
+    x = np.array([1.0, 3.0, 2.0, 5.0, 4.0, 4.0, 6.0, 1.0])
+    check_calls(find_peaks, [(x,), (np.array([1.0, 1.0, 1.0]),)], full_graph=False)
+    e = explain(to_static(find_peaks))(x)
+    assert [s.code.code for s in e.fallback_sites] == ["A2G003"], str(e)
+    assert "length depends on the data" in e.fallback_sites[0].cause

@@ -2452,6 +2452,10 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
                 and not idx.type.shape and not idx.type.mixed:
             obj = self.as_value(obj.copy(), node)   # ``a[ia]`` of an array made at trace time, ``ia`` a 0-d mask
             obj.type = dataclasses.replace(obj.type, numpy=True)
+        if any(tail_of(p) is not None for p in (idx if type(idx) is tuple else (idx,))):
+            raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, "an index by a list whose length depends on "
+                                   "the data (`x[peaks]`, peaks appended to under a traced condition): the result's "
+                                   "shape is its length", "subscript")
         if self.is_bool_mask(obj, idx):   # ``x[x > 0]``: eager's kept rows, a masked value (masked.py)
             return self.bool_masked(obj, idx, node)
         if self.is_scalar_mask(obj, idx):   # ``a[ia]`` of a 0-d mask: a[None][ia[None]] (masked.py)
