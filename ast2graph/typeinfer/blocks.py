@@ -161,7 +161,8 @@ class BlocksMixin(ContextsMixin):
                 if self._drop_caught(ctx):   # (a static exit after a traced raise: not joined)
                     raise self.graph_break(FallbackCode.EARLY_EXIT, signal.node or stmt, "an exit after a raise "
                                            "under a traced condition that a handler takes", "try") from None
-                self._finally_then(stmt, final, functools.partial(_reraise, signal))
+                self._finally_then(stmt, final, functools.partial(_reraise, signal),
+                                   signal.value if isinstance(signal, ReturnSignal) else UNBOUND)
                 raise
             except GraphBreak as e:   # eager's exception on this static path: finally runs, then it propagates
                 if getattr(e, "exc", None) is None or getattr(e, "traced_depth", -1) != depth:
@@ -179,9 +180,10 @@ class BlocksMixin(ContextsMixin):
         for site, caught in self._drop_caught(ctx):   # (the flags exclude each other: one raise per path)
             self._handler_in_flags(stmt, ctx, site, caught)
         flags = self._drop_flags(ctx)
-        self._finally_then(stmt, final, functools.partial(self._reraise_exits, stmt, *flags))
+        self._finally_then(stmt, final, functools.partial(self._reraise_exits, stmt, *flags), flags[1])
 
-    def _finally_then(self, stmt: Any, final: Callable[[], None], then: Callable[[], None]) -> None:
+    def _finally_then(self, stmt: Any, final: Callable[[], None], then: Callable[[], None],
+                      returning: Any = UNBOUND) -> None:
         """``final`` (the ``finally:`` block or the exit), then ``then()``:
         what the ``try`` does after it (the body's pending exits under their
         flags, its static exit or exception re-raised). An exit under a
@@ -190,11 +192,16 @@ class BlocksMixin(ContextsMixin):
         branches that do not exit run the rest of ``final`` and then the
         continuation, whose first statement is ``then`` (``_AfterFinally``).
         Eager: an exit taken in ``finally:`` discards the pending one; one
-        not taken lets it go on."""
+        not taken lets it go on. ``returning``: the value the body returns
+        (on some path), held while ``final`` runs: eager returns that very
+        object, so an in-place write in ``final`` must show through it
+        (``mutation._references``: it falls back)."""
         self.cont.append(([stmt, _AfterFinally(stmt, then)], 0))
+        self.held_returns.append(returning)
         try:
             final()
         finally:
+            self.held_returns.pop()
             self.cont.pop()
         then()
 

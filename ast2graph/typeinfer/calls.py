@@ -79,6 +79,8 @@ def _track_int_bits(out: Value, x: Value) -> None:
     dtype = x.type.dtype
     if dtype.kind in "iu" and x in INT_RANGE:   # int() of an integer keeps its value: its known range too
         INT_RANGE[out] = INT_RANGE[x]
+    elif dtype.kind == "b" and not x.type.shape and out.type.dtype.kind in "iu":   # int(x > 0): 0 or 1
+        INT_RANGE[out] = (0, 1)
     if x.type.python and dtype.kind in "iu":   # int() of a Python int: the same int
         if x in INT_BITS:
             INT_BITS[out] = INT_BITS[x]

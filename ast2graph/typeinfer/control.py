@@ -269,6 +269,27 @@ class ControlMixin(ExitsMixin):
             return True
         return False
 
+    def checked_rest_of_function(self, stmt: Any, returned: Value) -> bool:
+        """After a loop of the function's own body that returned under a
+        traced condition (its return flag ``returned``), where the rest of the
+        function only raises (``_raises_only``: a solver's ``raise
+        RuntimeError("did not converge")``): each raise a run-time check under
+        ``not returned`` (and the conditions leading to it). True when done:
+        the loop's return is then taken on every path (when a check fires,
+        nothing after it is observable)."""
+        if not self.raise_checks_allowed():
+            return False
+        rest = self._rest_of_function_body(stmt)
+        return rest is not None and _raises_only(rest) and self._checked_raise_tree(stmt, returned, rest, True)
+
+    def checked_loop_else(self, stmt: Any, broke: Value) -> bool:
+        """``for ...: if done: break`` / ``else: raise E(...)`` on a traced
+        break flag, the ``else:`` only raising (``_raises_only``): each raise a
+        run-time check under ``not broke``; the names it binds are as before
+        (eager leaves it only by raising). True when done."""
+        return self.raise_checks_allowed() and _raises_only(stmt.orelse) \
+            and self._checked_raise_tree(stmt, broke, stmt.orelse, True)
+
     def _rest_of_function_body(self, stmt: gast.If) -> list | None:
         """The statements after ``stmt`` where it is a statement of the
         function's own body (not nested in a loop, branch or handler)."""
@@ -1443,7 +1464,10 @@ class ControlMixin(ExitsMixin):
         for n, counted, old, v in pairs:
             if not (isinstance(v, Value) and v.type.python and not v.type.shape and v.type.dtype.kind in "iu"):
                 continue
-            if counted and type(old) is int and abs(old) < 2**20:
+            claims = self.__dict__.get("_int_claims") or {}
+            if n in claims and INT_RANGE.get(v) == (claims[n] - _SUM_WINDOW, claims[n] + _SUM_WINDOW):
+                bits = (abs(claims[n]) + _SUM_WINDOW).bit_length() + 1   # (the window: ``_check_accumulated_ints``)
+            elif counted and type(old) is int and abs(old) < 2**20:
                 steps = _steps_per_iteration(stmt, n) if n.isidentifier() else None
                 bits = 32 if trips is None or steps is None else (abs(old) + trips * steps).bit_length() + 1
             elif counted and isinstance(old, Value) and old in INT_BITS:
@@ -1561,11 +1585,27 @@ class ControlMixin(ExitsMixin):
         containers = self.container_loops[-1]
         state = {n: self._abstract(self.loop_entry(containers, n, env0.get(n, UNBOUND))) for n in names}
         decisions = self._snapshot_decisions()
+        # Python ints summed in the body (``bounces += int(mask.sum())``) whose bound is shown below:
+        # name -> value before the loop (``_accumulated_ints``)
+        claims: dict[str, int] = {}
+        saved_claims = self.__dict__.get("_int_claims")
+        self._int_claims = claims
+        try:
+            return self._fixpoint_passes(stmt, names, env0, one_pass, regions, static_check, exact, writes0, carried,
+                                         exempt, flagged, containers, state, decisions, claims)
+        finally:
+            self._int_claims = saved_claims
+
+    def _fixpoint_passes(self, stmt: Any, names: list[str], env0: dict, one_pass: Callable, regions: int,
+                         static_check: bool, exact: bool, writes0: dict, carried: dict, exempt: set, flagged: set,
+                         containers: Any, state: dict, decisions: Any, claims: dict) -> tuple[dict, tuple]:
         for iteration in range(_MAX_FIXPOINT):
             self._restore_decisions(decisions)
             self.attr_writes = dict(writes0)
             regs = tuple(Region() for _ in range(regions))
             env = one_pass(state, *regs)
+            if claims and iteration:
+                self._check_accumulated_ints(claims, env, containers)
             for key, name in carried.items():   # the carried writes' values at the end of the body
                 env[name] = self.attr_writes[key][2]
             self.yield_identities(stmt, names, env, regs[-1])
@@ -1578,7 +1618,10 @@ class ControlMixin(ExitsMixin):
                     and not any(isinstance(x, _Traced) for n in names for x in _flatten(state[n])[0]):
                 raise _StaticLoop()
             if exact and iteration == 0:
-                self._check_exact_widening([n for n in names if n not in exempt], env0, env, stmt)
+                # (a body of Python arithmetic on the loop index only is evaluated at trace time, unrolled)
+                summing = containers.trips_static and containers.max_trips and _reads_arrays(regs)
+                self._check_exact_widening([n for n in names if n not in exempt], env0, env, stmt,
+                                           claims if summing else None)
             new = {n: self._widen(stmt, n, state[n], env.get(n, UNBOUND), n in flagged) for n in names}
             if all(_same_template(new[n], state[n]) for n in names):
                 self._yield_carried(stmt, names, state, env, regs[-1])
@@ -1611,7 +1654,33 @@ class ControlMixin(ExitsMixin):
         stack = self.__dict__.get("_carried_writes")
         return bool(stack) and key in stack[-1]
 
-    def _check_exact_widening(self, names: list[str], env0: dict, env: dict, stmt: Any = None) -> None:
+    def _check_accumulated_ints(self, claims: dict, env: dict, containers: Any) -> None:
+        """The Python ints ``claims`` carried by a loop of ``max_trips`` static
+        trips, bound only by ``n += e`` / ``n -= e``: this pass bound each to
+        a value claimed within ``v0 ± _SUM_WINDOW`` (``_bind_state``), so the
+        range the pass computed for its value at the end of the body is that
+        window widened by what one iteration adds, ``[lo, hi]`` (computed
+        with every other carried value unknown: true on every iteration).
+        After ``t`` trips it lies within ``v0 + t*min(lo, 0)`` and ``v0 +
+        t*max(hi, 0)``: where ``max_trips`` of them stay in the window (so
+        the claim holds, by induction, and the int never leaves int32) it is
+        carried as a 32-bit Python int, exact; otherwise ``_UnsafeWidening``
+        (the loop unrolls, as before)."""
+        for n, v0 in claims.items():
+            new = env.get(n)
+            known = INT_RANGE.get(new) if isinstance(new, Value) else None
+            if known is None:
+                raise _UnsafeWidening(n)
+            lo, hi = known[0] - (v0 - _SUM_WINDOW), known[1] - (v0 + _SUM_WINDOW)
+            if containers.max_trips * max(-min(lo, 0), max(hi, 0)) > _SUM_WINDOW:
+                raise _UnsafeWidening(n)
+
+    def _check_exact_widening(self, names: list[str], env0: dict, env: dict, stmt: Any = None,
+                              claims: dict | None = None) -> None:
+        """``claims``: where given (a loop of a static number of trips), a
+        Python int that only ever grows by ``+=``/``-=`` of a traced int is
+        entered into it (with its value before the loop) instead of being
+        refused here: ``_check_accumulated_ints`` bounds it in the next passes."""
         pairs = []
         for n in names:
             old, new = env0.get(n, UNBOUND), env.get(n, UNBOUND)
@@ -1649,6 +1718,11 @@ class ControlMixin(ExitsMixin):
                 unsafe = new.type.weak_type or new.type.dtype.kind in "biu" and not isinstance(old, bool)
             else:
                 unsafe = isinstance(new, (bool, int, float, complex)) and not same_static(old, new)
+            if unsafe and claims is not None and type(old) is int and abs(old) < _SUM_WINDOW and n.isidentifier() \
+                    and isinstance(new, Value) and new.type.python and not new.type.mixed and not new.type.shape \
+                    and new.type.dtype.kind in "iu" and _only_summed(stmt, n):
+                claims[n] = old
+                continue
             if unsafe:
                 raise _UnsafeWidening(self.container_item_name(n) if n.startswith("<container ") else n)
 
@@ -1738,6 +1812,11 @@ class ControlMixin(ExitsMixin):
             # (its lists and dicts built from the state are new; a Ref stays the object it keeps)
             self.frame.env[n] = self.unshield_all(self.mark_carried_fresh(jax.tree_util.tree_unflatten(treedef, filled))
                                                   if not n.startswith("<") else jax.tree_util.tree_unflatten(treedef, filled))
+            claims = self.__dict__.get("_int_claims")
+            if claims and n in claims and isinstance(self.frame.env[n], Value):
+                # a summed Python int's value within the window (``_check_accumulated_ints``: shown to hold
+                # after the pass, or the loop unrolls)
+                INT_RANGE[self.frame.env[n]] = (claims[n] - _SUM_WINDOW, claims[n] + _SUM_WINDOW)
             self._carried_write(n, self.frame.env[n])
             if n.startswith("<container "):   # its contents are in the container now (a branch records its own)
                 del self.frame.env[n]
@@ -1821,6 +1900,54 @@ class _JoinError(Exception):
 
 class _Rebound(Exception):
     """A loop body bound another object to a variable whose list or dict the loop kept."""
+
+
+def _reads_arrays(regions: tuple) -> bool:
+    """Whether an op of ``regions`` (a loop body's pass) reads an array it did
+    not make (a carried array, an array of the caller or from before the loop,
+    anything but a Python int: the loop index, a carried int): else the body
+    is Python arithmetic on ints, which unrolled is evaluated at trace time."""
+    made: set[int] = set()
+    ops = []
+    region_args = [a for region in regions for a in region.args]
+    for region in regions:
+        made.update(id(a) for a in region.args)
+        for op in walk_ops(region):
+            ops.append(op)
+            made.update(id(r) for r in op.results)
+            for sub in op.regions():
+                made.update(id(a) for a in sub.args)
+    return any(id(v) not in made or any(v is a for a in region_args) and not (v.type.python and not v.type.shape
+                                                                               and v.type.dtype.kind in "iu")
+               for op in ops for v in op.operands())
+
+
+_SUM_WINDOW = 2 ** 20   # how far a summed Python int may move in a rolled loop (``_check_accumulated_ints``)
+
+
+def _only_summed(stmt: Any, name: str) -> bool:
+    """Every binding of ``name`` in the loop ``stmt`` is ``name += e`` or
+    ``name -= e`` (``e`` any expression), none inside a loop, function or
+    class nested in it (whose own carried values would bind it in between)."""
+    nesting = (gast.For, gast.While, gast.AsyncFor, gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda,
+               gast.ClassDef, gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
+    steps = []
+
+    def visit(node: Any, top: bool) -> bool:
+        if isinstance(node, gast.AugAssign) and isinstance(node.target, gast.Name) and node.target.id == name:
+            if not top or not isinstance(node.op, (gast.Add, gast.Sub)):
+                return False
+            steps.append(node)
+            return visit(node.value, top)
+        if isinstance(node, gast.Name) and node.id == name and not isinstance(node.ctx, gast.Load) \
+                or isinstance(node, (gast.Global, gast.Nonlocal)) and name in node.names:
+            return False
+        inner = top and not isinstance(node, nesting)
+        return all(visit(child, inner) for child in gast.iter_child_nodes(node))
+
+    if isinstance(stmt, (gast.For, gast.AsyncFor)) and not visit(stmt.target, True):
+        return False
+    return all(visit(part, True) for part in stmt.body) and bool(steps)
 
 
 def _counted_by_one(stmt: Any, name: str) -> bool:

@@ -212,6 +212,11 @@ class ExitsMixin:
             # ``while True:`` with no ``break``: when it ends, it returned (the other path is
             # unreachable; joining it would pair the return value with the implicit None)
             raise ReturnSignal(stmt, retval)
+        if isinstance(returned, Value) and not stmt.orelse and self.checked_rest_of_function(stmt, returned):
+            # ``for ...: if done: return x`` then only a raise to the function's end
+            # (``raise RuntimeError("did not converge")``): the raise is a run-time check
+            # under ``not returned``, then the loop's return is taken unconditionally
+            raise ReturnSignal(stmt, retval)
         if isinstance(returned, Value):
             def ret() -> None:
                 raise ReturnSignal(stmt, retval)
@@ -230,6 +235,8 @@ class ExitsMixin:
         """``else:`` of a loop: when it did not break."""
         if stmt.orelse and broke is False:
             self.exec_block(stmt.orelse)
+        elif stmt.orelse and isinstance(broke, Value) and self.checked_loop_else(stmt, broke):
+            pass   # ``else: raise RuntimeError(...)``: a run-time check under ``not broke``
         elif stmt.orelse and isinstance(broke, Value):
             names, assigned = self._else_names(stmt)
             self._traced_branches(stmt, broke, [lambda: None, lambda: self.exec_block(stmt.orelse)], names, assigned)

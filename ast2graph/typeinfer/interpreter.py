@@ -199,6 +199,21 @@ _MIRRORED = {operator.lt: operator.gt, operator.gt: operator.lt, operator.le: op
              operator.eq: operator.eq, operator.ne: operator.ne}
 
 
+def _basic_index(idx: Any) -> bool:
+    """Whether NumPy's ``x[idx]`` is a view of ``x`` whatever the values: integers
+    (traced ones too), slices with static bounds, ``None`` and ``...``."""
+    for p in idx if type(idx) is tuple else (idx,):
+        if isinstance(p, Value):
+            if p.type.shape or p.type.mixed or np.dtype(p.type.dtype).kind not in "iu":
+                return False
+        elif not (isinstance(p, (int, np.integer)) and not isinstance(p, (bool, np.bool_))
+                  or p is None or p is Ellipsis or type(p) is slice
+                  and all(isinstance(b, (int, np.integer, type(None))) and not isinstance(b, (bool, np.bool_))
+                          for b in (p.start, p.stop, p.step))):
+            return False
+    return True
+
+
 def _python_kind(v: Any) -> str | None:
     """"i" for a Python int (traced, or static within int64), "f" for a Python float, else None."""
     if isinstance(v, Value):
@@ -403,14 +418,22 @@ def _traced_number_among(leaves: list) -> str:
 
 
 _POSITIONS = frozenset({"argmin", "argmax", "nanargmin", "nanargmax", ".argmin", ".argmax"})
+_COUNTS = frozenset({"sum", ".sum", "count_nonzero"})
 
 
 def _position_range(fn: Callable, args: tuple, kwargs: dict) -> tuple[int, int] | None:
     """The values ``np.argmin(x)``/``argmax`` (``jnp.``'s, ``x.argmax()``)
-    can take: a position in ``x`` (flattened, or along ``axis``); None for
-    any other call, or where it is not known."""
-    if getattr(fn, "__name__", None) not in _POSITIONS or not args or not isinstance(args[0], Value) \
+    can take: a position in ``x`` (flattened, or along ``axis``); those of
+    a count of a boolean array's true items (``mask.sum()``,
+    ``np.count_nonzero(mask)``, over the whole array): 0 to its size; None
+    for any other call, or where it is not known."""
+    if not args or not isinstance(args[0], Value) \
             or (getattr(fn, "__module__", None) or "").split(".")[0] not in ("numpy", "jax", __name__.split(".")[0]):
+        return None
+    if getattr(fn, "__name__", None) in _COUNTS:
+        whole = len(args) == 1 and not kwargs or len(args) == 1 and set(kwargs) == {"axis"} and kwargs["axis"] is None
+        return (0, int(np.prod(args[0].type.shape))) if whole and args[0].type.dtype == np.dtype(bool) else None
+    if getattr(fn, "__name__", None) not in _POSITIONS:
         return None
     axis = kwargs.get("axis", args[1] if len(args) > 1 else None)
     shape = args[0].type.shape
@@ -564,6 +587,10 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         # A[1], A[0]``: while A[0] is written, the view A[0] waits to be
         # assigned to A[1]). A write must show through them.
         self.pending: list[tuple[list, int]] = []
+        # The values a ``return`` in a ``try`` body returns, held while its
+        # ``finally:`` runs (``blocks._finally_then``): eager returns that very
+        # object, after the ``finally:`` (a write must show through them).
+        self.held_returns: list = []
         # NumPy arrays whose rows an iteration took at trace time (all at
         # once: ``iterate_static``) while eager takes each when it is pulled
         # (``for v in x[:-1]: x[i + 1] += v`` reads the written x): a write
@@ -1670,14 +1697,17 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
                          effects: list) -> bool:
         """The right operand of a traced ``and``/``or`` whose only effects
         are run-time checks (``len(h) > 1 and h[-2] - h[-1] < tol``: the index
-        check of ``h[-2]``): its ops (from ``start``) become the branch of an
+        check of ``h[-2]``) and NumPy's floating-point warnings (``dist[u] +
+        w < dist[v]``: "overflow encountered in add", issued as eager issues
+        it only where it evaluates the operand; masked by the branch as a
+        check is, ``hostwarnings.fp_fire_effect``): its ops (from ``start``) become the branch of an
         ``IfOp`` taken where the left operand does not decide, so its checks
         fire only where eager evaluates it; the other branch yields zeros.
         Only for an operand of one graph value that binds no name."""
         from ..ir.core import IfOp
 
         if not isinstance(other, Value) or type(other) is not Value or \
-                not all(getattr(op.fn, "_a2g_check", False) for op in effects) or \
+                not all(getattr(op.fn, "_a2g_check", False) or hasattr(op.fn, "_a2g_fp_issuer") for op in effects) or \
                 any(isinstance(n, gast.NamedExpr) for n in gast.walk(operand)):
             return False
         ops = self.region.ops[start:]
@@ -2422,6 +2452,10 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
                 and not idx.type.shape and not idx.type.mixed:
             obj = self.as_value(obj.copy(), node)   # ``a[ia]`` of an array made at trace time, ``ia`` a 0-d mask
             obj.type = dataclasses.replace(obj.type, numpy=True)
+        if any(tail_of(p) is not None for p in (idx if type(idx) is tuple else (idx,))):
+            raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, "an index by a list whose length depends on "
+                                   "the data (`x[peaks]`, peaks appended to under a traced condition): the result's "
+                                   "shape is its length", "subscript")
         if self.is_bool_mask(obj, idx):   # ``x[x > 0]``: eager's kept rows, a masked value (masked.py)
             return self.bool_masked(obj, idx, node)
         if self.is_scalar_mask(obj, idx):   # ``a[ia]`` of a 0-d mask: a[None][ia[None]] (masked.py)
@@ -2761,15 +2795,39 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
                 self.pending.pop()
 
     def _store_subscript(self, target: gast.Subscript, value: Any) -> None:
-        obj = self.eval(target.value)
+        obj, row = self._subscript_target(target.value)
         idx = self.eval_index(target.slice)
         if is_variable(obj):   # ``v[...] = x`` on an NNX Variable: an op; the write is lifted (nnx.py)
             self.nnx_operator(operator.setitem, (obj, idx, value), target)
             return
-        if isinstance(obj, Value) or isinstance(obj, np.ndarray) and self.functional_store(obj, idx, value):
+        if isinstance(obj, Value) or isinstance(obj, np.ndarray) and (
+                self.functional_store(obj, idx, value) or row is not None and self.functional_store(row[1], row[2], value)):
+            if row is not None:   # ``F[i][j] = v``: written through the row, a view of ``F``
+                self.row_store(target, row, obj, idx, value)
+                return
             self.array_store(target, obj, idx, value)
             return
         self.store_item_into(obj, idx, value, target)
+
+    def _subscript_target(self, node: Any) -> tuple[Any, tuple | None]:
+        """The object a subscript store writes into (``node``, evaluated once),
+        and, where it is a row of a local NumPy array, ``F[k]`` with ``k`` a
+        basic index (integers, static slices, ``None``, ``...``: NumPy's result
+        is a view, so a write into it is a write into ``F``), (F's name, F,
+        k) for ``row_store``; else None."""
+        if not (isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name)
+                and self.frame.owns(node.value.id)):
+            return self.eval(node), None
+        base = self.eval(node.value)
+        numpy = isinstance(base, Value) and base.type.numpy and not base.type.mixed and bool(base.type.shape) \
+            or type(base) is np.ndarray and base.dtype != object and base.ndim > 0
+        if not numpy:
+            return self.eval(node), None
+        k = self.eval_index(node.slice)
+        if type(k) is KindedValue:
+            return self.split_kinds((base, k), lambda oi: self.subscript(*oi, node), node), None
+        row = self.subscript(base, k, node)
+        return row, ((node.value.id, base, k) if _basic_index(k) else None)
 
     def chosen_keys(self, obj: Any, key: Any) -> tuple | None:
         """The keys ``key`` may be, where it is a str chosen by a traced
@@ -2887,9 +2945,9 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
             self.assign_name(target.id, self.binop(fn, current, right, stmt), target)
             return
         if isinstance(target, gast.Subscript):
-            obj = self.eval(target.value)
+            obj, row = self._subscript_target(target.value)
             if isinstance(obj, (Value, np.ndarray)):   # evaluated once, as Python does
-                self._aug_subscript(target, obj, stmt, name)
+                self._aug_subscript(target, obj, stmt, name, row=row)
                 return
         load = gast.Subscript(value=target.value, slice=target.slice, ctx=gast.Load()) if isinstance(target, gast.Subscript) \
             else gast.Attribute(value=target.value, attr=target.attr, ctx=gast.Load())
@@ -2899,11 +2957,16 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         self.assign(target, new, stmt)
 
     def _aug_subscript(self, target: gast.Subscript, obj: Any, stmt: gast.AugAssign, name: str,
-                       right: Any = NO_DEFAULT) -> None:
-        """``x[i] op= v`` on an array (``obj`` is ``x``, already evaluated)."""
+                       right: Any = NO_DEFAULT, row: tuple | None = None) -> None:
+        """``x[i] op= v`` on an array (``obj`` is ``x``, already evaluated;
+        ``row``: ``_subscript_target``'s, where ``x`` is a row ``F[k]``)."""
         idx, fn = self.eval_index(target.slice), arrays.INPLACE_OPERATORS[name]
         right = self.eval(stmt.value) if right is NO_DEFAULT else right
-        if isinstance(obj, Value) or self.functional_store(obj, idx, right):
+        if isinstance(obj, Value) or self.functional_store(obj, idx, right) or \
+                row is not None and self.functional_store(row[1], row[2], right):
+            if row is not None:   # ``A[i][k:] -= f * A[k][k:]``: written through the row, a view of ``A``
+                self.row_store(target, row, obj, idx, right, fn)
+                return
             self.array_store(target, obj, idx, right, fn)
             return
         current = self.static_call(operator.getitem, (obj, idx), {}, target)

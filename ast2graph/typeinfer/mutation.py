@@ -38,6 +38,7 @@ from ..graphlib import arrays
 from ..graphlib.arrays import np_setitem
 from .lattice import DATA_INT64, INT_BITS, INT_RANGE, WIDE_INTS
 from .masked import MaskedSlice
+from .state import UNBOUND
 from .precision import (argument_path, comparison_dtype, inexact_uint64_comparison, numpy_int_check, numpy_int_range, index_leaves, int32_check, is_at_update, jax_kind,
                         jax_semantics, numpy_dtypes, python_int)
 from ..graphlib.trees import tree_flatten
@@ -1045,6 +1046,74 @@ class MutationMixin:
             # argument at the segment's end: the construct's result for this
             # name (carried by the loop, joined by the branch: writeback.py)
             self.note_region_input_write(self.input_of[id(obj)][1], name, target)
+        new = self._written(target, obj, idx, value, op)
+        if self.known_writeable(obj):   # the same array, written: still a new writeable one, the same object
+            self.writeable_arrays[id(new)] = (new, self.writeable_arrays[id(obj)][1])
+        if self.allocated_arrays.get(id(obj)) is obj:   # (its layout too)
+            self.allocated_arrays[id(new)] = new
+        known = self.__dict__.get("known_layouts", {}).get(id(obj))
+        if known is not None and known[0] is obj:   # (the same memory, written: the same layout)
+            self.known_layouts[id(new)] = (new, known[1])
+        entry = self.input_of.get(id(obj))
+        if entry is not None:   # an argument: write it back into the caller's array
+            self.input_of[id(new)] = (new, entry[1])
+            self.same_identity(new, obj)
+            self.input_writes[entry[1]] = new
+            self.first_input_writes.setdefault(entry[1], self.current_top)
+        if view is not None:   # a view of an argument: written back into that view (specialize._view_program)
+            self.view_versions[id(new)] = (new, view)
+            self.view_writes[id(view)] = (view, new)
+            root = self._roots(view)[0]
+            self.first_input_writes.setdefault(self.input_of[id(root)][1], self.current_top)
+        if redirect is not None:   # a write through a view: the base written, the view (and others) made again of it
+            self._store_into_base(redirect, new, target)
+            return
+        self.assign_name(name, new, target)
+        made: dict[int, Any] = {}
+        for frame, key, *view_idx in aliases:   # eager's other names see the write: the same object, or a view of it
+            if not view_idx:
+                frame.env[key] = new
+                continue
+            # (a name, or a value an unpacking has still to assign; one view held twice: one view of the written array)
+            holder = frame if type(frame) is list else frame.env
+            old = holder[key]
+            if id(old) not in made:
+                made[id(old)] = self.emit_call(arrays.getitem, (new, view_idx[0]), {}, target, "getitem")
+            holder[key] = made[id(old)]
+        for rows in pulled_from:   # (a write into rows already pulled: the array the rest are pulled from)
+            rows.source = new
+
+    def row_store(self, target: gast.Subscript, row: tuple, view: Any, idx: Any, value: Any, op: Any = None) -> None:
+        """``F[k][idx] = value`` (``op=``: ``F[k][idx] op= value``), ``F`` a local
+        NumPy array and ``k`` a basic index (``row``: (F's name, F, k)), ``view``
+        the row ``F[k]`` evaluated: NumPy's row is a view, so eager's write lands
+        in ``F``. Reference semantics::
+
+            r = F[k]; r[idx] = value      # F changes, r is F[k] again
+
+        The row's written version is stored back through ``F``'s name
+        (``F[k] = r'``: ``array_store``'s alias checks, write-back into a
+        caller's array, views of ``F`` made again); a row that is no array
+        (a NumPy scalar: eager raises) goes to ``array_store`` as before."""
+        name, base, k = row
+        if isinstance(view, np.ndarray):   # a row of an array made at trace time: its current values
+            view = self.as_value(view.copy(), target)
+            view.type = dataclasses.replace(view.type, numpy=True)
+        if not (isinstance(view, Value) and view.type.numpy and not view.type.mixed and view.type.shape):
+            self.array_store(target, view, idx, value, op)
+            return
+        self.check_not_readonly(base, target)
+        new = self._written(target, view, idx, value, op)
+        outer = gast.Subscript(value=gast.Name(id=name, ctx=gast.Load(), annotation=None, type_comment=None),
+                               slice=target.value.slice, ctx=gast.Store())
+        gast.copy_location(outer, target)
+        gast.copy_location(outer.value, target)
+        self.array_store(outer, base, k, new)
+
+    def _written(self, target: Any, obj: Value, idx: Any, value: Any, op: Any) -> Value:
+        """The version of the NumPy array ``obj`` after ``obj[idx] = value`` (or
+        ``obj[idx] op= value``), with NumPy's checks (bounds, casts, scalar
+        stores); no name is bound and no alias is looked at (``array_store``)."""
         # x[[k, p]] = v: NumPy writes a repeated index's last value, XLA's scatter in no set order:
         # a list of rows (traced, or repeated) is written one row after the other; in a tuple, distinct only
         lists = [k for k, p in enumerate(idx if type(idx) is tuple else (idx,)) if type(p) is list]
@@ -1086,41 +1155,7 @@ class MutationMixin:
         else:
             new = self.emit_call(np_setitem, (obj, idx, value), {}, target, "setitem")
         new.type = dataclasses.replace(new.type, numpy=True, array0=obj.type.array0)
-        if self.known_writeable(obj):   # the same array, written: still a new writeable one, the same object
-            self.writeable_arrays[id(new)] = (new, self.writeable_arrays[id(obj)][1])
-        if self.allocated_arrays.get(id(obj)) is obj:   # (its layout too)
-            self.allocated_arrays[id(new)] = new
-        known = self.__dict__.get("known_layouts", {}).get(id(obj))
-        if known is not None and known[0] is obj:   # (the same memory, written: the same layout)
-            self.known_layouts[id(new)] = (new, known[1])
-        entry = self.input_of.get(id(obj))
-        if entry is not None:   # an argument: write it back into the caller's array
-            self.input_of[id(new)] = (new, entry[1])
-            self.same_identity(new, obj)
-            self.input_writes[entry[1]] = new
-            self.first_input_writes.setdefault(entry[1], self.current_top)
-        if view is not None:   # a view of an argument: written back into that view (specialize._view_program)
-            self.view_versions[id(new)] = (new, view)
-            self.view_writes[id(view)] = (view, new)
-            root = self._roots(view)[0]
-            self.first_input_writes.setdefault(self.input_of[id(root)][1], self.current_top)
-        if redirect is not None:   # a write through a view: the base written, the view (and others) made again of it
-            self._store_into_base(redirect, new, target)
-            return
-        self.assign_name(name, new, target)
-        made: dict[int, Any] = {}
-        for frame, key, *view_idx in aliases:   # eager's other names see the write: the same object, or a view of it
-            if not view_idx:
-                frame.env[key] = new
-                continue
-            # (a name, or a value an unpacking has still to assign; one view held twice: one view of the written array)
-            holder = frame if type(frame) is list else frame.env
-            old = holder[key]
-            if id(old) not in made:
-                made[id(old)] = self.emit_call(arrays.getitem, (new, view_idx[0]), {}, target, "getitem")
-            holder[key] = made[id(old)]
-        for rows in pulled_from:   # (a write into rows already pulled: the array the rest are pulled from)
-            rows.source = new
+        return new
 
     def _store_target(self, obj: Any, name: str, target: Any) -> tuple:
         """The array ``array_store`` writes (a NumPy array made at trace time
@@ -1713,6 +1748,11 @@ class MutationMixin:
             for key, v in frame.env.items():
                 if frame is self.frame and key == name and v is obj:
                     continue
+                if key.startswith("<retval ") and not key.startswith("<retval try "):
+                    # a loop's return value (exits.py): seen only on the path that returned, where
+                    # the rest of the loop (and any write it makes) does not run; an enclosing
+                    # ``finally:`` that runs after it sees it as its own ``<retval try ...>``
+                    continue
                 if plain is not None and v is obj and any(frame is f for f in own) and frame.owns(key):
                     plain.append((frame, key))
                     continue
@@ -1741,6 +1781,10 @@ class MutationMixin:
                 elif walk(items[j], 0):
                     yield "a value an unpacking assignment has not assigned yet"
                     return
+        for held in self.held_returns:
+            if held is not UNBOUND and walk(held, 0):
+                yield "the value a `return` returns once the `finally:` block that writes it ends"
+                return
         for source in getattr(self, "loop_sources", ()):
             # ``for i, v in enumerate(x[:-1]): x[i + 1] += ...``: the iterator reads its rows as the loop pulls them
             if not self._into_pulled_items(source) and walk(source, 0):

@@ -569,8 +569,15 @@ def _specialize_in(sp: Specializer, unit: Unit, stmts: list, start: int, stop: i
     # call: a cell read by comprehensions alone (``[lr_at(s) for s in ...]``)
     # and a class's cell read only by its own methods need no value
     set_here = set().union(*(unit.ssa.assigned(s) for s in stmts[start:end])) if returns and unit.cellvars else ()
+    # A segment that is the whole call (from the function's first statement to
+    # its return) made every closure of this call: one that outlives the call
+    # leaves as an output (and the segment ends before it, below), so a nested
+    # function in a cell (``def f``, called by a sibling ``def step``) is read
+    # by no one after the call
+    whole = start == 0 and not nested
     cell_values = {n: sp.frame.env[n] for n in unit.cellvars if n in set_here and n in sp.frame.env
-                   and read_by_other_scopes(unit.tree, n)}
+                   and read_by_other_scopes(unit.tree, n)
+                   and not (whole and isinstance(sp.frame.env[n], LocalFunction))}
     # the input containers written here: their new contents, written back into them after the call
     rewritten = [(obj, path) for obj, path, before in own if not _same_contents(_contents(obj), before)]
     _check_unseen(sp, rewritten, dict(zip(names, structure or [])), unit, stmts)
