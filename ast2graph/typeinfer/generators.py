@@ -535,7 +535,7 @@ class GeneratorMixin:
             return parent.targets[0]
         if isinstance(parent, gast.Assign) and parent.value is node and len(parent.targets) == 1 \
                 and isinstance(parent.targets[0], gast.Name) and self._consumed_next(parent, parent.targets[0].id):
-            return None
+            return LAZY if self._consumed_next(parent, parent.targets[0].id, stops=True) else None
         if isinstance(parent, (gast.Assign, gast.AnnAssign)) and parent.value is node \
                 and all(isinstance(t, gast.Name) for t in getattr(parent, "targets", [getattr(parent, "target", None)])):
             return LAZY   # bound to a name: a generator object (``lazy_genexp``)
@@ -550,6 +550,11 @@ class GeneratorMixin:
             raise self.graph_break(FallbackCode.GENERATOR, node, f"a generator expression given to {name}(), which "
                                    "may use it other than by iterating it once (a real generator is needed)",
                                    hint="use a list comprehension")
+        if isinstance(parent, (gast.Call, gast.For)) and self._may_stop_early(node):
+            # any/all/next/zip/islice, or a ``for`` that may leave early: eager evaluates the items only
+            # as far as the consumer pulls (a print, a check, a write of an item past the deciding one
+            # never happens): a generator object, pulled as eager pulls it (``generator_items``)
+            return LAZY
 
     def _python_callee(self, func: Any) -> bool:
         """``func`` names a Python function whose code is converted with the
@@ -581,7 +586,7 @@ class GeneratorMixin:
                                    f"a generator expression over {type(first).__name__}: {e}", exc=e) from None
         return self.lazy_generator(unit, Frame(unit, {GENEXP_ITER: first}, parent=self.frame), node)
 
-    def _consumed_next(self, stmt: Any, name: str) -> bool:
+    def _consumed_next(self, stmt: Any, name: str, stops: bool = False) -> bool:
         """Whether ``name`` (bound by ``stmt``) is read once in the function,
         as a positional argument of a builtin consumer (``_genexp_taker``)
         called by the statement right after ``stmt`` (its value, or a
@@ -597,6 +602,8 @@ class GeneratorMixin:
         if len(loads) != 1 or not isinstance(call, gast.Call) or call.keywords or \
                 not any(a is loads[0] for a in call.args) or not self._genexp_taker(call.func):
             return False
+        if stops:   # ``stops``: whether that consumer may stop before the last item (any/all/next/zip/...)
+            return getattr(self._static_callee(call.func), "__name__", None) in ("any", "all", "next", *_WRAPPERS)
         others = [a for a in call.args if a is not loads[0]]
         return all(isinstance(a, gast.Constant) or isinstance(a, (gast.Name, gast.Attribute)) and
                    not isinstance(self._static_callee(a), (types.FunctionType, types.MethodType, _local()))
