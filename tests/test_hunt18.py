@@ -4,9 +4,11 @@ each compared with eager over calls whose data take every path."""
 
 from __future__ import annotations
 
+import jax.numpy as jnp
 import numpy as np
 
-from helpers import check_calls
+from ast2graph import to_static
+from helpers import assert_same, check_calls
 
 
 # ------------------------------------------- any/all/next/for-break stop pulling a generator expression
@@ -49,3 +51,62 @@ def test_a_pure_generator_expression_under_any_and_all_stays_one_graph():
         return any(v > 0 for v in x), all(v > 0 for v in x), any(v > 0 for v in [1.0, x[0]])
 
     check_calls(flags, [(np.array([1.0, -1.0, 2.0]),), (np.array([-1.0, -2.0, -3.0]),)])
+
+
+# ------------------------------------------- `lst[k] op= v` / `obj.w op= v` on a NumPy array writes it in place
+class _Holder:
+    def __init__(self, w):
+        self.w = w
+
+
+def test_an_augmented_assignment_into_a_held_numpy_array_writes_that_array():
+    def shared_items(lst, x):
+        lst[0] += x   # lst[1] is the same array: eager's write shows through it
+        return lst[1]
+
+    def params_step(x):
+        w = np.zeros(2)
+        params = {"w": w, "b": np.zeros(())}
+        for _ in range(3):
+            params["w"] += x
+            params["b"] += 1.0
+        return w, params
+
+    def attribute_of_a_new_object(x):
+        w = np.zeros(2)
+        h = _Holder(w)
+        h.w += x
+        return w, h.w is w
+
+    def jax_operand_rebinds(d, x):
+        kept = d["a"]
+        d["a"] += jnp.asarray(x)   # NumPy defers to the jax.Array: a new object, `kept` unchanged
+        d["n"] += 1
+        return kept, d
+
+    xs = [(np.array([1.0, 2.0]),), (np.array([-1.0, 0.5]),)]
+    check_calls(shared_items, [([np.zeros(2)] * 2, np.array([1.0, 2.0]))], full_graph=False)
+    check_calls(params_step, xs)
+    check_calls(attribute_of_a_new_object, xs)
+    check_calls(jax_operand_rebinds, [({"a": np.ones(2), "n": 1}, np.ones(2))])
+
+
+def test_an_augmented_assignment_into_an_arguments_array_keeps_the_callers_array():
+    def scale_all(d, x):
+        for k in d:
+            d[k] *= x
+
+    def shift(o, x):
+        o.w -= x
+        return o.w.sum()
+
+    for fn, make in ((scale_all, lambda: {"a": np.ones(2), "b": np.arange(2.0)}), (shift, lambda: _Holder(np.ones(2)))):
+        converted = to_static(fn)
+        for x in (np.array([2.0, 3.0]), np.array([-1.0, 0.5])):
+            theirs, mine = make(), make()
+            held_theirs = list(theirs.values()) if isinstance(theirs, dict) else [theirs.w]
+            held_mine = list(mine.values()) if isinstance(mine, dict) else [mine.w]
+            assert_same(fn(theirs, x), converted(mine, x))
+            now_mine = list(mine.values()) if isinstance(mine, dict) else [mine.w]
+            assert all(a is b for a, b in zip(held_mine, now_mine))   # the caller's very arrays, written
+            assert_same(held_theirs, held_mine)

@@ -86,6 +86,9 @@ _EVAL_CACHE: dict[tuple, tuple] = {}
 _EVAL_CACHE_SIZE = 4096
 _MISSING = object()   # (an attribute a guard found missing: ``get_attribute``)
 _PURE_MODULES = ("jax", "_operator", "operator", "numpy", "ast2graph", "math", "builtins")
+_AUG_TEMP = "<aug>"   # the name an item written by `lst[k] op= v` is held under (``_aug_held_array``): no identifier
+_AUG_SYMBOLS = {"Add": "+", "Sub": "-", "Mult": "*", "Div": "/", "FloorDiv": "//", "Mod": "%", "Pow": "**",
+                "MatMult": "@", "LShift": "<<", "RShift": ">>", "BitOr": "|", "BitXor": "^", "BitAnd": "&"}
 _IMMUTABLE = (bool, int, float, complex, str, bytes, type(None), np.dtype, type(Ellipsis))
 
 
@@ -2862,15 +2865,7 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
             current = self.lookup(target.id, target)
             right = self.eval(stmt.value)
             # (a 0-d ndarray, ``array0``, is written in place; a NumPy scalar is not)
-            numpy = isinstance(current, np.ndarray) or isinstance(current, Value) and current.type.numpy and (
-                current.type.shape or current.type.array0 or id(current) in self.input_of)
-            jax_operand = any(isinstance(x, jax.Array) or isinstance(x, Value) and "jax" in x.type.kinds
-                              for x in tree_flatten(right)[0])
-            if any(isinstance(x, Value) and x.type.mixed and x.type.shape for x in (current, *tree_flatten(right)[0])):
-                # in place on a NumPy array, a new object otherwise: eager's choice depends on the path
-                raise self.graph_break(FallbackCode.CONCRETE_VALUE, stmt, f"`{name}=` on a value whose kind (NumPy "
-                                       "array or not) depends on the path taken")
-            if numpy and not jax_operand:
+            if self._numpy_in_place(current, right, stmt, name):
                 # `x -= v` on a NumPy array is in place (ndarray.__isub__): every
                 # alias, the caller's array included, sees it, as after `x[...] -= v`
                 # (with a jax.Array operand NumPy defers: `x` is rebound to a jax.Array)
@@ -2894,8 +2889,87 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
             else gast.Attribute(value=target.value, attr=target.attr, ctx=gast.Load())
         gast.copy_location(load, target)
         current = self.eval(load)
-        new = self.binop(arrays.INPLACE_OPERATORS[name], current, self.eval(stmt.value), stmt)
+        right = self.eval(stmt.value)
+        if self._numpy_in_place(current, right, stmt, name):
+            self._aug_held_array(target, current, right, stmt)
+            return
+        new = self.binop(arrays.INPLACE_OPERATORS[name], current, right, stmt)
         self.assign(target, new, stmt)
+
+    def _numpy_in_place(self, current: Any, right: Any, stmt: gast.AugAssign, name: str) -> bool:
+        """Whether ``current op= right`` is NumPy's in-place operator
+        (``ndarray.__iadd__``: the very array is written, every alias sees it):
+        ``current`` a NumPy array (a 0-d ndarray too, not a NumPy scalar),
+        ``right`` holding no jax.Array (NumPy then defers: a new jax.Array)."""
+        numpy = isinstance(current, np.ndarray) or isinstance(current, Value) and current.type.numpy and (
+            current.type.shape or current.type.array0 or id(current) in self.input_of)
+        jax_operand = any(isinstance(x, jax.Array) or isinstance(x, Value) and "jax" in x.type.kinds
+                          for x in tree_flatten(right)[0])
+        if any(isinstance(x, Value) and x.type.mixed and x.type.shape for x in (current, *tree_flatten(right)[0])):
+            # in place on a NumPy array, a new object otherwise: eager's choice depends on the path
+            raise self.graph_break(FallbackCode.CONCRETE_VALUE, stmt, f"`{name}=` on a value whose kind (NumPy "
+                                   "array or not) depends on the path taken")
+        return numpy and not jax_operand
+
+    def _aug_held_array(self, target: Any, current: Any, right: Any, stmt: gast.AugAssign) -> None:
+        """``lst[k] op= v`` / ``obj.w op= v`` where the item is a NumPy array:
+        as Python runs it, ``tmp = lst[k]; tmp op= v; lst[k] = tmp``: the
+        array itself is written in place (an alias of it, the caller's array
+        included, sees the write, as after ``a = lst[k]; a += v``), then
+        stored back into its place (the same object)."""
+        tmp = f"{_AUG_TEMP}{len(self.frame.env)}"
+        frame, owned = self.frame, self.frame.local_names
+        frame.local_names = owned | {tmp}
+        frame.env[tmp] = current
+        slot = self._own_slot(target, current)   # (eager stores the written array back there: not another alias)
+        try:
+            name_node = gast.Name(id=tmp, ctx=gast.Store(), annotation=None, type_comment=None)
+            gast.copy_location(name_node, target)
+            aug = gast.AugAssign(target=name_node, op=stmt.op, value=stmt.value)
+            gast.copy_location(aug, stmt)
+            whole = gast.Subscript(value=gast.Name(id=tmp, ctx=gast.Load(), annotation=None, type_comment=None),
+                                   slice=gast.Constant(value=Ellipsis, kind=None), ctx=gast.Store())
+            gast.copy_location(whole, target)
+            gast.copy_location(whole.value, target)
+            if slot is not None:
+                slot[1](None)
+            self._aug_subscript(whole, current, stmt, type(stmt.op).__name__, right)
+            written = frame.env[tmp]
+        except GraphBreak as e:
+            if slot is not None:
+                slot[1](current)
+            if f"'{tmp}'" not in e.site.cause:
+                raise
+            what = f"the attribute {target.attr!r}" if isinstance(target, gast.Attribute) else "the item"
+            symbol = _AUG_SYMBOLS.get(type(stmt.op).__name__, "")
+            raise self.graph_break(e.site.code, stmt, e.site.cause.replace(f"'{tmp}'", f"{what} (`{symbol}=` writes "
+                                   "that array in place)"), hint=e.site.hint) from None
+        finally:
+            frame.env.pop(tmp, None)
+            frame.local_names = owned
+        self.assign(target, written, stmt)
+
+    def _own_slot(self, target: Any, current: Any) -> tuple | None:
+        """The place ``target`` (``lst[k]``, ``d[key]``, ``obj.attr``) names
+        in a container or object this call made (``_is_fresh``), holding
+        ``current``: (the container, a setter of that place); None elsewhere
+        (the caller's containers: their other holders are the alias checks')."""
+        if isinstance(target, gast.Attribute):
+            obj = self.eval(target.value)
+            if not self._is_fresh(obj) or type(obj).__setattr__ is not object.__setattr__ \
+                    or vars(obj).get(target.attr) is not current:
+                return None
+            return obj, lambda v: vars(obj).__setitem__(target.attr, v)
+        obj = self.eval(target.value)
+        if type(obj) not in (list, dict) or not self._is_fresh(obj):
+            return None
+        key = self.eval_index(target.slice)
+        try:
+            if obj[key] is not current:
+                return None
+        except (TypeError, KeyError, IndexError):
+            return None
+        return obj, lambda v: obj.__setitem__(key, v)
 
     def _aug_subscript(self, target: gast.Subscript, obj: Any, stmt: gast.AugAssign, name: str,
                        right: Any = NO_DEFAULT) -> None:
