@@ -110,3 +110,36 @@ def test_an_augmented_assignment_into_an_arguments_array_keeps_the_callers_array
             now_mine = list(mine.values()) if isinstance(mine, dict) else [mine.w]
             assert all(a is b for a, b in zip(held_mine, now_mine))   # the caller's very arrays, written
             assert_same(held_theirs, held_mine)
+
+
+# ------------------------------------------- print of an object of the user's holding traced values
+class _Point:
+    def __init__(self, v):
+        self.v = v
+
+    def __repr__(self):
+        return f"Point({self.v:.2f})"
+
+
+class _Named:
+    def __init__(self, v):
+        self.v = v
+
+    def __str__(self):
+        return "named " + str(self.v)
+
+
+def test_printing_an_object_holding_traced_values_prints_its_text():
+    def show(x):
+        p = _Point(x[0])
+        print(p)
+        print("and", _Named(x[1]), sep=": ")
+        return x
+
+    def in_a_list(x):
+        print([_Point(x[0])])   # a container of them: the text is made in Python
+        return x
+
+    calls = [(np.array([1.5, -2.0]),), (jnp.array([-1.0, 3.0]),)]
+    check_calls(show, calls)
+    check_calls(in_a_list, calls, full_graph=False)

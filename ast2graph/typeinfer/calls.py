@@ -451,6 +451,7 @@ class CallMixin(GeneratorMixin, SortMixin):
             if contains_standin((args, kwargs), arrays_too=False):
                 raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{qualified_name(callee)} would print ast2graph's "
                                        "trace-time stand-in (a local function, a traced range, ...) instead of eager's object")
+            args = self._printed_objects(callee, args, kwargs, node)
             # (it prints when the graph runs: before the writes made after the call, which eager has made)
             for arg in (*args, *kwargs.values()):
                 self.check_no_effect(arg, node)
@@ -1726,6 +1727,44 @@ class CallMixin(GeneratorMixin, SortMixin):
             self.check_mutable(args[0], node, qualified_name(callee))
             return self.static_call(callee, args, kwargs, node)
         return NotImplemented
+
+    def _printed_objects(self, callee: Any, args: tuple, kwargs: dict, node: Any) -> tuple:
+        """The arguments of a host printer, where one is an object of the
+        user's (not a container, an array or a number: a leaf JAX does not
+        open) holding traced values in its attributes: printed from the graph,
+        its ``__str__`` would read ast2graph's stand-ins. A positional
+        argument of ``print`` is its text made here (``str(obj)``, the user's
+        ``__str__``/``__repr__`` traced at this point of the program, as eager
+        makes it); elsewhere (in a container, a logging argument) a fallback."""
+        def holder(x: Any) -> bool:
+            return not isinstance(x, (Value, arrays.DeferredStr, np.ndarray, np.generic, jax.Array, str, bytes,
+                                      numbers.Number, type, types.ModuleType, types.FunctionType)) \
+                and x is not None and _holds_values(x)
+
+        if not any(holder(x) for x in tree_flatten((args, kwargs))[0]):
+            return args
+        if callee is not print or any(holder(x) for x in tree_flatten(kwargs)[0]) \
+                or any(holder(x) for a in args if not holder(a) for x in tree_flatten(a)[0]):
+            raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{qualified_name(callee)} of an object holding "
+                                   "traced values in its attributes (in a container, or not a positional argument of "
+                                   "print): its text would be made from ast2graph's stand-ins")
+        return tuple(self._user_text(a, node) if holder(a) else a for a in args)
+
+    def _user_text(self, obj: Any, node: Any) -> Any:
+        """``str(obj)`` of an object of the user's: its class's Python
+        ``__str__`` (else ``__repr__``) converted and run here, on the traced
+        values it holds (a string formatted from them); ``str`` itself where
+        neither is Python code (it then decides: a fallback if it would look
+        at a traced value)."""
+        klass = type(obj)
+        method = klass.__str__ if klass.__str__ is not object.__str__ else klass.__repr__
+        if isinstance(method, types.FunctionType) and method is not object.__repr__:
+            text = self.call(method, (obj,), {}, node)
+            if type(text) is not str and not isinstance(text, arrays.DeferredStr):   # (eager raises TypeError)
+                raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{klass.__qualname__}.{method.__name__} "
+                                       "of an object holding traced values returned no string")
+            return text
+        return self.call(str, (obj,), {}, node)
 
     def _special_builtin(self, callee: Any, args: tuple, kwargs: dict, node: Any, traced: bool) -> Any:
         owner = getattr(callee, "__self__", None)
@@ -3295,6 +3334,29 @@ def _user_added(operands: tuple) -> bool:
     from .operators import has_user_operator
 
     return any(has_user_operator(operator.add, (x,)) for x in operands)
+
+
+def _holds_values(x: Any, depth: int = 0, seen: set | None = None) -> bool:
+    """Whether ``x`` holds a graph ``Value`` in its attributes (its
+    ``__dict__``, ``__slots__``), the lists, tuples and dicts in them, nested
+    a few levels deep."""
+    seen = set() if seen is None else seen
+    if isinstance(x, Value):
+        return True
+    if depth > 4 or id(x) in seen or isinstance(x, (str, bytes, numbers.Number, np.ndarray, type, types.ModuleType,
+                                                      types.FunctionType)):
+        return False
+    seen.add(id(x))
+    if isinstance(x, (list, tuple, set, frozenset)):
+        return any(_holds_values(y, depth + 1, seen) for y in x)
+    if isinstance(x, dict):
+        return any(_holds_values(y, depth + 1, seen) for y in x.values())
+    attrs = getattr(x, "__dict__", None)
+    held = list(attrs.values()) if isinstance(attrs, dict) else []
+    for klass in type(x).__mro__:
+        for name in getattr(klass, "__slots__", ()) if isinstance(getattr(klass, "__slots__", ()), (tuple, list)) else ():
+            held.append(getattr(x, name, None))
+    return any(_holds_values(y, depth + 1, seen) for y in held)
 
 
 _LOOKING_BUILTINS = (len, list, tuple, dict, sorted, set, frozenset, sum, any, all, max, min)
