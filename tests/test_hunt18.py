@@ -143,3 +143,41 @@ def test_printing_an_object_holding_traced_values_prints_its_text():
     calls = [(np.array([1.5, -2.0]),), (jnp.array([-1.0, 3.0]),)]
     check_calls(show, calls)
     check_calls(in_a_list, calls, full_graph=False)
+
+
+# ------------------------------------------- a generator expression with effects, interleaved with its consumer
+def _shown(v):
+    print("show", v)
+    return v * 2
+
+
+def _gen_logged(x):
+    for v in x:
+        print("gen", v)
+        yield v
+
+
+def test_a_generator_expression_with_a_print_interleaves_with_its_consumer_as_eager():
+    def comprehension_over_it(x):
+        return [_shown(v) for v in (_checked(v) for v in x)]
+
+    def summed(x):
+        return sum(_shown(v) for v in (_checked(v) for v in x))
+
+    def for_over_it(x):
+        out = []
+        for flag in (_checked(v) for v in x):
+            out.append(_shown(flag))
+        return out
+
+    def mapped(x):   # map's function runs between the items: in Python
+        return list(map(_shown, (_checked(v) for v in x)))
+
+    def mapped_generator(x):
+        return list(map(_shown, _gen_logged(x)))
+
+    calls = [(np.array([1.5, -2.0]),), (np.array([-1.0, 3.0, 0.5]),)]
+    for fn in (comprehension_over_it, summed, for_over_it):
+        check_calls(fn, calls)
+    for fn in (mapped, mapped_generator):   # (tracing must not run the function natively: no text printed then)
+        check_calls(fn, calls, full_graph=False)

@@ -90,6 +90,8 @@ _GENEXP_TAKERS = (list, tuple, set, frozenset, dict, sum, min, max, any, all, so
                   itertools.product, itertools.starmap, itertools.zip_longest, itertools.groupby, itertools.compress,
                   itertools.takewhile, itertools.dropwhile, functools.reduce, math.prod, math.fsum,
                   collections.Counter, collections.deque, collections.OrderedDict, heapq.nlargest, heapq.nsmallest)
+# callees that call a function of the caller's between the items they pull (``_interleaved``)
+_INTERLEAVING = (map, filter, itertools.starmap, itertools.takewhile, itertools.dropwhile, itertools.filterfalse)
 # where a generator expression is kept (and may be pulled later, or twice) rather than consumed where it stands
 _KEEPERS = (gast.Assign, gast.AnnAssign, gast.AugAssign, gast.NamedExpr, gast.Return, gast.Yield, gast.List, gast.Tuple,
             gast.Set, gast.Dict, gast.Lambda)
@@ -483,6 +485,13 @@ class GeneratorMixin:
         held = [x for x in (*args, *kwargs.values()) if isinstance(x, (TraceGenerator, list, tuple))]
         if not held or not any(isinstance(x, TraceGenerator) for x in _shallow(held)):
             return NotImplemented
+        if any(callee is f for f in _INTERLEAVING) and args and \
+                not isinstance(args[0], (types.BuiltinFunctionType, types.BuiltinMethodType, type)):
+            # map(f, gen(x)): made here, the map object would call f natively on the traced items
+            gen = next(x for x in _shallow(held) if isinstance(x, TraceGenerator))
+            raise self.graph_break(FallbackCode.GENERATOR, node, f"a generator object of {gen.unit.qualname} given to "
+                                   f"{callee.__qualname__}() with a Python function, which eager calls between its "
+                                   "items", hint="use a list comprehension")
         if isinstance(callee, (types.FunctionType, types.MethodType, _local())) and not _compiled_library(callee) \
                 or any(callee is f for f in _PULLERS):
             return NotImplemented
@@ -555,6 +564,31 @@ class GeneratorMixin:
             # as far as the consumer pulls (a print, a check, a write of an item past the deciding one
             # never happens): a generator object, pulled as eager pulls it (``generator_items``)
             return LAZY
+        if self._interleaved(node, parent):
+            return LAZY
+
+    def _interleaved(self, node: Any, parent: Any) -> bool:
+        """Whether the generator expression ``node``, consumed where it stands
+        by ``parent``, has a Python effect (a print, a write, ...) that eager
+        interleaves with the consumer's own steps: a ``for`` body, another
+        comprehension's element, the function ``map``/``filter`` call between
+        items. Held as a list, every item (and its effect) would come first."""
+        callee = None
+        if isinstance(parent, gast.Call):
+            callee = self._static_callee(parent.func)
+            if not any(callee is f for f in _INTERLEAVING) or not any(a is node for a in parent.args):
+                return False
+        elif not isinstance(parent, (gast.For, gast.comprehension)):
+            return False
+        from .state import unit_of_nested
+
+        unit = unit_of_nested(node, self.frame.unit)
+        effect = self._effect(unit.tree, self._resolver(self.frame, node), printers=False)
+        if effect is not None and callee is not None:   # (map's function would see ast2graph's generator object)
+            raise self.graph_break(FallbackCode.GENERATOR, node, f"a generator expression with a Python effect, "
+                                   f"{effect[1]}, given to {callee.__qualname__}(): eager runs it between the calls "
+                                   "of the function", hint="use a list comprehension")
+        return effect is not None
 
     def _python_callee(self, func: Any) -> bool:
         """``func`` names a Python function whose code is converted with the
