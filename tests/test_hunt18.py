@@ -1,8 +1,11 @@
 """h-hunt18: silent wrong results found by probing realistic programs
-(short-circuiting consumers of generator expressions with effects, ...),
-each compared with eager over calls whose data take every path."""
+(consumers of generator expressions with effects, augmented assignments into
+held NumPy arrays, printed objects holding traced values, math.prod), each
+compared with eager over calls whose data take every path."""
 
 from __future__ import annotations
+
+import math
 
 import jax.numpy as jnp
 import numpy as np
@@ -181,3 +184,13 @@ def test_a_generator_expression_with_a_print_interleaves_with_its_consumer_as_ea
         check_calls(fn, calls)
     for fn in (mapped, mapped_generator):   # (tracing must not run the function natively: no text printed then)
         check_calls(fn, calls, full_graph=False)
+
+
+# ------------------------------------------- math.prod multiplies as eager's `*` does
+def test_math_prod_of_traced_numbers_multiplies_in_eagers_kinds():
+    def products(x):
+        floats = x.tolist()
+        return math.prod(floats), math.prod(floats, start=2), math.prod(x), math.prod([x[0], x[1]]), math.prod([])
+
+    check_calls(products, [(np.array([0.1, 0.2, 0.3]),), (np.array([0.1, 0.2, 0.3], np.float32),)])
+    check_calls(products, [(np.array([1, 2, 3]),)], full_graph=False)   # (a Python int may leave int64)

@@ -1861,6 +1861,13 @@ class CallMixin(GeneratorMixin, SortMixin):
                 and len(args) + len(kwargs) <= 2 and set(kwargs) <= {"start"}:
             # a list of traced values too: each ``+`` of eager's kinds (float64 NumPy scalars stay float64)
             return self._left_sum(self.iterate_static(args[0], node), (*args[1:], *kwargs.values(), 0)[0], node)
+        if callee is math.prod and len(args) == 1 and set(kwargs) <= {"start"} and (isinstance(args[0], Value) or
+                                                                               type(args[0]) in (list, tuple) and traced):
+            # ``start * xs[0] * xs[1] ...``, left to right, each ``*`` of eager's kinds (as ``sum``'s ``+``)
+            acc = kwargs.get("start", 1)
+            for item in self.iterate_static(args[0], node):
+                acc = self.binop(operator.mul, acc, item, node)
+            return acc
         if any(callee is c for c in (int, float, bool)) and len(args) == 1 and not kwargs and isinstance(args[0], Value):
             return self.python_number(args[0], callee, "trunc", f"{callee.__name__}()", node)
         rounding = next((r for f, r in _MATH_ROUNDINGS if callee is f), None)   # (a user's callable may be unhashable)
