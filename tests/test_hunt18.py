@@ -194,3 +194,23 @@ def test_math_prod_of_traced_numbers_multiplies_in_eagers_kinds():
 
     check_calls(products, [(np.array([0.1, 0.2, 0.3]),), (np.array([0.1, 0.2, 0.3], np.float32),)])
     check_calls(products, [(np.array([1, 2, 3]),)], full_graph=False)   # (a Python int may leave int64)
+
+
+# ------------------------------------------- an f-string evaluates each field once, in eager's order
+class _Logged:
+    def __init__(self, v):
+        self._v = v
+
+    @property
+    def v(self):
+        print("read v")
+        return self._v
+
+
+def test_an_f_string_of_traced_fields_evaluates_each_field_once():
+    def describe(x):
+        p = _Logged(x[0])
+        it = iter([10, 20, 30])
+        return f"{next(it)}: {p.v:.1f} then {p.v * 2} and {next(it)}", next(it)
+
+    check_calls(describe, [(np.array([1.5, 2.0]),), (np.array([-1.0, 3.0]),)])

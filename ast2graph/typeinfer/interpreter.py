@@ -2543,34 +2543,33 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         return value
 
     def eval_JoinedStr(self, node: gast.JoinedStr) -> Any:
-        parts = []
+        """An f-string, each field evaluated once, in eager's order (its value,
+        then its format spec, then formatted): static fields are formatted
+        as they come; from the first traced one on, the rest is a
+        ``DeferredStr`` formatted on the host where its text is needed (the
+        fields before it keep the text they were given)."""
+        parts: list = []
+        values: list = []
+        deferred = False
         for v in node.values:
             if isinstance(v, gast.Constant):
                 parts.append(str(v.value))
                 continue
             value = self.eval(v.value)
             spec = self.eval(v.format_spec) if v.format_spec is not None else ""
-            if contains_value(value) or contains_value(spec):
-                return self._deferred_fstring(node)
+            if contains_value(spec) or isinstance(spec, arrays.DeferredStr):
+                raise self.graph_break(FallbackCode.CONCRETE_VALUE, v, "a format spec computed from traced values")
+            if deferred or contains_value(value):
+                deferred = True
+                parts.append(({115: "s", 114: "r", 97: "a"}.get(v.conversion, ""), str(spec)))
+                values.append(value)
+                continue
             conv = {-1: lambda x: x, 115: str, 114: repr, 97: ascii}[v.conversion]
             self.check_effectful_dunders((value,), "an f-string", v, dunders.FORMATTING)
             self.guard_reads(value, v)
             parts.append(self.static_call(format, (conv(value), spec), {}, v))
-        return "".join(parts)
-
-    def _deferred_fstring(self, node: gast.JoinedStr) -> Any:
-        """An f-string of traced values: formatted on the host if printed."""
-        parts: list = []
-        values: list = []
-        for v in node.values:
-            if isinstance(v, gast.Constant):
-                parts.append(str(v.value))
-                continue
-            spec = self.eval(v.format_spec) if v.format_spec is not None else ""
-            if contains_value(spec) or isinstance(spec, arrays.DeferredStr):
-                raise self.graph_break(FallbackCode.CONCRETE_VALUE, v, "a format spec computed from traced values")
-            parts.append(({115: "s", 114: "r", 97: "a"}.get(v.conversion, ""), str(spec)))
-            values.append(self.eval(v.value))
+        if not deferred:
+            return "".join(parts)
         return arrays.DeferredStr(tuple(parts), tuple(values))
 
     def eval_Lambda(self, node: gast.Lambda) -> Any:
