@@ -214,3 +214,31 @@ def test_an_f_string_of_traced_fields_evaluates_each_field_once():
         return f"{next(it)}: {p.v:.1f} then {p.v * 2} and {next(it)}", next(it)
 
     check_calls(describe, [(np.array([1.5, 2.0]),), (np.array([-1.0, 3.0]),)])
+
+
+# ------------------------------------------- out= into an array held by an attribute
+class _Weights:
+    def __init__(self):
+        self.w = np.ones(2)
+
+
+def test_a_numpy_call_writing_out_into_an_attribute_writes_that_array():
+    def made_here(x):
+        o = _Weights()
+        o.w = np.zeros(2)
+        np.add(o.w, x, out=o.w)
+        return o.w
+
+    def argument_objects(x, o):
+        np.multiply(o.w, x, out=o.w)
+        np.copyto(o.w, o.w + 1)
+        return o.w
+
+    check_calls(made_here, [(np.array([1.0, 2.0]),), (np.array([-1.0, 0.5]),)], full_graph=False)
+    converted = to_static(argument_objects)
+    for x in (np.array([2.0, 3.0]), np.array([-1.0, 0.5])):
+        theirs, mine = _Weights(), _Weights()
+        held_theirs, held_mine = theirs.w, mine.w
+        assert_same(argument_objects(x, theirs), converted(x, mine))
+        assert mine.w is held_mine
+        assert_same(held_theirs, held_mine)

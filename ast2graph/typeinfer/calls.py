@@ -43,7 +43,7 @@ import numpy as np
 
 from ..diagnostics import NoSourceError
 from ..fallback.sites import FallbackCode, GraphBreak
-from ..ir.core import KindedValue, Value, is_extended
+from ..ir.core import CallOp, KindedValue, Value, is_extended
 from ..parser import StaleSourceError, unwrap_callable
 from ..parser.unwrap import code_signature
 from ..resolver import (CallKind, classify_callee, is_effectful, is_host_printer, is_pure_static_callable, is_state_read,
@@ -1354,12 +1354,29 @@ class CallMixin(GeneratorMixin, SortMixin):
             gast.copy_location(target.value, node)
             self.array_store(target, out, Ellipsis, result)
             return self.frame.env[names[0]]
-        holder = next(self._references(out, ""), None)
+        holder = next(self._references(out, ""), None) or self._outside_holder(out)
         if names or holder is not None or id(out) in self.input_of or not isinstance(out, Value):
             seen = f"also reachable as {holder or names}" if holder or names else "not held by one local name"
             raise self.graph_break(FallbackCode.MUTATION, node, f"{what} writes into an array {seen}", "call")
         return self.call(np.asarray, (result, out.type.dtype), {}, node) if result.type.dtype != out.type.dtype \
             else result
+
+    def _outside_holder(self, out: Any) -> str | None:
+        """Where the array ``out`` (no local name holds it) is still seen by
+        eager in a way ``_references`` does not find: an array read from
+        outside (``o.w`` of an argument object, a global's: the graph's copy
+        of it), or a NumPy array made at trace time that something holds (an
+        attribute of an object made in the call, ``o.w = np.zeros(2)``), whose
+        graph value is a constant of it. None for a temporary of this call."""
+        if any(c.value is out for c in self.captures):
+            return "an array read from outside the function"
+        for region in self.regions:
+            for op in region.ops:
+                if isinstance(op, CallOp) and op.fn is arrays.constant and any(r is out for r in op.results):
+                    made = next((x for x in op.leaves if isinstance(x, np.ndarray)), None)
+                    held = None if made is None else next(self._references(made, ""), None)
+                    return None if held is None else f"{held} (an array made at trace time)"
+        return None
 
     def _guard_cache(self, callee: Any) -> None:
         """The graph holds results of the memoised ``callee``: valid while its
