@@ -242,3 +242,37 @@ def test_a_numpy_call_writing_out_into_an_attribute_writes_that_array():
         assert_same(argument_objects(x, theirs), converted(x, mine))
         assert mine.w is held_mine
         assert_same(held_theirs, held_mine)
+
+
+def test_a_numpy_method_writing_an_attributes_array_in_place_writes_it():
+    # o.w.sort(), o.w.fill(v), np.add.at(o.w, ...), np.cumsum(x, out=o.w), np.clip(.., out=o.w):
+    # the write reaches the object's very array (the graph dropped it)
+    def sort_it(o, x):
+        o.w.sort()
+        return o.w
+
+    def fill_it(o, x):
+        o.w.fill(x[0])
+        return o.w
+
+    def add_at(o, x):
+        np.add.at(o.w, [0, 0], x[0])
+        return o.w
+
+    def cumsum_into(o, x):
+        np.cumsum(x, out=o.w)
+        return o.w
+
+    def clip_in_place(o, x):
+        np.clip(o.w, 0, x[1], out=o.w)
+        return o.w
+
+    for fn in (sort_it, fill_it, add_at, cumsum_into, clip_in_place):
+        converted = to_static(fn)
+        for x in (np.array([5.0, 6.0]), np.array([-1.0, 0.5])):
+            theirs, mine = _Weights(), _Weights()
+            theirs.w[:] = mine.w[:] = [3.0, 1.0]
+            held_theirs, held_mine = theirs.w, mine.w
+            assert_same(fn(theirs, x), converted(mine, x))
+            assert mine.w is held_mine
+            assert_same(held_theirs, held_mine)
