@@ -6,6 +6,7 @@ compared with eager over calls whose data take every path."""
 from __future__ import annotations
 
 import math
+import operator
 
 import jax.numpy as jnp
 import numpy as np
@@ -276,3 +277,26 @@ def test_a_numpy_method_writing_an_attributes_array_in_place_writes_it():
             assert_same(fn(theirs, x), converted(mine, x))
             assert mine.w is held_mine
             assert_same(held_theirs, held_mine)
+
+
+# ------------------------------------------- operator.iadd & co. of a NumPy array write it in place
+def test_operator_iadd_of_a_numpy_array_writes_it_in_place():
+    def accumulate(a, x):
+        operator.imul(a, 2)
+        b = operator.iadd(a, x)
+        return b is a, a
+
+    def summed(a, x):
+        s = x.copy()
+        for v in a:
+            operator.isub(s, v)
+        return s
+
+    def through_a_list(a, x):
+        operator.iadd([a][0], x)
+        return a
+
+    calls = [(np.array([3.0, 1.0, 2.0]), np.array([1.0, 2.0, 3.0])), (np.array([-1.0, 0.0, 2.0]), np.ones(3))]
+    check_calls(accumulate, calls)
+    check_calls(summed, calls)
+    check_calls(through_a_list, calls, full_graph=False)

@@ -1745,6 +1745,22 @@ class CallMixin(GeneratorMixin, SortMixin):
             return self.static_call(callee, args, kwargs, node)
         return NotImplemented
 
+    def _operator_in_place(self, op_name: str, args: tuple, node: Any) -> Any:
+        """``operator.iadd(a, v)`` of a NumPy array: ``a += v``, the array
+        written in place (every alias sees it) and returned, through the local
+        name the call's first argument is (``array_store``'s alias checks and
+        write-back); anything else falls back."""
+        first = node.args[0] if isinstance(node, gast.Call) and len(node.args) == 2 else None
+        if not isinstance(first, gast.Name) or not self.frame.owns(first.id) or self.frame.env.get(first.id) is not args[0]:
+            raise self.graph_break(FallbackCode.MUTATION, node, f"operator.{arrays.INPLACE_OPERATORS[op_name].__name__} "
+                                   "writes a NumPy array in place, given here other than by a local name")
+        whole = gast.Subscript(value=gast.Name(id=first.id, ctx=gast.Load(), annotation=None, type_comment=None),
+                               slice=gast.Constant(value=Ellipsis, kind=None), ctx=gast.Store())
+        gast.copy_location(whole, node)
+        gast.copy_location(whole.value, node)
+        self._aug_subscript(whole, args[0], node, op_name, args[1])
+        return self.frame.env[first.id]
+
     def _printed_objects(self, callee: Any, args: tuple, kwargs: dict, node: Any) -> tuple:
         """The arguments of a host printer, where one is an object of the
         user's (not a container, an array or a number: a leaf JAX does not
@@ -1784,6 +1800,10 @@ class CallMixin(GeneratorMixin, SortMixin):
         return self.call(str, (obj,), {}, node)
 
     def _special_builtin(self, callee: Any, args: tuple, kwargs: dict, node: Any, traced: bool) -> Any:
+        op_name = next((n for n, f in arrays.INPLACE_OPERATORS.items() if callee is f), None)
+        if op_name is not None and len(args) == 2 and not kwargs and self._numpy_in_place(args[0], args[1], node,
+                                                                                           op_name):
+            return self._operator_in_place(op_name, args, node)
         owner = getattr(callee, "__self__", None)
         if getattr(callee, "__name__", "") == "get" and type(callee) is types.BuiltinMethodType and args \
                 and len(args) <= 2 and not kwargs and self.chosen_keys(owner, args[0]) is not None:
