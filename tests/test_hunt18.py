@@ -300,3 +300,38 @@ def test_operator_iadd_of_a_numpy_array_writes_it_in_place():
     check_calls(accumulate, calls)
     check_calls(summed, calls)
     check_calls(through_a_list, calls, full_graph=False)
+
+
+# ------------------------------------------- `d[key(v)] += 1` evaluates the container and the key once
+def _bucket(v):
+    print("bucket", v)
+    return "pos" if v > 0 else "neg"
+
+
+class _Box:
+    def __init__(self):
+        self.n = 0
+
+
+_BOX = _Box()
+
+
+def _get_box():
+    print("get")
+    return _BOX
+
+
+def test_an_augmented_assignment_evaluates_its_target_once():
+    def histogram(x):
+        counts = {"pos": 0, "neg": 0}
+        for v in x.tolist():
+            counts[_bucket(v)] += 1
+        return counts
+
+    def via_call(x):
+        _get_box().n += 1
+        return x * 2
+
+    calls = [(np.array([1.0, -2.0, 3.0]),), (np.array([-1.0, -2.0]),)]
+    check_calls(histogram, calls, full_graph=False)
+    check_calls(via_call, calls, full_graph=False)

@@ -89,6 +89,15 @@ _PURE_MODULES = ("jax", "_operator", "operator", "numpy", "ast2graph", "math", "
 _AUG_TEMP = "<aug>"   # the name an item written by `lst[k] op= v` is held under (``_aug_held_array``): no identifier
 _AUG_SYMBOLS = {"Add": "+", "Sub": "-", "Mult": "*", "Div": "/", "FloorDiv": "//", "Mod": "%", "Pow": "**",
                 "MatMult": "@", "LShift": "<<", "RShift": ">>", "BitOr": "|", "BitXor": "^", "BitAnd": "&"}
+def _calls_in(target: Any) -> bool:
+    """Whether evaluating the container or index of the target ``target``
+    calls something (``d[key(v)]``, ``lst[next(it)]``): evaluated twice, it
+    would run twice."""
+    parts = [target.value] + ([target.slice] if isinstance(target, gast.Subscript) else [])
+    return any(isinstance(n, (gast.Call, gast.NamedExpr, gast.Yield, gast.YieldFrom, gast.Await))
+               for part in parts for n in gast.walk(part))
+
+
 _IMMUTABLE = (bool, int, float, complex, str, bytes, type(None), np.dtype, type(Ellipsis))
 
 
@@ -2764,6 +2773,10 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
     def _store_subscript(self, target: gast.Subscript, value: Any) -> None:
         obj = self.eval(target.value)
         idx = self.eval_index(target.slice)
+        self._store_subscript_at(target, obj, idx, value)
+
+    def _store_subscript_at(self, target: gast.Subscript, obj: Any, idx: Any, value: Any) -> None:
+        """``obj[idx] = value`` of the evaluated container and index of ``target``."""
         if is_variable(obj):   # ``v[...] = x`` on an NNX Variable: an op; the write is lifted (nnx.py)
             self.nnx_operator(operator.setitem, (obj, idx, value), target)
             return
@@ -2887,6 +2900,10 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         load = gast.Subscript(value=target.value, slice=target.slice, ctx=gast.Load()) if isinstance(target, gast.Subscript) \
             else gast.Attribute(value=target.value, attr=target.attr, ctx=gast.Load())
         gast.copy_location(load, target)
+        if isinstance(target, gast.Attribute) or _calls_in(target):
+            # ``d[key(v)] += 1``, ``get().n += 1``: the container and the key evaluated once, as Python does
+            self._aug_once(target, obj if isinstance(target, gast.Subscript) else self.eval(target.value), stmt, load)
+            return
         current = self.eval(load)
         right = self.eval(stmt.value)
         if self._numpy_in_place(current, right, stmt, name):
@@ -2894,6 +2911,31 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
             return
         new = self.binop(arrays.INPLACE_OPERATORS[name], current, right, stmt)
         self.assign(target, new, stmt)
+
+    def _aug_once(self, target: Any, obj: Any, stmt: gast.AugAssign, load: Any) -> None:
+        """``obj[idx] op= v`` / ``obj.attr op= v`` with ``obj`` evaluated (and
+        the index evaluated here, once): read, combined, stored back."""
+        name = type(stmt.op).__name__
+        if isinstance(target, gast.Subscript):
+            idx = self.eval_index(target.slice)
+            if type(obj) is KindedValue or type(idx) is KindedValue:
+                current = self.split_kinds((obj, idx), lambda oi: self.subscript(*oi, load), load)
+            else:
+                current = self.subscript(obj, idx, load)
+        else:
+            current = self.attribute_of(obj, target.attr, load)
+        right = self.eval(stmt.value)
+        if self._numpy_in_place(current, right, stmt, name):
+            if _calls_in(target):
+                raise self.graph_break(FallbackCode.MUTATION, stmt, f"`{_AUG_SYMBOLS.get(name, '')}=` writing a "
+                                       "NumPy array in place, reached through a call")
+            self._aug_held_array(target, current, right, stmt)
+            return
+        new = self.binop(arrays.INPLACE_OPERATORS[name], current, right, stmt)
+        if isinstance(target, gast.Subscript):
+            self._store_subscript_at(target, obj, idx, new)
+        else:
+            self.store_attribute(obj, target.attr, new, target)
 
     def _numpy_in_place(self, current: Any, right: Any, stmt: gast.AugAssign, name: str) -> bool:
         """Whether ``current op= right`` is NumPy's in-place operator
