@@ -335,3 +335,16 @@ def test_an_augmented_assignment_evaluates_its_target_once():
     calls = [(np.array([1.0, -2.0, 3.0]),), (np.array([-1.0, -2.0]),)]
     check_calls(histogram, calls, full_graph=False)
     check_calls(via_call, calls, full_graph=False)
+
+
+def test_a_pure_generator_expression_zipped_in_a_breaking_loop_stays_one_graph():
+    def paired(x, y):   # (NumPy's float64 products: their RuntimeWarnings never stop the list)
+        out = []
+        for a, b in zip((v * 2 for v in x), y):
+            if a > b:
+                break
+            out.append(a - b)
+        return out
+
+    check_calls(paired, [(np.array([1.0, 2.0, 3.0]), np.array([1.0, 5.0, 0.5])),
+                         (np.array([1.0, 2.0, 3.0]), np.array([5.0, 5.0, 9.0]))])

@@ -67,7 +67,7 @@ import math
 import threading
 import types
 import warnings
-from typing import Any
+from typing import Any, Callable
 
 import gast
 import jax
@@ -150,9 +150,10 @@ class _Collector:
         self.marks: list[int] = []   # the number of ops in the region when each item was yielded
 
 
-def _has_effect_op(ops: list) -> bool:
+def _has_effect_op(ops: list, warnings: bool = True) -> bool:
     """Whether ``ops`` (or a region inside them) hold a run-time check or a
-    host effect: what eager does only if it gets that far."""
+    host effect: what eager does only if it gets that far (``warnings=False``:
+    NumPy's floating-point RuntimeWarnings do not count)."""
     from ..ir.core import bounded, walk_ops
 
     def every(ops: list):
@@ -161,7 +162,13 @@ def _has_effect_op(ops: list) -> bool:
             for sub in op.regions():
                 yield from walk_ops(sub)
 
-    return any(getattr(getattr(op, "fn", None), "_a2g_effect", False) or bounded(op) for op in every(ops))
+    def effect(op: Any) -> bool:
+        fn = getattr(op, "fn", None)
+        if not warnings and getattr(fn, "_a2g_fp_warning", False):
+            return False
+        return getattr(fn, "_a2g_effect", False) or bounded(op)
+
+    return any(effect(op) for op in every(ops))
 
 
 def _exits(body: list) -> bool:
@@ -292,6 +299,7 @@ class _FirstItem(ControlSignal):
 
 _FIRST = "first item"   # ``_generator_consumer``: the call is given to ``next()``
 LAZY = "lazy"   # ``genexp_kept``: the generator expression is a generator object (``lazy_genexp``)
+STOPPING = "stopping"   # ``genexp_kept``: held as a list, unless making its items checks or prints
 
 
 class GeneratorMixin:
@@ -544,7 +552,7 @@ class GeneratorMixin:
             return parent.targets[0]
         if isinstance(parent, gast.Assign) and parent.value is node and len(parent.targets) == 1 \
                 and isinstance(parent.targets[0], gast.Name) and self._consumed_next(parent, parent.targets[0].id):
-            return LAZY if self._consumed_next(parent, parent.targets[0].id, stops=True) else None
+            return self._stopping(node) if self._consumed_next(parent, parent.targets[0].id, stops=True) else None
         if isinstance(parent, (gast.Assign, gast.AnnAssign)) and parent.value is node \
                 and all(isinstance(t, gast.Name) for t in getattr(parent, "targets", [getattr(parent, "target", None)])):
             return LAZY   # bound to a name: a generator object (``lazy_genexp``)
@@ -563,9 +571,37 @@ class GeneratorMixin:
             # any/all/next/zip/islice, or a ``for`` that may leave early: eager evaluates the items only
             # as far as the consumer pulls (a print, a check, a write of an item past the deciding one
             # never happens): a generator object, pulled as eager pulls it (``generator_items``)
-            return LAZY
+            return self._stopping(node)
         if self._interleaved(node, parent):
             return LAZY
+
+    def _stopping(self, node: Any) -> Any:
+        """A generator expression whose consumer may stop early: LAZY where its
+        body has a Python effect; else ``STOPPING``, held as the list of its
+        items unless making them checks or prints (``eval_GeneratorExp``)."""
+        from .state import unit_of_nested
+
+        unit = unit_of_nested(node, self.frame.unit)
+        return LAZY if self._effect(unit.tree, self._resolver(self.frame, node), printers=False) is not None \
+            else STOPPING
+
+    def genexp_items_or_lazy(self, node: Any, make: Callable[[], list]) -> Any:
+        """The items ``make()`` gives of the generator expression ``node``
+        (``STOPPING``), or, where making them ran a check or a host effect
+        (eager may stop before an item that raises or prints), its generator
+        object (``lazy_genexp``), the ops of the list taken back."""
+        start, mutations = len(self.region.ops), self.mutations
+        try:
+            items = make()
+        except GraphBreak:   # (over a generator object: pulled lazily, or the lazy path's own fallback)
+            if self.mutations != mutations:
+                raise
+            del self.region.ops[start:]
+            return self.lazy_genexp(node)
+        if self.mutations == mutations and not _has_effect_op(self.region.ops[start:], warnings=False):
+            return items   # (NumPy's RuntimeWarnings of items eager never makes: as before, a list)
+        del self.region.ops[start:]
+        return self.lazy_genexp(node)
 
     def _interleaved(self, node: Any, parent: Any) -> bool:
         """Whether the generator expression ``node``, consumed where it stands

@@ -50,7 +50,7 @@ from . import dunders, hostwarnings, lapack
 from .blocks import BlocksMixin
 from .matching import MatchMixin
 from .calls import CallMixin
-from .generators import LAZY, generators_in
+from .generators import LAZY, STOPPING, generators_in
 from .containers import ContainerMixin
 from .control import ControlMixin
 from .identity import IdentityMixin
@@ -2598,6 +2598,9 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         unpacked = self.genexp_kept(node)   # held as a list: only where it is consumed once (generators.py)
         if unpacked is LAZY:   # kept to be pulled later: a generator object
             return self.lazy_genexp(node)
+        if unpacked is STOPPING:   # a consumer that may stop early: a list unless its items check or print
+            return self.genexp_items_or_lazy(
+                node, lambda: self.mark_fresh(self.comprehension(node, lambda f: [f(node.elt)])))
         items = self.mark_fresh(self.comprehension(node, lambda f: [f(node.elt)]))
         if unpacked is not None:
             self.genexp_unpacked(node, unpacked, items)
