@@ -12,7 +12,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ast2graph import to_static
-from helpers import assert_same, check_calls
+from helpers import assert_same, check_calls, check_sequence
 
 
 # ------------------------------------------- any/all/next/for-break stop pulling a generator expression
@@ -348,3 +348,38 @@ def test_a_pure_generator_expression_zipped_in_a_breaking_loop_stays_one_graph()
 
     check_calls(paired, [(np.array([1.0, 2.0, 3.0]), np.array([1.0, 5.0, 0.5])),
                          (np.array([1.0, 2.0, 3.0]), np.array([5.0, 5.0, 9.0]))])
+
+
+# ------------------------------------------- a realistic NumPy optimizer: momentum buffers and parameters in place
+class _SGD:
+    def __init__(self, params, lr=0.1, momentum=0.9):
+        self.params, self.lr, self.m = params, lr, momentum
+        self.v = {k: np.zeros_like(p) for k, p in params.items()}
+        self.steps = 0
+
+    def step(self, grads):
+        self.steps += 1
+        for k, g in grads.items():
+            self.v[k] *= self.m
+            self.v[k] -= self.lr * g
+            self.params[k] += self.v[k]
+
+
+def test_a_numpy_momentum_optimizer_updates_its_callers_arrays_in_place():
+    def make():
+        params = {"w": np.ones(2), "b": np.zeros(1)}
+        opt = _SGD(params)
+
+        def run(gw, gb):
+            opt.step({"w": gw, "b": gb})
+            return opt.steps
+        return run, (opt, dict(params))
+
+    def step(a):
+        def call(f, world):
+            opt, held = world
+            out = f(np.array([a, -a]), np.array([a]))
+            return out, opt.params, opt.v, [opt.params[k] is held[k] for k in held], held
+        return call
+
+    check_sequence(make, [step(1.0), step(0.5), step(-2.0)], full_graph=False)
