@@ -383,3 +383,25 @@ def test_a_numpy_momentum_optimizer_updates_its_callers_arrays_in_place():
         return call
 
     check_sequence(make, [step(1.0), step(0.5), step(-2.0)], full_graph=False)
+
+
+class _Accumulator:
+    def __init__(self):
+        self.buf = np.zeros(2)
+        self.hist = {"s": np.zeros(2)}
+
+    def add(self, v):
+        self.buf += v
+        self.hist["s"] -= v
+
+
+def test_augmented_writes_of_a_new_objects_arrays_under_a_traced_if_in_a_rolled_loop():
+    def accumulate(x):
+        acc = _Accumulator()
+        for i in range(x.shape[0]):   # 40 rows: a rolled loop, the writes joined under the traced `if`
+            if x[i, 0] > 0:
+                acc.add(x[i])
+        return acc.buf, acc.hist
+
+    rng = np.random.default_rng(1)
+    check_calls(accumulate, [(rng.normal(size=(40, 2)),), (rng.normal(size=(40, 2)),)])

@@ -2980,8 +2980,6 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
             self._aug_subscript(whole, current, stmt, type(stmt.op).__name__, right)
             written = frame.env[tmp]
         except GraphBreak as e:
-            if slot is not None:
-                slot[1](current)
             if f"'{tmp}'" not in e.site.cause:
                 raise
             what = f"the attribute {target.attr!r}" if isinstance(target, gast.Attribute) else "the item"
@@ -2989,6 +2987,8 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
             raise self.graph_break(e.site.code, stmt, e.site.cause.replace(f"'{tmp}'", f"{what} (`{symbol}=` writes "
                                    "that array in place)"), hint=e.site.hint) from None
         finally:
+            if slot is not None:   # (back as it was: the store below is the write, joined or lifted as any other)
+                slot[1](current)
             frame.env.pop(tmp, None)
             frame.local_names = owned
         self.assign(target, written, stmt)
