@@ -43,7 +43,7 @@ import numpy as np
 
 from ..diagnostics import NoSourceError
 from ..fallback.sites import FallbackCode, GraphBreak
-from ..ir.core import KindedValue, Value, is_extended
+from ..ir.core import CallOp, KindedValue, Value, is_extended
 from ..parser import StaleSourceError, unwrap_callable
 from ..parser.unwrap import code_signature
 from ..resolver import (CallKind, classify_callee, is_effectful, is_host_printer, is_pure_static_callable, is_state_read,
@@ -456,6 +456,7 @@ class CallMixin(GeneratorMixin, SortMixin):
             if contains_standin((args, kwargs), arrays_too=False):
                 raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{qualified_name(callee)} would print ast2graph's "
                                        "trace-time stand-in (a local function, a traced range, ...) instead of eager's object")
+            args = self._printed_objects(callee, args, kwargs, node)
             # (it prints when the graph runs: before the writes made after the call, which eager has made)
             for arg in (*args, *kwargs.values()):
                 self.check_no_effect(arg, node)
@@ -1361,12 +1362,29 @@ class CallMixin(GeneratorMixin, SortMixin):
             gast.copy_location(target.value, node)
             self.array_store(target, out, Ellipsis, result)
             return self.frame.env[names[0]]
-        holder = next(self._references(out, ""), None)
+        holder = next(self._references(out, ""), None) or self._outside_holder(out)
         if names or holder is not None or id(out) in self.input_of or not isinstance(out, Value):
             seen = f"also reachable as {holder or names}" if holder or names else "not held by one local name"
             raise self.graph_break(FallbackCode.MUTATION, node, f"{what} writes into an array {seen}", "call")
         return self.call(np.asarray, (result, out.type.dtype), {}, node) if result.type.dtype != out.type.dtype \
             else result
+
+    def _outside_holder(self, out: Any) -> str | None:
+        """Where the array ``out`` (no local name holds it) is still seen by
+        eager in a way ``_references`` does not find: an array read from
+        outside (``o.w`` of an argument object, a global's: the graph's copy
+        of it), or a NumPy array made at trace time that something holds (an
+        attribute of an object made in the call, ``o.w = np.zeros(2)``), whose
+        graph value is a constant of it. None for a temporary of this call."""
+        if any(c.value is out for c in self.captures):
+            return "an array read from outside the function"
+        for region in self.regions:
+            for op in region.ops:
+                if isinstance(op, CallOp) and op.fn is arrays.constant and any(r is out for r in op.results):
+                    made = next((x for x in op.leaves if isinstance(x, np.ndarray)), None)
+                    held = None if made is None else next(self._references(made, ""), None)
+                    return None if held is None else f"{held} (an array made at trace time)"
+        return None
 
     def _guard_cache(self, callee: Any) -> None:
         """The graph holds results of the memoised ``callee``: valid while its
@@ -1735,7 +1753,65 @@ class CallMixin(GeneratorMixin, SortMixin):
             return self.static_call(callee, args, kwargs, node)
         return NotImplemented
 
+    def _operator_in_place(self, op_name: str, args: tuple, node: Any) -> Any:
+        """``operator.iadd(a, v)`` of a NumPy array: ``a += v``, the array
+        written in place (every alias sees it) and returned, through the local
+        name the call's first argument is (``array_store``'s alias checks and
+        write-back); anything else falls back."""
+        first = node.args[0] if isinstance(node, gast.Call) and len(node.args) == 2 else None
+        if not isinstance(first, gast.Name) or not self.frame.owns(first.id) or self.frame.env.get(first.id) is not args[0]:
+            raise self.graph_break(FallbackCode.MUTATION, node, f"operator.{arrays.INPLACE_OPERATORS[op_name].__name__} "
+                                   "writes a NumPy array in place, given here other than by a local name")
+        whole = gast.Subscript(value=gast.Name(id=first.id, ctx=gast.Load(), annotation=None, type_comment=None),
+                               slice=gast.Constant(value=Ellipsis, kind=None), ctx=gast.Store())
+        gast.copy_location(whole, node)
+        gast.copy_location(whole.value, node)
+        self._aug_subscript(whole, args[0], node, op_name, args[1])
+        return self.frame.env[first.id]
+
+    def _printed_objects(self, callee: Any, args: tuple, kwargs: dict, node: Any) -> tuple:
+        """The arguments of a host printer, where one is an object of the
+        user's (not a container, an array or a number: a leaf JAX does not
+        open) holding traced values in its attributes: printed from the graph,
+        its ``__str__`` would read ast2graph's stand-ins. A positional
+        argument of ``print`` is its text made here (``str(obj)``, the user's
+        ``__str__``/``__repr__`` traced at this point of the program, as eager
+        makes it); elsewhere (in a container, a logging argument) a fallback."""
+        def holder(x: Any) -> bool:
+            return not isinstance(x, (Value, arrays.DeferredStr, np.ndarray, np.generic, jax.Array, str, bytes,
+                                      numbers.Number, type, types.ModuleType, types.FunctionType)) \
+                and x is not None and _holds_values(x)
+
+        if not any(holder(x) for x in tree_flatten((args, kwargs))[0]):
+            return args
+        if callee is not print or any(holder(x) for x in tree_flatten(kwargs)[0]) \
+                or any(holder(x) for a in args if not holder(a) for x in tree_flatten(a)[0]):
+            raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{qualified_name(callee)} of an object holding "
+                                   "traced values in its attributes (in a container, or not a positional argument of "
+                                   "print): its text would be made from ast2graph's stand-ins")
+        return tuple(self._user_text(a, node) if holder(a) else a for a in args)
+
+    def _user_text(self, obj: Any, node: Any) -> Any:
+        """``str(obj)`` of an object of the user's: its class's Python
+        ``__str__`` (else ``__repr__``) converted and run here, on the traced
+        values it holds (a string formatted from them); ``str`` itself where
+        neither is Python code (it then decides: a fallback if it would look
+        at a traced value)."""
+        klass = type(obj)
+        method = klass.__str__ if klass.__str__ is not object.__str__ else klass.__repr__
+        if isinstance(method, types.FunctionType) and method is not object.__repr__:
+            text = self.call(method, (obj,), {}, node)
+            if type(text) is not str and not isinstance(text, arrays.DeferredStr):   # (eager raises TypeError)
+                raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{klass.__qualname__}.{method.__name__} "
+                                       "of an object holding traced values returned no string")
+            return text
+        return self.call(str, (obj,), {}, node)
+
     def _special_builtin(self, callee: Any, args: tuple, kwargs: dict, node: Any, traced: bool) -> Any:
+        op_name = next((n for n, f in arrays.INPLACE_OPERATORS.items() if callee is f), None)
+        if op_name is not None and len(args) == 2 and not kwargs and self._numpy_in_place(args[0], args[1], node,
+                                                                                           op_name):
+            return self._operator_in_place(op_name, args, node)
         owner = getattr(callee, "__self__", None)
         if getattr(callee, "__name__", "") == "get" and type(callee) is types.BuiltinMethodType and args \
                 and len(args) <= 2 and not kwargs and self.chosen_keys(owner, args[0]) is not None:
@@ -1830,6 +1906,13 @@ class CallMixin(GeneratorMixin, SortMixin):
                 and len(args) + len(kwargs) <= 2 and set(kwargs) <= {"start"}:
             # a list of traced values too: each ``+`` of eager's kinds (float64 NumPy scalars stay float64)
             return self._left_sum(self.iterate_static(args[0], node), (*args[1:], *kwargs.values(), 0)[0], node)
+        if callee is math.prod and len(args) == 1 and set(kwargs) <= {"start"} and (isinstance(args[0], Value) or
+                                                                               type(args[0]) in (list, tuple) and traced):
+            # ``start * xs[0] * xs[1] ...``, left to right, each ``*`` of eager's kinds (as ``sum``'s ``+``)
+            acc = kwargs.get("start", 1)
+            for item in self.iterate_static(args[0], node):
+                acc = self.binop(operator.mul, acc, item, node)
+            return acc
         if any(callee is c for c in (int, float, bool)) and len(args) == 1 and not kwargs and isinstance(args[0], Value):
             return self.python_number(args[0], callee, "trunc", f"{callee.__name__}()", node)
         rounding = next((r for f, r in _MATH_ROUNDINGS if callee is f), None)   # (a user's callable may be unhashable)
@@ -3318,6 +3401,29 @@ def _user_added(operands: tuple) -> bool:
     from .operators import has_user_operator
 
     return any(has_user_operator(operator.add, (x,)) for x in operands)
+
+
+def _holds_values(x: Any, depth: int = 0, seen: set | None = None) -> bool:
+    """Whether ``x`` holds a graph ``Value`` in its attributes (its
+    ``__dict__``, ``__slots__``), the lists, tuples and dicts in them, nested
+    a few levels deep."""
+    seen = set() if seen is None else seen
+    if isinstance(x, Value):
+        return True
+    if depth > 4 or id(x) in seen or isinstance(x, (str, bytes, numbers.Number, np.ndarray, type, types.ModuleType,
+                                                      types.FunctionType)):
+        return False
+    seen.add(id(x))
+    if isinstance(x, (list, tuple, set, frozenset)):
+        return any(_holds_values(y, depth + 1, seen) for y in x)
+    if isinstance(x, dict):
+        return any(_holds_values(y, depth + 1, seen) for y in x.values())
+    attrs = getattr(x, "__dict__", None)
+    held = list(attrs.values()) if isinstance(attrs, dict) else []
+    for klass in type(x).__mro__:
+        for name in getattr(klass, "__slots__", ()) if isinstance(getattr(klass, "__slots__", ()), (tuple, list)) else ():
+            held.append(getattr(x, name, None))
+    return any(_holds_values(y, depth + 1, seen) for y in held)
 
 
 _LOOKING_BUILTINS = (len, list, tuple, dict, sorted, set, frozenset, sum, any, all, max, min)

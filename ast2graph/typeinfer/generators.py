@@ -67,7 +67,7 @@ import math
 import threading
 import types
 import warnings
-from typing import Any
+from typing import Any, Callable
 
 import gast
 import jax
@@ -90,6 +90,8 @@ _GENEXP_TAKERS = (list, tuple, set, frozenset, dict, sum, min, max, any, all, so
                   itertools.product, itertools.starmap, itertools.zip_longest, itertools.groupby, itertools.compress,
                   itertools.takewhile, itertools.dropwhile, functools.reduce, math.prod, math.fsum,
                   collections.Counter, collections.deque, collections.OrderedDict, heapq.nlargest, heapq.nsmallest)
+# callees that call a function of the caller's between the items they pull (``_interleaved``)
+_INTERLEAVING = (map, filter, itertools.starmap, itertools.takewhile, itertools.dropwhile, itertools.filterfalse)
 # where a generator expression is kept (and may be pulled later, or twice) rather than consumed where it stands
 _KEEPERS = (gast.Assign, gast.AnnAssign, gast.AugAssign, gast.NamedExpr, gast.Return, gast.Yield, gast.List, gast.Tuple,
             gast.Set, gast.Dict, gast.Lambda)
@@ -148,9 +150,10 @@ class _Collector:
         self.marks: list[int] = []   # the number of ops in the region when each item was yielded
 
 
-def _has_effect_op(ops: list) -> bool:
+def _has_effect_op(ops: list, warnings: bool = True) -> bool:
     """Whether ``ops`` (or a region inside them) hold a run-time check or a
-    host effect: what eager does only if it gets that far."""
+    host effect: what eager does only if it gets that far (``warnings=False``:
+    NumPy's floating-point RuntimeWarnings do not count)."""
     from ..ir.core import bounded, walk_ops
 
     def every(ops: list):
@@ -159,7 +162,13 @@ def _has_effect_op(ops: list) -> bool:
             for sub in op.regions():
                 yield from walk_ops(sub)
 
-    return any(getattr(getattr(op, "fn", None), "_a2g_effect", False) or bounded(op) for op in every(ops))
+    def effect(op: Any) -> bool:
+        fn = getattr(op, "fn", None)
+        if not warnings and getattr(fn, "_a2g_fp_warning", False):
+            return False
+        return getattr(fn, "_a2g_effect", False) or bounded(op)
+
+    return any(effect(op) for op in every(ops))
 
 
 def _exits(body: list) -> bool:
@@ -290,6 +299,7 @@ class _FirstItem(ControlSignal):
 
 _FIRST = "first item"   # ``_generator_consumer``: the call is given to ``next()``
 LAZY = "lazy"   # ``genexp_kept``: the generator expression is a generator object (``lazy_genexp``)
+STOPPING = "stopping"   # ``genexp_kept``: held as a list, unless making its items checks or prints
 
 
 class GeneratorMixin:
@@ -483,6 +493,13 @@ class GeneratorMixin:
         held = [x for x in (*args, *kwargs.values()) if isinstance(x, (TraceGenerator, list, tuple))]
         if not held or not any(isinstance(x, TraceGenerator) for x in _shallow(held)):
             return NotImplemented
+        if any(callee is f for f in _INTERLEAVING) and args and \
+                not isinstance(args[0], (types.BuiltinFunctionType, types.BuiltinMethodType, type)):
+            # map(f, gen(x)): made here, the map object would call f natively on the traced items
+            gen = next(x for x in _shallow(held) if isinstance(x, TraceGenerator))
+            raise self.graph_break(FallbackCode.GENERATOR, node, f"a generator object of {gen.unit.qualname} given to "
+                                   f"{callee.__qualname__}() with a Python function, which eager calls between its "
+                                   "items", hint="use a list comprehension")
         if isinstance(callee, (types.FunctionType, types.MethodType, _local())) and not _compiled_library(callee) \
                 or any(callee is f for f in _PULLERS):
             return NotImplemented
@@ -535,7 +552,7 @@ class GeneratorMixin:
             return parent.targets[0]
         if isinstance(parent, gast.Assign) and parent.value is node and len(parent.targets) == 1 \
                 and isinstance(parent.targets[0], gast.Name) and self._consumed_next(parent, parent.targets[0].id):
-            return None
+            return self._stopping(node) if self._consumed_next(parent, parent.targets[0].id, stops=True) else None
         if isinstance(parent, (gast.Assign, gast.AnnAssign)) and parent.value is node \
                 and all(isinstance(t, gast.Name) for t in getattr(parent, "targets", [getattr(parent, "target", None)])):
             return LAZY   # bound to a name: a generator object (``lazy_genexp``)
@@ -550,6 +567,64 @@ class GeneratorMixin:
             raise self.graph_break(FallbackCode.GENERATOR, node, f"a generator expression given to {name}(), which "
                                    "may use it other than by iterating it once (a real generator is needed)",
                                    hint="use a list comprehension")
+        if isinstance(parent, (gast.Call, gast.For)) and self._may_stop_early(node):
+            # any/all/next/zip/islice, or a ``for`` that may leave early: eager evaluates the items only
+            # as far as the consumer pulls (a print, a check, a write of an item past the deciding one
+            # never happens): a generator object, pulled as eager pulls it (``generator_items``)
+            return self._stopping(node)
+        if self._interleaved(node, parent):
+            return LAZY
+
+    def _stopping(self, node: Any) -> Any:
+        """A generator expression whose consumer may stop early: LAZY where its
+        body has a Python effect; else ``STOPPING``, held as the list of its
+        items unless making them checks or prints (``eval_GeneratorExp``)."""
+        from .state import unit_of_nested
+
+        unit = unit_of_nested(node, self.frame.unit)
+        return LAZY if self._effect(unit.tree, self._resolver(self.frame, node), printers=False) is not None \
+            else STOPPING
+
+    def genexp_items_or_lazy(self, node: Any, make: Callable[[], list]) -> Any:
+        """The items ``make()`` gives of the generator expression ``node``
+        (``STOPPING``), or, where making them ran a check or a host effect
+        (eager may stop before an item that raises or prints), its generator
+        object (``lazy_genexp``), the ops of the list taken back."""
+        start, mutations = len(self.region.ops), self.mutations
+        try:
+            items = make()
+        except GraphBreak:   # (over a generator object: pulled lazily, or the lazy path's own fallback)
+            if self.mutations != mutations:
+                raise
+            del self.region.ops[start:]
+            return self.lazy_genexp(node)
+        if self.mutations == mutations and not _has_effect_op(self.region.ops[start:], warnings=False):
+            return items   # (NumPy's RuntimeWarnings of items eager never makes: as before, a list)
+        del self.region.ops[start:]
+        return self.lazy_genexp(node)
+
+    def _interleaved(self, node: Any, parent: Any) -> bool:
+        """Whether the generator expression ``node``, consumed where it stands
+        by ``parent``, has a Python effect (a print, a write, ...) that eager
+        interleaves with the consumer's own steps: a ``for`` body, another
+        comprehension's element, the function ``map``/``filter`` call between
+        items. Held as a list, every item (and its effect) would come first."""
+        callee = None
+        if isinstance(parent, gast.Call):
+            callee = self._static_callee(parent.func)
+            if not any(callee is f for f in _INTERLEAVING) or not any(a is node for a in parent.args):
+                return False
+        elif not isinstance(parent, (gast.For, gast.comprehension)):
+            return False
+        from .state import unit_of_nested
+
+        unit = unit_of_nested(node, self.frame.unit)
+        effect = self._effect(unit.tree, self._resolver(self.frame, node), printers=False)
+        if effect is not None and callee is not None:   # (map's function would see ast2graph's generator object)
+            raise self.graph_break(FallbackCode.GENERATOR, node, f"a generator expression with a Python effect, "
+                                   f"{effect[1]}, given to {callee.__qualname__}(): eager runs it between the calls "
+                                   "of the function", hint="use a list comprehension")
+        return effect is not None
 
     def _python_callee(self, func: Any) -> bool:
         """``func`` names a Python function whose code is converted with the
@@ -581,7 +656,7 @@ class GeneratorMixin:
                                    f"a generator expression over {type(first).__name__}: {e}", exc=e) from None
         return self.lazy_generator(unit, Frame(unit, {GENEXP_ITER: first}, parent=self.frame), node)
 
-    def _consumed_next(self, stmt: Any, name: str) -> bool:
+    def _consumed_next(self, stmt: Any, name: str, stops: bool = False) -> bool:
         """Whether ``name`` (bound by ``stmt``) is read once in the function,
         as a positional argument of a builtin consumer (``_genexp_taker``)
         called by the statement right after ``stmt`` (its value, or a
@@ -597,6 +672,8 @@ class GeneratorMixin:
         if len(loads) != 1 or not isinstance(call, gast.Call) or call.keywords or \
                 not any(a is loads[0] for a in call.args) or not self._genexp_taker(call.func):
             return False
+        if stops:   # ``stops``: whether that consumer may stop before the last item (any/all/next/zip/...)
+            return getattr(self._static_callee(call.func), "__name__", None) in ("any", "all", "next", *_WRAPPERS)
         others = [a for a in call.args if a is not loads[0]]
         return all(isinstance(a, gast.Constant) or isinstance(a, (gast.Name, gast.Attribute)) and
                    not isinstance(self._static_callee(a), (types.FunctionType, types.MethodType, _local()))

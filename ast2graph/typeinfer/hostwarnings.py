@@ -542,6 +542,7 @@ def _fp_effect(rule: str, kinds: tuple, texts: tuple, filename: str, lineno: int
 
     effect.__name__ = effect.__qualname__ = "host[numpy RuntimeWarning]"
     effect._a2g_effect = True  # type: ignore[attr-defined]
+    effect._a2g_fp_warning = True  # type: ignore[attr-defined]
     return effect
 
 
@@ -582,6 +583,7 @@ def fp_fire_effect(texts: tuple, filename: str, lineno: int, module_globals: Any
 
     fire.__name__ = fire.__qualname__ = "host[numpy RuntimeWarning]"
     fire._a2g_effect = True  # type: ignore[attr-defined]
+    fire._a2g_fp_warning = True  # type: ignore[attr-defined]
     fire._a2g_batched = True  # type: ignore[attr-defined]
     fire._a2g_fp_issuer = (texts, filename, lineno, module_globals, filters)  # type: ignore[attr-defined]
     return fire

@@ -50,7 +50,7 @@ from . import dunders, hostwarnings, lapack
 from .blocks import BlocksMixin
 from .matching import MatchMixin
 from .calls import CallMixin
-from .generators import LAZY, generators_in
+from .generators import LAZY, STOPPING, generators_in
 from .containers import ContainerMixin
 from .control import ControlMixin
 from .identity import IdentityMixin
@@ -86,6 +86,18 @@ _EVAL_CACHE: dict[tuple, tuple] = {}
 _EVAL_CACHE_SIZE = 4096
 _MISSING = object()   # (an attribute a guard found missing: ``get_attribute``)
 _PURE_MODULES = ("jax", "_operator", "operator", "numpy", "ast2graph", "math", "builtins")
+_AUG_TEMP = "<aug>"   # the name an item written by `lst[k] op= v` is held under (``_aug_held_array``): no identifier
+_AUG_SYMBOLS = {"Add": "+", "Sub": "-", "Mult": "*", "Div": "/", "FloorDiv": "//", "Mod": "%", "Pow": "**",
+                "MatMult": "@", "LShift": "<<", "RShift": ">>", "BitOr": "|", "BitXor": "^", "BitAnd": "&"}
+def _calls_in(target: Any) -> bool:
+    """Whether evaluating the container or index of the target ``target``
+    calls something (``d[key(v)]``, ``lst[next(it)]``): evaluated twice, it
+    would run twice."""
+    parts = [target.value] + ([target.slice] if isinstance(target, gast.Subscript) else [])
+    return any(isinstance(n, (gast.Call, gast.NamedExpr, gast.Yield, gast.YieldFrom, gast.Await))
+               for part in parts for n in gast.walk(part))
+
+
 _IMMUTABLE = (bool, int, float, complex, str, bytes, type(None), np.dtype, type(Ellipsis))
 
 
@@ -2574,34 +2586,33 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         return value
 
     def eval_JoinedStr(self, node: gast.JoinedStr) -> Any:
-        parts = []
+        """An f-string, each field evaluated once, in eager's order (its value,
+        then its format spec, then formatted): static fields are formatted
+        as they come; from the first traced one on, the rest is a
+        ``DeferredStr`` formatted on the host where its text is needed (the
+        fields before it keep the text they were given)."""
+        parts: list = []
+        values: list = []
+        deferred = False
         for v in node.values:
             if isinstance(v, gast.Constant):
                 parts.append(str(v.value))
                 continue
             value = self.eval(v.value)
             spec = self.eval(v.format_spec) if v.format_spec is not None else ""
-            if contains_value(value) or contains_value(spec):
-                return self._deferred_fstring(node)
+            if contains_value(spec) or isinstance(spec, arrays.DeferredStr):
+                raise self.graph_break(FallbackCode.CONCRETE_VALUE, v, "a format spec computed from traced values")
+            if deferred or contains_value(value):
+                deferred = True
+                parts.append(({115: "s", 114: "r", 97: "a"}.get(v.conversion, ""), str(spec)))
+                values.append(value)
+                continue
             conv = {-1: lambda x: x, 115: str, 114: repr, 97: ascii}[v.conversion]
             self.check_effectful_dunders((value,), "an f-string", v, dunders.FORMATTING)
             self.guard_reads(value, v)
             parts.append(self.static_call(format, (conv(value), spec), {}, v))
-        return "".join(parts)
-
-    def _deferred_fstring(self, node: gast.JoinedStr) -> Any:
-        """An f-string of traced values: formatted on the host if printed."""
-        parts: list = []
-        values: list = []
-        for v in node.values:
-            if isinstance(v, gast.Constant):
-                parts.append(str(v.value))
-                continue
-            spec = self.eval(v.format_spec) if v.format_spec is not None else ""
-            if contains_value(spec) or isinstance(spec, arrays.DeferredStr):
-                raise self.graph_break(FallbackCode.CONCRETE_VALUE, v, "a format spec computed from traced values")
-            parts.append(({115: "s", 114: "r", 97: "a"}.get(v.conversion, ""), str(spec)))
-            values.append(self.eval(v.value))
+        if not deferred:
+            return "".join(parts)
         return arrays.DeferredStr(tuple(parts), tuple(values))
 
     def eval_Lambda(self, node: gast.Lambda) -> Any:
@@ -2621,6 +2632,9 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         unpacked = self.genexp_kept(node)   # held as a list: only where it is consumed once (generators.py)
         if unpacked is LAZY:   # kept to be pulled later: a generator object
             return self.lazy_genexp(node)
+        if unpacked is STOPPING:   # a consumer that may stop early: a list unless its items check or print
+            return self.genexp_items_or_lazy(
+                node, lambda: self.mark_fresh(self.comprehension(node, lambda f: [f(node.elt)])))
         items = self.mark_fresh(self.comprehension(node, lambda f: [f(node.elt)]))
         if unpacked is not None:
             self.genexp_unpacked(node, unpacked, items)
@@ -2797,6 +2811,10 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
     def _store_subscript(self, target: gast.Subscript, value: Any) -> None:
         obj, row = self._subscript_target(target.value)
         idx = self.eval_index(target.slice)
+        self._store_subscript_at(target, obj, idx, value)
+
+    def _store_subscript_at(self, target: gast.Subscript, obj: Any, idx: Any, value: Any) -> None:
+        """``obj[idx] = value`` of the evaluated container and index of ``target``."""
         if is_variable(obj):   # ``v[...] = x`` on an NNX Variable: an op; the write is lifted (nnx.py)
             self.nnx_operator(operator.setitem, (obj, idx, value), target)
             return
@@ -2921,15 +2939,7 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
             current = self.lookup(target.id, target)
             right = self.eval(stmt.value)
             # (a 0-d ndarray, ``array0``, is written in place; a NumPy scalar is not)
-            numpy = isinstance(current, np.ndarray) or isinstance(current, Value) and current.type.numpy and (
-                current.type.shape or current.type.array0 or id(current) in self.input_of)
-            jax_operand = any(isinstance(x, jax.Array) or isinstance(x, Value) and "jax" in x.type.kinds
-                              for x in tree_flatten(right)[0])
-            if any(isinstance(x, Value) and x.type.mixed and x.type.shape for x in (current, *tree_flatten(right)[0])):
-                # in place on a NumPy array, a new object otherwise: eager's choice depends on the path
-                raise self.graph_break(FallbackCode.CONCRETE_VALUE, stmt, f"`{name}=` on a value whose kind (NumPy "
-                                       "array or not) depends on the path taken")
-            if numpy and not jax_operand:
+            if self._numpy_in_place(current, right, stmt, name):
                 # `x -= v` on a NumPy array is in place (ndarray.__isub__): every
                 # alias, the caller's array included, sees it, as after `x[...] -= v`
                 # (with a jax.Array operand NumPy defers: `x` is rebound to a jax.Array)
@@ -2952,9 +2962,117 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         load = gast.Subscript(value=target.value, slice=target.slice, ctx=gast.Load()) if isinstance(target, gast.Subscript) \
             else gast.Attribute(value=target.value, attr=target.attr, ctx=gast.Load())
         gast.copy_location(load, target)
+        if isinstance(target, gast.Attribute) or _calls_in(target):
+            # ``d[key(v)] += 1``, ``get().n += 1``: the container and the key evaluated once, as Python does
+            self._aug_once(target, obj if isinstance(target, gast.Subscript) else self.eval(target.value), stmt, load)
+            return
         current = self.eval(load)
-        new = self.binop(arrays.INPLACE_OPERATORS[name], current, self.eval(stmt.value), stmt)
+        right = self.eval(stmt.value)
+        if self._numpy_in_place(current, right, stmt, name):
+            self._aug_held_array(target, current, right, stmt)
+            return
+        new = self.binop(arrays.INPLACE_OPERATORS[name], current, right, stmt)
         self.assign(target, new, stmt)
+
+    def _aug_once(self, target: Any, obj: Any, stmt: gast.AugAssign, load: Any) -> None:
+        """``obj[idx] op= v`` / ``obj.attr op= v`` with ``obj`` evaluated (and
+        the index evaluated here, once): read, combined, stored back."""
+        name = type(stmt.op).__name__
+        if isinstance(target, gast.Subscript):
+            idx = self.eval_index(target.slice)
+            if type(obj) is KindedValue or type(idx) is KindedValue:
+                current = self.split_kinds((obj, idx), lambda oi: self.subscript(*oi, load), load)
+            else:
+                current = self.subscript(obj, idx, load)
+        else:
+            current = self.attribute_of(obj, target.attr, load)
+        right = self.eval(stmt.value)
+        if self._numpy_in_place(current, right, stmt, name):
+            if _calls_in(target):
+                raise self.graph_break(FallbackCode.MUTATION, stmt, f"`{_AUG_SYMBOLS.get(name, '')}=` writing a "
+                                       "NumPy array in place, reached through a call")
+            self._aug_held_array(target, current, right, stmt)
+            return
+        new = self.binop(arrays.INPLACE_OPERATORS[name], current, right, stmt)
+        if isinstance(target, gast.Subscript):
+            self._store_subscript_at(target, obj, idx, new)
+        else:
+            self.store_attribute(obj, target.attr, new, target)
+
+    def _numpy_in_place(self, current: Any, right: Any, stmt: gast.AugAssign, name: str) -> bool:
+        """Whether ``current op= right`` is NumPy's in-place operator
+        (``ndarray.__iadd__``: the very array is written, every alias sees it):
+        ``current`` a NumPy array (a 0-d ndarray too, not a NumPy scalar),
+        ``right`` holding no jax.Array (NumPy then defers: a new jax.Array)."""
+        numpy = isinstance(current, np.ndarray) or isinstance(current, Value) and current.type.numpy and (
+            current.type.shape or current.type.array0 or id(current) in self.input_of)
+        jax_operand = any(isinstance(x, jax.Array) or isinstance(x, Value) and "jax" in x.type.kinds
+                          for x in tree_flatten(right)[0])
+        if any(isinstance(x, Value) and x.type.mixed and x.type.shape for x in (current, *tree_flatten(right)[0])):
+            # in place on a NumPy array, a new object otherwise: eager's choice depends on the path
+            raise self.graph_break(FallbackCode.CONCRETE_VALUE, stmt, f"`{name}=` on a value whose kind (NumPy "
+                                   "array or not) depends on the path taken")
+        return numpy and not jax_operand
+
+    def _aug_held_array(self, target: Any, current: Any, right: Any, stmt: gast.AugAssign) -> None:
+        """``lst[k] op= v`` / ``obj.w op= v`` where the item is a NumPy array:
+        as Python runs it, ``tmp = lst[k]; tmp op= v; lst[k] = tmp``: the
+        array itself is written in place (an alias of it, the caller's array
+        included, sees the write, as after ``a = lst[k]; a += v``), then
+        stored back into its place (the same object)."""
+        tmp = f"{_AUG_TEMP}{len(self.frame.env)}"
+        frame, owned = self.frame, self.frame.local_names
+        frame.local_names = owned | {tmp}
+        frame.env[tmp] = current
+        slot = self._own_slot(target, current)   # (eager stores the written array back there: not another alias)
+        try:
+            name_node = gast.Name(id=tmp, ctx=gast.Store(), annotation=None, type_comment=None)
+            gast.copy_location(name_node, target)
+            aug = gast.AugAssign(target=name_node, op=stmt.op, value=stmt.value)
+            gast.copy_location(aug, stmt)
+            whole = gast.Subscript(value=gast.Name(id=tmp, ctx=gast.Load(), annotation=None, type_comment=None),
+                                   slice=gast.Constant(value=Ellipsis, kind=None), ctx=gast.Store())
+            gast.copy_location(whole, target)
+            gast.copy_location(whole.value, target)
+            if slot is not None:
+                slot[1](None)
+            self._aug_subscript(whole, current, stmt, type(stmt.op).__name__, right)
+            written = frame.env[tmp]
+        except GraphBreak as e:
+            if f"'{tmp}'" not in e.site.cause:
+                raise
+            what = f"the attribute {target.attr!r}" if isinstance(target, gast.Attribute) else "the item"
+            symbol = _AUG_SYMBOLS.get(type(stmt.op).__name__, "")
+            raise self.graph_break(e.site.code, stmt, e.site.cause.replace(f"'{tmp}'", f"{what} (`{symbol}=` writes "
+                                   "that array in place)"), hint=e.site.hint) from None
+        finally:
+            if slot is not None:   # (back as it was: the store below is the write, joined or lifted as any other)
+                slot[1](current)
+            frame.env.pop(tmp, None)
+            frame.local_names = owned
+        self.assign(target, written, stmt)
+
+    def _own_slot(self, target: Any, current: Any) -> tuple | None:
+        """The place ``target`` (``lst[k]``, ``d[key]``, ``obj.attr``) names
+        in a container or object this call made (``_is_fresh``), holding
+        ``current``: (the container, a setter of that place); None elsewhere
+        (the caller's containers: their other holders are the alias checks')."""
+        if isinstance(target, gast.Attribute):
+            obj = self.eval(target.value)
+            if not self._is_fresh(obj) or type(obj).__setattr__ is not object.__setattr__ \
+                    or vars(obj).get(target.attr) is not current:
+                return None
+            return obj, lambda v: vars(obj).__setitem__(target.attr, v)
+        obj = self.eval(target.value)
+        if type(obj) not in (list, dict) or not self._is_fresh(obj):
+            return None
+        key = self.eval_index(target.slice)
+        try:
+            if obj[key] is not current:
+                return None
+        except (TypeError, KeyError, IndexError):
+            return None
+        return obj, lambda v: obj.__setitem__(key, v)
 
     def _aug_subscript(self, target: gast.Subscript, obj: Any, stmt: gast.AugAssign, name: str,
                        right: Any = NO_DEFAULT, row: tuple | None = None) -> None:
