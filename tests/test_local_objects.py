@@ -150,3 +150,29 @@ def test_a_fresh_equal_config_with_properties_reuses_the_graph_and_a_changed_one
                                    appended], recompiles=5)
     assert static.recompiles >= 4, static.recompile_reasons
     SCALE = 2.0
+
+
+# ------------------------------------------------ classes made by a call in the function
+def _made_by_type(x):
+    o = type("O", (), {})()
+    o.w = np.zeros(2)
+    np.add(o.w, x, out=o.w)   # runs in Python (out= into an attribute's array)
+    return o.w, type(o).__module__
+
+
+def _namedtuple_made_here(x):
+    import collections
+
+    P = collections.namedtuple("P", "a b")
+    p = P(x.sum(), 2)
+    return p.a * p.b, type(p).__module__, P.__module__
+
+
+def test_a_class_made_by_type_in_the_function_is_the_users_and_its_objects_are_new_per_call():
+    """``type("O", (), {})`` and ``namedtuple`` take ``__module__`` from the
+    calling frame: at trace time ast2graph's, which also made the object look
+    like ast2graph's own, handed out as the same object on every call (a
+    write into its array carried over to the next call)."""
+    check_calls(_made_by_type, [(np.array([1.0, 2.0]),), (np.array([-1.0, 2.0]),), (np.array([5.0, 5.0]),)],
+                full_graph=False)
+    check_calls(_namedtuple_made_here, [(jnp.array([1.0, 2.0]),), (jnp.array([3.0, -2.0]),)], full_graph=False)

@@ -1608,6 +1608,11 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
             self.mark_made(out)
         if type(out) is _JAX_ARRAY and self.folded_operands(tree_flatten((args, kwargs))[0]):
             self.mark_fresh(out)   # ``c[0]`` of a folded constant: one too (calls.fold_constant)
+        if isinstance(out, type) and (out.__module__ or "").split(".")[0] == "ast2graph" \
+                and (getattr(fn, "__module__", None) or "").split(".")[0] != "ast2graph":
+            # ``type("O", (), {})``, ``namedtuple("P", "x y")`` take ``__module__`` from their caller's
+            # frame, which here is ast2graph's: eager's class is the user's module's
+            out.__module__ = self.frame.unit.globals.get("__name__", "<string>")
         return out
 
     def eval_UnaryOp(self, node: gast.UnaryOp) -> Any:
