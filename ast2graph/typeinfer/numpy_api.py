@@ -117,7 +117,11 @@ def refused_sequence(fn: Any, callee: Any, args: tuple, kwargs: dict, cause: str
     where: int | str | None = name if name is not None and name in kwargs else \
         position if position < len(args) else None
     operand = kwargs[where] if isinstance(where, str) else args[where] if where is not None else None
-    return where if _numbers_sequence(operand) else None
+    if _numbers_sequence(operand):
+        return where
+    # the position is among the operands of one check, not the signature's (jnp.diff checks
+    # prepend= and append= each on its own: "at position 0"): the first sequence of numbers
+    return next((k for k, x in (*enumerate(args), *kwargs.items()) if _numbers_sequence(x)), None)
 
 
 def _numbers_sequence(x: Any) -> bool:
@@ -160,6 +164,27 @@ def narrow_steps(callee: Any, leaves: list) -> bool:
         elif dtype.kind in "iufc" and dtype.itemsize >= 8:
             wide = True
     return narrow and wide
+
+
+def narrow_ints(leaves: list, signed: bool = False) -> bool:
+    """Whether some operand is an integer or boolean array or NumPy scalar
+    narrower than 64 bits (not a Python number: NumPy makes it int64): NumPy
+    may compute a step at its width, where it wraps (``numpy_probe.differs_wrapping``).
+    ``signed``: a signed integer one (``b - a`` of sorted data may wrap)."""
+    from ..ir.core import Value
+
+    for x in leaves:
+        if isinstance(x, Value):
+            if x.type.mixed or x.type.kinds == {"python"}:
+                continue
+            dtype = x.type.dtype
+        elif isinstance(x, (np.ndarray, np.generic)):
+            dtype = x.dtype
+        else:
+            continue
+        if dtype.kind in ("i" if signed else "iub") and dtype.itemsize < 8:
+            return True
+    return False
 
 
 def interpolates_narrow(callee: Any) -> bool:
@@ -623,6 +648,59 @@ def remainder(x1: Any, x2: Any, /, out: Any = None, **kwargs: Any) -> Any:
     return python_zero_signs(r, x1, x2, False) if jnp.issubdtype(r.dtype, jnp.floating) else r
 
 
+def interp(x: Any, xp: Any, fp: Any, left: Any = None, right: Any = None, period: Any = None) -> Any:
+    """``np.interp`` as NumPy's loop computes it: ``j`` the last point with
+    ``xp[j] <= x``, ``slope * (x - xp[j]) + fp[j]`` (another rounding than
+    JAX's ``fp[j] + (x - xp[j]) / dx * df``), ``fp[j]`` where ``x == xp[j]``,
+    ``fp[-1]`` where ``x == xp[-1]`` (where ``xp`` ends in repeated points JAX
+    gives ``fp[-2]``), NumPy's retries where the value is NaN. With
+    ``period=``, complex values or fewer than two points: ``jnp.interp``."""
+    xp_, fp_ = jnp.asarray(xp), jnp.asarray(fp)
+    if period is not None or xp_.ndim != 1 or xp_.shape != fp_.shape or xp_.shape[0] < 2 \
+            or jnp.iscomplexobj(fp_) or jnp.iscomplexobj(x) or isinstance(left, str) or isinstance(right, str):
+        return jnp.interp(x, xp, fp, left=left, right=right, period=period)
+    dtype = jnp.result_type(x, xp_, fp_, 1.0)
+    x_, xp_, fp_ = jnp.asarray(x, dtype), xp_.astype(dtype), fp_.astype(dtype)
+    n = xp_.shape[0]
+    j = jnp.clip(jnp.searchsorted(xp_, x_, side="right") - 1, 0, n - 2)
+    x0, x1, y0, y1 = xp_[j], xp_[j + 1], fp_[j], fp_[j + 1]
+    slope = (y1 - y0) / (x1 - x0)
+    # each product rounded before its sum, as NumPy's loop rounds it: XLA would fuse a product feeding a sum
+    # into a multiply-add (another rounding); a select between them, the same value (a NaN x makes a NaN
+    # product anyway), keeps them apart
+    nan_x = jnp.isnan(x_)
+    t0, t1 = jnp.where(nan_x, x_, slope * (x_ - x0)), jnp.where(nan_x, x_, slope * (x_ - x1))
+    r = t0 + y0
+    r = jnp.where(jnp.isnan(r), t1 + y1, r)
+    r = jnp.where(jnp.isnan(r) & (y0 == y1), y0, r)
+    r = jnp.where(x_ == x0, y0, r)
+    r = jnp.where(x_ == xp_[-1], fp_[-1], r)
+    r = jnp.where(jnp.isnan(x_), jnp.nan, r)
+    r = jnp.where(x_ < xp_[0], fp_[0] if left is None else left, r)
+    return jnp.where(x_ > xp_[-1], fp_[-1] if right is None else right, r).astype(dtype)
+
+
+def power(x1: Any, x2: Any, /, out: Any = None, **kwargs: Any) -> Any:
+    """``np.power`` of integers by a traced integer exponent: binary
+    exponentiation over every bit of the exponent, wrapping at the result's
+    width as NumPy's loop does (``jnp.power`` reads only the exponent's low
+    six bits: ``np.uint16(9) ** np.uint16(65000)`` is 2625, JAX's 54337)."""
+    if out is not None:
+        raise not_numpys("np.power with out=")
+    r = jnp.power(x1, x2, **kwargs)
+    if kwargs or r.dtype.kind not in "iu" or isinstance(x2, (int, np.integer)):
+        return r
+    base, exponent = jnp.asarray(x1).astype(r.dtype), jnp.asarray(x2).astype(r.dtype)
+    base, exponent = jnp.broadcast_arrays(base, exponent)
+    one = jnp.ones((), r.dtype)
+    acc = jnp.where((base == 0) & (exponent != 0), jnp.zeros((), r.dtype), one)
+    for _ in range(r.dtype.itemsize * 8):
+        acc = jnp.where((exponent & one) != 0, acc * base, acc)
+        base = base * base
+        exponent = jax.lax.shift_right_logical(exponent, one)
+    return acc.reshape(r.shape)
+
+
 def sign(x: Any, /, out: Any = None, **kwargs: Any) -> Any:
     """``np.sign`` of floats: the sign of -0.0 is 0.0 (XLA's is -0.0)."""
     from ..graphlib.arrays import plus_zero
@@ -1069,7 +1147,7 @@ def _replacements() -> dict:
             id(np.divmod): _int_division_by_zero(jnp.divmod, 0), id(np.var): _spread(jnp.var, "var"),
             id(np.std): _spread(jnp.std, "std"), id(np.cumprod): _sequential(True, False),
             id(np.nancumprod): _sequential(True, True), id(np.cumsum): _sequential(False, False),
-            id(np.remainder): remainder, id(np.sign): sign, id(np.clip): clip,
+            id(np.remainder): remainder, id(np.sign): sign, id(np.power): power, id(np.interp): interp, id(np.clip): clip,
             id(np.nancumsum): _sequential(False, True), id(np.sum): _total(jnp.sum), id(np.mean): _total(numpy_mean), id(np.average): average,
             id(np.nansum): _total(jnp.nansum), id(np.nanmean): _total(jnp.nanmean), id(np.median): _total(jnp.median),
             id(np.nanmedian): _total(jnp.nanmedian), **{id(getattr(np, n)): branch_cut(n) for n in _BRANCH_SIGNS}}
@@ -1242,6 +1320,7 @@ VETTED_NAMES = (
     "fft.irfft2", "fft.irfftn", "fft.rfft", "fft.rfft2", "fft.rfftfreq", "fft.rfftn", "fill_diagonal", "fix", "flip",
     "fliplr", "flipud", "full_like", "geomspace", "gradient", "hamming", "hanning", "histogram", "histogram2d",
     "histogram_bin_edges", "histogramdd", "hsplit", "hstack", "i0", "identity", "imag", "indices", "inner",
+    "interp",   # NumPy's loop (``interp``), for an increasing xp as NumPy requires (random exemplars are not)
     "isclose", "iscomplex", "iscomplexobj", "isin", "isneginf", "isposinf", "isreal", "isrealobj", "isscalar", "ix_",
     "kron", "lexsort", "linalg.cholesky", "linalg.cond", "linalg.det", "linalg.diagonal", "linalg.eigh",
     "linalg.eigvalsh", "linalg.inv", "linalg.matmul", "linalg.matrix_norm", "linalg.matrix_rank",
@@ -1263,12 +1342,14 @@ _VETTED: set = set()
 # keywords whose meaning NumPy and JAX share (a call with another keyword,
 # ``np.linalg.norm(x, ord='nuc')``, is checked at trace time even when vetted)
 _PLAIN_KEYWORDS = frozenset({"axis", "keepdims", "dtype", "ddof"})
+# a vetted function's own keywords its replacement computes as NumPy does
+_OWN_KEYWORDS = {"interp": {"left", "right"}}
 
 
 def vetted(callee: Any, kwargs: dict | None = None) -> bool:
     """Whether ``callee``'s graph op is one of the checked ones (``VETTED_NAMES``)
     and the call's keywords are among those whose meaning JAX shares."""
-    if kwargs and not set(kwargs) <= _PLAIN_KEYWORDS:
+    if kwargs and not set(kwargs) <= _PLAIN_KEYWORDS | _OWN_KEYWORDS.get(getattr(callee, "__name__", ""), set()):
         return False
     if not _VETTED:
         import importlib
