@@ -631,8 +631,34 @@ def _edge() -> list[Entry]:
     return out
 
 
+def _nonfinite() -> list[Entry]:
+    """``to_static(lib_fn)`` on data holding NaN, inf, -0.0 and ties."""
+    import scipy.special
+    import scipy.stats
+
+    n1 = np.array([1.0, np.nan, -2.0, 3.0, 0.5, -0.0])
+    n2 = np.array([np.inf, 1.0, -np.inf, 2.0, 2.0, 0.0])
+    n3 = np.array([[1.0, np.nan, 2.0], [0.0, -0.0, 5.0]])
+    ties = np.array([2.0, 1.0, 2.0, 3.0, 1.0, 2.0])
+    kinds = [(n1,), (n2,), (n3,), (ties,), (n1.astype(np.float32),), (jnp.asarray(n2),)]
+    fns = [np.max, np.min, np.argmax, np.argmin, np.sort, np.argsort, np.median, np.percentile, np.mean, np.std,
+           np.cumsum, np.diff, np.clip, np.nanmax, np.nanargmin, np.nanmedian, np.nanpercentile, np.nanvar,
+           np.maximum.reduce, np.ptp, np.round, np.sign, np.unique, np.isclose, np.nan_to_num, np.sinc, np.gradient,
+           np.trapezoid, np.average, np.cov, np.corrcoef, np.histogram, np.searchsorted, np.linalg.norm,
+           scipy.special.logsumexp, scipy.special.softmax, scipy.special.expit, scipy.special.log_softmax,
+           scipy.special.xlogy, scipy.special.entr, scipy.stats.rankdata, scipy.stats.zscore, scipy.stats.skew,
+           scipy.stats.entropy, scipy.stats.gmean, scipy.stats.describe, scipy.stats.sem]
+    out = []
+    for fn in fns:
+        calls = [(*k, 50.0) for k in kinds] if fn in (np.percentile, np.nanpercentile) else \
+            [(*k, -1.0, 1.0) for k in kinds] if fn is np.clip else [(np.sort(n2), *k) for k in kinds] \
+            if fn is np.searchsorted else [(*k, *k) for k in kinds] if fn in (np.isclose, scipy.special.xlogy) else kinds
+        out.append(Entry("nonfinite", f"{getattr(fn, '__name__', fn)} (NaN, inf)", fn, calls))
+    return out
+
+
 def entries() -> list[Entry]:
-    return _numpy() + _scipy() + _sklearn() + _optax() + _jax() + _direct() + _edge()
+    return _numpy() + _scipy() + _sklearn() + _optax() + _jax() + _direct() + _edge() + _nonfinite()
 
 
 # ------------------------------------------------------------------ tests: what the sweep found
@@ -713,6 +739,51 @@ def test_interp_is_numpys_loop():
     assert np.array_equal(to_static(np.interp)(x, xp, fp), np.interp(x, xp, fp))   # exactly
 
 
+def test_scipy_equivalent_guarded_where_infinities_differ():
+    # SciPy's log_softmax of [inf, 1, -inf, ...] is [nan, -inf, ...], JAX's all NaN: the exemplars that
+    # decide the guard (SciPy's own on the host where data is not finite) held NaN or no infinity
+    import scipy.special
+
+    from tests.helpers import check_calls
+
+    def f(x):
+        return scipy.special.log_softmax(x), scipy.special.softmax(x), scipy.special.logsumexp(x)
+
+    n2 = np.array([np.inf, 1.0, -np.inf, 2.0, 2.0, 0.0])
+    check_calls(f, [(V8,), (n2,), (-n2,), (W8,)])
+    check_calls(scipy.special.log_softmax, [(n2,), (V8[:6],)])
+
+
+def _in_place(func, *args, out=None):
+    func(*args, out=out)   # (scikit-learn's _modify_in_place_if_numpy: the array in args and in out)
+    return args, out
+
+
+def _in_place_kept(func, *args, out=None):
+    kept = args
+    func(*args, out=out)
+    return kept[0] + 0.0, args[0] is out
+
+
+def test_write_through_out_into_an_array_a_local_tuple_holds_one_graph():
+    # sklearn's pairwise kernels: func(*args, out=out) with the same array in args: the tuple is made
+    # again with the written version (it fell back: "the array in 'out' is also reachable as 'args'")
+    import sklearn.metrics.pairwise as pw
+
+    from tests.helpers import check, check_calls
+
+    def f(x):
+        d = np.abs(x) * 2.0
+        a, o = _in_place(np.sqrt, d, out=d)
+        b, _ = _in_place(np.add, d, 1.0, out=d)
+        return a, o, d, a[0] is d, b[1], len(b)
+
+    check_calls(f, [(V8,), (W8,)])
+    check_calls(lambda x: _in_place_kept(np.sqrt, x, out=x), [(np.abs(V8),)], full_graph=False)   # another name holds the tuple
+    check_calls(pw.rbf_kernel, [(M34, M45[:, :4]), (M45[:, :4], M34)])
+    check_calls(pw.euclidean_distances, [(M34, M45[:, :4]), (M45[:, :4], M34)])
+
+
 class Outcome(NamedTuple):
     entry: Entry
     one_graph: bool
@@ -730,7 +801,7 @@ def run_entry(entry: Entry) -> Outcome:
     static = to_static(entry.fn)
     one, codes = True, []
     for k, args in enumerate(entry.calls):
-        static = to_static(entry.fn) if entry.library == "edge" else static
+        static = to_static(entry.fn) if entry.library in ("edge", "nonfinite") else static
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             try:
