@@ -784,6 +784,26 @@ def test_write_through_out_into_an_array_a_local_tuple_holds_one_graph():
     check_calls(pw.euclidean_distances, [(M34, M45[:, :4]), (M45[:, :4], M34)])
 
 
+def test_argmax_of_complex_data_falls_back_cleanly():
+    # jnp.argmax of complex data is typed, then refused when compiled: an internal error (A2G015)
+    # where NumPy orders by real, then imaginary part; now a plain fallback, eager's result
+    from ast2graph import explain
+    from tests.helpers import check, check_calls
+
+    c = np.array([1 + 2j, -0.5j, 3.0, 2 - 1j, 3 + 1j])
+
+    def f(x):
+        return np.argmax(x), x.argmin(), np.nanargmax(x)
+
+    check(f, c, full_graph=False)
+    assert [s.code.code for s in explain(f)(c).fallback_sites] == ["A2G009"]
+
+    def g(x):   # (real data: ndarray.argmax is np.argmax, one graph)
+        return x.argmax(), x.argmin(axis=1), x.argmax(axis=0, keepdims=True), x[0].argmax()
+
+    check_calls(g, [(M34,), (M34.astype(np.float32),), (jnp.asarray(M34),)])
+
+
 class Outcome(NamedTuple):
     entry: Entry
     one_graph: bool

@@ -1187,7 +1187,17 @@ def data_dependent(callee: Any, args: tuple, kwargs: dict) -> tuple[str, bool]:
     NumPy's own Python (converted) computes it instead."""
     if not DATA_DEPENDENT:
         DATA_DEPENDENT.update(_data_dependent())
+    if any(callee is f for f in (np.argmax, np.argmin, np.nanargmax, np.nanargmin)) and _complex_operand(args, kwargs):
+        # (JAX types it, then its comparison refuses complex operands when compiled: an internal error)
+        return "JAX's op does not compile for complex operands (NumPy orders them by real, then imaginary part)", False
     return DATA_DEPENDENT.get(id(callee), ("", False))
+
+
+def _complex_operand(args: tuple, kwargs: dict) -> bool:
+    from ..ir.core import Value
+
+    first = args[0] if args else kwargs.get("a")
+    return isinstance(first, Value) and first.type.dtype.kind == "c"
 
 
 # ---------------------------------------------------- NumPy's own errors
@@ -1444,7 +1454,8 @@ def numpy_source(callee: Any) -> Any:
 # array, ``x.argsort(...)`` is ``np.argsort(x, ...)`` (and its rules above)
 METHOD_FUNCTIONS = {"argsort": np.argsort, "argpartition": np.argpartition, "searchsorted": np.searchsorted,
                     "take": np.take, "var": np.var, "std": np.std, "cumprod": np.cumprod,
-                    "cumsum": np.cumsum, "sum": np.sum, "mean": np.mean, "round": np.round, "clip": np.clip}
+                    "cumsum": np.cumsum, "sum": np.sum, "mean": np.mean, "round": np.round, "clip": np.clip,
+                    "argmax": np.argmax, "argmin": np.argmin}   # (argmax, argmin: of complex data, refused)
 
 
 def method_arguments(name: str, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
