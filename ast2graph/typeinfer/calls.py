@@ -2157,7 +2157,8 @@ class CallMixin(GeneratorMixin, SortMixin):
                 where = numpy_api.refused_sequence(fn, callee, args, kwargs, e.site.cause)
                 if where is None:
                     del self.region.ops[start:]
-                    own = self._numpy_own_python(fn, callee, args, kwargs, node)
+                    own = self._numpy_own_python(fn, callee, args, kwargs, node) \
+                        if "raised NotImplementedError" in e.site.cause else NotImplemented
                     if own is not NotImplemented:
                         return own
                     raise
@@ -2177,15 +2178,21 @@ class CallMixin(GeneratorMixin, SortMixin):
         ``np.gradient(y, edge_order=2)``), NumPy's own Python, converted (it
         computes what eager computes, or falls back where it cannot);
         ``NotImplemented`` where there is none or it does not convert."""
-        source = numpy_api.numpy_source(callee) if fn is not callee and numpy_api.is_numpy(callee) else None
-        if source is None:
+        # (JAX's own namesake only: a replacement of ours refuses on purpose, its call falls back)
+        jax_own = numpy_api.is_numpy(callee) and fn is not callee and fn is numpy_api.numpy_to_jnp(callee)
+        source = numpy_api.numpy_source(callee) if jax_own else None
+        active = self.__dict__.setdefault("_own_python_active", set())
+        if source is None or id(source) in active:   # (NumPy's Python calling the same function: not again)
             return NotImplemented
         start = len(self.region.ops)
+        active.add(id(source))
         try:
             result = self.inline_user(source, args, kwargs, node)
         except GraphBreak:
             del self.region.ops[start:]
             return NotImplemented
+        finally:
+            active.discard(id(source))
         self.decide(node, "call", "inlined", f"{qualified_name(callee)}: NumPy's own Python, converted (its JAX "
                     "namesake does not compute it for these arguments)")
         return result

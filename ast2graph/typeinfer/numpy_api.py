@@ -1385,7 +1385,53 @@ def graph_function(callee: Any, args: tuple, kwargs: dict) -> Any:
     replacement = REPLACEMENTS.get(id(callee))
     if id(callee) in _ON_NDARRAYS and not _ndarray_operand(args, kwargs):
         replacement = None   # np.cumsum(jax_array) is the array's own method: JAX's op, as eager runs it
-    return conversion(callee, args, kwargs) or replacement or _jnp_namesake(callee)
+    found = conversion(callee, args, kwargs) or replacement or _jnp_namesake(callee)
+    if isinstance(callee, np.ufunc) and found is not callee and callee not in (np.nextafter, np.spacing) \
+            and not kwargs and _half_operand(args, kwargs):   # (those two: the float16 neighbours themselves)
+        return _at_single(found)
+    return found
+
+
+def _half_operand(args: tuple, kwargs: dict) -> bool:
+    """Whether a NumPy array operand (a graph value or a static array) is float16."""
+    from ..ir.core import Value
+
+    for x in (*args, *kwargs.values()):
+        dtype = x.type.dtype if isinstance(x, Value) else getattr(x, "dtype", None) \
+            if isinstance(x, (np.ndarray, np.generic)) else None
+        if dtype is not None and dtype == np.float16:
+            return True
+    return False
+
+
+_AT_SINGLE: dict = {}
+
+
+def _at_single(fn: Any) -> Any:
+    """``fn`` (a ufunc's JAX op) computing its float16 operands at float32,
+    each result rounded once to the dtype ``fn`` gives, as NumPy's half loops
+    do (``npy_half_to_float``, the float loop, ``npy_float_to_half``): JAX's
+    composite ops (``hypot``, ``logaddexp``, ``expm1``, ``log10``,
+    ``arcsinh``, ``degrees``...) round at float16 between their steps and
+    differ in the last bit."""
+    wrapped = _AT_SINGLE.get(id(fn))
+    if wrapped is not None:
+        return wrapped[1]
+
+    def at_single(*args: Any, **kwargs: Any) -> Any:
+        def wide(x: Any) -> Any:
+            return x.astype(jnp.float32) if getattr(x, "dtype", None) == jnp.float16 and hasattr(x, "astype") else x
+
+        if kwargs or not all(isinstance(a, (jax.Array, np.ndarray, np.generic, bool, int, float, complex))
+                             for a in args):
+            return fn(*args, **kwargs)
+        types = jax.eval_shape(fn, *args)
+        out = fn(*[wide(a) for a in args])
+        return jax.tree_util.tree_map(lambda r, t: r.astype(t.dtype) if r.dtype != t.dtype else r, out, types)
+
+    at_single.__name__ = at_single.__qualname__ = getattr(fn, "__name__", "ufunc")
+    _AT_SINGLE[id(fn)] = (fn, at_single)
+    return at_single
 
 
 def _ndarray_operand(args: tuple, kwargs: dict) -> bool:
