@@ -824,6 +824,19 @@ def test_float16_ufuncs_round_once_as_numpys_half_loops():
             assert np.array_equal(a, b, equal_nan=True)
 
 
+def test_gcd_lcm_of_the_minimum_signed_int_end():
+    # jnp.gcd of int8 100 and -128 never ended (abs(-128) is -128 in int8: the graph hung); NumPy takes
+    # the magnitudes unsigned and casts the result back
+    from tests.helpers import check_calls
+
+    def f(a, b):
+        return np.gcd(a, b), np.lcm(a, b), np.gcd(a, 3)
+
+    i8 = np.array([120, -7, 100, -128, 5, 64], np.int8)
+    check_calls(f, [(i8, i8[::-1]), (i8.astype(np.int32) * 1000, i8[::-1].astype(np.int32)),
+                    (np.array([-2 ** 63, 12, -9]), np.array([6, -2 ** 63, 0])), (i8.astype(np.uint8), i8[::-1].astype(np.uint8))])
+
+
 class Outcome(NamedTuple):
     entry: Entry
     one_graph: bool

@@ -680,6 +680,23 @@ def interp(x: Any, xp: Any, fp: Any, left: Any = None, right: Any = None, period
     return jnp.where(x_ > xp_[-1], fp_[-1] if right is None else right, r).astype(dtype)
 
 
+def _gcd_lcm(lcm: bool) -> Any:
+    """``np.gcd``/``np.lcm`` of signed integers: NumPy's loop takes the
+    magnitudes unsigned (``npy_gcdu``), its result cast back to the dtype;
+    ``jnp.gcd`` of int8 100 and -128 never ends (its ``abs(-128)`` is -128)."""
+    def op(x1: Any, x2: Any, /, out: Any = None, **kwargs: Any) -> Any:
+        if out is not None:
+            raise not_numpys("np.gcd/np.lcm with out=")
+        fn = jnp.lcm if lcm else jnp.gcd
+        dtype = jnp.result_type(x1, x2)
+        if kwargs or not jnp.issubdtype(dtype, jnp.signedinteger):
+            return fn(x1, x2, **kwargs)
+        a, b = (jnp.abs(jnp.asarray(x).astype(jnp.int64)).astype(jnp.uint64) for x in (x1, x2))
+        return fn(a, b).astype(dtype)
+    op.__name__ = "lcm" if lcm else "gcd"
+    return op
+
+
 def power(x1: Any, x2: Any, /, out: Any = None, **kwargs: Any) -> Any:
     """``np.power`` of integers by a traced integer exponent: binary
     exponentiation over every bit of the exponent, wrapping at the result's
@@ -1147,7 +1164,7 @@ def _replacements() -> dict:
             id(np.divmod): _int_division_by_zero(jnp.divmod, 0), id(np.var): _spread(jnp.var, "var"),
             id(np.std): _spread(jnp.std, "std"), id(np.cumprod): _sequential(True, False),
             id(np.nancumprod): _sequential(True, True), id(np.cumsum): _sequential(False, False),
-            id(np.remainder): remainder, id(np.sign): sign, id(np.power): power, id(np.interp): interp, id(np.clip): clip,
+            id(np.remainder): remainder, id(np.sign): sign, id(np.power): power, id(np.interp): interp, id(np.gcd): _gcd_lcm(False), id(np.lcm): _gcd_lcm(True), id(np.clip): clip,
             id(np.nancumsum): _sequential(False, True), id(np.sum): _total(jnp.sum), id(np.mean): _total(numpy_mean), id(np.average): average,
             id(np.nansum): _total(jnp.nansum), id(np.nanmean): _total(jnp.nanmean), id(np.median): _total(jnp.median),
             id(np.nanmedian): _total(jnp.nanmedian), **{id(getattr(np, n)): branch_cut(n) for n in _BRANCH_SIGNS}}
