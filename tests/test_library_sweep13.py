@@ -3,8 +3,8 @@ functions called as a user calls them (keyword options, ``axis=``, float32,
 integer and 2-D inputs, two or three input sets each), a set independent of
 ``benchmarks/library_corpus.py`` and the earlier sweeps.
 
-``SET13`` is the set: (library, name, function, input sets). ``python -m
-tests.test_library_sweep13 [-v] [NAME...]`` converts each function once, calls
+``entries()`` is the set: (library, name, function, input sets). ``python -m
+tests.test_library_sweep13 [-v] [--set=user|direct|edge|nonfinite] [NAME...]`` converts each function once, calls
 it on every input set under ``explain``, compares with eager
 (``tests.helpers.assert_same``) and prints the one-graph count per library,
 the fallback sites by reason, and every entry that falls back or differs.
@@ -882,8 +882,11 @@ def run_entry(entry: Entry) -> Outcome:
 def main(argv: list[str]) -> int:
     verbose = "-v" in argv
     names = [a for a in argv if not a.startswith("-")]
+    groups = {"user": lambda: _numpy() + _scipy() + _sklearn() + _optax() + _jax(), "direct": _direct,
+              "edge": _edge, "nonfinite": _nonfinite}
+    chosen = [a.split("=", 1)[1] for a in argv if a.startswith("--set=")]
     outcomes = []
-    for entry in entries():
+    for entry in [e for g in chosen for e in groups[g]()] if chosen else entries():
         if names and not any(n in entry.name for n in names):
             continue
         o = run_entry(entry)
