@@ -888,7 +888,7 @@ class CallMixin(GeneratorMixin, SortMixin):
         ``numpy_probe.differs`` on exemplar data): NumPy's own Python,
         converted, where it is known to compute it, else a fallback.
         ``NotImplemented``: the graph's op computes NumPy's result (the caller emits it)."""
-        from .numpy_probe import differs, differs_at_width, eager_raises
+        from .numpy_probe import differs, differs_at_width, differs_wrapping, eager_raises
 
         why, python = numpy_api.data_dependent(callee, args, kwargs)
         if not why and not isinstance(callee, np.ufunc) and numpy_api.conversion(callee, args, kwargs) is None:
@@ -898,6 +898,12 @@ class CallMixin(GeneratorMixin, SortMixin):
                     (numpy_api.interpolates_narrow(callee) or differs_at_width(callee, fn, treedef, leaves)):
                 # np.percentile(x32, [5, 95]): NumPy's lerp subtracts in float32 before its float64 weights
                 why, python = "NumPy's own Python computes some steps at its narrower operand's float width", True
+            elif fn is not callee and numpy_api.narrow_ints(leaves):
+                # np.trapezoid(y_uint8): NumPy adds y[1:] + y[:-1] in uint8 (it wraps), jnp widens first
+                why = "NumPy's _lerp subtracts neighbouring order statistics at the data's integer width, where " \
+                    "it wraps" if numpy_api.interpolates_narrow(callee) and numpy_api.narrow_ints(leaves, True) \
+                    else differs_wrapping(callee, fn, treedef, leaves)
+                python = bool(why)
         if not why and not isinstance(callee, np.ufunc) and numpy_api.conversion(callee, args, kwargs) is None:
             fn = numpy_api.graph_function(callee, args, kwargs)
             leaves, treedef = tree_flatten((args, kwargs), is_leaf=lambda x: isinstance(x, Value))
@@ -2257,6 +2263,10 @@ class CallMixin(GeneratorMixin, SortMixin):
                 where = numpy_api.refused_sequence(fn, callee, args, kwargs, e.site.cause)
                 if where is None:
                     del self.region.ops[start:]
+                    own = self._numpy_own_python(fn, callee, args, kwargs, node) \
+                        if "raised NotImplementedError" in e.site.cause else NotImplemented
+                    if own is not NotImplemented:
+                        return own
                     raise
                 if isinstance(where, int):
                     args = (*args[:where], self.call(np.asarray, (args[where],), {}, node), *args[where + 1:])
@@ -2267,6 +2277,31 @@ class CallMixin(GeneratorMixin, SortMixin):
                 if inexact is not NotImplemented:
                     return inexact
         raise AssertionError("unreachable: each retry converts one more operand")
+
+    def _numpy_own_python(self, fn: Any, callee: Any, args: tuple, kwargs: dict, node: Any) -> Any:
+        """Where JAX's namesake ``fn`` of the NumPy function ``callee`` cannot
+        be the op for these arguments (an option it does not implement:
+        ``np.gradient(y, edge_order=2)``), NumPy's own Python, converted (it
+        computes what eager computes, or falls back where it cannot);
+        ``NotImplemented`` where there is none or it does not convert."""
+        # (JAX's own namesake only: a replacement of ours refuses on purpose, its call falls back)
+        jax_own = numpy_api.is_numpy(callee) and fn is not callee and fn is numpy_api.numpy_to_jnp(callee)
+        source = numpy_api.numpy_source(callee) if jax_own else None
+        active = self.__dict__.setdefault("_own_python_active", set())
+        if source is None or id(source) in active:   # (NumPy's Python calling the same function: not again)
+            return NotImplemented
+        start = len(self.region.ops)
+        active.add(id(source))
+        try:
+            result = self.inline_user(source, args, kwargs, node)
+        except GraphBreak:
+            del self.region.ops[start:]
+            return NotImplemented
+        finally:
+            active.discard(id(source))
+        self.decide(node, "call", "inlined", f"{qualified_name(callee)}: NumPy's own Python, converted (its JAX "
+                    "namesake does not compute it for these arguments)")
+        return result
 
     def _scipy_call(self, callee: Any, args: tuple, kwargs: dict, node: Any) -> Any:
         """A public SciPy function on traced values as its JAX equivalent where

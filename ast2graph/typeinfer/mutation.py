@@ -1756,6 +1756,12 @@ class MutationMixin:
                 if plain is not None and v is obj and any(frame is f for f in own) and frame.owns(key):
                     plain.append((frame, key))
                     continue
+                if plain is not None and type(v) is tuple and any(frame is f for f in own) and frame.owns(key) \
+                        and any(y is obj for y in v) and not any(walk(y, 1) for y in v if y is not obj):
+                    # a local tuple holding the array itself (``func(*args, out=out)``: the array in ``args``
+                    # and ``out``): made again with the written version in its places, as a name is rebound
+                    plain.append((_TupleItems(frame, obj), key))
+                    continue
                 held = self._own_attributes_holding(v, obj, walk) if plain is not None else None
                 if held:   # ``self._x`` of array-api-extra's ``at(x)`` made in this call: rebound as a name is
                     plain += [(_Attributes(v), attr) for attr in held]
@@ -1804,6 +1810,28 @@ class _Attributes:
 
     def __init__(self, obj: Any):
         self.env = _AttributeEnv(obj)
+
+
+class _TupleItems:
+    """A local name bound to a tuple that holds an array (a function's
+    ``*args``) seen as a frame's name: ``env[name] = new`` binds the name to
+    the tuple made again with ``new`` in the array's places, for the
+    rebinding of ``array_store``'s aliases (nothing else holds the tuple:
+    ``_references`` finds the array through any other holder)."""
+
+    def __init__(self, frame: Any, obj: Any):
+        self.env = _TupleItemsEnv(frame.env, obj)
+
+
+class _TupleItemsEnv:
+    def __init__(self, env: Any, obj: Any):
+        self.names, self.obj = env, obj
+
+    def __getitem__(self, name: str) -> Any:
+        return self.names[name]
+
+    def __setitem__(self, name: str, new: Any) -> None:
+        self.names[name] = tuple(new if x is self.obj else x for x in self.names[name])
 
 
 class _AttributeEnv:

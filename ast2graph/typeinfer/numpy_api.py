@@ -117,7 +117,11 @@ def refused_sequence(fn: Any, callee: Any, args: tuple, kwargs: dict, cause: str
     where: int | str | None = name if name is not None and name in kwargs else \
         position if position < len(args) else None
     operand = kwargs[where] if isinstance(where, str) else args[where] if where is not None else None
-    return where if _numbers_sequence(operand) else None
+    if _numbers_sequence(operand):
+        return where
+    # the position is among the operands of one check, not the signature's (jnp.diff checks
+    # prepend= and append= each on its own: "at position 0"): the first sequence of numbers
+    return next((k for k, x in (*enumerate(args), *kwargs.items()) if _numbers_sequence(x)), None)
 
 
 def _numbers_sequence(x: Any) -> bool:
@@ -160,6 +164,27 @@ def narrow_steps(callee: Any, leaves: list) -> bool:
         elif dtype.kind in "iufc" and dtype.itemsize >= 8:
             wide = True
     return narrow and wide
+
+
+def narrow_ints(leaves: list, signed: bool = False) -> bool:
+    """Whether some operand is an integer or boolean array or NumPy scalar
+    narrower than 64 bits (not a Python number: NumPy makes it int64): NumPy
+    may compute a step at its width, where it wraps (``numpy_probe.differs_wrapping``).
+    ``signed``: a signed integer one (``b - a`` of sorted data may wrap)."""
+    from ..ir.core import Value
+
+    for x in leaves:
+        if isinstance(x, Value):
+            if x.type.mixed or x.type.kinds == {"python"}:
+                continue
+            dtype = x.type.dtype
+        elif isinstance(x, (np.ndarray, np.generic)):
+            dtype = x.dtype
+        else:
+            continue
+        if dtype.kind in ("i" if signed else "iub") and dtype.itemsize < 8:
+            return True
+    return False
 
 
 def interpolates_narrow(callee: Any) -> bool:
@@ -623,6 +648,76 @@ def remainder(x1: Any, x2: Any, /, out: Any = None, **kwargs: Any) -> Any:
     return python_zero_signs(r, x1, x2, False) if jnp.issubdtype(r.dtype, jnp.floating) else r
 
 
+def interp(x: Any, xp: Any, fp: Any, left: Any = None, right: Any = None, period: Any = None) -> Any:
+    """``np.interp`` as NumPy's loop computes it: ``j`` the last point with
+    ``xp[j] <= x``, ``slope * (x - xp[j]) + fp[j]`` (another rounding than
+    JAX's ``fp[j] + (x - xp[j]) / dx * df``), ``fp[j]`` where ``x == xp[j]``,
+    ``fp[-1]`` where ``x == xp[-1]`` (where ``xp`` ends in repeated points JAX
+    gives ``fp[-2]``), NumPy's retries where the value is NaN. With
+    ``period=``, complex values or fewer than two points: ``jnp.interp``."""
+    xp_, fp_ = jnp.asarray(xp), jnp.asarray(fp)
+    if period is not None or xp_.ndim != 1 or xp_.shape != fp_.shape or xp_.shape[0] < 2 \
+            or jnp.iscomplexobj(fp_) or jnp.iscomplexobj(x) or isinstance(left, str) or isinstance(right, str):
+        return jnp.interp(x, xp, fp, left=left, right=right, period=period)
+    dtype = jnp.result_type(x, xp_, fp_, 1.0)
+    x_, xp_, fp_ = jnp.asarray(x, dtype), xp_.astype(dtype), fp_.astype(dtype)
+    n = xp_.shape[0]
+    j = jnp.clip(jnp.searchsorted(xp_, x_, side="right") - 1, 0, n - 2)
+    x0, x1, y0, y1 = xp_[j], xp_[j + 1], fp_[j], fp_[j + 1]
+    slope = (y1 - y0) / (x1 - x0)
+    # each product rounded before its sum, as NumPy's loop rounds it: XLA would fuse a product feeding a sum
+    # into a multiply-add (another rounding); a select between them, the same value (a NaN x makes a NaN
+    # product anyway), keeps them apart
+    nan_x = jnp.isnan(x_)
+    t0, t1 = jnp.where(nan_x, x_, slope * (x_ - x0)), jnp.where(nan_x, x_, slope * (x_ - x1))
+    r = t0 + y0
+    r = jnp.where(jnp.isnan(r), t1 + y1, r)
+    r = jnp.where(jnp.isnan(r) & (y0 == y1), y0, r)
+    r = jnp.where(x_ == x0, y0, r)
+    r = jnp.where(x_ == xp_[-1], fp_[-1], r)
+    r = jnp.where(jnp.isnan(x_), jnp.nan, r)
+    r = jnp.where(x_ < xp_[0], fp_[0] if left is None else left, r)
+    return jnp.where(x_ > xp_[-1], fp_[-1] if right is None else right, r).astype(dtype)
+
+
+def _gcd_lcm(lcm: bool) -> Any:
+    """``np.gcd``/``np.lcm`` of signed integers: NumPy's loop takes the
+    magnitudes unsigned (``npy_gcdu``), its result cast back to the dtype;
+    ``jnp.gcd`` of int8 100 and -128 never ends (its ``abs(-128)`` is -128)."""
+    def op(x1: Any, x2: Any, /, out: Any = None, **kwargs: Any) -> Any:
+        if out is not None:
+            raise not_numpys("np.gcd/np.lcm with out=")
+        fn = jnp.lcm if lcm else jnp.gcd
+        dtype = jnp.result_type(x1, x2)
+        if kwargs or not jnp.issubdtype(dtype, jnp.signedinteger):
+            return fn(x1, x2, **kwargs)
+        a, b = (jnp.abs(jnp.asarray(x).astype(jnp.int64)).astype(jnp.uint64) for x in (x1, x2))
+        return fn(a, b).astype(dtype)
+    op.__name__ = "lcm" if lcm else "gcd"
+    return op
+
+
+def power(x1: Any, x2: Any, /, out: Any = None, **kwargs: Any) -> Any:
+    """``np.power`` of integers by a traced integer exponent: binary
+    exponentiation over every bit of the exponent, wrapping at the result's
+    width as NumPy's loop does (``jnp.power`` reads only the exponent's low
+    six bits: ``np.uint16(9) ** np.uint16(65000)`` is 2625, JAX's 54337)."""
+    if out is not None:
+        raise not_numpys("np.power with out=")
+    r = jnp.power(x1, x2, **kwargs)
+    if kwargs or r.dtype.kind not in "iu" or isinstance(x2, (int, np.integer)):
+        return r
+    base, exponent = jnp.asarray(x1).astype(r.dtype), jnp.asarray(x2).astype(r.dtype)
+    base, exponent = jnp.broadcast_arrays(base, exponent)
+    one = jnp.ones((), r.dtype)
+    acc = jnp.where((base == 0) & (exponent != 0), jnp.zeros((), r.dtype), one)
+    for _ in range(r.dtype.itemsize * 8):
+        acc = jnp.where((exponent & one) != 0, acc * base, acc)
+        base = base * base
+        exponent = jax.lax.shift_right_logical(exponent, one)
+    return acc.reshape(r.shape)
+
+
 def sign(x: Any, /, out: Any = None, **kwargs: Any) -> Any:
     """``np.sign`` of floats: the sign of -0.0 is 0.0 (XLA's is -0.0)."""
     from ..graphlib.arrays import plus_zero
@@ -1069,7 +1164,7 @@ def _replacements() -> dict:
             id(np.divmod): _int_division_by_zero(jnp.divmod, 0), id(np.var): _spread(jnp.var, "var"),
             id(np.std): _spread(jnp.std, "std"), id(np.cumprod): _sequential(True, False),
             id(np.nancumprod): _sequential(True, True), id(np.cumsum): _sequential(False, False),
-            id(np.remainder): remainder, id(np.sign): sign, id(np.clip): clip,
+            id(np.remainder): remainder, id(np.sign): sign, id(np.power): power, id(np.interp): interp, id(np.gcd): _gcd_lcm(False), id(np.lcm): _gcd_lcm(True), id(np.clip): clip,
             id(np.nancumsum): _sequential(False, True), id(np.sum): _total(jnp.sum), id(np.mean): _total(numpy_mean), id(np.average): average,
             id(np.nansum): _total(jnp.nansum), id(np.nanmean): _total(jnp.nanmean), id(np.median): _total(jnp.median),
             id(np.nanmedian): _total(jnp.nanmedian), **{id(getattr(np, n)): branch_cut(n) for n in _BRANCH_SIGNS}}
@@ -1109,7 +1204,17 @@ def data_dependent(callee: Any, args: tuple, kwargs: dict) -> tuple[str, bool]:
     NumPy's own Python (converted) computes it instead."""
     if not DATA_DEPENDENT:
         DATA_DEPENDENT.update(_data_dependent())
+    if any(callee is f for f in (np.argmax, np.argmin, np.nanargmax, np.nanargmin)) and _complex_operand(args, kwargs):
+        # (JAX types it, then its comparison refuses complex operands when compiled: an internal error)
+        return "JAX's op does not compile for complex operands (NumPy orders them by real, then imaginary part)", False
     return DATA_DEPENDENT.get(id(callee), ("", False))
+
+
+def _complex_operand(args: tuple, kwargs: dict) -> bool:
+    from ..ir.core import Value
+
+    first = args[0] if args else kwargs.get("a")
+    return isinstance(first, Value) and first.type.dtype.kind == "c"
 
 
 # ---------------------------------------------------- NumPy's own errors
@@ -1242,6 +1347,7 @@ VETTED_NAMES = (
     "fft.irfft2", "fft.irfftn", "fft.rfft", "fft.rfft2", "fft.rfftfreq", "fft.rfftn", "fill_diagonal", "fix", "flip",
     "fliplr", "flipud", "full_like", "geomspace", "gradient", "hamming", "hanning", "histogram", "histogram2d",
     "histogram_bin_edges", "histogramdd", "hsplit", "hstack", "i0", "identity", "imag", "indices", "inner",
+    "interp",   # NumPy's loop (``interp``), for an increasing xp as NumPy requires (random exemplars are not)
     "isclose", "iscomplex", "iscomplexobj", "isin", "isneginf", "isposinf", "isreal", "isrealobj", "isscalar", "ix_",
     "kron", "lexsort", "linalg.cholesky", "linalg.cond", "linalg.det", "linalg.diagonal", "linalg.eigh",
     "linalg.eigvalsh", "linalg.inv", "linalg.matmul", "linalg.matrix_norm", "linalg.matrix_rank",
@@ -1263,12 +1369,14 @@ _VETTED: set = set()
 # keywords whose meaning NumPy and JAX share (a call with another keyword,
 # ``np.linalg.norm(x, ord='nuc')``, is checked at trace time even when vetted)
 _PLAIN_KEYWORDS = frozenset({"axis", "keepdims", "dtype", "ddof"})
+# a vetted function's own keywords its replacement computes as NumPy does
+_OWN_KEYWORDS = {"interp": {"left", "right"}}
 
 
 def vetted(callee: Any, kwargs: dict | None = None) -> bool:
     """Whether ``callee``'s graph op is one of the checked ones (``VETTED_NAMES``)
     and the call's keywords are among those whose meaning JAX shares."""
-    if kwargs and not set(kwargs) <= _PLAIN_KEYWORDS:
+    if kwargs and not set(kwargs) <= _PLAIN_KEYWORDS | _OWN_KEYWORDS.get(getattr(callee, "__name__", ""), set()):
         return False
     if not _VETTED:
         import importlib
@@ -1294,7 +1402,53 @@ def graph_function(callee: Any, args: tuple, kwargs: dict) -> Any:
     replacement = REPLACEMENTS.get(id(callee))
     if id(callee) in _ON_NDARRAYS and not _ndarray_operand(args, kwargs):
         replacement = None   # np.cumsum(jax_array) is the array's own method: JAX's op, as eager runs it
-    return conversion(callee, args, kwargs) or replacement or _jnp_namesake(callee)
+    found = conversion(callee, args, kwargs) or replacement or _jnp_namesake(callee)
+    if isinstance(callee, np.ufunc) and found is not callee and callee not in (np.nextafter, np.spacing) \
+            and not kwargs and _half_operand(args, kwargs):   # (those two: the float16 neighbours themselves)
+        return _at_single(found)
+    return found
+
+
+def _half_operand(args: tuple, kwargs: dict) -> bool:
+    """Whether a NumPy array operand (a graph value or a static array) is float16."""
+    from ..ir.core import Value
+
+    for x in (*args, *kwargs.values()):
+        dtype = x.type.dtype if isinstance(x, Value) else getattr(x, "dtype", None) \
+            if isinstance(x, (np.ndarray, np.generic)) else None
+        if dtype is not None and dtype == np.float16:
+            return True
+    return False
+
+
+_AT_SINGLE: dict = {}
+
+
+def _at_single(fn: Any) -> Any:
+    """``fn`` (a ufunc's JAX op) computing its float16 operands at float32,
+    each result rounded once to the dtype ``fn`` gives, as NumPy's half loops
+    do (``npy_half_to_float``, the float loop, ``npy_float_to_half``): JAX's
+    composite ops (``hypot``, ``logaddexp``, ``expm1``, ``log10``,
+    ``arcsinh``, ``degrees``...) round at float16 between their steps and
+    differ in the last bit."""
+    wrapped = _AT_SINGLE.get(id(fn))
+    if wrapped is not None:
+        return wrapped[1]
+
+    def at_single(*args: Any, **kwargs: Any) -> Any:
+        def wide(x: Any) -> Any:
+            return x.astype(jnp.float32) if getattr(x, "dtype", None) == jnp.float16 and hasattr(x, "astype") else x
+
+        if kwargs or not all(isinstance(a, (jax.Array, np.ndarray, np.generic, bool, int, float, complex))
+                             for a in args):
+            return fn(*args, **kwargs)
+        types = jax.eval_shape(fn, *args)
+        out = fn(*[wide(a) for a in args])
+        return jax.tree_util.tree_map(lambda r, t: r.astype(t.dtype) if r.dtype != t.dtype else r, out, types)
+
+    at_single.__name__ = at_single.__qualname__ = getattr(fn, "__name__", "ufunc")
+    _AT_SINGLE[id(fn)] = (fn, at_single)
+    return at_single
 
 
 def _ndarray_operand(args: tuple, kwargs: dict) -> bool:
@@ -1363,7 +1517,8 @@ def numpy_source(callee: Any) -> Any:
 # array, ``x.argsort(...)`` is ``np.argsort(x, ...)`` (and its rules above)
 METHOD_FUNCTIONS = {"argsort": np.argsort, "argpartition": np.argpartition, "searchsorted": np.searchsorted,
                     "take": np.take, "var": np.var, "std": np.std, "cumprod": np.cumprod,
-                    "cumsum": np.cumsum, "sum": np.sum, "mean": np.mean, "round": np.round, "clip": np.clip}
+                    "cumsum": np.cumsum, "sum": np.sum, "mean": np.mean, "round": np.round, "clip": np.clip,
+                    "argmax": np.argmax, "argmin": np.argmin}   # (argmax, argmin: of complex data, refused)
 
 
 def method_arguments(name: str, args: tuple, kwargs: dict) -> tuple[tuple, dict]:

@@ -271,6 +271,77 @@ def differs_at_width(callee: Any, fn: Any, treedef: Any, leaves: list) -> str:
     return why
 
 
+def differs_wrapping(callee: Any, fn: Any, treedef: Any, leaves: list) -> str:
+    """Why ``fn`` (the graph's op for the NumPy function ``callee``, JAX with
+    x64 on) does not compute what ``callee`` computes on integer or boolean
+    operands narrower than 64 bits (``numpy_api.narrow_ints``), or "". NumPy's
+    Python may compute a step at the operand's own width, where it wraps
+    (``np.trapezoid`` of uint8: ``y[1:] + y[:-1]`` in uint8; of booleans: a
+    logical or), and the op widens first: ``exemplar``'s zeros cannot show
+    it, so the exemplars here hold values near the dtype's limits (booleans
+    of both values). "" also where NumPy or the op raises on them. Cached."""
+    key = call_key(("wrap", callee, fn), treedef, leaves)
+    hit = _SAME_CACHE.get(key) if key is not None else None
+    if hit is not None:
+        return hit
+    if too_large(leaves) or _size(leaves) > _FULL_SIZE:
+        return ""
+    rng = np.random.default_rng(PROBE_SEED)
+    dummies = [_extreme(x, rng) if isinstance(x, Value) else x.copy() if isinstance(x, np.ndarray) else x
+               for x in leaves]
+    why = ""
+    try:
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            args, kwargs = jax.tree_util.tree_unflatten(treedef, dummies)
+            eager = callee(*args, **kwargs)
+        with warnings.catch_warnings(), np.errstate(all="ignore"), jax.enable_x64(True):
+            warnings.simplefilter("ignore")
+            mine = _run_jitted(fn, treedef, dummies, leaves)
+            expected = {np.asarray(e).dtype for e in jax.tree_util.tree_leaves(eager)}
+            got = {np.asarray(g).dtype for g in jax.tree_util.tree_leaves(mine)}
+            if len(expected) == 1 and expected != got:
+                # the graph computes integer operands at NumPy's result dtype (``precise_eval``: an exact widening)
+                target = next(iter(expected))
+                dummies = [np.asarray(d).astype(target) if isinstance(x, Value) and np.asarray(d).dtype.kind in "biu"
+                           else d for d, x in zip(dummies, leaves)]
+                mine = _run_jitted(fn, treedef, dummies, leaves)
+        why = _differ(eager, mine, (1e-11, 1e-13))
+    except Exception:  # noqa: BLE001 - NumPy or the op refuses these exemplars: nothing learnt here
+        why = ""
+    if why:
+        why = f"NumPy computes at its operands' integer width, where it wraps ({why})"
+    if key is not None:
+        if len(_SAME_CACHE) >= _CACHE_SIZE:
+            _SAME_CACHE.clear()
+        _SAME_CACHE[key] = why
+    return why
+
+
+def _extreme(v: Value, rng: np.random.Generator) -> Any:
+    """``exemplar`` of ``v`` with integers of narrow dtypes near their limits
+    (a sum of two wraps) and booleans of both values."""
+    t = v.type
+    if t.dtype.kind in "iu" and t.dtype.itemsize < 8:
+        info = np.iinfo(t.dtype)
+        span = max(int(info.max) // 8, 1)
+        high = rng.integers(int(info.max) - span, int(info.max), t.shape, endpoint=True)
+        low = rng.integers(int(info.min), int(info.min) + span, t.shape, endpoint=True)
+        # mostly high (neighbours' sums wrap one way, not cancelling), every fourth low (differences wrap)
+        data = np.where(np.arange(int(np.prod(t.shape))).reshape(t.shape) % 4 == 0, low, high).astype(t.dtype)
+    elif t.dtype.kind == "b":
+        data = np.arange(int(np.prod(t.shape))).reshape(t.shape) % 3 != 1
+    else:
+        return exemplar(v, rng)
+    if t.python:
+        return data.item()
+    if t.numpy:
+        return data[()] if not t.shape and not t.array0 else data
+    import jax.numpy as jnp
+
+    return jnp.asarray(data)
+
+
 def _rough(v: Value, rng: np.random.Generator) -> Any:
     """``exemplar`` of ``v`` with floats whose rounding at 32 bits shows
     (normal data times 7) and small non-negative ints."""

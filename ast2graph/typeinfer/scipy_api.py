@@ -418,7 +418,10 @@ class Equivalent:
 
 _VERDICTS: dict[tuple, Equivalent | str] = {}
 _VERDICTS_SIZE = 2048
-_FAMILIES = ("normal", "uniform", "spd", "scaled", "integers", "singular", "illconditioned", "nonfinite", "special")
+# ("infinite": normal data with +inf first and -inf third, no NaN, which would hide what SciPy makes of
+# infinities: log_softmax of [inf, 1, -inf, ...] is [nan, -inf, ...], JAX's all NaN; they decide the guard)
+_FAMILIES = ("normal", "uniform", "spd", "scaled", "integers", "singular", "illconditioned", "nonfinite", "special",
+             "infinite")
 
 
 def equivalent(fn: Any, leaves: list, treedef: Any) -> Equivalent | str:
@@ -686,6 +689,9 @@ def _real_family(family: str, shape: tuple, rng: np.random.Generator) -> np.ndar
     data = rng.normal(size=shape)
     if family == "nonfinite" and data.size:
         data.reshape(-1)[0] = np.nan
+    if family == "infinite" and data.size:
+        data.reshape(-1)[::3] = np.inf
+        data.reshape(-1)[2::3] = -np.inf
     if family == "singular" and data.size:
         data.reshape(-1)[::2] = 0.0
     return data
