@@ -647,7 +647,9 @@ class GeneratorMixin:
         first = self.eval(node.generators[0].iter)
         if isinstance(first, Value):   # (an array's rows, pulled by the body's ``for``)
             if not first.type.shape:
-                raise self.graph_break(FallbackCode.GENERATOR, node, "a generator expression over a 0-d array")
+                raise self.graph_break(FallbackCode.TRACE_ERROR, node.generators[0].iter, "a generator expression "
+                                       "over a 0-d array (eager raises TypeError: iteration over a 0-d array)",
+                                       exc=TypeError("iteration over a 0-d array"))
             return self.lazy_generator(unit, Frame(unit, {GENEXP_ITER: first}, parent=self.frame), node)
         try:
             iter(first)   # (eager's TypeError for what is not iterable comes where the expression stands)

@@ -2816,10 +2816,13 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
     def _store_subscript(self, target: gast.Subscript, value: Any) -> None:
         obj, row = self._subscript_target(target.value)
         idx = self.eval_index(target.slice)
-        self._store_subscript_at(target, obj, idx, value)
+        self._store_subscript_at(target, obj, idx, value, row)
 
-    def _store_subscript_at(self, target: gast.Subscript, obj: Any, idx: Any, value: Any) -> None:
-        """``obj[idx] = value`` of the evaluated container and index of ``target``."""
+    def _store_subscript_at(self, target: gast.Subscript, obj: Any, idx: Any, value: Any,
+                            row: tuple | None = None) -> None:
+        """``obj[idx] = value`` of the evaluated container and index of
+        ``target`` (``row``: where ``obj`` is a row of a local NumPy array,
+        ``_subscript_target``'s)."""
         if is_variable(obj):   # ``v[...] = x`` on an NNX Variable: an op; the write is lifted (nnx.py)
             self.nnx_operator(operator.setitem, (obj, idx, value), target)
             return
