@@ -102,7 +102,11 @@ def test_generator_expression_bound_to_a_name_is_eagers_and_one_graph():
     (scipy.signal.ellip, (4, 1.0, 40.0, 0.2)), (scipy.signal.bessel, (4, 0.2)),
 ])
 def test_iir_filter_design_is_one_graph(fn, args):
-    check(fn, *args, full_graph=True)
+    # bessel: scipy.optimize.newton's loop now rolls (its closing `raise RuntimeError("Failed to converge
+    # ...")` is a run-time check, h-algo18), and inside the rolled loop the `raise RuntimeError(msg)` of
+    # its `if fder == 0:` with a message formatting a traced value is not a check: that statement falls
+    # back (A2G003); it was one graph when the loop unrolled. Equal to eager either way.
+    check(fn, *args, full_graph=fn is not scipy.signal.bessel)
 
 
 def test_ss2zpk_after_unpacking_its_matrices():
