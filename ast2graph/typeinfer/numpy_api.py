@@ -145,20 +145,10 @@ def narrow_steps(callee: Any, leaves: list) -> bool:
     joins (``np.percentile(x32, [5, 95])``: ``b - a`` in float32, then the
     float64 weights), where the graph's op widens first: a last-bit
     difference in a float64 result."""
-    from ..ir.core import Value
-
     if numpy_source(callee) is None:
         return False
     narrow = wide = False
-    for x in leaves:
-        if isinstance(x, Value):
-            if x.type.mixed or x.type.kinds == {"python"}:
-                continue
-            dtype = x.type.dtype
-        elif isinstance(x, (np.ndarray, np.generic)):
-            dtype = x.dtype
-        else:
-            continue
+    for dtype in _operand_dtypes(leaves):
         if dtype.kind in "fc" and dtype.itemsize < (8 if dtype.kind == "f" else 16):
             narrow = True
         elif dtype.kind in "iufc" and dtype.itemsize >= 8:
@@ -171,20 +161,21 @@ def narrow_ints(leaves: list, signed: bool = False) -> bool:
     narrower than 64 bits (not a Python number: NumPy makes it int64): NumPy
     may compute a step at its width, where it wraps (``numpy_probe.differs_wrapping``).
     ``signed``: a signed integer one (``b - a`` of sorted data may wrap)."""
+    return any(d.kind in ("i" if signed else "iub") and d.itemsize < 8 for d in _operand_dtypes(leaves))
+
+
+def _operand_dtypes(leaves: list) -> Any:
+    """The dtypes of the array operands among ``leaves``: a graph value of
+    one kind, a NumPy array or scalar (a Python number, which NumPy widens,
+    is left out)."""
     from ..ir.core import Value
 
     for x in leaves:
         if isinstance(x, Value):
-            if x.type.mixed or x.type.kinds == {"python"}:
-                continue
-            dtype = x.type.dtype
+            if not x.type.mixed and x.type.kinds != {"python"}:
+                yield x.type.dtype
         elif isinstance(x, (np.ndarray, np.generic)):
-            dtype = x.dtype
-        else:
-            continue
-        if dtype.kind in ("i" if signed else "iub") and dtype.itemsize < 8:
-            return True
-    return False
+            yield x.dtype
 
 
 def interpolates_narrow(callee: Any) -> bool:

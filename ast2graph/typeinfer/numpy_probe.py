@@ -228,6 +228,38 @@ def differs(callee: Any, fn: Any, treedef: Any, leaves: list, raises_checked: bo
     return why
 
 
+def _probe_cached(tag: str, callee: Any, fn: Any, treedef: Any, leaves: list, make: Any, compare: Any) -> str:
+    """The frame of ``differs_at_width`` and ``differs_wrapping``: exemplars
+    of the graph values made by ``make(value, rng)`` (arrays copied), NumPy's
+    ``callee`` run on them, then ``compare(eager, dummies)``'s reason (""
+    where NumPy or the op raises on them, or the operands are large). Cached
+    per call signature."""
+    key = call_key((tag, callee, fn), treedef, leaves)
+    hit = _SAME_CACHE.get(key) if key is not None else None
+    if hit is not None:
+        return hit
+    if too_large(leaves) or _size(leaves) > _FULL_SIZE:
+        return ""
+    rng = np.random.default_rng(PROBE_SEED)
+    dummies = [make(x, rng) if isinstance(x, Value) else x.copy() if isinstance(x, np.ndarray) else x
+               for x in leaves]
+    try:
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            args, kwargs = jax.tree_util.tree_unflatten(treedef, dummies)
+            eager = callee(*args, **kwargs)
+        with warnings.catch_warnings(), np.errstate(all="ignore"), jax.enable_x64(True):
+            warnings.simplefilter("ignore")
+            why = compare(eager, dummies)
+    except Exception:  # noqa: BLE001 - NumPy or the op refuses these exemplars: nothing learnt here
+        why = ""
+    if key is not None:
+        if len(_SAME_CACHE) >= _CACHE_SIZE:
+            _SAME_CACHE.clear()
+        _SAME_CACHE[key] = why
+    return why
+
+
 def differs_at_width(callee: Any, fn: Any, treedef: Any, leaves: list) -> str:
     """Why ``fn`` (the graph's op for the NumPy function ``callee``, JAX with
     x64 on) does not compute what ``callee`` computes on operands of mixed
@@ -238,37 +270,15 @@ def differs_at_width(callee: Any, fn: Any, treedef: Any, leaves: list) -> str:
     (rtol 1e-11): NumPy computing a step at the narrow width shows as a
     last-bit difference. "" also where NumPy raises on these exemplars or
     the op cannot run on them (the usual checks decide). Cached."""
-    key = call_key(("width", callee, fn), treedef, leaves)
-    hit = _SAME_CACHE.get(key) if key is not None else None
-    if hit is not None:
-        return hit
-    if too_large(leaves) or _size(leaves) > _FULL_SIZE:
-        return ""
-    rng = np.random.default_rng(PROBE_SEED)
-    dummies = [_rough(x, rng) if isinstance(x, Value) else x.copy() if isinstance(x, np.ndarray) else x
-               for x in leaves]
-    why = ""
-    try:
-        with warnings.catch_warnings(), np.errstate(all="ignore"):
-            warnings.simplefilter("ignore")
-            args, kwargs = jax.tree_util.tree_unflatten(treedef, dummies)
-            eager = callee(*args, **kwargs)
+    def compare(eager: Any, dummies: list) -> str:
         widest = max((np.asarray(e).dtype for e in jax.tree_util.tree_leaves(eager)
                       if np.asarray(e).dtype.kind in "fc"), key=lambda d: d.itemsize, default=None)
         if widest is not None:   # the graph casts the operands to NumPy's result dtype first (``precision``)
             dummies = [np.asarray(d).astype(widest) if isinstance(x, Value) and np.asarray(d).dtype.kind in "fc"
                        and np.asarray(d).dtype.itemsize < widest.itemsize else d for d, x in zip(dummies, leaves)]
-        with warnings.catch_warnings(), np.errstate(all="ignore"), jax.enable_x64(True):
-            warnings.simplefilter("ignore")
-            mine = _run_jitted(fn, treedef, dummies, leaves)
-        why = _differ(eager, mine, (1e-11, 1e-13))
-    except Exception:  # noqa: BLE001 - NumPy or the op refuses these exemplars: nothing learnt here
-        why = ""
-    if key is not None:
-        if len(_SAME_CACHE) >= _CACHE_SIZE:
-            _SAME_CACHE.clear()
-        _SAME_CACHE[key] = why
-    return why
+        return _differ(eager, _run_jitted(fn, treedef, dummies, leaves), (1e-11, 1e-13))
+
+    return _probe_cached("width", callee, fn, treedef, leaves, _rough, compare)
 
 
 def differs_wrapping(callee: Any, fn: Any, treedef: Any, leaves: list) -> str:
@@ -280,42 +290,20 @@ def differs_wrapping(callee: Any, fn: Any, treedef: Any, leaves: list) -> str:
     logical or), and the op widens first: ``exemplar``'s zeros cannot show
     it, so the exemplars here hold values near the dtype's limits (booleans
     of both values). "" also where NumPy or the op raises on them. Cached."""
-    key = call_key(("wrap", callee, fn), treedef, leaves)
-    hit = _SAME_CACHE.get(key) if key is not None else None
-    if hit is not None:
-        return hit
-    if too_large(leaves) or _size(leaves) > _FULL_SIZE:
-        return ""
-    rng = np.random.default_rng(PROBE_SEED)
-    dummies = [_extreme(x, rng) if isinstance(x, Value) else x.copy() if isinstance(x, np.ndarray) else x
-               for x in leaves]
-    why = ""
-    try:
-        with warnings.catch_warnings(), np.errstate(all="ignore"):
-            warnings.simplefilter("ignore")
-            args, kwargs = jax.tree_util.tree_unflatten(treedef, dummies)
-            eager = callee(*args, **kwargs)
-        with warnings.catch_warnings(), np.errstate(all="ignore"), jax.enable_x64(True):
-            warnings.simplefilter("ignore")
+    def compare(eager: Any, dummies: list) -> str:
+        mine = _run_jitted(fn, treedef, dummies, leaves)
+        expected = {np.asarray(e).dtype for e in jax.tree_util.tree_leaves(eager)}
+        got = {np.asarray(g).dtype for g in jax.tree_util.tree_leaves(mine)}
+        if len(expected) == 1 and expected != got:
+            # the graph computes integer operands at NumPy's result dtype (``precise_eval``: an exact widening)
+            target = next(iter(expected))
+            dummies = [np.asarray(d).astype(target) if isinstance(x, Value) and np.asarray(d).dtype.kind in "biu"
+                       else d for d, x in zip(dummies, leaves)]
             mine = _run_jitted(fn, treedef, dummies, leaves)
-            expected = {np.asarray(e).dtype for e in jax.tree_util.tree_leaves(eager)}
-            got = {np.asarray(g).dtype for g in jax.tree_util.tree_leaves(mine)}
-            if len(expected) == 1 and expected != got:
-                # the graph computes integer operands at NumPy's result dtype (``precise_eval``: an exact widening)
-                target = next(iter(expected))
-                dummies = [np.asarray(d).astype(target) if isinstance(x, Value) and np.asarray(d).dtype.kind in "biu"
-                           else d for d, x in zip(dummies, leaves)]
-                mine = _run_jitted(fn, treedef, dummies, leaves)
         why = _differ(eager, mine, (1e-11, 1e-13))
-    except Exception:  # noqa: BLE001 - NumPy or the op refuses these exemplars: nothing learnt here
-        why = ""
-    if why:
-        why = f"NumPy computes at its operands' integer width, where it wraps ({why})"
-    if key is not None:
-        if len(_SAME_CACHE) >= _CACHE_SIZE:
-            _SAME_CACHE.clear()
-        _SAME_CACHE[key] = why
-    return why
+        return f"NumPy computes at its operands' integer width, where it wraps ({why})" if why else ""
+
+    return _probe_cached("wrap", callee, fn, treedef, leaves, _extreme, compare)
 
 
 def _extreme(v: Value, rng: np.random.Generator) -> Any:
