@@ -470,6 +470,12 @@ def test_help_and_import_do_not_import_jax():
         assert "jax" not in sys.modules, "ast2graph --help imported jax"
         from ast2graph import to_static
         assert "jax" in sys.modules and callable(to_static)
+        # the class of jax.Array values is found without making one (jax.device_put
+        # imports jax.experimental.multihost_utils, ~55 ms of a process's first to_static)
+        assert "jax.experimental.multihost_utils" not in sys.modules
+        from ast2graph.graphlib.arrays import ARRAY_IMPL
+        import jax.numpy as jnp
+        assert type(jnp.zeros(2)) is ARRAY_IMPL
     """)
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr

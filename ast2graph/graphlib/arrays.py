@@ -32,6 +32,21 @@ from .hostcalls import HostCall, HostError, HostErrors, HostRaised, _guarded, _h
 from .trees import keyed, tree_flatten, tree_map
 
 
+def _array_impl() -> type:
+    """The concrete class of ``jax.Array`` values. Not found by making one:
+    ``jax.device_put`` imports ``jax.experimental.multihost_utils`` (~55 ms
+    of every process's first ``to_static``) and ``jnp.zeros`` compiles an
+    XLA program."""
+    try:
+        from jax._src.array import ArrayImpl
+    except ImportError:   # another JAX layout: make one
+        return type(jax.device_put(np.zeros((), np.float32)))
+    return ArrayImpl
+
+
+ARRAY_IMPL = _array_impl()
+
+
 @jax.tree_util.register_pytree_node_class
 @dataclass
 class SliceSpec:

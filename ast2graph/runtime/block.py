@@ -33,6 +33,7 @@ from ..diagnostics import FullGraphError, IntRangeError, Loc
 from ..fallback.control import BREAK, CONTINUE, NEXT, RETURN, JumpPlan, PythonControl, escapes, splittable
 from ..fallback.interpreted import CELLS, InterpretedNode
 from ..fallback.sites import FallbackCode, FallbackSite, GraphBreak
+from ..graphlib.arrays import ARRAY_IMPL as _ARRAY_IMPL
 from ..graphlib.trees import tree_flatten
 from ..ir import print_graph, verify
 from ..lowering import lower_graph
@@ -69,9 +70,6 @@ def gc_paused() -> Any:
 
 def checks_enabled() -> bool:
     return os.environ.get("AST2GRAPH_CHECKS", "") not in ("", "0")
-
-
-_ARRAY_IMPL = type(jax.device_put(np.zeros((), np.float32)))   # (jnp.zeros would compile an XLA program at import)
 
 
 def _leaf_key(leaf: Any, by_identity: bool = False) -> Any:

@@ -41,6 +41,7 @@ from typing import Any, Callable
 import jax
 import numpy as np
 
+from ..graphlib.arrays import ARRAY_IMPL as _ARRAY_IMPL
 from ..graphlib.hostcalls import HostErrors
 from ..typeinfer.guards import object_key
 from ..typeinfer.precision import check_int_inputs
@@ -48,7 +49,6 @@ from ..typeinfer.state import guarded_equal, same_scalar
 
 MISS = object()
 
-_ARRAY_IMPL = type(jax.device_put(np.zeros((), np.float32)))   # (jnp.zeros would compile an XLA program at import)
 _STATIC_SCALARS = (bool, int, float, complex, str, bytes, type(None))
 _MAX_MISSES = 3   # trace attempts refused (shape changes) before the fast path is given up
 

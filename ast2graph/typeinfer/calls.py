@@ -256,7 +256,7 @@ def _leaves_or_none(tree: Any) -> list | None:
         return tree_leaves(tree)
     except Exception:  # noqa: BLE001 - unsortable keys and the like: not a folding candidate
         return None
-_JAX_ARRAY = type(jax.device_put(np.zeros((), np.float32)))   # (jnp.zeros would compile an XLA program at import)
+_JAX_ARRAY = arrays.ARRAY_IMPL
 # callables that only hold or hand on their arguments: a value of path-dependent kind passes as it is
 # (``str(s)``, ``repr(s)``: a string formatted on the host from eager's object, ``strformat``)
 _KIND_MOVERS = frozenset(map(id, (list, tuple, dict, set, frozenset, zip, enumerate, iter, reversed, functools.partial,

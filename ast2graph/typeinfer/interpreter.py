@@ -196,7 +196,7 @@ _NO_PROTOCOL_CALLS = (*_IDENTITY_READS, len, iter, list, tuple, enumerate, zip, 
                       vars, dir, next)
 _DIVISIONS = (operator.truediv, operator.floordiv, operator.mod, operator.itruediv, operator.ifloordiv, operator.imod)
 # operators that make a new list or dict from their operands (never return one of them)
-_JAX_ARRAY = type(jax.device_put(np.zeros((), np.float32)))   # (jnp.zeros would compile an XLA program at import)
+_JAX_ARRAY = arrays.ARRAY_IMPL
 _NEW_CONTAINER = frozenset({operator.add, operator.mul, operator.or_})
 # operators that compute on two Python bools as on ints (all but &, |, ^): JAX's bool arrays add with a
 # logical or and refuse ``-``
