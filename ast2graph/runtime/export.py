@@ -18,6 +18,7 @@ import numpy as np
 
 from ..diagnostics import Ast2GraphError
 from .explanation import Explanation
+from ..typeinfer.state import InPlaceArray
 from .plans import CallRecord, GraphPlan
 
 
@@ -89,7 +90,8 @@ def _problems(static: Any, record: Any) -> list[str]:
         problems.append("the graph writes into an argument (an in-place NumPy write, a list or dict argument "
                         "changed): an exported function returns new values only")
     if spec.attr_writes:
-        names = ", ".join(sorted({str(attr) for _, attr in spec.attr_writes}))
+        names = ", ".join(sorted({obj.capture.description if type(obj) is InPlaceArray else str(attr)
+                                  for obj, attr in spec.attr_writes}))
         problems.append(f"the graph writes attributes or globals back ({names}): an exported function has no "
                         "objects to write to")
     return problems

@@ -34,8 +34,8 @@ from ..typeinfer import Specialization, hostwarnings
 from ..typeinfer.boundary import InputRef, container_paths, resolve
 from ..typeinfer.numpy_api import copy_keeping_views
 from ..typeinfer.precision import check_int_inputs
-from ..typeinfer.specialize import outside_arrays
-from ..typeinfer.state import MaybeBound
+from ..typeinfer.specialize import inplace_apart, outside_arrays
+from ..typeinfer.state import InPlaceArray, MaybeBound
 from .fastpath import SpecMiss
 
 
@@ -113,7 +113,7 @@ class GraphPlan:
                               and not (self.numpy_out or self.numpy_scalar_out or self.python_out or self.captured_out))
         # what only the general path does: arguments handed back or written into, attributes set, host effects
         self.fast_ok = not (self.passthrough or self.has_effects or self.spec.input_writes or self.spec.views
-                            or self.spec.maybe_same or self.spec.warning_issuers)
+                            or self.spec.maybe_same or self.spec.warning_issuers or self.spec.inplace_captures)
         # NumPy's RuntimeWarnings whose flags the graph hands out (its last outputs): issued after the call
         self.warning_issuers = self.spec.warning_issuers
         # by-value object arguments (``Specialization.rebound``): where the
@@ -143,12 +143,28 @@ class GraphPlan:
             next((c for c in self.spec.captures if not c.holds()), None)
         if failed is None and self.alias_checked and not self._captures_apart(leaves):
             return "an argument array it writes in place shares memory with an array it reads from outside now"
+        if failed is None and self.spec.inplace_captures and not self._inplace_ok(leaves):
+            return ("a NumPy array it reads from outside and writes in place is read-only now, or shares memory "
+                    "with another array it reads")
         return f"{failed.description} changed" if failed is not None else "the graph was traced for other input types"
 
     def guards_hold(self, leaves: list) -> bool:
         return not self.stale and all(leaves[k] is obj for k, obj in self.spec.pinned.items()) and \
             all(g.holds() for g in self.spec.guards) and all(c.holds() for c in self.spec.captures) and \
-            (not self.alias_checked or self._captures_apart(leaves))
+            (not self.alias_checked or self._captures_apart(leaves)) and \
+            (not self.spec.inplace_captures or self._inplace_ok(leaves))
+
+    def _inplace_ok(self, leaves: list) -> bool:
+        """The arrays read from outside that the graph writes in place are
+        writeable and share memory with no other array it reads
+        (``specialize.inplace_apart``)."""
+        captures = self.spec.captures
+        try:
+            if not all(captures[k].getter().flags.writeable for k, _ in self.spec.inplace_captures):
+                return False
+        except Exception:  # noqa: BLE001 - a vanished value: the capture's own check fails the plan
+            return False
+        return inplace_apart(captures, self.spec.guards, leaves, [k for k, _ in self.spec.inplace_captures]) is None
 
     def _captures_apart(self, leaves: list) -> bool:
         """No argument array the graph writes in place shares memory with a
@@ -233,6 +249,14 @@ class GraphPlan:
         if self.warning_issuers:   # eager's NumPy RuntimeWarnings, in program order, from the user's lines
             hostwarnings.issue_flag_outputs(self.warning_issuers, outs[-1])
         filled = self.converted(outs)
+        concrete = not any(isinstance(o, jax.core.Tracer) for o in outs)
+        for k, at in spec.inplace_captures if concrete else ():   # ``self.w -= g``: into eager's array, as eager
+            array = spec.captures[k].getter()
+            np.copyto(array, filled[at], casting="unsafe")
+            final = spec.out_template[at]
+            for j, x in enumerate(spec.out_template):   # every output that is it: that very array
+                if x is final:
+                    filled[j] = array
         for j, k in self.passthrough:
             filled[j] = leaves[k]
         if spec.maybe_same:   # a joined array that is an argument, a global, another output on this call's path
@@ -261,7 +285,8 @@ class GraphPlan:
         for w, k in self.rebind_writes:
             targets[w] = leaves[k]
         for obj, (_, attr), value in zip(targets, spec.attr_writes, written):
-            setattr(obj, attr, value)
+            if type(obj) is not InPlaceArray:   # (written above)
+                setattr(obj, attr, value)
         if spec.returns:
             return RETURN, result
         for name in spec.deleted:

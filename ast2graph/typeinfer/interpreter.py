@@ -646,6 +646,12 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         self.first_writes: dict[int, int] = {}   # id(input container) -> the segment's statement that first wrote it
         self.current_top = 0   # the segment's statement being traced
         self.first_input_writes: dict[int, int] = {}   # argument leaf -> the statement that first wrote it
+        # NumPy arrays read from outside written in place (mutation._capture_store): capture index ->
+        # its write-back target; id(version) -> (version, capture index); capture -> its first writer
+        self.inplace_targets: dict[int, Any] = {}
+        self.capture_index: dict[int, int] = {}   # id(capture's value) -> its index in ``captures``
+        self.captured_versions: dict[int, tuple] = {}
+        self.first_capture_writes: dict[int, int] = {}
         self.callers: list[Frame] = []
         self.call_nodes: list[Any] = []   # the nodes that called them (for a check's traceback)
         # Keys of outside Python numbers to read traced (they kept changing).
@@ -1024,8 +1030,9 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
                 self.capture_keys[key] = v
                 if type(value) is np.ndarray:   # eager's read is that very object (identity.py)
                     self.identity_flags[id(v)] = (v, {("capture", len(self.captures)): True})
+                self.capture_index[id(v)] = len(self.captures)
                 self.captures.append(Capture(v, getter, description, source, type(value)))
-            return self.capture_keys[key]
+            return self.read_capture(self.capture_keys[key])
         if key in self.traced_static_values:   # read traced (it kept changing): the same graph value each read
             return self.traced_static_values[key]
         if key in self.guard_keys:
@@ -2757,6 +2764,8 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
             return
         if is_nnx(obj):   # an NNX Variable or module (nnx.py): lifted out of the graph
             self.nnx_set_attribute(obj, attr, value, node)
+            return
+        if self.stores_captured_array(obj, attr, value, node):   # ``self.w -= g``: the same array, written
             return
         if not self._is_fresh(obj) and self._can_lift_attribute_write(obj, attr):
             # under a traced `if` joined, in a rolled loop carried (control.py)

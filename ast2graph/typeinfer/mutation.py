@@ -38,7 +38,8 @@ from ..graphlib import arrays
 from ..graphlib.arrays import np_setitem
 from .lattice import DATA_INT64, INT_BITS, INT_RANGE, WIDE_INTS
 from .masked import MaskedSlice
-from .state import UNBOUND
+from .state import UNBOUND, InPlaceArray
+from .writeback import place_of_source
 from .precision import (argument_path, comparison_dtype, inexact_uint64_comparison, numpy_int_check, numpy_int_range, index_leaves, int32_check, is_at_update, jax_kind,
                         jax_semantics, numpy_dtypes, python_int)
 from ..graphlib.trees import tree_flatten
@@ -1027,6 +1028,10 @@ class MutationMixin:
             raise self.graph_break(FallbackCode.TRACE_ERROR, target, "item assignment on a NumPy scalar (eager raises "
                                    "TypeError: NumPy scalars are immutable)")
         self.check_not_readonly(obj, target)
+        k = self._written_capture(obj, target)
+        if k is not None:
+            self._capture_store(k, target, obj, idx, value, op)
+            return
         if not isinstance(target.value, gast.Name) or not self.frame.owns(target.value.id):
             raise self.graph_break(FallbackCode.MUTATION, target, "in-place write into an array reached through an "
                                    "expression or a non-local name", hint="bind the array to a local name first, or use x = x.at[i].set(v)")
@@ -1082,6 +1087,106 @@ class MutationMixin:
             holder[key] = made[id(old)]
         for rows in pulled_from:   # (a write into rows already pulled: the array the rest are pulled from)
             rows.source = new
+
+    # ------------------------------------------------- arrays read from outside
+    def _written_capture(self, obj: Any, target: Any) -> int | None:
+        """The capture whose array ``obj`` is (``self.w``, a global, a
+        closure's array, read from outside; or its version written earlier in
+        this trace), when a write into it can be made in place after the call
+        (``_capture_store``); None for any other array; a graph break where
+        the write cannot reach eager's array exactly."""
+        entry = self.captured_versions.get(id(obj))
+        if entry is not None and entry[0] is obj:
+            k = entry[1]
+        else:
+            k = next((k for k, c in enumerate(self.captures) if c.value is obj), None)
+            if k is None:
+                return None
+        capture = self.captures[k]
+        where = capture.description
+        reason = None
+        if capture.kind is not np.ndarray or capture.source is None:
+            reason = "it is not a plain NumPy array read from a place the write-back can find again"
+        else:
+            array = capture.getter()
+            if not array.flags.writeable:
+                raise self.graph_break(FallbackCode.TRACE_ERROR, target, f"a write into the read-only NumPy array "
+                                       f"{where} (eager raises ValueError)")
+        if reason is not None:
+            raise self.graph_break(FallbackCode.MUTATION, target, f"in-place write into the NumPy array {where}, read "
+                                   f"from outside the function: {reason}")
+        return k
+
+    def _capture_store(self, k: int, target: Any, obj: Value, idx: Any, value: Any, op: Any) -> None:
+        """``obj[idx] = value`` (``op=``) into the array capture ``k`` reads
+        from outside: the graph computes the written version, a lifted write
+        (``state.InPlaceArray``: joined after a traced ``if``, carried by a
+        rolled loop, applied in eager's order with the attribute writes), so
+        later reads of that place (``read_capture``) and the local names
+        holding the array see it; the final version is copied into eager's
+        array after the call."""
+        owned = isinstance(target.value, gast.Name) and self.frame.owns(target.value.id)
+        name = target.value.id if owned else "<outside>"
+        aliases = self._check_unaliased(obj, name, target, rebind=True)
+        if place_of_source(self.captures[k].source) in self.rebound_places:
+            raise self.graph_break(FallbackCode.MUTATION, target, f"in-place write into the NumPy array "
+                                   f"{self.captures[k].description}, read from outside, which the function also "
+                                   "sets to another array", "subscript")
+        holder = self.inplace_targets.get(k)
+        if holder is None:   # (no other array the graph reads may share its memory: ``specialize._check_captures_apart``)
+            holder = self.inplace_targets[k] = InPlaceArray(self.captures[k])
+            self.first_capture_writes[k] = self.current_top
+        if getattr(self, "rolled_depth", 0) and not self.carries_write((id(holder), "contents")):
+            self.lift_write(holder, "contents", obj, target, f"the NumPy array {self.captures[k].description}")  # (raises: carry it)
+        new = self._written(target, obj, idx, value, op)
+        self.same_identity(new, obj)   # (handed back as eager's object: ``return self.w``)
+        self.captured_versions[id(new)] = (new, k)
+        self.lift_write(holder, "contents", new, target, f"the NumPy array {self.captures[k].description}")
+        if owned:
+            self.assign_name(name, new, target)
+        made: dict[int, Any] = {}
+        for frame, key, *view_idx in aliases:   # (as ``array_store``: the other names see the write)
+            if not view_idx:
+                frame.env[key] = new
+                continue
+            holder_env = frame if type(frame) is list else frame.env
+            old = holder_env[key]
+            if id(old) not in made:
+                made[id(old)] = self.emit_call(arrays.getitem, (new, view_idx[0]), {}, target, "getitem")
+            holder_env[key] = made[id(old)]
+
+    def read_capture(self, v: Value) -> Value:
+        """What a read of the array captured as ``v`` gives: its version
+        written in place earlier in this trace (the pending ``InPlaceArray``
+        write, as this path has it: joined after a traced ``if``, the carried
+        value in a rolled loop's body), else ``v`` itself."""
+        k = self.capture_index.get(id(v))
+        holder = self.inplace_targets.get(k) if k is not None else None
+        if holder is None:
+            return v
+        entry = self.attr_writes.get((id(holder), "contents"))
+        if entry is None or entry[0] is not holder:
+            return v
+        value = entry[2]
+        if isinstance(value, Value):   # (a joined or carried one is a version too)
+            self.captured_versions[id(value)] = (value, k)
+        return value
+
+    def stores_captured_array(self, obj: Any, attr: str, value: Any, node: Any) -> bool:
+        """``obj.attr = value`` where ``value`` is the array read from
+        ``obj.attr`` itself, written in place (``self.w -= g`` stores the very
+        array back): nothing to set, the array is written in place. A graph
+        break where ``obj.attr`` was set to another array earlier in the call."""
+        entry = self.captured_versions.get(id(value))
+        if entry is None or entry[0] is not value:
+            return False
+        source = self.captures[entry[1]].source
+        if not (source[0] == "attr" and source[1] is obj and source[2] == attr):
+            return False
+        if (id(obj), attr) in self.attr_writes:
+            raise self.graph_break(FallbackCode.MUTATION, node, f"attribute {attr!r} set to the array it held before "
+                                   "the call, written in place, after another array was set on it")
+        return True
 
     def row_store(self, target: gast.Subscript, row: tuple, view: Any, idx: Any, value: Any, op: Any = None) -> None:
         """``F[k][idx] = value`` (``op=``: ``F[k][idx] op= value``), ``F`` a local
@@ -1617,9 +1722,14 @@ class MutationMixin:
             return ""
         mine = self.input_of.get(id(obj))
         mine = mine[1] if mine is not None and mine[0] is obj else None
+        captured = self.captured_versions.get(id(obj))
+        captured = captured[1] if captured is not None and captured[0] is obj else None
         for r in self._roots(obj):
             if r is obj:
                 continue
+            if captured is not None and (self.capture_index.get(id(r)) == captured or
+                                         self.captured_versions.get(id(r), (None, None))[1] == captured):
+                continue   # a version of the same array read from outside (written in place: ``_capture_store``)
             other = self.input_of.get(id(r))
             if other is not None and other[0] is r:
                 if mine is not None and other[1] == mine:
@@ -1748,6 +1858,9 @@ class MutationMixin:
             for key, v in frame.env.items():
                 if frame is self.frame and key == name and v is obj:
                     continue
+                if key.startswith("<write ") and type(self.__dict__.get("_carried_names", {}).get(key, (0, 0))[1]) \
+                        is InPlaceArray:
+                    continue   # a rolled loop's carried version of an array written in place: that array itself
                 if key.startswith("<retval ") and not key.startswith("<retval try "):
                     # a loop's return value (exits.py): seen only on the path that returned, where
                     # the rest of the loop (and any write it makes) does not run; an enclosing
@@ -1776,6 +1889,8 @@ class MutationMixin:
                     yield f"'{key}'{where}"
                     return
         for held in self.attr_writes.values():
+            if type(held[0]) is InPlaceArray and held[2] is obj:   # (the array's own written contents)
+                continue
             if walk(held[2], 0):
                 yield f"attribute '{held[1]}'"
                 return

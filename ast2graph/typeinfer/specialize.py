@@ -90,6 +90,11 @@ class Specialization:
     # what issues NumPy's RuntimeWarnings of each flags output (the outputs' last part), in
     # program order, after each call (``GraphPlan.run``; ``_warning_outputs``)
     warning_issuers: tuple = ()
+    # NumPy arrays read from outside that the graph writes in place (``self.w -= g``: a
+    # ``state.InPlaceArray`` among ``attr_writes``): (capture index, the position of its final version
+    # among the outputs), copied into the array after each call; apart from every other array it
+    # reads, checked per call
+    inplace_captures: tuple = ()
 
 
 def numpy_aliasing(leaves: list) -> tuple:
@@ -689,7 +694,9 @@ def _specialize_in(sp: Specializer, unit: Unit, stmts: list, start: int, stop: i
                           sp.late_checks, tuple(k for k, x in enumerate(out_leaves) if sp.known_readonly(x)),
                           maybe_same, tuple(k for k, x in enumerate(out_leaves)
                                             if isinstance(x, Value) and len(x.type.shape) > 1
-                                            and sp.known_contiguity(x) == (False, True)), warning_issuers)
+                                            and sp.known_contiguity(x) == (False, True)), warning_issuers,
+                          tuple((k, starts[1] + n) for n, (obj, _, _) in enumerate(writes)
+                                for k, holder in sp.inplace_targets.items() if obj is holder))
 
 
 def _warning_outputs(sp: Specializer, body: Any) -> tuple[list, tuple]:
@@ -827,8 +834,19 @@ def written_arguments(sp: Specializer) -> set[int]:
 def _check_captures_apart(sp: Specializer, leaves: list, unit: Unit, stmts: list) -> None:
     """An argument array written in place must not share memory with a NumPy
     array the graph reads from outside (``f(G)`` writing ``x`` and reading the
-    global ``G``): that read would not see the write. Checked again before
-    every call (``runtime.plans.GraphPlan.guards_hold``)."""
+    global ``G``): that read would not see the write; nor may an array read
+    from outside that the graph writes in place (``self.w -= g``) share memory
+    with another array it reads (``self.w`` a view of the global ``G`` it
+    reads too, or an argument's array). Checked again before every call
+    (``runtime.plans.GraphPlan.guards_hold``)."""
+    clash = inplace_apart(sp.captures, sp.guards, leaves, sp.inplace_targets)
+    if clash is not None:
+        top = sp.first_capture_writes.get(clash[0], sp.current_top)
+        err = GraphBreak(FallbackSite(FallbackCode.MUTATION, unit.loc(stmts[top]), "assignment",
+                                      f"the NumPy array {sp.captures[clash[0]].description}, read from outside and "
+                                      f"written in place, shares memory with {clash[1]}, which this code also reads"))
+        err.top_index = top  # type: ignore[attr-defined]
+        raise err
     written = written_arguments(sp)
     if not written or not (sp.captures or sp.guards):
         return
@@ -841,6 +859,26 @@ def _check_captures_apart(sp: Specializer, leaves: list, unit: Unit, stmts: list
                                           f"{description}, which this code also reads"))
             err.top_index = top  # type: ignore[attr-defined]
             raise err
+
+
+def inplace_apart(captures: list, guards: list, leaves: list, written: Any) -> tuple[int, str] | None:
+    """For the arrays read from outside that a graph writes in place (the
+    capture indices ``written``): (the first one, what it shares memory with)
+    where another array the graph reads (another capture, one inside a
+    guarded container, an argument's array among ``leaves``) shares its
+    memory, whose read would not see the write; None when all are apart."""
+    for k in written:
+        try:
+            array = captures[k].getter()
+        except Exception:  # noqa: BLE001 - a vanished value: the capture's own check fails the plan
+            continue
+        others = [c for j, c in enumerate(captures) if j != k]
+        for description, other in outside_arrays(others, guards):
+            if other is array or np.may_share_memory(other, array):
+                return k, description
+        if any(type(x) is np.ndarray and (x is array or np.may_share_memory(x, array)) for x in leaves):
+            return k, "an argument's NumPy array"
+    return None
 
 
 def outside_arrays(captures: list, guards: list):

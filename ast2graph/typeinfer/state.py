@@ -342,6 +342,22 @@ class Capture:
             return False
 
 
+class InPlaceArray:
+    """The NumPy array a capture reads from outside (``self.w``, a global),
+    written in place by the function (``self.w -= lr * g``, ``G[0] = v``):
+    the target of a lifted write (``Specializer.attr_writes``, so that it is
+    ordered with the others), whose value, the graph's final version, is
+    copied into the array the capture reads after each call
+    (``Specialization.inplace_captures``; eager's ``ndarray.__isub__`` writes
+    that very object: a new array set on the attribute would not reach its
+    other holders)."""
+
+    __slots__ = ("capture",)
+
+    def __init__(self, capture: Capture):
+        self.capture = capture
+
+
 @dataclass
 class Guard:
     """A static value the graph depends on: re-checked before every call."""

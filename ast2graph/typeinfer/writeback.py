@@ -42,6 +42,7 @@ import types
 from typing import Any
 
 from ..fallback.sites import FallbackCode
+from .state import InPlaceArray
 from .varlist import tail_of
 
 _KEY_TYPES = (bool, int, float, str, bytes, type(None))
@@ -96,6 +97,20 @@ class Effect:
         return f"<{type(self.container).__name__}.{self.method} after the call>"
 
 
+def place_of(obj: Any, attr: str) -> tuple:
+    """Where a lifted write ``obj.attr = v`` lands, as ``place_of_source`` names a capture's source."""
+    if isinstance(obj, GlobalsTarget):
+        return ("global", id(obj.namespace), attr)
+    if isinstance(obj, types.CellType):
+        return ("cell", id(obj), None)
+    return ("attr", id(obj), attr)
+
+
+def place_of_source(source: tuple | None) -> tuple | None:
+    """The place a capture reads (``Capture.source``: (kind, holder, key))."""
+    return None if source is None else (source[0], id(source[1]), source[2] if source[0] != "item" else repr(source[2]))
+
+
 def written_key(obj: Any, attr: str) -> Any:
     """The guard key (``Specializer.external``'s) of the value a lifted write sets."""
     if isinstance(obj, GlobalsTarget):
@@ -104,6 +119,8 @@ def written_key(obj: Any, attr: str) -> Any:
         return ("cell", id(obj))
     if isinstance(obj, Effect):   # ``box[k] = v``: the key of the item's read
         return ("item", id(obj.container), repr(obj.key)) if obj.method == "__setitem__" else None
+    if isinstance(obj, InPlaceArray):   # (an array's contents: no value guarded)
+        return None
     return ("attr", id(obj), attr)
 
 
@@ -141,12 +158,32 @@ class WritebackMixin:
         """``obj.attr = value`` after each call; in a rolled loop's body the
         loop must carry it (it is solved again carrying it)."""
         key = (id(obj), attr)
+        if type(obj) is not InPlaceArray:
+            # a place whose array is also written in place: the two writes are not joined with each other
+            # (the write that is not made on a path would be taken from before the other)
+            place = place_of(obj, attr)
+            self.rebound_places.add(place)
+            if place in self.inplace_places():
+                raise self.graph_break(FallbackCode.MUTATION, node, f"{what} set to another array, where the "
+                                       "function also writes its array in place", "attribute")
         if getattr(self, "rolled_depth", 0) and not self.carries_write(key):
             err = self.graph_break(FallbackCode.MUTATION, node, f"{what} written inside a rolled loop that does not "
                                    "carry it", "attribute")
             err.carry = (key, obj, attr)  # type: ignore[attr-defined]
             raise err
         self.attr_writes[key] = (obj, attr, value)
+
+    @property
+    def rebound_places(self) -> set:
+        """The places (``place_of``) a lifted write of this trace set, on any path."""
+        d = self.__dict__.get("_rebound_places")
+        if d is None:
+            d = self.__dict__["_rebound_places"] = set()
+        return d
+
+    def inplace_places(self) -> set:
+        """The places whose array this trace writes in place (``mutation._capture_store``), on any path."""
+        return {place_of_source(holder.capture.source) for holder in self.inplace_targets.values()}
 
     def assign_global(self, name: str, value: Any, node: Any) -> None:
         """``global name; name = value``: set in the module after each call."""
@@ -168,6 +205,8 @@ class WritebackMixin:
         global, a closure cell, an NNX object's state or a plain attribute,
         read from outside (captured or guarded) under the key its ordinary
         read uses."""
+        if isinstance(obj, InPlaceArray):   # the array itself, as read before any write (``mutation._capture_store``)
+            return obj.capture.value
         if isinstance(obj, GlobalsTarget):
             namespace = obj.namespace
             if attr not in namespace:
