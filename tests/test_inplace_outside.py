@@ -442,3 +442,26 @@ def test_in_place_write_and_rebinding_on_other_paths_fall_back_and_equal_eager()
 
         check_sequence(make, [call, neg, call], full_graph=False)
         assert _fallbacks(fn, M(), np.ones(3))
+
+
+def test_out_argument_and_copyto_into_outside_arrays():
+    class M:
+        def __init__(self):
+            self.w = np.ones(3)
+            self.v = np.zeros(3, dtype=np.float32)
+
+        def run(self, x):
+            r = np.add(self.w, x, out=self.w)
+            np.multiply(self.w, 2, out=self.w)
+            np.copyto(self.v, x)
+            return r, self.w.sum(), self.v
+
+    def make():
+        m = M()
+        return M.run, m
+
+    def call(fn, m):
+        r, s, v = fn(m, np.array([1.0, 2.0, 3.0]))
+        return r is m.w, s, v is m.v, m.w.copy(), m.v.copy(), m.v.dtype
+
+    check_sequence(make, [call, call])

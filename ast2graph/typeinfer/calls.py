@@ -1368,6 +1368,14 @@ class CallMixin(GeneratorMixin, SortMixin):
             gast.copy_location(target.value, node)
             self.array_store(target, out, Ellipsis, result)
             return self.frame.env[names[0]]
+        k = self._captured_array(out)
+        if k is not None:   # ``np.add(self.w, g, out=self.w)``: written in place (``mutation._capture_store``)
+            target = gast.Subscript(value=gast.Name(id="<outside>", ctx=gast.Load(), annotation=None, type_comment=None),
+                                    slice=gast.Constant(value=Ellipsis, kind=None), ctx=gast.Store())
+            gast.copy_location(target, node)
+            gast.copy_location(target.value, node)
+            self.array_store(target, out, Ellipsis, result)
+            return self.read_capture(self.captures[k].value)
         holder = next(self._references(out, ""), None) or self._outside_holder(out)
         if names or holder is not None or id(out) in self.input_of or not isinstance(out, Value):
             seen = f"also reachable as {holder or names}" if holder or names else "not held by one local name"

@@ -1095,13 +1095,9 @@ class MutationMixin:
         this trace), when a write into it can be made in place after the call
         (``_capture_store``); None for any other array; a graph break where
         the write cannot reach eager's array exactly."""
-        entry = self.captured_versions.get(id(obj))
-        if entry is not None and entry[0] is obj:
-            k = entry[1]
-        else:
-            k = next((k for k, c in enumerate(self.captures) if c.value is obj), None)
-            if k is None:
-                return None
+        k = self._captured_array(obj)
+        if k is None:
+            return None
         capture = self.captures[k]
         where = capture.description
         reason = None
@@ -1154,6 +1150,15 @@ class MutationMixin:
             if id(old) not in made:
                 made[id(old)] = self.emit_call(arrays.getitem, (new, view_idx[0]), {}, target, "getitem")
             holder_env[key] = made[id(old)]
+
+    def _captured_array(self, x: Any) -> int | None:
+        """The index of the capture whose array ``x`` is (as read from
+        outside, or a version of it written in place), else None."""
+        k = self.capture_index.get(id(x))
+        if k is not None and self.captures[k].value is x:
+            return k
+        entry = self.captured_versions.get(id(x))
+        return entry[1] if entry is not None and entry[0] is x else None
 
     def read_capture(self, v: Value) -> Value:
         """What a read of the array captured as ``v`` gives: its version
