@@ -801,6 +801,16 @@ def fix(x: Any, out: Any = None) -> Any:
     return jnp.trunc(x)
 
 
+def modf(x: Any, out: Any = None) -> Any:
+    """``np.modf``: C's ``modf``, whose fractional part has the sign of ``x``
+    (-0.0 of -3.0) and is a signed zero of an infinity; JAX's ``x - trunc(x)``
+    gave 0.0 and NaN there."""
+    if out is not None and not (type(out) is tuple and all(o is None for o in out)):
+        raise not_numpys("np.modf with out=")
+    frac, whole = jnp.modf(x)
+    return jnp.copysign(jnp.where(jnp.isinf(whole), jnp.zeros_like(frac), frac), whole), whole
+
+
 def eigh(a: Any, UPLO: str = "L") -> Any:
     """``np.linalg.eigh``: only the ``UPLO`` triangle is read (JAX symmetrizes by default)."""
     return jnp.linalg.eigh(a, UPLO=UPLO, symmetrize_input=False)
@@ -1146,7 +1156,7 @@ def _replacements() -> dict:
     return {id(np.argsort): argsort, id(np.sort): sort, id(np.tril): tril, id(np.triu): triu,
             id(np.linalg.pinv): pinv, id(np.linalg.matrix_rank): matrix_rank, id(np.searchsorted): searchsorted,
             id(np.histogram): histogram, id(np.histogram_bin_edges): histogram_bin_edges,
-            id(np.histogram2d): histogram2d, id(np.fix): fix,
+            id(np.histogram2d): histogram2d, id(np.fix): fix, id(np.modf): modf,
             id(np.choose): choose, id(np.histogramdd): histogramdd, id(np.broadcast_to): broadcast_to,
             id(np.partition): _on_host(np.partition, False), id(np.argpartition): _on_host(np.argpartition, True),
             id(np.take): take, id(np.round): round_, id(np.around): round_, id(np.take_along_axis): take_along_axis, id(np.repeat): repeat,
