@@ -905,6 +905,9 @@ class CallMixin(GeneratorMixin, SortMixin):
                     (numpy_api.interpolates_narrow(callee) or differs_at_width(callee, fn, treedef, leaves)):
                 # np.percentile(x32, [5, 95]): NumPy's lerp subtracts in float32 before its float64 weights
                 why, python = "NumPy's own Python computes some steps at its narrower operand's float width", True
+            elif fn is not callee and numpy_api.half_steps(callee, leaves):
+                # np.i0(x16): NumPy's series rounds at float16 after every step, JAX's op at float32 then once
+                why, python = "NumPy's own Python rounds each step at float16", True
             elif fn is not callee and numpy_api.narrow_ints(leaves):
                 # np.trapezoid(y_uint8): NumPy adds y[1:] + y[:-1] in uint8 (it wraps), jnp widens first
                 why = "NumPy's _lerp subtracts neighbouring order statistics at the data's integer width, where " \
