@@ -721,6 +721,25 @@ def test_i0_of_float16_rounds_each_step_as_numpy():
     check(np.i0, h, full_graph=False)
     check_calls(np.i0, [(V8,), (F32,)])   # (float64 and float32: one graph)
 
+def test_float16_ufunc_with_a_python_float_casts_it_to_float16_first():
+    # np.mod(x16, 2 * np.pi) (np.unwrap's step): NumPy casts the weak Python float to float16
+    # (6.28125), then its half loop computes at float32; the graph's float32 loop took 6.2831855:
+    # 1006 mod period 0.69 where NumPy gives 1.0 (np.fmod, np.divmod, np.hypot, np.arctan2 too)
+    from tests.helpers import check
+
+    h = (np.random.default_rng(2).standard_normal(64) * 30).astype(np.float16)
+    c = 2 * np.pi
+
+    def f(x):
+        return (np.mod(x, c), np.fmod(x, c), np.divmod(x, c), np.hypot(x, c), np.logaddexp(x, 0.1),
+                np.arctan2(x, c), np.less(x, 0.1), np.heaviside(x, 0.1), np.mod(x, np.float32(c)), np.mod(x, 7),
+                np.add(x, 0.1j))
+
+    got, want = __import__("ast2graph").to_static(f)(h), f(h)
+    for a, b in zip(jax.tree_util.tree_leaves(got), jax.tree_util.tree_leaves(want)):
+        assert a.dtype == b.dtype and np.array_equal(a, b, equal_nan=True)
+    check(f, h)
+
 
 def main(argv: list[str]) -> int:
     verbose = "-v" in argv

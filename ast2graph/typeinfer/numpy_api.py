@@ -1552,11 +1552,15 @@ def _at_single(fn: Any) -> Any:
 
     def at_single(*args: Any, **kwargs: Any) -> Any:
         def wide(x: Any) -> Any:
+            if type(x) is float and half_loop:   # NumPy's weak Python float: cast to float16 first (2 * pi: 6.28125)
+                return np.float32(np.float16(x))
             return x.astype(jnp.float32) if getattr(x, "dtype", None) == jnp.float16 and hasattr(x, "astype") else x
 
         if kwargs or not all(isinstance(a, (jax.Array, np.ndarray, np.generic, bool, int, float, complex))
                              for a in args):
             return fn(*args, **kwargs)
+        arrays = [a for a in args if not isinstance(a, (bool, int, float, complex))]
+        half_loop = bool(arrays) and jnp.result_type(*arrays) == jnp.float16
         types = jax.eval_shape(fn, *args)
         out = fn(*[wide(a) for a in args])
         return jax.tree_util.tree_map(lambda r, t: r.astype(t.dtype) if r.dtype != t.dtype else r, out, types)
