@@ -719,6 +719,8 @@ def test_i0_of_float16_rounds_each_step_as_numpy():
 
     h = np.array([0.1, 2.5, -3.25, 10.0, 7.0, 0.5, -0.0, 2.5], np.float16)
     check(np.i0, h, full_graph=False)
+    # (np.nanquantile of float16 data: NumPy's per-slice _lerp at float16, its own Python as well)
+    check(lambda x: (np.nanquantile(x, 0.3), np.nanpercentile(x, [30.0, 90.0])), h, full_graph=False)
     check_calls(np.i0, [(V8,), (F32,)])   # (float64 and float32: one graph)
 
 def test_float16_ufunc_with_a_python_float_casts_it_to_float16_first():

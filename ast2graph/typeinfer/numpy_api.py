@@ -163,11 +163,12 @@ def half_steps(callee: Any, leaves: list) -> bool:
     namesake computes at float32 and rounds once, differences of many
     float16 ulps that the exemplars do not show. (Not every NumPy Python
     function of float16 data: most compute as their namesakes, and their
-    own Python does not always convert.)"""
+    own Python does not always convert. ``np.nanquantile``'s per-slice
+    ``_lerp`` of float16 data: the same, its replacement being float64's.)"""
     return any(callee is f for f in _HALF_SERIES) and any(d == np.float16 for d in _operand_dtypes(leaves))
 
 
-_HALF_SERIES = (np.i0,)
+_HALF_SERIES = (np.i0, np.nanquantile, np.nanpercentile)
 
 
 def narrow_ints(leaves: list, signed: bool = False) -> bool:
