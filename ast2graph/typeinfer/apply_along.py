@@ -30,7 +30,24 @@ def _numpy_array(x: Any) -> bool:
     return isinstance(x, Value) and x.type.numpy and not x.type.python and not x.type.mixed and bool(x.type.shape)
 
 
+def _bound(args: tuple, kwargs: dict) -> tuple[tuple, dict] | None:
+    """``apply_along_axis(func1d, axis, arr, *args, **kwargs)``'s own
+    parameters given by keyword (``axis=0, arr=x``, as SciPy calls it) moved
+    into place; None where they cannot be (eager's TypeError: as before)."""
+    args, kwargs = tuple(args), dict(kwargs)
+    for k, name in enumerate(("func1d", "axis", "arr")):
+        if name in kwargs:
+            if len(args) != k:
+                return None
+            args += (kwargs.pop(name),)
+    return args, kwargs
+
+
 def apply_along_axis(interp: Any, args: tuple, kwargs: dict, node: Any) -> Any:
+    bound = _bound(args, kwargs)
+    if bound is None:
+        return NotImplemented
+    args, kwargs = bound
     if len(args) < 3 or not _numpy_array(args[2]) or type(args[1]) is not int:
         return NotImplemented
     func1d, axis, arr, *extra = args

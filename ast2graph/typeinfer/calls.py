@@ -344,6 +344,13 @@ class CallMixin(GeneratorMixin, SortMixin):
             applied = apply_along.apply_along_axis(self, args, kwargs, node)
             if applied is not NotImplemented:
                 return applied
+        numpy_method = _numpy_python_method(callee)
+        if numpy_method is not None and (not isinstance(callee, types.MethodType) or contains_value((args, kwargs))):
+            # ``Polynomial(c)(x)``, ``Polynomial.fit(x, y, 2)``, ``np.poly1d(p).deriv()`` on traced values:
+            # NumPy's own Python, converted with its receiver as the first argument (as an ``np.*`` function's)
+            if not contains_value((numpy_method[1], args, kwargs)):
+                return self.inline_user(numpy_method[0], (numpy_method[1], *args), kwargs, node)
+            return self.call(numpy_method[0], (numpy_method[1], *args), kwargs, node)
         effect = _library_effect(callee)
         if effect is not None:   # never run at trace time only: eager does it on every call
             raise self.graph_break(FallbackCode.SIDE_EFFECT, node, f"{qualified_name(callee)} {effect}: eager does it "
@@ -898,6 +905,9 @@ class CallMixin(GeneratorMixin, SortMixin):
                     (numpy_api.interpolates_narrow(callee) or differs_at_width(callee, fn, treedef, leaves)):
                 # np.percentile(x32, [5, 95]): NumPy's lerp subtracts in float32 before its float64 weights
                 why, python = "NumPy's own Python computes some steps at its narrower operand's float width", True
+            elif fn is not callee and numpy_api.half_steps(callee, leaves):
+                # np.i0(x16): NumPy's series rounds at float16 after every step, JAX's op at float32 then once
+                why, python = "NumPy's own Python rounds each step at float16", True
             elif fn is not callee and numpy_api.narrow_ints(leaves):
                 # np.trapezoid(y_uint8): NumPy adds y[1:] + y[:-1] in uint8 (it wraps), jnp widens first
                 why = "NumPy's _lerp subtracts neighbouring order statistics at the data's integer width, where " \
@@ -3194,6 +3204,22 @@ def _python_with_source(callee: Any) -> bool:
     target = callee.__func__ if isinstance(callee, types.MethodType) else callee
     return isinstance(target, types.FunctionType) and target.__code__.co_filename[:1] != "<" \
         and classify_callee(target) in (CallKind.USER_FUNCTION, CallKind.OPAQUE)
+
+
+def _numpy_python_method(callee: Any) -> tuple | None:
+    """(NumPy's Python function, its receiver) for a bound method of NumPy's
+    written in Python (``Polynomial.fit``, ``poly1d.deriv``) or an instance
+    of a NumPy class with a Python ``__call__`` (``Polynomial(c)``,
+    ``np.poly1d(p)``); None otherwise (ufuncs, C methods, functions)."""
+    if isinstance(callee, types.MethodType):
+        fn, receiver = callee.__func__, callee.__self__
+    elif isinstance(callee, (type, types.FunctionType, types.BuiltinFunctionType, np.ufunc, functools.partial)):
+        return None
+    else:
+        fn, receiver = getattr(type(callee), "__call__", None), callee
+    if not isinstance(fn, types.FunctionType) or numpy_api.numpy_source(fn) is not fn:
+        return None
+    return fn, receiver
 
 
 def _library_python(callee: Any, traced: bool = True) -> bool:

@@ -217,7 +217,7 @@ class ControlMixin(ExitsMixin):
         names = sorted(ssa.assigned(stmt) & ssa.live_out(stmt))
         runs = [lambda b=b: self.exec_block(b) for b in bodies] + [lambda: self.exec_block(orelse)]
         if len(preds) == 1:   # ``if n is None``: each branch sees what n can be there
-            narrowing = self.none_narrowing(stmt.test)
+            narrowing = self.test_narrowing(stmt.test)
             runs = [self.narrowed(narrowing, True, runs[0]), self.narrowed(narrowing, False, runs[1])]
         if len(preds) == 1:
             self.decide(stmt, "if", "lax.cond", "condition is a traced array")
@@ -411,7 +411,7 @@ class ControlMixin(ExitsMixin):
             return run
 
         frame.local_names = had | {box}
-        narrowing = self.none_narrowing(node.test)
+        narrowing = self.test_narrowing(node.test)
         runs = [self.narrowed(narrowing, True, branch(node.body)), self.narrowed(narrowing, False, branch(node.orelse))]
         try:
             self._traced_branches(node, truth, runs, [box], {box})

@@ -156,6 +156,21 @@ def narrow_steps(callee: Any, leaves: list) -> bool:
     return narrow and wide
 
 
+def half_steps(callee: Any, leaves: list) -> bool:
+    """Whether NumPy's ``callee`` evaluates a series in Python (``np.i0``'s
+    Chebyshev series: ``x * b1 - b2 + c``, three roundings a term) and is
+    given a float16 operand: each step rounds at float16, where its JAX
+    namesake computes at float32 and rounds once, differences of many
+    float16 ulps that the exemplars do not show. (Not every NumPy Python
+    function of float16 data: most compute as their namesakes, and their
+    own Python does not always convert. ``np.nanquantile``'s per-slice
+    ``_lerp`` of float16 data: the same, its replacement being float64's.)"""
+    return any(callee is f for f in _HALF_SERIES) and any(d == np.float16 for d in _operand_dtypes(leaves))
+
+
+_HALF_SERIES = (np.i0, np.nanquantile, np.nanpercentile)
+
+
 def narrow_ints(leaves: list, signed: bool = False) -> bool:
     """Whether some operand is an integer or boolean array or NumPy scalar
     narrower than 64 bits (not a Python number: NumPy makes it int64): NumPy
@@ -801,6 +816,113 @@ def fix(x: Any, out: Any = None) -> Any:
     return jnp.trunc(x)
 
 
+def modf(x: Any, out: Any = None) -> Any:
+    """``np.modf``: C's ``modf``, whose fractional part has the sign of ``x``
+    (-0.0 of -3.0) and is a signed zero of an infinity; JAX's ``x - trunc(x)``
+    gave 0.0 and NaN there."""
+    if out is not None and not (type(out) is tuple and all(o is None for o in out)):
+        raise not_numpys("np.modf with out=")
+    frac, whole = jnp.modf(x)
+    return jnp.copysign(jnp.where(jnp.isinf(whole), jnp.zeros_like(frac), frac), whole), whole
+
+
+def _nan_lerp_points(s: Any, qs: Any) -> tuple:
+    """For ``np.nanquantile``'s linear method of float64 data sorted along
+    axis 0 (NaN last): the order statistics on each side and the weight,
+    NumPy's ``_nanquantile_1d`` of each slice (its NaN removed: ``n`` the
+    count of the others, index -1 the last of them)."""
+    m = jnp.sum(~jnp.isnan(s), axis=0).astype(np.float64)
+    qb = jnp.reshape(jnp.asarray(qs, np.float64), np.shape(qs) + (1,) * (s.ndim - 1))
+    virtual = (m - 1) * qb
+    prev = jnp.floor(virtual)
+    out, below = (virtual >= m - 1) | jnp.isnan(virtual), virtual < 0
+    gamma = virtual - jnp.where(out, -1.0, jnp.where(below, 0.0, prev))
+    last = jnp.broadcast_to(m - 1, virtual.shape)
+    lo_at = jnp.where(out, last, jnp.where(below, 0.0, prev)).astype(int) % s.shape[0]
+    hi_at = jnp.where(out, last, jnp.where(below, 0.0, prev + 1)).astype(int) % s.shape[0]
+    if not np.shape(qs):
+        lo, hi = (jnp.take_along_axis(s, at[None], axis=0)[0] for at in (lo_at, hi_at))
+    else:
+        lo, hi = (jnp.take_along_axis(s, at, axis=0) for at in (lo_at, hi_at))
+    return lo, hi, gamma
+
+
+def _numpys_quantile(jax_fn: Any, scale: float, nan: bool = False) -> Any:
+    """``np.quantile`` / ``np.percentile`` (``scale`` 100) by NumPy's
+    ``method="linear"`` steps where they are exact graph ops: the virtual
+    index ``(n - 1) * q``, its floor and NumPy's index clamping, then
+    ``_lerp``'s ``a + (b - a) * t`` (``b - (b - a) * (1 - t)`` where
+    ``t >= 0.5``) and NaN for a slice holding NaN. JAX's
+    ``low * (1 - t) + high * t`` rounds otherwise (last bits of float64
+    results, float16 ones). Of float64 data, or of narrower float data with a
+    Python number ``q`` (NumPy's weak ``t`` then computes at the data's
+    width); everything else (other methods, weights, keepdims, several axes,
+    integer data) is ``jax_fn`` as before."""
+    def op(a: Any, q: Any, axis: Any = None, out: Any = None, overwrite_input: bool = False, method: str = "linear",
+           keepdims: bool = False, *, weights: Any = None) -> Any:
+        from ..ir.core import Value
+
+        a = arr = jnp.asarray(a)
+        weak = type(q) in (int, float) and not isinstance(q, bool)
+        simple = method == "linear" and weights is None and out is None and \
+            (axis is None or type(axis) is int) and arr.ndim > 0 and arr.size > 0
+        if nan:
+            simple = simple and arr.dtype == np.float64 and np.ndim(q) <= 1
+        if not simple or not (arr.dtype == np.float64 or weak and arr.dtype.kind == "f"):
+            return jax_fn(a, q, axis=axis, out=out, overwrite_input=overwrite_input, method=method,
+                          keepdims=keepdims, **({} if weights is None else {"weights": weights}))
+        if isinstance(q, (Value, jax.core.Tracer)) or not weak and not isinstance(q, (np.ndarray, np.generic, list, tuple)):
+            qs = jnp.asarray(q, np.float64)
+        else:
+            qs = np.asarray(q, np.float64)
+        if scale != 1.0:
+            qs = qs / scale   # NumPy's np.true_divide(q, 100) in float64
+        arr = arr.ravel() if axis is None else jnp.moveaxis(arr, axis, 0)
+        n = arr.shape[0]
+        s = jnp.sort(arr, axis=0)   # (NaN last, as NumPy's partition leaves it)
+        if nan:
+            lo, hi, t = _nan_lerp_points(s, qs)
+            return _lerp_result(lo, hi, t, None, a, axis, keepdims, qs)
+        xp = np if isinstance(qs, (np.ndarray, np.generic)) else jnp   # (static quantiles: their indices and weights too)
+        virtual = (n - 1) * qs
+        prev = xp.floor(virtual)
+        nxt = prev + 1
+        above, below, nan_at = virtual >= n - 1, virtual < 0, xp.isnan(virtual)
+        prev = xp.where(above | nan_at, -1.0, xp.where(below, 0.0, prev))
+        nxt = xp.where(above | nan_at, -1.0, xp.where(below, 0.0, nxt))
+        gamma = virtual - prev
+        shape = xp.shape(virtual) + (1,) * (arr.ndim - 1)
+        lo = jnp.take(s, prev.astype(int) % n, axis=0)
+        hi = jnp.take(s, nxt.astype(int) % n, axis=0)
+        if weak and xp is np:
+            t = float(gamma)   # NumPy's weak Python float: the products at the data's width
+        elif weak:
+            t = gamma.astype(arr.dtype)
+        else:
+            t = xp.reshape(gamma, shape)
+        return _lerp_result(lo, hi, t, jnp.isnan(s[-1]), a, axis, keepdims, qs)
+
+    op.__name__ = op.__qualname__ = jax_fn.__name__
+    return op
+
+
+def _lerp_result(lo: Any, hi: Any, t: Any, nan_slices: Any, a: Any, axis: Any, keepdims: bool, qs: Any) -> Any:
+    """NumPy's ``_lerp(lo, hi, t)``, NaN where ``nan_slices``, the reduced
+    axes kept as 1s after the quantiles' own where ``keepdims``."""
+    diff = hi - lo
+    # each product rounded before its sum (as NumPy's ufuncs round it): a select of the same value
+    # keeps XLA from fusing them into a multiply-add (as in ``interp``)
+    nan_diff = jnp.isnan(diff)
+    up, down = jnp.where(nan_diff, diff, diff * t), jnp.where(nan_diff, diff, diff * (1 - t))
+    result = jnp.where(jnp.asarray(t) >= 0.5, hi - down, lo + up)
+    if nan_slices is not None:
+        result = jnp.where(nan_slices, jnp.asarray(np.nan, result.dtype), result)
+    if keepdims:
+        kept = (1,) * a.ndim if axis is None else tuple(1 if d == axis % a.ndim else k for d, k in enumerate(a.shape))
+        result = jnp.reshape(result, np.shape(qs) + kept)
+    return result
+
+
 def eigh(a: Any, UPLO: str = "L") -> Any:
     """``np.linalg.eigh``: only the ``UPLO`` triangle is read (JAX symmetrizes by default)."""
     return jnp.linalg.eigh(a, UPLO=UPLO, symmetrize_input=False)
@@ -1146,7 +1268,10 @@ def _replacements() -> dict:
     return {id(np.argsort): argsort, id(np.sort): sort, id(np.tril): tril, id(np.triu): triu,
             id(np.linalg.pinv): pinv, id(np.linalg.matrix_rank): matrix_rank, id(np.searchsorted): searchsorted,
             id(np.histogram): histogram, id(np.histogram_bin_edges): histogram_bin_edges,
-            id(np.histogram2d): histogram2d, id(np.fix): fix,
+            id(np.histogram2d): histogram2d, id(np.fix): fix, id(np.modf): modf,
+            id(np.quantile): _numpys_quantile(jnp.quantile, 1.0), id(np.percentile): _numpys_quantile(jnp.percentile, 100.0),
+            id(np.nanquantile): _numpys_quantile(jnp.nanquantile, 1.0, True),
+            id(np.nanpercentile): _numpys_quantile(jnp.nanpercentile, 100.0, True),
             id(np.choose): choose, id(np.histogramdd): histogramdd, id(np.broadcast_to): broadcast_to,
             id(np.partition): _on_host(np.partition, False), id(np.argpartition): _on_host(np.argpartition, True),
             id(np.take): take, id(np.round): round_, id(np.around): round_, id(np.take_along_axis): take_along_axis, id(np.repeat): repeat,
@@ -1428,11 +1553,15 @@ def _at_single(fn: Any) -> Any:
 
     def at_single(*args: Any, **kwargs: Any) -> Any:
         def wide(x: Any) -> Any:
+            if type(x) is float and half_loop:   # NumPy's weak Python float: cast to float16 first (2 * pi: 6.28125)
+                return np.float32(np.float16(x))
             return x.astype(jnp.float32) if getattr(x, "dtype", None) == jnp.float16 and hasattr(x, "astype") else x
 
         if kwargs or not all(isinstance(a, (jax.Array, np.ndarray, np.generic, bool, int, float, complex))
                              for a in args):
             return fn(*args, **kwargs)
+        arrays = [a for a in args if not isinstance(a, (bool, int, float, complex))]
+        half_loop = bool(arrays) and jnp.result_type(*arrays) == jnp.float16
         types = jax.eval_shape(fn, *args)
         out = fn(*[wide(a) for a in args])
         return jax.tree_util.tree_map(lambda r, t: r.astype(t.dtype) if r.dtype != t.dtype else r, out, types)

@@ -59,6 +59,9 @@ from .carried import Traced as _Traced, flatten_carried as _flatten, flatten_joi
 from .lattice import INT_BITS
 from ..graphlib.trees import tree_flatten
 
+KEEP_BINDING = object()   # a narrowing that leaves the variable as it is on one side
+_PURE_TRUTH = (bool, int, type(None), str, float)   # types whose truth test runs no user code
+
 TAG_TYPE = ArrayType((), np.dtype(np.int32))
 # ``None`` on some paths (``best = None``, then an array under a traced ``if``): a
 # variant of its own, a placeholder in the graph; eager's object is None
@@ -523,16 +526,86 @@ class KindTagMixin:
 
     def narrowed(self, narrowing: tuple | None, holds: bool, run: Callable[[], Any]) -> Callable[[], Any]:
         """``run`` with the tested variable bound to its value where the test
-        holds (``holds``) or not, for as long as it runs."""
+        holds (``holds``) or not, for as long as it runs (``KEEP_BINDING``:
+        as it is)."""
         if narrowing is None:
             return run
         name, when_true, when_false = narrowing
+        value = when_true if holds else when_false
+        if value is KEEP_BINDING:
+            return run
 
         def wrapped() -> Any:
-            self.frame.env[name] = when_true if holds else when_false
+            self.frame.env[name] = value
             return run()
 
         return wrapped
+
+    def test_narrowing(self, test: Any) -> tuple | None:
+        """``none_narrowing``, else ``truth_narrowing``."""
+        return self.none_narrowing(test) or self.truth_narrowing(test)
+
+    def truth_narrowing(self, test: Any) -> tuple | None:
+        """For a test that is a traced 0-d boolean local ``b`` of Python or
+        NumPy kind (a ``bool`` or ``np.bool_`` in eager), ``not b``, or an
+        ``and``/``or`` of it with terms whose truth is static: (b, its value
+        where the test holds, its value where it does not), ``KEEP_BINDING``
+        where the test does not decide it. A boolean's truth is its value:
+        where ``if vectorized and not has_nan: return ...`` falls through,
+        ``has_nan`` is ``True`` (``np.True_``), and the rest of the function
+        (run in the other branch) is specialised to that."""
+        facts = self._truth_facts(test)
+        if facts is None:
+            return None
+        when_true, when_false, _ = facts
+        names = set(when_true) | set(when_false)
+        if len(names) != 1:
+            return None
+        (name,) = names
+        return name, when_true.get(name, KEEP_BINDING), when_false.get(name, KEEP_BINDING)
+
+    def _truth_facts(self, node: Any) -> tuple | None:
+        """(bindings known where ``node`` is truthy, where it is falsy, its
+        static truth or None); None where nothing is known."""
+        import gast
+
+        if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.Not):
+            inner = self._truth_facts(node.operand)
+            return None if inner is None else (inner[1], inner[0], None if inner[2] is None else not inner[2])
+        if isinstance(node, gast.Constant) and type(node.value) in _PURE_TRUTH:
+            return {}, {}, bool(node.value)
+        if isinstance(node, gast.BoolOp):
+            return self._bool_op_facts(node, isinstance(node.op, gast.And))
+        if not isinstance(node, gast.Name):
+            return None
+        try:
+            value = self.eval(node)
+        except Exception:  # noqa: BLE001  (an unbound name: nothing known)
+            return None
+        if type(value) in _PURE_TRUTH:
+            return {}, {}, bool(value)
+        if not (isinstance(value, Value) and type(value) is Value and self.frame.owns(node.id)):
+            return None
+        t = value.type
+        if t.shape != () or t.dtype != np.bool_ or t.mixed or t.array0 or not (t.python or t.numpy):
+            return None
+        yes, no = (True, False) if t.python else (np.True_, np.False_)
+        return {node.id: yes}, {node.id: no}, None
+
+    def _bool_op_facts(self, node: Any, is_and: bool) -> tuple | None:
+        """``a and b and ...`` is truthy where every term is, falsy where one
+        is: the bindings of a falsy ``and`` are known where every other term
+        is statically truthy (``or``: the dual)."""
+        parts = [self._truth_facts(v) for v in node.values]
+        known: dict = {}
+        for p in parts:
+            if p is not None:
+                known.update(p[0] if is_and else p[1])
+        open_ = [p for p in parts if p is None or p[2] is None]
+        if any(p is not None and p[2] is (not is_and) for p in parts) or not open_:
+            return None   # (statically decided: not a traced test)
+        other = open_[0][1 if is_and else 0] if len(open_) == 1 and open_[0] is not None else {}
+        return (known, other, None) if is_and else (other, known, None)
 
     # --------------------------------------- JAX functions of many such values
     def collapsed_jax_call(self, callee: Any, args: tuple, kwargs: dict, node: Any) -> Any:

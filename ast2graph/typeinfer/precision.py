@@ -372,7 +372,7 @@ def comparison_dtype(fn: Any, leaves: list) -> np.dtype | None:
     """For a comparison of NumPy operands: the dtype NumPy compares in, where
     JAX (x64 on) would compare in another (``int64 < float32``: NumPy in
     float64, JAX in float32); None where they agree."""
-    if fn not in _COMPARING and getattr(fn, "__name__", None) not in (
+    if not any(fn is c for c in _COMPARING) and getattr(fn, "__name__", None) not in (
             "equal", "not_equal", "less", "less_equal", "greater", "greater_equal"):
         return None
     values = [x for x in leaves if isinstance(x, Value)]
@@ -405,7 +405,7 @@ def inexact_uint64_comparison(fn: Any, leaves: list) -> bool:
     them exactly, but no dtype the graph has holds both (int64 lacks the top
     half of uint64, float64 rounds near 2**64, a cast of -1 to uint64 is its
     maximum), so the site cannot be exact graph."""
-    if fn not in _COMPARING and getattr(fn, "__name__", None) not in (
+    if not any(fn is c for c in _COMPARING) and getattr(fn, "__name__", None) not in (
             "equal", "not_equal", "less", "less_equal", "greater", "greater_equal"):
         return False
     values = [x for x in leaves if isinstance(x, Value)]
