@@ -27,7 +27,7 @@ from ..ir.core import Value
 from ..tracebacks import RaiseSite
 # the run-time transport of host callbacks (``hostcalls``), used here and named by other modules through here
 from .bounded import raise_if   # the run-time check machinery
-from .casts import cast, opaque, to_python_number  # noqa: F401 (cast: named through here)
+from .casts import cast, half_from_double, is_double_to_half, opaque, to_python_number  # noqa: F401 (cast: named through here)
 from .hostcalls import HostCall, HostError, HostErrors, HostRaised, _guarded, _host_raised, _wide, pure_host_call, words_sent  # noqa: F401
 from .trees import keyed, tree_flatten, tree_map
 
@@ -1398,6 +1398,10 @@ class DataDependentWrite(jax.errors.JAXTypeError):
 def np_setitem(x: Any, idx: Any, v: Any) -> Any:
     """``x[idx] = v`` on a NumPy array, as a functional update (same dtype as ``x``)."""
     index = _unspec(idx)
+    if is_double_to_half(v, x.dtype):   # float64 values into a float16 array: rounded once, as NumPy
+        v = half_from_double(v)
+    elif isinstance(v, jax.Array) and v.dtype != x.dtype and v.dtype.kind in "biuf" and x.dtype.kind in "biuf":
+        v = v.astype(x.dtype)   # the scatter's own conversion, made here: no JAX FutureWarning eager does not issue
     if hasattr(index, "dtype") and index.dtype == jnp.bool_ and index.ndim == x.ndim:
         if jnp.ndim(v) and jnp.size(v) != 1:
             raise DataDependentWrite("a boolean-mask write with an array of values has a data-dependent shape")

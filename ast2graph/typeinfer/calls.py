@@ -416,6 +416,12 @@ class CallMixin(GeneratorMixin, SortMixin):
             out.type = out.type.with_kinds(callee.value.type.kinds)
             self.numpy_fp_warnings(numpy_api.float_to_int, (callee.value,), {}, [out], node, "cast")
             return out
+        if isinstance(callee, arrays.ArrayMethod) and callee.name == "astype" and self._numpy_float_narrowing(callee, args, kwargs):
+            out = self.emit_call(numpy_api.float_narrow, (callee.value, np.dtype(args[0] if args else kwargs["dtype"])),
+                                 {}, node, ".astype")
+            out.type = out.type.with_kinds(callee.value.type.kinds)
+            self.numpy_fp_warnings(numpy_api.float_narrow, (callee.value,), {}, [out], node, "narrow")
+            return out
         if isinstance(callee, arrays.ArrayMethod) and callee.name in numpy_api.INITIAL_METHODS \
                 and kwargs.get("initial") is not None and callee.value.type.kinds <= {"numpy", "array0"}:
             # x.sum(initial=v) of an ndarray: np.sum(x, initial=v) (NumPy's cast of v; jax.Array.sum drops it)
@@ -996,21 +1002,29 @@ class CallMixin(GeneratorMixin, SortMixin):
             if replayed in hostwarnings.REPLAYED or hostwarnings.warns_on_exemplar(ufunc, args, kwargs):
                 self._numpy_replay(ufunc, args, kwargs, results, node)
             return
-        name, scalar = ("cast", False) if ufunc == "cast" else \
+        if ufunc in _CONVERTERS and "dtype" in kwargs and len(args) == 1:
+            args, kwargs = (*args, kwargs["dtype"]), {k: v for k, v in kwargs.items() if k != "dtype"}
+        if _narrowing_cast(ufunc, args):   # np.float32(x) of float64 data: "overflow encountered in cast"
+            ufunc, args = "narrow", args[:1]
+        name, scalar = ("cast", False) if ufunc in ("cast", "narrow") else \
             _fp_ufunc_name(fn, args, ufunc, isinstance(node, (gast.BinOp, gast.AugAssign)))
-        rule = hostwarnings.FP_POLES.get(name) if name else None
+        rule = "narrow" if ufunc == "narrow" else hostwarnings.FP_POLES.get(name) if name else None
+        if name in _FP_UNARY_WRAPS:   # only NumPy's integer scalars warn (-x, abs(x) of an array never do)
+            rule = "" if scalar and results and getattr(results[0].type.dtype, "kind", "") in "iu" else None
         if rule is None or len(results) != 1 or not results[0].type.kinds <= {"numpy", "array0"}:
             return
         dtype = results[0].type.dtype
         wraps = getattr(dtype, "kind", "") in "iu" and scalar and name in _FP_INT_WRAPS
         integer = getattr(dtype, "kind", "") in "iu" and (name in hostwarnings.FP_INT_DIVISIONS or name == "cast"
                                                           or wraps)
-        if not (integer or getattr(dtype, "kind", "") == "f") or set(kwargs) - {"where", "out", "dtype"}:
+        if not (integer or getattr(dtype, "kind", "") == "f" or rule == "narrow") or set(kwargs) - {"where", "out", "dtype"}:
             return
         if wraps:   # np.int64(2**62) * 4: "overflow encountered in scalar multiply"
             rule = f"wrap {name}"
         modes = np.geterr()
-        kinds = ("invalid",) if name == "cast" else ("over",) if wraps else ("divide",) if integer else \
+        signed_floor = name == "floor_divide" and getattr(dtype, "kind", "") == "i"   # min // -1 overflows
+        kinds = ("over",) if rule == "narrow" else ("invalid",) if name == "cast" else ("over",) if wraps else \
+            ("divide", "over") if integer and signed_floor else ("divide",) if integer else \
             tuple(k for k, _ in hostwarnings.FP_MESSAGES if not (k == "divide" and rule == "")
                   and name not in hostwarnings.NEVER.get(k, ()))
         if any(modes[k] not in ("ignore", "warn") for k in kinds) or not integer and modes["under"] != "ignore":
@@ -1035,7 +1049,8 @@ class CallMixin(GeneratorMixin, SortMixin):
                     self._guard_warning_action(RuntimeWarning, texts[k], module, lineno)
         if not kinds:
             return
-        nin = 1 if rule in ("zero", "minus one", "unit", "", "cast") and name not in ("power", *_FP_INT_WRAPS) else 2
+        nin = 1 if name in _FP_UNARY_WRAPS or rule in ("zero", "minus one", "unit", "", "cast", "narrow") \
+            and name not in ("power", *_FP_INT_WRAPS) else 2
         operands = tuple(args[:nin])
         if len(operands) != nin or any(not isinstance(x, (Value, int, float, np.ndarray, np.generic)) for x in operands):
             return
@@ -2158,6 +2173,21 @@ class CallMixin(GeneratorMixin, SortMixin):
             return False
         try:
             return np.dtype(target).kind in "iu"
+        except TypeError:
+            return False
+
+    @staticmethod
+    def _numpy_float_narrowing(method: Any, args: tuple, kwargs: dict) -> bool:
+        """``a.astype(np.float32)`` of a NumPy float64 array (a float or complex
+        dtype of a smaller range; ``numpy_api.float_narrow``): the plain form only."""
+        t = method.value.type
+        if not t.kinds <= {"numpy", "array0"} or set(kwargs) - {"dtype"} or len(args) + len(kwargs) != 1:
+            return False
+        target = args[0] if args else kwargs["dtype"]
+        if isinstance(target, Value):
+            return False
+        try:
+            return _narrower(np.dtype(t.dtype), np.dtype(target))
         except TypeError:
             return False
 
@@ -3294,9 +3324,11 @@ _FP_OPERATORS = {operator.truediv: "divide", operator.itruediv: "divide", operat
                  operator.ifloordiv: "floor_divide", operator.mod: "remainder", operator.imod: "remainder",
                  operator.pow: "power", operator.ipow: "power", operator.add: "add", operator.iadd: "add",
                  operator.sub: "subtract", operator.isub: "subtract", operator.mul: "multiply",
-                 operator.imul: "multiply"}
-# NumPy's integer scalar arithmetic that warns where it wraps around ("overflow encountered in scalar add")
-_FP_INT_WRAPS = frozenset({"add", "subtract", "multiply"})
+                 operator.imul: "multiply", operator.neg: "negative", abs: "absolute"}
+# NumPy's integer scalar arithmetic that warns where it wraps around ("overflow encountered in scalar add",
+# "... in scalar negative" for -np.int8(-128) or -np.uint8(1), "... in scalar absolute" for abs(np.int8(-128)))
+_FP_UNARY_WRAPS = frozenset({"negative", "absolute"})
+_FP_INT_WRAPS = frozenset({"add", "subtract", "multiply"}) | _FP_UNARY_WRAPS
 # ``ndarray ** k`` of a Python number: NumPy's fast paths call another ufunc
 _FP_FAST_POWERS = {0.5: "sqrt", 2: "square", -1: "reciprocal"}
 
@@ -3307,7 +3339,9 @@ def _fp_ufunc_name(fn: Any, args: tuple, ufunc: Any, syntax: bool) -> tuple[str 
     divide"); ``syntax``: written as an operator (``a / b``, ``a /= b``)."""
     name = ufunc.__name__ if isinstance(ufunc, np.ufunc) else \
         _FP_OPERATORS.get(fn) if isinstance(fn, types.BuiltinFunctionType) else None
-    if name is None or not syntax or len(args) != 2:
+    # a Python operator called as such (sum()'s adds, operator.add(a, b)) is the operands' own arithmetic too
+    syntax = syntax or isinstance(fn, types.BuiltinFunctionType) and fn in _FP_OPERATORS and ufunc in (None, fn)
+    if name is None or not syntax or len(args) != (1 if name in _FP_UNARY_WRAPS else 2):
         return name, False
     def scalar(v: Any) -> bool:
         if isinstance(v, Value):
@@ -3318,6 +3352,33 @@ def _fp_ufunc_name(fn: Any, args: tuple, ufunc: Any, syntax: bool) -> tuple[str 
     if name == "power" and type(args[1]) in (int, float) and args[1] in _FP_FAST_POWERS:
         return _FP_FAST_POWERS[args[1]], False
     return name, False
+
+
+def _narrowing_cast(target: Any, args: tuple) -> bool:
+    """``np.float32(x)`` (a NumPy float or complex scalar type called on one
+    traced float or complex value of more bytes): NumPy's cast, which warns
+    "overflow encountered in cast" where a finite value becomes infinite."""
+    if target in _CONVERTERS and len(args) == 2 and not isinstance(args[1], Value) and args[1] is not None:
+        target, args = args[1], args[:1]   # np.asarray(x, np.float32) (keywords: the caller's ``dtype``)
+        try:
+            target = np.dtype(target).type
+        except TypeError:
+            return False
+    if not (isinstance(target, type) and issubclass(target, (np.floating, np.complexfloating))) or len(args) != 1 \
+            or not isinstance(args[0], Value) or getattr(args[0].type.dtype, "kind", "") not in "fc":
+        return False
+    return _narrower(args[0].type.dtype, np.dtype(target))
+
+
+_CONVERTERS = (np.asarray, np.array, np.asanyarray, np.ascontiguousarray)
+
+
+def _narrower(source: np.dtype, target: np.dtype) -> bool:
+    """A float or complex ``source`` cast to a float or complex ``target`` of a smaller range."""
+    if source.kind not in "fc" or target.kind not in "fc":
+        return False
+    width = lambda d: d.itemsize // (2 if d.kind == "c" else 1)   # noqa: E731 (a part's bytes)
+    return width(target) < width(source)
 
 
 def _code_filename(unit: Any) -> str:

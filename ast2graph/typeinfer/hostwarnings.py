@@ -283,12 +283,19 @@ def fp_flags(rule: str, kinds: tuple, result: Any, operands: tuple, where: Any =
         low, high = (-2.0 ** 31, 2.0 ** 31) if narrow else (-2.0 ** 63, 2.0 ** (64 if out.dtype == jnp.uint64 else 63))
         x = jnp.asarray(ops[0])
         found = {"invalid": _and(~(jnp.isfinite(x) & (x >= low) & (x < high)), mask)}
-    elif rule.startswith("wrap "):   # NumPy's integer scalar + - * wrapping around
+    elif rule == "narrow":   # float64 to float32 (float16, complex64): a finite value beyond the range
+        x = jnp.asarray(ops[0])
+        found = {"over": _and(jnp.isfinite(x) & jnp.isinf(out), mask)}
+    elif rule.startswith("wrap "):   # NumPy's integer scalar + - * and unary - abs() wrapping around
         found = {"over": _wraps(rule[5:], *[jnp.asarray(x).astype(out.dtype) for x in ops], out)}
     elif name in FROM_OPERAND:
         found = {k: _and(v, mask) for k, v in FROM_OPERAND[name](ops[0]).items()}
-    elif not jnp.issubdtype(out.dtype, jnp.inexact):   # integer // and %: by zero
+    elif not jnp.issubdtype(out.dtype, jnp.inexact):   # integer // and %: by zero; min // -1 overflows
         found = {"divide": _and(_eq(ops[-1], 0), mask)}
+        if name == "floor_divide" and jnp.issubdtype(out.dtype, jnp.signedinteger) and "over" in kinds:
+            low = jnp.iinfo(out.dtype).min
+            a, b = (jnp.asarray(x).astype(out.dtype) for x in ops)
+            found["over"] = _and((a == low) & (b == -1), mask)
     else:
         inexact = [x for x in ops if jnp.issubdtype(x.dtype, jnp.inexact)]
         nan_in = functools.reduce(_or, [_isnan(x) for x in inexact], False)
@@ -437,10 +444,17 @@ def _isinf(x: Any) -> Any:
     return jnp.isinf(x)
 
 
-def _wraps(name: str, a: Any, b: Any, r: Any) -> Any:
-    """Whether ``r``, ``a <name> b`` computed in ``r``'s integer dtype, wrapped around."""
+def _wraps(name: str, a: Any, *rest: Any) -> Any:
+    """Whether ``r`` (the last of ``rest``), ``a <name> b`` computed in ``r``'s
+    integer dtype (``<name> a`` for "negative" and "absolute"), wrapped around."""
     import jax.numpy as jnp
 
+    *b_, r = rest
+    b = b_[0] if b_ else None
+    if name in ("negative", "absolute"):   # -min and abs(min) are min; -u of an unsigned u is 2**n - u
+        if jnp.issubdtype(r.dtype, jnp.unsignedinteger):
+            return a != 0 if name == "negative" else jnp.zeros(jnp.shape(a), bool)
+        return a == jnp.iinfo(r.dtype).min
     if jnp.issubdtype(r.dtype, jnp.unsignedinteger):
         if name == "add":
             return r < a

@@ -243,7 +243,7 @@ def _python_int_and_float(left: Any, right: Any) -> bool:
 
 _FP_OPERATOR_FNS = frozenset({operator.truediv, operator.itruediv, operator.floordiv, operator.ifloordiv,
                               operator.mod, operator.imod, operator.pow, operator.ipow, operator.add, operator.iadd,
-                              operator.sub, operator.isub, operator.mul, operator.imul})
+                              operator.sub, operator.isub, operator.mul, operator.imul, operator.neg, abs})
 
 
 def _numpy_warnings_may_raise() -> bool:
@@ -745,6 +745,7 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
             folded = self.fold_constant(fn, args, kwargs)   # calls.py: made at trace time, as eager makes it
             if folded is not None:
                 return folded
+        asked = fn   # the operator the user's code applies (``abs``: ``precise_eval`` may compute it by another op)
         leaves, x32, (out_tree, out_leaves), fn = self.precise_eval(fn, treedef, leaves, node, numpy_fn, eager_fn)
         if any(type(leaf) is PassedValue for leaf in out_leaves):
             out_leaves = self._passed_through(fn, name, leaves, out_leaves, node, effect)
@@ -769,9 +770,11 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
             # into it (``c[:] = 7`` after ``v = c + x``) must not reach this op, as eager's op ran before it
             operands = [x.copy() if type(x) is np.ndarray and x.flags.writeable else x for x in leaves]
             self.region.ops.append(CallOp(results, self.loc(node), fn, treedef, operands, label, x32, site))
-            if results and not effect and (numpy_fn or fn in _FP_OPERATOR_FNS):   # NumPy's RuntimeWarnings (calls.py)
-                self.numpy_fp_warnings(fn, args, kwargs, results, node, eager_fn if isinstance(eager_fn, np.ufunc)
-                                       else callee)
+            if results and not effect and (numpy_fn or fn in _FP_OPERATOR_FNS or asked in _FP_OPERATOR_FNS):
+                # NumPy's RuntimeWarnings (calls.py)
+                self.numpy_fp_warnings(asked if asked in _FP_OPERATOR_FNS and fn not in _FP_OPERATOR_FNS else fn,
+                                       args, kwargs, results, node,
+                                       eager_fn if isinstance(eager_fn, np.ufunc) else callee)
         pending = self.__dict__.pop("_overflow_check", None)
         if pending is not None and any(pending[1] is r for r in results):   # (mutation._python_int_bits)
             operands, result, subtract = pending

@@ -20,6 +20,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from ..graphlib import casts
+from ..graphlib.casts import half_from_double
 from . import numpy_inplace, scipy_api
 from .numpy_inplace import not_numpys, writes_argument
 
@@ -224,25 +226,59 @@ def _restructure(eager: Any, mine: Any) -> Any:
     return type(mine)(items)
 
 
+def to_dtype(a: Any, dtype: Any) -> Any:
+    """``jnp.asarray(a, dtype)``, a float64 (complex128) array to float16 rounded once (``casts.half_from_double``)."""
+    x = jnp.asarray(a)
+    if dtype is not None and np.dtype(dtype) == np.float16 and x.dtype in (jnp.float64, jnp.complex128):
+        return half_from_double(jnp.real(x) if x.dtype == jnp.complex128 else x)
+    return jnp.asarray(x, dtype=dtype)
+
+
+def _converted(a: Any, dtype: Any) -> Any:
+    return a if dtype is None or not isinstance(a, jax.Array) else to_dtype(a, dtype)
+
+
 # NumPy's conversion functions on traced values, as JAX ops: the memory layout
 # (``order``) never changes a value, and a result that may be the operand
 # itself (``copy=None``) is marked a view of it (mutation.VIEW_NAMES), so a
 # write through either falls back unless nothing else sees the array.
 def asarray(a: Any, dtype: Any = None, order: Any = None, **_: Any) -> Any:
-    return jnp.asarray(a, dtype=dtype)
+    return jnp.asarray(_converted(a, dtype), dtype=dtype)
 
 
 def asanyarray(a: Any, dtype: Any = None, order: Any = None, **_: Any) -> Any:
-    return jnp.asarray(a, dtype=dtype)
+    return jnp.asarray(_converted(a, dtype), dtype=dtype)
 
 
 def ascontiguousarray(a: Any, dtype: Any = None, **_: Any) -> Any:
-    return jnp.asarray(a, dtype=dtype)
+    return jnp.asarray(_converted(a, dtype), dtype=dtype)
 
 
 def array(a: Any, dtype: Any = None, *, copy: Any = True, order: Any = "K", subok: bool = False, ndmin: int = 0,
           **_: Any) -> Any:
-    return jnp.array(a, dtype=dtype, ndmin=ndmin)
+    return jnp.array(_converted(a, dtype), dtype=dtype, ndmin=ndmin)
+
+
+def _fill(value: Any, dtype: Any) -> Any:
+    return to_dtype(value, dtype) if dtype is not None and isinstance(value, jax.Array) else value
+
+
+def full(shape: Any, fill_value: Any, dtype: Any = None, **kwargs: Any) -> Any:
+    """``np.full``: a float64 fill value of a float16 array rounded once (``to_dtype``)."""
+    return jnp.full(shape, _fill(fill_value, dtype), dtype, **kwargs)
+
+
+def full_like(a: Any, fill_value: Any, dtype: Any = None, **kwargs: Any) -> Any:
+    """``np.full_like``: as ``full``, the dtype ``a``'s where none is given."""
+    target = dtype if dtype is not None else getattr(a, "dtype", None)
+    return jnp.full_like(a, _fill(fill_value, target), dtype, **kwargs)
+
+
+def half(x: Any = 0, *args: Any, **kwargs: Any) -> Any:
+    """``np.float16(x)``: float64 data rounded once (``to_dtype``)."""
+    if args or kwargs:
+        return jnp.float16(x, *args, **kwargs)
+    return to_dtype(x, np.float16) if isinstance(x, jax.Array) else jnp.float16(x)
 
 
 def conversion(callee: Any, args: tuple, kwargs: dict) -> Any:
@@ -298,7 +334,7 @@ _dlpack_view.__name__ = "asarray"   # mutation.VIEW_NAMES: a view of the operand
 
 def _array_if_needed(a: Any, dtype: Any = None, *, copy: Any = None, order: Any = "K", subok: bool = False,
                      ndmin: int = 0) -> Any:
-    return jnp.array(a, dtype=dtype, ndmin=ndmin)
+    return jnp.array(_converted(a, dtype), dtype=dtype, ndmin=ndmin)
 
 
 _array_if_needed.__name__ = "asarray"   # mutation.VIEW_NAMES: may be the operand itself
@@ -398,6 +434,13 @@ def float_to_int(x: Any, dtype: Any) -> Any:
         return _host_numpy(cast, v.shape, dtype, v)
 
     return jax.lax.cond(in_range, lambda v: v.astype(dtype), on_host, x)
+
+
+def float_narrow(x: Any, dtype: Any) -> Any:
+    """``x.astype(dtype)`` of a NumPy float (complex) array to a float (complex)
+    dtype of a smaller range: the cast itself (its "overflow encountered in
+    cast" is ``calls.numpy_fp_warnings``'s)."""
+    return to_dtype(x, dtype)
 
 
 def _has_ties(sorted_values: Any, axis: int) -> Any:
@@ -682,7 +725,10 @@ def _gcd_lcm(lcm: bool) -> Any:
         dtype = jnp.result_type(x1, x2)
         if kwargs or not jnp.issubdtype(dtype, jnp.signedinteger):
             return fn(x1, x2, **kwargs)
-        a, b = (jnp.abs(jnp.asarray(x).astype(jnp.int64)).astype(jnp.uint64) for x in (x1, x2))
+        # the unsigned type of the result's width (int64 only where the graph has 64 bits: no JAX
+        # "int64 requested ... truncated" UserWarning eager does not issue); abs(-128) is -128, 128 unsigned
+        unsigned = jnp.dtype(f"uint{jnp.dtype(dtype).itemsize * 8}")
+        a, b = (jnp.abs(jnp.asarray(x, dtype)).astype(unsigned) for x in (x1, x2))
         return fn(a, b).astype(dtype)
     op.__name__ = "lcm" if lcm else "gcd"
     return op
@@ -1107,6 +1153,23 @@ def widen_ints(fn: Any, dtypes: list) -> Any:
     return wider
 
 
+def results_cast(fn: Any, dtypes: list) -> Any:
+    """``fn`` computed at its operands' common dtype, its array results cast
+    once to ``dtypes`` (in flattening order): ``y += x`` into a NumPy array
+    ``y`` of a narrower dtype than ``x``'s, as NumPy's ``out=`` casts
+    (float64 to float16 rounded once: ``casts.cast``)."""
+    def narrowed(*args: Any, **kwargs: Any) -> Any:
+        out = fn(*args, **kwargs)
+        leaves, treedef = jax.tree_util.tree_flatten(out)
+        it = iter(dtypes)
+        cast = [casts.cast(x, next(it)) if hasattr(x, "dtype") else x for x in leaves]
+        return jax.tree_util.tree_unflatten(treedef, cast)
+
+    narrowed.__name__ = narrowed.__qualname__ = getattr(fn, "__name__", "numpy_function")
+    narrowed.__module__ = getattr(fn, "__module__", None)
+    return narrowed
+
+
 def choose(a: Any, choices: Any, out: Any = None, mode: str = "raise") -> Any:
     """``np.choose``: an entry out of range raises (``raise_check``), so the graph op may clip."""
     if out is not None:
@@ -1155,7 +1218,7 @@ def _replacements() -> dict:
             id(np.divmod): _int_division_by_zero(jnp.divmod, 0), id(np.var): _spread(jnp.var, "var"),
             id(np.std): _spread(jnp.std, "std"), id(np.cumprod): _sequential(True, False),
             id(np.nancumprod): _sequential(True, True), id(np.cumsum): _sequential(False, False),
-            id(np.remainder): remainder, id(np.sign): sign, id(np.power): power, id(np.interp): interp, id(np.gcd): _gcd_lcm(False), id(np.lcm): _gcd_lcm(True), id(np.clip): clip,
+            id(np.remainder): remainder, id(np.sign): sign, id(np.power): power, id(np.interp): interp, id(np.gcd): _gcd_lcm(False), id(np.float16): half, id(np.full): full, id(np.full_like): full_like, id(np.lcm): _gcd_lcm(True), id(np.clip): clip,
             id(np.nancumsum): _sequential(False, True), id(np.sum): _total(jnp.sum), id(np.mean): _total(numpy_mean), id(np.average): average,
             id(np.nansum): _total(jnp.nansum), id(np.nanmean): _total(jnp.nanmean), id(np.median): _total(jnp.median),
             id(np.nanmedian): _total(jnp.nanmedian), **{id(getattr(np, n)): branch_cut(n) for n in _BRANCH_SIGNS}}

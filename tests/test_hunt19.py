@@ -1,0 +1,140 @@
+"""h-hunt19: silent wrong results found by probing realistic NumPy numerical
+programs (casts to float16 rounded twice, in-place updates of narrow arrays
+by wide data rounded twice, NumPy's overflow warnings of integer scalars and
+narrowing casts missing, JAX's own warnings leaking), each compared with eager
+over calls whose data take every path."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ast2graph import to_static
+from helpers import check_calls, check_warnings
+
+# float64 values just off a float16 tie: rounded to float32 first they land on the tie
+_NEAR_TIES = np.array([1.0 + 2 ** -11 + 2 ** -40, 65519.99, 2049.0000001, 1.00048828125 + 1e-12, -3.0, 1e-7])
+
+
+# ------------------------------------------- float64 -> float16 rounds once, as NumPy's cast
+def test_float64_to_float16_rounds_once_as_numpys_cast():
+    def astype(x):
+        return x.astype(np.float16)
+
+    def scalar(x):
+        return np.float16(x[0]), np.float16(float(x[2]))
+
+    def converted(x):
+        return np.asarray(x, dtype=np.float16), np.array(x, np.float16) + np.float16(1)
+
+    def stored(x):
+        y = np.empty(x.shape, np.float16)
+        y[:] = x
+        z = np.zeros(3, np.float16)
+        z[1] = x[0]
+        return y, z
+
+    def filled(x):
+        return np.full(3, x[0], dtype=np.float16), np.full_like(np.ones(2, np.float16), x[3])
+
+    calls = [(_NEAR_TIES,), (_NEAR_TIES[::-1] * 0.5,)]
+    for fn in (astype, scalar, converted, stored, filled):
+        check_calls(fn, calls)
+
+
+def test_an_inplace_update_of_a_narrow_array_by_wide_data_rounds_once():
+    # y += x of a float16/float32 array and float64 data: NumPy computes at float64 and casts the result
+    # once; the graph cast x to y's dtype first and rounded twice (float32: 40% of the elements an ulp off)
+    def half(x):
+        y = np.ones(x.shape, np.float16)
+        y += x - 1.0
+        return y
+
+    def single(y, x):
+        y += x
+        y *= x
+        y /= 3.0
+        return y
+
+    def copied(x):
+        y = np.ones(x.shape, np.float16)
+        np.copyto(y, x)
+        return y
+
+    check_calls(half, [(_NEAR_TIES,), (_NEAR_TIES * 3,)])
+    check_calls(copied, [(_NEAR_TIES,)])
+    x = np.random.default_rng(0).standard_normal(200)
+    check_calls(single, [(np.ones(200, np.float32), x), (x.astype(np.float32), x[::-1].copy())])
+    y = np.ones(200, np.float32)
+    want, got = single(y.copy(), x), to_static(single)(y.copy(), x)
+    assert np.array_equal(want, got)   # bit for bit (the helper's float32 tolerance would hide an ulp)
+
+
+def test_an_inplace_integer_update_by_wide_data_computes_at_the_wide_dtype():
+    def floor(y, x):
+        y //= x
+        return y
+
+    def rem(y, x):
+        y %= x
+        y -= x
+        return y
+
+    calls = [(np.array([10, -7], np.int32), np.array([2 ** 32 + 3, 2 ** 33 - 1])), (np.array([9, 4], np.int32), np.array([2, -3]))]
+    check_calls(floor, calls)
+    check_calls(rem, calls)
+    check_warnings(floor, *calls[0])   # no JAX FutureWarning of the scatter's int64 -> int32
+
+
+# ------------------------------------------- NumPy's RuntimeWarnings the graph must issue too
+def test_negating_or_abs_of_the_minimum_integer_scalar_warns_as_numpy():
+    def unary(a):
+        out = []
+        for v in a:
+            out.append(-v)
+            out.append(abs(v))
+        return out
+
+    for data in (np.array([-128, 0, 5], np.int8), np.array([0, 3], np.uint8), np.array([-2 ** 31, 7], np.int32),
+                 np.array([-2 ** 63, 1])):
+        check_warnings(unary, data)
+
+
+def test_floor_division_of_the_minimum_integer_by_minus_one_warns_as_numpy():
+    def scalar(a):
+        return a[0] // -1, a // -1
+
+    def arrays(a, b):
+        return np.floor_divide(a, b), a // b
+
+    check_warnings(scalar, np.array([-128, 3], np.int8))
+    check_warnings(scalar, np.array([5, 3], np.int8))
+    check_warnings(arrays, np.array([-128, 6, 7], np.int8), np.array([-1, 0, 2], np.int8))
+
+
+def test_builtin_sum_of_narrow_integer_scalars_warns_where_it_wraps():
+    def total(a):
+        s = 0
+        for v in a:
+            s += v
+        return s, sum(a)
+
+    check_warnings(total, np.array([200, 100, 3], np.uint8))
+    check_warnings(total, np.array([1, 2], np.uint8))
+    check_warnings(total, np.array([100, 100], np.int8))
+
+
+def test_a_narrowing_float_cast_warns_of_overflow_as_numpy():
+    def casts(x):
+        return x.astype(np.float32), np.float32(x[1]), np.asarray(x, np.float32), np.array(x, dtype=np.float16), \
+            x.astype(np.complex64)
+
+    check_warnings(casts, np.array([1.0, 1e40, -1e39, np.inf, 70000.0]))
+    check_warnings(casts, np.array([1.0, 2.0]))
+
+
+def test_gcd_and_lcm_of_narrow_signed_ints_issue_no_jax_warning():
+    def f(a):
+        return np.gcd(a, 4), np.lcm(a, 3), np.gcd(a, a[::-1])
+
+    check_warnings(f, np.array([-8, 7, -2 ** 31], np.int32))
+    check_warnings(f, np.array([-128, 50, 100], np.int8))
