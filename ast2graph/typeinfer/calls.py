@@ -410,6 +410,10 @@ class CallMixin(GeneratorMixin, SortMixin):
         if isinstance(callee, arrays.ArrayMethod) and callee.name == "astype" and _astype_layout_decides(callee.value, args, kwargs):
             raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, "x.astype(x.dtype, order=..., copy=False): "
                                    "eager hands back x itself or a copy by x's memory layout (contiguous or not)")
+        if isinstance(callee, arrays.ArrayMethod) and callee.name == "astype" and _complex_to_real(callee, args, kwargs):
+            # NumPy's cast warns whatever the data: issued on the host, in order, from this line
+            self._warn(("Casting complex values to real discards the imaginary part", np.exceptions.ComplexWarning),
+                       {}, node)
         if isinstance(callee, arrays.ArrayMethod) and callee.name == "astype" and self._numpy_float_to_int(callee, args, kwargs):
             out = self.emit_call(numpy_api.float_to_int, (callee.value, np.dtype(args[0] if args else kwargs["dtype"])),
                                  {}, node, ".astype")
@@ -1050,7 +1054,7 @@ class CallMixin(GeneratorMixin, SortMixin):
         if not kinds:
             return
         nin = 1 if name in _FP_UNARY_WRAPS or rule in ("zero", "minus one", "unit", "", "cast", "narrow") \
-            and name not in ("power", *_FP_INT_WRAPS) else 2
+            and name not in (*hostwarnings.FP_BINARY, *_FP_INT_WRAPS) else 2
         operands = tuple(args[:nin])
         if len(operands) != nin or any(not isinstance(x, (Value, int, float, np.ndarray, np.generic)) for x in operands):
             return
@@ -3371,6 +3375,19 @@ def _narrowing_cast(target: Any, args: tuple) -> bool:
 
 
 _CONVERTERS = (np.asarray, np.array, np.asanyarray, np.ascontiguousarray)
+
+
+def _complex_to_real(method: Any, args: tuple, kwargs: dict) -> bool:
+    """``z.astype(float)`` (any real dtype) of a NumPy complex array: NumPy's ComplexWarning."""
+    t = method.value.type
+    target = args[0] if args else kwargs.get("dtype")
+    if not t.kinds <= {"numpy", "array0"} or getattr(t.dtype, "kind", "") != "c" or isinstance(target, Value) \
+            or target is None:
+        return False
+    try:
+        return np.dtype(target).kind in "biuf"
+    except TypeError:
+        return False
 
 
 def _narrower(source: np.dtype, target: np.dtype) -> bool:

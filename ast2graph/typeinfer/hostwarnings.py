@@ -247,7 +247,10 @@ FP_POLES = {
     "log1p": "minus one", "arctanh": "unit",
     "sqrt": "", "arcsin": "", "arccos": "", "arccosh": "", "exp": "", "exp2": "", "expm1": "", "square": "",
     "add": "", "subtract": "", "multiply": "",
+    "sinh": "", "cosh": "", "degrees": "", "rad2deg": "", "ldexp": "", "float_power": "zero",
 }
+# ufuncs of two operands whose rule above names the first alone (an infinite exponent's inf is no overflow)
+FP_BINARY = frozenset({"power", "float_power", "ldexp"})
 # ``x.astype(int_dtype)`` of floats (``numpy_api.float_to_int``): "invalid value encountered in cast"
 FP_POLES["cast"] = "cast"
 # ufuncs that warn for integer operands: by zero, their result is 0
@@ -288,8 +291,9 @@ def fp_flags(rule: str, kinds: tuple, result: Any, operands: tuple, where: Any =
         found = {"over": _and(jnp.isfinite(x) & jnp.isinf(out), mask)}
     elif rule.startswith("wrap "):   # NumPy's integer scalar + - * and unary - abs() wrapping around
         found = {"over": _wraps(rule[5:], *[jnp.asarray(x).astype(out.dtype) for x in ops], out)}
-    elif name in FROM_OPERAND:
-        found = {k: _and(v, mask) for k, v in FROM_OPERAND[name](ops[0]).items()}
+    elif name in FROM_OPERAND:   # tested at the dtype computed in (uint8 1 < -1 is True at uint8: -1 wraps)
+        x = ops[0] if ops[0].dtype == out.dtype or not jnp.issubdtype(out.dtype, jnp.inexact) else ops[0].astype(out.dtype)
+        found = {k: _and(v, mask) for k, v in FROM_OPERAND[name](x).items()}
     elif not jnp.issubdtype(out.dtype, jnp.inexact):   # integer // and %: by zero; min // -1 overflows
         found = {"divide": _and(_eq(ops[-1], 0), mask)}
         if name == "floor_divide" and jnp.issubdtype(out.dtype, jnp.signedinteger) and "over" in kinds:
@@ -363,7 +367,8 @@ FROM_OPERAND = {
 }
 # the kinds each of these never flags (an overflow needs an infinity from finite operands, an invalid value a NaN
 # from operands without one): left out of the flags altogether
-NEVER = {"over": frozenset(FROM_OPERAND), "invalid": frozenset({"exp", "exp2", "expm1", "square"})}
+NEVER = {"over": frozenset(FROM_OPERAND),
+         "invalid": frozenset({"exp", "exp2", "expm1", "square", "sinh", "cosh", "degrees", "rad2deg"})}
 
 
 # Trace-time folding of the flags' boolean algebra: a term is a traced bool

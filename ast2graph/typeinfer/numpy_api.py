@@ -1464,15 +1464,20 @@ def graph_function(callee: Any, args: tuple, kwargs: dict) -> Any:
 
 
 def _half_operand(args: tuple, kwargs: dict) -> bool:
-    """Whether a NumPy array operand (a graph value or a static array) is float16."""
+    """Whether a NumPy array operand (a graph value or a static array) is
+    float16, or of a dtype NumPy's float loops take at float16 (int8, uint8,
+    bool: ``np.arccosh`` of uint8 data is a float16 result)."""
     from ..ir.core import Value
 
     for x in (*args, *kwargs.values()):
         dtype = x.type.dtype if isinstance(x, Value) else getattr(x, "dtype", None) \
             if isinstance(x, (np.ndarray, np.generic)) else None
-        if dtype is not None and dtype == np.float16:
+        if dtype is not None and dtype in _HALF_OPERANDS:
             return True
     return False
+
+
+_HALF_OPERANDS = (np.dtype(np.float16), np.dtype(np.int8), np.dtype(np.uint8), np.dtype(np.bool_))
 
 
 _AT_SINGLE: dict = {}
@@ -1490,13 +1495,18 @@ def _at_single(fn: Any) -> Any:
         return wrapped[1]
 
     def at_single(*args: Any, **kwargs: Any) -> Any:
-        def wide(x: Any) -> Any:
-            return x.astype(jnp.float32) if getattr(x, "dtype", None) == jnp.float16 and hasattr(x, "astype") else x
-
         if kwargs or not all(isinstance(a, (jax.Array, np.ndarray, np.generic, bool, int, float, complex))
                              for a in args):
             return fn(*args, **kwargs)
         types = jax.eval_shape(fn, *args)
+        # int8/uint8/bool operands of a float16 result (np.sqrt of uint8 data) go through the float loop too
+        halves = all(t.dtype == jnp.float16 for t in jax.tree_util.tree_leaves(types))
+
+        def wide(x: Any) -> Any:
+            dtype = getattr(x, "dtype", None)
+            widen = dtype == jnp.float16 or halves and dtype in _HALF_OPERANDS
+            return x.astype(jnp.float32) if widen and hasattr(x, "astype") else x
+
         out = fn(*[wide(a) for a in args])
         return jax.tree_util.tree_map(lambda r, t: r.astype(t.dtype) if r.dtype != t.dtype else r, out, types)
 
