@@ -246,6 +246,20 @@ _FP_OPERATOR_FNS = frozenset({operator.truediv, operator.itruediv, operator.floo
                               operator.sub, operator.isub, operator.mul, operator.imul, operator.neg, abs})
 
 
+@contextlib.contextmanager
+def _recorded_warnings(numeric: bool) -> Any:
+    """The warnings a static call of NumPy numbers issues at trace time
+    (``np.uint32(h) * 31``: "overflow encountered in scalar multiply"),
+    recorded (every one, whatever the registry has seen), for the caller to
+    issue as eager does on every call; nothing recorded where ``numeric`` is False."""
+    if not numeric:
+        yield []
+        return
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        yield seen
+
+
 def _numpy_warnings_may_raise() -> bool:
     """NumPy warns of floating-point errors, and a warning filter raises: the
     cheap test before ``Specializer._numpy_warning_errors``."""
@@ -1585,8 +1599,9 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
             owner = getattr(fn, "__self__", None)
             if owner is not None and type(fn) is types.BuiltinMethodType:
                 self.guard_reads(owner, node)
+        numeric = any(isinstance(a, (np.generic, np.ndarray)) for a in (*args, *kwargs.values()))
         try:
-            with watching() as watch:
+            with _recorded_warnings(numeric) as warned, watching() as watch:
                 out = fn(*args, **kwargs)
         except GraphBreak:
             raise
@@ -1605,6 +1620,11 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         if watch.tripped:   # it caught the exception and went on
             raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{qualified_name(fn)} looks at a traced array "
                                    "at trace time (its text or truth; eager has its value)")
+        for w in warned:   # np.uint32(h) * 31 of static numbers: NumPy's RuntimeWarning, eager's on every call
+            if w.filename != __file__:   # from NumPy's own Python (its frame and line): eager runs it
+                raise self.graph_break(FallbackCode.SIDE_EFFECT, node, f"{qualified_name(fn)} issues "
+                                       f"{w.category.__name__} ({w.message}) from {w.filename}:{w.lineno}", "call")
+            self._warn((str(w.message), w.category), {}, node)   # from the user's line, as eager's C code issues it
         if isinstance(out, collections.abc.Iterator) or type(out) is np.ndarray and out.base is None:
             # an iterator made at trace time (iter(xs), zip(..)): this trace's to
             # advance; a new NumPy array (not a view): may be written in place
