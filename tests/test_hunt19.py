@@ -218,3 +218,30 @@ def test_numpy_scalar_arithmetic_of_static_numbers_warns_on_every_call_from_the_
     check_warnings(string_hash, np.ones(2), "hello world", calls=3)
     check_warnings(string_hash, np.ones(2), "hi")
     check_warnings(constants, np.ones(2), calls=3)
+
+
+# ------------------------------------------- fallbacks made graph
+def test_math_isclose_of_traced_numbers_is_one_graph_with_cpythons_test():
+    import math
+
+    def flags(x):
+        out = []
+        for v in x:
+            out.append(math.isclose(v, 1.0))
+            out.append(math.isclose(float(v), 1.0, abs_tol=1e-3))
+            out.append(math.isclose(1.0, v, rel_tol=0.1))
+        out.append(math.isclose(x[0], x[1]))
+        return out
+
+    def fixed_point(x0):
+        x = x0
+        for i in range(50):
+            nx = math.cos(x)
+            if math.isclose(nx, x, rel_tol=1e-12):
+                return nx, i
+            x = nx
+        return x, -1
+
+    check_calls(flags, [(np.array([1.0, 1.0 + 1e-10, 1.0005, np.inf, np.nan, 0.9]),),
+                        (np.array([np.inf, np.inf], np.float32),), (np.array([1, 1], np.int32),)])
+    check_calls(fixed_point, [(0.5,), (np.float64(0.7),), (np.float32(0.2),)])

@@ -724,6 +724,16 @@ def python_float_predicate(x: Any, name: str) -> Any:
 
 python_float_predicate._a2g_typed = True  # type: ignore[attr-defined]
 
+
+def python_isclose(a: Any, b: Any, rel_tol: float, abs_tol: float) -> Any:
+    """``math.isclose(a, b, rel_tol=..., abs_tol=...)`` of Python floats'
+    graph values (float64), as CPython's ``math_isclose_impl`` computes it:
+    equal, else False where either is infinite, else ``|b - a|`` within
+    ``|rel_tol * b|``, ``|rel_tol * a|`` or ``abs_tol`` (NaN: False)."""
+    diff = jnp.abs(b - a)
+    near = (diff <= jnp.abs(rel_tol * b)) | (diff <= jnp.abs(rel_tol * a)) | (diff <= abs_tol)
+    return (a == b) | (~(jnp.isinf(a) | jnp.isinf(b)) & near)
+
 # ``math``'s float functions that XLA computes otherwise than the C library
 # Python calls (its kernels differ from libm in the last ulp, and eager's
 # result is libm's): of traced Python numbers they run by Python's own

@@ -280,6 +280,17 @@ _MATH_FLOATS = ((math.sqrt, "sqrt"), (math.fabs, "fabs"))   # exact in the graph
 _MATH_PREDICATES = ((math.isnan, "isnan"), (math.isinf, "isinf"), (math.isfinite, "isfinite"))
 
 
+def _isclose_in_graph(args: tuple, kwargs: dict) -> bool:
+    """``math.isclose(a, b)`` of traced real scalars (or Python numbers) with
+    static non-negative tolerances (a negative one raises ValueError in eager)."""
+    if len(args) != 2 or set(kwargs) - {"rel_tol", "abs_tol"} or not any(isinstance(a, Value) for a in args):
+        return False
+    if not all(not a.type.shape and a.type.dtype.kind in "biuf" if isinstance(a, Value) else
+               type(a) in (int, float, bool) for a in args):
+        return False
+    return all(type(t) in (int, float) and t >= 0 for t in kwargs.values())
+
+
 def _host_math(callee: Any) -> str | None:
     """The name of a ``math`` function of ``arrays.HOST_MATH`` that ``callee`` is."""
     name = getattr(callee, "__name__", None)
@@ -1957,6 +1968,14 @@ class CallMixin(GeneratorMixin, SortMixin):
             # ``math.isnan(float(v))`` of a traced number: eager's bool, computed in the graph
             f = self.python_number(args[0], float, "trunc", f"math.{callee.__name__}()", node)
             out = self.emit_call(arrays.python_float_predicate, (f, predicate), {}, node, f"math.{predicate}")
+            out.type = out.type.with_kinds(("python",))
+            return out
+        if callee is math.isclose and _isclose_in_graph(args, kwargs):
+            # math.isclose(err, 0.0, abs_tol=1e-9) of traced numbers: CPython's test on their float() values
+            a, b = (self.python_number(v, float, "trunc", "math.isclose()", node) if isinstance(v, Value) else float(v)
+                    for v in args)
+            tolerances = (float(kwargs.get("rel_tol", 1e-09)), float(kwargs.get("abs_tol", 0.0)))
+            out = self.emit_call(arrays.python_isclose, (a, b, *tolerances), {}, node, "math.isclose")
             out.type = out.type.with_kinds(("python",))
             return out
         host = _host_math(callee)
