@@ -245,3 +245,20 @@ def test_math_isclose_of_traced_numbers_is_one_graph_with_cpythons_test():
     check_calls(flags, [(np.array([1.0, 1.0 + 1e-10, 1.0005, np.inf, np.nan, 0.9]),),
                         (np.array([np.inf, np.inf], np.float32),), (np.array([1, 1], np.int32),)])
     check_calls(fixed_point, [(0.5,), (np.float64(0.7),), (np.float32(0.2),)])
+
+
+def test_a_ufunc_with_dtype_computes_in_that_loop_as_one_graph():
+    # np.add(a, b, dtype=np.int16) fell back (A2G003: JAX's ufunc takes no dtype=); NumPy casts the
+    # operands to the loop's dtype (same_kind) and computes there
+    def f(a, b, x):
+        return np.add(a, b, dtype=np.int16), np.multiply(a, b, dtype=np.int64), np.add(x, 1, dtype=np.float64), \
+            np.multiply(a, 3, dtype=np.float32), np.sqrt(a, dtype=np.float32), np.add(a, b, dtype=np.float16)
+
+    def refused(x):
+        return np.add(x, 1, dtype=np.int64)   # float to int is not same_kind: eager raises
+
+    a, b = np.array([100, -100, 127], np.int8), np.array([100, 100, 2], np.int8)
+    x = np.array([1.0 + 2 ** -11 + 2 ** -40, 2.0, 1e40])
+    check_calls(f, [(a, b, x), (b, a, x[::-1].copy())])
+    check_warnings(f, a, b, x)
+    check_calls(refused, [(x,)], full_graph=False)

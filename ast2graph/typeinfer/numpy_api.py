@@ -1457,10 +1457,43 @@ def graph_function(callee: Any, args: tuple, kwargs: dict) -> Any:
     if id(callee) in _ON_NDARRAYS and not _ndarray_operand(args, kwargs):
         replacement = None   # np.cumsum(jax_array) is the array's own method: JAX's op, as eager runs it
     found = conversion(callee, args, kwargs) or replacement or _jnp_namesake(callee)
+    if isinstance(callee, np.ufunc) and found is not callee and set(kwargs) == {"dtype"}:
+        typed = _ufunc_at_dtype(callee, found, args, kwargs["dtype"])
+        if typed is not None:
+            return typed
     if isinstance(callee, np.ufunc) and found is not callee and callee not in (np.nextafter, np.spacing) \
             and not kwargs and _half_operand(args, kwargs):   # (those two: the float16 neighbours themselves)
         return _at_single(found)
     return found
+
+
+def _ufunc_at_dtype(ufunc: np.ufunc, fn: Any, args: tuple, dtype: Any) -> Any:
+    """``np.add(a, b, dtype=np.int64)``: NumPy's loop of that dtype, its
+    operands cast to it first (``casting="same_kind"``), as ``fn`` (the
+    ufunc's graph op) on the cast operands; None where NumPy has no such
+    loop or refuses an operand's cast (eager raises: the call falls back)."""
+    from ..ir.core import Value
+
+    try:
+        target = np.dtype(dtype)
+    except TypeError:
+        return None
+    if len(args) != ufunc.nin or f"{target.char * ufunc.nin}->{target.char * ufunc.nout}" not in ufunc.types:
+        return None
+    for x in args:
+        source = x.type.dtype if isinstance(x, Value) else np.result_type(x) if type(x) in (bool, int, float) \
+            else getattr(x, "dtype", None)
+        if source is None or not np.can_cast(source, target, "same_kind"):
+            return None
+        if isinstance(x, Value) and source.kind in "fc" and target.kind in "fc" and source.itemsize > target.itemsize:
+            return None   # NumPy's narrowing cast of the operand warns on its own ("overflow encountered in cast")
+    op = _at_single(fn) if target == np.float16 else fn
+
+    def at_dtype(*xs: Any, dtype: Any = None) -> Any:
+        return op(*(casts.cast(jnp.asarray(x), target) for x in xs))
+
+    at_dtype.__name__ = at_dtype.__qualname__ = ufunc.__name__
+    return at_dtype
 
 
 def _half_operand(args: tuple, kwargs: dict) -> bool:
