@@ -262,3 +262,29 @@ def test_a_ufunc_with_dtype_computes_in_that_loop_as_one_graph():
     check_calls(f, [(a, b, x), (b, a, x[::-1].copy())])
     check_warnings(f, a, b, x)
     check_calls(refused, [(x,)], full_graph=False)
+
+
+def test_complex_of_traced_numbers_is_one_graph():
+    # complex(float(re), float(im)) / complex(z[0]) fell back (A2G003: complex() of a traced array needs its
+    # value on the host): the quadratic formula's complex roots, a loop printing complex(v)
+    import jax.numpy as jnp
+
+    def roots(coef):
+        a, b, c = coef
+        disc = b * b - 4 * a * c
+        if disc < 0:
+            re = -b / (2 * a)
+            im = np.sqrt(-disc) / (2 * a)
+            return (complex(float(re), float(im)), complex(float(re), -float(im)))
+        sq = np.sqrt(disc)
+        return ((-b + sq) / (2 * a), (-b - sq) / (2 * a))
+
+    def conversions(z, x):
+        return complex(z[0]), complex(x[0]), complex(x[0], x[1]), complex(-0.0, x[1]), complex(x[0]) * 2, \
+            [complex(v) for v in z]
+
+    check_calls(roots, [(np.array([1.0, -3.0, 2.0]),), (np.array([1.0, 2.0, 5.0]),), (np.array([1.0, 1.0, 1.0], np.float32),)])
+    check_calls(roots, [(jnp.array([1.0, 2.0, 5.0]),), (jnp.array([1.0, -3.0, 2.0]),)])
+    check_calls(conversions, [(np.array([1 + 2j, -0.5j]), np.array([1.5, -0.0])),
+                              (np.array([3j], np.complex64), np.array([2, 3], np.int32)),
+                              (jnp.array([1 + 1j]), jnp.array([0.5, 2.5]))])

@@ -607,6 +607,21 @@ def python_float_of(x: Any) -> Any:
 python_float_of._a2g_typed = True  # type: ignore[attr-defined]
 
 
+def python_complex_of(re: Any, im: Any = None) -> Any:
+    """``complex(z)`` of a scalar, ``complex(re, im)`` of two real ones
+    (Python floats' graph values): a Python complex's graph value (complex128,
+    weak): the parts as they are, no arithmetic (``complex(-0.0)`` is
+    ``-0j``'s real part with a +0.0 imaginary one)."""
+    z = jnp.asarray(re)
+    if im is None and jnp.iscomplexobj(z):
+        return cast(z, np.complex128, True)
+    imag = jnp.zeros((), np.float64) if im is None else cast(jnp.asarray(im), np.float64)
+    return cast(lax.complex(cast(z, np.float64), imag), np.complex128, True)
+
+
+python_complex_of._a2g_typed = True  # type: ignore[attr-defined]
+
+
 def python_round_digits(x: Any, ndigits: int) -> Any:
     """``round(x, ndigits)`` of a traced Python float: Python rounds the
     float's exact binary value to ``ndigits`` decimals, half to even, and

@@ -280,6 +280,22 @@ _MATH_FLOATS = ((math.sqrt, "sqrt"), (math.fabs, "fabs"))   # exact in the graph
 _MATH_PREDICATES = ((math.isnan, "isnan"), (math.isinf, "isinf"), (math.isfinite, "isfinite"))
 
 
+def _complex_in_graph(args: tuple, kwargs: dict, outer_traced: bool) -> bool:
+    """``complex(z)`` of one traced scalar, ``complex(re, im)`` of two real
+    ones (traced or Python numbers): the parts' values, no arithmetic."""
+    if kwargs or not 1 <= len(args) <= 2:
+        return False
+    for a in args:
+        if isinstance(a, Value):
+            t = a.type
+            if type(a) is not Value or t.shape or t.mixed or is_extended(t.dtype) or t.dtype.kind not in "biufc" \
+                    or t.dtype.kind == "c" and (len(args) == 2 or outer_traced and "jax" in t.kinds):
+                return False
+        elif type(a) not in (int, float, bool):
+            return False
+    return True
+
+
 def _isclose_in_graph(args: tuple, kwargs: dict) -> bool:
     """``math.isclose(a, b)`` of traced real scalars (or Python numbers) with
     static non-negative tolerances (a negative one raises ValueError in eager)."""
@@ -2003,6 +2019,14 @@ class CallMixin(GeneratorMixin, SortMixin):
         if callee is divmod and traced and len(args) == 2 and not kwargs and numpy_operands(*args):
             # ``divmod(a, b)`` of NumPy integers is ``np.divmod`` (a zero divisor gives 0, 0; XLA's another number)
             return self.call(np.divmod, args, {}, node)
+        if callee is complex and traced and _complex_in_graph(args, kwargs, self.outer_traced):
+            # complex(float(re), float(im)), complex(z[0]) of traced scalars: a Python complex in the graph
+            parts = tuple(a if isinstance(a, Value) and a.type.dtype.kind == "c" else
+                          self.python_number(a, float, "trunc", "complex()", node) if isinstance(a, Value) else float(a)
+                          for a in args)
+            out = self.emit_call(arrays.python_complex_of, parts, {}, node, "complex")
+            out.type = out.type.with_kinds(("python",))
+            return out
         if callee in (int, float, bool, complex) and traced:
             raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{callee.__name__}() of a traced array needs its value on the host")
         if callee is iter and len(args) == 1 and not kwargs and isinstance(args[0], Value):
