@@ -288,3 +288,12 @@ def test_complex_of_traced_numbers_is_one_graph():
     check_calls(conversions, [(np.array([1 + 2j, -0.5j]), np.array([1.5, -0.0])),
                               (np.array([3j], np.complex64), np.array([2, 3], np.int32)),
                               (jnp.array([1 + 1j]), jnp.array([0.5, 2.5]))])
+
+
+def test_a_ufunc_with_dtype_none_keeps_numpys_own_choice():
+    # dtype=None was handed to JAX's ufunc: an internal error (A2G015), the statement run in Python
+    def f(a):
+        return np.add(a, 1, dtype=None), np.multiply(a, a, dtype="int16"), np.negative(a, dtype=np.int32), \
+            np.sqrt(a, dtype=None)
+
+    check_calls(f, [(np.array([1, 2], np.int8),), (np.array([100, -128], np.int8),)])

@@ -1474,6 +1474,16 @@ def _ufunc_at_dtype(ufunc: np.ufunc, fn: Any, args: tuple, dtype: Any) -> Any:
     loop or refuses an operand's cast (eager raises: the call falls back)."""
     from ..ir.core import Value
 
+    if isinstance(dtype, Value):
+        return None
+    if dtype is None:   # NumPy's own choice, as without the keyword (np.dtype(None) would be float64)
+        plain = _at_single(fn) if _half_operand(args, {}) and ufunc not in (np.nextafter, np.spacing) else fn
+
+        def default(*xs: Any, dtype: Any = None) -> Any:
+            return plain(*xs)
+
+        default.__name__ = default.__qualname__ = ufunc.__name__
+        return default
     try:
         target = np.dtype(dtype)
     except TypeError:
