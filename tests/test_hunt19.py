@@ -297,3 +297,27 @@ def test_a_ufunc_with_dtype_none_keeps_numpys_own_choice():
             np.sqrt(a, dtype=None)
 
     check_calls(f, [(np.array([1, 2], np.int8),), (np.array([100, -128], np.int8),)])
+
+
+def test_a_complex_product_is_rounded_before_the_sum_that_uses_it():
+    # s += x[t] * w (a naive DFT): XLA contracted the product's real multiply-adds into the running sum
+    # (one rounding where eager rounds the product first): the last bit of the Python complex differed
+    import cmath
+
+    def dft_bin(x, k):
+        s = complex(0.0, 0.0)
+        for t in range(len(x)):
+            s += x[t] * cmath.exp(-2j * cmath.pi * k * t / len(x))
+        return s
+
+    def dft(x):
+        out = []
+        for k in range(len(x)):
+            s = complex(0.0, 0.0)
+            for t in range(len(x)):
+                s += complex(x[t]) * cmath.exp(-2j * cmath.pi * k * t / len(x))
+            out.append(s)
+        return out
+
+    check_calls(dft_bin, [(np.array([1.0, 2.0, 3.0]), 2), (np.array([1.0, 0.0, -1.0, 0.0]), 1)])
+    check_calls(dft, [(np.array([1.0, 2.0, 3.0]),), (np.array([1.0, 0.0, -1.0, 0.0]),)])

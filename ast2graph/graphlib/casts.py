@@ -78,6 +78,8 @@ def unfused(x: Any) -> Any:
     across the op that made an operand (``a / sqrt(b)`` as ``a * rsqrt(b)``).
     Any other value as it is."""
     dtype = getattr(x, "dtype", None)
+    if dtype is not None and jnp.issubdtype(dtype, jnp.complexfloating):   # each part on its own
+        return lax.complex(_sign_select(lax.real(x)), _sign_select(lax.imag(x)))
     if dtype is None or not jnp.issubdtype(dtype, jnp.floating):
         return x
     return _sign_select(x)
