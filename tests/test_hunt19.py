@@ -321,3 +321,23 @@ def test_a_complex_product_is_rounded_before_the_sum_that_uses_it():
 
     check_calls(dft_bin, [(np.array([1.0, 2.0, 3.0]), 2), (np.array([1.0, 0.0, -1.0, 0.0]), 1)])
     check_calls(dft, [(np.array([1.0, 2.0, 3.0]),), (np.array([1.0, 0.0, -1.0, 0.0]),)])
+
+
+def test_a_python_float_beyond_a_narrow_arrays_range_is_cast_with_numpys_warning():
+    # x16 + 1e5: NumPy casts 1e5 to float16 (inf, 'overflow encountered in cast' from the user's line) and
+    # adds the infinity quietly; the graph warned 'overflow encountered in add' and leaked JAX's own cast
+    # warning from JAX's frame at trace time
+    def ops(x):
+        return x < 1e5, x == 1e5, x + 1e5, x - 1e5, x / 1e5, 1e5 / x, x // 1e5, x % 1e5, x[0] + 1e5, x > -1e40, \
+            x * 1e-30
+
+    def inplace(x):
+        y = x.copy()
+        y += 7e4
+        y *= 2.0
+        return y
+
+    for fn in (ops, inplace):
+        for data in (np.array([1.0, 2.0], np.float16), np.array([1.0, -3.0], np.float32), np.array([1.0, 2.0])):
+            check_calls(fn, [(data,)])
+            check_warnings(fn, data)

@@ -1404,6 +1404,7 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
             return self.deferred_percent(left, right, node)
         if isinstance(left, Value) or isinstance(right, Value):
             left, right = _sequence_as_numpy(fn, left, right)   # ``x.shape[1:] != nbin - 2`` of a NumPy array
+            left, right = (self._narrow_python_float(v, right if v is left else left, node) for v in (left, right))
             ufunc = _NUMPY_OPERATORS.get(fn)
             if ufunc is not None and numpy_operands(left, right):
                 # ``a // 0``, ``a ** b`` of NumPy integers: ndarray's operators are NumPy's ufuncs,
@@ -1637,6 +1638,31 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
             # frame, which here is ast2graph's: eager's class is the user's module's
             out.__module__ = self.frame.unit.globals.get("__name__", "<string>")
         return out
+
+    def _narrow_python_float(self, v: Any, other: Any, node: Any) -> Any:
+        """A Python float operand of a NumPy float16/float32 array or scalar
+        (NumPy's weak scalar, cast to the array's dtype) beyond that dtype's
+        range: NumPy casts it to an infinity and warns "overflow encountered in
+        cast" from this line (as ``np.geterr()``, guarded, has it), then
+        computes with the infinity (no warning of the op's own). That
+        infinity, of the array's dtype, is the operand here (JAX's own cast of
+        the float warned at trace time, from JAX's frame)."""
+        if type(v) is not float or not math.isfinite(v) or not isinstance(other, Value) or type(other) is not Value \
+                or other.type.mixed or not other.type.kinds <= {"numpy", "array0"} \
+                or getattr(other.type.dtype, "kind", "") != "f" or other.type.dtype.itemsize >= 8:
+            return v
+        with np.errstate(over="ignore"):
+            narrowed = np.asarray(v).astype(other.type.dtype)[()]
+        if math.isfinite(narrowed):
+            return v
+        mode = np.geterr()["over"]
+        self._guard_numpy_errors()
+        if mode == "warn":
+            self._warn(("overflow encountered in cast", RuntimeWarning), {}, node)
+        elif mode != "ignore":
+            raise self.graph_break(FallbackCode.SIDE_EFFECT, node, f"NumPy's cast of {v!r} to {other.type.dtype} where "
+                                   f"np.geterr() makes its overflow {mode}", "call")
+        return narrowed
 
     def eval_UnaryOp(self, node: gast.UnaryOp) -> Any:
         operand = self.eval(node.operand)
