@@ -45,7 +45,9 @@ def _survey(name: str, kind: str) -> list:
     ("nll_with_label_check", (jnp.ones((2, 3)), jnp.array([0, 2]))),
     # math.log may raise inside a try that catches it: a run-time check the handler takes (one graph since h-fb13)
     ("log_ratio_caught", (jnp.array([1.0, 2.0]),)),
-], ids=["exception_subclass", "integer_indices", "may_raise_caught"])
+    # complex() of traced Python floats: a Python complex in the graph (h-hunt19)
+    ("complex_of_parts", (jnp.array([1.0, 2.0, 3.0]),)),
+], ids=["exception_subclass", "integer_indices", "may_raise_caught", "complex_of_parts"])
 def test_one_graph_is_not_listed(name: str, args: tuple) -> None:
     assert _run_sites(name, *args) == set()
     assert _survey(name, ALWAYS) == []

@@ -27,7 +27,7 @@ from ..ir.core import Value
 from ..tracebacks import RaiseSite
 # the run-time transport of host callbacks (``hostcalls``), used here and named by other modules through here
 from .bounded import raise_if   # the run-time check machinery
-from .casts import cast, opaque, to_python_number  # noqa: F401 (cast: named through here)
+from .casts import cast, half_from_double, is_double_to_half, opaque, to_python_number  # noqa: F401 (cast: named through here)
 from .hostcalls import HostCall, HostError, HostErrors, HostRaised, _guarded, _host_raised, _wide, pure_host_call, words_sent  # noqa: F401
 from .trees import keyed, tree_flatten, tree_map
 
@@ -622,6 +622,21 @@ def python_float_of(x: Any) -> Any:
 python_float_of._a2g_typed = True  # type: ignore[attr-defined]
 
 
+def python_complex_of(re: Any, im: Any = None) -> Any:
+    """``complex(z)`` of a scalar, ``complex(re, im)`` of two real ones
+    (Python floats' graph values): a Python complex's graph value (complex128,
+    weak): the parts as they are, no arithmetic (``complex(-0.0)`` is
+    ``-0j``'s real part with a +0.0 imaginary one)."""
+    z = jnp.asarray(re)
+    if im is None and jnp.iscomplexobj(z):
+        return cast(z, np.complex128, True)
+    imag = jnp.zeros((), np.float64) if im is None else cast(jnp.asarray(im), np.float64)
+    return cast(lax.complex(cast(z, np.float64), imag), np.complex128, True)
+
+
+python_complex_of._a2g_typed = True  # type: ignore[attr-defined]
+
+
 def python_round_digits(x: Any, ndigits: int) -> Any:
     """``round(x, ndigits)`` of a traced Python float: Python rounds the
     float's exact binary value to ``ndigits`` decimals, half to even, and
@@ -738,6 +753,16 @@ def python_float_predicate(x: Any, name: str) -> Any:
 
 
 python_float_predicate._a2g_typed = True  # type: ignore[attr-defined]
+
+
+def python_isclose(a: Any, b: Any, rel_tol: float, abs_tol: float) -> Any:
+    """``math.isclose(a, b, rel_tol=..., abs_tol=...)`` of Python floats'
+    graph values (float64), as CPython's ``math_isclose_impl`` computes it:
+    equal, else False where either is infinite, else ``|b - a|`` within
+    ``|rel_tol * b|``, ``|rel_tol * a|`` or ``abs_tol`` (NaN: False)."""
+    diff = jnp.abs(b - a)
+    near = (diff <= jnp.abs(rel_tol * b)) | (diff <= jnp.abs(rel_tol * a)) | (diff <= abs_tol)
+    return (a == b) | (~(jnp.isinf(a) | jnp.isinf(b)) & near)
 
 # ``math``'s float functions that XLA computes otherwise than the C library
 # Python calls (its kernels differ from libm in the last ulp, and eager's
@@ -1413,6 +1438,10 @@ class DataDependentWrite(jax.errors.JAXTypeError):
 def np_setitem(x: Any, idx: Any, v: Any) -> Any:
     """``x[idx] = v`` on a NumPy array, as a functional update (same dtype as ``x``)."""
     index = _unspec(idx)
+    if is_double_to_half(v, x.dtype):   # float64 values into a float16 array: rounded once, as NumPy
+        v = half_from_double(v)
+    elif isinstance(v, jax.Array) and v.dtype != x.dtype and v.dtype.kind in "biuf" and x.dtype.kind in "biuf":
+        v = v.astype(x.dtype)   # the scatter's own conversion, made here: no JAX FutureWarning eager does not issue
     if hasattr(index, "dtype") and index.dtype == jnp.bool_ and index.ndim == x.ndim:
         if jnp.ndim(v) and jnp.size(v) != 1:
             raise DataDependentWrite("a boolean-mask write with an array of values has a data-dependent shape")

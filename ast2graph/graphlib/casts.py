@@ -19,10 +19,31 @@ import numpy as np
 from jax import lax
 
 
+def half_from_double(x: Any) -> Any:
+    """float64 ``x`` cast to float16 rounded once, as NumPy's cast: XLA's
+    convert goes through float32 and rounds twice (1 + 2**-11 + 2**-40 is
+    float16 1.0 there, NumPy's 1.0009765625). The float32 step rounds to odd
+    (a float32 of 13 more bits than float16 cannot then land on a float16 tie
+    the float64 value is not on), so the second rounding is the only one."""
+    y = x.astype(jnp.float32)
+    back = y.astype(jnp.float64)
+    bits = lax.bitcast_convert_type(y, jnp.uint32)
+    even = (back != x) & jnp.isfinite(x) & ((bits & 1) == 0)   # inexact and rounded to even: take the odd neighbour
+    bits = jnp.where(even, jnp.where(jnp.abs(back) > jnp.abs(x), bits - 1, bits + 1), bits)
+    return lax.bitcast_convert_type(bits, jnp.float32).astype(jnp.float16)
+
+
+def is_double_to_half(x: Any, dtype: Any) -> bool:
+    """Whether ``x`` (an array) is float64 and ``dtype`` float16 (``half_from_double``'s case)."""
+    return getattr(x, "dtype", None) == np.float64 and dtype is not None and np.dtype(dtype) == np.float16
+
+
 def cast(x: Any, dtype: Any, weak: bool = False) -> Any:
     """To ``dtype`` with the given weak-typedness (the join of branch and loop
     types is exact: a weak ``f32[]~`` and a strong ``f32[]`` are different)."""
     dtype = np.dtype(dtype)
+    if is_double_to_half(x, dtype) and not weak:
+        x = half_from_double(x)
     try:
         from jax._src.lax.lax import _convert_element_type
     except ImportError:  # pragma: no cover - a JAX without the private helper
@@ -57,6 +78,8 @@ def unfused(x: Any) -> Any:
     across the op that made an operand (``a / sqrt(b)`` as ``a * rsqrt(b)``).
     Any other value as it is."""
     dtype = getattr(x, "dtype", None)
+    if dtype is not None and jnp.issubdtype(dtype, jnp.complexfloating):   # each part on its own
+        return lax.complex(_sign_select(lax.real(x)), _sign_select(lax.imag(x)))
     if dtype is None or not jnp.issubdtype(dtype, jnp.floating):
         return x
     return _sign_select(x)

@@ -280,6 +280,33 @@ _MATH_FLOATS = ((math.sqrt, "sqrt"), (math.fabs, "fabs"))   # exact in the graph
 _MATH_PREDICATES = ((math.isnan, "isnan"), (math.isinf, "isinf"), (math.isfinite, "isfinite"))
 
 
+def _complex_in_graph(args: tuple, kwargs: dict, outer_traced: bool) -> bool:
+    """``complex(z)`` of one traced scalar, ``complex(re, im)`` of two real
+    ones (traced or Python numbers): the parts' values, no arithmetic."""
+    if kwargs or not 1 <= len(args) <= 2:
+        return False
+    for a in args:
+        if isinstance(a, Value):
+            t = a.type
+            if type(a) is not Value or t.shape or t.mixed or is_extended(t.dtype) or t.dtype.kind not in "biufc" \
+                    or t.dtype.kind == "c" and (len(args) == 2 or outer_traced and "jax" in t.kinds):
+                return False
+        elif type(a) not in (int, float, bool):
+            return False
+    return True
+
+
+def _isclose_in_graph(args: tuple, kwargs: dict) -> bool:
+    """``math.isclose(a, b)`` of traced real scalars (or Python numbers) with
+    static non-negative tolerances (a negative one raises ValueError in eager)."""
+    if len(args) != 2 or set(kwargs) - {"rel_tol", "abs_tol"} or not any(isinstance(a, Value) for a in args):
+        return False
+    if not all(not a.type.shape and a.type.dtype.kind in "biuf" if isinstance(a, Value) else
+               type(a) in (int, float, bool) for a in args):
+        return False
+    return all(type(t) in (int, float) and t >= 0 for t in kwargs.values())
+
+
 def _host_math(callee: Any) -> str | None:
     """The name of a ``math`` function of ``arrays.HOST_MATH`` that ``callee`` is."""
     name = getattr(callee, "__name__", None)
@@ -417,11 +444,21 @@ class CallMixin(GeneratorMixin, SortMixin):
         if isinstance(callee, arrays.ArrayMethod) and callee.name == "astype" and _astype_layout_decides(callee.value, args, kwargs):
             raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, "x.astype(x.dtype, order=..., copy=False): "
                                    "eager hands back x itself or a copy by x's memory layout (contiguous or not)")
+        if isinstance(callee, arrays.ArrayMethod) and callee.name == "astype" and _complex_to_real(callee, args, kwargs):
+            # NumPy's cast warns whatever the data: issued on the host, in order, from this line
+            self._warn(("Casting complex values to real discards the imaginary part", np.exceptions.ComplexWarning),
+                       {}, node)
         if isinstance(callee, arrays.ArrayMethod) and callee.name == "astype" and self._numpy_float_to_int(callee, args, kwargs):
             out = self.emit_call(numpy_api.float_to_int, (callee.value, np.dtype(args[0] if args else kwargs["dtype"])),
                                  {}, node, ".astype")
             out.type = out.type.with_kinds(callee.value.type.kinds)
             self.numpy_fp_warnings(numpy_api.float_to_int, (callee.value,), {}, [out], node, "cast")
+            return out
+        if isinstance(callee, arrays.ArrayMethod) and callee.name == "astype" and self._numpy_float_narrowing(callee, args, kwargs):
+            out = self.emit_call(numpy_api.float_narrow, (callee.value, np.dtype(args[0] if args else kwargs["dtype"])),
+                                 {}, node, ".astype")
+            out.type = out.type.with_kinds(callee.value.type.kinds)
+            self.numpy_fp_warnings(numpy_api.float_narrow, (callee.value,), {}, [out], node, "narrow")
             return out
         if isinstance(callee, arrays.ArrayMethod) and callee.name in numpy_api.INITIAL_METHODS \
                 and kwargs.get("initial") is not None and callee.value.type.kinds <= {"numpy", "array0"}:
@@ -1006,21 +1043,29 @@ class CallMixin(GeneratorMixin, SortMixin):
             if replayed in hostwarnings.REPLAYED or hostwarnings.warns_on_exemplar(ufunc, args, kwargs):
                 self._numpy_replay(ufunc, args, kwargs, results, node)
             return
-        name, scalar = ("cast", False) if ufunc == "cast" else \
+        if ufunc in _CONVERTERS and "dtype" in kwargs and len(args) == 1:
+            args, kwargs = (*args, kwargs["dtype"]), {k: v for k, v in kwargs.items() if k != "dtype"}
+        if _narrowing_cast(ufunc, args):   # np.float32(x) of float64 data: "overflow encountered in cast"
+            ufunc, args = "narrow", args[:1]
+        name, scalar = ("cast", False) if ufunc in ("cast", "narrow") else \
             _fp_ufunc_name(fn, args, ufunc, isinstance(node, (gast.BinOp, gast.AugAssign)))
-        rule = hostwarnings.FP_POLES.get(name) if name else None
+        rule = "narrow" if ufunc == "narrow" else hostwarnings.FP_POLES.get(name) if name else None
+        if name in _FP_UNARY_WRAPS:   # only NumPy's integer scalars warn (-x, abs(x) of an array never do)
+            rule = "" if scalar and results and getattr(results[0].type.dtype, "kind", "") in "iu" else None
         if rule is None or len(results) != 1 or not results[0].type.kinds <= {"numpy", "array0"}:
             return
         dtype = results[0].type.dtype
         wraps = getattr(dtype, "kind", "") in "iu" and scalar and name in _FP_INT_WRAPS
         integer = getattr(dtype, "kind", "") in "iu" and (name in hostwarnings.FP_INT_DIVISIONS or name == "cast"
                                                           or wraps)
-        if not (integer or getattr(dtype, "kind", "") == "f") or set(kwargs) - {"where", "out", "dtype"}:
+        if not (integer or getattr(dtype, "kind", "") == "f" or rule == "narrow") or set(kwargs) - {"where", "out", "dtype"}:
             return
         if wraps:   # np.int64(2**62) * 4: "overflow encountered in scalar multiply"
             rule = f"wrap {name}"
         modes = np.geterr()
-        kinds = ("invalid",) if name == "cast" else ("over",) if wraps else ("divide",) if integer else \
+        signed_floor = name == "floor_divide" and getattr(dtype, "kind", "") == "i"   # min // -1 overflows
+        kinds = ("over",) if rule == "narrow" else ("invalid",) if name == "cast" else ("over",) if wraps else \
+            ("divide", "over") if integer and signed_floor else ("divide",) if integer else \
             tuple(k for k, _ in hostwarnings.FP_MESSAGES if not (k == "divide" and rule == "")
                   and name not in hostwarnings.NEVER.get(k, ()))
         if any(modes[k] not in ("ignore", "warn") for k in kinds) or not integer and modes["under"] != "ignore":
@@ -1045,7 +1090,8 @@ class CallMixin(GeneratorMixin, SortMixin):
                     self._guard_warning_action(RuntimeWarning, texts[k], module, lineno)
         if not kinds:
             return
-        nin = 1 if rule in ("zero", "minus one", "unit", "", "cast") and name not in ("power", *_FP_INT_WRAPS) else 2
+        nin = 1 if name in _FP_UNARY_WRAPS or rule in ("zero", "minus one", "unit", "", "cast", "narrow") \
+            and name not in (*hostwarnings.FP_BINARY, *_FP_INT_WRAPS) else 2
         operands = tuple(args[:nin])
         if len(operands) != nin or any(not isinstance(x, (Value, int, float, np.ndarray, np.generic)) for x in operands):
             return
@@ -1958,6 +2004,14 @@ class CallMixin(GeneratorMixin, SortMixin):
             out = self.emit_call(arrays.python_float_predicate, (f, predicate), {}, node, f"math.{predicate}")
             out.type = out.type.with_kinds(("python",))
             return out
+        if callee is math.isclose and _isclose_in_graph(args, kwargs):
+            # math.isclose(err, 0.0, abs_tol=1e-9) of traced numbers: CPython's test on their float() values
+            a, b = (self.python_number(v, float, "trunc", "math.isclose()", node) if isinstance(v, Value) else float(v)
+                    for v in args)
+            tolerances = (float(kwargs.get("rel_tol", 1e-09)), float(kwargs.get("abs_tol", 0.0)))
+            out = self.emit_call(arrays.python_isclose, (a, b, *tolerances), {}, node, "math.isclose")
+            out.type = out.type.with_kinds(("python",))
+            return out
         host = _host_math(callee)
         if host is not None and args and not kwargs and any(isinstance(a, Value) for a in args) \
                 and all(not a.type.shape if isinstance(a, Value) else type(a) in (int, float, bool) for a in args):
@@ -1983,6 +2037,14 @@ class CallMixin(GeneratorMixin, SortMixin):
         if callee is divmod and traced and len(args) == 2 and not kwargs and numpy_operands(*args):
             # ``divmod(a, b)`` of NumPy integers is ``np.divmod`` (a zero divisor gives 0, 0; XLA's another number)
             return self.call(np.divmod, args, {}, node)
+        if callee is complex and traced and _complex_in_graph(args, kwargs, self.outer_traced):
+            # complex(float(re), float(im)), complex(z[0]) of traced scalars: a Python complex in the graph
+            parts = tuple(a if isinstance(a, Value) and a.type.dtype.kind == "c" else
+                          self.python_number(a, float, "trunc", "complex()", node) if isinstance(a, Value) else float(a)
+                          for a in args)
+            out = self.emit_call(arrays.python_complex_of, parts, {}, node, "complex")
+            out.type = out.type.with_kinds(("python",))
+            return out
         if callee in (int, float, bool, complex) and traced:
             raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{callee.__name__}() of a traced array needs its value on the host")
         if callee is iter and len(args) == 1 and not kwargs and isinstance(args[0], Value):
@@ -2176,6 +2238,21 @@ class CallMixin(GeneratorMixin, SortMixin):
             return False
         try:
             return np.dtype(target).kind in "iu"
+        except TypeError:
+            return False
+
+    @staticmethod
+    def _numpy_float_narrowing(method: Any, args: tuple, kwargs: dict) -> bool:
+        """``a.astype(np.float32)`` of a NumPy float64 array (a float or complex
+        dtype of a smaller range; ``numpy_api.float_narrow``): the plain form only."""
+        t = method.value.type
+        if not t.kinds <= {"numpy", "array0"} or set(kwargs) - {"dtype"} or len(args) + len(kwargs) != 1:
+            return False
+        target = args[0] if args else kwargs["dtype"]
+        if isinstance(target, Value):
+            return False
+        try:
+            return _narrower(np.dtype(t.dtype), np.dtype(target))
         except TypeError:
             return False
 
@@ -3328,9 +3405,11 @@ _FP_OPERATORS = {operator.truediv: "divide", operator.itruediv: "divide", operat
                  operator.ifloordiv: "floor_divide", operator.mod: "remainder", operator.imod: "remainder",
                  operator.pow: "power", operator.ipow: "power", operator.add: "add", operator.iadd: "add",
                  operator.sub: "subtract", operator.isub: "subtract", operator.mul: "multiply",
-                 operator.imul: "multiply"}
-# NumPy's integer scalar arithmetic that warns where it wraps around ("overflow encountered in scalar add")
-_FP_INT_WRAPS = frozenset({"add", "subtract", "multiply"})
+                 operator.imul: "multiply", operator.neg: "negative", abs: "absolute"}
+# NumPy's integer scalar arithmetic that warns where it wraps around ("overflow encountered in scalar add",
+# "... in scalar negative" for -np.int8(-128) or -np.uint8(1), "... in scalar absolute" for abs(np.int8(-128)))
+_FP_UNARY_WRAPS = frozenset({"negative", "absolute"})
+_FP_INT_WRAPS = frozenset({"add", "subtract", "multiply"}) | _FP_UNARY_WRAPS
 # ``ndarray ** k`` of a Python number: NumPy's fast paths call another ufunc
 _FP_FAST_POWERS = {0.5: "sqrt", 2: "square", -1: "reciprocal"}
 
@@ -3341,7 +3420,9 @@ def _fp_ufunc_name(fn: Any, args: tuple, ufunc: Any, syntax: bool) -> tuple[str 
     divide"); ``syntax``: written as an operator (``a / b``, ``a /= b``)."""
     name = ufunc.__name__ if isinstance(ufunc, np.ufunc) else \
         _FP_OPERATORS.get(fn) if isinstance(fn, types.BuiltinFunctionType) else None
-    if name is None or not syntax or len(args) != 2:
+    # a Python operator called as such (sum()'s adds, operator.add(a, b)) is the operands' own arithmetic too
+    syntax = syntax or isinstance(fn, types.BuiltinFunctionType) and fn in _FP_OPERATORS and ufunc in (None, fn)
+    if name is None or not syntax or len(args) != (1 if name in _FP_UNARY_WRAPS else 2):
         return name, False
     def scalar(v: Any) -> bool:
         if isinstance(v, Value):
@@ -3352,6 +3433,46 @@ def _fp_ufunc_name(fn: Any, args: tuple, ufunc: Any, syntax: bool) -> tuple[str 
     if name == "power" and type(args[1]) in (int, float) and args[1] in _FP_FAST_POWERS:
         return _FP_FAST_POWERS[args[1]], False
     return name, False
+
+
+def _narrowing_cast(target: Any, args: tuple) -> bool:
+    """``np.float32(x)`` (a NumPy float or complex scalar type called on one
+    traced float or complex value of more bytes): NumPy's cast, which warns
+    "overflow encountered in cast" where a finite value becomes infinite."""
+    if target in _CONVERTERS and len(args) == 2 and not isinstance(args[1], Value) and args[1] is not None:
+        target, args = args[1], args[:1]   # np.asarray(x, np.float32) (keywords: the caller's ``dtype``)
+        try:
+            target = np.dtype(target).type
+        except TypeError:
+            return False
+    if not (isinstance(target, type) and issubclass(target, (np.floating, np.complexfloating))) or len(args) != 1 \
+            or not isinstance(args[0], Value) or getattr(args[0].type.dtype, "kind", "") not in "fc":
+        return False
+    return _narrower(args[0].type.dtype, np.dtype(target))
+
+
+_CONVERTERS = (np.asarray, np.array, np.asanyarray, np.ascontiguousarray)
+
+
+def _complex_to_real(method: Any, args: tuple, kwargs: dict) -> bool:
+    """``z.astype(float)`` (any real dtype) of a NumPy complex array: NumPy's ComplexWarning."""
+    t = method.value.type
+    target = args[0] if args else kwargs.get("dtype")
+    if not t.kinds <= {"numpy", "array0"} or getattr(t.dtype, "kind", "") != "c" or isinstance(target, Value) \
+            or target is None:
+        return False
+    try:
+        return np.dtype(target).kind in "biuf"
+    except TypeError:
+        return False
+
+
+def _narrower(source: np.dtype, target: np.dtype) -> bool:
+    """A float or complex ``source`` cast to a float or complex ``target`` of a smaller range."""
+    if source.kind not in "fc" or target.kind not in "fc":
+        return False
+    width = lambda d: d.itemsize // (2 if d.kind == "c" else 1)   # noqa: E731 (a part's bytes)
+    return width(target) < width(source)
 
 
 def _code_filename(unit: Any) -> str:

@@ -247,7 +247,10 @@ FP_POLES = {
     "log1p": "minus one", "arctanh": "unit",
     "sqrt": "", "arcsin": "", "arccos": "", "arccosh": "", "exp": "", "exp2": "", "expm1": "", "square": "",
     "add": "", "subtract": "", "multiply": "",
+    "sinh": "", "cosh": "", "degrees": "", "rad2deg": "", "ldexp": "", "float_power": "zero",
 }
+# ufuncs of two operands whose rule above names the first alone (an infinite exponent's inf is no overflow)
+FP_BINARY = frozenset({"power", "float_power", "ldexp"})
 # ``x.astype(int_dtype)`` of floats (``numpy_api.float_to_int``): "invalid value encountered in cast"
 FP_POLES["cast"] = "cast"
 # ufuncs that warn for integer operands: by zero, their result is 0
@@ -283,12 +286,20 @@ def fp_flags(rule: str, kinds: tuple, result: Any, operands: tuple, where: Any =
         low, high = (-2.0 ** 31, 2.0 ** 31) if narrow else (-2.0 ** 63, 2.0 ** (64 if out.dtype == jnp.uint64 else 63))
         x = jnp.asarray(ops[0])
         found = {"invalid": _and(~(jnp.isfinite(x) & (x >= low) & (x < high)), mask)}
-    elif rule.startswith("wrap "):   # NumPy's integer scalar + - * wrapping around
+    elif rule == "narrow":   # float64 to float32 (float16, complex64): a finite value beyond the range
+        x = jnp.asarray(ops[0])
+        found = {"over": _and(jnp.isfinite(x) & jnp.isinf(out), mask)}
+    elif rule.startswith("wrap "):   # NumPy's integer scalar + - * and unary - abs() wrapping around
         found = {"over": _wraps(rule[5:], *[jnp.asarray(x).astype(out.dtype) for x in ops], out)}
-    elif name in FROM_OPERAND:
-        found = {k: _and(v, mask) for k, v in FROM_OPERAND[name](ops[0]).items()}
-    elif not jnp.issubdtype(out.dtype, jnp.inexact):   # integer // and %: by zero
+    elif name in FROM_OPERAND:   # tested at the dtype computed in (uint8 1 < -1 is True at uint8: -1 wraps)
+        x = ops[0] if ops[0].dtype == out.dtype or not jnp.issubdtype(out.dtype, jnp.inexact) else ops[0].astype(out.dtype)
+        found = {k: _and(v, mask) for k, v in FROM_OPERAND[name](x).items()}
+    elif not jnp.issubdtype(out.dtype, jnp.inexact):   # integer // and %: by zero; min // -1 overflows
         found = {"divide": _and(_eq(ops[-1], 0), mask)}
+        if name == "floor_divide" and jnp.issubdtype(out.dtype, jnp.signedinteger) and "over" in kinds:
+            low = jnp.iinfo(out.dtype).min
+            a, b = (jnp.asarray(x).astype(out.dtype) for x in ops)
+            found["over"] = _and((a == low) & (b == -1), mask)
     else:
         inexact = [x for x in ops if jnp.issubdtype(x.dtype, jnp.inexact)]
         nan_in = functools.reduce(_or, [_isnan(x) for x in inexact], False)
@@ -356,7 +367,8 @@ FROM_OPERAND = {
 }
 # the kinds each of these never flags (an overflow needs an infinity from finite operands, an invalid value a NaN
 # from operands without one): left out of the flags altogether
-NEVER = {"over": frozenset(FROM_OPERAND), "invalid": frozenset({"exp", "exp2", "expm1", "square"})}
+NEVER = {"over": frozenset(FROM_OPERAND),
+         "invalid": frozenset({"exp", "exp2", "expm1", "square", "sinh", "cosh", "degrees", "rad2deg"})}
 
 
 # Trace-time folding of the flags' boolean algebra: a term is a traced bool
@@ -437,10 +449,17 @@ def _isinf(x: Any) -> Any:
     return jnp.isinf(x)
 
 
-def _wraps(name: str, a: Any, b: Any, r: Any) -> Any:
-    """Whether ``r``, ``a <name> b`` computed in ``r``'s integer dtype, wrapped around."""
+def _wraps(name: str, a: Any, *rest: Any) -> Any:
+    """Whether ``r`` (the last of ``rest``), ``a <name> b`` computed in ``r``'s
+    integer dtype (``<name> a`` for "negative" and "absolute"), wrapped around."""
     import jax.numpy as jnp
 
+    *b_, r = rest
+    b = b_[0] if b_ else None
+    if name in ("negative", "absolute"):   # -min and abs(min) are min; -u of an unsigned u is 2**n - u
+        if jnp.issubdtype(r.dtype, jnp.unsignedinteger):
+            return a != 0 if name == "negative" else jnp.zeros(jnp.shape(a), bool)
+        return a == jnp.iinfo(r.dtype).min
     if jnp.issubdtype(r.dtype, jnp.unsignedinteger):
         if name == "add":
             return r < a

@@ -243,7 +243,21 @@ def _python_int_and_float(left: Any, right: Any) -> bool:
 
 _FP_OPERATOR_FNS = frozenset({operator.truediv, operator.itruediv, operator.floordiv, operator.ifloordiv,
                               operator.mod, operator.imod, operator.pow, operator.ipow, operator.add, operator.iadd,
-                              operator.sub, operator.isub, operator.mul, operator.imul})
+                              operator.sub, operator.isub, operator.mul, operator.imul, operator.neg, abs})
+
+
+@contextlib.contextmanager
+def _recorded_warnings(numeric: bool) -> Any:
+    """The warnings a static call of NumPy numbers issues at trace time
+    (``np.uint32(h) * 31``: "overflow encountered in scalar multiply"),
+    recorded (every one, whatever the registry has seen), for the caller to
+    issue as eager does on every call; nothing recorded where ``numeric`` is False."""
+    if not numeric:
+        yield []
+        return
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        yield seen
 
 
 def _numpy_warnings_may_raise() -> bool:
@@ -751,6 +765,7 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
             folded = self.fold_constant(fn, args, kwargs)   # calls.py: made at trace time, as eager makes it
             if folded is not None:
                 return folded
+        asked = fn   # the operator the user's code applies (``abs``: ``precise_eval`` may compute it by another op)
         leaves, x32, (out_tree, out_leaves), fn = self.precise_eval(fn, treedef, leaves, node, numpy_fn, eager_fn)
         if any(type(leaf) is PassedValue for leaf in out_leaves):
             out_leaves = self._passed_through(fn, name, leaves, out_leaves, node, effect)
@@ -775,9 +790,11 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
             # into it (``c[:] = 7`` after ``v = c + x``) must not reach this op, as eager's op ran before it
             operands = [x.copy() if type(x) is np.ndarray and x.flags.writeable else x for x in leaves]
             self.region.ops.append(CallOp(results, self.loc(node), fn, treedef, operands, label, x32, site))
-            if results and not effect and (numpy_fn or fn in _FP_OPERATOR_FNS):   # NumPy's RuntimeWarnings (calls.py)
-                self.numpy_fp_warnings(fn, args, kwargs, results, node, eager_fn if isinstance(eager_fn, np.ufunc)
-                                       else callee)
+            if results and not effect and (numpy_fn or fn in _FP_OPERATOR_FNS or asked in _FP_OPERATOR_FNS):
+                # NumPy's RuntimeWarnings (calls.py)
+                self.numpy_fp_warnings(asked if asked in _FP_OPERATOR_FNS and fn not in _FP_OPERATOR_FNS else fn,
+                                       args, kwargs, results, node,
+                                       eager_fn if isinstance(eager_fn, np.ufunc) else callee)
         pending = self.__dict__.pop("_overflow_check", None)
         if pending is not None and any(pending[1] is r for r in results):   # (mutation._python_int_bits)
             operands, result, subtract = pending
@@ -1394,6 +1411,7 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
             return self.deferred_percent(left, right, node)
         if isinstance(left, Value) or isinstance(right, Value):
             left, right = _sequence_as_numpy(fn, left, right)   # ``x.shape[1:] != nbin - 2`` of a NumPy array
+            left, right = (self._narrow_python_float(v, right if v is left else left, node) for v in (left, right))
             ufunc = _NUMPY_OPERATORS.get(fn)
             if ufunc is not None and numpy_operands(left, right):
                 # ``a // 0``, ``a ** b`` of NumPy integers: ndarray's operators are NumPy's ufuncs,
@@ -1589,8 +1607,9 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
             owner = getattr(fn, "__self__", None)
             if owner is not None and type(fn) is types.BuiltinMethodType:
                 self.guard_reads(owner, node)
+        numeric = any(isinstance(a, (np.generic, np.ndarray)) for a in (*args, *kwargs.values()))
         try:
-            with watching() as watch:
+            with _recorded_warnings(numeric) as warned, watching() as watch:
                 out = fn(*args, **kwargs)
         except GraphBreak:
             raise
@@ -1609,6 +1628,11 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         if watch.tripped:   # it caught the exception and went on
             raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{qualified_name(fn)} looks at a traced array "
                                    "at trace time (its text or truth; eager has its value)")
+        for w in warned:   # np.uint32(h) * 31 of static numbers: NumPy's RuntimeWarning, eager's on every call
+            if w.filename != __file__:   # from NumPy's own Python (its frame and line): eager runs it
+                raise self.graph_break(FallbackCode.SIDE_EFFECT, node, f"{qualified_name(fn)} issues "
+                                       f"{w.category.__name__} ({w.message}) from {w.filename}:{w.lineno}", "call")
+            self._warn((str(w.message), w.category), {}, node)   # from the user's line, as eager's C code issues it
         if isinstance(out, collections.abc.Iterator) or type(out) is np.ndarray and out.base is None:
             # an iterator made at trace time (iter(xs), zip(..)): this trace's to
             # advance; a new NumPy array (not a view): may be written in place
@@ -1621,6 +1645,31 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
             # frame, which here is ast2graph's: eager's class is the user's module's
             out.__module__ = self.frame.unit.globals.get("__name__", "<string>")
         return out
+
+    def _narrow_python_float(self, v: Any, other: Any, node: Any) -> Any:
+        """A Python float operand of a NumPy float16/float32 array or scalar
+        (NumPy's weak scalar, cast to the array's dtype) beyond that dtype's
+        range: NumPy casts it to an infinity and warns "overflow encountered in
+        cast" from this line (as ``np.geterr()``, guarded, has it), then
+        computes with the infinity (no warning of the op's own). That
+        infinity, of the array's dtype, is the operand here (JAX's own cast of
+        the float warned at trace time, from JAX's frame)."""
+        if type(v) is not float or not math.isfinite(v) or not isinstance(other, Value) or type(other) is not Value \
+                or other.type.mixed or not other.type.kinds <= {"numpy", "array0"} \
+                or getattr(other.type.dtype, "kind", "") != "f" or other.type.dtype.itemsize >= 8:
+            return v
+        with np.errstate(over="ignore"):
+            narrowed = np.asarray(v).astype(other.type.dtype)[()]
+        if math.isfinite(narrowed):
+            return v
+        mode = np.geterr()["over"]
+        self._guard_numpy_errors()
+        if mode == "warn":
+            self._warn(("overflow encountered in cast", RuntimeWarning), {}, node)
+        elif mode != "ignore":
+            raise self.graph_break(FallbackCode.SIDE_EFFECT, node, f"NumPy's cast of {v!r} to {other.type.dtype} where "
+                                   f"np.geterr() makes its overflow {mode}", "call")
+        return narrowed
 
     def eval_UnaryOp(self, node: gast.UnaryOp) -> Any:
         operand = self.eval(node.operand)

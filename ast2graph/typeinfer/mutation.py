@@ -561,6 +561,11 @@ class PendingRows(list):
         return n
 
 
+# ``a op= b`` of NumPy arrays: the result is cast to ``a``'s dtype (``out=a``)
+_INPLACE_OPERATORS = frozenset({operator.iadd, operator.isub, operator.imul, operator.itruediv, operator.ifloordiv,
+                                operator.imod, operator.ipow})
+
+
 class MutationMixin:
     # -------------------------------------------------------- precision
     def precise_eval(self, fn: Any, treedef: Any, leaves: list, node: Any, numpy_fn: bool, eager_fn: Any) -> tuple:
@@ -602,6 +607,15 @@ class MutationMixin:
         if expected is None or len(expected) != len(got) or expected == got:
             return leaves, False, out, fn
         targets = {e for e, g in zip(expected, got) if e != g}
+        if fn in _INPLACE_OPERATORS and all(e == g or e.kind == g.kind and e.kind in "iufc" and e.itemsize < g.itemsize
+                                            for e, g in zip(expected, got)):
+            # ``y += x`` of a float16/float32 (int32) NumPy array and float64 (int64) data: NumPy's loop
+            # computes at the operands' common dtype and casts the result to y's once; the operand cast
+            # first rounded twice (float16 1 + (2**-11 + 2**-40) is 1.0009765625, not 1.0)
+            from .numpy_api import results_cast
+
+            narrowed = results_cast(fn, expected)
+            return leaves, False, self._abstract_eval(narrowed, treedef, leaves, node), narrowed
         if len(targets) == 1 and all(x.type.dtype.kind in "biu" for x in leaves if isinstance(x, Value)):
             # integer operands: computed at NumPy's width (``np.cumsum`` of int32 accumulates in int64,
             # where JAX's int32 would wrap), an exact widening of the operands whatever the result is

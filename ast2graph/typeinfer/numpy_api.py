@@ -20,6 +20,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from ..graphlib import casts
+from ..graphlib.casts import half_from_double
 from . import numpy_inplace, scipy_api
 from .numpy_inplace import not_numpys, writes_argument
 
@@ -239,25 +241,59 @@ def _restructure(eager: Any, mine: Any) -> Any:
     return type(mine)(items)
 
 
+def to_dtype(a: Any, dtype: Any) -> Any:
+    """``jnp.asarray(a, dtype)``, a float64 (complex128) array to float16 rounded once (``casts.half_from_double``)."""
+    x = jnp.asarray(a)
+    if dtype is not None and np.dtype(dtype) == np.float16 and x.dtype in (jnp.float64, jnp.complex128):
+        return half_from_double(jnp.real(x) if x.dtype == jnp.complex128 else x)
+    return jnp.asarray(x, dtype=dtype)
+
+
+def _converted(a: Any, dtype: Any) -> Any:
+    return a if dtype is None or not isinstance(a, jax.Array) else to_dtype(a, dtype)
+
+
 # NumPy's conversion functions on traced values, as JAX ops: the memory layout
 # (``order``) never changes a value, and a result that may be the operand
 # itself (``copy=None``) is marked a view of it (mutation.VIEW_NAMES), so a
 # write through either falls back unless nothing else sees the array.
 def asarray(a: Any, dtype: Any = None, order: Any = None, **_: Any) -> Any:
-    return jnp.asarray(a, dtype=dtype)
+    return jnp.asarray(_converted(a, dtype), dtype=dtype)
 
 
 def asanyarray(a: Any, dtype: Any = None, order: Any = None, **_: Any) -> Any:
-    return jnp.asarray(a, dtype=dtype)
+    return jnp.asarray(_converted(a, dtype), dtype=dtype)
 
 
 def ascontiguousarray(a: Any, dtype: Any = None, **_: Any) -> Any:
-    return jnp.asarray(a, dtype=dtype)
+    return jnp.asarray(_converted(a, dtype), dtype=dtype)
 
 
 def array(a: Any, dtype: Any = None, *, copy: Any = True, order: Any = "K", subok: bool = False, ndmin: int = 0,
           **_: Any) -> Any:
-    return jnp.array(a, dtype=dtype, ndmin=ndmin)
+    return jnp.array(_converted(a, dtype), dtype=dtype, ndmin=ndmin)
+
+
+def _fill(value: Any, dtype: Any) -> Any:
+    return to_dtype(value, dtype) if dtype is not None and isinstance(value, jax.Array) else value
+
+
+def full(shape: Any, fill_value: Any, dtype: Any = None, **kwargs: Any) -> Any:
+    """``np.full``: a float64 fill value of a float16 array rounded once (``to_dtype``)."""
+    return jnp.full(shape, _fill(fill_value, dtype), dtype, **kwargs)
+
+
+def full_like(a: Any, fill_value: Any, dtype: Any = None, **kwargs: Any) -> Any:
+    """``np.full_like``: as ``full``, the dtype ``a``'s where none is given."""
+    target = dtype if dtype is not None else getattr(a, "dtype", None)
+    return jnp.full_like(a, _fill(fill_value, target), dtype, **kwargs)
+
+
+def half(x: Any = 0, *args: Any, **kwargs: Any) -> Any:
+    """``np.float16(x)``: float64 data rounded once (``to_dtype``)."""
+    if args or kwargs:
+        return jnp.float16(x, *args, **kwargs)
+    return to_dtype(x, np.float16) if isinstance(x, jax.Array) else jnp.float16(x)
 
 
 def conversion(callee: Any, args: tuple, kwargs: dict) -> Any:
@@ -313,7 +349,7 @@ _dlpack_view.__name__ = "asarray"   # mutation.VIEW_NAMES: a view of the operand
 
 def _array_if_needed(a: Any, dtype: Any = None, *, copy: Any = None, order: Any = "K", subok: bool = False,
                      ndmin: int = 0) -> Any:
-    return jnp.array(a, dtype=dtype, ndmin=ndmin)
+    return jnp.array(_converted(a, dtype), dtype=dtype, ndmin=ndmin)
 
 
 _array_if_needed.__name__ = "asarray"   # mutation.VIEW_NAMES: may be the operand itself
@@ -413,6 +449,13 @@ def float_to_int(x: Any, dtype: Any) -> Any:
         return _host_numpy(cast, v.shape, dtype, v)
 
     return jax.lax.cond(in_range, lambda v: v.astype(dtype), on_host, x)
+
+
+def float_narrow(x: Any, dtype: Any) -> Any:
+    """``x.astype(dtype)`` of a NumPy float (complex) array to a float (complex)
+    dtype of a smaller range: the cast itself (its "overflow encountered in
+    cast" is ``calls.numpy_fp_warnings``'s)."""
+    return to_dtype(x, dtype)
 
 
 def _has_ties(sorted_values: Any, axis: int) -> Any:
@@ -697,7 +740,10 @@ def _gcd_lcm(lcm: bool) -> Any:
         dtype = jnp.result_type(x1, x2)
         if kwargs or not jnp.issubdtype(dtype, jnp.signedinteger):
             return fn(x1, x2, **kwargs)
-        a, b = (jnp.abs(jnp.asarray(x).astype(jnp.int64)).astype(jnp.uint64) for x in (x1, x2))
+        # the unsigned type of the result's width (int64 only where the graph has 64 bits: no JAX
+        # "int64 requested ... truncated" UserWarning eager does not issue); abs(-128) is -128, 128 unsigned
+        unsigned = jnp.dtype(f"uint{jnp.dtype(dtype).itemsize * 8}")
+        a, b = (jnp.abs(jnp.asarray(x, dtype)).astype(unsigned) for x in (x1, x2))
         return fn(a, b).astype(dtype)
     op.__name__ = "lcm" if lcm else "gcd"
     return op
@@ -1229,6 +1275,23 @@ def widen_ints(fn: Any, dtypes: list) -> Any:
     return wider
 
 
+def results_cast(fn: Any, dtypes: list) -> Any:
+    """``fn`` computed at its operands' common dtype, its array results cast
+    once to ``dtypes`` (in flattening order): ``y += x`` into a NumPy array
+    ``y`` of a narrower dtype than ``x``'s, as NumPy's ``out=`` casts
+    (float64 to float16 rounded once: ``casts.cast``)."""
+    def narrowed(*args: Any, **kwargs: Any) -> Any:
+        out = fn(*args, **kwargs)
+        leaves, treedef = jax.tree_util.tree_flatten(out)
+        it = iter(dtypes)
+        cast = [casts.cast(x, next(it)) if hasattr(x, "dtype") else x for x in leaves]
+        return jax.tree_util.tree_unflatten(treedef, cast)
+
+    narrowed.__name__ = narrowed.__qualname__ = getattr(fn, "__name__", "numpy_function")
+    narrowed.__module__ = getattr(fn, "__module__", None)
+    return narrowed
+
+
 def choose(a: Any, choices: Any, out: Any = None, mode: str = "raise") -> Any:
     """``np.choose``: an entry out of range raises (``raise_check``), so the graph op may clip."""
     if out is not None:
@@ -1280,7 +1343,7 @@ def _replacements() -> dict:
             id(np.divmod): _int_division_by_zero(jnp.divmod, 0), id(np.var): _spread(jnp.var, "var"),
             id(np.std): _spread(jnp.std, "std"), id(np.cumprod): _sequential(True, False),
             id(np.nancumprod): _sequential(True, True), id(np.cumsum): _sequential(False, False),
-            id(np.remainder): remainder, id(np.sign): sign, id(np.power): power, id(np.interp): interp, id(np.gcd): _gcd_lcm(False), id(np.lcm): _gcd_lcm(True), id(np.clip): clip,
+            id(np.remainder): remainder, id(np.sign): sign, id(np.power): power, id(np.interp): interp, id(np.gcd): _gcd_lcm(False), id(np.float16): half, id(np.full): full, id(np.full_like): full_like, id(np.lcm): _gcd_lcm(True), id(np.clip): clip,
             id(np.nancumsum): _sequential(False, True), id(np.sum): _total(jnp.sum), id(np.mean): _total(numpy_mean), id(np.average): average,
             id(np.nansum): _total(jnp.nansum), id(np.nanmean): _total(jnp.nanmean), id(np.median): _total(jnp.median),
             id(np.nanmedian): _total(jnp.nanmedian), **{id(getattr(np, n)): branch_cut(n) for n in _BRANCH_SIGNS}}
@@ -1519,22 +1582,70 @@ def graph_function(callee: Any, args: tuple, kwargs: dict) -> Any:
     if id(callee) in _ON_NDARRAYS and not _ndarray_operand(args, kwargs):
         replacement = None   # np.cumsum(jax_array) is the array's own method: JAX's op, as eager runs it
     found = conversion(callee, args, kwargs) or replacement or _jnp_namesake(callee)
+    if isinstance(callee, np.ufunc) and found is not callee and set(kwargs) == {"dtype"}:
+        typed = _ufunc_at_dtype(callee, found, args, kwargs["dtype"])
+        if typed is not None:
+            return typed
     if isinstance(callee, np.ufunc) and found is not callee and callee not in (np.nextafter, np.spacing) \
             and not kwargs and _half_operand(args, kwargs):   # (those two: the float16 neighbours themselves)
         return _at_single(found)
     return found
 
 
+def _ufunc_at_dtype(ufunc: np.ufunc, fn: Any, args: tuple, dtype: Any) -> Any:
+    """``np.add(a, b, dtype=np.int64)``: NumPy's loop of that dtype, its
+    operands cast to it first (``casting="same_kind"``), as ``fn`` (the
+    ufunc's graph op) on the cast operands; None where NumPy has no such
+    loop or refuses an operand's cast (eager raises: the call falls back)."""
+    from ..ir.core import Value
+
+    if isinstance(dtype, Value):
+        return None
+    if dtype is None:   # NumPy's own choice, as without the keyword (np.dtype(None) would be float64)
+        plain = _at_single(fn) if _half_operand(args, {}) and ufunc not in (np.nextafter, np.spacing) else fn
+
+        def default(*xs: Any, dtype: Any = None) -> Any:
+            return plain(*xs)
+
+        default.__name__ = default.__qualname__ = ufunc.__name__
+        return default
+    try:
+        target = np.dtype(dtype)
+    except TypeError:
+        return None
+    if len(args) != ufunc.nin or f"{target.char * ufunc.nin}->{target.char * ufunc.nout}" not in ufunc.types:
+        return None
+    for x in args:
+        source = x.type.dtype if isinstance(x, Value) else np.result_type(x) if type(x) in (bool, int, float) \
+            else getattr(x, "dtype", None)
+        if source is None or not np.can_cast(source, target, "same_kind"):
+            return None
+        if isinstance(x, Value) and source.kind in "fc" and target.kind in "fc" and source.itemsize > target.itemsize:
+            return None   # NumPy's narrowing cast of the operand warns on its own ("overflow encountered in cast")
+    op = _at_single(fn) if target == np.float16 else fn
+
+    def at_dtype(*xs: Any, dtype: Any = None) -> Any:
+        return op(*(casts.cast(jnp.asarray(x), target) for x in xs))
+
+    at_dtype.__name__ = at_dtype.__qualname__ = ufunc.__name__
+    return at_dtype
+
+
 def _half_operand(args: tuple, kwargs: dict) -> bool:
-    """Whether a NumPy array operand (a graph value or a static array) is float16."""
+    """Whether a NumPy array operand (a graph value or a static array) is
+    float16, or of a dtype NumPy's float loops take at float16 (int8, uint8,
+    bool: ``np.arccosh`` of uint8 data is a float16 result)."""
     from ..ir.core import Value
 
     for x in (*args, *kwargs.values()):
         dtype = x.type.dtype if isinstance(x, Value) else getattr(x, "dtype", None) \
             if isinstance(x, (np.ndarray, np.generic)) else None
-        if dtype is not None and dtype == np.float16:
+        if dtype is not None and dtype in _HALF_OPERANDS:
             return True
     return False
+
+
+_HALF_OPERANDS = (np.dtype(np.float16), np.dtype(np.int8), np.dtype(np.uint8), np.dtype(np.bool_))
 
 
 _AT_SINGLE: dict = {}
@@ -1552,17 +1663,23 @@ def _at_single(fn: Any) -> Any:
         return wrapped[1]
 
     def at_single(*args: Any, **kwargs: Any) -> Any:
-        def wide(x: Any) -> Any:
-            if type(x) is float and half_loop:   # NumPy's weak Python float: cast to float16 first (2 * pi: 6.28125)
-                return np.float32(np.float16(x))
-            return x.astype(jnp.float32) if getattr(x, "dtype", None) == jnp.float16 and hasattr(x, "astype") else x
-
         if kwargs or not all(isinstance(a, (jax.Array, np.ndarray, np.generic, bool, int, float, complex))
                              for a in args):
             return fn(*args, **kwargs)
         arrays = [a for a in args if not isinstance(a, (bool, int, float, complex))]
-        half_loop = bool(arrays) and jnp.result_type(*arrays) == jnp.float16
         types = jax.eval_shape(fn, *args)
+        # int8/uint8/bool operands of a float16 result (np.sqrt of uint8 data) go through the float loop too
+        halves = all(t.dtype == jnp.float16 for t in jax.tree_util.tree_leaves(types))
+        half_loop = bool(arrays) and (jnp.result_type(*arrays) == jnp.float16 or halves)
+
+        def wide(x: Any) -> Any:
+            if type(x) is float and half_loop:   # NumPy's weak Python float: cast to float16 first (2 * pi: 6.28125)
+                with np.errstate(over="ignore"):   # (beyond float16: inf; NumPy's own warning is issued apart)
+                    return np.float32(np.float16(x))
+            dtype = getattr(x, "dtype", None)
+            widen = dtype == jnp.float16 or halves and dtype in _HALF_OPERANDS
+            return x.astype(jnp.float32) if widen and hasattr(x, "astype") else x
+
         out = fn(*[wide(a) for a in args])
         return jax.tree_util.tree_map(lambda r, t: r.astype(t.dtype) if r.dtype != t.dtype else r, out, types)
 

@@ -23,10 +23,17 @@ from typing import Any, Callable
 import jax.numpy as jnp
 import numpy as np
 
+from ..graphlib.casts import cast
+
+
+def _as(x: Any, dtype: Any) -> Any:
+    """``jnp.asarray(x).astype(dtype)``, NumPy's cast (float64 to float16 rounded once: ``casts.cast``)."""
+    return cast(jnp.asarray(x), dtype)
+
 
 def copyto(dst: Any, src: Any, casting: str = "same_kind", where: Any = True) -> Any:
     """``np.copyto``: ``src`` broadcast into ``dst`` where ``where`` holds (the casting checked by the caller)."""
-    new = jnp.broadcast_to(jnp.asarray(src).astype(dst.dtype), dst.shape)
+    new = jnp.broadcast_to(_as(src, dst.dtype), dst.shape)
     return new if where is True else jnp.where(where, new, dst)
 
 
@@ -41,14 +48,14 @@ def fill_diagonal(a: Any, val: Any, wrap: bool = False) -> Any:
         end = None
     flat = a.ravel()
     positions = np.arange(flat.shape[0])[:end][::step]
-    values = jnp.resize(jnp.ravel(jnp.asarray(val)).astype(a.dtype), positions.shape)
+    values = jnp.resize(_as(jnp.ravel(jnp.asarray(val)), a.dtype), positions.shape)
     return flat.at[positions].set(values).reshape(a.shape)
 
 
 def putmask(a: Any, mask: Any, values: Any) -> Any:
     """``np.putmask``: ``a.flat[n] = values[n % len(values)]`` where ``mask`` holds."""
     a = jnp.asarray(a)
-    repeated = jnp.resize(jnp.ravel(jnp.asarray(values)).astype(a.dtype), a.shape)
+    repeated = jnp.resize(_as(jnp.ravel(jnp.asarray(values)), a.dtype), a.shape)
     return jnp.where(mask, repeated, a)
 
 
@@ -56,7 +63,7 @@ def place(arr: Any, mask: Any, vals: Any) -> Any:
     """``np.place``: the values of ``vals`` (cycled) in order into the positions where ``mask`` holds."""
     arr = jnp.asarray(arr)
     flat_mask = jnp.ravel(jnp.broadcast_to(mask, arr.shape))
-    vals = jnp.ravel(jnp.asarray(vals)).astype(arr.dtype)
+    vals = _as(jnp.ravel(jnp.asarray(vals)), arr.dtype)
     order = jnp.cumsum(flat_mask) - 1
     picked = vals[jnp.mod(order, vals.shape[0])]
     return jnp.where(flat_mask, picked, arr.ravel()).reshape(arr.shape)
@@ -70,13 +77,13 @@ def put(a: Any, ind: Any, v: Any, mode: str = "raise") -> Any:
         ind = np.mod(ind, a.size)
     elif mode == "clip":
         ind = np.clip(ind, 0, a.size - 1)
-    values = jnp.resize(jnp.ravel(jnp.asarray(v)).astype(a.dtype), ind.shape)
+    values = jnp.resize(_as(jnp.ravel(jnp.asarray(v)), a.dtype), ind.shape)
     return a.ravel().at[ind].set(values).reshape(a.shape)
 
 
 def put_along_axis(arr: Any, indices: Any, values: Any, axis: Any) -> Any:
     """``np.put_along_axis`` with indices known at trace time, none repeated along the axis."""
-    return jnp.put_along_axis(jnp.asarray(arr), jnp.asarray(indices), jnp.asarray(values).astype(arr.dtype), axis,
+    return jnp.put_along_axis(jnp.asarray(arr), jnp.asarray(indices), _as(values, arr.dtype), axis,
                               inplace=False)
 
 
@@ -107,7 +114,7 @@ def not_numpys(what: str) -> NotImplementedError:
 
 def fill(a: Any, value: Any) -> Any:
     """``ndarray.fill``: every element ``value``, cast as NumPy casts it (unsafe)."""
-    return jnp.full(jnp.shape(a), jnp.asarray(value).astype(a.dtype), a.dtype)
+    return jnp.full(jnp.shape(a), _as(value, a.dtype), a.dtype)
 
 
 def sort(a: Any, axis: int = -1, kind: Any = None, order: Any = None, *, stable: Any = None) -> Any:

@@ -156,8 +156,10 @@ def _declines(obj: Any, other: Any) -> bool:
 def numpy_operands(left: Any, right: Any) -> bool:
     """Both operands of NumPy's rules: NumPy arrays or scalars (graph values of
     NumPy kind, or NumPy objects) and Python numbers, at least one an integer
-    array of NumPy kind; no jax.Array (NumPy defers to JAX's operators) and no
-    value whose kind depends on the path."""
+    or float16 array of NumPy kind (NumPy's half loops compute ``//``, ``%``
+    and ``**`` at float32 and round once, where JAX's composite ops round at
+    float16 between steps); no jax.Array (NumPy defers to JAX's operators)
+    and no value whose kind depends on the path."""
     import numpy as np
 
     from ..ir.core import Value
@@ -167,7 +169,7 @@ def numpy_operands(left: Any, right: Any) -> bool:
         if isinstance(x, Value):
             if x.type.mixed or not x.type.kinds <= {"numpy", "array0", "python"}:
                 return False
-            numpy_int |= "python" not in x.type.kinds and x.type.dtype.kind in "iu"
+            numpy_int |= "python" not in x.type.kinds and (x.type.dtype.kind in "iu" or x.type.dtype == np.float16)
         elif not isinstance(x, (bool, int, float, np.ndarray, np.generic)):
             return False
     return numpy_int
