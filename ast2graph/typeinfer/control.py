@@ -1194,16 +1194,51 @@ class ControlMixin(ExitsMixin):
             self.decide(stmt, "for", "static", f"{n} iterations of pure Python work, evaluated at trace time")
             self._unrolled_for(stmt, self.iterate_static(iterable, stmt.iter), held=iterable)
         except GraphBreak as e:
-            if n > self.options.max_unroll or self.outer_carry(e):
+            if self.outer_carry(e):
                 raise
             self.frame.env, self.attr_writes = env0, writes
             self.restore_inputs(inputs)
             del self.region.ops[start_ops:]
             self._restore_decisions(decisions)
+            if self._peeled_range(stmt, iterable, e):
+                return
+            if n > self.options.max_unroll:
+                raise
             self.decide(stmt, "for", "unrolled", f"{n} iterations; cannot roll ({e.site.cause})")
             self._unrolled_for(stmt, self.iterate_static(iterable, stmt.iter), held=iterable)
             if len(self.region.ops) > start_ops:
                 self.warn_unrolled(stmt, n, f"cannot roll: {e.site.cause}")
+
+    def _peeled_range(self, stmt: gast.For, rng: Any, cause: GraphBreak) -> bool:
+        """A static ``range`` loop whose carried values change form on the
+        first trip only (a dict ``tree_map`` returns with sorted keys after
+        the caller's order, ``acc = None`` that the first trip makes a pytree)
+        rolls after its first iteration is peeled:
+
+            for i in rng: body    ==    i = rng[0]; body    # unrolled
+                                        for i in rng[1:]: body    # rolled
+
+        Only for a loop with no ``break``, ``return`` or ``else`` (the peeled
+        trip could leave the loop, the ``else`` runs once after it). False,
+        with the state as it was, when the rest cannot roll either."""
+        if (not isinstance(rng, range) or cause.site.code is not FallbackCode.LOOP_CARRIED_CHANGE or stmt.orelse
+                or len(rng) - 1 <= self.options.unroll_limit or _exits_loop(stmt)):
+            return False
+        env0, start_ops, decisions = dict(self.frame.env), len(self.region.ops), self._snapshot_decisions()
+        writes, inputs = dict(self.attr_writes), self.inputs_snapshot()
+        self.decide(stmt, "for", "peeled", f"1 iteration before rolling ({cause.site.cause})")
+        try:
+            self._unrolled_for(stmt, [rng[0]], held=rng)
+            self._rolled_range(stmt, rng[1:], traced=False, exact=len(rng) <= self.options.max_unroll)
+        except (GraphBreak, _UnsafeWidening, _StaticLoop) as e:
+            if isinstance(e, GraphBreak) and self.outer_carry(e):
+                raise
+            self.frame.env, self.attr_writes = env0, writes
+            self.restore_inputs(inputs)
+            del self.region.ops[start_ops:]
+            self._restore_decisions(decisions)
+            return False
+        return True
 
     def warn_unrolled(self, stmt: Any, n: int, why: str) -> None:
         """``UnrollWarning``, once per loop, for a loop that could not roll and
@@ -1900,6 +1935,13 @@ class _JoinError(Exception):
 
 class _Rebound(Exception):
     """A loop body bound another object to a variable whose list or dict the loop kept."""
+
+
+def _exits_loop(stmt: Any) -> bool:
+    """Whether ``stmt``'s body has a ``break`` or ``return`` (of it or of a
+    loop inside it; conservative), or a ``yield``."""
+    return any(isinstance(n, (gast.Break, gast.Return, gast.Yield, gast.YieldFrom))
+               for b in stmt.body for n in gast.walk(b))
 
 
 def _reads_arrays(regions: tuple) -> bool:
