@@ -102,3 +102,111 @@ def test_a_peeled_loop_follows_the_global_params_changed_between_calls():
         return fn(30)
 
     check_sequence(make, [lambda fn, w: fn(30), reorder, rekey, lambda fn, w: fn(20)])
+
+
+# ------------------------------------------- a helper that clips a dict it was given, inlined
+def _clip(grads, max_norm):
+    gnorm = jnp.sqrt(sum(jnp.sum(g ** 2) for g in jax.tree_util.tree_leaves(grads)))
+    if gnorm > max_norm:
+        grads = jax.tree_util.tree_map(lambda g: g * max_norm / gnorm, grads)
+    return grads
+
+
+def _clipped_step(params, max_norm):
+    grads = jax.grad(_mse)(params, X, Y)
+    grads = _clip(grads, max_norm)   # the caller's old `grads` is dead: which dict the helper returns cannot be seen
+    return jax.tree_util.tree_map(lambda p, g: p - 0.1 * g, params, grads)
+
+
+def _clipped_loop(params, max_norm):
+    norms = []
+    for _ in range(3):
+        grads = jax.grad(_mse)(params, X, Y)
+        grads = _clip(grads, max_norm)
+        norms.append(grads["w"][0])
+        params = {k: params[k] - 0.1 * grads[k] for k in params}
+    return params, norms
+
+
+def test_a_clipping_helper_inlined_on_a_dict_the_caller_rebinds_is_one_graph():
+    p = {"w": jnp.array([3.0, 4.0]), "b": jnp.array(1.0)}
+    check_calls(_clipped_step, [(p, 0.5), (p, 100.0)])
+    check_calls(_clipped_loop, [(p, 0.5), (p, 100.0), (p, 2.0)])
+
+
+_LOG: list = []
+
+
+class _Holder:
+    pass
+
+
+_HOLD = _Holder()
+
+
+def _clip_values(grads, c):
+    n = jnp.sqrt(sum(jnp.sum(g ** 2) for g in grads.values()))
+    if n > c:
+        grads = {k: v * c / n for k, v in grads.items()}
+    return grads
+
+
+def test_a_dict_replaced_on_one_path_keeps_its_identity_where_something_else_holds_it():
+    def keep_old(x, c):
+        grads = {"w": x, "b": x.sum()}
+        g2 = _clip_values(grads, c)   # `grads` is read after the call
+        return g2 is grads, g2
+
+    def alias_then_write(x, c):
+        grads = {"w": x, "b": x.sum()}
+        g = grads
+        grads = _clip_values(grads, c)
+        g["w"] = g["w"] + 100
+        return grads
+
+    def attribute_holds_it(x, c):
+        grads = {"w": x, "b": x.sum()}
+        _HOLD.g = grads
+        grads = _clip_values(grads, c)
+        grads["b"] = 7.0
+        return _HOLD.g["b"]
+
+    calls = [(jnp.array([3.0, 4.0]), 1.0), (jnp.array([3.0, 4.0]), 100.0)]
+    for fn in (keep_old, alias_then_write, attribute_holds_it):
+        check_calls(fn, calls, full_graph=False)
+
+
+def test_a_dict_a_global_list_or_an_attribute_holds_keeps_its_identity_through_a_traced_if():
+    # (these were silent wrong results before h-model19: the join took the dict by value)
+    def logged(x):
+        d = {"a": x}
+        _LOG.append(d)
+        if x.sum() > 0:
+            d = {"a": x * 2}
+        d["a"] = d["a"] + 1
+        return _LOG[-1]["a"]
+
+    def held(x):
+        d = {"a": x}
+        _HOLD.d = d
+        if x.sum() > 0:
+            d = {"a": x * 2}
+        d["a"] = d["a"] + 1
+        return _HOLD.d["a"]
+
+    calls = [(jnp.array([3.0, 4.0]),), (jnp.array([-3.0, 1.0]),)]
+    check_calls(held, calls, full_graph=False)
+
+    def make():
+        _LOG.clear()
+        return logged, None
+
+    def step(x, clear=False):
+        def run(fn, world):
+            if clear:
+                _LOG.clear()
+            return fn(x), len(_LOG), [float(e["a"][0]) for e in _LOG]
+        return run
+
+    check_sequence(make, [step(jnp.array([3.0, 4.0])), step(jnp.array([-3.0, 1.0])), step(jnp.array([-3.0, 1.0]), True),
+                          step(jnp.array([3.0, 4.0]))], full_graph=False)

@@ -2994,6 +2994,7 @@ class CallMixin(GeneratorMixin, SortMixin):
         # no value the caller evaluated before it (mutation._made_during)
         frame.started = (self.region, len(self.region.ops), len(self.fresh_born))   # (and trace-time objects made)
         self.frame, self.cont = frame, []
+        calling, outer.calling = getattr(outer, "calling", None), self.__dict__.get("_stmt")   # (containers.live_outer_values)
         self.callers.append(outer)
         self.call_nodes.append(node)
         self.inline_depth += 1
@@ -3006,6 +3007,7 @@ class CallMixin(GeneratorMixin, SortMixin):
             self.inline_depth -= 1
             self.callers.pop()
             self.call_nodes.pop()
+            outer.calling = calling
             self.frame, self.cont = outer, outer_cont
 
 

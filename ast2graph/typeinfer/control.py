@@ -600,7 +600,9 @@ class ControlMixin(ExitsMixin):
         if partial:
             env0 = self.frame.env
             joined = set(names)
-            others = [v for n, v in env0.items() if n not in joined] + self.outer_values()
+            # (an outside object's attribute, an outside list appended to: ``attr_writes``)
+            others = [v for n, v in env0.items() if n not in joined] + self.live_outer_values() + \
+                [e[2] for e in self.attr_writes.values()]
             inside = _reference_counts(v for n, v in env0.items() if n in joined)
             outside = _reference_counts(others, self.fresh)
             for k in partial:
