@@ -32,12 +32,12 @@ def _train(params, lr, steps):
 
 
 def test_a_training_loop_over_a_user_ordered_params_dict_rolls_after_its_first_step():
-    calls = [({"w": jnp.zeros(2), "b": jnp.zeros(())}, 0.1, 120), ({"w": jnp.ones(2), "b": jnp.ones(())}, 0.05, 120),
-             ({"b": jnp.ones(()), "w": jnp.ones(2)}, 0.05, 120)]
+    calls = [({"w": jnp.zeros(2), "b": jnp.zeros(())}, 0.1, 40), ({"w": jnp.ones(2), "b": jnp.ones(())}, 0.05, 40),
+             ({"b": jnp.ones(()), "w": jnp.ones(2)}, 0.05, 40)]
     check_calls(_train, calls)
     e = explain(to_static(_train))(*calls[0])
     assert ("for", "peeled") in modes(e) and ("for", "lax.fori_loop") in modes(e), str(e)
-    check_calls(_train, [({"w": jnp.zeros(2), "b": jnp.zeros(())}, 0.1, 18), ({"w": jnp.zeros(2), "b": jnp.zeros(())}, 0.1, 2)])
+    check_calls(_train, [({"w": jnp.zeros(2), "b": jnp.zeros(())}, 0.1, 18)])
 
 
 def _accumulate(params, n_micro):
@@ -62,7 +62,7 @@ def test_gradient_accumulation_from_none_rolls_after_its_first_microbatch():
 def test_a_loop_that_can_break_is_not_peeled_and_stays_eagers():
     def train_until(params, tol):
         n = 0
-        for step in range(40):
+        for step in range(20):
             loss, grads = jax.value_and_grad(_mse)(params, X, Y)
             params = jax.tree_util.tree_map(lambda p, g: p - 0.1 * g, params, grads)
             n += 1
@@ -210,3 +210,51 @@ def test_a_dict_a_global_list_or_an_attribute_holds_keeps_its_identity_through_a
 
     check_sequence(make, [step(jnp.array([3.0, 4.0])), step(jnp.array([-3.0, 1.0])), step(jnp.array([-3.0, 1.0]), True),
                           step(jnp.array([3.0, 4.0]))], full_graph=False)
+
+
+# ------------------------------------------- a closure handed to JAX computing with a traced Python number
+def _adam(params, n):
+    m = jax.tree_util.tree_map(jnp.zeros_like, params)
+    v = jax.tree_util.tree_map(jnp.zeros_like, params)
+    for t in range(1, n + 1):
+        g = jax.grad(_mse)(params, X, Y)
+        m = jax.tree_util.tree_map(lambda m, g: 0.9 * m + 0.1 * g, m, g)
+        v = jax.tree_util.tree_map(lambda v, g: 0.999 * v + 0.001 * g * g, v, g)
+        mh = jax.tree_util.tree_map(lambda m: m / (1 - 0.9 ** t), m)   # Python's float64 in eager
+        vh = jax.tree_util.tree_map(lambda v: v / (1 - 0.999 ** t), v)
+        params = jax.tree_util.tree_map(lambda p, a, b: p - 0.05 * a / (jnp.sqrt(b) + 1e-8), params, mh, vh)
+    return params
+
+
+def test_bias_correction_of_the_loop_index_inside_a_tree_map_lambda_is_pythons_arithmetic():
+    # (a silent wrong result before h-model19: 1 - 0.999 ** t computed in float32 inside the rolled loop)
+    def decayed(p, n):
+        for t in range(1, n + 1):
+            p = jax.tree_util.tree_map(lambda v: v * (1 - 0.999 ** t) * 1000, p)
+        return p
+
+    def local_of_it(p, n):
+        for t in range(1, n + 1):
+            def scale(v):
+                c = 1 - 0.999 ** t
+                return v * c * 1000
+            p = jax.tree_util.tree_map(scale, p)
+        return p
+
+    x = {"a": jnp.ones(())}
+    check_calls(decayed, [(x, 20)], rtol=1e-6)
+    check_calls(local_of_it, [(x, 20)], rtol=1e-6)
+    p = {"w": jnp.zeros(2), "b": jnp.zeros(())}
+    check_calls(_adam, [(p, 18)], rtol=2e-6)
+
+
+def test_a_closure_multiplying_arrays_by_a_traced_python_number_still_rolls():
+    def schedule(params, n):
+        lr = 0.1
+        for step in range(n):
+            lr = 0.1 * 0.5 ** (step // 10)
+            params = jax.tree_util.tree_map(lambda p: p - lr * p, params)
+        return params
+
+    e = check_calls(schedule, [({"w": jnp.ones(2)}, 40), ({"w": jnp.ones(2) * 3}, 30)])
+    assert ("for", "lax.fori_loop") in modes(explain(e)({"w": jnp.ones(2)}, 40))

@@ -84,3 +84,53 @@ def factory_for(node: Any, names: tuple[str, ...], filename: str, globals_: dict
     factory = types.FunctionType(requalified(code, fn.name, enclosing) if enclosing else code, globals_, fn.name)
     _FACTORIES[key] = factory
     return factory
+
+
+_PYTHON_MATH_CALLS = frozenset({"float", "int", "abs", "round", "pow", "max", "min", "bool", "complex", "divmod"})
+
+
+def python_arithmetic(node: Any, numbers: set[str]) -> tuple[Any, str] | None:
+    """Where the body of ``node`` (a lambda or def handed to JAX) computes
+    with Python numbers alone, one of them a name of ``numbers`` (a traced
+    Python number it closes over, ``0.999 ** t`` of a rolled loop's index),
+    or with a local bound to such a computation: eager computes it in
+    Python's arithmetic (64-bit, exact ints), JAX in its arrays'. The first
+    such expression and the name; None where there is none. (A number that
+    meets an array, ``lr * g``, is the array's dtype in both.)"""
+    names = set(numbers)
+    body = [node.body] if isinstance(node, gast.Lambda) else node.body
+
+    def plain(e: Any) -> bool:   # evaluated from Python numbers alone
+        if isinstance(e, gast.Constant):
+            return isinstance(e.value, (int, float, complex)) and not isinstance(e.value, bool)
+        if isinstance(e, gast.Name):
+            return e.id in names
+        if isinstance(e, gast.BinOp):
+            return plain(e.left) and plain(e.right)
+        if isinstance(e, gast.UnaryOp):
+            return plain(e.operand)
+        if isinstance(e, gast.Call) and isinstance(e.func, gast.Name) and e.func.id in _PYTHON_MATH_CALLS:
+            return bool(e.args) and all(plain(a) for a in e.args) and not e.keywords
+        if isinstance(e, gast.Call) and isinstance(e.func, gast.Attribute) and isinstance(e.func.value, gast.Name) \
+                and e.func.value.id == "math":
+            return bool(e.args) and all(plain(a) for a in e.args)
+        return False
+
+    def uses(e: Any) -> str | None:
+        return next((n.id for n in gast.walk(e) if isinstance(n, gast.Name) and n.id in names), None)
+
+    changed = True
+    while changed:   # locals bound to such a computation (``c = 1 - b ** t``) are Python numbers too
+        changed = False
+        for stmt in (n for b in body for n in gast.walk(b)):
+            if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name) \
+                    and stmt.targets[0].id not in names and plain(stmt.value) and uses(stmt.value):
+                names.add(stmt.targets[0].id)
+                changed = True
+    for b in body:
+        for e in gast.walk(b):
+            if isinstance(e, (gast.BinOp, gast.UnaryOp, gast.Call)) and plain(e):
+                name = uses(e)
+                if name is not None:
+                    return e, name
+    return None
