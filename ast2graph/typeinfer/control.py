@@ -219,13 +219,82 @@ class ControlMixin(ExitsMixin):
         if len(preds) == 1:   # ``if n is None``: each branch sees what n can be there
             narrowing = self.none_narrowing(stmt.test)
             runs = [self.narrowed(narrowing, True, runs[0]), self.narrowed(narrowing, False, runs[1])]
-        if len(preds) == 1:
-            self.decide(stmt, "if", "lax.cond", "condition is a traced array")
-            self._traced_branches(stmt, truth, runs, names, ssa.assigned(stmt))
-            return
-        self.decide(stmt, "if", "lax.switch", f"if/elif chain of {len(preds)} traced conditions")
-        index = self.emit_call(arrays.branch_index, tuple(preds), {}, stmt, "branch_index")
-        self._traced_branches(stmt, index, runs, names, ssa.assigned(stmt), switch=True)
+        mirrored = self._mirror_nonlocals(stmt)
+        if mirrored:
+            names = sorted(set(names) | set(mirrored))
+            runs = [self._with_owners_at_entry(mirrored, run) for run in runs]
+        try:
+            if len(preds) == 1:
+                self.decide(stmt, "if", "lax.cond", "condition is a traced array")
+                self._traced_branches(stmt, truth, runs, names, ssa.assigned(stmt) | set(mirrored))
+            else:
+                self.decide(stmt, "if", "lax.switch", f"if/elif chain of {len(preds)} traced conditions")
+                index = self.emit_call(arrays.branch_index, tuple(preds), {}, stmt, "branch_index")
+                self._traced_branches(stmt, index, runs, names, ssa.assigned(stmt) | set(mirrored), switch=True)
+        finally:
+            if mirrored:
+                self._unmirror_nonlocals(mirrored)
+
+    def _mirror_nonlocals(self, stmt: gast.If) -> dict[str, tuple]:
+        """The enclosing function's variables an inlined nested function
+        rebinds (``nonlocal best``) in the traced ``if`` ``stmt``: joined as
+        its own variables are. For the ``if``, each is a variable of this
+        frame too (read and written here, each write also made in the
+        enclosing activation, where a function called in the branch reads
+        it); after the join the joined value is the enclosing activation's.
+        name -> (owner frame, its value before the ``if``, whether this ``if``
+        made it this frame's). Only for an ``if`` on a straight path of the
+        enclosing activation, or directly in a branch of such an ``if`` (no
+        rolled loop around it: its carry would not see the write), that
+        cannot leave the branch early (its continuation would not carry
+        them). A write made deeper (a rolled loop in the branch) falls back
+        as before (``assign_name``)."""
+        frame = self.frame
+        declared = frame.unit.scope.declared_nonlocal
+        if not declared or frame.parent is None or _exits_branch(stmt):
+            return {}
+        mirrors = self.__dict__.setdefault("_nonlocal_mirrors", {})
+        written = _stored_names(stmt) & declared
+        out: dict[str, tuple] = {}
+        for name in sorted(written):
+            stack = mirrors.get((id(frame), name))
+            if stack:   # in a branch of an ``if`` that joins it already: this one joins it too
+                if stack[-1][1] != len(self.regions):
+                    return {}
+                out[name] = (stack[-1][0], frame.env.get(name, UNBOUND), False)
+                continue
+            if len(self.regions) != 1:
+                return {}
+            owner = frame.parent
+            while owner is not None and not owner.owns(name):
+                owner = owner.parent
+            out[name] = (owner, owner.env.get(name, UNBOUND) if owner is not None else UNBOUND, True)
+        if any(value is UNBOUND or isinstance(value, MaybeBound) for _, value, _ in out.values()):
+            return {}
+        for name, (owner, value, new) in out.items():
+            frame.env[name] = value
+            mirrors.setdefault((id(frame), name), []).append((owner, len(self.regions) + 1))   # (the branch's depth)
+        frame.local_names = frame.local_names | frozenset(out)
+        return out
+
+    def _with_owners_at_entry(self, mirrored: dict, run: Callable[[], None]) -> Callable[[], None]:
+        def entry() -> None:   # each branch starts from the enclosing activation as it was before the ``if``
+            for name, (owner, value, _) in mirrored.items():
+                owner.env[name] = value
+            run()
+        return entry
+
+    def _unmirror_nonlocals(self, mirrored: dict) -> None:
+        frame = self.frame
+        mirrors = self.__dict__.get("_nonlocal_mirrors", {})
+        for name, (owner, value, new) in mirrored.items():
+            joined = frame.env.get(name, value)   # the join's value (or, when it failed, the one before)
+            owner.env[name] = joined
+            mirrors[(id(frame), name)].pop()
+            if new:
+                frame.env.pop(name, None)
+                del mirrors[(id(frame), name)]
+                frame.local_names = frame.local_names - {name}
 
     def _checked_raise(self, stmt: gast.If, truth: Value) -> bool:
         """``if c: raise E(...)`` (or ``else: raise``) on a traced ``c`` with a
@@ -1937,6 +2006,36 @@ class _JoinError(Exception):
 
 class _Rebound(Exception):
     """A loop body bound another object to a variable whose list or dict the loop kept."""
+
+
+def _stored_names(stmt: Any) -> set[str]:
+    """Names ``stmt`` binds (assignments, augmented ones, ``del``), not
+    inside the functions, lambdas and classes it defines."""
+    out: set[str] = set()
+    stack = [stmt]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, gast.Name) and isinstance(node.ctx, (gast.Store, gast.Del)):
+            out.add(node.id)
+        for child in gast.iter_child_nodes(node):
+            if not isinstance(child, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)):
+                stack.append(child)
+    return out
+
+
+def _exits_branch(stmt: Any) -> bool:
+    """Whether ``stmt`` has a ``return``, ``break``, ``continue``, ``raise``
+    or ``yield`` outside the functions it defines (conservative: a loop's own
+    ``break`` counts)."""
+    stack = [stmt]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (gast.Return, gast.Break, gast.Continue, gast.Raise, gast.Yield, gast.YieldFrom)):
+            return True
+        for child in gast.iter_child_nodes(node):
+            if not isinstance(child, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)):
+                stack.append(child)
+    return False
 
 
 def _exits_loop(stmt: Any) -> bool:
