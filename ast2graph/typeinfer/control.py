@@ -223,6 +223,7 @@ class ControlMixin(ExitsMixin):
         if mirrored:
             names = sorted(set(names) | set(mirrored))
             runs = [self._with_owners_at_entry(mirrored, run) for run in runs]
+        joined = False
         try:
             if len(preds) == 1:
                 self.decide(stmt, "if", "lax.cond", "condition is a traced array")
@@ -231,9 +232,10 @@ class ControlMixin(ExitsMixin):
                 self.decide(stmt, "if", "lax.switch", f"if/elif chain of {len(preds)} traced conditions")
                 index = self.emit_call(arrays.branch_index, tuple(preds), {}, stmt, "branch_index")
                 self._traced_branches(stmt, index, runs, names, ssa.assigned(stmt) | set(mirrored), switch=True)
+            joined = True
         finally:
             if mirrored:
-                self._unmirror_nonlocals(mirrored)
+                self._unmirror_nonlocals(mirrored, joined)
 
     def _mirror_nonlocals(self, stmt: gast.If) -> dict[str, tuple]:
         """The enclosing function's variables an inlined nested function
@@ -255,6 +257,8 @@ class ControlMixin(ExitsMixin):
             return {}
         mirrors = self.__dict__.setdefault("_nonlocal_mirrors", {})
         written = _stored_names(stmt) & declared
+        if any(isinstance(n, gast.Name) and isinstance(n.ctx, gast.Del) and n.id in written for n in gast.walk(stmt)):
+            return {}   # (``del best`` on one path: unbound in the enclosing activation)
         out: dict[str, tuple] = {}
         for name in sorted(written):
             stack = mirrors.get((id(frame), name))
@@ -284,12 +288,16 @@ class ControlMixin(ExitsMixin):
             run()
         return entry
 
-    def _unmirror_nonlocals(self, mirrored: dict) -> None:
+    def _unmirror_nonlocals(self, mirrored: dict, joined: bool) -> None:
+        """The join's value of each mirrored variable into the enclosing
+        activation; where the ``if`` did not join (it falls back), the value
+        from before it, in both."""
         frame = self.frame
         mirrors = self.__dict__.get("_nonlocal_mirrors", {})
         for name, (owner, value, new) in mirrored.items():
-            joined = frame.env.get(name, value)   # the join's value (or, when it failed, the one before)
-            owner.env[name] = joined
+            if not joined:
+                frame.env[name] = value
+            owner.env[name] = frame.env.get(name, value)
             mirrors[(id(frame), name)].pop()
             if new:
                 frame.env.pop(name, None)
