@@ -1649,12 +1649,13 @@ class CallMixin(GeneratorMixin, SortMixin):
                 value = frame.env[name]
             names.append(name)
             values.append(self.traced_closure(value, node) if isinstance(value, LocalFunction) else value)
-        numbers = {n for n, v in zip(names, values) if isinstance(v, Value) and v.type.python and not v.type.shape}
+        numbers = {n: v.type.dtype.kind in "fc" for n, v in zip(names, values)
+                   if isinstance(v, Value) and v.type.python and not v.type.shape}
         found = python_arithmetic(fn.node, numbers) if numbers else None
         if found is not None:   # (in a rolled loop: it unrolls, the number static in each iteration)
             raise self.graph_break(FallbackCode.PRECISION, node, f"{fn.unit.qualname}, handed to JAX, computes with "
                                    f"the Python number '{found[1]}' (line {getattr(found[0], 'lineno', '?')}), traced "
-                                   "here: eager computes it in Python's 64-bit arithmetic, JAX would in 32 bits", "call",
+                                   "here: eager computes a float from it in Python's 64 bits, JAX would in 32", "call",
                                    hint="compute the Python number outside the function handed to JAX")
         self.note_identity(values)
         self.guard_reads(tuple(values), node)

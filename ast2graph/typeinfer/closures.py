@@ -89,22 +89,23 @@ def factory_for(node: Any, names: tuple[str, ...], filename: str, globals_: dict
 _PYTHON_MATH_CALLS = frozenset({"float", "int", "abs", "round", "pow", "max", "min", "bool", "complex", "divmod"})
 
 
-def python_arithmetic(node: Any, numbers: set[str]) -> tuple[Any, str] | None:
-    """Where the body of ``node`` (a lambda or def handed to JAX) computes
-    with Python numbers alone, one of them a name of ``numbers`` (a traced
-    Python number it closes over, ``0.999 ** t`` of a rolled loop's index),
-    or with a local bound to such a computation: eager computes it in
-    Python's arithmetic (64-bit, exact ints), JAX in its arrays'. The first
-    such expression and the name; None where there is none. (A number that
-    meets an array, ``lr * g``, is the array's dtype in both.)"""
-    names = set(numbers)
+def python_arithmetic(node: Any, numbers: dict[str, bool]) -> tuple[Any, str] | None:
+    """Where the body of ``node`` (a lambda or def handed to JAX) computes a
+    float from Python ints alone, one of them a name of ``numbers`` (a traced
+    Python number it closes over: name -> whether it is a float), as in
+    ``1 - 0.999 ** t`` of a rolled loop's index: eager computes it in
+    Python's 64-bit floats, JAX in its default float (32 bits). The first
+    such expression and the name; None where there is none. (A traced Python
+    float in the expression makes JAX compute it in 64 bits, as Python does;
+    a number that meets an array, ``lr * g``, is the array's dtype in both.)"""
+    kinds = dict(numbers)   # name -> a float (True) or an int (False)
     body = [node.body] if isinstance(node, gast.Lambda) else node.body
 
     def plain(e: Any) -> bool:   # evaluated from Python numbers alone
         if isinstance(e, gast.Constant):
             return isinstance(e.value, (int, float, complex)) and not isinstance(e.value, bool)
         if isinstance(e, gast.Name):
-            return e.id in names
+            return e.id in kinds
         if isinstance(e, gast.BinOp):
             return plain(e.left) and plain(e.right)
         if isinstance(e, gast.UnaryOp):
@@ -116,21 +117,25 @@ def python_arithmetic(node: Any, numbers: set[str]) -> tuple[Any, str] | None:
             return bool(e.args) and all(plain(a) for a in e.args)
         return False
 
-    def uses(e: Any) -> str | None:
-        return next((n.id for n in gast.walk(e) if isinstance(n, gast.Name) and n.id in names), None)
+    def names_in(e: Any) -> list[str]:
+        return [n.id for n in gast.walk(e) if isinstance(n, gast.Name) and n.id in kinds]
+
+    def makes_float(e: Any) -> bool:   # a float from ints: a float constant, ``/``, ``**``, a math function
+        return any(isinstance(n, gast.Constant) and isinstance(n.value, (float, complex))
+                   or isinstance(n, (gast.Div, gast.Pow)) or isinstance(n, gast.Call) for n in gast.walk(e))
 
     changed = True
-    while changed:   # locals bound to such a computation (``c = 1 - b ** t``) are Python numbers too
+    while changed:   # locals bound to such a computation (``k = t // 2``) are Python numbers too
         changed = False
         for stmt in (n for b in body for n in gast.walk(b)):
             if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name) \
-                    and stmt.targets[0].id not in names and plain(stmt.value) and uses(stmt.value):
-                names.add(stmt.targets[0].id)
+                    and stmt.targets[0].id not in kinds and plain(stmt.value) and names_in(stmt.value):
+                kinds[stmt.targets[0].id] = any(kinds[n] for n in names_in(stmt.value)) or makes_float(stmt.value)
                 changed = True
     for b in body:
         for e in gast.walk(b):
             if isinstance(e, (gast.BinOp, gast.UnaryOp, gast.Call)) and plain(e):
-                name = uses(e)
-                if name is not None:
-                    return e, name
+                used = names_in(e)
+                if used and not any(kinds[n] for n in used) and makes_float(e):
+                    return e, used[0]
     return None
