@@ -240,11 +240,23 @@ def test_bias_correction_of_the_loop_index_inside_a_tree_map_lambda_is_pythons_a
             p = jax.tree_util.tree_map(scale, p)
         return p
 
+    def from_a_local_int(p, n):
+        for t in range(1, n + 1):
+            def scale(v):
+                k = t // 2
+                return v * 0.9 ** k   # reads a local: not computed outside, the loop unrolls
+            p = jax.tree_util.tree_map(scale, p)
+        return p
+
     x = {"a": jnp.ones(())}
-    check_calls(decayed, [(x, 20)], rtol=1e-6)
-    check_calls(local_of_it, [(x, 20)], rtol=1e-6)
+    for fn in (decayed, local_of_it):   # the Python number computed outside the closure, in Python's arithmetic
+        f = check_calls(fn, [(x, 20)], rtol=1e-6)
+        assert ("for", "lax.fori_loop") in modes(explain(f)(x, 20))
+    f = check_calls(from_a_local_int, [(x, 20)], rtol=1e-6)
+    assert ("for", "unrolled") in modes(explain(f)(x, 20))
     p = {"w": jnp.zeros(2), "b": jnp.zeros(())}
-    check_calls(_adam, [(p, 18)], rtol=2e-6)
+    f = check_calls(_adam, [(p, 18)], rtol=2e-6)
+    assert ("for", "lax.fori_loop") in modes(explain(f)(p, 18))
 
 
 def test_a_closure_multiplying_arrays_by_a_traced_python_number_still_rolls():

@@ -53,7 +53,7 @@ from . import apply_along, hostwarnings, jaxcallbacks, layouts
 from .generators import GeneratorMixin, generators_in
 from .guards import MUTABLE_BUILTINS
 from .sorting import SortMixin
-from .closures import TracedClosure, factory_for, free_names, python_arithmetic
+from .closures import TracedClosure, factory_for, free_names, hoisted_closure, python_arithmetic
 from . import compiled_outputs, lapack, numpy_api, numpy_inplace, scipy_api
 from .numpy_api import numpy_to_jnp as _numpy_to_jnp
 from .mutation import is_numpy_callable, numpy_gives_ndarray
@@ -1652,18 +1652,36 @@ class CallMixin(GeneratorMixin, SortMixin):
         numbers = {n: v.type.dtype.kind in "fc" for n, v in zip(names, values)
                    if isinstance(v, Value) and v.type.python and not v.type.shape}
         found = python_arithmetic(fn.node, numbers) if numbers else None
-        if found is not None:   # (in a rolled loop: it unrolls, the number static in each iteration)
+        if found is not None and found[1] is not None:   # (in a rolled loop: it unrolls, the number static in each iteration)
             raise self.graph_break(FallbackCode.PRECISION, node, f"{fn.unit.qualname}, handed to JAX, computes with "
                                    f"the Python number '{found[1]}' (line {getattr(found[0], 'lineno', '?')}), traced "
                                    "here: eager computes a float from it in Python's 64 bits, JAX would in 32", "call",
                                    hint="compute the Python number outside the function handed to JAX")
+        tree = fn.node
+        if found is not None:   # ``1 - 0.999 ** t``: computed here, as eager's Python does, handed in as a number
+            tree, exprs = hoisted_closure(fn.node, numbers)
+            names, values = self._hoisted_numbers(fn, names, values, exprs)
         self.note_identity(values)
         self.guard_reads(tuple(values), node)
         enclosing = fn.unit.qualname.rpartition(".<locals>.")[0]
-        factory = factory_for(fn.node, tuple(names), fn.unit.filename, fn.unit.globals, enclosing,
+        factory = factory_for(tree, tuple(names), fn.unit.filename, fn.unit.globals, enclosing,
                               fn.unit.future_flags)
         self.decide(node, "call", "closure", f"{fn.unit.qualname} passed to JAX as a Python closure")
         return TracedClosure(factory, tuple(names), tuple(values))
+
+    def _hoisted_numbers(self, fn: Any, names: list, values: list, exprs: list) -> tuple[list, list]:
+        """``names``/``values`` of a closure, with each hoisted expression
+        (``closures.hoisted_closure``) evaluated on the values it closes over,
+        as eager's Python evaluates it inside the function."""
+        from .state import Frame
+
+        env = dict(zip(names, values))
+        outer, self.frame = self.frame, Frame(fn.unit, env, parent=None, local_names=frozenset(env))
+        try:
+            numbers = [self.eval(e) for _, e in exprs]
+        finally:
+            self.frame = outer
+        return names + [n for n, _ in exprs], values + numbers
 
     def _closure_value(self, fn: Any, name: str) -> Any:
         """What ``name`` denotes inside the local function ``fn`` (for the effect scan); None if unknown."""

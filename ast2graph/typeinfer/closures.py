@@ -16,6 +16,8 @@ rebound in between, which a JAX transform call does not do).
 
 from __future__ import annotations
 
+import copy
+
 import ast
 import types
 from typing import Any, Callable
@@ -132,10 +134,86 @@ def python_arithmetic(node: Any, numbers: dict[str, bool]) -> tuple[Any, str] | 
                     and stmt.targets[0].id not in kinds and plain(stmt.value) and names_in(stmt.value):
                 kinds[stmt.targets[0].id] = any(kinds[n] for n in names_in(stmt.value)) or makes_float(stmt.value)
                 changed = True
-    for b in body:
-        for e in gast.walk(b):
-            if isinstance(e, (gast.BinOp, gast.UnaryOp, gast.Call)) and plain(e):
-                used = names_in(e)
-                if used and not any(kinds[n] for n in used) and makes_float(e):
-                    return e, used[0]
-    return None
+    found = _outermost(body, lambda e: isinstance(e, (gast.BinOp, gast.UnaryOp, gast.Call)) and plain(e)
+                       and bool(names_in(e)) and not any(kinds[n] for n in names_in(e)) and makes_float(e))
+    if not found:
+        return None
+    # hoistable: each reads the numbers closed over alone (no local of the function)
+    local = next(((e, n) for e in found for n in names_in(e) if n not in numbers), None)
+    return local if local is not None else (found, None)
+
+
+def _outermost(body: list, flagged: Callable[[Any], bool]) -> list:
+    """The nodes of ``body`` (in walk order) that ``flagged`` accepts, none
+    inside another."""
+    out, stack = [], list(reversed(body))
+    while stack:
+        e = stack.pop()
+        if flagged(e):
+            out.append(e)
+            continue
+        stack.extend(reversed(list(gast.iter_child_nodes(e))))
+    return out
+
+
+_HOISTED: dict = {}   # (id(node), the numbers) -> (node, its copy with the hoisted names, the expressions)
+HOIST_PREFIX = "__a2g_number"
+
+
+def hoisted_closure(node: Any, numbers: dict[str, bool]) -> tuple[Any, list] | None:
+    """``node`` with each expression ``python_arithmetic`` finds (all reading
+    the numbers closed over alone) replaced by a name of its own, and those
+    expressions (name, expression): the caller computes each as eager's
+    Python does and hands it to the closure as one more number. None where
+    an expression reads a local of the function."""
+    key = (id(node), tuple(sorted(numbers.items())))
+    cached = _HOISTED.get(key)
+    if cached is not None and cached[0] is node:
+        return cached[1], cached[2]
+    found = python_arithmetic(node, numbers)
+    if found is None or found[1] is not None:
+        return None
+    twin = copy.deepcopy(node)
+    body = [twin.body] if isinstance(twin, gast.Lambda) else twin.body
+    targets = {id(e) for e in _outermost(body, lambda e, want=_positions(node, found[0]), pos=_Counter(): pos.next(e) in want)}
+    exprs = []
+
+    class Hoist(gast.NodeTransformer):
+        def visit(self, e: Any) -> Any:
+            if id(e) in targets:
+                name = f"{HOIST_PREFIX}{len(exprs)}"
+                exprs.append((name, e))
+                return gast.copy_location(gast.Name(id=name, ctx=gast.Load(), annotation=None, type_comment=None), e)
+            return super().visit(e)
+
+    twin = Hoist().visit(twin)
+    _HOISTED[key] = (node, twin, exprs)
+    return twin, exprs
+
+
+def _positions(node: Any, found: list) -> set[int]:
+    """The walk positions (``_Counter`` order) of ``found`` in ``node``'s body."""
+    wanted = {id(e) for e in found}
+    body = [node.body] if isinstance(node, gast.Lambda) else node.body
+    pos = _Counter()
+    out: set[int] = set()
+    stack = list(reversed(body))
+    while stack:
+        e = stack.pop()
+        k = pos.next(e)
+        if id(e) in wanted:
+            out.add(k)
+            continue
+        stack.extend(reversed(list(gast.iter_child_nodes(e))))
+    return out
+
+
+class _Counter:
+    """Numbers the nodes of an ``_outermost`` walk in the order visited."""
+
+    def __init__(self) -> None:
+        self.k = -1
+
+    def next(self, _: Any) -> int:
+        self.k += 1
+        return self.k
