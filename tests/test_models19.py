@@ -376,3 +376,12 @@ def test_a_nonlocal_joined_under_a_traced_if_follows_a_global_changed_between_ca
         return run
 
     check_sequence(make, [at(0.5), at(1.0), at(2.0), at(0.0)], full_graph=False)
+
+
+def test_a_python_number_that_may_raise_is_not_computed_outside_the_closure():
+    def inverse(p, n):   # eager raises ZeroDivisionError at t == 20 only if the tree has a leaf
+        for t in range(1, n + 1):
+            p = jax.tree_util.tree_map(lambda v: v * (1 - 0.999 ** t) + 1 / (t - 20), p)
+        return p
+
+    check_calls(inverse, [({}, 25), ({"a": jnp.ones(())}, 25), ({"a": jnp.ones(())}, 18)], full_graph=False)

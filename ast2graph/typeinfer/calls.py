@@ -1660,7 +1660,14 @@ class CallMixin(GeneratorMixin, SortMixin):
         tree = fn.node
         if found is not None:   # ``1 - 0.999 ** t``: computed here, as eager's Python does, handed in as a number
             tree, exprs = hoisted_closure(fn.node, numbers)
-            names, values = self._hoisted_numbers(fn, names, values, exprs)
+            hoisted = self._hoisted_numbers(fn, names, values, exprs)
+            if hoisted is None:   # (a run-time check in it: eager raises only if the closure computes it)
+                raise self.graph_break(FallbackCode.PRECISION, node, f"{fn.unit.qualname}, handed to JAX, computes "
+                                       f"with a traced Python number (line {getattr(exprs[0][1], 'lineno', '?')}) "
+                                       "what may raise: eager computes it in Python's 64 bits, only where the "
+                                       "function runs", "call",
+                                       hint="compute the Python number outside the function handed to JAX")
+            names, values = hoisted
         self.note_identity(values)
         self.guard_reads(tuple(values), node)
         enclosing = fn.unit.qualname.rpartition(".<locals>.")[0]
@@ -1669,18 +1676,25 @@ class CallMixin(GeneratorMixin, SortMixin):
         self.decide(node, "call", "closure", f"{fn.unit.qualname} passed to JAX as a Python closure")
         return TracedClosure(factory, tuple(names), tuple(values))
 
-    def _hoisted_numbers(self, fn: Any, names: list, values: list, exprs: list) -> tuple[list, list]:
+    def _hoisted_numbers(self, fn: Any, names: list, values: list, exprs: list) -> tuple[list, list] | None:
         """``names``/``values`` of a closure, with each hoisted expression
         (``closures.hoisted_closure``) evaluated on the values it closes over,
-        as eager's Python evaluates it inside the function."""
+        as eager's Python evaluates it inside the function; None (nothing
+        emitted) where evaluating one emits a run-time check."""
         from .state import Frame
 
         env = dict(zip(names, values))
         outer, self.frame = self.frame, Frame(fn.unit, env, parent=None, local_names=frozenset(env))
+        start = len(self.region.ops)
         try:
             numbers = [self.eval(e) for _, e in exprs]
         finally:
             self.frame = outer
+        if any(not isinstance(op, CallOp) or not op.results for op in self.region.ops[start:]):
+            # a run-time check (a division by a number that may be 0): it would raise on every
+            # call, where eager raises only when JAX calls the function (a tree with leaves)
+            del self.region.ops[start:]
+            return None
         return names + [n for n, _ in exprs], values + numbers
 
     def _closure_value(self, fn: Any, name: str) -> Any:
