@@ -248,8 +248,14 @@ def test_bias_correction_of_the_loop_index_inside_a_tree_map_lambda_is_pythons_a
             p = jax.tree_util.tree_map(scale, p)
         return p
 
+    def in_a_tuple(p, n):
+        for t in range(1, n + 1):
+            cfg = (t, 2)
+            p = jax.tree_util.tree_map(lambda v: v * (1 - 0.999 ** cfg[0]) * 1000, p)
+        return p
+
     x = {"a": jnp.ones(())}
-    for fn in (decayed, local_of_it):   # the Python number computed outside the closure, in Python's arithmetic
+    for fn in (decayed, local_of_it, in_a_tuple):   # the Python number computed outside the closure, in Python's arithmetic
         f = check_calls(fn, [(x, 20)], rtol=1e-6)
         assert ("for", "lax.fori_loop") in modes(explain(f)(x, 20))
     f = check_calls(from_a_local_int, [(x, 20)], rtol=1e-6)

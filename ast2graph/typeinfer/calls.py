@@ -1649,9 +1649,11 @@ class CallMixin(GeneratorMixin, SortMixin):
                 value = frame.env[name]
             names.append(name)
             values.append(self.traced_closure(value, node) if isinstance(value, LocalFunction) else value)
-        numbers = {n: v.type.dtype.kind in "fc" for n, v in zip(names, values)
-                   if isinstance(v, Value) and v.type.python and not v.type.shape}
-        found = python_arithmetic(fn.node, numbers) if numbers else None
+        numbers = {n: v.type.dtype.kind in "fc" for n, v in zip(names, values) if _python_number(v)}
+        tuples = {n: tuple(x.type.dtype.kind in "fc" if _python_number(x) else
+                           "const" if type(x) in (int, float) else None for x in v)
+                  for n, v in zip(names, values) if type(v) is tuple and any(_python_number(x) for x in v)}
+        found = python_arithmetic(fn.node, numbers, tuples) if numbers or tuples else None
         if found is not None and found[1] is not None:   # (in a rolled loop: it unrolls, the number static in each iteration)
             raise self.graph_break(FallbackCode.PRECISION, node, f"{fn.unit.qualname}, handed to JAX, computes with "
                                    f"the Python number '{found[1]}' (line {getattr(found[0], 'lineno', '?')}), traced "
@@ -1659,7 +1661,7 @@ class CallMixin(GeneratorMixin, SortMixin):
                                    hint="compute the Python number outside the function handed to JAX")
         tree = fn.node
         if found is not None:   # ``1 - 0.999 ** t``: computed here, as eager's Python does, handed in as a number
-            tree, exprs = hoisted_closure(fn.node, numbers)
+            tree, exprs = hoisted_closure(fn.node, numbers, tuples)
             hoisted = self._hoisted_numbers(fn, names, values, exprs)
             if hoisted is None:   # (a run-time check in it: eager raises only if the closure computes it)
                 raise self.graph_break(FallbackCode.PRECISION, node, f"{fn.unit.qualname}, handed to JAX, computes "
@@ -3049,6 +3051,11 @@ class CallMixin(GeneratorMixin, SortMixin):
             self.call_nodes.pop()
             outer.calling = calling
             self.frame, self.cont = outer, outer_cont
+
+
+def _python_number(x: Any) -> bool:
+    """A traced value standing for a Python number (a loop's index, a busy scalar)."""
+    return isinstance(x, Value) and x.type.python and not x.type.shape
 
 
 def _same_function(a: Any, b: Any) -> bool:
