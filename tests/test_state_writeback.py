@@ -728,7 +728,13 @@ def nonlocal_and_a_fallback(x):
     return tot
 
 
-@pytest.mark.parametrize("f", [nonlocal_in_a_rolled_loop, nonlocal_under_a_traced_if, nonlocal_and_a_fallback])
+def test_nonlocal_written_under_a_traced_if_of_an_inlined_nested_function_is_one_graph():
+    # (h-model19: the `if` joins the enclosing function's variable with its own)
+    check(nonlocal_under_a_traced_if, X, graphs=1)
+    check(nonlocal_under_a_traced_if, -X, graphs=1)
+
+
+@pytest.mark.parametrize("f", [nonlocal_in_a_rolled_loop, nonlocal_and_a_fallback])
 def test_nonlocal_write_the_graph_cannot_hold_runs_the_call_eagerly(f):
     e = check(f, X, full_graph=False, unroll_limit=16)
     check(f, -X, full_graph=False, unroll_limit=16)
@@ -736,8 +742,8 @@ def test_nonlocal_write_the_graph_cannot_hold_runs_the_call_eagerly(f):
     # the cause named is the break that kept the call from one graph (the write under a traced `if`, the
     # tobytes()), not the statement ending the graph early so that the closure stays in it
     assert "is not in the graph" not in e.fallback_sites[0].cause
-    if f is nonlocal_under_a_traced_if:
-        assert "A2G007 at line" in e.fallback_sites[0].cause and "under a traced condition" in e.fallback_sites[0].cause
+    if f is nonlocal_in_a_rolled_loop:
+        assert "A2G007 at line" in e.fallback_sites[0].cause and "in a rolled loop" in e.fallback_sites[0].cause
     if f is nonlocal_and_a_fallback:
         assert "A2G003" in e.fallback_sites[0].cause
 

@@ -53,7 +53,7 @@ from . import apply_along, hostwarnings, jaxcallbacks, layouts
 from .generators import GeneratorMixin, generators_in
 from .guards import MUTABLE_BUILTINS
 from .sorting import SortMixin
-from .closures import TracedClosure, factory_for, free_names
+from .closures import TracedClosure, factory_for, free_names, hoisted_closure, python_arithmetic
 from . import compiled_outputs, lapack, numpy_api, numpy_inplace, scipy_api
 from .numpy_api import numpy_to_jnp as _numpy_to_jnp
 from .mutation import is_numpy_callable, numpy_gives_ndarray
@@ -1713,13 +1713,55 @@ class CallMixin(GeneratorMixin, SortMixin):
                 value = frame.env[name]
             names.append(name)
             values.append(self.traced_closure(value, node) if isinstance(value, LocalFunction) else value)
+        numbers = {n: v.type.dtype.kind in "fc" for n, v in zip(names, values) if _python_number(v)}
+        tuples = {n: tuple(x.type.dtype.kind in "fc" if _python_number(x) else
+                           "const" if type(x) in (int, float) else None for x in v)
+                  for n, v in zip(names, values) if type(v) is tuple and any(_python_number(x) for x in v)}
+        found = python_arithmetic(fn.node, numbers, tuples) if numbers or tuples else None
+        if found is not None and found[1] is not None:   # (in a rolled loop: it unrolls, the number static in each iteration)
+            raise self.graph_break(FallbackCode.PRECISION, node, f"{fn.unit.qualname}, handed to JAX, computes with "
+                                   f"the Python number '{found[1]}' (line {getattr(found[0], 'lineno', '?')}), traced "
+                                   "here: eager computes a float from it in Python's 64 bits, JAX would in 32", "call",
+                                   hint="compute the Python number outside the function handed to JAX")
+        tree = fn.node
+        if found is not None:   # ``1 - 0.999 ** t``: computed here, as eager's Python does, handed in as a number
+            tree, exprs = hoisted_closure(fn.node, numbers, tuples)
+            hoisted = self._hoisted_numbers(fn, names, values, exprs)
+            if hoisted is None:   # (a run-time check in it: eager raises only if the closure computes it)
+                raise self.graph_break(FallbackCode.PRECISION, node, f"{fn.unit.qualname}, handed to JAX, computes "
+                                       f"with a traced Python number (line {getattr(exprs[0][1], 'lineno', '?')}) "
+                                       "what may raise: eager computes it in Python's 64 bits, only where the "
+                                       "function runs", "call",
+                                       hint="compute the Python number outside the function handed to JAX")
+            names, values = hoisted
         self.note_identity(values)
         self.guard_reads(tuple(values), node)
         enclosing = fn.unit.qualname.rpartition(".<locals>.")[0]
-        factory = factory_for(fn.node, tuple(names), fn.unit.filename, fn.unit.globals, enclosing,
+        factory = factory_for(tree, tuple(names), fn.unit.filename, fn.unit.globals, enclosing,
                               fn.unit.future_flags)
         self.decide(node, "call", "closure", f"{fn.unit.qualname} passed to JAX as a Python closure")
         return TracedClosure(factory, tuple(names), tuple(values))
+
+    def _hoisted_numbers(self, fn: Any, names: list, values: list, exprs: list) -> tuple[list, list] | None:
+        """``names``/``values`` of a closure, with each hoisted expression
+        (``closures.hoisted_closure``) evaluated on the values it closes over,
+        as eager's Python evaluates it inside the function; None (nothing
+        emitted) where evaluating one emits a run-time check."""
+        from .state import Frame
+
+        env = dict(zip(names, values))
+        outer, self.frame = self.frame, Frame(fn.unit, env, parent=None, local_names=frozenset(env))
+        start = len(self.region.ops)
+        try:
+            numbers = [self.eval(e) for _, e in exprs]
+        finally:
+            self.frame = outer
+        if any(not isinstance(op, CallOp) or not op.results for op in self.region.ops[start:]):
+            # a run-time check (a division by a number that may be 0): it would raise on every
+            # call, where eager raises only when JAX calls the function (a tree with leaves)
+            del self.region.ops[start:]
+            return None
+        return names + [n for n, _ in exprs], values + numbers
 
     def _closure_value(self, fn: Any, name: str) -> Any:
         """What ``name`` denotes inside the local function ``fn`` (for the effect scan); None if unknown."""
@@ -3089,6 +3131,7 @@ class CallMixin(GeneratorMixin, SortMixin):
         # no value the caller evaluated before it (mutation._made_during)
         frame.started = (self.region, len(self.region.ops), len(self.fresh_born))   # (and trace-time objects made)
         self.frame, self.cont = frame, []
+        calling, outer.calling = getattr(outer, "calling", None), self.__dict__.get("_stmt")   # (containers.live_outer_values)
         self.callers.append(outer)
         self.call_nodes.append(node)
         self.inline_depth += 1
@@ -3101,7 +3144,13 @@ class CallMixin(GeneratorMixin, SortMixin):
             self.inline_depth -= 1
             self.callers.pop()
             self.call_nodes.pop()
+            outer.calling = calling
             self.frame, self.cont = outer, outer_cont
+
+
+def _python_number(x: Any) -> bool:
+    """A traced value standing for a Python number (a loop's index, a busy scalar)."""
+    return isinstance(x, Value) and x.type.python and not x.type.shape
 
 
 def _same_function(a: Any, b: Any) -> bool:

@@ -306,6 +306,24 @@ class ContainerMixin:
                 f = f.parent
         return values
 
+    def live_outer_values(self) -> list:
+        """``outer_values`` less what the callers of the inlined calls can
+        no longer read once the call returns: in a caller whose statement is
+        ``a, b = g(...)`` or ``return g(...)`` with ``g(...)`` the call itself,
+        nothing of the statement is left to evaluate, so its variables that
+        are not live after it (and the targets, rebound by it; a ``return``:
+        all of them) are dead. A variable a nested function captures (a cell)
+        is never dead: the closure may read it later."""
+        dead = {id(f): _dead_after_call(f, node) for f, node in zip(self.callers, self.call_nodes)}
+        values, seen = [], set()
+        for f in [self.frame.parent, *self.callers]:
+            while f is not None and id(f) not in seen:
+                seen.add(id(f))
+                gone = dead.get(id(f), ())
+                values.extend(v for n, v in f.env.items() if n not in gone)
+                f = f.parent
+        return values
+
     def _uncarry_rebound(self, loop: "_Carry", name: str, env0: dict, names: list[str]) -> None:
         """A kept list or dict the body writes into and also rebinds
         (``best[1] = loss`` / ``best = [loss, best[0]]``): carried by value
@@ -619,3 +637,38 @@ class ContainerMixin:
             out = self.emit_call(arrays.select, (hit, v, out), {}, node, "select")
             out.type = joined.type
         return out
+
+
+def _dead_after_call(frame: Any, call: Any) -> frozenset:
+    """The variables of ``frame`` no one reads after its current statement
+    (``frame.calling``), when that statement is ``targets = call`` (names
+    only) or ``return call``: nothing else of it runs after the call. A
+    variable a nested function, lambda, class or generator expression reads
+    is never dead (it may read the cell later)."""
+    import gast
+
+    from .localclass import read_by_other_scopes
+
+    stmt = getattr(frame, "calling", None)
+    if not isinstance(stmt, (gast.Assign, gast.Return)) or stmt.value is not call:
+        return frozenset()
+    # (a cell a comprehension alone reads is read only while the comprehension runs)
+    cells = {n for n in frame.unit.cellvars if read_by_other_scopes(frame.unit.tree, n)}
+    names = {n for n in frame.env if n.isidentifier()} - cells
+    if isinstance(stmt, gast.Return):
+        return frozenset(names)
+    targets: set[str] = set()
+    stack = list(stmt.targets)
+    while stack:
+        t = stack.pop()
+        if isinstance(t, gast.Name):
+            targets.add(t.id)
+        elif isinstance(t, (gast.Tuple, gast.List)):
+            stack.extend(t.elts)
+        else:
+            return frozenset()
+    try:
+        live = frame.unit.ssa.live_out(stmt)
+    except Exception:  # noqa: BLE001 - a statement the unit's CFG does not hold: nothing is dead
+        return frozenset()
+    return frozenset(n for n in names if n in targets or n not in live)

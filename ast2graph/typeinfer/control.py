@@ -219,13 +219,90 @@ class ControlMixin(ExitsMixin):
         if len(preds) == 1:   # ``if n is None``: each branch sees what n can be there
             narrowing = self.test_narrowing(stmt.test)
             runs = [self.narrowed(narrowing, True, runs[0]), self.narrowed(narrowing, False, runs[1])]
-        if len(preds) == 1:
-            self.decide(stmt, "if", "lax.cond", "condition is a traced array")
-            self._traced_branches(stmt, truth, runs, names, ssa.assigned(stmt))
-            return
-        self.decide(stmt, "if", "lax.switch", f"if/elif chain of {len(preds)} traced conditions")
-        index = self.emit_call(arrays.branch_index, tuple(preds), {}, stmt, "branch_index")
-        self._traced_branches(stmt, index, runs, names, ssa.assigned(stmt), switch=True)
+        mirrored = self._mirror_nonlocals(stmt)
+        if mirrored:
+            names = sorted(set(names) | set(mirrored))
+            runs = [self._with_owners_at_entry(mirrored, run) for run in runs]
+        joined = False
+        try:
+            if len(preds) == 1:
+                self.decide(stmt, "if", "lax.cond", "condition is a traced array")
+                self._traced_branches(stmt, truth, runs, names, ssa.assigned(stmt) | set(mirrored))
+            else:
+                self.decide(stmt, "if", "lax.switch", f"if/elif chain of {len(preds)} traced conditions")
+                index = self.emit_call(arrays.branch_index, tuple(preds), {}, stmt, "branch_index")
+                self._traced_branches(stmt, index, runs, names, ssa.assigned(stmt) | set(mirrored), switch=True)
+            joined = True
+        finally:
+            if mirrored:
+                self._unmirror_nonlocals(mirrored, joined)
+
+    def _mirror_nonlocals(self, stmt: gast.If) -> dict[str, tuple]:
+        """The enclosing function's variables an inlined nested function
+        rebinds (``nonlocal best``) in the traced ``if`` ``stmt``: joined as
+        its own variables are. For the ``if``, each is a variable of this
+        frame too (read and written here, each write also made in the
+        enclosing activation, where a function called in the branch reads
+        it); after the join the joined value is the enclosing activation's.
+        name -> (owner frame, its value before the ``if``, whether this ``if``
+        made it this frame's). Only for an ``if`` on a straight path of the
+        enclosing activation, or directly in a branch of such an ``if`` (no
+        rolled loop around it: its carry would not see the write), that
+        cannot leave the branch early (its continuation would not carry
+        them). A write made deeper (a rolled loop in the branch) falls back
+        as before (``assign_name``)."""
+        frame = self.frame
+        declared = frame.unit.scope.declared_nonlocal
+        if not declared or frame.parent is None or _exits_branch(stmt):
+            return {}
+        mirrors = self.__dict__.setdefault("_nonlocal_mirrors", {})
+        written = _stored_names(stmt) & declared
+        if any(isinstance(n, gast.Name) and isinstance(n.ctx, gast.Del) and n.id in written for n in gast.walk(stmt)):
+            return {}   # (``del best`` on one path: unbound in the enclosing activation)
+        out: dict[str, tuple] = {}
+        for name in sorted(written):
+            stack = mirrors.get((id(frame), name))
+            if stack:   # in a branch of an ``if`` that joins it already: this one joins it too
+                if stack[-1][1] != len(self.regions):
+                    return {}
+                out[name] = (stack[-1][0], frame.env.get(name, UNBOUND), False)
+                continue
+            if len(self.regions) != 1:
+                return {}
+            owner = frame.parent
+            while owner is not None and not owner.owns(name):
+                owner = owner.parent
+            out[name] = (owner, owner.env.get(name, UNBOUND) if owner is not None else UNBOUND, True)
+        if any(value is UNBOUND or isinstance(value, MaybeBound) for _, value, _ in out.values()):
+            return {}
+        for name, (owner, value, new) in out.items():
+            frame.env[name] = value
+            mirrors.setdefault((id(frame), name), []).append((owner, len(self.regions) + 1))   # (the branch's depth)
+        frame.local_names = frame.local_names | frozenset(out)
+        return out
+
+    def _with_owners_at_entry(self, mirrored: dict, run: Callable[[], None]) -> Callable[[], None]:
+        def entry() -> None:   # each branch starts from the enclosing activation as it was before the ``if``
+            for name, (owner, value, _) in mirrored.items():
+                owner.env[name] = value
+            run()
+        return entry
+
+    def _unmirror_nonlocals(self, mirrored: dict, joined: bool) -> None:
+        """The join's value of each mirrored variable into the enclosing
+        activation; where the ``if`` did not join (it falls back), the value
+        from before it, in both."""
+        frame = self.frame
+        mirrors = self.__dict__.get("_nonlocal_mirrors", {})
+        for name, (owner, value, new) in mirrored.items():
+            if not joined:
+                frame.env[name] = value
+            owner.env[name] = frame.env.get(name, value)
+            mirrors[(id(frame), name)].pop()
+            if new:
+                frame.env.pop(name, None)
+                del mirrors[(id(frame), name)]
+                frame.local_names = frame.local_names - {name}
 
     def _checked_raise(self, stmt: gast.If, truth: Value) -> bool:
         """``if c: raise E(...)`` (or ``else: raise``) on a traced ``c`` with a
@@ -600,7 +677,9 @@ class ControlMixin(ExitsMixin):
         if partial:
             env0 = self.frame.env
             joined = set(names)
-            others = [v for n, v in env0.items() if n not in joined] + self.outer_values()
+            # (an outside object's attribute, an outside list appended to: ``attr_writes``)
+            others = [v for n, v in env0.items() if n not in joined] + self.live_outer_values() + \
+                [e[2] for e in self.attr_writes.values()]
             inside = _reference_counts(v for n, v in env0.items() if n in joined)
             outside = _reference_counts(others, self.fresh)
             for k in partial:
@@ -1194,16 +1273,51 @@ class ControlMixin(ExitsMixin):
             self.decide(stmt, "for", "static", f"{n} iterations of pure Python work, evaluated at trace time")
             self._unrolled_for(stmt, self.iterate_static(iterable, stmt.iter), held=iterable)
         except GraphBreak as e:
-            if n > self.options.max_unroll or self.outer_carry(e):
+            if self.outer_carry(e):
                 raise
             self.frame.env, self.attr_writes = env0, writes
             self.restore_inputs(inputs)
             del self.region.ops[start_ops:]
             self._restore_decisions(decisions)
+            if self._peeled_range(stmt, iterable, e):
+                return
+            if n > self.options.max_unroll:
+                raise
             self.decide(stmt, "for", "unrolled", f"{n} iterations; cannot roll ({e.site.cause})")
             self._unrolled_for(stmt, self.iterate_static(iterable, stmt.iter), held=iterable)
             if len(self.region.ops) > start_ops:
                 self.warn_unrolled(stmt, n, f"cannot roll: {e.site.cause}")
+
+    def _peeled_range(self, stmt: gast.For, rng: Any, cause: GraphBreak) -> bool:
+        """A static ``range`` loop whose carried values change form on the
+        first trip only (a dict ``tree_map`` returns with sorted keys after
+        the caller's order, ``acc = None`` that the first trip makes a pytree)
+        rolls after its first iteration is peeled:
+
+            for i in rng: body    ==    i = rng[0]; body    # unrolled
+                                        for i in rng[1:]: body    # rolled
+
+        Only for a loop with no ``break``, ``return`` or ``else`` (the peeled
+        trip could leave the loop, the ``else`` runs once after it). False,
+        with the state as it was, when the rest cannot roll either."""
+        if (not isinstance(rng, range) or cause.site.code is not FallbackCode.LOOP_CARRIED_CHANGE or stmt.orelse
+                or len(rng) - 1 <= self.options.unroll_limit or _exits_loop(stmt)):
+            return False
+        env0, start_ops, decisions = dict(self.frame.env), len(self.region.ops), self._snapshot_decisions()
+        writes, inputs = dict(self.attr_writes), self.inputs_snapshot()
+        self.decide(stmt, "for", "peeled", f"1 iteration before rolling ({cause.site.cause})")
+        try:
+            self._unrolled_for(stmt, [rng[0]], held=rng)
+            self._rolled_range(stmt, rng[1:], traced=False, exact=len(rng) <= self.options.max_unroll)
+        except (GraphBreak, _UnsafeWidening, _StaticLoop) as e:
+            if isinstance(e, GraphBreak) and self.outer_carry(e):
+                raise
+            self.frame.env, self.attr_writes = env0, writes
+            self.restore_inputs(inputs)
+            del self.region.ops[start_ops:]
+            self._restore_decisions(decisions)
+            return False
+        return True
 
     def warn_unrolled(self, stmt: Any, n: int, why: str) -> None:
         """``UnrollWarning``, once per loop, for a loop that could not roll and
@@ -1900,6 +2014,43 @@ class _JoinError(Exception):
 
 class _Rebound(Exception):
     """A loop body bound another object to a variable whose list or dict the loop kept."""
+
+
+def _stored_names(stmt: Any) -> set[str]:
+    """Names ``stmt`` binds (assignments, augmented ones, ``del``), not
+    inside the functions, lambdas and classes it defines."""
+    out: set[str] = set()
+    stack = [stmt]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, gast.Name) and isinstance(node.ctx, (gast.Store, gast.Del)):
+            out.add(node.id)
+        for child in gast.iter_child_nodes(node):
+            if not isinstance(child, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)):
+                stack.append(child)
+    return out
+
+
+def _exits_branch(stmt: Any) -> bool:
+    """Whether ``stmt`` has a ``return``, ``break``, ``continue``, ``raise``
+    or ``yield`` outside the functions it defines (conservative: a loop's own
+    ``break`` counts)."""
+    stack = [stmt]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (gast.Return, gast.Break, gast.Continue, gast.Raise, gast.Yield, gast.YieldFrom)):
+            return True
+        for child in gast.iter_child_nodes(node):
+            if not isinstance(child, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)):
+                stack.append(child)
+    return False
+
+
+def _exits_loop(stmt: Any) -> bool:
+    """Whether ``stmt``'s body has a ``break`` or ``return`` (of it or of a
+    loop inside it; conservative), or a ``yield``."""
+    return any(isinstance(n, (gast.Break, gast.Return, gast.Yield, gast.YieldFrom))
+               for b in stmt.body for n in gast.walk(b))
 
 
 def _reads_arrays(regions: tuple) -> bool:

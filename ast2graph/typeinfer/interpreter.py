@@ -1175,6 +1175,11 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
 
     def assign_name(self, name: str, value: Any, node: Any) -> None:
         frame = self.frame
+        mirror = self.__dict__.get("_nonlocal_mirrors", {}).get((id(frame), name))
+        if mirror and mirror[-1][1] == len(self.regions) and frame.owns(name):
+            # joined by the traced ``if`` around it (control._mirror_nonlocals)
+            frame.env[name] = mirror[-1][0].env[name] = value
+            return
         if name in frame.unit.scope.declared_nonlocal and frame.parent is not None and len(self.regions) == 1:
             # An inlined local function on a straight path (no traced branch or
             # rolled loop, whose carried values the enclosing function's own

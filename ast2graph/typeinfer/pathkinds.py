@@ -463,7 +463,28 @@ class KindTagMixin:
         results = self._emit_branch_op(node, index, [(r, {"<kinds>": o}) for r, o in branches], ["<kinds>"],
                                        [template], switch=True)
         self._hoist_if_pure(node)
-        return jax.tree_util.tree_unflatten(ttree, [next(results) if isinstance(x, _Traced) else x for x in tleaves])
+        out = jax.tree_util.tree_unflatten(ttree, [next(results) if isinstance(x, _Traced) else x for x in tleaves])
+        if all(self._made_in_branch(o) for o in outs):
+            # every kind's call made its own lists and dicts (``jax.grad(f)(params)``): so is the
+            # join's, as eager's one call makes it (control._mark_built)
+            self._mark_built(out)
+        return out
+
+    def _made_in_branch(self, x: Any) -> bool:
+        """Every list and dict in ``x`` (through tuples, lists and dicts) was
+        made inside the branch just traced (fresh, deeper than here)."""
+        stack = [x]
+        while stack:
+            y = stack.pop()
+            if type(y) in (list, dict):
+                entry = self.fresh.get(id(y))
+                if entry is None or entry[1] is not y or entry[0] <= self.traced_depth:
+                    return False
+            if type(y) in (tuple, list):
+                stack.extend(y)
+            elif type(y) is dict:
+                stack.extend(y.values())
+        return True
 
     def select_join(self, node: Any, pred: Value, if_true: Any, if_false: Any) -> Any:
         """``if_true if pred else if_false`` of values already computed (the
