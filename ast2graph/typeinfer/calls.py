@@ -448,6 +448,10 @@ class CallMixin(GeneratorMixin, SortMixin):
             # NumPy's cast warns whatever the data: issued on the host, in order, from this line
             self._warn(("Casting complex values to real discards the imaginary part", np.exceptions.ComplexWarning),
                        {}, node)
+            # (of its real part: JAX's own complex-to-real cast warns a DeprecationWarning of its own)
+            real = self.emit_call(jnp.real, (callee.value,), {}, node, "real")
+            real.type = real.type.with_kinds(callee.value.type.kinds)
+            callee = arrays.ArrayMethod(real, "astype")
         if isinstance(callee, arrays.ArrayMethod) and callee.name == "astype" and self._numpy_float_to_int(callee, args, kwargs):
             out = self.emit_call(numpy_api.float_to_int, (callee.value, np.dtype(args[0] if args else kwargs["dtype"])),
                                  {}, node, ".astype")
