@@ -1,0 +1,280 @@
+"""h-hunt20: in-place writes into NumPy arrays read from outside, and arrays
+held by outside containers (parameter dicts and lists of a model, a module
+cache), compared with eager call by call, with the state changed between
+calls."""
+
+from __future__ import annotations
+
+import numpy as np
+
+import ast2graph
+from tests.helpers import check_sequence
+
+
+def _fallbacks(fn, *args):
+    return ast2graph.explain(fn)(*args).fallback_sites
+
+
+# ------------------------------------------- arrays held in an outside dict, written in place
+CACHE = {"buf": np.zeros(3), "o": np.ones(3)}
+
+
+def _reset_cache():
+    CACHE.clear()
+    CACHE["buf"] = np.zeros(3)
+    CACHE["o"] = np.ones(3)
+
+
+def _cache_steps():
+    def call(fn, _):
+        r = fn(np.ones(3))
+        return r, CACHE["buf"].copy(), CACHE["o"].copy()
+
+    def rebound(fn, _):
+        CACHE["buf"] = np.full(3, 5.0)
+        return call(fn, _)
+
+    def changed(fn, _):   # the caller writes into the arrays between calls
+        CACHE["buf"][1] = 42
+        CACHE["o"][2] = -1
+        return call(fn, _)
+
+    def same(fn, _):      # both keys hold one array
+        CACHE["o"] = CACHE["buf"]
+        return call(fn, _)
+
+    def view(fn, _):      # one a view of the other
+        CACHE["o"] = CACHE["buf"][::-1]
+        return call(fn, _)
+
+    return [call, call, rebound, call, changed, same, call, rebound, view, call]
+
+
+def _cache_alias(x):
+    b = CACHE["buf"]
+    b += x
+    CACHE["buf"][0] = 9
+    return b.sum()
+
+
+def _cache_values_read(x):
+    CACHE["buf"] += x
+    return [float(h.sum()) for h in CACHE.values()]
+
+
+def _cache_every_key(x):
+    for k in CACHE:
+        CACHE[k] *= 2
+    return CACHE["o"] + CACHE["buf"]
+
+
+def test_array_of_an_outside_dict_written_in_place_is_one_graph():
+    """``CACHE['buf'] += x`` fell back: the guard on the dict's entries counted
+    the very array it holds as another array the graph reads sharing its
+    memory. Only a guard that reads its values (a snapshot taking them, as
+    ``CACHE.values()`` does) is one; iterating the dict's keys (``for k in
+    CACHE``) guards its keys, not the values each ``CACHE[k]`` reads."""
+    for fn in (_cache_alias, _cache_every_key, _cache_values_read):
+        def make(fn=fn):
+            _reset_cache()
+            return fn, None
+
+        check_sequence(make, _cache_steps(), full_graph=False)
+    _reset_cache()
+    assert _fallbacks(_cache_alias, np.ones(3)) == []
+    _reset_cache()
+    assert _fallbacks(_cache_every_key, np.ones(3)) == []
+    _reset_cache()   # (its values are read at trace time: it still runs in Python)
+    assert _fallbacks(_cache_values_read, np.ones(3))
+
+
+class DictSGD:
+    def __init__(self):
+        self.params = {"w": np.ones(2), "b": np.zeros(2)}
+
+    def step(self, g):
+        for k in self.params:
+            self.params[k] -= 0.1 * g
+        return self.params["w"] @ self.params["b"]
+
+
+def test_parameter_dict_updated_in_place_is_one_graph():
+    def make():
+        m = DictSGD()
+        return DictSGD.step, {"m": m, "w": m.params["w"]}
+
+    def call(fn, world):
+        m = world["m"]
+        return fn(m, np.array([1.0, 2.0])), {k: v.copy() for k, v in m.params.items()}, world["w"] is m.params["w"]
+
+    def tied(fn, world):   # both entries one array: eager writes it twice
+        m = world["m"]
+        m.params["b"] = m.params["w"]
+        return call(fn, world)
+
+    def added(fn, world):  # a new key between calls
+        world["m"].params["c"] = np.full(2, 3.0)
+        return call(fn, world)
+
+    check_sequence(make, [call, call, tied, call, added, call], full_graph=False)
+    assert _fallbacks(DictSGD.step, DictSGD(), np.ones(2)) == []
+
+
+# ------------------------------------------- arrays held by an outside container leave as themselves
+L = [np.zeros(2), np.ones(2)]
+
+
+def _reset_list():
+    global L
+    L = [np.zeros(2), np.ones(2)]
+
+
+def _list_copy(x):
+    return list(L)
+
+
+def _list_slice_and_comprehension(x):
+    return L[:], [p for p in L], tuple(L)
+
+
+def _list_written_then_listed(x):
+    L[0] += x
+    return list(L)
+
+
+def _list_listed_then_written(x):
+    out = list(L)
+    L[0][:] = x * 5
+    return out
+
+
+def test_arrays_of_an_outside_list_leave_as_the_very_objects():
+    """``list(L)``, ``L[:]``, ``[p for p in L]`` of a global list of NumPy
+    arrays returned new arrays per call (copies of what the list held when
+    traced) where eager returns the list's own arrays: a write into the
+    result did not reach ``L``. They are re-read as the objects themselves."""
+    def call(fn, _):
+        r = fn(np.ones(2))
+        flat = [a for part in (r if isinstance(r, tuple) else (r,)) for a in part]
+        return r, [a is b for a in flat for b in L], [a.copy() for a in L]
+
+    def written(fn, _):   # the caller writes into the arrays the last call returned
+        r = fn(np.ones(2))
+        flat = [a for part in (r if isinstance(r, tuple) else (r,)) for a in part]
+        flat[0][0] = 7.0
+        return [a.copy() for a in L]
+
+    def rebound(fn, _):
+        L[1] = np.full(2, 3.0)
+        return call(fn, _)
+
+    def same(fn, _):
+        L[1] = L[0]
+        return call(fn, _)
+
+    for fn in (_list_copy, _list_slice_and_comprehension, _list_written_then_listed, _list_listed_then_written):
+        def make(fn=fn):
+            _reset_list()
+            return fn, None
+
+        check_sequence(make, [call, written, call, rebound, call, same, written, call], full_graph=False)
+    _reset_list()
+    assert _fallbacks(_list_copy, np.ones(2)) == []
+    _reset_list()
+    assert _fallbacks(_list_slice_and_comprehension, np.ones(2)) == []
+
+
+class Holder:
+    def __init__(self):
+        self.ps = [np.ones(2), np.zeros(2)]
+        self.cache = {"a": np.arange(3.0)}
+        self.picked = None
+
+    def pick(self, i):
+        self.picked = self.ps[i]
+        self.all = [p for p in self.ps]
+        return self.picked.sum(), dict(self.cache)
+
+
+def test_attribute_set_to_an_array_of_an_outside_list_is_that_array():
+    def make():
+        return Holder.pick, Holder()
+
+    def call(fn, h):
+        s, d = fn(h, 1)
+        return s, h.picked is h.ps[1], h.all[0] is h.ps[0], d["a"] is h.cache["a"], [p.copy() for p in h.ps]
+
+    def replaced(fn, h):
+        h.ps[0] = np.full(2, 4.0)
+        return call(fn, h)
+
+    check_sequence(make, [call, call, replaced, call], full_graph=False)
+    assert _fallbacks(Holder.pick, Holder(), 1) == []
+
+
+class ListSGD:
+    def __init__(self):
+        self.params = [np.ones(2), np.ones(3)]
+        self.grads = [np.full(2, 0.5), np.full(3, 0.25)]
+
+    def step(self, lr):
+        for i in range(len(self.params)):
+            self.params[i] -= lr * self.grads[i]
+        return self.params[0].sum(), len(self.grads)
+
+
+def test_parameter_list_updated_by_index_is_one_graph():
+    """``len(self.params)`` guarded the list's whole contents, values too,
+    which counted ``self.params[0]`` as read apart from its capture: the
+    in-place update fell back. ``len`` of an outside list guards its length
+    (of a dict, its keys); the items each read guard themselves."""
+    def make():
+        return ListSGD.step, ListSGD()
+
+    def call(fn, n):
+        return fn(n, 0.1), [p.copy() for p in n.params], [g.copy() for g in n.grads]
+
+    def alias(fn, n):   # a gradient that is a parameter: eager's second read sees the write
+        n.grads[0] = n.params[0]
+        return call(fn, n)
+
+    def tie(fn, n):     # a parameter that is a view of another one
+        n.params[1] = n.params[0][:]
+        n.grads[1] = n.grads[0]
+        return call(fn, n)
+
+    def grow(fn, n):    # one more parameter between calls
+        n.params.append(np.zeros(1))
+        n.grads.append(np.ones(1))
+        return call(fn, n)
+
+    def shrink(fn, n):
+        del n.params[-1]
+        return call(fn, n)   # (the loop stops at len(params): grads keeps its extra item)
+
+    check_sequence(make, [call, call, alias, call, tie, call, grow, call, shrink, call], full_graph=False)
+    assert _fallbacks(ListSGD.step, ListSGD(), 0.1) == []
+
+
+def _cache_len(x):
+    CACHE["buf"] += x * len(CACHE)
+    return CACHE["buf"].sum()
+
+
+def test_len_of_an_outside_dict_guards_its_keys():
+    def make():
+        _reset_cache()
+        return _cache_len, None
+
+    def added(fn, _):
+        CACHE["new"] = np.zeros(1)
+        return fn(np.ones(3)), CACHE["buf"].copy()
+
+    def removed(fn, _):
+        del CACHE["o"], CACHE["new"]
+        return fn(np.ones(3)), CACHE["buf"].copy()
+
+    steps = _cache_steps()
+    check_sequence(make, steps[:5] + [added, steps[0], removed, steps[0]], full_graph=False)
+    _reset_cache()
+    assert _fallbacks(_cache_len, np.ones(3)) == []
