@@ -278,3 +278,30 @@ def test_len_of_an_outside_dict_guards_its_keys():
     check_sequence(make, steps[:5] + [added, steps[0], removed, steps[0]], full_graph=False)
     _reset_cache()
     assert _fallbacks(_cache_len, np.ones(3)) == []
+
+
+class ClassBuffer:
+    buf = np.zeros(3)   # one array on the class, read through instances
+
+    def add(self, x):
+        self.buf += x   # eager: written in place, then set on the instance
+        return self.buf.sum()
+
+
+def test_in_place_write_of_a_class_attribute_through_the_instance():
+    """``self.buf += x`` with ``buf`` a class attribute: eager writes the
+    class's array, then sets it on the instance, which holds it from then on
+    (a class attribute set later does not reach it). The graph set nothing:
+    the instance kept reading the class's attribute. It runs in Python now."""
+    def make():
+        ClassBuffer.buf = np.zeros(3)
+        return ClassBuffer.add, ClassBuffer()
+
+    def call(fn, c):
+        return fn(c, np.ones(3)), "buf" in vars(c), c.buf.copy(), ClassBuffer.buf.copy()
+
+    def rebound(fn, c):   # a new class attribute: eager's instance keeps its own array
+        ClassBuffer.buf = np.full(3, 10.0)
+        return call(fn, c)
+
+    check_sequence(make, [call, rebound, call], full_graph=False)
