@@ -305,3 +305,103 @@ def test_in_place_write_of_a_class_attribute_through_the_instance():
         return call(fn, c)
 
     check_sequence(make, [call, rebound, call], full_graph=False)
+
+
+# ------------------------------------------- iterating an outside list of arrays, written in place
+class ZipSGD:
+    def __init__(self):
+        self.params = [np.ones(2), np.ones(3)]
+        self.grads = [np.full(2, 0.5), np.full(3, 0.25)]
+
+    def by_zip(self, lr):
+        for p, g in zip(self.params, self.grads):
+            p -= lr * g
+        return self.params[0].sum()
+
+    def by_enumerate(self, lr):
+        for i, p in enumerate(self.params):
+            p -= lr * self.grads[i]
+        return self.params[1].sum()
+
+    def by_item(self, lr):
+        for p in self.params:
+            p *= 1 - lr
+        return [p for p in self.params]
+
+    def by_list_copy(self, lr):
+        out = []
+        for p in list(self.params):
+            out.append(p.sum())
+        return out
+
+
+def test_iterating_an_outside_list_of_arrays_writes_them_in_place():
+    """``for p, g in zip(self.params, self.grads): p -= lr * g`` (and
+    ``enumerate``, ``for p in self.params``) fell back: the loop's items were
+    the arrays' values at trace time, not graph inputs that the write could
+    reach. Each item is now read as ``self.params[k]`` reads it (a capture,
+    written in place after the call), the list's length guarded; a list
+    holding one array twice, or a view of another, runs in Python."""
+    def call(fn, n):
+        r = fn(n, 0.1)
+        return r, [p.copy() for p in n.params], [g.copy() for g in n.grads]
+
+    def changed(fn, n):   # the caller writes into a parameter between calls: read anew, no stale values
+        n.params[0][1] = 5.0
+        return call(fn, n)
+
+    def alias(fn, n):     # a gradient that is the parameter itself
+        n.grads[0] = n.params[0]
+        return call(fn, n)
+
+    def tie(fn, n):       # a parameter that is a view of another
+        n.params[1] = n.params[0][:]
+        n.grads[1] = n.grads[0]
+        return call(fn, n)
+
+    def fresh(fn, n):
+        n.params[:] = [np.ones(2), np.ones(3)]
+        n.grads[:] = [np.full(2, 0.5), np.full(3, 0.25)]
+        return call(fn, n)
+
+    def grow(fn, n):      # one more parameter: the loop takes one more trip
+        n.params.append(np.zeros(1))
+        n.grads.append(np.ones(1))
+        return call(fn, n)
+
+    def not_array(fn, n):
+        n.params[0] = [1.0, 2.0]   # not an array: as eager (the loop variable rebound, or a TypeError)
+        return call(fn, n)
+
+    steps = [call, call, changed, call, alias, call, fresh, tie, call, fresh, grow, call, fresh, not_array, fresh, call]
+    for name in ("by_zip", "by_enumerate", "by_item", "by_list_copy"):
+        fn = getattr(ZipSGD, name)
+
+        def make(fn=fn):
+            return fn, ZipSGD()
+
+        check_sequence(make, steps, full_graph=False)
+        assert _fallbacks(fn, ZipSGD(), 0.1) == [], name
+
+
+def test_loop_body_growing_the_list_it_iterates():
+    """Eager's list iterator sees what the body appends: the items are pulled
+    one by one from the live list, by index."""
+    def make():
+        _reset_list()
+        return _grow_while_iterating, None
+
+    def call(fn, _):
+        return fn(np.ones(2)), [a.copy() for a in L], len(L)
+
+    check_sequence(make, [call, call, call], full_graph=False)
+
+
+def _grow_while_iterating(x):
+    n = 0
+    for p in L:
+        p += x
+        n += 1
+        if n == 1 and len(L) < 4:
+            L.append(np.full(2, 9.0))
+    return n

@@ -1295,6 +1295,9 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         if is_node(value):       # an nnx.List: its length and items are guarded
             self.nnx_guard([value])
         self.check_consumable(value, node)
+        held = self.held_arrays(value, node)
+        if held is not None:   # ``for p in self.params``: each item read as ``self.params[k]`` reads it
+            return held
         if not self._is_fresh(value) and watched(value) and type(value) is dict:
             self.check_no_effect(value, node, True)
             self.guard_keys_of(value, node)   # ``for k in d``: its keys (``d[k]`` guards or captures each value it reads)
@@ -1919,6 +1922,38 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
             if truth:
                 return not negate
         return negate
+
+    def held_arrays(self, seq: Any, node: Any) -> list | None:
+        """The items of an outside list of NumPy arrays (``self.params``), each
+        read as ``seq[k]`` reads it (a capture: re-read per call, written in
+        place as eager writes it), in a list of this call's own, the list's
+        length guarded; None for any other iterable."""
+        if not self.holds_arrays(seq):
+            return None
+        self.check_no_effect(seq, node, True)
+        self.guard_length_of(seq, node)
+        return self.mark_fresh([self.subscript(seq, k, node) for k in range(len(seq))])
+
+    def holds_arrays(self, seq: Any) -> bool:
+        """An outside list of NumPy arrays, short enough to unroll (``held_arrays``)."""
+        return type(seq) is list and bool(seq) and len(seq) <= self.options.max_unroll and not self._made_here(seq) \
+            and all(type(x) is np.ndarray for x in seq)
+
+    def live_held_arrays(self, seq: list, node: Any) -> Iterator[Any]:
+        """Iterating an outside list of NumPy arrays lazily, as a list
+        iterator does (by index, seeing what the loop body appends): each
+        array read as ``seq[k]`` reads it (``held_arrays``), the list's
+        length guarded when the iterator is made."""
+        self.check_no_effect(seq, node, True)
+        self.guard_length_of(seq, node)
+
+        def items() -> Iterator[Any]:
+            k = 0
+            while k < len(seq):
+                item = seq[k]
+                yield self.subscript(seq, k, node) if type(item) is np.ndarray else item
+                k += 1
+        return self.mark_fresh(items())
 
     def guard_length_of(self, seq: Any, node: Any) -> None:
         """Guard what ``len`` reads of an outside dict (its keys: ``guard_keys_of``)
