@@ -405,3 +405,44 @@ def _grow_while_iterating(x):
         if n == 1 and len(L) < 4:
             L.append(np.full(2, 9.0))
     return n
+
+
+def test_parameter_updates_do_not_recompile_when_the_caller_changes_values():
+    def make():
+        return ZipSGD.by_zip, ZipSGD()
+
+    def call(fn, n):
+        n.params[0][0] += 1.0
+        return fn(n, 0.1), [p.copy() for p in n.params]
+
+    check_sequence(make, [call] * 4, recompiles=0)
+
+
+COUNTS = np.zeros(2)
+
+
+def _count_calls(x):
+    COUNTS[0] += 1.0
+    return x * 2 + COUNTS.sum()
+
+
+def test_in_place_write_under_an_outer_jax_transform_is_made_as_eager():
+    """``jax.grad``/``jax.jit`` of the converted function: its graph's results
+    are tracers, so the copy into the global array after the call never
+    happened (eager writes it as it runs: each call under grad, once when
+    traced under jit). The write runs in Python there."""
+    import jax
+    import jax.numpy as jnp
+
+    global COUNTS
+    results = []
+    for fn in (_count_calls, ast2graph.to_static(_count_calls)):
+        COUNTS = np.zeros(2)
+        g1 = jax.grad(lambda x: fn(x).sum())(jnp.ones(2))
+        g2 = jax.grad(lambda x: fn(x).sum())(jnp.ones(2))
+        after_grad = COUNTS.copy()
+        jitted = jax.jit(fn)
+        j1, j2 = jitted(jnp.ones(2)), jitted(jnp.ones(2))
+        results.append((np.asarray(g1), np.asarray(g2), after_grad, np.asarray(j1), np.asarray(j2), COUNTS.copy()))
+    for eager, converted in zip(*results):
+        np.testing.assert_array_equal(eager, converted)

@@ -1135,6 +1135,8 @@ class MutationMixin:
         reason = None
         if capture.kind is not np.ndarray or capture.source is None:
             reason = "it is not a plain NumPy array read from a place the write-back can find again"
+        elif self.outer_traced:   # (the graph's results are tracers there: nothing to copy into eager's array)
+            reason = "under an outer JAX transform (jax.jit, jax.grad of the converted function) eager writes it as it runs"
         else:
             array = capture.getter()
             if not array.flags.writeable:
