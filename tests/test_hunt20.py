@@ -446,3 +446,33 @@ def test_in_place_write_under_an_outer_jax_transform_is_made_as_eager():
         results.append((np.asarray(g1), np.asarray(g2), after_grad, np.asarray(j1), np.asarray(j2), COUNTS.copy()))
     for eager, converted in zip(*results):
         np.testing.assert_array_equal(eager, converted)
+
+
+LABELS = np.array(["cat", "dog"])
+HELD = [np.array(["a", "bc"]), np.array([1, None], dtype=object), np.zeros(2)]
+
+
+def _labels():
+    return LABELS
+
+
+def _held_items():
+    return [h for h in HELD], HELD[1]
+
+
+def test_outside_array_of_strings_or_objects_leaves_as_itself():
+    """A NumPy array of strings or objects read from outside (a global, an
+    item of a global list) came back as a new copy on every call where eager
+    hands on that very array (a caller's write into it reached nothing): no
+    graph value can hold it, so the statement that hands it on runs in
+    Python."""
+    for fn in (_labels, _held_items):
+        def make(fn=fn):
+            return fn, None
+
+        def call(f, _):
+            r = f()
+            flat = [r] if isinstance(r, np.ndarray) else [*r[0], r[1]]
+            return r, [a is LABELS or any(a is h for h in HELD) for a in flat]
+
+        check_sequence(make, [call, call], full_graph=False)

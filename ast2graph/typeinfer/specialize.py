@@ -633,6 +633,10 @@ def _specialize_in(sp: Specializer, unit: Unit, stmts: list, start: int, stop: i
     # a NumPy array an outside container holds (``list(self.params)``, ``[p for p in G]``), read at trace
     # time: eager hands on that very object, not a new one per call (``fresh_numpy``): re-read, as a capture
     out_leaves = [_held_array(sp, x) if type(x) is np.ndarray and not sp._made_here(x) else x for x in out_leaves]
+    if any(type(x) is np.ndarray and not sp._made_here(x) for x in out_leaves):   # (no graph value holds it)
+        raise _escape_break(unit, stmts, start, end, FallbackCode.CONCRETE_VALUE, "a NumPy array of strings, "
+                            "dates or objects read from outside would leave the compiled segment (eager hands on "
+                            "that very object, the graph a copy)", "assignment")
     # where each part of the outputs starts among their leaves (the written-back arguments' versions: part 2)
     starts = list(itertools.accumulate([0] + [len(tree_flatten(part, is_leaf=kept)[0]) for part in out]))
     out_leaves = [InputRef(sp.input_container(x)) if not isinstance(x, Value) and sp.input_container(x) is not None
