@@ -2159,6 +2159,16 @@ class CallMixin(GeneratorMixin, SortMixin):
             result = callee(*seqs, **kwargs)
             return self.mark_fresh(list(result)) if callee is list else (tuple(result) if callee is tuple else
                                                                          self.mark_fresh(result))
+        if callee in (list, tuple) and len(args) == 1 and not kwargs and self.holds_arrays(args[0]):
+            items = self.held_arrays(args[0], node)   # ``ps = list(self.params)``: each array read as ``ps[k]``
+            return items if callee is list else tuple(items)
+        if callee in (enumerate, zip) and not kwargs and args and all(self.holds_arrays(a) for a in args[:1 if
+                                                                      callee is enumerate else None]) \
+                and (callee is zip or len(args) == 1 or len(args) == 2 and type(args[1]) is int):
+            # ``zip(self.params, self.grads)``: each array read as ``self.params[k]`` reads it (a capture,
+            # written in place as eager writes it), lazily, as eager's iterators pull the lists' items
+            seqs = [self.live_held_arrays(a, node) for a in args[:1 if callee is enumerate else None]]
+            return self.mark_fresh(callee(*seqs, *args[len(seqs):]))
         return NotImplemented
 
     def _user_eq_search(self, items: list | tuple, name: str, target: Any, node: Any) -> Any:

@@ -1248,6 +1248,10 @@ class ControlMixin(ExitsMixin):
             if limit is not None and count > limit:
                 raise self.graph_break(FallbackCode.LOOP_CARRIED_CHANGE, node, f"an iterator with more than "
                                        f"{limit} items (max_unroll) cannot be unrolled")
+            if type(item) is np.ndarray and type(container) is list and not self._made_here(container):
+                # ``for p in self.params``: the array read as ``self.params[k]`` reads it (a capture, which
+                # ``p -= lr * g`` writes in place as eager does), not its values at trace time
+                item = self.subscript(container, count - 1, node)
             yield item
 
     def _roll_or_unroll(self, stmt: Any, n: int, roll: Callable[[bool], None], iterable: Any) -> None:

@@ -1295,7 +1295,13 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         if is_node(value):       # an nnx.List: its length and items are guarded
             self.nnx_guard([value])
         self.check_consumable(value, node)
-        if not self._is_fresh(value) and watched(value) and type(value) is not tuple:
+        held = self.held_arrays(value, node)
+        if held is not None:   # ``for p in self.params``: each item read as ``self.params[k]`` reads it
+            return held
+        if not self._is_fresh(value) and watched(value) and type(value) is dict:
+            self.check_no_effect(value, node, True)
+            self.guard_keys_of(value, node)   # ``for k in d``: its keys (``d[k]`` guards or captures each value it reads)
+        elif not self._is_fresh(value) and watched(value) and type(value) is not tuple:
             self._guard_contents(value, node)   # the items read are the ones it holds now
         method = None if isinstance(value, (list, tuple, dict, type)) else _users_method(value, "__iter__")
         if method is not None and not isinstance(value, collections.abc.Iterator):
@@ -1606,7 +1612,11 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
             self.note_identity((*args, *kwargs.values()))
         if not any(fn is f for f in _NO_PROTOCOL_CALLS):
             self.check_effectful_dunders((*args, *kwargs.values()), qualified_name(fn), node)
-        if reads and not any(fn is f for f in _IDENTITY_READS):
+        if reads and fn is len and len(args) == 1 and not kwargs and type(args[0]) in (dict, list) \
+                and not self._is_fresh(args[0]):   # ``len(d)``, ``len(xs)``: its keys, its length only
+            self.check_no_effect(args[0], node, True)
+            self.guard_length_of(args[0], node)
+        elif reads and not any(fn is f for f in _IDENTITY_READS):
             # hasattr/getattr look an attribute up: what the object's attributes hold is not read
             self.guard_reads((*args, *kwargs.values()), node, objects=fn is not hasattr and fn is not getattr)
             owner = getattr(fn, "__self__", None)
@@ -1912,6 +1922,50 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
             if truth:
                 return not negate
         return negate
+
+    def held_arrays(self, seq: Any, node: Any) -> list | None:
+        """The items of an outside list of NumPy arrays (``self.params``), each
+        read as ``seq[k]`` reads it (a capture: re-read per call, written in
+        place as eager writes it), in a list of this call's own, the list's
+        length guarded; None for any other iterable."""
+        if not self.holds_arrays(seq):
+            return None
+        self.check_no_effect(seq, node, True)
+        self.guard_length_of(seq, node)
+        return self.mark_fresh([self.subscript(seq, k, node) for k in range(len(seq))])
+
+    def holds_arrays(self, seq: Any) -> bool:
+        """An outside list of NumPy arrays, short enough to unroll (``held_arrays``)."""
+        return type(seq) is list and bool(seq) and len(seq) <= self.options.max_unroll and not self._made_here(seq) \
+            and all(type(x) is np.ndarray for x in seq)
+
+    def live_held_arrays(self, seq: list, node: Any) -> Iterator[Any]:
+        """Iterating an outside list of NumPy arrays lazily, as a list
+        iterator does (by index, seeing what the loop body appends): each
+        array read as ``seq[k]`` reads it (``held_arrays``), the list's
+        length guarded when the iterator is made."""
+        self.check_no_effect(seq, node, True)
+        self.guard_length_of(seq, node)
+
+        def items() -> Iterator[Any]:
+            k = 0
+            while k < len(seq):
+                item = seq[k]
+                yield self.subscript(seq, k, node) if type(item) is np.ndarray else item
+                k += 1
+        return self.mark_fresh(items())
+
+    def guard_length_of(self, seq: Any, node: Any) -> None:
+        """Guard what ``len`` reads of an outside dict (its keys: ``guard_keys_of``)
+        or list (its length), not the values it holds."""
+        if type(seq) is dict:
+            self.guard_keys_of(seq, node)
+            return
+        key = ("length", id(seq))
+        if key in self.guard_keys or ("contents", id(seq)) in self.guard_keys:
+            return
+        self.guard_keys.add(key)
+        self.guards.append(Guard(lambda: len(seq), len(seq), f"the length of {self.named(seq, 'a ')}", key))
 
     def guard_keys_of(self, d: dict, node: Any) -> None:
         """Guard the keys of an outside dict (in order), not its values."""

@@ -136,6 +136,24 @@ def _plain_argument(node: Any) -> bool:
     return True
 
 
+def _holds_own_attribute(obj: Any, attr: str) -> bool:
+    """Whether ``obj.attr = obj.attr`` changes nothing: ``obj`` holds the
+    attribute itself (in its ``__dict__`` or a slot) and sets it the plain
+    way. Not an attribute read from its class (``self.buf += x``, ``buf`` a
+    class attribute: eager's set makes the instance hold the array) or a
+    property (eager calls its setter, or raises)."""
+    setter = type(obj).__setattr__
+    if setter not in (object.__setattr__, type.__setattr__, types.ModuleType.__setattr__):
+        return False
+    try:
+        if attr in vars(obj):
+            return True
+    except TypeError:   # (no __dict__: slots)
+        pass
+    slot = getattr(type(obj), attr, None)
+    return isinstance(slot, types.MemberDescriptorType)
+
+
 class _Pick:
     """``fn``'s ``k``-th array (in flattening order) of what it returns."""
 
@@ -1117,6 +1135,8 @@ class MutationMixin:
         reason = None
         if capture.kind is not np.ndarray or capture.source is None:
             reason = "it is not a plain NumPy array read from a place the write-back can find again"
+        elif self.outer_traced:   # (the graph's results are tracers there: nothing to copy into eager's array)
+            reason = "under an outer JAX transform (jax.jit, jax.grad of the converted function) eager writes it as it runs"
         else:
             array = capture.getter()
             if not array.flags.writeable:
@@ -1205,6 +1225,10 @@ class MutationMixin:
         if (id(obj), attr) in self.attr_writes:
             raise self.graph_break(FallbackCode.MUTATION, node, f"attribute {attr!r} set to the array it held before "
                                    "the call, written in place, after another array was set on it")
+        if not _holds_own_attribute(obj, attr):
+            raise self.graph_break(FallbackCode.MUTATION, node, f"attribute {attr!r} read from elsewhere (its class, a "
+                                   "property) and set on the object by the in-place operator: eager's set makes the "
+                                   "object hold it from then on")
         return True
 
     def row_store(self, target: gast.Subscript, row: tuple, view: Any, idx: Any, value: Any, op: Any = None) -> None:

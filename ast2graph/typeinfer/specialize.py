@@ -28,7 +28,7 @@ from ..ir.core import ArrayType, CallOp, Graph, IfOp, KindedValue, Region, Switc
     walk_ops
 from ..graphlib.arrays import DeferredStr, eager_kind, raise_when, to_eager_kind
 from .calls import TransformedFn
-from .guards import DICT_VIEWS, MUTABLE_BUILTINS, object_key
+from .guards import DICT_VIEWS, MUTABLE_BUILTINS, Snapshot, object_key
 from .interpreter import Specializer
 from . import hostwarnings
 from .state import LocalFunction, contains_value
@@ -630,6 +630,13 @@ def _specialize_in(sp: Specializer, unit: Unit, stmts: list, start: int, stop: i
         raise _escape_break(unit, stmts, start, end, FallbackCode.MUTATION, f"{e} would leave the compiled segment",
                             "assignment") from None
     out_leaves, out_treedef = tree_flatten(out, is_leaf=kept)
+    # a NumPy array an outside container holds (``list(self.params)``, ``[p for p in G]``), read at trace
+    # time: eager hands on that very object, not a new one per call (``fresh_numpy``): re-read, as a capture
+    out_leaves = [_held_array(sp, x) if type(x) is np.ndarray and not sp._made_here(x) else x for x in out_leaves]
+    if any(type(x) is np.ndarray and not sp._made_here(x) for x in out_leaves):   # (no graph value holds it)
+        raise _escape_break(unit, stmts, start, end, FallbackCode.CONCRETE_VALUE, "a NumPy array of strings, "
+                            "dates or objects read from outside would leave the compiled segment (eager hands on "
+                            "that very object, the graph a copy)", "assignment")
     # where each part of the outputs starts among their leaves (the written-back arguments' versions: part 2)
     starts = list(itertools.accumulate([0] + [len(tree_flatten(part, is_leaf=kept)[0]) for part in out]))
     out_leaves = [InputRef(sp.input_container(x)) if not isinstance(x, Value) and sp.input_container(x) is not None
@@ -873,12 +880,41 @@ def inplace_apart(captures: list, guards: list, leaves: list, written: Any) -> t
         except Exception:  # noqa: BLE001 - a vanished value: the capture's own check fails the plan
             continue
         others = [c for j, c in enumerate(captures) if j != k]
-        for description, other in outside_arrays(others, guards):
+        for description, other in outside_arrays(others, []):
+            if other is array or np.may_share_memory(other, array):
+                return k, description
+        for description, other in outside_arrays([], guards):
+            if other is array and not any(_snapshots_values(g.expected, array) for g in guards):
+                continue   # (a container holding this very array, whose values no guard read: ``params['w']``)
             if other is array or np.may_share_memory(other, array):
                 return k, description
         if any(type(x) is np.ndarray and (x is array or np.may_share_memory(x, array)) for x in leaves):
             return k, "an argument's NumPy array"
     return None
+
+
+def _held_array(sp: Specializer, array: np.ndarray) -> Value:
+    """An outside NumPy array that leaves the segment (read from a container
+    whose contents are guarded, so it is the one the container holds on every
+    call the graph runs): a capture that hands that very object back
+    (``GraphPlan.captured_out``)."""
+    return sp.external(array, lambda: array, "a NumPy array held by an outside container", ("held", id(array)))
+
+
+def _snapshots_values(expected: Any, array: np.ndarray) -> bool:
+    """Whether a guard's ``Snapshot`` (``guards.py``) records ``array``'s
+    values (read at trace time: ``[h.sum() for h in d.values()]`` folds
+    them), not only its identity or type (``d['w']`` read as a graph input)."""
+    if type(expected) is not Snapshot:
+        return False
+    stack = [expected.state]
+    while stack:
+        x = stack.pop()
+        if type(x) is tuple and len(x) == 3 and x[0] == "a" and x[1] is array:
+            return True
+        if type(x) in (tuple, list):
+            stack.extend(y for y in x if type(y) in (tuple, list))
+    return False
 
 
 def outside_arrays(captures: list, guards: list):
