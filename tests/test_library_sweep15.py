@@ -4,10 +4,12 @@ h-lib14's sweep (``tests/test_library_sweep14.py``), each checked in one graph
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
-from tests.helpers import check, check_calls
+from tests.helpers import check, check_calls, check_warnings
 
 X23 = np.arange(6.0).reshape(2, 3) - 2.5
 X234 = np.arange(24.0).reshape(2, 3, 4) * 0.5 - 3.0
@@ -48,3 +50,51 @@ def test_a_write_through_a_3d_moveaxis_view_is_seen_by_its_other_views():
         return X, S, V, W
 
     check(f, X234)
+
+
+# ------------------------------------------------ divmod's RuntimeWarnings
+def test_np_divmod_of_floats_by_zero_warns_as_numpy():
+    def f(x, d):
+        return np.divmod(x, d)
+
+    for args in [(np.array([1.0, 0.0, -2.0]), 0.0), (np.array([1e308, 3.0, -7.5]), np.array([1e-300, 2.0, 2.0])),
+                 (np.array([np.inf, 5.0]), np.array([2.0, np.inf]))]:
+        check_warnings(f, *args)
+
+
+def test_np_divmod_of_integers_warns_of_zero_divisors_and_overflow():
+    def f(a, b):
+        return np.divmod(a, b)
+
+    check_warnings(f, np.array([5, -128, 7], np.int8), np.array([0, -1, 2], np.int8))
+    check_warnings(f, np.array([5, 9], np.uint8), np.array([0, 2], np.uint8))
+
+
+def test_builtin_divmod_of_numpy_scalars_warns_as_numpys_scalar_divmod():
+    def f(a, b):
+        return divmod(a, b)
+
+    for args in [(np.int8(-128), -1), (np.int8(-128), np.int8(-1)), (np.int8(5), np.int8(0)), (np.float64(-1.0), 0.0),
+                 (np.float32(0.0), np.float32(0.0)), (3.0, np.float64(0.0)), (np.array(2.0), 0.0), (np.float64(7.5), 2)]:
+        check_warnings(f, *args)
+
+
+def test_divmod_warnings_follow_the_errstate_and_filters_between_calls():
+    def f(x):
+        return divmod(x, 0.0)
+
+    x = np.array([1.0, 0.0])
+    check_warnings(f, x)
+    with np.errstate(divide="ignore"):
+        check_warnings(f, x)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        check_warnings(f, x)
+
+
+def test_a_float_floor_division_that_overflows_also_warns_invalid_as_numpys_loop():
+    def f(a, b, s):
+        return a // b, np.floor_divide(a, b), s // 0.1, a.astype(np.float16) // np.float16(0.5)
+
+    check_warnings(f, np.array([1e308, -1e308, 3.0]), np.array([1e-300, 0.5, 2.0]), np.float32(3e38))
+    check_warnings(f, np.array([1.0, 2.0, 3.0]), np.array([1.0, 0.5, 2.0]), np.float32(3.0))
