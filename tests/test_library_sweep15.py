@@ -98,3 +98,45 @@ def test_a_float_floor_division_that_overflows_also_warns_invalid_as_numpys_loop
 
     check_warnings(f, np.array([1e308, -1e308, 3.0]), np.array([1e-300, 0.5, 2.0]), np.float32(3e38))
     check_warnings(f, np.array([1.0, 2.0, 3.0]), np.array([1.0, 0.5, 2.0]), np.float32(3.0))
+
+
+# ------------------------------------------------ apply_along_axis's func1d returning an array or a tuple
+def test_apply_along_axis_func1d_returning_an_array_on_one_path_and_a_tuple_on_another():
+    def pair(x):
+        return (x.min(), x.max())
+
+    def f(m):
+        def f1d(x):
+            t = pair(x)   # (a call inside func1d returns its tuple: only func1d's own returns are converted)
+            if np.isnan(x).any():
+                return np.full(3, np.nan)
+            return (t[0], t[1], float(isinstance(t, tuple)))
+        return np.apply_along_axis(f1d, 1, m)
+
+    m = X234.reshape(4, 6)
+    n = m.copy()
+    n[2, 3] = np.nan
+    check_calls(f, [(m,), (n,), (m * 2,)])
+
+
+def test_apply_along_axis_of_a_builtin_after_a_converting_call_leaves_later_calls_alone():
+    def two(x):
+        return x[0], x[-1]
+
+    def f(m):
+        s = np.apply_along_axis(np.sum, 0, m)
+        return s, two(m), type(two(m[0])).__name__
+
+    check(f, X23)
+
+
+def test_scipy_stats_with_axis_on_2d_data_is_one_graph_nan_or_not():
+    import scipy.stats as st
+
+    def f(m):
+        return st.skew(m, axis=1)
+
+    m = np.random.default_rng(15).standard_normal((3, 4))
+    n = m.copy()
+    n[1, 2] = np.nan
+    check_calls(f, [(m,), (n,)])

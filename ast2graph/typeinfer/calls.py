@@ -3146,6 +3146,9 @@ class CallMixin(GeneratorMixin, SortMixin):
                     FallbackCode.RECURSION, node,
                     f"recursion under a traced branch: both sides of a traced `if` are inlined, so the calls double "
                     f"at every level (more than {self.options.max_traced_recursion} inlined)")
+        adapter = self.__dict__.pop("_return_adapter", None)
+        if adapter is not None:   # (``apply_along``: what the caller does with each value this call returns)
+            frame.return_adapter = adapter
         outer, outer_cont = self.frame, self.cont
         # where the graph stood when the call began: a value made later is in
         # no value the caller evaluated before it (mutation._made_during)

@@ -3164,6 +3164,11 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
 
     def exec_Return(self, stmt: gast.Return) -> None:
         value = None if stmt.value is None else self.eval(stmt.value)
+        adapter = getattr(self.frame, "return_adapter", None)
+        if adapter is not None and stmt.value is not None:
+            # the caller converts whatever this call returns (``apply_along``: np.asanyarray), done on each
+            # path before the paths join: an array on one and a tuple of scalars on another join as one array
+            value = adapter(self, value, stmt)
         raise ReturnSignal(stmt, value)
 
     def exec_Break(self, stmt: Any) -> None:
