@@ -140,3 +140,89 @@ def test_scipy_stats_with_axis_on_2d_data_is_one_graph_nan_or_not():
     n = m.copy()
     n[1, 2] = np.nan
     check_calls(f, [(m,), (n,)])
+
+
+# ------------------------------------------------ run-time checks after writes that are undone
+CONFIG = {"flag": False, "depth": 0}
+
+
+class _Setting:
+    """``sklearn.config_context``'s shape: set the dict's entries, restore them in ``finally``."""
+
+    def __init__(self, **kw):
+        self.kw = kw
+
+    def __enter__(self):
+        self.old = CONFIG.copy()   # (as sklearn's get_config: the whole dict read)
+        for k, v in self.kw.items():
+            CONFIG[k] = v
+
+    def __exit__(self, *exc):
+        for k in self.kw:
+            CONFIG[k] = self.old[k]
+        return False
+
+
+def _walk(x, off):
+    k = off * 0
+    s = x[0] * 0.0
+    while k < 3:   # (a traced trip count: a rolled loop, its index checked at run time)
+        s = s + x[k + off]
+        k = k + 1
+    return s
+
+
+def test_a_check_in_a_rolled_loop_after_a_restored_config_write_stays_in_the_graph():
+    def f(x, limit):
+        with _Setting(flag=True):
+            y = x * 2
+        return _walk(x, limit) + y.sum(), CONFIG["flag"]
+
+    x = np.arange(5.0)
+    check_calls(f, [(x, np.int64(0)), (x, np.int64(3)), (x + 1, np.int64(2))])
+    CONFIG["flag"] = True   # (the restored value changed between calls: guarded)
+    try:
+        check_calls(f, [(x, np.int64(0)), (x, np.int64(3))])
+    finally:
+        CONFIG["flag"] = False
+
+
+def test_a_check_in_a_rolled_loop_inside_the_manager_stays_in_the_graph():
+    def f(x, limit):
+        with _Setting(depth=3):
+            return _walk(x, limit), CONFIG["depth"]
+
+    x = np.arange(5.0)
+    check_calls(f, [(x, np.int64(1)), (x, np.int64(4))])
+
+
+def test_a_check_after_a_write_left_in_place_still_sees_eagers_state():
+    def f(x, limit):
+        CONFIG["depth"] = CONFIG["depth"] + 1   # not restored: eager raises after this write
+        return _walk(x, limit)
+
+    def g(x, limit):
+        s = x.sum() * 0.0
+        while s < x.shape[0]:
+            s = s + 1.0 + 0.0 * x[int(s) + limit]
+            CONFIG["depth"] = 7   # written in the loop after the check: seen when a later trip raises
+        return s
+
+    x = np.arange(5.0)
+    for fn in (f, g):
+        CONFIG["depth"] = 0
+        check_calls(fn, [(x, np.int64(0)), (x, np.int64(3)), (x, np.int64(1))], full_graph=False)
+        assert CONFIG["depth"] == (6 if fn is f else 7)
+    CONFIG["depth"] = 0
+
+
+def test_sklearn_d2_absolute_error_score_is_one_graph_and_raises_as_eager():
+    from sklearn.metrics import d2_absolute_error_score
+
+    def f(y, p):
+        return d2_absolute_error_score(y, p)
+
+    y = np.random.default_rng(15).standard_normal(8)
+    bad = y.copy()
+    bad[3] = np.inf
+    check_calls(f, [(y, y + 0.1), (y, bad)])
