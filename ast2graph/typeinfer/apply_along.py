@@ -18,6 +18,7 @@ buffer) fall back, as do more slices than ``unroll_limit``.
 
 from __future__ import annotations
 
+import inspect
 import types
 from typing import Any
 
@@ -26,6 +27,9 @@ import numpy as np
 from ..fallback.sites import FallbackCode
 from ..ir.core import Value
 from .state import LocalFunction
+
+
+_GENERATOR_FLAGS = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
 
 
 def _as_array(interp: Any, value: Any, node: Any) -> Any:
@@ -73,7 +77,8 @@ def apply_along_axis(interp: Any, args: tuple, kwargs: dict, node: Any) -> Any:
     results = []
     # a Python function's returns converted where each is made (``exec_Return``), as NumPy converts its
     # result: ``return np.full(n, nan)`` on one path and ``return (a, b)`` on another join as one array
-    adapts = isinstance(func1d, (types.FunctionType, LocalFunction))
+    adapts = isinstance(func1d, types.FunctionType) and not func1d.__code__.co_flags & _GENERATOR_FLAGS \
+        or isinstance(func1d, LocalFunction) and not getattr(func1d.unit, "generator", True)
     for index in indices:
         part = interp.subscript(view, index + (Ellipsis,), node)
         if adapts:
