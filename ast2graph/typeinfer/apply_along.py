@@ -18,12 +18,22 @@ buffer) fall back, as do more slices than ``unroll_limit``.
 
 from __future__ import annotations
 
+import inspect
+import types
 from typing import Any
 
 import numpy as np
 
 from ..fallback.sites import FallbackCode
 from ..ir.core import Value
+from .state import LocalFunction
+
+
+_GENERATOR_FLAGS = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
+
+
+def _as_array(interp: Any, value: Any, node: Any) -> Any:
+    return interp.call(np.asanyarray, (value,), {}, node)
 
 
 def _numpy_array(x: Any) -> bool:
@@ -65,9 +75,18 @@ def apply_along_axis(interp: Any, args: tuple, kwargs: dict, node: Any) -> Any:
         raise interp.graph_break(FallbackCode.CONCRETE_VALUE, node, f"np.apply_along_axis over {len(indices)} slices "
                                  f"(more than unroll_limit={interp.options.unroll_limit}, one call of func1d each)")
     results = []
+    # a Python function's returns converted where each is made (``exec_Return``), as NumPy converts its
+    # result: ``return np.full(n, nan)`` on one path and ``return (a, b)`` on another join as one array
+    adapts = isinstance(func1d, types.FunctionType) and not func1d.__code__.co_flags & _GENERATOR_FLAGS \
+        or isinstance(func1d, LocalFunction) and not getattr(func1d.unit, "generator", True)
     for index in indices:
         part = interp.subscript(view, index + (Ellipsis,), node)
-        out = interp.call(func1d, (part, *extra), dict(kwargs), node)
+        if adapts:
+            interp.__dict__["_return_adapter"] = _as_array
+        try:
+            out = interp.call(func1d, (part, *extra), dict(kwargs), node)
+        finally:
+            interp.__dict__.pop("_return_adapter", None)
         results.append(interp.call(np.asanyarray, (out,), {}, node))
     first = results[0]
     if not all(isinstance(r, Value) and r.type.numpy and not r.type.mixed and r.type.shape == first.type.shape

@@ -268,6 +268,17 @@ def _has_trunc(t: Any) -> bool:
     return t.python or t.numpy and not t.array0 and not t.shape and t.dtype == np.float64
 
 
+def _numpy_real_operands(args: tuple) -> bool:
+    """Integer or float operands of NumPy's (NumPy arrays or scalars of NumPy
+    kind, Python numbers), one at least a traced NumPy value, no jax.Array."""
+    def ok(x: Any) -> bool:
+        if isinstance(x, Value):
+            return type(x) is Value and not x.type.mixed and x.type.kinds <= {"numpy", "array0", "python"} \
+                and getattr(x.type.dtype, "kind", "") in "iuf"
+        return type(x) in (bool, int, float) or isinstance(x, (np.integer, np.floating))
+    return all(ok(x) for x in args) and any(isinstance(x, Value) and x.type.kinds & {"numpy", "array0"} for x in args)
+
+
 def _real_python_number(x: Any) -> bool:
     """A Python int, float or bool, or a traced one (not complex, not a NumPy or JAX value)."""
     if isinstance(x, Value):
@@ -1052,11 +1063,13 @@ class CallMixin(GeneratorMixin, SortMixin):
         if _narrowing_cast(ufunc, args):   # np.float32(x) of float64 data: "overflow encountered in cast"
             ufunc, args = "narrow", args[:1]
         name, scalar = ("cast", False) if ufunc in ("cast", "narrow") else \
-            _fp_ufunc_name(fn, args, ufunc, isinstance(node, (gast.BinOp, gast.AugAssign)))
+            _fp_ufunc_name(fn, args, ufunc, isinstance(node, (gast.BinOp, gast.AugAssign))
+                           or bool(self.__dict__.get("_fp_scalar_call")))
         rule = "narrow" if ufunc == "narrow" else hostwarnings.FP_POLES.get(name) if name else None
         if name in _FP_UNARY_WRAPS:   # only NumPy's integer scalars warn (-x, abs(x) of an array never do)
             rule = "" if scalar and results and getattr(results[0].type.dtype, "kind", "") in "iu" else None
-        if rule is None or len(results) != 1 or not results[0].type.kinds <= {"numpy", "array0"}:
+        if rule is None or len(results) != (2 if name == "divmod" else 1) \
+                or not all(r.type.kinds <= {"numpy", "array0"} for r in results):
             return
         dtype = results[0].type.dtype
         wraps = getattr(dtype, "kind", "") in "iu" and scalar and name in _FP_INT_WRAPS
@@ -1067,7 +1080,7 @@ class CallMixin(GeneratorMixin, SortMixin):
         if wraps:   # np.int64(2**62) * 4: "overflow encountered in scalar multiply"
             rule = f"wrap {name}"
         modes = np.geterr()
-        signed_floor = name == "floor_divide" and getattr(dtype, "kind", "") == "i"   # min // -1 overflows
+        signed_floor = name in ("floor_divide", "divmod") and getattr(dtype, "kind", "") == "i"   # min // -1 overflows
         kinds = ("over",) if rule == "narrow" else ("invalid",) if name == "cast" else ("over",) if wraps else \
             ("divide", "over") if integer and signed_floor else ("divide",) if integer else \
             tuple(k for k, _ in hostwarnings.FP_MESSAGES if not (k == "divide" and rule == "")
@@ -1103,7 +1116,8 @@ class CallMixin(GeneratorMixin, SortMixin):
         if mask is False:
             return
         where = {} if mask is True else {"where": mask}
-        self._emit_fp_flags(hostwarnings.fp_flags_op(rule, kinds, name), (results[0], *operands), where, node,
+        result = tuple(results) if name == "divmod" else results[0]   # (the quotient and the remainder)
+        self._emit_fp_flags(hostwarnings.fp_flags_op(rule, kinds, name), (result, *operands), where, node,
                             tuple(texts[k] for k in kinds), _code_filename(unit), lineno, unit.globals, blocks)
 
     def _emit_fp_flags(self, flags_op: Any, operands: tuple, kwargs: dict, node: Any, texts: tuple, filename: str,
@@ -2080,9 +2094,15 @@ class CallMixin(GeneratorMixin, SortMixin):
         if (callee is divmod or callee is pow) and traced and len(args) == 2 and not kwargs \
                 and all(_real_python_number(a) for a in args):
             return self._python_divmod_pow(callee, args, node)
-        if callee is divmod and traced and len(args) == 2 and not kwargs and numpy_operands(*args):
-            # ``divmod(a, b)`` of NumPy integers is ``np.divmod`` (a zero divisor gives 0, 0; XLA's another number)
-            return self.call(np.divmod, args, {}, node)
+        if callee is divmod and traced and len(args) == 2 and not kwargs and (
+                numpy_operands(*args) or _numpy_real_operands(args)):
+            # ``divmod(a, b)`` of NumPy values is ``np.divmod`` (a zero divisor gives 0, 0; XLA's another number),
+            # its RuntimeWarnings NumPy's scalar ones where both are scalars ("... in scalar divmod")
+            self.__dict__["_fp_scalar_call"] = True
+            try:
+                return self.call(np.divmod, args, {}, node)
+            finally:
+                self.__dict__.pop("_fp_scalar_call", None)
         if callee is complex and traced and _complex_in_graph(args, kwargs, self.outer_traced):
             # complex(float(re), float(im)), complex(z[0]) of traced scalars: a Python complex in the graph
             parts = tuple(a if isinstance(a, Value) and a.type.dtype.kind == "c" else
@@ -3140,6 +3160,9 @@ class CallMixin(GeneratorMixin, SortMixin):
                     FallbackCode.RECURSION, node,
                     f"recursion under a traced branch: both sides of a traced `if` are inlined, so the calls double "
                     f"at every level (more than {self.options.max_traced_recursion} inlined)")
+        adapter = self.__dict__.pop("_return_adapter", None)
+        if adapter is not None:   # (``apply_along``: what the caller does with each value this call returns)
+            frame.return_adapter = adapter
         outer, outer_cont = self.frame, self.cont
         # where the graph stood when the call began: a value made later is in
         # no value the caller evaluated before it (mutation._made_during)

@@ -1671,6 +1671,7 @@ class ControlMixin(ExitsMixin):
                                                  carried, exempt, flagged)
                     if may_skip:
                         self._check_skipped_dtypes(stmt, names, env0, state)
+                    self._prove_rolled_checks(carried)
                     return state, regs
                 except _Rebound:
                     self.attr_writes = dict(writes0)
@@ -1696,6 +1697,23 @@ class ControlMixin(ExitsMixin):
             self.end_container_carry(containers)
             self.loop_depth -= 1
             self.rolled_depth -= 1
+
+    def _prove_rolled_checks(self, carried: dict) -> None:
+        """The run-time checks emitted in a rolled loop's body while the
+        segment's writes were none or neutral (``_check_site``): each fires,
+        on any trip, with the state its mark saw, when the body writes
+        nothing the graph carries and nothing after the check; otherwise
+        ``late_checks`` (the segment is specialised again, its checks in
+        Python). Cleared where the outermost rolled loop ends."""
+        marks = self.__dict__.get("rolled_check_marks")
+        if not marks:
+            return
+        now = self._mark()
+        if carried or not all(m.same(now, self.mutated) for m in marks):
+            self.late_checks = True
+            marks.clear()
+        elif self.rolled_depth <= 1:
+            marks.clear()
 
     def _fixpoint(self, stmt: Any, names: list[str], env0: dict, one_pass: Callable, regions: int,
                   static_check: bool, exact: bool, writes0: dict, carried: dict, exempt: set = frozenset(),

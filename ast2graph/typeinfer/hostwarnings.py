@@ -253,8 +253,11 @@ FP_POLES = {
 FP_BINARY = frozenset({"power", "float_power", "ldexp"})
 # ``x.astype(int_dtype)`` of floats (``numpy_api.float_to_int``): "invalid value encountered in cast"
 FP_POLES["cast"] = "cast"
+# ``np.divmod`` (and ``divmod`` of NumPy values): the flags of ``floor_divide`` on its
+# quotient and of ``remainder`` on its remainder, together ("... encountered in divmod")
+FP_POLES["divmod"] = "divisor"
 # ufuncs that warn for integer operands: by zero, their result is 0
-FP_INT_DIVISIONS = frozenset({"floor_divide", "remainder"})
+FP_INT_DIVISIONS = frozenset({"floor_divide", "remainder", "divmod"})
 
 
 def _pole(rule: str, operands: list) -> Any:
@@ -276,6 +279,16 @@ def fp_flags(rule: str, kinds: tuple, result: Any, operands: tuple, where: Any =
     (a constant operand's NaNs, a ``where`` of True, an op without a pole)
     is computed then, in NumPy: the graph holds only the tests on its own
     values (every op added here is compiled with the user's graph)."""
+    if name == "divmod":   # (``result``: the quotient and the remainder)
+        q = _fp_found(rule, kinds, result[0], operands, where, "floor_divide")
+        r = _fp_found(rule, kinds, result[1], operands, where, "remainder")
+        return _flag_vector([_or(q.get(k, False), r.get(k, False)) for k in kinds])
+    found = _fp_found(rule, kinds, result, operands, where, name)
+    return _flag_vector([found.get(k, False) for k in kinds])
+
+
+def _fp_found(rule: str, kinds: tuple, result: Any, operands: tuple, where: Any, name: str) -> dict:
+    """``fp_flags``'s masks, by kind."""
     import jax.numpy as jnp
 
     out = jnp.asarray(result)
@@ -308,7 +321,11 @@ def fp_flags(rule: str, kinds: tuple, result: Any, operands: tuple, where: Any =
         pole = _pole(rule, ops)
         found = {"divide": _and(new_inf, pole), "over": _and(new_inf, _not(pole)),
                  "invalid": _and(_and(_isnan(out), _not(nan_in)), mask)}
-    return _flag_vector([found.get(k, False) for k in kinds])
+        if name == "floor_divide" and out.dtype != jnp.float16:
+            # NumPy's loop rounds an overflowed quotient as ``div - floor(div)``: inf - inf sets "invalid"
+            # too (float16's is computed at float32, its overflow the cast's)
+            found["invalid"] = _or(found["invalid"], found["over"])
+    return found
 
 
 # id(flags vector) -> (a weak reference to it, its masks): ``join_flags`` reduces the masks of all the top-level

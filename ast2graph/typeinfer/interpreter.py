@@ -3218,6 +3218,11 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
 
     def exec_Return(self, stmt: gast.Return) -> None:
         value = None if stmt.value is None else self.eval(stmt.value)
+        adapter = getattr(self.frame, "return_adapter", None)
+        if adapter is not None and stmt.value is not None:
+            # the caller converts whatever this call returns (``apply_along``: np.asanyarray), done on each
+            # path before the paths join: an array on one and a tuple of scalars on another join as one array
+            value = adapter(self, value, stmt)
         raise ReturnSignal(stmt, value)
 
     def exec_Break(self, stmt: Any) -> None:
@@ -3447,9 +3452,20 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
                                    "or a context manager whose exit ast2graph cannot prove the same on the raising "
                                    "path, or in a segment that writes state or prints")
         self.mark_checked()
-        if self.protectors and not self.rolled_depth:
+        # (writes that each location holds again by identity, read and guarded, as before the segment,
+        # ``with config_context(...)`` exited before the check, are none: eager's state when it raises is
+        # the caller's, and the graph applies none: checkscope rule 4 with no protector around it)
+        unproven = not self.protectors and self.state_written() and not self._neutral()
+        if self.rolled_depth and not unproven:
+            # on every trip the state its mark saw: proven where the rolled loops end, the body writing
+            # nothing carried and nothing after it (``control._prove_rolled_checks``); then the protectors'
+            # rules 3-4 from there
+            self.__dict__.setdefault("rolled_check_marks", []).append(self._mark())
+            if self.protectors:
+                self.note_protected_check()
+        elif self.protectors and not self.rolled_depth:
             self.note_protected_check()   # proven when the protectors end (checkscope rules 3-4), or late
-        elif self.rolled_depth or self.state_written():
+        elif unproven or self.rolled_depth:
             self.late_checks = True
         return False
 

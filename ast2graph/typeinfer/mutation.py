@@ -154,6 +154,50 @@ def _holds_own_attribute(obj: Any, attr: str) -> bool:
     return isinstance(slot, types.MemberDescriptorType)
 
 
+class _Permuted:
+    """A view that is its base's axes permuted (``x.T``, ``np.moveaxis``,
+    ``np.rollaxis``, ``np.swapaxes``, ``x.transpose(...)``): ``base.transpose(perm)``."""
+
+    __slots__ = ("perm",)
+
+    def __init__(self, perm: tuple):
+        self.perm = perm
+
+    def inverse(self) -> tuple:
+        return tuple(int(k) for k in np.argsort(self.perm))
+
+
+_PROBE_LIMIT = 1 << 16   # (elements: the probe a recipe is replayed on to find its permutation)
+
+
+def _permutation_of(recipe: tuple) -> _Permuted | None:
+    """``_Permuted`` when the view recipe (``view_recipes``) replayed on a
+    probe of its base's shape (distinct values) gives a view of the probe
+    that is exactly ``probe.transpose(perm)``, else None."""
+    view, replay, treedef, leaves, base = recipe
+    shape = tuple(base.type.shape)
+    if len(shape) < 2 or tuple(view.type.shape) == () or int(np.prod(shape)) > _PROBE_LIMIT:
+        return None
+    probe = np.arange(int(np.prod(shape))).reshape(shape)
+    try:
+        args, kwargs = jax.tree_util.tree_unflatten(treedef, [probe if x is base else x for x in leaves])
+        out = replay(*args, **kwargs)
+    except Exception:  # noqa: BLE001 - not replayable on an ndarray: not a permutation known here
+        return None
+    if type(out) is not np.ndarray or out.ndim != probe.ndim or not np.shares_memory(out, probe):
+        return None
+    perm: list[int] = []
+    for axis in range(out.ndim):
+        k = next((a for a in range(probe.ndim) if a not in perm and probe.strides[a] == out.strides[axis]
+                  and probe.shape[a] == out.shape[axis]), None)
+        if k is None:
+            return None
+        perm.append(k)
+    if not np.array_equal(probe.transpose(perm), out) or tuple(view.type.shape) != out.shape:
+        return None
+    return _Permuted(tuple(perm))
+
+
 class _Pick:
     """``fn``'s ``k``-th array (in flattening order) of what it returns."""
 
@@ -1115,7 +1159,7 @@ class MutationMixin:
             holder = frame if type(frame) is list else frame.env
             old = holder[key]
             if id(old) not in made:
-                made[id(old)] = self.emit_call(arrays.getitem, (new, view_idx[0]), {}, target, "getitem")
+                made[id(old)] = self.remake_view(new, view_idx[0], target)
             holder[key] = made[id(old)]
         for rows in pulled_from:   # (a write into rows already pulled: the array the rest are pulled from)
             rows.source = new
@@ -1182,7 +1226,7 @@ class MutationMixin:
             holder_env = frame if type(frame) is list else frame.env
             old = holder_env[key]
             if id(old) not in made:
-                made[id(old)] = self.emit_call(arrays.getitem, (new, view_idx[0]), {}, target, "getitem")
+                made[id(old)] = self.remake_view(new, view_idx[0], target)
             holder_env[key] = made[id(old)]
 
     def _captured_array(self, x: Any) -> int | None:
@@ -1491,7 +1535,7 @@ class MutationMixin:
         made again of the written base."""
         if not isinstance(obj, Value) or self.frame.env.get(name) is not obj:
             return None
-        found = self.getitem_recipe(obj)
+        found = self.getitem_recipe(obj) or self._permuted_recipe(obj)
         if found is None or self._static_view_index(obj, found[0]) is None or not self._views_rebindable(found[0]):
             return None
         base = found[0]
@@ -1506,6 +1550,9 @@ class MutationMixin:
         """``base[idx] = content`` through the base's name (``array_store``: its alias
         checks, write-back; the views of it rebound to the written version)."""
         base_name, base, idx = redirect
+        if type(idx) is _Permuted:   # the written view's axes put back in the base's order: the base written whole
+            content = self.emit_call(arrays.method_caller("transpose"), (content, idx.inverse()), {}, node, ".transpose")
+            idx = Ellipsis
         target = gast.Subscript(value=gast.Name(id=base_name, ctx=gast.Load(), annotation=None, type_comment=None),
                                 slice=gast.Constant(value=None, kind=None), ctx=gast.Store())
         gast.copy_location(target, node)
@@ -1521,12 +1568,27 @@ class MutationMixin:
         return isinstance(obj, Value) and len(self.regions) == 1 and not self.traced_depth \
             and self._loops_apart(obj) and id(obj) not in self.view_of and id(obj) not in self.joined_from
 
+    def _permuted_recipe(self, view: Any) -> tuple | None:
+        """(base, ``_Permuted``) when ``view`` was made as its base's axes permuted
+        (``view_recipes``: ``x.T``, ``np.moveaxis(x, 0, -1)``, ...), else None."""
+        recipe = self.view_recipes.get(id(view))
+        if recipe is None or recipe[0] is not view or not isinstance(recipe[4], Value):
+            return None
+        perm = _permutation_of(recipe)
+        return (recipe[4], perm) if perm is not None else None
+
+    def remake_view(self, written: Any, spec: Any, node: Any) -> Any:
+        """The view ``spec`` (an index, or ``_Permuted``) of the written version of its base."""
+        if type(spec) is _Permuted:
+            return self.emit_call(arrays.method_caller("transpose"), (written, spec.perm), {}, node, ".transpose")
+        return self.emit_call(arrays.getitem, (written, spec), {}, node, "getitem")
+
     def _static_view_index(self, v: Any, base: Any) -> Any:
         """``idx`` when ``v`` is ``base[idx]`` (made by indexing, a static index, not written
-        through since), else None."""
+        through since), ``_Permuted`` when it is ``base`` with its axes permuted, else None."""
         if not isinstance(v, Value) or id(v) in self.view_versions:
             return None
-        found = self.getitem_recipe(v)
+        found = self.getitem_recipe(v) or self._permuted_recipe(v)
         if found is None or found[0] is not base or any(isinstance(x, Value) for x in tree_flatten(found[1])[0]):
             return None
         return found[1]
