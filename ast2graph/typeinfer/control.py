@@ -35,6 +35,7 @@ from .generators import generators_in
 from .listindex import PickedRow
 from .masked import MaskedSlice
 from .varlist import tail_of
+from .containers import _nested_containers
 from .mutation import PendingRows
 from .nnx import is_nnx
 from .pathkinds import (TAG_TYPE, TREE_PREFIX, is_constant_alternative, is_tree_alternative, kind_family, placeholder_key,
@@ -682,10 +683,53 @@ class ControlMixin(ExitsMixin):
                 [e[2] for e in self.attr_writes.values()]
             inside = _reference_counts(v for n, v in env0.items() if n in joined)
             outside = _reference_counts(others, self.fresh)
+            by_value: dict[int, Any] = {}   # (the caller's containers inside one joined by value)
             for k in partial:
-                if self._own_container(held[k]) and inside.get(k, 0) <= 1 and not outside.get(k):
+                if inside.get(k, 0) <= 1 and not outside.get(k) and self._own_container(held[k]):
+                    del held[k]
+                elif inside.get(k, 0) <= 1 and not outside.get(k) and self._unobserved_input(held[k], env0, joined):
+                    by_value.update(_nested_containers(held[k]))
+                    self._sort_unobserved(held.pop(k), env0, outs, names)
+            for k in partial:
+                if k in held and k in by_value and inside.get(k, 0) <= 1 and not outside.get(k) \
+                        and self.input_container(held[k]) is not None:
                     del held[k]
         return held
+
+    def _sort_unobserved(self, obj: Any, env0: dict, outs: list, names: list[str]) -> None:
+        """The variable holding ``obj`` (``_unobserved_input``) holds on each
+        path a new dict whose keys are sorted, through nested dicts: JAX's
+        pytree readers, all that reads it, see a dict's keys sorted whatever
+        their order (the caller's ``{"w", "b"}`` and ``tree_map``'s ``{"b",
+        "w"}`` read alike), so the paths join as one form."""
+        name = next(n for n in names if env0.get(n) is obj)
+        for _, env in outs:
+            if name in env:
+                try:
+                    env[name] = self._sorted_copy(env[name])
+                except TypeError:   # keys that do not sort: JAX refuses them as eager's call does
+                    return
+
+    def _sorted_copy(self, x: Any) -> Any:
+        if type(x) is dict:
+            copy = {k: self._sorted_copy(x[k]) for k in sorted(x)}
+            self.fresh[id(copy)] = (self.traced_depth + 1, copy)
+            return copy
+        return x
+
+    def _unobserved_input(self, obj: Any, env0: dict, joined: set) -> bool:
+        """``obj`` is a caller's dict or list that one joined variable holds
+        directly and the function reads only through JAX's pytree readers
+        (``unobserved.identity_unobserved``): which object it is after the
+        ``if`` cannot be seen, so its join is by value too (gradient clipping
+        of the caller's ``grads``)."""
+        from .unobserved import identity_unobserved
+
+        if self.input_container(obj) is None or self.inline_depth or self.frame.parent is not None:
+            return False
+        holders = [n for n in joined if env0.get(n) is obj]
+        unit = self.frame.unit
+        return len(holders) == 1 and identity_unobserved(unit.tree, unit.globals, holders[0])
 
     def _branch_label(self, name: str) -> str:
         if name.startswith("<container "):

@@ -1,0 +1,94 @@
+"""Whether a variable's object identity can be seen by anything but its contents.
+
+Requires: the function's ``gast`` tree and its globals (``Unit``).
+Produces: ``identity_unobserved(tree, globals, name)``: True where every read
+of ``name`` in the function hands it to a JAX pytree reader alone
+(``jax.tree_util.tree_map(f, ..., name)``, ``tree_leaves(name)``, no keyword
+such as ``is_leaf`` that would hand a subtree to user code) and nothing else
+touches it: no ``is``, no return, no store into a container or attribute, no
+other name bound to it, no mutation (``name[k] = v``, ``name |= d``, a method
+call), no ``del``, no ``global``/``nonlocal``, no nested function, lambda or
+class reading it, no call of user code with it.
+Invariants: where this holds, which dict or list object the variable holds
+after a traced ``if`` cannot be seen by the caller or by the rest of the
+function: only its contents are read, so a join by value (a new object on
+every path) is exact even where one path keeps the caller's own object
+(``if n > c: grads = tree_map(clip, grads)``). Over-approximate: any other
+use answers False.
+"""
+
+from __future__ import annotations
+
+import types
+from typing import Any
+
+import gast
+import jax
+
+_READERS = ("tree_map", "tree_leaves", "tree_flatten", "tree_structure", "tree_reduce", "tree_all")
+
+
+def _pure_readers() -> set[int]:
+    out = {id(getattr(jax.tree_util, n)) for n in _READERS if hasattr(jax.tree_util, n)}
+    tree = getattr(jax, "tree", None)
+    for n in ("map", "leaves", "flatten", "structure", "reduce", "all"):
+        if hasattr(tree, n):
+            out.add(id(getattr(tree, n)))
+    return out
+
+
+def _resolve(func: Any, globals_: dict, local: set[str]) -> Any:
+    """The object a dotted chain of module attributes names (``jax.tree_util.tree_map``),
+    else None: a local name, or an attribute of anything but a module."""
+    chain = []
+    while isinstance(func, gast.Attribute):
+        chain.append(func.attr)
+        func = func.value
+    if not isinstance(func, gast.Name) or func.id in local or func.id not in globals_:
+        return None
+    obj = globals_[func.id]
+    for attr in reversed(chain):
+        if not isinstance(obj, types.ModuleType):
+            return None
+        obj = getattr(obj, attr, None)
+    return obj
+
+
+def _parents(tree: Any) -> dict[int, Any]:
+    parents: dict[int, Any] = {}
+    for node in gast.walk(tree):
+        for child in gast.iter_child_nodes(node):
+            parents[id(child)] = node
+    return parents
+
+
+def identity_unobserved(tree: Any, globals_: dict, name: str) -> bool:
+    """See the module docstring: every read of ``name`` in function ``tree``
+    is an argument of a JAX pytree reader (no keywords), and the name is never
+    deleted, declared global/nonlocal, mutated by augmented assignment or read
+    by a nested scope."""
+    from ..ssa.names import local_names
+
+    local = set(local_names(tree))
+    readers = _pure_readers()
+    parents = _parents(tree)
+    for node in gast.walk(tree):
+        if isinstance(node, (gast.Global, gast.Nonlocal)) and name in node.names:
+            return False
+        if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)) and node is not tree \
+                and any(isinstance(n, gast.Name) and n.id == name for n in gast.walk(node)):
+            return False
+        if not isinstance(node, gast.Name) or node.id != name:
+            continue
+        if isinstance(node.ctx, gast.Del):
+            return False
+        parent = parents.get(id(node))
+        if isinstance(node.ctx, (gast.Store, gast.Param)):
+            if isinstance(parent, gast.AugAssign):
+                return False
+            continue
+        if not isinstance(parent, gast.Call) or node not in parent.args or parent.keywords \
+                or any(isinstance(a, gast.Starred) for a in parent.args) \
+                or id(_resolve(parent.func, globals_, local)) not in readers:
+            return False
+    return True

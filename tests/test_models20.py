@@ -1,0 +1,75 @@
+"""h-model20: JAX model / training programs, round 2: the fallbacks h-model19
+left (a caller's dict clipped under a traced ``if``, a traced-start slice
+handed to ``jax.grad`` in a rolled loop, a nonlocal written in a rolled loop),
+each compared with eager over calls taking every path."""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+
+from ast2graph import explain, to_static
+from helpers import check_calls, modes
+
+
+def _p(w=(1.0, -2.0), b=0.5):
+    return {"w": jnp.array(w), "b": jnp.array(b)}
+
+
+# ------------------------------------------- a caller's dict rebound under a traced if, read by tree readers only
+def _clip_step(params, grads, c):
+    n = jnp.sqrt(sum(jnp.sum(g ** 2) for g in jax.tree_util.tree_leaves(grads)))
+    if n > c:
+        grads = jax.tree_util.tree_map(lambda g: g * c / n, grads)
+    return jax.tree_util.tree_map(lambda p, g: p - 0.1 * g, params, grads)
+
+
+def test_a_callers_grads_clipped_under_a_traced_if_is_one_graph():
+    g = _p((3.0, 4.0), 1.0)
+    sorted_g = {"b": jnp.array(1.0), "w": jnp.array([3.0, 4.0])}
+    check_calls(_clip_step, [(_p(), g, 1.0), (_p(), g, 100.0), (_p(), sorted_g, 1.0), (_p(), sorted_g, 100.0),
+                             (_p(), g, 5.0)])
+    e = explain(to_static(_clip_step))(_p(), g, 1.0)
+    assert ("if", "lax.cond") in modes(e), str(e)
+
+
+def test_nested_param_trees_clip_as_one_graph():
+    def p2(s):
+        return {"l1": {"w": jnp.ones((2, 2)) * s, "b": jnp.zeros(2)}, "l0": {"w": jnp.ones(2) * s}}
+    check_calls(_clip_step, [(p2(1.0), p2(3.0), 1.0), (p2(1.0), p2(0.1), 100.0)])
+
+
+def test_the_same_dict_as_params_and_grads_between_other_calls_stays_eagers():
+    p, q = _p((3.0, 4.0), 1.0), _p((3.0, 4.0), 1.0)
+    check_calls(_clip_step, [(q, p, 1.0), (p, p, 1.0), (p, p, 100.0), (q, p, 100.0), (q, p, 1.0)], full_graph=False)
+
+
+def test_a_clipped_dict_returned_or_mutated_afterwards_keeps_eagers_identity():
+    def clip_return(grads, c):
+        n = jnp.sqrt(sum(jnp.sum(g ** 2) for g in jax.tree_util.tree_leaves(grads)))
+        if n > c:
+            grads = jax.tree_util.tree_map(lambda g: g * c / n, grads)
+        return grads
+
+    def clip_mutate(grads, c):
+        n = jnp.sqrt(sum(jnp.sum(g ** 2) for g in jax.tree_util.tree_leaves(grads)))
+        if n > c:
+            grads = jax.tree_util.tree_map(lambda g: g * c / n, grads)
+        grads["b"] = grads["b"] * 0   # visible to the caller on the path that kept its dict
+        return jax.tree_util.tree_leaves(grads)
+
+    def clip_is(grads, c):
+        orig = grads
+        n = jnp.sqrt(sum(jnp.sum(g ** 2) for g in jax.tree_util.tree_leaves(grads)))
+        if n > c:
+            grads = jax.tree_util.tree_map(lambda g: g * c / n, grads)
+        return grads is orig
+
+    for fn in (clip_return, clip_mutate, clip_is):
+        check_calls(fn, [(_p((3.0, 4.0), 1.0), 1.0), (_p((3.0, 4.0), 1.0), 100.0)], full_graph=False)
+
+    def identity_seen(c):
+        g = _p((3.0, 4.0), 1.0)
+        return clip_return(g, c) is g
+
+    check_calls(identity_seen, [(1.0,), (100.0,)], full_graph=False)
