@@ -73,3 +73,47 @@ def test_a_clipped_dict_returned_or_mutated_afterwards_keeps_eagers_identity():
         return clip_return(g, c) is g
 
     check_calls(identity_seen, [(1.0,), (100.0,)], full_graph=False)
+
+
+# ------------------------------------------- a traced-start slice of static length handed to jax.grad in a rolled loop
+XS = jnp.arange(80.0).reshape(40, 2) / 40
+
+
+def _mse(params, x, y):
+    return jnp.mean((x @ params["w"] + params["b"] - y) ** 2)
+
+
+def _sgd_windows(params, n):
+    for i in range(n):
+        g = jax.grad(_mse)(params, XS[i:i + 2], XS[i:i + 2, 0])
+        params = jax.tree_util.tree_map(lambda p, g: p - 0.1 * g, params, g)
+    return params
+
+
+def test_a_window_slice_from_a_rolled_loops_index_is_a_dynamic_slice_and_the_loop_rolls():
+    check_calls(_sgd_windows, [(_p(), 30)])
+    e = explain(to_static(_sgd_windows))(_p(), 30)
+    assert ("for", "lax.fori_loop") in modes(e) and ("subscript", "dynamic_slice") in modes(e), str(e)
+
+
+XS6 = XS[:6]
+
+
+def _sgd_windows6(params, n):
+    for i in range(n):
+        g = jax.grad(_mse)(params, XS6[i:i + 2], XS6[i:i + 2, 0])
+        params = jax.tree_util.tree_map(lambda p, g: p - 0.1 * g, params, g)
+    return params
+
+
+def test_a_window_that_may_run_past_the_end_keeps_eagers_shorter_slice():
+    # n = 6: the last window XS6[5:7] has one row; eager's gradient of it differs
+    check_calls(_sgd_windows6, [(_p(), 6), (_p(), 5), (_p(), 6), (_p(), 3), (_p(), 4)], full_graph=False)
+
+    def windows_sum(n, k0):
+        out = []
+        for i in range(k0, n):
+            out.append(float((3 + i, XS6[i:3 + i])[1].sum()))
+        return out
+
+    check_calls(windows_sum, [(6, 0), (3, 0), (6, -2), (5, 1)], full_graph=False)

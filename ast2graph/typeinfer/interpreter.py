@@ -2542,6 +2542,9 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
             idx = self.numpy_list_index(obj, idx, node)   # x[[k, p]] of a NumPy array: NumPy's fancy index
             parts = idx if type(idx) is tuple else (idx,)
             if isinstance(obj, Value) and any(isinstance(p, arrays.SliceSpec) for p in parts):
+                fixed = self.fixed_length_slice(obj, idx, node)
+                if fixed is not None:   # ``x[i:i + 2]`` of an in-range loop index: k rows (masked.py)
+                    return fixed
                 if type(idx) is arrays.SliceSpec:   # ``x[:n]``: the whole array, the positions kept masked (masked.py)
                     return self.masked_slice(obj, idx, node)
                 raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, "a slice with a traced bound (`x[:n]`): the "

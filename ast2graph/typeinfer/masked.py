@@ -45,13 +45,15 @@ import functools
 import operator
 from typing import Any
 
+import gast
+import jax
 import jax.numpy as jnp
 import numpy as np
 
 from ..fallback.sites import FallbackCode
 from ..ir.core import ArrayType, Value
 from ..graphlib import arrays
-from .lattice import INT_BITS
+from .lattice import INT_BITS, INT_RANGE
 from .kinds import standin
 
 _WHY = ("a slice with a traced bound or by a traced mask (`x[:n]`, `x[x > 0]`): the result's shape depends on the "
@@ -310,6 +312,37 @@ class MaskedMixin:
         self.decide(node, "subscript", "masked", "a slice with a traced bound: the whole array, the positions kept "
                     "marked (reductions and elementwise operations stay in the graph)")
         return MaskedSlice(obj, entry[2], entry[3], step)
+
+    def fixed_length_slice(self, obj: Any, idx: Any, node: Any) -> Any:
+        """``x[i:i + k]`` (``x[i:i + k, j]``) of a jax.Array, ``k`` a
+        non-negative int literal and ``i`` the same name on both sides, a
+        traced int whose known range (``INT_RANGE``: a rolled loop's index)
+        keeps ``0 <= i`` and ``i + k <= len(x)``: eager's slice has ``k``
+        rows from ``i`` on every call, so it is
+        ``lax.dynamic_slice_in_dim(x, i, k)`` (then the static rest of the
+        index), a value of fixed shape any consumer may take (``jax.grad(f)(p,
+        x[i:i + 2])``). None where that is not proven (the masked slice then)."""
+        parts = idx if type(idx) is tuple else (idx,)
+        sub = getattr(node, "slice", None)
+        lower = sub.elts[0] if type(idx) is tuple and isinstance(sub, gast.Tuple) and sub.elts else sub
+        if type(obj) is not Value or obj.type.kinds != frozenset({"jax"}) or not obj.type.shape \
+                or not isinstance(lower, gast.Slice) or type(parts[0]) is not arrays.SliceSpec \
+                or parts[0].step is not None or lower.step is not None:
+            return None
+        if any(isinstance(p, (Value, arrays.SliceSpec)) or p is Ellipsis or p is None for p in parts[1:]) \
+                or any(isinstance(p, Value) for p in jax.tree_util.tree_leaves(parts[1:])):
+            return None
+        k = _offset_of(lower.lower, lower.upper)
+        start = parts[0].start
+        known = INT_RANGE.get(start) if type(start) is Value else None
+        if k is None or known is None or start.type.shape or start.type.dtype.kind not in "iu" or start.type.mixed \
+                or known[0] < 0 or known[1] + k > obj.type.shape[0]:
+            return None
+        out = self.emit_call(jax.lax.dynamic_slice_in_dim, (obj, start, k), {"axis": 0}, node, "dynamic_slice")
+        if len(parts) > 1:
+            out = self.emit_call(arrays.getitem, (out, (slice(None), *parts[1:])), {}, node, "getitem")
+        self.decide(node, "subscript", "dynamic_slice", f"a slice of {k} rows from a traced start kept in range")
+        return out
 
     @staticmethod
     def is_bool_mask(obj: Any, idx: Any) -> bool:
@@ -624,3 +657,16 @@ class MaskedMixin:
 
 _UNARY = frozenset({"exp", "log", "sin", "cos", "tanh", "abs", "sqrt", "square", "negative", "sign", "log1p", "expm1",
                     "absolute", "floor", "ceil", "isnan", "isfinite"})
+
+
+def _offset_of(lower: Any, upper: Any) -> int | None:
+    """``k`` where the slice reads ``name:name + k`` (or ``k + name``) with
+    ``k`` a non-negative int literal: both bounds read one variable (an
+    expression with no walrus, so the same value), else None."""
+    if not isinstance(lower, gast.Name) or not isinstance(upper, gast.BinOp) or not isinstance(upper.op, gast.Add):
+        return None
+    for a, b in ((upper.left, upper.right), (upper.right, upper.left)):
+        if isinstance(a, gast.Name) and a.id == lower.id and isinstance(b, gast.Constant) \
+                and type(b.value) is int and b.value >= 0:
+            return b.value
+    return None
