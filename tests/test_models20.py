@@ -117,3 +117,61 @@ def test_a_window_that_may_run_past_the_end_keeps_eagers_shorter_slice():
         return out
 
     check_calls(windows_sum, [(6, 0), (3, 0), (6, -2), (5, 1)], full_graph=False)
+
+
+# ------------------------------------------- a nonlocal a helper rebinds inside a rolled loop
+def _train_tracking_best(params, n):
+    best = jnp.inf
+    count = 0
+    last = 0.0
+
+    def record(loss):
+        nonlocal best, count, last
+        last = loss
+        if loss < best:
+            best = loss
+            count += 1
+
+    def report():
+        return best, count
+
+    for i in range(n):
+        loss, g = jax.value_and_grad(_mse)(params, XS, XS[:, 0] + (i % 7) * 0.3)
+        record(loss)
+        params = jax.tree_util.tree_map(lambda p, g: p - 0.3 * g, params, g)
+    return params, report(), last
+
+
+def test_a_nonlocal_a_helper_rebinds_in_a_rolled_loop_is_carried_and_the_loop_rolls():
+    check_calls(_train_tracking_best, [(_p(), 30), (_p((5.0, -5.0), 2.0), 24), (_p(), 0)])
+    e = explain(to_static(_train_tracking_best))(_p(), 30)
+    assert ("for", "lax.fori_loop") in modes(e), str(e)
+
+
+def test_a_nonlocal_in_a_rolled_while_loop_and_one_bound_only_in_the_loop():
+    def run(x, tol):
+        steps = 0
+        total = 0.0
+
+        def tick(v):
+            nonlocal steps, total
+            steps += 1
+            total = total + v
+
+        while jnp.abs(x).sum() > tol:
+            x = x * 0.5
+            tick(x.sum())
+        return x, steps, total
+
+    check_calls(run, [(jnp.array([8.0, -3.0]), 0.1), (jnp.array([0.01, 0.0]), 0.1), (jnp.array([100.0, 1.0]), 1e-3)])
+
+    def late(n):
+        def setk(v):
+            nonlocal k
+            k = v
+        for i in range(n):
+            k = i            # bound in the loop only: not carried from before it
+            setk(k * 2)
+        return k
+
+    check_calls(late, [(20,), (0,), (3,)], full_graph=False)

@@ -268,7 +268,7 @@ class ControlMixin(ExitsMixin):
                     return {}
                 out[name] = (stack[-1][0], frame.env.get(name, UNBOUND), False)
                 continue
-            if len(self.regions) != 1:
+            if len(self.regions) != self.nonlocal_depth(frame, name):
                 return {}
             owner = frame.parent
             while owner is not None and not owner.owns(name):
@@ -1748,10 +1748,14 @@ class ControlMixin(ExitsMixin):
         claims: dict[str, int] = {}
         saved_claims = self.__dict__.get("_int_claims")
         self._int_claims = claims
+        # (a nested function's ``nonlocal`` write into a carried variable of this frame: assign_name)
+        rolled = self.__dict__.setdefault("rolled_bodies", [])
+        rolled.append((self.frame, len(self.regions) + 1, frozenset(names)))
         try:
             return self._fixpoint_passes(stmt, names, env0, one_pass, regions, static_check, exact, writes0, carried,
                                          exempt, flagged, containers, state, decisions, claims)
         finally:
+            rolled.pop()
             self._int_claims = saved_claims
 
     def _fixpoint_passes(self, stmt: Any, names: list[str], env0: dict, one_pass: Callable, regions: int,
@@ -1858,7 +1862,8 @@ class ControlMixin(ExitsMixin):
             if not isinstance(old, (bool, int, float, complex)):
                 continue
             counter = type(old) is int and abs(old) < 2**20 and (stepped[n] if n in stepped else
-                                                                 _counted_by_one(stmt, n))
+                                                                 _counted_by_one(stmt, n)
+                                                                 or _counted_by_one_nonlocal(self.frame.unit.tree, stmt, n))
             traced_int = isinstance(new, Value) and new.type.python and not new.type.shape
             if counter and (traced_int or traced_exit and type(new) is int):
                 # a counter (`it += 1`) counted under a traced condition (its value after the first iteration
@@ -2154,6 +2159,33 @@ def _counted_by_one(stmt: Any, name: str) -> bool:
     targets = {id(n.target) for n in steps}
     if any(isinstance(n, gast.Name) and n.id == name and not isinstance(n.ctx, gast.Load) and id(n) not in targets
            or isinstance(n, (gast.Global, gast.Nonlocal)) and name in n.names for n in nodes):
+        return False
+    return bool(steps) and all(isinstance(n.op, (gast.Add, gast.Sub)) and isinstance(n.value, gast.Constant)
+                               and type(n.value.value) is int and n.value.value == 1 for n in steps)
+
+
+def _counted_by_one_nonlocal(tree: Any, stmt: Any, name: str) -> bool:
+    """``name``, a variable of function ``tree``, is bound in the loop
+    ``stmt`` and in the nested functions of ``tree`` that declare it
+    ``nonlocal`` only as ``name += 1`` or ``name -= 1`` (a counter a helper
+    steps: ``nonlocal count; count += 1``), and no deeper function rebinds it."""
+    if stmt is None:
+        return False
+    owners = [f for f in gast.walk(tree) if isinstance(f, (gast.FunctionDef, gast.AsyncFunctionDef)) and f is not tree
+              and any(isinstance(s, gast.Nonlocal) and name in s.names for s in f.body)]
+    nodes = list(gast.walk(stmt))
+    for f in owners:
+        if any(isinstance(n, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef))
+               and n is not f and name in {m.id for m in gast.walk(n) if isinstance(m, gast.Name)}
+               for n in gast.walk(f)):
+            return False
+        nodes += [n for n in gast.walk(f) if not isinstance(n, gast.Nonlocal)]
+    steps = [n for n in nodes if isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Name)
+             and n.target.id == name]
+    targets = {id(n.target) for n in steps}
+    if not owners or any(isinstance(n, gast.Name) and n.id == name and not isinstance(n.ctx, gast.Load)
+                         and id(n) not in targets or isinstance(n, (gast.Global, gast.Nonlocal)) and name in n.names
+                         for n in nodes):
         return False
     return bool(steps) and all(isinstance(n.op, (gast.Add, gast.Sub)) and isinstance(n.value, gast.Constant)
                                and type(n.value.value) is int and n.value.value == 1 for n in steps)
