@@ -75,6 +75,53 @@ def test_a_clipped_dict_returned_or_mutated_afterwards_keeps_eagers_identity():
     check_calls(identity_seen, [(1.0,), (100.0,)], full_graph=False)
 
 
+def test_an_alias_of_the_callers_dict_mutated_after_the_if_stays_eagers():
+    def clip_alias(grads, c):
+        keep = grads
+        n = jnp.sqrt(sum(jnp.sum(g ** 2) for g in jax.tree_util.tree_leaves(grads)))
+        if n > c:
+            grads = jax.tree_util.tree_map(lambda g: g * c / n, grads)
+        keep["b"] = keep["b"] * 0   # grads sees it on the path that kept the caller's dict
+        return jax.tree_util.tree_leaves(grads)
+
+    check_calls(clip_alias, [(_p((3.0, 4.0), 1.0), 1.0), (_p((3.0, 4.0), 1.0), 100.0)], full_graph=False)
+
+
+# ------------------------------------------- best_p = params of a loop, params first the caller's dict
+def _keep_best(params, n):
+    best_p, best = params, jnp.inf
+    for i in range(n):
+        loss, g = jax.value_and_grad(_mse)(params, XS, XS[:, 0] + (i % 5) * 0.5)
+        if loss < best:
+            best, best_p = loss, params
+        params = jax.tree_util.tree_map(lambda a, b: a - 0.3 * b, params, g)
+    return jax.tree_util.tree_map(lambda a: a * 1, best_p), best
+
+
+def _keep_best_returned(params, n):
+    best_p, best = params, jnp.inf
+    for i in range(n):
+        loss, g = jax.value_and_grad(_mse)(params, XS, XS[:, 0] + (i % 5) * 0.5)
+        if loss < best:
+            best, best_p = loss, params
+        params = jax.tree_util.tree_map(lambda a, b: a - 0.3 * b, params, g)
+    return best_p, best
+
+
+def test_best_params_kept_from_the_callers_dict_read_by_tree_map_only_is_one_graph():
+    check_calls(_keep_best, [(_p(), 12), (_p((4.0, 1.0), -1.0), 12), (_p(), 1), (_p(), 0)])
+
+
+def test_best_params_returned_may_be_the_callers_dict_and_stay_eagers():
+    check_calls(_keep_best_returned, [(_p(), 12), (_p(), 1), (_p(), 0)], full_graph=False)
+
+    def same(n):
+        q = _p()
+        return _keep_best_returned(q, n)[0] is q
+
+    check_calls(same, [(12,), (1,), (0,)], full_graph=False)
+
+
 # ------------------------------------------- a traced-start slice of static length handed to jax.grad in a rolled loop
 XS = jnp.arange(80.0).reshape(40, 2) / 40
 

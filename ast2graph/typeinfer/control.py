@@ -683,32 +683,35 @@ class ControlMixin(ExitsMixin):
                 [e[2] for e in self.attr_writes.values()]
             inside = _reference_counts(v for n, v in env0.items() if n in joined)
             outside = _reference_counts(others, self.fresh)
-            by_value: dict[int, Any] = {}   # (the caller's containers inside one joined by value)
+            by_value: dict[int, Any] = {}   # (the containers inside one joined by value)
             for k in partial:
                 if inside.get(k, 0) <= 1 and not outside.get(k) and self._own_container(held[k]):
                     del held[k]
-                elif inside.get(k, 0) <= 1 and not outside.get(k) and self._unobserved_input(held[k], env0, joined):
+                    continue
+                holders = self._unobserved_holders(held[k], env0, outs)
+                if holders:
                     by_value.update(_nested_containers(held[k]))
-                    self._sort_unobserved(held.pop(k), env0, outs, names)
+                    del held[k]
+                    self._sort_unobserved([n for n in holders if n in joined], outs)
             for k in partial:
                 if k in held and k in by_value and inside.get(k, 0) <= 1 and not outside.get(k) \
-                        and self.input_container(held[k]) is not None:
+                        and (self.input_container(held[k]) is not None or self._own_container(held[k])):
                     del held[k]
         return held
 
-    def _sort_unobserved(self, obj: Any, env0: dict, outs: list, names: list[str]) -> None:
-        """The variable holding ``obj`` (``_unobserved_input``) holds on each
-        path a new dict whose keys are sorted, through nested dicts: JAX's
-        pytree readers, all that reads it, see a dict's keys sorted whatever
-        their order (the caller's ``{"w", "b"}`` and ``tree_map``'s ``{"b",
-        "w"}`` read alike), so the paths join as one form."""
-        name = next(n for n in names if env0.get(n) is obj)
+    def _sort_unobserved(self, holders: list[str], outs: list) -> None:
+        """The variables holding an object joined by value (``_unobserved_holders``)
+        hold on each path a new dict whose keys are sorted, through nested
+        dicts: JAX's pytree readers, all that reads them, see a dict's keys
+        sorted whatever their order (the caller's ``{"w", "b"}`` and
+        ``tree_map``'s ``{"b", "w"}`` read alike), so the paths join as one form."""
         for _, env in outs:
-            if name in env:
-                try:
-                    env[name] = self._sorted_copy(env[name])
-                except TypeError:   # keys that do not sort: JAX refuses them as eager's call does
-                    return
+            for name in holders:
+                if name in env:
+                    try:
+                        env[name] = self._sorted_copy(env[name])
+                    except TypeError:   # keys that do not sort: JAX refuses them as eager's call does
+                        pass
 
     def _sorted_copy(self, x: Any) -> Any:
         if type(x) is dict:
@@ -717,19 +720,30 @@ class ControlMixin(ExitsMixin):
             return copy
         return x
 
-    def _unobserved_input(self, obj: Any, env0: dict, joined: set) -> bool:
-        """``obj`` is a caller's dict or list that one joined variable holds
-        directly and the function reads only through JAX's pytree readers
-        (``unobserved.identity_unobserved``): which object it is after the
-        ``if`` cannot be seen, so its join is by value too (gradient clipping
-        of the caller's ``grads``)."""
+    def _unobserved_holders(self, obj: Any, env0: dict, outs: list) -> list[str]:
+        """The variables holding ``obj`` (a caller's dict or list, or one this
+        trace made) before the ``if`` or on a path, where each holds it
+        directly and the function reads each only through JAX's pytree readers
+        (``unobserved.identity_unobserved``), and nothing else holds it (no
+        other value, enclosing scope, caller, pending write): which object
+        each holds after the ``if`` cannot be seen, so the join is by value
+        (gradient clipping of the caller's ``grads``; ``best_p = params`` of
+        a loop). Empty where that is not shown. Top-level function only."""
         from .unobserved import identity_unobserved
 
-        if self.input_container(obj) is None or self.inline_depth or self.frame.parent is not None:
-            return False
-        holders = [n for n in joined if env0.get(n) is obj]
+        if type(obj) not in (list, dict) or self.inline_depth or self.frame.parent is not None \
+                or self.outside_container(obj) or not (self.input_container(obj) is not None or self._is_fresh(obj)):
+            return []
+        envs = [env0] + [env for _, env in outs]
+        holders = sorted({n for env in envs for n, v in env.items() if v is obj})
+        if not holders or any(not n.isidentifier() for n in holders):
+            return []
+        rest = [v for env in envs for n, v in env.items() if v is not obj and n != _WRITES]
+        rest += self.outer_values() + [e[2] for e in self.attr_writes.values()]
+        if _reference_counts(rest, self.fresh).get(id(obj)):
+            return []
         unit = self.frame.unit
-        return len(holders) == 1 and identity_unobserved(unit.tree, unit.globals, holders[0])
+        return holders if all(identity_unobserved(unit.tree, unit.globals, n) for n in holders) else []
 
     def _branch_label(self, name: str) -> str:
         if name.startswith("<container "):

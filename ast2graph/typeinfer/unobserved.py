@@ -4,9 +4,11 @@ Requires: the function's ``gast`` tree and its globals (``Unit``).
 Produces: ``identity_unobserved(tree, globals, name)``: True where every read
 of ``name`` in the function hands it to a JAX pytree reader alone
 (``jax.tree_util.tree_map(f, ..., name)``, ``tree_leaves(name)``, no keyword
-such as ``is_leaf`` that would hand a subtree to user code) and nothing else
+such as ``is_leaf`` that would hand a subtree to user code) or to a function
+a JAX transformation made (``jax.value_and_grad(loss)(name, x)``: the
+function gets a tree rebuilt from the leaves) and nothing else
 touches it: no ``is``, no return, no store into a container or attribute, no
-other name bound to it, no mutation (``name[k] = v``, ``name |= d``, a method
+other name bound to it but one that is itself read so (``best_p = params``), no mutation (``name[k] = v``, ``name |= d``, a method
 call), no ``del``, no ``global``/``nonlocal``, no nested function, lambda or
 class reading it, no call of user code with it.
 Invariants: where this holds, which dict or list object the variable holds
@@ -37,6 +39,22 @@ def _pure_readers() -> set[int]:
     return out
 
 
+_TRANSFORMS = ("grad", "value_and_grad", "jit", "vmap", "jacfwd", "jacrev", "hessian")
+
+
+def _transforms() -> set[int]:
+    """JAX's transformations: ``jax.grad(f)(tree)`` flattens ``tree`` to its
+    leaves and hands ``f`` a tree rebuilt from them, never the object itself."""
+    return {id(getattr(jax, n)) for n in _TRANSFORMS if hasattr(jax, n)}
+
+
+def _reads_leaves_only(call: Any, globals_: dict, local: set[str]) -> bool:
+    """``call`` is ``tree_map(f, ..., x)``-like (no keywords) or ``jax.grad(f, ...)(..., x)``."""
+    if isinstance(call.func, gast.Call):
+        return id(_resolve(call.func.func, globals_, local)) in _transforms()
+    return not call.keywords and id(_resolve(call.func, globals_, local)) in _pure_readers()
+
+
 def _resolve(func: Any, globals_: dict, local: set[str]) -> Any:
     """The object a dotted chain of module attributes names (``jax.tree_util.tree_map``),
     else None: a local name, or an attribute of anything but a module."""
@@ -62,7 +80,26 @@ def _parents(tree: Any) -> dict[int, Any]:
     return parents
 
 
-def identity_unobserved(tree: Any, globals_: dict, name: str) -> bool:
+def _bound_to(node: Any, parents: dict[int, Any]) -> list[str] | None:
+    """The names a read ``node`` is bound to by an assignment of it alone
+    (``a = node``; ``a, b = node, x``: ``a``), else None."""
+    parent = parents.get(id(node))
+    if isinstance(parent, gast.Assign) and parent.value is node:
+        if all(isinstance(t, gast.Name) for t in parent.targets):
+            return [t.id for t in parent.targets]
+        return None
+    if isinstance(parent, gast.Tuple) and isinstance(parent.ctx, gast.Load):
+        stmt = parents.get(id(parent))
+        if isinstance(stmt, gast.Assign) and stmt.value is parent and all(
+                isinstance(t, gast.Tuple) and len(t.elts) == len(parent.elts) for t in stmt.targets):
+            at = next(i for i, e in enumerate(parent.elts) if e is node)
+            targets = [t.elts[at] for t in stmt.targets]
+            if all(isinstance(t, gast.Name) for t in targets):
+                return [t.id for t in targets]
+    return None
+
+
+def identity_unobserved(tree: Any, globals_: dict, name: str, _seen: set | None = None) -> bool:
     """See the module docstring: every read of ``name`` in function ``tree``
     is an argument of a JAX pytree reader (no keywords), and the name is never
     deleted, declared global/nonlocal, mutated by augmented assignment or read
@@ -70,7 +107,6 @@ def identity_unobserved(tree: Any, globals_: dict, name: str) -> bool:
     from ..ssa.names import local_names
 
     local = set(local_names(tree))
-    readers = _pure_readers()
     parents = _parents(tree)
     for node in gast.walk(tree):
         if isinstance(node, (gast.Global, gast.Nonlocal)) and name in node.names:
@@ -87,8 +123,14 @@ def identity_unobserved(tree: Any, globals_: dict, name: str) -> bool:
             if isinstance(parent, gast.AugAssign):
                 return False
             continue
-        if not isinstance(parent, gast.Call) or node not in parent.args or parent.keywords \
+        bound = _bound_to(node, parents)
+        if bound is not None:   # ``best_p = params``: that name's reads too
+            seen = _seen if _seen is not None else {name}
+            if all(b in seen or (seen.add(b) or identity_unobserved(tree, globals_, b, seen)) for b in bound):
+                continue
+            return False
+        if not isinstance(parent, gast.Call) or node not in parent.args \
                 or any(isinstance(a, gast.Starred) for a in parent.args) \
-                or id(_resolve(parent.func, globals_, local)) not in readers:
+                or not _reads_leaves_only(parent, globals_, local):
             return False
     return True
