@@ -109,7 +109,9 @@ def _keep_best_returned(params, n):
 
 
 def test_best_params_kept_from_the_callers_dict_read_by_tree_map_only_is_one_graph():
-    check_calls(_keep_best, [(_p(), 12), (_p((4.0, 1.0), -1.0), 12), (_p(), 1), (_p(), 0)])
+    check_calls(_keep_best, [(_p(), 20), (_p((4.0, 1.0), -1.0), 20), (_p(), 1), (_p(), 0)])
+    e = explain(to_static(_keep_best))(_p(), 20)
+    assert ("for", "peeled") in modes(e) and ("for", "lax.fori_loop") in modes(e), str(e)
 
 
 def test_best_params_returned_may_be_the_callers_dict_and_stay_eagers():

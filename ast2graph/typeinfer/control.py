@@ -697,6 +697,13 @@ class ControlMixin(ExitsMixin):
                 if k in held and k in by_value and inside.get(k, 0) <= 1 and not outside.get(k) \
                         and (self.input_container(held[k]) is not None or self._own_container(held[k])):
                     del held[k]
+        for k in [k for k in held if type(held[k]) is dict and _unsorted(held[k])]:
+            # kept on every path, its keys in the caller's order: as a sorted copy where only pytree
+            # readers see it, the form ``tree_map``'s dicts take later (a loop rolls after peeling)
+            holders = self._unobserved_holders(held[k], self.frame.env, outs)
+            if holders and any(n in names for n in holders):
+                del held[k]
+                self._sort_unobserved([n for n in holders if n in names], outs)
         return held
 
     def _sort_unobserved(self, holders: list[str], outs: list) -> None:
@@ -2176,6 +2183,13 @@ def _counted_by_one(stmt: Any, name: str) -> bool:
         return False
     return bool(steps) and all(isinstance(n.op, (gast.Add, gast.Sub)) and isinstance(n.value, gast.Constant)
                                and type(n.value.value) is int and n.value.value == 1 for n in steps)
+
+
+def _unsorted(d: dict) -> bool:
+    try:
+        return list(d) != sorted(d)
+    except TypeError:
+        return False
 
 
 def _counted_by_one_nonlocal(tree: Any, stmt: Any, name: str) -> bool:
