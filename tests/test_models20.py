@@ -145,6 +145,24 @@ def test_a_window_slice_from_a_rolled_loops_index_is_a_dynamic_slice_and_the_loo
     assert ("for", "lax.fori_loop") in modes(e) and ("subscript", "dynamic_slice") in modes(e), str(e)
 
 
+
+def _minibatches(params, bs):
+    n = XS.shape[0] // bs
+    for i in range(n):
+        g = jax.grad(_mse)(params, XS[i * bs:(i + 1) * bs], XS[i * bs:(i + 1) * bs, 1])
+        params = jax.tree_util.tree_map(lambda p, g: p - 0.1 * g, params, g)
+    for s in range(0, XS.shape[0] - bs, 1):
+        params = jax.tree_util.tree_map(lambda p, g: p - 0.01 * g, params,
+                                        jax.grad(_mse)(params, XS[s:s + bs], XS[s:s + bs, 0]))
+    return params
+
+
+def test_minibatch_slices_of_a_static_batch_size_are_dynamic_slices_and_the_loops_roll():
+    check_calls(_minibatches, [(_p(), 2), (_p((0.5, 0.5), 0.0), 2)])
+    e = explain(to_static(_minibatches))(_p(), 2)
+    assert modes(e).count(("for", "lax.fori_loop")) == 2 and ("subscript", "dynamic_slice") in modes(e), str(e)
+
+
 XS6 = XS[:6]
 
 

@@ -314,9 +314,10 @@ class MaskedMixin:
         return MaskedSlice(obj, entry[2], entry[3], step)
 
     def fixed_length_slice(self, obj: Any, idx: Any, node: Any) -> Any:
-        """``x[i:i + k]`` (``x[i:i + k, j]``) of a jax.Array, ``k`` a
-        non-negative int literal and ``i`` the same name on both sides, a
-        traced int whose known range (``INT_RANGE``: a rolled loop's index)
+        """``x[i:i + k]`` (``x[i:i + k, j]``; ``x[i * k:(i + 1) * k]``) of a
+        jax.Array, ``k`` a non-negative int literal or a local holding a static
+        int and ``i`` the same pure expression on both sides (``_offset_of``),
+        the start a traced int whose known range (``INT_RANGE``: a rolled loop's index)
         keeps ``0 <= i`` and ``i + k <= len(x)``: eager's slice has ``k``
         rows from ``i`` on every call, so it is
         ``lax.dynamic_slice_in_dim(x, i, k)`` (then the static rest of the
@@ -332,7 +333,7 @@ class MaskedMixin:
         if any(isinstance(p, (Value, arrays.SliceSpec)) or p is Ellipsis or p is None for p in parts[1:]) \
                 or any(isinstance(p, Value) for p in jax.tree_util.tree_leaves(parts[1:])):
             return None
-        k = _offset_of(lower.lower, lower.upper)
+        k = _offset_of(lower.lower, lower.upper, self._static_local_int)
         start = parts[0].start
         known = INT_RANGE.get(start) if type(start) is Value else None
         if k is None or known is None or start.type.shape or start.type.dtype.kind not in "iu" or start.type.mixed \
@@ -343,6 +344,13 @@ class MaskedMixin:
             out = self.emit_call(arrays.getitem, (out, (slice(None), *parts[1:])), {}, node, "getitem")
         self.decide(node, "subscript", "dynamic_slice", f"a slice of {k} rows from a traced start kept in range")
         return out
+
+    def _static_local_int(self, node: Any) -> int | None:
+        """The static Python int a local variable holds (``bs`` of ``x[s:s + bs]``), else None."""
+        if isinstance(node, gast.Name) and self.frame.owns(node.id):
+            v = self.frame.env.get(node.id)
+            return v if type(v) is int else None
+        return None
 
     @staticmethod
     def is_bool_mask(obj: Any, idx: Any) -> bool:
@@ -659,14 +667,38 @@ _UNARY = frozenset({"exp", "log", "sin", "cos", "tanh", "abs", "sqrt", "square",
                     "absolute", "floor", "ceil", "isnan", "isfinite"})
 
 
-def _offset_of(lower: Any, upper: Any) -> int | None:
-    """``k`` where the slice reads ``name:name + k`` (or ``k + name``) with
-    ``k`` a non-negative int literal: both bounds read one variable (an
-    expression with no walrus, so the same value), else None."""
-    if not isinstance(lower, gast.Name) or not isinstance(upper, gast.BinOp) or not isinstance(upper.op, gast.Add):
+def _pure(node: Any) -> bool:
+    """An expression of names, int literals and arithmetic only: evaluated
+    twice it gives the same value (no call, no walrus, no attribute)."""
+    return all(isinstance(n, (gast.Name, gast.Constant, gast.BinOp, gast.UnaryOp, gast.Load, gast.operator,
+                              gast.unaryop)) for n in gast.walk(node))
+
+
+def _same(a: Any, b: Any) -> bool:
+    return _pure(a) and gast.dump(a) == gast.dump(b)
+
+
+def _offset_of(lower: Any, upper: Any, static_int: Any = lambda node: None) -> int | None:
+    """``k`` where the slice reads ``e:e + k`` (or ``k + e``) or
+    ``e * k:(e + 1) * k`` (or ``k * e:k * (e + 1)``), ``e`` one pure
+    expression (the same value on both sides), ``k`` a non-negative int
+    literal or ``static_int`` of it (a local variable holding a static
+    int), else None."""
+    def k_of(node: Any) -> int | None:
+        v = node.value if isinstance(node, gast.Constant) and type(node.value) is int else static_int(node)
+        return v if type(v) is int and v >= 0 else None
+
+    if lower is None or not isinstance(upper, gast.BinOp):
         return None
-    for a, b in ((upper.left, upper.right), (upper.right, upper.left)):
-        if isinstance(a, gast.Name) and a.id == lower.id and isinstance(b, gast.Constant) \
-                and type(b.value) is int and b.value >= 0:
-            return b.value
+    if isinstance(upper.op, gast.Add):
+        for a, b in ((upper.left, upper.right), (upper.right, upper.left)):
+            if _same(a, lower) and k_of(b) is not None:
+                return k_of(b)
+    if isinstance(upper.op, gast.Mult) and isinstance(lower, gast.BinOp) and isinstance(lower.op, gast.Mult):
+        for e, k in ((lower.left, lower.right), (lower.right, lower.left)):
+            for inc, k2 in ((upper.left, upper.right), (upper.right, upper.left)):
+                if isinstance(inc, gast.BinOp) and isinstance(inc.op, gast.Add) and _same(k, k2) and k_of(k) is not None \
+                        and any(_same(x, e) and isinstance(y, gast.Constant) and y.value == 1 and type(y.value) is int
+                                for x, y in ((inc.left, inc.right), (inc.right, inc.left))):
+                    return k_of(k)
     return None
