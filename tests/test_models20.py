@@ -242,3 +242,26 @@ def test_a_nonlocal_in_a_rolled_while_loop_and_one_bound_only_in_the_loop():
         return k
 
     check_calls(late, [(20,), (0,), (3,)], full_graph=False)
+
+
+def test_a_function_handed_a_subtree_of_the_callers_dict_keeps_eagers_identity():
+    # params a leaf where grads has a dict: tree_map hands f grads' inner dict itself
+    held = []
+
+    def f(p, g):
+        held.append(g)
+        return p
+
+    def clip(params, grads, c):
+        n = jnp.sqrt(sum(jnp.sum(g ** 2) for g in jax.tree_util.tree_leaves(grads)))
+        if n > c:
+            grads = jax.tree_util.tree_map(lambda g: g * c / n, grads)
+        jax.tree_util.tree_map(f, params, grads)
+        return held[-1] is inner
+
+    inner = {"w": jnp.array([3.0, 4.0])}
+    out = []
+    for c in (1.0, 100.0):
+        g = {"a": inner}
+        out.append((clip({"a": 1.0}, g, c), to_static(clip, full_graph=False)({"a": 1.0}, g, c)))
+    assert all(e == c for e, c in out), out

@@ -48,11 +48,37 @@ def _transforms() -> set[int]:
     return {id(getattr(jax, n)) for n in _TRANSFORMS if hasattr(jax, n)}
 
 
-def _reads_leaves_only(call: Any, globals_: dict, local: set[str]) -> bool:
-    """``call`` is ``tree_map(f, ..., x)``-like (no keywords) or ``jax.grad(f, ...)(..., x)``."""
+def _reads_leaves_only(call: Any, arg: Any, globals_: dict, local: set[str]) -> bool:
+    """``call`` is ``tree_map(f, x, ...)``-like (no keywords) or
+    ``jax.grad(f, ...)(..., x)``. ``tree_map(f, t, x)``: where ``t`` has a
+    leaf where ``x`` has a subtree, ``f`` gets that subtree itself, so ``f``
+    must be a lambda of arithmetic only (``_arithmetic``)."""
     if isinstance(call.func, gast.Call):
         return id(_resolve(call.func.func, globals_, local)) in _transforms()
-    return not call.keywords and id(_resolve(call.func, globals_, local)) in _pure_readers()
+    fn = _resolve(call.func, globals_, local)
+    if call.keywords or id(fn) not in _pure_readers():
+        return False
+    if fn in (jax.tree_util.tree_map, getattr(getattr(jax, "tree", None), "map", None)) and call.args.index(arg) >= 2:
+        return _arithmetic(call.args[0], globals_, local)
+    return True
+
+
+def _arithmetic(fn: Any, globals_: dict, local: set[str]) -> bool:
+    """A lambda whose body is arithmetic on names and literals and calls of
+    JAX or NumPy functions: it neither keeps, returns nor compares by
+    identity what it is given (a dict there raises TypeError, as in eager)."""
+    if not isinstance(fn, gast.Lambda) or isinstance(fn.body, gast.Name):
+        return False
+    local = local | {a.id for a in fn.args.args if isinstance(a, gast.Name)}   # (its own names resolve to nothing)
+    for node in gast.walk(fn.body):
+        if isinstance(node, gast.Call):
+            target = _resolve(node.func, globals_, local)
+            if not (getattr(target, "__module__", "") or "").startswith(("jax", "numpy")) or node.keywords:
+                return False
+        elif not isinstance(node, (gast.BinOp, gast.UnaryOp, gast.Name, gast.Constant, gast.Attribute, gast.Load,
+                                   gast.operator, gast.unaryop)):
+            return False
+    return True
 
 
 def _resolve(func: Any, globals_: dict, local: set[str]) -> Any:
@@ -109,6 +135,8 @@ def identity_unobserved(tree: Any, globals_: dict, name: str, _seen: set | None 
     local = set(local_names(tree))
     parents = _parents(tree)
     for node in gast.walk(tree):
+        if isinstance(node, gast.Name) and node.id in ("locals", "vars", "eval", "exec") and node.id not in local:
+            return False   # (they read every variable)
         if isinstance(node, (gast.Global, gast.Nonlocal)) and name in node.names:
             return False
         if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)) and node is not tree \
@@ -131,6 +159,6 @@ def identity_unobserved(tree: Any, globals_: dict, name: str, _seen: set | None 
             return False
         if not isinstance(parent, gast.Call) or node not in parent.args \
                 or any(isinstance(a, gast.Starred) for a in parent.args) \
-                or not _reads_leaves_only(parent, globals_, local):
+                or not _reads_leaves_only(parent, node, globals_, local):
             return False
     return True
