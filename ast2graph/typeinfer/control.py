@@ -697,6 +697,14 @@ class ControlMixin(ExitsMixin):
                 if k in held and k in by_value and inside.get(k, 0) <= 1 and not outside.get(k) \
                         and (self.input_container(held[k]) is not None or self._own_container(held[k])):
                     del held[k]
+        for k in [k for k in held if any(len({env.get(n) is held[k] for _, env in outs}) > 1 for n in names)]:
+            # on every path but held by a variable on some paths only (``params`` kept by a ``break``
+            # path, replaced on the other, ``best_p`` holding it on both): by value where only pytree
+            # readers see its holders
+            holders = self._unobserved_holders(held[k], self.frame.env, outs)
+            if holders and any(n in names for n in holders):
+                del held[k]
+                self._sort_unobserved([n for n in holders if n in names], outs)
         for k in [k for k in held if type(held[k]) is dict and _unsorted(held[k])]:
             # kept on every path, its keys in the caller's order: as a sorted copy where only pytree
             # readers see it, the form ``tree_map``'s dicts take later (a loop rolls after peeling)
@@ -720,12 +728,35 @@ class ControlMixin(ExitsMixin):
                     except TypeError:   # keys that do not sort: JAX refuses them as eager's call does
                         pass
 
-    def _sorted_copy(self, x: Any) -> Any:
+    def _sorted_copy(self, x: Any, depth: int | None = None) -> Any:
         if type(x) is dict:
-            copy = {k: self._sorted_copy(x[k]) for k in sorted(x)}
-            self.fresh[id(copy)] = (self.traced_depth + 1, copy)
+            copy = {k: self._sorted_copy(x[k], depth) for k in sorted(x)}
+            self.fresh[id(copy)] = (self.traced_depth + 1 if depth is None else depth, copy)
             return copy
         return x
+
+    def sort_carried_dicts(self, stmt: Any) -> None:
+        """Before loop ``stmt``: a variable it carries holding a dict whose
+        keys are not sorted (the caller's ``{"w", "b"}``), where only pytree
+        readers see it and its other holders (``_unobserved_holders``), holds
+        a sorted copy, the form ``tree_map`` gives it in the body, carried by
+        value (``by_value_dicts``: not kept as itself, containers.keep_identity):
+        its carried form does not change on the first trip (a loop that can
+        ``break`` is not peeled, and rolls this way)."""
+        env = self.frame.env
+        for n in self.frame.unit.ssa.loop_carried(stmt):
+            obj = env.get(n)
+            if type(obj) is not dict or not _unsorted(obj):
+                continue
+            holders = self._unobserved_holders(obj, env, [])
+            if holders:
+                try:
+                    copy = self._sorted_copy(obj, self.traced_depth)
+                except TypeError:
+                    continue
+                self.__dict__.setdefault("by_value_dicts", {})[id(copy)] = copy
+                for h in holders:
+                    env[h] = copy
 
     def _unobserved_holders(self, obj: Any, env0: dict, outs: list) -> list[str]:
         """The variables holding ``obj`` (a caller's dict or list, or one this
@@ -1066,6 +1097,7 @@ class ControlMixin(ExitsMixin):
         past ``roll_at`` iterations with array work the loop is rolled, unless
         rolling would change what eager computes (then it keeps unrolling)."""
         roll_at = self.options.unroll_limit if roll_at is None else roll_at
+        self.sort_carried_dicts(stmt)
         start_ops, snapshot, decisions = len(self.region.ops), dict(self.frame.env), self._snapshot_decisions()
         writes = dict(self.attr_writes)   # lifted writes of the iterations a roll attempt discards
         inputs = self.inputs_snapshot()
@@ -1237,6 +1269,7 @@ class ControlMixin(ExitsMixin):
                                     if rows.source is not iterable and not any(rows is o for o in own)]
 
     def _exec_for(self, stmt: gast.For, iterable: Any) -> None:
+        self.sort_carried_dicts(stmt)
         if isinstance(iterable, arrays.TracedRange):
             self._rolled_range(stmt, iterable, traced=True)
             return
