@@ -213,7 +213,9 @@ class ContainerMixin:
         """The carried variables that hold a list or dict this trace made: the
         loop keeps the very object in them (``Ref``), not a copy rebuilt from
         its items, while the body leaves it there (``loop_value``)."""
-        loop.keep = {n for n in names if type(env0.get(n)) in JOINABLE and self._is_fresh(env0[n])}
+        by_value = self.__dict__.get("by_value_dicts", {})   # (control.sort_carried_dicts: carried by value)
+        loop.keep = {n for n in names if type(env0.get(n)) in JOINABLE and self._is_fresh(env0[n])
+                     and by_value.get(id(env0[n])) is not env0[n]}
         loop.held = {}
         for n in names:
             if n not in loop.keep and not n.startswith("<") and n in env0:

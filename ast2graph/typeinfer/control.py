@@ -35,6 +35,7 @@ from .generators import generators_in
 from .listindex import PickedRow
 from .masked import MaskedSlice
 from .varlist import tail_of
+from .containers import _nested_containers
 from .mutation import PendingRows
 from .nnx import is_nnx
 from .pathkinds import (TAG_TYPE, TREE_PREFIX, is_constant_alternative, is_tree_alternative, kind_family, placeholder_key,
@@ -267,7 +268,7 @@ class ControlMixin(ExitsMixin):
                     return {}
                 out[name] = (stack[-1][0], frame.env.get(name, UNBOUND), False)
                 continue
-            if len(self.regions) != 1:
+            if len(self.regions) != self.nonlocal_depth(frame, name):
                 return {}
             owner = frame.parent
             while owner is not None and not owner.owns(name):
@@ -682,10 +683,105 @@ class ControlMixin(ExitsMixin):
                 [e[2] for e in self.attr_writes.values()]
             inside = _reference_counts(v for n, v in env0.items() if n in joined)
             outside = _reference_counts(others, self.fresh)
+            by_value: dict[int, Any] = {}   # (the containers inside one joined by value)
             for k in partial:
-                if self._own_container(held[k]) and inside.get(k, 0) <= 1 and not outside.get(k):
+                if inside.get(k, 0) <= 1 and not outside.get(k) and self._own_container(held[k]):
                     del held[k]
+                    continue
+                holders = self._unobserved_holders(held[k], env0, outs)
+                if holders:
+                    by_value.update(_nested_containers(held[k]))
+                    del held[k]
+                    self._sort_unobserved([n for n in holders if n in joined], outs)
+            for k in partial:
+                if k in held and k in by_value and inside.get(k, 0) <= 1 and not outside.get(k) \
+                        and (self.input_container(held[k]) is not None or self._own_container(held[k])):
+                    del held[k]
+        for k in [k for k in held if any(len({env.get(n) is held[k] for _, env in outs}) > 1 for n in names)]:
+            # on every path but held by a variable on some paths only (``params`` kept by a ``break``
+            # path, replaced on the other, ``best_p`` holding it on both): by value where only pytree
+            # readers see its holders
+            holders = self._unobserved_holders(held[k], self.frame.env, outs)
+            if holders and any(n in names for n in holders):
+                del held[k]
+                self._sort_unobserved([n for n in holders if n in names], outs)
+        for k in [k for k in held if type(held[k]) is dict and _unsorted(held[k])]:
+            # kept on every path, its keys in the caller's order: as a sorted copy where only pytree
+            # readers see it, the form ``tree_map``'s dicts take later (a loop rolls after peeling)
+            holders = self._unobserved_holders(held[k], self.frame.env, outs)
+            if holders and any(n in names for n in holders):
+                del held[k]
+                self._sort_unobserved([n for n in holders if n in names], outs)
         return held
+
+    def _sort_unobserved(self, holders: list[str], outs: list) -> None:
+        """The variables holding an object joined by value (``_unobserved_holders``)
+        hold on each path a new dict whose keys are sorted, through nested
+        dicts: JAX's pytree readers, all that reads them, see a dict's keys
+        sorted whatever their order (the caller's ``{"w", "b"}`` and
+        ``tree_map``'s ``{"b", "w"}`` read alike), so the paths join as one form."""
+        for _, env in outs:
+            for name in holders:
+                if name in env:
+                    try:
+                        env[name] = self._sorted_copy(env[name])
+                    except TypeError:   # keys that do not sort: JAX refuses them as eager's call does
+                        pass
+
+    def _sorted_copy(self, x: Any, depth: int | None = None) -> Any:
+        if type(x) is dict:
+            copy = {k: self._sorted_copy(x[k], depth) for k in sorted(x)}
+            self.fresh[id(copy)] = (self.traced_depth + 1 if depth is None else depth, copy)
+            return copy
+        return x
+
+    def sort_carried_dicts(self, stmt: Any) -> None:
+        """Before loop ``stmt``: a variable it carries holding a dict whose
+        keys are not sorted (the caller's ``{"w", "b"}``), where only pytree
+        readers see it and its other holders (``_unobserved_holders``), holds
+        a sorted copy, the form ``tree_map`` gives it in the body, carried by
+        value (``by_value_dicts``: not kept as itself, containers.keep_identity):
+        its carried form does not change on the first trip (a loop that can
+        ``break`` is not peeled, and rolls this way)."""
+        env = self.frame.env
+        for n in self.frame.unit.ssa.loop_carried(stmt):
+            obj = env.get(n)
+            if type(obj) is not dict or not _unsorted(obj):
+                continue
+            holders = self._unobserved_holders(obj, env, [])
+            if holders:
+                try:
+                    copy = self._sorted_copy(obj, self.traced_depth)
+                except TypeError:
+                    continue
+                self.__dict__.setdefault("by_value_dicts", {})[id(copy)] = copy
+                for h in holders:
+                    env[h] = copy
+
+    def _unobserved_holders(self, obj: Any, env0: dict, outs: list) -> list[str]:
+        """The variables holding ``obj`` (a caller's dict or list, or one this
+        trace made) before the ``if`` or on a path, where each holds it
+        directly and the function reads each only through JAX's pytree readers
+        (``unobserved.identity_unobserved``), and nothing else holds it (no
+        other value, enclosing scope, caller, pending write): which object
+        each holds after the ``if`` cannot be seen, so the join is by value
+        (gradient clipping of the caller's ``grads``; ``best_p = params`` of
+        a loop). Empty where that is not shown. Top-level function only."""
+        from .unobserved import identity_unobserved
+
+        if type(obj) not in (list, dict) or self.inline_depth or self.frame.parent is not None \
+                or self.outside_container(obj) or not (self.input_container(obj) is not None or self._is_fresh(obj)):
+            return []
+        envs = [env0] + [env for _, env in outs]
+        holders = sorted({n for env in envs for n, v in env.items() if v is obj})
+        if not holders or any(not n.isidentifier() for n in holders):
+            return []
+        rest = [v for env in envs for n, v in env.items() if v is not obj and n != _WRITES]
+        rest += self.outer_values() + [e[2] for e in self.attr_writes.values()]
+        if _reference_counts(rest, self.fresh).get(id(obj)):
+            return []
+        unit = self.frame.unit
+        return holders if all(identity_unobserved(unit.tree, unit.globals, n) for n in holders) else []
 
     def _branch_label(self, name: str) -> str:
         if name.startswith("<container "):
@@ -1001,6 +1097,7 @@ class ControlMixin(ExitsMixin):
         past ``roll_at`` iterations with array work the loop is rolled, unless
         rolling would change what eager computes (then it keeps unrolling)."""
         roll_at = self.options.unroll_limit if roll_at is None else roll_at
+        self.sort_carried_dicts(stmt)
         start_ops, snapshot, decisions = len(self.region.ops), dict(self.frame.env), self._snapshot_decisions()
         writes = dict(self.attr_writes)   # lifted writes of the iterations a roll attempt discards
         inputs = self.inputs_snapshot()
@@ -1172,6 +1269,7 @@ class ControlMixin(ExitsMixin):
                                     if rows.source is not iterable and not any(rows is o for o in own)]
 
     def _exec_for(self, stmt: gast.For, iterable: Any) -> None:
+        self.sort_carried_dicts(stmt)
         if isinstance(iterable, arrays.TracedRange):
             self._rolled_range(stmt, iterable, traced=True)
             return
@@ -1726,10 +1824,14 @@ class ControlMixin(ExitsMixin):
         claims: dict[str, int] = {}
         saved_claims = self.__dict__.get("_int_claims")
         self._int_claims = claims
+        # (a nested function's ``nonlocal`` write into a carried variable of this frame: assign_name)
+        rolled = self.__dict__.setdefault("rolled_bodies", [])
+        rolled.append((self.frame, len(self.regions) + 1, frozenset(names)))
         try:
             return self._fixpoint_passes(stmt, names, env0, one_pass, regions, static_check, exact, writes0, carried,
                                          exempt, flagged, containers, state, decisions, claims)
         finally:
+            rolled.pop()
             self._int_claims = saved_claims
 
     def _fixpoint_passes(self, stmt: Any, names: list[str], env0: dict, one_pass: Callable, regions: int,
@@ -1836,7 +1938,8 @@ class ControlMixin(ExitsMixin):
             if not isinstance(old, (bool, int, float, complex)):
                 continue
             counter = type(old) is int and abs(old) < 2**20 and (stepped[n] if n in stepped else
-                                                                 _counted_by_one(stmt, n))
+                                                                 _counted_by_one(stmt, n)
+                                                                 or _counted_by_one_nonlocal(self.frame.unit.tree, stmt, n))
             traced_int = isinstance(new, Value) and new.type.python and not new.type.shape
             if counter and (traced_int or traced_exit and type(new) is int):
                 # a counter (`it += 1`) counted under a traced condition (its value after the first iteration
@@ -2132,6 +2235,40 @@ def _counted_by_one(stmt: Any, name: str) -> bool:
     targets = {id(n.target) for n in steps}
     if any(isinstance(n, gast.Name) and n.id == name and not isinstance(n.ctx, gast.Load) and id(n) not in targets
            or isinstance(n, (gast.Global, gast.Nonlocal)) and name in n.names for n in nodes):
+        return False
+    return bool(steps) and all(isinstance(n.op, (gast.Add, gast.Sub)) and isinstance(n.value, gast.Constant)
+                               and type(n.value.value) is int and n.value.value == 1 for n in steps)
+
+
+def _unsorted(d: dict) -> bool:
+    try:
+        return list(d) != sorted(d)
+    except TypeError:
+        return False
+
+
+def _counted_by_one_nonlocal(tree: Any, stmt: Any, name: str) -> bool:
+    """``name``, a variable of function ``tree``, is bound in the loop
+    ``stmt`` and in the nested functions of ``tree`` that declare it
+    ``nonlocal`` only as ``name += 1`` or ``name -= 1`` (a counter a helper
+    steps: ``nonlocal count; count += 1``), and no deeper function rebinds it."""
+    if stmt is None:
+        return False
+    owners = [f for f in gast.walk(tree) if isinstance(f, (gast.FunctionDef, gast.AsyncFunctionDef)) and f is not tree
+              and any(isinstance(s, gast.Nonlocal) and name in s.names for s in f.body)]
+    nodes = list(gast.walk(stmt))
+    for f in owners:
+        if any(isinstance(n, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef))
+               and n is not f and name in {m.id for m in gast.walk(n) if isinstance(m, gast.Name)}
+               for n in gast.walk(f)):
+            return False
+        nodes += [n for n in gast.walk(f) if not isinstance(n, gast.Nonlocal)]
+    steps = [n for n in nodes if isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Name)
+             and n.target.id == name]
+    targets = {id(n.target) for n in steps}
+    if not owners or any(isinstance(n, gast.Name) and n.id == name and not isinstance(n.ctx, gast.Load)
+                         and id(n) not in targets or isinstance(n, (gast.Global, gast.Nonlocal)) and name in n.names
+                         for n in nodes):
         return False
     return bool(steps) and all(isinstance(n.op, (gast.Add, gast.Sub)) and isinstance(n.value, gast.Constant)
                                and type(n.value.value) is int and n.value.value == 1 for n in steps)

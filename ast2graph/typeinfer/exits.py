@@ -39,7 +39,7 @@ from ..fallback.sites import FallbackCode
 from ..ir.core import KindedValue, Region, TreeVariant, Value
 from .nnx import is_nnx
 from ..graphlib.trees import tree_flatten
-from .state import UNBOUND, BreakSignal, ContinueSignal, ControlSignal, ReturnSignal
+from .state import UNBOUND, BreakSignal, ContinueSignal, ControlSignal, MaybeBound, ReturnSignal
 
 
 class BodyEnd(ControlSignal):
@@ -101,7 +101,8 @@ class ExitsMixin:
     def new_loop(self, stmt: Any) -> LoopCtx:
         """Start a loop: its flags are static False until an exit is traced."""
         ssa = self.frame.unit.ssa
-        names = sorted(set(ssa.loop_carried(stmt)) | (ssa.assigned(stmt) & ssa.live_out(stmt)))
+        names = sorted(set(ssa.loop_carried(stmt)) | (ssa.assigned(stmt) & ssa.live_out(stmt))
+                       | self.nonlocal_rebound(stmt))
         key = f"{stmt.lineno}:{stmt.col_offset}:{id(stmt)}"
         ctx = LoopCtx(stmt, names, f"<break {key}>", f"<return {key}>", f"<retval {key}>")
         env = self.frame.env
@@ -109,6 +110,21 @@ class ExitsMixin:
         env.pop(ctx.retval, None)
         self.frame.local_names = self.frame.local_names | {ctx.brk, ctx.ret, ctx.retval}
         return ctx
+
+    def nonlocal_rebound(self, stmt: Any) -> set[str]:
+        """This frame's variables, bound before loop ``stmt``, that a nested
+        function of it rebinds (``nonlocal best``) and the loop's body may
+        call: carried by the loop like its own (``interpreter.nonlocal_depth``)."""
+        tree = self.frame.unit.tree
+        declared: set[str] = set()
+        for node in gast.walk(tree):
+            if isinstance(node, gast.Nonlocal):
+                declared.update(node.names)
+        if not declared or not any(isinstance(n, gast.Call) for n in gast.walk(stmt)):
+            return set()
+        env = self.frame.env
+        return {n for n in declared if self.frame.owns(n) and n in env and env[n] is not UNBOUND
+                and not isinstance(env[n], MaybeBound)}
 
     def nearest_loop(self) -> LoopCtx | TryCtx | None:
         """The loop body (or ``try`` body with ``finally:``) an exit under a

@@ -1173,6 +1173,22 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         self.traced_static_values[key] = v
         return v
 
+    def nonlocal_depth(self, frame: Any, name: str) -> int:
+        """The region depth at which an inlined nested function's write to
+        the enclosing activation's ``name`` is on that activation's straight
+        path: 1 (no traced branch or rolled loop open), or one more than where
+        the owner's innermost rolled loop began when that loop carries
+        ``name`` (``exits.new_loop``: the names nested functions rebind) and
+        the owner is inside it (its body region is the innermost one)."""
+        owner = frame.parent
+        while owner is not None and not owner.owns(name):
+            owner = owner.parent
+        rolled = self.__dict__.get("rolled_bodies") or []
+        if owner is None or not rolled:
+            return 1
+        loop_frame, depth, names = rolled[-1]
+        return depth if loop_frame is owner and name in names else 1
+
     def assign_name(self, name: str, value: Any, node: Any) -> None:
         frame = self.frame
         mirror = self.__dict__.get("_nonlocal_mirrors", {}).get((id(frame), name))
@@ -1180,7 +1196,8 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
             # joined by the traced ``if`` around it (control._mirror_nonlocals)
             frame.env[name] = mirror[-1][0].env[name] = value
             return
-        if name in frame.unit.scope.declared_nonlocal and frame.parent is not None and len(self.regions) == 1:
+        if name in frame.unit.scope.declared_nonlocal and frame.parent is not None \
+                and len(self.regions) == self.nonlocal_depth(frame, name):
             # An inlined local function on a straight path (no traced branch or
             # rolled loop, whose carried values the enclosing function's own
             # analysis computed without this write): its enclosing activation
@@ -2596,6 +2613,9 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
             idx = self.numpy_list_index(obj, idx, node)   # x[[k, p]] of a NumPy array: NumPy's fancy index
             parts = idx if type(idx) is tuple else (idx,)
             if isinstance(obj, Value) and any(isinstance(p, arrays.SliceSpec) for p in parts):
+                fixed = self.fixed_length_slice(obj, idx, node)
+                if fixed is not None:   # ``x[i:i + 2]`` of an in-range loop index: k rows (masked.py)
+                    return fixed
                 if type(idx) is arrays.SliceSpec:   # ``x[:n]``: the whole array, the positions kept masked (masked.py)
                     return self.masked_slice(obj, idx, node)
                 raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, "a slice with a traced bound (`x[:n]`): the "

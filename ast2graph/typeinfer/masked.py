@@ -45,13 +45,15 @@ import functools
 import operator
 from typing import Any
 
+import gast
+import jax
 import jax.numpy as jnp
 import numpy as np
 
 from ..fallback.sites import FallbackCode
 from ..ir.core import ArrayType, Value
 from ..graphlib import arrays
-from .lattice import INT_BITS
+from .lattice import INT_BITS, INT_RANGE
 from .kinds import standin
 
 _WHY = ("a slice with a traced bound or by a traced mask (`x[:n]`, `x[x > 0]`): the result's shape depends on the "
@@ -310,6 +312,45 @@ class MaskedMixin:
         self.decide(node, "subscript", "masked", "a slice with a traced bound: the whole array, the positions kept "
                     "marked (reductions and elementwise operations stay in the graph)")
         return MaskedSlice(obj, entry[2], entry[3], step)
+
+    def fixed_length_slice(self, obj: Any, idx: Any, node: Any) -> Any:
+        """``x[i:i + k]`` (``x[i:i + k, j]``; ``x[i * k:(i + 1) * k]``) of a
+        jax.Array, ``k`` a non-negative int literal or a local holding a static
+        int and ``i`` the same pure expression on both sides (``_offset_of``),
+        the start a traced int whose known range (``INT_RANGE``: a rolled loop's index)
+        keeps ``0 <= i`` and ``i + k <= len(x)``: eager's slice has ``k``
+        rows from ``i`` on every call, so it is
+        ``lax.dynamic_slice_in_dim(x, i, k)`` (then the static rest of the
+        index), a value of fixed shape any consumer may take (``jax.grad(f)(p,
+        x[i:i + 2])``). None where that is not proven (the masked slice then)."""
+        parts = idx if type(idx) is tuple else (idx,)
+        sub = getattr(node, "slice", None)
+        lower = sub.elts[0] if type(idx) is tuple and isinstance(sub, gast.Tuple) and sub.elts else sub
+        if type(obj) is not Value or obj.type.kinds != frozenset({"jax"}) or not obj.type.shape \
+                or not isinstance(lower, gast.Slice) or type(parts[0]) is not arrays.SliceSpec \
+                or parts[0].step is not None or lower.step is not None:
+            return None
+        if any(isinstance(p, (Value, arrays.SliceSpec)) or p is Ellipsis or p is None for p in parts[1:]) \
+                or any(isinstance(p, Value) for p in jax.tree_util.tree_leaves(parts[1:])):
+            return None
+        k = _offset_of(lower.lower, lower.upper, self._static_local_int)
+        start = parts[0].start
+        known = INT_RANGE.get(start) if type(start) is Value else None
+        if k is None or known is None or start.type.shape or start.type.dtype.kind not in "iu" or start.type.mixed \
+                or known[0] < 0 or known[1] + k > obj.type.shape[0]:
+            return None
+        out = self.emit_call(jax.lax.dynamic_slice_in_dim, (obj, start, k), {"axis": 0}, node, "dynamic_slice")
+        if len(parts) > 1:
+            out = self.emit_call(arrays.getitem, (out, (slice(None), *parts[1:])), {}, node, "getitem")
+        self.decide(node, "subscript", "dynamic_slice", f"a slice of {k} rows from a traced start kept in range")
+        return out
+
+    def _static_local_int(self, node: Any) -> int | None:
+        """The static Python int a local variable holds (``bs`` of ``x[s:s + bs]``), else None."""
+        if isinstance(node, gast.Name) and self.frame.owns(node.id):
+            v = self.frame.env.get(node.id)
+            return v if type(v) is int else None
+        return None
 
     @staticmethod
     def is_bool_mask(obj: Any, idx: Any) -> bool:
@@ -624,3 +665,40 @@ class MaskedMixin:
 
 _UNARY = frozenset({"exp", "log", "sin", "cos", "tanh", "abs", "sqrt", "square", "negative", "sign", "log1p", "expm1",
                     "absolute", "floor", "ceil", "isnan", "isfinite"})
+
+
+def _pure(node: Any) -> bool:
+    """An expression of names, int literals and arithmetic only: evaluated
+    twice it gives the same value (no call, no walrus, no attribute)."""
+    return all(isinstance(n, (gast.Name, gast.Constant, gast.BinOp, gast.UnaryOp, gast.Load, gast.operator,
+                              gast.unaryop)) for n in gast.walk(node))
+
+
+def _same(a: Any, b: Any) -> bool:
+    return _pure(a) and gast.dump(a) == gast.dump(b)
+
+
+def _offset_of(lower: Any, upper: Any, static_int: Any = lambda node: None) -> int | None:
+    """``k`` where the slice reads ``e:e + k`` (or ``k + e``) or
+    ``e * k:(e + 1) * k`` (or ``k * e:k * (e + 1)``), ``e`` one pure
+    expression (the same value on both sides), ``k`` a non-negative int
+    literal or ``static_int`` of it (a local variable holding a static
+    int), else None."""
+    def k_of(node: Any) -> int | None:
+        v = node.value if isinstance(node, gast.Constant) and type(node.value) is int else static_int(node)
+        return v if type(v) is int and v >= 0 else None
+
+    if lower is None or not isinstance(upper, gast.BinOp):
+        return None
+    if isinstance(upper.op, gast.Add):
+        for a, b in ((upper.left, upper.right), (upper.right, upper.left)):
+            if _same(a, lower) and k_of(b) is not None:
+                return k_of(b)
+    if isinstance(upper.op, gast.Mult) and isinstance(lower, gast.BinOp) and isinstance(lower.op, gast.Mult):
+        for e, k in ((lower.left, lower.right), (lower.right, lower.left)):
+            for inc, k2 in ((upper.left, upper.right), (upper.right, upper.left)):
+                if isinstance(inc, gast.BinOp) and isinstance(inc.op, gast.Add) and _same(k, k2) and k_of(k) is not None \
+                        and any(_same(x, e) and isinstance(y, gast.Constant) and y.value == 1 and type(y.value) is int
+                                for x, y in ((inc.left, inc.right), (inc.right, inc.left))):
+                    return k_of(k)
+    return None
