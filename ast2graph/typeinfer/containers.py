@@ -65,6 +65,10 @@ class _Log:
         self.saved: dict[int, tuple[Any, Any]] = {}
 
 
+class _JoinError(Exception):
+    """Values with no one type to join them to (``control``'s joins raise it)."""
+
+
 def _nested_containers(x: Any) -> dict[int, Any]:
     """The lists and dicts inside ``x`` (through tuples, lists and dicts; not ``x`` itself)."""
     found: dict[int, Any] = {}
@@ -555,8 +559,6 @@ class ContainerMixin:
     def _list_join(self, node: Any, items: list, what: str) -> Any:
         """The join of ``items`` (a ``_Traced`` template or one static value),
         or a fallback naming why they have no one type."""
-        from .control import _JoinError   # control imports this module's mixin through the interpreter
-
         try:
             return self._join_leaves(list(items))
         except _JoinError as e:

@@ -35,7 +35,7 @@ from .generators import generators_in
 from .listindex import PickedRow
 from .masked import MaskedSlice
 from .varlist import tail_of
-from .containers import _nested_containers
+from .containers import _JoinError, _nested_containers
 from .mutation import PendingRows
 from .nnx import is_nnx
 from .pathkinds import (TAG_TYPE, TREE_PREFIX, is_constant_alternative, is_tree_alternative, kind_family, placeholder_key,
@@ -2131,10 +2131,6 @@ _BOOL = ArrayType((), np.dtype(bool))
 _FLAG = _Traced(_BOOL)   # a defined-flag's template (``MaybeBound``)
 _WRITES = "<attribute writes>"   # a branch's environment: (writes before it, writes after it)
 _FELL = object()  # a branch that fell through (did not return)
-
-
-class _JoinError(Exception):
-    pass
 
 
 class _Rebound(Exception):
