@@ -11,6 +11,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
+from benchmarks.algo18.programs import adaptive_rk, conjugate_gradient, dijkstra, lu_doolittle, secant
 from helpers import check, check_calls, check_sequence, check_warnings
 
 
@@ -32,27 +33,6 @@ def needleman_wunsch(a, b, match, mismatch, gap):
 def test_needleman_wunsch_rows_written():
     check_calls(needleman_wunsch, [(np.array([0, 1, 3]), np.array([0, 2, 3]), 1, -1, -2),
                                    (np.array([1, 1]), np.array([1, 1, 1]), 2, -1, -1)])
-
-
-def lu_doolittle(A):
-    n = A.shape[0]
-    L = np.zeros((n, n))
-    U = np.zeros((n, n))
-    for i in range(n):
-        for k in range(i, n):
-            s = 0.0
-            for j in range(i):
-                s += L[i][j] * U[j][k]
-            U[i][k] = A[i][k] - s
-        for k in range(i, n):
-            if i == k:
-                L[i][i] = 1
-            else:
-                s = 0.0
-                for j in range(i):
-                    s += L[k][j] * U[j][i]
-                L[k][i] = (A[k][i] - s) / U[i][i]
-    return L, U
 
 
 def test_lu_doolittle_rows_written():
@@ -167,35 +147,6 @@ def test_row_store_negative_and_out_of_bounds_traced_index():
 
 
 # ------------------------------------------------ a nested function calling a sibling nested function
-def adaptive_rk(y0, t0, t_end, tol):
-    def f(t, y):
-        return -2.0 * t * y
-
-    def step(t, y, h):
-        k1 = f(t, y)
-        k2 = f(t + h / 2, y + h / 2 * k1)
-        k3 = f(t + h / 2, y + h / 2 * k2)
-        k4 = f(t + h, y + h * k3)
-        return y + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
-
-    t, y, h = t0, np.float64(y0), 0.1
-    accepted = rejected = 0
-    while t < t_end:
-        if t + h > t_end:
-            h = t_end - t
-        y1 = step(t, y, h)
-        y2 = step(t + h / 2, step(t, y, h / 2), h / 2)
-        err = abs(y2 - y1)
-        if err <= tol:
-            t += h
-            y = y2
-            accepted += 1
-        else:
-            rejected += 1
-        h = 0.9 * h * min(max((tol / (err + 1e-16)) ** 0.2, 0.2), 5.0)
-    return y, accepted, rejected
-
-
 def test_adaptive_rk_sibling_closures():
     """``step`` closes over its sibling ``f`` (a cell variable): the whole
     call is one segment, so ``f``'s cell is read by no one after it."""
@@ -263,26 +214,6 @@ def test_escaping_closures_see_their_cells():
 
 
 # ------------------------------------------------ an early return in a loop, then in-place writes
-def conjugate_gradient(A, b, x0, tol=1e-10):
-    x = x0.copy()
-    r = b - A @ x
-    p = r.copy()
-    rsold = r @ r
-    if np.sqrt(rsold) < tol:
-        return x, 0
-    for i in range(len(b)):
-        Ap = A @ p
-        alpha = rsold / (p @ Ap)
-        x += alpha * p
-        r -= alpha * Ap
-        rsnew = r @ r
-        if np.sqrt(rsnew) < tol:
-            return x, i + 1
-        p = r + (rsnew / rsold) * p
-        rsold = rsnew
-    return x, len(b)
-
-
 def test_conjugate_gradient_early_exit():
     """The loop's return value holds ``x`` on the path that returned; the
     next iterations write ``x`` in place only on the other path."""
@@ -394,19 +325,6 @@ def test_finally_writes_the_returned_array():
 
 
 # ------------------------------------------------ a solver loop that returns, then `raise ... did not converge`
-def secant(x0, x1, max_iter):
-    f = lambda x: x ** 3 - 2 * x - 5   # noqa: E731
-    for i in range(max_iter):
-        f0, f1 = f(x0), f(x1)
-        if f1 == f0:
-            raise ZeroDivisionError("flat secant")
-        x2 = x1 - f1 * (x1 - x0) / (f1 - f0)
-        if abs(x2 - x1) < 1e-6:
-            return x2
-        x0, x1 = x1, x2
-    raise RuntimeError("did not converge")
-
-
 def test_secant_raises_when_not_converged():
     check_calls(secant, [(jnp.float32(1.0), jnp.float32(2.0), 50), (jnp.float32(1.0), jnp.float32(2.0), 2),
                          (jnp.float32(3.0), jnp.float32(3.0), 5), (jnp.float32(1.5), jnp.float32(2.5), 50)])
@@ -504,27 +422,6 @@ def test_rest_that_returns_is_a_join():
 
 
 # ------------------------------------------------ a traced `and` whose right operand may warn (NumPy fp flags)
-def dijkstra(adj, src):
-    n = adj.shape[0]
-    dist = np.full(n, np.inf)
-    dist[src] = 0.0
-    visited = np.zeros(n, dtype=bool)
-    for _ in range(n):
-        u = -1
-        best = np.inf
-        for v in range(n):
-            if not visited[v] and dist[v] < best:
-                best = dist[v]
-                u = v
-        if u == -1:
-            break
-        visited[u] = True
-        for v in range(n):
-            if adj[u, v] > 0 and dist[u] + adj[u, v] < dist[v]:
-                dist[v] = dist[u] + adj[u, v]
-    return dist
-
-
 def test_dijkstra_and_with_checks_and_fp_flags():
     W = np.array([[0, 4, 1], [4, 0, 2], [1, 2, 0]], dtype=float)
     W2 = np.array([[0, 1, 0], [1, 0, 0], [0, 0, 0]], dtype=float)    # node 2 unreachable: the early break

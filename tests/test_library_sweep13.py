@@ -880,13 +880,19 @@ def run_entry(entry: Entry) -> Outcome:
 
 
 def main(argv: list[str]) -> int:
+    return run_sets(argv, {"user": lambda: _numpy() + _scipy() + _sklearn() + _optax() + _jax(), "direct": _direct,
+                           "edge": _edge, "nonfinite": _nonfinite}, entries)
+
+
+def run_sets(argv: list[str], groups: dict[str, Callable[[], list[Entry]]], everything: Callable[[], list[Entry]]) -> int:
+    """The command line of a sweep file: ``--set=NAME`` (of ``groups``; all of
+    ``everything()`` by default), ``-v``, name filters; one line per entry,
+    then the one-graph count per library and the fallback reasons."""
     verbose = "-v" in argv
     names = [a for a in argv if not a.startswith("-")]
-    groups = {"user": lambda: _numpy() + _scipy() + _sklearn() + _optax() + _jax(), "direct": _direct,
-              "edge": _edge, "nonfinite": _nonfinite}
     chosen = [a.split("=", 1)[1] for a in argv if a.startswith("--set=")]
     outcomes = []
-    for entry in [e for g in chosen for e in groups[g]()] if chosen else entries():
+    for entry in [e for g in chosen for e in groups[g]()] if chosen else everything():
         if names and not any(n in entry.name for n in names):
             continue
         o = run_entry(entry)

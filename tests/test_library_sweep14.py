@@ -14,14 +14,13 @@ or differs (``tests.test_library_sweep13.run_entry``).
 
 from __future__ import annotations
 
-import collections
 import sys
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
-from tests.test_library_sweep13 import Entry, run_entry
+from tests.test_library_sweep13 import Entry, run_sets
 
 rng = np.random.default_rng(14)
 V8 = rng.standard_normal(8)
@@ -744,30 +743,8 @@ def test_float16_ufunc_with_a_python_float_casts_it_to_float16_first():
 
 
 def main(argv: list[str]) -> int:
-    verbose = "-v" in argv
-    names = [a for a in argv if not a.startswith("-")]
-    groups = {"user": lambda: _numpy() + _scipy() + _sklearn() + _optax() + _jax(), "direct": _direct, "edge": _edge}
-    chosen = [a.split("=", 1)[1] for a in argv if a.startswith("--set=")]
-    outcomes = []
-    for entry in [e for g in chosen for e in groups[g]()] if chosen else entries():
-        if names and not any(n in entry.name for n in names):
-            continue
-        o = run_entry(entry)
-        outcomes.append(o)
-        mark = "ERROR " + o.error if o.error else ("one graph" if o.one_graph else "falls back")
-        print(f"[{entry.library}] {entry.name}: {mark}", flush=True)
-        if verbose or not o.one_graph:
-            for c in dict.fromkeys(o.codes):
-                print("      ", c)
-    per: dict[str, list] = collections.defaultdict(list)
-    for o in outcomes:
-        per[o.entry.library].append(o)
-    print("one graph per library:")
-    for lib, outs in per.items():
-        print(f"  {lib:8s} {sum(o.one_graph for o in outs):3d} / {len(outs)}   differ: {sum(bool(o.error) for o in outs)}")
-    reasons = collections.Counter(c.split()[0] for o in outcomes for c in dict.fromkeys(o.codes))
-    print("fallback sites by reason:", dict(reasons.most_common()))
-    return 0
+    return run_sets(argv, {"user": lambda: _numpy() + _scipy() + _sklearn() + _optax() + _jax(), "direct": _direct,
+                           "edge": _edge}, entries)
 
 
 if __name__ == "__main__":

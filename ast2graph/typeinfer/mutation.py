@@ -1150,17 +1150,7 @@ class MutationMixin:
             self._store_into_base(redirect, new, target)
             return
         self.assign_name(name, new, target)
-        made: dict[int, Any] = {}
-        for frame, key, *view_idx in aliases:   # eager's other names see the write: the same object, or a view of it
-            if not view_idx:
-                frame.env[key] = new
-                continue
-            # (a name, or a value an unpacking has still to assign; one view held twice: one view of the written array)
-            holder = frame if type(frame) is list else frame.env
-            old = holder[key]
-            if id(old) not in made:
-                made[id(old)] = self.remake_view(new, view_idx[0], target)
-            holder[key] = made[id(old)]
+        self._rebind_aliases(aliases, new, target)
         for rows in pulled_from:   # (a write into rows already pulled: the array the rest are pulled from)
             rows.source = new
 
@@ -1218,16 +1208,22 @@ class MutationMixin:
         self.lift_write(holder, "contents", new, target, f"the NumPy array {self.captures[k].description}")
         if owned:
             self.assign_name(name, new, target)
+        self._rebind_aliases(aliases, new, target)
+
+    def _rebind_aliases(self, aliases: list, new: Value, target: Any) -> None:
+        """Eager's other names see a write (``_check_unaliased``'s ``aliases``):
+        each bound to the written version ``new``, or to that view of it."""
         made: dict[int, Any] = {}
-        for frame, key, *view_idx in aliases:   # (as ``array_store``: the other names see the write)
+        for frame, key, *view_idx in aliases:
             if not view_idx:
                 frame.env[key] = new
                 continue
-            holder_env = frame if type(frame) is list else frame.env
-            old = holder_env[key]
+            # (a name, or a value an unpacking has still to assign; one view held twice: one view of the written array)
+            holder = frame if type(frame) is list else frame.env
+            old = holder[key]
             if id(old) not in made:
                 made[id(old)] = self.remake_view(new, view_idx[0], target)
-            holder_env[key] = made[id(old)]
+            holder[key] = made[id(old)]
 
     def _captured_array(self, x: Any) -> int | None:
         """The index of the capture whose array ``x`` is (as read from
