@@ -8,8 +8,9 @@ Requires: ``jax`` (its config; ``jax._src.compilation_cache`` where the
 process compiled something before the cache was set, guarded).
 Produces: ``enable_persistent_cache()`` (run once when ``ast2graph.api`` is
 imported: the first ``to_static``), ``cache_root()``, ``jax_cache_dir()``
-(None when off) and ``compile_threshold()``, the context an ast2graph graph is
-compiled in: JAX writes every graph's executable to the cache, whatever its
+(None when off), ``jax_cache_bypassed()`` (the context of a compile whose
+executable ast2graph keeps itself, ``runtime/executables.py``) and
+``compile_threshold()``, the context an ast2graph graph is compiled in: JAX writes every graph's executable to the cache, whatever its
 compile time (JAX's own default keeps only compiles over a second, and stays
 so for the user's other ``jax.jit`` functions).
 Invariants: a JAX cache the user configured (``JAX_COMPILATION_CACHE_DIR``,
@@ -97,3 +98,28 @@ def compile_threshold() -> Iterator[None]:
         return
     with threshold(0.0):
         yield
+
+
+@contextlib.contextmanager
+def jax_cache_bypassed() -> Iterator[bool]:
+    """Around the compile of a graph whose executable ast2graph keeps in its
+    own store (``runtime/executables.py``): JAX's persistent cache is not
+    consulted, so the executable is compiled here (one JAX loaded from its
+    cache is serialised by XLA without its kernels and would not run from
+    the store). Yields whether the cache is bypassed; only where it is
+    ast2graph's (``jax_cache_dir()``)."""
+    try:
+        from jax._src import compilation_cache as cc
+    except ImportError:
+        cc = None
+    if _OWN["dir"] is None or cc is None or not hasattr(cc, "reset_cache"):
+        yield False
+        return
+    before = jax.config.jax_enable_compilation_cache
+    jax.config.update("jax_enable_compilation_cache", False)
+    cc.reset_cache()
+    try:
+        yield True
+    finally:
+        jax.config.update("jax_enable_compilation_cache", before)
+        cc.reset_cache()

@@ -2,7 +2,8 @@
 
 Requires: nothing of the compiler (the stages pass their own text).
 Produces: ``STAGES`` (parse → resolve → ssa → typeinfer → verify → lower →
-jit, in pipeline order), ``Stages`` (the seconds each stage took for one
+load → jit, in pipeline order; *load* is a graph's executable loaded from
+ast2graph's cache, which then takes no *jit*), ``Stages`` (the seconds each stage took for one
 function or segment; ``with stages.run(name, show):`` times a stage and,
 after it succeeded, prints ``show()`` to stderr when ``AST2GRAPH_PRINT_AFTER``
 names the stage) and ``printed_stages()``.
@@ -34,7 +35,7 @@ import time
 import warnings
 from typing import Callable, Iterator
 
-STAGES = ("parse", "resolve", "ssa", "typeinfer", "verify", "lower", "jit")
+STAGES = ("parse", "resolve", "ssa", "typeinfer", "verify", "lower", "load", "jit")
 PRINT_AFTER = "AST2GRAPH_PRINT_AFTER"
 _warned: set[str] = set()
 
@@ -72,10 +73,16 @@ class Stages:
         try:
             yield
         finally:
-            self.seconds[name] = self.seconds.get(name, 0.0) + time.perf_counter() - t0
+            self.add(name, time.perf_counter() - t0)
         if show is not None and name in printed_stages():
             text = show().rstrip("\n")
             sys.stderr.write(f"=== ast2graph: {self.function} after {name} ===\n{text}\n")
+
+    def add(self, name: str, seconds: float) -> None:
+        """Count ``seconds`` to ``name``, timed by the caller (a stage known to have
+        happened only once it succeeded: a graph loaded from ast2graph's store)."""
+        assert name in STAGES, name
+        self.seconds[name] = self.seconds.get(name, 0.0) + seconds
 
     def total(self) -> float:
         return sum(self.seconds.values())

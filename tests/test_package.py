@@ -23,22 +23,28 @@ ROOT = Path(__file__).resolve().parent.parent
 # A fresh process: one converted call; prints JAX's cache folder, the compiles that asked the
 # persistent cache and those it answered, as JAX counted them.
 _PROGRAM = textwrap.dedent("""
-    import json, sys
+    import json, os, sys
     import jax, jax.numpy as jnp
+    USER_JIT = bool(os.environ.get("A2G_TEST_USER_JIT"))   # a function of the user's in the graph: no key
+    double = jax.jit(lambda v: v * 2)
     from jax._src import monitoring
     events = []
     monitoring.register_event_listener(lambda name, **kw: events.append(name))
     jnp.ones(3) + 1                      # JAX compiles something before ast2graph is imported
-    from ast2graph import to_static
+    from ast2graph import explain
 
     def f(x, n):
         for i in range(n):
             if x.sum() > i:
                 x = x * 0.5
+        if USER_JIT:
+            x = double(x)
         return x
 
-    out = to_static(f)(jnp.arange(4.0), 3)
+    e = explain(f)(jnp.arange(4.0), 3)
+    out = e.result
     print(json.dumps({"dir": jax.config.jax_compilation_cache_dir, "out": out.tolist(),
+                      "stages": sorted(e.stage_seconds),
                       "hits": events.count("/jax/compilation_cache/cache_hits"),
                       "requests": events.count("/jax/compilation_cache/compile_requests_use_cache")}))
 """)
@@ -58,11 +64,30 @@ def _fresh(env: dict, folder: Path) -> dict:
 def test_second_process_reads_the_graph_from_the_cache(tmp_path):
     first = _fresh({"AST2GRAPH_CACHE_DIR": str(tmp_path)}, tmp_path)
     assert first["dir"] == str(tmp_path / "jax") and first["requests"] >= 1 and first["hits"] == 0
-    written = {p.name for p in (tmp_path / "jax").iterdir()}
-    assert written
+    graphs = {p.name for p in (tmp_path / "graphs").iterdir()}
+    assert len(graphs) == 1   # ast2graph's own entry: the executable keyed by the lowered graph
     second = _fresh({"AST2GRAPH_CACHE_DIR": str(tmp_path)}, tmp_path)
-    assert second["hits"] >= 1 and second["out"] == first["out"]
-    assert {p.name for p in (tmp_path / "jax").iterdir()} == written   # nothing compiled anew
+    # the graph's executable is loaded from ast2graph's entry: JAX neither traces, lowers nor compiles it
+    # (the other requests are small eager ops under JAX's own threshold: compiled in each process)
+    assert "jit" in first["stages"] and "load" not in first["stages"]
+    assert "load" in second["stages"] and "jit" not in second["stages"]
+    assert second["hits"] == 0 and second["out"] == first["out"]
+    assert {p.name for p in (tmp_path / "graphs").iterdir()} == graphs
+    (tmp_path / "graphs" / next(iter(graphs))).unlink()
+    # without it the graph compiles again (not from JAX's cache: XLA would write an executable
+    # it loaded without its kernels), and the entry is written anew
+    third = _fresh({"AST2GRAPH_CACHE_DIR": str(tmp_path)}, tmp_path)
+    assert "jit" in third["stages"] and third["hits"] == 0 and third["out"] == first["out"]
+    assert {p.name for p in (tmp_path / "graphs").iterdir()} == graphs
+
+
+def test_a_graph_that_cannot_be_keyed_goes_to_jaxs_cache(tmp_path):
+    """A graph calling a function of the user's (their ``jax.jit`` of a
+    lambda) has no key: JAX's persistent cache serves its second process."""
+    first = _fresh({"AST2GRAPH_CACHE_DIR": str(tmp_path), "A2G_TEST_USER_JIT": "1"}, tmp_path)
+    assert not (tmp_path / "graphs").exists() and first["hits"] == 0
+    second = _fresh({"AST2GRAPH_CACHE_DIR": str(tmp_path), "A2G_TEST_USER_JIT": "1"}, tmp_path)
+    assert second["hits"] >= 1 and "jit" in second["stages"] and second["out"] == first["out"]
 
 
 def test_default_folder_is_under_xdg_cache_home(tmp_path):

@@ -101,7 +101,7 @@ def test_an_unknown_stage_name_warns_with_the_stage_names(monkeypatch):
         warnings.simplefilter("always")
         check(named, jnp.ones(2), full_graph=True)
     messages = [str(w.message) for w in caught if PRINT_AFTER in str(w.message)]
-    assert messages and "lowering" in messages[0] and "typeinfer, verify, lower, jit" in messages[0]
+    assert messages and "lowering" in messages[0] and "typeinfer, verify, lower, load, jit" in messages[0]
 
 
 @pytest.mark.parametrize("setting", ["", "all", "typeinfer"])

@@ -43,11 +43,12 @@ from ..typeinfer.lattice import TracedNumber, array_type_of, is_array, is_tracea
 from ..typeinfer.nnx import boundary_leaf, is_node
 from ..typeinfer.precision import hoist_input_checks, needs_x64
 from ..typeinfer.specialize import leaf_paths, numpy_aliasing, numpy_layout, numpy_readonly
-from ..cache import compile_threshold
+from ..cache import compile_threshold, jax_cache_bypassed
 from ..pipeline import Stages
 from ..worklog import note_long_work
-from .fastpath import SpecMiss, aval_checked
-from .plans import GraphPlan, InterpretedPlan, check_output_types, shared_containers, x64_switch
+from . import executables
+from .fastpath import SpecMiss, aval_checked, signature
+from .plans import GraphPlan, InterpretedPlan, check_output_types, host_effects, shared_containers, x64_switch
 from .state import FunctionState
 
 
@@ -408,19 +409,43 @@ class Block:
             # the whole function is this one graph: jax.jit takes the options
             jit_kwargs = state.jit.segment_kwargs(spec, names, leaves, treedef, state.caller_params)
         note_long_work(state.name, "conversion", conversion, spec)
+        inputs = [leaves[k] for k in spec.arg_positions] + [c.getter() for c in spec.captures]
+        concrete = not any(isinstance(x, jax.core.Tracer) for x in inputs)
+        key = None
+        with x64_switch(x64):
+            if concrete and not jit_kwargs and not host_effects(spec.graph) and executables.persistable():
+                key = executables.graph_key(lowered.source, lowered.consts, inputs)
+            if key is not None:   # the same program compiled before, in this process or another one
+                t1 = time.perf_counter()
+                sig = signature(inputs)
+                loaded = executables.load(key, len(inputs), len(spec.graph.outputs),
+                                          lambda: jax.jit(aval_checked(lowered.fn, sig)))
+                if loaded is not None:
+                    stages.add("load", time.perf_counter() - t1)
+                    if checks_enabled():
+                        check_output_types(spec, loaded.compiled)
+                    return self._graph_plan(i, spec, lowered, loaded, conversion, x64, int_inputs, stages)
         jitted = jax.jit(aval_checked(lowered.fn), **jit_kwargs)
         # Trace and compile now: an error here is ours, and nothing of the user's has run yet.
         # (Under an outer transform the graph is inlined into the caller's: no compile of its own.)
         t1 = time.perf_counter()
-        inputs = [leaves[k] for k in spec.arg_positions] + [c.getter() for c in spec.captures]
         with x64_switch(x64), stages.run("jit", lambda: traced.as_text()):
             traced = jitted.lower(*inputs)
-            if not any(isinstance(x, jax.core.Tracer) for x in inputs):
-                with compile_threshold():   # the call reuses this executable; it goes to the persistent cache
-                    traced.compile()
+            if concrete:
+                hits = executables.jax_cache_hits()
+                # the call reuses this executable; it goes to JAX's persistent cache, or to
+                # ast2graph's own store where the graph has a key
+                with compile_threshold(), jax_cache_bypassed() if key is not None else contextlib.nullcontext():
+                    compiled = traced.compile()
+                if key is not None:
+                    executables.store(key, compiled, len(inputs), len(spec.graph.outputs), hits)
         note_long_work(state.name, "trace and XLA compile", time.perf_counter() - t1, spec)
         if checks_enabled():
             check_output_types(spec, traced)
+        return self._graph_plan(i, spec, lowered, jitted, conversion, x64, int_inputs, stages)
+
+    def _graph_plan(self, i: int, spec: Any, lowered: Any, jitted: Any, conversion: float, x64: bool,
+                    int_inputs: list, stages: Stages) -> GraphPlan:
         if spec.end in self.break_sites:   # this segment stopped before a break: the next one is a split
             self.split_after.add(spec.end)
         split = self.break_sites.get(i) if i in self.split_after else None

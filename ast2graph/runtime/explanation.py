@@ -63,7 +63,8 @@ class Explanation:
     def stage_seconds(self) -> dict[str, float]:
         """Seconds per named stage (``pipeline.STAGES``): parse, resolve and
         ssa of the function (once, at conversion), then typeinfer, verify,
-        lower and jit summed over the segments this call compiled."""
+        lower and jit (or load: the executable came from ast2graph's store)
+        summed over the segments this call compiled."""
         out = dict(self.function._state.stages)
         for p in self.record.compiled:
             for name, seconds in getattr(p, "stages", {}).items():

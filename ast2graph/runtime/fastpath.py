@@ -58,20 +58,22 @@ class SpecMiss(Exception):
     dtypes than the ones it was specialised for (nothing ran)."""
 
 
-def aval_checked(fn: Callable[..., Any]) -> Callable[..., Any]:
+def aval_checked(fn: Callable[..., Any], expected_signature: tuple | None = None) -> Callable[..., Any]:
     """``fn``, which refuses (``SpecMiss``) to be traced for other input
-    shapes, dtypes or weak types than the ones of its first trace.
+    shapes, dtypes or weak types than the ones of its first trace (or than
+    ``expected_signature``, ``signature(inputs)``: the graph's executable was
+    loaded, not traced).
 
     A graph is specialised on its inputs' types: loops unrolled by a shape,
     static shapes folded. ``jax.jit`` would silently trace it again for new
     shapes (a model weight replaced by one of another shape, an argument of
     the fast path); the check makes that a recompile instead. It costs
     nothing per call: it runs only when ``jax.jit`` traces."""
-    expected: list[tuple] = []
+    expected: list[tuple] = [] if expected_signature is None else [expected_signature]
 
     @functools.wraps(fn)
     def traced(*args: Any) -> Any:
-        sig = tuple(_aval_key(a) for a in args)
+        sig = signature(args)
         if not expected:
             expected.append(sig)
         elif sig != expected[0]:
@@ -82,6 +84,11 @@ def aval_checked(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 
 _typeof = getattr(jax, "typeof", None) or jax.core.get_aval   # jax.typeof from JAX 0.4.36
+
+
+def signature(args: Any) -> tuple:
+    """The inputs' shapes, dtypes and weak types, as ``aval_checked`` compares them."""
+    return tuple(_aval_key(a) for a in args)
 
 
 def _aval_key(x: Any) -> tuple:

@@ -50,6 +50,11 @@ def check_output_types(spec: Specialization, traced: Any) -> None:
                                  f"{as_dtype(g.dtype)}{list(g.shape)}, typed {w}")
 
 
+def host_effects(graph: Any) -> bool:
+    """The graph calls back into Python (prints, checks, loop bounds)."""
+    return any(getattr(getattr(op, "fn", None), "_a2g_effect", False) or bounded(op) for op in walk_ops(graph.body))
+
+
 def x64_switch(on: bool) -> Any:
     """``jax.enable_x64(True)`` around the trace and every call of a graph
     with 64-bit values; nothing otherwise."""
@@ -96,8 +101,7 @@ class GraphPlan:
         # outputs whose eager value is a Python number: handed back as one
         self.python_out = [k for k, x in enumerate(self.spec.out_template) if isinstance(x, Value) and x.type.python]
         # host callbacks (prints, loop-bound checks): wait for them after each call
-        self.has_effects = any(getattr(getattr(op, "fn", None), "_a2g_effect", False) or bounded(op)
-                               for op in walk_ops(self.spec.graph.body))
+        self.has_effects = host_effects(self.spec.graph)
         # ... of which the user sees some before the graph returns (a print, a warning, a call of
         # theirs on the host): not only run-time checks, which have done nothing until they raise
         fns = [getattr(op, "fn", None) for op in walk_ops(self.spec.graph.body)]
