@@ -1,7 +1,9 @@
 """What ast2graph keeps across processes: JAX's persistent compilation cache.
 
     AST2GRAPH_CACHE_DIR=/path   the cache's folder (default: $XDG_CACHE_HOME/ast2graph,
-                                else ~/.cache/ast2graph); JAX's cache is its `jax` subfolder
+                                else ~/.cache/ast2graph); JAX's cache is its `jax` subfolder,
+                                ast2graph's store of compiled graphs its `graphs` subfolder
+                                (runtime/executables.py)
     AST2GRAPH_NO_CACHE=1        no persistent cache at all
 
 Requires: ``jax`` (its config; ``jax._src.compilation_cache`` where the

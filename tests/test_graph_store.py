@@ -253,3 +253,14 @@ def test_fingerprints_tell_values_apart(monkeypatch):
     monkeypatch.setattr(jnp, "sin", user_function)   # a library name patched: the object is the user's
     with pytest.raises(executables._Unkeyable):
         fp(jnp.sin)
+
+
+def test_jax_options_and_xla_flags_are_in_the_key(store, monkeypatch):
+    x = jnp.arange(3.0)
+    assert not _run(damped, x, 6)[1]
+    with jax.default_matmul_precision("highest"):
+        assert not _run(damped, x, 6)[1]
+    monkeypatch.setenv("XLA_FLAGS", "--xla_cpu_enable_fast_math=false")
+    assert not _run(damped, x, 6)[1]
+    monkeypatch.delenv("XLA_FLAGS")
+    assert _run(damped, x, 6)[1]

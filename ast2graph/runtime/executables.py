@@ -12,7 +12,7 @@ holds the lowered source text, a fingerprint of every constant its namespace
 binds (values by content; functions by the library module and name they are
 found under, only from the libraries listed in ``_LIBRARIES``, whose versions
 are in the key too), the inputs' shapes, dtypes and weak types, JAX's trace
-context (the x64 switch among it), the versions of ast2graph (with the size
+context and options (the x64 switch among them) and XLA's flags, the versions of ast2graph (with the size
 and time of each of its source files), JAX, jaxlib, NumPy and Python, and the
 backend. Type inference runs again in every process, so a changed source,
 guard or global shows up as another lowered source or constant; nothing of
@@ -186,14 +186,17 @@ def _versions(libraries: set[str]) -> tuple:
 
 
 def _trace_context() -> tuple:
+    """JAX's settings a trace or a compile may read: its trace context (the
+    x64 switch, matmul precision, ... as context managers set them), every
+    global option but the caches' own, and XLA's flags."""
     try:
         from jax._src.config import trace_context
-        items = trace_context()
-    except Exception:   # another JAX: the public switches that change a trace
-        c = jax.config
-        items = (c.jax_enable_x64, c.jax_default_matmul_precision, c.jax_numpy_rank_promotion,
-                 c.jax_numpy_dtype_promotion, c.jax_default_prng_impl)
-    return tuple(repr(e) if " at 0x" not in repr(e) else type(e).__qualname__ for e in items)
+        items = tuple(trace_context())
+    except Exception:   # another JAX: the global options below hold the switches
+        items = ()
+    options = tuple(sorted((k, v) for k, v in jax.config.values.items() if "cache" not in k))
+    flags = tuple(os.environ.get(name, "") for name in ("XLA_FLAGS", "LIBTPU_INIT_ARGS"))
+    return tuple(repr(e) if " at 0x" not in repr(e) else type(e).__qualname__ for e in items + options + flags)
 
 
 def _input(x: Any) -> tuple:
