@@ -750,6 +750,11 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         if getattr(fn, "_a2g_check", False):
             if self._check_site(fn, args, kwargs, node, name):
                 return None   # taken by a handler around it: its condition ends the body (blocks.caught_check)
+            writes = self.__dict__.pop("_check_writes", None)
+            if writes is not None:   # (``_check_site``): made first when it fires, then the check's own calls
+                pred, exc, a, k = args
+                before = (writes, *kwargs.get("before", ()))
+                kwargs = {**kwargs, "before": before, "kinds": self.value_kinds((a, k, before), node)}
             if fn is arrays.raise_when and self.__dict__.get("filters_bumped"):
                 # eager changed the warning filters' version before this check (specialize._only_version_bumps)
                 kwargs = {**kwargs, "first": hostwarnings.filters_mutated}
@@ -3485,6 +3490,11 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
                 self.note_protected_check()
         elif self.protectors and not self.rolled_depth:
             self.note_protected_check()   # proven when the protectors end (checkscope rules 3-4), or late
+        elif unproven and not self.rolled_depth and fn is arrays.raise_when and \
+                (writes := self.check_writeback()) is not None:
+            # the check, when it fires, makes the writes so far itself before it raises (eager's state at
+            # the raise); the call then raises before the write-back of the segment's end
+            self.__dict__["_check_writes"] = writes
         elif unproven or self.rolled_depth:
             self.late_checks = True
         return False
@@ -3609,6 +3619,9 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         (``Static``), objects that exist before the call; None for anything
         else (a fresh mutable object eager makes anew on each call) or when
         evaluating them emitted an effect (eager runs it only when raising)."""
+        # (the writes before the message: a write its evaluation makes is made on every call in the
+        # graph, only when raising in eager; such a check is kept in Python: ``check_writeback``)
+        self.__dict__["_writes_before_message"] = dict(self.attr_writes)
         def one(node: Any) -> Any:
             value = self.eval(node)
             if contains_standin(value, arrays_too=False):   # a local function, a range...: not eager's object

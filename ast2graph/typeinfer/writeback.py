@@ -42,6 +42,7 @@ import types
 from typing import Any
 
 from ..fallback.sites import FallbackCode
+from .kinds import contains_standin
 from .state import InPlaceArray
 from .varlist import tail_of
 
@@ -172,6 +173,69 @@ class WritebackMixin:
             err.carry = (key, obj, attr)  # type: ignore[attr-defined]
             raise err
         self.attr_writes[key] = (obj, attr, value)
+
+    def check_writeback(self) -> tuple | None:
+        """A run-time check about to be emitted after this segment wrote
+        outside state (``attr_writes``), none of it in a way only the call's
+        end can apply: the host call (``arrays.write_state``, one of the
+        check's ``before`` calls) that makes those writes, with their values
+        as of the check, when it fires, so that the call raises with eager's
+        state (the write-back after the call is then skipped, and the writes
+        after the check with it). None where a write cannot be made so: an
+        array written in place (its array is read per call), an argument's
+        array, view or container (written into the caller's objects, which
+        the host does not hold), appends under a traced condition not yet
+        joined, a value of path-dependent kind, a list whose length depends
+        on the data, an object this call made other than a list, dict or
+        tuple (eager makes a new one per call), one object written twice."""
+        if self.input_writes or self.view_writes or self.first_writes or self.__dict__.get("_pending_shadows") \
+                or self.__dict__.get("_pending_inputs"):
+            return None
+        before = self.__dict__.pop("_writes_before_message", None)   # (``check_arguments``)
+        if before is not None and (before.keys() != self.attr_writes.keys()
+                                   or any(before[k] is not e for k, e in self.attr_writes.items())):
+            return None   # the exception's arguments wrote state: eager writes it only when it raises
+        from ..graphlib import arrays
+        from ..graphlib.trees import tree_flatten
+        from ..ir.core import Value
+
+        seen: set[int] = set()
+
+        def host_form(x: Any) -> Any:
+            if type(x) is Value:
+                if arrays.eager_kind(x.type) == "mixed":
+                    raise _NoWriteback
+                return x
+            if isinstance(x, arrays.DeferredStr) or type(x) in _KEY_TYPES or type(x) is complex:
+                return x
+            kind = type(x)
+            if kind in (list, dict, tuple) and (kind is tuple or self._is_fresh(x)):
+                if tail_of(x) is not None or id(x) in seen:
+                    raise _NoWriteback
+                seen.add(id(x))
+                if kind is dict:
+                    if not all(_static_key(k) for k in x):
+                        raise _NoWriteback
+                    return {k: host_form(v) for k, v in x.items()}
+                return kind(host_form(v) for v in x)
+            if self._made_here(x) or contains_standin(x):
+                raise _NoWriteback
+            return arrays.Static(x)   # an object that exists before the call: that very object
+
+        targets, values = [], []
+        try:
+            for obj, attr, value in self.attr_writes.values():
+                if type(obj) is InPlaceArray or self._is_fresh(obj):
+                    return None
+                targets.append((arrays.Static(obj), attr))
+                values.append(host_form(value))
+        except _NoWriteback:
+            return None
+        leaves, treedef = tree_flatten(values, leaf_types=(arrays.DeferredStr, arrays.Static))
+        held = self.__dict__.setdefault("check_held", [])   # (specialize._rebind: these objects stay themselves)
+        held.extend(obj for obj, _, _ in self.attr_writes.values())
+        held.extend(t.value for t in leaves if isinstance(t, arrays.Static))
+        return arrays.write_state, (tuple(targets), leaves, arrays.Static(treedef)), {}
 
     @property
     def rebound_places(self) -> set:
@@ -631,6 +695,10 @@ class WritebackMixin:
         self.input_writes = dict(snapshot[0])
         self.pending_inputs.clear()
         self.pending_inputs.update(snapshot[1])
+
+
+class _NoWriteback(Exception):
+    """A pending write ``check_writeback`` cannot make on the host."""
 
 
 class _None:

@@ -1,0 +1,163 @@
+"""Realistic model and training programs (h-model21): state written before a
+run-time check, parameters in dicts written in place, early stopping.
+
+Each program is compared with eager on calls that change the caller's state
+between them (``check_sequence``, ``full_graph=True``: any fallback fails).
+"""
+
+from __future__ import annotations
+
+import traceback
+
+import numpy as np
+import pytest
+
+from ast2graph import explain, to_static
+from helpers import check_calls, check_sequence
+
+# --------------------------------------------- 1. writes of state before a check
+LOG: list = []
+
+
+def _validate(x):
+    LOG.append("start")
+    if x.min() < 0:
+        raise ValueError(f"negative input: min={float(x.min()):.3f}")
+    LOG.append("end")   # after the check: never made when it fires
+    return x * 2
+
+
+def test_global_list_appended_before_check():
+    def make():
+        LOG.clear()
+        return _validate, None
+
+    def call(x):
+        return lambda fn, _: (fn(x), list(LOG))
+
+    def bad(fn, _):
+        try:
+            fn(-np.ones(3))
+        finally:
+            snapshot.append(list(LOG))
+
+    snapshot: list = []
+
+    def tamper(fn, _):   # the caller changes the list between calls
+        LOG[:] = ["old"]
+        return fn(np.ones(2)), list(LOG)
+
+    check_sequence(make, [call(np.ones(3)), bad, call(np.arange(3.0)), tamper, bad, call(np.ones(3))])
+    assert snapshot[0] == snapshot[2] and snapshot[1] == snapshot[3]   # eager's and the converted run's
+
+
+class _Trainer:
+    def __init__(self):
+        self.n, self.hist, self.w = 0, [], np.ones(3)
+        self.last = None
+
+    def step(self, x):
+        self.n += 1
+        loss = float((x * self.w).sum())
+        self.hist.append({"step": self.n, "loss": loss})
+        if not np.isfinite(loss):
+            raise FloatingPointError(f"loss {loss} at step {self.n}")
+        self.last = loss
+        return loss
+
+
+def _state(t):
+    return t.n, [dict(h) for h in t.hist], t.last
+
+
+def test_method_state_before_check_is_eagers_at_the_raise():
+    def make():
+        t = _Trainer()
+        return t.step, t
+
+    def call(x):
+        def run(fn, t):
+            try:
+                return fn(x), _state(t)
+            except FloatingPointError as e:
+                return repr(e), _state(t)
+        return run
+
+    def reset(fn, t):   # the caller changes the counter and the history between calls
+        t.n, t.hist = 10, [{"step": 0, "loss": -1.0}]
+        return fn(np.ones(3)), _state(t)
+
+    nan = np.array([1.0, np.nan, 2.0])
+    check_sequence(make, [call(np.ones(3)), call(nan), call(np.ones(3) * 2), reset, call(nan), call(nan)],
+                   recompiles=3)
+
+
+def test_check_state_goes_to_the_called_object():
+    """Objects passed by value: a plan may serve an equal object; the check's
+    writes must reach the object of this call, not the traced one."""
+    class Box:
+        def __init__(self):
+            self.count = 0
+
+    def fn(box, x):
+        box.count = box.count + 1
+        if x.sum() > 10:
+            raise RuntimeError("too big")
+        return x + box.count
+
+    def make():
+        return fn, [Box(), Box()]
+
+    def call(k, x):
+        def run(f, boxes):
+            try:
+                out = f(boxes[k], x)
+            except RuntimeError as e:
+                out = repr(e)
+            return out, [b.count for b in boxes]
+        return run
+
+    check_sequence(make, [call(0, np.ones(2)), call(1, np.ones(2) * 20), call(0, np.ones(2) * 20),
+                          call(1, np.ones(2))])
+
+
+def test_check_after_state_traceback_ends_at_the_raise():
+    LOG.clear()
+    g = to_static(_validate, full_graph=True)
+    g(np.ones(2))
+    with pytest.raises(ValueError) as info:
+        g(-np.ones(2))
+    assert str(info.value) == "negative input: min=-1.000"
+    last = traceback.extract_tb(info.value.__traceback__)[-1]
+    assert last.name == "_validate" and "raise ValueError" in last.line
+    assert LOG == ["start", "end", "start"]
+
+
+def test_check_state_kinds_and_graph_count():
+    """Values written before the check reach the state as eager's kinds: a
+    NumPy array, a Python int, a NumPy scalar, a tuple; one graph per call."""
+    class Opt:
+        def __init__(self):
+            self.t, self.g, self.peak, self.pair = 0, None, None, None
+
+    def step(opt, x):
+        opt.t += 1
+        opt.g = x * 2.0
+        opt.peak = x.max()
+        opt.pair = (opt.t, "seen")
+        assert x.min() > -1, f"bad at {opt.t}"
+        return opt.g.sum()
+
+    o = Opt()
+    g = to_static(step, full_graph=True)
+    e = explain(g)(o, np.ones(3))
+    assert e.graph_count == 1, str(e)
+    o2 = Opt()
+    step(o2, np.ones(3))
+    with pytest.raises(AssertionError, match="bad at 2"):
+        g(o, -np.ones(3) * 2)
+    with pytest.raises(AssertionError, match="bad at 2"):
+        step(o2, -np.ones(3) * 2)
+    assert o.t == o2.t == 2 and type(o.t) is int and o.pair == o2.pair
+    assert type(o.g) is np.ndarray and np.array_equal(o.g, o2.g) and o.g.dtype == o2.g.dtype
+    assert type(o.peak) is type(o2.peak) and o.peak == o2.peak
