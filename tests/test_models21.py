@@ -161,3 +161,107 @@ def test_check_state_kinds_and_graph_count():
     assert o.t == o2.t == 2 and type(o.t) is int and o.pair == o2.pair
     assert type(o.g) is np.ndarray and np.array_equal(o.g, o2.g) and o.g.dtype == o2.g.dtype
     assert type(o.peak) is type(o2.peak) and o.peak == o2.peak
+
+
+# ------------------------------- 2. parameters in a dict, written in place
+class _SGD:
+    def __init__(self):
+        self.params = {"w": np.ones((2, 3)), "b": np.zeros(3)}
+        self.grads = {"w": np.full((2, 3), 0.5), "b": np.arange(3.0)}
+
+    def step_items(self, lr):
+        for k, p in self.params.items():
+            p -= lr * self.grads[k]
+        return self.params["w"].sum() + self.params["b"].sum()
+
+    def step_values(self, lr):
+        for p, g in zip(self.params.values(), self.grads.values()):
+            p *= 1 - lr
+            p -= lr * g
+        return 0
+
+    def step_list(self, lr):
+        ps = list(self.params.values())
+        for p in ps:
+            p -= lr
+        return ps[0].sum(), ps[1] is self.params["b"]
+
+
+def _params(o):
+    return {k: v.copy() for k, v in o.params.items()}
+
+
+@pytest.mark.parametrize("method", ["step_items", "step_values", "step_list"])
+def test_dict_of_parameters_written_in_place(method):
+    def make():
+        o = _SGD()
+        return getattr(o, method), o
+
+    def call(lr):
+        return lambda fn, o: (fn(lr), _params(o))
+
+    def caller_writes(fn, o):   # into a parameter: the graph reads it per call (no recompile)
+        o.params["w"][0, 0] = 7.0
+        return fn(0.1), _params(o)
+
+    def caller_rebinds(fn, o):   # another array under a key, and its old one kept by the caller
+        old = o.params["b"]
+        o.params["b"] = np.full(3, 2.0)
+        out = fn(0.1)
+        return out, _params(o), old.copy()
+
+    def caller_adds(fn, o):   # a new key: the keys are guarded
+        o.params["c"] = np.ones(2)
+        o.grads["c"] = np.ones(2)
+        return fn(0.1), _params(o)
+
+    static = check_sequence(make, [call(0.1), call(0.1), caller_writes, caller_rebinds, call(0.1), caller_adds,
+                                   call(0.1)])
+    assert static.recompiles <= 1, static.recompile_reasons
+
+
+def test_dict_values_written_one_graph_held_array_identity():
+    o = _SGD()
+    w = o.params["w"]
+    e = explain(o.step_items)(0.1)
+    assert e.graph_count == 1 and not e.fallback_sites, str(e)
+    assert o.params["w"] is w and np.allclose(w, 0.95)
+
+
+def test_dict_of_parameters_sharing_one_array_matches_eager():
+    def make():
+        o = _SGD()
+        o.params["v"] = o.params["w"]   # one array under two keys: written twice by eager
+        o.grads["v"] = o.grads["w"]
+        return o.step_items, o
+
+    check_sequence(make, [lambda fn, o: (fn(0.1), _params(o))] * 2, full_graph=False)
+
+
+def test_loop_body_adding_a_key_matches_eager():
+    def make():
+        d = {"a": np.ones(2), "b": np.zeros(2)}
+
+        def f(x):
+            for p in d.values():
+                p += x
+                d["c"] = x   # eager: RuntimeError, the dict changed size during iteration
+            return d["a"]
+        return f, d
+
+    check_sequence(make, [lambda fn, d: (fn(np.ones(2)), dict(d))], full_graph=False)
+
+
+def test_loop_body_adding_a_key_on_the_last_item_matches_eager():
+    def make():
+        d = {"a": np.ones(2), "b": np.zeros(2)}
+
+        def f(x):
+            for k, p in d.items():
+                p += x
+                if k == "b":
+                    d["c"] = x   # eager: RuntimeError at the pull after the last item
+            return d["a"]
+        return f, d
+
+    check_sequence(make, [lambda fn, d: (fn(np.ones(2)), dict(d))], full_graph=False)

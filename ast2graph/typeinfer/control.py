@@ -1300,6 +1300,15 @@ class ControlMixin(ExitsMixin):
                         f"(at most max_unroll={self.options.max_unroll})")
             self._unrolled_for(stmt, self._live_items(iterable, stmt.iter, self.options.max_unroll), iterable)
             return
+        if type(iterable) in (type({}.values()), type({}.items())) and self.holds_arrays(iterable):
+            # ``for k, p in self.params.items()``: each array read as ``self.params[k]`` (a capture, written
+            # in place as eager writes it), pulled one per iteration (a body that changes the dict's size
+            # makes eager's iterator raise: it runs in Python)
+            self.decide(stmt, "for", "unrolled", f"{len(iterable)} iterations over a {type(iterable).__name__} of "
+                        "an outside dict of NumPy arrays")
+            self._unrolled_for(stmt, self._live_items(self.live_held_arrays(iterable, stmt.iter), stmt.iter),
+                               iterable)
+            return
         items = self.iterate_static(iterable, stmt.iter)
         what = "array rows" if isinstance(iterable, Value) else type(iterable).__name__
         self.decide(stmt, "for", "unrolled", f"{len(items)} iterations over a static {what} (limit {self.options.unroll_limit})")

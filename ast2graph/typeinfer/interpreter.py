@@ -70,7 +70,7 @@ from .tracing import output_types
 from ..ir.tracertext import watching
 from .lattice import (INT_BITS, INT_RANGE, TRACED_INT_BITS, int_range_of, WIDE_INTS, traced_int_ok, canonical_type, host_scalar, is_64bit, is_array, is_python_number, is_static_number,
                       is_traceable_number, ndarray_subclass, static_array_type, subclass_cause)
-from .guards import Snapshot, TooLarge, watched
+from .guards import Snapshot, TooLarge, viewed_dict, watched
 from .state import (NO_DEFAULT, UNBOUND, MaybeBound, Capture, ContinueSignal, BreakSignal, Frame, Guard,  # noqa: F401
                     LocalFunction, Options, ReturnSignal, builtin_value, contains_value, unit_of_nested)
 
@@ -568,6 +568,9 @@ def _contiguous_strides(shape: tuple, itemsize: int, order: str) -> tuple:
     out.reverse()
     return tuple(out) if order == "C" else tuple(reversed(out))
 
+
+_ITEMS_VIEW = type({}.items())
+_VALUE_VIEWS = (type({}.values()), _ITEMS_VIEW)   # a dict's views whose items hold its values
 
 class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixin, NnxMixin, WritebackMixin,
                   ContainerMixin, ListIndexMixin, VarListMixin, MaskedMixin, KindTagMixin, IdentityMixin):
@@ -1079,7 +1082,9 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
                 continue
             seen.add(id(x))
             self.check_no_effect(x, node, objects)
-            if self._is_fresh(x) or type(x) is tuple:
+            if type(x) in _VALUE_VIEWS and type(viewed_dict(x)) is dict:   # what it shows: its dict's contents
+                stack.append(viewed_dict(x))
+            elif self._is_fresh(x) or type(x) is tuple:
                 stack.extend(x.values() if isinstance(x, dict) else x if isinstance(x, (list, tuple, set)) else ())
             elif watched(x):
                 self._guard_contents(x, node, objects)
@@ -1323,6 +1328,8 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         if not self._is_fresh(value) and watched(value) and type(value) is dict:
             self.check_no_effect(value, node, True)
             self.guard_keys_of(value, node)   # ``for k in d``: its keys (``d[k]`` guards or captures each value it reads)
+        elif type(value) in _VALUE_VIEWS and type(viewed_dict(value)) is dict:
+            self.guard_reads(viewed_dict(value), node)   # a dict's values or items: its contents
         elif not self._is_fresh(value) and watched(value) and type(value) is not tuple:
             self._guard_contents(value, node)   # the items read are the ones it holds now
         method = None if isinstance(value, (list, tuple, dict, type)) else _users_method(value, "__iter__")
@@ -1642,7 +1649,13 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
             # hasattr/getattr look an attribute up: what the object's attributes hold is not read
             self.guard_reads((*args, *kwargs.values()), node, objects=fn is not hasattr and fn is not getattr)
             owner = getattr(fn, "__self__", None)
-            if owner is not None and type(fn) is types.BuiltinMethodType:
+            if type(owner) is dict and fn.__name__ in ("values", "items") and not args and not kwargs \
+                    and self.holds_arrays(getattr(owner, fn.__name__)()):
+                # ``self.params.items()`` of NumPy arrays: the view shows the dict as it is when read (each
+                # array then read as ``d[key]``: ``held_arrays``, or its contents guarded: ``guard_reads``)
+                self.check_no_effect(owner, node, True)
+                self.guard_keys_of(owner, node)
+            elif owner is not None and type(fn) is types.BuiltinMethodType:
                 self.guard_reads(owner, node)
         numeric = any(isinstance(a, (np.generic, np.ndarray)) for a in (*args, *kwargs.values()))
         try:
@@ -1946,26 +1959,41 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         return negate
 
     def held_arrays(self, seq: Any, node: Any) -> list | None:
-        """The items of an outside list of NumPy arrays (``self.params``), each
-        read as ``seq[k]`` reads it (a capture: re-read per call, written in
-        place as eager writes it), in a list of this call's own, the list's
-        length guarded; None for any other iterable."""
+        """The items of an outside list of NumPy arrays (``self.params``), or
+        of an outside dict's ``.values()``/``.items()`` view whose values are
+        NumPy arrays, each array read as ``seq[k]`` (``d[key]``) reads it (a
+        capture: re-read per call, written in place as eager writes it), in a
+        list of this call's own, the list's length (the dict's keys) guarded;
+        None for any other iterable."""
         if not self.holds_arrays(seq):
             return None
-        self.check_no_effect(seq, node, True)
-        self.guard_length_of(seq, node)
-        return self.mark_fresh([self.subscript(seq, k, node) for k in range(len(seq))])
+        if type(seq) is list:
+            self.check_no_effect(seq, node, True)
+            self.guard_length_of(seq, node)
+            return self.mark_fresh([self.subscript(seq, k, node) for k in range(len(seq))])
+        return self.mark_fresh(list(self.live_held_arrays(seq, node)))
 
     def holds_arrays(self, seq: Any) -> bool:
-        """An outside list of NumPy arrays, short enough to unroll (``held_arrays``)."""
+        """An outside list of NumPy arrays, or the ``.values()``/``.items()``
+        view of an outside dict of NumPy arrays, short enough to unroll
+        (``held_arrays``)."""
+        if type(seq) in _VALUE_VIEWS:
+            d = viewed_dict(seq)
+            return type(d) is dict and bool(d) and len(d) <= self.options.max_unroll and not self._made_here(d) \
+                and all(type(x) is np.ndarray for x in d.values())
         return type(seq) is list and bool(seq) and len(seq) <= self.options.max_unroll and not self._made_here(seq) \
             and all(type(x) is np.ndarray for x in seq)
 
-    def live_held_arrays(self, seq: list, node: Any) -> Iterator[Any]:
+    def live_held_arrays(self, seq: Any, node: Any) -> Iterator[Any]:
         """Iterating an outside list of NumPy arrays lazily, as a list
         iterator does (by index, seeing what the loop body appends): each
         array read as ``seq[k]`` reads it (``held_arrays``), the list's
-        length guarded when the iterator is made."""
+        length guarded when the iterator is made. A dict's view: by its keys
+        at the start (guarded), each value read as ``d[key]``; a body that
+        changes the dict's size makes eager's iterator raise: it runs in
+        Python."""
+        if type(seq) in _VALUE_VIEWS:
+            return self.mark_fresh(self._live_view_items(seq, node))
         self.check_no_effect(seq, node, True)
         self.guard_length_of(seq, node)
 
@@ -1976,6 +2004,23 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
                 yield self.subscript(seq, k, node) if type(item) is np.ndarray else item
                 k += 1
         return self.mark_fresh(items())
+
+    def _live_view_items(self, view: Any, node: Any) -> Iterator[Any]:
+        d = viewed_dict(view)
+        self.check_no_effect(d, node, True)
+        self.guard_keys_of(d, node)
+        pairs = type(view) is _ITEMS_VIEW
+        keys = list(d)
+        for n in range(len(keys) + 1):
+            if self.effect_targets.get(id(d)) is d:   # (a key set or added by the body: pending, after the call;
+                # eager's iterator raises at its next pull, the last one too, where the size changed)
+                raise self.graph_break(FallbackCode.MUTATION, node, f"{self.named(d)} changed while a loop "
+                                       "iterates its view")
+            if n == len(keys):
+                return
+            key = keys[n]
+            value = self.subscript(d, key, node)
+            yield (key, value) if pairs else value
 
     def guard_length_of(self, seq: Any, node: Any) -> None:
         """Guard what ``len`` reads of an outside dict (its keys: ``guard_keys_of``)

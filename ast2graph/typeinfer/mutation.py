@@ -1638,7 +1638,17 @@ class MutationMixin:
             return True
         if getattr(self, "rolled_depth", 0) or len(self.loops_held) != self.loop_depth:
             return False
-        return all(self._holds_not(held, obj, 0) for held in self.loops_held)
+        return all(self._holds_not(held, obj, 0) or self._own_list_of(held, obj) for held in self.loops_held)
+
+    def _own_list_of(self, x: Any, obj: Any) -> bool:
+        """``x`` is a list this call made that holds ``obj`` itself (``ps =
+        list(self.params.values())``, ``for p in ps: p -= lr``) and no view
+        or join of it in another item: its places holding ``obj`` are set to
+        the written version (``_references``' ``plain``), so the list and a
+        loop iterating it live see the write, as eager's list holds the one
+        array written in place."""
+        return type(x) is list and self._is_fresh(x) and any(y is obj for y in x) \
+            and all(y is obj or self._holds_not(y, obj, 1) for y in x)
 
     def _holds_not(self, x: Any, obj: Any, depth: int) -> bool:
         """Whether ``x`` (an iterable of a loop) certainly holds no view of ``obj``."""
@@ -1976,6 +1986,9 @@ class MutationMixin:
                     # and ``out``): made again with the written version in its places, as a name is rebound
                     plain.append((_TupleItems(frame, obj), key))
                     continue
+                if plain is not None and any(frame is f for f in own) and frame.owns(key) and self._own_list_of(v, obj):
+                    plain.append((_ListItems(v, obj), key))   # (its places set to the written version)
+                    continue
                 held = self._own_attributes_holding(v, obj, walk) if plain is not None else None
                 if held:   # ``self._x`` of array-api-extra's ``at(x)`` made in this call: rebound as a name is
                     plain += [(_Attributes(v), attr) for attr in held]
@@ -1989,6 +2002,8 @@ class MutationMixin:
                     where = "" if frame is self.frame else f" in {getattr(frame.unit, 'qualname', 'an enclosing function')}"
                     yield f"'{key}'{where}"
                     return
+        if plain is not None:   # an unrolled loop's own list that holds it (``for p in list(d.values())``)
+            plain += [(_ListItems(h, obj), None) for h in self.loops_held if self._own_list_of(h, obj)]
         for held in self.attr_writes.values():
             if type(held[0]) is InPlaceArray and held[2] is obj:   # (the array's own written contents)
                 continue
@@ -2037,6 +2052,29 @@ class _TupleItems:
 
     def __init__(self, frame: Any, obj: Any):
         self.env = _TupleItemsEnv(frame.env, obj)
+
+
+class _ListItems:
+    """A list this call made holding an array itself, seen as a frame's name:
+    ``env[key] = new`` sets each of its places holding the array to ``new``,
+    in place (the list keeps its identity, as eager's list holding the one
+    array written in place), for the rebinding of ``array_store``'s aliases."""
+
+    def __init__(self, items: list, obj: Any):
+        self.env = _ListItemsEnv(items, obj)
+
+
+class _ListItemsEnv:
+    def __init__(self, items: list, obj: Any):
+        self.items, self.obj = items, obj
+
+    def __getitem__(self, key: Any) -> Any:
+        return self.items
+
+    def __setitem__(self, key: Any, new: Any) -> None:
+        for k, x in enumerate(self.items):
+            if x is self.obj:
+                self.items[k] = new
 
 
 class _TupleItemsEnv:
