@@ -7,7 +7,9 @@ between them (``check_sequence``, ``full_graph=True``: any fallback fails).
 
 from __future__ import annotations
 
+import dataclasses
 import traceback
+from typing import NamedTuple
 
 import numpy as np
 import pytest
@@ -265,3 +267,107 @@ def test_loop_body_adding_a_key_on_the_last_item_matches_eager():
         return f, d
 
     check_sequence(make, [lambda fn, d: (fn(np.ones(2)), dict(d))], full_graph=False)
+
+
+# ------------------------- 3. named tuple and dataclass states written through
+class _Ema(NamedTuple):
+    m: np.ndarray
+    buf: np.ndarray
+    t: int
+
+
+@dataclasses.dataclass
+class _DEma:
+    m: np.ndarray
+    buf: np.ndarray
+    t: int = 0
+
+
+def _ema_update(state, x):
+    state.buf[:] = x
+    state.m[...] *= 0.9
+    state.m[:] = state.m + 0.1 * state.buf
+    return state.m.sum(), state
+
+
+def _ema_dataclass(state, x):
+    state.buf[:] = x
+    state.m *= 0.9
+    state.m += 0.1 * state.buf
+    state.t += 1
+    return state.m.sum()
+
+
+def _fields(s):
+    return s.m.copy(), s.buf.copy(), s.t
+
+
+def test_named_tuple_state_written_through_its_fields():
+    def make():
+        return _ema_update, {"s": _Ema(np.ones(3), np.zeros(3), 0)}
+
+    def call(x):
+        def run(fn, w):
+            s = w["s"]
+            total, out = fn(s, x)
+            # (``out is s``: a named tuple argument handed back is a new tuple of the caller's arrays,
+            # as before this change: reported)
+            return total, _fields(s), out.m is s.m, out.buf is s.buf
+        return run
+
+    def caller_writes(fn, w):   # into the state's arrays between calls
+        w["s"].m[1] = 5.0
+        return call(np.ones(3))(fn, w)
+
+    def fresh_state(fn, w):   # another state object, other arrays
+        w["s"] = _Ema(np.full(3, 2.0), np.ones(3), 0)
+        return call(np.arange(3.0))(fn, w)
+
+    static = check_sequence(make, [call(np.arange(3.0)), call(np.ones(3)), caller_writes, fresh_state,
+                                   call(np.zeros(3))])
+    assert static.recompiles == 0, static.recompile_reasons
+
+
+def test_named_tuple_state_with_one_array_in_two_fields_matches_eager():
+    def make():
+        a = np.ones(3)
+        return _ema_update, _Ema(a, a, 0)
+
+    check_sequence(make, [lambda fn, s: (fn(s, np.arange(3.0))[0], _fields(s))] * 2, full_graph=False)
+
+
+def test_named_tuple_state_held_twice_matches_eager():
+    def f(state, x):
+        keep = [state]
+        state.buf[:] = x
+        return keep[0].buf.sum() + state.buf.sum()
+
+    check_calls(f, [(_Ema(np.ones(3), np.zeros(3), 0), np.arange(3.0))], full_graph=False)
+
+
+def test_named_tuple_attribute_augmented_raises_as_eager():
+    def f(state, x):
+        state.m *= 0.9   # eager: the array is scaled in place, then setattr raises AttributeError
+        return x
+
+    check_sequence(lambda: (f, _Ema(np.ones(3), np.zeros(3), 0)),
+                   [lambda fn, s: (fn(s, np.ones(2)), _fields(s))], full_graph=False)
+
+
+def test_dataclass_state_written_through_its_fields():
+    def make():
+        return _ema_dataclass, {"s": _DEma(np.ones(3), np.zeros(3))}
+
+    def call(x):
+        return lambda fn, w: (fn(w["s"], x), _fields(w["s"]))
+
+    def caller_writes(fn, w):
+        w["s"].buf[0] = 9.0
+        w["s"].t = 10
+        return call(np.ones(3))(fn, w)
+
+    def fresh_state(fn, w):
+        w["s"] = _DEma(np.full(3, 2.0), np.ones(3), 1)
+        return call(np.arange(3.0))(fn, w)
+
+    check_sequence(make, [call(np.arange(3.0)), call(np.ones(3)), caller_writes, fresh_state, call(np.zeros(3))])
