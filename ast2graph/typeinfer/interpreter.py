@@ -755,7 +755,7 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
                 return None   # taken by a handler around it: its condition ends the body (blocks.caught_check)
             writes = self.__dict__.pop("_check_writes", None)
             if writes is not None:   # (``_check_site``): made first when it fires, then the check's own calls
-                pred, exc, a, k = args
+                a, k = (args[2] if len(args) > 2 else ()), (args[3] if len(args) > 3 else {})
                 before = (writes, *kwargs.get("before", ()))
                 kwargs = {**kwargs, "before": before, "kinds": self.value_kinds((a, k, before), node)}
             if fn is arrays.raise_when and self.__dict__.get("filters_bumped"):
