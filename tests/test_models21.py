@@ -371,3 +371,48 @@ def test_dataclass_state_written_through_its_fields():
         return call(np.arange(3.0))(fn, w)
 
     check_sequence(make, [call(np.arange(3.0)), call(np.ones(3)), caller_writes, fresh_state, call(np.zeros(3))])
+
+
+# ------------------------------- 4. early stopping: a patience counter reset to 0
+def _fit(w, X, y, lr, patience):
+    best = np.inf
+    wait = 0
+    for epoch in range(120):
+        g = X.T @ (X @ w - y) / len(y)
+        w = w - lr * g
+        loss = float(np.mean((X @ w - y) ** 2))
+        if loss < best - 1e-3:
+            best = loss
+            wait = 0
+        else:
+            wait += 1
+        if wait > patience:
+            break
+    return w, best, epoch, wait
+
+
+def test_early_stopping_with_a_reset_patience_counter_rolls():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(20, 3))
+    y = X @ np.array([1.0, 2.0, 3.0])
+    calls = [(np.zeros(3), X, y, 0.1, 3), (np.zeros(3), X, y + 0.5, 0.1, 3), (np.zeros(3), X, y, 1e-4, 3),
+             (np.ones(3), X, y, 0.1, 3)]
+    static = check_calls(_fit, calls)
+    e = explain(static)(*calls[0])
+    assert "rolled" in str(e) and e.graph_count == 1, str(e)   # (it unrolled 120 times: minutes of XLA compile)
+    check_calls(_fit, [(np.zeros(3), X, y, 0.1, 0), (np.zeros(3), X, y, 0.1, 7)])   # another patience
+
+
+def test_counter_reset_to_another_constant_and_stepped_down():
+    def f(x):
+        n = 2
+        total = 0.0
+        for v in x:
+            if v > 0:
+                n -= 1
+            else:
+                n = 5
+            total += float(v) * n
+        return n, total
+
+    check_calls(f, [(np.array([1.0, -2.0, 3.0] * 10),), (np.ones(30),), (-np.ones(30),)])
