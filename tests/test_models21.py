@@ -416,3 +416,74 @@ def test_counter_reset_to_another_constant_and_stepped_down():
         return n, total
 
     check_calls(f, [(np.array([1.0, -2.0, 3.0] * 10),), (np.ones(30),), (-np.ones(30),)])
+
+
+# ------------------------------- a model with an optimizer: all of the above together
+class _Adam:
+    def __init__(self, params, lr=1e-2, b1=0.9, b2=0.999):
+        self.params, self.lr, self.b1, self.b2 = params, lr, b1, b2
+        self.m = {k: np.zeros_like(v) for k, v in params.items()}
+        self.v = {k: np.zeros_like(v) for k, v in params.items()}
+        self.t = 0
+
+    def step(self, grads):
+        self.t += 1
+        for k, p in self.params.items():
+            g = grads[k]
+            self.m[k] = self.b1 * self.m[k] + (1 - self.b1) * g
+            self.v[k] = self.b2 * self.v[k] + (1 - self.b2) * g * g
+            mh = self.m[k] / (1 - self.b1 ** self.t)
+            vh = self.v[k] / (1 - self.b2 ** self.t)
+            p -= self.lr * mh / (np.sqrt(vh) + 1e-8)
+
+
+class _Model:
+    def __init__(self):
+        rng = np.random.default_rng(1)
+        self.params = {"W": rng.normal(size=(3, 4)) * 0.1, "b": np.zeros(4), "V": rng.normal(size=(4, 1)) * 0.1}
+        self.opt = _Adam(self.params)
+        self.history = []
+
+    def train_step(self, X, y):
+        h = np.tanh(X @ self.params["W"] + self.params["b"])
+        err = (h @ self.params["V"])[:, 0] - y
+        loss = float(np.mean(err ** 2))
+        d_out = (2 * err / len(y))[:, None]
+        dh = d_out @ self.params["V"].T * (1 - h ** 2)
+        self.opt.step({"W": X.T @ dh, "b": dh.sum(0), "V": h.T @ d_out})
+        self.history.append(loss)
+        if not np.isfinite(loss):
+            raise FloatingPointError(f"diverged at step {self.opt.t}")
+        return loss
+
+
+def test_model_with_adam_and_a_divergence_check():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(16, 3))
+    y = X.sum(1)
+    bad = X.copy()
+    bad[0, 0] = np.nan
+
+    def make():
+        m = _Model()
+        return m.train_step, m
+
+    def state(m):
+        return ({k: v.copy() for k, v in m.params.items()}, {k: v.copy() for k, v in m.opt.m.items()},
+                list(m.history), m.opt.t)
+
+    def call(data):
+        def run(fn, m):
+            try:
+                return fn(data, y), state(m)
+            except FloatingPointError as e:   # the state as eager left it when it raised
+                return repr(e), state(m)
+        return run
+
+    def caller_resets(fn, m):   # the caller zeroes a parameter and the moments between calls
+        m.params["b"][:] = 0.0
+        m.opt.m["W"] = np.zeros((3, 4))
+        return call(X)(fn, m)
+
+    check_sequence(make, [call(X), call(X), caller_resets, call(bad), call(X)], rtol=1e-6, atol=1e-9,
+                   recompiles=3)

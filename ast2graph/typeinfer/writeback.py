@@ -181,9 +181,10 @@ class WritebackMixin:
         check's ``before`` calls) that makes those writes, with their values
         as of the check, when it fires, so that the call raises with eager's
         state (the write-back after the call is then skipped, and the writes
-        after the check with it). None where a write cannot be made so: an
-        array written in place (its array is read per call), an argument's
-        array, view or container (written into the caller's objects, which
+        after the check with it); an array read from outside written in place
+        (``self.w -= g``) gets its version as of the check copied into it (the
+        array its capture reads, as after the call). None where a write
+        cannot be made so: an argument's array, view or container (written into the caller's objects, which
         the host does not hold), appends under a traced condition not yet
         joined, a value of path-dependent kind, a list whose length depends
         on the data, an object this call made other than a list, dict or
@@ -225,9 +226,12 @@ class WritebackMixin:
         targets, values = [], []
         try:
             for obj, attr, value in self.attr_writes.values():
-                if type(obj) is InPlaceArray or self._is_fresh(obj):
+                if self._is_fresh(obj) or type(obj) is InPlaceArray and not isinstance(value, Value):
                     return None
-                targets.append((arrays.Static(obj), attr))
+                # an array read from outside, written in place (``p -= lr * g``): its version as of the
+                # check copied into the array the capture reads on this call, as after the call
+                target = _CopyInto(obj.capture.getter) if type(obj) is InPlaceArray else obj
+                targets.append((arrays.Static(target), attr))
                 values.append(host_form(value))
         except _NoWriteback:
             return None
@@ -695,6 +699,23 @@ class WritebackMixin:
         self.input_writes = dict(snapshot[0])
         self.pending_inputs.clear()
         self.pending_inputs.update(snapshot[1])
+
+
+class _CopyInto:
+    """The target of an in-place write into an array read from outside
+    (``state.InPlaceArray``) made by a run-time check when it fires:
+    ``setattr(target, attr, v)`` copies ``v`` into the array ``getter`` reads
+    now (the capture's, re-read as the call read it)."""
+
+    __slots__ = ("getter",)
+
+    def __init__(self, getter: Any):
+        object.__setattr__(self, "getter", getter)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        import numpy as np
+
+        np.copyto(self.getter(), value, casting="unsafe")
 
 
 class _NoWriteback(Exception):
