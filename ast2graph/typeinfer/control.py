@@ -1694,7 +1694,7 @@ class ControlMixin(ExitsMixin):
                 bits = (abs(claims[n]) + _SUM_WINDOW).bit_length() + 1   # (the window: ``_check_accumulated_ints``)
             elif counted and type(old) is int and abs(old) < 2**20:
                 steps = _steps_per_iteration(stmt, n) if n.isidentifier() else None
-                start = max(abs(old), *map(abs, _counter_resets(stmt, n))) if n.isidentifier() else abs(old)
+                start = max([abs(old), *map(abs, _counter_resets(stmt, n))]) if n.isidentifier() else abs(old)
                 bits = 32 if trips is None or steps is None else (start + trips * steps).bit_length() + 1
             elif counted and isinstance(old, Value) and old in INT_BITS:
                 bits = min(max(INT_BITS[old], 31) + 1, 63)
