@@ -487,3 +487,42 @@ def test_model_with_adam_and_a_divergence_check():
 
     check_sequence(make, [call(X), call(X), caller_resets, call(bad), call(X)], rtol=1e-6, atol=1e-9,
                    recompiles=3)
+
+
+class _Tape:
+    def __init__(self):
+        self.g, self.gs, self.x, self.msg = None, [], None, []
+
+
+def _record(t, x, w):
+    g = x * w
+    t.g = g
+    t.gs.append(g)   # one array in two places: one object in eager
+    t.msg.append(float(np.abs(g).sum()))
+    if g.max() > 5:
+        raise ValueError("big")
+    return g
+
+
+def _record_argument(t, x, w):
+    t.x = x   # the caller's array itself: no copy may stand for it
+    return _record(t, x, w)
+
+
+@pytest.mark.parametrize("fn", [_record, _record_argument])
+def test_check_writes_keep_eagers_objects(fn):
+    def make():
+        return fn, {"t": _Tape(), "x": np.ones(2)}
+
+    def call(w):
+        def run(f, world):
+            t, x = world["t"], world["x"]
+            try:
+                out = f(t, x, w)
+            except ValueError as e:
+                out = repr(e)
+            return out, t.g is t.gs[-1], t.x is x, list(t.msg), [g.copy() for g in t.gs]
+        return run
+
+    check_sequence(make, [call(np.ones(2)), call(np.full(2, 9.0)), call(np.full(2, 2.0))],
+                   full_graph=fn is _record)

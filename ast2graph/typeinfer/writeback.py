@@ -204,7 +204,7 @@ class WritebackMixin:
 
         def host_form(x: Any) -> Any:
             if type(x) is Value:
-                if arrays.eager_kind(x.type) == "mixed":
+                if arrays.eager_kind(x.type) == "mixed" or not self._new_object(x):
                     raise _NoWriteback
                 return x
             if isinstance(x, arrays.DeferredStr) or type(x) in _KEY_TYPES or type(x) is complex:
@@ -239,7 +239,22 @@ class WritebackMixin:
         held = self.__dict__.setdefault("check_held", [])   # (specialize._rebind: these objects stay themselves)
         held.extend(obj for obj, _, _ in self.attr_writes.values())
         held.extend(t.value for t in leaves if isinstance(t, arrays.Static))
-        return arrays.write_state, (tuple(targets), leaves, arrays.Static(treedef)), {}
+        # one graph value written to several places is one object there, as eager's
+        first = {}
+        places = tuple(first.setdefault(id(x), k) if type(x) is Value else k for k, x in enumerate(leaves))
+        return arrays.write_state, (tuple(targets), leaves, places, arrays.Static(treedef)), {}
+
+    def _new_object(self, v: Any) -> bool:
+        """A graph value whose eager object the call makes anew (a Python
+        number, an array it computed): not an argument's array or a version of
+        it, an array read from outside, a view, or a value that may be one of
+        these (a join): eager's write would set that very object."""
+        if v.type.python:
+            return True
+        entry = self.input_of.get(id(v))
+        return not (entry is not None and entry[0] is v) and self._captured_array(v) is None \
+            and id(v) not in self.view_of and id(v) not in self.joined_from and not self.identity_of(v) \
+            and id(v) not in self.__dict__.get("jax_buffers", {})
 
     @property
     def rebound_places(self) -> set:
