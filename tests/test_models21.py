@@ -526,3 +526,57 @@ def test_check_writes_keep_eagers_objects(fn):
 
     check_sequence(make, [call(np.ones(2)), call(np.full(2, 9.0)), call(np.full(2, 2.0))],
                    full_graph=fn is _record)
+
+
+# ------------------------------- a scheduler and a global metrics logger
+METRICS: dict = {"loss": [], "lr": []}
+
+
+class _Cosine:
+    def __init__(self, base, total):
+        self.base, self.total, self.step_n = base, total, 0
+
+    def __call__(self):
+        lr = 0.5 * self.base * (1 + np.cos(np.pi * self.step_n / self.total))
+        self.step_n += 1
+        return lr
+
+
+class _Linear:
+    def __init__(self):
+        self.w, self.b = np.zeros(3), 0.0
+        self.sched = _Cosine(0.1, 50)
+
+    def epoch(self, X, y, bs):
+        total = 0.0
+        for i in range(0, len(X), bs):
+            xb, yb = X[i:i + bs], y[i:i + bs]
+            err = xb @ self.w + self.b - yb
+            lr = self.sched()
+            self.w -= lr * xb.T @ err / len(yb)
+            self.b -= lr * float(err.mean())
+            total += float((err ** 2).sum())
+        METRICS["loss"].append(total / len(X))   # then another list of the same dict: one graph
+        METRICS["lr"].append(lr)
+        return total / len(X), len(METRICS["loss"])
+
+
+def test_scheduler_and_global_metrics_logger():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(32, 3))
+    y = X @ np.array([1.0, -2.0, 0.5]) + 0.3
+
+    def make():
+        METRICS["loss"], METRICS["lr"] = [], []
+        m = _Linear()
+        return m.epoch, m
+
+    def call(fn, m):
+        return fn(X, y, 8), m.w.copy(), m.b, m.sched.step_n, list(METRICS["loss"]), list(METRICS["lr"])
+
+    def change(fn, m):   # the caller changes the schedule and starts a new log
+        m.sched.base = 0.05
+        METRICS["lr"] = ["restart"]
+        return call(fn, m)
+
+    check_sequence(make, [call, call, change, call], recompiles=3)

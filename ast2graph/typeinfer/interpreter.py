@@ -60,7 +60,7 @@ from .listindex import ListIndexMixin, PickedRow, traced_index
 from .varlist import VarListMixin, tail_of
 from .masked import MaskedMixin, MaskedSlice
 from .nnx import NnxMixin, is_node, is_nnx, is_variable
-from .writeback import WritebackMixin, NOT_PENDING
+from .writeback import WritebackMixin, NOT_PENDING, _static_key
 from .elementwise import ELEMENTWISE, elementwise_type
 from .kinds import (Unobservable, contains_standin, function_attribute, internal_failure, observe, same_object,
                     standin_types, standins_in, traced_as_eager, value_attribute_allowed)
@@ -2677,7 +2677,12 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         pending = self.pending_item(obj, idx)
         if pending is not NOT_PENDING:   # ``CACHE[k]`` of a key set earlier in this graph (writeback.py)
             return pending
-        if not self.only_item_targets(obj):   # (another item of a container written item by item: as at the call)
+        if type(obj) in (list, tuple, dict) and _static_key(idx):
+            # an item of a plain container by a plain key: only the container's own pending change
+            # is seen (``METRICS["lr"]`` after ``METRICS["loss"].append(v)``: that list is read later, if at all)
+            if not self.only_item_targets(obj):
+                self.check_no_effect_shallow(obj, node)
+        elif not self.only_item_targets(obj):   # (another item of a container written item by item: as at the call)
             self.check_no_effect(obj, node)
         inserted = self._check_missing_insert(obj, idx, node)
         try:

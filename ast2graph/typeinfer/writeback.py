@@ -626,6 +626,16 @@ class WritebackMixin:
             entry = (self.__dict__.get("guarded_nested", {}).get(id(x)),)
         return entry[0] is x and id(x) not in getattr(self, "argument_ids", ())
 
+    def check_no_effect_shallow(self, obj: Any, node: Any) -> None:
+        """``check_no_effect`` of ``obj`` itself only, not of what it holds: a
+        read that picks an item (``d[k]`` of a plain dict by a plain key)
+        looks at no item's contents."""
+        targets = self.__dict__.get("_effect_targets") or {}
+        written = any(e[0] is obj for e in self.attr_writes.values())
+        if targets.get(id(obj)) is obj or written:
+            raise self.graph_break(FallbackCode.MUTATION, node, f"a read of {self.named(obj, 'a ')} after this "
+                                   "function changed it (the change is made after the call)", "call")
+
     def check_no_effect(self, obj: Any, node: Any, objects: bool = True) -> None:
         """A read of a container this graph mutates after the call, or of one
         holding it (``print(d)`` after ``d[0].append(v)``): in Python.
