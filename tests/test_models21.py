@@ -580,3 +580,57 @@ def test_scheduler_and_global_metrics_logger():
         return call(fn, m)
 
     check_sequence(make, [call, call, change, call], recompiles=3)
+
+
+class _Logger:
+    def __init__(self):
+        self.lines = []
+
+    def log(self, step, x):
+        self.lines.append(f"step {step}: loss={float(x.sum()):.3f}")
+        self.lines.extend([f"{v:.1f}" for v in x[:2]])
+        return len(self.lines)
+
+
+def test_formatted_strings_appended_to_an_objects_list():
+    def make():
+        lg = _Logger()
+        return lg.log, lg
+
+    def call(step, x):
+        def run(fn, lg):
+            out = fn(step, x)
+            assert all(type(s) is str for s in lg.lines)
+            return out, list(lg.lines)
+        return run
+
+    def cleared(fn, lg):   # the caller empties the log between calls
+        lg.lines.clear()
+        return call(3, np.full(3, 0.5))(fn, lg)
+
+    check_sequence(make, [call(1, np.ones(3)), call(2, np.arange(3.0)), cleared, call(4, np.full(3, 2.0))],
+                   recompiles=4)
+
+
+def test_formatted_strings_appended_under_traced_conditions_match_eager():
+    class Lines:
+        def __init__(self):
+            self.lines = []
+
+        def log(self, step, x):
+            self.lines.append(f"step {step}")
+            if x.max() > 1:   # under a traced condition: the rows of a list of data-dependent length
+                self.lines.append(f"  max {float(x.max()):.2f}")
+            for v in x:
+                if v > 0.5:
+                    self.lines.append(f"{float(v):.1f}")
+            return len(self.lines)
+
+    def make():
+        lines = Lines()
+        return lines.log, lines
+
+    def call(step, x):
+        return lambda fn, lines: (fn(step, x), list(lines.lines), [type(t) for t in lines.lines])
+
+    check_sequence(make, [call(1, np.ones(3)), call(2, np.arange(3.0)), call(1, np.ones(3))], full_graph=False)
