@@ -232,7 +232,12 @@ class WritebackMixin:
                 # check copied into the array the capture reads on this call, as after the call
                 target = _CopyInto(obj.capture.getter) if type(obj) is InPlaceArray else obj
                 targets.append((arrays.Static(target), attr))
-                values.append(host_form(value))
+                if type(obj) is InPlaceArray:   # (its contents copied: no object of its own is set)
+                    if type(value) is not Value or arrays.eager_kind(value.type) == "mixed":
+                        return None
+                    values.append(value)
+                else:
+                    values.append(host_form(value))
         except _NoWriteback:
             return None
         leaves, treedef = tree_flatten(values, leaf_types=(arrays.DeferredStr, arrays.Static))
