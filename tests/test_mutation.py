@@ -119,12 +119,20 @@ def container_then_write(x):
     return keep[0]
 
 
+def container_in_container_then_write(x):
+    y = x.copy()
+    keep = [y]
+    box = {"k": keep}
+    y[0] = 100
+    return box["k"][0]
+
+
 def same_array_twice(a, b):
     a[0] = 9
     return b.sum()
 
 
-@pytest.mark.parametrize("fn", [alias_then_write_in_a_while_loop, container_then_write])
+@pytest.mark.parametrize("fn", [alias_then_write_in_a_while_loop, container_in_container_then_write])
 def test_aliased_write_falls_back_with_the_eager_result(fn):
     e = check(fn, XS[1], full_graph=False)
     assert [s.code.code for s in e.fallback_sites][:1] == ["A2G007"]
@@ -139,6 +147,9 @@ def test_a_write_through_a_second_local_name_rebinds_both():
     # z = y; z[0] = 100 on a straight path: y is the same array, bound to the written version too
     check(alias_then_write, XS[1])
     check(alias_then_write_in_a_loop, XS[1])   # in an unrolled for loop over a range too
+    # a list this call made holding the array itself: its place set to the written version (h-model21;
+    # it fell back before, A2G007)
+    check(container_then_write, XS[1])
 
 
 def test_arguments_sharing_memory_fall_back():

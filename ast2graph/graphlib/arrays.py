@@ -483,6 +483,22 @@ raise_when._a2g_effect = True  # type: ignore[attr-defined]
 raise_when._a2g_check = True  # type: ignore[attr-defined]
 
 
+def write_state(targets: tuple, leaves: list, places: tuple, treedef: Any) -> None:
+    """On the host, when a run-time check fires (one of ``raise_when``'s
+    ``before`` calls): the outside state the segment wrote before the check,
+    as eager holds it when it raises: ``setattr(obj, attr, value)`` for each
+    ``(obj, attr)`` of ``targets`` in eager's order (an attribute, a global, a
+    cell, an outside list's ``append``: ``writeback.Effect``), the values
+    rebuilt from ``leaves`` (eager's objects by then) and ``treedef``
+    (``trees.tree_flatten``'s: dicts in insertion order). The call raises
+    after it, so the write-back after the call, which holds the state at the
+    segment's end, is never made. ``places``: for each leaf, the first
+    position of the same graph value (one object in every place it is set)."""
+    values = jax.tree_util.tree_unflatten(treedef, [leaves[k] for k in places])
+    for (obj, attr), value in zip(targets, values):
+        setattr(obj, attr, value)
+
+
 def _raise_when_caught(pred: Any, exc: Any, args: tuple = (), kwargs: dict | None = None, *, first: Any = None,
                        before: tuple = (), **_: Any) -> tuple | None:
     """``raise_when``'s exception made at trace time (the caught form of a

@@ -1629,7 +1629,11 @@ class CallMixin(GeneratorMixin, SortMixin):
         extends by the characters of a string.)"""
         owner = getattr(callee, "__self__", None)
         name = getattr(callee, "__name__", "")
-        return type(callee) is types.BuiltinMethodType and type(owner) is list and self._is_fresh(owner) \
+        # (or an outside list whose append or extend is replayed after the call, on a static path:
+        # ``self.log.append(f"...")``: the effect's value leaves the graph as eager's str)
+        lifted = name in ("append", "extend") and len(args) == 1 and type(owner) is list and not self._is_fresh(owner) \
+            and self._effect_allowed(owner)   # (on a static path: not into a shadow, whose rows are values)
+        return type(callee) is types.BuiltinMethodType and type(owner) is list and (self._is_fresh(owner) or lifted) \
             and (name in ("append", "insert") or name == "extend" and len(args) == 1 and type(args[0]) in (list, tuple))
 
     def _stores_kinded(self, callee: Any, args: tuple, kwargs: dict) -> bool:

@@ -1300,6 +1300,15 @@ class ControlMixin(ExitsMixin):
                         f"(at most max_unroll={self.options.max_unroll})")
             self._unrolled_for(stmt, self._live_items(iterable, stmt.iter, self.options.max_unroll), iterable)
             return
+        if type(iterable) in (type({}.values()), type({}.items())) and self.holds_arrays(iterable):
+            # ``for k, p in self.params.items()``: each array read as ``self.params[k]`` (a capture, written
+            # in place as eager writes it), pulled one per iteration (a body that changes the dict's size
+            # makes eager's iterator raise: it runs in Python)
+            self.decide(stmt, "for", "unrolled", f"{len(iterable)} iterations over a {type(iterable).__name__} of "
+                        "an outside dict of NumPy arrays")
+            self._unrolled_for(stmt, self._live_items(self.live_held_arrays(iterable, stmt.iter), stmt.iter),
+                               iterable)
+            return
         items = self.iterate_static(iterable, stmt.iter)
         what = "array rows" if isinstance(iterable, Value) else type(iterable).__name__
         self.decide(stmt, "for", "unrolled", f"{len(items)} iterations over a static {what} (limit {self.options.unroll_limit})")
@@ -1685,7 +1694,8 @@ class ControlMixin(ExitsMixin):
                 bits = (abs(claims[n]) + _SUM_WINDOW).bit_length() + 1   # (the window: ``_check_accumulated_ints``)
             elif counted and type(old) is int and abs(old) < 2**20:
                 steps = _steps_per_iteration(stmt, n) if n.isidentifier() else None
-                bits = 32 if trips is None or steps is None else (abs(old) + trips * steps).bit_length() + 1
+                start = max([abs(old), *map(abs, _counter_resets(stmt, n))]) if n.isidentifier() else abs(old)
+                bits = 32 if trips is None or steps is None else (start + trips * steps).bit_length() + 1
             elif counted and isinstance(old, Value) and old in INT_BITS:
                 bits = min(max(INT_BITS[old], 31) + 1, 63)
             else:
@@ -2224,16 +2234,31 @@ def _only_summed(stmt: Any, name: str) -> bool:
 
 def _counted_by_one(stmt: Any, name: str) -> bool:
     """Every binding of ``name`` in the loop ``stmt`` (its test, its body, the
-    functions defined in it) is ``name += 1`` or ``name -= 1``."""
+    functions defined in it) is ``name += 1`` or ``name -= 1``, or resets it
+    to a small int constant (``wait = 0``: an early stop's patience counter,
+    ``_counter_resets``), and at least one steps it."""
     nodes = list(gast.walk(stmt))
     steps = [n for n in nodes if isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Name)
              and n.target.id == name]
-    targets = {id(n.target) for n in steps}
+    targets = {id(n.target) for n in steps} | {id(n.targets[0]) for n in _reset_nodes(stmt, name)}
     if any(isinstance(n, gast.Name) and n.id == name and not isinstance(n.ctx, gast.Load) and id(n) not in targets
            or isinstance(n, (gast.Global, gast.Nonlocal)) and name in n.names for n in nodes):
         return False
     return bool(steps) and all(isinstance(n.op, (gast.Add, gast.Sub)) and isinstance(n.value, gast.Constant)
                                and type(n.value.value) is int and n.value.value == 1 for n in steps)
+
+
+def _reset_nodes(stmt: Any, name: str) -> list:
+    """The statements ``name = c`` in the loop ``stmt``, ``c`` an int constant
+    of at most 2**20 in size (not a bool)."""
+    return [n for n in gast.walk(stmt) if isinstance(n, gast.Assign) and len(n.targets) == 1
+            and isinstance(n.targets[0], gast.Name) and n.targets[0].id == name
+            and isinstance(n.value, gast.Constant) and type(n.value.value) is int and abs(n.value.value) < 2**20]
+
+
+def _counter_resets(stmt: Any, name: str) -> list[int]:
+    """The constants a counter of the loop ``stmt`` is reset to (``_counted_by_one``)."""
+    return [n.value.value for n in _reset_nodes(stmt, name)]
 
 
 def _unsorted(d: dict) -> bool:

@@ -60,7 +60,7 @@ from .listindex import ListIndexMixin, PickedRow, traced_index
 from .varlist import VarListMixin, tail_of
 from .masked import MaskedMixin, MaskedSlice
 from .nnx import NnxMixin, is_node, is_nnx, is_variable
-from .writeback import WritebackMixin, NOT_PENDING
+from .writeback import WritebackMixin, NOT_PENDING, _static_key
 from .elementwise import ELEMENTWISE, elementwise_type
 from .kinds import (Unobservable, contains_standin, function_attribute, internal_failure, observe, same_object,
                     standin_types, standins_in, traced_as_eager, value_attribute_allowed)
@@ -70,7 +70,7 @@ from .tracing import output_types
 from ..ir.tracertext import watching
 from .lattice import (INT_BITS, INT_RANGE, TRACED_INT_BITS, int_range_of, WIDE_INTS, traced_int_ok, canonical_type, host_scalar, is_64bit, is_array, is_python_number, is_static_number,
                       is_traceable_number, ndarray_subclass, static_array_type, subclass_cause)
-from .guards import Snapshot, TooLarge, watched
+from .guards import Snapshot, TooLarge, viewed_dict, watched
 from .state import (NO_DEFAULT, UNBOUND, MaybeBound, Capture, ContinueSignal, BreakSignal, Frame, Guard,  # noqa: F401
                     LocalFunction, Options, ReturnSignal, builtin_value, contains_value, unit_of_nested)
 
@@ -569,6 +569,9 @@ def _contiguous_strides(shape: tuple, itemsize: int, order: str) -> tuple:
     return tuple(out) if order == "C" else tuple(reversed(out))
 
 
+_ITEMS_VIEW = type({}.items())
+_VALUE_VIEWS = (type({}.values()), _ITEMS_VIEW)   # a dict's views whose items hold its values
+
 class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixin, MutationMixin, NnxMixin, WritebackMixin,
                   ContainerMixin, ListIndexMixin, VarListMixin, MaskedMixin, KindTagMixin, IdentityMixin):
     """Abstract interpreter for one call signature of one segment."""
@@ -750,6 +753,11 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         if getattr(fn, "_a2g_check", False):
             if self._check_site(fn, args, kwargs, node, name):
                 return None   # taken by a handler around it: its condition ends the body (blocks.caught_check)
+            writes = self.__dict__.pop("_check_writes", None)
+            if writes is not None:   # (``_check_site``): made first when it fires, then the check's own calls
+                a, k = (args[2] if len(args) > 2 else ()), (args[3] if len(args) > 3 else {})
+                before = (writes, *kwargs.get("before", ()))
+                kwargs = {**kwargs, "before": before, "kinds": self.value_kinds((a, k, before), node)}
             if fn is arrays.raise_when and self.__dict__.get("filters_bumped"):
                 # eager changed the warning filters' version before this check (specialize._only_version_bumps)
                 kwargs = {**kwargs, "first": hostwarnings.filters_mutated}
@@ -1074,7 +1082,9 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
                 continue
             seen.add(id(x))
             self.check_no_effect(x, node, objects)
-            if self._is_fresh(x) or type(x) is tuple:
+            if type(x) in _VALUE_VIEWS and type(viewed_dict(x)) is dict:   # what it shows: its dict's contents
+                stack.append(viewed_dict(x))
+            elif self._is_fresh(x) or type(x) is tuple:
                 stack.extend(x.values() if isinstance(x, dict) else x if isinstance(x, (list, tuple, set)) else ())
             elif watched(x):
                 self._guard_contents(x, node, objects)
@@ -1318,6 +1328,8 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         if not self._is_fresh(value) and watched(value) and type(value) is dict:
             self.check_no_effect(value, node, True)
             self.guard_keys_of(value, node)   # ``for k in d``: its keys (``d[k]`` guards or captures each value it reads)
+        elif type(value) in _VALUE_VIEWS and type(viewed_dict(value)) is dict:
+            self.guard_reads(viewed_dict(value), node)   # a dict's values or items: its contents
         elif not self._is_fresh(value) and watched(value) and type(value) is not tuple:
             self._guard_contents(value, node)   # the items read are the ones it holds now
         method = None if isinstance(value, (list, tuple, dict, type)) else _users_method(value, "__iter__")
@@ -1637,7 +1649,13 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
             # hasattr/getattr look an attribute up: what the object's attributes hold is not read
             self.guard_reads((*args, *kwargs.values()), node, objects=fn is not hasattr and fn is not getattr)
             owner = getattr(fn, "__self__", None)
-            if owner is not None and type(fn) is types.BuiltinMethodType:
+            if type(owner) is dict and fn.__name__ in ("values", "items") and not args and not kwargs \
+                    and self.holds_arrays(getattr(owner, fn.__name__)()):
+                # ``self.params.items()`` of NumPy arrays: the view shows the dict as it is when read (each
+                # array then read as ``d[key]``: ``held_arrays``, or its contents guarded: ``guard_reads``)
+                self.check_no_effect(owner, node, True)
+                self.guard_keys_of(owner, node)
+            elif owner is not None and type(fn) is types.BuiltinMethodType:
                 self.guard_reads(owner, node)
         numeric = any(isinstance(a, (np.generic, np.ndarray)) for a in (*args, *kwargs.values()))
         try:
@@ -1941,26 +1959,41 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         return negate
 
     def held_arrays(self, seq: Any, node: Any) -> list | None:
-        """The items of an outside list of NumPy arrays (``self.params``), each
-        read as ``seq[k]`` reads it (a capture: re-read per call, written in
-        place as eager writes it), in a list of this call's own, the list's
-        length guarded; None for any other iterable."""
+        """The items of an outside list of NumPy arrays (``self.params``), or
+        of an outside dict's ``.values()``/``.items()`` view whose values are
+        NumPy arrays, each array read as ``seq[k]`` (``d[key]``) reads it (a
+        capture: re-read per call, written in place as eager writes it), in a
+        list of this call's own, the list's length (the dict's keys) guarded;
+        None for any other iterable."""
         if not self.holds_arrays(seq):
             return None
-        self.check_no_effect(seq, node, True)
-        self.guard_length_of(seq, node)
-        return self.mark_fresh([self.subscript(seq, k, node) for k in range(len(seq))])
+        if type(seq) is list:
+            self.check_no_effect(seq, node, True)
+            self.guard_length_of(seq, node)
+            return self.mark_fresh([self.subscript(seq, k, node) for k in range(len(seq))])
+        return self.mark_fresh(list(self.live_held_arrays(seq, node)))
 
     def holds_arrays(self, seq: Any) -> bool:
-        """An outside list of NumPy arrays, short enough to unroll (``held_arrays``)."""
+        """An outside list of NumPy arrays, or the ``.values()``/``.items()``
+        view of an outside dict of NumPy arrays, short enough to unroll
+        (``held_arrays``)."""
+        if type(seq) in _VALUE_VIEWS:
+            d = viewed_dict(seq)
+            return type(d) is dict and bool(d) and len(d) <= self.options.max_unroll and not self._made_here(d) \
+                and all(type(x) is np.ndarray for x in d.values())
         return type(seq) is list and bool(seq) and len(seq) <= self.options.max_unroll and not self._made_here(seq) \
             and all(type(x) is np.ndarray for x in seq)
 
-    def live_held_arrays(self, seq: list, node: Any) -> Iterator[Any]:
+    def live_held_arrays(self, seq: Any, node: Any) -> Iterator[Any]:
         """Iterating an outside list of NumPy arrays lazily, as a list
         iterator does (by index, seeing what the loop body appends): each
         array read as ``seq[k]`` reads it (``held_arrays``), the list's
-        length guarded when the iterator is made."""
+        length guarded when the iterator is made. A dict's view: by its keys
+        at the start (guarded), each value read as ``d[key]``; a body that
+        changes the dict's size makes eager's iterator raise: it runs in
+        Python."""
+        if type(seq) in _VALUE_VIEWS:
+            return self.mark_fresh(self._live_view_items(seq, node))
         self.check_no_effect(seq, node, True)
         self.guard_length_of(seq, node)
 
@@ -1971,6 +2004,23 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
                 yield self.subscript(seq, k, node) if type(item) is np.ndarray else item
                 k += 1
         return self.mark_fresh(items())
+
+    def _live_view_items(self, view: Any, node: Any) -> Iterator[Any]:
+        d = viewed_dict(view)
+        self.check_no_effect(d, node, True)
+        self.guard_keys_of(d, node)
+        pairs = type(view) is _ITEMS_VIEW
+        keys = list(d)
+        for n in range(len(keys) + 1):
+            if self.effect_targets.get(id(d)) is d:   # (a key set or added by the body: pending, after the call;
+                # eager's iterator raises at its next pull, the last one too, where the size changed)
+                raise self.graph_break(FallbackCode.MUTATION, node, f"{self.named(d)} changed while a loop "
+                                       "iterates its view")
+            if n == len(keys):
+                return
+            key = keys[n]
+            value = self.subscript(d, key, node)
+            yield (key, value) if pairs else value
 
     def guard_length_of(self, seq: Any, node: Any) -> None:
         """Guard what ``len`` reads of an outside dict (its keys: ``guard_keys_of``)
@@ -2627,7 +2677,12 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         pending = self.pending_item(obj, idx)
         if pending is not NOT_PENDING:   # ``CACHE[k]`` of a key set earlier in this graph (writeback.py)
             return pending
-        if not self.only_item_targets(obj):   # (another item of a container written item by item: as at the call)
+        if type(obj) in (list, tuple, dict) and _static_key(idx):
+            # an item of a plain container by a plain key: only the container's own pending change
+            # is seen (``METRICS["lr"]`` after ``METRICS["loss"].append(v)``: that list is read later, if at all)
+            if not self.only_item_targets(obj):
+                self.check_no_effect_shallow(obj, node)
+        elif not self.only_item_targets(obj):   # (another item of a container written item by item: as at the call)
             self.check_no_effect(obj, node)
         inserted = self._check_missing_insert(obj, idx, node)
         try:
@@ -3485,6 +3540,11 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
                 self.note_protected_check()
         elif self.protectors and not self.rolled_depth:
             self.note_protected_check()   # proven when the protectors end (checkscope rules 3-4), or late
+        elif unproven and not self.rolled_depth and fn is arrays.raise_when and \
+                (writes := self.check_writeback()) is not None:
+            # the check, when it fires, makes the writes so far itself before it raises (eager's state at
+            # the raise); the call then raises before the write-back of the segment's end
+            self.__dict__["_check_writes"] = writes
         elif unproven or self.rolled_depth:
             self.late_checks = True
         return False
@@ -3609,6 +3669,9 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
         (``Static``), objects that exist before the call; None for anything
         else (a fresh mutable object eager makes anew on each call) or when
         evaluating them emitted an effect (eager runs it only when raising)."""
+        # (the writes before the message: a write its evaluation makes is made on every call in the
+        # graph, only when raising in eager; such a check is kept in Python: ``check_writeback``)
+        self.__dict__["_writes_before_message"] = dict(self.attr_writes)
         def one(node: Any) -> Any:
             value = self.eval(node)
             if contains_standin(value, arrays_too=False):   # a local function, a range...: not eager's object

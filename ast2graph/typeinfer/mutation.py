@@ -1108,6 +1108,8 @@ class MutationMixin:
         if k is not None:
             self._capture_store(k, target, obj, idx, value, op)
             return
+        if self._tuple_field_store(target, obj, idx, value, op):
+            return
         if not isinstance(target.value, gast.Name) or not self.frame.owns(target.value.id):
             raise self.graph_break(FallbackCode.MUTATION, target, "in-place write into an array reached through an "
                                    "expression or a non-local name", hint="bind the array to a local name first, or use x = x.at[i].set(v)")
@@ -1153,6 +1155,48 @@ class MutationMixin:
         self._rebind_aliases(aliases, new, target)
         for rows in pulled_from:   # (a write into rows already pulled: the array the rest are pulled from)
             rows.source = new
+
+    def _tuple_field_store(self, target: gast.Subscript, obj: Any, idx: Any, value: Any, op: Any) -> bool:
+        """``state.buf[:] = x``, ``state.m[...] *= 0.9`` where ``state`` is a
+        local name bound to a named tuple (an argument's ``NamedTuple`` of
+        NumPy arrays, one this call made) that only that name holds, on a
+        straight path: the array is written as through a name of its own (an
+        argument's written back into the caller's array; the same checks of
+        other holders), and ``state`` is bound to the named tuple made again
+        with the written version in the field's places (eager's tuple holds
+        that one array, written in place). False where this does not apply."""
+        node = target.value
+        if not (isinstance(node, gast.Attribute) and isinstance(node.value, gast.Name)
+                and self.frame.owns(node.value.id) and isinstance(obj, Value)) \
+                or len(self.regions) != 1 or self.traced_depth or getattr(self, "rolled_depth", 0):
+            return False
+        name = node.value.id
+        holder = self.frame.env.get(name)
+        kind = type(holder)
+        if not (isinstance(holder, tuple) and kind is not tuple and isinstance(getattr(kind, "_fields", None), tuple)
+                and callable(getattr(kind, "_make", None)) and "__dict__" not in dir(holder)) \
+                or getattr(holder, node.attr, None) is not obj or kind.__new__ is not _namedtuple_new(kind):
+            return False
+        if next(self._references(holder, name), None) is not None:   # (another name or container holds the tuple)
+            return False
+        temp = f"<field {name}.{node.attr}>"
+        store = gast.copy_location(gast.Subscript(value=gast.copy_location(gast.Name(id=temp, ctx=gast.Load(),
+                                                                                      annotation=None,
+                                                                                      type_comment=None), node),
+                                                  slice=target.slice, ctx=target.ctx), target)
+        frame = self.frame
+        names, frame.local_names = frame.local_names, frame.local_names | {temp}
+        frame.env[temp] = obj
+        self.__dict__["_field_holder"] = (frame, name, holder)   # (not another holder of the array: ``_references``)
+        try:
+            self.array_store(store, obj, idx, value, op)
+            new = frame.env[temp]
+        finally:
+            frame.env.pop(temp, None)
+            frame.local_names = names
+            self.__dict__.pop("_field_holder", None)
+        frame.env[name] = kind._make(new if x is obj else x for x in holder)
+        return True
 
     # ------------------------------------------------- arrays read from outside
     def _written_capture(self, obj: Any, target: Any) -> int | None:
@@ -1638,7 +1682,17 @@ class MutationMixin:
             return True
         if getattr(self, "rolled_depth", 0) or len(self.loops_held) != self.loop_depth:
             return False
-        return all(self._holds_not(held, obj, 0) for held in self.loops_held)
+        return all(self._holds_not(held, obj, 0) or self._own_list_of(held, obj) for held in self.loops_held)
+
+    def _own_list_of(self, x: Any, obj: Any) -> bool:
+        """``x`` is a list this call made that holds ``obj`` itself (``ps =
+        list(self.params.values())``, ``for p in ps: p -= lr``) and no view
+        or join of it in another item: its places holding ``obj`` are set to
+        the written version (``_references``' ``plain``), so the list and a
+        loop iterating it live see the write, as eager's list holds the one
+        array written in place."""
+        return type(x) is list and self._is_fresh(x) and any(y is obj for y in x) \
+            and all(y is obj or self._holds_not(y, obj, 1) for y in x)
 
     def _holds_not(self, x: Any, obj: Any, depth: int) -> bool:
         """Whether ``x`` (an iterable of a loop) certainly holds no view of ``obj``."""
@@ -1900,6 +1954,8 @@ class MutationMixin:
         seen: set[int] = set()
         own = [self.frame, *self.callers]
         is_value = isinstance(obj, Value)
+        field_holder = self.__dict__.get("_field_holder")   # (a named tuple whose field is being written:
+        # made again with the written version, ``_tuple_field_store``)
         argument = self.input_of.get(id(obj)) if is_value else None
         argument = argument[1] if argument is not None and argument[0] is obj else None
 
@@ -1959,6 +2015,9 @@ class MutationMixin:
             for key, v in frame.env.items():
                 if frame is self.frame and key == name and v is obj:
                     continue
+                if field_holder is not None and frame is field_holder[0] and key == field_holder[1] \
+                        and v is field_holder[2]:
+                    continue
                 if key.startswith("<write ") and type(self.__dict__.get("_carried_names", {}).get(key, (0, 0))[1]) \
                         is InPlaceArray:
                     continue   # a rolled loop's carried version of an array written in place: that array itself
@@ -1976,6 +2035,9 @@ class MutationMixin:
                     # and ``out``): made again with the written version in its places, as a name is rebound
                     plain.append((_TupleItems(frame, obj), key))
                     continue
+                if plain is not None and any(frame is f for f in own) and frame.owns(key) and self._own_list_of(v, obj):
+                    plain.append((_ListItems(v, obj), key))   # (its places set to the written version)
+                    continue
                 held = self._own_attributes_holding(v, obj, walk) if plain is not None else None
                 if held:   # ``self._x`` of array-api-extra's ``at(x)`` made in this call: rebound as a name is
                     plain += [(_Attributes(v), attr) for attr in held]
@@ -1989,6 +2051,8 @@ class MutationMixin:
                     where = "" if frame is self.frame else f" in {getattr(frame.unit, 'qualname', 'an enclosing function')}"
                     yield f"'{key}'{where}"
                     return
+        if plain is not None:   # an unrolled loop's own list that holds it (``for p in list(d.values())``)
+            plain += [(_ListItems(h, obj), None) for h in self.loops_held if self._own_list_of(h, obj)]
         for held in self.attr_writes.values():
             if type(held[0]) is InPlaceArray and held[2] is obj:   # (the array's own written contents)
                 continue
@@ -2037,6 +2101,39 @@ class _TupleItems:
 
     def __init__(self, frame: Any, obj: Any):
         self.env = _TupleItemsEnv(frame.env, obj)
+
+
+def _namedtuple_new(kind: type) -> Any:
+    """The ``__new__`` ``collections.namedtuple`` made for ``kind`` (or a
+    base of it): its fields, nothing else (a subclass's own ``__new__`` would
+    be another constructor)."""
+    for base in kind.__mro__:
+        if "_make" in vars(base):
+            return base.__new__ if "__new__" in vars(base) else None
+    return None
+
+
+class _ListItems:
+    """A list this call made holding an array itself, seen as a frame's name:
+    ``env[key] = new`` sets each of its places holding the array to ``new``,
+    in place (the list keeps its identity, as eager's list holding the one
+    array written in place), for the rebinding of ``array_store``'s aliases."""
+
+    def __init__(self, items: list, obj: Any):
+        self.env = _ListItemsEnv(items, obj)
+
+
+class _ListItemsEnv:
+    def __init__(self, items: list, obj: Any):
+        self.items, self.obj = items, obj
+
+    def __getitem__(self, key: Any) -> Any:
+        return self.items
+
+    def __setitem__(self, key: Any, new: Any) -> None:
+        for k, x in enumerate(self.items):
+            if x is self.obj:
+                self.items[k] = new
 
 
 class _TupleItemsEnv:

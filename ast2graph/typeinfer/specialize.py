@@ -1098,10 +1098,12 @@ def _rebind(sp: Specializer, by_value: dict[int, set[int]], leaves: list, out_le
     captured = {key[1] for key in sp.capture_keys if type(key) is tuple and len(key) > 1}
     held = [x for x in out_leaves if not isinstance(x, Value)] + [obj for obj, _, _ in writes] + \
         [v for _, _, v in writes] + [obj.container for obj, _, _ in writes if isinstance(obj, Effect)]   # (its list or dict)
+    # what a run-time check writes when it fires (``writeback.check_writeback``): the traced objects themselves
+    checked = sp.__dict__.get("check_held", ())
     rebound, pinned = {}, {}
     for k, ids in by_value.items():
         rebound[k] = leaves[k]
-        nested = any(id(x) in ids and x is not leaves[k] for x in held)
+        nested = any(id(x) in ids and x is not leaves[k] for x in held) or any(id(x) in ids for x in checked)
         if nested or ids & sp.identity_used or ids & captured:
             pinned[k] = leaves[k]
     return rebound, pinned

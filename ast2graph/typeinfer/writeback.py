@@ -42,6 +42,7 @@ import types
 from typing import Any
 
 from ..fallback.sites import FallbackCode
+from .kinds import contains_standin
 from .state import InPlaceArray
 from .varlist import tail_of
 
@@ -172,6 +173,93 @@ class WritebackMixin:
             err.carry = (key, obj, attr)  # type: ignore[attr-defined]
             raise err
         self.attr_writes[key] = (obj, attr, value)
+
+    def check_writeback(self) -> tuple | None:
+        """A run-time check about to be emitted after this segment wrote
+        outside state (``attr_writes``), none of it in a way only the call's
+        end can apply: the host call (``arrays.write_state``, one of the
+        check's ``before`` calls) that makes those writes, with their values
+        as of the check, when it fires, so that the call raises with eager's
+        state (the write-back after the call is then skipped, and the writes
+        after the check with it); an array read from outside written in place
+        (``self.w -= g``) gets its version as of the check copied into it (the
+        array its capture reads, as after the call). None where a write
+        cannot be made so: an argument's array, view or container (written into the caller's objects, which
+        the host does not hold), appends under a traced condition not yet
+        joined, a value of path-dependent kind, a list whose length depends
+        on the data, an object this call made other than a list, dict or
+        tuple (eager makes a new one per call), one object written twice."""
+        if self.input_writes or self.view_writes or self.first_writes or self.__dict__.get("_pending_shadows") \
+                or self.__dict__.get("_pending_inputs"):
+            return None
+        before = self.__dict__.pop("_writes_before_message", None)   # (``check_arguments``)
+        if before is not None and (before.keys() != self.attr_writes.keys()
+                                   or any(before[k] is not e for k, e in self.attr_writes.items())):
+            return None   # the exception's arguments wrote state: eager writes it only when it raises
+        from ..graphlib import arrays
+        from ..graphlib.trees import tree_flatten
+        from ..ir.core import Value
+
+        seen: set[int] = set()
+
+        def host_form(x: Any) -> Any:
+            if type(x) is Value:
+                if arrays.eager_kind(x.type) == "mixed" or not self._new_object(x):
+                    raise _NoWriteback
+                return x
+            if isinstance(x, arrays.DeferredStr) or type(x) in _KEY_TYPES or type(x) is complex:
+                return x
+            kind = type(x)
+            if kind in (list, dict, tuple) and (kind is tuple or self._is_fresh(x)):
+                if tail_of(x) is not None or id(x) in seen:
+                    raise _NoWriteback
+                seen.add(id(x))
+                if kind is dict:
+                    if not all(_static_key(k) for k in x):
+                        raise _NoWriteback
+                    return {k: host_form(v) for k, v in x.items()}
+                return kind(host_form(v) for v in x)
+            if self._made_here(x) or contains_standin(x):
+                raise _NoWriteback
+            return arrays.Static(x)   # an object that exists before the call: that very object
+
+        targets, values = [], []
+        try:
+            for obj, attr, value in self.attr_writes.values():
+                if self._is_fresh(obj) or type(obj) is InPlaceArray and not isinstance(value, Value):
+                    return None
+                # an array read from outside, written in place (``p -= lr * g``): its version as of the
+                # check copied into the array the capture reads on this call, as after the call
+                target = _CopyInto(obj.capture.getter) if type(obj) is InPlaceArray else obj
+                targets.append((arrays.Static(target), attr))
+                if type(obj) is InPlaceArray:   # (its contents copied: no object of its own is set)
+                    if type(value) is not Value or arrays.eager_kind(value.type) == "mixed":
+                        return None
+                    values.append(value)
+                else:
+                    values.append(host_form(value))
+        except _NoWriteback:
+            return None
+        leaves, treedef = tree_flatten(values, leaf_types=(arrays.DeferredStr, arrays.Static))
+        held = self.__dict__.setdefault("check_held", [])   # (specialize._rebind: these objects stay themselves)
+        held.extend(obj for obj, _, _ in self.attr_writes.values())
+        held.extend(t.value for t in leaves if isinstance(t, arrays.Static))
+        # one graph value written to several places is one object there, as eager's
+        first = {}
+        places = tuple(first.setdefault(id(x), k) if type(x) is Value else k for k, x in enumerate(leaves))
+        return arrays.write_state, (tuple(targets), leaves, places, arrays.Static(treedef)), {}
+
+    def _new_object(self, v: Any) -> bool:
+        """A graph value whose eager object the call makes anew (a Python
+        number, an array it computed): not an argument's array or a version of
+        it, an array read from outside, a view, or a value that may be one of
+        these (a join): eager's write would set that very object."""
+        if v.type.python:
+            return True
+        entry = self.input_of.get(id(v))
+        return not (entry is not None and entry[0] is v) and self._captured_array(v) is None \
+            and id(v) not in self.view_of and id(v) not in self.joined_from and not self.identity_of(v) \
+            and id(v) not in self.__dict__.get("jax_buffers", {})
 
     @property
     def rebound_places(self) -> set:
@@ -543,6 +631,16 @@ class WritebackMixin:
             entry = (self.__dict__.get("guarded_nested", {}).get(id(x)),)
         return entry[0] is x and id(x) not in getattr(self, "argument_ids", ())
 
+    def check_no_effect_shallow(self, obj: Any, node: Any) -> None:
+        """``check_no_effect`` of ``obj`` itself only, not of what it holds: a
+        read that picks an item (``d[k]`` of a plain dict by a plain key)
+        looks at no item's contents."""
+        targets = self.__dict__.get("_effect_targets") or {}
+        written = any(e[0] is obj for e in self.attr_writes.values())
+        if targets.get(id(obj)) is obj or written:
+            raise self.graph_break(FallbackCode.MUTATION, node, f"a read of {self.named(obj, 'a ')} after this "
+                                   "function changed it (the change is made after the call)", "call")
+
     def check_no_effect(self, obj: Any, node: Any, objects: bool = True) -> None:
         """A read of a container this graph mutates after the call, or of one
         holding it (``print(d)`` after ``d[0].append(v)``): in Python.
@@ -631,6 +729,27 @@ class WritebackMixin:
         self.input_writes = dict(snapshot[0])
         self.pending_inputs.clear()
         self.pending_inputs.update(snapshot[1])
+
+
+class _CopyInto:
+    """The target of an in-place write into an array read from outside
+    (``state.InPlaceArray``) made by a run-time check when it fires:
+    ``setattr(target, attr, v)`` copies ``v`` into the array ``getter`` reads
+    now (the capture's, re-read as the call read it)."""
+
+    __slots__ = ("getter",)
+
+    def __init__(self, getter: Any):
+        object.__setattr__(self, "getter", getter)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        import numpy as np
+
+        np.copyto(self.getter(), value, casting="unsafe")
+
+
+class _NoWriteback(Exception):
+    """A pending write ``check_writeback`` cannot make on the host."""
 
 
 class _None:
