@@ -741,6 +741,8 @@ class CallMixin(GeneratorMixin, SortMixin):
                 return self.nnx_call(fn, args, kwargs, node)
             if holds_arrays:   # its arrays are inputs of the op, not constants
                 fn, args = _apply_callable, (callee, *args)
+            if traced and fn is not callee and numpy_api.conversion(callee, args, kwargs) is fn:
+                args, kwargs = self._real_part_converted(args, kwargs, node)
             try:
                 leaves, treedef = tree_flatten((args, kwargs), is_leaf=lambda x: isinstance(x, Value))
                 result = self._numpy_emit(fn, callee, args, kwargs, node, numpy_gives_ndarray(callee, leaves, treedef),
@@ -2415,6 +2417,26 @@ class CallMixin(GeneratorMixin, SortMixin):
         self.__dict__.setdefault("known_layouts", {})[id(out)] = (out, layout)
         return out
 
+    def _real_part_converted(self, args: tuple, kwargs: dict, node: Any) -> tuple[tuple, dict]:
+        """``np.asarray(z, dtype=float)`` (``np.array``, ``np.asanyarray``,
+        ``np.ascontiguousarray``) of a complex array: NumPy's cast warns
+        (ComplexWarning) on every call, issued on the host as ``z.astype(float)``'s;
+        the operand becomes its real part (JAX's own cast would warn once, at trace
+        time, even in a branch eager never takes)."""
+        a, dtype = (args[0] if args else kwargs.get("a")), (args[1] if len(args) > 1 else kwargs.get("dtype"))
+        if not isinstance(a, Value) or getattr(a.type.dtype, "kind", "") != "c" or a.type.mixed \
+                or not a.type.kinds <= {"numpy", "array0", "jax"} or dtype is None or isinstance(dtype, Value):
+            return args, kwargs
+        try:
+            if np.dtype(dtype).kind not in "biuf":
+                return args, kwargs
+        except TypeError:
+            return args, kwargs
+        self._warn(("Casting complex values to real discards the imaginary part", np.exceptions.ComplexWarning), {}, node)
+        real = self.emit_call(jnp.real, (a,), {}, node, "real")
+        real.type = real.type.with_kinds(a.type.kinds)
+        return ((real, *args[1:]), kwargs) if args else (args, {**kwargs, "a": real})
+
     def _numpy_emit(self, fn: Any, callee: Any, args: tuple, kwargs: dict, node: Any, numpy_fn: bool,
                     holds_arrays: bool) -> Any:
         """``fn(*args, **kwargs)`` as the op for the user's ``callee``. Where
@@ -2599,7 +2621,7 @@ class CallMixin(GeneratorMixin, SortMixin):
             if isinstance(out, Value):
                 if out.type.kinds != {"numpy"} or not out.type.shape:
                     return NotImplemented
-            elif not (type(out) is np.ndarray and self._is_fresh(out) and out.base is None and out.flags.writeable):
+            elif not (type(out) is np.ndarray and self._is_fresh(out) and out.base is None and arrays.writeable(out)):
                 return NotImplemented
             for x in leaves:   # another operand: the output itself (one object, as eager passes it), or apart
                 if x is not out and isinstance(x, (Value, np.ndarray)) and self._shares_memory(x, out) is not False \
