@@ -372,7 +372,12 @@ def replaceable(fn: Any) -> bool:
     ``to_static(fn)`` converts a call of it, not its own code."""
     from . import scipy_forms
 
-    return candidate(fn) is not None or (public_name(fn) or "") in scipy_forms.FUNCTION_FORMS
+    if candidate(fn) is not None or (public_name(fn) or "") in scipy_forms.FUNCTION_FORMS:
+        return True
+    # a scipy.stats distribution's method (``scipy.stats.norm.pdf``): its graph form, as in a user's call
+    func = getattr(fn, "__func__", None)
+    return isinstance(func, types.FunctionType) and \
+        (func.__module__, func.__qualname__) in scipy_forms.METHOD_FORMS
 
 
 def candidate(fn: Any) -> Any:
