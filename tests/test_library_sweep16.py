@@ -497,6 +497,70 @@ def test_a_conversion_of_complex_to_real_warns_on_every_call_where_eager_does():
     check_warnings(sla.logm, SPD, full_graph=False)
 
 
+# ------------------------------------------------ library functions converted directly
+def test_a_scipy_stats_distribution_method_converted_directly_is_its_graph_form():
+    # to_static(scipy.stats.norm.pdf) converted rv_continuous.pdf's own code (np.extract: a shape by the
+    # data, three graphs), where a user's call of it is one graph (scipy_forms)
+    import scipy.stats as st
+
+    from tests.helpers import check_calls
+
+    check_calls(st.norm.pdf, [(V8,), (M34,), (F32,), (I10,), (jnp.asarray(V8),)])
+    check_calls(st.norm.logcdf, [(V8,), (W8 * 3,)])
+    check_calls(st.norm.cdf, [(V8, 1.0, 2.0), (M34, 0.0, -1.0), (V8, M34[:, :1], 0.5)])   # scale < 0: NaN
+    check_calls(st.t.ppf, [(W8 / 2, 3), (W8 / 2, np.array([2.0, 5.0])[:, None])])
+
+
+# ------------------------------------------------ writes into an argument
+def test_put_along_axis_of_one_value_at_traced_indices_is_one_graph():
+    # np.put_along_axis(m, np.argmax(m, axis=1, keepdims=True), 0.0, axis=1) fell back (traced indices:
+    # NumPy writes repeated ones in order); one value for every position cannot depend on that order,
+    # and the bounds are checked at run time (NumPy's IndexError)
+    from tests.helpers import check_calls
+
+    def f(m):
+        m = m.copy()
+        np.put_along_axis(m, np.argmax(m, axis=1, keepdims=True), 0.0, axis=1)
+        return m
+
+    def g(m, i):
+        np.put_along_axis(m, i, -1.0, axis=0)   # the caller's array
+        return m.sum()
+
+    def h(m, i):
+        m = m.copy()
+        np.put_along_axis(m, i, m[0, :1], axis=None)
+        return m
+
+    check_calls(f, [(M34,), (M44[::-1],)])
+    check_calls(g, [(M34, np.array([[0, 1, 2, 2]])), (M34, np.array([[2, -1, 0, 0], [1, 1, 1, 1]])),
+                    (M34, np.array([[3, 0, 0, 0]])), (M34, np.array([[0, -4, 0, 0]]))])
+    check_calls(h, [(M34, np.array([0, 11, 11, -1])), (M34, np.array([12]))])
+    check_calls(g, [(M34, np.array([[0.0, 1, 2, 2]]))], full_graph=False)   # float indices: NumPy's IndexError
+
+
+def test_put_and_put_along_axis_at_repeated_static_indices_keep_numpys_last_write():
+    # with indices known at trace time the rule scattered them: XLA leaves the order of repeated
+    # indices open (the last write wins on CPU, any off it); now each element's last write is read
+    # from NumPy's own call on the update numbers, a gather
+    from tests.helpers import check_calls
+
+    def s(x):
+        x = x.copy()
+        np.put_along_axis(x, np.array([[0, 0, 1, -1]]), np.array([[1.0, 2.0, 3.0, 4.0]]), axis=1)
+        np.put(x, [0, 0, 2, -1, 9], [5.0, 6.0], mode="wrap")
+        np.put(x, [1, 1], [7.0, 8.0])
+        return x
+
+    def bad(x):
+        x = x.copy()
+        np.put(x, [0, 9], [5.0, 6.0])
+        return x
+
+    check_calls(s, [(np.zeros((2, 4)),), (M34[:2],), (M44,)])
+    check_calls(bad, [(np.zeros(4),), (V8,)], full_graph=False)   # out of bounds: IndexError once, in bounds after
+
+
 def entries() -> list[Entry]:
     return _numpy() + _scipy() + _sklearn() + _optax() + _jax() + _direct() + _edge()
 

@@ -857,6 +857,10 @@ class CallMixin(GeneratorMixin, SortMixin):
                                    f"cannot do here: {why}", "call")
         if numpy_inplace.is_ufunc_at(callee) and len(args) > 1:   # traced indices: NumPy's IndexError out of bounds
             self.check_numpy_index(target, args[1], node)
+        check = numpy_inplace.index_check(callee, args, kwargs, np.shape(target) if isinstance(target, np.ndarray)
+                                          else target.type.shape)
+        if check is not None:   # np.put_along_axis(a, i, v, axis) with traced i: as NumPy's IndexError
+            self.emit_call(arrays.numpy_index_check, check, {}, node, "index check", effect=True)
         new = self.emit_call(update, args, kwargs, node, name)
         self._write_into(target, new, node, name)
         return None
