@@ -561,6 +561,22 @@ def test_put_and_put_along_axis_at_repeated_static_indices_keep_numpys_last_writ
     check_calls(bad, [(np.zeros(4),), (V8,)], full_graph=False)   # out of bounds: IndexError once, in bounds after
 
 
+# ------------------------------------------------ options JAX's namesake lacks
+def test_isin_with_kind_is_one_graph():
+    # jnp.isin has no kind= (NumPy's algorithm choice: the answer is the same): the call fell back
+    from tests.helpers import check_calls
+
+    i, j = np.array([0, 3, 1, 5, 2, 2]), np.array([2, 5, 7])
+
+    def f(a, b):
+        return (np.isin(a, b, invert=True), np.isin(a, b, kind="sort"), np.isin(a, b, kind="table"),
+                np.isin(a, [1, 3], kind="table"), np.isin(a, b, kind=None, assume_unique=True))
+
+    check_calls(f, [(i, j), (i[::-1], j[:1]), (i > 1, j > 3), (I10, J10)])
+    check_calls(lambda a, b: np.isin(a, b, kind="table"), [(i * 0.5, j)], full_graph=False)   # NumPy's ValueError
+    check_calls(lambda a, b: np.isin(a, b, kind="hash"), [(i, j)], full_graph=False)
+
+
 def entries() -> list[Entry]:
     return _numpy() + _scipy() + _sklearn() + _optax() + _jax() + _direct() + _edge()
 

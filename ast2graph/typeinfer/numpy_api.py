@@ -500,6 +500,18 @@ def sort(a: Any, axis: Any = -1, kind: Any = None, order: Any = None, *, stable:
     return jnp.sort(a, axis=axis)
 
 
+def isin(element: Any, test_elements: Any, assume_unique: bool = False, invert: bool = False, *,
+         kind: Any = None) -> Any:
+    """``np.isin``: the answer does not depend on the algorithm (``kind``);
+    ``kind="table"`` of other than integer or bool operands raises in NumPy
+    (eager's error: the call falls back), as does an unknown ``kind``."""
+    element, test_elements = jnp.asarray(element), jnp.asarray(test_elements)
+    if kind not in (None, "sort", "table") or kind == "table" and \
+            not all(jnp.issubdtype(x.dtype, jnp.integer) or x.dtype == jnp.bool_ for x in (element, test_elements)):
+        raise not_numpys(f"np.isin with kind={kind!r} of these operands (NumPy raises)")
+    return jnp.isin(element, test_elements, assume_unique=assume_unique, invert=invert)
+
+
 def tril(m: Any, k: int = 0) -> Any:
     """``np.tril``: a 1-D operand is a row repeated (NumPy broadcasts it to a square)."""
     m = jnp.asarray(m)
@@ -1328,7 +1340,7 @@ def _on_host(numpy_fn: Any, integer_result: bool) -> Any:
 
 
 def _replacements() -> dict:
-    return {id(np.argsort): argsort, id(np.sort): sort, id(np.tril): tril, id(np.triu): triu,
+    return {id(np.argsort): argsort, id(np.sort): sort, id(np.isin): isin, id(np.tril): tril, id(np.triu): triu,
             id(np.linalg.pinv): pinv, id(np.linalg.matrix_rank): matrix_rank, id(np.searchsorted): searchsorted,
             id(np.histogram): histogram, id(np.histogram_bin_edges): histogram_bin_edges,
             id(np.histogram2d): histogram2d, id(np.fix): fix, id(np.modf): modf,
