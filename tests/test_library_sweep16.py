@@ -577,6 +577,24 @@ def test_isin_with_kind_is_one_graph():
     check_calls(lambda a, b: np.isin(a, b, kind="hash"), [(i, j)], full_graph=False)
 
 
+def test_ravel_multi_index_of_traced_coordinates_is_one_graph():
+    # jnp.ravel_multi_index needs concrete coordinates for mode="raise" (its bounds check): the call
+    # fell back; now the graph clips where NumPy raises and checks the bounds at run time
+    from tests.helpers import check_calls
+
+    i, j = np.array([0, 3, 1, 2]), np.array([2, 5, 0, 4])
+
+    def f(i, j):
+        return (np.ravel_multi_index((i, j), (4, 6)), np.ravel_multi_index((i, j), (4, 6), order="F"),
+                np.ravel_multi_index((i, j + 3), (4, 6), mode="wrap"),
+                np.ravel_multi_index((i - 2, j), (4, 6), mode=("clip", "raise")),
+                np.ravel_multi_index((i[0], j[1]), (4, 6)), np.ravel_multi_index([i, j, i], (5, 6, 4)))
+
+    check_calls(f, [(i, j), (i[::-1], j), (i + 1, j), (i, j - 1), (i.astype(np.int32), j.astype(np.int8))])
+    check_calls(np.ravel_multi_index, [((i, j), (4, 6)), ((i, j + 4), (4, 6)), ((I10, J10), (4, 6))])
+    check_calls(lambda i, j: np.ravel_multi_index((i, j), (4, 6)), [(i * 1.0, j)], full_graph=False)   # TypeError
+
+
 def entries() -> list[Entry]:
     return _numpy() + _scipy() + _sklearn() + _optax() + _jax() + _direct() + _edge()
 

@@ -12,7 +12,9 @@ do; an array sharing memory with nothing is copied on its own.
 
 from __future__ import annotations
 
+import functools
 import inspect
+import math
 import re
 from typing import Any, Callable
 
@@ -1311,6 +1313,39 @@ def choose(a: Any, choices: Any, out: Any = None, mode: str = "raise") -> Any:
     return jnp.choose(a, choices, mode="clip" if mode == "raise" else mode)
 
 
+def _multi_index_modes(multi_index: Any, dims: Any, mode: Any) -> tuple:
+    """``np.ravel_multi_index``'s coordinates and one mode per dimension, or
+    ``not_numpys`` where NumPy's checks of the arguments decide (eager's error)."""
+    if not isinstance(dims, (tuple, list)) or not all(isinstance(d, (int, np.integer)) for d in dims) \
+            or not isinstance(multi_index, (tuple, list)) or len(multi_index) != len(dims):
+        raise not_numpys("np.ravel_multi_index of other than one coordinate array per static dimension")
+    modes = (mode,) * len(dims) if isinstance(mode, str) else tuple(mode)
+    coords = [jnp.asarray(c) for c in multi_index]
+    if len(modes) != len(dims) or any(m not in ("raise", "wrap", "clip") for m in modes) \
+            or not all(jnp.issubdtype(c.dtype, jnp.integer) for c in coords):
+        raise not_numpys("np.ravel_multi_index with these modes or coordinates (NumPy raises)")
+    return coords, modes
+
+
+def ravel_multi_index(multi_index: Any, dims: Any, mode: Any = "raise", order: str = "C") -> Any:
+    """``np.ravel_multi_index``: a coordinate out of range in a "raise"
+    dimension raises (``raise_check``), so the graph op may clip there."""
+    coords, modes = _multi_index_modes(multi_index, dims, mode)
+    fixed = [jnp.mod(c, d) if m == "wrap" else jnp.clip(c, 0, d - 1) for c, d, m in zip(coords, dims, modes)]
+    if order not in ("C", "F"):
+        raise not_numpys(f"np.ravel_multi_index with order={order!r}")
+    sizes = [int(d) for d in dims]
+    strides = [math.prod(sizes[k + 1:]) if order == "C" else math.prod(sizes[:k]) for k in range(len(sizes))]
+    index = sum(c.astype(np.intp) * int(s) for c, s in zip(fixed, strides))
+    return jnp.asarray(index, dtype=np.intp)
+
+
+def _bad_multi_index(multi_index: Any, dims: Any, mode: Any = "raise", order: str = "C") -> Any:
+    coords, modes = _multi_index_modes(multi_index, dims, mode)
+    bad = [jnp.any((c < 0) | (c >= d)) for c, d, m in zip(coords, dims, modes) if m == "raise"]
+    return functools.reduce(jnp.logical_or, bad, jnp.zeros((), bool))
+
+
 def histogramdd(sample: Any, bins: Any = 10, range: Any = None, density: Any = None, weights: Any = None) -> Any:
     """``np.histogramdd``: a 1-D sample is N points in one dimension; counts are floats."""
     sample = jnp.asarray(sample)
@@ -1347,7 +1382,7 @@ def _replacements() -> dict:
             id(np.quantile): _numpys_quantile(jnp.quantile, 1.0), id(np.percentile): _numpys_quantile(jnp.percentile, 100.0),
             id(np.nanquantile): _numpys_quantile(jnp.nanquantile, 1.0, True),
             id(np.nanpercentile): _numpys_quantile(jnp.nanpercentile, 100.0, True),
-            id(np.choose): choose, id(np.histogramdd): histogramdd, id(np.broadcast_to): broadcast_to,
+            id(np.choose): choose, id(np.ravel_multi_index): ravel_multi_index, id(np.histogramdd): histogramdd, id(np.broadcast_to): broadcast_to,
             id(np.partition): _on_host(np.partition, False), id(np.argpartition): _on_host(np.argpartition, True),
             id(np.take): take, id(np.round): round_, id(np.around): round_, id(np.take_along_axis): take_along_axis, id(np.repeat): repeat,
             id(np.linalg.eigh): eigh, id(np.linalg.eigvalsh): eigvalsh, id(np.linalg.cholesky): cholesky,
@@ -1485,6 +1520,8 @@ def _raise_checks() -> dict:
         id(np.power): (_negative_integer_power, ValueError, "Integers to negative integer powers are not allowed.",
                        ("x2", 1)),
         id(np.choose): (_bad_choice, ValueError, "invalid entry in choice array", ("a", 0)),
+        id(np.ravel_multi_index): (_bad_multi_index, ValueError, "invalid entry in coordinates array",
+                                   ("multi_index", 0)),
         id(np.digitize): (_not_monotonic, ValueError, "bins must be monotonically increasing or decreasing",
                           ("bins", 1)),
         # NumPy's message holds the values: the constructor is handed them (``_numpy_raise_check``)
