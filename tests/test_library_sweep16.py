@@ -595,6 +595,43 @@ def test_ravel_multi_index_of_traced_coordinates_is_one_graph():
     check_calls(lambda i, j: np.ravel_multi_index((i, j), (4, 6)), [(i * 1.0, j)], full_graph=False)   # TypeError
 
 
+# ------------------------------------------------ NumPy's RuntimeWarnings of reductions
+def test_sum_and_prod_with_where_warn_of_overflow_in_the_graph():
+    # np.sum(m, where=w) fell back (its overflow warning was computed only without where=); now the
+    # flags count only the elements the mask selects: an infinity or NaN masked out is not data
+    from tests.helpers import check_calls, check_warnings
+
+    big = np.array([[1e308, 1e308, np.inf], [np.nan, 1.0, 2.0]])
+
+    def g(m, w):
+        return np.sum(m, where=w), np.sum(m, axis=1, where=w), np.prod(m, where=w, axis=0), m.sum(where=w), \
+            m.prod(where=w), np.sum(m, where=np.array([True, False, True]), axis=0, keepdims=True)
+
+    for w in [np.array([[True, True, False], [False, True, False]]), np.array([[True, False, True], [False, True, True]]),
+              np.array([[False, False, False], [True, True, False]]), np.array([True, True, True])[None, :] & (big < 2)]:
+        check_warnings(g, big, w)
+    check_warnings(g, np.array([[1e308, 1e308, 1.0], [0.0, 1.0, 2.0]]), True)
+
+    def f(m):
+        w = m > 0
+        return (np.sum(m, where=w), np.mean(m, axis=1, where=w | True), np.max(m, axis=0, where=w, initial=-10.0),
+                np.nansum(m, where=w), np.prod(m, where=w, axis=1), np.min(m, initial=0.5))
+
+    check_calls(f, [(M34,), (-M44,), (NAN34,)])
+
+
+def test_ndarray_prod_warns_of_overflow_as_numpy():
+    # x.prod() of a NumPy array ran as jax.Array's prod: NumPy's "overflow encountered in reduce" was lost
+    from tests.helpers import check_warnings
+
+    def f(x):
+        return x.prod(), x.prod(axis=0), x[:2].prod(keepdims=True)
+
+    check_warnings(f, np.array([1e308, 1e308, 1.0]))
+    check_warnings(f, np.array([1e300, 1e10, -2.0]))
+    check_warnings(f, W8)
+
+
 def entries() -> list[Entry]:
     return _numpy() + _scipy() + _sklearn() + _optax() + _jax() + _direct() + _edge()
 

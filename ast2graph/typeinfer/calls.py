@@ -1169,11 +1169,14 @@ class CallMixin(GeneratorMixin, SortMixin):
             return
         axis, keepdims = bound.get("axis"), bound.get("keepdims", False)
         initial = bound.get("initial", 0.0)   # a static number starts the reduction: it is part of its data
-        if set(bound) - {"a", "axis", "dtype", "keepdims", "initial"} or not (axis is None or type(axis) is int or (
+        where = bound.get("where", True)   # the elements reduced: a static or traced mask
+        mask = where is True or isinstance(where, Value) and where.type.dtype == np.bool_ and not where.type.mixed \
+            or isinstance(where, np.ndarray) and where.dtype == np.bool_
+        if set(bound) - {"a", "axis", "dtype", "keepdims", "initial", "where"} or not (axis is None or type(axis) is int or (
                 type(axis) is tuple and all(type(k) is int for k in axis))) or type(keepdims) is not bool \
-                or not isinstance(initial, (int, float, np.integer, np.floating, np.bool_)):
-            raise refuse("with out=, where=, initial= or a traced axis: its overflow warning is not computed in "
-                         "the graph")
+                or not isinstance(initial, (int, float, np.integer, np.floating, np.bool_)) or not mask:
+            raise refuse("with out=, a where= other than a bool mask, initial= other than a number or a traced "
+                         "axis: its overflow warning is not computed in the graph")
         func = getattr(node, "func", None)
         method = isinstance(func, gast.Attribute) and not (isinstance(func.value, gast.Name) and isinstance(
             self.frame.unit.globals.get(func.value.id), types.ModuleType))
@@ -1194,7 +1197,7 @@ class CallMixin(GeneratorMixin, SortMixin):
         if kinds:
             flags = hostwarnings.reduce_flags_op(kinds, axis, keepdims, bool(math.isfinite(initial)),
                                                  bool(initial != initial))
-            self._emit_fp_flags(flags, (results[0], x), {}, node,
+            self._emit_fp_flags(flags, (results[0], x) + (() if where is True else (where,)), {}, node,
                                 tuple(texts[k] for k in kinds), filename, lineno, sys.modules[module].__dict__, blocks)
 
     def _numpy_replay(self, callee: Any, args: tuple, kwargs: dict, results: list, node: Any) -> None:

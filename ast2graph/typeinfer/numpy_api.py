@@ -1803,7 +1803,7 @@ def numpy_source(callee: Any) -> Any:
 # array, ``x.argsort(...)`` is ``np.argsort(x, ...)`` (and its rules above)
 METHOD_FUNCTIONS = {"argsort": np.argsort, "argpartition": np.argpartition, "searchsorted": np.searchsorted,
                     "take": np.take, "var": np.var, "std": np.std, "cumprod": np.cumprod,
-                    "cumsum": np.cumsum, "sum": np.sum, "mean": np.mean, "round": np.round, "clip": np.clip,
+                    "cumsum": np.cumsum, "sum": np.sum, "prod": np.prod, "mean": np.mean, "round": np.round, "clip": np.clip,
                     "argmax": np.argmax, "argmin": np.argmin}   # (argmax, argmin: of complex data, refused)
 
 
