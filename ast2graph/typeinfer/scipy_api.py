@@ -638,7 +638,8 @@ def _exemplar(v: Any, family: str, rng: np.random.Generator, ufunc: bool) -> Any
     dtype are typed with the real ones elsewhere)."""
     t = v.type
     shape = (_UFUNC_SAMPLE,) if ufunc and t.shape else t.shape
-    data = _family_data(family, shape, t.dtype, rng)
+    with np.errstate(all="ignore"):   # (1e300 cast to float32: an overflow no user's program made)
+        data = _family_data(family, shape, t.dtype, rng)
     if t.python:
         return data.reshape(()).item() if data.size == 1 else data.reshape(-1)[0].item()
     if not (t.numpy or t.array0):
