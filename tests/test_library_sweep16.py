@@ -632,6 +632,31 @@ def test_ndarray_prod_warns_of_overflow_as_numpy():
     check_warnings(f, W8)
 
 
+def test_scipy_exemplar_data_made_at_conversion_warns_nothing():
+    # the exemplars SciPy's functions are validated on (1e300 among them) were cast to float32 under the
+    # user's np.errstate: "overflow encountered in cast" on the first call of scipy.special.expit(x32)
+    import scipy.special as sp
+
+    from tests.helpers import check_warnings
+
+    check_warnings(lambda x: (sp.expit(x), sp.erf(x), sp.log1p(np.abs(x))), F32)
+    check_warnings(lambda x: (sp.softmax(x, axis=1), sp.logsumexp(x)), jnp.asarray(M34, dtype=jnp.float32))
+
+
+# ------------------------------------------------ NumPy's refusals
+def test_a_ufunc_numpy_has_no_loop_for_raises_as_eager():
+    # np.positive of bools, np.deg2rad of complex data: NumPy raises (no loop for the dtype), JAX's op
+    # computed a result: a silent difference; now the call falls back and raises eager's error
+    from tests.helpers import check_calls
+
+    i, v = np.array([1, -2, 3]), np.array([0.5, -1.0, 2.0])
+    check_calls(lambda x: np.positive(x), [(i > 0,)], full_graph=False)
+    check_calls(lambda x: np.deg2rad(x), [(v + 1j,)], full_graph=False)
+    check_calls(lambda x: np.bitwise_and(x, 3), [(v,)], full_graph=False)
+    check_calls(lambda x: (np.deg2rad(x), np.positive(x), np.left_shift(i, 1)), [(v,), (i,), (jnp.asarray(v),)])
+    check_calls(lambda x, y: (np.add(x, y), np.sqrt(np.abs(x)), np.add(x, 1.5), np.logaddexp(x, 2)), [(v, i), (i, v)])
+
+
 def entries() -> list[Entry]:
     return _numpy() + _scipy() + _sklearn() + _optax() + _jax() + _direct() + _edge()
 

@@ -818,6 +818,11 @@ class CallMixin(GeneratorMixin, SortMixin):
             return self._numpy_out(callee, args, kwargs, node)
         if kind is not CallKind.ARRAY_OP:
             return NotImplemented
+        refused = _ufunc_refuses(callee, args, kwargs)
+        if refused:   # np.positive of bools, np.deg2rad of complex data: NumPy has no loop, eager raises
+            raise self.graph_break(FallbackCode.OPAQUE_CALL, node, f"{qualified_name(callee)} has no loop for these "
+                                   f"operands' dtypes in NumPy, which raises ({refused}); JAX's op would compute",
+                                   "call")
         inexact = self._numpy_inexact(callee, args, kwargs, node)
         if inexact is not NotImplemented:
             return inexact
@@ -3567,6 +3572,39 @@ def _narrowing_cast(target: Any, args: tuple) -> bool:
 
 
 _CONVERTERS = (np.asarray, np.array, np.asanyarray, np.ascontiguousarray)
+
+
+def _ufunc_refuses(callee: Any, args: tuple, kwargs: dict) -> str:
+    """Why NumPy's (or SciPy's) ufunc ``callee`` refuses operands of these
+    dtypes (its call on empty arrays of them raises: no loop for them), or ""
+    where it takes them, is not a ufunc call, or the check cannot tell
+    (``out=``, a traced keyword, an operand of several kinds)."""
+    if not isinstance(callee, np.ufunc) or "out" in kwargs or len(args) != callee.nin \
+            or any(isinstance(v, Value) for v in kwargs.values()):
+        return ""
+    empties = []
+    for a in args:
+        if isinstance(a, Value):
+            t = a.type
+            if t.mixed or getattr(t.dtype, "kind", None) is None:
+                return ""
+            if t.python and not t.shape:
+                empties.append({"b": False, "i": 0, "u": 0, "f": 0.0, "c": 0j}.get(t.dtype.kind, 0.0))
+            else:
+                empties.append(np.empty((0,) + tuple(t.shape[1:]) if t.shape else (0,), t.dtype))
+        elif isinstance(a, (np.ndarray, np.generic, bool, int, float, complex)):
+            empties.append(a)
+        else:
+            return ""
+    try:
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            callee(*empties, **kwargs)
+    except TypeError as e:   # (UFuncTypeError is one)
+        return str(e)[:120]
+    except Exception:  # noqa: BLE001 - a broadcast of the stand-ins, a value error: not this check's to say
+        return ""
+    return ""
 
 
 def _complex_to_real(method: Any, args: tuple, kwargs: dict) -> bool:
