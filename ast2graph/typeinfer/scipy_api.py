@@ -63,7 +63,8 @@ def packs_arguments(fn: Any) -> bool:
 
 def _only_returns_arguments(func: types.FunctionType) -> bool:
     """Its body is one ``return`` of a tuple of its parameters' names (and of
-    tuples of them): what ``parse_arg_template`` makes."""
+    tuples of them, and constants: a discrete distribution's scale 1): what
+    ``parse_arg_template`` makes."""
     import dis
 
     names = set(func.__code__.co_varnames[:func.__code__.co_argcount])
@@ -72,7 +73,7 @@ def _only_returns_arguments(func: types.FunctionType) -> bool:
             continue
         if ins.opname in ("LOAD_FAST", "LOAD_FAST_CHECK") and ins.argval in names:
             continue
-        if ins.opname == "LOAD_CONST" and isinstance(ins.argval, (tuple, type(None))):
+        if ins.opname == "LOAD_CONST" and isinstance(ins.argval, (tuple, type(None), int, float, str)):
             continue
         return False
     return True
