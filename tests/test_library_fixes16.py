@@ -122,3 +122,18 @@ def test_discrete_distributions_pmf_logpmf_cdf_are_one_graph():
 
     check_calls(f, [(V8, np.full(8, 0.3)), (np.array([0.0, -1.0, np.nan, 2.5, 3.0, 1.0, 0.0, 7.0]), W8 - 0.3)])
     check_calls(st.poisson.pmf, [(I10, 2.0), (J10, 0.5)])
+
+
+def test_a_frozen_distribution_is_one_graph():
+    # st.norm(loc=1.0, scale=s).pdf(x) fell back: rv_frozen makes a fresh instance of the distribution's
+    # class from static constructor parameters, whose __init__ builds its argument parser with exec;
+    # that construction now runs at trace time (it only makes the object), the methods are graph forms
+    import scipy.stats as st
+
+    from tests.helpers import check_calls
+
+    def f(x, s):
+        d = st.norm(loc=1.0, scale=s)
+        return d.pdf(x), d.cdf(x), d.logpdf(x), st.t(3, loc=s).sf(x)
+
+    check_calls(f, [(V8, 2.0), (V8, 0.5), (M34, 3.0), (V8, -1.0)])

@@ -245,7 +245,17 @@ def _scipy() -> list[Entry]:
         return (dist.cdist(a, b, "sqeuclidean"), dist.cdist(a, b, metric="minkowski", p=3), dist.cdist(a, b, "chebyshev"),
                 dist.pdist(a, "cosine"))
 
+    def discrete(x):
+        k = np.round(np.abs(x) * 3)
+        return st.poisson.pmf(k, 2.0), st.binom.pmf(k, 10, 0.3), st.poisson.logpmf(k, 1.5), st.geom.cdf(k, 0.4)
+
+    def frozen(x, s):
+        d = st.norm(loc=1.0, scale=s)
+        return d.pdf(x), d.cdf(x), d.logpdf(x)
+
     return [
+        E("scipy.stats poisson/binom/geom pmf/logpmf/cdf", discrete, [(V8,), (W8 * 3,)]),
+        E("scipy.stats frozen norm(loc, scale)", frozen, [(V8, 2.0), (W8, 0.5)]),
         E("scipy.special gammaln/betaln/logit/zeta/...", special_user, [(V8, W8), (W8 - 0.5, W8 * 2)]),
         E("scipy.special log_softmax/softmax/logsumexp(axis)", special_axis, [(M34,), (M44,)]),
         E("scipy.linalg solve/cho_*/lu_*/norm/expm", linalg_solve, [(SPD, V8[:4]), (SPD * 2, W8[:4])]),

@@ -624,6 +624,8 @@ class CallMixin(GeneratorMixin, SortMixin):
                 return result
         if scipy_api.packs_arguments(callee):   # a scipy.stats distribution's generated _parse_args
             return self.static_call(callee, args, kwargs, node)
+        if not traced and scipy_api.makes_distribution(callee):   # rv_frozen's fresh norm_gen(**static params)
+            return self.static_call(callee, args, kwargs, node)
         form = scipy_api.graph_form(callee, args, kwargs) if traced else None
         if form is not None:   # apply_where, norm.pdf: written with where for what masks the data
             return self.inline_user(form[0], form[1], kwargs, node)

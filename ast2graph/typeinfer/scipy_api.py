@@ -61,6 +61,19 @@ def packs_arguments(fn: Any) -> bool:
         and type(owner).__module__.startswith("scipy.stats.") and _only_returns_arguments(func)
 
 
+def makes_distribution(fn: Any) -> bool:
+    """A scipy.stats distribution class (``rv_continuous``'s or
+    ``rv_discrete``'s subclass, as ``rv_frozen`` makes a fresh instance of
+    its distribution's class from static constructor parameters): its
+    ``__init__`` builds the argument parser with ``exec``, pure Python that
+    only makes the new object, so called on static values it runs at trace time."""
+    import sys
+
+    infrastructure = sys.modules.get("scipy.stats._distn_infrastructure")
+    return infrastructure is not None and isinstance(fn, type) and issubclass(fn, infrastructure.rv_generic) \
+        and fn.__module__.startswith("scipy.stats.")
+
+
 def _only_returns_arguments(func: types.FunctionType) -> bool:
     """Its body is one ``return`` of a tuple of its parameters' names (and of
     tuples of them, and constants: a discrete distribution's scale 1): what
