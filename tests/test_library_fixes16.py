@@ -137,3 +137,28 @@ def test_a_frozen_distribution_is_one_graph():
         return d.pdf(x), d.cdf(x), d.logpdf(x), st.t(3, loc=s).sf(x)
 
     check_calls(f, [(V8, 2.0), (V8, 0.5), (M34, 3.0), (V8, -1.0)])
+
+
+def test_a_string_array_in_a_try_is_not_taken_for_eagers_error():
+    # staging a string array into the graph raised TypeError at trace time, taken as eager's error:
+    # the `except TypeError` handler ran where eager indexed the array ("none" for "bb")
+    from tests.helpers import check_calls
+
+    def f(x):
+        s = np.array(["a", "bb", "c"])
+        try:
+            y = s[np.argmax(x)]
+        except TypeError:
+            y = "none"
+        return y
+
+    def g(x):
+        s = np.array(["a", "bb", "c"])
+        try:
+            y = np.add(s, x)   # eager raises (no loop for strings and floats): the handler runs
+        except TypeError:
+            y = x * 2
+        return y, s[::-1]
+
+    check_calls(f, [(V8[:3],), (-V8[:3],)], full_graph=False)
+    check_calls(g, [(V8[:3],)], full_graph=False)
