@@ -162,3 +162,17 @@ def test_a_string_array_in_a_try_is_not_taken_for_eagers_error():
 
     check_calls(f, [(V8[:3],), (-V8[:3],)], full_graph=False)
     check_calls(g, [(V8[:3],)], full_graph=False)
+
+
+def test_a_density_with_a_scale_scipy_refuses_warns_nothing():
+    # the graph form of rv_continuous.logpdf took log(scale) on every element, where SciPy takes it
+    # only where the arguments are valid: scale=-1 warned "invalid value encountered in log"
+    import scipy.stats as st
+
+    from tests.helpers import check_warnings
+
+    def f(x, s):
+        return st.norm.logpdf(x, scale=s), st.norm.pdf(x, 1.0, s), st.gamma.logpdf(np.abs(x), 2.0, scale=s)
+
+    for s in (2.0, -1.0, np.array([1.0, -1.0, 2.0, 2.0, 1.0, 1.0, 3.0, -2.0])):
+        check_warnings(f, V8, s, calls=1)

@@ -60,6 +60,8 @@ def _density(self: Any, x: Any, args: tuple, kwds: dict, log: bool) -> Any:
     output = _place(output, (1 - cond0) + np.isnan(x), self.badvalue)
     goodargs = _aligned(cond, *((x,) + args + (scale,)))
     scale, goodargs = goodargs[-1], goodargs[:-1]
+    # (SciPy takes log(scale) and divides by it only where cond holds: elsewhere 1, which warns of nothing)
+    scale = np.where(np.ravel(cond), scale, 1.0)
     vals = self._logpdf(*goodargs) - np.log(scale) if log else self._pdf(*goodargs) / scale
     return _ended(_place(output, cond, vals))
 
