@@ -32,6 +32,16 @@ from .hostcalls import HostCall, HostError, HostErrors, HostRaised, _guarded, _h
 from .trees import keyed, tree_flatten, tree_map
 
 
+_NPY_ARRAY_WRITEABLE = 0x0400
+
+
+def writeable(x: np.ndarray) -> bool:
+    """``x.flags.writeable``, read without a warning: NumPy warns (FutureWarning)
+    on any read of the flag of a ``np.broadcast_arrays`` result, which will turn
+    read-only, and eager's program never read it (scipy.stats' ``ppf``)."""
+    return bool(x.flags.num & _NPY_ARRAY_WRITEABLE)
+
+
 def _array_impl() -> type:
     """The concrete class of ``jax.Array`` values. Not found by making one:
     ``jax.device_put`` imports ``jax.experimental.multihost_utils`` (~55 ms

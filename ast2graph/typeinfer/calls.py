@@ -624,6 +624,8 @@ class CallMixin(GeneratorMixin, SortMixin):
                 return result
         if scipy_api.packs_arguments(callee):   # a scipy.stats distribution's generated _parse_args
             return self.static_call(callee, args, kwargs, node)
+        if not traced and scipy_api.makes_distribution(callee):   # rv_frozen's fresh norm_gen(**static params)
+            return self.static_call(callee, args, kwargs, node)
         form = scipy_api.graph_form(callee, args, kwargs) if traced else None
         if form is not None:   # apply_where, norm.pdf: written with where for what masks the data
             return self.inline_user(form[0], form[1], kwargs, node)
@@ -741,6 +743,8 @@ class CallMixin(GeneratorMixin, SortMixin):
                 return self.nnx_call(fn, args, kwargs, node)
             if holds_arrays:   # its arrays are inputs of the op, not constants
                 fn, args = _apply_callable, (callee, *args)
+            if traced and fn is not callee and numpy_api.conversion(callee, args, kwargs) is fn:
+                args, kwargs = self._real_part_converted(args, kwargs, node)
             try:
                 leaves, treedef = tree_flatten((args, kwargs), is_leaf=lambda x: isinstance(x, Value))
                 result = self._numpy_emit(fn, callee, args, kwargs, node, numpy_gives_ndarray(callee, leaves, treedef),
@@ -816,6 +820,11 @@ class CallMixin(GeneratorMixin, SortMixin):
             return self._numpy_out(callee, args, kwargs, node)
         if kind is not CallKind.ARRAY_OP:
             return NotImplemented
+        refused = _ufunc_refuses(callee, args, kwargs)
+        if refused:   # np.positive of bools, np.deg2rad of complex data: NumPy has no loop, eager raises
+            raise self.graph_break(FallbackCode.OPAQUE_CALL, node, f"{qualified_name(callee)} has no loop for these "
+                                   f"operands' dtypes in NumPy, which raises ({refused}); JAX's op would compute",
+                                   "call")
         inexact = self._numpy_inexact(callee, args, kwargs, node)
         if inexact is not NotImplemented:
             return inexact
@@ -855,6 +864,10 @@ class CallMixin(GeneratorMixin, SortMixin):
                                    f"cannot do here: {why}", "call")
         if numpy_inplace.is_ufunc_at(callee) and len(args) > 1:   # traced indices: NumPy's IndexError out of bounds
             self.check_numpy_index(target, args[1], node)
+        check = numpy_inplace.index_check(callee, args, kwargs, np.shape(target) if isinstance(target, np.ndarray)
+                                          else target.type.shape)
+        if check is not None:   # np.put_along_axis(a, i, v, axis) with traced i: as NumPy's IndexError
+            self.emit_call(arrays.numpy_index_check, check, {}, node, "index check", effect=True)
         new = self.emit_call(update, args, kwargs, node, name)
         self._write_into(target, new, node, name)
         return None
@@ -1163,11 +1176,14 @@ class CallMixin(GeneratorMixin, SortMixin):
             return
         axis, keepdims = bound.get("axis"), bound.get("keepdims", False)
         initial = bound.get("initial", 0.0)   # a static number starts the reduction: it is part of its data
-        if set(bound) - {"a", "axis", "dtype", "keepdims", "initial"} or not (axis is None or type(axis) is int or (
+        where = bound.get("where", True)   # the elements reduced: a static or traced mask
+        mask = where is True or isinstance(where, Value) and where.type.dtype == np.bool_ and not where.type.mixed \
+            or isinstance(where, np.ndarray) and where.dtype == np.bool_
+        if set(bound) - {"a", "axis", "dtype", "keepdims", "initial", "where"} or not (axis is None or type(axis) is int or (
                 type(axis) is tuple and all(type(k) is int for k in axis))) or type(keepdims) is not bool \
-                or not isinstance(initial, (int, float, np.integer, np.floating, np.bool_)):
-            raise refuse("with out=, where=, initial= or a traced axis: its overflow warning is not computed in "
-                         "the graph")
+                or not isinstance(initial, (int, float, np.integer, np.floating, np.bool_)) or not mask:
+            raise refuse("with out=, a where= other than a bool mask, initial= other than a number or a traced "
+                         "axis: its overflow warning is not computed in the graph")
         func = getattr(node, "func", None)
         method = isinstance(func, gast.Attribute) and not (isinstance(func.value, gast.Name) and isinstance(
             self.frame.unit.globals.get(func.value.id), types.ModuleType))
@@ -1188,7 +1204,7 @@ class CallMixin(GeneratorMixin, SortMixin):
         if kinds:
             flags = hostwarnings.reduce_flags_op(kinds, axis, keepdims, bool(math.isfinite(initial)),
                                                  bool(initial != initial))
-            self._emit_fp_flags(flags, (results[0], x), {}, node,
+            self._emit_fp_flags(flags, (results[0], x) + (() if where is True else (where,)), {}, node,
                                 tuple(texts[k] for k in kinds), filename, lineno, sys.modules[module].__dict__, blocks)
 
     def _numpy_replay(self, callee: Any, args: tuple, kwargs: dict, results: list, node: Any) -> None:
@@ -2419,6 +2435,26 @@ class CallMixin(GeneratorMixin, SortMixin):
         self.__dict__.setdefault("known_layouts", {})[id(out)] = (out, layout)
         return out
 
+    def _real_part_converted(self, args: tuple, kwargs: dict, node: Any) -> tuple[tuple, dict]:
+        """``np.asarray(z, dtype=float)`` (``np.array``, ``np.asanyarray``,
+        ``np.ascontiguousarray``) of a complex array: NumPy's cast warns
+        (ComplexWarning) on every call, issued on the host as ``z.astype(float)``'s;
+        the operand becomes its real part (JAX's own cast would warn once, at trace
+        time, even in a branch eager never takes)."""
+        a, dtype = (args[0] if args else kwargs.get("a")), (args[1] if len(args) > 1 else kwargs.get("dtype"))
+        if not isinstance(a, Value) or getattr(a.type.dtype, "kind", "") != "c" or a.type.mixed \
+                or not a.type.kinds <= {"numpy", "array0", "jax"} or dtype is None or isinstance(dtype, Value):
+            return args, kwargs
+        try:
+            if np.dtype(dtype).kind not in "biuf":
+                return args, kwargs
+        except TypeError:
+            return args, kwargs
+        self._warn(("Casting complex values to real discards the imaginary part", np.exceptions.ComplexWarning), {}, node)
+        real = self.emit_call(jnp.real, (a,), {}, node, "real")
+        real.type = real.type.with_kinds(a.type.kinds)
+        return ((real, *args[1:]), kwargs) if args else (args, {**kwargs, "a": real})
+
     def _numpy_emit(self, fn: Any, callee: Any, args: tuple, kwargs: dict, node: Any, numpy_fn: bool,
                     holds_arrays: bool) -> Any:
         """``fn(*args, **kwargs)`` as the op for the user's ``callee``. Where
@@ -2603,7 +2639,7 @@ class CallMixin(GeneratorMixin, SortMixin):
             if isinstance(out, Value):
                 if out.type.kinds != {"numpy"} or not out.type.shape:
                     return NotImplemented
-            elif not (type(out) is np.ndarray and self._is_fresh(out) and out.base is None and out.flags.writeable):
+            elif not (type(out) is np.ndarray and self._is_fresh(out) and out.base is None and arrays.writeable(out)):
                 return NotImplemented
             for x in leaves:   # another operand: the output itself (one object, as eager passes it), or apart
                 if x is not out and isinstance(x, (Value, np.ndarray)) and self._shares_memory(x, out) is not False \
@@ -3542,6 +3578,39 @@ def _narrowing_cast(target: Any, args: tuple) -> bool:
 
 
 _CONVERTERS = (np.asarray, np.array, np.asanyarray, np.ascontiguousarray)
+
+
+def _ufunc_refuses(callee: Any, args: tuple, kwargs: dict) -> str:
+    """Why NumPy's (or SciPy's) ufunc ``callee`` refuses operands of these
+    dtypes (its call on empty arrays of them raises: no loop for them), or ""
+    where it takes them, is not a ufunc call, or the check cannot tell
+    (``out=``, a traced keyword, an operand of several kinds)."""
+    if not isinstance(callee, np.ufunc) or "out" in kwargs or len(args) != callee.nin \
+            or any(isinstance(v, Value) for v in kwargs.values()):
+        return ""
+    empties = []
+    for a in args:
+        if isinstance(a, Value):
+            t = a.type
+            if t.mixed or getattr(t.dtype, "kind", None) is None:
+                return ""
+            if t.python and not t.shape:
+                empties.append({"b": False, "i": 0, "u": 0, "f": 0.0, "c": 0j}.get(t.dtype.kind, 0.0))
+            else:
+                empties.append(np.empty((0,) + tuple(t.shape[1:]) if t.shape else (0,), t.dtype))
+        elif isinstance(a, (np.ndarray, np.generic, bool, int, float, complex)):
+            empties.append(a)
+        else:
+            return ""
+    try:
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            callee(*empties, **kwargs)
+    except TypeError as e:   # (UFuncTypeError is one)
+        return str(e)[:120]
+    except Exception:  # noqa: BLE001 - a broadcast of the stand-ins, a value error: not this check's to say
+        return ""
+    return ""
 
 
 def _complex_to_real(method: Any, args: tuple, kwargs: dict) -> bool:

@@ -526,13 +526,15 @@ def reduce_flags_op(kinds: tuple, axis: Any, keepdims: bool, initial_finite: boo
     overflow where a result is not finite though its data is ("over"; an
     infinity that met another becomes a NaN), an invalid value where a result
     is NaN though its data has none ("invalid"); a static ``initial=`` is
-    part of the data (``initial_finite``, ``initial_nan``)."""
-    def flags(result: Any, x: Any) -> Any:
+    part of the data (``initial_finite``, ``initial_nan``); with ``where``
+    (a third operand) only the elements it selects are."""
+    def flags(result: Any, x: Any, where: Any = True) -> Any:
         import jax.numpy as jnp
 
         out = jnp.asarray(result)
-        finite = jnp.all(jnp.isfinite(x), axis=axis, keepdims=keepdims) & initial_finite
-        nan_in = jnp.any(jnp.isnan(x), axis=axis, keepdims=keepdims) | initial_nan
+        selected = jnp.broadcast_to(jnp.asarray(where, bool), jnp.shape(x))
+        finite = jnp.all(jnp.isfinite(x) | ~selected, axis=axis, keepdims=keepdims) & initial_finite
+        nan_in = jnp.any(jnp.isnan(x) & selected, axis=axis, keepdims=keepdims) | initial_nan
         found = {"over": ~jnp.isfinite(out) & finite, "invalid": jnp.isnan(out) & ~nan_in}
         return _flag_vector([found[k] for k in kinds])
 

@@ -796,7 +796,7 @@ class Specializer(OperatorMixin, CallMixin, ControlMixin, BlocksMixin, MatchMixi
             site = self.host_site(node) if _touches_host(fn) else None
             # a NumPy array made at trace time is an operand as it is now: a later trace-time write
             # into it (``c[:] = 7`` after ``v = c + x``) must not reach this op, as eager's op ran before it
-            operands = [x.copy() if type(x) is np.ndarray and x.flags.writeable else x for x in leaves]
+            operands = [x.copy() if type(x) is np.ndarray and arrays.writeable(x) else x for x in leaves]
             self.region.ops.append(CallOp(results, self.loc(node), fn, treedef, operands, label, x32, site))
             if results and not effect and (numpy_fn or fn in _FP_OPERATOR_FNS or asked in _FP_OPERATOR_FNS):
                 # NumPy's RuntimeWarnings (calls.py)

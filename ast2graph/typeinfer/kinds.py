@@ -350,7 +350,12 @@ def traced_as_eager(fn: Any, leaves: list, error: BaseException) -> bool:
     module = getattr(fn, "__module__", "") or ""
     jaxlike = module == "jax" or module.startswith(("jax.", "jaxlib", "operator", "_operator", arrays.__name__))
     eager_arrays = all(x.type.kinds == {"jax"} for x in leaves if isinstance(x, Value))
-    return jaxlike and eager_arrays and "Tracer" not in str(error) and not contains_standin(leaves, arrays_too=False)
+    # a NumPy array JAX cannot hold (strings, objects, records, dates): the refusal is the graph's, and
+    # ``arrays.constant`` (a static value staged into the graph) is no op of eager's at all
+    unheld = fn is arrays.constant or any(isinstance(x, (np.ndarray, np.generic)) and x.dtype.kind not in "biufc"
+                                          for x in leaves)
+    return jaxlike and eager_arrays and not unheld and "Tracer" not in str(error) \
+        and not contains_standin(leaves, arrays_too=False)
 
 
 # ndarray methods that change the array in place (jax.Array's namesakes, if

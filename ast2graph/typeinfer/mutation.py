@@ -35,7 +35,7 @@ import numpy as np
 from ..fallback.sites import FallbackCode
 from ..ir.core import KindedValue, Value
 from ..graphlib import arrays
-from ..graphlib.arrays import np_setitem
+from ..graphlib.arrays import np_setitem, writeable
 from .lattice import DATA_INT64, INT_BITS, INT_RANGE, WIDE_INTS
 from .masked import MaskedSlice
 from .state import UNBOUND, InPlaceArray
@@ -419,7 +419,7 @@ def probe_kinds(fn: Any, treedef: Any, leaves: list, out_tree: Any, out_leaves: 
             continue
         if isinstance(theirs, (np.ndarray, np.generic)) and np.shape(theirs) == mine.type.shape:
             shares = [k for k, d in numpy_operands if isinstance(theirs, np.ndarray) and np.shares_memory(theirs, d)]
-            if isinstance(theirs, np.ndarray) and not theirs.flags.writeable:
+            if isinstance(theirs, np.ndarray) and not writeable(theirs):
                 shares = shares + [READONLY]   # (read-only in eager: a jax.Array's buffer viewed)
             kinds.append(("array0" if isinstance(theirs, np.ndarray) and not theirs.ndim else "numpy", shares))
         elif type(theirs) in (bool, int, float, complex) and not mine.type.shape:
@@ -947,9 +947,9 @@ class MutationMixin:
         for (mine, kind), shares, eager in zip(kinds, [s for m, s in zip(out_leaves, probe.shares) if isinstance(m, Value)],
                                                theirs):
             mine.type = mine.type.with_kinds((kind,))
-            if not shares and isinstance(eager, np.ndarray) and eager.ndim and eager.flags.writeable:
+            if not shares and isinstance(eager, np.ndarray) and eager.ndim and writeable(eager):
                 self.writeable_arrays[id(mine)] = (mine, id(mine))   # a new array, writeable in eager (``x.flags.writeable``)
-            elif not shares and isinstance(eager, np.ndarray) and eager.flags.writeable and kind == "array0":
+            elif not shares and isinstance(eager, np.ndarray) and writeable(eager) and kind == "array0":
                 # a new 0-d array (np.asarray(s, copy=True) of a NumPy scalar): its ``.flags.writeable`` is True
                 self.new_arrays0[id(mine)] = mine
             bases = [leaves[k] for k in shares if isinstance(leaves[k], Value)]

@@ -12,7 +12,9 @@ do; an array sharing memory with nothing is copied on its own.
 
 from __future__ import annotations
 
+import functools
 import inspect
+import math
 import re
 from typing import Any, Callable
 
@@ -498,6 +500,18 @@ def sort(a: Any, axis: Any = -1, kind: Any = None, order: Any = None, *, stable:
     if order is not None:
         raise not_numpys("np.sort with order= (structured arrays)")
     return jnp.sort(a, axis=axis)
+
+
+def isin(element: Any, test_elements: Any, assume_unique: bool = False, invert: bool = False, *,
+         kind: Any = None) -> Any:
+    """``np.isin``: the answer does not depend on the algorithm (``kind``);
+    ``kind="table"`` of other than integer or bool operands raises in NumPy
+    (eager's error: the call falls back), as does an unknown ``kind``."""
+    element, test_elements = jnp.asarray(element), jnp.asarray(test_elements)
+    if kind not in (None, "sort", "table") or kind == "table" and \
+            not all(jnp.issubdtype(x.dtype, jnp.integer) or x.dtype == jnp.bool_ for x in (element, test_elements)):
+        raise not_numpys(f"np.isin with kind={kind!r} of these operands (NumPy raises)")
+    return jnp.isin(element, test_elements, assume_unique=assume_unique, invert=invert)
 
 
 def tril(m: Any, k: int = 0) -> Any:
@@ -1299,6 +1313,39 @@ def choose(a: Any, choices: Any, out: Any = None, mode: str = "raise") -> Any:
     return jnp.choose(a, choices, mode="clip" if mode == "raise" else mode)
 
 
+def _multi_index_modes(multi_index: Any, dims: Any, mode: Any) -> tuple:
+    """``np.ravel_multi_index``'s coordinates and one mode per dimension, or
+    ``not_numpys`` where NumPy's checks of the arguments decide (eager's error)."""
+    if not isinstance(dims, (tuple, list)) or not all(isinstance(d, (int, np.integer)) for d in dims) \
+            or not isinstance(multi_index, (tuple, list)) or len(multi_index) != len(dims):
+        raise not_numpys("np.ravel_multi_index of other than one coordinate array per static dimension")
+    modes = (mode,) * len(dims) if isinstance(mode, str) else tuple(mode)
+    coords = [jnp.asarray(c) for c in multi_index]
+    if len(modes) != len(dims) or any(m not in ("raise", "wrap", "clip") for m in modes) \
+            or not all(jnp.issubdtype(c.dtype, jnp.integer) for c in coords):
+        raise not_numpys("np.ravel_multi_index with these modes or coordinates (NumPy raises)")
+    return coords, modes
+
+
+def ravel_multi_index(multi_index: Any, dims: Any, mode: Any = "raise", order: str = "C") -> Any:
+    """``np.ravel_multi_index``: a coordinate out of range in a "raise"
+    dimension raises (``raise_check``), so the graph op may clip there."""
+    coords, modes = _multi_index_modes(multi_index, dims, mode)
+    fixed = [jnp.mod(c, d) if m == "wrap" else jnp.clip(c, 0, d - 1) for c, d, m in zip(coords, dims, modes)]
+    if order not in ("C", "F"):
+        raise not_numpys(f"np.ravel_multi_index with order={order!r}")
+    sizes = [int(d) for d in dims]
+    strides = [math.prod(sizes[k + 1:]) if order == "C" else math.prod(sizes[:k]) for k in range(len(sizes))]
+    index = sum(c.astype(np.intp) * int(s) for c, s in zip(fixed, strides))
+    return jnp.asarray(index, dtype=np.intp)
+
+
+def _bad_multi_index(multi_index: Any, dims: Any, mode: Any = "raise", order: str = "C") -> Any:
+    coords, modes = _multi_index_modes(multi_index, dims, mode)
+    bad = [jnp.any((c < 0) | (c >= d)) for c, d, m in zip(coords, dims, modes) if m == "raise"]
+    return functools.reduce(jnp.logical_or, bad, jnp.zeros((), bool))
+
+
 def histogramdd(sample: Any, bins: Any = 10, range: Any = None, density: Any = None, weights: Any = None) -> Any:
     """``np.histogramdd``: a 1-D sample is N points in one dimension; counts are floats."""
     sample = jnp.asarray(sample)
@@ -1328,14 +1375,14 @@ def _on_host(numpy_fn: Any, integer_result: bool) -> Any:
 
 
 def _replacements() -> dict:
-    return {id(np.argsort): argsort, id(np.sort): sort, id(np.tril): tril, id(np.triu): triu,
+    return {id(np.argsort): argsort, id(np.sort): sort, id(np.isin): isin, id(np.tril): tril, id(np.triu): triu,
             id(np.linalg.pinv): pinv, id(np.linalg.matrix_rank): matrix_rank, id(np.searchsorted): searchsorted,
             id(np.histogram): histogram, id(np.histogram_bin_edges): histogram_bin_edges,
             id(np.histogram2d): histogram2d, id(np.fix): fix, id(np.modf): modf,
             id(np.quantile): _numpys_quantile(jnp.quantile, 1.0), id(np.percentile): _numpys_quantile(jnp.percentile, 100.0),
             id(np.nanquantile): _numpys_quantile(jnp.nanquantile, 1.0, True),
             id(np.nanpercentile): _numpys_quantile(jnp.nanpercentile, 100.0, True),
-            id(np.choose): choose, id(np.histogramdd): histogramdd, id(np.broadcast_to): broadcast_to,
+            id(np.choose): choose, id(np.ravel_multi_index): ravel_multi_index, id(np.histogramdd): histogramdd, id(np.broadcast_to): broadcast_to,
             id(np.partition): _on_host(np.partition, False), id(np.argpartition): _on_host(np.argpartition, True),
             id(np.take): take, id(np.round): round_, id(np.around): round_, id(np.take_along_axis): take_along_axis, id(np.repeat): repeat,
             id(np.linalg.eigh): eigh, id(np.linalg.eigvalsh): eigvalsh, id(np.linalg.cholesky): cholesky,
@@ -1473,6 +1520,8 @@ def _raise_checks() -> dict:
         id(np.power): (_negative_integer_power, ValueError, "Integers to negative integer powers are not allowed.",
                        ("x2", 1)),
         id(np.choose): (_bad_choice, ValueError, "invalid entry in choice array", ("a", 0)),
+        id(np.ravel_multi_index): (_bad_multi_index, ValueError, "invalid entry in coordinates array",
+                                   ("multi_index", 0)),
         id(np.digitize): (_not_monotonic, ValueError, "bins must be monotonically increasing or decreasing",
                           ("bins", 1)),
         # NumPy's message holds the values: the constructor is handed them (``_numpy_raise_check``)
@@ -1754,7 +1803,7 @@ def numpy_source(callee: Any) -> Any:
 # array, ``x.argsort(...)`` is ``np.argsort(x, ...)`` (and its rules above)
 METHOD_FUNCTIONS = {"argsort": np.argsort, "argpartition": np.argpartition, "searchsorted": np.searchsorted,
                     "take": np.take, "var": np.var, "std": np.std, "cumprod": np.cumprod,
-                    "cumsum": np.cumsum, "sum": np.sum, "mean": np.mean, "round": np.round, "clip": np.clip,
+                    "cumsum": np.cumsum, "sum": np.sum, "prod": np.prod, "mean": np.mean, "round": np.round, "clip": np.clip,
                     "argmax": np.argmax, "argmin": np.argmin}   # (argmax, argmin: of complex data, refused)
 
 

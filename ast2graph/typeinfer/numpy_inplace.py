@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 
@@ -69,22 +70,62 @@ def place(arr: Any, mask: Any, vals: Any) -> Any:
     return jnp.where(flat_mask, picked, arr.ravel()).reshape(arr.shape)
 
 
+def _last_writes(a: Any, last: np.ndarray, values: Any) -> Any:
+    """``a`` with each element whose ``last`` (flat, from NumPy's own write of
+    the update numbers) is not -1 replaced by ``values[last]``: a gather, where
+    a scatter would leave the order of repeated indices to XLA (any may win
+    off the CPU; in NumPy the last one does)."""
+    flat = jnp.ravel(a)
+    if not np.any(last >= 0):
+        return a
+    picked = values[jnp.asarray(np.maximum(last, 0))]
+    return jnp.where(jnp.asarray(last >= 0), picked, flat).reshape(a.shape)
+
+
 def put(a: Any, ind: Any, v: Any, mode: str = "raise") -> Any:
-    """``np.put`` with indices known at trace time, none repeated, in bounds (``mode='raise'``)."""
+    """``np.put`` with indices known at trace time (wrapped, clipped, negative,
+    repeated: the last write wins, as NumPy's own ``np.put`` of the update
+    numbers says; out of bounds it raises, as eager's)."""
     a = jnp.asarray(a)
     ind = np.ravel(np.asarray(ind))
-    if mode == "wrap":
-        ind = np.mod(ind, a.size)
-    elif mode == "clip":
-        ind = np.clip(ind, 0, a.size - 1)
-    values = jnp.resize(_as(jnp.ravel(jnp.asarray(v)), a.dtype), ind.shape)
-    return a.ravel().at[ind].set(values).reshape(a.shape)
+    last = np.full(a.size, -1, np.intp)
+    np.put(last, ind, np.arange(ind.size), mode=mode)
+    values = jnp.resize(_as(jnp.ravel(jnp.asarray(v)), a.dtype), ind.shape) if ind.size else None
+    return _last_writes(a, last, values)
 
 
 def put_along_axis(arr: Any, indices: Any, values: Any, axis: Any) -> Any:
-    """``np.put_along_axis`` with indices known at trace time, none repeated along the axis."""
-    return jnp.put_along_axis(jnp.asarray(arr), jnp.asarray(indices), _as(values, arr.dtype), axis,
-                              inplace=False)
+    """``np.put_along_axis``. Indices known at trace time: the last write of
+    each element (NumPy's own ``put_along_axis`` of the update numbers, which
+    also raises out of bounds); traced indices (``rule_for``: one value for
+    every position, so the order of repeated ones cannot matter; the bounds
+    checked at run time by the caller): JAX's scatter."""
+    arr = jnp.asarray(arr)
+    if isinstance(indices, jax.core.Tracer):
+        return jnp.put_along_axis(arr, indices, _as(values, arr.dtype), axis, inplace=False)
+    indices = np.asarray(indices)
+    last = np.full(arr.shape, -1, np.intp)
+    shape = np.take_along_axis(last, indices, axis).shape   # (the updates' shape: NumPy's fancy index)
+    np.put_along_axis(last, indices, np.arange(int(np.prod(shape))).reshape(shape), axis)
+    values = jnp.ravel(jnp.broadcast_to(_as(values, arr.dtype), shape))
+    return _last_writes(arr, last.ravel(), values)
+
+
+def index_check(callee: Any, args: tuple, kwargs: dict, shape: tuple) -> tuple | None:
+    """``(shape, axes, indices)`` of the run-time bounds check
+    (``arrays.numpy_index_check``) of ``np.put_along_axis`` with traced
+    indices into an array of ``shape``; None for any other call."""
+    from ..ir.core import Value
+
+    if callee is not np.put_along_axis:
+        return None
+    indices = args[1] if len(args) > 1 else kwargs.get("indices")
+    axis = args[3] if len(args) > 3 else kwargs.get("axis")
+    if not isinstance(indices, Value):
+        return None
+    if axis is None:
+        return (int(np.prod(shape)),), (0,), indices
+    return tuple(shape), (axis % len(shape),), indices
 
 
 def ufunc_at(ufunc: np.ufunc) -> Callable:
@@ -171,9 +212,28 @@ def rule_for(callee: Any, args: tuple, kwargs: dict) -> tuple[Any, Callable, str
         name, at = static
         indices = args[at] if len(args) > at else kwargs.get(name)
         why = _static_indices_problem(indices)
+        if why and callee is np.put_along_axis and _one_value(args[2] if len(args) > 2 else kwargs.get("values")) \
+                and _integer_value(indices):
+            why = ""   # traced indices, one value: repeated ones write the same (bounds: ``index_check``)
         if why:
             return target, None, why
     return target, update, ""
+
+
+def _one_value(values: Any) -> bool:
+    """A value of one element (``np.put_along_axis(a, i, 0.0, axis=1)``): every position gets it."""
+    from ..ir.core import Value
+
+    if isinstance(values, Value):
+        return not values.type.mixed and int(np.prod(values.type.shape)) == 1
+    return isinstance(values, (int, float, bool, np.number, np.bool_)) or \
+        isinstance(values, np.ndarray) and values.size == 1
+
+
+def _integer_value(indices: Any) -> bool:
+    from ..ir.core import Value
+
+    return isinstance(indices, Value) and not indices.type.mixed and indices.type.dtype.kind in "iu"
 
 
 def _static_indices_problem(indices: Any) -> str:

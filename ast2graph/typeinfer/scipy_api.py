@@ -61,9 +61,23 @@ def packs_arguments(fn: Any) -> bool:
         and type(owner).__module__.startswith("scipy.stats.") and _only_returns_arguments(func)
 
 
+def makes_distribution(fn: Any) -> bool:
+    """A scipy.stats distribution class (``rv_continuous``'s or
+    ``rv_discrete``'s subclass, as ``rv_frozen`` makes a fresh instance of
+    its distribution's class from static constructor parameters): its
+    ``__init__`` builds the argument parser with ``exec``, pure Python that
+    only makes the new object, so called on static values it runs at trace time."""
+    import sys
+
+    infrastructure = sys.modules.get("scipy.stats._distn_infrastructure")
+    return infrastructure is not None and isinstance(fn, type) and issubclass(fn, infrastructure.rv_generic) \
+        and fn.__module__.startswith("scipy.stats.")
+
+
 def _only_returns_arguments(func: types.FunctionType) -> bool:
     """Its body is one ``return`` of a tuple of its parameters' names (and of
-    tuples of them): what ``parse_arg_template`` makes."""
+    tuples of them, and constants: a discrete distribution's scale 1): what
+    ``parse_arg_template`` makes."""
     import dis
 
     names = set(func.__code__.co_varnames[:func.__code__.co_argcount])
@@ -72,7 +86,7 @@ def _only_returns_arguments(func: types.FunctionType) -> bool:
             continue
         if ins.opname in ("LOAD_FAST", "LOAD_FAST_CHECK") and ins.argval in names:
             continue
-        if ins.opname == "LOAD_CONST" and isinstance(ins.argval, (tuple, type(None))):
+        if ins.opname == "LOAD_CONST" and isinstance(ins.argval, (tuple, type(None), int, float, str)):
             continue
         return False
     return True
@@ -372,7 +386,12 @@ def replaceable(fn: Any) -> bool:
     ``to_static(fn)`` converts a call of it, not its own code."""
     from . import scipy_forms
 
-    return candidate(fn) is not None or (public_name(fn) or "") in scipy_forms.FUNCTION_FORMS
+    if candidate(fn) is not None or (public_name(fn) or "") in scipy_forms.FUNCTION_FORMS:
+        return True
+    # a scipy.stats distribution's method (``scipy.stats.norm.pdf``): its graph form, as in a user's call
+    func = getattr(fn, "__func__", None)
+    return isinstance(func, types.FunctionType) and \
+        (func.__module__, func.__qualname__) in scipy_forms.METHOD_FORMS
 
 
 def candidate(fn: Any) -> Any:
@@ -633,7 +652,8 @@ def _exemplar(v: Any, family: str, rng: np.random.Generator, ufunc: bool) -> Any
     dtype are typed with the real ones elsewhere)."""
     t = v.type
     shape = (_UFUNC_SAMPLE,) if ufunc and t.shape else t.shape
-    data = _family_data(family, shape, t.dtype, rng)
+    with np.errstate(all="ignore"):   # (1e300 cast to float32: an overflow no user's program made)
+        data = _family_data(family, shape, t.dtype, rng)
     if t.python:
         return data.reshape(()).item() if data.size == 1 else data.reshape(-1)[0].item()
     if not (t.numpy or t.array0):

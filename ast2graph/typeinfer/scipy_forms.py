@@ -3,7 +3,8 @@
 Requires: SciPy's ``rv_continuous`` (its ``_parse_args``, ``_argcheck``,
 ``_support_mask``, ``_get_support`` and the distribution's ``_pdf``, ``_cdf``...).
 Produces: ``METHOD_FORMS``: for ``rv_continuous.pdf``, ``logpdf``, ``cdf``,
-``logcdf``, ``sf``, ``logsf``, ``ppf``, ``isf``, and ``FUNCTION_FORMS``: for
+``logcdf``, ``sf``, ``logsf``, ``ppf``, ``isf``, ``rv_discrete.pmf``,
+``logpmf``, ``cdf``, and ``FUNCTION_FORMS``: for
 ``scipy.special.diric``, the same computation written with ``np.where`` where
 SciPy compresses the elements of a mask (``argsreduce``, ``np.extract``: a
 shape that depends on the data) and scatters the results back (``np.place``).
@@ -59,6 +60,8 @@ def _density(self: Any, x: Any, args: tuple, kwds: dict, log: bool) -> Any:
     output = _place(output, (1 - cond0) + np.isnan(x), self.badvalue)
     goodargs = _aligned(cond, *((x,) + args + (scale,)))
     scale, goodargs = goodargs[-1], goodargs[:-1]
+    # (SciPy takes log(scale) and divides by it only where cond holds: elsewhere 1, which warns of nothing)
+    scale = np.where(np.ravel(cond), scale, 1.0)
     vals = self._logpdf(*goodargs) - np.log(scale) if log else self._pdf(*goodargs) / scale
     return _ended(_place(output, cond, vals))
 
@@ -162,8 +165,61 @@ def diric(x: Any, n: Any) -> Any:
     return _place(y, mask, np.sin(n * x) / (n * denom))
 
 
+def _discrete_start(self: Any, k: Any, args: tuple, kwds: dict) -> tuple:
+    from scipy.stats._distn_infrastructure import rv_sample
+
+    args, loc, _ = self._parse_args(*args, **kwds)
+    k, loc = map(np.asarray, (k, loc))
+    args = tuple(map(np.asarray, args))
+    _a, _b = self._get_support(*args)
+    k = np.asarray(k - loc)
+    return args, k, _a, _b, self._argcheck(*args), not isinstance(self, rv_sample)
+
+
+def _mass(self: Any, k: Any, args: tuple, kwds: dict, log: bool) -> Any:
+    """``rv_discrete.pmf`` (``log``: ``logpmf``)."""
+    args, k, _a, _b, cond0, nonzero = _discrete_start(self, k, args, kwds)
+    cond1 = (k >= _a) & (k <= _b)
+    if nonzero:
+        cond1 = cond1 & self._nonzero(k, *args)
+    cond = cond0 & cond1
+    output = np.full(np.shape(cond), -np.inf if log else 0.0, "d")
+    output = _place(output, (1 - cond0) + np.isnan(k), self.badvalue)
+    goodargs = _aligned(cond, *((k,) + args))
+    vals = self._logpmf(*goodargs) if log else np.clip(self._pmf(*goodargs), 0, 1)
+    return _ended(_place(output, cond, vals))
+
+
+def pmf(self: Any, k: Any, *args: Any, **kwds: Any) -> Any:
+    return _mass(self, k, args, kwds, False)
+
+
+def logpmf(self: Any, k: Any, *args: Any, **kwds: Any) -> Any:
+    return _mass(self, k, args, kwds, True)
+
+
+def discrete_cdf(self: Any, k: Any, *args: Any, **kwds: Any) -> Any:
+    """``rv_discrete.cdf``."""
+    args, k, _a, _b, cond0, _ = _discrete_start(self, k, args, kwds)
+    cond1 = (k >= _a) & (k < _b)
+    cond2 = (k >= _b)
+    cond3 = np.isneginf(k)
+    cond = cond0 & cond1 & np.isfinite(k)
+    output = np.zeros(np.shape(cond), "d")
+    output = _place(output, cond2 * (cond0 == cond0), 1.0)  # noqa: PLR0124 - SciPy's
+    output = _place(output, cond3 * (cond0 == cond0), 0.0)  # noqa: PLR0124 - SciPy's
+    output = _place(output, (1 - cond0) + np.isnan(k), self.badvalue)
+    goodargs = _aligned(cond, *((k,) + args))
+    return _ended(_place(output, cond, np.clip(self._cdf(*goodargs), 0, 1)))
+
+
+discrete_cdf.__name__ = "cdf"
+
+
 # (the method's module, its qualified name) -> its form
 METHOD_FORMS = {("scipy.stats._distn_infrastructure", f"rv_continuous.{f.__name__}"): f
                 for f in (pdf, logpdf, cdf, logcdf, sf, logsf, ppf, isf)}
+METHOD_FORMS.update({("scipy.stats._distn_infrastructure", f"rv_discrete.{f.__name__}"): f
+                     for f in (pmf, logpmf, discrete_cdf)})
 # a public function's name -> its form
 FUNCTION_FORMS = {"scipy.special.diric": diric}

@@ -26,7 +26,7 @@ import numpy as np
 from ..fallback.sites import Decision, FallbackCode, FallbackSite, GraphBreak
 from ..ir.core import ArrayType, CallOp, Graph, IfOp, KindedValue, Region, SwitchOp, TreeVariant, Value, bounded, \
     walk_ops
-from ..graphlib.arrays import DeferredStr, eager_kind, raise_when, to_eager_kind
+from ..graphlib.arrays import DeferredStr, eager_kind, raise_when, to_eager_kind, writeable
 from .calls import TransformedFn
 from .guards import DICT_VIEWS, MUTABLE_BUILTINS, Snapshot, object_key
 from .interpreter import Specializer
@@ -107,7 +107,7 @@ def numpy_aliasing(leaves: list) -> tuple:
 
 def numpy_readonly(leaves: list) -> tuple:
     """The NumPy argument arrays that are read-only (a write into one raises)."""
-    return tuple(k for k, x in enumerate(leaves) if type(x) is np.ndarray and not x.flags.writeable)
+    return tuple(k for k, x in enumerate(leaves) if type(x) is np.ndarray and not writeable(x))
 
 
 def numpy_layout(leaves: list) -> tuple:
@@ -503,7 +503,7 @@ def _specialize_in(sp: Specializer, unit: Unit, stmts: list, start: int, stop: i
                 v.type = dataclasses.replace(v.type, numpy=True)
                 sp.input_of[id(v)] = (v, i)
                 sp.identity_flags[id(v)] = (v, {i: True})   # the caller's object (identity.py)
-                if not leaf.flags.writeable:   # (in the plan key: numpy_readonly)
+                if not writeable(leaf):   # (in the plan key: numpy_readonly)
                     sp.readonly_arrays[id(v)] = v
                 sp.input_layout[i] = (leaf.flags.c_contiguous, leaf.flags.f_contiguous)   # (numpy_layout)
             elif isinstance(leaf, jax.Array) and not isinstance(leaf, jax.core.Tracer):
