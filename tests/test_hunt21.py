@@ -49,3 +49,51 @@ def test_a_dict_inside_the_callers_grads_written_through_another_argument_is_see
     for fn in (_clip_then_zero_inner, _keep_then_zero_inner):
         check_sequence(_inner_world(fn), [_inner_step(1.0), _inner_step(100.0), _inner_step(1.0), _inner_step(100.0)],
                        full_graph=False)
+
+
+# ------------------------------------------- a Python number hoisted out of a closure handed to JAX
+X = {"a": jnp.ones(()), "b": jnp.ones(2)}
+
+
+def _shadow_lambda(p, n):
+    for t in range(1, n + 1):
+        p = jax.tree_util.tree_map(lambda v: v * t * 0 + v * (lambda t: 1 - 0.5 ** t)(3), p)
+    return p
+
+
+def _shadow_genexp(p, n):
+    for t in range(1, n + 1):
+        p = jax.tree_util.tree_map(lambda v: v + t * 0 + sum(0.5 ** t for t in range(3)), p)
+    return p
+
+
+def _shadow_def(p, n):
+    for t in range(1, n + 1):
+        def f(v):
+            def inner(t):
+                return 1 - 0.5 ** t
+            return v * (t * 0 + 1) + inner(2)
+        p = jax.tree_util.tree_map(f, p)
+    return p
+
+
+def test_a_name_a_nested_scope_binds_is_not_the_number_closed_over():
+    for fn in (_shadow_lambda, _shadow_genexp, _shadow_def):
+        check_calls(fn, [(X, 20), (X, 21)], full_graph=False)
+
+
+def _math_exp(p, n):
+    for t in range(1, n + 1):
+        p = jax.tree_util.tree_map(lambda v: v + math.exp(t * 40) * 0, p)
+    return p
+
+
+def _math_log(p, n):
+    for t in range(0, n):
+        p = jax.tree_util.tree_map(lambda v: v + math.log(t) * 0, p)
+    return p
+
+
+def test_a_math_call_that_may_raise_runs_only_where_jax_calls_the_closure():
+    for fn in (_math_exp, _math_log):
+        check_calls(fn, [({}, 20), ({}, 21), (X, 20)], full_graph=False)

@@ -1774,9 +1774,10 @@ class CallMixin(GeneratorMixin, SortMixin):
             numbers = [self.eval(e) for _, e in exprs]
         finally:
             self.frame = outer
-        if any(not isinstance(op, CallOp) or not op.results for op in self.region.ops[start:]):
-            # a run-time check (a division by a number that may be 0): it would raise on every
-            # call, where eager raises only when JAX calls the function (a tree with leaves)
+        if any(not isinstance(op, CallOp) or not op.results or op.site is not None for op in self.region.ops[start:]):
+            # a run-time check (a division by a number that may be 0), a host callback that may raise
+            # (``math.exp(t)``: OverflowError): it would raise on every call, where eager raises only
+            # when JAX calls the function (a tree with leaves)
             del self.region.ops[start:]
             return None
         return names + [n for n, _ in exprs], values + numbers
