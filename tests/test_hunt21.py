@@ -97,3 +97,61 @@ def _math_log(p, n):
 def test_a_math_call_that_may_raise_runs_only_where_jax_calls_the_closure():
     for fn in (_math_exp, _math_log):
         check_calls(fn, [({}, 20), ({}, 21), (X, 20)], full_graph=False)
+
+
+# ------------------------------------------- a closure handed to a JAX transformation reads its names when called
+def _grad_then_rebind(x, s):
+    g = jax.grad(lambda y: jnp.sum(y) * s)
+    s = s + 1.0
+    return g(x)
+
+
+def _grad_of_an_array_then_rebind(x, s):
+    g = jax.grad(lambda y: jnp.sum(y * s))
+    s = s * 2
+    return g(x)
+
+
+def _grad_made_before_the_loop(x, n):
+    s = 1.0
+    g = jax.grad(lambda y: jnp.sum(y) * s)
+    out = []
+    for _ in range(n):
+        s = s + 1.0
+        out.append(g(x))
+    return out
+
+
+def _jit_then_rebind(x, s):
+    g = jax.jit(lambda y: y * s)
+    s = s + 1.0
+    return g(x)
+
+
+def _vmap_then_rebind(x, s):
+    g = jax.vmap(lambda y: y * s)
+    s = s + 1.0
+    return g(x)
+
+
+def _vmap_of_grad_then_rebind(x, s):
+    g = jax.vmap(jax.grad(lambda y: jnp.sum(y) * s))
+    s = s + 1.0
+    return g(x), jax.vmap(jax.grad(lambda y: jnp.sum(y ** 2) * s))(x)
+
+
+def _grad_handed_to_vmap(x, s):
+    g = jax.grad(lambda y: jnp.sum(y) * s)
+    s = s * 3
+    return jax.vmap(g)(x)
+
+
+def test_a_transformed_local_function_reads_its_free_names_when_called():
+    v, m = jnp.array([1.0, 2.0, 3.0]), jnp.ones((2, 3))
+    check_calls(_grad_then_rebind, [(v, 2.0), (v, 5.0)])
+    check_calls(_grad_of_an_array_then_rebind, [(v, jnp.array(2.0)), (v, jnp.array(-1.0))])
+    check_calls(_grad_made_before_the_loop, [(v, 3)])
+    check_calls(_jit_then_rebind, [(v, 2.0), (v, 5.0)])
+    check_calls(_vmap_then_rebind, [(v, 2.0), (v, 5.0)])
+    check_calls(_vmap_of_grad_then_rebind, [(m, 2.0), (m, 5.0)])
+    check_calls(_grad_handed_to_vmap, [(m, 2.0), (m, 5.0)])

@@ -412,6 +412,14 @@ class CallMixin(GeneratorMixin, SortMixin):
                     return out
             return self.split_kinds((args, kwargs), lambda t: self.call(callee, t[0], t[1], node), node)
 
+        if isinstance(callee, TransformedFn) and _local_functions_in((callee.args, callee.kwargs)):
+            # ``g = jax.grad(lambda p: ...)``, called now: its closure made from what its free names hold now
+            targs, tkwargs = self._closures_for_jax((callee.args, callee.kwargs), node)
+            if self.nnx_in(targs, tkwargs) or contains_value((targs, tkwargs)):
+                callee = TransformedFn(callee.transform, targs, tkwargs)
+            else:   # static closures: the transformed function itself, as a call of it always was
+                callee = self.call(callee.transform, targs, tkwargs, node)
+            return self.call(callee, args, kwargs, node)
         if isinstance(callee, TransformedFn):   # jax.vmap(f)(x) with f closing over traced values
             if self.nnx_in(callee.args, callee.kwargs, args, kwargs):   # nnx.value_and_grad(loss)(model): on its state
                 # (the transform bound into the op: flax's own code is not a function "handed to JAX")
@@ -729,6 +737,13 @@ class CallMixin(GeneratorMixin, SortMixin):
                 raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{qualified_name(callee)} of NumPy arrays or "
                                        "Python numbers: eager runs the function on them in Python (NumPy's results), "
                                        "the graph would trace it with JAX (jax.Arrays)", "call")
+            if any(callee is t for t in (*_transforms(), jax.jit)) and _local_functions_in((args, kwargs)):
+                # ``g = jax.grad(lambda p: loss(p, x))``: eager's lambda reads ``x`` when ``g`` is called
+                # (JAX traces it then), which a later ``x = ...`` rebinds: the closure is made from the
+                # values its free names hold where the transformed function is applied, not here
+                self.decide(node, "call", "transform", f"{qualified_name(callee)} of a local function: applied in "
+                            "the graph where it is called, its closure read then")
+                return TransformedFn(callee, args, kwargs)
             args, kwargs = self._closures_for_jax((args, kwargs), node)
             # a local function closing over NNX objects (``lax.scan(lambda c, x: self.cell(c, x), ...)``)
             closes_over_nnx = self.nnx_in(args, kwargs)
@@ -1648,7 +1663,7 @@ class CallMixin(GeneratorMixin, SortMixin):
         from .state import LocalFunction
 
         for x in standins:
-            if not isinstance(x, (Value, LocalFunction)):
+            if not isinstance(x, (Value, LocalFunction, TracedClosure, TransformedFn)):   # (the last three: closures)
                 raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{qualified_name(callee)} would receive "
                                        f"ast2graph's trace-time stand-in {type(x).__name__} instead of eager's object")
 
@@ -3409,12 +3424,33 @@ def _library_python(callee: Any, traced: bool = True) -> bool:
 
 
 @standin
+@jax.tree_util.register_pytree_node_class
 class TransformedFn:
     """``jax.vmap(f, ...)`` (or ``grad``, ...) of a function holding traced values,
     not yet called: calling it emits one op applying the transform."""
 
     def __init__(self, transform: Any, args: tuple, kwargs: dict):
         self.transform, self.args, self.kwargs = transform, args, kwargs
+
+    # a pytree of its arguments (``jax.vmap(jax.grad(f))``: the inner one among the outer's arguments, its
+    # local functions made closures and its traced values operands where the outer is applied), and a
+    # function when the op runs (JAX calls the inner one there)
+    def tree_flatten(self) -> tuple:
+        return (self.args, self.kwargs), self.transform
+
+    @classmethod
+    def tree_unflatten(cls, transform: Any, children: tuple) -> "TransformedFn":
+        return cls(transform, *children)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.transform(*self.args, **self.kwargs)(*args, **kwargs)
+
+
+def _local_functions_in(tree: Any) -> bool:
+    from .state import LocalFunction
+
+    leaves = tree_flatten(tree, is_leaf=lambda x: isinstance(x, (Value, LocalFunction)))[0]
+    return any(isinstance(x, LocalFunction) for x in leaves)
 
 
 def _transforms() -> tuple:
