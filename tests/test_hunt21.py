@@ -155,3 +155,19 @@ def test_a_transformed_local_function_reads_its_free_names_when_called():
     check_calls(_vmap_then_rebind, [(v, 2.0), (v, 5.0)])
     check_calls(_vmap_of_grad_then_rebind, [(m, 2.0), (m, 5.0)])
     check_calls(_grad_handed_to_vmap, [(m, 2.0), (m, 5.0)])
+
+
+# ------------------------------------------- a pytree reader with a positional is_leaf hands the dict itself on
+def _flatten_is_leaf_then_write(grads, c):
+    n = jnp.sqrt(sum(jnp.sum(g ** 2) for g in jax.tree_util.tree_leaves(grads)))
+    if n > c:
+        grads = jax.tree_util.tree_map(lambda g: g * c / n, grads)
+    top = jax.tree_util.tree_flatten(grads, lambda x: type(x) is dict)[0]   # [grads] itself
+    top[0]["b"] = top[0]["b"] * 0
+    return jax.tree_util.tree_map(lambda g: g + 1, grads)
+
+
+def test_a_reader_given_a_positional_is_leaf_sees_the_callers_dict_itself():
+    def p():
+        return {"w": jnp.array([3.0, 4.0]), "b": jnp.array(1.0)}
+    check_calls(_flatten_is_leaf_then_write, [(p(), 1.0), (p(), 100.0), (p(), 1.0)], full_graph=False)
