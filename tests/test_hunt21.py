@@ -171,3 +171,42 @@ def test_a_reader_given_a_positional_is_leaf_sees_the_callers_dict_itself():
     def p():
         return {"w": jnp.array([3.0, 4.0]), "b": jnp.array(1.0)}
     check_calls(_flatten_is_leaf_then_write, [(p(), 1.0), (p(), 100.0), (p(), 1.0)], full_graph=False)
+
+
+# ------------------------------------------- a name a closure reads, rebound after the closure is made
+def _lambda_then_traced_if(x, s):
+    g = lambda y: y * s
+    if jnp.sum(x) > 0:
+        s = s * 3
+    return g(x)
+
+
+def _grad_then_traced_if(x, s):
+    g = jax.grad(lambda y: jnp.sum(y) * s)
+    if jnp.sum(x) > 0:
+        s = s * 3
+    return g(x)
+
+
+def _def_then_loop(x, n):
+    k = 1.0
+
+    def scale(y):
+        return y * k
+
+    acc = x * 0
+    for _ in range(n):
+        if jnp.sum(acc) > 10:
+            k = k + 1.0
+        acc = acc + scale(x)
+    return acc
+
+
+def test_a_name_a_closure_reads_stays_live_after_the_closure_is_made():
+    """The closure reads the variable's cell when it is called: a traced
+    ``if`` or a loop that rebinds it after the closure is made must hand
+    the new value on, though no statement after reads the name itself."""
+    v = jnp.array([1.0, 2.0, 3.0])
+    check_calls(_lambda_then_traced_if, [(v, 2.0), (-v, 2.0)])
+    check_calls(_grad_then_traced_if, [(v, 2.0), (-v, 2.0)])
+    check_calls(_def_then_loop, [(v, 5), (v, 20)])

@@ -1745,6 +1745,8 @@ class CallMixin(GeneratorMixin, SortMixin):
             else:
                 value = frame.env[name]
             names.append(name)
+            if isinstance(value, TransformedFn):   # ``g = jax.grad(lambda ...)`` it calls: made a closure now
+                value = self._closures_for_jax(value, node)
             values.append(self.traced_closure(value, node) if isinstance(value, LocalFunction) else value)
         numbers = {n: v.type.dtype.kind in "fc" for n, v in zip(names, values) if _python_number(v)}
         tuples = {n: tuple(x.type.dtype.kind in "fc" if _python_number(x) else
