@@ -210,3 +210,42 @@ def test_a_name_a_closure_reads_stays_live_after_the_closure_is_made():
     check_calls(_lambda_then_traced_if, [(v, 2.0), (-v, 2.0)])
     check_calls(_grad_then_traced_if, [(v, 2.0), (-v, 2.0)])
     check_calls(_def_then_loop, [(v, 5), (v, 20)])
+
+
+# ------------------------------------------- a pytree function handing a container of the caller's on as itself
+def _leaves_stopping_at_dicts(grads):
+    top = jax.tree_util.tree_leaves(grads, lambda x: type(x) is dict)   # [grads] itself
+    top[0]["b"] = top[0]["b"] * 0
+    return grads["b"], len(top)
+
+
+def _flatten_with_is_leaf_keyword(grads):
+    top, tdef = jax.tree_util.tree_flatten(grads, is_leaf=lambda x: isinstance(x, dict) and "w" in x)
+    top[1]["w"] = top[1]["w"] + 1   # (leaves in key order: c, then inner itself)
+    return grads["inner"]["w"], tdef.num_leaves
+
+
+def _reduce_handing_on_its_initializer(grads):
+    acc = jax.tree_util.tree_reduce(lambda a, leaf: a, grads, [1.0, 2.0])   # eager: the list itself
+    acc.append(3.0)
+    total = jax.tree_util.tree_reduce(lambda a, b: a + jnp.sum(b), grads, 0.0)
+    return acc, total
+
+
+def _reduce_returning_the_callers_dict(grads):
+    top = jax.tree_util.tree_reduce(lambda a, leaf: a, [1.0], grads)
+    top["b"] = top["b"] * 0
+    return grads["b"]
+
+
+def test_pytree_functions_hand_on_what_they_stop_at_as_itself():
+    def p():
+        return {"w": jnp.array([3.0, 4.0]), "b": jnp.array(1.0)}
+
+    def nested():
+        return {"inner": {"w": jnp.array([1.0, 2.0])}, "c": jnp.array(0.5)}
+
+    check_calls(_leaves_stopping_at_dicts, [(p(),), (p(),)])
+    check_calls(_flatten_with_is_leaf_keyword, [(nested(),)])
+    check_calls(_reduce_handing_on_its_initializer, [(p(),)])
+    check_calls(_reduce_returning_the_callers_dict, [(p(),)])

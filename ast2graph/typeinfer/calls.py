@@ -655,7 +655,8 @@ class CallMixin(GeneratorMixin, SortMixin):
             return TransformedFn(callee, args, kwargs)
         if nnx:
             return self._nnx_library_call(callee, args, kwargs, node)
-        if id(callee) in CALLS_ARGUMENTS and any(isinstance(a, LocalFunction) for a in args):
+        if (id(callee) in CALLS_ARGUMENTS or id(callee) in _tree_reducers()) and \
+                any(isinstance(a, LocalFunction) for a in args):
             # functools.reduce(lambda a, b: ..., xs), map(lambda ...): Python calls the
             # local function, which is inlined; traced values pass through untouched
             return self.static_call(callee, args, kwargs, node)
@@ -3634,11 +3635,34 @@ def _moves_leaves(callee: Any, args: tuple, kwargs: dict) -> bool:
     traced leaves on untouched, and every stand-in among its arguments is a
     graph value (a leaf to JAX as the eager object is): no ``is_leaf`` of the
     user's to call on stand-ins, no stand-in JAX would take apart."""
+    from .state import LocalFunction
+
     bound = type(getattr(callee, "__self__", None)) is jax.tree_util.PyTreeDef \
         and getattr(callee, "__name__", None) in ("unflatten", "flatten_up_to")
-    if not bound and id(callee) not in _leaf_movers() or kwargs.get("is_leaf") is not None:
+    if not bound and id(callee) not in _leaf_movers():
         return False
-    return all(type(x) is Value for x in standins_in((args, kwargs)))
+    # an ``is_leaf`` of the function's own (``tree_leaves(t, lambda x: type(x) is dict)``): called at
+    # trace time as eager's JAX calls it, inlined; what it stops at is handed on as itself (the
+    # caller's dict, not one rebuilt by an op)
+    name = getattr(callee, "__name__", "")
+    is_leaf = kwargs.get("is_leaf")
+    if is_leaf is None and not bound and name in _IS_LEAF_READERS and len(args) >= 2:
+        is_leaf = args[1]
+    if is_leaf is not None and not (isinstance(is_leaf, LocalFunction) and not bound and name in _IS_LEAF_READERS):
+        return False
+    return all(type(x) is Value or x is is_leaf for x in standins_in((args, kwargs)))
+
+
+def _tree_reducers() -> frozenset:
+    """ids of ``jax.tree_util.tree_reduce`` and ``jax.tree.reduce``: Python's
+    ``functools.reduce(f, tree_leaves(t), init)``, which hands ``init`` and what
+    ``f`` returns on as themselves (a list given as ``init``, the caller's dict)."""
+    return frozenset(id(f) for f in (jax.tree_util.tree_reduce, getattr(getattr(jax, "tree", None), "reduce", None))
+                     if f is not None)
+
+
+_IS_LEAF_READERS = ("tree_flatten", "tree_leaves", "tree_structure", "tree_flatten_with_path", "tree_leaves_with_path",
+                    "flatten", "leaves", "structure", "flatten_with_path", "leaves_with_path")
 
 
 def _python_leaf_map(callee: Any, args: tuple, kwargs: dict) -> bool:
