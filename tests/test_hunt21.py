@@ -249,3 +249,25 @@ def test_pytree_functions_hand_on_what_they_stop_at_as_itself():
     check_calls(_flatten_with_is_leaf_keyword, [(nested(),)])
     check_calls(_reduce_handing_on_its_initializer, [(p(),)])
     check_calls(_reduce_returning_the_callers_dict, [(p(),)])
+
+
+def _nnx_grad_then_rebind(m, x, s):
+    from flax import nnx
+
+    g = nnx.grad(lambda mm: jnp.sum(mm(x)) * s)
+    s = s + 1.0
+    return jax.tree_util.tree_leaves(nnx.state(g(m)))
+
+
+def test_an_nnx_transformed_local_function_reads_its_free_names_when_called():
+    from flax import nnx
+
+    def make():
+        return _nnx_grad_then_rebind, nnx.Linear(2, 1, rngs=nnx.Rngs(0))
+
+    def step(s):
+        def call(fn, model):
+            return fn(model, jnp.ones((1, 2)), s)
+        return call
+
+    check_sequence(make, [step(2.0), step(5.0)])

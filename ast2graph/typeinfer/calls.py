@@ -650,6 +650,10 @@ class CallMixin(GeneratorMixin, SortMixin):
                 del self.region.ops[start:]
                 return self._host_call(callee, args, kwargs, declared, node)
         if nnx and any(callee is t for t in nnx_transforms()):   # nnx.grad(f), nnx.jit(f): applied where called
+            if _local_functions_in((args, kwargs)):   # its closure made where it is applied (eager's late binding)
+                self.decide(node, "call", "transform", f"{qualified_name(callee)} of a local function: applied in "
+                            "the graph where it is called, its closure read then")
+                return TransformedFn(callee, args, kwargs)
             args, kwargs = self._closures_for_jax((args, kwargs), node)
             self.decide(node, "call", "transform", f"{qualified_name(callee)}: applied in the graph where it is called")
             return TransformedFn(callee, args, kwargs)
