@@ -271,3 +271,26 @@ def test_an_nnx_transformed_local_function_reads_its_free_names_when_called():
         return call
 
     check_sequence(make, [step(2.0), step(5.0)])
+
+
+# ------------------------------------------- a transformed function an interpreted statement made, its cell rebound
+def _grad_made_in_python_then_rebind(x, s):
+    g = jax.grad(lambda y: jnp.sum(y) * s)
+    n = len(x.tobytes()) * 0   # runs in Python: g leaves the segment before, made by Python
+    s = s + 1.0
+    return g(x) + n
+
+
+def _grad_called_in_a_scan_body(x, s):
+    g = jax.grad(lambda y: jnp.sum(y ** 2) * s)
+    s = s + 1
+    def body(c, r):
+        return c + g(r), None
+    out, _ = jax.lax.scan(body, jnp.zeros(x.shape[1:]), x)
+    return out
+
+
+def test_a_transformed_function_made_in_python_reads_its_rebound_cell():
+    v = jnp.array([1.0, 2.0])
+    check_calls(_grad_made_in_python_then_rebind, [(v, 2.0), (v, 5.0)], full_graph=False)
+    check_calls(_grad_called_in_a_scan_body, [(jnp.ones((2, 3)), 2.0), (jnp.ones((2, 3)), 4.0)], full_graph=False)

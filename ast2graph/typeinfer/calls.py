@@ -734,6 +734,7 @@ class CallMixin(GeneratorMixin, SortMixin):
             self.call(callee.__init__, (obj, *args), kwargs, node)
             return obj
         if kind is CallKind.ARRAY_OP or traced or holds_arrays:
+            self._no_stale_cells(callee, node)
             # np.asanyarray(x, order='C'), np.array(x, copy=None): NumPy's conversions; else np.sin -> jnp.sin
             fn = numpy_api.graph_function(callee, args, kwargs) if traced else callee
             if _python_leaf_map(callee, args, kwargs):
@@ -1696,6 +1697,36 @@ class CallMixin(GeneratorMixin, SortMixin):
         converted = [self.traced_closure(x, node) if isinstance(x, LocalFunction) else x for x in leaves]
         return jax.tree_util.tree_unflatten(treedef, converted)
 
+    def _no_stale_cells(self, callee: Any, node: Any) -> None:
+        """``callee`` (``jax.grad(f)`` of a function an interpreted statement
+        made) closes over a cell of this very call whose variable this graph
+        has rebound: JAX would trace ``f`` on the cell's old contents (the new
+        value reaches the cell only after the segment), where eager's ``f``
+        reads the new one. It runs in Python instead."""
+        seen, stack = set(), [callee]
+        while stack:
+            fn = stack.pop()
+            if fn is None or id(fn) in seen or len(seen) > 16:
+                continue
+            seen.add(id(fn))
+            stack += [getattr(fn, "__wrapped__", None), getattr(fn, "func", None) if isinstance(fn, functools.partial)
+                      else None]
+            for cell in getattr(fn, "__closure__", None) or ():
+                own = self.own_cells.get(id(cell))
+                if own is None or own[0] is not cell:
+                    inner = getattr(cell, "cell_contents", None) if _cell_set(cell) else None
+                    if isinstance(inner, (types.FunctionType, functools.partial)):
+                        stack.append(inner)   # (``jax.grad``'s grad_f closes over the function it differentiates)
+                    continue
+                try:
+                    old = cell.cell_contents
+                except ValueError:
+                    old = _UNSET
+                if self.top_frame.env.get(own[1], old) is not old:
+                    raise self.graph_break(FallbackCode.OPAQUE_CALL, node, f"{qualified_name(callee)} closes over "
+                                           f"'{own[1]}', rebound in this graph: JAX would read the variable's old "
+                                           "value", "call")
+
     def _no_python_effect(self, tree: Any, resolve: Any, name: str, node: Any) -> None:
         """A function JAX will trace once for all calls must have no Python effect."""
         if tree is None:   # no source (exec'd, edited since import): its effects cannot be known
@@ -1752,6 +1783,8 @@ class CallMixin(GeneratorMixin, SortMixin):
             names.append(name)
             if isinstance(value, TransformedFn):   # ``g = jax.grad(lambda ...)`` it calls: made a closure now
                 value = self._closures_for_jax(value, node)
+            elif callable(value):   # one an interpreted statement made, closing over a variable rebound here
+                self._no_stale_cells(value, node)
             values.append(self.traced_closure(value, node) if isinstance(value, LocalFunction) else value)
         numbers = {n: v.type.dtype.kind in "fc" for n, v in zip(names, values) if _python_number(v)}
         tuples = {n: tuple(x.type.dtype.kind in "fc" if _python_number(x) else
@@ -3655,6 +3688,17 @@ def _moves_leaves(callee: Any, args: tuple, kwargs: dict) -> bool:
     if is_leaf is not None and not (isinstance(is_leaf, LocalFunction) and not bound and name in _IS_LEAF_READERS):
         return False
     return all(type(x) is Value or x is is_leaf for x in standins_in((args, kwargs)))
+
+
+_UNSET = object()
+
+
+def _cell_set(cell: Any) -> bool:
+    try:
+        cell.cell_contents
+    except ValueError:
+        return False
+    return True
 
 
 def _tree_reducers() -> frozenset:
