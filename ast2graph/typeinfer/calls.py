@@ -412,6 +412,14 @@ class CallMixin(GeneratorMixin, SortMixin):
                     return out
             return self.split_kinds((args, kwargs), lambda t: self.call(callee, t[0], t[1], node), node)
 
+        if isinstance(callee, TransformedFn) and _local_functions_in((callee.args, callee.kwargs)):
+            # ``g = jax.grad(lambda p: ...)``, called now: its closure made from what its free names hold now
+            targs, tkwargs = self._closures_for_jax((callee.args, callee.kwargs), node)
+            if self.nnx_in(targs, tkwargs) or contains_value((targs, tkwargs)):
+                callee = TransformedFn(callee.transform, targs, tkwargs)
+            else:   # static closures: the transformed function itself, as a call of it always was
+                callee = self.call(callee.transform, targs, tkwargs, node)
+            return self.call(callee, args, kwargs, node)
         if isinstance(callee, TransformedFn):   # jax.vmap(f)(x) with f closing over traced values
             if self.nnx_in(callee.args, callee.kwargs, args, kwargs):   # nnx.value_and_grad(loss)(model): on its state
                 # (the transform bound into the op: flax's own code is not a function "handed to JAX")
@@ -644,12 +652,17 @@ class CallMixin(GeneratorMixin, SortMixin):
                 del self.region.ops[start:]
                 return self._host_call(callee, args, kwargs, declared, node)
         if nnx and any(callee is t for t in nnx_transforms()):   # nnx.grad(f), nnx.jit(f): applied where called
+            if _local_functions_in((args, kwargs)):   # its closure made where it is applied (eager's late binding)
+                self.decide(node, "call", "transform", f"{qualified_name(callee)} of a local function: applied in "
+                            "the graph where it is called, its closure read then")
+                return TransformedFn(callee, args, kwargs)
             args, kwargs = self._closures_for_jax((args, kwargs), node)
             self.decide(node, "call", "transform", f"{qualified_name(callee)}: applied in the graph where it is called")
             return TransformedFn(callee, args, kwargs)
         if nnx:
             return self._nnx_library_call(callee, args, kwargs, node)
-        if id(callee) in CALLS_ARGUMENTS and any(isinstance(a, LocalFunction) for a in args):
+        if (id(callee) in CALLS_ARGUMENTS or id(callee) in _tree_reducers()) and \
+                any(isinstance(a, LocalFunction) for a in args):
             # functools.reduce(lambda a, b: ..., xs), map(lambda ...): Python calls the
             # local function, which is inlined; traced values pass through untouched
             return self.static_call(callee, args, kwargs, node)
@@ -723,6 +736,7 @@ class CallMixin(GeneratorMixin, SortMixin):
             self.call(callee.__init__, (obj, *args), kwargs, node)
             return obj
         if kind is CallKind.ARRAY_OP or traced or holds_arrays:
+            self._no_stale_cells(callee, node)
             # np.asanyarray(x, order='C'), np.array(x, copy=None): NumPy's conversions; else np.sin -> jnp.sin
             fn = numpy_api.graph_function(callee, args, kwargs) if traced else callee
             if _python_leaf_map(callee, args, kwargs):
@@ -731,6 +745,13 @@ class CallMixin(GeneratorMixin, SortMixin):
                 raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{qualified_name(callee)} of NumPy arrays or "
                                        "Python numbers: eager runs the function on them in Python (NumPy's results), "
                                        "the graph would trace it with JAX (jax.Arrays)", "call")
+            if any(callee is t for t in (*_transforms(), jax.jit)) and _local_functions_in((args, kwargs)):
+                # ``g = jax.grad(lambda p: loss(p, x))``: eager's lambda reads ``x`` when ``g`` is called
+                # (JAX traces it then), which a later ``x = ...`` rebinds: the closure is made from the
+                # values its free names hold where the transformed function is applied, not here
+                self.decide(node, "call", "transform", f"{qualified_name(callee)} of a local function: applied in "
+                            "the graph where it is called, its closure read then")
+                return TransformedFn(callee, args, kwargs)
             args, kwargs = self._closures_for_jax((args, kwargs), node)
             # a local function closing over NNX objects (``lax.scan(lambda c, x: self.cell(c, x), ...)``)
             closes_over_nnx = self.nnx_in(args, kwargs)
@@ -1668,7 +1689,7 @@ class CallMixin(GeneratorMixin, SortMixin):
         from .state import LocalFunction
 
         for x in standins:
-            if not isinstance(x, (Value, LocalFunction)):
+            if not isinstance(x, (Value, LocalFunction, TracedClosure, TransformedFn)):   # (the last three: closures)
                 raise self.graph_break(FallbackCode.CONCRETE_VALUE, node, f"{qualified_name(callee)} would receive "
                                        f"ast2graph's trace-time stand-in {type(x).__name__} instead of eager's object")
 
@@ -1695,6 +1716,36 @@ class CallMixin(GeneratorMixin, SortMixin):
             return tree
         converted = [self.traced_closure(x, node) if isinstance(x, LocalFunction) else x for x in leaves]
         return jax.tree_util.tree_unflatten(treedef, converted)
+
+    def _no_stale_cells(self, callee: Any, node: Any) -> None:
+        """``callee`` (``jax.grad(f)`` of a function an interpreted statement
+        made) closes over a cell of this very call whose variable this graph
+        has rebound: JAX would trace ``f`` on the cell's old contents (the new
+        value reaches the cell only after the segment), where eager's ``f``
+        reads the new one. It runs in Python instead."""
+        seen, stack = set(), [callee]
+        while stack:
+            fn = stack.pop()
+            if fn is None or id(fn) in seen or len(seen) > 16:
+                continue
+            seen.add(id(fn))
+            stack += [getattr(fn, "__wrapped__", None), getattr(fn, "func", None) if isinstance(fn, functools.partial)
+                      else None]
+            for cell in getattr(fn, "__closure__", None) or ():
+                own = self.own_cells.get(id(cell))
+                if own is None or own[0] is not cell:
+                    inner = getattr(cell, "cell_contents", None) if _cell_set(cell) else None
+                    if isinstance(inner, (types.FunctionType, functools.partial)):
+                        stack.append(inner)   # (``jax.grad``'s grad_f closes over the function it differentiates)
+                    continue
+                try:
+                    old = cell.cell_contents
+                except ValueError:
+                    old = _UNSET
+                if self.top_frame.env.get(own[1], old) is not old:
+                    raise self.graph_break(FallbackCode.OPAQUE_CALL, node, f"{qualified_name(callee)} closes over "
+                                           f"'{own[1]}', rebound in this graph: JAX would read the variable's old "
+                                           "value", "call")
 
     def _no_python_effect(self, tree: Any, resolve: Any, name: str, node: Any) -> None:
         """A function JAX will trace once for all calls must have no Python effect."""
@@ -1750,6 +1801,10 @@ class CallMixin(GeneratorMixin, SortMixin):
             else:
                 value = frame.env[name]
             names.append(name)
+            if isinstance(value, TransformedFn):   # ``g = jax.grad(lambda ...)`` it calls: made a closure now
+                value = self._closures_for_jax(value, node)
+            elif callable(value):   # one an interpreted statement made, closing over a variable rebound here
+                self._no_stale_cells(value, node)
             values.append(self.traced_closure(value, node) if isinstance(value, LocalFunction) else value)
         numbers = {n: v.type.dtype.kind in "fc" for n, v in zip(names, values) if _python_number(v)}
         tuples = {n: tuple(x.type.dtype.kind in "fc" if _python_number(x) else
@@ -1794,9 +1849,10 @@ class CallMixin(GeneratorMixin, SortMixin):
             numbers = [self.eval(e) for _, e in exprs]
         finally:
             self.frame = outer
-        if any(not isinstance(op, CallOp) or not op.results for op in self.region.ops[start:]):
-            # a run-time check (a division by a number that may be 0): it would raise on every
-            # call, where eager raises only when JAX calls the function (a tree with leaves)
+        if any(not isinstance(op, CallOp) or not op.results or op.site is not None for op in self.region.ops[start:]):
+            # a run-time check (a division by a number that may be 0), a host callback that may raise
+            # (``math.exp(t)``: OverflowError): it would raise on every call, where eager raises only
+            # when JAX calls the function (a tree with leaves)
             del self.region.ops[start:]
             return None
         return names + [n for n, _ in exprs], values + numbers
@@ -3448,12 +3504,33 @@ def _library_python(callee: Any, traced: bool = True) -> bool:
 
 
 @standin
+@jax.tree_util.register_pytree_node_class
 class TransformedFn:
     """``jax.vmap(f, ...)`` (or ``grad``, ...) of a function holding traced values,
     not yet called: calling it emits one op applying the transform."""
 
     def __init__(self, transform: Any, args: tuple, kwargs: dict):
         self.transform, self.args, self.kwargs = transform, args, kwargs
+
+    # a pytree of its arguments (``jax.vmap(jax.grad(f))``: the inner one among the outer's arguments, its
+    # local functions made closures and its traced values operands where the outer is applied), and a
+    # function when the op runs (JAX calls the inner one there)
+    def tree_flatten(self) -> tuple:
+        return (self.args, self.kwargs), self.transform
+
+    @classmethod
+    def tree_unflatten(cls, transform: Any, children: tuple) -> "TransformedFn":
+        return cls(transform, *children)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.transform(*self.args, **self.kwargs)(*args, **kwargs)
+
+
+def _local_functions_in(tree: Any) -> bool:
+    from .state import LocalFunction
+
+    leaves = tree_flatten(tree, is_leaf=lambda x: isinstance(x, (Value, LocalFunction)))[0]
+    return any(isinstance(x, LocalFunction) for x in leaves)
 
 
 def _transforms() -> tuple:
@@ -3668,11 +3745,45 @@ def _moves_leaves(callee: Any, args: tuple, kwargs: dict) -> bool:
     traced leaves on untouched, and every stand-in among its arguments is a
     graph value (a leaf to JAX as the eager object is): no ``is_leaf`` of the
     user's to call on stand-ins, no stand-in JAX would take apart."""
+    from .state import LocalFunction
+
     bound = type(getattr(callee, "__self__", None)) is jax.tree_util.PyTreeDef \
         and getattr(callee, "__name__", None) in ("unflatten", "flatten_up_to")
-    if not bound and id(callee) not in _leaf_movers() or kwargs.get("is_leaf") is not None:
+    if not bound and id(callee) not in _leaf_movers():
         return False
-    return all(type(x) is Value for x in standins_in((args, kwargs)))
+    # an ``is_leaf`` of the function's own (``tree_leaves(t, lambda x: type(x) is dict)``): called at
+    # trace time as eager's JAX calls it, inlined; what it stops at is handed on as itself (the
+    # caller's dict, not one rebuilt by an op)
+    name = getattr(callee, "__name__", "")
+    is_leaf = kwargs.get("is_leaf")
+    if is_leaf is None and not bound and name in _IS_LEAF_READERS and len(args) >= 2:
+        is_leaf = args[1]
+    if is_leaf is not None and not (isinstance(is_leaf, LocalFunction) and not bound and name in _IS_LEAF_READERS):
+        return False
+    return all(type(x) is Value or x is is_leaf for x in standins_in((args, kwargs)))
+
+
+_UNSET = object()
+
+
+def _cell_set(cell: Any) -> bool:
+    try:
+        cell.cell_contents
+    except ValueError:
+        return False
+    return True
+
+
+def _tree_reducers() -> frozenset:
+    """ids of ``jax.tree_util.tree_reduce`` and ``jax.tree.reduce``: Python's
+    ``functools.reduce(f, tree_leaves(t), init)``, which hands ``init`` and what
+    ``f`` returns on as themselves (a list given as ``init``, the caller's dict)."""
+    return frozenset(id(f) for f in (jax.tree_util.tree_reduce, getattr(getattr(jax, "tree", None), "reduce", None))
+                     if f is not None)
+
+
+_IS_LEAF_READERS = ("tree_flatten", "tree_leaves", "tree_structure", "tree_flatten_with_path", "tree_leaves_with_path",
+                    "flatten", "leaves", "structure", "flatten_with_path", "leaves_with_path")
 
 
 def _python_leaf_map(callee: Any, args: tuple, kwargs: dict) -> bool:

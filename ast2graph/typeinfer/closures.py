@@ -161,9 +161,31 @@ def python_arithmetic(node: Any, numbers: dict[str, bool], tuples: dict[str, tup
                        and bool(traced_in(e)) and not any(f for _, f in traced_in(e)) and makes_float(e))
     if not found:
         return None
+    # a number closed over that a nested scope or a walrus binds anew (``(lambda t: 0.5 ** t)(3)``,
+    # ``sum(0.5 ** t for t in ...)``): a read of that name there is not the number closed over;
+    # which read is which is not told apart here, so it counts as a local (the call falls back)
+    shadowed = sorted(_bound_anew(node) & (set(numbers) | set(tuples)))
+    if shadowed:
+        return found[0], shadowed[0]
     # hoistable: each reads what the function closes over alone (no local of it)
     local = next(((e, n) for e in found for n, _ in traced_in(e) if n not in numbers and n not in tuples), None)
     return local if local is not None else (found, None)
+
+
+def _bound_anew(node: Any) -> set[str]:
+    """The names ``node`` (a lambda or def) binds in its own body by a
+    walrus or an assignment, or a scope inside it binds (parameters,
+    comprehension targets, assignments): not the outer values of those names
+    there."""
+    out: set[str] = set()
+    for n in gast.walk(node):
+        if n is not node and isinstance(n, (gast.Lambda, gast.FunctionDef, gast.AsyncFunctionDef)):
+            a = n.args
+            out.update(x.id for x in [*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg]
+                       if isinstance(x, gast.Name))
+        elif isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Del)):
+            out.add(n.id)
+    return out
 
 
 def _outermost(body: list, flagged: Callable[[Any], bool]) -> list:

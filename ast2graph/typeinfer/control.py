@@ -778,7 +778,10 @@ class ControlMixin(ExitsMixin):
             return []
         rest = [v for env in envs for n, v in env.items() if v is not obj and n != _WRITES]
         rest += self.outer_values() + [e[2] for e in self.attr_writes.values()]
-        if _reference_counts(rest, self.fresh).get(id(obj)):
+        counts = _reference_counts(rest, self.fresh)
+        # (nor any list or dict inside it: ``inner["w"] = 0`` through another variable reaches the
+        # caller's ``grads["z"]``, which a copy made at the join would miss)
+        if counts.get(id(obj)) or any(counts.get(k) for k in _nested_containers(obj)):
             return []
         unit = self.frame.unit
         return holders if all(identity_unobserved(unit.tree, unit.globals, n) for n in holders) else []

@@ -4,7 +4,8 @@ Requires: the function's ``gast`` tree and its globals (``Unit``).
 Produces: ``identity_unobserved(tree, globals, name)``: True where every read
 of ``name`` in the function hands it to a JAX pytree reader alone
 (``jax.tree_util.tree_map(f, ..., name)``, ``tree_leaves(name)``, no keyword
-such as ``is_leaf`` that would hand a subtree to user code) or to a function
+nor positional ``is_leaf`` that would hand a subtree to user code, no
+``tree_reduce`` initializer) or to a function
 a JAX transformation made (``jax.value_and_grad(loss)(name, x)``: the
 function gets a tree rebuilt from the leaves) and nothing else
 touches it: no ``is``, no return, no store into a container or attribute, no
@@ -58,9 +59,17 @@ def _reads_leaves_only(call: Any, arg: Any, globals_: dict, local: set[str]) -> 
     fn = _resolve(call.func, globals_, local)
     if call.keywords or id(fn) not in _pure_readers():
         return False
-    if fn in (jax.tree_util.tree_map, getattr(getattr(jax, "tree", None), "map", None)) and call.args.index(arg) >= 2:
-        return _arithmetic(call.args[0], globals_, local)
-    return True
+    at = next(i for i, a in enumerate(call.args) if a is arg)
+    name = getattr(fn, "__name__", "")
+    if name in ("tree_map", "map"):
+        if at == 0:
+            return False   # (called as the function)
+        return at == 1 or _arithmetic(call.args[0], globals_, local)
+    if name in ("tree_reduce", "reduce"):
+        # ``tree_reduce(f, t, init, is_leaf)``: ``init`` is handed to ``f`` itself, ``is_leaf`` a subtree
+        return at == 1 and len(call.args) <= 3
+    # ``tree_leaves(t, is_leaf)``: a positional ``is_leaf`` hands subtrees (the dict itself) to user code
+    return at == 0 and len(call.args) == 1
 
 
 def _arithmetic(fn: Any, globals_: dict, local: set[str]) -> bool:
