@@ -106,10 +106,13 @@ KINDS = (
     Kind("an int32 jax.Array of shape (4, 4)", lambda: jnp.ones(_SQUARE, jnp.int32)),
     Kind("an int64 NumPy array of shape (4,)", lambda: np.ones((_PLACEHOLDER_SIDE,), np.int64)),
     Kind("an int64 NumPy array of shape (4, 4)", lambda: np.ones(_SQUARE, np.int64)),
+    # the NumPy array of the 0-d kind (``_NUMPY_OF``): an in-place write may hinge on the array's library
+    Kind("a float64 NumPy array of shape ()", lambda: np.ones((), np.float64)),
 )
 _DICT, _LIST, _STR, _INT_ARRAY, _INT_SCALAR, _CM, _ROWS, _LAYER, _LAYERS, _UNPACKED = range(8, 18)
-_ARRAY_KINDS = frozenset({0, 1, 2, 3, 7, 11, 17, 18, 19, 20})
+_ARRAY_KINDS = frozenset({0, 1, 2, 3, 7, 11, 17, 18, 19, 20, 21})
 _INTEGER_OF = {0: 18, 1: 11, 7: 12, 2: 19, 3: 20}   # a float array kind -> the integer array of its shape
+_NUMPY_OF = {0: 3, 1: 2, 7: 21, 11: 19, 18: 20}   # a jax.Array kind -> the NumPy array of its shape and kind
 _DICT_ATTRS = frozenset({"items", "keys", "values", "get", "setdefault", "update", "pop"})
 _LIST_ATTRS = frozenset({"append", "extend", "insert", "remove", "sort", "reverse", "index", "count"})
 _INT, _FLOAT, _KEY, _SCALAR = 4, 5, 6, 7
@@ -119,6 +122,10 @@ _KEY_NAMES = ("key", "rng", "prng", "prng_key", "rng_key", "subkey")
 _NEXT_NAMED = {0: 7, 7: 4, 4: 5, 5: 1, 1: 2, 2: 3, 6: 0, 11: 4}
 _NEXT_UNNAMED = {0: 1, 1: 2, 2: 3}
 _LOWER_RANK = {0: 1, 3: 2}
+# a join's shape change hinging on the placeholders' shapes (``_Search.shapes``): one rank lower, or 0-d
+_LOWER_SHAPE = {0: 1, 3: 2, 18: 11, 20: 19}
+_TO_SCALAR = {0: 7, 1: 7, 2: 7, 3: 7, 18: 12, 11: 12}
+_MAX_SHAPE_TRIES = 4   # parameters tried one by one (each try is a survey of the function)
 _BROADCASTS = {0: 1, 3: 2, 1: 7, 2: 7}   # down in rank to a 0-d array, which broadcasts with any shape
 _SHAPE_WORDS = re.compile(r"broadcast|[Ii]ncompatible shapes")
 _AS_NUMPY = {0: 3, 1: 2}
@@ -781,7 +788,7 @@ class _Surveyor:
     replaced by stand-ins; an ``if``/``for``/``while`` that breaks is run as
     the run's Python control flow would: each body surveyed as a nested block."""
 
-    def __init__(self, fn: Any, options: Any):
+    def __init__(self, fn: Any, options: Any, caught: Callable[[FallbackSite], bool] = lambda site: False):
         from .runtime.function import StaticFunction
 
         with warnings.catch_warnings():
@@ -791,6 +798,7 @@ class _Surveyor:
         self.options = options
         self.found = _Found()
         self.refuted: list[FallbackSite] = []   # sites where eager itself raises: the assumption is not a real call
+        self.caught = caught   # a raise the function's own ``try`` catches: what it expects, never a refutation
         # variables holding the survey's stand-ins (what a statement that broke assigns, a loop's targets, what
         # the bodies of a construct run as Python control flow assign) or values computed from them: a raise
         # that reads one says nothing of the parameters' kinds
@@ -879,7 +887,8 @@ class _Surveyor:
                 break
             except GraphBreak as e:
                 k = e.top_index  # type: ignore[attr-defined]
-                if _eager_raises(e) and (not self.found.sites or not nested and self.clean(stmts, i, k)):
+                if _eager_raises(e) and not self.caught(e.site) and \
+                        (not self.found.sites or not nested and self.clean(stmts, i, k)):
                     # (after a site, values may be the survey's stand-ins: a raise that reads one, or one in a
                     # body run as Python control flow, which eager may never reach, says nothing of the kinds)
                     self.refuted.append(e.site)
@@ -1008,6 +1017,17 @@ class _Search:
         self.row_width = {n.iter.id: len(n.target.elts) for n in ast.walk(node) if isinstance(n, ast.For)
                           and isinstance(n.iter, ast.Name) and isinstance(n.target, ast.Tuple)}
 
+    def caught(self, site: FallbackSite) -> bool:
+        """Eager raises at ``site`` inside a ``try`` of this function whose
+        handler catches that exception (``try: if x > 1: ... except
+        ValueError``): the function expects the raise for some inputs, so it
+        refutes nothing; the graph cannot raise it there, so it is a site."""
+        return _caught(self.node, site)
+
+    def raises(self, site: FallbackSite) -> bool:
+        """``_raises_eagerly``, but for a raise the function catches itself (``caught``)."""
+        return _raises_eagerly(site) and not self.caught(site)
+
     def make(self, param: str, kind: int) -> Any:
         """The stand-in of ``param`` of ``kind``: a dict has the string keys the
         function subscripts with, a str is a literal the function compares it with."""
@@ -1032,7 +1052,7 @@ class _Search:
         env = _arguments(self.node, kinds, self.globals, self.make, fixed)
         with warnings.catch_warnings(), _internal_errors_as_sites():
             warnings.simplefilter("ignore")
-            surveyor = _Surveyor(self.fn, Options())
+            surveyor = _Surveyor(self.fn, Options(), self.caught)
             try:
                 sites = surveyor.run(env)
             except Exception as e:  # noqa: BLE001 - an analysis failure is a site of its own, never a crash
@@ -1101,7 +1121,7 @@ class _Search:
             if switched and best is not None and not last.refuted:
                 # a switch that makes eager raise anywhere, even after a site, was wrong
                 before = {(s.code, s.loc.line) for s in best.sites}
-                last.refuted = [s for s in last.sites if _raises_eagerly(s)
+                last.refuted = [s for s in last.sites if self.raises(s)
                                 and (s.code, s.loc.line) not in before]
             if last.refuted:
                 if switched and best is not None:
@@ -1134,15 +1154,18 @@ class _Search:
             # was wrong, e.g. ``for mod in self.layers: mod(x)`` with ``self.layers`` taken for an
             # array: not listed)
             return [self.assumed(r, last.kinds, accepted=False)
-                    for r in _classified([], [ReportSite(s, DEPENDS) for s in last.sites if not _raises_eagerly(s)])]
+                    for r in _classified([], [ReportSite(s, DEPENDS) for s in last.sites if not self.raises(s)],
+                                     self.caught)]
         if best is not None:
             best = self.scalars(best)
+            best = self.shapes(best)
             best = self.integers(best)
             best = self.python_tests(best)
             self.traced_counts(best)
             self.integer_data(best)
+            self.numpy_data(best)
         return [self.assumed(self.filled_condition(self.value_condition(r)), best.kinds if best else {})
-                for r in _classified(best.sites if best else [], self.depends)]
+                for r in _classified(best.sites if best else [], self.depends, self.caught)]
 
     def assumed(self, reported: ReportSite, kinds: dict[str, int], accepted: bool = True) -> ReportSite:
         """A ``depends`` site whose cause does not yet say on what: it names the
@@ -1227,7 +1250,7 @@ class _Search:
             return
         run = self.survey(dict(best.kinds, **{p: _INT_SCALAR for p in params}))
         before = {(s.code, s.loc.line) for s in best.sites}
-        if run.refuted or any(_raises_eagerly(s) and (s.code, s.loc.line) not in before
+        if run.refuted or any(self.raises(s) and (s.code, s.loc.line) not in before
                               for s in run.sites):
             return
         self.note_depends(run, best, params)
@@ -1236,18 +1259,38 @@ class _Search:
         """Array parameters flowing into a site of ``best`` tried as 0-d arrays
         (the run's scalars: ``jnp.array(48)``): a site that vanishes, eager
         accepting, is ``depends``, its cause naming both assumptions."""
-        for site in list(best.sites)[:tries]:
+        for site in [s for s in best.sites if not self.caught(s)][:tries]:   # (a raise the function expects stays)
             params = {p for p in self.flowing(site.loc.line, best.kinds) if best.kinds[p] in (0, 1)}
             if not params:
                 continue
             kinds = dict(best.kinds, **{p: _SCALAR for p in params})
             run = self.survey(kinds)
             before = {(s.code, s.loc.line) for s in best.sites}
-            if run.refuted or any(_raises_eagerly(s) and
+            if run.refuted or any(self.raises(s) and
                                   (s.code, s.loc.line) not in before for s in run.sites):
                 continue
             self.note_depends(best, run, params)
             return run
+        return best
+
+    def shapes(self, best: _Run) -> _Run:
+        """A site of ``best`` where a join refuses a shape change (``if``
+        branches returning ``f32[4,4]`` and a Python float; ``argmax`` of a
+        2-d placeholder against a sampled vector): the shape is the
+        placeholder's, not one the source says. Every array parameter of the
+        function is tried one rank lower, then as a 0-d array (the run's
+        scalars): a site that vanishes, eager accepting, is ``depends`` on the
+        shapes, its cause naming both assumptions."""
+        if not any("shape changes" in s.cause for s in best.sites):
+            return best
+        for lower in (_LOWER_SHAPE, _TO_SCALAR):
+            params = sorted(p for p, k in best.kinds.items() if k in lower and "." not in p)
+            # all of them at once, then each alone (``X`` indexed by its second axis keeps its rank)
+            for tried in [params] + ([[p] for p in params[:_MAX_SHAPE_TRIES]] if len(params) > 1 else []):
+                run = self.survey(dict(best.kinds, **{p: lower[best.kinds[p]] for p in tried}))
+                if self.accepted(best, run) and len(run.sites) < len(best.sites):
+                    self.note_depends(best, run, set(tried), "an array of more dimensions")
+                    return run
         return best
 
     def integers(self, best: _Run) -> _Run:
@@ -1280,11 +1323,29 @@ class _Search:
         if self.accepted(best, run):
             self.note_depends(run, best, params, "an integer array")
 
-    @staticmethod
-    def accepted(best: _Run, run: _Run) -> bool:
+    def numpy_data(self, best: _Run) -> None:
+        """In a function that writes in place (``self.w -= x``, ``out[i] =
+        v``, ``x += 1``), jax.Array parameters tried as NumPy arrays of the
+        same shape: NumPy's in-place writes reach the caller's (or the
+        object's) array, and whether the graph can make them depends on the
+        library (``typeinfer.mutation``: a write into a captured NumPy array,
+        its attribute rebound on another path, falls back). The sites that
+        appear, eager accepting, are ``depends`` on it (one graph if a
+        jax.Array); the default assumption stays a jax.Array."""
+        if not any(isinstance(n, ast.AugAssign) or isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Store)
+                   for n in ast.walk(self.node)):
+            return
+        params = {p for p, k in best.kinds.items() if k in _NUMPY_OF and "." not in p}
+        if not params:
+            return
+        run = self.survey(dict(best.kinds, **{p: _NUMPY_OF[best.kinds[p]] for p in params}))
+        if self.accepted(best, run):
+            self.note_depends(run, best, params, "a NumPy array")
+
+    def accepted(self, best: _Run, run: _Run) -> bool:
         """Eager accepts ``run``'s kinds as far as the survey can tell: nothing refuted, no new eager raise."""
         before = {(s.code, s.loc.line) for s in best.sites}
-        return not run.refuted and not any(_raises_eagerly(s) and (s.code, s.loc.line) not in before
+        return not run.refuted and not any(self.raises(s) and (s.code, s.loc.line) not in before
                                            for s in run.sites)
 
     def switch(self, run: _Run, kinds: dict[str, int], settled: set[str]) -> bool:
@@ -1498,6 +1559,38 @@ def _internal_errors_as_sites() -> Iterator[None]:
             os.environ["AST2GRAPH_CHECKS"] = saved
 
 
+_RAISED = re.compile(r"eager raises (\w+)| raised (\w+)\b")
+
+
+def _caught(fn: ast.FunctionDef, site: FallbackSite) -> bool:
+    """The exception eager raises at ``site`` (named in its cause) is caught
+    by a handler of a ``try`` of ``fn`` whose body holds the site's line (or
+    a line its cause names): a bare ``except``, or one naming that builtin
+    exception class or a base of it."""
+    m = _RAISED.search(site.cause)
+    exc = getattr(builtins, (m.group(1) or m.group(2)) if m else "", None)
+    if not (isinstance(exc, type) and issubclass(exc, BaseException)):
+        return False
+    lines = {site.loc.line} | {int(n) for n in re.findall(r"\(line (\d+)\)", site.cause)}
+    for t in ast.walk(fn):
+        if isinstance(t, ast.Try) and any(t.body[0].lineno <= line <= (t.body[-1].end_lineno or 0) for line in lines) \
+                and any(_catches(h.type, exc) for h in t.handlers):
+            return True
+    return False
+
+
+def _catches(node: ast.expr | None, exc: type) -> bool:
+    """An ``except node:`` catches the builtin exception ``exc``."""
+    if node is None:
+        return True
+    names = node.elts if isinstance(node, ast.Tuple) else [node]
+    for n in names:
+        base = getattr(builtins, n.id, None) if isinstance(n, ast.Name) else None
+        if isinstance(base, type) and issubclass(exc, base):
+            return True
+    return False
+
+
 def _ref(n: ast.AST) -> str | None:
     """A name, or ``name.attr`` (an attribute of a parameter the search may assume a kind for)."""
     if isinstance(n, ast.Name):
@@ -1513,11 +1606,13 @@ def _loc(path: str, qualname: str, node: ast.AST) -> Any:
     return Loc(path, node.lineno, node.col_offset, qualname)
 
 
-def _classified(sites: list[FallbackSite], depends: list[ReportSite]) -> list[ReportSite]:
+def _classified(sites: list[FallbackSite], depends: list[ReportSite],
+                caught: Callable[[FallbackSite], bool] = lambda site: False) -> list[ReportSite]:
     """``always``: the sites of the accepted run, but where eager itself
-    raises (A2G008: the kinds guessed may be wrong); ``depends``: those and
-    the sites that vanished when a parameter became a Python number."""
-    out = [ReportSite(s, DEPENDS if _raises_eagerly(s)
+    raises (A2G008: the kinds guessed may be wrong) and the function does
+    not catch it (``caught``); ``depends``: those and the sites that
+    vanished when a parameter became a Python number."""
+    out = [ReportSite(s, DEPENDS if _raises_eagerly(s) and not caught(s)
                       else ALWAYS) for s in sites]
     seen = {(r.site.code, r.site.loc.line) for r in out}
     out += [r for r in depends if (r.site.code, r.site.loc.line) not in seen]
