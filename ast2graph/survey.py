@@ -52,7 +52,7 @@ import numpy as np
 from .fallback.control import escapes, splittable
 from .fallback.sites import FallbackCode, FallbackSite, GraphBreak
 from .findings import ALWAYS, DEPENDS, FunctionReport, ReportError, ReportSite, installed_libraries_only, on_deep_stack
-from .survey_instances import init_attributes
+from .survey_instances import init_attributes, module_value
 
 STAGE = "report"   # the stage named by the report's sites (docs/fallback-codes.md: the JSON schema)
 _PLACEHOLDER_SIDE = 4   # the placeholder shape's side: small, and not 1 (no accidental broadcasting of size 1)
@@ -131,6 +131,9 @@ _SHAPE_WORDS = re.compile(r"broadcast|[Ii]ncompatible shapes")
 _AS_NUMPY = {0: 3, 1: 2}
 _NUMPY_ONLY = ("immutable", "non-tuple sequence", "item assignment")
 _TRACER_WORDS = ("racer", "oncrete", "bstract", "traced")
+# a message naming the compiler's own stand-ins of traced values (an f-string of traced values, an IR value):
+# the trace was refused, not eager's values
+_STANDIN_TYPES = re.compile(r"'(DeferredStr|Value)' (object )?has no")
 # a traced Python number named in a library's message (``integer_pow(~int64[], -1)``): eager's is a Python
 # number, which that library function never sees
 _PYTHON_NUMBER = re.compile(r"~(?:int|uint|float|complex|bool)\d*\[")
@@ -195,6 +198,8 @@ class SyntheticModule:
             elif isinstance(stmt, (ast.Assign, ast.AnnAssign)):
                 targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
                 ok, value = _literal(stmt.value)
+                if not ok and stmt.value is not None and all(isinstance(t, ast.Name) for t in targets):
+                    ok, value = module_value(stmt.value, self.globals, KNOWN_ROOTS, _Unknown)
                 for t in targets:
                     if isinstance(t, ast.Name):
                         # a literal assigned once; a name assigned twice may hold either value: a placeholder
@@ -631,7 +636,10 @@ def _may_raise(site: FallbackSite) -> bool:
 
 
 def _raises_eagerly(site: FallbackSite) -> bool:
-    """Eager raises at ``site`` (A2G008) or a library raised on the placeholders (``_raised``)."""
+    """Eager raises at ``site`` (A2G008) or a library raised on the placeholders (``_raised``); not
+    where the compiler's own stand-in of a traced value was refused (eager's value is no such object)."""
+    if _STANDIN_TYPES.search(site.cause):
+        return False
     return site.code is FallbackCode.TRACE_ERROR and not _may_raise(site) or _raised(site)
 
 
@@ -641,14 +649,16 @@ def _eager_raises(e: GraphBreak) -> bool:
     an A2G008 site, or a library function raised on the placeholders."""
     if e.site.construct == "raise" or e.site.cause.startswith("raise ") or _may_raise(e.site):
         return False   # the user's own raise: evidence of a path taken, not against the kinds
+    if _STANDIN_TYPES.search(e.site.cause):
+        return False   # the compiler's own stand-in of a traced value refused: eager's value would not
     return getattr(e, "exc", None) is not None or _raises_eagerly(e.site)
 
 
 def _raised(site: FallbackSite) -> bool:
     """A library function raised on the placeholders as it would in eager, or
     an attribute the placeholder lacks. (A function that raises on tracers
-    only, "on traced arrays (eager passes it its values ...)", is a real site
-    under these kinds.)"""
+    only, "on traced arrays (eager passes it its values ...)", or on the
+    compiler's own stand-ins of traced values, is a real site under these kinds.)"""
     if " raised " in site.cause and "eager passes it its values" in site.cause:
         # a library refusing tracers is a real site; one refusing the placeholders' shape or dtype
         # (no word of tracers or concreteness in its message) would refuse eager's values alike
@@ -709,6 +719,23 @@ def _counts(node: ast.FunctionDef) -> set[str]:
     return ranged | {other.id for n in ast.walk(node) if isinstance(n, ast.Compare) and len(n.ops) == 1
                      for one, other in ((n.left, n.comparators[0]), (n.comparators[0], n.left))
                      if _is_len(one) and isinstance(other, ast.Name)}
+
+
+def _counts_passed(node: ast.FunctionDef, helpers: dict[str, ast.FunctionDef]) -> set[str]:
+    """Names ``node`` passes, as they are, to a parameter that a module-level
+    function it calls takes for a count (``_counts`` of that function: ``for
+    start in range(0, x.shape[0], size)`` in ``batches(x, size)``)."""
+    out: set[str] = set()
+    for call in ast.walk(node):
+        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id in helpers) \
+                or helpers[call.func.id] is node:
+            continue
+        callee = helpers[call.func.id]
+        counts = _counts(callee)
+        params = [a.arg for a in callee.args.posonlyargs + callee.args.args]
+        pairs = list(zip(params, call.args)) + [(k.arg, k.value) for k in call.keywords if k.arg is not None]
+        out |= {arg.id for param, arg in pairs if param in counts and isinstance(arg, ast.Name)}
+    return out
 
 
 def _is_len(node: ast.expr) -> bool:
@@ -976,6 +1003,7 @@ def _survey(path: str, qualname: str, module: SyntheticModule | None) -> list[Re
         return _classified([site], [])
     search = _Search(module.function(qualname), node, module.globals, path, qualname, module.methods.get(qualname))
     search.filled = module.filled_by_others(qualname)
+    search.helpers = {name: d for name, d in module.defs.items() if "." not in name and isinstance(d, ast.FunctionDef)}
     return search.run()
 
 
@@ -1006,6 +1034,7 @@ class _Search:
                 self.first_store[_ref(n)] = min(n.lineno, self.first_store.get(_ref(n), n.lineno))
         self.depends: list[ReportSite] = []
         self.filled: set[str] = set()   # module-level containers other code fills (``filled_by_others``)
+        self.helpers: dict[str, Any] = {}   # the module's functions by name (``_counts_passed``)
         self.reads = _assignment_reads(node)
         self.keys = sorted({n.slice.value for n in ast.walk(node) if isinstance(n, ast.Subscript)
                             and isinstance(n.slice, ast.Constant) and isinstance(n.slice.value, str)})
@@ -1104,7 +1133,7 @@ class _Search:
         return found
 
     def run(self) -> list[ReportSite]:
-        kinds: dict[str, int] = {p: _INT for p in _counts(self.node)
+        kinds: dict[str, int] = {p: _INT for p in _counts(self.node) | _counts_passed(self.node, self.helpers)
                                  if self.first_store.get(p, 1 << 30) > self.node.lineno}
         kinds.update({p: _STR for p in self.strings})
         params = {a.arg for a in self.node.args.posonlyargs + self.node.args.args + self.node.args.kwonlyargs}

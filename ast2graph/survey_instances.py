@@ -83,6 +83,25 @@ def init_attributes(node: ast.ClassDef, bases: list, globals_: dict, classes: di
     return out
 
 
+def module_value(node: ast.expr, globals_: dict, known_roots: frozenset[str], unknown: type) -> tuple[bool, Any]:
+    """A module-level assignment's value, when the model knows it: a literal,
+    or a known numerical library's code called on known values (``RNG =
+    np.random.default_rng(0)``, ``EPS = np.finfo(np.float32).eps``), as an
+    ``__init__``'s values are found; (False, None) otherwise."""
+    model = _InitModel(_NO_INIT, globals_, {}, known_roots, unknown)
+    try:
+        value = model.eval(node)
+    except Exception:  # noqa: BLE001 - an expression the model cannot evaluate is unknown
+        return False, None
+    if not _known(value) or isinstance(value, (types.ModuleType, type)) or callable(value) and \
+            not hasattr(value, "__dict__"):
+        return False, None
+    return True, value
+
+
+_NO_INIT = ast.parse("def __init__(self): pass").body[0]   # the model's frame for a module-level expression
+
+
 def _as_attr(value: Any) -> Attr:
     if isinstance(value, Guess):
         return False, value.kind

@@ -68,3 +68,33 @@ def test_a_raise_the_function_catches_refutes_nothing():
         ran = set().union(*(run_sites(fn, *a) for a in args))
         assert reported == ran and ran, (name, reported, ran)
         check_calls(fn, args, full_graph=False)
+
+
+def test_a_module_level_generator_is_the_librarys_object():
+    # `RNG = np.random.default_rng(0)` is a known library's code on literals: the survey makes the Generator
+    # (as it makes an __init__'s values) instead of a placeholder array, whose missing `.normal` it took for
+    # evidence against `x`'s kind (the report said nothing certain; the run falls back at the draw)
+    reported = {(s.site.code.code, s.site.loc.line) for s in _sites("noisy") if s.kind == ALWAYS}
+    fn = _module()["noisy"]
+    assert reported == run_sites(fn, jnp.ones(3)) == run_sites(fn, np.ones((2, 2))) and reported
+
+
+def test_a_count_of_a_helper_is_a_python_int():
+    # `size` goes to `range(0, x.shape[0], size)` in the module's `batches`: the search took it for an array,
+    # which `range()` refuses, and found no kinds eager accepts (nothing listed); as a Python int the site
+    # of the run is found
+    calls = [(jnp.arange(10.0), 3), (jnp.arange(4.0) - 2, 2), (jnp.arange(5.0), 10)]
+    reported = {(s.site.code.code, s.site.loc.line) for s in _sites("batch_sums_until") if s.kind == ALWAYS}
+    fn = _module()["batch_sums_until"]
+    assert reported and reported <= set().union(*(run_sites(fn, *a) for a in calls))
+    check_calls(fn, calls, full_graph=False)
+
+
+def test_a_refusal_of_the_compilers_own_stand_in_is_a_site():
+    # len() of a string of traced f-strings raised TypeError naming 'DeferredStr' (the compiler's stand-in):
+    # eager's str has a length, so it refutes no kind of `x`; the report listed nothing, the run falls back
+    reported = {(s.site.code.code, s.site.loc.line) for s in _sites("joined_texts") if s.kind == ALWAYS}
+    fn = _module()["joined_texts"]
+    for x in (jnp.array([0.1, 2.5, -1.0]), jnp.ones((2, 2))):
+        assert reported == run_sites(fn, x) and reported
+    check_calls(fn, [(jnp.array([0.1, 2.5, -1.0]),), (jnp.array([1e-7, 3.0]),)], full_graph=False)
