@@ -640,7 +640,22 @@ def _raises_eagerly(site: FallbackSite) -> bool:
     where the compiler's own stand-in of a traced value was refused (eager's value is no such object)."""
     if _STANDIN_TYPES.search(site.cause):
         return False
-    return site.code is FallbackCode.TRACE_ERROR and not _may_raise(site) or _raised(site)
+    return site.code is FallbackCode.TRACE_ERROR and not _may_raise(site) or _raised(site) or \
+        _converts_non_scalar(site) is not None
+
+
+# ``float(x)``, ``int(x)``, ``math.floor(x)``, ``x.item()`` of an array of more than one element (typeinfer's
+# ``python_number``: "float() of f32[4]: ...") raise in eager whatever the values (TypeError; ValueError for .item())
+_CONVERSION = re.compile(r"^(int|float|complex|math\.\w+|\.item)\(\) of [a-z]+\d*\[([\d,]+)\]")
+
+
+def _converts_non_scalar(site: FallbackSite) -> str | None:
+    """The exception eager raises at a conversion to a Python number of an
+    array of more than one element (its shape is the placeholders'); None for any other site."""
+    m = _CONVERSION.match(site.cause)
+    if m is None or int(np.prod([int(d) for d in m.group(2).split(",") if d])) == 1:
+        return None
+    return "ValueError" if m.group(1) == ".item" else "TypeError"
 
 
 def _eager_raises(e: GraphBreak) -> bool:
@@ -1381,7 +1396,7 @@ class _Search:
         """Array parameters named where ``run`` needs a value become Python ints."""
         rank: dict[str, tuple] = {}   # the first site's own names first, then what flows there
         for k, s in enumerate(run.sites):
-            if _needs_value(s):
+            if _needs_value(s) and not self.caught(s):   # (a raise the function expects is no call to avoid)
                 for p in self.flowing_to_site(s, kinds):
                     if kinds[p] < _INT or kinds[p] == _SCALAR:
                         rank.setdefault(p, (k, p not in self.named(s.loc.line, kinds)))
@@ -1597,7 +1612,7 @@ def _caught(fn: ast.FunctionDef, site: FallbackSite) -> bool:
     a line its cause names): a bare ``except``, or one naming that builtin
     exception class or a base of it."""
     m = _RAISED.search(site.cause)
-    exc = getattr(builtins, (m.group(1) or m.group(2)) if m else "", None)
+    exc = getattr(builtins, (m.group(1) or m.group(2)) if m else _converts_non_scalar(site) or "", None)
     if not (isinstance(exc, type) and issubclass(exc, BaseException)):
         return False
     lines = {site.loc.line} | {int(n) for n in re.findall(r"\(line (\d+)\)", site.cause)}

@@ -98,3 +98,16 @@ def test_a_refusal_of_the_compilers_own_stand_in_is_a_site():
     for x in (jnp.array([0.1, 2.5, -1.0]), jnp.ones((2, 2))):
         assert reported == run_sites(fn, x) and reported
     check_calls(fn, [(jnp.array([0.1, 2.5, -1.0]),), (jnp.array([1e-7, 3.0]),)], full_graph=False)
+
+
+def test_a_conversion_of_several_elements_is_eagers_raise():
+    # float()/int() of an array of more than one element raises in eager whatever its values: under the
+    # placeholder (4, 4) that refutes the kind (max_subarray was listed as depending on a's shape; its
+    # vectors are one graph), and inside a try that catches TypeError it is the site the run has
+    assert [s for s in _sites("max_subarray") if s.kind == ALWAYS] == []
+    fn = _module()["max_subarray"]
+    check_calls(fn, [(jnp.array([-2, 1, -3, 4, -1, 2, 1, -5, 4]),), (jnp.array([-3, -1, -2]),)])
+    reported = {(s.site.code.code, s.site.loc.line) for s in _sites("float_caught") if s.kind == ALWAYS}
+    fn = _module()["float_caught"]
+    assert reported and reported == run_sites(fn, jnp.array([1.0, 2.0]))
+    check_calls(fn, [(jnp.array([1.0, 2.0]),), (jnp.array([5.0]),)], full_graph=False)
