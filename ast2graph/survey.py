@@ -129,7 +129,7 @@ _MAX_SHAPE_TRIES = 4   # parameters tried one by one (each try is a survey of th
 _BROADCASTS = {0: 1, 3: 2, 1: 7, 2: 7}   # down in rank to a 0-d array, which broadcasts with any shape
 _SHAPE_WORDS = re.compile(r"broadcast|[Ii]ncompatible shapes")
 _AS_NUMPY = {0: 3, 1: 2}
-_NUMPY_ONLY = ("immutable", "non-tuple sequence", "item assignment")
+_NUMPY_ONLY = ("immutable", "non-tuple sequence", "item assignment", "out= a jax.Array")
 _TRACER_WORDS = ("racer", "oncrete", "bstract", "traced")
 # a message naming the compiler's own stand-ins of traced values (an f-string of traced values, an IR value):
 # the trace was refused, not eager's values

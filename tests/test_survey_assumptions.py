@@ -111,3 +111,14 @@ def test_a_conversion_of_several_elements_is_eagers_raise():
     fn = _module()["float_caught"]
     assert reported and reported == run_sites(fn, jnp.array([1.0, 2.0]))
     check_calls(fn, [(jnp.array([1.0, 2.0]),), (jnp.array([5.0]),)], full_graph=False)
+
+
+def test_a_ufunc_out_of_a_jax_array_is_eagers_raise():
+    # np.multiply(a, 2.0, out=buf[1:...]) with a jax.Array buffer raises TypeError in eager: the compiler said
+    # A2G007 (a write it cannot make) and the report listed it as always; it is eager's raise (A2G008), which
+    # refutes the jax kinds, and the NumPy buffers the function is written for are one graph
+    assert [s for s in _sites("ufunc_out_into_slice") if s.kind == ALWAYS] == []
+    fn = _module()["ufunc_out_into_slice"]
+    check_calls(fn, [(np.array([3.0, 1.0, 2.0]), np.zeros(4)), (np.array([1.0]), np.ones(2))])
+    check(fn, jnp.array([3.0, 1.0]), jnp.zeros(4), full_graph=False)   # eager's TypeError, raised alike
+    check(fn, np.array([3.0]), jnp.zeros(2), full_graph=False)
