@@ -1172,7 +1172,7 @@ class _Search:
                     site = last.refuted[0]
                     wrong = switched & self.flowing(site.loc.line, kinds, self.index_refs(site))
                     # refuted elsewhere, or on shapes: the other parameters' kinds move first, the switch kept
-                    if (not wrong or _SHAPE_WORDS.search(site.cause)) and \
+                    if (not wrong or _SHAPE_WORDS.search(site.cause) or _converts_non_scalar(site)) and \
                             self.refine(kinds, site, keep=switched):
                         continue
                     wrong = wrong or switched   # a Python number was wrong: that parameter back to the array
@@ -1208,7 +1208,8 @@ class _Search:
             self.traced_counts(best)
             self.integer_data(best)
             self.numpy_data(best)
-        return [self.assumed(self.filled_condition(self.value_condition(r)), best.kinds if best else {})
+        return [self.assumed(self.filled_condition(self.value_condition(r, best.kinds if best else {})),
+                             best.kinds if best else {})
                 for r in _classified(best.sites if best else [], self.depends, self.caught)]
 
     def assumed(self, reported: ReportSite, kinds: dict[str, int], accepted: bool = True) -> ReportSite:
@@ -1266,13 +1267,23 @@ class _Search:
         return [n.test for n in ast.walk(self.node) if isinstance(n, (ast.If, ast.While))
                 and n.lineno < line <= max(getattr(b, "end_lineno", 0) or 0 for b in n.body)]
 
-    def value_condition(self, reported: ReportSite) -> ReportSite:
+    def value_condition(self, reported: ReportSite, kinds: dict[str, int]) -> ReportSite:
         """A ``depends`` site of the user's own ``raise`` under an ``if`` on
         parameters (``if limit < 5: raise ...``): reached for some of their
-        values only, which the report cannot know; its cause says which."""
+        values only, which the report cannot know; its cause says which. But
+        under an ``if`` whose test reads an array parameter (``if x[1] < 0:
+        raise``, the kinds accepted), the compiler met the raise on a traced
+        path: the run splits there on every call, whichever way the test
+        goes, so the site is ``always``."""
         site = reported.site
         if reported.kind != DEPENDS or site.construct != "raise" or "falls back if" in site.cause:
             return reported
+        traced = [t for t in self.tests_above(site.loc.line)
+                  if any(kinds[p] in _ARRAY_KINDS for p in self.flowing(t.lineno, kinds))]
+        if traced:
+            cause = f"{site.cause}; under `{ast.unparse(traced[-1])}`, a traced test: the run splits there " \
+                    "whichever way it goes"
+            return ReportSite(dataclasses.replace(site, cause=cause), ALWAYS)
         params = {a.arg for a in self.node.args.posonlyargs + self.node.args.args + self.node.args.kwonlyargs}
         named = [t for t in self.tests_above(site.loc.line) if {_ref(x) for x in ast.walk(t)} & params]
         if not named:   # (a raise in a function it calls, a context manager's re-raise: the test is elsewhere)
@@ -1455,6 +1466,12 @@ class _Search:
                 return True
         if self.to_layers(kinds, site, keep):
             return True
+        if _converts_non_scalar(site):   # ``int(v)`` of a row of the placeholder: what flows there is of lower rank
+            lower = {p for p in self.flowing(line, kinds) - keep if kinds[p] in _BROADCASTS}
+            for p in lower:
+                kinds[p] = _BROADCASTS[kinds[p]]
+            if lower:
+                return True
         index = self.index_refs(site)
         if index is not None:   # the index is wrong, not the array: what flows into it
             # an array index: an int array; a Python float: an int

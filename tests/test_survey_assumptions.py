@@ -122,3 +122,23 @@ def test_a_ufunc_out_of_a_jax_array_is_eagers_raise():
     check_calls(fn, [(np.array([3.0, 1.0, 2.0]), np.zeros(4)), (np.array([1.0]), np.ones(2))])
     check(fn, jnp.array([3.0, 1.0]), jnp.zeros(4), full_graph=False)   # eager's TypeError, raised alike
     check(fn, np.array([3.0]), jnp.zeros(2), full_graph=False)
+
+
+def test_a_conversion_refutes_the_array_it_converts_not_a_size():
+    # int((v - lo) / width) of a row of the 2-d placeholder `data` refuted the switch of `nb` (np.zeros(nb))
+    # to a Python int, as `nb` flows into `width`: the array converted moves to a lower rank first, and the
+    # NumPy data with Python numbers the function is written for is one graph (not listed)
+    assert [s for s in _sites("histogram") if s.kind == ALWAYS] == []
+    data = np.linspace(-3.0, 3.0, 20)
+    check_calls(_module()["histogram"], [(data, -2.0, 2.0, 8), (data * 5, -2.0, 2.0, 8), (np.zeros(20), -1.0, 1.0, 4)])
+
+
+def test_a_raise_under_a_traced_test_is_always():
+    # `if x[1] < 0: raise` the compiler meets on a traced path: the run splits there on every call (the input
+    # that does not raise too), so the site is always, not 'reached only when x[1] < 0'
+    sites = [s for s in _sites("checked_inverse") if s.kind == ALWAYS]
+    fn = _module()["checked_inverse"]
+    reported = {(s.site.code.code, s.site.loc.line) for s in sites}
+    assert reported and reported == run_sites(fn, jnp.array([1.0, 2.0]))
+    check_calls(fn, [(jnp.array([1.0, 2.0]),), (jnp.array([0.0, 2.0]),), (jnp.array([1.0, -1.0]),)],
+                full_graph=False)
