@@ -720,8 +720,13 @@ def _of_shape(cause: str, params: set[str], kinds: dict[str, int]) -> set[str]:
 def _needs_value(site: FallbackSite) -> bool:
     """A site that needs a traced value as a Python value (a Python number there would be static)."""
     # (recursion too deep to unroll: its end is decided by a value, static when a Python number)
+    if site.cause.startswith(_IDENTITY):   # ``y is x`` needs objects, not values: nothing says a number is meant
+        return False
     return site.code in (FallbackCode.CONCRETE_VALUE, FallbackCode.RECURSION) or "needs its value" in site.cause or \
         "looks at a traced array" in site.cause
+
+
+_IDENTITY = "whether two traced values are one object"   # (typeinfer.kinds: ``is`` of traced values)
 
 
 def _counts(node: ast.FunctionDef) -> set[str]:

@@ -142,3 +142,12 @@ def test_a_raise_under_a_traced_test_is_always():
     assert reported and reported == run_sites(fn, jnp.array([1.0, 2.0]))
     check_calls(fn, [(jnp.array([1.0, 2.0]),), (jnp.array([0.0, 2.0]),), (jnp.array([1.0, -1.0]),)],
                 full_graph=False)
+
+
+def test_an_identity_check_does_not_make_a_parameter_a_number():
+    # `x * 2 is x` of traced arrays falls back (A2G003); the search took it for a site needing a value and
+    # switched `x` to a Python int, under which it vanished (depends): nothing in the source says a number
+    reported = {(s.site.code.code, s.site.loc.line) for s in _sites("identity_of_parameters") if s.kind == ALWAYS}
+    fn = _module()["identity_of_parameters"]
+    assert reported and reported == run_sites(fn, jnp.array([1.0, 2.0]), None)
+    check_calls(fn, [(jnp.array([1.0, 2.0]), None), (jnp.array([1.0, 2.0]), jnp.array([1.0, 2.0]))], full_graph=False)
