@@ -1285,7 +1285,10 @@ class _Search:
             return reported
         traced = [t for t in self.tests_above(site.loc.line)
                   if any(kinds[p] in _ARRAY_KINDS for p in self.flowing(t.lineno, kinds))]
-        if traced:
+        raised = {n.id for r in ast.walk(self.node) if isinstance(r, ast.Raise) and r.lineno == site.loc.line
+                  for n in ast.walk(r) if isinstance(n, ast.Name)}
+        if traced and not any(isinstance(self.globals.get(n), (jax.Array, _Unknown)) for n in raised):
+            # (a raise of a module-level name the survey holds a stand-in for raises that stand-in: not the run's)
             cause = f"{site.cause}; under `{ast.unparse(traced[-1])}`, a traced test: the run splits there " \
                     "whichever way it goes"
             return ReportSite(dataclasses.replace(site, cause=cause), ALWAYS)

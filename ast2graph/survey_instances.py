@@ -257,7 +257,7 @@ class _InitModel:
             return self.locals[node.id]
         if node.id in self.globals and not isinstance(self.globals[node.id], self.unknown_type):
             return self.globals[node.id]
-        if node.id in _SAFE_BUILTINS:
+        if node.id in _SAFE_BUILTINS or _builtin_exception(getattr(builtins, node.id, None)):
             return getattr(builtins, node.id)
         return Guess(_ARRAY)
 
@@ -320,7 +320,7 @@ class _InitModel:
         args = [self.eval(a) for a in node.args]
         kwargs = {k.arg: self.eval(k.value) for k in node.keywords if k.arg is not None}
         callable_known = callable(func) and (self.pure(func) or any(func is getattr(builtins, b)
-                                                                    for b in _SAFE_BUILTINS))
+                                                                    for b in _SAFE_BUILTINS) or _builtin_exception(func))
         if callable_known and len(kwargs) == len(node.keywords) and \
                 all(_known(v) for v in args + list(kwargs.values())) and not any(isinstance(a, ast.Starred)
                                                                                  for a in node.args):
@@ -354,6 +354,12 @@ class _InitModel:
         module = _module_of(func)
         name = f"{module}.{getattr(func, '__qualname__', getattr(func, '__name__', ''))}".lower()
         return module.split(".")[0] in _PURE_ROOTS and not any(w in name for w in _EFFECT_WORDS)
+
+
+def _builtin_exception(func: Any) -> bool:
+    """A builtin exception class (``ValueError("prebuilt")``: making one runs no user code)."""
+    return isinstance(func, type) and issubclass(func, BaseException) and \
+        getattr(builtins, func.__name__, None) is func
 
 
 def _module_of(obj: Any) -> str:
