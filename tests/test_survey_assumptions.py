@@ -151,3 +151,11 @@ def test_an_identity_check_does_not_make_a_parameter_a_number():
     fn = _module()["identity_of_parameters"]
     assert reported and reported == run_sites(fn, jnp.array([1.0, 2.0]), None)
     check_calls(fn, [(jnp.array([1.0, 2.0]), None), (jnp.array([1.0, 2.0]), jnp.array([1.0, 2.0]))], full_graph=False)
+
+
+def test_a_module_level_exception_object_is_made():
+    # PREBUILT = ValueError("prebuilt") is a builtin exception the survey makes (not a placeholder array, whose
+    # raise is a TypeError): the raise under the traced test is a run-time check, one graph, not listed
+    assert [s for s in _sites("raise_prebuilt") if s.kind == ALWAYS] == []
+    fn = _module()["raise_prebuilt"]
+    check_calls(fn, [(-jnp.ones(3),), (jnp.ones(3),)])
