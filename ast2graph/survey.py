@@ -108,7 +108,11 @@ KINDS = (
     Kind("an int64 NumPy array of shape (4, 4)", lambda: np.ones(_SQUARE, np.int64)),
     # the NumPy array of the 0-d kind (``_NUMPY_OF``): an in-place write may hinge on the array's library
     Kind("a float64 NumPy array of shape ()", lambda: np.ones((), np.float64)),
+    # a parameter handed to jax.tree_util's functions (``_pytree_params``): a container of arrays
+    Kind("a dict of jax.Arrays (a pytree)", lambda: {"a": jnp.ones((_PLACEHOLDER_SIDE,), jnp.float32),
+                                                     "b": jnp.ones(_SQUARE, jnp.float32)}, False),
 )
+_PYTREE = 22
 _DICT, _LIST, _STR, _INT_ARRAY, _INT_SCALAR, _CM, _ROWS, _LAYER, _LAYERS, _UNPACKED = range(8, 18)
 _ARRAY_KINDS = frozenset({0, 1, 2, 3, 7, 11, 17, 18, 19, 20, 21})
 _INTEGER_OF = {0: 18, 1: 11, 7: 12, 2: 19, 3: 20}   # a float array kind -> the integer array of its shape
@@ -758,6 +762,37 @@ def _counts_passed(node: ast.FunctionDef, helpers: dict[str, ast.FunctionDef]) -
     return out
 
 
+_TREE_FUNCTIONS = {"tree_map": 1, "map": 1, "tree_leaves": 0, "leaves": 0, "tree_flatten": 0, "flatten": 0,
+                   "tree_structure": 0, "structure": 0, "tree_reduce": 1, "reduce": 1}   # -> the first tree argument
+
+
+def _pytree_params(node: ast.FunctionDef) -> set[str]:
+    """Names ``node`` hands, as they are, to jax.tree_util's functions as a
+    tree (``jax.tree_util.tree_map(f, grads)``, ``jax.tree.leaves(params)``):
+    taken for a container of arrays first (an array is a tree too, but then
+    nobody calls tree_map on it). Not one the function also hands to another
+    call (``loss(params, x)``, which may read keys the survey cannot know)."""
+    out: set[str] = set()
+    elsewhere: set[str] = set()
+    for call in ast.walk(node):
+        if not isinstance(call, ast.Call):
+            continue
+        func, chain = call.func, []
+        while isinstance(func, ast.Attribute):
+            chain.insert(0, func.attr)
+            func = func.value
+        if isinstance(func, ast.Name):
+            chain.insert(0, func.id)
+        name = chain[-1] if chain else ""
+        in_tree = len(chain) > 1 and chain[-2] in ("tree_util", "tree") or len(chain) == 1 and name.startswith("tree_")
+        passed = {a.id for a in call.args if isinstance(a, ast.Name)}
+        if in_tree and name in _TREE_FUNCTIONS:
+            out |= {a.id for a in call.args[_TREE_FUNCTIONS[name]:] if isinstance(a, ast.Name)}
+        else:
+            elsewhere |= passed
+    return out - elsewhere
+
+
 def _is_len(node: ast.expr) -> bool:
     return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len" and \
         len(node.args) == 1 and not node.keywords
@@ -1155,6 +1190,8 @@ class _Search:
     def run(self) -> list[ReportSite]:
         kinds: dict[str, int] = {p: _INT for p in _counts(self.node) | _counts_passed(self.node, self.helpers)
                                  if self.first_store.get(p, 1 << 30) > self.node.lineno}
+        kinds.update({p: _PYTREE for p in _pytree_params(self.node) if p not in kinds
+                      and self.first_store.get(p, 1 << 30) > self.node.lineno})
         kinds.update({p: _STR for p in self.strings})
         params = {a.arg for a in self.node.args.posonlyargs + self.node.args.args + self.node.args.kwonlyargs}
         kinds.update({item.context_expr.id: _CM for n in ast.walk(self.node) if isinstance(n, ast.With)

@@ -159,3 +159,13 @@ def test_a_module_level_exception_object_is_made():
     assert [s for s in _sites("raise_prebuilt") if s.kind == ALWAYS] == []
     fn = _module()["raise_prebuilt"]
     check_calls(fn, [(-jnp.ones(3),), (jnp.ones(3),)])
+
+
+def test_a_tree_given_to_tree_util_is_a_container():
+    # `grads` goes to jax.tree_util.tree_leaves/tree_map only: a dict of arrays first (it was an array, under
+    # which the `if` joins); the caller's dict kept on one path and rebound on the other falls back (A2G004)
+    reported = {(s.site.code.code, s.site.loc.line) for s in _sites("clip_by_global_norm") if s.kind == ALWAYS}
+    fn = _module()["clip_by_global_norm"]
+    grads = {"a": jnp.array([3.0, 4.0]), "b": jnp.array([[1.0, 2.0]])}
+    assert reported and reported == run_sites(fn, grads, 1.0)
+    check_calls(fn, [(grads, 1.0), (grads, 100.0)], full_graph=False)
