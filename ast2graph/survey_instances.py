@@ -30,6 +30,8 @@ import types
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 # an attribute's starting kind from the constructor it is assigned: the rank says the array's
 # (survey.KINDS indices: 0 a (4, 4) jax array, 1 a (4,) one, 2 and 3 their NumPy kinds, 7 a 0-d one)
 ARRAY_CALLS = {"zeros": 1, "ones": 1, "full": 1, "empty": 1, "arange": 1, "linspace": 1, "zeros_like": 0,
@@ -88,6 +90,8 @@ def module_value(node: ast.expr, globals_: dict, known_roots: frozenset[str], un
     or a known numerical library's code called on known values (``RNG =
     np.random.default_rng(0)``, ``EPS = np.finfo(np.float32).eps``), as an
     ``__init__``'s values are found; (False, None) otherwise."""
+    if _large(node):
+        return False, None
     model = _InitModel(_NO_INIT, globals_, {}, known_roots, unknown)
     try:
         value = model.eval(node)
@@ -100,6 +104,22 @@ def module_value(node: ast.expr, globals_: dict, known_roots: frozenset[str], un
 
 
 _NO_INIT = ast.parse("def __init__(self): pass").body[0]   # the model's frame for a module-level expression
+_MAX_ELEMENTS = 1_000_000   # a module-level array the report makes itself stays small (a dataset is not read)
+
+
+def _large(node: ast.expr) -> bool:
+    """An expression naming a size over ``_MAX_ELEMENTS`` (``np.ones((50000, 50000))``, ``np.arange(10**9)``):
+    not evaluated, whatever its call (the report must not allocate the user's data)."""
+    for n in ast.walk(node):
+        if isinstance(n, ast.Constant) and isinstance(n.value, (int, float)) and abs(n.value) > _MAX_ELEMENTS:
+            return True
+        if isinstance(n, ast.BinOp) and isinstance(n.op, (ast.Pow, ast.Mult, ast.LShift)):
+            return True   # (a computed size: not read)
+        if isinstance(n, ast.Tuple):
+            sizes = [e.value for e in n.elts if isinstance(e, ast.Constant) and isinstance(e.value, int)]
+            if len(sizes) == len(n.elts) and sizes and int(np.prod(sizes, dtype=object)) > _MAX_ELEMENTS:
+                return True
+    return False
 
 
 def _as_attr(value: Any) -> Attr:

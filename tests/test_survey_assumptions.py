@@ -169,3 +169,16 @@ def test_a_tree_given_to_tree_util_is_a_container():
     grads = {"a": jnp.array([3.0, 4.0]), "b": jnp.array([[1.0, 2.0]])}
     assert reported and reported == run_sites(fn, grads, 1.0)
     check_calls(fn, [(grads, 1.0), (grads, 100.0)], full_graph=False)
+
+
+def test_a_large_module_level_array_is_not_made(tmp_path):
+    # module-level values are made when a known library's code on literals makes them (RNG above), but not an
+    # array of more than a million elements (the report must not allocate the user's data): a placeholder
+    from ast2graph.survey import synthetic_module
+
+    path = tmp_path / "big.py"
+    path.write_text("import numpy as np\nBIG = np.ones((50000, 50000))\nSMALL = np.zeros((2, 3))\n"
+                    "HUGE = np.arange(10 ** 10)\n")
+    g = synthetic_module(str(path)).globals
+    assert np.shape(g["SMALL"]) == (2, 3) and isinstance(g["SMALL"], np.ndarray)
+    assert np.size(g["BIG"]) < 100 and np.size(g["HUGE"]) < 100
