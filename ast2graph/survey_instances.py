@@ -339,8 +339,8 @@ class _InitModel:
                 return Instance(rebuilt)
         args = [self.eval(a) for a in node.args]
         kwargs = {k.arg: self.eval(k.value) for k in node.keywords if k.arg is not None}
-        callable_known = callable(func) and (self.pure(func) or any(func is getattr(builtins, b)
-                                                                    for b in _SAFE_BUILTINS) or _builtin_exception(func))
+        callable_known = callable(func) and (self.pure(func) or _builtin_exception(func)
+                                             or any(func is getattr(builtins, b) for b in _SAFE_BUILTINS))
         if callable_known and len(kwargs) == len(node.keywords) and \
                 all(_known(v) for v in args + list(kwargs.values())) and not any(isinstance(a, ast.Starred)
                                                                                  for a in node.args):

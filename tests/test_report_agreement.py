@@ -80,18 +80,21 @@ KNOWN = {
                                "report takes it for an array and finds no kinds eager accepts",
     "integer_negative_power": "`a ** k` of an int64 array and k = -1 (the run's) inside a try: the report "
                               "assumes a float array, under which it is one graph",
-    # the algo18 corpus (benchmarks/algo18): parameters the run passes as Python numbers or lists
-    "metropolis": "`x = x0` joined with a traced proposal: x0 is a Python float in the run (falls back), an "
-                  "array in the report's assumption (one graph)",
+    # the algo18 corpus (benchmarks/algo18; its names qualified, another corpus may hold one): parameters
+    # the run passes as Python numbers or lists
+    "algo18:metropolis": "`x = x0` joined with a traced proposal: x0 is a Python float in the run (falls "
+                         "back), an array in the report's assumption (one graph)",
     # listed by the default report, one graph at run time
     "arange_float_length": "np.arange(a, b, step) of the run's Python floats; the report's Python ints are all 2 "
                            "(an empty range eager indexes out of bounds), so it settles on a traced `step`",
-    "union_find": "`edges` is a list of int pairs in the run; the report takes `for a, b in edges` for an int64 "
-                  "NumPy array of rows, under which find's loops are traced and the nested function escapes",
-    "trapezoid_refine": "a, b, tol are Python floats in the run (one graph); arrays in the report's assumption, "
-                        "under which the traced early return splits the loop and the lambda escapes",
-    "sgd_momentum": "lr is a Python float in the run; under the placeholder shapes `b` and `vw` change shape, and "
-                    "a 0-d `lr` alone is not enough (y would need a lower rank too)",
+    "algo18:union_find": "`edges` is a list of int pairs in the run; the report takes `for a, b in edges` for an "
+                         "int64 NumPy array of rows, under which find's loops are traced and the nested function "
+                         "escapes",
+    "algo18:trapezoid_refine": "a, b, tol are Python floats in the run (one graph); arrays in the report's "
+                               "assumption, under which the traced early return splits the loop and the lambda "
+                               "escapes",
+    "algo18:sgd_momentum": "lr is a Python float in the run; under the placeholder shapes `b` and `vw` change "
+                           "shape, and a 0-d `lr` alone is not enough (y would need a lower rank too)",
 }
 
 # floors: the figures measured at h-report21 (python -m benchmarks.report_agreement --corpus all -v): default
@@ -120,12 +123,19 @@ HUNT_SAMPLE_ONE_GRAPH = ["validate_then_compute", "cross_entropy_with_label_chec
 HUNT_SAMPLE_RECALL_FLOOR, HUNT_SAMPLE_PRECISION_FLOOR = 0.98, 0.98   # 4/4, 4/4 (collatz_steps listed since h-report21)
 
 
+def _known_key(r) -> str:
+    """A row's key in ``KNOWN``: ``corpus:name`` where the table qualifies it (two corpora hold a program
+    of that name: algo18's and corpus16's ``metropolis``), else its name."""
+    qualified = f"{r.corpus}:{r.name}"
+    return qualified if qualified in KNOWN else r.name
+
+
 def check_agreement(rs: list, recall: float, precision: float, wrongly_listed: float | None = None) -> None:
-    disagree = {r.name: ("falls back, not listed" if r.falls_back else "listed, one graph")
+    disagree = {_known_key(r): ("falls back, not listed" if r.falls_back else "listed, one graph")
                 for r in rs if r.falls_back != r.listed}
     unexplained = {n: d for n, d in disagree.items() if n not in KNOWN}
     assert not unexplained, f"disagreements outside the table: {unexplained}"
-    stale = [r.name for r in rs if r.name in KNOWN and r.name not in disagree]
+    stale = [_known_key(r) for r in rs if _known_key(r) in KNOWN and _known_key(r) not in disagree]
     assert not stale, f"table entries that now agree (remove them): {stale}"
     f = figures(rs, "listed")
     assert f["recall"] >= recall and f["precision"] >= precision, f
