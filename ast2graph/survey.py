@@ -52,7 +52,7 @@ import numpy as np
 from .fallback.control import escapes, splittable
 from .fallback.sites import FallbackCode, FallbackSite, GraphBreak
 from .findings import ALWAYS, DEPENDS, FunctionReport, ReportError, ReportSite, installed_libraries_only, on_deep_stack
-from .survey_instances import init_attributes
+from .survey_instances import init_attributes, module_value
 
 STAGE = "report"   # the stage named by the report's sites (docs/fallback-codes.md: the JSON schema)
 _PLACEHOLDER_SIDE = 4   # the placeholder shape's side: small, and not 1 (no accidental broadcasting of size 1)
@@ -106,10 +106,17 @@ KINDS = (
     Kind("an int32 jax.Array of shape (4, 4)", lambda: jnp.ones(_SQUARE, jnp.int32)),
     Kind("an int64 NumPy array of shape (4,)", lambda: np.ones((_PLACEHOLDER_SIDE,), np.int64)),
     Kind("an int64 NumPy array of shape (4, 4)", lambda: np.ones(_SQUARE, np.int64)),
+    # the NumPy array of the 0-d kind (``_NUMPY_OF``): an in-place write may hinge on the array's library
+    Kind("a float64 NumPy array of shape ()", lambda: np.ones((), np.float64)),
+    # a parameter handed to jax.tree_util's functions (``_pytree_params``): a container of arrays
+    Kind("a dict of jax.Arrays (a pytree)", lambda: {"a": jnp.ones((_PLACEHOLDER_SIDE,), jnp.float32),
+                                                     "b": jnp.ones(_SQUARE, jnp.float32)}, False),
 )
+_PYTREE = 22
 _DICT, _LIST, _STR, _INT_ARRAY, _INT_SCALAR, _CM, _ROWS, _LAYER, _LAYERS, _UNPACKED = range(8, 18)
-_ARRAY_KINDS = frozenset({0, 1, 2, 3, 7, 11, 17, 18, 19, 20})
+_ARRAY_KINDS = frozenset({0, 1, 2, 3, 7, 11, 17, 18, 19, 20, 21})
 _INTEGER_OF = {0: 18, 1: 11, 7: 12, 2: 19, 3: 20}   # a float array kind -> the integer array of its shape
+_NUMPY_OF = {0: 3, 1: 2, 7: 21, 11: 19, 18: 20}   # a jax.Array kind -> the NumPy array of its shape and kind
 _DICT_ATTRS = frozenset({"items", "keys", "values", "get", "setdefault", "update", "pop"})
 _LIST_ATTRS = frozenset({"append", "extend", "insert", "remove", "sort", "reverse", "index", "count"})
 _INT, _FLOAT, _KEY, _SCALAR = 4, 5, 6, 7
@@ -119,11 +126,18 @@ _KEY_NAMES = ("key", "rng", "prng", "prng_key", "rng_key", "subkey")
 _NEXT_NAMED = {0: 7, 7: 4, 4: 5, 5: 1, 1: 2, 2: 3, 6: 0, 11: 4}
 _NEXT_UNNAMED = {0: 1, 1: 2, 2: 3}
 _LOWER_RANK = {0: 1, 3: 2}
+# a join's shape change hinging on the placeholders' shapes (``_Search.shapes``): one rank lower, or 0-d
+_LOWER_SHAPE = {0: 1, 3: 2, 18: 11, 20: 19}
+_TO_SCALAR = {0: 7, 1: 7, 2: 7, 3: 7, 18: 12, 11: 12}
+_MAX_SHAPE_TRIES = 4   # parameters tried one by one (each try is a survey of the function)
 _BROADCASTS = {0: 1, 3: 2, 1: 7, 2: 7}   # down in rank to a 0-d array, which broadcasts with any shape
 _SHAPE_WORDS = re.compile(r"broadcast|[Ii]ncompatible shapes")
 _AS_NUMPY = {0: 3, 1: 2}
-_NUMPY_ONLY = ("immutable", "non-tuple sequence", "item assignment")
+_NUMPY_ONLY = ("immutable", "non-tuple sequence", "item assignment", "out= a jax.Array")
 _TRACER_WORDS = ("racer", "oncrete", "bstract", "traced")
+# a message naming the compiler's own stand-ins of traced values (an f-string of traced values, an IR value):
+# the trace was refused, not eager's values
+_STANDIN_TYPES = re.compile(r"'(DeferredStr|Value)' (object )?has no")
 # a traced Python number named in a library's message (``integer_pow(~int64[], -1)``): eager's is a Python
 # number, which that library function never sees
 _PYTHON_NUMBER = re.compile(r"~(?:int|uint|float|complex|bool)\d*\[")
@@ -188,6 +202,8 @@ class SyntheticModule:
             elif isinstance(stmt, (ast.Assign, ast.AnnAssign)):
                 targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
                 ok, value = _literal(stmt.value)
+                if not ok and stmt.value is not None and all(isinstance(t, ast.Name) for t in targets):
+                    ok, value = module_value(stmt.value, self.globals, KNOWN_ROOTS, _Unknown)
                 for t in targets:
                     if isinstance(t, ast.Name):
                         # a literal assigned once; a name assigned twice may hold either value: a placeholder
@@ -624,8 +640,26 @@ def _may_raise(site: FallbackSite) -> bool:
 
 
 def _raises_eagerly(site: FallbackSite) -> bool:
-    """Eager raises at ``site`` (A2G008) or a library raised on the placeholders (``_raised``)."""
-    return site.code is FallbackCode.TRACE_ERROR and not _may_raise(site) or _raised(site)
+    """Eager raises at ``site`` (A2G008) or a library raised on the placeholders (``_raised``); not
+    where the compiler's own stand-in of a traced value was refused (eager's value is no such object)."""
+    if _STANDIN_TYPES.search(site.cause):
+        return False
+    return site.code is FallbackCode.TRACE_ERROR and not _may_raise(site) or _raised(site) or \
+        _converts_non_scalar(site) is not None
+
+
+# ``float(x)``, ``int(x)``, ``math.floor(x)``, ``x.item()`` of an array of more than one element (typeinfer's
+# ``python_number``: "float() of f32[4]: ...") raise in eager whatever the values (TypeError; ValueError for .item())
+_CONVERSION = re.compile(r"^(int|float|complex|math\.\w+|\.item)\(\) of [a-z]+\d*\[([\d,]+)\]")
+
+
+def _converts_non_scalar(site: FallbackSite) -> str | None:
+    """The exception eager raises at a conversion to a Python number of an
+    array of more than one element (its shape is the placeholders'); None for any other site."""
+    m = _CONVERSION.match(site.cause)
+    if m is None or int(np.prod([int(d) for d in m.group(2).split(",") if d])) == 1:
+        return None
+    return "ValueError" if m.group(1) == ".item" else "TypeError"
 
 
 def _eager_raises(e: GraphBreak) -> bool:
@@ -634,14 +668,16 @@ def _eager_raises(e: GraphBreak) -> bool:
     an A2G008 site, or a library function raised on the placeholders."""
     if e.site.construct == "raise" or e.site.cause.startswith("raise ") or _may_raise(e.site):
         return False   # the user's own raise: evidence of a path taken, not against the kinds
+    if _STANDIN_TYPES.search(e.site.cause):
+        return False   # the compiler's own stand-in of a traced value refused: eager's value would not
     return getattr(e, "exc", None) is not None or _raises_eagerly(e.site)
 
 
 def _raised(site: FallbackSite) -> bool:
     """A library function raised on the placeholders as it would in eager, or
     an attribute the placeholder lacks. (A function that raises on tracers
-    only, "on traced arrays (eager passes it its values ...)", is a real site
-    under these kinds.)"""
+    only, "on traced arrays (eager passes it its values ...)", or on the
+    compiler's own stand-ins of traced values, is a real site under these kinds.)"""
     if " raised " in site.cause and "eager passes it its values" in site.cause:
         # a library refusing tracers is a real site; one refusing the placeholders' shape or dtype
         # (no word of tracers or concreteness in its message) would refuse eager's values alike
@@ -688,8 +724,13 @@ def _of_shape(cause: str, params: set[str], kinds: dict[str, int]) -> set[str]:
 def _needs_value(site: FallbackSite) -> bool:
     """A site that needs a traced value as a Python value (a Python number there would be static)."""
     # (recursion too deep to unroll: its end is decided by a value, static when a Python number)
+    if site.cause.startswith(_IDENTITY):   # ``y is x`` needs objects, not values: nothing says a number is meant
+        return False
     return site.code in (FallbackCode.CONCRETE_VALUE, FallbackCode.RECURSION) or "needs its value" in site.cause or \
         "looks at a traced array" in site.cause
+
+
+_IDENTITY = "whether two traced values are one object"   # (typeinfer.kinds: ``is`` of traced values)
 
 
 def _counts(node: ast.FunctionDef) -> set[str]:
@@ -702,6 +743,54 @@ def _counts(node: ast.FunctionDef) -> set[str]:
     return ranged | {other.id for n in ast.walk(node) if isinstance(n, ast.Compare) and len(n.ops) == 1
                      for one, other in ((n.left, n.comparators[0]), (n.comparators[0], n.left))
                      if _is_len(one) and isinstance(other, ast.Name)}
+
+
+def _counts_passed(node: ast.FunctionDef, helpers: dict[str, ast.FunctionDef]) -> set[str]:
+    """Names ``node`` passes, as they are, to a parameter that a module-level
+    function it calls takes for a count (``_counts`` of that function: ``for
+    start in range(0, x.shape[0], size)`` in ``batches(x, size)``)."""
+    out: set[str] = set()
+    for call in ast.walk(node):
+        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id in helpers) \
+                or helpers[call.func.id] is node:
+            continue
+        callee = helpers[call.func.id]
+        counts = _counts(callee)
+        params = [a.arg for a in callee.args.posonlyargs + callee.args.args]
+        pairs = list(zip(params, call.args)) + [(k.arg, k.value) for k in call.keywords if k.arg is not None]
+        out |= {arg.id for param, arg in pairs if param in counts and isinstance(arg, ast.Name)}
+    return out
+
+
+_TREE_FUNCTIONS = {"tree_map": 1, "map": 1, "tree_leaves": 0, "leaves": 0, "tree_flatten": 0, "flatten": 0,
+                   "tree_structure": 0, "structure": 0, "tree_reduce": 1, "reduce": 1}   # -> the first tree argument
+
+
+def _pytree_params(node: ast.FunctionDef) -> set[str]:
+    """Names ``node`` hands, as they are, to jax.tree_util's functions as a
+    tree (``jax.tree_util.tree_map(f, grads)``, ``jax.tree.leaves(params)``):
+    taken for a container of arrays first (an array is a tree too, but then
+    nobody calls tree_map on it). Not one the function also hands to another
+    call (``loss(params, x)``, which may read keys the survey cannot know)."""
+    out: set[str] = set()
+    elsewhere: set[str] = set()
+    for call in ast.walk(node):
+        if not isinstance(call, ast.Call):
+            continue
+        func, chain = call.func, []
+        while isinstance(func, ast.Attribute):
+            chain.insert(0, func.attr)
+            func = func.value
+        if isinstance(func, ast.Name):
+            chain.insert(0, func.id)
+        name = chain[-1] if chain else ""
+        in_tree = len(chain) > 1 and chain[-2] in ("tree_util", "tree") or len(chain) == 1 and name.startswith("tree_")
+        passed = {a.id for a in call.args if isinstance(a, ast.Name)}
+        if in_tree and name in _TREE_FUNCTIONS:
+            out |= {a.id for a in call.args[_TREE_FUNCTIONS[name]:] if isinstance(a, ast.Name)}
+        else:
+            elsewhere |= passed
+    return out - elsewhere
 
 
 def _is_len(node: ast.expr) -> bool:
@@ -781,7 +870,7 @@ class _Surveyor:
     replaced by stand-ins; an ``if``/``for``/``while`` that breaks is run as
     the run's Python control flow would: each body surveyed as a nested block."""
 
-    def __init__(self, fn: Any, options: Any):
+    def __init__(self, fn: Any, options: Any, caught: Callable[[FallbackSite], bool] = lambda site: False):
         from .runtime.function import StaticFunction
 
         with warnings.catch_warnings():
@@ -791,6 +880,7 @@ class _Surveyor:
         self.options = options
         self.found = _Found()
         self.refuted: list[FallbackSite] = []   # sites where eager itself raises: the assumption is not a real call
+        self.caught = caught   # a raise the function's own ``try`` catches: what it expects, never a refutation
         # variables holding the survey's stand-ins (what a statement that broke assigns, a loop's targets, what
         # the bodies of a construct run as Python control flow assign) or values computed from them: a raise
         # that reads one says nothing of the parameters' kinds
@@ -879,7 +969,8 @@ class _Surveyor:
                 break
             except GraphBreak as e:
                 k = e.top_index  # type: ignore[attr-defined]
-                if _eager_raises(e) and (not self.found.sites or not nested and self.clean(stmts, i, k)):
+                if _eager_raises(e) and not self.caught(e.site) and \
+                        (not self.found.sites or not nested and self.clean(stmts, i, k)):
                     # (after a site, values may be the survey's stand-ins: a raise that reads one, or one in a
                     # body run as Python control flow, which eager may never reach, says nothing of the kinds)
                     self.refuted.append(e.site)
@@ -967,6 +1058,7 @@ def _survey(path: str, qualname: str, module: SyntheticModule | None) -> list[Re
         return _classified([site], [])
     search = _Search(module.function(qualname), node, module.globals, path, qualname, module.methods.get(qualname))
     search.filled = module.filled_by_others(qualname)
+    search.helpers = {name: d for name, d in module.defs.items() if "." not in name and isinstance(d, ast.FunctionDef)}
     return search.run()
 
 
@@ -997,6 +1089,7 @@ class _Search:
                 self.first_store[_ref(n)] = min(n.lineno, self.first_store.get(_ref(n), n.lineno))
         self.depends: list[ReportSite] = []
         self.filled: set[str] = set()   # module-level containers other code fills (``filled_by_others``)
+        self.helpers: dict[str, Any] = {}   # the module's functions by name (``_counts_passed``)
         self.reads = _assignment_reads(node)
         self.keys = sorted({n.slice.value for n in ast.walk(node) if isinstance(n, ast.Subscript)
                             and isinstance(n.slice, ast.Constant) and isinstance(n.slice.value, str)})
@@ -1007,6 +1100,17 @@ class _Search:
                          and not any(isinstance(e, ast.Starred) for e in n.targets[0].elts)}
         self.row_width = {n.iter.id: len(n.target.elts) for n in ast.walk(node) if isinstance(n, ast.For)
                           and isinstance(n.iter, ast.Name) and isinstance(n.target, ast.Tuple)}
+
+    def caught(self, site: FallbackSite) -> bool:
+        """Eager raises at ``site`` inside a ``try`` of this function whose
+        handler catches that exception (``try: if x > 1: ... except
+        ValueError``): the function expects the raise for some inputs, so it
+        refutes nothing; the graph cannot raise it there, so it is a site."""
+        return _caught(self.node, site)
+
+    def raises(self, site: FallbackSite) -> bool:
+        """``_raises_eagerly``, but for a raise the function catches itself (``caught``)."""
+        return _raises_eagerly(site) and not self.caught(site)
 
     def make(self, param: str, kind: int) -> Any:
         """The stand-in of ``param`` of ``kind``: a dict has the string keys the
@@ -1032,7 +1136,7 @@ class _Search:
         env = _arguments(self.node, kinds, self.globals, self.make, fixed)
         with warnings.catch_warnings(), _internal_errors_as_sites():
             warnings.simplefilter("ignore")
-            surveyor = _Surveyor(self.fn, Options())
+            surveyor = _Surveyor(self.fn, Options(), self.caught)
             try:
                 sites = surveyor.run(env)
             except Exception as e:  # noqa: BLE001 - an analysis failure is a site of its own, never a crash
@@ -1084,8 +1188,10 @@ class _Search:
         return found
 
     def run(self) -> list[ReportSite]:
-        kinds: dict[str, int] = {p: _INT for p in _counts(self.node)
+        kinds: dict[str, int] = {p: _INT for p in _counts(self.node) | _counts_passed(self.node, self.helpers)
                                  if self.first_store.get(p, 1 << 30) > self.node.lineno}
+        kinds.update({p: _PYTREE for p in _pytree_params(self.node) if p not in kinds
+                      and self.first_store.get(p, 1 << 30) > self.node.lineno})
         kinds.update({p: _STR for p in self.strings})
         params = {a.arg for a in self.node.args.posonlyargs + self.node.args.args + self.node.args.kwonlyargs}
         kinds.update({item.context_expr.id: _CM for n in ast.walk(self.node) if isinstance(n, ast.With)
@@ -1101,14 +1207,14 @@ class _Search:
             if switched and best is not None and not last.refuted:
                 # a switch that makes eager raise anywhere, even after a site, was wrong
                 before = {(s.code, s.loc.line) for s in best.sites}
-                last.refuted = [s for s in last.sites if _raises_eagerly(s)
+                last.refuted = [s for s in last.sites if self.raises(s)
                                 and (s.code, s.loc.line) not in before]
             if last.refuted:
                 if switched and best is not None:
                     site = last.refuted[0]
                     wrong = switched & self.flowing(site.loc.line, kinds, self.index_refs(site))
                     # refuted elsewhere, or on shapes: the other parameters' kinds move first, the switch kept
-                    if (not wrong or _SHAPE_WORDS.search(site.cause)) and \
+                    if (not wrong or _SHAPE_WORDS.search(site.cause) or _converts_non_scalar(site)) and \
                             self.refine(kinds, site, keep=switched):
                         continue
                     wrong = wrong or switched   # a Python number was wrong: that parameter back to the array
@@ -1134,15 +1240,19 @@ class _Search:
             # was wrong, e.g. ``for mod in self.layers: mod(x)`` with ``self.layers`` taken for an
             # array: not listed)
             return [self.assumed(r, last.kinds, accepted=False)
-                    for r in _classified([], [ReportSite(s, DEPENDS) for s in last.sites if not _raises_eagerly(s)])]
+                    for r in _classified([], [ReportSite(s, DEPENDS) for s in last.sites if not self.raises(s)],
+                                     self.caught)]
         if best is not None:
             best = self.scalars(best)
+            best = self.shapes(best)
             best = self.integers(best)
             best = self.python_tests(best)
             self.traced_counts(best)
             self.integer_data(best)
-        return [self.assumed(self.filled_condition(self.value_condition(r)), best.kinds if best else {})
-                for r in _classified(best.sites if best else [], self.depends)]
+            self.numpy_data(best)
+        return [self.assumed(self.filled_condition(self.value_condition(r, best.kinds if best else {})),
+                             best.kinds if best else {})
+                for r in _classified(best.sites if best else [], self.depends, self.caught)]
 
     def assumed(self, reported: ReportSite, kinds: dict[str, int], accepted: bool = True) -> ReportSite:
         """A ``depends`` site whose cause does not yet say on what: it names the
@@ -1199,13 +1309,26 @@ class _Search:
         return [n.test for n in ast.walk(self.node) if isinstance(n, (ast.If, ast.While))
                 and n.lineno < line <= max(getattr(b, "end_lineno", 0) or 0 for b in n.body)]
 
-    def value_condition(self, reported: ReportSite) -> ReportSite:
+    def value_condition(self, reported: ReportSite, kinds: dict[str, int]) -> ReportSite:
         """A ``depends`` site of the user's own ``raise`` under an ``if`` on
         parameters (``if limit < 5: raise ...``): reached for some of their
-        values only, which the report cannot know; its cause says which."""
+        values only, which the report cannot know; its cause says which. But
+        under an ``if`` whose test reads an array parameter (``if x[1] < 0:
+        raise``, the kinds accepted), the compiler met the raise on a traced
+        path: the run splits there on every call, whichever way the test
+        goes, so the site is ``always``."""
         site = reported.site
         if reported.kind != DEPENDS or site.construct != "raise" or "falls back if" in site.cause:
             return reported
+        traced = [t for t in self.tests_above(site.loc.line)
+                  if any(kinds[p] in _ARRAY_KINDS for p in self.flowing(t.lineno, kinds))]
+        raised = {n.id for r in ast.walk(self.node) if isinstance(r, ast.Raise) and r.lineno == site.loc.line
+                  for n in ast.walk(r) if isinstance(n, ast.Name)}
+        if traced and not any(isinstance(self.globals.get(n), (jax.Array, _Unknown)) for n in raised):
+            # (a raise of a module-level name the survey holds a stand-in for raises that stand-in: not the run's)
+            cause = f"{site.cause}; under `{ast.unparse(traced[-1])}`, a traced test: the run splits there " \
+                    "whichever way it goes"
+            return ReportSite(dataclasses.replace(site, cause=cause), ALWAYS)
         params = {a.arg for a in self.node.args.posonlyargs + self.node.args.args + self.node.args.kwonlyargs}
         named = [t for t in self.tests_above(site.loc.line) if {_ref(x) for x in ast.walk(t)} & params]
         if not named:   # (a raise in a function it calls, a context manager's re-raise: the test is elsewhere)
@@ -1227,7 +1350,7 @@ class _Search:
             return
         run = self.survey(dict(best.kinds, **{p: _INT_SCALAR for p in params}))
         before = {(s.code, s.loc.line) for s in best.sites}
-        if run.refuted or any(_raises_eagerly(s) and (s.code, s.loc.line) not in before
+        if run.refuted or any(self.raises(s) and (s.code, s.loc.line) not in before
                               for s in run.sites):
             return
         self.note_depends(run, best, params)
@@ -1236,18 +1359,38 @@ class _Search:
         """Array parameters flowing into a site of ``best`` tried as 0-d arrays
         (the run's scalars: ``jnp.array(48)``): a site that vanishes, eager
         accepting, is ``depends``, its cause naming both assumptions."""
-        for site in list(best.sites)[:tries]:
+        for site in [s for s in best.sites if not self.caught(s)][:tries]:   # (a raise the function expects stays)
             params = {p for p in self.flowing(site.loc.line, best.kinds) if best.kinds[p] in (0, 1)}
             if not params:
                 continue
             kinds = dict(best.kinds, **{p: _SCALAR for p in params})
             run = self.survey(kinds)
             before = {(s.code, s.loc.line) for s in best.sites}
-            if run.refuted or any(_raises_eagerly(s) and
+            if run.refuted or any(self.raises(s) and
                                   (s.code, s.loc.line) not in before for s in run.sites):
                 continue
             self.note_depends(best, run, params)
             return run
+        return best
+
+    def shapes(self, best: _Run) -> _Run:
+        """A site of ``best`` where a join refuses a shape change (``if``
+        branches returning ``f32[4,4]`` and a Python float; ``argmax`` of a
+        2-d placeholder against a sampled vector): the shape is the
+        placeholder's, not one the source says. Every array parameter of the
+        function is tried one rank lower, then as a 0-d array (the run's
+        scalars): a site that vanishes, eager accepting, is ``depends`` on the
+        shapes, its cause naming both assumptions."""
+        if not any("shape changes" in s.cause for s in best.sites):
+            return best
+        for lower in (_LOWER_SHAPE, _TO_SCALAR):
+            params = sorted(p for p, k in best.kinds.items() if k in lower and "." not in p)
+            # all of them at once, then each alone (``X`` indexed by its second axis keeps its rank)
+            for tried in [params] + ([[p] for p in params[:_MAX_SHAPE_TRIES]] if len(params) > 1 else []):
+                run = self.survey(dict(best.kinds, **{p: lower[best.kinds[p]] for p in tried}))
+                if self.accepted(best, run) and len(run.sites) < len(best.sites):
+                    self.note_depends(best, run, set(tried), "an array of more dimensions")
+                    return run
         return best
 
     def integers(self, best: _Run) -> _Run:
@@ -1280,18 +1423,36 @@ class _Search:
         if self.accepted(best, run):
             self.note_depends(run, best, params, "an integer array")
 
-    @staticmethod
-    def accepted(best: _Run, run: _Run) -> bool:
+    def numpy_data(self, best: _Run) -> None:
+        """In a function that writes in place (``self.w -= x``, ``out[i] =
+        v``, ``x += 1``), jax.Array parameters tried as NumPy arrays of the
+        same shape: NumPy's in-place writes reach the caller's (or the
+        object's) array, and whether the graph can make them depends on the
+        library (``typeinfer.mutation``: a write into a captured NumPy array,
+        its attribute rebound on another path, falls back). The sites that
+        appear, eager accepting, are ``depends`` on it (one graph if a
+        jax.Array); the default assumption stays a jax.Array."""
+        if not any(isinstance(n, ast.AugAssign) or isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Store)
+                   for n in ast.walk(self.node)):
+            return
+        params = {p for p, k in best.kinds.items() if k in _NUMPY_OF and "." not in p}
+        if not params:
+            return
+        run = self.survey(dict(best.kinds, **{p: _NUMPY_OF[best.kinds[p]] for p in params}))
+        if self.accepted(best, run):
+            self.note_depends(run, best, params, "a NumPy array")
+
+    def accepted(self, best: _Run, run: _Run) -> bool:
         """Eager accepts ``run``'s kinds as far as the survey can tell: nothing refuted, no new eager raise."""
         before = {(s.code, s.loc.line) for s in best.sites}
-        return not run.refuted and not any(_raises_eagerly(s) and (s.code, s.loc.line) not in before
+        return not run.refuted and not any(self.raises(s) and (s.code, s.loc.line) not in before
                                            for s in run.sites)
 
     def switch(self, run: _Run, kinds: dict[str, int], settled: set[str]) -> bool:
         """Array parameters named where ``run`` needs a value become Python ints."""
         rank: dict[str, tuple] = {}   # the first site's own names first, then what flows there
         for k, s in enumerate(run.sites):
-            if _needs_value(s):
+            if _needs_value(s) and not self.caught(s):   # (a raise the function expects is no call to avoid)
                 for p in self.flowing_to_site(s, kinds):
                     if kinds[p] < _INT or kinds[p] == _SCALAR:
                         rank.setdefault(p, (k, p not in self.named(s.loc.line, kinds)))
@@ -1350,6 +1511,12 @@ class _Search:
                 return True
         if self.to_layers(kinds, site, keep):
             return True
+        if _converts_non_scalar(site):   # ``int(v)`` of a row of the placeholder: what flows there is of lower rank
+            lower = {p for p in self.flowing(line, kinds) - keep if kinds[p] in _BROADCASTS}
+            for p in lower:
+                kinds[p] = _BROADCASTS[kinds[p]]
+            if lower:
+                return True
         index = self.index_refs(site)
         if index is not None:   # the index is wrong, not the array: what flows into it
             # an array index: an int array; a Python float: an int
@@ -1498,6 +1665,38 @@ def _internal_errors_as_sites() -> Iterator[None]:
             os.environ["AST2GRAPH_CHECKS"] = saved
 
 
+_RAISED = re.compile(r"eager raises (\w+)| raised (\w+)\b")
+
+
+def _caught(fn: ast.FunctionDef, site: FallbackSite) -> bool:
+    """The exception eager raises at ``site`` (named in its cause) is caught
+    by a handler of a ``try`` of ``fn`` whose body holds the site's line (or
+    a line its cause names): a bare ``except``, or one naming that builtin
+    exception class or a base of it."""
+    m = _RAISED.search(site.cause)
+    exc = getattr(builtins, (m.group(1) or m.group(2)) if m else _converts_non_scalar(site) or "", None)
+    if not (isinstance(exc, type) and issubclass(exc, BaseException)):
+        return False
+    lines = {site.loc.line} | {int(n) for n in re.findall(r"\(line (\d+)\)", site.cause)}
+    for t in ast.walk(fn):
+        if isinstance(t, ast.Try) and any(t.body[0].lineno <= line <= (t.body[-1].end_lineno or 0) for line in lines) \
+                and any(_catches(h.type, exc) for h in t.handlers):
+            return True
+    return False
+
+
+def _catches(node: ast.expr | None, exc: type) -> bool:
+    """An ``except node:`` catches the builtin exception ``exc``."""
+    if node is None:
+        return True
+    names = node.elts if isinstance(node, ast.Tuple) else [node]
+    for n in names:
+        base = getattr(builtins, n.id, None) if isinstance(n, ast.Name) else None
+        if isinstance(base, type) and issubclass(exc, base):
+            return True
+    return False
+
+
 def _ref(n: ast.AST) -> str | None:
     """A name, or ``name.attr`` (an attribute of a parameter the search may assume a kind for)."""
     if isinstance(n, ast.Name):
@@ -1513,11 +1712,13 @@ def _loc(path: str, qualname: str, node: ast.AST) -> Any:
     return Loc(path, node.lineno, node.col_offset, qualname)
 
 
-def _classified(sites: list[FallbackSite], depends: list[ReportSite]) -> list[ReportSite]:
+def _classified(sites: list[FallbackSite], depends: list[ReportSite],
+                caught: Callable[[FallbackSite], bool] = lambda site: False) -> list[ReportSite]:
     """``always``: the sites of the accepted run, but where eager itself
-    raises (A2G008: the kinds guessed may be wrong); ``depends``: those and
-    the sites that vanished when a parameter became a Python number."""
-    out = [ReportSite(s, DEPENDS if _raises_eagerly(s)
+    raises (A2G008: the kinds guessed may be wrong) and the function does
+    not catch it (``caught``); ``depends``: those and the sites that
+    vanished when a parameter became a Python number."""
+    out = [ReportSite(s, DEPENDS if _raises_eagerly(s) and not caught(s)
                       else ALWAYS) for s in sites]
     seen = {(r.site.code, r.site.loc.line) for r in out}
     out += [r for r in depends if (r.site.code, r.site.loc.line) not in seen]

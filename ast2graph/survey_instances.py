@@ -30,6 +30,8 @@ import types
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 # an attribute's starting kind from the constructor it is assigned: the rank says the array's
 # (survey.KINDS indices: 0 a (4, 4) jax array, 1 a (4,) one, 2 and 3 their NumPy kinds, 7 a 0-d one)
 ARRAY_CALLS = {"zeros": 1, "ones": 1, "full": 1, "empty": 1, "arange": 1, "linspace": 1, "zeros_like": 0,
@@ -81,6 +83,43 @@ def init_attributes(node: ast.ClassDef, bases: list, globals_: dict, classes: di
     for attr, value in model.run().items():
         out[attr] = _as_attr(value)
     return out
+
+
+def module_value(node: ast.expr, globals_: dict, known_roots: frozenset[str], unknown: type) -> tuple[bool, Any]:
+    """A module-level assignment's value, when the model knows it: a literal,
+    or a known numerical library's code called on known values (``RNG =
+    np.random.default_rng(0)``, ``EPS = np.finfo(np.float32).eps``), as an
+    ``__init__``'s values are found; (False, None) otherwise."""
+    if _large(node):
+        return False, None
+    model = _InitModel(_NO_INIT, globals_, {}, known_roots, unknown)
+    try:
+        value = model.eval(node)
+    except Exception:  # noqa: BLE001 - an expression the model cannot evaluate is unknown
+        return False, None
+    if not _known(value) or isinstance(value, (types.ModuleType, type)) or callable(value) and \
+            not hasattr(value, "__dict__"):
+        return False, None
+    return True, value
+
+
+_NO_INIT = ast.parse("def __init__(self): pass").body[0]   # the model's frame for a module-level expression
+_MAX_ELEMENTS = 1_000_000   # a module-level array the report makes itself stays small (a dataset is not read)
+
+
+def _large(node: ast.expr) -> bool:
+    """An expression naming a size over ``_MAX_ELEMENTS`` (``np.ones((50000, 50000))``, ``np.arange(10**9)``):
+    not evaluated, whatever its call (the report must not allocate the user's data)."""
+    for n in ast.walk(node):
+        if isinstance(n, ast.Constant) and isinstance(n.value, (int, float)) and abs(n.value) > _MAX_ELEMENTS:
+            return True
+        if isinstance(n, ast.BinOp) and isinstance(n.op, (ast.Pow, ast.Mult, ast.LShift)):
+            return True   # (a computed size: not read)
+        if isinstance(n, ast.Tuple):
+            sizes = [e.value for e in n.elts if isinstance(e, ast.Constant) and isinstance(e.value, int)]
+            if len(sizes) == len(n.elts) and sizes and int(np.prod(sizes, dtype=object)) > _MAX_ELEMENTS:
+                return True
+    return False
 
 
 def _as_attr(value: Any) -> Attr:
@@ -238,7 +277,7 @@ class _InitModel:
             return self.locals[node.id]
         if node.id in self.globals and not isinstance(self.globals[node.id], self.unknown_type):
             return self.globals[node.id]
-        if node.id in _SAFE_BUILTINS:
+        if node.id in _SAFE_BUILTINS or _builtin_exception(getattr(builtins, node.id, None)):
             return getattr(builtins, node.id)
         return Guess(_ARRAY)
 
@@ -300,8 +339,8 @@ class _InitModel:
                 return Instance(rebuilt)
         args = [self.eval(a) for a in node.args]
         kwargs = {k.arg: self.eval(k.value) for k in node.keywords if k.arg is not None}
-        callable_known = callable(func) and (self.pure(func) or any(func is getattr(builtins, b)
-                                                                    for b in _SAFE_BUILTINS))
+        callable_known = callable(func) and (self.pure(func) or _builtin_exception(func)
+                                             or any(func is getattr(builtins, b) for b in _SAFE_BUILTINS))
         if callable_known and len(kwargs) == len(node.keywords) and \
                 all(_known(v) for v in args + list(kwargs.values())) and not any(isinstance(a, ast.Starred)
                                                                                  for a in node.args):
@@ -335,6 +374,12 @@ class _InitModel:
         module = _module_of(func)
         name = f"{module}.{getattr(func, '__qualname__', getattr(func, '__name__', ''))}".lower()
         return module.split(".")[0] in _PURE_ROOTS and not any(w in name for w in _EFFECT_WORDS)
+
+
+def _builtin_exception(func: Any) -> bool:
+    """A builtin exception class (``ValueError("prebuilt")``: making one runs no user code)."""
+    return isinstance(func, type) and issubclass(func, BaseException) and \
+        getattr(builtins, func.__name__, None) is func
 
 
 def _module_of(obj: Any) -> str:

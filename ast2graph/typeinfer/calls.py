@@ -1414,6 +1414,9 @@ class CallMixin(GeneratorMixin, SortMixin):
         out, where = kwargs.pop("out"), kwargs.pop("where", True)
         if type(out) is tuple and len(out) == 1:
             out = out[0]
+        if isinstance(out, Value) and out.type.kinds == {"jax"}:   # (NumPy writes into its own arrays only)
+            raise self.graph_break(FallbackCode.TRACE_ERROR, node, f"{qualified_name(ufunc)} with out= a jax.Array "
+                                   "(eager raises TypeError: return arrays must be of ArrayType)")
         sliced = self._out_slice(out) if isinstance(out, Value) and ufunc.nout == 1 else None
         if sliced is not None:   # ``out=buf[1:n]``: a temporary view of a local array, written as ``buf[1:n] = r``
             out = sliced[2]
