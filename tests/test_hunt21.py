@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 
 import jax
+import pytest
 import jax.numpy as jnp
 
 from helpers import check_calls, check_sequence
@@ -294,3 +295,29 @@ def test_a_transformed_function_made_in_python_reads_its_rebound_cell():
     v = jnp.array([1.0, 2.0])
     check_calls(_grad_made_in_python_then_rebind, [(v, 2.0), (v, 5.0)], full_graph=False)
     check_calls(_grad_called_in_a_scan_body, [(jnp.ones((2, 3)), 2.0), (jnp.ones((2, 3)), 4.0)], full_graph=False)
+
+
+# Known wrong result, not fixed (h-hunt21's report): a caller's dict that is also reachable
+# from a global the function writes through. The graph reads the argument as it was passed
+# and writes the global's dict after the call; eager's read sees the write. It needs a
+# per-call check that no argument container is an outside container the graph writes.
+ALIASED = {}
+
+
+def _write_global_read_argument(grads):
+    ALIASED["d"]["b"] = ALIASED["d"]["b"] * 0
+    return grads["b"] + 1
+
+
+@pytest.mark.xfail(strict=True, reason="an argument aliased with an outside container the graph writes")
+def test_an_argument_that_is_also_a_globals_dict_sees_writes_through_the_global():
+    from ast2graph import to_static
+
+    def run(fn):
+        g = {"b": jnp.array(1.0)}
+        ALIASED["d"] = g
+        return fn(g)
+
+    eager = run(_write_global_read_argument)
+    converted = run(to_static(_write_global_read_argument, full_graph=False))
+    assert float(converted) == float(eager)
