@@ -76,8 +76,6 @@ KNOWN = {
                               "float and int32 arrays, under which it is one graph",
     "array_equality_as_python": "`a.tolist() == b.tolist()` of traced arrays falls back; the report settles on "
                                 "0-d arrays (listed as depends on the shapes)",
-    "dataclass_state_mutated": "`state` is an object of a dataclass the caller makes (an unannotated parameter): the "
-                               "report takes it for an array and finds no kinds eager accepts",
     "integer_negative_power": "`a ** k` of an int64 array and k = -1 (the run's) inside a try: the report "
                               "assumes a float array, under which it is one graph",
     # the algo18 corpus (benchmarks/algo18; its names qualified, another corpus may hold one): parameters
