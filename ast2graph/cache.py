@@ -12,9 +12,10 @@ Produces: ``enable_persistent_cache()`` (run once when ``ast2graph.api`` is
 imported: the first ``to_static``), ``cache_root()``, ``jax_cache_dir()``
 (None when off), ``jax_cache_bypassed()`` (the context of a compile whose
 executable ast2graph keeps itself, ``runtime/executables.py``) and
-``compile_threshold()``, the context an ast2graph graph is compiled in: JAX writes every graph's executable to the cache, whatever its
-compile time (JAX's own default keeps only compiles over a second, and stays
-so for the user's other ``jax.jit`` functions).
+``compile_threshold()``, the context an ast2graph graph is compiled in: JAX
+writes the executable of every graph that ast2graph's store does not keep to
+its cache, whatever its compile time (JAX's own default keeps only compiles
+over a second, and stays so for the user's other ``jax.jit`` functions).
 Invariants: a JAX cache the user configured (``JAX_COMPILATION_CACHE_DIR``,
 ``jax.config.update("jax_compilation_cache_dir", ...)``,
 ``jax.experimental.compilation_cache.set_cache_dir``) is never changed, nor

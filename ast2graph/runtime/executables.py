@@ -1,20 +1,22 @@
 """Compiled graphs kept across processes: the executable of a lowered graph,
 keyed by what the graph *is*, loaded instead of traced and compiled again.
 
-Requires: ``cache.cache_root()`` (the folder; off with ``AST2GRAPH_NO_CACHE``),
-a ``Lowered`` graph (its generated source and the constants it reads), its
-inputs, and ``jax.experimental.serialize_executable``.
-Produces: ``graph_key(lowered, inputs)`` (None where the graph cannot be keyed
-faithfully), ``load(key, make_jit)`` (a ``LoadedGraph`` or None) and
-``store(key, compiled)``.
+Requires: ``cache.jax_cache_dir()`` (on where ast2graph set JAX's cache; the
+store is its sibling folder ``graphs``), a ``Lowered`` graph (its generated
+source and the constants it reads), its inputs, and
+``jax.experimental.serialize_executable``.
+Produces: ``graph_key(source, consts, inputs)`` (None where the graph cannot
+be keyed faithfully), ``load(key, n_in, n_out, make_jit)`` (a ``LoadedGraph``
+or None), ``store(key, compiled, n_in, n_out, hits_before)``,
+``jax_cache_hits()`` and ``persistable()``.
 Invariants: an entry is only ever used for the identical program. The key
 holds the lowered source text, a fingerprint of every constant its namespace
 binds (values by content; functions by the library module and name they are
 found under, only from the libraries listed in ``_LIBRARIES``, whose versions
 are in the key too), the inputs' shapes, dtypes and weak types, JAX's trace
-context and options (the x64 switch among them) and XLA's flags, the versions of ast2graph (with the size
-and time of each of its source files), JAX, jaxlib, NumPy and Python, and the
-backend. Type inference runs again in every process, so a changed source,
+context and options (the x64 switch among them) and XLA's flags, the
+versions of ast2graph (with the size and time of each of its source files),
+JAX, jaxlib, NumPy and Python, and the backend. Type inference runs again in every process, so a changed source,
 guard or global shows up as another lowered source or constant; nothing of
 the user's (their functions, objects, host callbacks) can be keyed, and a
 graph that holds any is not kept. A ``LoadedGraph`` called with other
@@ -131,7 +133,9 @@ def fingerprint(x: Any, libraries: set[str]) -> Any:
     if x is getattr(np, "_NoValue", Ellipsis):   # NumPy's "no value given" default
         return ("np._NoValue",)
     if isinstance(x, np.dtype):
-        return ("dtype", x.str, str(x)) if not x.hasobject and x.fields is None else _unkeyable(x)
+        if x.hasobject or x.fields is not None:
+            raise _Unkeyable(x)
+        return ("dtype", x.str, str(x))
     if kind is np.ndarray:
         return _array(x)
     if isinstance(x, np.generic):
@@ -156,10 +160,6 @@ def fingerprint(x: Any, libraries: set[str]) -> Any:
                 f(x.__kwdefaults__))
     if isinstance(x, type) or callable(x):   # a function, a ufunc, a class, a jitted function
         return _named(x, libraries)
-    raise _Unkeyable(x)
-
-
-def _unkeyable(x: Any) -> Any:
     raise _Unkeyable(x)
 
 
@@ -222,9 +222,7 @@ def graph_key(source: str, consts: list, inputs: list) -> str | None:
         parts = (_environment(), _trace_context(), source, tuple(fingerprint(c, libraries) for c in consts),
                  tuple(_input(x) for x in inputs))
         parts += (_versions(libraries),)
-    except _Unkeyable:
-        return None
-    except Exception:   # an unusual constant (a __repr__ that raises): not kept, never an error
+    except Exception:   # _Unkeyable, or an unusual constant (a __repr__ that raises): not kept, never an error
         return None
     return hashlib.sha256(repr(parts).encode("utf-8", "surrogatepass")).hexdigest()
 

@@ -25,6 +25,7 @@ import numpy as np
 from ..fallback.control import NEXT, RETURN, StatementPlan
 from ..fallback.interpreted import InterpretedNode
 from ..fallback.sites import FallbackSite
+from ..graphlib.arrays import writeable
 from ..graphlib.casts import to_python_number
 from ..diagnostics import IntRangeError
 from ..graphlib.hostcalls import HostCall, HostErrors
@@ -164,7 +165,7 @@ class GraphPlan:
         (``specialize.inplace_apart``)."""
         captures = self.spec.captures
         try:
-            if not all(captures[k].getter().flags.writeable for k, _ in self.spec.inplace_captures):
+            if not all(writeable(captures[k].getter()) for k, _ in self.spec.inplace_captures):
                 return False
         except Exception:  # noqa: BLE001 - a vanished value: the capture's own check fails the plan
             return False

@@ -471,18 +471,16 @@ class CallMixin(GeneratorMixin, SortMixin):
             real = self.emit_call(jnp.real, (callee.value,), {}, node, "real")
             real.type = real.type.with_kinds(callee.value.type.kinds)
             callee = arrays.ArrayMethod(real, "astype")
-        if isinstance(callee, arrays.ArrayMethod) and callee.name == "astype" and self._numpy_float_to_int(callee, args, kwargs):
-            out = self.emit_call(numpy_api.float_to_int, (callee.value, np.dtype(args[0] if args else kwargs["dtype"])),
-                                 {}, node, ".astype")
-            out.type = out.type.with_kinds(callee.value.type.kinds)
-            self.numpy_fp_warnings(numpy_api.float_to_int, (callee.value,), {}, [out], node, "cast")
-            return out
-        if isinstance(callee, arrays.ArrayMethod) and callee.name == "astype" and self._numpy_float_narrowing(callee, args, kwargs):
-            out = self.emit_call(numpy_api.float_narrow, (callee.value, np.dtype(args[0] if args else kwargs["dtype"])),
-                                 {}, node, ".astype")
-            out.type = out.type.with_kinds(callee.value.type.kinds)
-            self.numpy_fp_warnings(numpy_api.float_narrow, (callee.value,), {}, [out], node, "narrow")
-            return out
+        if isinstance(callee, arrays.ArrayMethod) and callee.name == "astype":
+            # a NumPy float cast to ints or narrowed: NumPy's cast, with its RuntimeWarnings
+            for applies, cast, warning in ((self._numpy_float_to_int, numpy_api.float_to_int, "cast"),
+                                           (self._numpy_float_narrowing, numpy_api.float_narrow, "narrow")):
+                if applies(callee, args, kwargs):
+                    out = self.emit_call(cast, (callee.value, np.dtype(args[0] if args else kwargs["dtype"])),
+                                         {}, node, ".astype")
+                    out.type = out.type.with_kinds(callee.value.type.kinds)
+                    self.numpy_fp_warnings(cast, (callee.value,), {}, [out], node, warning)
+                    return out
         if isinstance(callee, arrays.ArrayMethod) and callee.name in numpy_api.INITIAL_METHODS \
                 and kwargs.get("initial") is not None and callee.value.type.kinds <= {"numpy", "array0"}:
             # x.sum(initial=v) of an ndarray: np.sum(x, initial=v) (NumPy's cast of v; jax.Array.sum drops it)
